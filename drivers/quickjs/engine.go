@@ -1,0 +1,253 @@
+package quickjs
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// jsValue is a QuickJS JSValue as the wasm32 build passes it: NaN-boxed in 64
+// bits, the tag in the high 32 bits (quickjs.h, JS_NAN_BOXING).
+type jsValue uint64
+
+const (
+	tagModule    = -3
+	tagException = 6
+	tagBool      = 1
+	tagInt       = 0
+	tagNull      = 2
+
+	evalTypeGlobal  = 0
+	evalTypeModule  = 1
+	evalFlagCompile = 1 << 5
+)
+
+func (v jsValue) tag() int32 { return int32(uint32(uint64(v) >> 32)) }
+
+func (v jsValue) isException() bool { return v.tag() == tagException }
+
+func mkValue(tag int32, payload uint32) jsValue {
+	return jsValue(uint64(uint32(tag))<<32 | uint64(payload))
+}
+
+var jsNull = mkValue(tagNull, 0)
+
+func jsBool(b bool) jsValue {
+	if b {
+		return mkValue(tagBool, 1)
+	}
+	return mkValue(tagBool, 0)
+}
+
+func jsInt(i int32) jsValue { return mkValue(tagInt, uint32(i)) }
+
+// exports are the QuickJS C API functions the driver calls, looked up once
+// per instance.
+type exports struct {
+	malloc, free                                    api.Function
+	newString, toCString, freeCString               api.Function
+	eval, evalFunction, moduleNamespace             api.Function
+	call, freeValue, dupValue                       api.Function
+	global, getProp, setProp, getException, runJobs api.Function
+	newRuntime, newContext, setMemoryLimit          api.Function
+	initialize                                      api.Function
+}
+
+func lookupExports(m api.Module) (*exports, error) {
+	e := &exports{}
+	for name, dst := range map[string]*api.Function{
+		"malloc": &e.malloc, "free": &e.free,
+		"JS_NewStringLen": &e.newString, "JS_ToCStringLen2": &e.toCString, "JS_FreeCString": &e.freeCString,
+		"JS_Eval": &e.eval, "JS_EvalFunction": &e.evalFunction, "JS_GetModuleNamespace": &e.moduleNamespace,
+		"JS_Call": &e.call, "JS_FreeValue": &e.freeValue, "JS_DupValue": &e.dupValue,
+		"JS_GetGlobalObject": &e.global, "JS_GetPropertyStr": &e.getProp, "JS_SetPropertyStr": &e.setProp,
+		"JS_GetException": &e.getException, "JS_ExecutePendingJob": &e.runJobs,
+		"JS_NewRuntime": &e.newRuntime, "JS_NewContext": &e.newContext, "JS_SetMemoryLimit": &e.setMemoryLimit,
+		"_initialize": &e.initialize,
+	} {
+		f := m.ExportedFunction(name)
+		if f == nil {
+			return nil, fmt.Errorf("quickjs: the wasm module does not export %s", name)
+		}
+		*dst = f
+	}
+	return e, nil
+}
+
+// layout is what the template instance set up before its memory was
+// snapshotted: pointers and value handles that are valid in every copy.
+type layout struct {
+	rt, ctx uint32     // JSRuntime*, JSContext*
+	scratch uint32     // 64 bytes of scratch memory (argv, out-lengths)
+	runner  jsValue    // CodeModeRunner.quickjs
+	fns     [6]jsValue // start, deliver, fire, drain, waiting, serialize
+}
+
+const (
+	fnStart = iota
+	fnDeliver
+	fnFire
+	fnDrain
+	fnWaiting
+	fnSerialize
+)
+
+var fnNames = [...]string{"start", "deliver", "fire", "drain", "waiting", "serialize"}
+
+// instance is one QuickJS engine in its own wasm module instance. It is used
+// by one goroutine at a time.
+type instance struct {
+	mod   api.Module
+	mem   api.Memory
+	x     *exports
+	l     layout
+	stack []uint64
+}
+
+func (in *instance) invoke(ctx context.Context, f api.Function, params ...uint64) (uint64, error) {
+	n := len(params)
+	if n < 1 {
+		n = 1
+	}
+	if cap(in.stack) < n {
+		in.stack = make([]uint64, n)
+	}
+	stack := in.stack[:n]
+	copy(stack, params)
+	if err := f.CallWithStack(ctx, stack); err != nil {
+		return 0, err
+	}
+	return stack[0], nil
+}
+
+func (in *instance) write(ptr uint32, data []byte) error {
+	if !in.mem.Write(ptr, data) {
+		return fmt.Errorf("quickjs: write of %d bytes at %#x is out of range", len(data), ptr)
+	}
+	return nil
+}
+
+// alloc copies data plus a NUL byte into guest memory; free it with in.x.free.
+func (in *instance) alloc(ctx context.Context, data []byte) (uint32, error) {
+	r, err := in.invoke(ctx, in.x.malloc, uint64(len(data)+1))
+	if err != nil {
+		return 0, err
+	}
+	ptr := uint32(r)
+	if ptr == 0 {
+		return 0, fmt.Errorf("quickjs: out of memory allocating %d bytes", len(data)+1)
+	}
+	buf := make([]byte, len(data)+1)
+	copy(buf, data)
+	return ptr, in.write(ptr, buf)
+}
+
+func (in *instance) release(ctx context.Context, ptr uint32) error {
+	_, err := in.invoke(ctx, in.x.free, uint64(ptr))
+	return err
+}
+
+// newString makes a JS string from UTF-8 text.
+func (in *instance) newString(ctx context.Context, s string) (jsValue, error) {
+	ptr, err := in.alloc(ctx, []byte(s))
+	if err != nil {
+		return 0, err
+	}
+	v, err := in.invoke(ctx, in.x.newString, uint64(in.l.ctx), uint64(ptr), uint64(len(s)))
+	if err != nil {
+		return 0, err
+	}
+	return jsValue(v), in.release(ctx, ptr)
+}
+
+// goString converts a JS value to Go text (JS_ToCStringLen2), without freeing v.
+func (in *instance) goString(ctx context.Context, v jsValue) (string, error) {
+	lenPtr := in.l.scratch
+	p, err := in.invoke(ctx, in.x.toCString, uint64(in.l.ctx), uint64(lenPtr), uint64(v), 0)
+	if err != nil {
+		return "", err
+	}
+	if uint32(p) == 0 {
+		return "", fmt.Errorf("quickjs: value is not convertible to a string")
+	}
+	lb, ok := in.mem.Read(lenPtr, 4)
+	if !ok {
+		return "", fmt.Errorf("quickjs: reading string length")
+	}
+	n := binary.LittleEndian.Uint32(lb)
+	b, ok := in.mem.Read(uint32(p), n)
+	if !ok {
+		return "", fmt.Errorf("quickjs: reading %d-byte string", n)
+	}
+	s := string(b)
+	_, err = in.invoke(ctx, in.x.freeCString, uint64(in.l.ctx), p)
+	return s, err
+}
+
+func (in *instance) freeValue(ctx context.Context, v jsValue) error {
+	_, err := in.invoke(ctx, in.x.freeValue, uint64(in.l.ctx), uint64(v))
+	return err
+}
+
+// exception takes the pending exception (JS_GetException).
+func (in *instance) exception(ctx context.Context) (jsValue, error) {
+	v, err := in.invoke(ctx, in.x.getException, uint64(in.l.ctx))
+	return jsValue(v), err
+}
+
+// callRunner calls one of the runner's QuickJS entry functions with args
+// (which it does not free) and returns the result, which the caller frees.
+// A JavaScript exception is returned as an error carrying its text.
+func (in *instance) callRunner(ctx context.Context, fn int, args ...jsValue) (jsValue, error) {
+	argv := in.l.scratch + 8
+	buf := make([]byte, 8*len(args))
+	for i, a := range args {
+		binary.LittleEndian.PutUint64(buf[8*i:], uint64(a))
+	}
+	if err := in.write(argv, buf); err != nil {
+		return 0, err
+	}
+	r, err := in.invoke(ctx, in.x.call, uint64(in.l.ctx), uint64(in.l.fns[fn]), uint64(in.l.runner), uint64(len(args)), uint64(argv))
+	if err != nil {
+		return 0, err
+	}
+	v := jsValue(r)
+	if v.isException() {
+		exc, err := in.exception(ctx)
+		if err != nil {
+			return 0, err
+		}
+		text, _ := in.goString(ctx, exc)
+		_ = in.freeValue(ctx, exc)
+		return 0, fmt.Errorf("quickjs: runner %s threw: %s", fnNames[fn], text)
+	}
+	return v, nil
+}
+
+// runJobs runs the job queue (promise reactions) until it is empty.
+func (in *instance) runJobs(ctx context.Context) error {
+	for {
+		r, err := in.invoke(ctx, in.x.runJobs, uint64(in.l.rt), uint64(in.l.scratch))
+		if err != nil {
+			return err
+		}
+		switch int32(uint32(r)) {
+		case 0:
+			return nil
+		case 1:
+			continue
+		default:
+			// A job threw past every handler; the runner's own jobs catch
+			// everything, so drop the exception and go on.
+			exc, err := in.exception(ctx)
+			if err != nil {
+				return err
+			}
+			if err := in.freeValue(ctx, exc); err != nil {
+				return err
+			}
+		}
+	}
+}

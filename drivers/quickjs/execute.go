@@ -1,0 +1,308 @@
+package quickjs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/codemode-go/codemode/wire"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// event is something an execution waits for: a tool result, a timer, or the
+// host's cancel.
+type event struct {
+	seq    uint64
+	ok     bool
+	output []byte
+	err    *wire.Error
+	timer  int32
+	cancel bool
+}
+
+// execution is one program run on its own engine, driven by one goroutine.
+type execution struct {
+	id     uint64
+	events chan event
+	done   chan struct{}
+}
+
+// outMessage is one entry of the runner's outbox (runner/src/quickjs.ts).
+type outMessage struct {
+	K      string          `json:"k"`
+	Seq    uint64          `json:"seq"`
+	NS     string          `json:"ns"`
+	Tool   string          `json:"tool"`
+	Input  string          `json:"input"`
+	Site   string          `json:"site"`
+	Stream string          `json:"stream"`
+	Text   string          `json:"text"`
+	ID     int32           `json:"id"`
+	MS     int64           `json:"ms"`
+	Result json.RawMessage `json:"result"`
+}
+
+type finishJSON struct {
+	Outcome string         `json:"outcome"`
+	Content []wire.Content `json:"content"`
+	Error   *wire.Error    `json:"error"`
+}
+
+type requestJSON struct {
+	Filename   string          `json:"filename"`
+	HasInput   bool            `json:"hasInput"`
+	Input      json.RawMessage `json:"input,omitempty"`
+	Namespaces []nsJSON        `json:"namespaces"`
+	Limits     limitsJSON      `json:"limits"`
+}
+
+type nsJSON struct {
+	Name  string   `json:"name"`
+	Tools []string `json:"tools"`
+}
+
+type limitsJSON struct {
+	MaxOutput  int `json:"maxOutput"`
+	MaxContent int `json:"maxContent"`
+}
+
+// errStopped marks an execution the host cancelled: it sends no result.
+var errStopped = errors.New("quickjs: execution cancelled by the host")
+
+// run drives one execution to its end and returns the execution-result
+// message to send, or nil when the host cancelled it.
+func (s *server) run(ctx context.Context, ex *execution, msg *wire.Message) *wire.Message {
+	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.Timeout,
+		fmt.Errorf("the execution deadline of %s was exceeded", s.opts.Timeout))
+	defer cancel()
+
+	in, err := s.m.get(ctx)
+	if err != nil {
+		return failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err))
+	}
+	var timers []*time.Timer
+	defer func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+	result, err := s.drive(ctx, in, ex, msg, &timers)
+	if err != nil {
+		s.m.discard(in)
+		if errors.Is(err, errStopped) {
+			return nil
+		}
+		return failure(ex.id, limitName(ctx, err), describeTrap(ctx, err, s.opts))
+	}
+	s.m.put(in)
+	return result
+}
+
+func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wire.Message, timers *[]*time.Timer) (*wire.Message, error) {
+	req := requestJSON{
+		Filename: msg.Filename,
+		HasInput: msg.HasInput,
+		Limits:   limitsJSON{MaxOutput: s.opts.MaxOutput, MaxContent: s.opts.MaxContent},
+	}
+	if msg.HasInput {
+		if !json.Valid(msg.Input) {
+			return failure(ex.id, "TypeError", "program input is not valid JSON"), nil
+		}
+		req.Input = msg.Input
+	}
+	req.Namespaces = make([]nsJSON, 0, len(msg.Namespaces))
+	for _, ns := range msg.Namespaces {
+		req.Namespaces = append(req.Namespaces, nsJSON{Name: ns.Name, Tools: ns.Tools})
+	}
+	reqText, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.start(ctx, in, msg, string(reqText)); err != nil {
+		return nil, err
+	}
+	for {
+		if err := in.runJobs(ctx); err != nil {
+			return nil, err
+		}
+		out, err := in.callRunner(ctx, fnDrain)
+		if err != nil {
+			return nil, err
+		}
+		text, err := in.goString(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		if err := in.freeValue(ctx, out); err != nil {
+			return nil, err
+		}
+		var outbox []outMessage
+		if err := json.Unmarshal([]byte(text), &outbox); err != nil {
+			return nil, fmt.Errorf("quickjs: decoding the runner outbox: %w", err)
+		}
+		for _, o := range outbox {
+			switch o.K {
+			case "call":
+				s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: o.Seq, Namespace: o.NS, Tool: o.Tool, Input: []byte(o.Input), Site: o.Site})
+			case "out":
+				s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: o.Stream, Text: o.Text})
+			case "timer":
+				id := o.ID
+				*timers = append(*timers, time.AfterFunc(time.Duration(o.MS)*time.Millisecond, func() {
+					select {
+					case ex.events <- event{timer: id}:
+					case <-ex.done:
+					}
+				}))
+			case "done":
+				var f finishJSON
+				if err := json.Unmarshal(o.Result, &f); err != nil {
+					return nil, fmt.Errorf("quickjs: decoding the outcome: %w", err)
+				}
+				res := &wire.Message{Kind: wire.KindResult, Execution: ex.id, Outcome: f.Outcome, Content: f.Content, Error: f.Error}
+				if f.Outcome == wire.OutcomeSuccess && res.Content == nil {
+					res.Content = []wire.Content{}
+				}
+				return res, nil
+			}
+		}
+		w, err := in.callRunner(ctx, fnWaiting)
+		if err != nil {
+			return nil, err
+		}
+		if w != jsBool(true) {
+			return failure(ex.id, "Error", "the program awaits a promise that nothing can settle: no tool call or timer is outstanding"), nil
+		}
+		select {
+		case ev := <-ex.events:
+			if ev.cancel {
+				return nil, errStopped
+			}
+			if err := s.deliver(ctx, in, ev); err != nil {
+				return nil, err
+			}
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// start evaluates the program as a fresh root module and hands the
+// evaluation promise and module namespace to the runner.
+func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req string) error {
+	reqVal, err := in.newString(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer in.freeValue(ctx, reqVal)
+	mod, exc, err := in.evalRaw(ctx, msg.Source, msg.Filename, evalTypeModule|evalFlagCompile)
+	if err != nil {
+		return err
+	}
+	if exc != 0 {
+		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, reqVal, exc)
+		_ = in.freeValue(ctx, exc)
+		if err != nil {
+			return err
+		}
+		return in.freeValue(ctx, r)
+	}
+	if mod.tag() != tagModule {
+		return fmt.Errorf("quickjs: compiling a module gave a value with tag %d", mod.tag())
+	}
+	def := uint32(mod)
+	p, err := in.invoke(ctx, in.x.evalFunction, uint64(in.l.ctx), uint64(mod))
+	if err != nil {
+		return err
+	}
+	promise := jsValue(p)
+	if promise.isException() {
+		exc, err := in.exception(ctx)
+		if err != nil {
+			return err
+		}
+		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, reqVal, exc)
+		_ = in.freeValue(ctx, exc)
+		if err != nil {
+			return err
+		}
+		return in.freeValue(ctx, r)
+	}
+	ns, err := in.invoke(ctx, in.x.moduleNamespace, uint64(in.l.ctx), uint64(def))
+	if err != nil {
+		return err
+	}
+	r, err := in.callRunner(ctx, fnStart, promise, jsValue(ns), reqVal)
+	_ = in.freeValue(ctx, promise)
+	_ = in.freeValue(ctx, jsValue(ns))
+	if err != nil {
+		return err
+	}
+	return in.freeValue(ctx, r)
+}
+
+func (s *server) deliver(ctx context.Context, in *instance, ev event) error {
+	if ev.timer != 0 {
+		r, err := in.callRunner(ctx, fnFire, jsInt(ev.timer))
+		if err != nil {
+			return err
+		}
+		return in.freeValue(ctx, r)
+	}
+	payload := ev.output
+	if !ev.ok {
+		payload, _ = json.Marshal(ev.err)
+	}
+	pv, err := in.newString(ctx, string(payload))
+	if err != nil {
+		return err
+	}
+	if ev.seq > 1<<31-1 {
+		return fmt.Errorf("quickjs: tool call seq %d out of range", ev.seq)
+	}
+	r, err := in.callRunner(ctx, fnDeliver, jsInt(int32(ev.seq)), jsBool(ev.ok), pv)
+	_ = in.freeValue(ctx, pv)
+	if err != nil {
+		return err
+	}
+	return in.freeValue(ctx, r)
+}
+
+func failure(id uint64, name, message string) *wire.Message {
+	return &wire.Message{Kind: wire.KindResult, Execution: id, Outcome: wire.OutcomeProgramFailed,
+		Error: &wire.Error{Name: name, Message: message}}
+}
+
+// limitName is the error name for an execution the engine could not finish.
+func limitName(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return "TimeoutError"
+	}
+	if isTrap(err) {
+		return "RangeError"
+	}
+	return "InternalError"
+}
+
+func isTrap(err error) bool {
+	return strings.Contains(err.Error(), "wasm error")
+}
+
+// describeTrap turns an engine failure into a message that names the limit.
+func describeTrap(ctx context.Context, err error, o Options) string {
+	var exit *sys.ExitError
+	if ctx.Err() != nil || errors.As(err, &exit) {
+		return fmt.Sprintf("the program was stopped: %v", context.Cause(ctx))
+	}
+	text := err.Error()
+	switch {
+	case strings.Contains(text, "out of bounds memory access"), strings.Contains(text, "stack overflow"), strings.Contains(text, "call stack exhausted"):
+		return "the program exhausted the engine's stack (recursion too deep); the engine was replaced"
+	case strings.Contains(text, "memory"):
+		return fmt.Sprintf("the program exceeded the memory limit of %d bytes; the engine was replaced", o.MemoryLimit)
+	}
+	return fmt.Sprintf("the engine failed: %v; it was replaced", err)
+}

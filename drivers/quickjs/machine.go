@@ -1,0 +1,265 @@
+package quickjs
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+
+	quickjswasi "github.com/aperturerobotics/go-quickjs-wasi-reactor"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+const wasmPage = 64 << 10
+
+// machine owns one wazero runtime, the QuickJS module compiled in it, the
+// memory snapshot of an initialised engine, and a pool of engine instances
+// restored from that snapshot. Every execution takes an instance of its own.
+type machine struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	snapshot []byte
+	l        layout
+	poolSize int
+
+	mu   sync.Mutex
+	idle []*instance
+}
+
+// newMachine compiles (or loads from cache) QuickJS, boots a template engine
+// with the runner installed, and snapshots its memory.
+func newMachine(ctx context.Context, cache wazero.CompilationCache, o Options, runnerSource string) (*machine, error) {
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(uint32((o.MemoryLimit + memoryOverhead + wasmPage - 1) / wasmPage))
+	if cache != nil {
+		cfg = cfg.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	m := &machine{rt: rt, poolSize: o.PoolSize}
+	if err := m.boot(ctx, o, runnerSource); err != nil {
+		_ = rt.Close(context.Background())
+		return nil, err
+	}
+	return m, nil
+}
+
+// memoryOverhead is linear memory beyond the JavaScript heap limit: the C
+// stack, static data and allocator slack.
+const memoryOverhead = 8 << 20
+
+func (m *machine) boot(ctx context.Context, o Options, runnerSource string) error {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, m.rt); err != nil {
+		return fmt.Errorf("quickjs: instantiating WASI: %w", err)
+	}
+	compiled, err := m.rt.CompileModule(ctx, quickjswasi.QuickJSWASM)
+	if err != nil {
+		return fmt.Errorf("quickjs: compiling the QuickJS module: %w", err)
+	}
+	m.compiled = compiled
+	in, err := m.instantiate(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := in.invoke(ctx, in.x.initialize); err != nil {
+		return fmt.Errorf("quickjs: initialising the C runtime: %w", err)
+	}
+	if err := setup(ctx, in, o, runnerSource); err != nil {
+		return err
+	}
+	m.l = in.l
+	snap, ok := in.mem.Read(0, in.mem.Size())
+	if !ok {
+		return errors.New("quickjs: reading the template memory")
+	}
+	m.snapshot = append([]byte(nil), snap...)
+	m.idle = append(m.idle, in)
+	return nil
+}
+
+// setup creates the JS runtime and context in a fresh engine and installs the
+// runner. The context has the ECMAScript intrinsics only: no std or os
+// module, no module loader, so `import` of anything fails.
+func setup(ctx context.Context, in *instance, o Options, runnerSource string) error {
+	r, err := in.invoke(ctx, in.x.newRuntime)
+	if err != nil || r == 0 {
+		return fmt.Errorf("quickjs: JS_NewRuntime failed: %v", err)
+	}
+	in.l.rt = uint32(r)
+	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), uint64(o.MemoryLimit)); err != nil {
+		return fmt.Errorf("quickjs: setting the memory limit: %w", err)
+	}
+	c, err := in.invoke(ctx, in.x.newContext, uint64(in.l.rt))
+	if err != nil || c == 0 {
+		return fmt.Errorf("quickjs: JS_NewContext failed: %v", err)
+	}
+	in.l.ctx = uint32(c)
+	s, err := in.invoke(ctx, in.x.malloc, 64)
+	if err != nil || s == 0 {
+		return fmt.Errorf("quickjs: allocating scratch memory: %v", err)
+	}
+	in.l.scratch = uint32(s)
+
+	// Evaluate the runner bundle, take CodeModeRunner.quickjs, and remove the
+	// global so programs cannot reach the runner.
+	src := runnerSource + "\n;(() => { const r = CodeModeRunner.quickjs; delete globalThis.CodeModeRunner; r.install(globalThis); return r; })()"
+	v, err := in.evalText(ctx, src, "codemode-runner.js", evalTypeGlobal)
+	if err != nil {
+		return fmt.Errorf("quickjs: installing the runner: %w", err)
+	}
+	in.l.runner = v
+	for i, name := range fnNames {
+		f, err := in.property(ctx, v, name)
+		if err != nil {
+			return fmt.Errorf("quickjs: runner entry %s: %w", name, err)
+		}
+		in.l.fns[i] = f
+	}
+	return nil
+}
+
+// evalText evaluates source with the given JS_Eval flags. An exception is
+// returned as an error with its text.
+func (in *instance) evalText(ctx context.Context, source, filename string, flags int) (jsValue, error) {
+	v, exc, err := in.evalRaw(ctx, source, filename, flags)
+	if err != nil {
+		return 0, err
+	}
+	if exc != 0 {
+		text, _ := in.goString(ctx, exc)
+		_ = in.freeValue(ctx, exc)
+		return 0, fmt.Errorf("%s", text)
+	}
+	return v, nil
+}
+
+// evalRaw is JS_Eval; on a JavaScript exception it returns the exception
+// value (owned by the caller) instead of a result.
+func (in *instance) evalRaw(ctx context.Context, source, filename string, flags int) (v, exc jsValue, err error) {
+	src, err := in.alloc(ctx, []byte(source))
+	if err != nil {
+		return 0, 0, err
+	}
+	name, err := in.alloc(ctx, []byte(filename))
+	if err != nil {
+		return 0, 0, err
+	}
+	r, err := in.invoke(ctx, in.x.eval, uint64(in.l.ctx), uint64(src), uint64(len(source)), uint64(name), uint64(flags))
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := in.release(ctx, src); err != nil {
+		return 0, 0, err
+	}
+	if err := in.release(ctx, name); err != nil {
+		return 0, 0, err
+	}
+	if jsValue(r).isException() {
+		exc, err := in.exception(ctx)
+		return 0, exc, err
+	}
+	return jsValue(r), 0, nil
+}
+
+func (in *instance) property(ctx context.Context, obj jsValue, name string) (jsValue, error) {
+	p, err := in.alloc(ctx, []byte(name))
+	if err != nil {
+		return 0, err
+	}
+	r, err := in.invoke(ctx, in.x.getProp, uint64(in.l.ctx), uint64(obj), uint64(p))
+	if err != nil {
+		return 0, err
+	}
+	return jsValue(r), in.release(ctx, p)
+}
+
+// instantiate makes a new module instance with no file system, arguments,
+// environment or network: only a wall clock, a monotonic clock and random
+// bytes, which QuickJS needs for Date and Math.random.
+func (m *machine) instantiate(ctx context.Context) (*instance, error) {
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions().
+		WithSysWalltime().
+		WithSysNanotime().
+		WithRandSource(rand.Reader)
+	mod, err := m.rt.InstantiateModule(ctx, m.compiled, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: instantiating the QuickJS module: %w", err)
+	}
+	x, err := lookupExports(mod)
+	if err != nil {
+		_ = mod.Close(context.Background())
+		return nil, err
+	}
+	return &instance{mod: mod, mem: mod.Memory(), x: x, l: m.l}, nil
+}
+
+// restore writes the snapshot over an instance's memory, growing it first
+// when needed. The instance is then an exact copy of the template engine.
+func (m *machine) restore(in *instance) error {
+	if size := in.mem.Size(); size < uint32(len(m.snapshot)) {
+		if _, ok := in.mem.Grow((uint32(len(m.snapshot)) - size) / wasmPage); !ok {
+			return errors.New("quickjs: growing memory for the snapshot")
+		}
+	}
+	if err := in.write(0, m.snapshot); err != nil {
+		return err
+	}
+	in.l = m.l
+	return nil
+}
+
+// get returns a ready engine: an idle one, or a new one restored from the
+// snapshot.
+func (m *machine) get(ctx context.Context) (*instance, error) {
+	m.mu.Lock()
+	if n := len(m.idle); n > 0 {
+		in := m.idle[n-1]
+		m.idle = m.idle[:n-1]
+		m.mu.Unlock()
+		return in, nil
+	}
+	m.mu.Unlock()
+	in, err := m.instantiate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.restore(in); err != nil {
+		_ = in.mod.Close(context.Background())
+		return nil, err
+	}
+	return in, nil
+}
+
+// put takes back an engine after an execution that ended without a trap. It
+// is restored from the snapshot and kept, unless the pool is full or its
+// memory grew well past the snapshot, in which case it is closed.
+func (m *machine) put(in *instance) {
+	if in.mem.Size() <= uint32(2*len(m.snapshot)) {
+		m.mu.Lock()
+		keep := len(m.idle) < m.poolSize
+		m.mu.Unlock()
+		if keep && m.restore(in) == nil {
+			m.mu.Lock()
+			m.idle = append(m.idle, in)
+			m.mu.Unlock()
+			return
+		}
+	}
+	_ = in.mod.Close(context.Background())
+}
+
+// discard closes an engine that trapped or was stopped.
+func (m *machine) discard(in *instance) {
+	_ = in.mod.Close(context.Background())
+}
+
+func (m *machine) close(ctx context.Context) error {
+	return m.rt.Close(ctx)
+}
+
+var _ api.Module // keep the api import for documentation links

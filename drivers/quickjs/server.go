@@ -1,0 +1,105 @@
+package quickjs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/codemode-go/codemode/wire"
+)
+
+// server is the Go runner: it speaks the wire protocol on one end of the
+// driver's byte channel and runs each execution on its own engine.
+type server struct {
+	m    *machine
+	opts Options
+	r    *wire.Reader
+	w    *wire.Writer
+	conn io.ReadWriteCloser
+
+	mu    sync.Mutex
+	execs map[uint64]*execution
+	wg    sync.WaitGroup
+	// sendErr is the first write failure; after it the channel is dead.
+	sendErr error
+}
+
+func (s *server) send(m *wire.Message) {
+	if err := s.w.Write(m); err != nil {
+		s.mu.Lock()
+		if s.sendErr == nil {
+			s.sendErr = err
+		}
+		s.mu.Unlock()
+	}
+}
+
+// serve reads host messages until the channel ends, then cancels every
+// execution and waits for their goroutines. It returns nil at a clean end of
+// the channel and the fault otherwise.
+func (s *server) serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel()
+		s.wg.Wait()
+	}()
+	s.send(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Runner: "codemode-go quickjs"})
+	for {
+		msg, err := s.r.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+				return nil
+			}
+			return fmt.Errorf("quickjs runner: %w", err)
+		}
+		switch msg.Kind {
+		case wire.KindExecute:
+			s.mu.Lock()
+			if _, dup := s.execs[msg.Execution]; dup {
+				s.mu.Unlock()
+				s.send(failure(msg.Execution, "Error", "duplicate execution id"))
+				continue
+			}
+			ex := &execution{id: msg.Execution, events: make(chan event, 16), done: make(chan struct{})}
+			s.execs[ex.id] = ex
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				res := s.run(ctx, ex, msg)
+				s.mu.Lock()
+				delete(s.execs, ex.id)
+				s.mu.Unlock()
+				close(ex.done)
+				if res != nil {
+					s.send(res)
+				}
+			}()
+		case wire.KindToolResult:
+			s.route(msg.Execution, event{seq: msg.Seq, ok: msg.Error == nil, output: msg.Output, err: msg.Error})
+		case wire.KindCancel:
+			s.route(msg.Execution, event{cancel: true})
+		default:
+			slog.Debug("quickjs runner: ignoring message", "kind", msg.Kind)
+			return fmt.Errorf("quickjs runner: %w: unexpected %s message from the host", wire.ErrMalformed, msg.Kind)
+		}
+	}
+}
+
+// route hands an event to its execution; events for an execution that has
+// already ended are dropped.
+func (s *server) route(id uint64, ev event) {
+	s.mu.Lock()
+	ex := s.execs[id]
+	s.mu.Unlock()
+	if ex == nil {
+		return
+	}
+	select {
+	case ex.events <- ev:
+	case <-ex.done:
+	}
+}

@@ -1,0 +1,41 @@
+package quickjs
+
+import (
+	"context"
+	"testing"
+
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/runner"
+	"github.com/codemode-go/codemode/wire"
+)
+
+func TestSmoke(t *testing.T) {
+	d := New(Options{})
+	c, err := d.Connect(context.Background(), drivers.ConnectRequest{RunnerSource: runner.Source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := wire.NewReader(c.Channel())
+	w := wire.NewWriter(c.Channel())
+	m, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", m)
+	src := `let n = 0; export default async function ({codemode, console, result}) { console.log("hi", {a:1}); const v = await codemode.echo({value: "x"}); result.appendText("got " + JSON.stringify(v)); }`
+	go w.Write(&wire.Message{Kind: wire.KindExecute, Execution: 1, Source: src, Filename: "agent.js", Namespaces: []wire.Namespace{{Name: "codemode", Tools: []string{"echo"}}}})
+	for {
+		m, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v %+v", m, m.Error)
+		if m.Kind == wire.KindToolCall {
+			go w.Write(&wire.Message{Kind: wire.KindToolResult, Execution: 1, Seq: m.Seq, Output: m.Input})
+		}
+		if m.Kind == wire.KindResult {
+			break
+		}
+	}
+}

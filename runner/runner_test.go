@@ -1,0 +1,17 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/codemode-go/codemode/runner/internal/bundle"
+)
+
+func TestSourceIsFresh(t *testing.T) {
+	want, err := bundle.Build("src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Source != want {
+		t.Fatal("runner.js is stale: run `go generate ./runner` and commit the result")
+	}
+}
