@@ -93,9 +93,9 @@ type Content struct {
 // Error is a serialised JavaScript or host error: bounded name, message and
 // stack text.
 type Error struct {
-	Name    string `cbor:"1,keyasint"`
-	Message string `cbor:"2,keyasint"`
-	Stack   string `cbor:"3,keyasint,omitempty"`
+	Name    string `cbor:"1,keyasint" json:"name"`
+	Message string `cbor:"2,keyasint" json:"message"`
+	Stack   string `cbor:"3,keyasint,omitempty" json:"stack,omitempty"`
 }
 
 // Message is the single envelope for every kind; which fields are set

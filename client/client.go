@@ -1,0 +1,159 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/codemode-go/codemode/contract"
+)
+
+// Client runs programs against one contract on one runtime. It is safe for
+// concurrent use; many runs multiplex on the runtime.
+type Client struct {
+	rt       *Runtime
+	contract *contract.Contract
+}
+
+// New binds a runtime and a contract. The client does not own the runtime:
+// close the runtime yourself.
+func New(rt *Runtime, c *contract.Contract) *Client {
+	return &Client{rt: rt, contract: c}
+}
+
+// Contract returns the client's contract.
+func (c *Client) Contract() *contract.Contract { return c.contract }
+
+// Runtime returns the client's runtime.
+func (c *Client) Runtime() *Runtime { return c.rt }
+
+// RunOptions are the per-run settings.
+type RunOptions struct {
+	// Input is the program input: required for an input-bearing contract
+	// (any value that encodes to JSON, or a json.RawMessage), and must be nil
+	// for an inputless one.
+	Input any
+	// OnTelemetry observes the run. It is called from the run's goroutines,
+	// one event at a time per run; a panic in it is recovered and ignored.
+	OnTelemetry func(Event)
+}
+
+// Run executes one agent-authored TypeScript ES module. It does not
+// type-check. Input is validated first: input that breaks the contract's
+// input schema returns a *contract.InputValidationError and nothing runs.
+// The program's failures (syntax, throws, a missing default export, tool
+// errors, tool validation failures, unknown tools, limits) are a
+// ProgramFailed outcome; cancellation of ctx returns context.Cause(ctx); a
+// closed or failed runtime returns an error wrapping ErrRuntimeClosed or
+// ErrRuntimeFailed.
+func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outcome, error) {
+	tel := telemetry{fn: opts.OnTelemetry}
+	var input json.RawMessage
+	switch {
+	case c.contract.HasInput() && opts.Input == nil:
+		return nil, errors.New("codemode: this contract is input-bearing; RunOptions.Input is required")
+	case !c.contract.HasInput() && opts.Input != nil:
+		return nil, errors.New("codemode: this contract is inputless; RunOptions.Input must be nil")
+	case c.contract.HasInput():
+		raw, err := c.contract.ValidateInput(opts.Input)
+		if err != nil {
+			tel.emit(Event{Kind: EventExecutionFailed, Err: err})
+			return nil, err
+		}
+		input = raw
+	}
+	prog, err := erase(source)
+	if err != nil {
+		var pe *ProgramError
+		if errors.As(err, &pe) {
+			out := &Outcome{Kind: ProgramFailed, Error: pe}
+			tel.emit(Event{Kind: EventExecutionCompleted, Outcome: out})
+			return out, nil
+		}
+		return nil, err
+	}
+	req := ExecuteRequest{
+		Source:     prog.js,
+		Filename:   programFilename,
+		Input:      input,
+		Namespaces: c.contract.Namespaces(),
+		OnOutput: func(stream, text string) {
+			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
+		},
+		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+			return c.callTool(ctx, prog, call, &tel)
+		},
+	}
+	out, err := c.rt.Execute(ctx, req)
+	if err != nil {
+		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
+		return nil, err
+	}
+	if out.Error != nil {
+		out.Error.Stack = prog.mapText(out.Error.Stack)
+		out.Error.Message = prog.mapText(out.Error.Message)
+	}
+	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
+	return out, nil
+}
+
+func (c *Client) callTool(ctx context.Context, prog *erased, call ToolCall, tel *telemetry) (json.RawMessage, error) {
+	start := time.Now()
+	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
+	t := c.contract.Tool(call.Namespace, call.Tool)
+	if t == nil {
+		err := fmt.Errorf("unknown tool %s.%s", call.Namespace, call.Tool)
+		ev.Kind, ev.Err = EventToolCallFailed, err
+		tel.emit(ev)
+		return nil, err
+	}
+	ev.Kind = EventToolCallStarted
+	tel.emit(ev)
+	out, err := t.Call(ctx, call.Input)
+	ev.Duration = time.Since(start)
+	if err != nil {
+		var tv *contract.ToolValidationError
+		if errors.As(err, &tv) {
+			err = &toolValidationFailure{err: tv, namespace: call.Namespace, excerpt: prog.excerpt(call.Site)}
+		}
+		ev.Kind, ev.Err = EventToolCallFailed, err
+		tel.emit(ev)
+		return nil, err
+	}
+	ev.Kind, ev.Output = EventToolCallCompleted, out
+	tel.emit(ev)
+	return out, nil
+}
+
+// toolValidationFailure is what the program sees when a tool value breaks
+// its schema: name ToolValidationError, the report, and an excerpt of the
+// calling source.
+type toolValidationFailure struct {
+	err       *contract.ToolValidationError
+	namespace string
+	excerpt   string
+}
+
+func (f *toolValidationFailure) ErrorName() string { return "ToolValidationError" }
+func (f *toolValidationFailure) Unwrap() error     { return f.err }
+func (f *toolValidationFailure) Error() string {
+	msg := f.namespace + "." + f.err.Error()
+	if f.excerpt != "" {
+		msg += "\n" + f.excerpt
+	}
+	return msg
+}
+
+func cloneOutcome(o *Outcome) *Outcome {
+	c := *o
+	if o.Content != nil {
+		c.Content = append([]Content{}, o.Content...)
+	}
+	if o.Error != nil {
+		e := *o.Error
+		c.Error = &e
+	}
+	return &c
+}

@@ -1,0 +1,14 @@
+// Package client is what embedders use: a [Runtime] is a connected
+// execution environment made by any driver (package drivers), and a [Client]
+// binds one runtime to one program contract (package contract) to run
+// agent-authored TypeScript programs (seed 002, "Outcomes, cancellation, and
+// telemetry" and "Runtime lifecycle").
+//
+// Client.Run validates program input on the host, erases TypeScript with
+// esbuild (keeping a source map so stack traces name the submitted line and
+// column), sends one execution to the runtime, routes each tool call to its
+// handler with host-side validation of input and output, and returns an
+// [Outcome]: success with ordered content, or program-failed with the
+// error. Transport failures and cancellation are Go errors, not outcomes.
+// Telemetry callbacks observe every step and cannot change it.
+package client

@@ -1,0 +1,131 @@
+package client
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/go-sourcemap/sourcemap"
+)
+
+// programFilename is the module name programs run under; stack traces and
+// reports name it.
+const programFilename = "agent.ts"
+
+// erased is a program after TypeScript erasure: JavaScript plus the map back
+// to the submitted source.
+type erased struct {
+	js       string
+	smap     *sourcemap.Consumer
+	original []string // submitted source lines
+}
+
+// erase strips TypeScript syntax with esbuild, keeping ES module syntax and
+// every modern construct as written (target esnext), and returns a source map.
+// A syntax error is returned as a *ProgramError named SyntaxError with the
+// submitted line and column.
+func erase(source string) (*erased, error) {
+	res := api.Transform(source, api.TransformOptions{
+		Loader:     api.LoaderTS,
+		Format:     api.FormatDefault,
+		Target:     api.ESNext,
+		Sourcemap:  api.SourceMapExternal,
+		Sourcefile: programFilename,
+		Charset:    api.CharsetUTF8,
+	})
+	if len(res.Errors) > 0 {
+		var b strings.Builder
+		for i, m := range res.Errors {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			if m.Location != nil {
+				fmt.Fprintf(&b, "%s:%d:%d: ", programFilename, m.Location.Line, m.Location.Column+1)
+			}
+			b.WriteString(m.Text)
+		}
+		stack := ""
+		if l := res.Errors[0].Location; l != nil {
+			stack = fmt.Sprintf("    at %s:%d:%d", programFilename, l.Line, l.Column+1)
+		}
+		return nil, &ProgramError{Name: "SyntaxError", Message: b.String(), Stack: stack}
+	}
+	e := &erased{js: string(res.Code), original: strings.Split(source, "\n")}
+	if len(res.Map) > 0 {
+		if sm, err := sourcemap.Parse(programFilename, res.Map); err == nil {
+			e.smap = sm
+		}
+	}
+	return e, nil
+}
+
+var position = regexp.MustCompile(regexp.QuoteMeta(programFilename) + `:(\d+)(?::(\d+))?`)
+
+// mapPosition maps a 1-based line and column of the erased JavaScript to the
+// submitted source.
+func (e *erased) mapPosition(line, col int) (int, int, bool) {
+	if e.smap == nil {
+		return 0, 0, false
+	}
+	c := col - 1
+	if c < 0 {
+		c = 0
+	}
+	_, _, l, sc, ok := e.smap.Source(line, c)
+	if !ok {
+		// Fall back to the first mapped column on the line.
+		_, _, l, sc, ok = e.smap.Source(line, 0)
+		if !ok {
+			return 0, 0, false
+		}
+	}
+	return l, sc + 1, true
+}
+
+// mapText rewrites every "agent.ts:L:C" in text to submitted coordinates.
+func (e *erased) mapText(text string) string {
+	return position.ReplaceAllStringFunc(text, func(s string) string {
+		m := position.FindStringSubmatch(s)
+		line, _ := strconv.Atoi(m[1])
+		col := 1
+		if m[2] != "" {
+			col, _ = strconv.Atoi(m[2])
+		}
+		l, c, ok := e.mapPosition(line, col)
+		if !ok {
+			return s
+		}
+		return fmt.Sprintf("%s:%d:%d", programFilename, l, c)
+	})
+}
+
+// excerpt renders the submitted source around a mapped "agent.ts:L:C" site:
+// the line before, the line with a caret under the column, and the line
+// after.
+func (e *erased) excerpt(site string) string {
+	m := position.FindStringSubmatch(e.mapText(site))
+	if m == nil {
+		return ""
+	}
+	line, _ := strconv.Atoi(m[1])
+	col, _ := strconv.Atoi(m[2])
+	if line < 1 || line > len(e.original) {
+		return ""
+	}
+	width := len(strconv.Itoa(min(line+1, len(e.original))))
+	var b strings.Builder
+	fmt.Fprintf(&b, "  at %s:%d:%d\n", programFilename, line, col)
+	for n := max(line-1, 1); n <= min(line+1, len(e.original)); n++ {
+		mark := " "
+		if n == line {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "%s %*d | %s\n", mark, width, n, e.original[n-1])
+		if n == line && col >= 1 {
+			fmt.Fprintf(&b, "  %*s | %s^\n", width, "", strings.Repeat(" ", col-1))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

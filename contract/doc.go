@@ -1,0 +1,35 @@
+// Package contract holds the program contract of code mode (seed 002,
+// "Program contract"): the tools a program may call, each with a name, a
+// non-empty description, input and output JSON Schemas and a handler, and,
+// for an input-bearing contract, the schema of the program's input. The two
+// forms are explicit: [New] builds an inputless contract and [NewWithInput]
+// an input-bearing one; there is no optional fallback between them.
+//
+// Schemas come from Go types through github.com/invopop/jsonschema
+// ([SchemaFor], [NewTool]) or from raw JSON Schema ([NewSchema],
+// [NewRawTool]). Every value crossing the host boundary (program input, tool
+// input, tool output) is validated with github.com/santhosh-tekuri/jsonschema/v6
+// and, for typed tools, decoded into the handler's Go types.
+//
+// # const and discriminated unions from Go types
+//
+// invopop/jsonschema silently drops a `const=` struct tag. Declare a const or
+// a discriminated union by giving the type a JSONSchemaExtend method, which
+// the reflector calls with the generated schema:
+//
+//	type WeatherRequested struct {
+//		Type     string `json:"type"`
+//		Location string `json:"location"`
+//	}
+//
+//	func (WeatherRequested) JSONSchemaExtend(s *jsonschema.Schema) {
+//		p, _ := s.Properties.Get("type")
+//		p.Const = "weather.requested"
+//		p.Type = "string"
+//	}
+//
+// For a union, return the whole schema from a JSONSchema method instead
+// (branches as closed objects sharing a required string-const property), and
+// decode it in the type's UnmarshalJSON. The declaration printer (package
+// typegen) accepts exactly that narrow form and rejects any other.
+package contract

@@ -1,0 +1,169 @@
+package contract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Handler runs one tool call: it receives the validated input as JSON text
+// and returns the output as JSON text. The context is cancelled when the
+// call's execution ends or is cancelled. A returned error rejects the call in
+// the program with an Error carrying the error's text.
+type Handler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+
+// Tool is one host function a program may call.
+type Tool struct {
+	name        string
+	description string
+	input       *Schema
+	output      *Schema
+	handler     Handler
+}
+
+// Name returns the tool's name, as programs call it.
+func (t *Tool) Name() string { return t.name }
+
+// Description returns the tool's description (the JSDoc in declarations).
+func (t *Tool) Description() string { return t.description }
+
+// InputSchema returns the schema the tool's input must satisfy.
+func (t *Tool) InputSchema() *Schema { return t.input }
+
+// OutputSchema returns the schema the tool's output must satisfy.
+func (t *Tool) OutputSchema() *Schema { return t.output }
+
+// NewTool defines a tool from Go types: the input and output schemas are
+// reflected from In and Out (see SchemaFor), the validated input is decoded
+// into In, and the handler's Out is encoded and validated before the program
+// sees it.
+//
+//	weather, err := contract.NewTool("getWeather", "Current weather for a city.",
+//		func(ctx context.Context, in WeatherInput) (WeatherReport, error) { … })
+//
+// It returns an error for an invalid name, an empty description or a type
+// whose schema cannot be reflected.
+func NewTool[In, Out any](name, description string, fn func(ctx context.Context, input In) (Out, error)) (*Tool, error) {
+	in, err := SchemaFor[In]()
+	if err != nil {
+		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
+	}
+	out, err := SchemaFor[Out]()
+	if err != nil {
+		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
+	}
+	h := func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var v In
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("decoding the input: %w", err)
+		}
+		res, err := fn(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+	return newTool(name, description, in, out, h)
+}
+
+// NewRawTool defines a tool from raw JSON Schema texts and a handler of JSON
+// text. It returns an error for an invalid name, an empty description, a nil
+// handler or a schema that does not compile.
+func NewRawTool(name, description string, inputSchema, outputSchema json.RawMessage, handler Handler) (*Tool, error) {
+	in, err := NewSchema(inputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
+	}
+	out, err := NewSchema(outputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
+	}
+	return newTool(name, description, in, out, handler)
+}
+
+func newTool(name, description string, in, out *Schema, h Handler) (*Tool, error) {
+	if err := CheckToolName(name); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(description) == "" {
+		return nil, fmt.Errorf("contract: tool %s: the description is empty; it becomes the tool's JSDoc", name)
+	}
+	if h == nil {
+		return nil, fmt.Errorf("contract: tool %s: nil handler", name)
+	}
+	return &Tool{name: name, description: description, input: in, output: out, handler: h}, nil
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// reservedNames are the ECMAScript reserved words, then (a tool object must
+// not be thenable) and the names every object inherits from Object.prototype.
+var reservedNames = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`await break case catch class const continue debugger default delete do else enum
+		export extends false finally for function if implements import in instanceof interface let new null package
+		private protected public return static super switch this throw true try typeof var void while with yield
+		then __proto__ constructor hasOwnProperty isPrototypeOf propertyIsEnumerable toLocaleString toString valueOf
+		__defineGetter__ __defineSetter__ __lookupGetter__ __lookupSetter__`) {
+		reservedNames[w] = true
+	}
+}
+
+// ErrInvalidToolName is wrapped by CheckToolName's errors.
+var ErrInvalidToolName = errors.New("invalid tool name")
+
+// CheckToolName reports whether name can be a tool: a JavaScript identifier
+// ([A-Za-z_$][A-Za-z0-9_$]*) that is not a reserved word, not "then",
+// "__proto__" or a property inherited from Object.prototype (seed 002,
+// "Schemas, tools, and checking"). Its error wraps ErrInvalidToolName.
+func CheckToolName(name string) error {
+	switch {
+	case !identifier.MatchString(name):
+		return fmt.Errorf("contract: %w %q: not a JavaScript identifier", ErrInvalidToolName, name)
+	case reservedNames[name]:
+		return fmt.Errorf("contract: %w %q: reserved (a reserved word, then, __proto__ or an Object.prototype property)", ErrInvalidToolName, name)
+	}
+	return nil
+}
+
+// Call validates input, runs the handler and validates its output. It
+// returns a *ToolValidationError when either check fails (the handler does
+// not run on bad input) and the handler's own error otherwise.
+func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+	if err := t.input.Validate(input); err != nil {
+		return nil, validationError(t.name, "input", err)
+	}
+	out, err := t.handler(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.output.Validate(out); err != nil {
+		return nil, validationError(t.name, "output", err)
+	}
+	return out, nil
+}
+
+func validationError(tool, phase string, err error) *ToolValidationError {
+	var v *SchemaViolation
+	if errors.As(err, &v) {
+		return &ToolValidationError{Tool: tool, Phase: phase, Lines: v.Lines}
+	}
+	return &ToolValidationError{Tool: tool, Phase: phase, Lines: []string{"/: " + err.Error()}}
+}
+
+// ToolValidationError is a tool input or output that broke its schema. The
+// program sees it as a rejected call whose error name is
+// "ToolValidationError".
+type ToolValidationError struct {
+	Tool  string   // tool name
+	Phase string   // "input" or "output"
+	Lines []string // "JSON-pointer: message" per failure
+}
+
+func (e *ToolValidationError) Error() string {
+	return fmt.Sprintf("%s %s validation failed:\n  %s", e.Tool, e.Phase, strings.Join(e.Lines, "\n  "))
+}

@@ -1,0 +1,17 @@
+package quickjs_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/testing/conformance"
+)
+
+func TestConformance(t *testing.T) {
+	d := quickjs.New(quickjs.Options{})
+	conformance.TestRuntime(t, func(ctx context.Context) (*client.Runtime, error) {
+		return client.NewRuntime(ctx, d)
+	})
+}

@@ -1,0 +1,509 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/fixtures"
+)
+
+// Factory makes a fresh runtime; ctx governs its boot.
+type Factory func(ctx context.Context) (*client.Runtime, error)
+
+// TestRuntime runs the conformance suite against runtimes made by factory.
+func TestRuntime(t *testing.T, factory Factory) {
+	s := &suite{factory: factory}
+	rt := s.runtime(t)
+	shared := &harness{rt: rt}
+
+	t.Run("ToolCallWithStdoutAndStderr", func(t *testing.T) { shared.toolCallWithOutput(t) })
+	t.Run("MissingDefaultExport", func(t *testing.T) { shared.missingDefault(t) })
+	t.Run("Throw", func(t *testing.T) { shared.throws(t) })
+	t.Run("FreshModuleStatePerExecution", func(t *testing.T) { shared.freshModule(t) })
+	t.Run("CancellationIsExecutionLocal", func(t *testing.T) { shared.cancellation(t) })
+	t.Run("ContentInOrderAndDiscardedOnFailure", func(t *testing.T) { shared.content(t) })
+	t.Run("InputBearingAndInputless", func(t *testing.T) { shared.inputForms(t) })
+	t.Run("ToolValidationOnHost", func(t *testing.T) { shared.toolValidation(t) })
+	t.Run("NonJSONToolValuesFailOneProgram", func(t *testing.T) { shared.nonJSON(t) })
+	t.Run("OversizedErrorMessageTruncated", func(t *testing.T) { shared.oversizedError(t) })
+	t.Run("UnawaitedToolCallAtCompletion", func(t *testing.T) { shared.unawaited(t) })
+	t.Run("UnknownTool", func(t *testing.T) { shared.unknownTool(t) })
+	t.Run("HostileErrors", func(t *testing.T) { shared.hostileErrors(t) })
+	t.Run("ToolCallsNumberedInIssueOrder", func(t *testing.T) { shared.seqOrder(t) })
+	t.Run("ConcurrentBlockedExecutions", func(t *testing.T) { shared.concurrent(t, 200) })
+	t.Run("CloseRejectsInFlightExecutions", func(t *testing.T) { s.closeRejects(t) })
+}
+
+type suite struct{ factory Factory }
+
+func (s *suite) runtime(t *testing.T) *client.Runtime {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rt, err := s.factory(ctx)
+	if err != nil {
+		t.Fatalf("creating the runtime: %v", err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	return rt
+}
+
+type harness struct {
+	rt *client.Runtime
+}
+
+// recorder collects one run's telemetry.
+type recorder struct {
+	mu     sync.Mutex
+	stdout strings.Builder
+	stderr strings.Builder
+	calls  []string
+}
+
+func (r *recorder) observe(e client.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch e.Kind {
+	case client.EventProgramOutput:
+		if e.Stream == "stderr" {
+			r.stderr.WriteString(e.Text)
+		} else {
+			r.stdout.WriteString(e.Text)
+		}
+	case client.EventToolCallStarted:
+		r.calls = append(r.calls, e.Tool)
+	}
+}
+
+func (h *harness) client(t *testing.T, input *contract.Schema, block chan<- struct{}, extra ...*contract.Tool) *client.Client {
+	t.Helper()
+	tools, err := fixtures.Tools(block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools = append(tools, extra...)
+	var c *contract.Contract
+	if input != nil {
+		c, err = contract.NewWithInput(input, tools...)
+	} else {
+		c, err = contract.New(tools...)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.New(h.rt, c)
+}
+
+func (h *harness) run(t *testing.T, source string, input any) (*client.Outcome, *recorder) {
+	t.Helper()
+	var schema *contract.Schema
+	if input != nil {
+		var err error
+		schema, err = contract.NewSchema(json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &recorder{}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := h.client(t, schema, nil).Run(ctx, source, client.RunOptions{Input: input, OnTelemetry: rec.observe})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return out, rec
+}
+
+func wantSuccess(t *testing.T, out *client.Outcome, content ...client.Content) {
+	t.Helper()
+	if out.Kind != client.Success {
+		t.Fatalf("outcome %s (%v), want success", out.Kind, out.Error)
+	}
+	if len(content) == 0 {
+		content = []client.Content{}
+	}
+	got, _ := json.Marshal(out.Content)
+	want, _ := json.Marshal(content)
+	if string(got) != string(want) {
+		t.Fatalf("content %s, want %s", got, want)
+	}
+}
+
+func wantFailure(t *testing.T, out *client.Outcome, name, message string) {
+	t.Helper()
+	if out.Kind != client.ProgramFailed {
+		t.Fatalf("outcome %s with content %+v, want program-failed", out.Kind, out.Content)
+	}
+	if name != "" && out.Error.Name != name {
+		t.Errorf("error name %q, want %q (message %q)", out.Error.Name, name, out.Error.Message)
+	}
+	if !regexp.MustCompile(message).MatchString(out.Error.Message) {
+		t.Errorf("error message %q does not match %q", out.Error.Message, message)
+	}
+}
+
+func text(s string) client.Content { return client.Content{Type: "text", Text: s} }
+
+func (h *harness) toolCallWithOutput(t *testing.T) {
+	out, rec := h.run(t, `export default async function ({ codemode, console, result }) {
+  console.log("log", 1, { a: [2] });
+  const r = await codemode.echo({ value: "hi" });
+  console.error("err", r.value);
+  console.warn("warned");
+  result.appendText(r.value);
+}`, nil)
+	wantSuccess(t, out, text("hi"))
+	if got := rec.stdout.String(); got != "log 1 {\"a\":[2]}\n" {
+		t.Errorf("stdout %q", got)
+	}
+	if got := rec.stderr.String(); got != "err hi\nwarned\n" {
+		t.Errorf("stderr %q", got)
+	}
+	if strings.Join(rec.calls, ",") != "echo" {
+		t.Errorf("tool calls %v", rec.calls)
+	}
+}
+
+func (h *harness) missingDefault(t *testing.T) {
+	for _, src := range []string{`export const x = 1;`, `export default 42;`} {
+		out, _ := h.run(t, src, nil)
+		wantFailure(t, out, "TypeError", `(?i)default export`)
+	}
+}
+
+func (h *harness) throws(t *testing.T) {
+	out, _ := h.run(t, `export default async function () { throw new RangeError("boom"); }`, nil)
+	wantFailure(t, out, "RangeError", `^boom$`)
+	out, _ = h.run(t, `throw new Error("at evaluation");
+export default async function () {}`, nil)
+	wantFailure(t, out, "Error", `^at evaluation$`)
+	out, _ = h.run(t, `export default function () { throw "a string"; }`, nil)
+	wantFailure(t, out, "", `a string`)
+	out, _ = h.run(t, `export default async function ( {`, nil)
+	wantFailure(t, out, "SyntaxError", `agent\.ts:1:`)
+}
+
+func (h *harness) freshModule(t *testing.T) {
+	src := `let n = 0; globalThis.leak = (globalThis.leak ?? 0) + 1;
+export default async function ({ result }) { n++; result.appendText(n + ":" + globalThis.leak); }`
+	for i := 0; i < 3; i++ {
+		out, _ := h.run(t, src, nil)
+		wantSuccess(t, out, text("1:1"))
+	}
+}
+
+func (h *harness) cancellation(t *testing.T) {
+	started := make(chan struct{}, 1)
+	c := h.client(t, nil, started)
+	cause := errors.New("the caller gave up")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx, `export default async function ({ codemode }) { await codemode.block({}); }`, client.RunOptions{})
+		errc <- err
+	}()
+	// A second execution runs alongside and must be untouched.
+	otherStarted := make(chan struct{}, 1)
+	other := h.client(t, nil, otherStarted)
+	otherCtx, otherCancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer otherCancel()
+	type res struct {
+		out *client.Outcome
+		err error
+	}
+	otherc := make(chan res, 1)
+	go func() {
+		out, err := other.Run(otherCtx, `export default async function ({ codemode, result }) {
+  try { await codemode.block({}); } catch (e) { result.appendText("unblocked"); }
+  result.appendText("other done");
+}`, client.RunOptions{})
+		otherc <- res{out, err}
+	}()
+	<-started
+	<-otherStarted
+	cancel(cause)
+	select {
+	case err := <-errc:
+		if !errors.Is(err, cause) {
+			t.Fatalf("cancelled Run returned %v, want the caller's cause", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelled Run did not return")
+	}
+	select {
+	case r := <-otherc:
+		t.Fatalf("the other execution ended when only the first was cancelled: %+v %v", r.out, r.err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	out, _ := h.run(t, `export default async function ({ result }) { result.appendText("still serving"); }`, nil)
+	wantSuccess(t, out, text("still serving"))
+	otherCancel()
+	if r := <-otherc; r.err == nil {
+		t.Fatalf("the other execution did not report its own cancellation: %+v", r.out)
+	}
+}
+
+func (h *harness) content(t *testing.T) {
+	out, _ := h.run(t, `export default async function ({ codemode, result }) {
+  result.appendText("one");
+  const img = await codemode.tinyImage({});
+  result.appendImage(img);
+  img.data = "mutated";
+  result.appendText("three");
+}`, nil)
+	wantSuccess(t, out, text("one"), client.Content{Type: "image", Data: fixtures.TinyPNG, MimeType: "image/png"}, text("three"))
+
+	out, _ = h.run(t, `export default async function ({ result }) { result.appendText("partial"); throw new Error("late"); }`, nil)
+	wantFailure(t, out, "Error", "late")
+	if out.Content != nil {
+		t.Errorf("content kept after failure: %+v", out.Content)
+	}
+	out, _ = h.run(t, `export default async function () {}`, nil)
+	wantSuccess(t, out)
+	if out.Content == nil {
+		t.Error("success with nothing appended has nil content, want []")
+	}
+	out, _ = h.run(t, `export default async function ({ result }) { result.appendText(42); }`, nil)
+	wantFailure(t, out, "TypeError", "appendText")
+	out, _ = h.run(t, `export default async function ({ result }) { result.appendImage({ data: "not base64!", mimeType: "image/png" }); }`, nil)
+	wantFailure(t, out, "TypeError", "base64")
+}
+
+func (h *harness) inputForms(t *testing.T) {
+	out, _ := h.run(t, `export default async function (scope) { scope.result.appendText(JSON.stringify(Object.keys(scope)) + " " + scope.input.location); }`, map[string]any{"location": "Oslo"})
+	wantSuccess(t, out, text(`["input","codemode","console","result"] Oslo`))
+	out, _ = h.run(t, `export default async function (scope) { scope.result.appendText(JSON.stringify(Object.keys(scope)) + " " + ("input" in scope)); }`, nil)
+	wantSuccess(t, out, text(`["codemode","console","result"] false`))
+
+	schema, err := contract.NewSchema(json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h.client(t, schema, nil)
+	_, err = c.Run(context.Background(), `export default async function () {}`, client.RunOptions{Input: map[string]any{"location": 7}})
+	var iv *contract.InputValidationError
+	if !errors.As(err, &iv) || !strings.Contains(err.Error(), "/location") {
+		t.Fatalf("bad input: got %v, want an InputValidationError naming /location", err)
+	}
+	if _, err := c.Run(context.Background(), `export default async function () {}`, client.RunOptions{}); err == nil {
+		t.Fatal("input-bearing run without input was accepted")
+	}
+}
+
+func (h *harness) toolValidation(t *testing.T) {
+	out, rec := h.run(t, `export default async function ({ codemode }) {
+  await codemode.echo({ value: 42 });
+}`, nil)
+	wantFailure(t, out, "ToolValidationError", `(?s)input validation failed.*/value.*agent\.ts:2:`)
+	if len(rec.calls) != 1 {
+		t.Errorf("tool calls %v", rec.calls)
+	}
+	out, _ = h.run(t, `export default async function ({ codemode }) { await codemode.badOutput({}); }`, nil)
+	wantFailure(t, out, "ToolValidationError", `output validation failed`)
+	out, _ = h.run(t, `export default async function ({ codemode, result }) {
+  try { await codemode.echo({}); } catch (e) { result.appendText(e.name); }
+}`, nil)
+	wantSuccess(t, out, text("ToolValidationError"))
+}
+
+func (h *harness) nonJSON(t *testing.T) {
+	for _, tc := range []struct{ arg, path string }{
+		{`{ value: () => 1 }`, `input\.value is a function`},
+		{`{ value: 1n }`, `bigint`},
+		{`{ value: NaN }`, `NaN`},
+		{`(() => { const o = {}; o.self = o; return o; })()`, `circular`},
+		{`{ value: new Date(0) }`, `not a plain object`},
+		{`{ value: Symbol("s") }`, `symbol`},
+	} {
+		out, rec := h.run(t, `export default async function ({ codemode }) { await codemode.echo(`+tc.arg+`); }`, nil)
+		wantFailure(t, out, "TypeError", tc.path)
+		if len(rec.calls) != 0 {
+			t.Errorf("%s reached the host: %v", tc.arg, rec.calls)
+		}
+	}
+	out, _ := h.run(t, `export default async function ({ codemode, result }) { const r = await codemode.echo({ value: "ok", dropped: undefined }); result.appendText(r.value); }`, nil)
+	wantSuccess(t, out, text("ok"))
+}
+
+func (h *harness) oversizedError(t *testing.T) {
+	out, _ := h.run(t, `export default async function () { throw new Error("x".repeat(1000000)); }`, nil)
+	wantFailure(t, out, "Error", `^x+… \[truncated \d+ characters\]$`)
+	if n := len(out.Error.Message); n > 10000 {
+		t.Errorf("message of %d bytes", n)
+	}
+}
+
+func (h *harness) unawaited(t *testing.T) {
+	out, _ := h.run(t, `export default async function ({ codemode, result }) {
+  void codemode.echo({ value: "fire and forget" });
+  void codemode.block({});
+  result.appendText("ok");
+}`, nil)
+	wantSuccess(t, out, text("ok"))
+}
+
+func (h *harness) unknownTool(t *testing.T) {
+	out, rec := h.run(t, `export default async function ({ codemode }) { await codemode.sendEmail({ to: "x" }); }`, nil)
+	wantFailure(t, out, "", `sendEmail`)
+	if len(rec.calls) != 0 {
+		t.Errorf("an unknown tool reached the host: %v", rec.calls)
+	}
+	out, _ = h.run(t, `export default async function ({ codemode, result }) {
+  result.appendText([typeof codemode.then, typeof codemode.toString, typeof codemode.constructor, typeof codemode.__proto__].join(","));
+}`, nil)
+	wantSuccess(t, out, text("undefined,undefined,undefined,undefined"))
+}
+
+func (h *harness) hostileErrors(t *testing.T) {
+	for _, src := range []string{
+		`export default async function () { const e = new Error("x"); Object.defineProperty(e, "message", { get() { throw new Error("getter"); } }); throw e; }`,
+		`export default async function () { throw { toString() { throw new Error("toString"); }, get name() { throw 1; } }; }`,
+		`export default async function () { throw new Proxy({}, { get() { throw new Error("trap"); }, getPrototypeOf() { throw new Error("proto"); } }); }`,
+		`export default async function () { const e = new Error("x"); e.name = { toString() { throw 1; } }; e.stack = Symbol("s"); throw e; }`,
+		`export default async function () { throw Object.create(null); }`,
+		`export default async function () { return Promise.reject(new Proxy(function () {}, { get() { throw 1; }, apply() { throw 2; } })); }`,
+		`export default async function () { Promise.reject(new Error("unhandled")); throw null; }`,
+	} {
+		out, _ := h.run(t, src, nil)
+		if out.Kind != client.ProgramFailed || out.Error == nil || out.Error.Name == "" {
+			t.Errorf("%s: got %+v", src, out)
+		}
+	}
+	out, _ := h.run(t, `export default async function ({ result }) { Promise.reject(new Error("ignored")); result.appendText("survived"); }`, nil)
+	wantSuccess(t, out, text("survived"))
+}
+
+func (h *harness) seqOrder(t *testing.T) {
+	seqs := make(chan string, 16)
+	c := h.client(t, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := c.Run(ctx, `export default async function ({ codemode, result }) {
+  const a = codemode.add({ a: 1, b: 2 });
+  const b = codemode.echo({ value: "x" });
+  await Promise.all([a, b]);
+  await codemode.add({ a: 0, b: 0 });
+}`, client.RunOptions{OnTelemetry: func(e client.Event) {
+		if e.Kind == client.EventToolCallStarted {
+			seqs <- fmt.Sprintf("%d:%s", e.Seq, e.Tool)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSuccess(t, out)
+	close(seqs)
+	got := map[string]bool{}
+	for s := range seqs {
+		got[s] = true
+	}
+	for _, want := range []string{"1:add", "2:echo", "3:add"} {
+		if !got[want] {
+			t.Errorf("missing tool call %s in %v", want, got)
+		}
+	}
+}
+
+// concurrent holds n executions in flight at once, each blocked in a tool
+// call, then releases them all; every one must finish with its own result.
+func (h *harness) concurrent(t *testing.T, n int) {
+	started := make(chan struct{}, n)
+	release := make(chan struct{})
+	gate, err := contract.NewRawTool("gate", "Waits until the test releases every caller.",
+		json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`),
+		json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`),
+		func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			started <- struct{}{}
+			select {
+			case <-release:
+				return in, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h.client(t, nil, nil, gate)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			out, err := c.Run(ctx, fmt.Sprintf(`export default async function ({ codemode, result }) {
+  const r = await codemode.gate({ value: "%d" });
+  result.appendText(r.value);
+}`, i), client.RunOptions{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			if out.Kind != client.Success || len(out.Content) != 1 || out.Content[0].Text != fmt.Sprint(i) {
+				errs <- fmt.Errorf("execution %d: %+v %v", i, out, out.Error)
+			}
+		}(i)
+	}
+	for i := 0; i < n; i++ {
+		select {
+		case <-started:
+		case err := <-errs:
+			t.Fatalf("after %d blocked tool calls started: %v", i, err)
+		case <-ctx.Done():
+			t.Fatalf("only %d of %d blocked tool calls started", i, n)
+		}
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func (s *suite) closeRejects(t *testing.T) {
+	rt := s.runtime(t)
+	h := &harness{rt: rt}
+	started := make(chan struct{}, 3)
+	c := h.client(t, nil, started)
+	errc := make(chan error, 3)
+	for i := 0; i < 3; i++ {
+		go func() {
+			_, err := c.Run(context.Background(), `export default async function ({ codemode }) { await codemode.block({}); }`, client.RunOptions{})
+			errc <- err
+		}()
+	}
+	for i := 0; i < 3; i++ {
+		<-started
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := <-errc; !errors.Is(err, client.ErrRuntimeClosed) {
+			t.Errorf("in-flight Run returned %v, want ErrRuntimeClosed", err)
+		}
+	}
+	select {
+	case <-rt.Done():
+	default:
+		t.Fatal("Done not closed after Close")
+	}
+	if f := rt.Finished(); f.State != client.Closed {
+		t.Fatalf("Finished = %+v, want Closed", f)
+	}
+	if _, err := c.Run(context.Background(), `export default async function () {}`, client.RunOptions{}); !errors.Is(err, client.ErrRuntimeClosed) {
+		t.Fatalf("Run after Close returned %v", err)
+	}
+}

@@ -1,0 +1,19 @@
+// Package typegen prints the TypeScript declarations an agent sees for a
+// program contract: the program input, every tool's input and output, the
+// captured console, the result writer and the default-export contract.
+//
+// Schemas are JSON Schema (draft 2020-12) given as JSON text. The printer is
+// strict, following seed 002 "Schemas, tools, and checking": it supports
+// closed objects (additionalProperties: false), arrays, strings (with a const
+// or an enum of strings giving literal types), numbers, integers, booleans,
+// null, and one narrow form of anyOf/oneOf, a discriminated union of closed
+// objects. Every other keyword or shape fails with a [*SchemaError] that names
+// the JSON pointer and keyword, instead of being represented loosely, so the
+// declarations are always exact. Validation-only keywords (minLength, pattern,
+// minimum, minItems and the like) are accepted on their matching types and do
+// not change the printed type: the host validates values against the schema.
+//
+// [Type] renders one schema; [Declarations] renders the complete surface as
+// global script declarations (no import or export) that a TypeScript checker
+// loads beside a submitted program.
+package typegen

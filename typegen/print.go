@@ -1,0 +1,215 @@
+package typegen
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode"
+)
+
+// Type renders the TypeScript type of one JSON Schema (draft 2020-12) in the
+// strict mode of seed 002 "Schemas, tools, and checking".
+//
+//	t, err := typegen.Type(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))
+//	// t == "string[]"
+//
+// Shapes:
+//   - type "object" with additionalProperties: false, optional properties and
+//     required: a multi-line object literal type, two spaces per level,
+//     properties in JSON text order, `name?: T` when not required, names that
+//     are not identifiers JSON-quoted, descriptions as JSDoc; no properties
+//     prints Record<string, never>.
+//   - type "array" with items: T[], or (A | B)[] when T is a union.
+//   - type "string": string; with a string const: the JSON-quoted literal; with
+//     an enum of strings: a union of literals. A string const or enum may also
+//     stand alone without type.
+//   - type "number" and "integer": number; "boolean": boolean; "null": null.
+//   - anyOf or oneOf of at least two closed objects that all require one
+//     property with a distinct string const: A | B.
+//
+// # Notes
+//   - Annotations (description, title, $schema, $id, $comment, examples,
+//     default, deprecated, readOnly, writeOnly) are allowed anywhere.
+//   - minLength, maxLength, pattern and format on strings; minimum, maximum,
+//     exclusiveMinimum, exclusiveMaximum and multipleOf on numbers and
+//     integers; minItems, maxItems and uniqueItems on arrays are accepted and
+//     do not change the type. On another type they are an error.
+//   - Every other keyword, a missing or non-false additionalProperties, type
+//     arrays, boolean schemas, non-string const or enum values, other anyOf or
+//     oneOf shapes, duplicate JSON keys, invalid JSON and nesting deeper than
+//     64 schemas fail with a *[SchemaError] whose Pointer starts at "#".
+func Type(schema json.RawMessage) (string, error) {
+	t, _, err := compileSchema(schema)
+	if err != nil {
+		return "", err
+	}
+	return printer{}.typeString(t, 0), nil
+}
+
+// printer prints compiled types. readonly marks every object property
+// readonly; seed 002 uses it only for the program input declaration.
+type printer struct {
+	readonly bool
+}
+
+func (p printer) typeString(t *tsType, indent int) string {
+	var b strings.Builder
+	p.writeType(&b, t, indent)
+	return b.String()
+}
+
+// writeType writes t as if it started at a line indented by indent levels;
+// continuation lines carry their own indentation.
+func (p printer) writeType(b *strings.Builder, t *tsType, indent int) {
+	switch t.kind {
+	case tsPrimitive:
+		b.WriteString(t.name)
+	case tsLiteral:
+		b.WriteString(quote(t.name))
+	case tsUnion:
+		for i, m := range t.members {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			p.writeType(b, m, indent)
+		}
+	case tsArray:
+		if t.elem.kind == tsUnion && len(t.elem.members) > 1 {
+			b.WriteByte('(')
+			p.writeType(b, t.elem, indent)
+			b.WriteString(")[]")
+		} else {
+			p.writeType(b, t.elem, indent)
+			b.WriteString("[]")
+		}
+	case tsObject:
+		if len(t.props) == 0 {
+			b.WriteString("Record<string, never>")
+			return
+		}
+		b.WriteString("{\n")
+		for _, prop := range t.props {
+			writeJSDoc(b, prop.description, indent+1)
+			writeIndent(b, indent+1)
+			if p.readonly {
+				b.WriteString("readonly ")
+			}
+			b.WriteString(propertyName(prop.name))
+			if prop.optional {
+				b.WriteByte('?')
+			}
+			b.WriteString(": ")
+			p.writeType(b, prop.typ, indent+1)
+			b.WriteString(";\n")
+		}
+		writeIndent(b, indent)
+		b.WriteByte('}')
+	}
+}
+
+func writeIndent(b *strings.Builder, indent int) {
+	for range indent {
+		b.WriteString("  ")
+	}
+}
+
+// writeJSDoc writes text as a JSDoc comment on its own lines at indent,
+// or nothing when text is blank. "*/" is escaped as "*\/" so the text cannot
+// end the comment; a multi-line text becomes " * line" lines.
+func writeJSDoc(b *strings.Builder, text string, indent int) {
+	lines := jsdocLines(text)
+	if len(lines) == 0 {
+		return
+	}
+	writeIndent(b, indent)
+	if len(lines) == 1 {
+		b.WriteString("/** ")
+		b.WriteString(lines[0])
+		b.WriteString(" */\n")
+		return
+	}
+	b.WriteString("/**\n")
+	for _, l := range lines {
+		writeIndent(b, indent)
+		if l == "" {
+			b.WriteString(" *\n")
+			continue
+		}
+		b.WriteString(" * ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	writeIndent(b, indent)
+	b.WriteString(" */\n")
+}
+
+var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n")
+
+func jsdocLines(text string) []string {
+	text = strings.TrimSpace(lineBreaks.Replace(text))
+	if text == "" {
+		return nil
+	}
+	text = strings.ReplaceAll(text, "*/", `*\/`)
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
+	}
+	return lines
+}
+
+// quote returns s as a JSON string literal, which is also a valid TypeScript
+// string literal. HTML characters are left unescaped for readability.
+func quote(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic("typegen: encoding a string cannot fail: " + err.Error())
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// propertyName prints a property name bare when it is an ASCII identifier
+// and JSON-quoted otherwise; quoting is always valid, so non-ASCII names are
+// quoted rather than trusting one Unicode table to match TypeScript's.
+func propertyName(name string) string {
+	if isASCIIIdentifier(name) {
+		return name
+	}
+	return quote(name)
+}
+
+func isASCIIIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '$' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z'):
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isIdentifier reports whether s is a JavaScript identifier name, using
+// Unicode letters and digits as an approximation of ID_Start and ID_Continue
+// that never accepts a non-identifier.
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '$' || unicode.IsLetter(r) || unicode.Is(unicode.Nl, r):
+		case i > 0 && (unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Pc) || r == '\u200c' || r == '\u200d'):
+		default:
+			return false
+		}
+	}
+	return true
+}

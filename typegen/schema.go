@@ -1,0 +1,655 @@
+package typegen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// SchemaError reports a schema that strict declarations cannot represent
+// exactly, or one that is malformed. The strict rules come from seed 002
+// "Schemas, tools, and checking": closed objects, arrays, strings, numbers,
+// integers, booleans, null, string const and enum literals, and discriminated
+// anyOf/oneOf unions; anything else fails rather than being printed loosely.
+//
+// Pointer is an RFC 6901 JSON pointer in fragment form ("#" is the schema
+// root; "~" and "/" in names are escaped as "~0" and "~1") locating the
+// schema that holds the problem. [Declarations] prefixes it with where the
+// schema sits in the surface: "input#/properties/a" for the program input,
+// "codemode.getWeather.input#" or "codemode.getWeather.output#/items" for a
+// tool. Keyword is the offending keyword in that schema ("pattern",
+// "additionalProperties", "true" or "false" for a boolean schema), or empty
+// when the problem is not one keyword (invalid JSON, a schema that is not a
+// JSON object, nesting deeper than 64 schemas). Message says what is wrong.
+//
+// Use errors.As to recover it from the errors [Type] and [Declarations]
+// return; every error they return is a *SchemaError.
+type SchemaError struct {
+	Pointer string
+	Keyword string
+	Message string
+}
+
+// Error formats the error as
+// `typegen: #/properties/a: keyword "pattern": not supported in strict declarations`,
+// leaving out the keyword part when Keyword is empty.
+func (e *SchemaError) Error() string {
+	if e.Keyword == "" {
+		return fmt.Sprintf("typegen: %s: %s", e.Pointer, e.Message)
+	}
+	return fmt.Sprintf("typegen: %s: keyword %q: %s", e.Pointer, e.Keyword, e.Message)
+}
+
+func schemaErr(ptr, keyword, format string, args ...any) *SchemaError {
+	return &SchemaError{Pointer: ptr, Keyword: keyword, Message: fmt.Sprintf(format, args...)}
+}
+
+const (
+	// maxSchemaDepth bounds schema nesting (properties, items, branches).
+	maxSchemaDepth = 64
+	// maxJSONDepth bounds JSON nesting, which also covers annotation values
+	// such as examples and default that hold arbitrary JSON.
+	maxJSONDepth = 1000
+)
+
+// jsonValue is decoded JSON that keeps object members in text order, which
+// is the order properties are printed in.
+type jsonValue struct {
+	kind jsonKind
+	b    bool
+	num  json.Number
+	str  string
+	arr  []*jsonValue
+	obj  []member
+}
+
+type member struct {
+	key   string
+	value *jsonValue
+}
+
+type jsonKind uint8
+
+const (
+	kindNull jsonKind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+func (v *jsonValue) get(key string) *jsonValue {
+	for _, m := range v.obj {
+		if m.key == key {
+			return m.value
+		}
+	}
+	return nil
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+func childPointer(ptr, token string) string {
+	return ptr + "/" + pointerEscaper.Replace(token)
+}
+
+// parseJSON decodes one JSON value with its object members in text order.
+// Duplicate keys are rejected because their meaning would be ambiguous.
+func parseJSON(data []byte) (*jsonValue, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, schemaErr("#", "", "empty schema")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := parseValue(dec, "#", 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, schemaErr("#", "", "invalid JSON: unexpected data after the schema")
+	}
+	return v, nil
+}
+
+func parseValue(dec *json.Decoder, ptr string, depth int) (*jsonValue, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, jsonSyntaxErr(ptr, err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if depth >= maxJSONDepth {
+			return nil, schemaErr(ptr, "", "JSON nested deeper than %d levels", maxJSONDepth)
+		}
+		switch t {
+		case '{':
+			v := &jsonValue{kind: kindObject}
+			seen := make(map[string]bool)
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, jsonSyntaxErr(ptr, err)
+				}
+				key, ok := kt.(string)
+				if !ok {
+					return nil, schemaErr(ptr, "", "invalid JSON: object key is not a string")
+				}
+				if seen[key] {
+					return nil, schemaErr(ptr, key, "duplicate key")
+				}
+				seen[key] = true
+				child, err := parseValue(dec, childPointer(ptr, key), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				v.obj = append(v.obj, member{key: key, value: child})
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, jsonSyntaxErr(ptr, err)
+			}
+			return v, nil
+		case '[':
+			v := &jsonValue{kind: kindArray}
+			for i := 0; dec.More(); i++ {
+				child, err := parseValue(dec, childPointer(ptr, strconv.Itoa(i)), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				v.arr = append(v.arr, child)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, jsonSyntaxErr(ptr, err)
+			}
+			return v, nil
+		}
+		return nil, schemaErr(ptr, "", "invalid JSON: unexpected %q", rune(t))
+	case string:
+		return &jsonValue{kind: kindString, str: t}, nil
+	case json.Number:
+		return &jsonValue{kind: kindNumber, num: t}, nil
+	case bool:
+		return &jsonValue{kind: kindBool, b: t}, nil
+	case nil:
+		return &jsonValue{kind: kindNull}, nil
+	}
+	return nil, schemaErr(ptr, "", "invalid JSON: unexpected token %v", tok)
+}
+
+func jsonSyntaxErr(ptr string, err error) error {
+	if errors.Is(err, io.EOF) {
+		return schemaErr(ptr, "", "invalid JSON: unexpected end of input")
+	}
+	return schemaErr(ptr, "", "invalid JSON: %v", err)
+}
+
+// tsType is the TypeScript type a schema denotes.
+type tsType struct {
+	kind    tsKind
+	name    string    // tsPrimitive: the type name; tsLiteral: the string value
+	members []*tsType // tsUnion
+	elem    *tsType   // tsArray
+	props   []tsProp  // tsObject
+}
+
+type tsKind uint8
+
+const (
+	tsPrimitive tsKind = iota
+	tsLiteral
+	tsUnion
+	tsArray
+	tsObject
+)
+
+type tsProp struct {
+	name        string
+	optional    bool
+	description string
+	typ         *tsType
+}
+
+var (
+	typeString  = &tsType{kind: tsPrimitive, name: "string"}
+	typeNumber  = &tsType{kind: tsPrimitive, name: "number"}
+	typeBoolean = &tsType{kind: tsPrimitive, name: "boolean"}
+	typeNull    = &tsType{kind: tsPrimitive, name: "null"}
+)
+
+// keywordCheck validates a keyword's value and returns a problem, or "".
+type keywordCheck func(v *jsonValue) string
+
+func isString(v *jsonValue) string {
+	if v.kind != kindString {
+		return "must be a string"
+	}
+	return ""
+}
+
+func isBool(v *jsonValue) string {
+	if v.kind != kindBool {
+		return "must be a boolean"
+	}
+	return ""
+}
+
+func isArray(v *jsonValue) string {
+	if v.kind != kindArray {
+		return "must be an array"
+	}
+	return ""
+}
+
+func isAnything(*jsonValue) string { return "" }
+
+func isNumber(v *jsonValue) string {
+	if v.kind != kindNumber {
+		return "must be a number"
+	}
+	return ""
+}
+
+func isNonNegativeInteger(v *jsonValue) string {
+	if v.kind == kindNumber {
+		f, err := v.num.Float64()
+		if err == nil && f >= 0 && f == math.Trunc(f) {
+			return ""
+		}
+	}
+	return "must be a non-negative integer"
+}
+
+func isPositiveNumber(v *jsonValue) string {
+	if v.kind == kindNumber {
+		f, err := v.num.Float64()
+		if err == nil && f > 0 {
+			return ""
+		}
+	}
+	return "must be a number greater than 0"
+}
+
+// annotations are allowed, and ignored except description, on every schema.
+var annotations = map[string]keywordCheck{
+	"description": isString,
+	"title":       isString,
+	"$schema":     isString,
+	"$id":         isString,
+	"$comment":    isString,
+	"examples":    isArray,
+	"default":     isAnything,
+	"deprecated":  isBool,
+	"readOnly":    isBool,
+	"writeOnly":   isBool,
+}
+
+// validationKeyword is a keyword that narrows values without changing their
+// TypeScript type; host-side validation enforces it.
+type validationKeyword struct {
+	check keywordCheck
+	types string // the schema types it applies to, for messages
+}
+
+var validationKeywords = map[string]validationKeyword{
+	"minLength":        {isNonNegativeInteger, "string"},
+	"maxLength":        {isNonNegativeInteger, "string"},
+	"pattern":          {isString, "string"},
+	"format":           {isString, "string"},
+	"minimum":          {isNumber, "number and integer"},
+	"maximum":          {isNumber, "number and integer"},
+	"exclusiveMinimum": {isNumber, "number and integer"},
+	"exclusiveMaximum": {isNumber, "number and integer"},
+	"multipleOf":       {isPositiveNumber, "number and integer"},
+	"minItems":         {isNonNegativeInteger, "array"},
+	"maxItems":         {isNonNegativeInteger, "array"},
+	"uniqueItems":      {isBool, "array"},
+}
+
+func keywordSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// formKeywords lists, for each form a schema can take, the keywords beyond
+// the annotations that it accepts.
+var formKeywords = map[string]map[string]bool{
+	"object":  keywordSet("type", "properties", "required", "additionalProperties"),
+	"array":   keywordSet("type", "items", "minItems", "maxItems", "uniqueItems"),
+	"string":  keywordSet("type", "const", "enum", "minLength", "maxLength", "pattern", "format"),
+	"number":  keywordSet("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+	"integer": keywordSet("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+	"boolean": keywordSet("type"),
+	"null":    keywordSet("type"),
+	"anyOf":   keywordSet("anyOf"),
+	"oneOf":   keywordSet("oneOf"),
+	"const":   keywordSet("const"),
+	"enum":    keywordSet("enum"),
+}
+
+// compileSchema parses and checks one schema. Errors carry pointers that
+// start with "#"; callers add a prefix.
+func compileSchema(data []byte) (*tsType, *jsonValue, error) {
+	root, err := parseJSON(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := compile(root, "#", 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, root, nil
+}
+
+// description returns a schema's description annotation, or "".
+func description(v *jsonValue) string {
+	if v.kind != kindObject {
+		return ""
+	}
+	if d := v.get("description"); d != nil && d.kind == kindString {
+		return d.str
+	}
+	return ""
+}
+
+func compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
+	if depth > maxSchemaDepth {
+		return nil, schemaErr(ptr, "", "schemas nested deeper than %d levels", maxSchemaDepth)
+	}
+	switch v.kind {
+	case kindObject:
+	case kindBool:
+		return nil, schemaErr(ptr, strconv.FormatBool(v.b), "boolean schemas are not supported in strict declarations")
+	default:
+		return nil, schemaErr(ptr, "", "schema must be a JSON object")
+	}
+
+	form, err := schemaForm(v, ptr)
+	if err != nil {
+		return nil, err
+	}
+	allowed := formKeywords[form]
+	for _, m := range v.obj {
+		if check, ok := annotations[m.key]; ok {
+			if problem := check(m.value); problem != "" {
+				return nil, schemaErr(ptr, m.key, "%s", problem)
+			}
+			continue
+		}
+		vk, isValidation := validationKeywords[m.key]
+		if allowed[m.key] {
+			if isValidation {
+				if problem := vk.check(m.value); problem != "" {
+					return nil, schemaErr(ptr, m.key, "%s", problem)
+				}
+			}
+			continue
+		}
+		switch {
+		case isValidation:
+			return nil, schemaErr(ptr, m.key, "applies to %s schemas, not %s", vk.types, formName(form))
+		case m.key == "anyOf" || m.key == "oneOf" || m.key == "const" || m.key == "enum":
+			return nil, schemaErr(ptr, m.key, "cannot be combined with %s", formName(form))
+		}
+		return nil, schemaErr(ptr, m.key, "not supported in strict declarations")
+	}
+
+	switch form {
+	case "object":
+		return compileObject(v, ptr, depth)
+	case "array":
+		return compileArray(v, ptr, depth)
+	case "string":
+		c, e := v.get("const"), v.get("enum")
+		switch {
+		case c != nil && e != nil:
+			return nil, schemaErr(ptr, "enum", "cannot be combined with const")
+		case c != nil:
+			return compileConst(c, ptr)
+		case e != nil:
+			return compileEnum(e, ptr)
+		}
+		return typeString, nil
+	case "number", "integer":
+		return typeNumber, nil
+	case "boolean":
+		return typeBoolean, nil
+	case "null":
+		return typeNull, nil
+	case "anyOf", "oneOf":
+		return compileUnion(v, form, ptr, depth)
+	case "const":
+		return compileConst(v.get("const"), ptr)
+	case "enum":
+		return compileEnum(v.get("enum"), ptr)
+	}
+	panic("typegen: unreachable schema form " + form)
+}
+
+// schemaForm decides which form a schema takes: a type name, or "anyOf",
+// "oneOf", "const" or "enum" for a schema without type.
+func schemaForm(v *jsonValue, ptr string) (string, error) {
+	if t := v.get("type"); t != nil {
+		switch t.kind {
+		case kindString:
+		case kindArray:
+			return "", schemaErr(ptr, "type", "type arrays are not supported in strict declarations")
+		default:
+			return "", schemaErr(ptr, "type", "must be a string")
+		}
+		switch t.str {
+		case "object", "array", "string", "number", "integer", "boolean", "null":
+			return t.str, nil
+		}
+		return "", schemaErr(ptr, "type", "unknown type %q", t.str)
+	}
+	anyOf, oneOf := v.get("anyOf"), v.get("oneOf")
+	switch {
+	case anyOf != nil && oneOf != nil:
+		return "", schemaErr(ptr, "oneOf", "cannot be combined with anyOf")
+	case anyOf != nil:
+		return "anyOf", nil
+	case oneOf != nil:
+		return "oneOf", nil
+	}
+	c, e := v.get("const"), v.get("enum")
+	switch {
+	case c != nil && e != nil:
+		return "", schemaErr(ptr, "enum", "cannot be combined with const")
+	case c != nil:
+		return "const", nil
+	case e != nil:
+		return "enum", nil
+	}
+	// Without type, name the first keyword that cannot stand alone, so that
+	// {"$ref": ...} or {"allOf": ...} reports $ref or allOf.
+	for _, m := range v.obj {
+		if _, ok := annotations[m.key]; ok {
+			continue
+		}
+		if vk, ok := validationKeywords[m.key]; ok {
+			return "", schemaErr(ptr, m.key, "applies to %s schemas, and this schema has no type", vk.types)
+		}
+		if formKeywords["object"][m.key] || formKeywords["array"][m.key] {
+			break // properties, items and the like: the missing type is the problem
+		}
+		return "", schemaErr(ptr, m.key, "not supported in strict declarations")
+	}
+	return "", schemaErr(ptr, "type", "missing; strict declarations need type, a string const, a string enum, or a discriminated anyOf/oneOf")
+}
+
+func formName(form string) string {
+	return form + " schemas"
+}
+
+func compileObject(v *jsonValue, ptr string, depth int) (*tsType, error) {
+	ap := v.get("additionalProperties")
+	if ap == nil {
+		return nil, schemaErr(ptr, "additionalProperties", "missing; strict declarations need closed objects with additionalProperties: false")
+	}
+	if ap.kind != kindBool || ap.b {
+		return nil, schemaErr(ptr, "additionalProperties", "must be false; strict declarations need closed objects")
+	}
+
+	obj := &tsType{kind: tsObject}
+	if pv := v.get("properties"); pv != nil {
+		if pv.kind != kindObject {
+			return nil, schemaErr(ptr, "properties", "must be an object")
+		}
+		propsPtr := childPointer(ptr, "properties")
+		for _, m := range pv.obj {
+			t, err := compile(m.value, childPointer(propsPtr, m.key), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			obj.props = append(obj.props, tsProp{
+				name:        m.key,
+				optional:    true,
+				description: description(m.value),
+				typ:         t,
+			})
+		}
+	}
+
+	if rv := v.get("required"); rv != nil {
+		if rv.kind != kindArray {
+			return nil, schemaErr(ptr, "required", "must be an array of property names")
+		}
+		seen := make(map[string]bool, len(rv.arr))
+		for _, n := range rv.arr {
+			if n.kind != kindString {
+				return nil, schemaErr(ptr, "required", "must be an array of property names")
+			}
+			if seen[n.str] {
+				return nil, schemaErr(ptr, "required", "names %q twice", n.str)
+			}
+			seen[n.str] = true
+			found := false
+			for i := range obj.props {
+				if obj.props[i].name == n.str {
+					obj.props[i].optional = false
+					found = true
+					break
+				}
+			}
+			if !found {
+				return nil, schemaErr(ptr, "required", "names %q, which is not in properties", n.str)
+			}
+		}
+	}
+	return obj, nil
+}
+
+func compileArray(v *jsonValue, ptr string, depth int) (*tsType, error) {
+	items := v.get("items")
+	if items == nil {
+		return nil, schemaErr(ptr, "items", "missing; arrays need an items schema")
+	}
+	if items.kind == kindArray {
+		return nil, schemaErr(ptr, "items", "must be a single schema; tuples are not supported")
+	}
+	elem, err := compile(items, childPointer(ptr, "items"), depth+1)
+	if err != nil {
+		return nil, err
+	}
+	return &tsType{kind: tsArray, elem: elem}, nil
+}
+
+func compileConst(c *jsonValue, ptr string) (*tsType, error) {
+	if c.kind != kindString {
+		return nil, schemaErr(ptr, "const", "only string values are supported")
+	}
+	return &tsType{kind: tsLiteral, name: c.str}, nil
+}
+
+func compileEnum(e *jsonValue, ptr string) (*tsType, error) {
+	if e.kind != kindArray || len(e.arr) == 0 {
+		return nil, schemaErr(ptr, "enum", "must be a non-empty array of strings")
+	}
+	u := &tsType{kind: tsUnion}
+	seen := make(map[string]bool, len(e.arr))
+	for _, m := range e.arr {
+		if m.kind != kindString {
+			return nil, schemaErr(ptr, "enum", "only string values are supported")
+		}
+		if seen[m.str] {
+			return nil, schemaErr(ptr, "enum", "lists %q twice", m.str)
+		}
+		seen[m.str] = true
+		u.members = append(u.members, &tsType{kind: tsLiteral, name: m.str})
+	}
+	// A one-value enum stays a union of one, which prints as the bare
+	// literal but is not a const, so it cannot discriminate an anyOf.
+	return u, nil
+}
+
+// compileUnion accepts the one composition seed 002 allows: at least two
+// closed object branches sharing a property that every branch requires with
+// a distinct string const. The distinct values make the branches mutually
+// exclusive, so a TypeScript union is exact for oneOf as well as anyOf.
+func compileUnion(v *jsonValue, keyword, ptr string, depth int) (*tsType, error) {
+	list := v.get(keyword)
+	if list.kind != kindArray {
+		return nil, schemaErr(ptr, keyword, "must be an array of schemas")
+	}
+	if len(list.arr) < 2 {
+		return nil, schemaErr(ptr, keyword, "needs at least two branches")
+	}
+	listPtr := childPointer(ptr, keyword)
+	u := &tsType{kind: tsUnion}
+	for i, b := range list.arr {
+		bp := childPointer(listPtr, strconv.Itoa(i))
+		t, err := compile(b, bp, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if t.kind != tsObject {
+			return nil, schemaErr(bp, "type", "%s branches must be closed object schemas", keyword)
+		}
+		u.members = append(u.members, t)
+	}
+	if discriminator(u.members) == "" {
+		return nil, schemaErr(ptr, keyword, "branches must share a property that each requires with a distinct string const")
+	}
+	return u, nil
+}
+
+// discriminator returns the first property of the first branch that every
+// branch requires with a string const, distinct across branches, or "".
+func discriminator(branches []*tsType) string {
+	for _, p := range branches[0].props {
+		if p.optional || p.typ.kind != tsLiteral {
+			continue
+		}
+		values := make(map[string]bool, len(branches))
+		ok := true
+		for _, b := range branches {
+			q := findProp(b, p.name)
+			if q == nil || q.optional || q.typ.kind != tsLiteral || values[q.typ.name] {
+				ok = false
+				break
+			}
+			values[q.typ.name] = true
+		}
+		if ok {
+			return p.name
+		}
+	}
+	return ""
+}
+
+func findProp(obj *tsType, name string) *tsProp {
+	for i := range obj.props {
+		if obj.props[i].name == name {
+			return &obj.props[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+interface Tools {
+  /** Find the payment for an order. */
+  lookupPayment(input: {
+    orderId: string;
+  }): Promise<{
+    status: "paid";
+    amount: number;
+    paidAt: string;
+  } | {
+    status: "pending";
+  } | {
+    status: "failed";
+    error: {
+      code: number;
+      message: string;
+    };
+  }>;
+
+  /** Recent events for an order. */
+  listEvents(input: {
+    orderId: string;
+    limit?: number;
+  }): Promise<{
+    events: ({
+      kind: "note";
+      text: string;
+    } | {
+      kind: "refund";
+      amount: number;
+    })[];
+  }>;
+}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  /** The event that started this program. */
+  readonly input: {
+    readonly type: "order.created";
+    readonly orderId: string;
+    readonly total: number;
+  } | {
+    readonly type: "order.cancelled";
+    readonly orderId: string;
+    readonly reason?: string;
+  };
+  readonly codemode: Tools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;

@@ -1,0 +1,43 @@
+interface Tools {
+  /** Set the alert level. */
+  setLevel(input: {
+    level: "low" | "medium" | "high";
+    channels?: ("email" | "sms")[];
+  }): Promise<{
+    previous: "low" | "medium" | "high";
+    kind: "level.changed";
+  }>;
+}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  readonly input: {
+    readonly unit: "celsius" | "fahrenheit";
+    readonly only?: "one";
+    readonly level?: "low" | "medium" | "high";
+  };
+  readonly codemode: Tools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;

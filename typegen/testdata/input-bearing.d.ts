@@ -1,0 +1,44 @@
+interface Tools {
+  /** Current weather for a city. */
+  getWeather(input: {
+    /** City name. */
+    location: string;
+  }): Promise<{
+    location: string;
+    /** Degrees Celsius. */
+    temperatureC: number;
+    conditions: string;
+  }>;
+}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  readonly input: {
+    readonly type: "weather.requested";
+    readonly location: string;
+  };
+  readonly codemode: Tools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;

@@ -1,0 +1,62 @@
+interface Tools {
+  /**
+   * Write a file.
+   *
+   * Overwrites any existing file at path.
+   * Paths look like /tmp/*\/name.txt, and *\/ is escaped.
+   */
+  writeFile(input: {
+    /** Absolute path. */
+    path: string;
+    /**
+     * Line one.
+     * Line two.
+     *
+     *   Indented line four.
+     */
+    contents: string;
+    mode?: number;
+  }): Promise<{
+    /** Bytes written; comments like /* this *\/ stay readable. */
+    bytes: number;
+  }>;
+
+  /** Check the service is up. *\/ <- not the end */
+  ping(input: Record<string, never>): Promise<Record<string, never>>;
+}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  /**
+   * Program input.
+   * Second line of the input description.
+   */
+  readonly input: {
+    /** Free text. Must not contain *\/ or the comment would end. */
+    readonly note: string;
+  };
+  readonly codemode: Tools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;

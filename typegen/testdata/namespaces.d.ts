@@ -1,0 +1,55 @@
+interface Tools {
+  /** Add two numbers. */
+  add(input: {
+    a: number;
+    b: number;
+  }): Promise<{
+    sum: number;
+  }>;
+}
+
+interface GithubTools {
+  /** List open pull requests in a repository. */
+  listPullRequests(input: {
+    owner: string;
+    repo: string;
+    state?: "open" | "closed" | "all";
+  }): Promise<{
+    pullRequests: {
+      number: number;
+      title: string;
+    }[];
+  }>;
+}
+
+interface SlackTools {}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  readonly codemode: Tools;
+  readonly github: GithubTools;
+  readonly slack: SlackTools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;

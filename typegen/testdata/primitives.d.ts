@@ -1,0 +1,46 @@
+interface Tools {
+  /** Count things. */
+  count(input: Record<string, never>): Promise<number>;
+
+  /** All tags. */
+  tags(input: Record<string, never>): Promise<string[]>;
+}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  readonly input: {
+    readonly n: number;
+    readonly i: number;
+    readonly b: boolean;
+    readonly z: null;
+    readonly nested: {
+      readonly deeper: {
+        readonly deepest: string;
+      };
+    };
+  };
+  readonly codemode: Tools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;
