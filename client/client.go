@@ -109,18 +109,24 @@ func (c *Client) callTool(ctx context.Context, prog *erased, call ToolCall, tel 
 		tel.emit(ev)
 		return nil, err
 	}
-	ev.Kind = EventToolCallStarted
-	tel.emit(ev)
-	out, err := t.Call(ctx, call.Input)
-	ev.Duration = time.Since(start)
-	if err != nil {
+	fail := func(err error) (json.RawMessage, error) {
 		var tv *contract.ToolValidationError
 		if errors.As(err, &tv) {
 			err = &toolValidationFailure{err: tv, namespace: call.Namespace, excerpt: prog.excerpt(call.Site)}
 		}
-		ev.Kind, ev.Err = EventToolCallFailed, err
+		ev.Kind, ev.Err, ev.Duration = EventToolCallFailed, err, time.Since(start)
 		tel.emit(ev)
 		return nil, err
+	}
+	if err := t.CheckInput(call.Input); err != nil {
+		return fail(err)
+	}
+	ev.Kind = EventToolCallStarted
+	tel.emit(ev)
+	out, err := t.Invoke(ctx, call.Input)
+	ev.Duration = time.Since(start)
+	if err != nil {
+		return fail(err)
 	}
 	ev.Kind, ev.Output = EventToolCallCompleted, out
 	tel.emit(ev)

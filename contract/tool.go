@@ -134,9 +134,25 @@ func CheckToolName(name string) error {
 // returns a *ToolValidationError when either check fails (the handler does
 // not run on bad input) and the handler's own error otherwise.
 func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-	if err := t.input.Validate(input); err != nil {
-		return nil, validationError(t.name, "input", err)
+	if err := t.CheckInput(input); err != nil {
+		return nil, err
 	}
+	return t.Invoke(ctx, input)
+}
+
+// CheckInput validates a call's input, returning a *ToolValidationError when
+// it breaks the input schema.
+func (t *Tool) CheckInput(input json.RawMessage) error {
+	if err := t.input.Validate(input); err != nil {
+		return validationError(t.name, "input", err)
+	}
+	return nil
+}
+
+// Invoke runs the handler on input that CheckInput accepted and validates
+// the output, returning a *ToolValidationError when it breaks the output
+// schema and the handler's own error otherwise.
+func (t *Tool) Invoke(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	out, err := t.handler(ctx, input)
 	if err != nil {
 		return nil, err
