@@ -163,6 +163,9 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 					return nil, fmt.Errorf("quickjs: decoding the outcome: %w", err)
 				}
 				res := &wire.Message{Kind: wire.KindResult, Execution: ex.id, Outcome: f.Outcome, Content: f.Content, Error: f.Error}
+				if f.Error != nil && f.Error.Name == "InternalError" && f.Error.Message == "out of memory" {
+					f.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %d bytes", s.opts.MemoryLimit)
+				}
 				if f.Outcome == wire.OutcomeSuccess && res.Content == nil {
 					res.Content = []wire.Content{}
 				}

@@ -103,9 +103,10 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string) er
 	}
 	in.l.scratch = uint32(s)
 
-	// Evaluate the runner bundle, take CodeModeRunner.quickjs, and remove the
-	// global so programs cannot reach the runner.
-	src := runnerSource + "\n;(() => { const r = CodeModeRunner.quickjs; delete globalThis.CodeModeRunner; r.install(globalThis); return r; })()"
+	// Evaluate the runner bundle inside a function, so that its CodeModeRunner
+	// variable is local and programs cannot reach the runner, and take
+	// CodeModeRunner.quickjs.
+	src := "(() => {\n" + runnerSource + "\n;const r = CodeModeRunner.quickjs; r.install(globalThis); return r; })()"
 	v, err := in.evalText(ctx, src, "codemode-runner.js", evalTypeGlobal)
 	if err != nil {
 		return fmt.Errorf("quickjs: installing the runner: %w", err)
