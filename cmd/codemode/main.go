@@ -1,0 +1,292 @@
+// Command codemode runs agent-authored TypeScript programs against tools
+// declared in a JSON file, on the embedded QuickJS runtime.
+//
+//	codemode types --tools tools.json [--input-schema schema.json]
+//	codemode run --tools tools.json [--input JSON] [--input-schema FILE] [--timeout D] [--repeat N] [--json] program.ts
+//
+// Exit status: 0 on success, 1 when a program failed or the host refused
+// the run, 2 for a usage error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage:
+  codemode types [--tools FILE] [--input-schema FILE]
+  codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] PROGRAM.ts
+`
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "types":
+		err = types(args[1:], stdout)
+	case "run":
+		var failed bool
+		failed, err = run(ctx, args[1:], stdout, stderr)
+		if err == nil && failed {
+			return 1
+		}
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = usageError{fmt.Sprintf("unknown command %q", args[0])}
+	}
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "codemode: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// contractFlags are the flags that define the contract.
+type contractFlags struct {
+	tools       string
+	inputSchema string
+}
+
+func (c *contractFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.tools, "tools", "", "JSON file declaring the tools (name, description, inputSchema, outputSchema, command)")
+	fs.StringVar(&c.inputSchema, "input-schema", "", "JSON Schema file of the program input (makes the contract input-bearing)")
+}
+
+func (c *contractFlags) build() (*contract.Contract, error) {
+	var tools []*contract.Tool
+	if c.tools != "" {
+		var err error
+		if tools, err = loadTools(c.tools); err != nil {
+			return nil, fmt.Errorf("--tools: %w", err)
+		}
+	}
+	if c.inputSchema == "" {
+		return contract.New(tools...)
+	}
+	raw, err := os.ReadFile(c.inputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("--input-schema: %w", err)
+	}
+	s, err := contract.NewSchema(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--input-schema %s: %w", c.inputSchema, err)
+	}
+	return contract.NewWithInput(s, tools...)
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+	}
+	return nil
+}
+
+func types(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("types", flag.ContinueOnError)
+	var cf contractFlags
+	cf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("types: unexpected argument %q", fs.Arg(0))}
+	}
+	c, err := cf.build()
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, c.TypeDefinitions())
+	return err
+}
+
+// runRecord is one line of `run --json`.
+type runRecord struct {
+	Outcome    client.OutcomeKind   `json:"outcome"`
+	Content    []client.Content     `json:"content"`
+	Error      *client.ProgramError `json:"error,omitempty"`
+	Stdout     string               `json:"stdout"`
+	Stderr     string               `json:"stderr"`
+	ToolCalls  []toolCallRecord     `json:"toolCalls"`
+	DurationMS float64              `json:"durationMs"`
+}
+
+type toolCallRecord struct {
+	Seq        uint64          `json:"seq"`
+	Namespace  string          `json:"namespace"`
+	Tool       string          `json:"tool"`
+	Input      json.RawMessage `json:"input"`
+	Output     json.RawMessage `json:"output,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	DurationMS float64         `json:"durationMs"`
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed bool, err error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var cf contractFlags
+	cf.register(fs)
+	input := fs.String("input", "", "program input as JSON (requires --input-schema)")
+	timeout := fs.Duration("timeout", 30*time.Second, "per-run deadline")
+	repeat := fs.Int("repeat", 1, "run the program N times on one runtime")
+	asJSON := fs.Bool("json", false, "print one JSON object per run")
+	if err := parse(fs, args); err != nil {
+		return false, err
+	}
+	switch {
+	case fs.NArg() != 1:
+		return false, usageError{"run: exactly one PROGRAM.ts is required"}
+	case *repeat < 1:
+		return false, usageError{"run: --repeat must be at least 1"}
+	case *timeout <= 0:
+		return false, usageError{"run: --timeout must be positive"}
+	case *input != "" && cf.inputSchema == "":
+		return false, usageError{"run: --input needs --input-schema (an inputless contract takes no input)"}
+	case *input == "" && cf.inputSchema != "":
+		return false, usageError{"run: --input-schema makes the contract input-bearing; --input is required"}
+	}
+	source, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		return false, err
+	}
+	c, err := cf.build()
+	if err != nil {
+		return false, err
+	}
+	opts := client.RunOptions{}
+	if *input != "" {
+		if !json.Valid([]byte(*input)) {
+			return false, usageError{"run: --input is not valid JSON"}
+		}
+		opts.Input = json.RawMessage(*input)
+	}
+	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{Timeout: *timeout}))
+	if err != nil {
+		return false, err
+	}
+	defer rt.Close()
+	cl := client.New(rt, c)
+	for i := 0; i < *repeat; i++ {
+		rec, err := runOnce(ctx, cl, string(source), opts, *timeout, *asJSON, stdout, stderr)
+		if err != nil {
+			return false, err
+		}
+		if rec.Outcome != client.Success {
+			failed = true
+		}
+		if *asJSON {
+			line, err := json.Marshal(rec)
+			if err != nil {
+				return false, err
+			}
+			fmt.Fprintf(stdout, "%s\n", line)
+			continue
+		}
+		printForPerson(rec, stdout, stderr)
+	}
+	return failed, nil
+}
+
+func runOnce(ctx context.Context, cl *client.Client, source string, opts client.RunOptions, timeout time.Duration, quiet bool, stdout, stderr io.Writer) (*runRecord, error) {
+	var mu sync.Mutex
+	rec := &runRecord{ToolCalls: []toolCallRecord{}}
+	var out, errOut strings.Builder
+	calls := map[uint64]int{}
+	opts.OnTelemetry = func(e client.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case client.EventProgramOutput:
+			if e.Stream == "stderr" {
+				errOut.WriteString(e.Text)
+			} else {
+				out.WriteString(e.Text)
+			}
+			if !quiet {
+				fmt.Fprint(stderr, e.Text)
+			}
+		case client.EventToolCallStarted:
+			calls[e.Seq] = len(rec.ToolCalls)
+			rec.ToolCalls = append(rec.ToolCalls, toolCallRecord{Seq: e.Seq, Namespace: e.Namespace, Tool: e.Tool, Input: e.Input})
+		case client.EventToolCallCompleted, client.EventToolCallFailed:
+			i, ok := calls[e.Seq]
+			if !ok {
+				i = len(rec.ToolCalls)
+				rec.ToolCalls = append(rec.ToolCalls, toolCallRecord{Seq: e.Seq, Namespace: e.Namespace, Tool: e.Tool, Input: e.Input})
+			}
+			tc := &rec.ToolCalls[i]
+			tc.Output, tc.DurationMS = e.Output, float64(e.Duration.Microseconds())/1000
+			if e.Err != nil {
+				tc.Error = e.Err.Error()
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
+	defer cancel()
+	start := time.Now()
+	outcome, err := cl.Run(ctx, source, opts)
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	rec.Outcome, rec.Content, rec.Error = outcome.Kind, outcome.Content, outcome.Error
+	if rec.Content == nil {
+		rec.Content = []client.Content{}
+	}
+	rec.Stdout, rec.Stderr = out.String(), errOut.String()
+	return rec, nil
+}
+
+func printForPerson(rec *runRecord, stdout, stderr io.Writer) {
+	if rec.Outcome == client.Success {
+		for _, c := range rec.Content {
+			switch c.Type {
+			case "text":
+				fmt.Fprintln(stdout, c.Text)
+			case "image":
+				fmt.Fprintf(stdout, "[image %s, %d base64 characters]\n", c.MimeType, len(c.Data))
+			}
+		}
+		return
+	}
+	fmt.Fprintf(stderr, "program failed: %s: %s\n", rec.Error.Name, rec.Error.Message)
+	if rec.Error.Stack != "" {
+		fmt.Fprintln(stderr, strings.TrimRight(rec.Error.Stack, "\n"))
+	}
+}

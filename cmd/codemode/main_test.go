@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/internal/cases"
+	"github.com/codemode-go/codemode/internal/fixtures"
+)
+
+// TestMain doubles as the fixture tools' command: `<test binary>
+// -fixture-tool NAME` reads the input JSON on stdin and prints the output.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == "-fixture-tool" {
+		in, _ := io.ReadAll(os.Stdin)
+		h := fixtures.Handlers(nil)[os.Args[2]]
+		if h == nil {
+			fmt.Fprintf(os.Stderr, "no fixture tool %s", os.Args[2])
+			os.Exit(3)
+		}
+		out, err := h(context.Background(), in)
+		if err != nil {
+			fmt.Fprint(os.Stderr, err.Error())
+			os.Exit(1)
+		}
+		os.Stdout.Write(out)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fixtureToolsFile writes a tools file whose commands are this test binary.
+func fixtureToolsFile(t *testing.T) string {
+	t.Helper()
+	var f struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal(fixtures.ToolsJSON, &f); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range f.Tools {
+		tool["command"] = []string{self, "-fixture-tool", tool["name"].(string)}
+	}
+	raw, _ := json.Marshal(f)
+	path := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	code = cli(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCasesThroughTheCLI runs every shared case with `codemode run --json`
+// and the fixture tools as commands.
+func TestCasesThroughTheCLI(t *testing.T) {
+	all, err := cases.Load("../../testdata/cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := fixtureToolsFile(t)
+	for _, c := range all {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := filepath.Join("../../testdata/cases/programs", c.Name)
+			args := []string{"run", "--json", "--tools", tools, "--repeat", fmt.Sprint(c.Runs)}
+			if c.InputSchema != nil {
+				args = append(args, "--input", string(c.Input), "--input-schema", writeFile(t, "input.json", string(c.InputSchema)))
+			}
+			args = append(args, filepath.Join(dir, "program.ts"))
+			code, stdout, stderr := runCLI(t, args...)
+			if c.Expect.HostRejects {
+				if code == 0 || stdout != "" {
+					t.Fatalf("exit %d, stdout %q: want a refusal with no outcome line", code, stdout)
+				}
+				matches(t, "stderr", c.Expect.MessageMatches, stderr)
+				return
+			}
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			if len(lines) != c.Runs {
+				t.Fatalf("%d lines for %d runs (exit %d, stderr %q)", len(lines), c.Runs, code, stderr)
+			}
+			wantCode := 0
+			if c.Expect.Outcome != "success" {
+				wantCode = 1
+			}
+			if code != wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, wantCode, stderr)
+			}
+			for _, line := range lines {
+				var rec runRecord
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("line %q: %v", line, err)
+				}
+				if string(rec.Outcome) != c.Expect.Outcome {
+					t.Fatalf("outcome %s (%+v), want %s", rec.Outcome, rec.Error, c.Expect.Outcome)
+				}
+				if c.Expect.Content != nil {
+					got, _ := json.Marshal(rec.Content)
+					want, _ := json.Marshal(c.Expect.Content)
+					if string(got) != string(want) {
+						t.Errorf("content %s, want %s", got, want)
+					}
+				}
+				if rec.Error != nil {
+					if c.Expect.ErrorName != "" && rec.Error.Name != c.Expect.ErrorName {
+						t.Errorf("error name %s, want %s", rec.Error.Name, c.Expect.ErrorName)
+					}
+					matches(t, "message", c.Expect.MessageMatches, rec.Error.Message)
+					matches(t, "stack", c.Expect.StackMatches, rec.Error.Stack)
+				}
+				matches(t, "stdout", c.Expect.StdoutMatches, rec.Stdout)
+				matches(t, "stderr", c.Expect.StderrMatches, rec.Stderr)
+				if c.Expect.ToolCalls != nil {
+					var names []string
+					for _, tc := range rec.ToolCalls {
+						if !strings.Contains(tc.Error, "input validation failed") { // input failures never reach a handler
+							names = append(names, tc.Tool)
+						}
+					}
+					if strings.Join(names, ",") != strings.Join(c.Expect.ToolCalls, ",") {
+						t.Errorf("tool calls %v, want %v", names, c.Expect.ToolCalls)
+					}
+				}
+			}
+		})
+	}
+}
+
+func matches(t *testing.T, what, pattern, text string) {
+	t.Helper()
+	if pattern != "" && !regexp.MustCompile(pattern).MatchString(text) {
+		t.Errorf("%s %q does not match %q", what, text, pattern)
+	}
+}
+
+func TestTypesPrintsDeclarations(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "types", "--tools", fixtureToolsFile(t))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"interface Tools {", "getWeather(input: {", "interface AgentProgramScope {", "type AgentProgram ="} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("declarations lack %q", want)
+		}
+	}
+}
+
+func TestBadCommandLines(t *testing.T) {
+	prog := writeFile(t, "p.ts", `export default async function () {}`)
+	tools := fixtureToolsFile(t)
+	schema := writeFile(t, "s.json", `{"type":"object","properties":{},"additionalProperties":false}`)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no command", nil, 2, "usage"},
+		{"unknown command", []string{"fly"}, 2, `unknown command "fly"`},
+		{"unknown flag", []string{"run", "--nope", prog}, 2, "flag provided but not defined: -nope"},
+		{"no program", []string{"run"}, 2, "exactly one PROGRAM.ts"},
+		{"input without schema", []string{"run", "--input", "{}", prog}, 2, "--input needs --input-schema"},
+		{"schema without input", []string{"run", "--input-schema", schema, prog}, 2, "--input is required"},
+		{"bad input JSON", []string{"run", "--input", "{", "--input-schema", schema, prog}, 2, "--input is not valid JSON"},
+		{"bad repeat", []string{"run", "--repeat", "0", prog}, 2, "--repeat"},
+		{"missing program", []string{"run", "/no/such.ts"}, 1, "no such file"},
+		{"missing tools file", []string{"run", "--tools", "/no/tools.json", prog}, 1, "--tools"},
+		{"tools file not JSON", []string{"types", "--tools", writeFile(t, "t.json", "{")}, 1, "unexpected EOF"},
+		{"tool without command", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"a","description":"d","inputSchema":{},"outputSchema":{}}]}`)}, 1, "command is missing"},
+		{"bad tool name", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"then","description":"d","inputSchema":{},"outputSchema":{},"command":["true"]}]}`)}, 1, "reserved"},
+		{"schema typegen cannot print", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"a","description":"d","inputSchema":{"type":"object"},"outputSchema":{},"command":["true"]}]}`)}, 1, "additionalProperties"},
+		{"ok", []string{"run", "--tools", tools, prog}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tt.code, stderr)
+			}
+			if !strings.Contains(stderr, tt.msg) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.msg)
+			}
+			if tt.code != 0 && strings.Count(strings.TrimSpace(stderr), "\n") > 0 && tt.name != "no command" {
+				t.Errorf("error is not one line: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestCommandToolErrorsAndCancellation(t *testing.T) {
+	tools := writeFile(t, "tools.json", `{"tools": [
+  {"name": "broken", "description": "Exits 3 with a message.", "inputSchema": {"type":"object","properties":{},"additionalProperties":false},
+   "outputSchema": {"type":"object","properties":{},"additionalProperties":false}, "command": ["sh", "-c", "echo 'disk on fire' >&2; exit 3"]},
+  {"name": "slow", "description": "Sleeps for a minute.", "inputSchema": {"type":"object","properties":{},"additionalProperties":false},
+   "outputSchema": {"type":"object","properties":{},"additionalProperties":false}, "command": ["sh", "-c", "sleep 60"]}
+]}`)
+	prog := writeFile(t, "p.ts", `export default async function ({ codemode, result }: AgentProgramScope) {
+  try { await codemode.broken({}); } catch (e) { result.appendText((e as Error).message); }
+}`)
+	code, stdout, stderr := runCLI(t, "run", "--tools", tools, prog)
+	if code != 0 || strings.TrimSpace(stdout) != "disk on fire" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	slow := writeFile(t, "slow.ts", `export default async function ({ codemode }: AgentProgramScope) { await codemode.slow({}); }`)
+	start := time.Now()
+	code, _, stderr = runCLI(t, "run", "--timeout", "500ms", "--tools", tools, slow)
+	if code != 1 || !strings.Contains(stderr, "deadline") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the slow command was not killed: the run took %s", d)
+	}
+}
+
+func TestRunForAPerson(t *testing.T) {
+	prog := writeFile(t, "p.ts", `export default async function ({ codemode, console, result }: AgentProgramScope) {
+  console.log("working");
+  result.appendText("text item");
+  result.appendImage(await codemode.tinyImage({}));
+}`)
+	code, stdout, stderr := runCLI(t, "run", "--tools", fixtureToolsFile(t), prog)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stdout != "text item\n[image image/png, 96 base64 characters]\n" || stderr != "working\n" {
+		t.Fatalf("stdout %q stderr %q", stdout, stderr)
+	}
+	failing := writeFile(t, "f.ts", "export default async function () {\n  throw new Error(\"nope\");\n}\n")
+	code, _, stderr = runCLI(t, "run", failing)
+	if code != 1 || !strings.Contains(stderr, "program failed: Error: nope") || !strings.Contains(stderr, "agent.ts:2:") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+}
