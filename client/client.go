@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/codemode-go/codemode/contract"
@@ -15,12 +16,13 @@ import (
 type Client struct {
 	rt       *Runtime
 	contract *contract.Contract
+	erased   *eraseCache
 }
 
 // New binds a runtime and a contract. The client does not own the runtime:
 // close the runtime yourself.
 func New(rt *Runtime, c *contract.Contract) *Client {
-	return &Client{rt: rt, contract: c}
+	return &Client{rt: rt, contract: c, erased: newEraseCache(256)}
 }
 
 // Contract returns the client's contract.
@@ -64,7 +66,7 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 		}
 		input = raw
 	}
-	prog, err := erase(source)
+	prog, err := c.erased.erase(source)
 	if err != nil {
 		var pe *ProgramError
 		if errors.As(err, &pe) {
@@ -94,6 +96,13 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 	if out.Error != nil {
 		out.Error.Stack = prog.mapText(out.Error.Stack)
 		out.Error.Message = prog.mapText(out.Error.Message)
+		// A tool validation failure names the calling source: the error was
+		// created at the call, so its stack's first program frame is the call.
+		if out.Error.Name == "ToolValidationError" && !strings.Contains(out.Error.Message, "\n  at "+programFilename) {
+			if x := prog.excerptAt(out.Error.Stack); x != "" {
+				out.Error.Message += "\n" + x
+			}
+		}
 	}
 	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
 	return out, nil

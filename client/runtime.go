@@ -279,6 +279,9 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 			case wire.KindToolCall:
 				rt.startCall(execCtx, id, req, m)
 			case wire.KindResult:
+				if rt.closing.Load() {
+					return nil, ErrRuntimeClosed
+				}
 				return outcomeOf(m), nil
 			}
 		case <-ctx.Done():

@@ -36,10 +36,13 @@ type Event struct {
 }
 
 // telemetry delivers events one at a time and swallows callback panics, so
-// an observer can never change a run.
+// an observer can never change a run. The terminal event (execution
+// completed or failed) is the last: events of tool calls the program left
+// unawaited, which end after it, are not delivered.
 type telemetry struct {
-	fn func(Event)
-	mu sync.Mutex
+	fn   func(Event)
+	mu   sync.Mutex
+	done bool
 }
 
 func (t *telemetry) emit(e Event) {
@@ -48,6 +51,12 @@ func (t *telemetry) emit(e Event) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.done {
+		return
+	}
+	if e.Kind == EventExecutionCompleted || e.Kind == EventExecutionFailed {
+		t.done = true
+	}
 	defer func() { _ = recover() }()
 	t.fn(e)
 }

@@ -105,8 +105,14 @@ func (e *erased) mapText(text string) string {
 // the line before, the line with a caret under the column, and the line
 // after.
 func (e *erased) excerpt(site string) string {
-	m := position.FindStringSubmatch(e.mapText(site))
-	if m == nil {
+	return e.excerptAt(e.mapText(site))
+}
+
+// excerptAt renders the excerpt around the first "agent.ts:L:C" in text,
+// which is already in submitted coordinates.
+func (e *erased) excerptAt(text string) string {
+	m := position.FindStringSubmatch(text)
+	if m == nil || m[2] == "" {
 		return ""
 	}
 	line, _ := strconv.Atoi(m[1])

@@ -131,6 +131,8 @@ type InputValidationError struct {
 	Lines []string // "JSON-pointer: message" per failure
 }
 
+// Error formats the failures as "program input validation failed:" followed
+// by one indented line per failure.
 func (e *InputValidationError) Error() string {
 	s := "program input validation failed:"
 	for _, l := range e.Lines {

@@ -2,13 +2,20 @@ package contract
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 
 	invopop "github.com/invopop/jsonschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Schema is a JSON Schema (draft 2020-12 unless it says otherwise through
@@ -18,9 +25,25 @@ type Schema struct {
 	compiled *jsonschema.Schema
 }
 
+// schemaURL is the base URL a compiled schema is known by. It is absolute,
+// so that compiling never depends on the working directory, and no loader
+// serves it: a $ref must stay within the schema.
+const schemaURL = "codemode:///schema.json"
+
+// noLoader refuses every external schema document: neither remote nor local
+// $ref targets (or $schema meta-schemas other than the standard drafts,
+// which the validator embeds) are loaded, so compiling a schema never
+// touches the network or the file system.
+type noLoader struct{}
+
+// Load refuses url.
+func (noLoader) Load(url string) (any, error) {
+	return nil, errors.New("external schema documents are not loaded; put the definition in $defs")
+}
+
 // NewSchema compiles raw JSON Schema text. It returns an error naming the
-// fault when raw is not JSON or not a valid schema. Remote $ref targets are
-// not fetched.
+// fault when raw is not JSON or not a valid schema. External $ref targets
+// (remote URLs or files) are never loaded: a $ref to one is an error.
 func NewSchema(raw json.RawMessage) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -28,10 +51,11 @@ func NewSchema(raw json.RawMessage) (*Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("schema.json", doc); err != nil {
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("contract: adding schema: %w", err)
 	}
-	compiled, err := c.Compile("schema.json")
+	compiled, err := c.Compile(schemaURL)
 	if err != nil {
 		return nil, fmt.Errorf("contract: compiling schema: %w", err)
 	}
@@ -41,17 +65,32 @@ func NewSchema(raw json.RawMessage) (*Schema, error) {
 // SchemaFor reflects the JSON Schema of T with invopop/jsonschema: struct
 // types are inlined (no $ref), objects are closed (additionalProperties:
 // false) and fields without `omitempty` are required. See the package
-// documentation for const and discriminated unions.
-func SchemaFor[T any]() (*Schema, error) {
+// documentation for const and discriminated unions. It returns an error for
+// a type that has no JSON Schema (a channel, a function, a complex number)
+// and for a recursive type, which cannot be inlined.
+func SchemaFor[T any]() (_ *Schema, err error) {
+	var zero T
+	t := reflect.TypeOf(&zero).Elem()
+	defer func() {
+		// invopop/jsonschema panics on kinds it cannot express; the mapper
+		// below panics with a reflectError on recursion.
+		if p := recover(); p != nil {
+			if re, ok := p.(reflectError); ok {
+				err = fmt.Errorf("contract: schema of %s: %s", t, string(re))
+				return
+			}
+			err = fmt.Errorf("contract: schema of %s: %v", t, p)
+		}
+	}()
+	guard := newRecursionGuard()
 	r := &invopop.Reflector{
 		DoNotReference:             true,
 		ExpandedStruct:             true,
 		Anonymous:                  true,
 		AllowAdditionalProperties:  false,
 		RequiredFromJSONSchemaTags: false,
+		Mapper:                     guard.check,
 	}
-	var zero T
-	t := reflect.TypeOf(&zero).Elem()
 	s := r.ReflectFromType(t)
 	s.Version = ""
 	raw, err := json.Marshal(s)
@@ -63,6 +102,98 @@ func SchemaFor[T any]() (*Schema, error) {
 		return nil, fmt.Errorf("contract: schema of %s: %w", t, err)
 	}
 	return out, nil
+}
+
+// reflectError is the panic value recursionGuard raises to stop reflection.
+type reflectError string
+
+// maxReflectFrames bounds how much deeper than SchemaFor's own frame the
+// reflector may recurse. Each nested schema costs about seven to ten
+// frames, so this allows some two hundred levels, far beyond the 64 that
+// package typegen prints; only a recursive type (which, inlined, never
+// ends) reaches it.
+const maxReflectFrames = 2048
+
+// reflectDepthEvery is how many Mapper calls pass between two measurements
+// of the stack depth: measuring walks the stack, so measuring on every call
+// would make rejecting a recursive type quadratic in maxReflectFrames.
+const reflectDepthEvery = 16
+
+// recursionGuard stops the reflection of a recursive type, which with
+// DoNotReference would otherwise recurse until the goroutine's stack
+// overflows, a fatal error that no recover can catch. Its check is the
+// reflector's Mapper, called for every type before it is reflected.
+type recursionGuard struct {
+	base  int       // stack depth at SchemaFor
+	pcs   []uintptr // reused buffer for runtime.Callers
+	calls int       // Mapper calls so far
+}
+
+func newRecursionGuard() *recursionGuard {
+	pcs := make([]uintptr, 256)
+	for {
+		n := runtime.Callers(0, pcs)
+		if n < len(pcs) {
+			return &recursionGuard{base: n, pcs: make([]uintptr, n+maxReflectFrames+1)}
+		}
+		pcs = make([]uintptr, 2*len(pcs))
+	}
+}
+
+func (g *recursionGuard) check(t reflect.Type) *invopop.Schema {
+	g.calls++
+	if g.calls%reflectDepthEvery == 0 && runtime.Callers(0, g.pcs) > g.base+maxReflectFrames {
+		panic(reflectError(fmt.Sprintf("type %s nests too deeply: a recursive type cannot be inlined into a schema", t)))
+	}
+	if t.Kind() == reflect.Struct {
+		if cycle := embeddingCycle(t, nil); cycle != nil {
+			panic(reflectError(fmt.Sprintf("type %s embeds itself (%s): a recursive type cannot be inlined into a schema", t, strings.Join(cycle, " embeds "))))
+		}
+	}
+	return nil
+}
+
+// embeddingCycle returns the chain of struct types by which t, through
+// fields the reflector inlines (embedded structs or struct pointers without
+// a JSON name), embeds a type already on path, or nil. The reflector walks
+// such fields without calling its Mapper, so check must look ahead.
+func embeddingCycle(t reflect.Type, path []reflect.Type) []string {
+	for i, p := range path {
+		if p == t {
+			var names []string
+			for _, q := range path[i:] {
+				names = append(names, q.String())
+			}
+			return append(names, t.String())
+		}
+	}
+	path = append(path, t)
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		jsonTag := strings.Split(f.Tag.Get("json"), ",")
+		schemaTag := strings.Split(f.Tag.Get("jsonschema"), ",")
+		if jsonTag[0] == "-" || schemaTag[0] == "-" {
+			continue
+		}
+		inline := f.Anonymous && jsonTag[0] == ""
+		for _, opt := range jsonTag[1:] {
+			inline = inline || opt == "inline"
+		}
+		if !inline {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() != reflect.Struct {
+			continue
+		}
+		if cycle := embeddingCycle(ft, path); cycle != nil {
+			return cycle
+		}
+	}
+	return nil
 }
 
 // JSON returns the schema text. Callers must not modify it.
@@ -90,33 +221,52 @@ func (s *Schema) Validate(value json.RawMessage) error {
 // SchemaViolation is a value that broke a schema: one line per failure,
 // each "JSON-pointer: message" with "/" for the root.
 type SchemaViolation struct {
-	Lines []string
+	Lines []string // "JSON-pointer: message" per failure
 }
 
+// Error returns the failure lines joined by newlines.
 func (v *SchemaViolation) Error() string { return strings.Join(v.Lines, "\n") }
 
+// violationPrinter renders the validator's error messages.
+var violationPrinter = message.NewPrinter(language.English)
+
+// violationLines lists ve's failures depth first, as ve.Error() does. It
+// walks the error tree rather than using BasicOutput, which labels every
+// failure reached through a $ref "validation failed" instead of saying what
+// failed.
 func violationLines(ve *jsonschema.ValidationError) []string {
 	var lines []string
 	seen := map[string]bool{}
-	var walk func(u []jsonschema.OutputUnit)
-	walk = func(units []jsonschema.OutputUnit) {
-		for _, u := range units {
-			if u.Error != nil {
-				loc := u.InstanceLocation
-				if loc == "" {
-					loc = "/"
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		switch e.ErrorKind.(type) {
+		case *kind.Schema, *kind.Group, *kind.Reference:
+			// Containers: the root, a group of failures and a $ref carry
+			// no message of their own when they have causes.
+			if len(e.Causes) > 0 {
+				for _, c := range sortedCauses(e) {
+					walk(c)
 				}
-				line := loc + ": " + u.Error.String()
-				if !seen[line] {
-					seen[line] = true
-					lines = append(lines, line)
-				}
+				return
 			}
-			walk(u.Errors)
+		}
+		loc := "/"
+		if len(e.InstanceLocation) > 0 {
+			loc = ""
+			for _, tok := range e.InstanceLocation {
+				loc += "/" + pointerEscaper.Replace(tok)
+			}
+		}
+		line := loc + ": " + e.ErrorKind.LocalizedString(violationPrinter)
+		if !seen[line] {
+			seen[line] = true
+			lines = append(lines, line)
+		}
+		for _, c := range sortedCauses(e) {
+			walk(c)
 		}
 	}
-	out := ve.BasicOutput()
-	walk(out.Errors)
+	walk(ve)
 	if len(lines) == 0 {
 		lines = append(lines, "/: "+ve.Error())
 	}
@@ -126,3 +276,57 @@ func violationLines(ve *jsonschema.ValidationError) []string {
 	}
 	return lines
 }
+
+// sortedCauses returns e's causes in a stable order: by instance location
+// (array indexes numerically), then by schema location. The validator
+// collects the failures of an object's properties in map order, which
+// would otherwise make the report differ from run to run.
+func sortedCauses(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	causes := slices.Clone(e.Causes)
+	slices.SortStableFunc(causes, func(a, b *jsonschema.ValidationError) int {
+		if c := slices.CompareFunc(a.InstanceLocation, b.InstanceLocation, compareToken); c != 0 {
+			return c
+		}
+		return compareToken(a.SchemaURL, b.SchemaURL)
+	})
+	return causes
+}
+
+// compareToken orders strings, comparing runs of digits by their numeric
+// value so that "/items/2" sorts before "/items/10" and "oneOf/2" before
+// "oneOf/10".
+func compareToken(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitPrefix(a), digitPrefix(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(da, db); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digitPrefix(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// pointerEscaper escapes a JSON pointer token (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

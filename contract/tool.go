@@ -44,9 +44,13 @@ func (t *Tool) OutputSchema() *Schema { return t.output }
 //	weather, err := contract.NewTool("getWeather", "Current weather for a city.",
 //		func(ctx context.Context, in WeatherInput) (WeatherReport, error) { … })
 //
-// It returns an error for an invalid name, an empty description or a type
-// whose schema cannot be reflected.
+// It returns an error for an invalid name, an empty description, a nil fn or
+// a type whose schema cannot be reflected.
 func NewTool[In, Out any](name, description string, fn func(ctx context.Context, input In) (Out, error)) (*Tool, error) {
+	if fn == nil {
+		// Checked here: the Handler wrapping fn below is never nil.
+		return newTool(name, description, nil, nil, nil)
+	}
 	in, err := SchemaFor[In]()
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
@@ -180,6 +184,8 @@ type ToolValidationError struct {
 	Lines []string // "JSON-pointer: message" per failure
 }
 
+// Error formats the failures as "<tool> <phase> validation failed:"
+// followed by one indented line per failure.
 func (e *ToolValidationError) Error() string {
 	return fmt.Sprintf("%s %s validation failed:\n  %s", e.Tool, e.Phase, strings.Join(e.Lines, "\n  "))
 }

@@ -24,11 +24,12 @@ var CodeModeRunner = (() => {
   var index_exports = {};
   __export(index_exports, {
     Execution: () => Execution,
+    checkJSON: () => checkJSON,
     errorLimits: () => errorLimits,
     formatValue: () => formatValue,
     quickjs: () => quickjs,
     serializeError: () => serializeError,
-    toJSONValue: () => toJSONValue
+    toJSONText: () => toJSONText
   });
 
   // src/core.ts
@@ -110,14 +111,14 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       this.name = "TypeError";
     }
   };
-  function toJSONValue(value, path = "input", seen = []) {
+  function checkJSON(value, path = "input", ancestors = []) {
     switch (typeof value) {
       case "string":
       case "boolean":
-        return value;
+        return;
       case "number":
         if (!Number.isFinite(value)) throw new JSONInputError(path, String(value));
-        return value;
+        return;
       case "undefined":
         throw new JSONInputError(path, "undefined");
       case "bigint":
@@ -127,42 +128,37 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       case "function":
         throw new JSONInputError(path, "a function");
     }
-    if (value === null) return null;
-    if (seen.includes(value)) throw new JSONInputError(path, "a circular reference");
-    seen.push(value);
-    try {
-      if (Array.isArray(value)) {
-        const out2 = [];
-        for (let i = 0; i < value.length; i++) {
-          if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
-          out2.push(toJSONValue(value[i], `${path}[${i}]`, seen));
-        }
-        return out2;
+    if (value === null) return;
+    const object = value;
+    if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
+    if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
+    ancestors.push(object);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
+        checkJSON(value[i], `${path}[${i}]`, ancestors);
       }
+    } else {
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) {
         const kind = safeText(() => Object.prototype.toString.call(value), 100);
         throw new JSONInputError(path, `not a plain object (${kind})`);
       }
-      const out = {};
-      for (const key of Object.keys(value)) {
+      for (const key in object) {
         const item = value[key];
-        if (item === void 0) continue;
-        out[key] = toJSONValue(item, `${path}.${key}`, seen);
+        if (item !== void 0) checkJSON(item, `${path}.${key}`, ancestors);
       }
-      return out;
-    } finally {
-      seen.pop();
     }
+    ancestors.pop();
   }
-  function firstFrame(stack, filename) {
-    for (const line of stack.split("\n")) {
-      const at = line.indexOf(filename + ":");
-      if (at < 0) continue;
-      const match = /^[^:]*:\d+(:\d+)?/.exec(line.slice(at));
-      if (match) return match[0];
+  var maxJSONDepth = 64;
+  function toJSONText(value) {
+    checkJSON(value);
+    try {
+      return JSON.stringify(value);
+    } catch (error) {
+      throw new JSONInputError("input", `not serialisable (${serializeError(error).message})`);
     }
-    return "";
   }
   var base64 = /^[A-Za-z0-9+/]*={0,2}$/;
   var Execution = class {
@@ -249,15 +245,14 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       if (this.done) return Promise.reject(new Error(`${namespace}.${tool} was called after the program finished`));
       let inputJSON;
       try {
-        inputJSON = JSON.stringify(toJSONValue(input));
+        inputJSON = toJSONText(input);
       } catch (cause) {
         return Promise.reject(cause);
       }
       const seq = ++this.seq;
       return new Promise((resolve, reject) => {
         this.pending.set(seq, { resolve, reject, error });
-        const stack = safeText(() => error.stack, errorLimits.stack);
-        this.host.toolCall(seq, namespace, tool, inputJSON, firstFrame(stack, this.request.filename));
+        this.host.toolCall(seq, namespace, tool, inputJSON, "");
       });
     }
     write(stream, values) {

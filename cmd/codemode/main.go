@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -164,6 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	timeout := fs.Duration("timeout", 30*time.Second, "per-run deadline")
 	repeat := fs.Int("repeat", 1, "run the program N times on one runtime")
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
+	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
 	if err := parse(fs, args); err != nil {
 		return false, err
 	}
@@ -194,7 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 		}
 		opts.Input = json.RawMessage(*input)
 	}
-	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{Timeout: *timeout}))
+	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir}))
 	if err != nil {
 		return false, err
 	}
@@ -219,6 +221,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 		printForPerson(rec, stdout, stderr)
 	}
 	return failed, nil
+}
+
+// defaultCacheDir is codemode/quickjs under the user's cache folder, or
+// empty when there is none.
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "codemode", "quickjs")
 }
 
 func runOnce(ctx context.Context, cl *client.Client, source string, opts client.RunOptions, timeout time.Duration, quiet bool, stdout, stderr io.Writer) (*runRecord, error) {

@@ -150,8 +150,8 @@ func (c *connection) Err() error {
 // and Close returns when all of it has stopped.
 func (c *connection) Close() error {
 	c.once.Do(func() {
-		c.cancel()
 		_ = c.host.Close()
+		c.cancel()
 	})
 	<-c.done
 	return nil

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-go/codemode/wire"
-	"github.com/tetratelabs/wazero/sys"
 )
 
 // event is something an execution waits for: a tool result, a timer, or the
@@ -28,6 +28,30 @@ type execution struct {
 	id     uint64
 	events chan event
 	done   chan struct{}
+
+	mu        sync.Mutex
+	g         *guard
+	cancelled bool
+}
+
+func (ex *execution) setGuard(g *guard) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.g = g
+	if ex.cancelled {
+		g.stop(errStopped)
+	}
+}
+
+// cancel stops the execution for the host, from any goroutine: a running
+// engine traps at its next interrupt poll.
+func (ex *execution) cancel() {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.cancelled = true
+	if ex.g != nil {
+		ex.g.stop(errStopped)
+	}
 }
 
 // outMessage is one entry of the runner's outbox (runner/src/quickjs.ts).
@@ -72,33 +96,50 @@ type limitsJSON struct {
 // errStopped marks an execution the host cancelled: it sends no result.
 var errStopped = errors.New("quickjs: execution cancelled by the host")
 
-// run drives one execution to its end and returns the execution-result
-// message to send, or nil when the host cancelled it.
-func (s *server) run(ctx context.Context, ex *execution, msg *wire.Message) *wire.Message {
+// run drives one execution to its end and sends its execution-result
+// message, or nothing when the host cancelled it. The engine is reset and
+// pooled after the result is sent, off the caller's critical path.
+func (s *server) run(ctx context.Context, ex *execution, msg *wire.Message) {
 	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.Timeout,
 		fmt.Errorf("the execution deadline of %s was exceeded", s.opts.Timeout))
 	defer cancel()
 
 	in, err := s.m.get(ctx)
 	if err != nil {
-		return failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err))
+		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
+		return
 	}
-	var timers []*time.Timer
-	defer func() {
-		for _, t := range timers {
-			t.Stop()
-		}
-	}()
-	result, err := s.drive(ctx, in, ex, msg, &timers)
+	g, err := newGuard(in)
 	if err != nil {
 		s.m.discard(in)
-		if errors.Is(err, errStopped) {
-			return nil
-		}
-		return failure(ex.id, limitName(ctx, err), describeTrap(ctx, err, s.opts))
+		s.end(ex, failure(ex.id, "Error", err.Error()))
+		return
 	}
-	s.m.put(in)
-	return result
+	ex.setGuard(g)
+	stopOnDeadline := context.AfterFunc(ctx, func() { g.stop(context.Cause(ctx)) })
+	var timers []*time.Timer
+	result, err := s.drive(ctx, in, ex, msg, &timers)
+	for _, t := range timers {
+		t.Stop()
+	}
+	stopOnDeadline()
+	reason := g.disarm()
+	switch {
+	case errors.Is(reason, errStopped) || errors.Is(err, errStopped):
+		s.m.discard(in)
+		s.end(ex, nil)
+	case reason != nil:
+		// The engine was stopped (it trapped, or it was waiting when the
+		// deadline passed): the deadline is the cause, whatever the trap.
+		s.m.discard(in)
+		s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", reason)))
+	case err != nil:
+		s.m.discard(in)
+		s.end(ex, failure(ex.id, limitName(err), describeTrap(err, s.opts)))
+	default:
+		s.end(ex, result)
+		s.m.put(in)
+	}
 }
 
 func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wire.Message, timers *[]*time.Timer) (*wire.Message, error) {
@@ -280,10 +321,7 @@ func failure(id uint64, name, message string) *wire.Message {
 }
 
 // limitName is the error name for an execution the engine could not finish.
-func limitName(ctx context.Context, err error) string {
-	if ctx.Err() != nil {
-		return "TimeoutError"
-	}
+func limitName(err error) string {
 	if isTrap(err) {
 		return "RangeError"
 	}
@@ -295,11 +333,7 @@ func isTrap(err error) bool {
 }
 
 // describeTrap turns an engine failure into a message that names the limit.
-func describeTrap(ctx context.Context, err error, o Options) string {
-	var exit *sys.ExitError
-	if ctx.Err() != nil || errors.As(err, &exit) {
-		return fmt.Sprintf("the program was stopped: %v", context.Cause(ctx))
-	}
+func describeTrap(err error, o Options) string {
 	text := err.Error()
 	switch {
 	case strings.Contains(text, "out of bounds memory access"), strings.Contains(text, "stack overflow"), strings.Contains(text, "call stack exhausted"):

@@ -33,7 +33,6 @@ type machine struct {
 // with the runner installed, and snapshots its memory.
 func newMachine(ctx context.Context, cache wazero.CompilationCache, o Options, runnerSource string) (*machine, error) {
 	cfg := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32((o.MemoryLimit + memoryOverhead + wasmPage - 1) / wasmPage))
 	if cache != nil {
 		cfg = cfg.WithCompilationCache(cache)
@@ -50,6 +49,10 @@ func newMachine(ctx context.Context, cache wazero.CompilationCache, o Options, r
 // memoryOverhead is linear memory beyond the JavaScript heap limit: the C
 // stack, static data and allocator slack.
 const memoryOverhead = 8 << 20
+
+// gcThreshold is the JavaScript heap size, in bytes, past which QuickJS
+// runs its first collection in an execution.
+const gcThreshold = 8 << 20
 
 func (m *machine) boot(ctx context.Context, o Options, runnerSource string) error {
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, m.rt); err != nil {
@@ -102,6 +105,9 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string) er
 		return fmt.Errorf("quickjs: allocating scratch memory: %v", err)
 	}
 	in.l.scratch = uint32(s)
+	if in.l.interrupt, err = findInterruptField(ctx, in); err != nil {
+		return err
+	}
 
 	// Evaluate the runner bundle inside a function, so that its CodeModeRunner
 	// variable is local and programs cannot reach the runner, and take
@@ -118,6 +124,20 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string) er
 			return fmt.Errorf("quickjs: runner entry %s: %w", name, err)
 		}
 		in.l.fns[i] = f
+	}
+	// Collect the set-up garbage once in the template, then raise the GC
+	// threshold: an execution is short-lived and its engine is reset from the
+	// snapshot afterwards, so a collection inside it would only cost time.
+	// A program that allocates past the threshold still gets collected.
+	if f := in.mod.ExportedFunction("JS_RunGC"); f != nil {
+		if _, err := in.invoke(ctx, f, uint64(in.l.rt)); err != nil {
+			return err
+		}
+	}
+	if f := in.mod.ExportedFunction("JS_SetGCThreshold"); f != nil {
+		if _, err := in.invoke(ctx, f, uint64(in.l.rt), gcThreshold); err != nil {
+			return err
+		}
 	}
 	return nil
 }

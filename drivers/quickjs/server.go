@@ -69,23 +69,33 @@ func (s *server) serve(ctx context.Context) error {
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
-				res := s.run(ctx, ex, msg)
-				s.mu.Lock()
-				delete(s.execs, ex.id)
-				s.mu.Unlock()
-				close(ex.done)
-				if res != nil {
-					s.send(res)
-				}
+				s.run(ctx, ex, msg)
 			}()
 		case wire.KindToolResult:
 			s.route(msg.Execution, event{seq: msg.Seq, ok: msg.Error == nil, output: msg.Output, err: msg.Error})
 		case wire.KindCancel:
+			s.mu.Lock()
+			ex := s.execs[msg.Execution]
+			s.mu.Unlock()
+			if ex != nil {
+				ex.cancel()
+			}
 			s.route(msg.Execution, event{cancel: true})
 		default:
 			slog.Debug("quickjs runner: ignoring message", "kind", msg.Kind)
 			return fmt.Errorf("quickjs runner: %w: unexpected %s message from the host", wire.ErrMalformed, msg.Kind)
 		}
+	}
+}
+
+// end forgets an execution and sends its result (nil: none).
+func (s *server) end(ex *execution, res *wire.Message) {
+	s.mu.Lock()
+	delete(s.execs, ex.id)
+	s.mu.Unlock()
+	close(ex.done)
+	if res != nil {
+		s.send(res)
 	}
 }
 

@@ -136,19 +136,19 @@ class JSONInputError extends TypeError {
 }
 
 /**
- * toJSONValue copies a value that must be plain JSON: null, booleans, finite
- * numbers, strings, dense arrays and plain objects. Object properties whose
- * value is undefined are dropped, as JSON.stringify does; anything else that
- * JSON cannot carry throws a TypeError naming the path.
+ * checkJSON throws a TypeError naming the path when value is not plain JSON:
+ * null, booleans, finite numbers, strings, dense arrays and plain objects.
+ * Object properties whose value is undefined are allowed and dropped by
+ * JSON.stringify, as usual; anything else JSON cannot carry is refused.
  */
-export function toJSONValue(value: unknown, path = "input", seen: unknown[] = []): unknown {
+export function checkJSON(value: unknown, path = "input", ancestors: object[] = []): void {
   switch (typeof value) {
     case "string":
     case "boolean":
-      return value;
+      return;
     case "number":
       if (!Number.isFinite(value)) throw new JSONInputError(path, String(value));
-      return value;
+      return;
     case "undefined":
       throw new JSONInputError(path, "undefined");
     case "bigint":
@@ -158,43 +158,42 @@ export function toJSONValue(value: unknown, path = "input", seen: unknown[] = []
     case "function":
       throw new JSONInputError(path, "a function");
   }
-  if (value === null) return null;
-  if (seen.includes(value)) throw new JSONInputError(path, "a circular reference");
-  seen.push(value);
-  try {
-    if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      for (let i = 0; i < value.length; i++) {
-        if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
-        out.push(toJSONValue(value[i], `${path}[${i}]`, seen));
-      }
-      return out;
+  if (value === null) return;
+  const object = value as object;
+  if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
+  if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
+  ancestors.push(object);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
+      checkJSON(value[i], `${path}[${i}]`, ancestors);
     }
+  } else {
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
       const kind = safeText(() => Object.prototype.toString.call(value), 100);
       throw new JSONInputError(path, `not a plain object (${kind})`);
     }
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value as object)) {
+    for (const key in object) {
       const item = (value as Record<string, unknown>)[key];
-      if (item === undefined) continue;
-      out[key] = toJSONValue(item, `${path}.${key}`, seen);
+      if (item !== undefined) checkJSON(item, `${path}.${key}`, ancestors);
     }
-    return out;
-  } finally {
-    seen.pop();
   }
+  ancestors.pop();
 }
 
-function firstFrame(stack: string, filename: string): string {
-  for (const line of stack.split("\n")) {
-    const at = line.indexOf(filename + ":");
-    if (at < 0) continue;
-    const match = /^[^:]*:\d+(:\d+)?/.exec(line.slice(at));
-    if (match) return match[0];
+/** maxJSONDepth bounds tool input nesting (the QuickJS stack is shallow). */
+const maxJSONDepth = 64;
+
+/** toJSONText checks value (checkJSON) and returns its JSON text. */
+export function toJSONText(value: unknown): string {
+  checkJSON(value);
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    // A cycle deeper than the walk, or a getter that throws.
+    throw new JSONInputError("input", `not serialisable (${serializeError(error).message})`);
   }
-  return "";
 }
 
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -303,15 +302,14 @@ export class Execution {
     if (this.done) return Promise.reject(new Error(`${namespace}.${tool} was called after the program finished`));
     let inputJSON: string;
     try {
-      inputJSON = JSON.stringify(toJSONValue(input));
+      inputJSON = toJSONText(input);
     } catch (cause) {
       return Promise.reject(cause);
     }
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       this.pending.set(seq, { resolve, reject, error });
-      const stack = safeText(() => error.stack, errorLimits.stack);
-      this.host.toolCall(seq, namespace, tool, inputJSON, firstFrame(stack, this.request.filename));
+      this.host.toolCall(seq, namespace, tool, inputJSON, "");
     });
   }
 

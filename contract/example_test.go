@@ -1,0 +1,191 @@
+package contract_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/codemode-go/codemode/contract"
+)
+
+// CityQuery is the input of the example's lookup tool.
+type CityQuery struct {
+	City string `json:"city" jsonschema:"description=City name."`
+	Days int    `json:"days,omitempty" jsonschema:"minimum=1,maximum=7,description=Forecast length in days."`
+}
+
+// Forecast is the output of the example's lookup tool.
+type Forecast struct {
+	City  string    `json:"city"`
+	Highs []float64 `json:"highs" jsonschema:"description=Daily highs in degrees Celsius."`
+}
+
+func ExampleNewTool() {
+	forecast, err := contract.NewTool("getForecast", "Daily forecast for a city.",
+		func(ctx context.Context, in CityQuery) (Forecast, error) {
+			if in.Days == 0 {
+				in.Days = 1
+			}
+			return Forecast{City: in.City, Highs: make([]float64, in.Days)}, nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := contract.New(forecast)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(c.TypeDefinitions())
+
+	// The host validates every call against the schemas.
+	out, err := forecast.Call(context.Background(), json.RawMessage(`{"city":"Lyon","days":2}`))
+	fmt.Println(string(out), err)
+	_, err = forecast.Call(context.Background(), json.RawMessage(`{"city":"Lyon","days":9}`))
+	var tv *contract.ToolValidationError
+	if errors.As(err, &tv) {
+		fmt.Println(tv.Phase, strings.Join(tv.Lines, "; "))
+	}
+	// Output:
+	// interface Tools {
+	//   /** Daily forecast for a city. */
+	//   getForecast(input: {
+	//     /** City name. */
+	//     city: string;
+	//     /** Forecast length in days. */
+	//     days?: number;
+	//   }): Promise<{
+	//     city: string;
+	//     /** Daily highs in degrees Celsius. */
+	//     highs: number[];
+	//   }>;
+	// }
+	//
+	// interface CodeModeConsole {
+	//   debug(...values: unknown[]): void;
+	//   error(...values: unknown[]): void;
+	//   info(...values: unknown[]): void;
+	//   log(...values: unknown[]): void;
+	//   warn(...values: unknown[]): void;
+	// }
+	//
+	// interface CodeModeResult {
+	//   appendImage(image: {
+	//     readonly data: string;
+	//     readonly mimeType: string;
+	//   }): void;
+	//   appendText(text: string): void;
+	// }
+	//
+	// type ProgramContent =
+	//   | { readonly type: "text"; readonly text: string }
+	//   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+	//
+	// interface AgentProgramScope {
+	//   readonly codemode: Tools;
+	//   readonly console: CodeModeConsole;
+	//   readonly result: CodeModeResult;
+	// }
+	//
+	// type AgentProgram = (scope: AgentProgramScope) => unknown;
+	// {"city":"Lyon","highs":[0,0]} <nil>
+	// input /days: maximum: got 9, want 7
+}
+
+// OrderPlaced is the example program input; "type" is a const declared
+// with JSONSchemaExtend, since invopop/jsonschema drops a const= tag.
+type OrderPlaced struct {
+	Type    string `json:"type"`
+	OrderID string `json:"orderId" jsonschema:"description=The order that was placed."`
+}
+
+// JSONSchemaExtend makes "type" the string const "order.placed".
+func (OrderPlaced) JSONSchemaExtend(s *jsonschema.Schema) {
+	p, _ := s.Properties.Get("type")
+	p.Const = "order.placed"
+	p.Type = "string"
+}
+
+// OrderRef is the input of the example's lookup tool.
+type OrderRef struct {
+	OrderID string `json:"orderId"`
+}
+
+// OrderStatus is the output of the example's lookup tool.
+type OrderStatus struct {
+	Status string `json:"status" jsonschema:"enum=pending,enum=shipped"`
+}
+
+func ExampleNewWithInput() {
+	input, err := contract.SchemaFor[OrderPlaced]()
+	if err != nil {
+		log.Fatal(err)
+	}
+	status, err := contract.NewTool("orderStatus", "Shipping status of an order.",
+		func(ctx context.Context, in OrderRef) (OrderStatus, error) {
+			return OrderStatus{Status: "pending"}, nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := contract.NewWithInput(input, status)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(c.TypeDefinitions())
+
+	// Every run's input is checked before anything runs.
+	raw, err := c.ValidateInput(OrderPlaced{Type: "order.placed", OrderID: "A-1"})
+	fmt.Println(string(raw), err)
+	_, err = c.ValidateInput(OrderPlaced{Type: "order.cancelled", OrderID: "A-1"})
+	fmt.Println(err)
+	// Output:
+	// interface Tools {
+	//   /** Shipping status of an order. */
+	//   orderStatus(input: {
+	//     orderId: string;
+	//   }): Promise<{
+	//     status: "pending" | "shipped";
+	//   }>;
+	// }
+	//
+	// interface CodeModeConsole {
+	//   debug(...values: unknown[]): void;
+	//   error(...values: unknown[]): void;
+	//   info(...values: unknown[]): void;
+	//   log(...values: unknown[]): void;
+	//   warn(...values: unknown[]): void;
+	// }
+	//
+	// interface CodeModeResult {
+	//   appendImage(image: {
+	//     readonly data: string;
+	//     readonly mimeType: string;
+	//   }): void;
+	//   appendText(text: string): void;
+	// }
+	//
+	// type ProgramContent =
+	//   | { readonly type: "text"; readonly text: string }
+	//   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+	//
+	// interface AgentProgramScope {
+	//   readonly input: {
+	//     readonly type: "order.placed";
+	//     /** The order that was placed. */
+	//     readonly orderId: string;
+	//   };
+	//   readonly codemode: Tools;
+	//   readonly console: CodeModeConsole;
+	//   readonly result: CodeModeResult;
+	// }
+	//
+	// type AgentProgram = (scope: AgentProgramScope) => unknown;
+	// {"type":"order.placed","orderId":"A-1"} <nil>
+	// program input validation failed:
+	//   /type: value must be 'order.placed'
+}

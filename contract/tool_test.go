@@ -1,0 +1,395 @@
+package contract_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/codemode-go/codemode/contract"
+)
+
+type counterIn struct {
+	Value int `json:"value" jsonschema:"minimum=0"`
+}
+
+type counterOut struct {
+	Total int `json:"total"`
+}
+
+func TestToolCallRejectsBadInputWithoutRunningTheHandler(t *testing.T) {
+	var calls atomic.Int32
+	typed, err := contract.NewTool("add", "Add to the total.", func(ctx context.Context, in counterIn) (counterOut, error) {
+		calls.Add(1)
+		return counterOut{Total: in.Value}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := contract.NewRawTool("add", "Add to the total.",
+		json.RawMessage(`{"type":"object","properties":{"value":{"type":"integer","minimum":0}},"required":["value"],"additionalProperties":false}`),
+		json.RawMessage(`{"type":"object"}`),
+		func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			calls.Add(1)
+			return json.RawMessage(`{}`), nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []*contract.Tool{typed, raw} {
+		for _, tc := range []struct {
+			label, input string
+			want         string // a line prefix
+		}{
+			{"wrong type", `{"value":"3"}`, "/value: "},
+			{"below minimum", `{"value":-1}`, "/value: minimum"},
+			{"fraction", `{"value":1.5}`, "/value: "},
+			{"missing", `{}`, "/: missing property 'value'"},
+			{"extra property", `{"value":1,"other":2}`, "/: additional properties 'other' not allowed"},
+			{"not an object", `[1]`, "/: "},
+			{"null", `null`, "/: "},
+			{"not JSON", `{"value":`, "/: contract: value is not JSON"},
+			{"empty", ``, "/: contract: value is not JSON"},
+		} {
+			name := "typed"
+			if tool == raw {
+				name = "raw"
+			}
+			t.Run(name+"/"+tc.label, func(t *testing.T) {
+				calls.Store(0)
+				out, err := tool.Call(context.Background(), json.RawMessage(tc.input))
+				var tv *contract.ToolValidationError
+				if !errors.As(err, &tv) {
+					t.Fatalf("Call(%s) = %s, %v; want a *ToolValidationError", tc.input, out, err)
+				}
+				if tv.Tool != "add" || tv.Phase != "input" {
+					t.Errorf("Tool, Phase = %q, %q; want add, input", tv.Tool, tv.Phase)
+				}
+				if !hasLinePrefix(tv.Lines, tc.want) {
+					t.Errorf("Lines = %q, want one starting %q", tv.Lines, tc.want)
+				}
+				if n := calls.Load(); n != 0 {
+					t.Errorf("the handler ran %d times on bad input", n)
+				}
+				if out != nil {
+					t.Errorf("out = %s, want nil", out)
+				}
+				if err := tool.CheckInput(json.RawMessage(tc.input)); !errors.As(err, &tv) || tv.Phase != "input" {
+					t.Errorf("CheckInput(%s) = %v, want the same input failure", tc.input, err)
+				}
+			})
+		}
+	}
+}
+
+func hasLinePrefix(lines []string, prefix string) bool {
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+type customError struct{ code int }
+
+func (e *customError) Error() string { return fmt.Sprintf("custom %d", e.code) }
+
+func TestToolCallPassesHandlerErrorsThrough(t *testing.T) {
+	sentinel := errors.New("weather service unavailable")
+	wrapped := fmt.Errorf("upstream: %w", sentinel)
+	custom := &customError{code: 503}
+	for _, handlerErr := range []error{sentinel, wrapped, custom, context.Canceled} {
+		typed, err := contract.NewTool("getWeather", "Current weather.", func(ctx context.Context, in WeatherInput) (WeatherReport, error) {
+			return WeatherReport{}, handlerErr
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`), json.RawMessage(`{}`),
+			func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+				return json.RawMessage(`{"ignored":true}`), handlerErr
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range []*contract.Tool{typed, raw} {
+			t.Run(handlerErr.Error(), func(t *testing.T) {
+				out, err := tool.Call(context.Background(), json.RawMessage(`{"location":"Paris"}`))
+				if err != handlerErr {
+					t.Errorf("Call err = %#v, want the handler's error unchanged (%#v)", err, handlerErr)
+				}
+				if !errors.Is(err, handlerErr) {
+					t.Errorf("errors.Is(%v, %v) = false", err, handlerErr)
+				}
+				var tv *contract.ToolValidationError
+				if errors.As(err, &tv) {
+					t.Errorf("a handler error became a *ToolValidationError: %v", err)
+				}
+				if out != nil {
+					t.Errorf("out = %s, want nil with an error", out)
+				}
+			})
+		}
+	}
+	t.Run("errors.As finds a custom type", func(t *testing.T) {
+		tool, err := contract.NewTool("getWeather", "Current weather.", func(ctx context.Context, in WeatherInput) (WeatherReport, error) {
+			return WeatherReport{}, fmt.Errorf("lookup: %w", custom)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tool.Call(context.Background(), json.RawMessage(`{"location":"Paris"}`))
+		var ce *customError
+		if !errors.As(err, &ce) || ce.code != 503 {
+			t.Errorf("errors.As(%v) did not find the *customError", err)
+		}
+	})
+}
+
+func TestToolCallRejectsBadOutput(t *testing.T) {
+	var calls atomic.Int32
+	for _, tc := range []struct {
+		label string
+		tool  func() (*contract.Tool, error)
+		want  string
+	}{
+		{"typed: out of range", func() (*contract.Tool, error) {
+			return contract.NewTool("getWeather", "Current weather.", func(ctx context.Context, in WeatherInput) (WeatherReport, error) {
+				calls.Add(1)
+				return WeatherReport{Location: in.Location, ObservedHour: 24}, nil
+			})
+		}, "/observedHour: maximum"},
+		{"typed: nil slice of an array output", func() (*contract.Tool, error) {
+			return contract.NewTool("list", "List things.", func(ctx context.Context, in WeatherInput) ([]string, error) {
+				calls.Add(1)
+				return nil, nil
+			})
+		}, "/: got null, want array"},
+		{"raw: wrong type", func() (*contract.Tool, error) {
+			return contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`),
+				json.RawMessage(`{"type":"object","properties":{"temperature":{"type":"number"}},"required":["temperature"]}`),
+				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+					calls.Add(1)
+					return json.RawMessage(`{"temperature":"warm"}`), nil
+				})
+		}, "/temperature: "},
+		{"raw: missing", func() (*contract.Tool, error) {
+			return contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`),
+				json.RawMessage(`{"type":"object","required":["temperature"]}`),
+				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+					calls.Add(1)
+					return json.RawMessage(`{}`), nil
+				})
+		}, "/: missing property 'temperature'"},
+		{"raw: not JSON", func() (*contract.Tool, error) {
+			return contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`), json.RawMessage(`{}`),
+				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+					calls.Add(1)
+					return json.RawMessage(`{"temperature":`), nil
+				})
+		}, "/: contract: value is not JSON"},
+		{"raw: nil output", func() (*contract.Tool, error) {
+			return contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`), json.RawMessage(`{}`),
+				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+					calls.Add(1)
+					return nil, nil
+				})
+		}, "/: contract: value is not JSON"},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			tool, err := tc.tool()
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls.Store(0)
+			out, err := tool.Call(context.Background(), json.RawMessage(`{"location":"Paris"}`))
+			var tv *contract.ToolValidationError
+			if !errors.As(err, &tv) {
+				t.Fatalf("Call = %s, %v; want a *ToolValidationError", out, err)
+			}
+			if tv.Phase != "output" || tv.Tool != tool.Name() {
+				t.Errorf("Tool, Phase = %q, %q; want %s, output", tv.Tool, tv.Phase, tool.Name())
+			}
+			if !hasLinePrefix(tv.Lines, tc.want) {
+				t.Errorf("Lines = %q, want one starting %q", tv.Lines, tc.want)
+			}
+			if n := calls.Load(); n != 1 {
+				t.Errorf("the handler ran %d times, want 1", n)
+			}
+			if out != nil {
+				t.Errorf("out = %s, want nil", out)
+			}
+			wantText := tool.Name() + " output validation failed:\n  " + strings.Join(tv.Lines, "\n  ")
+			if err.Error() != wantText {
+				t.Errorf("Error() = %q, want %q", err.Error(), wantText)
+			}
+		})
+	}
+}
+
+func TestTypedToolReceivesDecodedInput(t *testing.T) {
+	type query struct {
+		City     string   `json:"city"`
+		Days     int      `json:"days"`
+		Hourly   bool     `json:"hourly,omitempty"`
+		Fields   []string `json:"fields"`
+		Location struct {
+			Lat float64 `json:"lat"`
+			Lon float64 `json:"lon"`
+		} `json:"location"`
+		Optional *string `json:"optional,omitempty"`
+	}
+	var got query
+	tool, err := contract.NewTool("forecast", "Forecast.", func(ctx context.Context, in query) (WeatherReport, error) {
+		got = in
+		return WeatherReport{Location: in.City, Temperature: 21.5, Conditions: "sunny", ObservedHour: 13}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tool.Call(context.Background(), json.RawMessage(`{"city":"Paris","days":3,"fields":["temp","wind"],"location":{"lat":48.85,"lon":2.35}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want query
+	want.City, want.Days, want.Fields = "Paris", 3, []string{"temp", "wind"}
+	want.Location.Lat, want.Location.Lon = 48.85, 2.35
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("handler got %+v, want %+v", got, want)
+	}
+	if string(out) != `{"location":"Paris","temperature":21.5,"conditions":"sunny","observedHour":13}` {
+		t.Errorf("out = %s", out)
+	}
+}
+
+func TestTypedToolDecodesUnionInput(t *testing.T) {
+	var got Shape
+	tool, err := contract.NewTool("area", "Area of a shape.", func(ctx context.Context, in Shape) (Area, error) {
+		got = in
+		switch in.Kind {
+		case "circle":
+			return Area{Area: math.Pi * in.Radius * in.Radius}, nil
+		default:
+			return Area{Area: in.Side * in.Side}, nil
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tool.Call(context.Background(), json.RawMessage(`{"kind":"square","side":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != (Shape{Kind: "square", Side: 3}) || string(out) != `{"area":9}` {
+		t.Errorf("handler got %+v, out %s", got, out)
+	}
+	_, err = tool.Call(context.Background(), json.RawMessage(`{"kind":"circle","side":3}`))
+	var tv *contract.ToolValidationError
+	if !errors.As(err, &tv) || tv.Phase != "input" {
+		t.Errorf("a circle with a side: err = %v, want an input failure", err)
+	}
+}
+
+func TestToolCallPassesTheContext(t *testing.T) {
+	type key struct{}
+	tool, err := contract.NewTool("whoami", "Who is calling.", func(ctx context.Context, in struct{}) (string, error) {
+		v, _ := ctx.Value(key{}).(string)
+		return v, ctx.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.WithValue(context.Background(), key{}, "agent-7")
+	out, err := tool.Call(ctx, json.RawMessage(`{}`))
+	if err != nil || string(out) != `"agent-7"` {
+		t.Errorf("Call = %s, %v; want \"agent-7\"", out, err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := tool.Call(cancelled, json.RawMessage(`{}`)); !errors.Is(err, context.Canceled) {
+		t.Errorf("Call with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestToolInvokeSkipsTheInputCheck(t *testing.T) {
+	var got json.RawMessage
+	tool, err := contract.NewRawTool("echo", "Echo.", json.RawMessage(`{"type":"string"}`), json.RawMessage(`{}`),
+		func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			got = in
+			return json.RawMessage(`1`), nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tool.CheckInput(json.RawMessage(`"ok"`)); err != nil {
+		t.Errorf("CheckInput = %v", err)
+	}
+	// Invoke trusts its caller to have run CheckInput.
+	out, err := tool.Invoke(context.Background(), json.RawMessage(`12`))
+	if err != nil || string(out) != "1" || string(got) != "12" {
+		t.Errorf("Invoke = %s, %v; handler got %s", out, err, got)
+	}
+}
+
+func TestRawToolPassesInputAndOutputBytes(t *testing.T) {
+	in := json.RawMessage("{ \"b\" : 1,\n\"a\":[ 2 ] }")
+	reply := json.RawMessage(" [3, 1.50, \"\\u0041\"] ")
+	var got json.RawMessage
+	tool, err := contract.NewRawTool("echo", "Echo.", json.RawMessage(`{"type":"object"}`), json.RawMessage(`{"type":"array"}`),
+		func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+			got = input
+			return reply, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tool.Call(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(in) || string(out) != string(reply) {
+		t.Errorf("handler got %q and Call returned %q; want the bytes unchanged", got, out)
+	}
+}
+
+func TestToolCallIsSafeForConcurrentUse(t *testing.T) {
+	var total atomic.Int64
+	tool, err := contract.NewTool("add", "Add to the total.", func(ctx context.Context, in counterIn) (counterOut, error) {
+		return counterOut{Total: int(total.Add(int64(in.Value)))}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			for range 20 {
+				if _, err := tool.Call(context.Background(), json.RawMessage(fmt.Sprintf(`{"value":%d}`, i))); err != nil {
+					t.Error(err)
+				}
+				if _, err := tool.Call(context.Background(), json.RawMessage(`{"value":-1}`)); err == nil {
+					t.Error("bad input accepted")
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got, want := total.Load(), int64(20*31*32/2); got != want {
+		t.Errorf("total = %d, want %d", got, want)
+	}
+}
+
+func TestToolValidationErrorFormat(t *testing.T) {
+	e := &contract.ToolValidationError{Tool: "getWeather", Phase: "input", Lines: []string{"/location: got number, want string", "/: missing property 'units'"}}
+	want := "getWeather input validation failed:\n  /location: got number, want string\n  /: missing property 'units'"
+	if e.Error() != want {
+		t.Errorf("Error() = %q, want %q", e.Error(), want)
+	}
+}

@@ -1,0 +1,147 @@
+package quickjs_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+)
+
+func benchClient(b *testing.B, input *contract.Schema) *client.Client {
+	b.Helper()
+	rt, err := client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = rt.Close() })
+	echo, err := contract.NewRawTool("echo", "Return the value it was given.",
+		json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`),
+		json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`),
+		func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	var c *contract.Contract
+	if input != nil {
+		c, err = contract.NewWithInput(input, echo)
+	} else {
+		c, err = contract.New(echo)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return client.New(rt, c)
+}
+
+const oneCall = `export default async function ({ codemode, result }: AgentProgramScope) {
+  const r = await codemode.echo({ value: "hello" });
+  result.appendText(r.value);
+}`
+
+// BenchmarkWarmExecution: a fresh module with one tool call on a warm
+// runtime (goal: median <= 0.5 ms).
+func BenchmarkWarmExecution(b *testing.B) {
+	c := benchClient(b, nil)
+	ctx := context.Background()
+	for i := 0; i < 20; i++ {
+		if _, err := c.Run(ctx, oneCall, client.RunOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := c.Run(ctx, oneCall, client.RunOptions{})
+		if err != nil || out.Kind != client.Success {
+			b.Fatalf("%+v %v", out, err)
+		}
+	}
+}
+
+// BenchmarkToolCallRoundTrip: one sequential tool call inside a running
+// program, from the call to the resumed program (goal: <= 50 us).
+func BenchmarkToolCallRoundTrip(b *testing.B) {
+	schema, err := contract.NewSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := benchClient(b, schema)
+	const src = `export default async function ({ input, codemode }: AgentProgramScope) {
+  for (let i = 0; i < input.n; i++) await codemode.echo({ value: "x" });
+}`
+	ctx := context.Background()
+	if _, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": 100}}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	out, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": b.N}})
+	if err != nil || out.Kind != client.Success {
+		b.Fatalf("%+v %v", out, err)
+	}
+}
+
+// BenchmarkBoot: a new runtime once QuickJS is compiled (goal: <= 20 ms).
+func BenchmarkBoot(b *testing.B) {
+	d := quickjs.New(quickjs.Options{})
+	ctx := context.Background()
+	rt, err := client.NewRuntime(ctx, d) // compiles QuickJS into the driver's cache
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rt, err := client.NewRuntime(ctx, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		rt.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkRetainedMemory runs b.N executions on one runtime after a
+// warm-up and reports the growth of the Go heap and of the process's
+// resident memory per execution (goal: no growth beyond noise). Run it with
+// -benchtime=10000x for the 10,000-execution figure.
+func BenchmarkRetainedMemory(b *testing.B) {
+	c := benchClient(b, nil)
+	ctx := context.Background()
+	runN := func(k int) {
+		for i := 0; i < k; i++ {
+			if out, err := c.Run(ctx, oneCall, client.RunOptions{}); err != nil || out.Kind != client.Success {
+				b.Fatalf("%+v %v", out, err)
+			}
+		}
+	}
+	runN(500)
+	heap0, rss0 := memory()
+	b.ResetTimer()
+	runN(b.N)
+	b.StopTimer()
+	heap1, rss1 := memory()
+	b.ReportMetric(float64(int64(heap1)-int64(heap0))/float64(b.N), "heap-B/exec")
+	b.ReportMetric(float64(int64(rss1)-int64(rss0))/float64(b.N), "rss-B/exec")
+}
+
+func memory() (heap, rss uint64) {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if raw, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(raw)); len(f) > 1 {
+			pages, _ := strconv.ParseUint(f[1], 10, 64)
+			rss = pages * uint64(os.Getpagesize())
+		}
+	}
+	return ms.HeapAlloc, rss
+}
