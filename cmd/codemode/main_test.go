@@ -260,3 +260,10 @@ func TestRunForAPerson(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 }
+
+func TestExampleToolsFileRuns(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "run", "--tools", "../../examples/cli/tools.json", "../../examples/cli/program.ts")
+	if code != 0 || strings.TrimSpace(stdout) != "warmest: London at 18°C (4 words)" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}

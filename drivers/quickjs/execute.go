@@ -204,6 +204,9 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 					return nil, fmt.Errorf("quickjs: decoding the outcome: %w", err)
 				}
 				res := &wire.Message{Kind: wire.KindResult, Execution: ex.id, Outcome: f.Outcome, Content: f.Content, Error: f.Error}
+				if f.Error != nil {
+					f.Error.Stack = withoutRunnerFrames(f.Error.Stack)
+				}
 				if f.Error != nil && f.Error.Name == "InternalError" && f.Error.Message == "out of memory" {
 					f.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %d bytes", s.opts.MemoryLimit)
 				}
@@ -313,6 +316,22 @@ func (s *server) deliver(ctx context.Context, in *instance, ev event) error {
 		return err
 	}
 	return in.freeValue(ctx, r)
+}
+
+// withoutRunnerFrames drops the runner's own frames from a stack trace: the
+// agent can do nothing with them.
+func withoutRunnerFrames(stack string) string {
+	if !strings.Contains(stack, runnerFilename) {
+		return stack
+	}
+	lines := strings.SplitAfter(stack, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.Contains(l, runnerFilename) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "")
 }
 
 func failure(id uint64, name, message string) *wire.Message {

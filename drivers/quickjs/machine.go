@@ -50,6 +50,9 @@ func newMachine(ctx context.Context, cache wazero.CompilationCache, o Options, r
 // stack, static data and allocator slack.
 const memoryOverhead = 8 << 20
 
+// runnerFilename names the runner script in stack traces.
+const runnerFilename = "codemode-runner.js"
+
 // gcThreshold is the JavaScript heap size, in bytes, past which QuickJS
 // runs its first collection in an execution.
 const gcThreshold = 8 << 20
@@ -113,7 +116,7 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string) er
 	// variable is local and programs cannot reach the runner, and take
 	// CodeModeRunner.quickjs.
 	src := "(() => {\n" + runnerSource + "\n;const r = CodeModeRunner.quickjs; r.install(globalThis); return r; })()"
-	v, err := in.evalText(ctx, src, "codemode-runner.js", evalTypeGlobal)
+	v, err := in.evalText(ctx, src, runnerFilename, evalTypeGlobal)
 	if err != nil {
 		return fmt.Errorf("quickjs: installing the runner: %w", err)
 	}
