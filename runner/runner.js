@@ -27,8 +27,11 @@ var CodeModeRunner = (() => {
     checkJSON: () => checkJSON,
     errorLimits: () => errorLimits,
     formatValue: () => formatValue,
+    maxFrameSize: () => maxFrameSize,
+    protocolVersion: () => protocolVersion,
     quickjs: () => quickjs,
     serializeError: () => serializeError,
+    startRunner: () => startRunner,
     toJSONText: () => toJSONText
   });
 
@@ -408,5 +411,380 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       return JSON.stringify(serializeError(value));
     }
   };
+
+  // src/cbor.ts
+  var CBORError = class extends Error {
+    constructor(message) {
+      super(`cbor: ${message}`);
+      this.name = "CBORError";
+    }
+  };
+  function utf8Encode(text) {
+    const out = [];
+    for (let i = 0; i < text.length; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= 55296 && c <= 56319 && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 56320 && d <= 57343) {
+          c = 65536 + (c - 55296 << 10) + (d - 56320);
+          i++;
+        }
+      }
+      if (c >= 55296 && c <= 57343) c = 65533;
+      if (c < 128) out.push(c);
+      else if (c < 2048) out.push(192 | c >> 6, 128 | c & 63);
+      else if (c < 65536) out.push(224 | c >> 12, 128 | c >> 6 & 63, 128 | c & 63);
+      else out.push(240 | c >> 18, 128 | c >> 12 & 63, 128 | c >> 6 & 63, 128 | c & 63);
+    }
+    return Uint8Array.from(out);
+  }
+  function utf8Decode(bytes) {
+    let out = "";
+    let chunk = [];
+    const flush = () => {
+      out += String.fromCharCode(...chunk);
+      chunk = [];
+    };
+    for (let i = 0; i < bytes.length; ) {
+      const b = bytes[i];
+      let c;
+      let n;
+      if (b < 128) [c, n] = [b, 1];
+      else if (b >= 194 && b < 224) [c, n] = [b & 31, 2];
+      else if (b >= 224 && b < 240) [c, n] = [b & 15, 3];
+      else if (b >= 240 && b < 245) [c, n] = [b & 7, 4];
+      else throw new CBORError("invalid UTF-8");
+      if (i + n > bytes.length) throw new CBORError("truncated UTF-8");
+      for (let k = 1; k < n; k++) {
+        const x = bytes[i + k];
+        if ((x & 192) !== 128) throw new CBORError("invalid UTF-8");
+        c = c << 6 | x & 63;
+      }
+      if (n === 3 && (c < 2048 || c >= 55296 && c <= 57343) || n === 4 && (c < 65536 || c > 1114111)) {
+        throw new CBORError("invalid UTF-8");
+      }
+      i += n;
+      if (c >= 65536) {
+        c -= 65536;
+        chunk.push(55296 + (c >> 10), 56320 + (c & 1023));
+      } else chunk.push(c);
+      if (chunk.length > 4096) flush();
+    }
+    flush();
+    return out;
+  }
+  var Writer = class {
+    constructor() {
+      __publicField(this, "buf", new Uint8Array(256));
+      __publicField(this, "n", 0);
+    }
+    room(k) {
+      if (this.n + k <= this.buf.length) return;
+      let size = this.buf.length * 2;
+      while (size < this.n + k) size *= 2;
+      const next = new Uint8Array(size);
+      next.set(this.buf.subarray(0, this.n));
+      this.buf = next;
+    }
+    head(major, len) {
+      if (!Number.isSafeInteger(len) || len < 0) throw new CBORError(`cannot encode length ${len}`);
+      const m = major << 5;
+      if (len < 24) {
+        this.room(1);
+        this.buf[this.n++] = m | len;
+      } else if (len < 256) {
+        this.room(2);
+        this.buf[this.n++] = m | 24;
+        this.buf[this.n++] = len;
+      } else if (len < 65536) {
+        this.room(3);
+        this.buf[this.n++] = m | 25;
+        this.buf[this.n++] = len >> 8;
+        this.buf[this.n++] = len & 255;
+      } else if (len < 4294967296) {
+        this.room(5);
+        this.buf[this.n++] = m | 26;
+        this.buf[this.n++] = len >>> 24 & 255;
+        this.buf[this.n++] = len >>> 16 & 255;
+        this.buf[this.n++] = len >>> 8 & 255;
+        this.buf[this.n++] = len & 255;
+      } else {
+        this.room(9);
+        this.buf[this.n++] = m | 27;
+        const hi = Math.floor(len / 4294967296);
+        const lo = len >>> 0;
+        for (const part of [hi, lo]) {
+          this.buf[this.n++] = part >>> 24 & 255;
+          this.buf[this.n++] = part >>> 16 & 255;
+          this.buf[this.n++] = part >>> 8 & 255;
+          this.buf[this.n++] = part & 255;
+        }
+      }
+    }
+    bytes(b) {
+      this.room(b.length);
+      this.buf.set(b, this.n);
+      this.n += b.length;
+    }
+    value(v) {
+      if (typeof v === "number") this.head(0, v);
+      else if (typeof v === "boolean") {
+        this.room(1);
+        this.buf[this.n++] = v ? 245 : 244;
+      } else if (typeof v === "string") {
+        const b = utf8Encode(v);
+        this.head(3, b.length);
+        this.bytes(b);
+      } else if (v instanceof Uint8Array) {
+        this.head(2, v.length);
+        this.bytes(v);
+      } else if (Array.isArray(v)) {
+        this.head(4, v.length);
+        for (const x of v) this.value(x);
+      } else {
+        this.head(5, v.size);
+        for (const [k, x] of v) {
+          this.head(0, k);
+          this.value(x);
+        }
+      }
+    }
+    result() {
+      return this.buf.slice(0, this.n);
+    }
+  };
+  function encode(v) {
+    const w = new Writer();
+    w.value(v);
+    return w.result();
+  }
+  function decode(bytes) {
+    let i = 0;
+    const need = (k) => {
+      if (i + k > bytes.length) throw new CBORError("unexpected end of data");
+    };
+    const length = (info) => {
+      if (info < 24) return info;
+      let k;
+      if (info === 24) k = 1;
+      else if (info === 25) k = 2;
+      else if (info === 26) k = 4;
+      else if (info === 27) k = 8;
+      else throw new CBORError("indefinite or reserved length");
+      need(k);
+      let n = 0;
+      for (let j = 0; j < k; j++) n = n * 256 + bytes[i++];
+      if (!Number.isSafeInteger(n)) throw new CBORError("length too large");
+      return n;
+    };
+    const item = (depth) => {
+      if (depth > 16) throw new CBORError("nested too deeply");
+      need(1);
+      const b = bytes[i++];
+      const major = b >> 5;
+      const info = b & 31;
+      switch (major) {
+        case 0:
+          return length(info);
+        case 2: {
+          const n = length(info);
+          need(n);
+          const out = bytes.slice(i, i + n);
+          i += n;
+          return out;
+        }
+        case 3: {
+          const n = length(info);
+          need(n);
+          const out = utf8Decode(bytes.subarray(i, i + n));
+          i += n;
+          return out;
+        }
+        case 4: {
+          const n = length(info);
+          const out = [];
+          for (let j = 0; j < n; j++) out.push(item(depth + 1));
+          return out;
+        }
+        case 5: {
+          const n = length(info);
+          const out = /* @__PURE__ */ new Map();
+          for (let j = 0; j < n; j++) {
+            const k = item(depth + 1);
+            if (typeof k !== "number") throw new CBORError("map key is not an unsigned integer");
+            if (out.has(k)) throw new CBORError(`duplicate map key ${k}`);
+            out.set(k, item(depth + 1));
+          }
+          return out;
+        }
+        case 7:
+          if (b === 244) return false;
+          if (b === 245) return true;
+          throw new CBORError(`unsupported simple value ${b}`);
+        default:
+          throw new CBORError(`unsupported major type ${major}`);
+      }
+    };
+    const v = item(0);
+    if (i !== bytes.length) throw new CBORError("trailing bytes");
+    return v;
+  }
+
+  // src/wire.ts
+  var protocolVersion = 1;
+  var maxFrameSize = 16 << 20;
+  var K = {
+    kind: 0,
+    execution: 1,
+    version: 2,
+    runner: 3,
+    source: 4,
+    filename: 5,
+    hasInput: 6,
+    input: 7,
+    namespaces: 8,
+    seq: 9,
+    namespace: 10,
+    tool: 11,
+    site: 12,
+    output: 13,
+    error: 14,
+    stream: 15,
+    text: 16,
+    outcome: 17,
+    content: 18
+  };
+  var Kind = { ready: 1, execute: 2, cancel: 3, toolCall: 4, toolResult: 5, output: 6, result: 7 };
+  function frame(m) {
+    const payload = encode(m);
+    if (payload.length > maxFrameSize) throw new RangeError(`message of ${payload.length} bytes exceeds the 16 MiB frame limit`);
+    const out = new Uint8Array(4 + payload.length);
+    out[0] = payload.length >>> 24;
+    out[1] = payload.length >>> 16 & 255;
+    out[2] = payload.length >>> 8 & 255;
+    out[3] = payload.length & 255;
+    out.set(payload, 4);
+    return out;
+  }
+  function msg(entries) {
+    const m = /* @__PURE__ */ new Map();
+    for (const [k, v] of entries) {
+      if (v === void 0 || v === false || v === "" || v === 0) continue;
+      m.set(k, v);
+    }
+    return m;
+  }
+  function errorValue(e) {
+    return msg([[1, e.name], [2, e.message], [3, e.stack]]);
+  }
+  function startRunner(opts) {
+    const executions = /* @__PURE__ */ new Map();
+    let buffered = new Uint8Array(0);
+    let dead = false;
+    const send = (m) => {
+      if (dead) return;
+      opts.channel.write(frame(m));
+    };
+    const fault = (reason) => {
+      if (dead) return;
+      dead = true;
+      executions.clear();
+      opts.channel.close(reason);
+    };
+    const execute = (m) => {
+      const id = m.get(K.execution);
+      if (executions.has(id)) {
+        send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue({ name: "Error", message: "duplicate execution id" })]]));
+        return;
+      }
+      const filename = m.get(K.filename);
+      const hasInput = m.get(K.hasInput) === true;
+      let input;
+      if (hasInput) input = JSON.parse(utf8Decode(m.get(K.input)));
+      const namespaces = (m.get(K.namespaces) ?? []).map((ns) => ({
+        name: ns.get(1),
+        tools: (ns.get(2) ?? []).slice()
+      }));
+      const host2 = {
+        toolCall(seq, namespace, tool, inputJSON, site) {
+          if (!executions.has(id)) return;
+          send(msg([[K.kind, Kind.toolCall], [K.execution, id], [K.seq, seq], [K.namespace, namespace], [K.tool, tool], [K.input, utf8Encode(inputJSON)], [K.site, site]]));
+        },
+        output(stream, text) {
+          if (!executions.has(id)) return;
+          send(msg([[K.kind, Kind.output], [K.execution, id], [K.stream, stream], [K.text, text]]));
+        },
+        finish(result) {
+          if (!executions.delete(id)) return;
+          if (result.outcome === "success") {
+            const content = result.content.map(
+              (c) => c.type === "text" ? msg([[1, "text"], [2, c.text]]) : msg([[1, "image"], [3, c.data], [4, c.mimeType]])
+            );
+            const m2 = msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "success"]]);
+            if (content.length > 0) m2.set(K.content, content);
+            try {
+              send(m2);
+            } catch (error) {
+              const e = error;
+              send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue({ name: e.name, message: e.message })]]));
+            }
+          } else {
+            send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue(result.error)]]));
+          }
+        }
+      };
+      const execution2 = new Execution(host2, { filename, hasInput, input, namespaces, limits: opts.limits });
+      executions.set(id, execution2);
+      const source = m.get(K.source) ?? "";
+      void execution2.run(() => opts.importModule(source, filename, id));
+    };
+    const handle = (m) => {
+      const kind = m.get(K.kind);
+      const id = m.get(K.execution);
+      if (typeof id !== "number" || id < 1) throw new Error(`message of kind ${String(kind)} has no execution id`);
+      switch (kind) {
+        case Kind.execute:
+          execute(m);
+          return;
+        case Kind.toolResult: {
+          const seq = m.get(K.seq);
+          const output = m.get(K.output);
+          const error = m.get(K.error);
+          const execution2 = executions.get(id);
+          if (execution2 === void 0) return;
+          if (output instanceof Uint8Array) execution2.deliver(seq, true, utf8Decode(output));
+          else execution2.deliver(seq, false, JSON.stringify({ name: error?.get(1) ?? "Error", message: error?.get(2) ?? "" }));
+          return;
+        }
+        case Kind.cancel:
+          executions.delete(id);
+          return;
+        default:
+          throw new Error(`unexpected message kind ${String(kind)} from the host`);
+      }
+    };
+    send(msg([[K.kind, Kind.ready], [K.version, protocolVersion], [K.runner, opts.runner]]));
+    return (chunk) => {
+      if (dead) return;
+      try {
+        const joined = new Uint8Array(buffered.length + chunk.length);
+        joined.set(buffered);
+        joined.set(chunk, buffered.length);
+        let at = 0;
+        while (joined.length - at >= 4) {
+          const n = (joined[at] << 24 >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
+          if (n > maxFrameSize) throw new RangeError(`frame of ${n} bytes exceeds the 16 MiB limit`);
+          if (joined.length - at - 4 < n) break;
+          const m = decode(joined.subarray(at + 4, at + 4 + n));
+          at += 4 + n;
+          if (!(m instanceof Map)) throw new Error("message is not a CBOR map");
+          handle(m);
+        }
+        buffered = joined.slice(at);
+      } catch (error) {
+        fault(error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+  }
   return __toCommonJS(index_exports);
 })();

@@ -124,6 +124,9 @@ func (s *server) run(ctx context.Context, ex *execution, msg *wire.Message) {
 	}
 	stopOnDeadline()
 	reason := g.disarm()
+	if reason == nil && ctx.Err() != nil {
+		reason = context.Cause(ctx) // the deadline passed before the guard fired
+	}
 	switch {
 	case errors.Is(reason, errStopped) || errors.Is(err, errStopped):
 		s.m.discard(in)

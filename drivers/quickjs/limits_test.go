@@ -128,6 +128,23 @@ func TestSandbox(t *testing.T) {
 	}
 }
 
+// TestExecutionsShareNoGlobals: every execution has an engine of its own.
+func TestExecutionsShareNoGlobals(t *testing.T) {
+	c := newClient(t, quickjs.Options{})
+	src := `globalThis.leak = (globalThis.leak ?? 0) + 1; Array.prototype.polluted = true;
+export default async function ({ result }) { result.appendText(globalThis.leak + ":" + ([].polluted === true)); }`
+	for i := 0; i < 3; i++ {
+		out := run(t, c, src)
+		if out.Kind != client.Success || out.Content[0].Text != "1:true" {
+			t.Fatalf("run %d: %+v %v", i, out, out.Error)
+		}
+	}
+	out := run(t, c, `export default async function ({ result }) { result.appendText(String([].polluted)); }`)
+	if out.Kind != client.Success || out.Content[0].Text != "undefined" {
+		t.Fatalf("prototype pollution leaked into the next execution: %+v", out)
+	}
+}
+
 func TestTimersRun(t *testing.T) {
 	c := newClient(t, quickjs.Options{})
 	out := run(t, c, `export default async function ({ result }) {

@@ -10,6 +10,7 @@ import (
 	quickjswasi "github.com/aperturerobotics/go-quickjs-wasi-reactor"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -210,7 +211,7 @@ func (m *machine) instantiate(ctx context.Context) (*instance, error) {
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader)
-	mod, err := m.rt.InstantiateModule(ctx, m.compiled, cfg)
+	mod, err := m.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, memoryAllocator), m.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating the QuickJS module: %w", err)
 	}

@@ -1,0 +1,13 @@
+// Package node is a driver that runs programs in one long-lived Node.js
+// child process per runtime, with the runner attached to file descriptor 3
+// (a Unix socket pair) and executions multiplexed on it. Each execution is a
+// fresh root ES module (node:vm SourceTextModule, named after the program
+// file); `import` of node: built-ins and of packages installed under the
+// working directory goes through Node's own resolution.
+//
+// This driver is NOT a sandbox: programs run with the full rights of the
+// Node.js process. Use it for trusted programs and for conformance tests; the
+// QuickJS driver (drivers/quickjs) is the sandbox. An unhandled rejection or
+// an uncaught exception in a program does not take the process down, but a
+// program that never yields blocks every execution on the runtime.
+package node

@@ -1,0 +1,258 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/codemode-go/codemode/drivers"
+)
+
+// MinimumMajorVersion is the oldest Node.js major version the driver
+// accepts: node:vm SourceTextModule with --experimental-vm-modules.
+const MinimumMajorVersion = 20
+
+// Options configures the Node.js driver.
+type Options struct {
+	// NodePath is the node executable; default "node" from PATH.
+	NodePath string
+	// Dir is the child's working directory, where module resolution is
+	// rooted; default the host's working directory.
+	Dir string
+	// NodeArgs are extra flags for node, for example Node's permission model
+	// ("--permission", "--allow-fs-read=/data").
+	NodeArgs []string
+	// GracePeriod is how long Close waits after SIGTERM before SIGKILL;
+	// default 2s.
+	GracePeriod time.Duration
+	// MaxOutput and MaxContent bound one execution's console output and
+	// result content, in UTF-16 code units; defaults 1 MiB and 8 MiB.
+	MaxOutput, MaxContent int
+}
+
+// Driver starts Node.js runtimes. It is safe for concurrent use.
+type Driver struct {
+	opts Options
+}
+
+var _ drivers.Driver = (*Driver)(nil)
+
+// New returns a Node.js driver.
+func New(opts Options) *Driver {
+	if opts.NodePath == "" {
+		opts.NodePath = "node"
+	}
+	if opts.GracePeriod <= 0 {
+		opts.GracePeriod = 2 * time.Second
+	}
+	if opts.MaxOutput <= 0 {
+		opts.MaxOutput = 1 << 20
+	}
+	if opts.MaxContent <= 0 {
+		opts.MaxContent = 8 << 20
+	}
+	return &Driver{opts: opts}
+}
+
+// Description says what programs run on.
+func (d *Driver) Description() string {
+	return "Node.js subprocess (trusted code; not a sandbox): ES modules with node: built-ins and packages from the working directory"
+}
+
+// TypeDefinitionFiles returns no extra declarations yet.
+func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
+	return nil, nil
+}
+
+var versionPattern = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
+
+// Version runs `node --version` and returns the major version, or an error
+// naming the executable when it cannot run or is older than
+// MinimumMajorVersion.
+func (d *Driver) Version(ctx context.Context) (int, error) {
+	out, err := exec.CommandContext(ctx, d.opts.NodePath, "--version").Output()
+	if err != nil {
+		return 0, fmt.Errorf("node: running %s --version: %w", d.opts.NodePath, err)
+	}
+	m := versionPattern.FindStringSubmatch(strings.TrimSpace(string(out)))
+	if m == nil {
+		return 0, fmt.Errorf("node: %s --version printed %q", d.opts.NodePath, out)
+	}
+	major, _ := strconv.Atoi(m[1])
+	if major < MinimumMajorVersion {
+		return major, fmt.Errorf("node: %s is Node.js %s; version %d or newer is required", d.opts.NodePath, strings.TrimSpace(string(out)), MinimumMajorVersion)
+	}
+	return major, nil
+}
+
+// BootstrapSource returns the CommonJS script a Node.js process runs to
+// attach the runner in runnerSource to file descriptor fd.
+func BootstrapSource(runnerSource string, fd, maxOutput, maxContent int) string {
+	return fmt.Sprintf(bootstrap, runnerSource, fd, maxOutput, maxContent)
+}
+
+const bootstrap = `"use strict";
+const net = require("node:net");
+const vm = require("node:vm");
+// A program's stray rejection or throw must not end the runtime.
+process.on("unhandledRejection", () => {});
+process.on("uncaughtException", (e) => { try { process.stderr.write("codemode: uncaught exception in a program: " + String(e && e.stack || e) + "\n"); } catch {} });
+%s
+;
+const socket = new net.Socket({ fd: %d, readable: true, writable: true });
+const linked = new Map();
+async function link(specifier) {
+  const ns = await import(specifier);
+  const names = Object.keys(ns);
+  return new vm.SyntheticModule(names, function () { for (const n of names) this.setExport(n, ns[n]); }, { identifier: specifier });
+}
+async function importModule(source, filename) {
+  const mod = new vm.SourceTextModule(source, { identifier: filename, importModuleDynamically: (s) => import(s) });
+  await mod.link(link);
+  await mod.evaluate();
+  return mod.namespace;
+}
+const receive = CodeModeRunner.startRunner({
+  channel: {
+    write: (bytes) => { socket.write(bytes); },
+    close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); socket.destroy(); process.exit(70); },
+  },
+  importModule,
+  runner: "codemode-go node " + process.version,
+  limits: { maxOutput: %d, maxContent: %d },
+});
+socket.on("data", (chunk) => receive(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length)));
+socket.on("end", () => process.exit(0));
+socket.on("error", () => process.exit(0));
+`
+
+// Connect starts a Node.js child with the runner on fd 3.
+func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
+	if _, err := d.Version(ctx); err != nil {
+		return nil, err
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("node: socket pair: %w", err)
+	}
+	parentFile := os.NewFile(uintptr(fds[0]), "codemode-host")
+	childFile := os.NewFile(uintptr(fds[1]), "codemode-runner")
+	defer childFile.Close()
+	conn, err := net.FileConn(parentFile)
+	parentFile.Close()
+	if err != nil {
+		return nil, fmt.Errorf("node: socket: %w", err)
+	}
+	args := append([]string{"--experimental-vm-modules", "--no-warnings"}, d.opts.NodeArgs...)
+	args = append(args, "-")
+	cmd := exec.Command(d.opts.NodePath, args...)
+	cmd.Dir = d.opts.Dir
+	cmd.Stdin = strings.NewReader(BootstrapSource(req.RunnerSource, 3, d.opts.MaxOutput, d.opts.MaxContent))
+	cmd.Stdout = io.Discard
+	tail := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = tail
+	cmd.ExtraFiles = []*os.File{childFile}
+	// The child dies with the host process (Linux), and gets its own
+	// process group so signals reach only it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("node: starting %s: %w", d.opts.NodePath, err)
+	}
+	c := &connection{conn: conn, cmd: cmd, tail: tail, grace: d.opts.GracePeriod, done: make(chan struct{})}
+	go c.wait()
+	return c, nil
+}
+
+type connection struct {
+	conn    net.Conn
+	cmd     *exec.Cmd
+	tail    *tailBuffer
+	grace   time.Duration
+	done    chan struct{}
+	err     error
+	closing sync.Once
+	closed  bool
+	mu      sync.Mutex
+}
+
+func (c *connection) wait() {
+	err := c.cmd.Wait()
+	c.mu.Lock()
+	if !c.closed {
+		if err == nil {
+			err = errors.New("exited")
+		}
+		c.err = fmt.Errorf("node process %w; stderr: %s", err, c.tail.String())
+	}
+	c.mu.Unlock()
+	_ = c.conn.Close()
+	close(c.done)
+}
+
+func (c *connection) Channel() io.ReadWriteCloser { return c.conn }
+func (c *connection) Done() <-chan struct{}       { return c.done }
+
+func (c *connection) Err() error {
+	select {
+	case <-c.done:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close closes the channel, sends SIGTERM, and SIGKILL after the grace
+// period; it returns when the process has exited.
+func (c *connection) Close() error {
+	c.closing.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		_ = c.conn.Close()
+		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-c.done:
+		case <-time.After(c.grace):
+			_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	<-c.done
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if extra := t.buf.Len() - t.max; extra > 0 {
+		t.buf.Next(extra)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(t.buf.String())
+}
