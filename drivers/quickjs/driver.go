@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -56,15 +57,17 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Driver boots QuickJS runtimes. One Driver shares its compiled QuickJS
-// module among every runtime it connects, so keep one per process. It is
-// safe for concurrent use.
+// Driver boots QuickJS runtimes. It compiles QuickJS and boots a template
+// engine once, then gives every runtime it connects engines restored from
+// that template, so keep one Driver per process and Close it after the
+// runtimes it made. It is safe for concurrent use.
 type Driver struct {
 	opts Options
 
-	once     sync.Once
-	cache    wazero.CompilationCache
-	cacheErr error
+	mu        sync.Mutex
+	cache     wazero.CompilationCache
+	templates map[string]*template // by runner source
+	closed    bool
 }
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -96,20 +99,11 @@ declare function clearTimeout(id: number | undefined): void;
 // snapshotted, and the Go runner serving the wire protocol on the returned
 // connection. ctx governs boot only.
 func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
-	d.once.Do(func() {
-		if d.opts.CacheDir != "" {
-			d.cache, d.cacheErr = wazero.NewCompilationCacheWithDir(d.opts.CacheDir)
-		} else {
-			d.cache = wazero.NewCompilationCache()
-		}
-	})
-	if d.cacheErr != nil {
-		return nil, fmt.Errorf("quickjs: opening the compilation cache %s: %w", d.opts.CacheDir, d.cacheErr)
-	}
-	m, err := newMachine(ctx, d.cache, d.opts, req.RunnerSource)
+	t, err := d.template(ctx, req.RunnerSource)
 	if err != nil {
 		return nil, err
 	}
+	m := &machine{template: t, poolSize: d.opts.PoolSize}
 	host, guest := net.Pipe()
 	s := &server{m: m, opts: d.opts, r: wire.NewReader(guest), w: wire.NewWriter(guest), conn: guest, execs: map[uint64]*execution{}}
 	c := &connection{host: host, done: make(chan struct{})}
@@ -118,11 +112,67 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	go func() {
 		err := s.serve(runCtx)
 		_ = guest.Close()
-		_ = m.close(context.Background())
+		m.close()
 		c.err = err
 		close(c.done)
 	}()
 	return c, nil
+}
+
+// template returns the template for runnerSource, booting it on first use.
+// The lock is held while booting, so concurrent first connects boot once.
+func (d *Driver) template(ctx context.Context, runnerSource string) (*template, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, errors.New("quickjs: the driver is closed")
+	}
+	if t := d.templates[runnerSource]; t != nil {
+		return t, nil
+	}
+	if d.cache == nil {
+		if d.opts.CacheDir != "" {
+			c, err := wazero.NewCompilationCacheWithDir(d.opts.CacheDir)
+			if err != nil {
+				return nil, fmt.Errorf("quickjs: opening the compilation cache %s: %w", d.opts.CacheDir, err)
+			}
+			d.cache = c
+		} else {
+			d.cache = wazero.NewCompilationCache()
+		}
+	}
+	t, err := newTemplate(ctx, d.cache, d.opts, runnerSource)
+	if err != nil {
+		return nil, err
+	}
+	if d.templates == nil {
+		d.templates = map[string]*template{}
+	}
+	d.templates[runnerSource] = t
+	return t, nil
+}
+
+// Close releases the compiled engine and its templates. Close the runtimes
+// the driver made first: their engines stop working. It is safe to call more
+// than once.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	var first error
+	for src, t := range d.templates {
+		if err := t.rt.Close(context.Background()); err != nil && first == nil {
+			first = err
+		}
+		delete(d.templates, src)
+	}
+	if d.cache != nil {
+		if err := d.cache.Close(context.Background()); err != nil && first == nil {
+			first = err
+		}
+		d.cache = nil
+	}
+	return first
 }
 
 // connection is the host's end of a QuickJS runtime.

@@ -16,35 +16,40 @@ import (
 
 const wasmPage = 64 << 10
 
-// machine owns one wazero runtime, the QuickJS module compiled in it, the
-// memory snapshot of an initialised engine, and a pool of engine instances
-// restored from that snapshot. Every execution takes an instance of its own.
-type machine struct {
+// template is one wazero runtime with QuickJS compiled in it, and the memory
+// snapshot of an engine with the runner installed. A Driver keeps one per
+// runner source and shares it among all the runtimes it connects.
+type template struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	snapshot []byte
 	l        layout
+}
+
+// machine is one connected runtime's pool of engines, restored from its
+// template. Every execution takes an engine of its own.
+type machine struct {
+	*template
 	poolSize int
 
 	mu   sync.Mutex
 	idle []*instance
 }
 
-// newMachine compiles (or loads from cache) QuickJS, boots a template engine
-// with the runner installed, and snapshots its memory.
-func newMachine(ctx context.Context, cache wazero.CompilationCache, o Options, runnerSource string) (*machine, error) {
+// newTemplate compiles (or loads from cache) QuickJS, boots an engine with
+// the runner installed, and snapshots its memory.
+func newTemplate(ctx context.Context, cache wazero.CompilationCache, o Options, runnerSource string) (*template, error) {
 	cfg := wazero.NewRuntimeConfig().
 		WithMemoryLimitPages(uint32((o.MemoryLimit + memoryOverhead + wasmPage - 1) / wasmPage))
 	if cache != nil {
 		cfg = cfg.WithCompilationCache(cache)
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	m := &machine{rt: rt, poolSize: o.PoolSize}
-	if err := m.boot(ctx, o, runnerSource); err != nil {
-		_ = rt.Close(context.Background())
+	t := &template{rt: wazero.NewRuntimeWithConfig(ctx, cfg)}
+	if err := t.boot(ctx, o, runnerSource); err != nil {
+		_ = t.rt.Close(context.Background())
 		return nil, err
 	}
-	return m, nil
+	return t, nil
 }
 
 // memoryOverhead is linear memory beyond the JavaScript heap limit: the C
@@ -58,7 +63,7 @@ const runnerFilename = "codemode-runner.js"
 // runs its first collection in an execution.
 const gcThreshold = 8 << 20
 
-func (m *machine) boot(ctx context.Context, o Options, runnerSource string) error {
+func (m *template) boot(ctx context.Context, o Options, runnerSource string) error {
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, m.rt); err != nil {
 		return fmt.Errorf("quickjs: instantiating WASI: %w", err)
 	}
@@ -71,6 +76,7 @@ func (m *machine) boot(ctx context.Context, o Options, runnerSource string) erro
 	if err != nil {
 		return err
 	}
+	defer in.mod.Close(context.Background())
 	if _, err := in.invoke(ctx, in.x.initialize); err != nil {
 		return fmt.Errorf("quickjs: initialising the C runtime: %w", err)
 	}
@@ -83,7 +89,6 @@ func (m *machine) boot(ctx context.Context, o Options, runnerSource string) erro
 		return errors.New("quickjs: reading the template memory")
 	}
 	m.snapshot = append([]byte(nil), snap...)
-	m.idle = append(m.idle, in)
 	return nil
 }
 
@@ -204,7 +209,7 @@ func (in *instance) property(ctx context.Context, obj jsValue, name string) (jsV
 // instantiate makes a new module instance with no file system, arguments,
 // environment or network: only a wall clock, a monotonic clock and random
 // bytes, which QuickJS needs for Date and Math.random.
-func (m *machine) instantiate(ctx context.Context) (*instance, error) {
+func (m *template) instantiate(ctx context.Context) (*instance, error) {
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions().
@@ -225,7 +230,7 @@ func (m *machine) instantiate(ctx context.Context) (*instance, error) {
 
 // restore writes the snapshot over an instance's memory, growing it first
 // when needed. The instance is then an exact copy of the template engine.
-func (m *machine) restore(in *instance) error {
+func (m *template) restore(in *instance) error {
 	if size := in.mem.Size(); size < uint32(len(m.snapshot)) {
 		if _, ok := in.mem.Grow((uint32(len(m.snapshot)) - size) / wasmPage); !ok {
 			return errors.New("quickjs: growing memory for the snapshot")
@@ -283,8 +288,17 @@ func (m *machine) discard(in *instance) {
 	_ = in.mod.Close(context.Background())
 }
 
-func (m *machine) close(ctx context.Context) error {
-	return m.rt.Close(ctx)
+// close closes the machine's idle engines; engines in use are closed by
+// their executions.
+func (m *machine) close() {
+	m.mu.Lock()
+	idle := m.idle
+	m.idle = nil
+	m.poolSize = 0
+	m.mu.Unlock()
+	for _, in := range idle {
+		_ = in.mod.Close(context.Background())
+	}
 }
 
 var _ api.Module // keep the api import for documentation links
