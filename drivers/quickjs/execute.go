@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/codemode-go/codemode/wire"
@@ -29,30 +28,16 @@ type execution struct {
 	events chan event
 	done   chan struct{}
 
-	mu        sync.Mutex
-	g         *guard
-	cancelled bool
+	// base is the execution's context; stop cancels it, with errStopped
+	// when the host cancels: a running engine stops at its next interrupt
+	// poll (host.go).
+	base context.Context
+	stop context.CancelCauseFunc
 }
 
-func (ex *execution) setGuard(g *guard) {
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
-	ex.g = g
-	if ex.cancelled {
-		g.stop(errStopped)
-	}
-}
 
-// cancel stops the execution for the host, from any goroutine: a running
-// engine traps at its next interrupt poll.
-func (ex *execution) cancel() {
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
-	ex.cancelled = true
-	if ex.g != nil {
-		ex.g.stop(errStopped)
-	}
-}
+// cancel stops the execution for the host, from any goroutine.
+func (ex *execution) cancel() { ex.stop(errStopped) }
 
 // outMessage is one entry of the runner's outbox (runner/src/quickjs.ts).
 type outMessage struct {
@@ -99,8 +84,9 @@ var errStopped = errors.New("quickjs: execution cancelled by the host")
 // run drives one execution to its end and sends its execution-result
 // message, or nothing when the host cancelled it. The engine is reset and
 // pooled after the result is sent, off the caller's critical path.
-func (s *server) run(ctx context.Context, ex *execution, msg *wire.Message) {
-	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.Timeout,
+func (s *server) run(ex *execution, msg *wire.Message) {
+	defer ex.stop(nil)
+	ctx, cancel := context.WithTimeoutCause(ex.base, s.opts.Timeout,
 		fmt.Errorf("the execution deadline of %s was exceeded", s.opts.Timeout))
 	defer cancel()
 
@@ -109,33 +95,20 @@ func (s *server) run(ctx context.Context, ex *execution, msg *wire.Message) {
 		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
 		return
 	}
-	g, err := newGuard(in)
-	if err != nil {
-		s.m.discard(in)
-		s.end(ex, failure(ex.id, "Error", err.Error()))
-		return
-	}
-	ex.setGuard(g)
-	stopOnDeadline := context.AfterFunc(ctx, func() { g.stop(context.Cause(ctx)) })
 	var timers []*time.Timer
 	result, err := s.drive(ctx, in, ex, msg, &timers)
 	for _, t := range timers {
 		t.Stop()
 	}
-	stopOnDeadline()
-	reason := g.disarm()
-	if reason == nil && ctx.Err() != nil {
-		reason = context.Cause(ctx) // the deadline passed before the guard fired
-	}
 	switch {
-	case errors.Is(reason, errStopped) || errors.Is(err, errStopped):
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errStopped):
 		s.m.discard(in)
 		s.end(ex, nil)
-	case reason != nil:
-		// The engine was stopped (it trapped, or it was waiting when the
-		// deadline passed): the deadline is the cause, whatever the trap.
+	case ctx.Err() != nil:
+		// The deadline passed, while the engine ran (it was stopped at an
+		// interrupt poll) or while it waited.
 		s.m.discard(in)
-		s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", reason)))
+		s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx))))
 	case err != nil:
 		s.m.discard(in)
 		s.end(ex, failure(ex.id, limitName(err), describeTrap(err, s.opts)))

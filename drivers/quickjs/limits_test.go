@@ -3,6 +3,7 @@ package quickjs_test
 import (
 	"context"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -159,5 +160,40 @@ func TestTimersRun(t *testing.T) {
 }`)
 	if out.Kind != client.Success || out.Content[0].Text != "bac" {
 		t.Fatalf("%+v %v", out, out.Error)
+	}
+}
+
+// TestBusyLoopDoesNotBlockTheGarbageCollector: compiled wasm cannot be
+// preempted, so a busy program must still reach Go often (the interrupt
+// poll) or a stop-the-world collection would stall the whole process.
+func TestBusyLoopDoesNotBlockTheGarbageCollector(t *testing.T) {
+	c := newClient(t, quickjs.Options{Timeout: time.Second})
+	stop := make(chan struct{})
+	gcs := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				gcs <- n
+				return
+			case <-time.After(50 * time.Millisecond):
+				runtime.GC()
+				n++
+			}
+		}
+	}()
+	start := time.Now()
+	out := run(t, c, `export default async function () { while (true) {} }`)
+	close(stop)
+	n := <-gcs
+	if out.Kind != client.ProgramFailed || out.Error.Name != "TimeoutError" {
+		t.Fatalf("%+v %v", out, out.Error)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the run took %s", d)
+	}
+	if n < 5 {
+		t.Fatalf("only %d collections ran during a one-second busy loop", n)
 	}
 }

@@ -24,6 +24,8 @@ type template struct {
 	compiled wazero.CompiledModule
 	snapshot []byte
 	l        layout
+	// interruptSlot is the function table index of the interrupt handler.
+	interruptSlot uint32
 }
 
 // machine is one connected runtime's pool of engines, restored from its
@@ -64,10 +66,15 @@ const runnerFilename = "codemode-runner.js"
 const gcThreshold = 8 << 20
 
 func (m *template) boot(ctx context.Context, o Options, runnerSource string) error {
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, m.rt); err != nil {
-		return fmt.Errorf("quickjs: instantiating WASI: %w", err)
+	if err := instantiateHostWASI(ctx, m.rt); err != nil {
+		return err
 	}
-	compiled, err := m.rt.CompileModule(ctx, quickjswasi.QuickJSWASM)
+	wasm, slot, err := addImportToTable(quickjswasi.QuickJSWASM, wasi_snapshot_preview1.ModuleName, "environ_sizes_get")
+	if err != nil {
+		return fmt.Errorf("quickjs: preparing the module: %w", err)
+	}
+	m.interruptSlot = slot
+	compiled, err := m.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return fmt.Errorf("quickjs: compiling the QuickJS module: %w", err)
 	}
@@ -80,7 +87,7 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) err
 	if _, err := in.invoke(ctx, in.x.initialize); err != nil {
 		return fmt.Errorf("quickjs: initialising the C runtime: %w", err)
 	}
-	if err := setup(ctx, in, o, runnerSource); err != nil {
+	if err := setup(ctx, in, o, runnerSource, m.interruptSlot); err != nil {
 		return err
 	}
 	m.l = in.l
@@ -95,7 +102,7 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) err
 // setup creates the JS runtime and context in a fresh engine and installs the
 // runner. The context has the ECMAScript intrinsics only: no std or os
 // module, no module loader, so `import` of anything fails.
-func setup(ctx context.Context, in *instance, o Options, runnerSource string) error {
+func setup(ctx context.Context, in *instance, o Options, runnerSource string, interruptSlot uint32) error {
 	r, err := in.invoke(ctx, in.x.newRuntime)
 	if err != nil || r == 0 {
 		return fmt.Errorf("quickjs: JS_NewRuntime failed: %v", err)
@@ -114,8 +121,12 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string) er
 		return fmt.Errorf("quickjs: allocating scratch memory: %v", err)
 	}
 	in.l.scratch = uint32(s)
-	if in.l.interrupt, err = findInterruptField(ctx, in); err != nil {
-		return err
+	set := in.mod.ExportedFunction("JS_SetInterruptHandler")
+	if set == nil {
+		return errors.New("quickjs: the wasm module does not export JS_SetInterruptHandler")
+	}
+	if _, err := in.invoke(ctx, set, uint64(in.l.rt), uint64(interruptSlot), interruptOpaque); err != nil {
+		return fmt.Errorf("quickjs: installing the interrupt handler: %w", err)
 	}
 
 	// Evaluate the runner bundle inside a function, so that its CodeModeRunner

@@ -63,13 +63,14 @@ func (s *server) serve(ctx context.Context) error {
 				s.send(failure(msg.Execution, "Error", "duplicate execution id"))
 				continue
 			}
-			ex := &execution{id: msg.Execution, events: make(chan event, 16), done: make(chan struct{})}
+			exCtx, stop := context.WithCancelCause(ctx)
+			ex := &execution{id: msg.Execution, events: make(chan event, 16), done: make(chan struct{}), base: exCtx, stop: stop}
 			s.execs[ex.id] = ex
 			s.mu.Unlock()
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
-				s.run(ctx, ex, msg)
+				s.run(ex, msg)
 			}()
 		case wire.KindToolResult:
 			s.route(msg.Execution, event{seq: msg.Seq, ok: msg.Error == nil, output: msg.Output, err: msg.Error})
