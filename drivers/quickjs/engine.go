@@ -79,11 +79,10 @@ func lookupExports(m api.Module) (*exports, error) {
 // layout is what the template instance set up before its memory was
 // snapshotted: pointers and value handles that are valid in every copy.
 type layout struct {
-	rt, ctx   uint32     // JSRuntime*, JSContext*
-	interrupt uint32     // address of JSRuntime.interrupt_handler
-	scratch   uint32     // 64 bytes of scratch memory (argv, out-lengths)
-	runner    jsValue    // CodeModeRunner.quickjs
-	fns       [6]jsValue // start, deliver, fire, drain, waiting, serialize
+	rt, ctx uint32     // JSRuntime*, JSContext*
+	scratch uint32     // 64 bytes of scratch memory (argv, out-lengths)
+	runner  jsValue    // CodeModeRunner.quickjs
+	fns     [6]jsValue // start, deliver, fire, drain, waiting, serialize
 }
 
 const (

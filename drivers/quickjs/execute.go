@@ -35,7 +35,6 @@ type execution struct {
 	stop context.CancelCauseFunc
 }
 
-
 // cancel stops the execution for the host, from any goroutine.
 func (ex *execution) cancel() { ex.stop(errStopped) }
 
