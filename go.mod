@@ -1,6 +1,6 @@
 module github.com/codemode-go/codemode
 
-go 1.26.8
+go 1.26
 
 require (
 	github.com/aperturerobotics/go-quickjs-wasi-reactor v0.11.0-wasi29-reactor-r9

@@ -269,15 +269,11 @@ func (untagged) JSONSchema() *jsonschema.Schema {
 	}}
 }
 
-func TestNewRejectsUndiscriminatedUnion(t *testing.T) {
-	tool, err := contract.NewTool("either", "Either.", func(ctx context.Context, in untagged) (string, error) { return "", nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = contract.New(tool)
+func TestNewToolRejectsUndiscriminatedUnion(t *testing.T) {
+	_, err := contract.NewTool("either", "Either.", func(ctx context.Context, in untagged) (string, error) { return "", nil })
 	var se *typegen.SchemaError
 	if !errors.As(err, &se) || se.Pointer != "codemode.either.input#" || se.Keyword != "oneOf" {
-		t.Errorf("New: err = %v, want a oneOf SchemaError at the tool input's root", err)
+		t.Errorf("NewTool: err = %v, want a oneOf SchemaError at the tool input's root", err)
 	}
 }
 

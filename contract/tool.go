@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/codemode-go/codemode/typegen"
 )
 
 // Handler runs one tool call: it receives the validated input as JSON text
@@ -70,6 +72,17 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		}
 		return json.Marshal(res)
 	}
+	// A Go type whose schema has no exact declaration (a map, an any field)
+	// fails here rather than at contract.New.
+	for phase, schema := range map[string]*Schema{"input": in, "output": out} {
+		if _, err := typegen.Type(schema.JSON()); err != nil {
+			var se *typegen.SchemaError
+			if errors.As(err, &se) {
+				err = &typegen.SchemaError{Pointer: DefaultNamespace + "." + name + "." + phase + se.Pointer, Keyword: se.Keyword, Message: se.Message}
+			}
+			return nil, fmt.Errorf("contract: tool %s %s: %w", name, phase, err)
+		}
+	}
 	return newTool(name, description, in, out, h)
 }
 
@@ -98,6 +111,7 @@ func newTool(name, description string, in, out *Schema, h Handler) (*Tool, error
 	if h == nil {
 		return nil, fmt.Errorf("contract: tool %s: nil handler", name)
 	}
+
 	return &Tool{name: name, description: description, input: in, output: out, handler: h}, nil
 }
 

@@ -258,6 +258,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
         this.host.toolCall(seq, namespace, tool, inputJSON, "");
       });
     }
+    /** write formats values as one line of program output on stream. */
     write(stream, values) {
       if (this.done || this.outputCut) return;
       let text = values.map(formatValue).join(" ") + "\n";
@@ -280,13 +281,13 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       this.content.push(item);
     }
     scope() {
-      const write = (stream) => (...values) => this.write(stream, values);
+      const write2 = (stream) => (...values) => this.write(stream, values);
       const console = Object.freeze({
-        debug: write("stdout"),
-        error: write("stderr"),
-        info: write("stdout"),
-        log: write("stdout"),
-        warn: write("stderr")
+        debug: write2("stdout"),
+        error: write2("stderr"),
+        info: write2("stdout"),
+        log: write2("stdout"),
+        warn: write2("stderr")
       });
       const result = Object.freeze({
         appendText: (text) => {
@@ -358,19 +359,31 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
   function clearTimeout(id) {
     timers.delete(Number(id));
   }
+  var write = (stream) => (...values) => execution?.write(stream, values);
+  var globalConsole = Object.freeze({
+    debug: write("stdout"),
+    error: write("stderr"),
+    info: write("stdout"),
+    log: write("stdout"),
+    warn: write("stderr")
+  });
   var quickjs = {
-    /** install puts the timer functions on the global object. */
+    /** install puts the timer functions and console on the global object. */
     install(global) {
       Object.defineProperty(global, "setTimeout", { value: setTimeout, writable: true, configurable: true });
       Object.defineProperty(global, "clearTimeout", { value: clearTimeout, writable: true, configurable: true });
+      Object.defineProperty(global, "console", { value: globalConsole, writable: true, configurable: true });
+    },
+    /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
+    prepare(requestJSON) {
+      execution = new Execution(host, JSON.parse(requestJSON));
     },
     /**
-     * start runs one execution. requestJSON is a Request. With a compile error,
-     * evaluation is null and compileError holds the thrown value.
+     * start runs the prepared execution. With a compile error, evaluation is
+     * null and compileError holds the thrown value.
      */
-    start(evaluation, namespace, requestJSON, compileError) {
-      const request = JSON.parse(requestJSON);
-      execution = new Execution(host, request);
+    start(evaluation, namespace, compileError) {
+      if (execution === void 0) throw new Error("start before prepare");
       if (evaluation === null || namespace === null) {
         execution.fail(compileError);
         return;

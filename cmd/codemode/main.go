@@ -37,7 +37,9 @@ func main() {
 
 const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE]
-  codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] PROGRAM.ts
+  codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--cache-dir DIR] PROGRAM.ts
+
+codemode COMMAND --help lists a command's flags.
 `
 
 // usageError is a bad command line: exit status 2.
@@ -66,7 +68,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		err = usageError{fmt.Sprintf("unknown command %q", args[0])}
 	}
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "codemode: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
@@ -110,23 +112,42 @@ func (c *contractFlags) build() (*contract.Contract, error) {
 	return contract.NewWithInput(s, tools...)
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
+// errHelp reports that -h or --help was asked for and the help printed.
+var errHelp = errors.New("help")
+
+// parse parses flags anywhere among the arguments (`run prog.ts --json` is
+// the same as `run --json prog.ts`) and returns the positional arguments.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		return usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() == "run"])
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil, errHelp
+			}
+			return nil, usageError{fmt.Sprintf("%s: %v (see codemode %s --help)", fs.Name(), err, fs.Name())}
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	return nil
 }
 
 func types(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("types", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
-	if err := parse(fs, args); err != nil {
+	positional, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("types: unexpected argument %q", fs.Arg(0))}
+	if len(positional) > 0 {
+		return usageError{fmt.Sprintf("types: unexpected argument %q", positional[0])}
 	}
 	c, err := cf.build()
 	if err != nil {
@@ -166,11 +187,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	repeat := fs.Int("repeat", 1, "run the program N times on one runtime")
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
-	if err := parse(fs, args); err != nil {
+	positional, err := parse(fs, args, stdout)
+	if err != nil {
 		return false, err
 	}
 	switch {
-	case fs.NArg() != 1:
+	case len(positional) != 1:
 		return false, usageError{"run: exactly one PROGRAM.ts is required"}
 	case *repeat < 1:
 		return false, usageError{"run: --repeat must be at least 1"}
@@ -181,7 +203,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	case *input == "" && cf.inputSchema != "":
 		return false, usageError{"run: --input-schema makes the contract input-bearing; --input is required"}
 	}
-	source, err := os.ReadFile(fs.Arg(0))
+	source, err := os.ReadFile(positional[0])
 	if err != nil {
 		return false, err
 	}

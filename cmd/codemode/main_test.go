@@ -199,6 +199,8 @@ func TestBadCommandLines(t *testing.T) {
 		{"bad tool name", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"then","description":"d","inputSchema":{},"outputSchema":{},"command":["true"]}]}`)}, 1, "reserved"},
 		{"schema typegen cannot print", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"a","description":"d","inputSchema":{"type":"object"},"outputSchema":{},"command":["true"]}]}`)}, 1, "additionalProperties"},
 		{"ok", []string{"run", "--tools", tools, prog}, 0, ""},
+		{"flags after the program", []string{"run", prog, "--tools", tools, "--json"}, 0, ""},
+		{"help", []string{"run", "--help"}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -81,17 +81,19 @@ func New(opts Options) *Driver {
 // Description says what programs run on, for an embedder to show an agent.
 func (d *Driver) Description() string {
 	return fmt.Sprintf("QuickJS-NG (ES2023) in a WebAssembly sandbox: no file system, network, environment or process access; "+
-		"setTimeout/clearTimeout; per-execution deadline %s and memory limit %d MiB", d.opts.Timeout, d.opts.MemoryLimit>>20)
+		"setTimeout/clearTimeout and console; per-execution deadline %s and memory limit %d MiB", d.opts.Timeout, d.opts.MemoryLimit>>20)
 }
 
 // TypeDefinitionFiles returns the declarations of what the QuickJS runtime
-// provides beyond the ECMAScript library: the timer functions.
+// provides beyond the ECMAScript library: the timer functions and a global
+// console that writes to the program's output like the scope console.
 func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
 	return []drivers.TypeDefinitionFile{{Name: "quickjs-globals.d.ts", Text: globalsDTS}}, nil
 }
 
 const globalsDTS = `declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): number;
 declare function clearTimeout(id: number | undefined): void;
+declare var console: CodeModeConsole;
 `
 
 // Connect boots a runtime: a wazero runtime with QuickJS compiled (or loaded

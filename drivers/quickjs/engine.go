@@ -79,14 +79,15 @@ func lookupExports(m api.Module) (*exports, error) {
 // layout is what the template instance set up before its memory was
 // snapshotted: pointers and value handles that are valid in every copy.
 type layout struct {
-	rt, ctx uint32     // JSRuntime*, JSContext*
-	scratch uint32     // 64 bytes of scratch memory (argv, out-lengths)
-	runner  jsValue    // CodeModeRunner.quickjs
-	fns     [6]jsValue // start, deliver, fire, drain, waiting, serialize
+	rt, ctx uint32                // JSRuntime*, JSContext*
+	scratch uint32                // 64 bytes of scratch memory (argv, out-lengths)
+	runner  jsValue               // CodeModeRunner.quickjs
+	fns     [len(fnNames)]jsValue // the runner entries, by fn* index
 }
 
 const (
-	fnStart = iota
+	fnPrepare = iota
+	fnStart
 	fnDeliver
 	fnFire
 	fnDrain
@@ -94,7 +95,7 @@ const (
 	fnSerialize
 )
 
-var fnNames = [...]string{"start", "deliver", "fire", "drain", "waiting", "serialize"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "waiting", "serialize"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.

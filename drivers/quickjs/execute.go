@@ -219,13 +219,20 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 	if err != nil {
 		return err
 	}
-	defer in.freeValue(ctx, reqVal)
+	r, err := in.callRunner(ctx, fnPrepare, reqVal)
+	_ = in.freeValue(ctx, reqVal)
+	if err != nil {
+		return err
+	}
+	if err := in.freeValue(ctx, r); err != nil {
+		return err
+	}
 	mod, exc, err := in.evalRaw(ctx, msg.Source, msg.Filename, evalTypeModule|evalFlagCompile)
 	if err != nil {
 		return err
 	}
 	if exc != 0 {
-		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, reqVal, exc)
+		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, exc)
 		_ = in.freeValue(ctx, exc)
 		if err != nil {
 			return err
@@ -246,7 +253,7 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 		if err != nil {
 			return err
 		}
-		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, reqVal, exc)
+		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, exc)
 		_ = in.freeValue(ctx, exc)
 		if err != nil {
 			return err
@@ -257,7 +264,7 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 	if err != nil {
 		return err
 	}
-	r, err := in.callRunner(ctx, fnStart, promise, jsValue(ns), reqVal)
+	r, err = in.callRunner(ctx, fnStart, promise, jsValue(ns))
 	_ = in.freeValue(ctx, promise)
 	_ = in.freeValue(ctx, jsValue(ns))
 	if err != nil {

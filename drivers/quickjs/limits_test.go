@@ -197,3 +197,21 @@ func TestBusyLoopDoesNotBlockTheGarbageCollector(t *testing.T) {
 		t.Fatalf("only %d collections ran during a one-second busy loop", n)
 	}
 }
+
+func TestGlobalConsoleWritesProgramOutput(t *testing.T) {
+	c := newClient(t, quickjs.Options{})
+	var out strings.Builder
+	res, err := c.Run(context.Background(), `console.log("at evaluation");
+export default async function () { console.error("from the global console", 1); }`,
+		client.RunOptions{OnTelemetry: func(e client.Event) {
+			if e.Kind == client.EventProgramOutput {
+				out.WriteString(e.Stream + ":" + e.Text)
+			}
+		}})
+	if err != nil || res.Kind != client.Success {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if out.String() != "stdout:at evaluation\nstderr:from the global console 1\n" {
+		t.Fatalf("output %q", out.String())
+	}
+}

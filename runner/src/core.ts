@@ -313,7 +313,8 @@ export class Execution {
     });
   }
 
-  private write(stream: Stream, values: unknown[]): void {
+  /** write formats values as one line of program output on stream. */
+  write(stream: Stream, values: unknown[]): void {
     if (this.done || this.outputCut) return;
     let text = values.map(formatValue).join(" ") + "\n";
     const room = this.request.limits.maxOutput - this.outputSize;

@@ -45,20 +45,36 @@ function clearTimeout(id: unknown): void {
   timers.delete(Number(id));
 }
 
+// The global console writes to the execution's output like the scope
+// console: an engine only ever runs one execution.
+const write = (stream: Stream) => (...values: unknown[]) => execution?.write(stream, values);
+const globalConsole = Object.freeze({
+  debug: write("stdout"),
+  error: write("stderr"),
+  info: write("stdout"),
+  log: write("stdout"),
+  warn: write("stderr"),
+});
+
 export const quickjs = {
-  /** install puts the timer functions on the global object. */
+  /** install puts the timer functions and console on the global object. */
   install(global: Record<string, unknown>): void {
     Object.defineProperty(global, "setTimeout", { value: setTimeout, writable: true, configurable: true });
     Object.defineProperty(global, "clearTimeout", { value: clearTimeout, writable: true, configurable: true });
+    Object.defineProperty(global, "console", { value: globalConsole, writable: true, configurable: true });
+  },
+
+  /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
+  prepare(requestJSON: string): void {
+    execution = new Execution(host, JSON.parse(requestJSON) as Request);
   },
 
   /**
-   * start runs one execution. requestJSON is a Request. With a compile error,
-   * evaluation is null and compileError holds the thrown value.
+   * start runs the prepared execution. With a compile error, evaluation is
+   * null and compileError holds the thrown value.
    */
-  start(evaluation: Promise<unknown> | null, namespace: Record<string, unknown> | null, requestJSON: string, compileError?: unknown): void {
-    const request = JSON.parse(requestJSON) as Request;
-    execution = new Execution(host, request);
+  start(evaluation: Promise<unknown> | null, namespace: Record<string, unknown> | null, compileError?: unknown): void {
+    if (execution === undefined) throw new Error("start before prepare");
     if (evaluation === null || namespace === null) {
       execution.fail(compileError);
       return;
