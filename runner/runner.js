@@ -115,10 +115,39 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
     }
   };
   function checkJSON(value, path = "input", ancestors = []) {
+    if (typeof value !== "object" || value === null) {
+      checkLeaf(value, path);
+      return;
+    }
+    const object = value;
+    if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
+    if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
+    ancestors.push(object);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
+        const item = value[i];
+        if (typeof item === "string" || typeof item === "boolean" || item === null) continue;
+        if (typeof item === "number" && Number.isFinite(item)) continue;
+        checkJSON(item, `${path}[${i}]`, ancestors);
+      }
+    } else {
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        const kind = safeText(() => Object.prototype.toString.call(value), 100);
+        throw new JSONInputError(path, `not a plain object (${kind})`);
+      }
+      for (const key in object) {
+        const item = value[key];
+        if (typeof item === "string" || typeof item === "boolean" || item === null || item === void 0) continue;
+        if (typeof item === "number" && Number.isFinite(item)) continue;
+        checkJSON(item, `${path}.${key}`, ancestors);
+      }
+    }
+    ancestors.pop();
+  }
+  function checkLeaf(value, path) {
     switch (typeof value) {
-      case "string":
-      case "boolean":
-        return;
       case "number":
         if (!Number.isFinite(value)) throw new JSONInputError(path, String(value));
         return;
@@ -131,28 +160,6 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       case "function":
         throw new JSONInputError(path, "a function");
     }
-    if (value === null) return;
-    const object = value;
-    if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
-    if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
-    ancestors.push(object);
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
-        checkJSON(value[i], `${path}[${i}]`, ancestors);
-      }
-    } else {
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) {
-        const kind = safeText(() => Object.prototype.toString.call(value), 100);
-        throw new JSONInputError(path, `not a plain object (${kind})`);
-      }
-      for (const key in object) {
-        const item = value[key];
-        if (item !== void 0) checkJSON(item, `${path}.${key}`, ancestors);
-      }
-    }
-    ancestors.pop();
   }
   var maxJSONDepth = 64;
   function toJSONText(value) {
@@ -335,14 +342,14 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
   var outbox = [];
   var execution;
   var host = {
-    toolCall(seq, ns, tool, input, site) {
-      outbox.push({ k: "call", seq, ns, tool, input, site });
+    toolCall(seq, ns, tool, input) {
+      outbox.push(`c	${seq}	${ns}	${tool}	${input}`);
     },
     output(stream, text) {
-      outbox.push({ k: "out", stream, text });
+      outbox.push(`o	${stream}	${JSON.stringify(text)}`);
     },
     finish(result) {
-      outbox.push({ k: "done", result });
+      outbox.push(`d	${JSON.stringify(result)}`);
     }
   };
   var timerSeq = 0;
@@ -353,7 +360,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
     let delay = Number(ms);
     if (!Number.isFinite(delay) || delay < 0) delay = 0;
     timers.set(id, () => callback(...args));
-    outbox.push({ k: "timer", id, ms: Math.floor(delay) });
+    outbox.push(`t	${id}	${Math.floor(delay)}`);
     return id;
   }
   function clearTimeout(id) {
@@ -409,15 +416,17 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
         execution?.fail(error);
       }
     },
-    /** drain returns the outbox as JSON text and empties it. */
+    /**
+     * drain empties the outbox and returns its lines, then a last line
+     * "w\t1" when the execution can still make progress (tool calls or timers
+     * outstanding) or "w\t0" when it cannot.
+     */
     drain() {
-      const text = JSON.stringify(outbox);
+      const waiting = execution !== void 0 && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
+      outbox.push(waiting ? "w	1" : "w	0");
+      const text = outbox.join("\n");
       outbox = [];
       return text;
-    },
-    /** waiting tells whether the execution can still make progress: calls or timers outstanding. */
-    waiting() {
-      return execution !== void 0 && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
     },
     /** serialize renders a thrown value for a failure the host detected. */
     serialize(value) {

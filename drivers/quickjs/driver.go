@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"sync"
 	"time"
 
@@ -106,7 +105,7 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 		return nil, err
 	}
 	m := &machine{template: t, poolSize: d.opts.PoolSize}
-	host, guest := net.Pipe()
+	host, guest := pipe()
 	s := &server{m: m, opts: d.opts, r: wire.NewReader(guest), w: wire.NewWriter(guest), conn: guest, execs: map[uint64]*execution{}}
 	c := &connection{host: host, done: make(chan struct{})}
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -179,7 +178,7 @@ func (d *Driver) Close() error {
 
 // connection is the host's end of a QuickJS runtime.
 type connection struct {
-	host   net.Conn
+	host   io.ReadWriteCloser
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error

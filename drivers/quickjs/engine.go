@@ -91,11 +91,10 @@ const (
 	fnDeliver
 	fnFire
 	fnDrain
-	fnWaiting
 	fnSerialize
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "waiting", "serialize"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "serialize"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.

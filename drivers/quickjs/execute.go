@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,21 +38,6 @@ type execution struct {
 
 // cancel stops the execution for the host, from any goroutine.
 func (ex *execution) cancel() { ex.stop(errStopped) }
-
-// outMessage is one entry of the runner's outbox (runner/src/quickjs.ts).
-type outMessage struct {
-	K      string          `json:"k"`
-	Seq    uint64          `json:"seq"`
-	NS     string          `json:"ns"`
-	Tool   string          `json:"tool"`
-	Input  string          `json:"input"`
-	Site   string          `json:"site"`
-	Stream string          `json:"stream"`
-	Text   string          `json:"text"`
-	ID     int32           `json:"id"`
-	MS     int64           `json:"ms"`
-	Result json.RawMessage `json:"result"`
-}
 
 type finishJSON struct {
 	Outcome string         `json:"outcome"`
@@ -155,27 +141,49 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		if err := in.freeValue(ctx, out); err != nil {
 			return nil, err
 		}
-		var outbox []outMessage
-		if err := json.Unmarshal([]byte(text), &outbox); err != nil {
-			return nil, fmt.Errorf("quickjs: decoding the runner outbox: %w", err)
-		}
-		for _, o := range outbox {
-			switch o.K {
-			case "call":
-				s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: o.Seq, Namespace: o.NS, Tool: o.Tool, Input: []byte(o.Input), Site: o.Site})
-			case "out":
-				s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: o.Stream, Text: o.Text})
-			case "timer":
-				id := o.ID
-				*timers = append(*timers, time.AfterFunc(time.Duration(o.MS)*time.Millisecond, func() {
+		waiting := false
+		for len(text) > 0 {
+			line := text
+			if i := strings.IndexByte(text, '\n'); i >= 0 {
+				line, text = text[:i], text[i+1:]
+			} else {
+				text = ""
+			}
+			kind, rest, _ := strings.Cut(line, "\t")
+			switch kind {
+			case "c":
+				f := strings.SplitN(rest, "\t", 4)
+				if len(f) != 4 {
+					return nil, fmt.Errorf("quickjs: malformed tool call in the runner outbox: %.100q", line)
+				}
+				seq, err := strconv.ParseUint(f[0], 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("quickjs: tool call seq %q: %w", f[0], err)
+				}
+				s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[3])})
+			case "o":
+				stream, quoted, _ := strings.Cut(rest, "\t")
+				var out string
+				if err := json.Unmarshal([]byte(quoted), &out); err != nil {
+					return nil, fmt.Errorf("quickjs: decoding program output: %w", err)
+				}
+				s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: stream, Text: out})
+			case "t":
+				idText, msText, _ := strings.Cut(rest, "\t")
+				id, err1 := strconv.ParseInt(idText, 10, 32)
+				ms, err2 := strconv.ParseInt(msText, 10, 64)
+				if err1 != nil || err2 != nil {
+					return nil, fmt.Errorf("quickjs: malformed timer in the runner outbox: %.100q", line)
+				}
+				*timers = append(*timers, time.AfterFunc(time.Duration(ms)*time.Millisecond, func() {
 					select {
-					case ex.events <- event{timer: id}:
+					case ex.events <- event{timer: int32(id)}:
 					case <-ex.done:
 					}
 				}))
-			case "done":
+			case "d":
 				var f finishJSON
-				if err := json.Unmarshal(o.Result, &f); err != nil {
+				if err := json.Unmarshal([]byte(rest), &f); err != nil {
 					return nil, fmt.Errorf("quickjs: decoding the outcome: %w", err)
 				}
 				res := &wire.Message{Kind: wire.KindResult, Execution: ex.id, Outcome: f.Outcome, Content: f.Content, Error: f.Error}
@@ -189,13 +197,13 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 					res.Content = []wire.Content{}
 				}
 				return res, nil
+			case "w":
+				waiting = rest == "1"
+			default:
+				return nil, fmt.Errorf("quickjs: unknown entry in the runner outbox: %.100q", line)
 			}
 		}
-		w, err := in.callRunner(ctx, fnWaiting)
-		if err != nil {
-			return nil, err
-		}
-		if w != jsBool(true) {
+		if !waiting {
 			return failure(ex.id, "Error", "the program awaits a promise that nothing can settle: no tool call or timer is outstanding"), nil
 		}
 		select {

@@ -142,10 +142,41 @@ class JSONInputError extends TypeError {
  * JSON.stringify, as usual; anything else JSON cannot carry is refused.
  */
 export function checkJSON(value: unknown, path = "input", ancestors: object[] = []): void {
+  if (typeof value !== "object" || value === null) {
+    checkLeaf(value, path);
+    return;
+  }
+  const object = value as object;
+  if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
+  if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
+  ancestors.push(object);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
+      const item = value[i];
+      // Strings and finite numbers, the common case, need no call.
+      if (typeof item === "string" || typeof item === "boolean" || item === null) continue;
+      if (typeof item === "number" && Number.isFinite(item)) continue;
+      checkJSON(item, `${path}[${i}]`, ancestors);
+    }
+  } else {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      const kind = safeText(() => Object.prototype.toString.call(value), 100);
+      throw new JSONInputError(path, `not a plain object (${kind})`);
+    }
+    for (const key in object) {
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item === "string" || typeof item === "boolean" || item === null || item === undefined) continue;
+      if (typeof item === "number" && Number.isFinite(item)) continue;
+      checkJSON(item, `${path}.${key}`, ancestors);
+    }
+  }
+  ancestors.pop();
+}
+
+function checkLeaf(value: unknown, path: string): void {
   switch (typeof value) {
-    case "string":
-    case "boolean":
-      return;
     case "number":
       if (!Number.isFinite(value)) throw new JSONInputError(path, String(value));
       return;
@@ -158,28 +189,6 @@ export function checkJSON(value: unknown, path = "input", ancestors: object[] = 
     case "function":
       throw new JSONInputError(path, "a function");
   }
-  if (value === null) return;
-  const object = value as object;
-  if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
-  if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
-  ancestors.push(object);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
-      checkJSON(value[i], `${path}[${i}]`, ancestors);
-    }
-  } else {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) {
-      const kind = safeText(() => Object.prototype.toString.call(value), 100);
-      throw new JSONInputError(path, `not a plain object (${kind})`);
-    }
-    for (const key in object) {
-      const item = (value as Record<string, unknown>)[key];
-      if (item !== undefined) checkJSON(item, `${path}.${key}`, ancestors);
-    }
-  }
-  ancestors.pop();
 }
 
 /** maxJSONDepth bounds tool input nesting (the QuickJS stack is shallow). */

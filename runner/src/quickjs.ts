@@ -6,24 +6,29 @@
 
 import { Execution, serializeError, type Finish, type Request, type Stream } from "./core";
 
-type OutMessage =
-  | { k: "call"; seq: number; ns: string; tool: string; input: string; site: string }
-  | { k: "out"; stream: Stream; text: string }
-  | { k: "timer"; id: number; ms: number }
-  | { k: "done"; result: Finish };
-
-let outbox: OutMessage[] = [];
+// The outbox holds one line per message, tab-separated, so that draining it
+// is one join rather than a JSON encoding of objects (every JavaScript call
+// is costly in this engine):
+//
+//   c <seq> <namespace> <tool> <input JSON>   a tool call
+//   o <stream> <text as a JSON string>        program output
+//   t <timer id> <delay ms>                   a timer to arm
+//   d <Finish as JSON>                        the outcome
+//
+// Namespaces and tool names are identifiers and JSON text has no raw tab or
+// newline, so neither separator can appear inside a field.
+let outbox: string[] = [];
 let execution: Execution | undefined;
 
 const host = {
-  toolCall(seq: number, ns: string, tool: string, input: string, site: string) {
-    outbox.push({ k: "call", seq, ns, tool, input, site });
+  toolCall(seq: number, ns: string, tool: string, input: string) {
+    outbox.push(`c\t${seq}\t${ns}\t${tool}\t${input}`);
   },
   output(stream: Stream, text: string) {
-    outbox.push({ k: "out", stream, text });
+    outbox.push(`o\t${stream}\t${JSON.stringify(text)}`);
   },
   finish(result: Finish) {
-    outbox.push({ k: "done", result });
+    outbox.push(`d\t${JSON.stringify(result)}`);
   },
 };
 
@@ -37,7 +42,7 @@ function setTimeout(callback: unknown, ms?: unknown, ...args: unknown[]): number
   let delay = Number(ms);
   if (!Number.isFinite(delay) || delay < 0) delay = 0;
   timers.set(id, () => (callback as (...a: unknown[]) => void)(...args));
-  outbox.push({ k: "timer", id, ms: Math.floor(delay) });
+  outbox.push(`t\t${id}\t${Math.floor(delay)}`);
   return id;
 }
 
@@ -103,16 +108,17 @@ export const quickjs = {
     }
   },
 
-  /** drain returns the outbox as JSON text and empties it. */
+  /**
+   * drain empties the outbox and returns its lines, then a last line
+   * "w\t1" when the execution can still make progress (tool calls or timers
+   * outstanding) or "w\t0" when it cannot.
+   */
   drain(): string {
-    const text = JSON.stringify(outbox);
+    const waiting = execution !== undefined && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
+    outbox.push(waiting ? "w\t1" : "w\t0");
+    const text = outbox.join("\n");
     outbox = [];
     return text;
-  },
-
-  /** waiting tells whether the execution can still make progress: calls or timers outstanding. */
-  waiting(): boolean {
-    return execution !== undefined && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
   },
 
   /** serialize renders a thrown value for a failure the host detected. */
