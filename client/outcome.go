@@ -34,6 +34,7 @@ type ProgramError struct {
 	Stack   string `json:"stack,omitempty"`
 }
 
+// Error returns "name: message".
 func (e *ProgramError) Error() string { return e.Name + ": " + e.Message }
 
 // Outcome is the result of one run: Kind Success with Content (never nil;

@@ -1,0 +1,9 @@
+// Command codemode runs agent-authored TypeScript programs against tools
+// declared in a JSON file, on the embedded QuickJS runtime.
+//
+//	codemode types --tools tools.json [--input-schema schema.json]
+//	codemode run --tools tools.json [--input JSON] [--input-schema FILE] [--timeout D] [--repeat N] [--json] program.ts
+//
+// Exit status: 0 on success, 1 when a program failed or the host refused
+// the run, 2 for a usage error.
+package main
