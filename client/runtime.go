@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/runner"
@@ -308,13 +309,16 @@ func (rt *Runtime) startCall(ctx context.Context, id uint64, req ExecuteRequest,
 		defer rt.calls.Done()
 		out, err := safeCall(ctx, req.CallTool, call)
 		res := &wire.Message{Kind: wire.KindToolResult, Execution: id, Seq: m.Seq}
+		if err == nil && len(out) > maxToolOutput {
+			err = fmt.Errorf("the output of %s.%s is %d bytes; a tool result carries at most %d", call.Namespace, call.Tool, len(out), maxToolOutput)
+		}
 		if err != nil {
 			name := "Error"
 			var n ErrorNamer
 			if errors.As(err, &n) {
 				name = n.ErrorName()
 			}
-			res.Error = &wire.Error{Name: name, Message: err.Error()}
+			res.Error = &wire.Error{Name: name, Message: boundText(err.Error(), maxErrorMessage)}
 		} else {
 			res.Output = out
 		}
@@ -326,6 +330,27 @@ func (rt *Runtime) startCall(ctx context.Context, id uint64, req ExecuteRequest,
 			return
 		}
 	}()
+}
+
+// Bounds on what a tool call sends back, in bytes: outputs must fit a frame
+// with room to spare; error messages are cut like the runner cuts program
+// errors.
+const (
+	maxToolOutput   = wire.MaxFrameSize - 64<<10
+	maxErrorMessage = 8192
+)
+
+// boundText cuts text to at most limit bytes (on a UTF-8 boundary), marking
+// the cut.
+func boundText(text string, limit int) string {
+	if len(text) <= limit {
+		return text
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [truncated %d bytes]", text[:cut], len(text)-cut)
 }
 
 func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMessage, error), call ToolCall) (out json.RawMessage, err error) {

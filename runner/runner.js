@@ -35,6 +35,15 @@ var CodeModeRunner = (() => {
     toJSONText: () => toJSONText
   });
 
+  // src/intrinsics.ts
+  var jsonStringify = JSON.stringify;
+  var jsonParse = JSON.parse;
+  var apply = Reflect.apply;
+  var arrayJoin = Array.prototype.join;
+  function join(items, separator) {
+    return apply(arrayJoin, items, [separator]);
+  }
+
   // src/core.ts
   var errorLimits = { name: 200, message: 8192, stack: 16384 };
   function bound(text, limit) {
@@ -54,7 +63,11 @@ var CodeModeRunner = (() => {
   }
   function serializeError(value) {
     try {
-      if (typeof value === "object" && value !== null || typeof value === "function") {
+      if (typeof value === "function") {
+        const name = safeText(() => value.name, errorLimits.name);
+        return { name: "Error", message: `a function${name ? ` (${name})` : ""} was thrown`, stack: "" };
+      }
+      if (typeof value === "object" && value !== null) {
         const v = value;
         const name = safeText(() => v.name, errorLimits.name) || "Error";
         let message = safeText(() => v.message, errorLimits.message);
@@ -75,7 +88,7 @@ var CodeModeRunner = (() => {
   }
   function jsonOrString(value) {
     try {
-      const text = JSON.stringify(value);
+      const text = jsonStringify(value);
       if (typeof text === "string") return text;
     } catch {
     }
@@ -165,7 +178,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
   function toJSONText(value) {
     checkJSON(value);
     try {
-      return JSON.stringify(value);
+      return jsonStringify(value);
     } catch (error) {
       throw new JSONInputError("input", `not serialisable (${serializeError(error).message})`);
     }
@@ -229,7 +242,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       if (ok) {
         let value;
         try {
-          value = JSON.parse(payload);
+          value = jsonParse(payload);
         } catch (error2) {
           call.reject(error2);
           return;
@@ -240,7 +253,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       let name = "Error";
       let message = payload;
       try {
-        const parsed = JSON.parse(payload);
+        const parsed = jsonParse(payload);
         if (typeof parsed.name === "string") name = parsed.name;
         if (typeof parsed.message === "string") message = parsed.message;
       } catch {
@@ -343,24 +356,26 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
   var execution;
   var host = {
     toolCall(seq, ns, tool, input) {
-      outbox.push(`c	${seq}	${ns}	${tool}	${input}`);
+      outbox[outbox.length] = `c	${seq}	${ns}	${tool}	${input}`;
     },
     output(stream, text) {
-      outbox.push(`o	${stream}	${JSON.stringify(text)}`);
+      outbox[outbox.length] = `o	${stream}	${jsonStringify(text)}`;
     },
     finish(result) {
-      outbox.push(`d	${JSON.stringify(result)}`);
+      outbox[outbox.length] = `d	${jsonStringify(result)}`;
     }
   };
   var timerSeq = 0;
   var timers = /* @__PURE__ */ new Map();
+  var maxDelay = 2147483647;
   function setTimeout(callback, ms, ...args) {
     if (typeof callback !== "function") throw new TypeError("setTimeout expects a function");
     const id = ++timerSeq;
     let delay = Number(ms);
     if (!Number.isFinite(delay) || delay < 0) delay = 0;
+    if (delay > maxDelay) delay = maxDelay;
     timers.set(id, () => callback(...args));
-    outbox.push(`t	${id}	${Math.floor(delay)}`);
+    outbox[outbox.length] = `t	${id}	${Math.floor(delay)}`;
     return id;
   }
   function clearTimeout(id) {
@@ -383,7 +398,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
     },
     /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
     prepare(requestJSON) {
-      execution = new Execution(host, JSON.parse(requestJSON));
+      execution = new Execution(host, jsonParse(requestJSON));
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is
@@ -423,14 +438,14 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
      */
     drain() {
       const waiting = execution !== void 0 && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
-      outbox.push(waiting ? "w	1" : "w	0");
-      const text = outbox.join("\n");
+      outbox[outbox.length] = waiting ? "w	1" : "w	0";
+      const text = join(outbox, "\n");
       outbox = [];
       return text;
     },
     /** serialize renders a thrown value for a failure the host detected. */
     serialize(value) {
-      return JSON.stringify(serializeError(value));
+      return jsonStringify(serializeError(value));
     }
   };
 
@@ -722,7 +737,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       const filename = m.get(K.filename);
       const hasInput = m.get(K.hasInput) === true;
       let input;
-      if (hasInput) input = JSON.parse(utf8Decode(m.get(K.input)));
+      if (hasInput) input = jsonParse(utf8Decode(m.get(K.input)));
       const namespaces = (m.get(K.namespaces) ?? []).map((ns) => ({
         name: ns.get(1),
         tools: (ns.get(2) ?? []).slice()
@@ -775,7 +790,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
           const execution2 = executions.get(id);
           if (execution2 === void 0) return;
           if (output instanceof Uint8Array) execution2.deliver(seq, true, utf8Decode(output));
-          else execution2.deliver(seq, false, JSON.stringify({ name: error?.get(1) ?? "Error", message: error?.get(2) ?? "" }));
+          else execution2.deliver(seq, false, jsonStringify({ name: error?.get(1) ?? "Error", message: error?.get(2) ?? "" }));
           return;
         }
         case Kind.cancel:

@@ -63,13 +63,29 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "codemode: %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	fmt.Fprintf(stderr, "codemode: %s\n", oneLine(err.Error()))
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
 	}
 	return 1
 }
+
+// oneLine renders an error message on one line: no repeated "codemode: "
+// prefix, and line breaks (a validation report) joined with "; ".
+func oneLine(msg string) string {
+	msg = strings.TrimPrefix(msg, "codemode: ")
+	var parts []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.ReplaceAll(strings.Join(parts, "; "), ":; ", ": ")
+}
+
+// maxProgramSize is the largest program file run accepts, in bytes.
+const maxProgramSize = 8 << 20
 
 // contractFlags are the flags that define the contract.
 type contractFlags struct {
@@ -194,6 +210,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 		return false, usageError{"run: --input needs --input-schema (an inputless contract takes no input)"}
 	case *input == "" && cf.inputSchema != "":
 		return false, usageError{"run: --input-schema makes the contract input-bearing; --input is required"}
+	}
+	if fi, err := os.Stat(positional[0]); err != nil {
+		return false, err
+	} else if !fi.Mode().IsRegular() || fi.Size() > maxProgramSize {
+		return false, fmt.Errorf("%s: not a regular file of at most %d bytes", positional[0], maxProgramSize)
 	}
 	source, err := os.ReadFile(positional[0])
 	if err != nil {

@@ -83,8 +83,9 @@ func commandHandler(argv []string, dir string) contract.Handler {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = dir
 		cmd.Stdin = bytes.NewReader(input)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		stdout := &cappedBuffer{limit: maxCommandOutput}
+		stderr := &cappedBuffer{limit: maxCommandStderr, keepTail: true}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
 		// Kill the whole process group on cancel, so children go too.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -92,6 +93,9 @@ func commandHandler(argv []string, dir string) contract.Handler {
 		err := cmd.Run()
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
+		}
+		if stdout.overflow {
+			return nil, fmt.Errorf("%s printed more than %d bytes of output", argv[0], maxCommandOutput)
 		}
 		if err != nil {
 			msg := strings.TrimSpace(stderr.String())
@@ -104,10 +108,45 @@ func commandHandler(argv []string, dir string) contract.Handler {
 			}
 			return nil, fmt.Errorf("running %s: %w", argv[0], err)
 		}
-		out := bytes.TrimSpace(stdout.Bytes())
+		out := bytes.TrimSpace(stdout.buf)
 		if !json.Valid(out) {
 			return nil, fmt.Errorf("%s printed output that is not JSON: %.200q", argv[0], out)
 		}
 		return out, nil
 	}
 }
+
+// Bounds on what a tool command may print, in bytes: its output must fit a
+// wire frame; of its stderr only the tail is kept for the error message.
+const (
+	maxCommandOutput = 16 << 20
+	maxCommandStderr = 64 << 10
+)
+
+// cappedBuffer collects up to limit bytes. Past the limit it either fails the
+// write (so the command gets a broken pipe and is not waited on forever) or,
+// with keepTail, keeps only the last limit bytes.
+type cappedBuffer struct {
+	buf      []byte
+	limit    int
+	keepTail bool
+	overflow bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.keepTail {
+		b.buf = append(b.buf, p...)
+		if extra := len(b.buf) - b.limit; extra > 0 {
+			b.buf = append(b.buf[:0], b.buf[extra:]...)
+		}
+		return len(p), nil
+	}
+	if len(b.buf)+len(p) > b.limit {
+		b.overflow = true
+		return 0, errors.New("output limit reached")
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *cappedBuffer) String() string { return string(b.buf) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-go/codemode/wire"
@@ -25,9 +26,15 @@ type event struct {
 
 // execution is one program run on its own engine, driven by one goroutine.
 type execution struct {
-	id     uint64
-	events chan event
-	done   chan struct{}
+	id   uint64
+	done chan struct{}
+
+	// queue holds events not yet taken; wake has a value while it is
+	// non-empty. Posting never blocks, so a busy program cannot stall the
+	// runner's reader and with it every other execution.
+	mu    sync.Mutex
+	queue []event
+	wake  chan struct{}
 
 	// base is the execution's context; stop cancels it, with errStopped
 	// when the host cancels: a running engine stops at its next interrupt
@@ -38,6 +45,35 @@ type execution struct {
 
 // cancel stops the execution for the host, from any goroutine.
 func (ex *execution) cancel() { ex.stop(errStopped) }
+
+// post queues an event for the execution, from any goroutine.
+func (ex *execution) post(ev event) {
+	ex.mu.Lock()
+	ex.queue = append(ex.queue, ev)
+	ex.mu.Unlock()
+	select {
+	case ex.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the next queued event, if any.
+func (ex *execution) take() (event, bool) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if len(ex.queue) == 0 {
+		return event{}, false
+	}
+	ev := ex.queue[0]
+	ex.queue = ex.queue[1:]
+	if len(ex.queue) > 0 {
+		select {
+		case ex.wake <- struct{}{}:
+		default:
+		}
+	}
+	return ev, true
+}
 
 type finishJSON struct {
 	Outcome string         `json:"outcome"`
@@ -62,6 +98,10 @@ type limitsJSON struct {
 	MaxOutput  int `json:"maxOutput"`
 	MaxContent int `json:"maxContent"`
 }
+
+// maxToolInput is the largest tool input, in bytes, that fits a frame with
+// room for the message's other fields.
+const maxToolInput = wire.MaxFrameSize - 64<<10
 
 // errStopped marks an execution the host cancelled: it sends no result.
 var errStopped = errors.New("quickjs: execution cancelled by the host")
@@ -160,6 +200,11 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 				if err != nil {
 					return nil, fmt.Errorf("quickjs: tool call seq %q: %w", f[0], err)
 				}
+				if len(f[3]) > maxToolInput {
+					ex.post(event{seq: seq, err: &wire.Error{Name: "RangeError", Message: fmt.Sprintf(
+						"the input of %s.%s is %d bytes; a tool call carries at most %d", f[1], f[2], len(f[3]), maxToolInput)}})
+					continue
+				}
 				s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[3])})
 			case "o":
 				stream, quoted, _ := strings.Cut(rest, "\t")
@@ -176,10 +221,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 					return nil, fmt.Errorf("quickjs: malformed timer in the runner outbox: %.100q", line)
 				}
 				*timers = append(*timers, time.AfterFunc(time.Duration(ms)*time.Millisecond, func() {
-					select {
-					case ex.events <- event{timer: int32(id)}:
-					case <-ex.done:
-					}
+					ex.post(event{timer: int32(id)})
 				}))
 			case "d":
 				var f finishJSON
@@ -196,6 +238,14 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 				if f.Outcome == wire.OutcomeSuccess && res.Content == nil {
 					res.Content = []wire.Content{}
 				}
+				// The outbox is program-reachable state: check the outcome
+				// before it leaves, so no program can break the wire.
+				if err := res.Check(); err != nil {
+					return failure(ex.id, "InternalError", fmt.Sprintf("the program corrupted the runner's outcome: %v", err)), nil
+				}
+				if p, err := wire.Marshal(res); err != nil || len(p) > wire.MaxFrameSize {
+					return failure(ex.id, "RangeError", fmt.Sprintf("the result is %d bytes; a result carries at most %d (16 MiB)", len(p), wire.MaxFrameSize)), nil
+				}
 				return res, nil
 			case "w":
 				waiting = rest == "1"
@@ -206,16 +256,20 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		if !waiting {
 			return failure(ex.id, "Error", "the program awaits a promise that nothing can settle: no tool call or timer is outstanding"), nil
 		}
-		select {
-		case ev := <-ex.events:
-			if ev.cancel {
-				return nil, errStopped
+		ev, ok := ex.take()
+		for !ok {
+			select {
+			case <-ex.wake:
+				ev, ok = ex.take()
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
 			}
-			if err := s.deliver(ctx, in, ev); err != nil {
-				return nil, err
-			}
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
+		}
+		if ev.cancel {
+			return nil, errStopped
+		}
+		if err := s.deliver(ctx, in, ev); err != nil {
+			return nil, err
 		}
 	}
 }

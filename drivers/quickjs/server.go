@@ -64,7 +64,7 @@ func (s *server) serve(ctx context.Context) error {
 				continue
 			}
 			exCtx, stop := context.WithCancelCause(ctx)
-			ex := &execution{id: msg.Execution, events: make(chan event, 16), done: make(chan struct{}), base: exCtx, stop: stop}
+			ex := &execution{id: msg.Execution, wake: make(chan struct{}, 1), done: make(chan struct{}), base: exCtx, stop: stop}
 			s.execs[ex.id] = ex
 			s.mu.Unlock()
 			s.wg.Add(1)
@@ -100,17 +100,13 @@ func (s *server) end(ex *execution, res *wire.Message) {
 	}
 }
 
-// route hands an event to its execution; events for an execution that has
-// already ended are dropped.
+// route hands an event to its execution without blocking; events for an
+// execution that has already ended are dropped.
 func (s *server) route(id uint64, ev event) {
 	s.mu.Lock()
 	ex := s.execs[id]
 	s.mu.Unlock()
-	if ex == nil {
-		return
-	}
-	select {
-	case ex.events <- ev:
-	case <-ex.done:
+	if ex != nil {
+		ex.post(ev)
 	}
 }

@@ -1,3 +1,5 @@
+import { jsonParse, jsonStringify } from "./intrinsics";
+
 // The execution core of the code-mode runner: it builds the program scope
 // (tools, console, result writer), calls the default export, numbers tool
 // calls, keeps the result buffer transactional and serialises errors without
@@ -68,7 +70,11 @@ function safeText(read: () => unknown, limit: number): string {
 /** serializeError reads a thrown value without letting it throw again. */
 export function serializeError(value: unknown): SerializedError {
   try {
-    if ((typeof value === "object" && value !== null) || typeof value === "function") {
+    if (typeof value === "function") {
+      const name = safeText(() => (value as { name?: unknown }).name, errorLimits.name);
+      return { name: "Error", message: `a function${name ? ` (${name})` : ""} was thrown`, stack: "" };
+    }
+    if (typeof value === "object" && value !== null) {
       const v = value as { name?: unknown; message?: unknown; stack?: unknown };
       const name = safeText(() => v.name, errorLimits.name) || "Error";
       let message = safeText(() => v.message, errorLimits.message);
@@ -91,7 +97,7 @@ function safeIsError(value: unknown): boolean {
 
 function jsonOrString(value: unknown): string {
   try {
-    const text = JSON.stringify(value);
+    const text = jsonStringify(value);
     if (typeof text === "string") return text;
   } catch {
     // fall through
@@ -198,7 +204,7 @@ const maxJSONDepth = 64;
 export function toJSONText(value: unknown): string {
   checkJSON(value);
   try {
-    return JSON.stringify(value);
+    return jsonStringify(value);
   } catch (error) {
     // A cycle deeper than the walk, or a getter that throws.
     throw new JSONInputError("input", `not serialisable (${serializeError(error).message})`);
@@ -283,7 +289,7 @@ export class Execution {
     if (ok) {
       let value: unknown;
       try {
-        value = JSON.parse(payload);
+        value = jsonParse(payload);
       } catch (error) {
         call.reject(error);
         return;
@@ -294,7 +300,7 @@ export class Execution {
     let name = "Error";
     let message = payload;
     try {
-      const parsed = JSON.parse(payload) as { name?: unknown; message?: unknown };
+      const parsed = jsonParse(payload) as { name?: unknown; message?: unknown };
       if (typeof parsed.name === "string") name = parsed.name;
       if (typeof parsed.message === "string") message = parsed.message;
     } catch {

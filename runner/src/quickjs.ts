@@ -4,6 +4,7 @@
 // module namespace, drains the outbox after each turn of the job queue, and
 // calls deliver when a tool call is answered or a timer fires.
 
+import { join, jsonParse, jsonStringify } from "./intrinsics";
 import { Execution, serializeError, type Finish, type Request, type Stream } from "./core";
 
 // The outbox holds one line per message, tab-separated, so that draining it
@@ -22,13 +23,13 @@ let execution: Execution | undefined;
 
 const host = {
   toolCall(seq: number, ns: string, tool: string, input: string) {
-    outbox.push(`c\t${seq}\t${ns}\t${tool}\t${input}`);
+    outbox[outbox.length] = (`c\t${seq}\t${ns}\t${tool}\t${input}`);
   },
   output(stream: Stream, text: string) {
-    outbox.push(`o\t${stream}\t${JSON.stringify(text)}`);
+    outbox[outbox.length] = (`o\t${stream}\t${jsonStringify(text)}`);
   },
   finish(result: Finish) {
-    outbox.push(`d\t${JSON.stringify(result)}`);
+    outbox[outbox.length] = (`d\t${jsonStringify(result)}`);
   },
 };
 
@@ -36,13 +37,18 @@ const host = {
 let timerSeq = 0;
 const timers = new Map<number, () => void>();
 
+const maxDelay = 2147483647;
+
 function setTimeout(callback: unknown, ms?: unknown, ...args: unknown[]): number {
   if (typeof callback !== "function") throw new TypeError("setTimeout expects a function");
   const id = ++timerSeq;
   let delay = Number(ms);
   if (!Number.isFinite(delay) || delay < 0) delay = 0;
+  // As in browsers and Node.js, delays are capped at 2^31-1 ms (about 24.8
+  // days); the execution's deadline comes first anyway.
+  if (delay > maxDelay) delay = maxDelay;
   timers.set(id, () => (callback as (...a: unknown[]) => void)(...args));
-  outbox.push(`t\t${id}\t${Math.floor(delay)}`);
+  outbox[outbox.length] = (`t\t${id}\t${Math.floor(delay)}`);
   return id;
 }
 
@@ -71,7 +77,7 @@ export const quickjs = {
 
   /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
   prepare(requestJSON: string): void {
-    execution = new Execution(host, JSON.parse(requestJSON) as Request);
+    execution = new Execution(host, jsonParse(requestJSON) as Request);
   },
 
   /**
@@ -115,14 +121,14 @@ export const quickjs = {
    */
   drain(): string {
     const waiting = execution !== undefined && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
-    outbox.push(waiting ? "w\t1" : "w\t0");
-    const text = outbox.join("\n");
+    outbox[outbox.length] = waiting ? "w\t1" : "w\t0";
+    const text = join(outbox, "\n");
     outbox = [];
     return text;
   },
 
   /** serialize renders a thrown value for a failure the host detected. */
   serialize(value: unknown): string {
-    return JSON.stringify(serializeError(value));
+    return jsonStringify(serializeError(value));
   },
 };

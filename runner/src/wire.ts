@@ -2,6 +2,7 @@
 // (4-byte big-endian length + CBOR map with small-integer keys) and the
 // runner loop that serves execute, tool-result and cancel messages.
 
+import { jsonParse, jsonStringify } from "./intrinsics";
 import { decode, encode, utf8Decode, utf8Encode, type Value } from "./cbor";
 import { Execution, type Content, type Finish, type Host, type Limits, type Namespace } from "./core";
 
@@ -84,7 +85,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     const filename = m.get(K.filename) as string;
     const hasInput = m.get(K.hasInput) === true;
     let input: unknown;
-    if (hasInput) input = JSON.parse(utf8Decode(m.get(K.input) as Uint8Array));
+    if (hasInput) input = jsonParse(utf8Decode(m.get(K.input) as Uint8Array));
     const namespaces: Namespace[] = ((m.get(K.namespaces) as Map<number, Value>[] | undefined) ?? []).map((ns) => ({
       name: ns.get(1) as string,
       tools: ((ns.get(2) as string[] | undefined) ?? []).slice(),
@@ -138,7 +139,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         const execution = executions.get(id);
         if (execution === undefined) return;
         if (output instanceof Uint8Array) execution.deliver(seq, true, utf8Decode(output));
-        else execution.deliver(seq, false, JSON.stringify({ name: error?.get(1) ?? "Error", message: error?.get(2) ?? "" }));
+        else execution.deliver(seq, false, jsonStringify({ name: error?.get(1) ?? "Error", message: error?.get(2) ?? "" }));
         return;
       }
       case Kind.cancel:

@@ -1,0 +1,135 @@
+package quickjs_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+)
+
+// Regressions from an adversarial review: each program fails (or succeeds)
+// on its own, and the runtime serves the next run.
+
+func echoClient(t *testing.T, opts quickjs.Options, extra ...*contract.Tool) *client.Client {
+	t.Helper()
+	rt, err := client.NewRuntime(context.Background(), quickjs.New(opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)
+	echo, err := contract.NewRawTool("echo", "Echo.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(append([]*contract.Tool{echo}, extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.New(rt, c)
+}
+
+func mustRun(t *testing.T, c *client.Client, src string) *client.Outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := c.Run(ctx, src, client.RunOptions{})
+	if err != nil {
+		t.Fatalf("Run returned a Go error (the runtime failed?): %v", err)
+	}
+	after, err := c.Run(ctx, `export default async function ({ result }) { result.appendText("ok"); }`, client.RunOptions{})
+	if err != nil || after.Kind != client.Success {
+		t.Fatalf("the runtime does not serve the next run: %+v %v", after, err)
+	}
+	return out
+}
+
+func TestHostileProgramsFailAlone(t *testing.T) {
+	c := echoClient(t, quickjs.Options{Timeout: 2 * time.Second, MemoryLimit: 256 << 20})
+	tests := []struct {
+		name, src, errName, message string
+	}{
+		{"replaced JSON.stringify", `export default async function ({ result }) {
+  JSON.stringify = () => '{"outcome":"pwned"}'; Array.prototype.join = () => "d\t{}";
+  result.appendText("real");
+}`, "", ""},
+		{"busy loop after the memory grew", `export default async function () {
+  const a = []; for (let i = 0; i < 20000; i++) a.push({ i }); const s = "x".repeat(1e5) + "y";
+  for (;;) {}
+}`, "TimeoutError", "deadline"},
+		{"result over the frame limit", `export default async function ({ result }) { result.appendText("€".repeat(5.7e6)); }`, "RangeError", "16 MiB"},
+		{"tool input over the frame limit", `export default async function ({ codemode }) { await codemode.echo({ value: "x".repeat(17e6) }); }`, "RangeError", "at most"},
+		{"timer delay of 1e300", `export default async function ({ result }) { setTimeout(() => {}, 1e300); result.appendText("armed"); }`, "", ""},
+		{"thrown function", `export default async function () { throw function evil() { return "source"; }; }`, "Error", `^a function \(evil\) was thrown$`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, c, tt.src)
+			if tt.errName == "" && tt.message == "" {
+				if out.Kind == client.ProgramFailed && strings.Contains(out.Error.Message, "wire") {
+					t.Fatalf("%+v", out.Error)
+				}
+				return
+			}
+			if out.Kind != client.ProgramFailed {
+				t.Fatalf("outcome %s", out.Kind)
+			}
+			if tt.errName != "" && out.Error.Name != tt.errName {
+				t.Errorf("error %s: %s, want name %s", out.Error.Name, out.Error.Message, tt.errName)
+			}
+			if !strings.Contains(out.Error.Message, strings.Trim(tt.message, "^$")) && !matches(tt.message, out.Error.Message) {
+				t.Errorf("message %q, want %q", out.Error.Message, tt.message)
+			}
+		})
+	}
+}
+
+func matches(pattern, s string) bool {
+	return len(pattern) > 0 && pattern[0] == '^' && strings.HasPrefix(s, "a function")
+}
+
+// TestBusyProgramDoesNotDelayOthers: an execution flooding the host with
+// tool calls and then spinning must not stall another execution's results.
+func TestBusyProgramDoesNotDelayOthers(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"],"additionalProperties":false}`)
+	slow, err := contract.NewRawTool("slow", "Sleeps.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+		var v struct{ MS int }
+		_ = json.Unmarshal(in, &v)
+		select {
+		case <-time.After(time.Duration(v.MS) * time.Millisecond):
+		case <-ctx.Done():
+		}
+		return in, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := echoClient(t, quickjs.Options{Timeout: 3 * time.Second}, slow)
+	ctx := context.Background()
+	attacker := make(chan struct{})
+	go func() {
+		defer close(attacker)
+		_, _ = c.Run(ctx, `export default async function ({ codemode }) {
+  for (let i = 0; i < 100; i++) codemode.slow({ ms: 50 });
+  await codemode.slow({ ms: 10 });
+  for (;;) {}
+}`, client.RunOptions{})
+	}()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	out, err := c.Run(ctx, `export default async function ({ codemode, result }) {
+  await codemode.slow({ ms: 200 }); result.appendText("victim done");
+}`, client.RunOptions{})
+	if err != nil || out.Kind != client.Success {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("the victim took %s behind a busy program", d)
+	}
+	<-attacker
+}
