@@ -2,8 +2,9 @@
 // declared in a JSON file, on the embedded QuickJS runtime.
 //
 //	codemode types --tools tools.json [--input-schema schema.json]
+//	codemode check --tools tools.json [--input-schema schema.json] program.ts
 //	codemode run --tools tools.json [--input JSON] [--input-schema FILE] [--timeout D] [--repeat N] [--json] program.ts
 //
-// Exit status: 0 on success, 1 when a program failed or the host refused
-// the run, 2 for a usage error.
+// Exit status: 0 on success (check: the program is valid), 1 when a program
+// failed, is invalid, or the host refused the run, 2 for a usage error.
 package main

@@ -18,6 +18,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 func main() {
@@ -29,6 +30,7 @@ func main() {
 
 const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE]
+  codemode check [--tools FILE] [--input-schema FILE] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--cache-dir DIR] PROGRAM.ts
 
 codemode COMMAND --help lists a command's flags.
@@ -48,6 +50,12 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "types":
 		err = types(args[1:], stdout)
+	case "check":
+		var invalid bool
+		invalid, err = check(ctx, args[1:], stdout)
+		if err == nil && invalid {
+			return 1
+		}
 	case "run":
 		var failed bool
 		failed, err = run(ctx, args[1:], stdout, stderr)
@@ -165,6 +173,63 @@ func types(args []string, stdout io.Writer) error {
 	return err
 }
 
+// check type-checks a program; invalid reports a program with errors (exit
+// 1), whose report goes to stdout.
+func check(ctx context.Context, args []string, stdout io.Writer) (invalid bool, err error) {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	var cf contractFlags
+	cf.register(fs)
+	positional, err := parse(fs, args, stdout)
+	if err != nil {
+		return false, err
+	}
+	if len(positional) != 1 {
+		return false, usageError{"check: exactly one PROGRAM.ts is required"}
+	}
+	source, err := readProgram(positional[0])
+	if err != nil {
+		return false, err
+	}
+	c, err := cf.build()
+	if err != nil {
+		return false, err
+	}
+	checker, err := typecheck.New(typecheck.Options{})
+	if err != nil {
+		return false, err
+	}
+	defer checker.Close()
+	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions()}}
+	rtFiles, err := quickjs.New(quickjs.Options{}).TypeDefinitionFiles(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range rtFiles {
+		files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
+	}
+	res, err := checker.Check(ctx, files, source)
+	if err != nil {
+		return false, err
+	}
+	if res.Valid {
+		fmt.Fprintln(stdout, "valid")
+		return false, nil
+	}
+	fmt.Fprintln(stdout, res.Report)
+	return true, nil
+}
+
+// readProgram reads a program file of at most maxProgramSize bytes.
+func readProgram(path string) (string, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() || fi.Size() > maxProgramSize {
+		return "", fmt.Errorf("%s: not a regular file of at most %d bytes", path, maxProgramSize)
+	}
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
 // runRecord is one line of `run --json`.
 type runRecord struct {
 	Outcome    client.OutcomeKind   `json:"outcome"`
@@ -211,12 +276,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	case *input == "" && cf.inputSchema != "":
 		return false, usageError{"run: --input-schema makes the contract input-bearing; --input is required"}
 	}
-	if fi, err := os.Stat(positional[0]); err != nil {
-		return false, err
-	} else if !fi.Mode().IsRegular() || fi.Size() > maxProgramSize {
-		return false, fmt.Errorf("%s: not a regular file of at most %d bytes", positional[0], maxProgramSize)
-	}
-	source, err := os.ReadFile(positional[0])
+	source, err := readProgram(positional[0])
 	if err != nil {
 		return false, err
 	}
@@ -238,7 +298,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	defer rt.Close()
 	cl := client.New(rt, c)
 	for i := 0; i < *repeat; i++ {
-		rec, err := runOnce(ctx, cl, string(source), opts, *timeout, *asJSON, stdout, stderr)
+		rec, err := runOnce(ctx, cl, source, opts, *timeout, *asJSON, stdout, stderr)
 		if err != nil {
 			return false, err
 		}

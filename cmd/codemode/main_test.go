@@ -15,6 +15,7 @@ import (
 
 	"github.com/codemode-go/codemode/internal/cases"
 	"github.com/codemode-go/codemode/internal/fixtures"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 // TestMain doubles as the fixture tools' command: `<test binary>
@@ -267,5 +268,25 @@ func TestExampleToolsFileRuns(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "run", "--tools", "../../examples/cli/tools.json", "../../examples/cli/program.ts")
 	if code != 0 || strings.TrimSpace(stdout) != "warmest: London at 18°C (4 words)" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestCheckReportsTypeErrors(t *testing.T) {
+	if _, err := typecheck.FindTsc("."); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+		t.Skip(err)
+	}
+	tools := fixtureToolsFile(t)
+	good := writeFile(t, "good.ts", "export default async function ({ codemode, result }: AgentProgramScope) {\n  result.appendText((await codemode.echo({ value: \"x\" })).value);\n}\n")
+	code, stdout, stderr := runCLI(t, "check", "--tools", tools, good)
+	if code != 0 || strings.TrimSpace(stdout) != "valid" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	bad := writeFile(t, "bad.ts", "export default async function ({ codemode }: AgentProgramScope) {\n  await codemode.echo({ value: 42 });\n}\n")
+	code, stdout, _ = runCLI(t, "check", "--tools", tools, bad)
+	if code != 1 || !strings.Contains(stdout, "agent.ts:2:") || !strings.Contains(stdout, "TS2322") {
+		t.Fatalf("exit %d report %q", code, stdout)
+	}
+	if code, _, _ := runCLI(t, "check"); code != 2 {
+		t.Fatalf("check without a program: exit %d", code)
 	}
 }

@@ -93,6 +93,11 @@ func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinit
 const globalsDTS = `declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): number;
 declare function clearTimeout(id: number | undefined): void;
 declare var console: CodeModeConsole;
+declare function queueMicrotask(callback: () => void): void;
+/** QuickJS's error for engine failures such as running out of memory. */
+declare var InternalError: ErrorConstructor;
+declare var DOMException: { new (message?: string, name?: string): Error; readonly prototype: Error };
+declare var performance: { now(): number };
 `
 
 // Connect boots a runtime: a wazero runtime with QuickJS compiled (or loaded

@@ -1,0 +1,28 @@
+package client
+
+import (
+	"context"
+
+	"github.com/codemode-go/codemode/typecheck"
+)
+
+// Validate type-checks a program against the client's complete declaration
+// surface (the contract's TypeDefinitions) and the runtime's type-definition
+// files, with checker (seed 002: validate() has no side effects; Run never
+// checks). It returns a Valid result or up to 8 diagnostics in the submitted
+// source's coordinates with a report. Cancelling ctx stops the check.
+//
+//	checker, err := typecheck.New(typecheck.Options{}) // errors.Is(err, typecheck.ErrNotInstalled) says how to install
+//	res, err := cl.Validate(ctx, checker, source)
+//	if err == nil && !res.Valid { tellTheAgent(res.Report) }
+func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, source string) (*typecheck.Result, error) {
+	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.contract.TypeDefinitions()}}
+	rtFiles, err := c.rt.TypeDefinitionFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range rtFiles {
+		files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
+	}
+	return checker.Check(ctx, files, source)
+}

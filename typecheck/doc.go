@@ -1,0 +1,10 @@
+// Package typecheck type-checks agent programs against a contract's
+// declarations before they run (seed 002: validate() has no side effects;
+// run() never checks). It keeps one TypeScript 7 compiler running as a
+// language server (`tsc --lsp --stdio`), reused across checks and restarted
+// if it dies, and checks each program in a virtual project: the program as
+// agent.ts, the contract's declarations, the runtime's type-definition
+// files, and a strict configuration (strict, exactOptionalPropertyTypes,
+// noEmit). A Result is Valid, or carries at most 8 diagnostics in the
+// submitted source's coordinates and a report with excerpts.
+package typecheck

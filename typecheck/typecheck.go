@@ -1,0 +1,403 @@
+package typecheck
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// ErrNotInstalled is returned by New when no TypeScript 7 compiler is found.
+// Its message says how to install one.
+var ErrNotInstalled = errors.New("typecheck: the TypeScript 7 compiler is not installed; run ./scripts/test from the codemode-go checkout, or: npm install --prefix .tools typescript@7.0.2")
+
+// File is one declaration file of the virtual project.
+type File struct {
+	Name string // a file name ending in .d.ts, e.g. "codemode.d.ts"
+	Text string
+}
+
+// Diagnostic is one compiler error in submitted-source coordinates.
+type Diagnostic struct {
+	File    string `json:"file"`    // "agent.ts"
+	Line    int    `json:"line"`    // 1-based
+	Column  int    `json:"column"`  // 1-based, in UTF-16 code units
+	Code    int    `json:"code"`    // the TS error number, e.g. 2322
+	Message string `json:"message"` // the compiler's message
+}
+
+// Result is the outcome of a check: Valid, or the first MaxDiagnostics
+// diagnostics and a Report of at most MaxReport characters with an excerpt
+// (the line before and after, a caret under the column) for each.
+type Result struct {
+	Valid       bool         `json:"valid"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	Report      string       `json:"report,omitempty"`
+}
+
+// Limits of a Result (issue 4, after seed 002's validation report).
+const (
+	MaxDiagnostics = 8
+	MaxReport      = 8000
+)
+
+// Options configures a Checker.
+type Options struct {
+	// Tsc is the TypeScript 7 compiler executable. Empty: FindTsc from the
+	// working directory.
+	Tsc string
+}
+
+// FindTsc looks for the project-local compiler (.tools/node_modules/.bin/tsc
+// in dir or a parent), then $CODEMODE_TSC, then tsc on PATH, and returns
+// ErrNotInstalled when none is TypeScript 7.
+func FindTsc(dir string) (string, error) {
+	var candidates []string
+	for d := dir; ; d = filepath.Dir(d) {
+		candidates = append(candidates, filepath.Join(d, ".tools", "node_modules", ".bin", "tsc"))
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if env := os.Getenv("CODEMODE_TSC"); env != "" {
+		candidates = append(candidates, env)
+	}
+	if p, err := exec.LookPath("tsc"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, c := range candidates {
+		out, err := exec.Command(c, "--version").Output()
+		if err == nil && strings.HasPrefix(strings.TrimSpace(string(out)), "Version 7.") {
+			return nativeBinary(c), nil
+		}
+	}
+	return "", ErrNotInstalled
+}
+
+// nativeBinary returns the native compiler behind npm's Node.js shim, when
+// it can be found next to it, so the server runs without Node.js.
+func nativeBinary(tsc string) string {
+	real, err := filepath.EvalSymlinks(tsc)
+	if err != nil {
+		return tsc
+	}
+	modules := filepath.Dir(filepath.Dir(filepath.Dir(real))) // node_modules
+	matches, _ := filepath.Glob(filepath.Join(modules, "@typescript", "typescript-*", "lib", "tsc"))
+	if len(matches) == 1 {
+		return matches[0]
+	}
+	return tsc
+}
+
+// Checker checks programs with one long-lived TypeScript server. It is safe
+// for concurrent use; checks run one at a time.
+type Checker struct {
+	tsc  string
+	root string
+
+	mu       sync.Mutex
+	srv      *server
+	projects map[string]*project
+	closed   bool
+}
+
+type project struct {
+	dir     string
+	version int
+	opened  bool
+}
+
+// New starts a checker. It returns ErrNotInstalled (wrapped) when no
+// compiler is found.
+func New(opts Options) (*Checker, error) {
+	tsc := opts.Tsc
+	if tsc == "" {
+		wd, _ := os.Getwd()
+		var err error
+		if tsc, err = FindTsc(wd); err != nil {
+			return nil, err
+		}
+	}
+	root, err := os.MkdirTemp("", "codemode-typecheck-")
+	if err != nil {
+		return nil, err
+	}
+	c := &Checker{tsc: tsc, root: root, projects: map[string]*project{}}
+	if err := c.ensureServer(); err != nil {
+		os.RemoveAll(root)
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Checker) ensureServer() error {
+	if c.srv != nil && c.srv.alive() {
+		return nil
+	}
+	if c.srv != nil {
+		c.srv.close()
+		c.srv = nil
+		for _, p := range c.projects {
+			p.opened = false
+		}
+	}
+	s, err := startServer(c.tsc, c.root)
+	if err != nil {
+		return err
+	}
+	c.srv = s
+	return nil
+}
+
+// Close stops the server and removes the virtual projects.
+func (c *Checker) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.srv != nil {
+		c.srv.close()
+		c.srv = nil
+	}
+	return os.RemoveAll(c.root)
+}
+
+const tsconfig = `{
+  "compilerOptions": {
+    "strict": true,
+    "exactOptionalPropertyTypes": true,
+    "noEmit": true,
+    "target": "es2024",
+    "lib": ["es2025"],
+    "types": [],
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "isolatedModules": true,
+    "verbatimModuleSyntax": false,
+    "skipLibCheck": true
+  },
+  "include": ["*.ts"]
+}
+`
+
+// checkSource asserts that the program's default export is an AgentProgram.
+const checkSource = `import program from "./agent";
+const checked: AgentProgram = program;
+void checked;
+`
+
+func (c *Checker) project(files []File) (*project, error) {
+	h := sha256.New()
+	sorted := append([]File(nil), files...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, f := range sorted {
+		fmt.Fprintf(h, "%s\x00%s\x00", f.Name, f.Text)
+	}
+	key := hex.EncodeToString(h.Sum(nil))[:16]
+	if p := c.projects[key]; p != nil {
+		return p, nil
+	}
+	dir := filepath.Join(c.root, key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	write := map[string]string{"tsconfig.json": tsconfig, "check.ts": checkSource, "agent.ts": "export {};\n"}
+	write["codemode-no-prototype.d.ts"] = noPrototype(files)
+	for _, f := range sorted {
+		if !strings.HasSuffix(f.Name, ".d.ts") || strings.ContainsAny(f.Name, `/\`) {
+			return nil, fmt.Errorf("typecheck: declaration file name %q must be a plain name ending in .d.ts", f.Name)
+		}
+		write[f.Name] = f.Text
+	}
+	for name, text := range write {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	p := &project{dir: dir}
+	c.projects[key] = p
+	return p, nil
+}
+
+var toolsInterface = regexp.MustCompile(`(?m)^interface (\w*Tools) \{`)
+
+// noPrototype declares, for the checker only, that the tool namespaces have
+// no Object.prototype members: at run time a namespace is a null-prototype
+// object, so codemode.toString() cannot run and must not type-check. It
+// merges into each `interface …Tools` of the declarations.
+func noPrototype(files []File) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, m := range toolsInterface.FindAllStringSubmatch(f.Text, -1) {
+			if seen[m[1]] {
+				continue
+			}
+			seen[m[1]] = true
+			fmt.Fprintf(&b, "interface %s {\n", m[1])
+			for _, name := range []string{"toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "constructor"} {
+				fmt.Fprintf(&b, "  %s: never;\n", name)
+			}
+			b.WriteString("}\n")
+		}
+	}
+	return b.String()
+}
+
+type lspDiagnostic struct {
+	Range struct {
+		Start struct{ Line, Character int } `json:"start"`
+	} `json:"range"`
+	Severity int    `json:"severity"`
+	Code     any    `json:"code"`
+	Message  string `json:"message"`
+}
+
+// Check type-checks source (a TypeScript ES module) against the declaration
+// files. It has no side effects beyond the checker's own temporary project.
+// Cancelling ctx stops the check and returns context.Cause(ctx).
+func (c *Checker) Check(ctx context.Context, declarations []File, source string) (*Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("typecheck: checker closed")
+	}
+	if err := c.ensureServer(); err != nil {
+		return nil, err
+	}
+	p, err := c.project(declarations)
+	if err != nil {
+		return nil, err
+	}
+	agent := filepath.Join(p.dir, "agent.ts")
+	if err := os.WriteFile(agent, []byte(source), 0o644); err != nil {
+		return nil, err
+	}
+	p.version++
+	uri := fileURI(agent)
+	checkURI := fileURI(filepath.Join(p.dir, "check.ts"))
+	if !p.opened {
+		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "typescript", "version": p.version, "text": source}}); err != nil {
+			return nil, err
+		}
+		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": checkURI, "languageId": "typescript", "version": 1, "text": checkSource}}); err != nil {
+			return nil, err
+		}
+		p.opened = true
+	} else if err := c.srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": p.version}, "contentChanges": []map[string]any{{"text": source}}}); err != nil {
+		return nil, err
+	}
+	own, err := c.diagnostics(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	contract, err := c.diagnostics(ctx, checkURI)
+	if err != nil {
+		return nil, err
+	}
+	return result(source, own, contract), nil
+}
+
+func (c *Checker) diagnostics(ctx context.Context, uri string) ([]lspDiagnostic, error) {
+	raw, err := c.srv.call(ctx, "textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	if err != nil {
+		return nil, err
+	}
+	var report struct {
+		Items []lspDiagnostic `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &report); err != nil {
+		return nil, fmt.Errorf("typecheck: decoding diagnostics: %w", err)
+	}
+	var errs []lspDiagnostic
+	for _, d := range report.Items {
+		if d.Severity == 1 {
+			errs = append(errs, d)
+		}
+	}
+	return errs, nil
+}
+
+func code(v any) int {
+	switch x := v.(type) {
+	case float64:
+		return int(x)
+	case string:
+		var n int
+		fmt.Sscanf(x, "%d", &n)
+		return n
+	}
+	return 0
+}
+
+// result turns compiler diagnostics into a Result. Errors in agent.ts are
+// reported where they are; errors in check.ts mean the default export is
+// missing or is not an AgentProgram, reported at the export (or line 1).
+func result(source string, own, contract []lspDiagnostic) *Result {
+	var ds []Diagnostic
+	for _, d := range own {
+		ds = append(ds, Diagnostic{File: "agent.ts", Line: d.Range.Start.Line + 1, Column: d.Range.Start.Character + 1, Code: code(d.Code), Message: d.Message})
+	}
+	line, col := defaultExportPosition(source)
+	for _, d := range contract {
+		msg := d.Message
+		switch code(d.Code) {
+		case 1192, 2306, 2305:
+			msg = "the program has no default export; it must `export default` a function (scope: AgentProgramScope) => …"
+		default:
+			msg = "the default export is not assignable to AgentProgram: " + msg
+		}
+		ds = append(ds, Diagnostic{File: "agent.ts", Line: line, Column: col, Code: code(d.Code), Message: msg})
+	}
+	if len(ds) == 0 {
+		return &Result{Valid: true}
+	}
+	if len(ds) > MaxDiagnostics {
+		ds = ds[:MaxDiagnostics]
+	}
+	return &Result{Diagnostics: ds, Report: report(source, ds)}
+}
+
+func defaultExportPosition(source string) (int, int) {
+	for i, l := range strings.Split(source, "\n") {
+		if c := strings.Index(l, "export default"); c >= 0 {
+			return i + 1, c + 1
+		}
+	}
+	return 1, 1
+}
+
+func report(source string, ds []Diagnostic) string {
+	lines := strings.Split(source, "\n")
+	var b strings.Builder
+	for _, d := range ds {
+		var one strings.Builder
+		fmt.Fprintf(&one, "%s:%d:%d - error TS%d: %s\n", d.File, d.Line, d.Column, d.Code, d.Message)
+		width := len(fmt.Sprint(min(d.Line+1, len(lines))))
+		for n := max(d.Line-1, 1); n <= min(d.Line+1, len(lines)); n++ {
+			mark := " "
+			if n == d.Line {
+				mark = ">"
+			}
+			fmt.Fprintf(&one, "%s %*d | %s\n", mark, width, n, lines[n-1])
+			if n == d.Line {
+				fmt.Fprintf(&one, "  %*s | %s^\n", width, "", strings.Repeat(" ", max(d.Column-1, 0)))
+			}
+		}
+		one.WriteString("\n")
+		if b.Len()+one.Len() > MaxReport {
+			b.WriteString("… more errors omitted\n")
+			break
+		}
+		b.WriteString(one.String())
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,170 @@
+package typecheck_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/fixtures"
+	"github.com/codemode-go/codemode/typecheck"
+)
+
+func checker(t *testing.T) *typecheck.Checker {
+	t.Helper()
+	c, err := typecheck.New(typecheck.Options{})
+	if errors.Is(err, typecheck.ErrNotInstalled) && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func declarationsFor(t *testing.T) []typecheck.File { return declarations(t, false) }
+
+func declarations(t *testing.T, withInput bool) []typecheck.File {
+	tools, err := fixtures.Tools(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k *contract.Contract
+	if withInput {
+		s, err := contract.NewSchema([]byte(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err = contract.NewWithInput(s, tools...)
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else if k, err = contract.New(tools...); err != nil {
+		t.Fatal(err)
+	}
+	rtFiles, _ := quickjs.New(quickjs.Options{}).TypeDefinitionFiles(context.Background())
+	files := []typecheck.File{{Name: "codemode.d.ts", Text: k.TypeDefinitions()}}
+	for _, f := range rtFiles {
+		files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
+	}
+	return files
+}
+
+func TestCheckFindsTheErrorsAnAgentMakes(t *testing.T) {
+	c := checker(t)
+	inputless := declarations(t, false)
+	withInput := declarations(t, true)
+	tests := []struct {
+		name   string
+		files  []typecheck.File
+		source string
+		code   int
+		line   int
+		want   string
+	}{
+		{"valid", inputless, `export default async function ({ codemode, result }: AgentProgramScope) {
+  const r = await codemode.echo({ value: "x" });
+  console.log(r.value); setTimeout(() => {}, 1);
+  result.appendText(r.value);
+}`, 0, 0, ""},
+		{"wrong argument type", inputless, `export default async function ({ codemode }: AgentProgramScope) {
+  await codemode.echo({ value: 42 });
+}`, 2322, 2, "number"},
+		{"excess property", inputless, `export default async function ({ codemode }: AgentProgramScope) {
+  await codemode.echo({ value: "x", extra: 1 });
+}`, 2353, 2, "extra"},
+		{"excess property in array items", inputless, `export default async function ({ codemode }: AgentProgramScope) {
+  const inputs: Parameters<typeof codemode.add>[0][] = [{ a: 1, b: 2, c: 3 }];
+  await Promise.all(inputs.map((i) => codemode.add(i)));
+}`, 2353, 2, "c"},
+		{"unknown tool", inputless, `export default async function ({ codemode }: AgentProgramScope) {
+  await codemode.sendEmail({ to: "x" });
+}`, 2339, 2, "sendEmail"},
+		{"codemode.toString", inputless, `export default async function ({ codemode, result }: AgentProgramScope) {
+  result.appendText(codemode.toString());
+}`, 2349, 2, "not callable"},
+		{"missing await used as a result", inputless, `export default async function ({ codemode, result }: AgentProgramScope) {
+  const r = codemode.echo({ value: "x" });
+  result.appendText(r.value);
+}`, 2339, 3, "value"},
+		{"wrong input field", withInput, `export default async function ({ input, result }: AgentProgramScope) {
+  result.appendText(input.city);
+}`, 2339, 2, "city"},
+		{"syntax error", inputless, `export default async function ({ result }: AgentProgramScope) {
+  result.appendText("x";
+}`, 1005, 2, "expected"},
+		{"no default export", inputless, `export const x = 1;`, 1192, 1, "no default export"},
+		{"default export of the wrong type", inputless, `export default 42;`, 2322, 1, "not assignable to AgentProgram"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := c.Check(ctx, tt.files, tt.source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.code == 0 {
+				if !res.Valid {
+					t.Fatalf("invalid:\n%s", res.Report)
+				}
+				return
+			}
+			if res.Valid || len(res.Diagnostics) == 0 {
+				t.Fatal("valid, want a diagnostic")
+			}
+			d := res.Diagnostics[0]
+			if d.Code != tt.code || d.Line != tt.line || !strings.Contains(d.Message, tt.want) {
+				t.Fatalf("first diagnostic %+v, want TS%d on line %d mentioning %q\n%s", d, tt.code, tt.line, tt.want, res.Report)
+			}
+			if !strings.Contains(res.Report, "^") || len(res.Report) > typecheck.MaxReport {
+				t.Fatalf("report:\n%s", res.Report)
+			}
+		})
+	}
+}
+
+func TestCheckRestartsADeadServerAndHonoursCancellation(t *testing.T) {
+	c := checker(t)
+	files := declarations(t, false)
+	ctx := context.Background()
+	if _, err := c.Check(ctx, files, `export default async function () {}`); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.Check(cancelled, files, `export default async function () {}`); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled check returned %v", err)
+	}
+	// Kill the server behind the checker's back; the next check restarts it.
+	killTSC(t)
+	res, err := c.Check(ctx, files, `export default async function () {}`)
+	if err != nil || !res.Valid {
+		t.Fatalf("after the server died: %+v %v", res, err)
+	}
+}
+
+// killTSC kills this process's tsc children.
+func killTSC(t *testing.T) {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	self := os.Getpid()
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat))
+		if len(f) > 3 && f[3] == itoa(self) && strings.Contains(f[1], "tsc") {
+			p, _ := os.FindProcess(atoi(e.Name()))
+			p.Kill()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
