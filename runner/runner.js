@@ -442,10 +442,6 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       const text = join(outbox, "\n");
       outbox = [];
       return text;
-    },
-    /** serialize renders a thrown value for a failure the host detected. */
-    serialize(value) {
-      return jsonStringify(serializeError(value));
     }
   };
 

@@ -91,10 +91,9 @@ const (
 	fnDeliver
 	fnFire
 	fnDrain
-	fnSerialize
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "serialize"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.

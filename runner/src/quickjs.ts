@@ -5,7 +5,7 @@
 // calls deliver when a tool call is answered or a timer fires.
 
 import { join, jsonParse, jsonStringify } from "./intrinsics";
-import { Execution, serializeError, type Finish, type Request, type Stream } from "./core";
+import { Execution, type Finish, type Request, type Stream } from "./core";
 
 // The outbox holds one line per message, tab-separated, so that draining it
 // is one join rather than a JSON encoding of objects (every JavaScript call
@@ -127,8 +127,4 @@ export const quickjs = {
     return text;
   },
 
-  /** serialize renders a thrown value for a failure the host detected. */
-  serialize(value: unknown): string {
-    return jsonStringify(serializeError(value));
-  },
 };
