@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/drivers"
@@ -166,6 +167,12 @@ func (rt *Runtime) readLoop() {
 	if rt.closing.Load() {
 		rt.finish(Finished{State: Closed})
 		return
+	}
+	// The channel usually breaks because the environment ended: give the
+	// driver a moment to say why (an exit status, a stderr tail).
+	select {
+	case <-rt.conn.Done():
+	case <-time.After(time.Second):
 	}
 	if cerr := rt.conn.Err(); cerr != nil {
 		err = fmt.Errorf("%v (environment: %w)", err, cerr)

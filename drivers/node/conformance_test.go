@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 
@@ -11,12 +12,22 @@ import (
 	"github.com/codemode-go/codemode/testing/conformance"
 )
 
+// driver returns a Node.js driver, skipping the test when no Node.js 24 is
+// on PATH, unless CODEMODE_REQUIRE_NODE is set (scripts/test sets it).
 func driver(t *testing.T) *node.Driver {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
+	d := node.New(node.Options{})
+	_, err := exec.LookPath("node")
+	if err == nil {
+		_, err = d.Version(context.Background())
 	}
-	return node.New(node.Options{})
+	if err != nil {
+		if os.Getenv("CODEMODE_REQUIRE_NODE") == "" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestConformance runs the JavaScript runner under Node.js against the

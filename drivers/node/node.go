@@ -20,8 +20,8 @@ import (
 )
 
 // MinimumMajorVersion is the oldest Node.js major version the driver
-// accepts: node:vm SourceTextModule with --experimental-vm-modules.
-const MinimumMajorVersion = 20
+// accepts (seed 002: "The driver requires Node.js 24").
+const MinimumMajorVersion = 24
 
 // Options configures the Node.js driver.
 type Options struct {

@@ -1,0 +1,108 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/node"
+)
+
+// nodeChildren returns the pids of this process's node children.
+func nodeChildren() []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if len(f) > 3 && f[3] == strconv.Itoa(os.Getpid()) && strings.Contains(string(cmdline), "--experimental-vm-modules") {
+			pid, _ := strconv.Atoi(e.Name())
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func TestKilledChildFailsTheRuntimeWithItsStderr(t *testing.T) {
+	d := driver(t)
+	before := len(nodeChildren())
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	k, _ := contract.New()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := client.New(rt, k).Run(context.Background(), `export default async function () {
+  process.stderr.write("last words\n");
+  await new Promise(() => setTimeout(() => {}, 60000));
+}`, client.RunOptions{})
+		errc <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	kids := nodeChildren()
+	if len(kids) != before+1 {
+		t.Fatalf("%d node children, want %d", len(kids), before+1)
+	}
+	for _, pid := range kids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, client.ErrRuntimeFailed) {
+			t.Fatalf("in-flight Run returned %v, want ErrRuntimeFailed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the in-flight run did not end")
+	}
+	<-rt.Done()
+	f := rt.Finished()
+	if f.State != client.Failed || !strings.Contains(f.Err.Error(), "last words") || !strings.Contains(f.Err.Error(), "killed") {
+		t.Fatalf("Finished = %+v", f)
+	}
+}
+
+func TestCloseKillsAChildThatIgnoresSIGTERM(t *testing.T) {
+	driver(t)
+	d := node.New(node.Options{GracePeriod: 300 * time.Millisecond})
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := contract.New()
+	out, err := client.New(rt, k).Run(context.Background(), `export default async function () {
+  process.on("SIGTERM", () => {});
+  setInterval(() => {}, 1000);
+}`, client.RunOptions{})
+	if err != nil || out.Kind != client.Success {
+		t.Fatalf("%+v %v", out, err)
+	}
+	start := time.Now()
+	rt.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Close took %s", d)
+	}
+	time.Sleep(100 * time.Millisecond)
+	for _, pid := range nodeChildren() {
+		if err := syscall.Kill(pid, 0); err == nil {
+			var stat []byte
+			stat, _ = os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+			if !strings.Contains(string(stat), ") Z ") {
+				t.Fatalf("node child %d still running after Close", pid)
+			}
+		}
+	}
+}
