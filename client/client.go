@@ -9,27 +9,39 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers"
 )
 
 // Client runs programs against one contract on one runtime. It is safe for
 // concurrent use; many runs multiplex on the runtime.
 type Client struct {
-	rt       *Runtime
+	rt       Executor
 	contract *contract.Contract
 	erased   *eraseCache
 }
 
-// New binds a runtime and a contract. The client does not own the runtime:
-// close the runtime yourself.
-func New(rt *Runtime, c *contract.Contract) *Client {
+// Executor is what a Client runs programs on: a *Runtime, or a *Pool of
+// runtimes.
+type Executor interface {
+	// Description is the environment's description for an agent.
+	Description() string
+	// TypeDefinitionFiles are the environment's checker-only declarations.
+	TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error)
+	// Execute runs one execution (see Runtime.Execute).
+	Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error)
+}
+
+// New binds an executor (a *Runtime or a *Pool) and a contract. The client
+// does not own the executor: close it yourself.
+func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(256)}
 }
 
 // Contract returns the client's contract.
 func (c *Client) Contract() *contract.Contract { return c.contract }
 
-// Runtime returns the client's runtime.
-func (c *Client) Runtime() *Runtime { return c.rt }
+// Executor returns the runtime or pool the client runs on.
+func (c *Client) Executor() Executor { return c.rt }
 
 // RunOptions are the per-run settings.
 type RunOptions struct {

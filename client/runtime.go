@@ -249,7 +249,7 @@ type ErrorNamer interface {
 func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
 	select {
 	case <-rt.done:
-		return nil, rt.doneErr()
+		return nil, &notStartedError{rt.doneErr()}
 	default:
 	}
 	id := rt.nextID.Add(1)
@@ -274,7 +274,7 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 		msg.Namespaces = append(msg.Namespaces, wire.Namespace{Name: name, Tools: req.Namespaces[name]})
 	}
 	if err := rt.w.Write(msg); err != nil {
-		return nil, fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, err)
+		return nil, fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, &notStartedError{err})
 	}
 	for {
 		select {
@@ -300,6 +300,13 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 		}
 	}
 }
+
+// notStartedError marks an execution that never reached the runner, so a
+// pool may safely run it elsewhere.
+type notStartedError struct{ err error }
+
+func (e *notStartedError) Error() string { return e.err.Error() }
+func (e *notStartedError) Unwrap() error { return e.err }
 
 func (rt *Runtime) doneErr() error {
 	f := rt.Finished()

@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
@@ -144,4 +146,61 @@ func memory() (heap, rss uint64) {
 		}
 	}
 	return ms.HeapAlloc, rss
+}
+
+// BenchmarkConcurrent64 runs 64 programs at a time on one runtime and on a
+// pool of two; the figure to compare is executions per second.
+func BenchmarkConcurrent64(b *testing.B) {
+	for _, size := range []int{0, 2} {
+		name := "runtime"
+		if size > 0 {
+			name = "pool-of-2"
+		}
+		b.Run(name, func(b *testing.B) {
+			d := quickjs.New(quickjs.Options{})
+			var ex client.Executor
+			if size == 0 {
+				rt, err := client.NewRuntime(context.Background(), d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer rt.Close()
+				ex = rt
+			} else {
+				p, err := client.NewPool(context.Background(), d, client.PoolOptions{Size: size})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				ex = p
+			}
+			k, err := contract.New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := client.New(ex, k)
+			src := `export default async function ({ result }: AgentProgramScope) { let s = 0; for (let i = 0; i < 1000; i++) s += i; result.appendText(String(s)); }`
+			jobs := make(chan struct{})
+			var wg sync.WaitGroup
+			for w := 0; w < 64; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range jobs {
+						if out, err := c.Run(context.Background(), src, client.RunOptions{}); err != nil || out.Kind != client.Success {
+							b.Errorf("%+v %v", out, err)
+						}
+					}
+				}()
+			}
+			start := time.Now()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				jobs <- struct{}{}
+			}
+			close(jobs)
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "exec/s")
+		})
+	}
 }

@@ -11,7 +11,15 @@ import (
 
 func TestConformance(t *testing.T) {
 	d := quickjs.New(quickjs.Options{})
-	conformance.TestRuntime(t, func(ctx context.Context) (*client.Runtime, error) {
+	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
 		return client.NewRuntime(ctx, d)
+	})
+}
+
+// TestPoolConformance runs the suite on a pool of QuickJS runtimes.
+func TestPoolConformance(t *testing.T) {
+	d := quickjs.New(quickjs.Options{})
+	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
+		return client.NewPool(ctx, d, client.PoolOptions{Size: 3})
 	})
 }

@@ -16,8 +16,16 @@ import (
 	"github.com/codemode-go/codemode/internal/fixtures"
 )
 
+// Runtime is what the suite tests: a *client.Runtime, or a *client.Pool.
+type Runtime interface {
+	client.Executor
+	Close() error
+	Done() <-chan struct{}
+	Finished() client.Finished
+}
+
 // Factory makes a fresh runtime; ctx governs its boot.
-type Factory func(ctx context.Context) (*client.Runtime, error)
+type Factory func(ctx context.Context) (Runtime, error)
 
 // TestRuntime runs the conformance suite against runtimes made by factory.
 func TestRuntime(t *testing.T, factory Factory) {
@@ -45,7 +53,7 @@ func TestRuntime(t *testing.T, factory Factory) {
 
 type suite struct{ factory Factory }
 
-func (s *suite) runtime(t *testing.T) *client.Runtime {
+func (s *suite) runtime(t *testing.T) Runtime {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -58,7 +66,7 @@ func (s *suite) runtime(t *testing.T) *client.Runtime {
 }
 
 type harness struct {
-	rt *client.Runtime
+	rt Runtime
 }
 
 // recorder collects one run's telemetry.
