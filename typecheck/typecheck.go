@@ -18,7 +18,7 @@ import (
 
 // ErrNotInstalled is returned by New when no TypeScript 7 compiler is found.
 // Its message says how to install one.
-var ErrNotInstalled = errors.New("typecheck: the TypeScript 7 compiler is not installed; run ./scripts/test from the codemode-go checkout, or: npm install --prefix .tools typescript@7.0.2")
+var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (looked for .tools/node_modules/.bin/tsc here and in parent folders, $CODEMODE_TSC, and tsc on PATH); install one with: npm install --prefix .tools typescript@7.0.2, or point CODEMODE_TSC at one")
 
 // File is one declaration file of the virtual project.
 type File struct {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -139,7 +140,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() == "run"])
+				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() != "types"])
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
 				return nil, errHelp
@@ -196,7 +197,8 @@ func check(ctx context.Context, args []string, stdout io.Writer) (invalid bool, 
 	}
 	checker, err := typecheck.New(typecheck.Options{})
 	if err != nil {
-		return false, err
+		// No checker is a set-up problem, not an invalid program: exit 2.
+		return false, usageError{err.Error()}
 	}
 	defer checker.Close()
 	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions()}}
@@ -371,6 +373,7 @@ func runOnce(ctx context.Context, cl *client.Client, source string, opts client.
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	sort.Slice(rec.ToolCalls, func(i, j int) bool { return rec.ToolCalls[i].Seq < rec.ToolCalls[j].Seq })
 	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	rec.Outcome, rec.Content, rec.Error = outcome.Kind, outcome.Content, outcome.Error
 	if rec.Content == nil {
