@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/codemode-go/codemode/contract"
@@ -110,7 +109,7 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 		out.Error.Message = prog.mapText(out.Error.Message)
 		// A tool validation failure names the calling source: the error was
 		// created at the call, so its stack's first program frame is the call.
-		if out.Error.Name == "ToolValidationError" && !strings.Contains(out.Error.Message, "\n  at "+programFilename) {
+		if out.Error.Name == "ToolValidationError" {
 			if x := prog.excerptAt(out.Error.Stack); x != "" {
 				out.Error.Message += "\n" + x
 			}
@@ -133,7 +132,7 @@ func (c *Client) callTool(ctx context.Context, prog *erased, call ToolCall, tel 
 	fail := func(err error) (json.RawMessage, error) {
 		var tv *contract.ToolValidationError
 		if errors.As(err, &tv) {
-			err = &toolValidationFailure{err: tv, namespace: call.Namespace, excerpt: prog.excerpt(call.Site)}
+			err = &toolValidationFailure{err: tv, namespace: call.Namespace}
 		}
 		ev.Kind, ev.Err, ev.Duration = EventToolCallFailed, err, time.Since(start)
 		tel.emit(ev)
@@ -160,16 +159,12 @@ func (c *Client) callTool(ctx context.Context, prog *erased, call ToolCall, tel 
 type toolValidationFailure struct {
 	err       *contract.ToolValidationError
 	namespace string
-	excerpt   string
 }
 
 func (f *toolValidationFailure) ErrorName() string { return "ToolValidationError" }
 func (f *toolValidationFailure) Unwrap() error     { return f.err }
 func (f *toolValidationFailure) Error() string {
 	msg := f.namespace + "." + f.err.Error()
-	if f.excerpt != "" {
-		msg += "\n" + f.excerpt
-	}
 	return msg
 }
 

@@ -101,13 +101,6 @@ func (e *erased) mapText(text string) string {
 	})
 }
 
-// excerpt renders the submitted source around a mapped "agent.ts:L:C" site:
-// the line before, the line with a caret under the column, and the line
-// after.
-func (e *erased) excerpt(site string) string {
-	return e.excerptAt(e.mapText(site))
-}
-
 // excerptAt renders the excerpt around the first "agent.ts:L:C" in text,
 // which is already in submitted coordinates.
 func (e *erased) excerptAt(text string) string {

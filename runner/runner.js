@@ -275,7 +275,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       const seq = ++this.seq;
       return new Promise((resolve, reject) => {
         this.pending.set(seq, { resolve, reject, error });
-        this.host.toolCall(seq, namespace, tool, inputJSON, "");
+        this.host.toolCall(seq, namespace, tool, inputJSON);
       });
     }
     /** write formats values as one line of program output on stream. */
@@ -739,9 +739,9 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
         tools: (ns.get(2) ?? []).slice()
       }));
       const host2 = {
-        toolCall(seq, namespace, tool, inputJSON, site) {
+        toolCall(seq, namespace, tool, inputJSON) {
           if (!executions.has(id)) return;
-          send(msg([[K.kind, Kind.toolCall], [K.execution, id], [K.seq, seq], [K.namespace, namespace], [K.tool, tool], [K.input, utf8Encode(inputJSON)], [K.site, site]]));
+          send(msg([[K.kind, Kind.toolCall], [K.execution, id], [K.seq, seq], [K.namespace, namespace], [K.tool, tool], [K.input, utf8Encode(inputJSON)]]));
         },
         output(stream, text) {
           if (!executions.has(id)) return;

@@ -23,7 +23,7 @@ export type Finish =
 
 /** What an execution needs from the platform that carries its messages. */
 export interface Host {
-  toolCall(seq: number, namespace: string, tool: string, inputJSON: string, site: string): void;
+  toolCall(seq: number, namespace: string, tool: string, inputJSON: string): void;
   output(stream: Stream, text: string): void;
   finish(result: Finish): void;
 }
@@ -324,7 +324,7 @@ export class Execution {
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       this.pending.set(seq, { resolve, reject, error });
-      this.host.toolCall(seq, namespace, tool, inputJSON, "");
+      this.host.toolCall(seq, namespace, tool, inputJSON);
     });
   }
 

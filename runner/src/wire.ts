@@ -91,9 +91,9 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       tools: ((ns.get(2) as string[] | undefined) ?? []).slice(),
     }));
     const host: Host = {
-      toolCall(seq, namespace, tool, inputJSON, site) {
+      toolCall(seq, namespace, tool, inputJSON) {
         if (!executions.has(id)) return;
-        send(msg([[K.kind, Kind.toolCall], [K.execution, id], [K.seq, seq], [K.namespace, namespace], [K.tool, tool], [K.input, utf8Encode(inputJSON)], [K.site, site]]));
+        send(msg([[K.kind, Kind.toolCall], [K.execution, id], [K.seq, seq], [K.namespace, namespace], [K.tool, tool], [K.input, utf8Encode(inputJSON)]]));
       },
       output(stream, text) {
         if (!executions.has(id)) return;
