@@ -16,7 +16,7 @@ type eraseCache struct {
 }
 
 type cacheEntry struct {
-	source string
+	source string // the key
 	prog   *erased
 }
 
@@ -28,23 +28,25 @@ func newEraseCache(max int) *eraseCache {
 }
 
 // erase returns the erased program for source, from the cache when present.
-func (c *eraseCache) erase(source string) (*erased, error) {
+// key identifies the program: the source itself, or for model-written code a
+// key derived from the code (see Client.RunCode); back is as for erase.
+func (c *eraseCache) erase(key, source string, back *normalized) (*erased, error) {
 	c.mu.Lock()
-	if e, ok := c.index[source]; ok {
+	if e, ok := c.index[key]; ok {
 		c.order.MoveToFront(e)
 		prog := e.Value.(*cacheEntry).prog
 		c.mu.Unlock()
 		return prog, nil
 	}
 	c.mu.Unlock()
-	prog, err := erase(source)
-	if err != nil || len(source) > maxCachedSource {
+	prog, err := erase(source, back)
+	if err != nil || len(key) > maxCachedSource {
 		return prog, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.index[source]; !ok {
-		c.index[source] = c.order.PushFront(&cacheEntry{source: source, prog: prog})
+	if _, ok := c.index[key]; !ok {
+		c.index[key] = c.order.PushFront(&cacheEntry{source: key, prog: prog})
 		for c.order.Len() > c.max {
 			last := c.order.Back()
 			c.order.Remove(last)

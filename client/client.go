@@ -62,6 +62,39 @@ type RunOptions struct {
 // closed or failed runtime returns an error wrapping ErrRuntimeClosed or
 // ErrRuntimeFailed.
 func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outcome, error) {
+	return c.run(ctx, source, source, nil, opts)
+}
+
+// RunCode runs code as models write it (seed 001, normalizeCode): a module
+// with a default export, a function expression such as
+// `async () => { … }` (called with the scope), or bare statements whose last
+// expression is the value, each optionally inside a Markdown code fence. In
+// the function and statement forms the scope's names (the namespaces,
+// console, result and, when input-bearing, input) are in lexical scope, so
+// `await codemode.getWeather({ location })` works without destructuring. The
+// code's value (the returned value, the last expression, or what the
+// default export resolves to) is appended as the last text content item:
+// a string as it is, any other defined value as indented JSON. Positions in
+// errors and excerpts are the code's own lines and columns. Errors are
+// those of Run.
+func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Outcome, error) {
+	n := normalize(code, c.scopeNames())
+	return c.run(ctx, "\x00code\x00"+code, n.module, n, opts)
+}
+
+// scopeNames are the scope properties a program receives.
+func (c *Client) scopeNames() []string {
+	var names []string
+	if c.contract.HasInput() {
+		names = append(names, "input")
+	}
+	for _, ns := range c.contract.NamespaceList() {
+		names = append(names, ns.Name)
+	}
+	return append(names, "console", "result")
+}
+
+func (c *Client) run(ctx context.Context, key, source string, back *normalized, opts RunOptions) (*Outcome, error) {
 	tel := telemetry{fn: opts.OnTelemetry}
 	var input json.RawMessage
 	switch {
@@ -77,7 +110,7 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 		}
 		input = raw
 	}
-	prog, err := c.erased.erase(source)
+	prog, err := c.erased.erase(key, source, back)
 	if err != nil {
 		var pe *ProgramError
 		if errors.As(err, &pe) {

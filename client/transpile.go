@@ -19,14 +19,17 @@ const programFilename = "agent.ts"
 type erased struct {
 	js       string
 	smap     *sourcemap.Consumer
-	original []string // submitted source lines
+	original []string    // submitted source lines
+	back     *normalized // for model-written code: the way back to its coordinates
 }
 
 // erase strips TypeScript syntax with esbuild, keeping ES module syntax and
 // every modern construct as written (target esnext), and returns a source map.
 // A syntax error is returned as a *ProgramError named SyntaxError with the
-// submitted line and column.
-func erase(source string) (*erased, error) {
+// submitted line and column. back, when not nil, is the normalization that
+// made source from model-written code; positions are then reported in the
+// code's coordinates.
+func erase(source string, back *normalized) (*erased, error) {
 	res := api.Transform(source, api.TransformOptions{
 		Loader:     api.LoaderTS,
 		Format:     api.FormatDefault,
@@ -42,17 +45,22 @@ func erase(source string) (*erased, error) {
 				b.WriteString("\n")
 			}
 			if m.Location != nil {
-				fmt.Fprintf(&b, "%s:%d:%d: ", programFilename, m.Location.Line, m.Location.Column+1)
+				l, c := back.position(m.Location.Line, m.Location.Column+1)
+				fmt.Fprintf(&b, "%s:%d:%d: ", programFilename, l, c)
 			}
 			b.WriteString(m.Text)
 		}
 		stack := ""
-		if l := res.Errors[0].Location; l != nil {
-			stack = fmt.Sprintf("    at %s:%d:%d", programFilename, l.Line, l.Column+1)
+		if loc := res.Errors[0].Location; loc != nil {
+			l, c := back.position(loc.Line, loc.Column+1)
+			stack = fmt.Sprintf("    at %s:%d:%d", programFilename, l, c)
 		}
 		return nil, &ProgramError{Name: "SyntaxError", Message: b.String(), Stack: stack}
 	}
-	e := &erased{js: string(res.Code), original: strings.Split(source, "\n")}
+	e := &erased{js: string(res.Code), original: strings.Split(source, "\n"), back: back}
+	if back != nil {
+		e.original = back.lines
+	}
 	if len(res.Map) > 0 {
 		if sm, err := sourcemap.Parse(programFilename, res.Map); err == nil {
 			e.smap = sm
@@ -66,14 +74,21 @@ var position = regexp.MustCompile(regexp.QuoteMeta(programFilename) + `:(\d+)(?:
 // mapPosition maps a 1-based line and column of the erased JavaScript to the
 // submitted source.
 func (e *erased) mapPosition(line, col int) (int, int, bool) {
+	l, c, ok := e.smapSource(line, col)
+	if !ok {
+		return 0, 0, false
+	}
+	l, c = e.back.position(l, c)
+	return l, c, true
+}
+
+// smapSource maps a 1-based line and column of the erased JavaScript to the
+// TypeScript that was erased (for model-written code, the wrapped module).
+func (e *erased) smapSource(line, col int) (int, int, bool) {
 	if e.smap == nil {
 		return 0, 0, false
 	}
-	c := col - 1
-	if c < 0 {
-		c = 0
-	}
-	_, _, l, sc, ok := e.smap.Source(line, c)
+	_, _, l, sc, ok := e.smap.Source(line, max(col-1, 0))
 	if !ok {
 		// Fall back to the first mapped column on the line.
 		_, _, l, sc, ok = e.smap.Source(line, 0)
@@ -85,7 +100,24 @@ func (e *erased) mapPosition(line, col int) (int, int, bool) {
 }
 
 // mapText rewrites every "agent.ts:L:C" in text to submitted coordinates.
+// For model-written code, stack lines that point into the wrapper RunCode
+// added are dropped, and the wrapper's name for a default export is shown
+// as "default".
 func (e *erased) mapText(text string) string {
+	if e.back != nil {
+		lines := strings.Split(text, "\n")
+		kept := lines[:0]
+		for _, l := range lines {
+			if m := position.FindStringSubmatch(l); m != nil && strings.HasPrefix(strings.TrimSpace(l), "at ") {
+				line, _ := strconv.Atoi(m[1])
+				if jl, _, ok := e.smapSource(line, 1); ok && !e.back.inCode(jl) {
+					continue
+				}
+			}
+			kept = append(kept, l)
+		}
+		text = strings.ReplaceAll(strings.Join(kept, "\n"), "__codemodeDefault", "default")
+	}
 	return position.ReplaceAllStringFunc(text, func(s string) string {
 		m := position.FindStringSubmatch(s)
 		line, _ := strconv.Atoi(m[1])

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"strings"
 
 	"github.com/codemode-go/codemode/typecheck"
 )
@@ -25,4 +26,26 @@ func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, sourc
 		files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
 	}
 	return checker.Check(ctx, files, source)
+}
+
+// ValidateCode type-checks code as models write it, in the forms RunCode
+// accepts, against the same surface as Validate. Diagnostics and the report
+// are in the code's own lines and columns; a fault in the wrapper RunCode
+// adds (for example a function whose parameter does not fit the program
+// contract) is reported at the nearest code position.
+func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
+	n := normalize(code, c.scopeNames())
+	res, err := c.Validate(ctx, checker, n.module)
+	if err != nil || res.Valid {
+		return res, err
+	}
+	out := &typecheck.Result{Diagnostics: make([]typecheck.Diagnostic, len(res.Diagnostics))}
+	for i, d := range res.Diagnostics {
+		if d.File == programFilename {
+			d.Line, d.Column = n.position(d.Line, d.Column)
+		}
+		out.Diagnostics[i] = d
+	}
+	out.Report = typecheck.Report(strings.Join(n.lines, "\n"), out.Diagnostics)
+	return out, nil
 }

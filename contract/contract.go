@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/codemode-go/codemode/typegen"
 )
@@ -11,53 +12,97 @@ import (
 // appear to programs: `await codemode.getWeather(...)`.
 const DefaultNamespace = "codemode"
 
-// Contract is a complete program contract: its tools and, when
-// input-bearing, its input schema. It is immutable and safe for concurrent
-// use.
+// Contract is a complete program contract: its tools, grouped in
+// namespaces, and, when input-bearing, its input schema. It is immutable and
+// safe for concurrent use.
 type Contract struct {
-	input  *Schema
-	tools  []*Tool
-	byName map[string]*Tool
-	decls  string
+	input      *Schema
+	namespaces []Namespace
+	tools      []*Tool
+	byName     map[string]map[string]*Tool // namespace -> tool name -> tool
+	decls      string
 }
 
-// New builds an inputless contract: programs receive {codemode, console,
-// result}. It returns an error for duplicate tool names or a schema the
-// strict declaration printer cannot express (the error names the tool, the
-// JSON pointer and the keyword).
+// Namespace is a group of tools under one scope property of the program:
+// Name "memory" makes `await memory.search_nodes({query})` (the design's
+// "connectors become namespaces in the sandbox", seeds 000 and 001). Name is
+// a JavaScript identifier other than input, console and result; tool names
+// are unique within a namespace.
+type Namespace struct {
+	Name  string
+	Tools []*Tool
+}
+
+// New builds an inputless contract whose tools are all in the codemode
+// namespace: programs receive {codemode, console, result}. It returns an
+// error for duplicate tool names or a schema the strict declaration printer
+// cannot express (the error names the tool, the JSON pointer and the
+// keyword).
 func New(tools ...*Tool) (*Contract, error) {
-	return build(nil, tools)
+	return build(nil, []Namespace{{Name: DefaultNamespace, Tools: tools}})
 }
 
-// NewWithInput builds an input-bearing contract: programs receive {input,
-// codemode, console, result}, and every run must supply input that the
-// schema accepts. input must not be nil.
+// NewWithInput builds an input-bearing contract whose tools are all in the
+// codemode namespace: programs receive {input, codemode, console, result},
+// and every run must supply input that the schema accepts. input must not be
+// nil.
 func NewWithInput(input *Schema, tools ...*Tool) (*Contract, error) {
 	if input == nil {
 		return nil, fmt.Errorf("contract: NewWithInput needs an input schema; use New for an inputless contract")
 	}
-	return build(input, tools)
+	return build(input, []Namespace{{Name: DefaultNamespace, Tools: tools}})
 }
 
-func build(input *Schema, tools []*Tool) (*Contract, error) {
-	c := &Contract{input: input, byName: map[string]*Tool{}}
+// NewNamespaced builds an inputless contract with the given namespaces, in
+// order: programs receive one scope property per namespace beside console
+// and result. It returns an error for a namespace name that is not an
+// identifier, is reserved (input, console, result) or repeats, for duplicate
+// tool names within a namespace, and for schema errors as New does.
+func NewNamespaced(namespaces ...Namespace) (*Contract, error) {
+	return build(nil, namespaces)
+}
+
+// NewNamespacedWithInput is NewNamespaced for an input-bearing contract.
+// input must not be nil.
+func NewNamespacedWithInput(input *Schema, namespaces ...Namespace) (*Contract, error) {
+	if input == nil {
+		return nil, fmt.Errorf("contract: NewNamespacedWithInput needs an input schema; use NewNamespaced for an inputless contract")
+	}
+	return build(input, namespaces)
+}
+
+func build(input *Schema, namespaces []Namespace) (*Contract, error) {
+	c := &Contract{input: input, byName: map[string]map[string]*Tool{}}
 	s := typegen.Surface{}
 	if input != nil {
 		s.InputSchema = input.JSON()
 	}
-	ns := typegen.Namespace{Name: DefaultNamespace}
-	for i, t := range tools {
-		if t == nil {
-			return nil, fmt.Errorf("contract: tool %d is nil", i)
+	for _, n := range namespaces {
+		switch {
+		case !identifier.MatchString(n.Name):
+			return nil, fmt.Errorf("contract: namespace %q: not a JavaScript identifier", n.Name)
+		case n.Name == "input" || n.Name == "console" || n.Name == "result" || reservedNames[n.Name]:
+			return nil, fmt.Errorf("contract: namespace %q: reserved by the program scope or the language", n.Name)
+		case c.byName[n.Name] != nil:
+			return nil, fmt.Errorf("contract: two namespaces are named %s", n.Name)
 		}
-		if _, dup := c.byName[t.name]; dup {
-			return nil, fmt.Errorf("contract: two tools are named %s", t.name)
+		byName := map[string]*Tool{}
+		c.byName[n.Name] = byName
+		ns := typegen.Namespace{Name: n.Name}
+		for i, t := range n.Tools {
+			if t == nil {
+				return nil, fmt.Errorf("contract: namespace %s: tool %d is nil", n.Name, i)
+			}
+			if _, dup := byName[t.name]; dup {
+				return nil, fmt.Errorf("contract: namespace %s: two tools are named %s", n.Name, t.name)
+			}
+			byName[t.name] = t
+			c.tools = append(c.tools, t)
+			ns.Tools = append(ns.Tools, t.decl())
 		}
-		c.byName[t.name] = t
-		c.tools = append(c.tools, t)
-		ns.Tools = append(ns.Tools, typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON()})
+		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools)})
+		s.Namespaces = append(s.Namespaces, ns)
 	}
-	s.Namespaces = []typegen.Namespace{ns}
 	decls, err := typegen.Declarations(s)
 	if err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
@@ -73,25 +118,30 @@ func (c *Contract) HasInput() bool { return c.input != nil }
 // contract.
 func (c *Contract) InputSchema() *Schema { return c.input }
 
-// Tools returns the tools in declaration order. Callers must not modify the
-// slice.
+// Tools returns every tool in declaration order, namespace by namespace.
+// Callers must not modify the slice.
 func (c *Contract) Tools() []*Tool { return c.tools }
+
+// NamespaceList returns the namespaces in declaration order. Callers must
+// not modify the result.
+func (c *Contract) NamespaceList() []Namespace { return c.namespaces }
 
 // Tool returns the tool with the given name in namespace, or nil.
 func (c *Contract) Tool(namespace, name string) *Tool {
-	if namespace != DefaultNamespace {
-		return nil
-	}
-	return c.byName[name]
+	return c.byName[namespace][name]
 }
 
 // Namespaces returns the tool names a program sees, by scope property.
 func (c *Contract) Namespaces() map[string][]string {
-	names := make([]string, len(c.tools))
-	for i, t := range c.tools {
-		names[i] = t.name
+	m := make(map[string][]string, len(c.namespaces))
+	for _, n := range c.namespaces {
+		names := make([]string, len(n.Tools))
+		for i, t := range n.Tools {
+			names[i] = t.name
+		}
+		m[n.Name] = names
 	}
-	return map[string][]string{DefaultNamespace: names}
+	return m
 }
 
 // TypeDefinitions returns the complete declaration surface a program is

@@ -203,3 +203,8 @@ type ToolValidationError struct {
 func (e *ToolValidationError) Error() string {
 	return fmt.Sprintf("%s %s validation failed:\n  %s", e.Tool, e.Phase, strings.Join(e.Lines, "\n  "))
 }
+
+// decl is the tool's entry in the declaration surface.
+func (t *Tool) decl() typegen.ToolDecl {
+	return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON()}
+}

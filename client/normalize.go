@@ -1,0 +1,444 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/codemode-go/codemode/typegen"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// Model-written code (seed 001, normalizeCode) comes in four forms: a module
+// with a default export, a function expression (`async () => {…}`), bare
+// statements whose last expression is the value, and any of these inside a
+// Markdown fence. normalize turns each into a module whose default export
+// runs the code with the scope's names in lexical scope and appends the
+// code's value as text content. Every code line keeps its line number plus
+// one (the wrapper's first line), and the few columns the wrapper shifts are
+// recorded, so positions map back exactly.
+
+// valueVar holds the code's value inside the wrapper; scopeVar is the scope.
+const (
+	scopeVar = "__codemodeScope"
+	valueVar = "__codemodeValue"
+)
+
+// edit is a change the wrapper made inside the code: at 1-based line and
+// 0-based byte column col (in code coordinates), delta bytes were inserted
+// (delta may be 0 for a same-length replacement).
+type edit struct {
+	line, col, delta int
+}
+
+// normalized is model-written code as a runnable module, with the way back
+// to the code's own coordinates.
+type normalized struct {
+	module string
+	lines  []string // the code's lines, as submitted
+	edits  []edit
+}
+
+// inCode reports whether a 1-based line of the module holds code rather
+// than the wrapper.
+func (n *normalized) inCode(line int) bool {
+	return line-1 >= 1 && line-1 <= len(n.lines)
+}
+
+// position maps a 1-based line and column of the module to the submitted
+// code. Positions in the wrapper's own text map to the nearest code line. A
+// nil n is the identity.
+func (n *normalized) position(line, col int) (int, int) {
+	if n == nil {
+		return line, col
+	}
+	l := line - 1
+	switch {
+	case l < 1:
+		return 1, 1
+	case l > len(n.lines):
+		last := len(n.lines)
+		return last, len(n.lines[last-1]) + 1
+	}
+	c := col
+	for _, e := range n.edits {
+		if e.line != l || col-1 < e.col {
+			continue
+		}
+		if col-1 < e.col+e.delta {
+			c -= col - 1 - e.col
+		} else {
+			c -= e.delta
+		}
+	}
+	return l, max(c, 1)
+}
+
+// wrapperPrefix is the module's first line for the statement and function
+// forms: it puts the scope's names in lexical scope and runs the code in an
+// async function whose value is kept.
+func wrapperPrefix(names []string, opener string) string {
+	return fmt.Sprintf("export default async (%s: %s) => { const { %s } = %s; const %s = await (async () => {%s",
+		scopeVar, typegen.ScopeTypeName, strings.Join(names, ", "), scopeVar, valueVar, opener)
+}
+
+// appendValue appends a defined value as text: strings as they are, other
+// values as indented JSON (or their string form when not JSON-encodable).
+const appendValue = `if (` + valueVar + ` !== undefined) ` + scopeVar + `.result.appendText(typeof ` + valueVar + ` === "string" ? ` + valueVar +
+	` : (JSON.stringify(` + valueVar + `, null, 2) ?? String(` + valueVar + `)));`
+
+// normalize turns model-written code into a module for a scope with the
+// given property names (namespaces, console, result and, for an
+// input-bearing contract, input).
+func normalize(code string, names []string) *normalized {
+	code = blankFences(code)
+	n := &normalized{lines: strings.Split(code, "\n")}
+	sc := scan(code)
+	switch {
+	case sc.exportDefault >= 0:
+		// A module: its default export is kept as a constant typed by the
+		// program contract and called by the wrapper's default export.
+		const repl = "const __codemodeDefault: " + typegen.ProgramTypeName + " ="
+		l, c := lineCol(code, sc.exportDefault)
+		n.edits = append(n.edits, edit{line: l, col: c, delta: len(repl) - sc.exportDefaultLen})
+		body := code[:sc.exportDefault] + repl + code[sc.exportDefault+sc.exportDefaultLen:]
+		n.module = "\n" + body + "\n;\nexport default async (" + scopeVar + ": " + typegen.ScopeTypeName + ") => { const " + valueVar +
+			" = await __codemodeDefault(" + scopeVar + "); " + appendValue + " };\n"
+	case sc.isFunction && isExpression(trimFinalSemicolon(code, sc)):
+		// A function expression: called with the scope, contextually typed
+		// by the program contract.
+		body := trimFinalSemicolon(code, sc)
+		n.module = wrapperPrefix(names, " return await ((") + "\n" + body + "\n) satisfies " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + appendValue + " };\n"
+	default:
+		body := code
+		if at, ok := lastExpression(code, sc); ok {
+			tail := trimFinalSemicolon(code[at:], scan(code[at:]))
+			body = code[:at] + "return (" + tail + "\n);"
+			l, c := lineCol(code, at)
+			n.edits = append(n.edits, edit{line: l, col: c, delta: len("return (")})
+		}
+		n.module = wrapperPrefix(names, "") + "\n" + body + "\n})(); " + appendValue + " };\n"
+	}
+	return n
+}
+
+// lineCol returns the 1-based line and 0-based byte column of offset.
+func lineCol(s string, offset int) (int, int) {
+	line := 1 + strings.Count(s[:offset], "\n")
+	return line, offset - (strings.LastIndexByte(s[:offset], '\n') + 1)
+}
+
+// blankFences keeps only the first Markdown code fence's contents, blanking
+// the fence lines and everything outside them so line numbers stay those of
+// the submitted text. Code without a fence is returned as it is.
+func blankFences(code string) string {
+	lines := strings.Split(code, "\n")
+	open, end := -1, -1
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			if open < 0 {
+				open = i
+			} else {
+				end = i
+				break
+			}
+		}
+	}
+	if open < 0 {
+		return code
+	}
+	if end < 0 {
+		end = len(lines)
+	}
+	for i := range lines {
+		if i <= open || i >= end {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// trimFinalSemicolon replaces a top-level semicolon that ends the code (only
+// space and comments after it) with a space, so the code can sit inside
+// parentheses; columns do not move.
+func trimFinalSemicolon(code string, sc scanned) string {
+	if sc.lastSemicolon < 0 || sc.afterLastSemicolon {
+		return code
+	}
+	return code[:sc.lastSemicolon] + " " + code[sc.lastSemicolon+1:]
+}
+
+// transform erases code as TypeScript and reports whether it parsed.
+func transform(code string) (string, bool) {
+	r := api.Transform(code, api.TransformOptions{Loader: api.LoaderTS, Target: api.ESNext})
+	return string(r.Code), len(r.Errors) == 0
+}
+
+// isExpression reports whether code parses as one expression.
+func isExpression(code string) bool {
+	_, ok := transform("(\n" + code + "\n);")
+	return ok
+}
+
+// statementKeywords start statements that are not expression statements.
+var statementKeywords = []string{"const", "let", "var", "function", "class", "if", "for", "while", "do", "switch",
+	"try", "return", "throw", "import", "export", "interface", "type", "enum", "declare", "namespace", "break",
+	"continue", "debugger", "with", "abstract", "module"}
+
+// lastExpression finds where the code's last top-level statement starts when
+// it is an expression statement. A candidate start is a line start or a
+// point after a semicolon at bracket depth 0; it is a real statement
+// boundary when putting a semicolon there leaves the program's meaning (its
+// erased JavaScript) unchanged.
+func lastExpression(code string, sc scanned) (int, bool) {
+	whole, ok := transform(code)
+	if !ok {
+		return 0, false
+	}
+	whole = dropEmptyStatements(whole)
+	for i := len(sc.starts) - 1; i >= 0; i-- {
+		at := sc.starts[i]
+		tail := code[at:]
+		if strings.TrimSpace(stripComments(tail)) == "" {
+			continue
+		}
+		if w := firstWord(tail); slices.Contains(statementKeywords, w) || strings.HasPrefix(strings.TrimSpace(stripComments(tail)), "{") {
+			if w == "async" || w == "" {
+				// async arrow functions and calls are expressions; "{" is a block.
+			} else {
+				return 0, false
+			}
+		}
+		split, ok := transform(code[:at] + ";" + tail)
+		if !ok || dropEmptyStatements(split) != whole {
+			continue
+		}
+		if !isExpression(trimFinalSemicolon(tail, scan(tail))) {
+			return 0, false
+		}
+		return at, true
+	}
+	return 0, false
+}
+
+// dropEmptyStatements removes the lines esbuild prints for empty statements.
+func dropEmptyStatements(js string) string {
+	lines := strings.Split(js, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.TrimSpace(l) == ";" }), "\n")
+}
+
+// firstWord returns the identifier that starts s after space and comments.
+func firstWord(s string) string {
+	s = strings.TrimSpace(stripComments(s))
+	end := 0
+	for end < len(s) && (isIdentByte(s[end])) {
+		end++
+	}
+	return s[:end]
+}
+
+// stripComments blanks leading comments of s (only those before the first
+// token matter to callers).
+func stripComments(s string) string {
+	for {
+		t := strings.TrimLeft(s, " \t\r\n")
+		switch {
+		case strings.HasPrefix(t, "//"):
+			i := strings.IndexByte(t, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = t[i:]
+		case strings.HasPrefix(t, "/*"):
+			i := strings.Index(t[2:], "*/")
+			if i < 0 {
+				return ""
+			}
+			s = t[i+4:]
+		default:
+			return t
+		}
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+// scanned is what a light tokenizer learns about code: top-level statement
+// candidates, a top-level `export default`, whether the code starts as a
+// function expression, and its last top-level semicolon.
+type scanned struct {
+	starts             []int // candidate statement starts at depth 0
+	exportDefault      int   // offset of a top-level "export default", or -1
+	exportDefaultLen   int   // its length in bytes ("export default" plus the space between)
+	isFunction         bool  // the first token starts a function expression
+	lastSemicolon      int   // offset of the last top-level ";", or -1
+	afterLastSemicolon bool  // a token follows the last top-level ";"
+}
+
+// scan tokenizes TypeScript loosely: comments, string, template and regular
+// expression literals and bracket depth, enough to find top-level
+// positions. It never fails; unbalanced input gives fewer candidates.
+func scan(code string) scanned {
+	sc := scanned{exportDefault: -1, lastSemicolon: -1}
+	depth := 0
+	var templates []int // bracket depth at each open template substitution
+	prevWord := ""      // previous token when an identifier or keyword
+	prevPunct := byte(0)
+	regexOK := true
+	lineStart := true
+	first := true
+	var lastWordAt int
+	i := 0
+	for i < len(code) {
+		c := code[i]
+		if c == '\n' {
+			lineStart = true
+			i++
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' {
+			i++
+			continue
+		}
+		if c == '/' && i+1 < len(code) && code[i+1] == '/' {
+			for i < len(code) && code[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		if c == '/' && i+1 < len(code) && code[i+1] == '*' {
+			end := strings.Index(code[i+2:], "*/")
+			if end < 0 {
+				return sc
+			}
+			i += end + 4
+			continue
+		}
+		if depth == 0 && lineStart {
+			sc.starts = append(sc.starts, i)
+		}
+		lineStart = false
+		tokenStart := i
+		if sc.lastSemicolon >= 0 && depth == 0 {
+			sc.afterLastSemicolon = true
+		}
+		switch {
+		case isIdentByte(c):
+			for i < len(code) && isIdentByte(code[i]) {
+				i++
+			}
+			w := code[tokenStart:i]
+			if first {
+				sc.isFunction = w == "async" || w == "function"
+			}
+			if depth == 0 && w == "default" && prevWord == "export" && sc.exportDefault < 0 {
+				sc.exportDefault = lastWordAt
+				sc.exportDefaultLen = i - lastWordAt
+			}
+			prevWord, lastWordAt = w, tokenStart
+			regexOK = slices.Contains([]string{"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"}, w)
+			prevPunct = 0
+		case c == '"' || c == '\'':
+			i++
+			for i < len(code) && code[i] != c && code[i] != '\n' {
+				if code[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+			prevWord, regexOK, prevPunct = "", false, 0
+		case c == '`' || (c == '}' && len(templates) > 0 && templates[len(templates)-1] == depth):
+			if c == '}' {
+				templates = templates[:len(templates)-1]
+			}
+			i++
+			for i < len(code) {
+				if code[i] == '\\' {
+					i += 2
+					continue
+				}
+				if code[i] == '`' {
+					i++
+					break
+				}
+				if code[i] == '$' && i+1 < len(code) && code[i+1] == '{' {
+					i += 2
+					templates = append(templates, depth)
+					break
+				}
+				i++
+			}
+			prevWord, regexOK, prevPunct = "", len(templates) > 0 && code[i-1] == '{', 0
+		case c == '/' && regexOK:
+			i++
+			inClass := false
+			for i < len(code) && code[i] != '\n' {
+				if code[i] == '\\' {
+					i += 2
+					continue
+				}
+				if code[i] == '[' {
+					inClass = true
+				} else if code[i] == ']' {
+					inClass = false
+				} else if code[i] == '/' && !inClass {
+					i++
+					break
+				}
+				i++
+			}
+			for i < len(code) && isIdentByte(code[i]) {
+				i++
+			}
+			prevWord, regexOK, prevPunct = "", false, 0
+		default:
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth = max(depth-1, 0)
+			case ';':
+				if depth == 0 {
+					sc.lastSemicolon = i
+					sc.afterLastSemicolon = false
+					sc.starts = append(sc.starts, i+1)
+				}
+			}
+			if first && c == '(' {
+				sc.isFunction = arrowAfterParens(code, i)
+			}
+			i++
+			prevPunct = c
+			regexOK = c != ')' && c != ']' && c != '}'
+			prevWord = ""
+		}
+		_ = prevPunct
+		first = false
+	}
+	// A candidate right after the final semicolon with nothing after it is
+	// not a statement.
+	return sc
+}
+
+// arrowAfterParens reports whether the parenthesis at open closes and is
+// followed by "=>" (or a return type annotation), as an arrow function's
+// parameter list is.
+func arrowAfterParens(code string, open int) bool {
+	depth := 0
+	for i := open; i < len(code); i++ {
+		switch code[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				rest := strings.TrimSpace(stripComments(code[i+1:]))
+				return strings.HasPrefix(rest, "=>") || strings.HasPrefix(rest, ":")
+			}
+		}
+	}
+	return false
+}

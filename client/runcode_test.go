@@ -1,0 +1,179 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/fixtures"
+	"github.com/codemode-go/codemode/typecheck"
+)
+
+func fixtureClient(t *testing.T) *client.Client {
+	t.Helper()
+	tools, err := fixtures.Tools(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := quickjs.New(quickjs.Options{Timeout: 5 * time.Second})
+	t.Cleanup(func() { d.Close() })
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return client.New(rt, c)
+}
+
+// TestRunCodeForms runs each form models write (seed 001, normalizeCode) on
+// real QuickJS and checks the value that becomes text content.
+func TestRunCodeForms(t *testing.T) {
+	cl := fixtureClient(t)
+	cases := []struct {
+		name, code string
+		want       []string // text content, in order
+	}{
+		{"bare statements, last expression", "const r = await codemode.add({ a: 1, b: 2 });\nr.sum * 10", []string{"30"}},
+		{"last expression with semicolon and comment", "const r = await codemode.add({ a: 1, b: 2 });\nr; // the sum", []string{"{\n  \"sum\": 3\n}"}},
+		{"statements ending in a declaration", "const r = await codemode.add({ a: 1, b: 2 });", nil},
+		{"explicit return", "const r = await codemode.echo({ value: 'hi' });\nreturn r.value;", []string{"hi"}},
+		{"multi-line last expression", "const xs = [1, 2, 3]\nxs\n  .map((x) => x * 2)\n  .join(',')", []string{"2,4,6"}},
+		{"continued line is not a boundary", "const x = 1\nconst y = x\n+ 2\ny", []string{"3"}},
+		{"async arrow", "async () => {\n  const r = await codemode.add({ a: 2, b: 2 });\n  return r.sum;\n}", []string{"4"}},
+		{"async arrow with scope parameter", "async ({ codemode }) => (await codemode.echo({ value: 'x' })).value;", []string{"x"}},
+		{"async function expression", "async function main() {\n  console.log('ran');\n  return 'done';\n}", []string{"done"}},
+		{"function then call", "async function main() { return 5; }\nmain()", []string{"5"}},
+		{"module with default export", "export default async ({ codemode, result }: AgentProgramScope) => {\n  result.appendText('a');\n  return 'b';\n};", []string{"a", "b"}},
+		{"module with default function", "export default async function ({ result }) { result.appendText('m'); }", []string{"m"}},
+		{"fenced", "Here you go:\n```typescript\nconst r = await codemode.add({ a: 1, b: 1 });\nr.sum\n```\nDone.", []string{"2"}},
+		{"template literal across lines", "const s = `a\n${1 + 1}\nb`;\ns", []string{"a\n2\nb"}},
+		{"regex and division", "const re = /;\\/x/g;\nconst n = 10 / 2 / 5;\n`${re.source} ${n}`", []string{";\\/x 1"}},
+		{"object literal value", "({ ok: true })", []string{"{\n  \"ok\": true\n}"}},
+		{"appended content before the value", "result.appendText('first');\n'second'", []string{"first", "second"}},
+		{"undefined value adds nothing", "undefined", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := cl.RunCode(context.Background(), c.code, client.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != client.Success {
+				t.Fatalf("failed: %+v", out.Error)
+			}
+			var got []string
+			for _, item := range out.Content {
+				got = append(got, item.Text)
+			}
+			if strings.Join(got, "\x00") != strings.Join(c.want, "\x00") {
+				t.Fatalf("content %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestRunCodePositions checks that failures name the code's own line and
+// column, whatever the form, including syntax errors and tool validation
+// excerpts.
+func TestRunCodePositions(t *testing.T) {
+	cl := fixtureClient(t)
+	cases := []struct {
+		name, code, want string
+	}{
+		{"throw in statements", "const a = 1;\n  throw new Error('boom');", "agent.ts:2:"},
+		{"throw in last expression line", "const a = 1;\n(null as any).x", "agent.ts:2:"},
+		{"throw in arrow", "async () => {\n  null.x;\n}", "agent.ts:2:"},
+		{"syntax error", "const a = 1;\nconst b = ;", "agent.ts:2:11"},
+		{"fenced syntax error", "```ts\nconst a = 1;\nconst b = ;\n```", "agent.ts:3:11"},
+		{"tool validation excerpt", "const x = 1;\nawait codemode.add({ a: 'one', b: 2 });", "> 2 | await codemode.add"},
+		{"module", "export default async () => {\n  throw new Error('m');\n};", "at default (agent.ts:2:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := cl.RunCode(context.Background(), c.code, client.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != client.ProgramFailed {
+				t.Fatalf("succeeded: %+v", out.Content)
+			}
+			text := out.Error.Message + "\n" + out.Error.Stack
+			if !strings.Contains(text, c.want) {
+				t.Fatalf("want %q in:\n%s", c.want, text)
+			}
+			if strings.Contains(text, "__codemode") || strings.Contains(text, "agent.ts:1:1") {
+				t.Fatalf("the wrapper shows through:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestValidateCode checks model-written code with the real TypeScript
+// compiler: the forms type-check with the scope's names in lexical scope, and
+// diagnostics are in the code's coordinates.
+func TestValidateCode(t *testing.T) {
+	checker, err := typecheck.New(typecheck.Options{})
+	if errors.Is(err, typecheck.ErrNotInstalled) {
+		if requireTsc() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer checker.Close()
+	cl := fixtureClient(t)
+	cases := []struct {
+		name, code string
+		want       string // "" for valid, else "line:col TScode"
+	}{
+		{"statements", "const r = await codemode.add({ a: 1, b: 2 });\nr.sum", ""},
+		{"arrow with scope parameter", "async ({ codemode }) => (await codemode.echo({ value: 'x' })).value", ""},
+		{"module", "export default async ({ codemode }) => { await codemode.add({ a: 1, b: 2 }); }", ""},
+		{"wrong argument", "const a = 1;\nconst r = await codemode.add({ a: 'x', b: 2 });", "2:32 TS2322"},
+		{"unknown tool on last line", "const a = 1;\ncodemode.nope()", "2:10 TS2339"},
+		{"fenced", "```ts\nconst a = 1;\nawait codemode.add({ a: 1 });\n```", "3:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := cl.ValidateCode(context.Background(), checker, c.code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == "" {
+				if !res.Valid {
+					t.Fatalf("invalid:\n%s", res.Report)
+				}
+				return
+			}
+			if res.Valid {
+				t.Fatal("valid")
+			}
+			d := res.Diagnostics[0]
+			got := strings.TrimSuffix(strings.Split(c.want, " ")[0], ":")
+			pos := strings.TrimSuffix(strings.Join([]string{itoa(d.Line), itoa(d.Column)}, ":"), ":")
+			if !strings.HasPrefix(pos+":", got+":") || (strings.Contains(c.want, " ") && !strings.Contains(c.want, "TS"+itoa(d.Code))) {
+				t.Fatalf("first diagnostic %d:%d TS%d %s, want %s\n%s", d.Line, d.Column, d.Code, d.Message, c.want, res.Report)
+			}
+			if strings.Contains(res.Report, "__codemode") {
+				t.Fatalf("the report shows the wrapper:\n%s", res.Report)
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func requireTsc() bool { return os.Getenv("CODEMODE_REQUIRE_TSC") != "" }

@@ -1,0 +1,66 @@
+package contract_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/contract"
+)
+
+func TestNamespacedContract(t *testing.T) {
+	c, err := contract.NewNamespaced(
+		contract.Namespace{Name: "memory", Tools: []*contract.Tool{rawTool(t, "search"), rawTool(t, "create")}},
+		contract.Namespace{Name: "files", Tools: []*contract.Tool{rawTool(t, "search")}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Tool("memory", "create") == nil || c.Tool("files", "search") == nil || c.Tool("files", "create") != nil || c.Tool("codemode", "search") != nil {
+		t.Fatal("tool lookup by namespace is wrong")
+	}
+	ns := c.Namespaces()
+	if len(ns) != 2 || strings.Join(ns["memory"], ",") != "search,create" || strings.Join(ns["files"], ",") != "search" {
+		t.Fatalf("namespaces %v", ns)
+	}
+	if got := c.NamespaceList(); len(got) != 2 || got[0].Name != "memory" || got[1].Name != "files" {
+		t.Fatalf("namespace order %v", got)
+	}
+	if len(c.Tools()) != 3 || c.HasInput() {
+		t.Fatal("tools or input wrong")
+	}
+	d := c.TypeDefinitions()
+	for _, want := range []string{"interface MemoryTools {", "interface FilesTools {", "readonly memory: MemoryTools;", "readonly files: FilesTools;"} {
+		if !strings.Contains(d, want) {
+			t.Fatalf("declarations lack %q:\n%s", want, d)
+		}
+	}
+	if strings.Contains(d, "codemode") {
+		t.Fatalf("declarations name codemode without a codemode namespace:\n%s", d)
+	}
+}
+
+func TestNamespacedContractErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		ns   []contract.Namespace
+		want string
+	}{
+		{"not an identifier", []contract.Namespace{{Name: "my-server"}}, `namespace "my-server": not a JavaScript identifier`},
+		{"scope property", []contract.Namespace{{Name: "console"}}, `namespace "console": reserved`},
+		{"reserved word", []contract.Namespace{{Name: "class"}}, `namespace "class": reserved`},
+		{"duplicate namespace", []contract.Namespace{{Name: "a"}, {Name: "a"}}, "two namespaces are named a"},
+		{"duplicate tool", []contract.Namespace{{Name: "a", Tools: []*contract.Tool{rawTool(t, "x"), rawTool(t, "x")}}}, "namespace a: two tools are named x"},
+		{"nil tool", []contract.Namespace{{Name: "a", Tools: []*contract.Tool{nil}}}, "namespace a: tool 0 is nil"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := contract.NewNamespaced(c.ns...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+	if _, err := contract.NewNamespacedWithInput(nil); err == nil {
+		t.Fatal("NewNamespacedWithInput accepted a nil input schema")
+	}
+}
