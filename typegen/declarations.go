@@ -31,6 +31,16 @@ type ToolDecl struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// OutputSchema is the JSON Schema of the value the program receives.
 	OutputSchema json.RawMessage `json:"outputSchema"`
+	// Lenient prints InputSchema and OutputSchema as [LenientType] does
+	// instead of as [Type], for foreign schemas such as an MCP server's
+	// tools: what cannot be printed exactly becomes unknown for that spot
+	// and never fails. A missing, empty or JSON null InputSchema prints
+	// `input: Record<string, unknown>`, and such an OutputSchema prints
+	// Promise<unknown>. Name and Description are checked as for strict
+	// tools. The input parameter stays required even when the schema has no
+	// required property, because the runner rejects an absent (undefined)
+	// tool input before the host sees it.
+	Lenient bool `json:"lenient,omitempty"`
 }
 
 // Namespace groups tools under one property of the program scope. The
@@ -200,13 +210,9 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string) error {
 		if len(jsdocLines(tool.Description)) == 0 {
 			return schemaErr(where, "description", "tool description must not be blank")
 		}
-		in, _, err := compileSchema(tool.InputSchema)
+		in, out, err := toolTypes(tool, where)
 		if err != nil {
-			return prefixed(err, where+".input")
-		}
-		out, _, err := compileSchema(tool.OutputSchema)
-		if err != nil {
-			return prefixed(err, where+".output")
+			return err
 		}
 		if i > 0 {
 			b.WriteByte('\n')
@@ -220,6 +226,37 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string) error {
 	}
 	b.WriteString("}\n")
 	return nil
+}
+
+// toolTypes compiles a tool's input and output schemas, strictly unless
+// the tool is lenient.
+func toolTypes(tool ToolDecl, where string) (in, out *tsType, err error) {
+	if tool.Lenient {
+		in, out = typeOpenRecord, typeUnknown
+		if !absentSchema(tool.InputSchema) {
+			in = lenientCompile(tool.InputSchema)
+		}
+		if !absentSchema(tool.OutputSchema) {
+			out = lenientCompile(tool.OutputSchema)
+		}
+		return in, out, nil
+	}
+	in, _, err = compileSchema(tool.InputSchema)
+	if err != nil {
+		return nil, nil, prefixed(err, where+".input")
+	}
+	out, _, err = compileSchema(tool.OutputSchema)
+	if err != nil {
+		return nil, nil, prefixed(err, where+".output")
+	}
+	return in, out, nil
+}
+
+// absentSchema reports whether a lenient tool's schema is missing: nil,
+// blank, or the JSON null that decoding `"outputSchema": null` leaves.
+func absentSchema(s json.RawMessage) bool {
+	s = bytes.TrimSpace(s)
+	return len(s) == 0 || string(s) == "null"
 }
 
 // interfaceName is Tools for the codemode namespace and FooTools for foo.

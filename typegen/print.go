@@ -73,18 +73,47 @@ func (p printer) writeType(b *strings.Builder, t *tsType, indent int) {
 			}
 			p.writeType(b, m, indent)
 		}
+	case tsIntersection:
+		for i, m := range t.members {
+			if i > 0 {
+				b.WriteString(" & ")
+			}
+			p.writeOperand(b, m, indent)
+		}
 	case tsArray:
-		if t.elem.kind == tsUnion && len(t.elem.members) > 1 {
-			b.WriteByte('(')
-			p.writeType(b, t.elem, indent)
-			b.WriteString(")[]")
-		} else {
-			p.writeType(b, t.elem, indent)
+		p.writeOperand(b, t.elem, indent)
+		b.WriteString("[]")
+	case tsTuple:
+		b.WriteByte('[')
+		for i, m := range t.members {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if i < t.required {
+				p.writeType(b, m, indent)
+			} else {
+				p.writeOperand(b, m, indent)
+				b.WriteByte('?')
+			}
+		}
+		if t.elem != nil {
+			if len(t.members) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("...")
+			p.writeOperand(b, t.elem, indent)
 			b.WriteString("[]")
 		}
+		b.WriteByte(']')
 	case tsObject:
 		if len(t.props) == 0 {
-			b.WriteString("Record<string, never>")
+			if t.index == nil {
+				b.WriteString("Record<string, never>")
+				return
+			}
+			b.WriteString("Record<string, ")
+			p.writeType(b, t.index, indent)
+			b.WriteByte('>')
 			return
 		}
 		b.WriteString("{\n")
@@ -102,9 +131,28 @@ func (p printer) writeType(b *strings.Builder, t *tsType, indent int) {
 			p.writeType(b, prop.typ, indent+1)
 			b.WriteString(";\n")
 		}
+		if t.index != nil {
+			writeIndent(b, indent+1)
+			b.WriteString("[key: string]: ")
+			p.writeType(b, t.index, indent+1)
+			b.WriteString(";\n")
+		}
 		writeIndent(b, indent)
 		b.WriteByte('}')
 	}
+}
+
+// writeOperand writes t where a union or intersection must be
+// parenthesised: as an array element, an intersection member, or an
+// optional tuple element.
+func (p printer) writeOperand(b *strings.Builder, t *tsType, indent int) {
+	if (t.kind == tsUnion || t.kind == tsIntersection) && len(t.members) > 1 {
+		b.WriteByte('(')
+		p.writeType(b, t, indent)
+		b.WriteByte(')')
+		return
+	}
+	p.writeType(b, t, indent)
 }
 
 func writeIndent(b *strings.Builder, indent int) {

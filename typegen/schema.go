@@ -188,13 +188,19 @@ func jsonSyntaxErr(ptr string, err error) error {
 	return schemaErr(ptr, "", "invalid JSON: %v", err)
 }
 
-// tsType is the TypeScript type a schema denotes.
+// tsType is the TypeScript type a schema denotes. The strict compiler
+// produces primitives, string literals, unions, arrays and closed objects;
+// the lenient one also intersections, tuples, index signatures and other
+// literals (printed verbatim as tsPrimitive names such as "unknown", "-1.5"
+// or "true").
 type tsType struct {
-	kind    tsKind
-	name    string    // tsPrimitive: the type name; tsLiteral: the string value
-	members []*tsType // tsUnion
-	elem    *tsType   // tsArray
-	props   []tsProp  // tsObject
+	kind     tsKind
+	name     string    // tsPrimitive: the type text; tsLiteral: the string value
+	members  []*tsType // tsUnion, tsIntersection; tsTuple: the elements
+	elem     *tsType   // tsArray; tsTuple: the rest element type, nil when closed
+	props    []tsProp  // tsObject
+	index    *tsType   // tsObject: the [key: string] index type, nil when closed
+	required int       // tsTuple: how many leading elements are required
 }
 
 type tsKind uint8
@@ -205,6 +211,8 @@ const (
 	tsUnion
 	tsArray
 	tsObject
+	tsIntersection
+	tsTuple
 )
 
 type tsProp struct {
