@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,12 @@ type Tool struct {
 	input       *Schema
 	output      *Schema
 	handler     Handler
+
+	// For a foreign tool: the schema texts the declarations are printed from
+	// (leniently), and why a schema could not be used for validation.
+	foreign               bool
+	inputDecl, outputDecl json.RawMessage
+	degraded              error
 }
 
 // Name returns the tool's name, as programs call it.
@@ -100,6 +107,54 @@ func NewRawTool(name, description string, inputSchema, outputSchema json.RawMess
 	}
 	return newTool(name, description, in, out, handler)
 }
+
+// acceptAll is the schema of a foreign tool's value that has no usable
+// schema: every JSON value passes.
+var acceptAll = json.RawMessage(`true`)
+
+// NewForeignTool defines a tool whose schemas come from another system (an
+// MCP server's tools/list, an OpenAPI document). Such schemas are open JSON
+// Schema (any draft the validator knows, draft 2020-12 by default), so the
+// declarations print them leniently (typegen.LenientType: what cannot be
+// expressed becomes unknown for that spot only) while values are still
+// validated against them on the host.
+//
+// A nil or empty inputSchema accepts any input object; a nil or empty
+// outputSchema accepts any output and is declared unknown. A schema that does
+// not compile (malformed, or a $ref outside the schema) degrades only this
+// tool: that value is not validated, it is declared as an open object
+// (input) or unknown (output), and Degraded reports why. It returns an error
+// for an invalid name, an empty description or a nil handler.
+func NewForeignTool(name, description string, inputSchema, outputSchema json.RawMessage, handler Handler) (*Tool, error) {
+	var problems []error
+	compile := func(phase string, raw, fallback json.RawMessage) (*Schema, json.RawMessage) {
+		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+			raw = fallback
+		}
+		s, err := NewSchema(raw)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s schema: %w", phase, err))
+			s, _ = NewSchema(acceptAll)
+			return s, fallback
+		}
+		return s, raw
+	}
+	in, inDecl := compile("input", inputSchema, json.RawMessage(`{"type":"object"}`))
+	out, outDecl := compile("output", outputSchema, acceptAll)
+	t, err := newTool(name, description, in, out, handler)
+	if err != nil {
+		return nil, err
+	}
+	t.foreign, t.inputDecl, t.outputDecl = true, inDecl, outDecl
+	if len(problems) > 0 {
+		t.degraded = fmt.Errorf("contract: tool %s: %w", name, errors.Join(problems...))
+	}
+	return t, nil
+}
+
+// Degraded returns why a foreign tool's schema could not be used (the tool
+// still works, unvalidated and loosely declared there), or nil.
+func (t *Tool) Degraded() error { return t.degraded }
 
 func newTool(name, description string, in, out *Schema, h Handler) (*Tool, error) {
 	if err := CheckToolName(name); err != nil {
@@ -206,5 +261,8 @@ func (e *ToolValidationError) Error() string {
 
 // decl is the tool's entry in the declaration surface.
 func (t *Tool) decl() typegen.ToolDecl {
+	if t.foreign {
+		return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true}
+	}
 	return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON()}
 }

@@ -336,7 +336,7 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
     namespace(ns) {
       const tools = /* @__PURE__ */ Object.create(null);
       for (const tool of ns.tools) {
-        tools[tool] = (input) => this.callTool(ns.name, tool, input);
+        tools[tool] = (...args) => this.callTool(ns.name, tool, args.length === 0 ? {} : args[0]);
       }
       Object.freeze(tools);
       const known = ns.tools.join(", ") || "(none)";

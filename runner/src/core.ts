@@ -387,7 +387,9 @@ export class Execution {
   private namespace(ns: Namespace): object {
     const tools: Record<string, unknown> = Object.create(null);
     for (const tool of ns.tools) {
-      tools[tool] = (input: unknown) => this.callTool(ns.name, tool, input);
+      // A call with no argument sends {}: tools whose input has no required
+      // property (common among MCP tools) are called as tool().
+      tools[tool] = (...args: unknown[]) => this.callTool(ns.name, tool, args.length === 0 ? {} : args[0]);
     }
     Object.freeze(tools);
     const known = ns.tools.join(", ") || "(none)";

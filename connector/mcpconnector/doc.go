@@ -1,0 +1,18 @@
+// Package mcpconnector turns upstream MCP servers into code-mode tools (seed
+// 001, McpConnector and codeMcpServer): it connects to each server with
+// github.com/modelcontextprotocol/go-sdk over stdio (a command) or
+// streamable HTTP (a URL), lists its tools with pagination, sanitises their
+// names into JavaScript identifiers, and makes each a contract tool whose
+// declarations are printed leniently from the server's own JSON Schemas and
+// whose values are validated against them on the host. A call's MCP result
+// is unwrapped the way seed 001 says: an error result becomes a thrown
+// error carrying its text, structured content comes first, all-text content
+// is parsed as JSON or kept as text, and mixed or binary content is kept
+// whole so a program can forward an image with result.appendImage.
+//
+// One unnamed upstream puts its tools on the codemode namespace; named
+// upstreams each become a namespace of their own (`await memory.search_nodes(
+// { query })`). The configuration file format is the "mcpServers" JSON that
+// MCP clients already use. An upstream whose process dies is started again
+// on the next call; the call that was in flight fails.
+package mcpconnector

@@ -1,0 +1,176 @@
+package mcpconnector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/codemode-go/codemode/contract"
+)
+
+// ContractTools makes each of the upstream's tools a contract tool (see
+// contract.NewForeignTool): named by SanitizeToolName, described by the MCP
+// description (or title), declared leniently from the server's schemas,
+// validated against them on the host, and calling CallTool. A tool whose
+// schema cannot be compiled still works; its problem is in the returned
+// warnings. It returns an error naming both originals when two tool names
+// sanitise alike.
+func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, err error) {
+	seen := map[string]string{}
+	for _, t := range u.tools {
+		name := SanitizeToolName(t.Name)
+		if other, dup := seen[name]; dup {
+			return nil, nil, fmt.Errorf("mcp server %s: tools %q and %q both become %s in programs", u.server, other, t.Name, name)
+		}
+		seen[name] = t.Name
+		desc := strings.TrimSpace(t.Description)
+		if desc == "" {
+			desc = strings.TrimSpace(t.Title)
+		}
+		if desc == "" {
+			desc = "MCP tool " + t.Name + "."
+		}
+		if name != t.Name {
+			desc += "\n\n(MCP tool name: " + t.Name + ")"
+		}
+		in, err := schemaText(t.InputSchema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mcp server %s: tool %s input schema: %w", u.server, t.Name, err)
+		}
+		out, err := schemaText(t.OutputSchema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mcp server %s: tool %s output schema: %w", u.server, t.Name, err)
+		}
+		mcpName := t.Name
+		tool, err := contract.NewForeignTool(name, desc, in, out, func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+			return u.CallTool(ctx, mcpName, input)
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("mcp server %s: tool %s: %w", u.server, t.Name, err)
+		}
+		if d := tool.Degraded(); d != nil {
+			warnings = append(warnings, fmt.Errorf("mcp server %s: %w (declared loosely, not validated on the host)", u.server, d))
+		}
+		tools = append(tools, tool)
+	}
+	return tools, warnings, nil
+}
+
+// schemaText encodes a schema as the client decoded it; nil stays nil.
+func schemaText(s any) (json.RawMessage, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if raw, ok := s.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(s)
+}
+
+// Set is the connected upstreams of one configuration. It is safe for
+// concurrent use.
+type Set struct {
+	upstreams []*Upstream
+}
+
+// ConnectAll connects to every server at once. A single server may be
+// unnamed (its tools go on the codemode namespace); with more than one,
+// every server needs a distinct name. If any connection fails, the others
+// are closed and the error names each failing server.
+func ConnectAll(ctx context.Context, servers []Server) (*Set, error) {
+	if len(servers) == 0 {
+		return nil, errors.New("mcpconnector: no MCP servers to connect to")
+	}
+	names := map[string]bool{}
+	for _, s := range servers {
+		if s.Name == "" && len(servers) > 1 {
+			return nil, fmt.Errorf("mcpconnector: server %s needs a name: with several servers each is a namespace", s)
+		}
+		if names[s.Name] {
+			return nil, fmt.Errorf("mcpconnector: two servers are named %s", s.Name)
+		}
+		names[s.Name] = true
+	}
+	ups := make([]*Upstream, len(servers))
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Go(func() { ups[i], errs[i] = Connect(ctx, s) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, u := range ups {
+			if u != nil {
+				u.Close()
+			}
+		}
+		return nil, err
+	}
+	return &Set{upstreams: ups}, nil
+}
+
+// Upstreams returns the connected servers in configuration order.
+func (s *Set) Upstreams() []*Upstream { return s.upstreams }
+
+// Namespaces returns one contract namespace per server: codemode for a
+// single unnamed server, else the server's name. Warnings are as for
+// ContractTools.
+func (s *Set) Namespaces() ([]contract.Namespace, []error, error) {
+	var out []contract.Namespace
+	var warnings []error
+	for _, u := range s.upstreams {
+		tools, w, err := u.ContractTools()
+		if err != nil {
+			return nil, nil, err
+		}
+		warnings = append(warnings, w...)
+		name := u.server.Name
+		if name == "" {
+			name = contract.DefaultNamespace
+		}
+		out = append(out, contract.Namespace{Name: name, Tools: tools})
+	}
+	return out, warnings, nil
+}
+
+// Contract builds an inputless contract from Namespaces.
+func (s *Set) Contract() (*contract.Contract, []error, error) {
+	ns, warnings, err := s.Namespaces()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := contract.NewNamespaced(ns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcpconnector: %w", err)
+	}
+	return c, warnings, nil
+}
+
+// Instructions returns the servers' handshake instructions, each headed by
+// its namespace, for an agent's tool description.
+func (s *Set) Instructions() string {
+	var b strings.Builder
+	for _, u := range s.upstreams {
+		if u.instructions == "" {
+			continue
+		}
+		name := u.server.Name
+		if name == "" {
+			name = contract.DefaultNamespace
+		}
+		fmt.Fprintf(&b, "%s: %s\n", name, strings.TrimSpace(u.instructions))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Close closes every upstream.
+func (s *Set) Close() error {
+	var errs []error
+	for _, u := range s.upstreams {
+		errs = append(errs, u.Close())
+	}
+	return errors.Join(errs...)
+}

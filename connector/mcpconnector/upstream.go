@@ -1,0 +1,251 @@
+package mcpconnector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// clientInfo names codemode to upstream servers in the MCP handshake.
+var clientInfo = mcp.Implementation{Name: "codemode", Version: "0.1.0"}
+
+// stderrTail is how much of a stdio server's standard error is kept for
+// error messages, in bytes.
+const stderrTail = 4 << 10
+
+// Upstream is a connected MCP server: its tools as listed at connect time
+// and a session that is opened again when the server has gone away. It is
+// safe for concurrent use.
+type Upstream struct {
+	server       Server
+	client       *mcp.Client
+	tools        []*mcp.Tool
+	instructions string
+	stderr       *tailBuffer
+
+	mu      sync.Mutex
+	session *mcp.ClientSession
+	dead    chan struct{} // closed when session ends
+	cmd     *exec.Cmd
+	closed  bool
+}
+
+// Connect starts or dials the server, performs the MCP handshake and lists
+// every tool (following pagination). ctx bounds the connection and the
+// listing. It returns an error naming the server, with the tail of a stdio
+// server's standard error, when the server cannot be started, does not
+// speak MCP or fails to list its tools.
+func Connect(ctx context.Context, s Server) (*Upstream, error) {
+	u := &Upstream{server: s, client: mcp.NewClient(&clientInfo, nil), stderr: &tailBuffer{max: stderrTail}}
+	if err := u.connect(ctx); err != nil {
+		return nil, err
+	}
+	for t, err := range u.session.Tools(ctx, nil) {
+		if err != nil {
+			u.Close()
+			return nil, u.errorf("listing tools: %w", err)
+		}
+		u.tools = append(u.tools, t)
+	}
+	if r := u.session.InitializeResult(); r != nil {
+		u.instructions = r.Instructions
+	}
+	return u, nil
+}
+
+// connect opens a session; u.mu is held or u is not yet shared.
+func (u *Upstream) connect(ctx context.Context) error {
+	var transport mcp.Transport
+	var cmd *exec.Cmd
+	if u.server.URL != "" {
+		transport = &mcp.StreamableClientTransport{
+			Endpoint:   u.server.URL,
+			HTTPClient: &http.Client{Transport: headerTransport{headers: u.server.Headers, base: http.DefaultTransport}},
+			MaxRetries: -1,
+		}
+	} else {
+		cmd = exec.Command(u.server.Command, u.server.Args...)
+		cmd.Dir = u.server.Dir
+		cmd.Env = os.Environ()
+		for k, v := range u.server.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stderr = u.stderr
+		// Its own process group, so that closing stops what a launcher
+		// such as npx started too.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+	}
+	session, err := u.client.Connect(ctx, transport, nil)
+	if err != nil {
+		killGroup(cmd)
+		return u.errorf("connecting: %w", err)
+	}
+	dead := make(chan struct{})
+	// Owned by the session: Wait returns when it ends (Close or the
+	// server going away), and the goroutine with it.
+	go func() {
+		_ = session.Wait()
+		close(dead)
+	}()
+	u.session, u.dead, u.cmd = session, dead, cmd
+	return nil
+}
+
+// killGroup kills what is left of a stdio server's process group.
+func killGroup(cmd *exec.Cmd) {
+	if cmd != nil && cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// errorf wraps an error with the server's description and, for a stdio
+// server, the tail of its standard error.
+func (u *Upstream) errorf(format string, args ...any) error {
+	err := fmt.Errorf("mcp server %s: "+format, append([]any{u.server}, args...)...)
+	if tail := strings.TrimSpace(u.stderr.String()); tail != "" {
+		err = fmt.Errorf("%w; its stderr ends: %s", err, tail)
+	}
+	return err
+}
+
+// Server returns the configuration the upstream was connected with.
+func (u *Upstream) Server() Server { return u.server }
+
+// Tools returns the server's tools as listed at connect time. Callers must
+// not modify them.
+func (u *Upstream) Tools() []*mcp.Tool { return u.tools }
+
+// Instructions returns the instructions the server gave in its handshake.
+func (u *Upstream) Instructions() string { return u.instructions }
+
+// live returns a session, opening a new one when the last has ended.
+func (u *Upstream) live(ctx context.Context) (*mcp.ClientSession, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return nil, fmt.Errorf("mcp server %s: closed", u.server)
+	}
+	select {
+	case <-u.dead:
+		u.session.Close()
+		killGroup(u.cmd)
+		if err := u.connect(ctx); err != nil {
+			return nil, err
+		}
+	default:
+	}
+	return u.session, nil
+}
+
+// CallTool calls the MCP tool name (as the server spells it) with args, a
+// JSON object, and returns the unwrapped value (see Unwrap). An error
+// result is a *ToolError; a server that goes away during the call, or
+// cannot be reached, is an error naming the server (the next call starts it
+// again); cancelling ctx abandons the call and returns ctx's error.
+func (u *Upstream) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	session, err := u.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		// A JSON-RPC error is the live server's answer; anything else means
+		// the connection broke, so the next call opens a new session.
+		var wire *jsonrpc.Error
+		if !errors.As(err, &wire) {
+			u.retire(session)
+		}
+		return nil, u.errorf("calling %s: %w", name, err)
+	}
+	out, err := Unwrap(res)
+	var te *ToolError
+	if errors.As(err, &te) {
+		te.Server, te.Tool = u.server.String(), name
+	}
+	return out, err
+}
+
+// retire ends a session that has lost its server, so the next call opens a
+// new one.
+func (u *Upstream) retire(session *mcp.ClientSession) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.session != session || u.closed {
+		return
+	}
+	session.Close()
+	killGroup(u.cmd)
+	<-u.dead
+}
+
+// Close ends the session and stops a stdio server (closing its input, then
+// SIGTERM, then SIGKILL for its whole process group).
+func (u *Upstream) Close() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return nil
+	}
+	u.closed = true
+	err := u.session.Close()
+	killGroup(u.cmd)
+	<-u.dead
+	return err
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+// RoundTrip sets the headers on a clone of req.
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range h.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(req)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+// Write appends p, dropping the oldest bytes past the bound.
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the kept bytes.
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,254 @@
+package mcpconnector_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// run connects the servers, builds a client on real QuickJS and runs code
+// as a model writes it.
+func run(t *testing.T, servers []mcpconnector.Server, code string) *client.Outcome {
+	t.Helper()
+	ctx := context.Background()
+	set, err := mcpconnector.ConnectAll(ctx, servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	c, warnings, err := set.Contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range warnings {
+		t.Log(w)
+	}
+	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
+	defer d.Close()
+	rt, err := client.NewRuntime(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	out, err := client.New(rt, c).RunCode(ctx, code, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func texts(out *client.Outcome) string {
+	var parts []string
+	for _, c := range out.Content {
+		parts = append(parts, c.Type+":"+c.Text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func memoryServer(t *testing.T) mcpconnector.Server {
+	return mcpconnector.Server{Name: "memory", Command: mcptest.Command(t, "mcp-server-memory"),
+		Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}}
+}
+
+// TestMemoryAndFilesystemTogether uses two real servers as namespaces in
+// one program: entities and relations in the memory server, then a search,
+// and a file written and read back through the filesystem server.
+func TestMemoryAndFilesystemTogether(t *testing.T) {
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	servers := []mcpconnector.Server{
+		memoryServer(t),
+		{Name: "files", Command: mcptest.Command(t, "mcp-server-filesystem"), Args: []string{dir}},
+	}
+	code := `
+await memory.create_entities({ entities: [
+  { name: "Ada", entityType: "person", observations: ["wrote the first program"] },
+  { name: "Analytical Engine", entityType: "machine", observations: ["designed by Babbage"] },
+] });
+await memory.create_relations({ relations: [{ from: "Ada", to: "Analytical Engine", relationType: "programmed" }] });
+const found = await memory.search_nodes({ query: "program" });
+await files.write_file({ path: ` + "`${" + `"` + dir + `"` + "}/ada.txt`" + `, content: found.entities.map((e) => e.name).join(",") });
+const back = await files.read_text_file({ path: "` + dir + `/ada.txt" });
+({ names: found.entities.map((e) => e.name), relations: found.relations.length, back })
+`
+	out := run(t, servers, code)
+	if out.Kind != client.Success {
+		t.Fatalf("failed: %+v", out.Error)
+	}
+	var v struct {
+		Names     []string `json:"names"`
+		Relations int      `json:"relations"`
+		Back      any      `json:"back"`
+	}
+	if err := json.Unmarshal([]byte(out.Content[len(out.Content)-1].Text), &v); err != nil {
+		t.Fatalf("%v: %s", err, texts(out))
+	}
+	if strings.Join(v.Names, ",") != "Ada" || v.Relations != 1 {
+		t.Fatalf("search result %+v", v)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "ada.txt"))
+	if err != nil || string(data) != "Ada" {
+		t.Fatalf("file %q, %v", data, err)
+	}
+	if !strings.Contains(texts(out), "Ada") {
+		t.Fatalf("read back %v", v.Back)
+	}
+}
+
+// TestForwardImage forwards the everything server's image with
+// result.appendImage, and reads an error result as a thrown error.
+func TestForwardImage(t *testing.T) {
+	server := mcpconnector.Server{Command: mcptest.Command(t, "mcp-server-everything")}
+	out := run(t, []mcpconnector.Server{server}, `
+const r = await codemode.get_tiny_image();
+for (const item of r.content) if (item.type === "image") result.appendImage(item);
+const sum = await codemode.get_sum({ a: 2, b: 3 });
+let caught = "";
+try { await codemode.get_structured_content({ location: "Atlantis" }); } catch (e) { caught = e.name; }
+({ sum, caught })
+`)
+	if out.Kind != client.Success {
+		t.Fatalf("failed: %+v", out.Error)
+	}
+	if len(out.Content) != 2 || out.Content[0].Type != "image" || out.Content[0].MimeType != "image/png" || len(out.Content[0].Data) < 100 {
+		t.Fatalf("content %+v", out.Content)
+	}
+	if !strings.Contains(out.Content[1].Text, `"caught": "ToolValidationError"`) || !strings.Contains(out.Content[1].Text, "5") {
+		t.Fatalf("value %s", out.Content[1].Text)
+	}
+}
+
+// TestUpstreamCrashMidCall kills a stdio server during a call: that call
+// fails with an error naming the server, and the next call starts the
+// server again.
+func TestUpstreamCrashMidCall(t *testing.T) {
+	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Name: "everything", Command: mcptest.Command(t, "mcp-server-everything")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	pids := childPIDs(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := u.CallTool(context.Background(), "trigger-long-running-operation", json.RawMessage(`{"duration": 30, "steps": 2}`))
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "mcp server everything") {
+			t.Fatalf("call error %v", err)
+		}
+		t.Logf("the call failed: %v", err)
+	case <-time.After(15 * time.Second):
+		t.Fatal("the call did not fail after its server died")
+	}
+	out, err := u.CallTool(context.Background(), "echo", json.RawMessage(`{"message": "again"}`))
+	if err != nil || !strings.Contains(string(out), "again") {
+		t.Fatalf("the next call: %s, %v", out, err)
+	}
+}
+
+// childPIDs lists this process's children (the server and its launcher).
+func childPIDs(t *testing.T) []int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	self := os.Getpid()
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) > 2 && fields[1] == itoa(self) {
+			pids = append(pids, atoi(e.Name()))
+		}
+	}
+	if len(pids) == 0 {
+		t.Fatal("no child process found")
+	}
+	return pids
+}
+
+// TestUpstreamNeverAnswers bounds a call that never answers by its context
+// (in a program, the execution deadline).
+func TestUpstreamNeverAnswers(t *testing.T) {
+	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Command: mcptest.Command(t, "mcp-server-everything")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = u.CallTool(ctx, "trigger-long-running-operation", json.RawMessage(`{"duration": 60, "steps": 1}`))
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 10*time.Second {
+		t.Fatalf("error %v after %v", err, time.Since(start))
+	}
+}
+
+// TestMalformedSchemaDegradesOneTool serves, with the go-sdk over
+// streamable HTTP, one tool whose input schema is malformed beside a good
+// one: the bad tool is declared loosely and still called, the good one is
+// typed and validated, and the header is sent.
+func TestMalformedSchemaDegradesOneTool(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "odd", Version: "1"}, nil)
+	var gotHeader string
+	srv.AddTool(&mcp.Tool{Name: "bad-schema", Description: "Malformed schema.", InputSchema: json.RawMessage(`{"type": "object", "properties": {"x": {"type": "strnig"}}}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "good", Description: "Takes n.", InputSchema: json.RawMessage(`{"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			gotHeader = req.Extra.Header.Get("X-Test")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	set, err := mcpconnector.ConnectAll(context.Background(), []mcpconnector.Server{{URL: ts.URL, Headers: map[string]string{"X-Test": "yes"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	c, warnings, err := set.Contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "bad_schema") {
+		t.Fatalf("warnings %v", warnings)
+	}
+	decls := c.TypeDefinitions()
+	if !strings.Contains(decls, "bad_schema(input") || !strings.Contains(decls, "n: number;") {
+		t.Fatalf("declarations:\n%s", decls)
+	}
+	out, err := c.Tool("codemode", "bad_schema").Call(context.Background(), json.RawMessage(`{"x": 1}`))
+	if err != nil || !strings.Contains(string(out), `"x"`) {
+		t.Fatalf("bad_schema call: %s, %v", out, err)
+	}
+	if _, err := c.Tool("codemode", "good").Call(context.Background(), json.RawMessage(`{"n": "one"}`)); err == nil {
+		t.Fatal("the good tool's input was not validated")
+	}
+	if _, err := c.Tool("codemode", "good").Call(context.Background(), json.RawMessage(`{"n": 1}`)); err != nil || gotHeader != "yes" {
+		t.Fatalf("good call: %v, header %q", err, gotHeader)
+	}
+}
