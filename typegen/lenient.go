@@ -139,7 +139,9 @@ func (c *lenientCompiler) spend(n int) bool {
 // schema compiles the schema v found depth levels below the root; foreign
 // is set inside an embedded resource, where "#" means another document.
 func (c *lenientCompiler) schema(v *jsonValue, depth int, foreign bool) *tsType {
-	if depth > maxLenientDepth || !c.spend(lenientNodeCost) {
+	// Charging for every keyword bounds the keyword lookups too, when
+	// references expand one large schema many times.
+	if depth > maxLenientDepth || !c.spend(lenientNodeCost+len(v.obj)) {
 		return typeUnknown
 	}
 	switch v.kind {
@@ -237,6 +239,9 @@ func (c *lenientCompiler) typeNames(v *jsonValue) (names []string, typed bool) {
 		list = []*jsonValue{t}
 	case kindArray:
 		list = t.arr
+		if !c.spend(len(list)) {
+			return nil, false
+		}
 	default:
 		return nil, false
 	}
@@ -431,7 +436,7 @@ func (c *lenientCompiler) enum(ev *jsonValue, types []string, typed bool, depth 
 func (c *lenientCompiler) object(v *jsonValue, depth int, foreign bool) *tsType {
 	obj := &tsType{kind: tsObject}
 	required := make(map[string]bool)
-	if rv := v.get("required"); rv != nil && rv.kind == kindArray {
+	if rv := v.get("required"); rv != nil && rv.kind == kindArray && c.spend(len(rv.arr)) {
 		for _, n := range rv.arr {
 			if n.kind == kindString {
 				required[n.str] = true
@@ -442,7 +447,7 @@ func (c *lenientCompiler) object(v *jsonValue, depth int, foreign bool) *tsType 
 	if pv := v.get("properties"); pv != nil && pv.kind == kindObject {
 		for _, m := range pv.obj {
 			desc := description(m.value)
-			if !c.spend(len(m.key) + len(desc)) {
+			if !c.spend(1 + len(m.key) + len(desc)) {
 				return typeOpenRecord
 			}
 			p := tsProp{
