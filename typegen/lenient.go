@@ -23,20 +23,28 @@ const (
 )
 
 var (
-	typeUnknown       = &tsType{kind: tsPrimitive, name: "unknown"}
-	typeNever         = &tsType{kind: tsPrimitive, name: "never"}
-	typeUndefined     = &tsType{kind: tsPrimitive, name: "undefined"}
-	typeTrue          = &tsType{kind: tsPrimitive, name: "true"}
-	typeFalse         = &tsType{kind: tsPrimitive, name: "false"}
-	typeOpenRecord    = &tsType{kind: tsObject, index: typeUnknown}
-	lenientPrimitives = map[string]*tsType{
-		"string":  typeString,
-		"number":  typeNumber,
-		"integer": typeNumber,
-		"boolean": typeBoolean,
-		"null":    typeNull,
-	}
+	typeUnknown    = &tsType{kind: tsPrimitive, name: "unknown"}
+	typeNever      = &tsType{kind: tsPrimitive, name: "never"}
+	typeUndefined  = &tsType{kind: tsPrimitive, name: "undefined"}
+	typeTrue       = &tsType{kind: tsPrimitive, name: "true"}
+	typeFalse      = &tsType{kind: tsPrimitive, name: "false"}
+	typeOpenRecord = &tsType{kind: tsObject, index: typeUnknown}
 )
+
+// primitive is the type of a type name other than object and array.
+func primitive(name string) *tsType {
+	switch name {
+	case "string":
+		return typeString
+	case "number", "integer":
+		return typeNumber
+	case "boolean":
+		return typeBoolean
+	case "null":
+		return typeNull
+	}
+	return typeUnknown
+}
 
 // LenientType renders the TypeScript type of a foreign JSON Schema, such as
 // an MCP server's tool schema, that [Type] may reject. It never fails: what
@@ -85,7 +93,7 @@ var (
 //   - $ref to the same document ("#", "#/$defs/X", "#/definitions/X", any
 //     RFC 6901 pointer, with ~0, ~1 and percent-encoding) prints the target's
 //     type; keywords beside $ref are ignored (draft-07 ignores them, and in
-//     2020-12 they only narrow). Remote references, anchors, $dynamicRef,
+//     2020-12 they only narrow), except nullable: true, which only widens. Remote references, anchors, $dynamicRef,
 //     $recursiveRef, references inside an embedded resource (a subschema
 //     with its own $id) and a reference that closes a cycle print unknown.
 //
@@ -201,7 +209,7 @@ func (c *lenientCompiler) core(v *jsonValue, depth int, foreign bool) *tsType {
 			case "array":
 				members = append(members, c.array(v, depth, foreign))
 			default:
-				members = append(members, lenientPrimitives[name])
+				members = append(members, primitive(name))
 			}
 		}
 		parts = append(parts, unionOf(members...))
