@@ -93,10 +93,13 @@ type Surface struct {
 //	type AgentProgram = (scope: AgentProgramScope) => unknown;
 //
 // Schemas are printed as by [Type], following seed 002 "Schemas, tools, and
-// checking". Only the program input marks its properties readonly.
+// checking", except those of a tool whose Lenient field is set, which are
+// printed as by [LenientType] and never fail (see [ToolDecl]). The program
+// input is always strict. Only the program input marks its properties
+// readonly.
 //
 // # Notes
-//   - Every error is a *[SchemaError]. Schema errors have the pointer
+//   - Every error is a *[SchemaError]. Strict schema errors have the pointer
 //     prefixed by the schema's place: "input#/properties/location",
 //     "codemode.getWeather.input#", "codemode.getWeather.output#/items".
 //   - A namespace or tool name that is not an identifier (Keyword "name"), a

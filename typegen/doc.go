@@ -16,4 +16,21 @@
 // [Type] renders one schema; [Declarations] renders the complete surface as
 // global script declarations (no import or export) that a TypeScript checker
 // loads beside a submitted program.
+//
+// # Lenient mode
+//
+// Foreign schemas, such as the tools an MCP server advertises (draft-07 from
+// zod-to-json-schema, draft 2020-12, OpenAPI 3.0's nullable), are loosely
+// written and often open. [LenientType], and [Declarations] for a tool whose
+// [ToolDecl].Lenient is set, print them without failing, following seed 001's
+// generateTypesFromJsonSchema ("unsupported schemas degrade to unknown
+// instead of failing"): what cannot be expressed becomes unknown for that
+// spot only. The lenient type is always a superset of what the schema
+// accepts (it never rejects a value the upstream accepts; the host still
+// validates against the schema itself), with one documented exception: a
+// schema with properties and no type is taken to be an object. It resolves
+// same-document $ref, prints anyOf/oneOf as unions and allOf as
+// intersections, const and enum of any JSON values as literal types, type
+// arrays and nullable as unions, open objects with index signatures, and
+// tuples; see [LenientType] for every rule.
 package typegen

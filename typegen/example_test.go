@@ -41,3 +41,31 @@ func ExampleType_error() {
 	// # additionalProperties
 	// typegen: #: keyword "additionalProperties": missing; strict declarations need closed objects with additionalProperties: false
 }
+
+func ExampleLenientType() {
+	// A tool schema as an MCP server might advertise it: open objects,
+	// $defs and $ref, anyOf with null, and an enum.
+	fmt.Println(typegen.LenientType(json.RawMessage(`{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"type": "object",
+		"properties": {
+			"path": {"type": "string", "description": "File path."},
+			"head": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+			"encoding": {"$ref": "#/$defs/Encoding"}
+		},
+		"required": ["path"],
+		"$defs": {"Encoding": {"enum": ["utf-8", "base64"]}}
+	}`)))
+	fmt.Println(typegen.LenientType(json.RawMessage(`{"type": "string", "not": {"const": ""}}`)))
+	fmt.Println(typegen.LenientType(json.RawMessage(`{"$ref": "https://example.com/remote.json"}`)))
+	// Output:
+	// {
+	//   /** File path. */
+	//   path: string;
+	//   head?: number | null;
+	//   encoding?: "utf-8" | "base64";
+	//   [key: string]: unknown;
+	// }
+	// string
+	// unknown
+}

@@ -3,6 +3,8 @@ package typegen
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -35,6 +37,53 @@ func FuzzType(f *testing.F) {
 		again, err := Type(json.RawMessage(data))
 		if err != nil || again != got {
 			t.Fatalf("Type(%q) is not repeatable: %q then %q, %v", data, got, again, err)
+		}
+	})
+}
+
+// FuzzLenientType feeds arbitrary bytes to LenientType, seeded with the
+// lenient table and every schema in the goldens: it must never panic, and
+// its output must be non-empty, repeatable and bounded by the budget.
+func FuzzLenientType(f *testing.F) {
+	for _, tc := range lenientCases {
+		f.Add([]byte(tc.schema))
+	}
+	for _, tc := range typeCases {
+		f.Add([]byte(tc.schema))
+	}
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, input := range inputs {
+		data, err := os.ReadFile(input)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var s Surface
+		if err := json.Unmarshal(data, &s); err != nil {
+			f.Fatalf("decoding %s: %v", input, err)
+		}
+		if len(s.InputSchema) > 0 {
+			f.Add([]byte(s.InputSchema))
+		}
+		for _, ns := range s.Namespaces {
+			for _, tool := range ns.Tools {
+				f.Add([]byte(tool.InputSchema))
+				f.Add([]byte(tool.OutputSchema))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := LenientType(json.RawMessage(data))
+		if got == "" {
+			t.Fatalf("LenientType(%q) is empty", data)
+		}
+		if len(got) > 16*lenientBudget {
+			t.Fatalf("LenientType(%.200q) printed %d bytes", data, len(got))
+		}
+		if again := LenientType(json.RawMessage(data)); again != got {
+			t.Fatalf("LenientType(%q) is not repeatable: %q then %q", data, got, again)
 		}
 	})
 }

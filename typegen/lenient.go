@@ -23,20 +23,28 @@ const (
 )
 
 var (
-	typeUnknown       = &tsType{kind: tsPrimitive, name: "unknown"}
-	typeNever         = &tsType{kind: tsPrimitive, name: "never"}
-	typeUndefined     = &tsType{kind: tsPrimitive, name: "undefined"}
-	typeTrue          = &tsType{kind: tsPrimitive, name: "true"}
-	typeFalse         = &tsType{kind: tsPrimitive, name: "false"}
-	typeOpenRecord    = &tsType{kind: tsObject, index: typeUnknown}
-	lenientPrimitives = map[string]*tsType{
-		"string":  typeString,
-		"number":  typeNumber,
-		"integer": typeNumber,
-		"boolean": typeBoolean,
-		"null":    typeNull,
-	}
+	typeUnknown    = &tsType{kind: tsPrimitive, name: "unknown"}
+	typeNever      = &tsType{kind: tsPrimitive, name: "never"}
+	typeUndefined  = &tsType{kind: tsPrimitive, name: "undefined"}
+	typeTrue       = &tsType{kind: tsPrimitive, name: "true"}
+	typeFalse      = &tsType{kind: tsPrimitive, name: "false"}
+	typeOpenRecord = &tsType{kind: tsObject, index: typeUnknown}
 )
+
+// primitive is the type of a type name other than object and array.
+func primitive(name string) *tsType {
+	switch name {
+	case "string":
+		return typeString
+	case "number", "integer":
+		return typeNumber
+	case "boolean":
+		return typeBoolean
+	case "null":
+		return typeNull
+	}
+	return typeUnknown
+}
 
 // LenientType renders the TypeScript type of a foreign JSON Schema, such as
 // an MCP server's tool schema, that [Type] may reject. It never fails: what
@@ -85,7 +93,7 @@ var (
 //   - $ref to the same document ("#", "#/$defs/X", "#/definitions/X", any
 //     RFC 6901 pointer, with ~0, ~1 and percent-encoding) prints the target's
 //     type; keywords beside $ref are ignored (draft-07 ignores them, and in
-//     2020-12 they only narrow). Remote references, anchors, $dynamicRef,
+//     2020-12 they only narrow), except nullable: true, which only widens. Remote references, anchors, $dynamicRef,
 //     $recursiveRef, references inside an embedded resource (a subschema
 //     with its own $id) and a reference that closes a cycle print unknown.
 //
@@ -139,7 +147,9 @@ func (c *lenientCompiler) spend(n int) bool {
 // schema compiles the schema v found depth levels below the root; foreign
 // is set inside an embedded resource, where "#" means another document.
 func (c *lenientCompiler) schema(v *jsonValue, depth int, foreign bool) *tsType {
-	if depth > maxLenientDepth || !c.spend(lenientNodeCost) {
+	// Charging for every keyword bounds the keyword lookups too, when
+	// references expand one large schema many times.
+	if depth > maxLenientDepth || !c.spend(lenientNodeCost+len(v.obj)) {
 		return typeUnknown
 	}
 	switch v.kind {
@@ -199,7 +209,7 @@ func (c *lenientCompiler) core(v *jsonValue, depth int, foreign bool) *tsType {
 			case "array":
 				members = append(members, c.array(v, depth, foreign))
 			default:
-				members = append(members, lenientPrimitives[name])
+				members = append(members, primitive(name))
 			}
 		}
 		parts = append(parts, unionOf(members...))
@@ -237,6 +247,9 @@ func (c *lenientCompiler) typeNames(v *jsonValue) (names []string, typed bool) {
 		list = []*jsonValue{t}
 	case kindArray:
 		list = t.arr
+		if !c.spend(len(list)) {
+			return nil, false
+		}
 	default:
 		return nil, false
 	}
@@ -431,7 +444,7 @@ func (c *lenientCompiler) enum(ev *jsonValue, types []string, typed bool, depth 
 func (c *lenientCompiler) object(v *jsonValue, depth int, foreign bool) *tsType {
 	obj := &tsType{kind: tsObject}
 	required := make(map[string]bool)
-	if rv := v.get("required"); rv != nil && rv.kind == kindArray {
+	if rv := v.get("required"); rv != nil && rv.kind == kindArray && c.spend(len(rv.arr)) {
 		for _, n := range rv.arr {
 			if n.kind == kindString {
 				required[n.str] = true
@@ -442,7 +455,7 @@ func (c *lenientCompiler) object(v *jsonValue, depth int, foreign bool) *tsType 
 	if pv := v.get("properties"); pv != nil && pv.kind == kindObject {
 		for _, m := range pv.obj {
 			desc := description(m.value)
-			if !c.spend(len(m.key) + len(desc)) {
+			if !c.spend(1 + len(m.key) + len(desc)) {
 				return typeOpenRecord
 			}
 			p := tsProp{

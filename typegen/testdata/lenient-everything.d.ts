@@ -1,0 +1,141 @@
+interface EverythingTools {
+  /** Echoes back the input */
+  echo(input: {
+    /** Message to echo */
+    message: string;
+  }): Promise<unknown>;
+
+  /** Adds two numbers */
+  add(input: {
+    /** First number */
+    a: number;
+    /** Second number */
+    b: number;
+  }): Promise<unknown>;
+
+  /** Demonstrates a long running operation with progress updates */
+  longRunningOperation(input: {
+    /** Duration of the operation in seconds */
+    duration?: number;
+    /** Number of steps in the operation */
+    steps?: number;
+  }): Promise<unknown>;
+
+  /** Returns the MCP_TINY_IMAGE */
+  getTinyImage(input: Record<string, never>): Promise<unknown>;
+
+  /** Demonstrates how annotations can be used to provide metadata about content */
+  annotatedMessage(input: {
+    /** Type of message to demonstrate different annotation patterns */
+    messageType: "error" | "success" | "debug";
+    /** Whether to include an example image */
+    includeImage?: boolean;
+  }): Promise<unknown>;
+
+  /** Returns a resource reference that can be used by MCP clients */
+  getResourceReference(input: {
+    /** ID of the resource to reference (1-100) */
+    resourceId: number;
+  }): Promise<unknown>;
+
+  /** Returns structured content along with an output schema for client data validation */
+  structuredContent(input: {
+    /** City name or zip code */
+    location: string;
+  }): Promise<{
+    /** Temperature in celsius */
+    temperature: number;
+    /** Weather conditions description */
+    conditions: string;
+    /** Humidity percentage */
+    humidity: number;
+  }>;
+
+  /** Create an issue (2020-12 schema with $defs, $ref, anyOf with null and enums) */
+  createIssue(input: {
+    title: string;
+    /** Markdown body, or null for none. */
+    body?: string | null;
+    priority: "low" | "medium" | "high";
+    labels?: {
+      name: string;
+      color?: string;
+      [key: string]: unknown;
+    }[];
+    assignee?: {
+      login: string;
+      id?: number;
+    } | null;
+    estimate?: 1 | 2 | 3 | 5 | 8 | null;
+  }): Promise<{
+    number: number;
+    state: "open";
+    url: string;
+    [key: string]: unknown;
+  }>;
+
+  /** Return the resource tree under a path (a recursive schema) */
+  getResourceTree(input: {
+    root?: string;
+    depth?: number | null;
+  }): Promise<{
+    name: string;
+    kind: "file" | "directory";
+    /** Present for directories. */
+    children?: unknown[];
+  }>;
+
+  /** Query rows (OpenAPI 3.0-style nullable, oneOf, tuples and records) */
+  queryRows(input: {
+    table: string;
+    /** Column equality filters. */
+    where?: Record<string, string | number | boolean>;
+    /** Offset and limit. */
+    range?: [number, number];
+    orderBy?: string | null;
+    mode?: "fast" | "exact" | 0;
+    [key: string]: unknown;
+  }): Promise<{
+    columns: string[];
+    rows: (string | number | boolean | null)[][];
+    next?: string | null;
+    "x-debug"?: unknown;
+    [key: string]: unknown;
+  }>;
+}
+
+interface Tools {
+  /** A strict tool beside the lenient namespace. */
+  note(input: {
+    text: string;
+  }): Promise<Record<string, never>>;
+}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  readonly everything: EverythingTools;
+  readonly codemode: Tools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;
