@@ -37,9 +37,9 @@ type ToolDecl struct {
 	// and never fails. A missing, empty or JSON null InputSchema prints
 	// `input: Record<string, unknown>`, and such an OutputSchema prints
 	// Promise<unknown>. Name and Description are checked as for strict
-	// tools. The input parameter stays required even when the schema has no
-	// required property, because the runner rejects an absent (undefined)
-	// tool input before the host sees it.
+	// tools. When the input is an object type with no required property the
+	// parameter is optional (`input?: {…}`): a call without an argument sends
+	// {} (wire/PROTOCOL.md).
 	Lenient bool `json:"lenient,omitempty"`
 }
 
@@ -221,7 +221,11 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string) error {
 			b.WriteByte('\n')
 		}
 		writeJSDoc(b, tool.Description, 1)
-		b.WriteString("  " + tool.Name + "(input: ")
+		param := "(input: "
+		if tool.Lenient && noneRequired(in) {
+			param = "(input?: "
+		}
+		b.WriteString("  " + tool.Name + param)
 		printer{}.writeType(b, in, 1)
 		b.WriteString("): Promise<")
 		printer{}.writeType(b, out, 1)
@@ -229,6 +233,21 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string) error {
 	}
 	b.WriteString("}\n")
 	return nil
+}
+
+// noneRequired reports whether t is an object type with no required
+// property, so a call may pass nothing (the runner sends {} for a call
+// without an argument).
+func noneRequired(t *tsType) bool {
+	if t.kind != tsObject {
+		return false
+	}
+	for _, p := range t.props {
+		if !p.optional {
+			return false
+		}
+	}
+	return true
 }
 
 // toolTypes compiles a tool's input and output schemas, strictly unless

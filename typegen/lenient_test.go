@@ -292,13 +292,13 @@ func TestDeclarationsPrintLenientTools(t *testing.T) {
 		surface Surface
 		want    string
 	}{
-		{"absent schemas", lenient("", ""), "  tool(input: Record<string, unknown>): Promise<unknown>;\n"},
-		{"null schemas", lenient("null", " null "), "  tool(input: Record<string, unknown>): Promise<unknown>;\n"},
+		{"absent schemas", lenient("", ""), "  tool(input?: Record<string, unknown>): Promise<unknown>;\n"},
+		{"null schemas", lenient("null", " null "), "  tool(input?: Record<string, unknown>): Promise<unknown>;\n"},
 		{"invalid schemas", lenient("{", `"x"`), "  tool(input: unknown): Promise<unknown>;\n"},
 		{"open object", lenient(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`, `{"type":["string","null"]}`),
 			"  tool(input: {\n    q: string;\n    [key: string]: unknown;\n  }): Promise<string | null>;\n"},
 		{"empty MCP input", lenient(`{"type":"object","properties":{}}`, `{"type":"object"}`),
-			"  tool(input: Record<string, unknown>): Promise<Record<string, unknown>>;\n"},
+			"  tool(input?: Record<string, unknown>): Promise<Record<string, unknown>>;\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

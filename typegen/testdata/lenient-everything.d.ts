@@ -14,7 +14,7 @@ interface EverythingTools {
   }): Promise<unknown>;
 
   /** Demonstrates a long running operation with progress updates */
-  longRunningOperation(input: {
+  longRunningOperation(input?: {
     /** Duration of the operation in seconds */
     duration?: number;
     /** Number of steps in the operation */
@@ -22,7 +22,7 @@ interface EverythingTools {
   }): Promise<unknown>;
 
   /** Returns the MCP_TINY_IMAGE */
-  getTinyImage(input: Record<string, never>): Promise<unknown>;
+  getTinyImage(input?: Record<string, never>): Promise<unknown>;
 
   /** Demonstrates how annotations can be used to provide metadata about content */
   annotatedMessage(input: {
@@ -75,7 +75,7 @@ interface EverythingTools {
   }>;
 
   /** Return the resource tree under a path (a recursive schema) */
-  getResourceTree(input: {
+  getResourceTree(input?: {
     root?: string;
     depth?: number | null;
   }): Promise<{

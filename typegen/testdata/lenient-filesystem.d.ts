@@ -60,7 +60,7 @@ interface FilesystemTools {
   }>;
 
   /** Returns the list of directories that this server is allowed to access. */
-  list_allowed_directories(input: Record<string, unknown>): Promise<unknown>;
+  list_allowed_directories(input?: Record<string, unknown>): Promise<unknown>;
 }
 
 interface CodeModeConsole {

@@ -61,7 +61,7 @@ interface MemoryTools {
   }>;
 
   /** Read the entire knowledge graph */
-  read_graph(input: Record<string, never>): Promise<{
+  read_graph(input?: Record<string, never>): Promise<{
     entities: {
       /** The name of the entity */
       name: string;
