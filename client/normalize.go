@@ -108,7 +108,7 @@ func normalize(code string, names []string) *normalized {
 		// A function expression: called with the scope, contextually typed
 		// by the program contract.
 		body := trimFinalSemicolon(code, sc)
-		n.module = wrapperPrefix(names, " return await ((") + "\n" + body + "\n) satisfies " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + appendValue + " };\n"
+		n.module = wrapperPrefix(names, " return await ((") + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + appendValue + " };\n"
 	default:
 		body := code
 		if at, ok := lastExpression(code, sc); ok {

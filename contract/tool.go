@@ -120,7 +120,8 @@ var acceptAll = json.RawMessage(`true`)
 // validated against them on the host.
 //
 // A nil or empty inputSchema accepts any input object; a nil or empty
-// outputSchema accepts any output and is declared unknown. A schema that does
+// outputSchema accepts any output and is declared any (the tool says nothing
+// about its value, so the checker lets programs use it as they like). A schema that does
 // not compile (malformed, or a $ref outside the schema) degrades only this
 // tool: that value is not validated, it is declared as an open object
 // (input) or unknown (output), and Degraded reports why. It returns an error
@@ -129,6 +130,10 @@ func NewForeignTool(name, description string, inputSchema, outputSchema json.Raw
 	var problems []error
 	compile := func(phase string, raw, fallback json.RawMessage) (*Schema, json.RawMessage) {
 		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+			if fallback == nil {
+				s, _ := NewSchema(acceptAll)
+				return s, nil
+			}
 			raw = fallback
 		}
 		s, err := NewSchema(raw)
@@ -140,7 +145,8 @@ func NewForeignTool(name, description string, inputSchema, outputSchema json.Raw
 		return s, raw
 	}
 	in, inDecl := compile("input", inputSchema, json.RawMessage(`{"type":"object"}`))
-	out, outDecl := compile("output", outputSchema, acceptAll)
+	// An absent output schema is declared any (typegen.ToolDecl.Lenient).
+	out, outDecl := compile("output", outputSchema, nil)
 	t, err := newTool(name, description, in, out, handler)
 	if err != nil {
 		return nil, err

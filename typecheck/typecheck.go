@@ -170,9 +170,12 @@ func (c *Checker) Close() error {
 	return os.RemoveAll(c.root)
 }
 
+// tsconfig is strict, except that a catch variable is any rather than
+// unknown: `catch (e) { e.message }` runs, so the checker must not reject it.
 const tsconfig = `{
   "compilerOptions": {
     "strict": true,
+    "useUnknownInCatchVariables": false,
     "exactOptionalPropertyTypes": true,
     "noEmit": true,
     "target": "es2024",

@@ -35,8 +35,8 @@ type ToolDecl struct {
 	// instead of as [Type], for foreign schemas such as an MCP server's
 	// tools: what cannot be printed exactly becomes unknown for that spot
 	// and never fails. A missing, empty or JSON null InputSchema prints
-	// `input: Record<string, unknown>`, and such an OutputSchema prints
-	// Promise<unknown>. Name and Description are checked as for strict
+	// `input?: Record<string, unknown>`, and such an OutputSchema prints
+	// Promise<any>: the tool declares nothing about its value. Name and Description are checked as for strict
 	// tools. When the input is an object type with no required property the
 	// parameter is optional (`input?: {…}`): a call without an argument sends
 	// {} (wire/PROTOCOL.md).
@@ -254,7 +254,10 @@ func noneRequired(t *tsType) bool {
 // the tool is lenient.
 func toolTypes(tool ToolDecl, where string) (in, out *tsType, err error) {
 	if tool.Lenient {
-		in, out = typeOpenRecord, typeUnknown
+		// A foreign tool without an output schema says nothing about its
+		// value: any, so that programs using it (r.content, r.items) are
+		// not rejected by the checker while they run fine.
+		in, out = typeOpenRecord, typeAny
 		if !absentSchema(tool.InputSchema) {
 			in = lenientCompile(tool.InputSchema)
 		}

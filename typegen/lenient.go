@@ -24,6 +24,7 @@ const (
 
 var (
 	typeUnknown    = &tsType{kind: tsPrimitive, name: "unknown"}
+	typeAny        = &tsType{kind: tsPrimitive, name: "any"}
 	typeNever      = &tsType{kind: tsPrimitive, name: "never"}
 	typeUndefined  = &tsType{kind: tsPrimitive, name: "undefined"}
 	typeTrue       = &tsType{kind: tsPrimitive, name: "true"}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/typecheck"
@@ -33,6 +34,11 @@ const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE]
   codemode check [--tools FILE] [--input-schema FILE] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--cache-dir DIR] PROGRAM.ts
+  codemode mcp serve (--config FILE | --mcp CMD|URL) [--http ADDR] [--timeout D] [--description FILE] [--no-check]
+
+The contract's tools come from --tools FILE, or from MCP servers: --mcp CMD|URL
+(its tools on codemode) or --config FILE (mcpServers JSON, one namespace per
+server); types, check and run take them too.
 
 codemode COMMAND --help lists a command's flags.
 `
@@ -50,10 +56,10 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "types":
-		err = types(args[1:], stdout)
+		err = types(ctx, args[1:], stdout, stderr)
 	case "check":
 		var invalid bool
-		invalid, err = check(ctx, args[1:], stdout)
+		invalid, err = check(ctx, args[1:], stdout, stderr)
 		if err == nil && invalid {
 			return 1
 		}
@@ -63,6 +69,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == nil && failed {
 			return 1
 		}
+	case "mcp":
+		err = mcpCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -96,37 +104,84 @@ func oneLine(msg string) string {
 // maxProgramSize is the largest program file run accepts, in bytes.
 const maxProgramSize = 8 << 20
 
-// contractFlags are the flags that define the contract.
+// contractFlags are the flags that define the contract: a tools file, or
+// upstream MCP servers, and an optional input schema.
 type contractFlags struct {
 	tools       string
 	inputSchema string
+	mcp         string
+	config      string
 }
 
 func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tools, "tools", "", "JSON file declaring the tools (name, description, inputSchema, outputSchema, command)")
 	fs.StringVar(&c.inputSchema, "input-schema", "", "JSON Schema file of the program input (makes the contract input-bearing)")
+	fs.StringVar(&c.mcp, "mcp", "", `an MCP server whose tools go on codemode: a command line ("npx -y @modelcontextprotocol/server-memory") or an http(s) URL`)
+	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
 }
 
-func (c *contractFlags) build() (*contract.Contract, error) {
-	var tools []*contract.Tool
-	if c.tools != "" {
-		var err error
-		if tools, err = loadTools(c.tools); err != nil {
-			return nil, fmt.Errorf("--tools: %w", err)
+// usesMCP reports whether the contract's tools come from MCP servers.
+func (c *contractFlags) usesMCP() bool { return c.mcp != "" || c.config != "" }
+
+// build makes the contract. With MCP servers it connects them (progress and
+// schema warnings on stderr) and returns the set, which the caller closes;
+// otherwise the set is nil.
+func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.Contract, *mcpconnector.Set, error) {
+	var input *contract.Schema
+	if c.inputSchema != "" {
+		raw, err := os.ReadFile(c.inputSchema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--input-schema: %w", err)
+		}
+		if input, err = contract.NewSchema(raw); err != nil {
+			return nil, nil, fmt.Errorf("--input-schema %s: %w", c.inputSchema, err)
 		}
 	}
-	if c.inputSchema == "" {
-		return contract.New(tools...)
+	var namespaces []contract.Namespace
+	var set *mcpconnector.Set
+	switch {
+	case c.tools != "" && c.usesMCP():
+		return nil, nil, usageError{"--tools cannot be combined with --mcp or --config"}
+	case c.usesMCP():
+		servers, err := c.upstreams(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintf(stderr, "codemode: connecting to %d MCP server(s)\n", len(servers))
+		if set, err = mcpconnector.ConnectAll(ctx, servers); err != nil {
+			return nil, nil, err
+		}
+		ns, warnings, err := set.Namespaces()
+		if err != nil {
+			set.Close()
+			return nil, nil, err
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "codemode: warning: %s\n", oneLine(w.Error()))
+		}
+		namespaces = ns
+	default:
+		var tools []*contract.Tool
+		if c.tools != "" {
+			var err error
+			if tools, err = loadTools(c.tools); err != nil {
+				return nil, nil, fmt.Errorf("--tools: %w", err)
+			}
+		}
+		namespaces = []contract.Namespace{{Name: contract.DefaultNamespace, Tools: tools}}
 	}
-	raw, err := os.ReadFile(c.inputSchema)
+	var ct *contract.Contract
+	var err error
+	if input != nil {
+		ct, err = contract.NewNamespacedWithInput(input, namespaces...)
+	} else {
+		ct, err = contract.NewNamespaced(namespaces...)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("--input-schema: %w", err)
+		set.Close()
+		return nil, nil, err
 	}
-	s, err := contract.NewSchema(raw)
-	if err != nil {
-		return nil, fmt.Errorf("--input-schema %s: %w", c.inputSchema, err)
-	}
-	return contract.NewWithInput(s, tools...)
+	return ct, set, nil
 }
 
 // errHelp reports that -h or --help was asked for and the help printed.
@@ -140,7 +195,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() != "types"])
+				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() != "types" && !strings.HasSuffix(fs.Name(), "serve")])
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
 				return nil, errHelp
@@ -155,7 +210,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 	}
 }
 
-func types(args []string, stdout io.Writer) error {
+func types(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("types", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
@@ -166,17 +221,18 @@ func types(args []string, stdout io.Writer) error {
 	if len(positional) > 0 {
 		return usageError{fmt.Sprintf("types: unexpected argument %q", positional[0])}
 	}
-	c, err := cf.build()
+	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
 		return err
 	}
+	defer set.Close()
 	_, err = io.WriteString(stdout, c.TypeDefinitions())
 	return err
 }
 
 // check type-checks a program; invalid reports a program with errors (exit
 // 1), whose report goes to stdout.
-func check(ctx context.Context, args []string, stdout io.Writer) (invalid bool, err error) {
+func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invalid bool, err error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
@@ -191,27 +247,43 @@ func check(ctx context.Context, args []string, stdout io.Writer) (invalid bool, 
 	if err != nil {
 		return false, err
 	}
-	c, err := cf.build()
+	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
 		return false, err
 	}
+	defer set.Close()
 	checker, err := typecheck.New(typecheck.Options{})
 	if err != nil {
 		// No checker is a set-up problem, not an invalid program: exit 2.
 		return false, usageError{err.Error()}
 	}
 	defer checker.Close()
-	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions()}}
-	rtFiles, err := quickjs.New(quickjs.Options{}).TypeDefinitionFiles(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, f := range rtFiles {
-		files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
-	}
-	res, err := checker.Check(ctx, files, source)
-	if err != nil {
-		return false, err
+	var res *typecheck.Result
+	if cf.usesMCP() {
+		// Programs over MCP servers are checked in the forms RunCode runs.
+		d := quickjs.New(quickjs.Options{})
+		defer d.Close()
+		rt, err := client.NewRuntime(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		defer rt.Close()
+		res, err = client.New(rt, c).ValidateCode(ctx, checker, source)
+		if err != nil {
+			return false, err
+		}
+	} else {
+		files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions()}}
+		rtFiles, err := quickjs.New(quickjs.Options{}).TypeDefinitionFiles(ctx)
+		if err != nil {
+			return false, err
+		}
+		for _, f := range rtFiles {
+			files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
+		}
+		if res, err = checker.Check(ctx, files, source); err != nil {
+			return false, err
+		}
 	}
 	if res.Valid {
 		fmt.Fprintln(stdout, "valid")
@@ -282,10 +354,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	if err != nil {
 		return false, err
 	}
-	c, err := cf.build()
+	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
 		return false, err
 	}
+	defer set.Close()
 	opts := client.RunOptions{}
 	if *input != "" {
 		if !json.Valid([]byte(*input)) {
@@ -300,7 +373,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	defer rt.Close()
 	cl := client.New(rt, c)
 	for i := 0; i < *repeat; i++ {
-		rec, err := runOnce(ctx, cl, source, opts, *timeout, *asJSON, stdout, stderr)
+		rec, err := runOnce(ctx, cl, source, cf.usesMCP(), opts, *timeout, *asJSON, stdout, stderr)
 		if err != nil {
 			return false, err
 		}
@@ -330,7 +403,10 @@ func defaultCacheDir() string {
 	return filepath.Join(dir, "codemode", "quickjs")
 }
 
-func runOnce(ctx context.Context, cl *client.Client, source string, opts client.RunOptions, timeout time.Duration, quiet bool, stdout, stderr io.Writer) (*runRecord, error) {
+// runOnce runs source once. asCode runs it as RunCode does (any form a model
+// writes, its value appended as text), which is how programs over MCP
+// servers run; otherwise it must be a module with a default export.
+func runOnce(ctx context.Context, cl *client.Client, source string, asCode bool, opts client.RunOptions, timeout time.Duration, quiet bool, stdout, stderr io.Writer) (*runRecord, error) {
 	var mu sync.Mutex
 	rec := &runRecord{ToolCalls: []toolCallRecord{}}
 	var out, errOut strings.Builder
@@ -367,7 +443,11 @@ func runOnce(ctx context.Context, cl *client.Client, source string, opts client.
 	ctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
 	defer cancel()
 	start := time.Now()
-	outcome, err := cl.Run(ctx, source, opts)
+	run := cl.Run
+	if asCode {
+		run = cl.RunCode
+	}
+	outcome, err := run(ctx, source, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +37,14 @@ func TestMain(m *testing.M) {
 		}
 		os.Stdout.Write(out)
 		os.Exit(0)
+	}
+	if len(os.Args) >= 2 && os.Args[1] == "-codemode-cli" {
+		// The test binary as the codemode command, for end-to-end tests
+		// that start `codemode mcp serve` as an agent's MCP client would.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

@@ -166,8 +166,11 @@ func (s *Set) Instructions() string {
 	return strings.TrimSpace(b.String())
 }
 
-// Close closes every upstream.
+// Close closes every upstream. A nil Set is closed already.
 func (s *Set) Close() error {
+	if s == nil {
+		return nil
+	}
 	var errs []error
 	for _, u := range s.upstreams {
 		errs = append(errs, u.Close())

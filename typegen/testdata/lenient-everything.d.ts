@@ -3,7 +3,7 @@ interface EverythingTools {
   echo(input: {
     /** Message to echo */
     message: string;
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Adds two numbers */
   add(input: {
@@ -11,7 +11,7 @@ interface EverythingTools {
     a: number;
     /** Second number */
     b: number;
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Demonstrates a long running operation with progress updates */
   longRunningOperation(input?: {
@@ -19,10 +19,10 @@ interface EverythingTools {
     duration?: number;
     /** Number of steps in the operation */
     steps?: number;
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Returns the MCP_TINY_IMAGE */
-  getTinyImage(input?: Record<string, never>): Promise<unknown>;
+  getTinyImage(input?: Record<string, never>): Promise<any>;
 
   /** Demonstrates how annotations can be used to provide metadata about content */
   annotatedMessage(input: {
@@ -30,13 +30,13 @@ interface EverythingTools {
     messageType: "error" | "success" | "debug";
     /** Whether to include an example image */
     includeImage?: boolean;
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Returns a resource reference that can be used by MCP clients */
   getResourceReference(input: {
     /** ID of the resource to reference (1-100) */
     resourceId: number;
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Returns structured content along with an output schema for client data validation */
   structuredContent(input: {

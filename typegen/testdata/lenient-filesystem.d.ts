@@ -15,7 +15,7 @@ interface FilesystemTools {
   read_multiple_files(input: {
     /** Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories. */
     paths: string[];
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /**
    * Make line-based edits to a text file. Each edit replaces exact line sequences with new content.
@@ -31,21 +31,21 @@ interface FilesystemTools {
     }[];
     /** Preview changes using git-style diff format */
     dryRun?: boolean;
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Get a detailed listing of all files and directories in a specified path, including sizes. */
   list_directory_with_sizes(input: {
     path: string;
     /** Sort entries by name or size */
     sortBy?: "name" | "size";
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Recursively search for files and directories matching a pattern. */
   search_files(input: {
     path: string;
     pattern: string;
     excludePatterns?: string[];
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Retrieve detailed metadata about a file or directory. */
   get_file_info(input: {
@@ -60,7 +60,7 @@ interface FilesystemTools {
   }>;
 
   /** Returns the list of directories that this server is allowed to access. */
-  list_allowed_directories(input?: Record<string, unknown>): Promise<unknown>;
+  list_allowed_directories(input?: Record<string, unknown>): Promise<any>;
 }
 
 interface CodeModeConsole {

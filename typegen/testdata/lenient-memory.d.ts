@@ -49,7 +49,7 @@ interface MemoryTools {
       /** An array of observation contents to add */
       contents: string[];
     }[];
-  }): Promise<unknown>;
+  }): Promise<any>;
 
   /** Delete multiple entities and their associated relations from the knowledge graph */
   delete_entities(input: {

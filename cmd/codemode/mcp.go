@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/mcpserver"
+	"github.com/codemode-go/codemode/typecheck"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpCommand runs `codemode mcp SUBCOMMAND`.
+func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "serve" {
+		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+			fmt.Fprint(stdout, "usage: codemode mcp serve (--config FILE | --mcp CMD|URL) [flags]\n")
+			return errHelp
+		}
+		return usageError{"mcp: the only subcommand is serve (codemode mcp serve --help)"}
+	}
+	return mcpServe(ctx, args[1:], stdout, stderr)
+}
+
+// mcpServe serves the code tool over stdio or streamable HTTP, wrapping the
+// configured upstream MCP servers.
+func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp serve", flag.ContinueOnError)
+	var cf contractFlags
+	cf.register(fs)
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
+	timeout := fs.Duration("timeout", 30*time.Second, "per-program deadline")
+	descFile := fs.String("description", "", "file with the code tool's description template ({{types}} and {{example}} are filled in)")
+	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
+	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
+	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
+	positional, err := parse(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(positional) > 0:
+		return usageError{fmt.Sprintf("mcp serve: unexpected argument %q", positional[0])}
+	case cf.mcp == "" && cf.config == "":
+		return usageError{"mcp serve: --config FILE (mcpServers JSON) or --mcp CMD|URL is required"}
+	case *timeout <= 0:
+		return usageError{"mcp serve: --timeout must be positive"}
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
+	var template string
+	if *descFile != "" {
+		b, err := os.ReadFile(*descFile)
+		if err != nil {
+			return fmt.Errorf("--description: %w", err)
+		}
+		template = string(b)
+	}
+	c, set, err := cf.build(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir}))
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf}
+	if set != nil {
+		opts.Instructions = set.Instructions()
+	}
+	if !*noCheck {
+		checker, err := typecheck.New(typecheck.Options{})
+		if err != nil {
+			logf("programs are not type-checked before they run: %s", oneLine(err.Error()))
+		} else {
+			defer checker.Close()
+			opts.Checker = checker
+		}
+	}
+	srv := mcpserver.New(client.New(rt, c), opts)
+	tools := len(c.Tools())
+	if *httpAddr == "" {
+		logf("serving the code tool (%d upstream tools) on stdio", tools)
+		err := srv.Run(ctx, &mcp.StdioTransport{})
+		if ctx.Err() != nil || errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), ReadHeaderTimeout: 10 * time.Second}
+	logf("serving the code tool (%d upstream tools) on http://%s", tools, ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
+		hs.Shutdown(shutdownCtx)
+		<-done
+		return nil
+	}
+}
+
+// upstreams connects the MCP servers the flags name.
+func (c *contractFlags) upstreams(ctx context.Context) ([]mcpconnector.Server, error) {
+	var servers []mcpconnector.Server
+	if c.config != "" {
+		s, err := mcpconnector.LoadConfig(c.config)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
+		}
+		servers = s
+	}
+	if c.mcp != "" {
+		s, err := mcpconnector.ParseTarget(c.mcp)
+		if err != nil {
+			return nil, fmt.Errorf("--mcp: %w", err)
+		}
+		if len(servers) > 0 {
+			s.Name = "codemode"
+		}
+		servers = append(servers, s)
+	}
+	return servers, nil
+}

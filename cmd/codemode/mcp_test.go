@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/codemode-go/codemode/typecheck"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// agent starts `codemode mcp serve` (this test binary) with args and
+// connects to it over stdio with the go-sdk client, as an agent's MCP client
+// would.
+func agent(t *testing.T, args ...string) *mcp.ClientSession {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, append([]string{"-codemode-cli", "mcp", "serve"}, args...)...)
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { session.Close() })
+	return session
+}
+
+// code calls the code tool and returns the answer's text items, its images
+// and whether it is an error.
+func code(t *testing.T, s *mcp.ClientSession, program string) (texts []string, images []*mcp.ImageContent, isError bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": program}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			texts = append(texts, c.Text)
+		case *mcp.ImageContent:
+			images = append(images, c)
+		}
+	}
+	return texts, images, res.IsError
+}
+
+// testConfig writes an mcpServers file for the three reference servers:
+// memory (on a temporary file), files (the filesystem server on dir) and
+// everything, each marked in its environment so a test can find it.
+func testConfig(t *testing.T, dir, mark string) string {
+	t.Helper()
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"memory":     map[string]any{"command": mcptest.Command(t, "mcp-server-memory"), "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl"), "CODEMODE_TEST_MARK": mark}},
+		"files":      map[string]any{"command": mcptest.Command(t, "mcp-server-filesystem"), "args": []string{dir}},
+		"everything": map[string]any{"command": mcptest.Command(t, "mcp-server-everything"), "env": map[string]string{"CODEMODE_TEST_MARK": mark}},
+	}}
+	raw, _ := json.Marshal(cfg)
+	return writeFile(t, "mcp.json", string(raw))
+}
+
+func TestMCPServeEndToEnd(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	mark := "mark-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	s := agent(t, "--config", testConfig(t, dir, mark), "--timeout", "8s")
+
+	tools, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 1 || tools.Tools[0].Name != "code" {
+		t.Fatalf("tools %v", tools.Tools)
+	}
+	desc := tools.Tools[0].Description
+	for _, want := range []string{"interface MemoryTools", "search_nodes(input:", "interface FilesTools", "interface EverythingTools", "get_tiny_image(input?:", "const answer = await everything."} {
+		if !strings.Contains(desc, want) {
+			t.Fatalf("the code tool's description lacks %q:\n%s", want, desc)
+		}
+	}
+
+	t.Run("memory entities, relations and search in one program", func(t *testing.T) {
+		texts, _, isErr := code(t, s, "```ts\n"+`await memory.create_entities({ entities: [
+  { name: "Grace", entityType: "person", observations: ["wrote a compiler"] },
+  { name: "COBOL", entityType: "language", observations: ["designed with Grace's input"] },
+] });
+await memory.create_relations({ relations: [{ from: "Grace", to: "COBOL", relationType: "influenced" }] });
+const hits = await memory.search_nodes({ query: "compiler" });
+console.log("hits:", hits.entities.length);
+({ names: hits.entities.map((e) => e.name), graph: (await memory.read_graph()).relations })
+`+"```")
+		if isErr || len(texts) != 2 {
+			t.Fatalf("answer %q (error %v)", texts, isErr)
+		}
+		var v struct {
+			Names []string `json:"names"`
+			Graph []struct {
+				From, To string
+			} `json:"graph"`
+		}
+		if err := json.Unmarshal([]byte(texts[0]), &v); err != nil || strings.Join(v.Names, ",") != "Grace" || len(v.Graph) != 1 || v.Graph[0].To != "COBOL" {
+			t.Fatalf("answer %s (%v)", texts[0], err)
+		}
+		if texts[1] != "Console output:\nhits: 1" {
+			t.Fatalf("log block %q", texts[1])
+		}
+	})
+
+	t.Run("files written and read back", func(t *testing.T) {
+		texts, _, isErr := code(t, s, `async () => {
+  await files.write_file({ path: "`+dir+`/notes.md", content: "# Notes\nline two" });
+  const text = await files.read_text_file({ path: "`+dir+`/notes.md", tail: 1 });
+  const dirs = await files.list_allowed_directories();
+  return { text, dirs };
+}`)
+		if isErr || !strings.Contains(texts[0], "line two") || strings.Contains(texts[0], "# Notes") {
+			t.Fatalf("answer %q (error %v)", texts, isErr)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "notes.md")); err != nil || string(b) != "# Notes\nline two" {
+			t.Fatalf("file %q %v", b, err)
+		}
+	})
+
+	t.Run("upstream image forwarded", func(t *testing.T) {
+		texts, images, isErr := code(t, s, `const r = await everything.get_tiny_image();
+for (const item of r.content) if (item.type === "image") result.appendImage(item);
+"forwarded"`)
+		if isErr || len(images) != 1 || images[0].MIMEType != "image/png" || len(images[0].Data) < 50 || texts[0] != "forwarded" {
+			t.Fatalf("answer %q, %d images (error %v)", texts, len(images), isErr)
+		}
+		if string(images[0].Data[1:4]) != "PNG" {
+			t.Fatalf("image bytes %q", images[0].Data[:8])
+		}
+	})
+
+	t.Run("type error answered before running", func(t *testing.T) {
+		wd, _ := os.Getwd()
+		if _, err := typecheck.FindTsc(wd); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+			t.Skip("no TypeScript checker")
+		}
+		texts, _, isErr := code(t, s, "const hits = await memory.search_nodes({ qery: 'x' });\nhits.entities.lenght")
+		if !isErr || !strings.Contains(texts[0], "does not type-check") || !strings.Contains(texts[0], "agent.ts:1:") || !strings.Contains(texts[0], "agent.ts:2:") {
+			t.Fatalf("answer %q (error %v)", texts, isErr)
+		}
+	})
+
+	t.Run("failure names the line", func(t *testing.T) {
+		texts, _, isErr := code(t, s, "const a = await everything.echo({ message: 'hi' });\nconsole.log(a);\nthrow new RangeError('too far: ' + a);")
+		if !isErr || !strings.Contains(texts[0], "RangeError: too far") || !strings.Contains(texts[0], "agent.ts:3:") || !strings.Contains(strings.Join(texts, "\n"), "Console output:\nEcho: hi") {
+			t.Fatalf("answer %q (error %v)", texts, isErr)
+		}
+	})
+
+	t.Run("large answer cut to valid JSON", func(t *testing.T) {
+		texts, _, isErr := code(t, s, `Array.from({ length: 4000 }, (_, i) => ({ i, text: "item number " + i }))`)
+		if isErr || len(texts[0]) > 6000*4 || !json.Valid([]byte(texts[0])) || !strings.Contains(texts[0], "more items") {
+			t.Fatalf("answer of %d characters, valid JSON %v, error %v: %.300s", len(texts[0]), json.Valid([]byte(texts[0])), isErr, texts[0])
+		}
+	})
+
+	t.Run("upstream crash fails the call and the server keeps serving", func(t *testing.T) {
+		done := make(chan []string, 1)
+		go func() {
+			texts, _, _ := code(t, s, `let answer = "";
+try {
+  await everything.trigger_long_running_operation({ duration: 30, steps: 2 });
+  answer = "finished";
+} catch (e) { answer = "caught: " + e.message; }
+answer`)
+			done <- texts
+		}()
+		killMarked(t, mark, "server-everything")
+		select {
+		case texts := <-done:
+			if !strings.HasPrefix(texts[0], "caught: ") || !strings.Contains(texts[0], "mcp server everything") {
+				t.Fatalf("answer %q", texts)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the program did not end after its upstream died")
+		}
+		texts, _, isErr := code(t, s, `(await everything.echo({ message: "after" }))`)
+		if isErr || !strings.Contains(texts[0], "after") {
+			t.Fatalf("next request: %q (error %v)", texts, isErr)
+		}
+	})
+
+	t.Run("upstream that never answers is bounded by the deadline", func(t *testing.T) {
+		start := time.Now()
+		texts, _, isErr := code(t, s, `await everything.trigger_long_running_operation({ duration: 60, steps: 1 })`)
+		if !isErr || time.Since(start) > 20*time.Second || !strings.Contains(strings.ToLower(texts[0]), "time") {
+			t.Fatalf("answer %q after %v (error %v)", texts, time.Since(start), isErr)
+		}
+	})
+}
+
+// killMarked SIGKILLs, once one exists, every process whose command line
+// contains what and whose environment contains mark.
+func killMarked(t *testing.T, mark, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	time.Sleep(500 * time.Millisecond) // let the call reach the server
+	for time.Now().Before(deadline) {
+		killed := 0
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if strings.Contains(string(env), "CODEMODE_TEST_MARK="+mark) && strings.Contains(string(cmdline), what) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				killed++
+			}
+		}
+		if killed > 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no marked upstream process found")
+}
+
+// TestMCPServeHTTP serves the code tool over streamable HTTP.
+func TestMCPServeHTTP(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--mcp", mcptest.Command(t, "mcp-server-everything"), "--http", "127.0.0.1:0", "--no-check")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	lines := bufio.NewScanner(stderr)
+	url := ""
+	for lines.Scan() {
+		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("the server did not say where it listens")
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	texts, _, isErr := code(t, s, `const { sum } = { sum: await codemode.get_sum({ a: 20, b: 22 }) };
+sum`)
+	if isErr || !strings.Contains(texts[0], "42") {
+		t.Fatalf("answer %q (error %v)", texts, isErr)
+	}
+}

@@ -1,0 +1,268 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/typecheck"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolName is the name of the one tool the server offers.
+const ToolName = "code"
+
+// DefaultMaxTokens is the default answer budget, in estimated tokens of 4
+// characters each (seed 001, TruncateOptions: 6,000 tokens).
+const DefaultMaxTokens = 6000
+
+// DefaultDescription is the code tool's description when Options has none.
+// {{types}} becomes the contract's declarations and {{example}} a call of
+// the first tool.
+const DefaultDescription = `Run a TypeScript program that calls the tools declared below, and answer with its result. Use it to do in one step what would otherwise take many tool calls: call several tools, loop, filter and combine their results, and return only what matters.
+
+Write plain statements with top-level await. The value of the last expression (or a value you return) is the answer: a string as it is, anything else as JSON. Every namespace below (for example codemode), console and result are in scope; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer. console.log output is returned separately. The program runs in a sandbox with no network or file system; the only way out is the tools.
+
+Example:
+` + "```ts\n{{example}}\n```" + `
+
+Declarations:
+` + "```ts\n{{types}}\n```"
+
+// Options configures the server.
+type Options struct {
+	// Name and Version identify the server in the MCP handshake; defaults
+	// "codemode" and "0.1.0".
+	Name, Version string
+	// Description is the code tool's description, with the {{types}} and
+	// {{example}} placeholders; default DefaultDescription.
+	Description string
+	// Instructions are sent in the handshake (for example the upstream
+	// servers' own instructions).
+	Instructions string
+	// Checker, when not nil, type-checks each program before it runs; an
+	// invalid program is answered with the compiler's report.
+	Checker *typecheck.Checker
+	// MaxTokens bounds the answer's text, in estimated tokens (4 characters
+	// each); default DefaultMaxTokens.
+	MaxTokens int
+	// Logf, when not nil, receives one line per request: progress and
+	// failures for an operator (codemode mcp serve writes them to stderr).
+	Logf func(format string, args ...any)
+}
+
+// codeInput is the code tool's input.
+type codeInput struct {
+	Code string `json:"code"`
+}
+
+// inputSchema is the code tool's input schema.
+const inputSchema = `{"type": "object", "properties": {"code": {"type": "string", "description": "The TypeScript program: statements with top-level await whose last expression is the answer, an async arrow function, or a module with a default export."}}, "required": ["code"], "additionalProperties": false}`
+
+// New returns an MCP server whose code tool runs programs with cl (its
+// contract's tools, on its runtime).
+func New(cl *client.Client, opts Options) *mcp.Server {
+	if opts.Name == "" {
+		opts.Name = "codemode"
+	}
+	if opts.Version == "" {
+		opts.Version = "0.1.0"
+	}
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	desc := Description(cl.Contract(), opts.Description)
+	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
+	h := &handler{cl: cl, opts: opts}
+	srv.AddTool(&mcp.Tool{
+		Name:        ToolName,
+		Description: desc,
+		InputSchema: json.RawMessage(inputSchema),
+		Annotations: &mcp.ToolAnnotations{Title: "Run a TypeScript program over the tools"},
+	}, h.call)
+	return srv
+}
+
+// Description fills a description template (DefaultDescription when
+// template is empty) with the contract's declarations ({{types}}) and a call
+// of its first tool ({{example}}).
+func Description(c *contract.Contract, template string) string {
+	if template == "" {
+		template = DefaultDescription
+	}
+	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c))
+	return r.Replace(template)
+}
+
+// Example returns a short program calling the contract's first tool with
+// placeholder values for its required input properties, for example
+//
+//	const answer = await memory.search_nodes({ query: "text" });
+//	answer
+func Example(c *contract.Contract) string {
+	for _, ns := range c.NamespaceList() {
+		if len(ns.Tools) == 0 {
+			continue
+		}
+		t := ns.Tools[0]
+		return fmt.Sprintf("const answer = await %s.%s(%s);\nanswer", ns.Name, t.Name(), exampleArgs(t.InputSchema().JSON()))
+	}
+	return `"no tools are available"`
+}
+
+// exampleArgs renders placeholder arguments for a schema's required
+// properties.
+func exampleArgs(schema json.RawMessage) string {
+	var s struct {
+		Properties map[string]struct {
+			Type any   `json:"type"`
+			Enum []any `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Required) == 0 {
+		return "{}"
+	}
+	var parts []string
+	for _, name := range s.Required {
+		p := s.Properties[name]
+		value := `"…"`
+		typ, _ := p.Type.(string)
+		switch {
+		case len(p.Enum) > 0:
+			b, _ := json.Marshal(p.Enum[0])
+			value = string(b)
+		case typ == "number" || typ == "integer":
+			value = "1"
+		case typ == "boolean":
+			value = "true"
+		case typ == "array":
+			value = "[]"
+		case typ == "object":
+			value = "{}"
+		}
+		key, _ := json.Marshal(name)
+		if contract.CheckToolName(name) == nil {
+			key = []byte(name)
+		}
+		parts = append(parts, string(key)+": "+value)
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// handler answers code tool calls.
+type handler struct {
+	cl   *client.Client
+	opts Options
+}
+
+// logShare is the console output's part of the character budget: 1/logShare.
+const logShare = 4
+
+func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in codeInput
+	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || strings.TrimSpace(in.Code) == "" {
+		return failure(`the code tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
+	}
+	budget := h.opts.MaxTokens * 4
+	if h.opts.Checker != nil {
+		res, err := h.cl.ValidateCode(ctx, h.opts.Checker, in.Code)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return failure("cancelled before the program ran: " + err.Error()), nil
+		case err != nil:
+			// A broken checker must not stop programs: run unchecked.
+			h.opts.Logf("type check skipped: %v", err)
+		case !res.Valid:
+			h.opts.Logf("program rejected by the type check (%d diagnostics)", len(res.Diagnostics))
+			return failure("The program does not type-check, so nothing ran. Fix these errors and send it again:\n\n" + Truncate(res.Report, budget)), nil
+		}
+	}
+	var mu sync.Mutex
+	var logs strings.Builder
+	calls := 0
+	opts := client.RunOptions{OnTelemetry: func(e client.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case client.EventProgramOutput:
+			if logs.Len() < budget {
+				if e.Stream == "stderr" {
+					logs.WriteString("[stderr] ")
+				}
+				logs.WriteString(e.Text)
+			}
+		case client.EventToolCallStarted:
+			calls++
+		}
+	}}
+	out, err := h.cl.RunCode(ctx, in.Code, opts)
+	mu.Lock()
+	logText := logs.String()
+	mu.Unlock()
+	if err != nil {
+		h.opts.Logf("program not run: %v", err)
+		var ive *contract.InputValidationError
+		if errors.As(err, &ive) || ctx.Err() != nil {
+			return failure("The program did not finish: " + err.Error()), nil
+		}
+		return failure("The runtime failed while running the program: " + err.Error()), nil
+	}
+	h.opts.Logf("program %s after %d tool calls", out.Kind, calls)
+	res := &mcp.CallToolResult{}
+	if out.Kind == client.ProgramFailed {
+		res.IsError = true
+		msg := fmt.Sprintf("The program failed with %s: %s", out.Error.Name, out.Error.Message)
+		if stack := strings.TrimSpace(out.Error.Stack); stack != "" {
+			msg += "\n" + stack
+		}
+		res.Content = append(res.Content, &mcp.TextContent{Text: Truncate(msg, budget)})
+	} else {
+		res.Content = contentOf(out.Content, budget)
+	}
+	if logText != "" {
+		res.Content = append(res.Content, &mcp.TextContent{Text: "Console output:\n" + Truncate(strings.TrimRight(logText, "\n"), budget/logShare)})
+	}
+	return res, nil
+}
+
+// contentOf converts a program's content to MCP content, cutting the text
+// items to share budget characters (in order; a large item takes what is
+// left). A program with no content is answered with a line saying so.
+func contentOf(items []client.Content, budget int) []mcp.Content {
+	if len(items) == 0 {
+		return []mcp.Content{&mcp.TextContent{Text: "The program finished and returned no value."}}
+	}
+	var out []mcp.Content
+	left := budget
+	for _, c := range items {
+		switch c.Type {
+		case "image":
+			data, err := base64.StdEncoding.DecodeString(c.Data)
+			if err != nil {
+				out = append(out, &mcp.TextContent{Text: "[an image whose data is not base64]"})
+				continue
+			}
+			out = append(out, &mcp.ImageContent{Data: data, MIMEType: c.MimeType})
+		default:
+			text := Truncate(c.Text, max(left, 200))
+			left -= len([]rune(text))
+			out = append(out, &mcp.TextContent{Text: text})
+		}
+	}
+	return out
+}
+
+// failure is an isError answer with one text item.
+func failure(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
