@@ -33,6 +33,7 @@ const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE]
   codemode check [--tools FILE] [--input-schema FILE] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--cache-dir DIR] PROGRAM.ts
+  codemode runner serve --listen ADDR [--runtime quickjs|node] [--max-connections N] [--idle-timeout D] [--tls-cert F --tls-key F [--tls-client-ca F]]
 
 codemode COMMAND --help lists a command's flags.
 `
@@ -63,6 +64,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == nil && failed {
 			return 1
 		}
+	case "runner":
+		err = runnerCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
