@@ -25,6 +25,16 @@ func TestConformance(t *testing.T) {
 // Node.js processes. It skips when no Node.js 24 is on PATH, unless
 // CODEMODE_REQUIRE_NODE is set (scripts/test sets it).
 func TestConformanceNode(t *testing.T) {
+	d := startHost(t, nodeDriver(t), remote.ServerOptions{}).driver(t)
+	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
+		return client.NewRuntime(ctx, d)
+	})
+}
+
+// nodeDriver returns a Node.js driver, skipping the test when no Node.js 24
+// is on PATH, unless CODEMODE_REQUIRE_NODE is set (scripts/test sets it).
+func nodeDriver(t *testing.T) *node.Driver {
+	t.Helper()
 	local := node.New(node.Options{})
 	_, err := exec.LookPath("node")
 	if err == nil {
@@ -36,8 +46,5 @@ func TestConformanceNode(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	d := startHost(t, local, remote.ServerOptions{}).driver(t)
-	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
-		return client.NewRuntime(ctx, d)
-	})
+	return local
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/drivers/remote"
 )
@@ -219,7 +220,19 @@ func TestThousandBlockedExecutionsOnOneConnection(t *testing.T) {
 // middle of executions makes the host close that runtime (its engines and
 // goroutines) and nothing else.
 func TestDroppedConnectionFreesHostResources(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	for _, tc := range []struct {
+		name  string
+		local func(t *testing.T) drivers.Driver
+	}{
+		{"quickjs", func(t *testing.T) drivers.Driver { return quickjsDriver(t) }},
+		{"node", func(t *testing.T) drivers.Driver { return nodeDriver(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { droppedConnection(t, tc.local(t)) })
+	}
+}
+
+func droppedConnection(t *testing.T, local drivers.Driver) {
+	h := startHost(t, local, remote.ServerOptions{})
 	other := h.runtime(t)
 	runOK(t, other)
 	before := measure()
