@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/drivers/node"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/drivers/remote"
+)
+
+// tokenEnv names the environment variable that holds a runner host's
+// pre-shared token.
+const tokenEnv = "CODEMODE_RUNNER_TOKEN"
+
+const runnerUsage = `usage: codemode runner serve --listen ADDR [--runtime quickjs|node] [flags]
+
+Serves runtimes to remote clients (drivers/remote), one runtime per connection.
+ADDR is host:port or unix:/path. The pre-shared token comes from $CODEMODE_RUNNER_TOKEN
+(at least 16 bytes); it may be unset only with mutual TLS (--tls-cert, --tls-key, --tls-client-ca).
+SIGTERM or SIGINT drains (in-flight executions finish, new ones are refused), then exits 0;
+a second signal closes the remaining connections at once.
+
+flags:
+`
+
+// runnerCommand runs `codemode runner serve`. ctx ends on the first SIGTERM
+// or SIGINT, which starts the drain.
+func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "serve" {
+		return usageError{"runner: the only subcommand is serve (see codemode runner serve --help)"}
+	}
+	fs := flag.NewFlagSet("runner serve", flag.ContinueOnError)
+	listen := fs.String("listen", "", "address to listen on: host:port or unix:/path (required)")
+	runtimeName := fs.String("runtime", "quickjs", "local runtime for each connection: quickjs or node")
+	maxConns := fs.Int("max-connections", 64, "connections with a runtime at once; more are refused")
+	idle := fs.Duration("idle-timeout", 0, "close a connection with nothing in flight and no traffic for this long (0: never)")
+	handshake := fs.Duration("handshake-timeout", 10*time.Second, "bound on TLS, authentication and a runtime's boot")
+	timeout := fs.Duration("timeout", 30*time.Second, "per-execution deadline (quickjs)")
+	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
+	tlsCert := fs.String("tls-cert", "", "PEM certificate of this host (enables TLS, with --tls-key)")
+	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
+	tlsClientCA := fs.String("tls-client-ca", "", "PEM CA bundle that client certificates must chain to (mutual TLS)")
+	for _, a := range args[1:] {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fmt.Fprint(stdout, runnerUsage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return errHelp
+		}
+	}
+	positional, err := parse(fs, args[1:], stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(positional) > 0:
+		return usageError{fmt.Sprintf("runner serve: unexpected argument %q", positional[0])}
+	case *listen == "":
+		return usageError{"runner serve: --listen is required"}
+	case *maxConns < 1:
+		return usageError{"runner serve: --max-connections must be at least 1"}
+	case *idle < 0 || *handshake <= 0 || *timeout <= 0:
+		return usageError{"runner serve: --idle-timeout must not be negative; --handshake-timeout and --timeout must be positive"}
+	case (*tlsCert == "") != (*tlsKey == ""):
+		return usageError{"runner serve: --tls-cert and --tls-key go together"}
+	case *tlsClientCA != "" && *tlsCert == "":
+		return usageError{"runner serve: --tls-client-ca needs --tls-cert and --tls-key"}
+	}
+	tlsConfig, err := serverTLS(*tlsCert, *tlsKey, *tlsClientCA)
+	if err != nil {
+		return err
+	}
+	token := []byte(os.Getenv(tokenEnv))
+	if len(token) == 0 && *tlsClientCA == "" {
+		return fmt.Errorf("runner serve: set %s to a random token of at least %d bytes (for example: openssl rand -hex 32), or configure mutual TLS with --tls-cert, --tls-key and --tls-client-ca", tokenEnv, remote.MinTokenSize)
+	}
+
+	var local drivers.Driver
+	switch *runtimeName {
+	case "quickjs":
+		d := quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir})
+		defer d.Close()
+		local = d
+	case "node":
+		local = node.New(node.Options{})
+	default:
+		return usageError{fmt.Sprintf("runner serve: --runtime %q is neither quickjs nor node", *runtimeName)}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := remote.NewServer(remote.ServerOptions{
+		Driver: local, Token: token, TLS: tlsConfig,
+		MaxConnections: *maxConns, IdleTimeout: *idle, HandshakeTimeout: *handshake,
+		Logger: log,
+	})
+	if err != nil {
+		return fmt.Errorf("runner serve: %w", err)
+	}
+	// Listen first, so that a bad or busy address fails at once; clients
+	// that connect meanwhile wait in the backlog.
+	l, err := remote.Listen(*listen)
+	if err != nil {
+		return fmt.Errorf("runner serve: %w", err)
+	}
+	defer l.Close()
+	// Boot one runtime before serving: QuickJS compiles (or loads its
+	// cache) and Node.js's version is checked, so that a broken set-up fails
+	// here and the first client does not wait.
+	warm, err := client.NewRuntime(ctx, local)
+	if err != nil {
+		return fmt.Errorf("runner serve: starting a %s runtime: %w", *runtimeName, err)
+	}
+	_ = warm.Close()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	log.Info("codemode runner: serving", "listen", l.Addr().String(), "runtime", *runtimeName, "tls", tlsConfig != nil, "mutual-tls", *tlsClientCA != "", "max-connections", *maxConns)
+
+	select {
+	case err := <-served:
+		_ = srv.Close()
+		return fmt.Errorf("runner serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("codemode runner: draining; a second signal closes the remaining connections")
+	force, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = srv.Shutdown(force)
+	<-served
+	if err != nil {
+		return fmt.Errorf("runner serve: %w", err)
+	}
+	log.Info("codemode runner: drained; exiting")
+	return nil
+}
+
+// serverTLS builds the host's TLS configuration from PEM files, or returns
+// nil without a certificate.
+func serverTLS(certFile, keyFile, clientCAFile string) (*tls.Config, error) {
+	if certFile == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("runner serve: loading --tls-cert and --tls-key: %w", err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}
+	if clientCAFile != "" {
+		pem, err := os.ReadFile(clientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("runner serve: --tls-client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, errors.New("runner serve: --tls-client-ca holds no PEM certificate")
+		}
+		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return cfg, nil
+}

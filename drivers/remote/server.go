@@ -1,0 +1,570 @@
+package remote
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/runner"
+	"github.com/codemode-go/codemode/wire"
+)
+
+// ErrServerClosed is returned by Server.Serve after Shutdown or Close.
+var ErrServerClosed = errors.New("remote runner: server closed")
+
+// DrainingErrorName is the JavaScript error name of the program-failed
+// outcome a host answers an execute with while it drains (Server.Shutdown):
+// the program never ran and may be run on another runtime.
+const DrainingErrorName = "RunnerDrainingError"
+
+// ServerOptions configures a runner host.
+type ServerOptions struct {
+	// Driver boots the local runtime of each connection (quickjs.New,
+	// node.New, …). Required. The caller owns it and closes it after the
+	// server.
+	Driver drivers.Driver
+	// Token is the pre-shared secret of at least MinTokenSize bytes that
+	// clients must prove they hold. It may be empty only when TLS requires
+	// and verifies client certificates (mutual TLS).
+	Token []byte
+	// TLS, when set, makes every connection TLS with this configuration:
+	// Certificates hold the host's certificate; ClientCAs with ClientAuth
+	// tls.RequireAndVerifyClientCert make it mutual.
+	TLS *tls.Config
+	// MaxConnections caps the connections with a runtime at once; past it a
+	// client is refused with "connection refused: limit of N connections
+	// reached". Default 64.
+	MaxConnections int
+	// MaxHandshakes caps connections still authenticating; past it a new
+	// connection is closed without a word. Default 64.
+	MaxHandshakes int
+	// HandshakeTimeout bounds TLS, the handshake and the runtime's boot for
+	// one connection; default 10s.
+	HandshakeTimeout time.Duration
+	// IdleTimeout, when positive, closes a connection that has had no
+	// execution in flight and no traffic for this long.
+	IdleTimeout time.Duration
+	// Logger receives one record per connection event (accepted, refused,
+	// closed with the reason); nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is a runner host: for each accepted and authenticated connection
+// it boots one runtime with its driver and relays wire frames between the
+// socket and that runtime, so connections never share executions. It is
+// safe for concurrent use.
+type Server struct {
+	opts   ServerOptions
+	log    *slog.Logger
+	ctx    context.Context // ends on Close: stops runtime boots
+	cancel context.CancelFunc
+
+	mu          sync.Mutex
+	listeners   map[net.Listener]struct{}
+	handshaking map[net.Conn]struct{}
+	sessions    map[*session]struct{}
+	runtimes    int // reserved runtime slots: sessions and boots
+	draining    bool
+	wg          sync.WaitGroup // connection goroutines
+	nextID      uint64
+}
+
+// NewServer returns a runner host. It fails when Driver is nil, or when
+// there is neither a token of at least MinTokenSize bytes nor a TLS
+// configuration that requires and verifies client certificates.
+func NewServer(opts ServerOptions) (*Server, error) {
+	if opts.Driver == nil {
+		return nil, errors.New("remote runner: ServerOptions.Driver is required")
+	}
+	mutual := opts.TLS != nil && opts.TLS.ClientAuth == tls.RequireAndVerifyClientCert
+	if err := checkToken(opts.Token, mutual); err != nil {
+		return nil, err
+	}
+	if opts.MaxConnections <= 0 {
+		opts.MaxConnections = 64
+	}
+	if opts.MaxHandshakes <= 0 {
+		opts.MaxHandshakes = 64
+	}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = 10 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{
+		opts: opts, log: log, ctx: ctx, cancel: cancel,
+		listeners:   map[net.Listener]struct{}{},
+		handshaking: map[net.Conn]struct{}{},
+		sessions:    map[*session]struct{}{},
+	}, nil
+}
+
+// Serve accepts connections on l until Shutdown or Close, then returns
+// ErrServerClosed; it closes l. It returns another error when Accept fails
+// for a reason other than running out of file descriptors (which it waits
+// out). Several listeners may be served at once.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		_ = l.Close()
+		return ErrServerClosed
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, l)
+		s.mu.Unlock()
+		_ = l.Close()
+	}()
+	var backoff time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if s.isDraining() {
+				return ErrServerClosed
+			}
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ECONNABORTED) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("remote runner: accept failed; retrying", "err", err, "in", backoff)
+				time.Sleep(backoff)
+				continue
+			}
+			return fmt.Errorf("remote runner: accepting: %w", err)
+		}
+		backoff = 0
+		s.accept(c)
+	}
+}
+
+func (s *Server) isDraining() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.draining
+}
+
+// accept starts a connection's goroutine, or closes it when the server is
+// draining or too many connections are authenticating.
+func (s *Server) accept(c net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		_ = c.Close()
+		return
+	}
+	if len(s.handshaking) >= s.opts.MaxHandshakes {
+		s.log.Warn("remote runner: connection dropped: too many connections authenticating", "remote", c.RemoteAddr().String(), "limit", s.opts.MaxHandshakes)
+		_ = c.Close()
+		return
+	}
+	s.handshaking[c] = struct{}{}
+	s.nextID++
+	id := s.nextID
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.serveConn(id, c)
+	}()
+}
+
+// ActiveConnections is the number of connections that have a runtime
+// (authenticated, booting or running).
+func (s *Server) ActiveConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runtimes
+}
+
+// Shutdown drains the server: it stops accepting, closes connections that
+// are authenticating or have no execution in flight, answers every new
+// execute with a program-failed outcome named DrainingErrorName, and closes
+// each remaining connection when its last execution ends. It returns nil
+// once every connection is closed, or, when ctx ends first, closes them all
+// (failing their executions) and returns ctx's error.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.draining = true
+	// Sessions drain before the listeners close, so that once Serve has
+	// returned, every execute is answered with the draining failure.
+	for ss := range s.sessions {
+		ss.drain()
+	}
+	for l := range s.listeners {
+		_ = l.Close()
+	}
+	for c := range s.handshaking {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		s.cancel()
+		return nil
+	case <-ctx.Done():
+		_ = s.Close()
+		<-done
+		return fmt.Errorf("remote runner: shutdown: %w", context.Cause(ctx))
+	}
+}
+
+// Close stops the server at once: listeners and every connection are
+// closed, their runtimes closed and their executions failed. It returns when
+// every connection goroutine has stopped. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.draining = true
+	s.cancel()
+	for l := range s.listeners {
+		_ = l.Close()
+	}
+	for c := range s.handshaking {
+		_ = c.Close()
+	}
+	for ss := range s.sessions {
+		ss.end("host closed")
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// serveConn authenticates one connection and, for a runtime, runs its
+// session until it ends.
+func (s *Server) serveConn(id uint64, raw net.Conn) {
+	remote := raw.RemoteAddr().String()
+	log := s.log.With("conn", id, "remote", remote)
+	conn := raw
+	defer func() { _ = conn.Close() }()
+	untrack := func() {
+		s.mu.Lock()
+		delete(s.handshaking, raw)
+		s.mu.Unlock()
+	}
+	defer untrack()
+
+	ss, err := s.authenticate(&conn, log)
+	if err != nil {
+		log.Warn("remote runner: connection refused", "err", err)
+		return
+	}
+	if ss == nil {
+		return // a describe connection, answered
+	}
+	s.mu.Lock()
+	delete(s.handshaking, raw)
+	s.sessions[ss] = struct{}{}
+	draining := s.draining
+	s.mu.Unlock()
+	log.Info("remote runner: connection authenticated; runtime started")
+	if draining {
+		ss.drain()
+	}
+	reason := ss.run()
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.runtimes--
+	s.mu.Unlock()
+	log.Info("remote runner: connection closed", "reason", reason)
+}
+
+// authenticate runs TLS and the handshake on *connp under the handshake
+// deadline and, for a runtime connection, boots the runtime and returns its
+// session. It returns nil and no error for an answered describe connection.
+// A refusal it could name is sent to the client before the error returns.
+func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.HandshakeTimeout)
+	defer cancel()
+	dl, _ := ctx.Deadline()
+	_ = (*connp).SetDeadline(dl)
+	if s.opts.TLS != nil {
+		tc := tls.Server(*connp, s.opts.TLS)
+		*connp = tc
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, fmt.Errorf("TLS handshake: %w", err)
+		}
+	}
+	conn := *connp
+	refuse := func(code, msg string, err error) error {
+		_ = writeHandshake(conn, &handshake{Kind: hsRefuse, Code: code, Message: boundMessage(msg)})
+		return err
+	}
+	limitMsg := fmt.Sprintf("connection refused: limit of %d connections reached", s.opts.MaxConnections)
+	if s.ActiveConnections() >= s.opts.MaxConnections {
+		return nil, refuse(refuseLimit, limitMsg, errors.New(limitMsg))
+	}
+	binding, err := channelBinding(conn)
+	if err != nil {
+		return nil, err
+	}
+	hostNonce := newNonce()
+	if err := writeHandshake(conn, &handshake{Kind: hsHello, Protocol: protocolName, Version: HandshakeVersion, Nonce: hostNonce}); err != nil {
+		return nil, err
+	}
+	auth, err := readHandshake(conn, maxClientHandshake)
+	switch {
+	case errors.Is(err, errMalformedHandshake):
+		return nil, refuse(refuseMalformed, "remote runner: malformed handshake", err)
+	case err != nil:
+		return nil, err
+	case auth.Kind != hsAuth:
+		return nil, refuse(refuseMalformed, "remote runner: expected auth", fmt.Errorf("handshake message %d instead of auth", auth.Kind))
+	case auth.Version != HandshakeVersion:
+		msg := fmt.Sprintf("the host speaks handshake version %d; the client %d", HandshakeVersion, auth.Version)
+		return nil, refuse(refuseVersion, msg, errors.New(msg))
+	}
+	welcome := &handshake{Kind: hsWelcome, Description: s.opts.Driver.Description()}
+	if len(s.opts.Token) > 0 {
+		if !validProof(auth.Proof, s.opts.Token, roleClient, hostNonce, auth.Nonce, binding) {
+			return nil, refuse(refuseAuth, "authentication failed", errors.New("authentication failed: wrong token proof"))
+		}
+		welcome.Proof = proof(s.opts.Token, roleServer, hostNonce, auth.Nonce, binding)
+	}
+	files, err := s.opts.Driver.TypeDefinitionFiles(ctx)
+	if err != nil {
+		return nil, refuse(refuseUnavailable, "the host's driver has no type definitions: "+err.Error(), err)
+	}
+	welcome.Files = toFiles(files)
+	if auth.Purpose == purposeDescribe {
+		if err := writeHandshake(conn, welcome); err != nil {
+			return nil, err
+		}
+		log.Info("remote runner: description sent")
+		return nil, nil
+	}
+
+	s.mu.Lock()
+	switch {
+	case s.draining:
+		s.mu.Unlock()
+		return nil, refuse(refuseDraining, "connection refused: the host is shutting down", errors.New("draining"))
+	case s.runtimes >= s.opts.MaxConnections:
+		s.mu.Unlock()
+		return nil, refuse(refuseLimit, limitMsg, errors.New(limitMsg))
+	}
+	s.runtimes++
+	s.mu.Unlock()
+	release := func() {
+		s.mu.Lock()
+		s.runtimes--
+		s.mu.Unlock()
+	}
+	local, err := s.opts.Driver.Connect(ctx, drivers.ConnectRequest{RunnerSource: runner.Source})
+	if err != nil {
+		release()
+		return nil, refuse(refuseUnavailable, "connection refused: the host's runtime failed to boot: "+err.Error(), fmt.Errorf("booting the runtime: %w", err))
+	}
+	if err := writeHandshake(conn, welcome); err != nil {
+		release()
+		_ = local.Close()
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return newSession(s, conn, local), nil
+}
+
+// session relays one authenticated connection and its runtime.
+type session struct {
+	s        *Server
+	conn     net.Conn
+	local    drivers.Connection
+	toClient *wire.Writer
+	toLocal  *wire.Writer
+	last     atomic.Int64 // UnixNano of the last frame either way
+
+	mu       sync.Mutex
+	inflight map[uint64]int // executions in flight, by id (a count: ids may repeat)
+	n        int            // sum of inflight
+	draining bool
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	reason   string
+}
+
+func newSession(s *Server, conn net.Conn, local drivers.Connection) *session {
+	ss := &session{
+		s: s, conn: conn, local: local,
+		toClient: wire.NewWriter(conn),
+		toLocal:  wire.NewWriter(local.Channel()),
+		inflight: map[uint64]int{},
+		stop:     make(chan struct{}),
+	}
+	ss.touch()
+	return ss
+}
+
+func (ss *session) touch() { ss.last.Store(time.Now().UnixNano()) }
+
+// end stops the session with a reason for the log; the first reason wins.
+func (ss *session) end(reason string) {
+	ss.stopOnce.Do(func() {
+		ss.reason = reason
+		close(ss.stop)
+	})
+}
+
+// drain refuses new executions and ends the session once none is in
+// flight.
+func (ss *session) drain() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.draining = true
+	if ss.n == 0 {
+		ss.end("drained")
+	}
+}
+
+// run relays until either side ends, the idle timeout passes or the server
+// ends the session; it then closes the socket and the runtime, waits for the
+// relay goroutines and returns the reason.
+func (ss *session) run() string {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		ss.end(ss.up())
+	}()
+	go func() {
+		defer wg.Done()
+		ss.end(ss.down())
+	}()
+	if idle := ss.s.opts.IdleTimeout; idle > 0 {
+		t := time.NewTimer(idle)
+	wait:
+		for {
+			select {
+			case <-ss.stop:
+				break wait
+			case <-t.C:
+				quiet := time.Since(time.Unix(0, ss.last.Load()))
+				ss.mu.Lock()
+				busy := ss.n > 0
+				ss.mu.Unlock()
+				if !busy && quiet >= idle {
+					ss.end(fmt.Sprintf("idle for %s", idle))
+					break wait
+				}
+				t.Reset(max(idle-quiet, idle/10))
+			}
+		}
+		t.Stop()
+	}
+	<-ss.stop
+	_ = ss.conn.Close()
+	_ = ss.local.Close()
+	wg.Wait()
+	return ss.reason
+}
+
+// up relays client → runtime: execute, cancel and tool-result.
+func (ss *session) up() string {
+	r := wire.NewReader(ss.conn)
+	for {
+		m, err := r.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return "the client closed the connection"
+			}
+			return fmt.Sprintf("reading from the client: %v", err)
+		}
+		ss.touch()
+		switch m.Kind {
+		case wire.KindExecute:
+			ss.mu.Lock()
+			if ss.draining {
+				ss.mu.Unlock()
+				if err := ss.toClient.Write(drainRefusal(m.Execution)); err != nil {
+					return fmt.Sprintf("writing to the client: %v", err)
+				}
+				continue
+			}
+			ss.inflight[m.Execution]++
+			ss.n++
+			ss.mu.Unlock()
+		case wire.KindCancel:
+			// The runner sends nothing more for a cancelled execution.
+			ss.settle(m.Execution, true)
+		case wire.KindToolResult:
+		default:
+			return fmt.Sprintf("the client sent a %s message", m.Kind)
+		}
+		if err := ss.toLocal.Write(m); err != nil {
+			return fmt.Sprintf("writing to the runtime: %v", err)
+		}
+	}
+}
+
+// down relays runtime → client.
+func (ss *session) down() string {
+	r := wire.NewReader(ss.local.Channel())
+	for {
+		m, err := r.Read()
+		if err != nil {
+			select {
+			case <-ss.stop:
+				return "closed"
+			default:
+			}
+			<-ss.local.Done()
+			if lerr := ss.local.Err(); lerr != nil {
+				return fmt.Sprintf("the runtime ended: %v", lerr)
+			}
+			return fmt.Sprintf("the runtime's channel ended: %v", err)
+		}
+		ss.touch()
+		if err := ss.toClient.Write(m); err != nil {
+			return fmt.Sprintf("writing to the client: %v", err)
+		}
+		if m.Kind == wire.KindResult {
+			ss.settle(m.Execution, false)
+		}
+	}
+}
+
+// settle removes one execution (all of them with that id, for a cancel)
+// from the in-flight set, and ends a draining session that has none left.
+func (ss *session) settle(id uint64, all bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	k := ss.inflight[id]
+	if k == 0 {
+		return
+	}
+	if all || k == 1 {
+		delete(ss.inflight, id)
+		ss.n -= k
+	} else {
+		ss.inflight[id] = k - 1
+		ss.n--
+	}
+	if ss.draining && ss.n == 0 {
+		ss.end("drained")
+	}
+}
+
+// drainRefusal is the outcome of an execute that arrives while the host
+// drains.
+func drainRefusal(id uint64) *wire.Message {
+	return &wire.Message{Kind: wire.KindResult, Execution: id, Outcome: wire.OutcomeProgramFailed, Error: &wire.Error{
+		Name:    DrainingErrorName,
+		Message: "remote runner: the host is shutting down (draining) and starts no new executions; the program did not run",
+	}}
+}
