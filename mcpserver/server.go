@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
@@ -49,6 +50,10 @@ type Options struct {
 	// Checker, when not nil, type-checks each program before it runs; an
 	// invalid program is answered with the compiler's report.
 	Checker *typecheck.Checker
+	// Timeout, when positive, bounds each program (its check and its run)
+	// through the request's context, whatever the runtime; a driver's own
+	// deadline (the QuickJS driver's Timeout) may end it sooner.
+	Timeout time.Duration
 	// MaxTokens bounds the answer's text, in estimated tokens (4 characters
 	// each); default DefaultMaxTokens.
 	MaxTokens int
@@ -174,6 +179,11 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		return failure(`the code tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
 	}
 	budget := h.opts.MaxTokens * 4
+	if h.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.opts.Timeout)
+		defer cancel()
+	}
 	if h.opts.Checker != nil {
 		res, err := h.cl.ValidateCode(ctx, h.opts.Checker, in.Code)
 		switch {

@@ -19,7 +19,6 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -32,14 +31,17 @@ func main() {
 
 const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE]
-  codemode check [--tools FILE] [--input-schema FILE] PROGRAM.ts
-  codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--cache-dir DIR] PROGRAM.ts
-  codemode mcp serve (--config FILE | --mcp CMD|URL) [--http ADDR] [--timeout D] [--description FILE] [--no-check]
+  codemode check [--tools FILE] [--input-schema FILE] [--runtime R] PROGRAM.ts
+  codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] PROGRAM.ts
+  codemode mcp serve (--config FILE | --mcp CMD|URL) [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N]
   codemode runner serve --listen ADDR [--runtime quickjs|node] [--max-connections N] [--idle-timeout D] [--tls-cert F --tls-key F [--tls-client-ca F]]
 
 The contract's tools come from --tools FILE, or from MCP servers: --mcp CMD|URL
 (its tools on codemode) or --config FILE (mcpServers JSON, one namespace per
-server); types, check and run take them too.
+server); types, check and run take them too. --runtime R is quickjs (the
+embedded sandbox, default), node (a Node.js 24 child process; not a sandbox) or
+the address of a runner host (codemode runner serve; token in
+$CODEMODE_RUNNER_TOKEN).
 
 codemode COMMAND --help lists a command's flags.
 `
@@ -239,8 +241,13 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
+	var rf runtimeFlags
+	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
+		return false, err
+	}
+	if err := rf.check("check"); err != nil {
 		return false, err
 	}
 	if len(positional) != 1 {
@@ -264,20 +271,23 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	var res *typecheck.Result
 	if cf.usesMCP() {
 		// Programs over MCP servers are checked in the forms RunCode runs.
-		d := quickjs.New(quickjs.Options{})
-		defer d.Close()
-		rt, err := client.NewRuntime(ctx, d)
+		rt, closeRuntime, err := rf.open(ctx, 30*time.Second)
 		if err != nil {
 			return false, err
 		}
-		defer rt.Close()
+		defer closeRuntime()
 		res, err = client.New(rt, c).ValidateCode(ctx, checker, source)
 		if err != nil {
 			return false, err
 		}
 	} else {
 		files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions()}}
-		rtFiles, err := quickjs.New(quickjs.Options{}).TypeDefinitionFiles(ctx)
+		d, release, err := rf.driver(30 * time.Second)
+		if err != nil {
+			return false, err
+		}
+		defer release()
+		rtFiles, err := d.TypeDefinitionFiles(ctx)
 		if err != nil {
 			return false, err
 		}
@@ -336,9 +346,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	timeout := fs.Duration("timeout", 30*time.Second, "per-run deadline")
 	repeat := fs.Int("repeat", 1, "run the program N times on one runtime")
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
-	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
+	var rf runtimeFlags
+	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
+		return false, err
+	}
+	if err := rf.check("run"); err != nil {
 		return false, err
 	}
 	switch {
@@ -369,11 +383,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 		}
 		opts.Input = json.RawMessage(*input)
 	}
-	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir}))
+	rt, closeRuntime, err := rf.open(ctx, *timeout)
 	if err != nil {
 		return false, err
 	}
-	defer rt.Close()
+	defer closeRuntime()
 	cl := client.New(rt, c)
 	for i := 0; i < *repeat; i++ {
 		rec, err := runOnce(ctx, cl, source, cf.usesMCP(), opts, *timeout, *asJSON, stdout, stderr)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
-	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/mcpserver"
 	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,9 +41,13 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	descFile := fs.String("description", "", "file with the code tool's description template ({{types}} and {{example}} are filled in)")
 	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
-	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
+	var rf runtimeFlags
+	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
+		return err
+	}
+	if err := rf.check("mcp serve"); err != nil {
 		return err
 	}
 	switch {
@@ -69,12 +72,14 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer set.Close()
-	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir}))
+	rt, closeRuntime, err := rf.open(ctx, *timeout)
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
-	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf}
+	defer closeRuntime()
+	// The context deadline backs up the driver's own (QuickJS stops a
+	// program at --timeout itself; other runtimes rely on this).
+	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf, Timeout: *timeout + 2*time.Second}
 	if set != nil {
 		opts.Instructions = set.Instructions()
 	}

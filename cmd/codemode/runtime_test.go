@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/drivers/node"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/drivers/remote"
+)
+
+const runtimeProgram = `export default async function ({ codemode, result }) {
+  const { sum } = await codemode.add({ a: 2, b: 40 });
+  result.appendText("sum " + sum);
+}
+`
+
+// TestRunOnEachRuntime runs one program through the CLI on every runtime
+// --runtime names, alone and in a pool.
+func TestRunOnEachRuntime(t *testing.T) {
+	prog := writeFile(t, "p.ts", runtimeProgram)
+	tools := fixtureToolsFile(t)
+
+	// A runner host on loopback, as `codemode runner serve` runs one.
+	d := quickjs.New(quickjs.Options{})
+	defer d.Close()
+	token := "a-token-of-at-least-sixteen-bytes"
+	srv, err := remote.NewServer(remote.ServerOptions{Driver: d, Token: []byte(token)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := remote.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	defer srv.Close()
+	t.Setenv(runnerTokenEnv, token)
+
+	runtimes := []string{"quickjs", l.Addr().String()}
+	if _, err := exec.LookPath("node"); err == nil {
+		if _, err := node.New(node.Options{}).Version(context.Background()); err == nil {
+			runtimes = append(runtimes, "node")
+		}
+	}
+	if len(runtimes) < 3 && os.Getenv("CODEMODE_REQUIRE_NODE") != "" {
+		t.Fatal("Node.js 24 is required here")
+	}
+	for _, rt := range runtimes {
+		for _, pool := range []string{"1", "3"} {
+			t.Run(rt+" pool "+pool, func(t *testing.T) {
+				code, stdout, stderr := runCLI(t, "run", "--tools", tools, "--runtime", rt, "--pool", pool, "--repeat", "4", prog)
+				if code != 0 || strings.Count(stdout, "sum 42\n") != 4 {
+					t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+				}
+			})
+		}
+	}
+	t.Run("wrong token", func(t *testing.T) {
+		t.Setenv(runnerTokenEnv, "another-token-of-sixteen-bytes")
+		code, _, stderr := runCLI(t, "run", "--tools", tools, "--runtime", l.Addr().String(), prog)
+		if code != 1 || !strings.Contains(stderr, "authentication failed") {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+	})
+}
