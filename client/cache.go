@@ -31,6 +31,13 @@ func newEraseCache(max int) *eraseCache {
 // key identifies the program: the source itself, or for model-written code a
 // key derived from the code (see Client.RunCode); back is as for erase.
 func (c *eraseCache) erase(key, source string, back *normalized) (*erased, error) {
+	return c.eraseWith(key, func() (string, *normalized) { return source, back })
+}
+
+// eraseWith is erase for a program made on a cache miss only: prepare
+// returns the source and its normalization (model-written code is
+// normalized only when not cached).
+func (c *eraseCache) eraseWith(key string, prepare func() (string, *normalized)) (*erased, error) {
 	c.mu.Lock()
 	if e, ok := c.index[key]; ok {
 		c.order.MoveToFront(e)
@@ -39,6 +46,7 @@ func (c *eraseCache) erase(key, source string, back *normalized) (*erased, error
 		return prog, nil
 	}
 	c.mu.Unlock()
+	source, back := prepare()
 	prog, err := erase(source, back)
 	if err != nil || len(key) > maxCachedSource {
 		return prog, err

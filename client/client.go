@@ -62,7 +62,7 @@ type RunOptions struct {
 // closed or failed runtime returns an error wrapping ErrRuntimeClosed or
 // ErrRuntimeFailed.
 func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outcome, error) {
-	return c.run(ctx, source, source, nil, opts)
+	return c.run(ctx, source, func() (string, *normalized) { return source, nil }, opts)
 }
 
 // RunCode runs code as models write it (seed 001, normalizeCode): a module
@@ -78,8 +78,10 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 // errors and excerpts are the code's own lines and columns. Errors are
 // those of Run.
 func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Outcome, error) {
-	n := normalize(code, c.scopeNames())
-	return c.run(ctx, "\x00code\x00"+code, n.module, n, opts)
+	return c.run(ctx, "\x00code\x00"+code, func() (string, *normalized) {
+		n := normalize(code, c.scopeNames())
+		return n.module, n
+	}, opts)
 }
 
 // scopeNames are the scope properties a program receives.
@@ -94,7 +96,9 @@ func (c *Client) scopeNames() []string {
 	return append(names, "console", "result")
 }
 
-func (c *Client) run(ctx context.Context, key, source string, back *normalized, opts RunOptions) (*Outcome, error) {
+// run runs the program cached under key; prepare makes its source (and, for
+// model-written code, its normalization) on a cache miss.
+func (c *Client) run(ctx context.Context, key string, prepare func() (string, *normalized), opts RunOptions) (*Outcome, error) {
 	tel := telemetry{fn: opts.OnTelemetry}
 	var input json.RawMessage
 	switch {
@@ -110,7 +114,7 @@ func (c *Client) run(ctx context.Context, key, source string, back *normalized, 
 		}
 		input = raw
 	}
-	prog, err := c.erased.erase(key, source, back)
+	prog, err := c.erased.eraseWith(key, prepare)
 	if err != nil {
 		var pe *ProgramError
 		if errors.As(err, &pe) {
