@@ -39,10 +39,20 @@ type normalized struct {
 	edits  []edit
 }
 
-// inCode reports whether a 1-based line of the module holds code rather
-// than the wrapper.
-func (n *normalized) inCode(line int) bool {
-	return line-1 >= 1 && line-1 <= len(n.lines)
+// inCode reports whether a 1-based line and column of the module are in the
+// code rather than the wrapper (which also follows the code's last line).
+func (n *normalized) inCode(line, col int) bool {
+	l := line - 1
+	if l < 1 || l > len(n.lines) {
+		return false
+	}
+	end := len(n.lines[l-1])
+	for _, e := range n.edits {
+		if e.line == l {
+			end += e.delta
+		}
+	}
+	return col-1 <= end
 }
 
 // position maps a 1-based line and column of the module to the submitted

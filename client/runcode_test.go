@@ -92,7 +92,8 @@ func TestRunCodePositions(t *testing.T) {
 		name, code, want string
 	}{
 		{"throw in statements", "const a = 1;\n  throw new Error('boom');", "agent.ts:2:"},
-		{"throw in last expression line", "const a = 1;\n(null as any).x", "agent.ts:2:"},
+		{"engine position at the wrapper is dropped", "const a = 1;\n(null as any).x", "cannot read property 'x' of null"},
+		{"throw in last expression line", "const a = 1;\nJSON.parse('{')", "agent.ts:2:"},
 		{"throw in arrow", "async () => {\n  null.x;\n}", "agent.ts:2:"},
 		{"syntax error", "const a = 1;\nconst b = ;", "agent.ts:2:11"},
 		{"fenced syntax error", "```ts\nconst a = 1;\nconst b = ;\n```", "agent.ts:3:11"},

@@ -107,14 +107,33 @@ func (e *erased) mapText(text string) string {
 	if e.back != nil {
 		lines := strings.Split(text, "\n")
 		kept := lines[:0]
+		var firstDropped string
+		frames := 0
 		for _, l := range lines {
 			if m := position.FindStringSubmatch(l); m != nil && strings.HasPrefix(strings.TrimSpace(l), "at ") {
 				line, _ := strconv.Atoi(m[1])
-				if jl, _, ok := e.smapSource(line, 1); ok && !e.back.inCode(jl) {
+				col := 1
+				if m[2] != "" {
+					col, _ = strconv.Atoi(m[2])
+				}
+				if ml, mc, ok := e.smapSource(line, col); ok && !e.back.inCode(ml, mc) {
+					// A frame after the code (the end of its last statement)
+					// may stand in when no frame is in the code; one at the
+					// wrapper's start says nothing about the code.
+					if firstDropped == "" && ml > 1 {
+						firstDropped = l
+					}
 					continue
 				}
+				frames++
 			}
 			kept = append(kept, l)
+		}
+		if frames == 0 && firstDropped != "" {
+			// Every frame is in the wrapper (QuickJS placed the error at the
+			// end of the code's last statement): keep the first, which maps
+			// to the nearest code position.
+			kept = append(kept, firstDropped)
 		}
 		text = strings.ReplaceAll(strings.Join(kept, "\n"), "__codemodeDefault", "default")
 	}

@@ -24,11 +24,11 @@ const ToolName = "code"
 const DefaultMaxTokens = 6000
 
 // DefaultDescription is the code tool's description when Options has none.
-// {{types}} becomes the contract's declarations and {{example}} a call of
-// the first tool.
+// {{types}} becomes the contract's declarations, {{example}} a call of one
+// tool and {{namespaces}} the list of tool namespaces in scope.
 const DefaultDescription = `Run a TypeScript program that calls the tools declared below, and answer with its result. Use it to do in one step what would otherwise take many tool calls: call several tools, loop, filter and combine their results, and return only what matters.
 
-Write plain statements with top-level await. The value of the last expression (or a value you return) is the answer: a string as it is, anything else as JSON. Every namespace below (for example codemode), console and result are in scope; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer. console.log output is returned separately. The program runs in a sandbox with no network or file system; the only way out is the tools.
+Write plain statements with top-level await. The value of the last expression statement (or a value you return) is the answer: a string as it is, anything else as JSON. In scope: {{namespaces}} (the tools, as declared below), console and result; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer, and console.log output is returned separately. A failed tool call throws an Error whose name says why (MCPToolError for an error the tool reported, ToolValidationError for input that breaks its schema). The program runs in a sandbox with no network or file system; the only way out is the tools.
 
 Example:
 ` + "```ts\n{{example}}\n```" + `
@@ -98,30 +98,59 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 }
 
 // Description fills a description template (DefaultDescription when
-// template is empty) with the contract's declarations ({{types}}) and a call
-// of its first tool ({{example}}).
+// template is empty) with the contract's declarations ({{types}}), a call of
+// one of its tools ({{example}}) and its namespaces ({{namespaces}}, e.g.
+// "memory and files").
 func Description(c *contract.Contract, template string) string {
 	if template == "" {
 		template = DefaultDescription
 	}
-	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c))
+	var names []string
+	for _, ns := range c.NamespaceList() {
+		names = append(names, ns.Name)
+	}
+	list := strings.Join(names, ", ")
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c), "{{namespaces}}", list)
 	return r.Replace(template)
 }
 
-// Example returns a short program calling the contract's first tool with
-// placeholder values for its required input properties, for example
+// readPrefixes mark tool names that read rather than change, which make a
+// safer example for an agent to copy.
+var readPrefixes = []string{"get", "list", "search", "read", "find", "query", "open", "fetch", "describe", "lookup"}
+
+// Example returns a short program calling one of the contract's tools with
+// placeholder values for its required input properties: the first tool
+// whose name suggests it only reads (get…, list…, search…, read…), else the
+// first tool. For example
 //
-//	const answer = await memory.search_nodes({ query: "text" });
+//	const answer = await memory.search_nodes({ query: "…" });
 //	answer
 func Example(c *contract.Contract) string {
+	var first, reader *contract.Tool
+	var firstNS, readerNS string
 	for _, ns := range c.NamespaceList() {
-		if len(ns.Tools) == 0 {
-			continue
+		for _, t := range ns.Tools {
+			if first == nil {
+				first, firstNS = t, ns.Name
+			}
+			lower := strings.ToLower(t.Name())
+			for _, p := range readPrefixes {
+				if reader == nil && strings.HasPrefix(lower, p) {
+					reader, readerNS = t, ns.Name
+				}
+			}
 		}
-		t := ns.Tools[0]
-		return fmt.Sprintf("const answer = await %s.%s(%s);\nanswer", ns.Name, t.Name(), exampleArgs(t.InputSchema().JSON()))
 	}
-	return `"no tools are available"`
+	if reader != nil {
+		first, firstNS = reader, readerNS
+	}
+	if first == nil {
+		return `"no tools are available"`
+	}
+	return fmt.Sprintf("const answer = await %s.%s(%s);\nanswer", firstNS, first.Name(), exampleArgs(first.InputSchema().JSON()))
 }
 
 // exampleArgs renders placeholder arguments for a schema's required
@@ -227,12 +256,12 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		}
 		return failure("The runtime failed while running the program: " + err.Error()), nil
 	}
-	h.opts.Logf("program %s after %d tool calls", out.Kind, calls)
+	h.opts.Logf("program %s after %d tool call(s)", map[client.OutcomeKind]string{client.Success: "succeeded", client.ProgramFailed: "failed"}[out.Kind], calls)
 	res := &mcp.CallToolResult{}
 	if out.Kind == client.ProgramFailed {
 		res.IsError = true
 		msg := fmt.Sprintf("The program failed with %s: %s", out.Error.Name, out.Error.Message)
-		if stack := strings.TrimSpace(out.Error.Stack); stack != "" {
+		if stack := strings.Trim(out.Error.Stack, "\n"); strings.TrimSpace(stack) != "" {
 			msg += "\n" + stack
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: Truncate(msg, budget)})

@@ -257,17 +257,18 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	if err != nil {
 		return false, err
 	}
-	c, set, err := cf.build(ctx, stderr)
-	if err != nil {
-		return false, err
-	}
-	defer set.Close()
+	// The checker first: without one there is nothing to connect for.
 	checker, err := typecheck.New(typecheck.Options{})
 	if err != nil {
 		// No checker is a set-up problem, not an invalid program: exit 2.
 		return false, usageError{err.Error()}
 	}
 	defer checker.Close()
+	c, set, err := cf.build(ctx, stderr)
+	if err != nil {
+		return false, err
+	}
+	defer set.Close()
 	var res *typecheck.Result
 	if cf.usesMCP() {
 		// Programs over MCP servers are checked in the forms RunCode runs.

@@ -67,6 +67,18 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		template = string(b)
 	}
+	// Listen before connecting the upstreams, so that a bad address fails
+	// at once.
+	var ln net.Listener
+	if *httpAddr != "" {
+		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
+			return usageError{"mcp serve: --http: " + err.Error()}
+		}
+		defer ln.Close()
+		if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+			logf("warning: the code tool is served without authentication on %s, beyond this machine; put it behind an authenticating proxy or listen on 127.0.0.1", ln.Addr())
+		}
+	}
 	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
 		return err
@@ -100,10 +112,6 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if ctx.Err() != nil || errors.Is(err, io.EOF) {
 			return nil
 		}
-		return err
-	}
-	ln, err := net.Listen("tcp", *httpAddr)
-	if err != nil {
 		return err
 	}
 	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), ReadHeaderTimeout: 10 * time.Second}

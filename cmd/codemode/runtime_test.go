@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/drivers/remote"
@@ -27,6 +28,13 @@ func TestRunOnEachRuntime(t *testing.T) {
 	// A runner host on loopback, as `codemode runner serve` runs one.
 	d := quickjs.New(quickjs.Options{})
 	defer d.Close()
+	// Compile QuickJS before serving, as codemode runner serve does, so the
+	// first client's handshake does not wait for it.
+	warm, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm.Close()
 	token := "a-token-of-at-least-sixteen-bytes"
 	srv, err := remote.NewServer(remote.ServerOptions{Driver: d, Token: []byte(token)})
 	if err != nil {

@@ -233,7 +233,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 					f.Error.Stack = withoutRunnerFrames(f.Error.Stack)
 				}
 				if f.Error != nil && f.Error.Name == "InternalError" && f.Error.Message == "out of memory" {
-					f.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %d bytes", s.opts.MemoryLimit)
+					f.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %s", byteSize(s.opts.MemoryLimit))
 				}
 				if f.Outcome == wire.OutcomeSuccess && res.Content == nil {
 					res.Content = []wire.Content{}
@@ -402,7 +402,16 @@ func describeTrap(err error, o Options) string {
 	case strings.Contains(text, "out of bounds memory access"), strings.Contains(text, "stack overflow"), strings.Contains(text, "call stack exhausted"):
 		return "the program exhausted the engine's stack (recursion too deep); the engine was replaced"
 	case strings.Contains(text, "memory"):
-		return fmt.Sprintf("the program exceeded the memory limit of %d bytes; the engine was replaced", o.MemoryLimit)
+		return fmt.Sprintf("the program exceeded the memory limit of %s; the engine was replaced", byteSize(o.MemoryLimit))
 	}
 	return fmt.Sprintf("the engine failed: %v; it was replaced", err)
+}
+
+// byteSize renders a byte count for messages: "64 MiB" when it is whole
+// mebibytes, else "1500 bytes".
+func byteSize[T ~int | ~int64 | ~uint32 | ~uint64](n T) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

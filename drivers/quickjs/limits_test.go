@@ -76,7 +76,7 @@ export default async function () { f(1e6); }`, "", `(?i)stack|recursion`},
 func TestMemoryLimit(t *testing.T) {
 	c := newClient(t, quickjs.Options{MemoryLimit: 16 << 20})
 	out := run(t, c, `export default async function () { const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length); }`)
-	if out.Kind != client.ProgramFailed || !strings.Contains(out.Error.Message, "memory limit of 16777216 bytes") {
+	if out.Kind != client.ProgramFailed || !strings.Contains(out.Error.Message, "memory limit of 16 MiB") {
 		t.Fatalf("%+v %v", out, out.Error)
 	}
 	after := run(t, c, `export default async function ({ result }) { result.appendText("x".repeat(1 << 20).length + ""); }`)
