@@ -2,8 +2,10 @@ package client
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/codemode-go/codemode/typegen"
 	"github.com/evanw/esbuild/pkg/api"
@@ -25,8 +27,9 @@ const (
 )
 
 // edit is a change the wrapper made inside the code: at 1-based line and
-// 0-based byte column col (in code coordinates), delta bytes were inserted
-// (delta may be 0 for a same-length replacement).
+// 0-based column col (UTF-16 code units, in code coordinates), delta
+// ASCII characters were inserted (delta may be 0 for a same-length
+// replacement).
 type edit struct {
 	line, col, delta int
 }
@@ -46,7 +49,10 @@ func (n *normalized) inCode(line, col int) bool {
 	if l < 1 || l > len(n.lines) {
 		return false
 	}
-	end := len(n.lines[l-1])
+	end := 0
+	for _, r := range n.lines[l-1] {
+		end += utf16.RuneLen(r)
+	}
 	for _, e := range n.edits {
 		if e.line == l {
 			end += e.delta
@@ -68,7 +74,7 @@ func (n *normalized) position(line, col int) (int, int) {
 		return 1, 1
 	case l > len(n.lines):
 		last := len(n.lines)
-		return last, len(n.lines[last-1]) + 1
+		return last, len(utf16.Encode([]rune(n.lines[last-1]))) + 1
 	}
 	c := col
 	for _, e := range n.edits {
@@ -93,15 +99,26 @@ func wrapperPrefix(names []string, opener string) string {
 }
 
 // appendValue appends a defined value as text: strings as they are, other
-// values as indented JSON (or their string form when not JSON-encodable).
-const appendValue = `if (` + valueVar + ` !== undefined) ` + scopeVar + `.result.appendText(typeof ` + valueVar + ` === "string" ? ` + valueVar +
-	` : (JSON.stringify(` + valueVar + `, null, 2) ?? String(` + valueVar + `)));`
+// values as indented JSON, or their string form when JSON cannot encode
+// them (a function, a BigInt, a cycle).
+const appendValue = `if (` + valueVar + ` !== undefined) { let t; if (typeof ` + valueVar + ` === "string") t = ` + valueVar +
+	`; else { try { t = JSON.stringify(` + valueVar + `, null, 2); } catch { t = undefined; } if (t === undefined) t = String(` + valueVar + `); } ` +
+	scopeVar + `.result.appendText(t); }`
 
 // normalize turns model-written code into a module for a scope with the
 // given property names (namespaces, console, result and, for an
 // input-bearing contract, input).
 func normalize(code string, names []string) *normalized {
-	code = blankFences(code)
+	if strings.Contains(code, "```") {
+		// Fences wrap the program when the text starts with one or is not
+		// code at all (prose around a fence); a fence inside valid code that
+		// starts otherwise is data (a template string building Markdown).
+		if strings.HasPrefix(strings.TrimSpace(code), "```") {
+			code = blankFences(code)
+		} else if _, ok := transform(code); !ok {
+			code = blankFences(code)
+		}
+	}
 	n := &normalized{lines: strings.Split(code, "\n")}
 	sc := scan(code)
 	switch {
@@ -112,8 +129,9 @@ func normalize(code string, names []string) *normalized {
 		l, c := lineCol(code, sc.exportDefault)
 		n.edits = append(n.edits, edit{line: l, col: c, delta: len(repl) - sc.exportDefaultLen})
 		body := code[:sc.exportDefault] + repl + code[sc.exportDefault+sc.exportDefaultLen:]
-		n.module = "\n" + body + "\n;\nexport default async (" + scopeVar + ": " + typegen.ScopeTypeName + ") => { const " + valueVar +
-			" = await __codemodeDefault(" + scopeVar + "); " + appendValue + " };\n"
+		n.module = "\n" + body + "\n;\nexport default async (" + scopeVar + ": " + typegen.ScopeTypeName + ") => { " +
+			`if (typeof __codemodeDefault !== "function") throw new TypeError("the default export must be a function (the program), not " + (__codemodeDefault === null ? "null" : typeof __codemodeDefault)); ` +
+			"const " + valueVar + " = await __codemodeDefault(" + scopeVar + "); " + appendValue + " };\n"
 	case sc.isFunction && isExpression(trimFinalSemicolon(code, sc)):
 		// A function expression: called with the scope, contextually typed
 		// by the program contract.
@@ -132,15 +150,23 @@ func normalize(code string, names []string) *normalized {
 	return n
 }
 
-// lineCol returns the 1-based line and 0-based byte column of offset.
+// lineCol returns the 1-based line and the 0-based column of offset, in
+// UTF-16 code units as source maps, QuickJS and the TypeScript compiler
+// count them.
 func lineCol(s string, offset int) (int, int) {
 	line := 1 + strings.Count(s[:offset], "\n")
-	return line, offset - (strings.LastIndexByte(s[:offset], '\n') + 1)
+	start := strings.LastIndexByte(s[:offset], '\n') + 1
+	col := 0
+	for _, r := range s[start:offset] {
+		col += utf16.RuneLen(r)
+	}
+	return line, col
 }
 
 // blankFences keeps only the first Markdown code fence's contents, blanking
 // the fence lines and everything outside them so line numbers stay those of
-// the submitted text. Code without a fence is returned as it is.
+// the submitted text. Code without a fence is returned as it is. normalize
+// applies it only to code that is not valid TypeScript as submitted.
 func blankFences(code string) string {
 	lines := strings.Split(code, "\n")
 	open, end := -1, -1
@@ -201,23 +227,32 @@ var statementKeywords = []string{"const", "let", "var", "function", "class", "if
 // boundary when putting a semicolon there leaves the program's meaning (its
 // erased JavaScript) unchanged.
 func lastExpression(code string, sc scanned) (int, bool) {
-	whole, ok := transform(code)
-	if !ok {
-		return 0, false
-	}
-	whole = dropEmptyStatements(whole)
+	var whole string
+	attempts := 0
 	for i := len(sc.starts) - 1; i >= 0; i-- {
 		at := sc.starts[i]
 		tail := code[at:]
-		if strings.TrimSpace(stripComments(tail)) == "" {
+		t := strings.TrimSpace(stripComments(tail))
+		if t == "" {
 			continue
 		}
-		if w := firstWord(tail); slices.Contains(statementKeywords, w) || strings.HasPrefix(strings.TrimSpace(stripComments(tail)), "{") {
-			if w == "async" || w == "" {
-				// async arrow functions and calls are expressions; "{" is a block.
-			} else {
+		if slices.Contains(statementKeywords, firstWord(tail)) || strings.HasPrefix(t, "{") || asyncFunction.MatchString(t) {
+			return 0, false // a declaration or another statement: no value
+		}
+		if strings.IndexByte(continuations, t[0]) >= 0 && continues(code[:at]) {
+			continue // a line that continues the statement before it
+		}
+		// Verified with esbuild, a bounded number of times, so that the work
+		// stays linear in the code's size.
+		if attempts++; attempts > maxExpressionAttempts {
+			return 0, false
+		}
+		if whole == "" {
+			js, ok := transform(code)
+			if !ok {
 				return 0, false
 			}
+			whole = dropEmptyStatements(js)
 		}
 		split, ok := transform(code[:at] + ";" + tail)
 		if !ok || dropEmptyStatements(split) != whole {
@@ -230,6 +265,27 @@ func lastExpression(code string, sc scanned) (int, bool) {
 	}
 	return 0, false
 }
+
+// continuations are the first characters of a line that continues the
+// statement on the lines before it (JavaScript inserts no semicolon before
+// them): member access, calls, indexing, tagged templates and binary
+// operators.
+const continuations = ".,?:=+-*/%&|^<>([`"
+
+// continues reports whether a line starting with a continuation character
+// surely continues the statement at the end of head: head is not empty and
+// ends neither with a semicolon nor with "}", after which a block statement
+// may have ended (that case is left to the esbuild check).
+func continues(head string) bool {
+	h := strings.TrimRight(head, " \t\r\n")
+	return h != "" && !strings.HasSuffix(h, ";") && !strings.HasSuffix(h, "}")
+}
+
+// maxExpressionAttempts bounds the esbuild checks lastExpression makes.
+const maxExpressionAttempts = 8
+
+// asyncFunction matches an async function declaration.
+var asyncFunction = regexp.MustCompile(`^async\s+function\b`)
 
 // dropEmptyStatements removes the lines esbuild prints for empty statements.
 func dropEmptyStatements(js string) string {
@@ -285,17 +341,29 @@ type scanned struct {
 	isFunction         bool  // the first token starts a function expression
 	lastSemicolon      int   // offset of the last top-level ";", or -1
 	afterLastSemicolon bool  // a token follows the last top-level ";"
+	unterminated       bool  // a template literal ran to the end of the code
 }
 
 // scan tokenizes TypeScript loosely: comments, string, template and regular
 // expression literals and bracket depth, enough to find top-level
 // positions. It never fails; unbalanced input gives fewer candidates.
 func scan(code string) scanned {
+	sc := scanWith(code, false)
+	if sc.unterminated {
+		// A "/" after "}" began a regular expression (after a block), not a
+		// division, and a backtick inside it opened no template.
+		sc = scanWith(code, true)
+	}
+	return sc
+}
+
+// scanWith is scan; regexAfterBrace reads a "/" after "}" as the start of a
+// regular expression.
+func scanWith(code string, regexAfterBrace bool) scanned {
 	sc := scanned{exportDefault: -1, lastSemicolon: -1}
 	depth := 0
 	var templates []int // bracket depth at each open template substitution
 	prevWord := ""      // previous token when an identifier or keyword
-	prevPunct := byte(0)
 	regexOK := true
 	lineStart := true
 	first := true
@@ -349,7 +417,6 @@ func scan(code string) scanned {
 			}
 			prevWord, lastWordAt = w, tokenStart
 			regexOK = slices.Contains([]string{"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"}, w)
-			prevPunct = 0
 		case c == '"' || c == '\'':
 			i++
 			for i < len(code) && code[i] != c && code[i] != '\n' {
@@ -359,12 +426,13 @@ func scan(code string) scanned {
 				i++
 			}
 			i++
-			prevWord, regexOK, prevPunct = "", false, 0
+			prevWord, regexOK = "", false
 		case c == '`' || (c == '}' && len(templates) > 0 && templates[len(templates)-1] == depth):
 			if c == '}' {
 				templates = templates[:len(templates)-1]
 			}
 			i++
+			closed := false
 			for i < len(code) {
 				if code[i] == '\\' {
 					i += 2
@@ -372,16 +440,21 @@ func scan(code string) scanned {
 				}
 				if code[i] == '`' {
 					i++
+					closed = true
 					break
 				}
 				if code[i] == '$' && i+1 < len(code) && code[i+1] == '{' {
 					i += 2
 					templates = append(templates, depth)
+					closed = true
 					break
 				}
 				i++
 			}
-			prevWord, regexOK, prevPunct = "", len(templates) > 0 && code[i-1] == '{', 0
+			if !closed {
+				sc.unterminated = true
+			}
+			prevWord, regexOK = "", len(templates) > 0 && code[i-1] == '{'
 		case c == '/' && regexOK:
 			i++
 			inClass := false
@@ -403,7 +476,7 @@ func scan(code string) scanned {
 			for i < len(code) && isIdentByte(code[i]) {
 				i++
 			}
-			prevWord, regexOK, prevPunct = "", false, 0
+			prevWord, regexOK = "", false
 		default:
 			switch c {
 			case '(', '[', '{':
@@ -421,11 +494,9 @@ func scan(code string) scanned {
 				sc.isFunction = arrowAfterParens(code, i)
 			}
 			i++
-			prevPunct = c
-			regexOK = c != ')' && c != ']' && c != '}'
+			regexOK = c != ')' && c != ']' && (c != '}' || regexAfterBrace)
 			prevWord = ""
 		}
-		_ = prevPunct
 		first = false
 	}
 	// A candidate right after the final semicolon with nothing after it is

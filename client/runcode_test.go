@@ -62,6 +62,13 @@ func TestRunCodeForms(t *testing.T) {
 		{"object literal value", "({ ok: true })", []string{"{\n  \"ok\": true\n}"}},
 		{"appended content before the value", "result.appendText('first');\n'second'", []string{"first", "second"}},
 		{"undefined value adds nothing", "undefined", nil},
+		{"a fence inside a comment is not the program", "/* usage:\n```ts\n'hijacked'\n```\n*/\n'real'", []string{"real"}},
+		{"regex with a backtick after a block", "if (true) {}\n/`/.test(\"x\");\nconst y = 41 + 1\ny", []string{"42"}},
+		{"long continued chain", "const r = [1, 2, 3]\n" + strings.Repeat("  .map((x) => x + 1)\n", 200) + "r.join(',')", []string{"201,202,203"}},
+		{"BigInt value as its string", "10n ** 3n", []string{"1000"}},
+		{"value after a block", "let caught = '';\ntry { throw new Error('x'); } catch (e) { caught = e.message; }\n({ caught })", []string{"{\n  \"caught\": \"x\"\n}"}},
+		{"call continued after an object literal", "const f = (o: any) => o.k\nconst v = f\n({ k: 7 })\nv", []string{"7"}},
+		{"cyclic value as its string", "const a: any = {}; a.a = a; a", []string{"[object Object]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,12 +100,15 @@ func TestRunCodePositions(t *testing.T) {
 	}{
 		{"throw in statements", "const a = 1;\n  throw new Error('boom');", "agent.ts:2:"},
 		{"engine position at the wrapper is dropped", "const a = 1;\n(null as any).x", "cannot read property 'x' of null"},
+		{"no position rather than the last line", "const a: any = {}\nconst s = \"x\"; const t = a.foo.bar\n1", "cannot read property 'bar' of undefined"},
 		{"throw in last expression line", "const a = 1;\nJSON.parse('{')", "agent.ts:2:"},
 		{"throw in arrow", "async () => {\n  null.x;\n}", "agent.ts:2:"},
 		{"syntax error", "const a = 1;\nconst b = ;", "agent.ts:2:11"},
 		{"fenced syntax error", "```ts\nconst a = 1;\nconst b = ;\n```", "agent.ts:3:11"},
 		{"tool validation excerpt", "const x = 1;\nawait codemode.add({ a: 'one', b: 2 });", "> 2 | await codemode.add"},
 		{"module", "export default async () => {\n  throw new Error('m');\n};", "at default (agent.ts:2:"},
+		{"non-ASCII before the last expression", "const s = \"日本語日本語\"; JSON.parse('{')", "agent.ts:1:"},
+		{"default export that is not a function", "const r = 5;\nexport default r;", "the default export must be a function (the program), not number"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -117,10 +117,11 @@ func (e *erased) mapText(text string) string {
 					col, _ = strconv.Atoi(m[2])
 				}
 				if ml, mc, ok := e.smapSource(line, col); ok && !e.back.inCode(ml, mc) {
-					// A frame after the code (the end of its last statement)
-					// may stand in when no frame is in the code; one at the
-					// wrapper's start says nothing about the code.
-					if firstDropped == "" && ml > 1 {
+					// A frame of the code's function after the code (the end
+					// of its last statement) may stand in when no frame is in
+					// the code; the wrapper's own frames (default) and its
+					// start say nothing about the code.
+					if firstDropped == "" && ml > 1 && !strings.Contains(l, "at default (") {
 						firstDropped = l
 					}
 					continue

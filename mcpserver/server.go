@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
@@ -228,17 +229,20 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}
 	var mu sync.Mutex
 	var logs strings.Builder
+	logTotal := 0 // characters of console output, kept or not
 	calls := 0
 	opts := client.RunOptions{OnTelemetry: func(e client.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e.Kind {
 		case client.EventProgramOutput:
+			text := e.Text
+			if e.Stream == "stderr" {
+				text = "[stderr] " + text
+			}
+			logTotal += utf8.RuneCountInString(text)
 			if logs.Len() < budget {
-				if e.Stream == "stderr" {
-					logs.WriteString("[stderr] ")
-				}
-				logs.WriteString(e.Text)
+				logs.WriteString(text)
 			}
 		case client.EventToolCallStarted:
 			calls++
@@ -246,7 +250,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}}
 	out, err := h.cl.RunCode(ctx, in.Code, opts)
 	mu.Lock()
-	logText := logs.String()
+	logText, logChars := logs.String(), logTotal
 	mu.Unlock()
 	if err != nil {
 		h.opts.Logf("program not run: %v", err)
@@ -269,21 +273,28 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		res.Content = contentOf(out.Content, budget)
 	}
 	if logText != "" {
-		res.Content = append(res.Content, &mcp.TextContent{Text: "Console output:\n" + Truncate(strings.TrimRight(logText, "\n"), budget/logShare)})
+		dropped := logChars > utf8.RuneCountInString(logText)
+		logText = strings.TrimRight(logText, "\n")
+		if limit := budget / logShare; dropped || utf8.RuneCountInString(logText) > limit {
+			logText = cutText(logText, limit, logChars)
+		}
+		res.Content = append(res.Content, &mcp.TextContent{Text: "Console output:\n" + logText})
 	}
 	return res, nil
 }
 
-// contentOf converts a program's content to MCP content, cutting the text
-// items to share budget characters (in order; a large item takes what is
-// left). A program with no content is answered with a line saying so.
+// contentOf converts a program's content to MCP content within budget
+// characters of text: items are kept in order while they fit (a large one is
+// cut with Truncate), then one text item says how many were left out. Images
+// are kept; the runtime bounds their size. A program with no content is
+// answered with a line saying so.
 func contentOf(items []client.Content, budget int) []mcp.Content {
 	if len(items) == 0 {
 		return []mcp.Content{&mcp.TextContent{Text: "The program finished and returned no value."}}
 	}
 	var out []mcp.Content
 	left := budget
-	for _, c := range items {
+	for i, c := range items {
 		switch c.Type {
 		case "image":
 			data, err := base64.StdEncoding.DecodeString(c.Data)
@@ -293,9 +304,33 @@ func contentOf(items []client.Content, budget int) []mcp.Content {
 			}
 			out = append(out, &mcp.ImageContent{Data: data, MIMEType: c.MimeType})
 		default:
-			text := Truncate(c.Text, max(left, 200))
-			left -= len([]rune(text))
+			if left < 200 {
+				dropped := 0
+				for _, rest := range items[i:] {
+					if rest.Type != "image" {
+						dropped++
+					}
+				}
+				out = append(out, &mcp.TextContent{Text: fmt.Sprintf("… [%d more text items left out: the answer is limited to about %d characters]", dropped, budget)})
+				return append(out, imagesOf(items[i:])...)
+			}
+			text := Truncate(c.Text, left)
+			left -= utf8.RuneCountInString(text)
 			out = append(out, &mcp.TextContent{Text: text})
+		}
+	}
+	return out
+}
+
+// imagesOf converts the images among items.
+func imagesOf(items []client.Content) []mcp.Content {
+	var out []mcp.Content
+	for _, c := range items {
+		if c.Type != "image" {
+			continue
+		}
+		if data, err := base64.StdEncoding.DecodeString(c.Data); err == nil {
+			out = append(out, &mcp.ImageContent{Data: data, MIMEType: c.MimeType})
 		}
 	}
 	return out

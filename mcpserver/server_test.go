@@ -92,6 +92,8 @@ func TestCodeToolAnswers(t *testing.T) {
 		{"deadline", "while (true) {}", true, []string{"The program failed with TimeoutError"}, 0},
 		{"empty code", "  ", true, []string{"the code tool takes"}, 0},
 		{"answer cut to the budget", "'x'.repeat(10000)", false, []string{"xxxx"}, 0},
+		{"many text items bounded", "for (let i = 0; i < 2000; i++) result.appendText('y'.repeat(300)); 'done'", false, []string{"yyy", "… [2000 more text items left out"}, 0},
+		{"console total told", "for (let i = 0; i < 1000; i++) console.log('line ' + i); 0", false, []string{"0", "Console output:\nline 0"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
 // Truncate bounds text to about maxChars characters (seed 001,
 // truncateResponse and truncateResult). Text within the budget is returned
 // as it is. A JSON object or array is cut structurally, so the result is
-// still valid JSON in the same layout: the largest arrays lose their tail
-// items (replaced by one "… N more items" string) and the longest strings
-// their ends (marked "… [N more characters]"), until it fits. Other text is
-// cut at a UTF-8 boundary with a marker giving the shown and total sizes.
+// still valid JSON in the same layout (indented or compact): members are
+// kept in order while they fit, then one marker says how many were left out
+// (an array's last item "… N more items", an object's member "…": "N more
+// keys"), and a long string is cut with "… [N more characters]". The work
+// is linear in the size of text. Other text is cut at a UTF-8 boundary with
+// a marker giving the shown and total sizes.
 func Truncate(text string, maxChars int) string {
 	if utf8.RuneCountInString(text) <= maxChars {
 		return text
@@ -24,12 +27,12 @@ func Truncate(text string, maxChars int) string {
 			return out
 		}
 	}
-	return cutText(text, maxChars)
+	return cutText(text, maxChars, utf8.RuneCountInString(text))
 }
 
-// cutText keeps the start of text and says how much was cut.
-func cutText(text string, maxChars int) string {
-	total := utf8.RuneCountInString(text)
+// cutText keeps the start of text and says how much was cut, of total
+// characters.
+func cutText(text string, maxChars, total int) string {
 	keep := max(maxChars-80, 0)
 	i, n := 0, 0
 	for i < len(text) && n < keep {
@@ -40,7 +43,8 @@ func cutText(text string, maxChars int) string {
 	return fmt.Sprintf("%s\n… [truncated: %d of %d characters shown]", text[:i], n, total)
 }
 
-// truncateJSON shrinks a JSON value until its indented encoding fits.
+// truncateJSON encodes a JSON value within maxChars characters (counted as
+// bytes, which are never fewer).
 func truncateJSON(text []byte, maxChars int) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
@@ -48,140 +52,128 @@ func truncateJSON(text []byte, maxChars int) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	indent := bytes.Contains(text, []byte("\n"))
-	for range 200 {
-		out, err := encode(v, indent)
-		if err != nil {
-			return "", false
-		}
-		if utf8.RuneCount(out) <= maxChars {
-			return string(out), true
-		}
-		if !shrink(&v) {
-			return "", false
-		}
-	}
-	return "", false
+	e := budgetEncoder{indent: bytes.Contains(text, []byte("\n"))}
+	out, ok := e.encode(v, 0, maxChars)
+	return out, ok
 }
 
-func encode(v any, indent bool) ([]byte, error) {
+// budgetEncoder writes JSON values within a byte budget.
+type budgetEncoder struct {
+	indent bool
+}
+
+// minString is the smallest budget in which a cut string is still shown.
+const minString = 40
+
+// encode returns v's encoding in at most budget bytes, cut structurally,
+// or false when not even a cut form fits.
+func (e budgetEncoder) encode(v any, depth, budget int) (string, bool) {
+	switch x := v.(type) {
+	case *object:
+		return e.container(depth, budget, '{', '}', len(x.keys), func(i, b int) (string, bool) {
+			k, _ := json.Marshal(x.keys[i])
+			sep := ":"
+			if e.indent {
+				sep = ": "
+			}
+			head := string(k) + sep
+			val, ok := e.encode(x.vals[i], depth+1, b-len(head))
+			return head + val, ok
+		}, func(n int) string {
+			if e.indent {
+				return fmt.Sprintf(`"…": "%d more keys"`, n)
+			}
+			return fmt.Sprintf(`"…":"%d more keys"`, n)
+		})
+	case []any:
+		return e.container(depth, budget, '[', ']', len(x), func(i, b int) (string, bool) {
+			return e.encode(x[i], depth+1, b)
+		}, func(n int) string { return fmt.Sprintf(`"… %d more items"`, n) })
+	case string:
+		full, _ := marshal(x)
+		if len(full) <= budget {
+			return full, true
+		}
+		if budget < minString {
+			return "", false
+		}
+		// Keep as much of the start as fits beside the marker.
+		runes := []rune(x)
+		lo, hi := 0, len(runes)
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			cut, _ := marshal(string(runes[:mid]) + fmt.Sprintf("… [%d more characters]", len(runes)-mid))
+			if len(cut) <= budget {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		cut, _ := marshal(string(runes[:lo]) + fmt.Sprintf("… [%d more characters]", len(runes)-lo))
+		return cut, len(cut) <= budget
+	default:
+		out, err := marshal(x)
+		return out, err == nil && len(out) <= budget
+	}
+}
+
+// container encodes n members (member(i, budget)) between open and close,
+// stopping with more(left) as the last member when the rest does not fit.
+func (e budgetEncoder) container(depth, budget int, open, close byte, n int, member func(i, budget int) (string, bool), more func(left int) string) (string, bool) {
+	nl, pad, padIn := "", "", ""
+	if e.indent {
+		nl, pad, padIn = "\n", strings.Repeat("  ", depth), strings.Repeat("  ", depth+1)
+	}
+	if n == 0 {
+		return string([]byte{open, close}), budget >= 2
+	}
+	var b strings.Builder
+	b.WriteByte(open)
+	// Room for the closing bracket and, until the last member, a marker.
+	closing := len(nl) + len(pad) + 1
+	for i := 0; i < n; i++ {
+		sep := ""
+		if i > 0 {
+			sep = ","
+		}
+		reserve := 0
+		if i < n-1 {
+			reserve = 1 + len(nl) + len(padIn) + len(more(n-i))
+		}
+		room := budget - b.Len() - len(sep) - len(nl) - len(padIn) - closing - reserve
+		m, ok := "", false
+		if room > 0 {
+			m, ok = member(i, room)
+		}
+		if !ok {
+			if i == 0 && budget-b.Len()-len(nl)-len(padIn)-closing < len(more(n)) {
+				return "", false
+			}
+			b.WriteString(sep + nl + padIn + more(n-i))
+			break
+		}
+		b.WriteString(sep + nl + padIn + m)
+	}
+	b.WriteString(nl + pad)
+	b.WriteByte(close)
+	return b.String(), b.Len() <= budget
+}
+
+// marshal encodes a scalar without HTML escaping.
+func marshal(v any) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
-	}
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return "", err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// spot is a shrinkable place in a value: an array or a string, with its
-// encoded size and a setter.
-type spot struct {
-	size int
-	set  func(any)
-	val  any
-}
-
-// shrink halves the largest array or string in *v and reports whether
-// anything could shrink.
-func shrink(v *any) bool {
-	var best spot
-	var walk func(x any, set func(any)) int
-	walk = func(x any, set func(any)) int {
-		size := 0
-		switch x := x.(type) {
-		case *object:
-			for i, k := range x.keys {
-				size += len(k) + 4 + walk(x.vals[i], func(nv any) { x.vals[i] = nv })
-			}
-		case []any:
-			for i, item := range x {
-				size += 2 + walk(item, func(nv any) { x[i] = nv })
-			}
-			if len(x) > 1 && size > best.size {
-				best = spot{size: size, set: set, val: x}
-			}
-		case string:
-			size = len(x) + 2
-			if utf8.RuneCountInString(x) > 40 && size > best.size {
-				best = spot{size: size, set: set, val: x}
-			}
-		default:
-			b, _ := json.Marshal(x)
-			size = len(b)
-		}
-		return size
-	}
-	walk(*v, func(nv any) { *v = nv })
-	switch x := best.val.(type) {
-	case []any:
-		keep := len(x) / 2
-		if n, ok := x[len(x)-1].(string); ok && len(x) > 1 && isMoreMarker(n) {
-			// Already cut once: count the items the marker stands for.
-			keep = (len(x) - 1) / 2
-		}
-		dropped := countDropped(x, keep)
-		best.set(append(append([]any{}, x[:keep]...), fmt.Sprintf("… %d more items", dropped)))
-		return true
-	case string:
-		runes := []rune(x)
-		keep := len(runes) / 2
-		best.set(fmt.Sprintf("%s… [%d more characters]", string(runes[:keep]), len(runes)-keep))
-		return true
-	}
-	return false
-}
-
-// isMoreMarker reports whether s is a marker shrink left at an array's end.
-func isMoreMarker(s string) bool {
-	var n int
-	_, err := fmt.Sscanf(s, "… %d more items", &n)
-	return err == nil
-}
-
-// countDropped is how many items cutting x to keep items drops, counting
-// the items an earlier marker at its end stood for.
-func countDropped(x []any, keep int) int {
-	dropped := len(x) - keep
-	if s, ok := x[len(x)-1].(string); ok && isMoreMarker(s) {
-		var n int
-		fmt.Sscanf(s, "… %d more items", &n)
-		dropped += n - 1
-	}
-	return dropped
+	return strings.TrimRight(b.String(), "\n"), nil
 }
 
 // object is a JSON object that keeps its members' order.
 type object struct {
 	keys []string
 	vals []any
-}
-
-// MarshalJSON encodes the members in their order.
-func (o *object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(o.vals[i])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // decodeOrdered decodes one JSON value, objects as *object.

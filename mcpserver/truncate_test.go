@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,6 +27,8 @@ func TestTruncate(t *testing.T) {
 		{"plain text cut with a marker", strings.Repeat("word ", 1000), 500, false, []string{"word word", "[truncated: 420 of 5000 characters shown]"}},
 		{"array cut, keys in order", bigArray, 2000, true, []string{`"z": "first key"`, `"items": [`, "more items", `"a": "last key"`}},
 		{"long string cut", string(longString), 1000, true, []string{`{"text":"ééé`, "more characters]"}},
+		{"object with many keys drops members", manyKeys(20000, 100), 2000, true, []string{`"k0": "yyy`, `"…": "`, `more keys"`}},
+		{"deep nesting", strings.Repeat(`{"a":`, 9000) + "1" + strings.Repeat("}", 9000), 500, true, []string{`{"a":{"a":`, `"…":"1 more keys"`}},
 		{"invalid JSON cut as text", "[" + strings.Repeat("1,", 2000), 300, false, []string{"[1,1,", "truncated"}},
 	}
 	for _, c := range cases {
@@ -73,4 +76,29 @@ func FuzzTruncate(f *testing.F) {
 			t.Fatalf("text over budget: %d > %d", utf8.RuneCountInString(got), max)
 		}
 	})
+}
+
+// manyKeys is an indented object of n keys with values of size characters.
+func manyKeys(n, size int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  \"k" + strconv.Itoa(i) + "\": \"" + strings.Repeat("y", size) + "\"")
+	}
+	b.WriteString("\n}")
+	return b.String()
+}
+
+// BenchmarkTruncateLargeObject cuts a 10 MB object of 100,000 keys to the
+// default budget (the work must stay linear in the input).
+func BenchmarkTruncateLargeObject(b *testing.B) {
+	text := manyKeys(100000, 100)
+	for b.Loop() {
+		if out := Truncate(text, DefaultMaxTokens*4); !json.Valid([]byte(out)) {
+			b.Fatal("invalid JSON")
+		}
+	}
 }

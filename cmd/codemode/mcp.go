@@ -55,8 +55,10 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("mcp serve: unexpected argument %q", positional[0])}
 	case cf.mcp == "" && cf.config == "":
 		return usageError{"mcp serve: --config FILE (mcpServers JSON) or --mcp CMD|URL is required"}
-	case *timeout <= 0:
-		return usageError{"mcp serve: --timeout must be positive"}
+	case *timeout <= 0 || *timeout > 24*time.Hour:
+		return usageError{"mcp serve: --timeout must be positive and at most 24h"}
+	case *maxTokens < 100 || *maxTokens > 1_000_000:
+		return usageError{"mcp serve: --max-tokens must be between 100 and 1000000"}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
 	var template string

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -41,19 +42,37 @@ type Upstream struct {
 	closed  bool
 }
 
+// ConnectTimeout bounds connecting to a server, its MCP handshake and the
+// listing of its tools, when the caller's context allows longer.
+const ConnectTimeout = 60 * time.Second
+
+// MaxTools is the most tools one server may list.
+const MaxTools = 10000
+
 // Connect starts or dials the server, performs the MCP handshake and lists
-// every tool (following pagination). ctx bounds the connection and the
-// listing. It returns an error naming the server, with the tail of a stdio
+// every tool (following pagination, at most MaxTools). ctx and
+// ConnectTimeout bound the connection and the listing. It returns an error naming the server, with the tail of a stdio
 // server's standard error, when the server cannot be started, does not
 // speak MCP or fails to list its tools.
 func Connect(ctx context.Context, s Server) (*Upstream, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, ConnectTimeout, fmt.Errorf("mcp server %s did not connect and list its tools within %s", s, ConnectTimeout))
+	defer cancel()
 	u := &Upstream{server: s, client: mcp.NewClient(&clientInfo, nil), stderr: &tailBuffer{max: stderrTail}}
 	if err := u.connect(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, u.errorf("%w", context.Cause(ctx))
+		}
 		return nil, err
 	}
 	for t, err := range u.session.Tools(ctx, nil) {
+		if err == nil && len(u.tools) >= MaxTools {
+			err = fmt.Errorf("more than %d tools", MaxTools)
+		}
 		if err != nil {
 			u.Close()
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
 			return nil, u.errorf("listing tools: %w", err)
 		}
 		u.tools = append(u.tools, t)
@@ -214,7 +233,13 @@ type headerTransport struct {
 	base    http.RoundTripper
 }
 
-// RoundTrip sets the headers on a clone of req.
+// maxResponse bounds one JSON response body from a streamable HTTP server,
+// in bytes, as the go-sdk bounds stdio lines and server-sent events (16 MiB).
+const maxResponse = 16 << 20
+
+// RoundTrip sets the headers on a clone of req, and bounds a JSON response
+// body to maxResponse bytes (event streams are bounded per event by the
+// go-sdk).
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(h.headers) > 0 {
 		req = req.Clone(req.Context())
@@ -222,7 +247,30 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set(k, v)
 		}
 	}
-	return h.base.RoundTrip(req)
+	resp, err := h.base.RoundTrip(req)
+	if err == nil && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxResponse}
+	}
+	return resp, err
+}
+
+// limitedBody fails a read once more than its bound has been read.
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+// Read reads from the body, failing past the bound.
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("the server's response is larger than %d MiB", maxResponse>>20)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.ReadCloser.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -250,5 +251,55 @@ func TestMalformedSchemaDegradesOneTool(t *testing.T) {
 	}
 	if _, err := c.Tool("codemode", "good").Call(context.Background(), json.RawMessage(`{"n": 1}`)); err != nil || gotHeader != "yes" {
 		t.Fatalf("good call: %v, header %q", err, gotHeader)
+	}
+}
+
+// TestConnectBoundedByContext: a command that never speaks MCP fails to
+// connect when the context ends, and is stopped.
+func TestConnectBoundedByContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := mcpconnector.Connect(ctx, mcpconnector.Server{Name: "mute", Command: "sleep", Args: []string{"300"}})
+	if err == nil || !strings.Contains(err.Error(), "mcp server mute") || time.Since(start) > 15*time.Second {
+		t.Fatalf("error %v after %v", err, time.Since(start))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, _ := exec.Command("pgrep", "-f", "^sleep 300$").Output()
+		if len(strings.TrimSpace(string(out))) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server process is still running: %s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestHugeHTTPResponseFailsTheCall: a streamable HTTP server answering with
+// more than 16 MiB fails that call clearly, and the next call works.
+func TestHugeHTTPResponseFailsTheCall(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "huge", Description: "Too much.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 20<<20)}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "small", Description: "Fine.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
+	defer ts.Close()
+	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	if _, err := u.CallTool(context.Background(), "huge", json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Fatalf("huge: %v", err)
+	}
+	if out, err := u.CallTool(context.Background(), "small", json.RawMessage(`{}`)); err != nil || string(out) != `"ok"` {
+		t.Fatalf("small after huge: %s %v", out, err)
 	}
 }
