@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -21,8 +22,17 @@ import (
 var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (looked for .tools/node_modules/.bin/tsc here and in parent folders, $CODEMODE_TSC, and tsc on PATH); install one with: npm install --prefix .tools typescript@7.0.2, or point CODEMODE_TSC at one")
 
 // File is one declaration file of the virtual project.
+//
+// Name is a clean relative path with forward slashes ending in .d.ts. A
+// file at the top level ("codemode.d.ts") is a root of the project and is
+// always loaded; a file in a subdirectory ("node_modules/@types/node/fs.d.ts")
+// is loaded only when a loaded file reaches it, by `/// <reference path>`,
+// `/// <reference types>` or an import, the way TypeScript loads a package
+// from node_modules. That is how a multi-file set such as @types/node is
+// given: its files under node_modules/, and one top-level file that
+// references its entry point.
 type File struct {
-	Name string // a file name ending in .d.ts, e.g. "codemode.d.ts"
+	Name string
 	Text string
 }
 
@@ -212,19 +222,36 @@ func (c *Checker) project(files []File) (*project, error) {
 	write := map[string]string{"tsconfig.json": tsconfig, "check.ts": checkSource, "agent.ts": "export {};\n"}
 	write["codemode-no-prototype.d.ts"] = noPrototype(files)
 	for _, f := range sorted {
-		if !strings.HasSuffix(f.Name, ".d.ts") || strings.ContainsAny(f.Name, `/\`) {
-			return nil, fmt.Errorf("typecheck: declaration file name %q must be a plain name ending in .d.ts", f.Name)
+		if err := checkName(f.Name); err != nil {
+			return nil, err
 		}
 		write[f.Name] = f.Text
 	}
 	for name, text := range write {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return nil, err
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return nil, fmt.Errorf("typecheck: writing %s: %w", name, err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			return nil, fmt.Errorf("typecheck: writing %s: %w", name, err)
 		}
 	}
 	p := &project{dir: dir}
 	c.projects[key] = p
 	return p, nil
+}
+
+// reserved are the project's own files, which declarations must not replace.
+var reserved = map[string]bool{"tsconfig.json": true, "check.ts": true, "agent.ts": true, "codemode-no-prototype.d.ts": true}
+
+// checkName accepts a declaration file name: a clean relative path with
+// forward slashes ending in .d.ts ("codemode.d.ts",
+// "node_modules/@types/node/fs.d.ts").
+func checkName(name string) error {
+	if !strings.HasSuffix(name, ".d.ts") || strings.Contains(name, `\`) || path.Clean(name) != name || !filepath.IsLocal(filepath.FromSlash(name)) || reserved[name] {
+		return fmt.Errorf("typecheck: declaration file name %q must be a clean relative path (forward slashes) ending in .d.ts", name)
+	}
+	return nil
 }
 
 var toolsInterface = regexp.MustCompile(`(?m)^interface (\w*Tools) \{`)

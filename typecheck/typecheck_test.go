@@ -168,3 +168,53 @@ func killTSC(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLoadsADeclarationPackage: a file under a subdirectory is loaded
+// when a top-level file references it (and through its own references and
+// imports, like a package in node_modules), and not otherwise.
+func TestCheckLoadsADeclarationPackage(t *testing.T) {
+	c := checker(t)
+	base := declarations(t, false)
+	pkg := []typecheck.File{
+		{Name: "node_modules/@types/demo/index.d.ts", Text: "/// <reference path=\"sub/more.d.ts\" />\ndeclare var demo: { answer: Answer };\n"},
+		{Name: "node_modules/@types/demo/sub/more.d.ts", Text: "type Answer = import(\"demo-dep\").Answer;\n"},
+		{Name: "node_modules/demo-dep/index.d.ts", Text: "export type Answer = 42;\n"},
+	}
+	const src = `export default async function ({ result }: AgentProgramScope) {
+  const n: 42 = demo.answer;
+  result.appendText(String(n));
+}`
+	tests := []struct {
+		name  string
+		files []typecheck.File
+		valid bool
+	}{
+		{"referenced", append(append(append([]typecheck.File(nil), base...), pkg...), typecheck.File{Name: "demo.d.ts", Text: "/// <reference path=\"node_modules/@types/demo/index.d.ts\" />\n"}), true},
+		{"not referenced", append(append([]typecheck.File(nil), base...), pkg...), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := c.Check(context.Background(), tt.files, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Valid != tt.valid {
+				t.Fatalf("valid = %v, want %v\n%s", res.Valid, tt.valid, res.Report)
+			}
+		})
+	}
+}
+
+// TestCheckRefusesUnsafeFileNames: declaration file names stay inside the
+// project and do not replace its own files.
+func TestCheckRefusesUnsafeFileNames(t *testing.T) {
+	c := checker(t)
+	for _, name := range []string{"../escape.d.ts", "/abs.d.ts", "a/../b.d.ts", `a\b.d.ts`, "agent.ts", "check.d.ts.txt", "codemode-no-prototype.d.ts", "./x.d.ts"} {
+		t.Run(name, func(t *testing.T) {
+			_, err := c.Check(context.Background(), []typecheck.File{{Name: name, Text: ""}}, `export default async function () {}`)
+			if err == nil || !strings.Contains(err.Error(), "clean relative path") {
+				t.Fatalf("err = %v, want a refusal", err)
+			}
+		})
+	}
+}

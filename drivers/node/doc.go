@@ -10,4 +10,8 @@
 // QuickJS driver (drivers/quickjs) is the sandbox. An unhandled rejection or
 // an uncaught exception in a program does not take the process down, but a
 // program that never yields blocks every execution on the runtime.
+//
+// The checker's declarations of the runtime (Driver.TypeDefinitionFiles)
+// are those of an installed @types/node 24 package; another Node.js driver
+// reuses them with TypeDefinitionFilesFromDir.
 package node

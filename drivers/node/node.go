@@ -39,11 +39,17 @@ type Options struct {
 	// MaxOutput and MaxContent bound one execution's console output and
 	// result content, in UTF-16 code units; defaults 1 MiB and 8 MiB.
 	MaxOutput, MaxContent int
+	// TypesDir is the installed @types/node package directory whose
+	// declarations TypeDefinitionFiles returns; default FindTypes from Dir.
+	TypesDir string
 }
 
 // Driver starts Node.js runtimes. It is safe for concurrent use.
 type Driver struct {
 	opts Options
+
+	typesMu sync.Mutex
+	types   []drivers.TypeDefinitionFile // read once, see TypeDefinitionFiles
 }
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -68,11 +74,6 @@ func New(opts Options) *Driver {
 // Description says what programs run on.
 func (d *Driver) Description() string {
 	return "Node.js subprocess (trusted code; not a sandbox): ES modules with node: built-ins and packages from the working directory"
-}
-
-// TypeDefinitionFiles returns no extra declarations yet.
-func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
-	return nil, nil
 }
 
 var versionPattern = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
