@@ -30,9 +30,12 @@ type Options struct {
 	// Dir is the child's working directory, where module resolution is
 	// rooted; default the host's working directory.
 	Dir string
-	// NodeArgs are extra flags for node, for example Node's permission model
-	// ("--permission", "--allow-fs-read=/data").
+	// NodeArgs are extra flags for node, given after the driver's own and
+	// Permission's.
 	NodeArgs []string
+	// Permission, when set, turns on Node.js's permission model for the
+	// process (see Permission); nil leaves the process unrestricted.
+	Permission *Permission
 	// GracePeriod is how long Close waits after SIGTERM before SIGKILL;
 	// default 2s.
 	GracePeriod time.Duration
@@ -159,7 +162,8 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	if err != nil {
 		return nil, fmt.Errorf("node: socket: %w", err)
 	}
-	args := append([]string{"--experimental-vm-modules", "--no-warnings"}, d.opts.NodeArgs...)
+	args := append([]string{"--experimental-vm-modules", "--no-warnings"}, d.opts.Permission.args()...)
+	args = append(args, d.opts.NodeArgs...)
 	args = append(args, "-")
 	cmd := exec.Command(d.opts.NodePath, args...)
 	cmd.Dir = d.opts.Dir
