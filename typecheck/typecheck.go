@@ -31,6 +31,12 @@ var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (loo
 // from node_modules. That is how a multi-file set such as @types/node is
 // given: its files under node_modules/, and one top-level file that
 // references its entry point.
+//
+// The project's library is TypeScript's es2025, unless a top-level file
+// has the directive `/// <reference no-default-lib="true"/>`: then the
+// declarations bring the whole library themselves (as the QuickJS driver
+// does, to leave out what QuickJS lacks), and only the library files they
+// reference are loaded.
 type File struct {
 	Name string
 	Text string
@@ -181,13 +187,14 @@ func (c *Checker) Close() error {
 	return os.RemoveAll(c.root)
 }
 
+// tsconfig is the project configuration; %s is the library list.
 const tsconfig = `{
   "compilerOptions": {
     "strict": true,
     "exactOptionalPropertyTypes": true,
     "noEmit": true,
     "target": "es2024",
-    "lib": ["es2025"],
+    "lib": %s,
     "types": [],
     "module": "esnext",
     "moduleResolution": "bundler",
@@ -223,7 +230,13 @@ func (c *Checker) project(files []File) (*project, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	write := map[string]string{"tsconfig.json": tsconfig, "check.ts": checkSource, "agent.ts": "export {};\n"}
+	lib := `["es2025"]`
+	for _, f := range sorted {
+		if !strings.Contains(f.Name, "/") && noDefaultLib.MatchString(f.Text) {
+			lib = "[]"
+		}
+	}
+	write := map[string]string{"tsconfig.json": fmt.Sprintf(tsconfig, lib), "check.ts": checkSource, "agent.ts": "export {};\n"}
 	write["codemode-no-prototype.d.ts"] = noPrototype(files)
 	for _, f := range sorted {
 		if err := checkName(f.Name); err != nil {
@@ -244,6 +257,10 @@ func (c *Checker) project(files []File) (*project, error) {
 	c.projects[key] = p
 	return p, nil
 }
+
+// noDefaultLib matches TypeScript's directive that a file replaces the
+// default library, which TypeScript 7 no longer honours by itself.
+var noDefaultLib = regexp.MustCompile(`(?m)^/// <reference no-default-lib="true"\s*/>`)
 
 // reserved are the project's own files, which declarations must not replace.
 var reserved = map[string]bool{"tsconfig.json": true, "check.ts": true, "agent.ts": true, "codemode-no-prototype.d.ts": true}
