@@ -348,33 +348,64 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	if err != nil {
 		return nil, err
 	}
+	own, contract, err := c.checkIn(ctx, p, source, true)
+	if err != nil {
+		return nil, err
+	}
+	res := result(source, own, contract)
+	if !res.Valid {
+		return res, nil
+	}
+	// Second pass, for a valid program only: against declarations whose
+	// tool methods are exact (see exactTools), so that an argument that is
+	// not a fresh object literal cannot carry properties the tool's input
+	// does not declare (issue 4). Only those diagnostics are taken from it;
+	// the first pass keeps TypeScript's own messages for every other error,
+	// and for an object literal's unknown property.
+	exact, changed := exactDeclarations(declarations)
+	if !changed {
+		return res, nil
+	}
+	if p, err = c.project(exact); err != nil {
+		return nil, err
+	}
+	if own, _, err = c.checkIn(ctx, p, source, false); err != nil {
+		return nil, err
+	}
+	return excessResult(source, own), nil
+}
+
+// checkIn checks source as project p's agent.ts and returns its compiler
+// errors and, when contract is set, check.ts's (the default export against
+// AgentProgram).
+func (c *Checker) checkIn(ctx context.Context, p *project, source string, contract bool) (own, exported []lspDiagnostic, err error) {
 	agent := filepath.Join(p.dir, "agent.ts")
 	if err := os.WriteFile(agent, []byte(source), 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.version++
 	uri := fileURI(agent)
 	checkURI := fileURI(filepath.Join(p.dir, "check.ts"))
 	if !p.opened {
 		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "typescript", "version": p.version, "text": source}}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": checkURI, "languageId": "typescript", "version": 1, "text": checkSource}}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.opened = true
 	} else if err := c.srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": p.version}, "contentChanges": []map[string]any{{"text": source}}}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	own, err := c.diagnostics(ctx, uri)
-	if err != nil {
-		return nil, err
+	if own, err = c.diagnostics(ctx, uri); err != nil {
+		return nil, nil, err
 	}
-	contract, err := c.diagnostics(ctx, checkURI)
-	if err != nil {
-		return nil, err
+	if contract {
+		if exported, err = c.diagnostics(ctx, checkURI); err != nil {
+			return nil, nil, err
+		}
 	}
-	return result(source, own, contract), nil
+	return own, exported, nil
 }
 
 func (c *Checker) diagnostics(ctx context.Context, uri string) ([]lspDiagnostic, error) {
