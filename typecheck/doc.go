@@ -12,5 +12,6 @@
 // checker-only declarations whose tool methods are exact (exact.go), so
 // that an argument held in a variable cannot carry properties the tool's
 // closed input does not declare; only those diagnostics come from the
-// second pass. It costs a second check of valid programs that call tools.
+// second pass. It costs a second check of valid programs that name a tool
+// method.
 package typecheck

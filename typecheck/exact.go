@@ -50,30 +50,53 @@ var (
 )
 
 // exactDeclarations returns the declarations with exactTools applied to
-// each top-level file, and whether any tool method changed.
-func exactDeclarations(files []File) ([]File, bool) {
+// each top-level file, and the names of the tool methods it rewrote.
+func exactDeclarations(files []File) ([]File, []string) {
 	out := make([]File, len(files))
-	changed := false
+	var names []string
 	for i, f := range files {
 		out[i] = f
 		if strings.Contains(f.Name, "/") {
 			continue
 		}
-		if text, ok := exactTools(f.Text); ok {
+		if text, rewritten := exactTools(f.Text); len(rewritten) > 0 {
 			out[i].Text = text + exactHelpers
-			changed = true
+			names = append(names, rewritten...)
 		}
 	}
-	return out, changed
+	return out, names
+}
+
+// mentionsAny reports whether source has one of names as a whole word. A
+// program that names no tool method calls none, and needs no exact pass.
+func mentionsAny(source string, names []string) bool {
+	for _, n := range names {
+		for i := 0; ; {
+			j := strings.Index(source[i:], n)
+			if j < 0 {
+				break
+			}
+			j += i
+			if (j == 0 || !isWordByte(source[j-1])) && (j+len(n) == len(source) || !isWordByte(source[j+len(n)])) {
+				return true
+			}
+			i = j + 1
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // exactTools rewrites the methods `name(input: T): …` of every
 // `interface …Tools {` block in text, as described at exactHelpers, and
-// reports whether it rewrote any. A method it cannot parse is left as it
-// is: it is then only as strict as TypeScript.
-func exactTools(text string) (string, bool) {
+// returns the names of those it rewrote. A method it cannot parse is left
+// as it is: it is then only as strict as TypeScript.
+func exactTools(text string) (string, []string) {
 	var b strings.Builder
-	changed := false
+	var names []string
 	at := 0
 	for _, loc := range toolsBlock.FindAllStringIndex(text, -1) {
 		if loc[0] < at {
@@ -119,7 +142,7 @@ func exactTools(text string) (string, bool) {
 				}
 				b.WriteString("<CodeModeI extends " + t + ">(input: CodeModeI & " + exact + "<CodeModeI, " + t + ">)")
 				last = close + 1
-				changed = true
+				names = append(names, body[i+m[4]:i+m[5]])
 				i = close + 1
 				continue
 			}
@@ -129,7 +152,7 @@ func exactTools(text string) (string, bool) {
 		at = end
 	}
 	b.WriteString(text[at:])
-	return b.String(), changed
+	return b.String(), names
 }
 
 // flat reports whether an input type's text is one object of primitive

@@ -25,9 +25,9 @@ interface CodeModeResult {
   other(input: { x: string }): void;
 }
 `
-	out, changed := exactTools(src)
-	if !changed {
-		t.Fatal("nothing rewritten")
+	out, names := exactTools(src)
+	if strings.Join(names, ",") != "echo,list,search" {
+		t.Fatalf("rewrote %v, want echo, list, search", names)
 	}
 	for _, want := range []string{
 		"echo<CodeModeI extends {\n    /** Any ) text. */\n    value: string;\n  }>(input: CodeModeI & CodeModeExactFlat<CodeModeI, {",
@@ -40,7 +40,20 @@ interface CodeModeResult {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
 	}
-	if _, changed := exactTools("interface CodeModeResult {\n  appendText(text: string): void;\n}\n"); changed {
-		t.Error("rewrote a declaration without tools")
+	if _, names := exactTools("interface CodeModeResult {\n  appendText(text: string): void;\n}\n"); len(names) > 0 {
+		t.Errorf("rewrote %v in a declaration without tools", names)
+	}
+	for _, c := range []struct {
+		source string
+		want   bool
+	}{
+		{"await codemode.echo(x)", true},
+		{"const { echo } = codemode", true},
+		{"echoes(); $echo; echo_x", false},
+		{"nothing", false},
+	} {
+		if got := mentionsAny(c.source, []string{"echo"}); got != c.want {
+			t.Errorf("mentionsAny(%q) = %v", c.source, got)
+		}
 	}
 }

@@ -362,8 +362,8 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	// does not declare (issue 4). Only those diagnostics are taken from it;
 	// the first pass keeps TypeScript's own messages for every other error,
 	// and for an object literal's unknown property.
-	exact, changed := exactDeclarations(declarations)
-	if !changed {
+	exact, tools := exactDeclarations(declarations)
+	if !mentionsAny(source, tools) {
 		return res, nil
 	}
 	if p, err = c.project(exact); err != nil {
