@@ -7,4 +7,11 @@
 // files, and a strict configuration (strict, exactOptionalPropertyTypes,
 // noEmit). A Result is Valid, or carries at most 8 diagnostics in the
 // submitted source's coordinates and a report with excerpts.
+//
+// A program valid in that project is checked a second time against
+// checker-only declarations whose tool methods are exact (exact.go), so
+// that an argument held in a variable cannot carry properties the tool's
+// closed input does not declare; only those diagnostics come from the
+// second pass. It costs a second check of valid programs that name a tool
+// method.
 package typecheck

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -21,8 +22,23 @@ import (
 var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (looked for .tools/node_modules/.bin/tsc here and in parent folders, $CODEMODE_TSC, and tsc on PATH); install one with: npm install --prefix .tools typescript@7.0.2, or point CODEMODE_TSC at one")
 
 // File is one declaration file of the virtual project.
+//
+// Name is a clean relative path with forward slashes ending in .d.ts. A
+// file at the top level ("codemode.d.ts") is a root of the project and is
+// always loaded; a file in a subdirectory ("node_modules/@types/node/fs.d.ts")
+// is loaded only when a loaded file reaches it, by `/// <reference path>`,
+// `/// <reference types>` or an import, the way TypeScript loads a package
+// from node_modules. That is how a multi-file set such as @types/node is
+// given: its files under node_modules/, and one top-level file that
+// references its entry point.
+//
+// The project's library is TypeScript's es2025, unless a top-level file
+// has the directive `/// <reference no-default-lib="true"/>`: then the
+// declarations bring the whole library themselves (as the QuickJS driver
+// does, to leave out what QuickJS lacks), and only the library files they
+// reference are loaded.
 type File struct {
-	Name string // a file name ending in .d.ts, e.g. "codemode.d.ts"
+	Name string
 	Text string
 }
 
@@ -107,6 +123,7 @@ type Checker struct {
 	mu       sync.Mutex
 	srv      *server
 	projects map[string]*project
+	digests  map[string][sha256.Size]byte // declaration text -> its SHA-256, see digest
 	closed   bool
 }
 
@@ -131,7 +148,7 @@ func New(opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{tsc: tsc, root: root, projects: map[string]*project{}}
+	c := &Checker{tsc: tsc, root: root, projects: map[string]*project{}, digests: map[string][sha256.Size]byte{}}
 	if err := c.ensureServer(); err != nil {
 		os.RemoveAll(root)
 		return nil, err
@@ -170,8 +187,9 @@ func (c *Checker) Close() error {
 	return os.RemoveAll(c.root)
 }
 
-// tsconfig is strict, except that a catch variable is any rather than
-// unknown: `catch (e) { e.message }` runs, so the checker must not reject it.
+// tsconfig is the project configuration; %s is the library list. It is
+// strict, except that a catch variable is any rather than unknown:
+// `catch (e) { e.message }` runs, so the checker must not reject it.
 const tsconfig = `{
   "compilerOptions": {
     "strict": true,
@@ -179,7 +197,7 @@ const tsconfig = `{
     "exactOptionalPropertyTypes": true,
     "noEmit": true,
     "target": "es2024",
-    "lib": ["es2025"],
+    "lib": %s,
     "types": [],
     "module": "esnext",
     "moduleResolution": "bundler",
@@ -202,7 +220,10 @@ func (c *Checker) project(files []File) (*project, error) {
 	sorted := append([]File(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, f := range sorted {
-		fmt.Fprintf(h, "%s\x00%s\x00", f.Name, f.Text)
+		d := c.digest(f.Text)
+		h.Write([]byte(f.Name))
+		h.Write([]byte{0})
+		h.Write(d[:])
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]
 	if p := c.projects[key]; p != nil {
@@ -212,22 +233,69 @@ func (c *Checker) project(files []File) (*project, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	write := map[string]string{"tsconfig.json": tsconfig, "check.ts": checkSource, "agent.ts": "export {};\n"}
+	lib := `["es2025"]`
+	for _, f := range sorted {
+		if !strings.Contains(f.Name, "/") && noDefaultLib.MatchString(f.Text) {
+			lib = "[]"
+		}
+	}
+	write := map[string]string{"tsconfig.json": fmt.Sprintf(tsconfig, lib), "check.ts": checkSource, "agent.ts": "export {};\n"}
 	write["codemode-no-prototype.d.ts"] = noPrototype(files)
 	for _, f := range sorted {
-		if !strings.HasSuffix(f.Name, ".d.ts") || strings.ContainsAny(f.Name, `/\`) {
-			return nil, fmt.Errorf("typecheck: declaration file name %q must be a plain name ending in .d.ts", f.Name)
+		if err := checkName(f.Name); err != nil {
+			return nil, err
 		}
 		write[f.Name] = f.Text
 	}
 	for name, text := range write {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return nil, err
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return nil, fmt.Errorf("typecheck: writing %s: %w", name, err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			return nil, fmt.Errorf("typecheck: writing %s: %w", name, err)
 		}
 	}
 	p := &project{dir: dir}
 	c.projects[key] = p
 	return p, nil
+}
+
+// noDefaultLib matches TypeScript's directive that a file replaces the
+// default library, which TypeScript 7 no longer honours by itself.
+var noDefaultLib = regexp.MustCompile(`(?m)^/// <reference no-default-lib="true"\s*/>`)
+
+// reserved are the project's own files, which declarations must not replace.
+var reserved = map[string]bool{"tsconfig.json": true, "check.ts": true, "agent.ts": true, "codemode-no-prototype.d.ts": true}
+
+// checkName accepts a declaration file name: a clean relative path with
+// forward slashes ending in .d.ts ("codemode.d.ts",
+// "node_modules/@types/node/fs.d.ts").
+func checkName(name string) error {
+	if !strings.HasSuffix(name, ".d.ts") || strings.Contains(name, `\`) || path.Clean(name) != name || !filepath.IsLocal(filepath.FromSlash(name)) || reserved[name] {
+		return fmt.Errorf("typecheck: declaration file name %q must be a clean relative path (forward slashes) ending in .d.ts", name)
+	}
+	return nil
+}
+
+// maxDigests bounds the memo of declaration digests.
+const maxDigests = 4096
+
+// digest returns the SHA-256 of a declaration text, remembered so that a
+// large set given again (@types/node is about 3 MB in 80 files) is not
+// hashed on every check: looking a string up hashes it with the runtime's
+// much faster map hash, and comparing it with the remembered one is
+// immediate when both share their bytes, as the driver's cached files do.
+func (c *Checker) digest(text string) [sha256.Size]byte {
+	if d, ok := c.digests[text]; ok {
+		return d
+	}
+	if len(c.digests) >= maxDigests {
+		clear(c.digests)
+	}
+	d := sha256.Sum256([]byte(text))
+	c.digests[text] = d
+	return d
 }
 
 var toolsInterface = regexp.MustCompile(`(?m)^interface (\w*Tools) \{`)
@@ -240,6 +308,9 @@ func noPrototype(files []File) string {
 	var b strings.Builder
 	seen := map[string]bool{}
 	for _, f := range files {
+		if !strings.Contains(f.Text, "Tools {") {
+			continue // most files, cheaply: the expression is slow on megabytes
+		}
 		for _, m := range toolsInterface.FindAllStringSubmatch(f.Text, -1) {
 			if seen[m[1]] {
 				continue
@@ -280,33 +351,64 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	if err != nil {
 		return nil, err
 	}
+	own, contract, err := c.checkIn(ctx, p, source, true)
+	if err != nil {
+		return nil, err
+	}
+	res := result(source, own, contract)
+	if !res.Valid {
+		return res, nil
+	}
+	// Second pass, for a valid program only: against declarations whose
+	// tool methods are exact (see exactTools), so that an argument that is
+	// not a fresh object literal cannot carry properties the tool's input
+	// does not declare (issue 4). Only those diagnostics are taken from it;
+	// the first pass keeps TypeScript's own messages for every other error,
+	// and for an object literal's unknown property.
+	exact, tools := exactDeclarations(declarations)
+	if !mentionsAny(source, tools) {
+		return res, nil
+	}
+	if p, err = c.project(exact); err != nil {
+		return nil, err
+	}
+	if own, _, err = c.checkIn(ctx, p, source, false); err != nil {
+		return nil, err
+	}
+	return excessResult(source, own), nil
+}
+
+// checkIn checks source as project p's agent.ts and returns its compiler
+// errors and, when contract is set, check.ts's (the default export against
+// AgentProgram).
+func (c *Checker) checkIn(ctx context.Context, p *project, source string, contract bool) (own, exported []lspDiagnostic, err error) {
 	agent := filepath.Join(p.dir, "agent.ts")
 	if err := os.WriteFile(agent, []byte(source), 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.version++
 	uri := fileURI(agent)
 	checkURI := fileURI(filepath.Join(p.dir, "check.ts"))
 	if !p.opened {
 		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "typescript", "version": p.version, "text": source}}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": checkURI, "languageId": "typescript", "version": 1, "text": checkSource}}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.opened = true
 	} else if err := c.srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": p.version}, "contentChanges": []map[string]any{{"text": source}}}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	own, err := c.diagnostics(ctx, uri)
-	if err != nil {
-		return nil, err
+	if own, err = c.diagnostics(ctx, uri); err != nil {
+		return nil, nil, err
 	}
-	contract, err := c.diagnostics(ctx, checkURI)
-	if err != nil {
-		return nil, err
+	if contract {
+		if exported, err = c.diagnostics(ctx, checkURI); err != nil {
+			return nil, nil, err
+		}
 	}
-	return result(source, own, contract), nil
+	return own, exported, nil
 }
 
 func (c *Checker) diagnostics(ctx context.Context, uri string) ([]lspDiagnostic, error) {

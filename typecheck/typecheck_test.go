@@ -83,6 +83,23 @@ func TestCheckFindsTheErrorsAnAgentMakes(t *testing.T) {
   const inputs: Parameters<typeof codemode.add>[0][] = [{ a: 1, b: 2, c: 3 }];
   await Promise.all(inputs.map((i) => codemode.add(i)));
 }`, 2353, 2, "c"},
+		{"excess property through a variable", inputless, `export default async function ({ codemode }: AgentProgramScope) {
+  const arg = { location: "x", extra: 1 };
+  await codemode.getWeather(arg);
+}`, 2345, 3, "input.extra"},
+		{"excess property in array items through a variable", inputless, `export default async function ({ codemode }: AgentProgramScope) {
+  const inputs = [{ a: 1, b: 2 }, { a: 1, b: 2, c: 3 }];
+  await Promise.all(inputs.map((i) => codemode.add(i)));
+}`, 2379, 3, "input.c"}, // 2379: 2345 under exactOptionalPropertyTypes
+		{"variables without excess properties", inputless, `export default async function ({ codemode, result }: AgentProgramScope) {
+  const arg = { location: "x" };
+  const w = await codemode.getWeather(arg);
+  const inputs = [{ a: 1, b: 2 }];
+  const sums = await Promise.all(inputs.map((i) => codemode.add(i)));
+  const none = {};
+  await codemode.listItems(none);
+  result.appendText(w.conditions + sums[0]!.sum);
+}`, 0, 0, ""},
 		{"unknown tool", inputless, `export default async function ({ codemode }: AgentProgramScope) {
   await codemode.sendEmail({ to: "x" });
 }`, 2339, 2, "sendEmail"},
@@ -166,5 +183,109 @@ func killTSC(t *testing.T) {
 			p.Kill()
 			time.Sleep(100 * time.Millisecond)
 		}
+	}
+}
+
+// TestCheckLoadsADeclarationPackage: a file under a subdirectory is loaded
+// when a top-level file references it (and through its own references and
+// imports, like a package in node_modules), and not otherwise.
+func TestCheckLoadsADeclarationPackage(t *testing.T) {
+	c := checker(t)
+	base := declarations(t, false)
+	pkg := []typecheck.File{
+		{Name: "node_modules/@types/demo/index.d.ts", Text: "/// <reference path=\"sub/more.d.ts\" />\ndeclare var demo: { answer: Answer };\n"},
+		{Name: "node_modules/@types/demo/sub/more.d.ts", Text: "type Answer = import(\"demo-dep\").Answer;\n"},
+		{Name: "node_modules/demo-dep/index.d.ts", Text: "export type Answer = 42;\n"},
+	}
+	const src = `export default async function ({ result }: AgentProgramScope) {
+  const n: 42 = demo.answer;
+  result.appendText(String(n));
+}`
+	tests := []struct {
+		name  string
+		files []typecheck.File
+		valid bool
+	}{
+		{"referenced", append(append(append([]typecheck.File(nil), base...), pkg...), typecheck.File{Name: "demo.d.ts", Text: "/// <reference path=\"node_modules/@types/demo/index.d.ts\" />\n"}), true},
+		{"not referenced", append(append([]typecheck.File(nil), base...), pkg...), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := c.Check(context.Background(), tt.files, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Valid != tt.valid {
+				t.Fatalf("valid = %v, want %v\n%s", res.Valid, tt.valid, res.Report)
+			}
+		})
+	}
+}
+
+// TestCheckRefusesUnsafeFileNames: declaration file names stay inside the
+// project and do not replace its own files.
+func TestCheckRefusesUnsafeFileNames(t *testing.T) {
+	c := checker(t)
+	for _, name := range []string{"../escape.d.ts", "/abs.d.ts", "a/../b.d.ts", `a\b.d.ts`, "agent.ts", "check.d.ts.txt", "codemode-no-prototype.d.ts", "./x.d.ts"} {
+		t.Run(name, func(t *testing.T) {
+			_, err := c.Check(context.Background(), []typecheck.File{{Name: name, Text: ""}}, `export default async function () {}`)
+			if err == nil || !strings.Contains(err.Error(), "clean relative path") {
+				t.Fatalf("err = %v, want a refusal", err)
+			}
+		})
+	}
+}
+
+// TestCheckRejectsUndeclaredInputPropertiesThroughVariables: the exact
+// pass follows nested objects, arrays and the branch of a discriminated
+// union the argument belongs to, lets `any` through, and leaves fresh
+// object literals to TypeScript's own message.
+func TestCheckRejectsUndeclaredInputPropertiesThroughVariables(t *testing.T) {
+	c := checker(t)
+	files := []typecheck.File{{Name: "codemode.d.ts", Text: `interface Tools {
+  /** Tags {in braces} and a ( paren. */
+  tag(input: {
+    /** The items ) to tag. */
+    items: { id: string; labels?: string[]; owner?: { name: string } }[];
+  }): Promise<{ ok: boolean }>;
+  shape(input: { kind: "circle"; r: number } | { kind: "square"; side: number }): Promise<{ area: number }>;
+}
+interface AgentProgramScope { readonly codemode: Tools }
+type AgentProgram = (scope: AgentProgramScope) => unknown;
+`}}
+	tests := []struct {
+		name string
+		body string
+		code int    // 0: valid
+		want string // in the first diagnostic
+	}{
+		{"nested valid", `const items = [{ id: "a", labels: ["x"], owner: { name: "n" } }]; await codemode.tag({ items });`, 0, ""},
+		{"array item", `const items = [{ id: "a", colour: "red" }]; await codemode.tag({ items });`, 2345, "input.items[].colour"},
+		{"nested object", `const owner = { name: "n", email: "e" }; await codemode.tag({ items: [{ id: "a", owner }] });`, 2345, "input.items[].owner.email"},
+		{"union branch valid", `const s = { kind: "square" as const, side: 2 }; await codemode.shape(s);`, 0, ""},
+		{"union branch extra", `const s = { kind: "square" as const, side: 2, r: 1 }; await codemode.shape(s);`, 2345, "input.r"},
+		{"any", `const s: any = { kind: "square", side: 2, r: 1 }; await codemode.shape(s);`, 0, ""},
+		{"fresh literal keeps TypeScript's message", `await codemode.shape({ kind: "circle", r: 1, side: 2 });`, 2353, "Object literal may only specify known properties"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "export default async function ({ codemode }: AgentProgramScope) {\n  " + tt.body + "\n}\n"
+			res, err := c.Check(context.Background(), files, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.code == 0 {
+				if !res.Valid {
+					t.Fatalf("invalid:\n%s", res.Report)
+				}
+				return
+			}
+			if res.Valid {
+				t.Fatalf("valid, want TS%d", tt.code)
+			}
+			if d := res.Diagnostics[0]; d.Code != tt.code || !strings.Contains(d.Message, tt.want) {
+				t.Fatalf("first diagnostic TS%d %q, want TS%d mentioning %q\n%s", d.Code, d.Message, tt.code, tt.want, res.Report)
+			}
+		})
 	}
 }

@@ -17,8 +17,9 @@ import (
 )
 
 // driver returns a Node.js driver, skipping the test when no Node.js 24 is
-// on PATH, unless CODEMODE_REQUIRE_NODE is set (scripts/test sets it).
-func driver(t *testing.T) *node.Driver {
+// on PATH, unless CODEMODE_REQUIRE_NODE is set (scripts/test sets it, and
+// installs the @types/node that the declaration tests then need).
+func driver(t testing.TB) *node.Driver {
 	t.Helper()
 	d := node.New(node.Options{})
 	_, err := exec.LookPath("node")

@@ -7,7 +7,17 @@
 //
 // This driver is NOT a sandbox: programs run with the full rights of the
 // Node.js process. Use it for trusted programs and for conformance tests; the
-// QuickJS driver (drivers/quickjs) is the sandbox. An unhandled rejection or
+// QuickJS driver (drivers/quickjs) is the sandbox. Options.Permission turns
+// on Node.js's permission model (file system, child processes, workers,
+// addons, WASI) as a guard against mistakes in trusted code; it does not
+// make the driver a sandbox: Node.js 24's model has no network permission,
+// there is no memory or CPU limit per execution, every execution shares one
+// process and its globals, and Node.js does not promise the model holds
+// against code written to escape it. An unhandled rejection or
 // an uncaught exception in a program does not take the process down, but a
 // program that never yields blocks every execution on the runtime.
+//
+// The checker's declarations of the runtime (Driver.TypeDefinitionFiles)
+// are those of an installed @types/node 24 package; another Node.js driver
+// reuses them with TypeDefinitionFilesFromDir.
 package node

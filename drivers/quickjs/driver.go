@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -67,6 +68,8 @@ type Driver struct {
 	cache     wazero.CompilationCache
 	templates map[string]*template // by runner source
 	closed    bool
+
+	library func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once
 }
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -74,7 +77,7 @@ var _ drivers.Driver = (*Driver)(nil)
 // New returns a QuickJS driver with the given options (zero fields take
 // their defaults).
 func New(opts Options) *Driver {
-	return &Driver{opts: opts.withDefaults()}
+	return &Driver{opts: opts.withDefaults(), library: sync.OnceValues(readLibrary)}
 }
 
 // Description says what programs run on, for an embedder to show an agent.
@@ -84,11 +87,51 @@ func (d *Driver) Description() string {
 }
 
 // TypeDefinitionFiles returns the declarations of what the QuickJS runtime
-// provides beyond the ECMAScript library: the timer functions and a global
-// console that writes to the program's output like the scope console.
+// provides: its ECMAScript library, and beyond it the timer functions and a
+// global console that writes to the program's output like the scope
+// console.
+//
+// The library is TypeScript's es2025 library without what this QuickJS
+// build lacks (Intl, Atomics, RegExp's legacy statics such as RegExp.$1),
+// so that a program using them is rejected by the checker instead of
+// failing at run time. It is "quickjs-lib.d.ts", which replaces the
+// checker's default library (`/// <reference no-default-lib="true"/>`),
+// and the files it references, "quickjs-lib/lib.*.d.ts" (generated into
+// lib/ by lib_test.go from the TypeScript compiler's own).
 func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
-	return []drivers.TypeDefinitionFile{{Name: "quickjs-globals.d.ts", Text: globalsDTS}}, nil
+	lib, err := d.library()
+	if err != nil {
+		return nil, err
+	}
+	files := append([]drivers.TypeDefinitionFile{{Name: "quickjs-globals.d.ts", Text: globalsDTS}}, lib...)
+	return files, nil
 }
+
+//go:embed lib/*.d.ts
+var libFS embed.FS
+
+// readLibrary reads the embedded library.
+func readLibrary() ([]drivers.TypeDefinitionFile, error) {
+	entries, err := libFS.ReadDir("lib")
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: reading the embedded library: %w", err)
+	}
+	files := []drivers.TypeDefinitionFile{{Name: "quickjs-lib.d.ts", Text: libEntry}}
+	for _, e := range entries {
+		text, err := libFS.ReadFile("lib/" + e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("quickjs: reading the embedded library: %w", err)
+		}
+		files = append(files, drivers.TypeDefinitionFile{Name: "quickjs-lib/" + e.Name(), Text: string(text)})
+	}
+	return files, nil
+}
+
+const libEntry = `/// <reference no-default-lib="true"/>
+// The ECMAScript library of QuickJS: TypeScript's es2025 without Intl,
+// Atomics and RegExp's legacy statics, which this QuickJS build lacks.
+/// <reference path="quickjs-lib/lib.es2025.d.ts" />
+`
 
 const globalsDTS = `declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): number;
 declare function clearTimeout(id: number | undefined): void;
