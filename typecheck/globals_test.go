@@ -152,6 +152,9 @@ func TestQuickJSDeclarationsRejectWhatItLacks(t *testing.T) {
 		{"Promise.try and withResolvers", `[Promise.try(() => 1), Promise.withResolvers<number>()]`, 0, ""},
 		{"Float16Array and Math.f16round", `new Float16Array([Math.f16round(1.5)])`, 0, ""},
 		{"Set methods", `new Set([1]).union(new Set([2]))`, 0, ""},
+		{"sleep with setTimeout", `new Promise((r) => setTimeout(r, 5)).then(() => new Promise((resolve) => setTimeout(resolve, 5)))`, 0, ""},
+		{"setTimeout with arguments", `setTimeout((a: number, b: string) => a + b, 5, 1, "x")`, 0, ""},
+		{"setTimeout with wrong arguments", `setTimeout((a: number) => a, 5, "x")`, 2345, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

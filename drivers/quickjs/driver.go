@@ -82,7 +82,7 @@ func New(opts Options) *Driver {
 
 // Description says what programs run on, for an embedder to show an agent.
 func (d *Driver) Description() string {
-	return fmt.Sprintf("QuickJS-NG (ES2023) in a WebAssembly sandbox: no file system, network, environment or process access; "+
+	return fmt.Sprintf("QuickJS-NG (ECMAScript 2025 without Intl and Atomics) in a WebAssembly sandbox: no file system, network, environment or process access; "+
 		"setTimeout/clearTimeout and console; per-execution deadline %s and memory limit %d MiB", d.opts.Timeout, d.opts.MemoryLimit>>20)
 }
 
@@ -134,6 +134,8 @@ const libEntry = `/// <reference no-default-lib="true"/>
 `
 
 const globalsDTS = `declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, ms?: number, ...args: A): number;
+/** The promise idiom: new Promise((resolve) => setTimeout(resolve, ms)). */
+declare function setTimeout(callback: (value: void) => void, ms?: number): number;
 declare function clearTimeout(id: number | undefined): void;
 declare var console: CodeModeConsole;
 declare function queueMicrotask(callback: () => void): void;
