@@ -98,7 +98,7 @@ func TestMutualTLS(t *testing.T) {
 					}
 					defer rt.Close()
 					runOK(t, rt)
-					if files, err := d.TypeDefinitionFiles(context.Background()); err != nil || len(files) != 1 || files[0].Name != "quickjs-globals.d.ts" {
+					if files, err := d.TypeDefinitionFiles(context.Background()); err != nil || len(files) < 2 || files[0].Name != "quickjs-globals.d.ts" || files[1].Name != "quickjs-lib.d.ts" {
 						t.Fatalf("TypeDefinitionFiles = %v, %v", files, err)
 					}
 					if !strings.Contains(rt.Description(), "QuickJS") {
