@@ -75,7 +75,8 @@ type Options struct {
 
 // FindTsc looks for the project-local compiler (.tools/node_modules/.bin/tsc
 // in dir or a parent), then $CODEMODE_TSC, then tsc on PATH, and returns
-// ErrNotInstalled when none is TypeScript 7.
+// an error wrapping ErrNotInstalled when none is TypeScript 7 (saying why
+// $CODEMODE_TSC, when set, was not used).
 func FindTsc(dir string) (string, error) {
 	var candidates []string
 	for d := dir; ; d = filepath.Dir(d) {
@@ -90,11 +91,28 @@ func FindTsc(dir string) (string, error) {
 	if p, err := exec.LookPath("tsc"); err == nil {
 		candidates = append(candidates, p)
 	}
+	env := os.Getenv("CODEMODE_TSC")
+	var envProblem string
 	for _, c := range candidates {
 		out, err := exec.Command(c, "--version").Output()
 		if err == nil && strings.HasPrefix(strings.TrimSpace(string(out)), "Version 7.") {
 			return nativeBinary(c), nil
 		}
+		if c == env && envProblem == "" {
+			switch {
+			case err != nil:
+				envProblem = fmt.Sprintf("$CODEMODE_TSC (%s) does not run: %v", env, err)
+			default:
+				first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+				if len(first) > 100 {
+					first = first[:100]
+				}
+				envProblem = fmt.Sprintf("$CODEMODE_TSC (%s) is not TypeScript 7: --version printed %q", env, first)
+			}
+		}
+	}
+	if envProblem != "" {
+		return "", fmt.Errorf("%w; %s", ErrNotInstalled, envProblem)
 	}
 	return "", ErrNotInstalled
 }
