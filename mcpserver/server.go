@@ -229,8 +229,8 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	}
 	var mu sync.Mutex
 	var logs strings.Builder
-	logTotal := 0 // characters of console output, kept or not
-	calls := 0
+	logTotal := 0              // characters of console output, kept or not
+	calls := map[uint64]bool{} // tool calls made, by seq (rejected ones too)
 	opts := client.RunOptions{OnTelemetry: func(e client.Event) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -244,8 +244,8 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 			if logs.Len() < budget {
 				logs.WriteString(text)
 			}
-		case client.EventToolCallStarted:
-			calls++
+		case client.EventToolCallStarted, client.EventToolCallFailed, client.EventToolCallCompleted:
+			calls[e.Seq] = true
 		}
 	}}
 	out, err := h.cl.RunCode(ctx, in.Code, opts)
@@ -260,7 +260,10 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		}
 		return failure("The runtime failed while running the program: " + err.Error()), nil
 	}
-	h.opts.Logf("program %s after %d tool call(s)", map[client.OutcomeKind]string{client.Success: "succeeded", client.ProgramFailed: "failed"}[out.Kind], calls)
+	mu.Lock()
+	n := len(calls)
+	mu.Unlock()
+	h.opts.Logf("program %s after %d tool call(s)", map[client.OutcomeKind]string{client.Success: "succeeded", client.ProgramFailed: "failed"}[out.Kind], n)
 	res := &mcp.CallToolResult{}
 	if out.Kind == client.ProgramFailed {
 		res.IsError = true

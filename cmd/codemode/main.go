@@ -19,6 +19,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -96,7 +97,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // oneLine renders an error message on one line: no repeated "codemode: "
 // prefix, and line breaks (a validation report) joined with "; ".
 func oneLine(msg string) string {
-	msg = strings.TrimPrefix(msg, "codemode: ")
+	msg = strings.ReplaceAll(strings.TrimPrefix(msg, "codemode: "), ": codemode: ", ": ")
 	var parts []string
 	for _, l := range strings.Split(msg, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -174,6 +175,9 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 			}
 		}
 		namespaces = []contract.Namespace{{Name: contract.DefaultNamespace, Tools: tools}}
+	}
+	if c.tools == "" && !c.usesMCP() {
+		fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL or --config FILE)")
 	}
 	var ct *contract.Contract
 	var err error
@@ -289,6 +293,10 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 		}
 		defer release()
 		rtFiles, err := d.TypeDefinitionFiles(ctx)
+		if errors.Is(err, node.ErrTypesNotInstalled) {
+			// A set-up problem, like a missing checker: exit 2.
+			return false, usageError{fmt.Sprintf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
+		}
 		if err != nil {
 			return false, err
 		}

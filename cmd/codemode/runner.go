@@ -123,6 +123,9 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("runner serve: starting a %s runtime: %w", *runtimeName, err)
 	}
 	_ = warm.Close()
+	if _, err := local.TypeDefinitionFiles(ctx); err != nil {
+		log.Warn("codemode runner: clients cannot type-check programs against this host (running them works)", "reason", err.Error())
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("codemode runner: serving", "listen", l.Addr().String(), "runtime", *runtimeName, "tls", tlsConfig != nil, "mutual-tls", *tlsClientCA != "", "max-connections", *maxConns)

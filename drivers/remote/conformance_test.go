@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/remote"
 	"github.com/codemode-go/codemode/testing/conformance"
@@ -47,4 +49,24 @@ func nodeDriver(t *testing.T) *node.Driver {
 		t.Fatal(err)
 	}
 	return local
+}
+
+// TestHostWithoutDeclarationsServes: a Node.js host without @types/node
+// runs programs; only the client's TypeDefinitionFiles fails, saying why.
+func TestHostWithoutDeclarationsServes(t *testing.T) {
+	nodeDriver(t) // skips without Node.js 24
+	local := node.New(node.Options{TypesDir: t.TempDir()})
+	h := startHost(t, local, remote.ServerOptions{})
+	rt := h.runtime(t)
+	c, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := client.New(rt, c).Run(context.Background(), `export default async function ({ result }) { result.appendText("ran"); }`, client.RunOptions{})
+	if err != nil || out.Kind != client.Success || out.Content[0].Text != "ran" {
+		t.Fatalf("run: %+v %v", out, err)
+	}
+	if _, err := h.driver(t).TypeDefinitionFiles(context.Background()); err == nil || !strings.Contains(err.Error(), "has no type definitions") {
+		t.Fatalf("TypeDefinitionFiles error %v", err)
+	}
 }

@@ -62,6 +62,7 @@ type Driver struct {
 	mu          sync.Mutex
 	description string // the host's, from the last welcome
 	files       []drivers.TypeDefinitionFile
+	filesErr    string // why the host has no declaration files
 	described   bool
 }
 
@@ -112,8 +113,11 @@ func (d *Driver) Description() string {
 func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
 	d.mu.Lock()
 	if d.described {
-		files := d.files
+		files, why := d.files, d.filesErr
 		d.mu.Unlock()
+		if why != "" {
+			return nil, fmt.Errorf("remote runner at %s: %s", d.opts.Address, why)
+		}
 		return files, nil
 	}
 	d.mu.Unlock()
@@ -124,6 +128,9 @@ func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinit
 	_ = conn.Close()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.filesErr != "" {
+		return nil, fmt.Errorf("remote runner at %s: %s", d.opts.Address, d.filesErr)
+	}
 	return d.files, nil
 }
 
@@ -166,7 +173,7 @@ func (d *Driver) handshake(ctx context.Context, purpose string) (net.Conn, *hand
 	}
 	_ = conn.SetDeadline(time.Time{})
 	d.mu.Lock()
-	d.description, d.files, d.described = welcome.Description, fromFiles(welcome.Files), true
+	d.description, d.files, d.filesErr, d.described = welcome.Description, fromFiles(welcome.Files), welcome.Message, true
 	d.mu.Unlock()
 	return conn, welcome, nil
 }

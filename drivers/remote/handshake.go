@@ -46,7 +46,7 @@ type hsKind uint8
 const (
 	hsHello   hsKind = 1 // host → client: Protocol, Version, Nonce
 	hsAuth    hsKind = 2 // client → host: Version, Nonce, Proof?, Purpose
-	hsWelcome hsKind = 3 // host → client: Proof?, Description, Files
+	hsWelcome hsKind = 3 // host → client: Proof?, Description, Files, or Message saying why there are none
 	hsRefuse  hsKind = 4 // host → client: Code, Message
 )
 
@@ -122,6 +122,9 @@ func (m *handshake) check() error {
 	case hsWelcome:
 		if len(m.Proof) != 0 && len(m.Proof) != proofSize {
 			return bad("proof of %d bytes, want %d or none", len(m.Proof), proofSize)
+		}
+		if len(m.Message) > maxRefusalMessage {
+			return bad("message of %d bytes (limit %d)", len(m.Message), maxRefusalMessage)
 		}
 	case hsRefuse:
 		if m.Code == "" {

@@ -337,11 +337,18 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 		}
 		welcome.Proof = proof(s.opts.Token, roleServer, hostNonce, auth.Nonce, binding)
 	}
-	files, err := s.opts.Driver.TypeDefinitionFiles(ctx)
-	if err != nil {
-		return nil, refuse(refuseUnavailable, "the host's driver has no type definitions: "+err.Error(), err)
+	// Running programs does not need declarations: a driver without them
+	// (a Node.js host without @types/node) still serves, and the client's
+	// TypeDefinitionFiles reports why there are none.
+	if files, err := s.opts.Driver.TypeDefinitionFiles(ctx); err != nil {
+		msg := "the host's driver has no type definitions: " + err.Error()
+		if len(msg) > maxRefusalMessage {
+			msg = msg[:maxRefusalMessage]
+		}
+		welcome.Message = msg
+	} else {
+		welcome.Files = toFiles(files)
 	}
-	welcome.Files = toFiles(files)
 	if auth.Purpose == purposeDescribe {
 		if err := writeHandshake(conn, welcome); err != nil {
 			return nil, err
