@@ -39,8 +39,9 @@ type Pool struct {
 }
 
 type member struct {
-	rt     *Runtime // nil while being replaced
-	active int
+	rt      *Runtime // nil while being replaced
+	active  int
+	bootErr error // why the last replacement failed to boot, or nil
 }
 
 // NewPool boots opts.Size runtimes with driver; ctx governs boot. If one
@@ -146,6 +147,20 @@ func (p *Pool) acquire(ctx context.Context) (*member, error) {
 			best.active++
 			return best, nil
 		}
+		// When no runtime can be booted (a runner host that is down), say
+		// so instead of waiting for one; replacements go on in the
+		// background, so a later execution may succeed.
+		var bootErr error
+		for _, m := range p.members {
+			if m.bootErr == nil {
+				bootErr = nil
+				break
+			}
+			bootErr = m.bootErr
+		}
+		if bootErr != nil {
+			return nil, fmt.Errorf("%w: no runtime in the pool could be started: %w", ErrRuntimeFailed, bootErr)
+		}
 		p.free.Wait()
 	}
 }
@@ -170,10 +185,10 @@ func (p *Pool) replace(m *member) {
 			return
 		}
 		if err == nil {
-			m.rt = rt
+			m.rt, m.bootErr = rt, nil
 		} else {
 			// Keep the failed runtime in place; the next acquire retries.
-			m.rt = old
+			m.rt, m.bootErr = old, err
 		}
 		p.free.Broadcast()
 	}()

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,6 +51,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	handshake := fs.Duration("handshake-timeout", 10*time.Second, "bound on TLS, authentication and a runtime's boot")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-execution deadline (quickjs)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
+	drainTimeout := fs.Duration("drain-timeout", 5*time.Minute, "after SIGTERM, how long executions in flight may take before the remaining connections are closed")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate of this host (enables TLS, with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
 	tlsClientCA := fs.String("tls-client-ca", "", "PEM CA bundle that client certificates must chain to (mutual TLS)")
@@ -95,7 +97,15 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		defer d.Close()
 		local = d
 	case "node":
-		local = node.New(node.Options{})
+		// Programs can read a Node.js child's environment: leave the
+		// token out of it.
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, tokenEnv+"=") {
+				env = append(env, kv)
+			}
+		}
+		local = node.New(node.Options{Env: env})
 	default:
 		return usageError{fmt.Sprintf("runner serve: --runtime %q is neither quickjs nor node", *runtimeName)}
 	}
@@ -136,9 +146,11 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("runner serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("codemode runner: draining; a second signal closes the remaining connections")
+	log.Info("codemode runner: draining; a second signal closes the remaining connections", "drain-timeout", drainTimeout.String())
 	force, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	force, cancel := context.WithTimeout(force, *drainTimeout)
+	defer cancel()
 	err = srv.Shutdown(force)
 	<-served
 	if err != nil {

@@ -30,6 +30,10 @@ type Options struct {
 	// Dir is the child's working directory, where module resolution is
 	// rooted; default the host's working directory.
 	Dir string
+	// Env is the child's environment as "KEY=value" entries; nil gives it
+	// the host's whole environment, which programs can read
+	// (process.env), so leave secrets out.
+	Env []string
 	// NodeArgs are extra flags for node, given after the driver's own and
 	// Permission's.
 	NodeArgs []string
@@ -167,6 +171,7 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	args = append(args, "-")
 	cmd := exec.Command(d.opts.NodePath, args...)
 	cmd.Dir = d.opts.Dir
+	cmd.Env = d.opts.Env // nil: the host's environment
 	cmd.Stdin = strings.NewReader(BootstrapSource(req.RunnerSource, 3, d.opts.MaxOutput, d.opts.MaxContent))
 	cmd.Stdout = io.Discard
 	tail := &tailBuffer{max: 8 << 10}

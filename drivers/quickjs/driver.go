@@ -67,6 +67,7 @@ type Driver struct {
 	mu        sync.Mutex
 	cache     wazero.CompilationCache
 	templates map[string]*template // by runner source
+	conns     map[*connection]bool // live connections, closed by Close
 	closed    bool
 
 	library func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once
@@ -160,11 +161,25 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	c := &connection{host: host, done: make(chan struct{})}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		cancel()
+		return nil, errors.New("quickjs: the driver is closed")
+	}
+	if d.conns == nil {
+		d.conns = map[*connection]bool{}
+	}
+	d.conns[c] = true
+	d.mu.Unlock()
 	go func() {
 		err := s.serve(runCtx)
 		_ = guest.Close()
 		m.close()
 		c.err = err
+		d.mu.Lock()
+		delete(d.conns, c)
+		d.mu.Unlock()
 		close(c.done)
 	}()
 	return c, nil
@@ -203,13 +218,23 @@ func (d *Driver) template(ctx context.Context, runnerSource string) (*template, 
 	return t, nil
 }
 
-// Close releases the compiled engine and its templates. Close the runtimes
-// the driver made first: their engines stop working. It is safe to call more
-// than once.
+// Close releases the compiled engine and its templates. Runtimes the driver
+// made that are still open are ended first (their executions fail, as when
+// the runtime is closed); close them yourself for an orderly end. It is safe
+// to call more than once.
 func (d *Driver) Close() error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.closed = true
+	conns := make([]*connection, 0, len(d.conns))
+	for c := range d.conns {
+		conns = append(conns, c)
+	}
+	d.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	var first error
 	for src, t := range d.templates {
 		if err := t.rt.Close(context.Background()); err != nil && first == nil {

@@ -439,6 +439,10 @@ func (ss *session) drain() {
 	}
 }
 
+// channelGrace is how long a session whose runtime channel broke waits for
+// the runtime's own end (and its reason) before ending anyway.
+const channelGrace = 2 * time.Second
+
 // run relays until either side ends, the idle timeout passes or the server
 // ends the session; it then closes the socket and the runtime, waits for the
 // relay goroutines and returns the reason.
@@ -511,7 +515,7 @@ func (ss *session) up() string {
 			ss.settle(m.Execution, true)
 		case wire.KindToolResult:
 		default:
-			return fmt.Sprintf("the client sent a %s message", m.Kind)
+			return fmt.Sprintf("the client sent an unexpected %s message", m.Kind)
 		}
 		if err := ss.toLocal.Write(m); err != nil {
 			return fmt.Sprintf("writing to the runtime: %v", err)
@@ -530,9 +534,15 @@ func (ss *session) down() string {
 				return "closed"
 			default:
 			}
-			<-ss.local.Done()
-			if lerr := ss.local.Err(); lerr != nil {
-				return fmt.Sprintf("the runtime ended: %v", lerr)
+			// A broken channel (a Node.js program that wrote to fd 3)
+			// ends the session even while the runtime's process lives on;
+			// ending it closes the runtime.
+			select {
+			case <-ss.local.Done():
+				if lerr := ss.local.Err(); lerr != nil {
+					return fmt.Sprintf("the runtime ended: %v", lerr)
+				}
+			case <-time.After(channelGrace):
 			}
 			return fmt.Sprintf("the runtime's channel ended: %v", err)
 		}
