@@ -26,10 +26,11 @@ const DefaultMaxTokens = 6000
 
 // DefaultDescription is the code tool's description when Options has none.
 // {{types}} becomes the contract's declarations, {{example}} a call of one
-// tool and {{namespaces}} the list of tool namespaces in scope.
+// tool, {{namespaces}} the list of tool namespaces in scope and {{runtime}}
+// the runtime's description (a sandbox, or not).
 const DefaultDescription = `Run a TypeScript program that calls the tools declared below, and answer with its result. Use it to do in one step what would otherwise take many tool calls: call several tools, loop, filter and combine their results, and return only what matters.
 
-Write plain statements with top-level await. The value of the last expression statement (or a value you return) is the answer: a string as it is, anything else as JSON. In scope: {{namespaces}} (the tools, as declared below), console and result; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer, and console.log output is returned separately. A failed tool call throws an Error whose name says why (MCPToolError for an error the tool reported, ToolValidationError for input that breaks its schema). The program runs in a sandbox with no network or file system; the only way out is the tools.
+Write plain statements with top-level await. The value of the last expression statement (or a value you return) is the answer: a string as it is, anything else as JSON. In scope: {{namespaces}} (the tools, as declared below), console and result; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer, and console.log output is returned separately. A failed tool call throws an Error whose name says why (MCPToolError for an error the tool reported, ToolValidationError for input that breaks its schema). Where the program runs: {{runtime}}.
 
 Example:
 ` + "```ts\n{{example}}\n```" + `
@@ -42,8 +43,9 @@ type Options struct {
 	// Name and Version identify the server in the MCP handshake; defaults
 	// "codemode" and "0.1.0".
 	Name, Version string
-	// Description is the code tool's description, with the {{types}} and
-	// {{example}} placeholders; default DefaultDescription.
+	// Description is the code tool's description, with the {{types}},
+	// {{example}}, {{namespaces}} and {{runtime}} placeholders; default
+	// DefaultDescription.
 	Description string
 	// Instructions are sent in the handshake (for example the upstream
 	// servers' own instructions).
@@ -86,7 +88,7 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	desc := Description(cl.Contract(), opts.Description)
+	desc := strings.ReplaceAll(Description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	h := &handler{cl: cl, opts: opts}
 	srv.AddTool(&mcp.Tool{

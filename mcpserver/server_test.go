@@ -59,7 +59,7 @@ func TestCodeToolDescription(t *testing.T) {
 		t.Fatalf("tools %v", res.Tools)
 	}
 	d := res.Tools[0].Description
-	for _, want := range []string{"In scope: fx (the tools", "interface FxTools {", "const answer = await fx.getWeather({ location: \"…\" });", "MCPToolError"} {
+	for _, want := range []string{"In scope: fx (the tools", "interface FxTools {", "const answer = await fx.getWeather({ location: \"…\" });", "MCPToolError", "Where the program runs: QuickJS-NG", "WebAssembly sandbox"} {
 		if !strings.Contains(d, want) {
 			t.Fatalf("description lacks %q:\n%s", want, d)
 		}

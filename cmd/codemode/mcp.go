@@ -38,7 +38,7 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cf.register(fs)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-program deadline")
-	descFile := fs.String("description", "", "file with the code tool's description template ({{types}}, {{example}} and {{namespaces}} are filled in)")
+	descFile := fs.String("description", "", "file with the code tool's description template ({{types}}, {{example}}, {{namespaces}} and {{runtime}} are filled in)")
 	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
 	var rf runtimeFlags

@@ -484,3 +484,26 @@ func TestSIGTERMDrainsTheHostProcess(t *testing.T) {
 		t.Fatalf("the host exited with %v, want status 0", err)
 	}
 }
+
+// TestBusyHandshakesAreRefusedClearly: past MaxHandshakes connections still
+// authenticating, a client is told the host is busy (not that it is some
+// other service), and is served once a slot frees.
+func TestBusyHandshakesAreRefusedClearly(t *testing.T) {
+	h := startHost(t, quickjsDriver(t), remote.ServerOptions{MaxHandshakes: 1})
+	idle, err := net.Dial("tcp", h.addr) // holds the only slot, saying nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the idle connection to be accepted", func() bool {
+		_, err := client.NewRuntime(context.Background(), h.driver(t))
+		return err != nil && strings.Contains(err.Error(), "too many connections are authenticating")
+	})
+	idle.Close()
+	waitFor(t, "a free slot", func() bool {
+		rt, err := client.NewRuntime(context.Background(), h.driver(t))
+		if err == nil {
+			rt.Close()
+		}
+		return err == nil
+	})
+}

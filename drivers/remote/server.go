@@ -45,7 +45,8 @@ type ServerOptions struct {
 	// reached". Default 64.
 	MaxConnections int
 	// MaxHandshakes caps connections still authenticating; past it a new
-	// connection is closed without a word. Default 64.
+	// connection is refused (a refuse{limit} frame, written within a second)
+	// and closed. Default 64.
 	MaxHandshakes int
 	// HandshakeTimeout bounds TLS, the handshake and the runtime's boot for
 	// one connection; default 10s.
@@ -166,8 +167,16 @@ func (s *Server) accept(c net.Conn) {
 		return
 	}
 	if len(s.handshaking) >= s.opts.MaxHandshakes {
-		s.log.Warn("remote runner: connection dropped: too many connections authenticating", "remote", c.RemoteAddr().String(), "limit", s.opts.MaxHandshakes)
-		_ = c.Close()
+		s.log.Warn("remote runner: connection refused: too many connections authenticating", "remote", c.RemoteAddr().String(), "limit", s.opts.MaxHandshakes)
+		// Say so, briefly, so a client can tell a busy host from another
+		// service; a peer that does not read loses nothing but a second.
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			_ = writeHandshake(c, &handshake{Kind: hsRefuse, Code: refuseLimit, Message: "connection refused: too many connections are authenticating; try again"})
+			_ = c.Close()
+		}()
 		return
 	}
 	s.handshaking[c] = struct{}{}
