@@ -60,6 +60,45 @@ type Runtime struct {
 	closeOnce sync.Once
 	loop      sync.WaitGroup // the reader goroutine
 	calls     sync.WaitGroup // tool handler goroutines
+	probing   atomic.Bool    // a liveness probe after a cancel is running
+	probes    sync.WaitGroup // that probe's goroutine
+}
+
+// CancelGrace is how long a runtime may take, after an execution was
+// cancelled, to run a trivial probe execution. A runner that cannot (a
+// Node.js process stuck in a busy loop, which no cancel can interrupt) is
+// failed with an error saying so and its environment stopped, so that a Pool
+// replaces it instead of sending it more work.
+const CancelGrace = 10 * time.Second
+
+// probeSource is the trivial module of a liveness probe.
+const probeSource = "export default () => {};\n"
+
+// probeAfterCancel starts a liveness probe unless one is running or the
+// runtime has ended.
+func (rt *Runtime) probeAfterCancel() {
+	if !rt.probing.CompareAndSwap(false, true) {
+		return
+	}
+	rt.mu.Lock()
+	if rt.finished.State != Running {
+		rt.mu.Unlock()
+		rt.probing.Store(false)
+		return
+	}
+	rt.probes.Add(1) // under mu, so it happens before Close's Wait
+	rt.mu.Unlock()
+	go func() {
+		defer rt.probes.Done()
+		defer rt.probing.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), CancelGrace)
+		defer cancel()
+		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js"})
+		if errors.Is(err, context.DeadlineExceeded) {
+			rt.finish(Finished{State: Failed, Err: fmt.Errorf("%w: the runner did not run a trivial execution within %s after an execution was cancelled; it is stuck (a program that never yields?)", ErrRuntimeFailed, CancelGrace)})
+			_ = rt.conn.Close()
+		}
+	}()
 }
 
 // pending is an execution waiting for runner messages.
@@ -203,6 +242,7 @@ func (rt *Runtime) Close() error {
 		rt.loop.Wait()
 		rt.finish(Finished{State: Closed})
 		rt.calls.Wait()
+		rt.probes.Wait()
 	})
 	return err
 }
@@ -294,6 +334,7 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 			}
 		case <-ctx.Done():
 			_ = rt.w.Write(&wire.Message{Kind: wire.KindCancel, Execution: id})
+			rt.probeAfterCancel()
 			return nil, context.Cause(ctx)
 		case <-rt.done:
 			return nil, rt.doneErr()

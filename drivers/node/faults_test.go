@@ -106,3 +106,42 @@ func TestCloseKillsAChildThatIgnoresSIGTERM(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolReplacesAStuckRuntime: a program in a busy loop cannot be
+// interrupted on Node.js; once its execution is cancelled, the runtime fails
+// its liveness probe (client.CancelGrace) and is stopped (a program sent to
+// it meanwhile fails, saying so), and the pool runs the next program on a
+// fresh runtime.
+func TestPoolReplacesAStuckRuntime(t *testing.T) {
+	d := driver(t)
+	ctx := context.Background()
+	pool, err := client.NewPool(ctx, d, client.PoolOptions{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	c, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := client.New(pool, c)
+	busy, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := cl.Run(busy, `export default async function () { while (true) {} }`, client.RunOptions{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("busy program: %v", err)
+	}
+	next, cancelNext := context.WithTimeout(ctx, client.CancelGrace+30*time.Second)
+	defer cancelNext()
+	const fresh = `export default async function ({ result }) { result.appendText("fresh"); }`
+	// A program sent to the stuck runtime meanwhile fails, saying why.
+	out, err := cl.Run(next, fresh, client.RunOptions{})
+	if err != nil {
+		if !errors.Is(err, client.ErrRuntimeFailed) || !strings.Contains(err.Error(), "it is stuck") {
+			t.Fatalf("program sent to the stuck runtime: %v", err)
+		}
+		out, err = cl.Run(next, fresh, client.RunOptions{})
+	}
+	if err != nil || out.Kind != client.Success || out.Content[0].Text != "fresh" {
+		t.Fatalf("next program: %+v %v", out, err)
+	}
+}
