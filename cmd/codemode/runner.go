@@ -51,6 +51,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	handshake := fs.Duration("handshake-timeout", 10*time.Second, "bound on TLS, authentication and a runtime's boot")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-execution deadline (quickjs)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
+	maxEngines := fs.Int("max-engines", 0, "quickjs: executions running at once across all connections (each may use its memory limit, 64 MiB); more wait for a free engine (0: no cap)")
 	drainTimeout := fs.Duration("drain-timeout", 5*time.Minute, "after SIGTERM, how long executions in flight may take before the remaining connections are closed")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate of this host (enables TLS, with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
@@ -74,6 +75,8 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageError{"runner serve: --listen is required"}
 	case *maxConns < 1:
 		return usageError{"runner serve: --max-connections must be at least 1"}
+	case *maxEngines < 0:
+		return usageError{"runner serve: --max-engines must be 0 (no cap) or more"}
 	case *idle < 0 || *handshake <= 0 || *timeout <= 0:
 		return usageError{"runner serve: --idle-timeout must not be negative; --handshake-timeout and --timeout must be positive"}
 	case (*tlsCert == "") != (*tlsKey == ""):
@@ -93,7 +96,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var local drivers.Driver
 	switch *runtimeName {
 	case "quickjs":
-		d := quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir})
+		d := quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir, MaxEngines: *maxEngines})
 		defer d.Close()
 		local = d
 	case "node":

@@ -30,6 +30,12 @@ type Options struct {
 	// MaxContent caps one execution's result content, in UTF-16 code units;
 	// an append past it throws a RangeError in the program. Default 8 MiB.
 	MaxContent int
+	// MaxEngines caps the executions running at once across every runtime
+	// the driver made (each holds an engine of up to MemoryLimit plus 8
+	// MiB); more wait for a free engine, and the wait counts against their
+	// deadline. 0 means no cap. A runner host serving untrusted clients
+	// sets it to bound its memory.
+	MaxEngines int
 	// PoolSize is how many idle engines a runtime keeps, restored from the
 	// snapshot, for the next executions. Default 8.
 	PoolSize int
@@ -62,7 +68,8 @@ func (o Options) withDefaults() Options {
 // that template, so keep one Driver per process and Close it after the
 // runtimes it made. It is safe for concurrent use.
 type Driver struct {
-	opts Options
+	opts  Options
+	slots chan struct{} // one per running execution when MaxEngines > 0
 
 	mu        sync.Mutex
 	cache     wazero.CompilationCache
@@ -78,7 +85,11 @@ var _ drivers.Driver = (*Driver)(nil)
 // New returns a QuickJS driver with the given options (zero fields take
 // their defaults).
 func New(opts Options) *Driver {
-	return &Driver{opts: opts.withDefaults(), library: sync.OnceValues(readLibrary)}
+	d := &Driver{opts: opts.withDefaults(), library: sync.OnceValues(readLibrary)}
+	if d.opts.MaxEngines > 0 {
+		d.slots = make(chan struct{}, d.opts.MaxEngines)
+	}
+	return d
 }
 
 // Description says what programs run on, for an embedder to show an agent.
@@ -157,7 +168,7 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	}
 	m := &machine{template: t, poolSize: d.opts.PoolSize}
 	host, guest := pipe()
-	s := &server{m: m, opts: d.opts, r: wire.NewReader(guest), w: wire.NewWriter(guest), conn: guest, execs: map[uint64]*execution{}}
+	s := &server{m: m, opts: d.opts, slots: d.slots, r: wire.NewReader(guest), w: wire.NewWriter(guest), conn: guest, execs: map[uint64]*execution{}}
 	c := &connection{host: host, done: make(chan struct{})}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel

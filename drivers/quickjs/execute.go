@@ -115,6 +115,19 @@ func (s *server) run(ex *execution, msg *wire.Message) {
 		fmt.Errorf("the execution deadline of %s was exceeded", s.opts.Timeout))
 	defer cancel()
 
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errStopped) {
+				s.end(ex, nil)
+				return
+			}
+			s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("%v while waiting for an engine (all %d in use)", context.Cause(ctx), cap(s.slots))))
+			return
+		}
+	}
 	in, err := s.m.get(ctx)
 	if err != nil {
 		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))

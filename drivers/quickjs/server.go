@@ -14,11 +14,12 @@ import (
 // server is the Go runner: it speaks the wire protocol on one end of the
 // driver's byte channel and runs each execution on its own engine.
 type server struct {
-	m    *machine
-	opts Options
-	r    *wire.Reader
-	w    *wire.Writer
-	conn io.ReadWriteCloser
+	m     *machine
+	opts  Options
+	slots chan struct{} // the driver's engine slots; nil without MaxEngines
+	r     *wire.Reader
+	w     *wire.Writer
+	conn  io.ReadWriteCloser
 
 	mu    sync.Mutex
 	execs map[uint64]*execution
