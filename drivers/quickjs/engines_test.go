@@ -109,4 +109,3 @@ func TestMaxEnginesBoundsRunningExecutions(t *testing.T) {
 		t.Fatalf("next execution: %+v %v", out, err)
 	}
 }
-
