@@ -311,7 +311,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 		fmt.Fprintln(stdout, "valid")
 		return false, nil
 	}
-	fmt.Fprintln(stdout, res.Report)
+	fmt.Fprintln(stdout, named(res.Report, positional[0]))
 	return true, nil
 }
 
@@ -414,7 +414,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 			fmt.Fprintf(stdout, "%s\n", line)
 			continue
 		}
-		printForPerson(rec, stdout, stderr)
+		printForPerson(rec, positional[0], stdout, stderr)
 	}
 	return failed, nil
 }
@@ -489,7 +489,14 @@ func runOnce(ctx context.Context, cl *client.Client, source string, asCode bool,
 	return rec, nil
 }
 
-func printForPerson(rec *runRecord, stdout, stderr io.Writer) {
+// named shows positions in a program's file name instead of the name
+// programs run under ("agent.ts:3:5" becomes "report.ts:3:5"), for a person
+// reading the command's output; --json keeps the names as they are.
+func named(text, path string) string {
+	return strings.ReplaceAll(text, "agent.ts:", filepath.Base(path)+":")
+}
+
+func printForPerson(rec *runRecord, path string, stdout, stderr io.Writer) {
 	if rec.Outcome == client.Success {
 		for _, c := range rec.Content {
 			switch c.Type {
@@ -501,8 +508,8 @@ func printForPerson(rec *runRecord, stdout, stderr io.Writer) {
 		}
 		return
 	}
-	fmt.Fprintf(stderr, "program failed: %s: %s\n", rec.Error.Name, rec.Error.Message)
+	fmt.Fprintf(stderr, "program failed: %s: %s\n", rec.Error.Name, named(rec.Error.Message, path))
 	if rec.Error.Stack != "" {
-		fmt.Fprintln(stderr, strings.TrimRight(rec.Error.Stack, "\n"))
+		fmt.Fprintln(stderr, named(strings.TrimRight(rec.Error.Stack, "\n"), path))
 	}
 }

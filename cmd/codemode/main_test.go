@@ -277,7 +277,7 @@ func TestRunForAPerson(t *testing.T) {
 	}
 	failing := writeFile(t, "f.ts", "export default async function () {\n  throw new Error(\"nope\");\n}\n")
 	code, _, stderr = runCLI(t, "run", failing)
-	if code != 1 || !strings.Contains(stderr, "program failed: Error: nope") || !strings.Contains(stderr, "agent.ts:2:") {
+	if code != 1 || !strings.Contains(stderr, "program failed: Error: nope") || !strings.Contains(stderr, "(f.ts:2:") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 }
@@ -290,7 +290,7 @@ func TestExampleToolsFileRuns(t *testing.T) {
 }
 
 func TestCheckReportsTypeErrors(t *testing.T) {
-	if _, err := typecheck.FindTsc("."); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
 		t.Skip(err)
 	}
 	tools := fixtureToolsFile(t)
@@ -301,10 +301,19 @@ func TestCheckReportsTypeErrors(t *testing.T) {
 	}
 	bad := writeFile(t, "bad.ts", "export default async function ({ codemode }: AgentProgramScope) {\n  await codemode.echo({ value: 42 });\n}\n")
 	code, stdout, _ = runCLI(t, "check", "--tools", tools, bad)
-	if code != 1 || !strings.Contains(stdout, "agent.ts:2:") || !strings.Contains(stdout, "TS2322") {
+	if code != 1 || !strings.Contains(stdout, "bad.ts:2:") || !strings.Contains(stdout, "TS2322") {
 		t.Fatalf("exit %d report %q", code, stdout)
 	}
 	if code, _, _ := runCLI(t, "check"); code != 2 {
 		t.Fatalf("check without a program: exit %d", code)
 	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }
