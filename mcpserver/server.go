@@ -289,54 +289,35 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 }
 
 // contentOf converts a program's content to MCP content within budget
-// characters of text: items are kept in order while they fit (a large one is
-// cut with Truncate), then one text item says how many were left out. Images
-// are kept; the runtime bounds their size. A program with no content is
-// answered with a line saying so.
+// characters of text: text items are kept in order while they fit (a large
+// one is cut with Truncate), and a last text item says how many were left
+// out. Images are kept; the runtime bounds their size. A program with no
+// content is answered with a line saying so.
 func contentOf(items []client.Content, budget int) []mcp.Content {
 	if len(items) == 0 {
 		return []mcp.Content{&mcp.TextContent{Text: "The program finished and returned no value."}}
 	}
 	var out []mcp.Content
-	left := budget
-	for i, c := range items {
-		switch c.Type {
-		case "image":
+	left, dropped := budget, 0
+	for _, c := range items {
+		switch {
+		case c.Type == "image":
 			data, err := base64.StdEncoding.DecodeString(c.Data)
 			if err != nil {
 				out = append(out, &mcp.TextContent{Text: "[an image whose data is not base64]"})
 				continue
 			}
 			out = append(out, &mcp.ImageContent{Data: data, MIMEType: c.MimeType})
+		case left < 200:
+			dropped++
 		default:
-			if left < 200 {
-				dropped := 0
-				for _, rest := range items[i:] {
-					if rest.Type != "image" {
-						dropped++
-					}
-				}
-				out = append(out, &mcp.TextContent{Text: fmt.Sprintf("… [%d more text items left out: the answer is limited to about %d characters]", dropped, budget)})
-				return append(out, imagesOf(items[i:])...)
-			}
 			text := Truncate(c.Text, left)
 			left -= utf8.RuneCountInString(text)
 			out = append(out, &mcp.TextContent{Text: text})
 		}
 	}
-	return out
-}
-
-// imagesOf converts the images among items.
-func imagesOf(items []client.Content) []mcp.Content {
-	var out []mcp.Content
-	for _, c := range items {
-		if c.Type != "image" {
-			continue
-		}
-		if data, err := base64.StdEncoding.DecodeString(c.Data); err == nil {
-			out = append(out, &mcp.ImageContent{Data: data, MIMEType: c.MimeType})
-		}
+	if dropped > 0 {
+		out = append(out, &mcp.TextContent{Text: fmt.Sprintf("… [%d more text items left out: the answer is limited to about %d characters]", dropped, budget)})
 	}
 	return out
 }

@@ -264,24 +264,53 @@ func NewReader(r io.Reader) *Reader {
 // ErrFrameTooLarge for an oversized length prefix and ErrMalformed for an
 // undecodable payload; after any error the stream must be abandoned.
 func (r *Reader) Read() (*Message, error) {
-	if _, err := io.ReadFull(r.r, r.hdr[:]); err != nil {
+	payload, err := readFrame(r.r, &r.hdr, MaxFrameSize)
+	if err != nil {
+		return nil, err
+	}
+	return Unmarshal(payload)
+}
+
+// ReadFrame reads one frame from r and returns its payload: a big-endian
+// uint32 length of at most limit bytes, then the payload. It reads exactly
+// the frame and nothing beyond, so a protocol that follows (the wire
+// protocol after a handshake) starts on an unread stream. Errors are as for
+// Reader.Read: io.EOF at a clean end, io.ErrUnexpectedEOF inside a frame,
+// ErrFrameTooLarge for a length past limit.
+func ReadFrame(r io.Reader, limit uint32) ([]byte, error) {
+	var hdr [4]byte
+	return readFrame(r, &hdr, limit)
+}
+
+func readFrame(r io.Reader, hdr *[4]byte, limit uint32) ([]byte, error) {
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("wire: reading frame header: %w", err)
 		}
 		return nil, err
 	}
-	n := binary.BigEndian.Uint32(r.hdr[:])
-	if n > MaxFrameSize {
-		return nil, fmt.Errorf("%w: %d bytes (limit %d)", ErrFrameTooLarge, n, MaxFrameSize)
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > limit {
+		return nil, fmt.Errorf("%w: frame of %d bytes (limit %d)", ErrFrameTooLarge, n, limit)
 	}
 	payload := make([]byte, n)
-	if _, err := io.ReadFull(r.r, payload); err != nil {
+	if _, err := io.ReadFull(r, payload); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, fmt.Errorf("wire: reading %d-byte frame: %w", n, err)
 	}
-	return Unmarshal(payload)
+	return payload, nil
+}
+
+// WriteFrame writes payload to w as one frame (its big-endian uint32 length,
+// then the payload) in a single Write call.
+func WriteFrame(w io.Writer, payload []byte) error {
+	frame := make([]byte, 4+len(payload))
+	binary.BigEndian.PutUint32(frame, uint32(len(payload)))
+	copy(frame[4:], payload)
+	_, err := w.Write(frame)
+	return err
 }
 
 // Writer writes frames to a byte stream. It is safe for concurrent use: each
@@ -304,12 +333,9 @@ func (w *Writer) Write(m *Message) error {
 	if len(payload) > MaxFrameSize {
 		return fmt.Errorf("%w: %s message of %d bytes (limit %d)", ErrFrameTooLarge, m.Kind, len(payload), MaxFrameSize)
 	}
-	frame := make([]byte, 4+len(payload))
-	binary.BigEndian.PutUint32(frame, uint32(len(payload)))
-	copy(frame[4:], payload)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.w.Write(frame); err != nil {
+	if err := WriteFrame(w.w, payload); err != nil {
 		return fmt.Errorf("wire: writing %s: %w", m.Kind, err)
 	}
 	return nil

@@ -149,8 +149,7 @@ for (const item of r.content) if (item.type === "image") result.appendImage(item
 	})
 
 	t.Run("type error answered before running", func(t *testing.T) {
-		wd, _ := os.Getwd()
-		if _, err := typecheck.FindTsc(wd); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+		if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
 			t.Skip("no TypeScript checker")
 		}
 		texts, _, isErr := code(t, s, "const hits = await memory.search_nodes({ qery: 'x' });\nhits.entities.lenght")

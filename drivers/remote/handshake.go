@@ -5,13 +5,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/wire"
 	"github.com/fxamacker/cbor/v2"
 )
 
@@ -179,17 +179,13 @@ func decodeHandshake(payload []byte) (*handshake, error) {
 	return m, nil
 }
 
-// writeHandshake writes m as one frame: a big-endian uint32 length, then
-// the CBOR payload.
+// writeHandshake writes m as one wire frame.
 func writeHandshake(w io.Writer, m *handshake) error {
 	payload, err := hsEnc.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encoding handshake: %w", err)
 	}
-	frame := make([]byte, 4+len(payload))
-	binary.BigEndian.PutUint32(frame, uint32(len(payload)))
-	copy(frame[4:], payload)
-	if _, err := w.Write(frame); err != nil {
+	if err := wire.WriteFrame(w, payload); err != nil {
 		return fmt.Errorf("writing handshake: %w", err)
 	}
 	return nil
@@ -199,16 +195,11 @@ func writeHandshake(w io.Writer, m *handshake) error {
 // reads exactly the frame and nothing beyond, so that the wire protocol
 // that follows starts on an unread stream.
 func readHandshake(r io.Reader, limit int) (*handshake, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, fmt.Errorf("reading handshake: %w", err)
+	payload, err := wire.ReadFrame(r, uint32(limit))
+	if errors.Is(err, wire.ErrFrameTooLarge) {
+		return nil, fmt.Errorf("%w: %v", errMalformedHandshake, err)
 	}
-	n := binary.BigEndian.Uint32(hdr[:])
-	if n > uint32(limit) {
-		return nil, fmt.Errorf("%w: frame of %d bytes (limit %d)", errMalformedHandshake, n, limit)
-	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(r, payload); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("reading handshake: %w", err)
 	}
 	return decodeHandshake(payload)
