@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/codemode-go/codemode/wire"
 	"github.com/tetratelabs/wazero"
@@ -61,6 +63,9 @@ type childBoot struct {
 	Seccomp  string `json:"seccomp"`
 	Probe    string `json:"probe,omitempty"`
 }
+
+// sandboxGCPercent is the sandbox process's GOGC.
+const sandboxGCPercent = 400
 
 // maxConfigFrame bounds the configuration frame: a runner source and options.
 const maxConfigFrame = wire.MaxFrameSize
@@ -140,12 +145,14 @@ func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
 		return 1
 	}
 	boot := childBoot{Landlock: os.Getenv(sandboxEnv + "_LANDLOCK")}
+	probe := cfg.Probe && sandboxProbe != nil
+	if probe {
+		boot.Probe = sandboxProbe("before seccomp")
+	}
 	boot.Seccomp = confineSyscalls()
 	if cfg.Probe {
-		if sandboxProbe == nil {
-			boot.Probe = "this binary has no confinement probe"
-		} else {
-			boot.Probe = sandboxProbe()
+		if probe {
+			boot.Probe += sandboxProbe("after seccomp")
 		}
 		report(boot)
 		return 0
@@ -153,6 +160,14 @@ func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
 	if !report(boot) {
 		return 1
 	}
+	// A program stuck where the interrupt cannot reach it (a long C builtin)
+	// blocks the garbage collector's stop-the-world, and with it the whole
+	// process, once a collection is due. Collect the boot garbage now and
+	// make collections rare: the heap here is small and mostly per-execution
+	// garbage, so this costs little memory and makes such a freeze unlikely
+	// before the supervisor kills the stuck program at its deadline.
+	runtime.GC()
+	debug.SetGCPercent(sandboxGCPercent)
 	m := &machine{template: t, poolSize: opts.PoolSize}
 	// The host's supervisor enforces MaxEngines across its sandboxes.
 	s := &server{m: m, opts: opts, r: wire.NewReader(data), w: wire.NewWriter(data), conn: data, execs: map[uint64]*execution{}}
@@ -167,9 +182,9 @@ func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
 }
 
 // sandboxProbe, when set by the package's tests, checks the confinement from
-// inside a booted sandbox and describes what it could do. It is nil in every
-// other binary.
-var sandboxProbe func() string
+// inside a booted sandbox, before and after the seccomp filter, and
+// describes what it could do. It is nil in every other binary.
+var sandboxProbe func(when string) string
 
 // openCache opens the compilation cache in dir, or an in-memory one.
 func openCache(dir string) (wazero.CompilationCache, error) {

@@ -90,7 +90,7 @@ type Driver struct {
 	closed    bool
 
 	library    func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once
-	sandboxDir func() string                                 // the sandbox processes' compilation cache, resolved once
+	sandboxDir func() string                                // the sandbox processes' compilation cache, resolved once
 }
 
 var _ drivers.Driver = (*Driver)(nil)

@@ -63,10 +63,10 @@ const (
 		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
 		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
 		unix.LANDLOCK_ACCESS_FS_MAKE_SYM
-	llFSv2 = llFSv1 | unix.LANDLOCK_ACCESS_FS_REFER
-	llFSv3 = llFSv2 | unix.LANDLOCK_ACCESS_FS_TRUNCATE
-	llFSv5 = llFSv3 | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-	llNet  = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+	llFSv2  = llFSv1 | unix.LANDLOCK_ACCESS_FS_REFER
+	llFSv3  = llFSv2 | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	llFSv5  = llFSv3 | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	llNet   = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	llScope = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 )
 
@@ -188,4 +188,5 @@ func confineSyscalls() string {
 	}
 	return fmt.Sprintf("filter of %d instructions", len(prog))
 }
+
 const sandboxFirstStage = "1" // stage 1 confines and executes stage 2

@@ -81,8 +81,8 @@ type bpfJump struct {
 	jt, jf string
 }
 
-func (a *bpfAsm) ld(off uint32)  { a.prog = append(a.prog, unix.SockFilter{Code: bpfLdAbsW, K: off}) }
-func (a *bpfAsm) ret(k uint32)   { a.prog = append(a.prog, unix.SockFilter{Code: bpfRetK, K: k}) }
+func (a *bpfAsm) ld(off uint32)                { a.prog = append(a.prog, unix.SockFilter{Code: bpfLdAbsW, K: off}) }
+func (a *bpfAsm) ret(k uint32)                 { a.prog = append(a.prog, unix.SockFilter{Code: bpfRetK, K: k}) }
 func (a *bpfAsm) jeq(k uint32, jt, jf string)  { a.jump(bpfJeqK, k, jt, jf) }
 func (a *bpfAsm) jge(k uint32, jt, jf string)  { a.jump(bpfJgeK, k, jt, jf) }
 func (a *bpfAsm) jset(k uint32, jt, jf string) { a.jump(bpfJsetK, k, jt, jf) }

@@ -80,7 +80,7 @@ type sandbox struct {
 type watched struct {
 	id        uint64
 	limit     time.Duration
-	box       *sandbox // nil until it was sent to a process
+	box       *sandbox    // nil until it was sent to a process
 	timer     *time.Timer // the deadline watch
 	check     *time.Timer // after a cancel, the check that it stopped
 	cancelled bool
