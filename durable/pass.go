@@ -39,14 +39,23 @@ type pass struct {
 	h  *Handle
 	id string
 
+	// known is the highest seq in the journal when the pass started: a call
+	// above it is new unless the conditional insert says otherwise, so its
+	// entry is not read first. Only a hint; the store decides.
+	known uint64
+
 	mu       sync.Mutex
 	inflight int
 	pending  int
 	changed  chan struct{} // closed and replaced when inflight or pending changes
 }
 
-func (h *Handle) newPass(id string) *pass {
-	return &pass{h: h, id: id, changed: make(chan struct{})}
+func (h *Handle) newPass(e *Execution) *pass {
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{})}
+	for _, l := range e.Log {
+		p.known = max(p.known, l.Seq)
+	}
+	return p
 }
 
 func (p *pass) bump(dIn, dPending int) {
@@ -119,6 +128,15 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 	if err := checkDurable("arguments of "+what, args); err != nil {
 		return halt(&endError{msg: err.Error()})
 	}
+	if call.Seq > p.known {
+		return p.newCall(ctx, next, call, t, args)
+	}
+	return p.recordedCall(ctx, next, call, t, args)
+}
+
+// recordedCall decides a call whose seq may be in the journal.
+func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+	what := call.Namespace + "." + call.Tool
 	e, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
 	if err != nil {
 		return p.fail(err)
@@ -155,6 +173,13 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was rolled back; the execution cannot continue", call.Seq, what)})
 		}
 	}
+	return p.newCall(ctx, next, call, t, args)
+}
+
+// newCall records a call the journal does not have and executes or pauses
+// it. When the insert finds the seq taken, the recorded entry decides.
+func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+	what := call.Namespace + "." + call.Tool
 	entry := &ToolLogEntry{Seq: call.Seq, Connector: call.Namespace, Method: call.Tool, Args: args,
 		RequiresApproval: t.RequiresApproval, Ephemeral: t.Replay == ReplayReexecute, UpdatedAt: now()}
 	if t.RequiresApproval {
@@ -164,7 +189,7 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 			return p.fail(err)
 		}
 		if !ok {
-			return p.notRunning(ctx, what)
+			return p.refused(ctx, next, call, t, args)
 		}
 		p.h.log.Debug("durable: pause", "execution", p.id, "seq", call.Seq, "call", what)
 		return p.awaitPause(ctx)
@@ -175,10 +200,21 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 		return p.fail(err)
 	}
 	if !ok {
-		return p.notRunning(ctx, what)
+		return p.refused(ctx, next, call, t, args)
 	}
 	p.h.log.Debug("durable: execute", "execution", p.id, "seq", call.Seq, "call", what)
 	return p.execute(ctx, next, call, t, true)
+}
+
+// refused handles an insert the store refused: the seq is taken (decide
+// from the recorded entry) or the execution is no longer running.
+func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+	if _, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
+		return p.fail(err)
+	} else if found && call.Seq > p.known {
+		return p.recordedCall(ctx, next, call, t, args)
+	}
+	return p.notRunning(ctx, call.Namespace+"."+call.Tool)
 }
 
 // execute runs the connector for an entry that is executing and records
@@ -341,7 +377,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 
 // runPass runs one pass of e (status running) and records how it ended.
 func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
-	p := h.newPass(e.ID)
+	p := h.newPass(e)
 	var logs logLines
 	opts := client.RunOptions{
 		ExecutionID: e.ID,
