@@ -70,6 +70,12 @@ const (
 	llScope = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 )
 
+// landlockRulesetAttr is struct landlock_ruleset_attr as of ABI 6 (its own
+// copy: golang.org/x/sys renames and extends it between versions).
+type landlockRulesetAttr struct {
+	accessFS, accessNet, scoped uint64
+}
+
 // restrictFiles applies the Landlock domain to the calling thread and says
 // what it did ("abi 7", or why not). Best effort: without Landlock the
 // sandbox still has seccomp.
@@ -79,20 +85,20 @@ func restrictFiles(cacheDir string) string {
 		return "unavailable: " + e.Error()
 	}
 	abi := int(v)
-	attr := unix.LandlockRulesetAttr{Access_fs: llFSv1}
+	attr := landlockRulesetAttr{accessFS: llFSv1}
 	switch {
 	case abi >= 5:
-		attr.Access_fs = llFSv5
+		attr.accessFS = llFSv5
 	case abi >= 3:
-		attr.Access_fs = llFSv3
+		attr.accessFS = llFSv3
 	case abi >= 2:
-		attr.Access_fs = llFSv2
+		attr.accessFS = llFSv2
 	}
 	if abi >= 4 {
-		attr.Access_net = llNet // no rule allows a port: no TCP bind or connect
+		attr.accessNet = llNet // no rule allows a port: no TCP bind or connect
 	}
 	if abi >= 6 {
-		attr.Scoped = llScope // no signals or abstract sockets beyond the domain
+		attr.scoped = llScope // no signals or abstract sockets beyond the domain
 	}
 	fd, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if e != 0 {
@@ -126,7 +132,7 @@ func restrictFiles(cacheDir string) string {
 			path   string
 			access uint64
 		}{cacheDir, (read | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
-			unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE) & attr.Access_fs})
+			unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE) & attr.accessFS})
 	}
 	for _, r := range rules {
 		pfd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
@@ -140,7 +146,7 @@ func restrictFiles(cacheDir string) string {
 			access &= unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
 				unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 		}
-		pb := unix.LandlockPathBeneathAttr{Allowed_access: access & attr.Access_fs, Parent_fd: int32(pfd)}
+		pb := unix.LandlockPathBeneathAttr{Allowed_access: access & attr.accessFS, Parent_fd: int32(pfd)}
 		_, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&pb)), 0, 0, 0)
 		unix.Close(pfd)
 		if e != 0 {
