@@ -27,9 +27,14 @@ import (
 // stuck where no poll comes (a long C builtin, a corrupted engine) gets here.
 const killGrace = 250 * time.Millisecond
 
-// cancelGrace is how long a cancelled execution may take to stop before its
-// sandbox process is killed.
-const cancelGrace = time.Second
+// After a cancel the supervisor asks the sandbox process every cancelCheck
+// whether the execution has stopped, and kills the process if it still runs
+// it (or cannot answer) cancelStop after the cancel: well within the
+// client's CancelGrace, so that its liveness probe sees a working runtime.
+const (
+	cancelCheck = time.Second
+	cancelStop  = 5 * time.Second
+)
 
 // bootTimeout bounds the boot of a replacement sandbox process.
 const bootTimeout = 2 * time.Minute
@@ -84,8 +89,10 @@ type watched struct {
 	timer     *time.Timer // the deadline watch
 	check     *time.Timer // after a cancel, the check that it stopped
 	cancelled bool
-	slot      bool          // holds one of the driver's engine slots
-	gone      chan struct{} // closed when it leaves the table
+	// cancelledAt is when the client cancelled it.
+	cancelledAt time.Time
+	slot        bool          // holds one of the driver's engine slots
+	gone        chan struct{} // closed when it leaves the table
 }
 
 func newSupervisor(d *Driver, source string, client io.ReadWriteCloser) *supervisor {
@@ -492,12 +499,9 @@ func (s *supervisor) cancel(m *wire.Message) {
 		return
 	}
 	w.cancelled = true
+	w.cancelledAt = time.Now()
+	s.armCheck(w, w.box)
 	box := w.box
-	s.wg.Add(1)
-	w.check = time.AfterFunc(cancelGrace, func() {
-		defer s.wg.Done()
-		s.checkCancelled(w, box)
-	})
 	s.mu.Unlock()
 	_ = box.w.Write(m)
 }
@@ -623,6 +627,16 @@ func (s *supervisor) overrun(w *watched, box *sandbox) {
 	s.replace()
 }
 
+// armCheck schedules the next check of a cancelled execution. Called with
+// s.mu held.
+func (s *supervisor) armCheck(w *watched, box *sandbox) {
+	s.wg.Add(1)
+	w.check = time.AfterFunc(cancelCheck, func() {
+		defer s.wg.Done()
+		s.checkCancelled(w, box)
+	})
+}
+
 // checkCancelled asks the sandbox process whether a cancelled execution has
 // stopped, and kills the process if it has not (or cannot answer).
 func (s *supervisor) checkCancelled(w *watched, box *sandbox) {
@@ -640,6 +654,11 @@ func (s *supervisor) checkCancelled(w *watched, box *sandbox) {
 	}
 	if !live {
 		s.forget(w)
+		s.mu.Unlock()
+		return
+	}
+	if time.Since(w.cancelledAt) < cancelStop {
+		s.armCheck(w, box)
 		s.mu.Unlock()
 		return
 	}
