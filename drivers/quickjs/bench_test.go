@@ -94,7 +94,7 @@ func benchToolCallRoundTrip(b *testing.B, opts quickjs.Options) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	out, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": b.N}})
+	out, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": b.N}, Limits: client.Limits{MaxToolCalls: b.N + 1}})
 	if err != nil || out.Kind != client.Success {
 		b.Fatalf("%+v %v", out, err)
 	}
