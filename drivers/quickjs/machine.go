@@ -153,7 +153,8 @@ func (in *instance) outOfMemory() bool { return in.oom.Get() != 0 }
 // belowStackFloor reports whether the stack pointer is below the guard's
 // floor: after a trap, that the guard trapped, on a stack overflow.
 func (in *instance) belowStackFloor() bool {
-	return in.l.stackFloor != 0 && uint32(in.sp.Get()) < in.l.stackFloor
+	floor := uint32(in.floor.Get())
+	return floor != 0 && uint32(in.sp.Get()) < floor
 }
 
 // setup creates the JS runtime and context in a fresh engine and installs the

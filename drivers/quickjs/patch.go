@@ -434,32 +434,58 @@ func loopPoll(fn uint32) []byte {
 
 // guardCode rewrites a code section, adding stackCheck after every
 // `global.set 0`, setOutOfMemory at the start of the oom-th body and poll
-// at the head of every loop.
+// at the head of every loop, except in QuickJS's bytecode interpreter
+// (JS_CallInternal), which polls the deadline itself at calls and at the
+// program's backward jumps: there a poll would run at every bytecode and
+// cost a third of the interpreter's speed. The interpreter is the function
+// with the widest br_table (its opcode dispatch, one target per opcode).
 func guardCode(section []byte, oom uint64, poll []byte) ([]byte, error) {
-	count, i, err := readULEB(section, 0)
+	count, first, err := readULEB(section, 0)
 	if err != nil {
 		return nil, err
 	}
-	out := appendULEB(make([]byte, 0, len(section)+len(section)/32), count)
-	var body []byte
-	for k := uint64(0); k < count; k++ {
+	bodies := make([][]byte, 0, min(count, uint64(len(section))))
+	interp, widest := -1, uint64(interpreterDispatch)
+	for i, k := first, uint64(0); k < count; k++ {
 		size, j, err := readULEB(section, i)
 		if err != nil || j+int(size) > len(section) || j+int(size) < j {
 			return nil, errMalformedWasm
 		}
-		body, err = guardBody(body[:0], section[j:j+int(size)], k == oom, poll)
+		bodies = append(bodies, section[j:j+int(size)])
+		i = j + int(size)
+		if k == count-1 && i != len(section) {
+			return nil, errMalformedWasm
+		}
+	}
+	var body []byte
+	for k, b := range bodies {
+		_, w, err := guardBody(body[:0], b, false, nil)
+		if err != nil {
+			return nil, fmt.Errorf("function body %d: %w", k, err)
+		}
+		if w >= widest {
+			interp, widest = k, w
+		}
+	}
+	out := appendULEB(make([]byte, 0, len(section)+len(section)/16), count)
+	for k, b := range bodies {
+		p := poll
+		if k == interp {
+			p = nil
+		}
+		body, _, err = guardBody(body[:0], b, uint64(k) == oom, p)
 		if err != nil {
 			return nil, fmt.Errorf("function body %d: %w", k, err)
 		}
 		out = appendULEB(out, uint64(len(body)))
 		out = append(out, body...)
-		i = j + int(size)
-	}
-	if i != len(section) {
-		return nil, errMalformedWasm
 	}
 	return out, nil
 }
+
+// interpreterDispatch is the least number of br_table targets that marks
+// QuickJS's interpreter; its dispatch has one per opcode, about 250.
+const interpreterDispatch = 200
 
 // guardBody copies one function body to out, adding stackCheck after every
 // `global.set 0`. It decodes every instruction, so that no immediate is
@@ -467,20 +493,20 @@ func guardCode(section []byte, oom uint64, poll []byte) ([]byte, error) {
 // extension, saturating conversion, bulk memory and reference types
 // extensions, which is what the module's target_features name. With oom,
 // it starts the code with setOutOfMemory; it puts poll at the head of every
-// loop.
-func guardBody(out, b []byte, oom bool, poll []byte) ([]byte, error) {
+// loop. It also returns the number of targets of its widest br_table.
+func guardBody(out, b []byte, oom bool, poll []byte) (_ []byte, widest uint64, err error) {
 	locals, i, err := readULEB(b, 0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for k := uint64(0); k < locals; k++ {
 		if _, i, err = readULEB(b, i); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		i++ // valtype
 	}
 	if i > len(b) {
-		return nil, errMalformedWasm
+		return nil, 0, errMalformedWasm
 	}
 	start := 0
 	if oom {
@@ -502,7 +528,7 @@ func guardBody(out, b []byte, oom bool, poll []byte) ([]byte, error) {
 		case op == 0x24: // global.set
 			g, j, err := readULEB(b, i)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			i = j
 			if g == 0 {
@@ -514,12 +540,12 @@ func guardBody(out, b []byte, oom bool, poll []byte) ([]byte, error) {
 			op >= 0x45 && op <= 0xc4, op == 0xd1:
 		case op == 0x02, op == 0x03, op == 0x04: // block type: empty, a value type or a type index
 			if i >= len(b) {
-				return nil, errMalformedWasm
+				return nil, 0, errMalformedWasm
 			}
 			if c := b[i]; c == 0x40 || (c >= 0x6f && c <= 0x7f) {
 				i++
 			} else if err = uleb(1); err != nil { // s33: same byte layout
-				return nil, err
+				return nil, 0, err
 			}
 			if op == 0x03 && i <= len(b) {
 				out = append(out, b[start:i]...)
@@ -529,31 +555,32 @@ func guardBody(out, b []byte, oom bool, poll []byte) ([]byte, error) {
 		case op == 0x0c, op == 0x0d, op == 0x10, op >= 0x20 && op <= 0x23, op == 0x25, op == 0x26,
 			op == 0x3f, op == 0x40, op == 0x41, op == 0x42, op == 0xd2:
 			if err = uleb(1); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		case op == 0x0e: // br_table
 			n, j, err := readULEB(b, i)
 			if err != nil || n > uint64(len(b)) {
-				return nil, errMalformedWasm
+				return nil, 0, errMalformedWasm
 			}
 			i = j
+			widest = max(widest, n)
 			if err = uleb(int(n) + 1); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		case op == 0x11: // call_indirect: type, table
 			if err = uleb(2); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		case op == 0x1c: // select with types
 			n, j, err := readULEB(b, i)
 			if err != nil || n > uint64(len(b)) {
-				return nil, errMalformedWasm
+				return nil, 0, errMalformedWasm
 			}
 			i = j + int(n)
 		case op >= 0x28 && op <= 0x3e: // memarg: align (bit 6: a memory index follows), offset
 			align, j, err := readULEB(b, i)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			i = j
 			n := 1
@@ -561,7 +588,7 @@ func guardBody(out, b []byte, oom bool, poll []byte) ([]byte, error) {
 				n = 2
 			}
 			if err = uleb(n); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		case op == 0x43:
 			i += 4
@@ -572,7 +599,7 @@ func guardBody(out, b []byte, oom bool, poll []byte) ([]byte, error) {
 		case op == 0xfc:
 			sub, j, err := readULEB(b, i)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			i = j
 			switch {
@@ -585,16 +612,16 @@ func guardBody(out, b []byte, oom bool, poll []byte) ([]byte, error) {
 				err = fmt.Errorf("%w: unknown instruction 0xfc %d", errMalformedWasm, sub)
 			}
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		default:
-			return nil, fmt.Errorf("%w: unknown instruction %#x", errMalformedWasm, op)
+			return nil, 0, fmt.Errorf("%w: unknown instruction %#x", errMalformedWasm, op)
 		}
 	}
 	if i != len(b) {
-		return nil, errMalformedWasm
+		return nil, 0, errMalformedWasm
 	}
-	return append(out, b[start:]...), nil
+	return append(out, b[start:]...), widest, nil
 }
 
 // stackLimitOffset finds the offset of stack_limit in QuickJS's JSRuntime
