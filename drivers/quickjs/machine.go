@@ -312,14 +312,25 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 }
 
 // restore writes the snapshot over an instance's memory, growing it first
-// when needed. The instance is then an exact copy of the template engine.
+// when needed. The instance is then a copy of the template engine, but for
+// the dead contents of its C stack.
 func (m *template) restore(in *instance) error {
 	if size := in.mem.Size(); size < uint32(len(m.snapshot)) {
 		if _, ok := in.mem.Grow((uint32(len(m.snapshot)) - size) / wasmPage); !ok {
 			return errors.New("quickjs: growing memory for the snapshot")
 		}
 	}
-	if err := in.write(0, m.snapshot); err != nil {
+	// The C stack's region is not copied: what a finished call left there
+	// is dead, every frame is written before it is read, and copying it
+	// would cost a 1 MiB copy per execution.
+	lo, hi := m.l.stackFloor-stackRedZone, m.l.stackTop
+	if m.l.stackFloor == 0 || hi <= lo || int(hi) > len(m.snapshot) {
+		lo, hi = uint32(len(m.snapshot)), uint32(len(m.snapshot))
+	}
+	if err := in.write(0, m.snapshot[:lo]); err != nil {
+		return err
+	}
+	if err := in.write(hi, m.snapshot[hi:]); err != nil {
 		return err
 	}
 	in.l = m.l
