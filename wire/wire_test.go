@@ -262,3 +262,42 @@ func TestCheckVersionRefusesNewKeysFor10(t *testing.T) {
 		t.Errorf("a 1.0 execute message: %v", err)
 	}
 }
+
+func TestPeekExecution(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload []byte
+		want    uint64
+		ok      bool
+	}{
+		{"a good message", mustMarshal(t, &Message{Kind: KindCancel, Execution: 7}), 7, true},
+		{"an unknown stream", mustMarshal(t, map[int]any{0: 6, 1: 9, 15: "stdin", 16: "x"}), 9, true},
+		{"an unknown key", mustMarshal(t, map[int]any{0: 6, 1: 4, 30: 1}), 4, true},
+		{"no id", mustMarshal(t, map[int]any{0: 6}), 0, false},
+		{"an id of the wrong type", mustMarshal(t, map[int]any{0: 6, 1: "x"}), 0, false},
+		{"not a map", []byte{0x01}, 0, false},
+		{"not cbor", []byte{0xff}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := PeekExecution(tt.payload)
+			if got != tt.want || ok != tt.ok {
+				t.Fatalf("got %d, %v; want %d, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func FuzzPeekExecution(f *testing.F) {
+	p, _ := Marshal(&Message{Kind: KindOutput, Execution: 3, Stream: StreamStdout, Text: "x"})
+	f.Add(p)
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		id, ok := PeekExecution(payload)
+		if ok && id == 0 {
+			t.Fatal("peeked execution 0")
+		}
+		if m, err := Unmarshal(payload); err == nil && m.Execution != 0 && m.Execution != id {
+			t.Fatalf("peek says %d, the message %d", id, m.Execution)
+		}
+	})
+}
