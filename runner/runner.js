@@ -40,7 +40,7 @@ var CodeModeRunner = (() => {
 
   // src/intrinsics.ts
   var R = Reflect;
-  var apply2 = R.apply;
+  var apply = R.apply;
   var construct = R.construct;
   var defineProperty = R.defineProperty;
   var getPrototypeOf = R.getPrototypeOf;
@@ -66,7 +66,7 @@ var CodeModeRunner = (() => {
   var Uint8ArrayCtor = Uint8Array;
   var StringCtor = String;
   function uncurry(f) {
-    return (self, ...args) => apply2(f, self, args);
+    return (self, ...args) => apply(f, self, args);
   }
   var hasOwn = uncurry(Object.prototype.hasOwnProperty);
   var objectToString = uncurry(Object.prototype.toString);
@@ -76,7 +76,7 @@ var CodeModeRunner = (() => {
   var dateGetTime = uncurry(Date.prototype.getTime);
   var dateToISOString = uncurry(Date.prototype.toISOString);
   var dateToString = uncurry(Date.prototype.toString);
-  var promiseReject = (reason) => apply2(Promise.reject, PromiseCtor, [reason]);
+  var promiseReject = (reason) => apply(Promise.reject, PromiseCtor, [reason]);
   var TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
   var typedArraySet = uncurry(TypedArrayPrototype.set);
   var typedArrayLength = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "length").get);
@@ -624,7 +624,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let delay = typeof ms === "number" ? ms : +ms;
     if (!numberIsFinite(delay) || delay < 0) delay = 0;
     if (delay > maxDelay) delay = maxDelay;
-    timers[id] = () => apply2(callback, void 0, args);
+    timers[id] = () => apply(callback, void 0, args);
     timerCount++;
     unarmed[id] = mathFloor(delay);
     return id;
@@ -653,7 +653,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     log: write("stdout"),
     warn: write("stderr")
   });
-  var realNow = () => apply2(dateNow, DateCtor, []);
+  var realNow = () => apply(dateNow, DateCtor, []);
   function request(text) {
     const r = jsonParse(text);
     const namespaces = [];
@@ -763,7 +763,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let out = "";
     let chunk = [];
     const flush = () => {
-      out += apply2(fromCharCode, void 0, chunk);
+      out += apply(fromCharCode, void 0, chunk);
       chunk = [];
     };
     for (let i = start; i < end; ) {
@@ -1376,8 +1376,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     const owners = new WeakMapCtor();
     const timerOwners = new WeakMapCtor();
     const current = () => {
-      const ex = apply2(getStore, storage, []);
-      return ex === void 0 ? void 0 : apply2(weakGet, owners, [ex]);
+      const ex = apply(getStore, storage, []);
+      return ex === void 0 ? void 0 : apply(weakGet, owners, [ex]);
     };
     const limitError = (t, what) => {
       const max = t.ex.limits.maxTimers;
@@ -1388,64 +1388,64 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       if (t === void 0 || typeof callback !== "function") {
         const all = [callback, ms];
         for (let i = 0; i < args.length; i++) push(all, args[i]);
-        return apply2(real, g, all);
+        return apply(real, g, all);
       }
       if (t.ex.finished()) throw new ErrorCtor(`${what} was called after the program finished`);
-      if (apply2(sizeGetter, t.timers, []) >= t.ex.limits.maxTimers) {
+      if (apply(sizeGetter, t.timers, []) >= t.ex.limits.maxTimers) {
         const error = limitError(t, what);
         t.ex.fail(error);
         throw error;
       }
       let handle;
       const fire = function() {
-        if (once) apply2(setDelete, t.timers, [handle]);
-        return apply2(callback, this, args);
+        if (once) apply(setDelete, t.timers, [handle]);
+        return apply(callback, this, args);
       };
-      handle = apply2(real, g, [fire, ms]);
-      apply2(setAdd, t.timers, [handle]);
-      if (typeof handle === "object" && handle !== null) apply2(weakSet, timerOwners, [handle, t]);
+      handle = apply(real, g, [fire, ms]);
+      apply(setAdd, t.timers, [handle]);
+      if (typeof handle === "object" && handle !== null) apply(weakSet, timerOwners, [handle, t]);
       return handle;
     };
     const unwrapClear = (real) => function(handle) {
       if (typeof handle === "object" && handle !== null) {
-        const t = apply2(weakGet, timerOwners, [handle]);
-        if (t !== void 0) apply2(setDelete, t.timers, [handle]);
+        const t = apply(weakGet, timerOwners, [handle]);
+        if (t !== void 0) apply(setDelete, t.timers, [handle]);
       }
-      apply2(real, g, [handle]);
+      apply(real, g, [handle]);
     };
     defineProperty(g, "setTimeout", data(wrap(realSetTimeout, "setTimeout", true), false));
     defineProperty(g, "setInterval", data(wrap(realSetInterval, "setInterval", false), false));
     defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
     defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
-    installClock(g, () => apply2(getStore, storage, []));
+    installClock(g, () => apply(getStore, storage, []));
     return startRunner({
       channel: deps.channel,
       importModule: deps.importModule,
       runner: deps.runner,
       limits: deps.limits,
       platform: {
-        run: (ex, f) => apply2(storageRun, storage, [ex, f]),
+        run: (ex, f) => apply(storageRun, storage, [ex, f]),
         randomSeed() {
           const b = randomBytes(16);
           const out = [];
           for (let i = 0; i < 4; i++) push(out, (b[4 * i] << 24 | b[4 * i + 1] << 16 | b[4 * i + 2] << 8 | b[4 * i + 3]) >>> 0);
           return out;
         },
-        now: () => apply2(dateNow, DateCtor, []),
-        setTimer: (f, ms) => apply2(realSetTimeout, g, [f, ms]),
-        clearTimer: (h) => apply2(realClearTimeout, g, [h]),
+        now: () => apply(dateNow, DateCtor, []),
+        setTimer: (f, ms) => apply(realSetTimeout, g, [f, ms]),
+        clearTimer: (h) => apply(realClearTimeout, g, [h]),
         started(ex) {
-          apply2(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor() }]);
+          apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor() }]);
         },
         // An ended execution's timers are stopped: nothing of it runs later.
         ended(ex) {
-          const t = apply2(weakGet, owners, [ex]);
+          const t = apply(weakGet, owners, [ex]);
           if (t === void 0) return;
-          apply2(setForEach, t.timers, [(h) => {
-            apply2(realClearTimeout, g, [h]);
-            apply2(realClearInterval, g, [h]);
+          apply(setForEach, t.timers, [(h) => {
+            apply(realClearTimeout, g, [h]);
+            apply(realClearInterval, g, [h]);
           }]);
-          apply2(setClear, t.timers, []);
+          apply(setClear, t.timers, []);
         }
       }
     });

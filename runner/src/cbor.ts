@@ -11,7 +11,7 @@ import {
 } from "./intrinsics";
 
 /** A decoded map: unsigned-integer keys, no prototype. */
-export type CBORMap = Record<number, Value>;
+export interface CBORMap { [key: number]: Value }
 export type Value = number | boolean | string | Uint8Array | Value[] | CBORMap;
 
 export class CBORError extends ErrorCtor {
