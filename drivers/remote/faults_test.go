@@ -320,7 +320,7 @@ func TestShutdownDrainsInFlightExecutions(t *testing.T) {
 
 	// The idle connection is closed at once; the busy one refuses new work.
 	<-idle.Done()
-	if f := idle.Finished(); f.State != client.Failed || !errors.Is(f.Err, remote.ErrConnectionLost) {
+	if f := idle.Finished(); f.State != client.StateFailed || !errors.Is(f.Err, remote.ErrConnectionLost) {
 		t.Fatalf("idle runtime: %+v", f)
 	}
 	out, err := c.Run(context.Background(), gateProgram("late"), client.RunOptions{})
@@ -434,7 +434,7 @@ func TestKilledHostFailsInFlightExecutions(t *testing.T) {
 			t.Fatalf("Run = %v, want a lost connection", err)
 		}
 	}
-	if f := rt.Finished(); f.State != client.Failed || !strings.Contains(f.Err.Error(), "remote runner connection lost: the host closed the connection") {
+	if f := rt.Finished(); f.State != client.StateFailed || !strings.Contains(f.Err.Error(), "remote runner connection lost: the host closed the connection") {
 		t.Fatalf("Finished = %+v", f)
 	}
 	_ = rt.Close()
