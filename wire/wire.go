@@ -615,24 +615,3 @@ func (w *Writer) Write(m *Message) error {
 	}
 	return nil
 }
-
-// PeekExecution returns the execution id of a payload that may not decode
-// as a message (an unknown key below ExtensionKeys, a missing field, a bad
-// value): the unsigned integer under key 1 of its top-level CBOR map. A
-// host uses it to fail only the execution a malformed message names. It
-// reports false when the payload is not such a map or has no id.
-func PeekExecution(payload []byte) (uint64, bool) {
-	var m map[uint64]cbor.RawMessage
-	if err := decLenient.Unmarshal(payload, &m); err != nil {
-		return 0, false
-	}
-	raw, ok := m[1]
-	if !ok {
-		return 0, false
-	}
-	var id uint64
-	if err := decLenient.Unmarshal(raw, &id); err != nil || id == 0 {
-		return 0, false
-	}
-	return id, true
-}
