@@ -57,7 +57,6 @@ func (d *readyDriver) Connect(ctx context.Context, req drivers.ConnectRequest) (
 	return c, nil
 }
 
-
 func TestVersionNegotiation(t *testing.T) {
 	ctx := context.Background()
 	t.Run("a new major is refused, naming both ranges", func(t *testing.T) {
