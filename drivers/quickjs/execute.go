@@ -221,12 +221,11 @@ func (s *server) run(ex *execution, msg *wire.Message) {
 // driveState is what the Go runner tracks of one execution to check the
 // engine's outbox against: nothing in it comes from the engine unchecked.
 type driveState struct {
-	lim     limits
-	timers  map[int32]*time.Timer // armed host timers by id
-	seq     uint64                // the last tool call's seq
-	output  int                   // UTF-16 code units of output sent
-	tools   map[string]bool       // "namespace\x00tool" the execution may call
-	finJSON finishJSON
+	lim    limits
+	timers map[int32]*time.Timer // armed host timers by id
+	seq    uint64                // the last tool call's seq
+	output int                   // UTF-16 code units of output sent
+	tools  map[string]bool       // "namespace\x00tool" the execution may call
 }
 
 // utf16Len is the length of s in UTF-16 code units, the unit of the limits.
