@@ -324,7 +324,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
   }
   function createExecution(host2, request2, realNow2) {
     let seq = 0;
-    const pending = record();
+    let pending = record();
     let pendingCount = 0;
     const content = [];
     let contentSize = 0;
@@ -344,7 +344,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     const finish = (result) => {
       if (done) return;
       done = true;
-      for (const key in pending) delete pending[key];
+      pending = record();
       pendingCount = 0;
       host2.finish(result);
     };
@@ -611,6 +611,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
   var timerCount = 0;
   var timers = record();
   var unarmed = record();
+  var unarmedIds = [];
   var maxDelay = 2147483647;
   function setTimeout(callback, ms, ...args) {
     if (typeof callback !== "function") throw new TypeErrorCtor("setTimeout expects a function");
@@ -627,6 +628,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     timers[id] = () => apply(callback, void 0, args);
     timerCount++;
     unarmed[id] = mathFloor(delay);
+    push(unarmedIds, id);
     return id;
   }
   function clearTimeout(id) {
@@ -722,10 +724,15 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
      * outstanding) or "w\t0" when it cannot.
      */
     drain() {
-      for (const id in unarmed) {
-        outbox += `t	${id}	${unarmed[id]}
+      const ids = unarmedIds;
+      for (let i = 0; i < ids.length; i++) {
+        const ms = unarmed[ids[i]];
+        if (ms !== void 0) outbox += `t	${ids[i]}	${ms}
 `;
-        delete unarmed[id];
+      }
+      if (ids.length > 0) {
+        unarmed = record();
+        unarmedIds = [];
       }
       const waiting = execution !== void 0 && !execution.finished() && (execution.pendingCalls() > 0 || timerCount > 0);
       const text = outbox + (waiting ? "w	1" : "w	0");

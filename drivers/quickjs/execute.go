@@ -649,6 +649,12 @@ func describeTrap(err error, memory uint64) string {
 	switch {
 	case strings.Contains(text, "out of bounds memory access"), strings.Contains(text, "stack overflow"), strings.Contains(text, "call stack exhausted"):
 		return "the program exhausted the engine's stack (recursion too deep); the engine was replaced"
+	case strings.Contains(text, "quickjs: runner ") && strings.Contains(text, " threw: "):
+		// The runner's entries catch everything a program throws; one that
+		// throws means the engine's memory is corrupt, which today means
+		// the program's recursion overflowed the engine's shadow stack into
+		// its data, until the stack is guarded.
+		return fmt.Sprintf("the engine's state was corrupted, most likely by recursion too deep for its stack (%v); the engine was replaced", err)
 	case strings.Contains(text, "memory"):
 		return fmt.Sprintf("the program exceeded the memory limit of %s; the engine was replaced", byteSize(memory))
 	}

@@ -354,7 +354,7 @@ export interface Execution {
  */
 export function createExecution(host: Host, request: Request, realNow: () => number): Execution {
   let seq = 0;
-  const pending = record<Pending>();
+  let pending = record<Pending>();
   let pendingCount = 0;
   const content: Content[] = [];
   let contentSize = 0;
@@ -376,7 +376,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   const finish = (result: Finish): void => {
     if (done) return;
     done = true;
-    for (const key in pending) delete pending[key];
+    pending = record<Pending>();
     pendingCount = 0;
     host.finish(result);
   };

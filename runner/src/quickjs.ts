@@ -5,7 +5,7 @@
 // the outbox after each turn of the job queue, and calls deliver when a tool
 // call is answered or a timer fires.
 
-import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, jsonParse, mathFloor, numberIsFinite, objectFreeze, quote, record } from "./intrinsics";
+import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record } from "./intrinsics";
 import { createExecution, installClock, type Content, type Execution, type Finish, type Namespace, type Request, type Stream } from "./core";
 
 // The outbox is one string in this closure, a line per message, so that no
@@ -67,7 +67,8 @@ const host = {
 let timerSeq = 0;
 let timerCount = 0;
 const timers = record<() => void>();
-const unarmed = record<number>();
+let unarmed = record<number>();
+let unarmedIds: number[] = [];
 
 const maxDelay = 2147483647;
 
@@ -88,6 +89,7 @@ function setTimeout(callback: unknown, ms?: unknown, ...args: unknown[]): number
   timers[id] = () => apply(callback as () => void, undefined, args);
   timerCount++;
   unarmed[id] = mathFloor(delay);
+  push(unarmedIds, id);
   return id;
 }
 
@@ -195,9 +197,14 @@ export const quickjs = {
    * outstanding) or "w\t0" when it cannot.
    */
   drain(): string {
-    for (const id in unarmed) {
-      outbox += `t\t${id}\t${unarmed[id]}\n`;
-      delete unarmed[id];
+    const ids = unarmedIds;
+    for (let i = 0; i < ids.length; i++) {
+      const ms = unarmed[ids[i]];
+      if (ms !== undefined) outbox += `t\t${ids[i]}\t${ms}\n`;
+    }
+    if (ids.length > 0) {
+      unarmed = record<number>();
+      unarmedIds = [];
     }
     const waiting = execution !== undefined && !execution.finished() && (execution.pendingCalls() > 0 || timerCount > 0);
     const text = outbox + (waiting ? "w\t1" : "w\t0");
