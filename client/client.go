@@ -63,6 +63,12 @@ type RunOptions struct {
 	// Limits bound the run: deadline, memory, output, content, timers and
 	// tool calls. Zero fields take their defaults (see Limits).
 	Limits Limits
+	// Seed seeds Math.random: 16 bytes, or nil for a random seed. With the
+	// same Seed and Clock a program sees the same randomness and time.
+	Seed []byte
+	// Clock holds the values Date.now() and new Date() return, in order,
+	// before the real clock (a previous run's Outcome.Clock, to replay it).
+	Clock []float64
 }
 
 // Run executes one agent-authored TypeScript ES module. It does not
@@ -151,6 +157,8 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		Input:       input,
 		Namespaces:  c.contract.Namespaces(),
 		Limits:      opts.Limits,
+		Seed:        opts.Seed,
+		Clock:       opts.Clock,
 		OnOutput: func(stream, text string) {
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},

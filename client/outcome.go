@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"sort"
 
 	"github.com/codemode-go/codemode/wire"
@@ -48,6 +49,15 @@ type Outcome struct {
 	// with (see Halt), for errors.As; nil otherwise. Error then carries its
 	// name and message.
 	Halt error `json:"-"`
+	// Value is the JSON of what the program's default export resolved to,
+	// for Kind Success; nil when it resolved to undefined (a value JSON
+	// cannot carry fails the run with a TypeError instead).
+	Value json.RawMessage `json:"value,omitempty"`
+	// Clock holds the values Date.now(), new Date() and Date() gave the
+	// program, in order (ms since the Unix epoch). Pass them as
+	// RunOptions.Clock, with the same RunOptions.Seed, to replay the run's
+	// time and randomness.
+	Clock []float64 `json:"clock,omitempty"`
 }
 
 func outcomeOf(m *wire.Message) *Outcome {
@@ -56,9 +66,9 @@ func outcomeOf(m *wire.Message) *Outcome {
 		for i, x := range m.Content {
 			c[i] = Content{Type: x.Type, Text: x.Text, Data: x.Data, MimeType: x.MimeType}
 		}
-		return &Outcome{Kind: Success, Content: c}
+		return &Outcome{Kind: Success, Content: c, Value: json.RawMessage(m.Value), Clock: m.Clock}
 	}
-	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack}}
+	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack}, Clock: m.Clock}
 }
 
 func sortedKeys(m map[string][]string) []string {
