@@ -45,6 +45,8 @@ func (noLoader) Load(url string) (any, error) {
 // NewSchema compiles raw JSON Schema text. It returns an error naming the
 // fault when raw is not JSON or not a valid schema. External $ref targets
 // (remote URLs or files) are never loaded: a $ref to one is an error.
+// Content keywords are asserted: a string under contentEncoding "base64"
+// must be base64 (JSON Schema Validation draft 2020-12, section 8).
 func NewSchema(raw json.RawMessage) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -52,6 +54,10 @@ func NewSchema(raw json.RawMessage) (*Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	// contentEncoding "base64" is how bytes cross the tool boundary (see
+	// the package documentation): text that is not base64 is a validation
+	// failure naming its pointer, not a decoding error in the handler.
+	c.AssertContent()
 	c.UseLoader(noLoader{})
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("contract: adding schema: %w", err)
