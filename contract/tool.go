@@ -295,7 +295,7 @@ func validationError(tool, phase string, err error) *ToolValidationError {
 
 // ToolValidationError is a tool input or output that broke its schema. The
 // program sees it as a rejected call whose error name is
-// "ToolValidationError".
+// [ErrorToolValidation].
 type ToolValidationError struct {
 	Tool  string   // tool name
 	Phase string   // "input" or "output"
