@@ -16,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
 
 // Schema is a JSON Schema (draft 2020-12 unless it says otherwise through
@@ -269,7 +271,7 @@ func violationLines(ve *jsonschema.ValidationError) []string {
 		if len(e.InstanceLocation) > 0 {
 			loc = ""
 			for _, tok := range e.InstanceLocation {
-				loc += "/" + pointerEscaper.Replace(tok)
+				loc = jsonpointer.Append(loc, tok)
 			}
 		}
 		line := loc + ": " + e.ErrorKind.LocalizedString(violationPrinter)
@@ -342,6 +344,3 @@ func digitPrefix(s string) int {
 	}
 	return n
 }
-
-// pointerEscaper escapes a JSON pointer token (RFC 6901).
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

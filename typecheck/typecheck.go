@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/codemode-go/codemode/typegen"
 )
 
@@ -506,17 +507,7 @@ func report(source string, ds []Diagnostic) string {
 	for _, d := range ds {
 		var one strings.Builder
 		fmt.Fprintf(&one, "%s:%d:%d - error TS%d: %s\n", d.File, d.Line, d.Column, d.Code, d.Message)
-		width := len(fmt.Sprint(min(d.Line+1, len(lines))))
-		for n := max(d.Line-1, 1); n <= min(d.Line+1, len(lines)); n++ {
-			mark := " "
-			if n == d.Line {
-				mark = ">"
-			}
-			fmt.Fprintf(&one, "%s %*d | %s\n", mark, width, n, lines[n-1])
-			if n == d.Line {
-				fmt.Fprintf(&one, "  %*s | %s^\n", width, "", strings.Repeat(" ", max(d.Column-1, 0)))
-			}
-		}
+		one.WriteString(excerpt.Lines(lines, d.Line, max(d.Column, 1)))
 		one.WriteString("\n")
 		if b.Len()+one.Len() > MaxReport {
 			b.WriteString("… more errors omitted\n")

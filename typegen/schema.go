@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
 
 // SchemaError reports a schema that strict declarations cannot represent
@@ -93,11 +95,7 @@ func (v *jsonValue) get(key string) *jsonValue {
 	return nil
 }
 
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-func childPointer(ptr, token string) string {
-	return ptr + "/" + pointerEscaper.Replace(token)
-}
+func childPointer(ptr, token string) string { return jsonpointer.Append(ptr, token) }
 
 // parseJSON decodes one JSON value with its object members in text order.
 // Duplicate keys are rejected because their meaning would be ambiguous.
