@@ -195,7 +195,9 @@ func ExampleTool_WithAnnotations() {
 	remove, err := contract.NewRawTool("removeFile", "Delete a file.",
 		json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`),
 		json.RawMessage(`{"type":"null"}`),
-		func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`null`), nil })
+		func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`null`), nil
+		})
 	if err != nil {
 		log.Fatal(err)
 	}
