@@ -20,8 +20,10 @@ func ExampleNewServer() {
 	secret := make([]byte, remote.MinTokenSize)
 	rand.Read(secret)
 
-	// The host side.
-	local := quickjs.New(quickjs.Options{})
+	// The host side. A CacheDir keeps QuickJS compiled on disk, so the
+	// host boots each connection's runtime quickly (cacheDir is this
+	// package's test cache).
+	local := quickjs.New(quickjs.Options{CacheDir: cacheDir})
 	defer local.Close()
 	srv, err := remote.NewServer(remote.ServerOptions{Driver: local, Token: secret})
 	if err != nil {
