@@ -176,7 +176,7 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		out.Error.Message = prog.mapText(out.Error.Message)
 		// A tool validation failure names the calling source: the error was
 		// created at the call, so its stack's first program frame is the call.
-		if out.Error.Name == "ToolValidationError" {
+		if out.Error.Name == string(contract.ErrorToolValidation) {
 			if x := prog.excerptAt(out.Error.Stack); x != "" {
 				out.Error.Message += "\n" + x
 			}
@@ -252,7 +252,7 @@ type toolValidationFailure struct {
 	namespace string
 }
 
-func (f *toolValidationFailure) ErrorName() string { return "ToolValidationError" }
+func (f *toolValidationFailure) ErrorName() string { return string(contract.ErrorToolValidation) }
 func (f *toolValidationFailure) Unwrap() error     { return f.err }
 func (f *toolValidationFailure) Error() string {
 	msg := f.namespace + "." + f.err.Error()

@@ -26,11 +26,12 @@ const DefaultMaxTokens = 6000
 
 // DefaultDescription is the code tool's description when Options has none.
 // {{types}} becomes the contract's declarations, {{example}} a call of one
-// tool, {{namespaces}} the list of tool namespaces in scope and {{runtime}}
-// the runtime's description (a sandbox, or not).
+// tool, {{namespaces}} the list of tool namespaces in scope, {{errors}} the
+// error names a tool call rejects with (contract.ToolCallErrorsText) and
+// {{runtime}} the runtime's description (a sandbox, or not).
 const DefaultDescription = `Run a TypeScript program that calls the tools declared below, and answer with its result. Use it to do in one step what would otherwise take many tool calls: call several tools, loop, filter and combine their results, and return only what matters.
 
-Write plain statements with top-level await. The value of the last expression statement (or a value you return) is the answer: a string as it is, anything else as JSON. In scope: {{namespaces}} (the tools, as declared below), console and result; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer, and console.log output is returned separately. A failed tool call throws an Error whose name says why (MCPToolError for an error the tool reported, ToolValidationError for input that breaks its schema). Where the program runs: {{runtime}}.
+Write plain statements with top-level await. The value of the last expression statement (or a value you return) is the answer: a string as it is, anything else as JSON. In scope: {{namespaces}} (the tools, as declared below), console and result; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer, and console.log output is returned separately. A failed tool call throws an Error whose name says why ({{errors}}). Where the program runs: {{runtime}}.
 
 Example:
 ` + "```ts\n{{example}}\n```" + `
@@ -44,7 +45,7 @@ type Options struct {
 	// "codemode" and "0.1.0".
 	Name, Version string
 	// Description is the code tool's description, with the {{types}},
-	// {{example}}, {{namespaces}} and {{runtime}} placeholders; default
+	// {{example}}, {{namespaces}}, {{errors}} and {{runtime}} placeholders; default
 	// DefaultDescription.
 	Description string
 	// Instructions are sent in the handshake (for example the upstream
@@ -102,8 +103,9 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 
 // Description fills a description template (DefaultDescription when
 // template is empty) with the contract's declarations ({{types}}), a call of
-// one of its tools ({{example}}) and its namespaces ({{namespaces}}, e.g.
-// "memory and files").
+// one of its tools ({{example}}), its namespaces ({{namespaces}}, e.g.
+// "memory and files") and the error names a tool call rejects with
+// ({{errors}}).
 func Description(c *contract.Contract, template string) string {
 	if template == "" {
 		template = DefaultDescription
@@ -116,7 +118,7 @@ func Description(c *contract.Contract, template string) string {
 	if len(names) > 1 {
 		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	}
-	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c), "{{namespaces}}", list)
+	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c), "{{namespaces}}", list, "{{errors}}", contract.ToolCallErrorsText())
 	return r.Replace(template)
 }
 

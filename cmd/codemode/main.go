@@ -286,7 +286,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 			return false, err
 		}
 	} else {
-		files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions()}}
+		files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions(), Checker: c.CheckerDeclarations()}}
 		d, release, err := rf.driver(30 * time.Second)
 		if err != nil {
 			return false, err
