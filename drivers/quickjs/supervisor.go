@@ -407,9 +407,10 @@ func (s *supervisor) serveClient() {
 	}
 }
 
-// limitFor is an execution's deadline.
+// limitFor is an execution's deadline: the one its execute message asks
+// for, cut to Options.Timeout, as the runner in the sandbox computes it.
 func (s *supervisor) limitFor(m *wire.Message) time.Duration {
-	return s.opts.Timeout
+	return limitsOf(m, s.opts).timeout
 }
 
 func (s *supervisor) execute(m *wire.Message) {
@@ -442,6 +443,7 @@ func (s *supervisor) execute(m *wire.Message) {
 // waitForSlot holds an execution until one of the driver's engine slots is
 // free; the wait counts against its deadline.
 func (s *supervisor) waitForSlot(w *watched, m *wire.Message) {
+	start := time.Now()
 	t := time.NewTimer(w.limit)
 	defer t.Stop()
 	select {
@@ -453,8 +455,22 @@ func (s *supervisor) waitForSlot(w *watched, m *wire.Message) {
 			return
 		}
 		w.slot = true
+		// The wait counted against the deadline: the runner gets what is
+		// left of it.
+		left := max(w.limit-time.Since(start), time.Millisecond)
+		w.limit = left
 		s.mu.Unlock()
-		s.send(w, m)
+		lim := wire.Limits{}
+		if m.Limits != nil {
+			lim = *m.Limits
+		}
+		lim.TimeoutMs = uint64(left / time.Millisecond)
+		if lim.TimeoutMs == 0 {
+			lim.TimeoutMs = 1
+		}
+		fwd := *m
+		fwd.Limits = &lim
+		s.send(w, &fwd)
 	case <-t.C:
 		s.mu.Lock()
 		if s.execs[w.id] == w {
