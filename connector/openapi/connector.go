@@ -88,7 +88,7 @@ type operation struct {
 	params   []*openapi3.Parameter // path, query and header
 	body     *openapi3.SchemaRef   // JSON request body schema, or nil
 	bodyReq  bool
-	bodyType string     // the JSON media type sent
+	bodyType string              // the JSON media type sent
 	output   *openapi3.SchemaRef // 2xx JSON response schema, or nil
 }
 
