@@ -234,7 +234,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 			continue
 		}
 		if s := paramSchema(p); s != nil && s.Value != nil {
-			if err := s.Value.VisitJSON(v, openapi3.VisitAsRequest()); err != nil {
+			if err := s.Value.VisitJSON(v, openapi3.VisitAsRequest()); err != nil && !oneOfAmbiguity(err) {
 				lines = append(lines, "/"+pointerEscape(p.Name)+": "+schemaMessage(err))
 			}
 		}
@@ -246,7 +246,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		case !hasBody && op.bodyReq:
 			lines = append(lines, "/body: required (the JSON request body)")
 		case hasBody && op.body.Value != nil:
-			if err := op.body.Value.VisitJSON(body, openapi3.VisitAsRequest()); err != nil {
+			if err := op.body.Value.VisitJSON(body, openapi3.VisitAsRequest()); err != nil && !oneOfAmbiguity(err) {
 				lines = append(lines, "/body: "+schemaMessage(err))
 			}
 		}
@@ -299,6 +299,16 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		}
 	}
 	return c.send(ctx, op.method, path, strings.Join(query, "&"), h, payload, op.bodyType)
+}
+
+// oneOfAmbiguity reports whether err only says that a value matches more
+// than one branch of a oneOf. Documents often write oneOf where branches
+// overlap (open objects match each other's values), meaning anyOf; the
+// declarations print oneOf as a union too, and the API itself still
+// decides. Refusing such a value would refuse calls the API accepts.
+func oneOfAmbiguity(err error) bool {
+	var se *openapi3.SchemaError
+	return errors.As(err, &se) && se.SchemaField == "oneOf" && strings.Contains(se.Reason, "more than one")
 }
 
 // schemaMessage is the first line of a kin-openapi validation error.
