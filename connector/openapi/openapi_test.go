@@ -238,9 +238,9 @@ func TestParameterStyles(t *testing.T) {
 	c := load(t, "3.0/json/parameters-style.json", "styles", srv.URL)
 	args := `{ primitive: "p", array: ["a", "b"], object: { x: "1", y: "2" } }`
 	calls := []struct {
-		call          string
+		call           string
 		rawPath, query string
-		header        map[string]string
+		header         map[string]string
 	}{
 		{"paths_standard(" + args + ")", "/anything/path/p/a,b/x,1,y,2", "", nil},
 		{"paths_matrix_nonExploded(" + args + ")", "/anything/path/matrix/;primitive=p/;array=a,b/;object=x,1,y,2", "", nil},
