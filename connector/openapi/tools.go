@@ -234,7 +234,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 			continue
 		}
 		if s := paramSchema(p); s != nil && s.Value != nil {
-			if err := s.Value.VisitJSON(v, openapi3.VisitAsRequest()); err != nil && !oneOfAmbiguity(err) {
+			if err := s.Value.VisitJSON(v, requestValidation()...); err != nil && !oneOfAmbiguity(err) {
 				lines = append(lines, "/"+pointerEscape(p.Name)+": "+schemaMessage(err))
 			}
 		}
@@ -246,7 +246,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		case !hasBody && op.bodyReq:
 			lines = append(lines, "/body: required (the JSON request body)")
 		case hasBody && op.body.Value != nil:
-			if err := op.body.Value.VisitJSON(body, openapi3.VisitAsRequest()); err != nil && !oneOfAmbiguity(err) {
+			if err := op.body.Value.VisitJSON(body, requestValidation()...); err != nil && !oneOfAmbiguity(err) {
 				lines = append(lines, "/body: "+schemaMessage(err))
 			}
 		}
@@ -299,6 +299,14 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		}
 	}
 	return c.send(ctx, op.method, path, strings.Join(query, "&"), h, payload, op.bodyType)
+}
+
+// requestValidation validates a request value: readOnly properties are
+// not required, and not refused either, because OpenAPI 3.0 says they
+// "SHOULD NOT" be sent (§4.7.24.1, readOnly), and real APIs take them back
+// (the petstore's updatePet sends the pet's read-only id).
+func requestValidation() []openapi3.SchemaValidationOption {
+	return []openapi3.SchemaValidationOption{openapi3.VisitAsRequest(), openapi3.DisableReadOnlyValidation()}
 }
 
 // oneOfAmbiguity reports whether err only says that a value matches more
