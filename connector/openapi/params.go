@@ -74,8 +74,18 @@ func pathEscape(s string) string {
 	return url.PathEscape(s)
 }
 
-// serializePath returns the text that replaces {name} in the path.
+// serializePath returns the text that replaces {name} in the path: never
+// "." or "..", which would change the path (a label-style empty value is
+// sent as %2E).
 func serializePath(name, style string, explode bool, v any) string {
+	s := serializePathValue(name, style, explode, v)
+	if s == "." || s == ".." {
+		return strings.ReplaceAll(s, ".", "%2E")
+	}
+	return s
+}
+
+func serializePathValue(name, style string, explode bool, v any) string {
 	sep, prefix := ",", ""
 	switch style {
 	case "label":
