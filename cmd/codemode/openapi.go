@@ -20,7 +20,6 @@ type openapiFlags struct {
 	specs   []namedValue
 	bases   map[string]string
 	headers map[string]http.Header
-	err     error
 }
 
 type namedValue struct{ name, value string }

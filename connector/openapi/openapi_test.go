@@ -132,14 +132,14 @@ func contractOf(t *testing.T, cs ...*openapi.Connector) *contract.Contract {
 	return k
 }
 
-// value decodes the program's value, the outcome's last text.
+// value decodes the program's value.
 func value(t *testing.T, out *client.Outcome, v any) {
 	t.Helper()
 	if out.Kind != client.Success {
 		t.Fatalf("program failed: %+v", out.Error)
 	}
-	if err := json.Unmarshal([]byte(out.Content[len(out.Content)-1].Text), v); err != nil {
-		t.Fatalf("%v: %s", err, out.Content[len(out.Content)-1].Text)
+	if err := json.Unmarshal(out.Value, v); err != nil {
+		t.Fatalf("%v: %s", err, out.Value)
 	}
 }
 
@@ -410,6 +410,12 @@ func TestProgramsAreCheckedAgainstTheDocument(t *testing.T) {
 	c := load(t, "3.0/json/petstore.json", "petstore", "http://127.0.0.1:9/v3")
 	k := contractOf(t, c)
 	decls := k.TypeDefinitions()
+	if ro := k.Tool("petstore", "getPetById").Annotations().ReadOnly; ro == nil || !*ro {
+		t.Error("getPetById is not annotated read-only")
+	}
+	if ro := k.Tool("petstore", "addPet").Annotations().ReadOnly; ro != nil {
+		t.Error("addPet is annotated read-only")
+	}
 	for _, want := range []string{"declare namespace PetstoreTypes {", "interface Pet {", "getPetById(input: {", "): Promise<PetstoreTypes.Pet>;"} {
 		if !strings.Contains(decls, want) {
 			t.Errorf("declarations lack %q", want)

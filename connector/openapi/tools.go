@@ -26,8 +26,8 @@ type Tool struct {
 	// for request and spec.
 	Method, Path string
 	// ReadOnly is set for GET and HEAD operations and spec: they change
-	// nothing on the server (RFC 9110 §9.2.1, safe methods). It is the hook
-	// for tool annotations (readOnlyHint) and approval policies.
+	// nothing on the server (RFC 9110 §9.2.1, safe methods). Namespace
+	// marks them with the read-only annotation; approval policies read it.
 	ReadOnly bool
 	// InputSchema and OutputSchema are the declaration schemas: their
 	// "#/components/schemas/…" references point into the document (see
@@ -100,7 +100,8 @@ const requestInputSchema = `{"type":"object","required":["path"],"additionalProp
 
 // Namespace returns the contract namespace: every Tool as a contract tool
 // declared from the document (components declared once, by name; see
-// typegen.Definitions) and validated by Call.
+// typegen.Definitions), validated by Call, and annotated read-only when
+// Tool.ReadOnly is set.
 func (c *Connector) Namespace() (contract.Namespace, error) {
 	tools, err := c.Tools()
 	if err != nil {
@@ -115,6 +116,10 @@ func (c *Connector) Namespace() (contract.Namespace, error) {
 		ct, err := contract.NewDeclaredTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Call)
 		if err != nil {
 			return contract.Namespace{}, fmt.Errorf("openapi: %w", err)
+		}
+		if t.ReadOnly {
+			yes := true
+			ct = ct.WithAnnotations(contract.Annotations{ReadOnly: &yes})
 		}
 		ns.Tools = append(ns.Tools, ct)
 	}
