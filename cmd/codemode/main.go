@@ -117,6 +117,7 @@ type contractFlags struct {
 	inputSchema string
 	mcp         string
 	config      string
+	openapi     openapiFlags
 }
 
 func (c *contractFlags) register(fs *flag.FlagSet) {
@@ -124,6 +125,7 @@ func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.inputSchema, "input-schema", "", "JSON Schema file of the program input (makes the contract input-bearing)")
 	fs.StringVar(&c.mcp, "mcp", "", `an MCP server whose tools go on codemode: a command line ("npx -y @modelcontextprotocol/server-memory") or an http(s) URL`)
 	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
+	c.openapi.register(fs)
 }
 
 // usesMCP reports whether the contract's tools come from MCP servers.
@@ -174,13 +176,20 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 				return nil, nil, fmt.Errorf("--tools: %w", err)
 			}
 		}
-		namespaces = []contract.Namespace{{Name: contract.DefaultNamespace, Tools: tools}}
+		if c.tools != "" || !c.openapi.used() {
+			namespaces = []contract.Namespace{{Name: contract.DefaultNamespace, Tools: tools}}
+		}
 	}
-	if c.tools == "" && !c.usesMCP() {
+	apis, err := c.openapi.namespaces(ctx, stderr)
+	if err != nil {
+		set.Close()
+		return nil, nil, err
+	}
+	namespaces = append(namespaces, apis...)
+	if c.tools == "" && !c.usesMCP() && !c.openapi.used() {
 		fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL or --config FILE)")
 	}
 	var ct *contract.Contract
-	var err error
 	if input != nil {
 		ct, err = contract.NewNamespacedWithInput(input, namespaces...)
 	} else {
