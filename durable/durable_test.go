@@ -718,3 +718,18 @@ func TestOutputJSON(t *testing.T) {
 		}
 	}
 }
+
+// The agent's declarations hold the connectors and codemode.step, never the
+// journal's hidden __codemode tools.
+func TestTypeDefinitionsHideTheJournalTools(t *testing.T) {
+	h, _, _ := fixture(t)
+	d := h.TypeDefinitions()
+	for _, want := range []string{"github", "list_pull_requests", "create_issue", "declare const codemode", "step<T>("} {
+		if !strings.Contains(d, want) {
+			t.Errorf("declarations lack %q:\n%s", want, d)
+		}
+	}
+	if strings.Contains(d, "__codemode") || strings.Contains(d, "step_begin") {
+		t.Errorf("declarations show the hidden namespace:\n%s", d)
+	}
+}

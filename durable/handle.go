@@ -57,6 +57,7 @@ type Handle struct {
 	byName     map[string]*Connector
 	tools      map[string]map[string]*ConnectorTool
 	scope      []string
+	decls      string
 	opts       Options
 	log        *slog.Logger
 }
@@ -116,6 +117,13 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 		namespaces = append(namespaces, ns)
 	}
 	h.scope = append(h.scope, "console", "result")
+	// The agent's declarations: the connectors and the codemode SDK, not
+	// the journal's own __codemode tools behind codemode.step.
+	decl, err := contract.NewNamespaced(namespaces...)
+	if err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	h.decls = decl.TypeDefinitions() + "\n" + sdkDeclaration
 	sdk, err := sdkTools()
 	if err != nil {
 		return nil, err
@@ -152,10 +160,7 @@ func (h *Handle) Name() string { return h.name }
 
 // TypeDefinitions returns the declarations a program is written against:
 // the connectors' namespaces and the codemode SDK (step).
-func (h *Handle) TypeDefinitions() string {
-	decls := h.client.Contract().TypeDefinitions()
-	return decls + "\n" + sdkDeclaration
-}
+func (h *Handle) TypeDefinitions() string { return h.decls }
 
 // Client returns the client passes run on (its contract holds the
 // connectors' namespaces and the journal's own __codemode tools).
