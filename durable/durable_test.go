@@ -724,7 +724,7 @@ func TestOutputJSON(t *testing.T) {
 func TestTypeDefinitionsHideTheJournalTools(t *testing.T) {
 	h, _, _ := fixture(t)
 	d := h.TypeDefinitions()
-	for _, want := range []string{"github", "list_pull_requests", "create_issue", "declare const codemode", "step<T>("} {
+	for _, want := range []string{"readonly github:", "list_pull_requests", "create_issue", "declare const codemode", "step<T>("} {
 		if !strings.Contains(d, want) {
 			t.Errorf("declarations lack %q:\n%s", want, d)
 		}

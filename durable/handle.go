@@ -206,6 +206,10 @@ func (h *Handle) Execute(ctx context.Context, code string) (Output, error) {
 	return h.runPass(ctx, e)
 }
 
+// ConnectorNames returns the connectors' names (the program's namespaces)
+// in configuration order.
+func (h *Handle) ConnectorNames() []string { return h.connectorNames() }
+
 func (h *Handle) connectorNames() []string {
 	names := make([]string, len(h.connectors))
 	for i, c := range h.connectors {

@@ -111,27 +111,33 @@ func revertCommand(argv []string, dir string) func(ctx context.Context, args, re
 }
 
 // connectors builds the durable connectors the contract flags name: a tools
-// file's tools on "tools", or MCP servers (see mcpConnectors).
+// file's tools on "tools", and MCP servers (see mcpConnectors).
 func (c *contractFlags) connectors(ctx context.Context, stderr io.Writer) ([]durable.Connector, func(), error) {
-	switch {
-	case c.tools != "" && c.usesMCP():
-		return nil, nil, usageError{"--tools cannot be combined with --mcp or --config"}
-	case c.usesMCP():
-		return c.mcpConnectors(ctx, stderr)
-	case c.tools != "":
+	var cs []durable.Connector
+	if c.tools != "" {
 		conn, err := loadDurableTools(c.tools)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--tools: %w", err)
 		}
-		return []durable.Connector{conn}, func() {}, nil
+		cs = append(cs, conn)
 	}
-	fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL or --config FILE)")
-	return nil, func() {}, nil
+	if !c.usesMCP() {
+		if c.tools == "" {
+			fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL or --config FILE)")
+		}
+		return cs, func() {}, nil
+	}
+	mcps, closeMCP, err := c.mcpConnectors(ctx, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(cs, mcps...), closeMCP, nil
 }
 
 // mcpConnectors connects the MCP servers the flags name and makes each a
 // durable connector (durablemcp): a server's name is its namespace, and the
-// server of --mcp goes on "tools" ("codemode" is the durable SDK's). A tool
+// server of --mcp goes on "tools" ("codemode" is the durable SDK's), or on
+// "mcp" beside a tools file. A tool
 // needs approval when its MCP annotations say it may be destructive (MCP's
 // defaults: a tool without annotations may be).
 func (c *contractFlags) mcpConnectors(ctx context.Context, stderr io.Writer) ([]durable.Connector, func(), error) {
@@ -142,6 +148,9 @@ func (c *contractFlags) mcpConnectors(ctx context.Context, stderr io.Writer) ([]
 	for i := range servers {
 		if servers[i].Name == "" || servers[i].Name == contract.DefaultNamespace {
 			servers[i].Name = toolsConnector
+			if c.tools != "" {
+				servers[i].Name = "mcp" // the tools file has "tools"
+			}
 		}
 	}
 	fmt.Fprintf(stderr, "codemode: connecting to %d MCP server(s)\n", len(servers))

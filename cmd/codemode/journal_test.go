@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // journalFixture is a folder with a tools file whose commands are shell
@@ -301,5 +304,74 @@ func TestJournalCLIRunErrorAndCompleted(t *testing.T) {
 	code, stdout, _ := f.cli(t, "run", "--journal", f.journal, "--tools", f.tools, ok)
 	if code != 0 || stdout != "ab\n" {
 		t.Fatalf("completed program: exit %d %q", code, stdout)
+	}
+}
+
+// TestJournalMCPServe: `mcp serve --journal` over the real memory MCP
+// server; the code tool's answer for a destructive call is paused and tells
+// the agent not to retry; `codemode approve` in another process (its own
+// memory server on the same file) completes it.
+func TestJournalMCPServe(t *testing.T) {
+	f := newJournalFixture(t)
+	config := filepath.Join(f.dir, "mcp.json")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"memory": map[string]any{
+		"command": mcptest.Command(t, "mcp-server-memory"), "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(f.dir, "memory.jsonl")}}}})
+	if err := os.WriteFile(config, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--journal", f.journal, "--config", config, "--tools", f.tools)
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("tools %+v %v", tools, err)
+	}
+	desc := tools.Tools[0].Description
+	for _, want := range []string{"readonly memory:", "delete_entities", "readonly tools:", "list_items", "step<T>(", "Do not call this tool again to retry"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("description lacks %q", want)
+		}
+	}
+	if strings.Contains(desc, "__codemode") {
+		t.Error("the description shows the hidden namespace")
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `async () => {
+  await memory.create_entities({ entities: [{ name: "a", entityType: "t", observations: [] }] });
+  const items = await tools.list_items({ prefix: "p" });
+  await memory.delete_entities({ entityNames: ["a"] });
+  return items.length;
+}`}})
+	if err != nil || res.IsError || len(res.Content) != 2 {
+		t.Fatalf("code: %+v %v", res, err)
+	}
+	var out durable.Output
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != durable.OutputPaused ||
+		len(out.Pending) != 1 || out.Pending[0].Connector != "memory" || out.Pending[0].Method != "delete_entities" {
+		t.Fatalf("answer %q: %v", res.Content[0].(*mcp.TextContent).Text, err)
+	}
+	if note := res.Content[1].(*mcp.TextContent).Text; !strings.Contains(note, "Do not retry") || !strings.Contains(note, out.ExecutionID) {
+		t.Fatalf("paused note %q", note)
+	}
+	done := f.output(t, exitCompleted, "approve", "--config", config, "--tools", f.tools, "--json", out.ExecutionID)
+	if string(done.Result) != "2" {
+		t.Fatalf("approve: %+v", done)
+	}
+	if got := f.lines(t, "list.log"); len(got) != 1 {
+		t.Fatalf("the read ran %d times", len(got))
+	}
+	// A program error is an isError answer carrying the durable output.
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `throw new Error("nope")`}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"status":"error"`) {
+		t.Fatalf("failing program: %+v %v", res, err)
 	}
 }

@@ -5,6 +5,10 @@
 // tool's MCP annotations (a tool that may be destructive needs approval),
 // as Cloudflare's McpConnector lets a derived connector decorate each tool
 // (https://developers.cloudflare.com/agents/api-reference/codemode/).
+//
+// NewServer serves a durable handle's code tool over MCP: each program is a
+// durable execution, and the answer is its output (completed, paused with
+// the pending actions, or error).
 package durablemcp
 
 import (
