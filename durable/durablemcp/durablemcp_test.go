@@ -145,7 +145,9 @@ func TestMemoryServerPausesDestructiveCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var g struct{ Entities []struct{ Name, EntityType string } }
+		var g struct {
+			Entities []struct{ Name, EntityType string }
+		}
 		json.Unmarshal(raw, &g)
 		var names []string
 		for _, e := range g.Entities {
