@@ -180,7 +180,12 @@ func openStore(t testing.TB, path string) *sqlite.Store {
 
 func newHandle(t testing.TB, store durable.Store, opts durable.Options, cs ...durable.Connector) *durable.Handle {
 	t.Helper()
-	h, err := durable.New(store, executor(t), cs, opts)
+	return newHandleOn(t, executor(t), store, opts, cs...)
+}
+
+func newHandleOn(t testing.TB, ex client.Executor, store durable.Store, opts durable.Options, cs ...durable.Connector) *durable.Handle {
+	t.Helper()
+	h, err := durable.New(store, ex, cs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +193,14 @@ func newHandle(t testing.TB, store durable.Store, opts durable.Options, cs ...du
 }
 
 func fixture(t testing.TB) (*durable.Handle, *service, *sqlite.Store) {
+	return fixtureOn(t, executor(t))
+}
+
+// fixtureOn is fixture on the executor ex (a driver of onEveryDriver).
+func fixtureOn(t testing.TB, ex client.Executor) (*durable.Handle, *service, *sqlite.Store) {
 	svc := newService()
 	st := openStore(t, filepath.Join(t.TempDir(), "journal.db"))
-	return newHandle(t, st, durable.Options{}, svc.github()), svc, st
+	return newHandleOn(t, ex, st, durable.Options{}, svc.github()), svc, st
 }
 
 func execute(t testing.TB, h *durable.Handle, code string) durable.Output {
@@ -245,8 +255,10 @@ const readThenWrite = `async () => {
   return { created, prs: prs.length };
 }`
 
-func TestReadThenApprovedWrite(t *testing.T) {
-	h, svc, _ := fixture(t)
+func TestReadThenApprovedWrite(t *testing.T) { onEveryDriver(t, testReadThenApprovedWrite) }
+
+func testReadThenApprovedWrite(t *testing.T, ex client.Executor) {
+	h, svc, _ := fixtureOn(t, ex)
 	out := execute(t, h, readThenWrite)
 	wantStatus(t, out, durable.OutputPaused)
 	if len(out.Pending) != 1 || out.Pending[0].Seq != 2 || out.Pending[0].Method != "create_issue" ||
@@ -294,8 +306,10 @@ func TestReadThenApprovedWrite(t *testing.T) {
 
 // Promise.all of three reads and two writes that need approval: the reads
 // run, both writes are pending in one pause, one approval runs both.
-func TestPromiseAllPausesSiblingsTogether(t *testing.T) {
-	h, svc, _ := fixture(t)
+func TestPromiseAllPausesSiblingsTogether(t *testing.T) { onEveryDriver(t, testPromiseAllPausesSiblingsTogether) }
+
+func testPromiseAllPausesSiblingsTogether(t *testing.T, ex client.Executor) {
+	h, svc, _ := fixtureOn(t, ex)
 	out := execute(t, h, `async () => {
   const [a, b, c, x, y] = await Promise.all([
     github.list_pull_requests({ repo: "a" }),
@@ -328,8 +342,10 @@ func TestPromiseAllPausesSiblingsTogether(t *testing.T) {
 }
 
 // A replay whose arguments differ from the journal ends as error.
-func TestDivergenceEndsTheExecution(t *testing.T) {
-	h, svc, _ := fixture(t)
+func TestDivergenceEndsTheExecution(t *testing.T) { onEveryDriver(t, testDivergenceEndsTheExecution) }
+
+func testDivergenceEndsTheExecution(t *testing.T, ex client.Executor) {
+	h, svc, _ := fixtureOn(t, ex)
 	// counter is reexecute: it runs again on replay and returns a new value,
 	// so the write's arguments change.
 	out := execute(t, h, `const { n } = await github.counter();
@@ -351,7 +367,9 @@ await github.create_issue({ title: "n=" + n });`)
 
 // codemode.step records its value once; the approval's replay returns it
 // without running the function, in every form of code models write.
-func TestStepReplaysRecordedValue(t *testing.T) {
+func TestStepReplaysRecordedValue(t *testing.T) { onEveryDriver(t, testStepReplaysRecordedValue) }
+
+func testStepReplaysRecordedValue(t *testing.T, ex client.Executor) {
 	forms := map[string]string{
 		"async arrow": `async () => {
   const t = await codemode.step("t", () => Math.random());
@@ -371,7 +389,7 @@ t`,
 	}
 	for name, code := range forms {
 		t.Run(name, func(t *testing.T) {
-			h, _, _ := fixture(t)
+			h, _, _ := fixtureOn(t, ex)
 			out := execute(t, h, code)
 			wantStatus(t, out, durable.OutputPaused)
 			var args issueInput
