@@ -306,7 +306,9 @@ func testReadThenApprovedWrite(t *testing.T, ex client.Executor) {
 
 // Promise.all of three reads and two writes that need approval: the reads
 // run, both writes are pending in one pause, one approval runs both.
-func TestPromiseAllPausesSiblingsTogether(t *testing.T) { onEveryDriver(t, testPromiseAllPausesSiblingsTogether) }
+func TestPromiseAllPausesSiblingsTogether(t *testing.T) {
+	onEveryDriver(t, testPromiseAllPausesSiblingsTogether)
+}
 
 func testPromiseAllPausesSiblingsTogether(t *testing.T, ex client.Executor) {
 	h, svc, _ := fixtureOn(t, ex)
