@@ -120,7 +120,7 @@ func remoteExecutor(t testing.TB) client.Executor {
 		b.close = append(b.close, func() { os.RemoveAll(dir) })
 		host := quickjs.New(quickjs.Options{Timeout: 10 * time.Second})
 		b.close = append(b.close, func() { host.Close() })
-		srv, err := remote.NewServer(remote.ServerOptions{Driver: host, Token: remoteToken})
+		srv, err := remote.NewServer(remote.ServerOptions{Driver: host, Token: remoteToken, HandshakeTimeout: 5 * time.Minute})
 		if err != nil {
 			b.err = err
 			return
@@ -134,12 +134,14 @@ func remoteExecutor(t testing.TB) client.Executor {
 		served := make(chan struct{})
 		go func() { defer close(served); _ = srv.Serve(l) }()
 		b.close = append(b.close, func() { srv.Close(); <-served })
-		d, err := remote.New(remote.Options{Address: addr, Token: remoteToken})
+		// The host boots QuickJS during the handshake: minutes under -race
+		// on a loaded machine.
+		d, err := remote.New(remote.Options{Address: addr, Token: remoteToken, HandshakeTimeout: 5 * time.Minute})
 		if err != nil {
 			b.err = err
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		b.rt, b.err = client.NewRuntime(ctx, d)
 		if b.err == nil {

@@ -193,10 +193,7 @@ func (h *Handle) Execute(ctx context.Context, code string) (Output, error) {
 		e.Code = fmt.Sprintf("[code omitted from the journal: %d characters of JSON, over the limit of %d]", len(codeJSON), MaxDurableValueLength)
 		e.Status, e.Error = StatusError, tooLarge.Error()
 	}
-	if err := h.store.CreateExecution(ctx, h.name, e); err != nil {
-		return Output{}, fmt.Errorf("durable: %w", err)
-	}
-	if _, err := h.store.PruneExecutions(ctx, h.name, h.opts.MaxExecutions); err != nil {
+	if _, err := h.store.CreateExecution(ctx, h.name, e, h.opts.MaxExecutions); err != nil {
 		return Output{}, fmt.Errorf("durable: %w", err)
 	}
 	if tooLarge != nil {
