@@ -753,3 +753,22 @@ func TestTypeDefinitionsHideTheJournalTools(t *testing.T) {
 		t.Errorf("declarations show the hidden namespace:\n%s", d)
 	}
 }
+
+// Every form models write runs, including a function after a comment and a
+// bare value.
+func TestCodeForms(t *testing.T) {
+	h, _, _ := fixture(t)
+	for code, want := range map[string]string{
+		"// lists\nasync () => (await github.list_pull_requests({ repo: \"a\" })).length": "2",
+		"/* c */ (async () => 7)":  "7",
+		"function () { return 8 }": "8",
+		"41 + 1":                   "42",
+		"const x = await codemode.step(\"s\", () => 3); x * 2": "6",
+		"\"text\"": `"text"`,
+	} {
+		out := execute(t, h, code)
+		if out.Status != durable.OutputCompleted || string(out.Result) != want {
+			t.Errorf("%q: %+v, want %s", code, out, want)
+		}
+	}
+}
