@@ -332,6 +332,7 @@ func (h *harness) nonJSON(t *testing.T) {
 		{`{ value: NaN }`, `NaN`},
 		{`(() => { const o = {}; o.self = o; return o; })()`, `circular`},
 		{`{ value: new Date(0) }`, `not a plain object`},
+		{`{ value: new Uint8Array([1, 2]) }`, `input\.value is not a plain object`}, // bytes go as base64 strings (package contract)
 		{`{ value: Symbol("s") }`, `symbol`},
 	} {
 		out, rec := h.run(t, `export default async function ({ codemode }) { await codemode.echo(`+tc.arg+`); }`, nil)
