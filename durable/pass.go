@@ -398,6 +398,11 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
 		ExecutionID: e.ID,
 		Middleware:  p.middleware,
 		Limits:      h.opts.Limits,
+		// The first pass's randomness and every time value observed so far:
+		// a replay sees the same Math.random and Date.now() as the passes
+		// before it, so a program that branches on them takes the same path.
+		Seed:  e.Seed,
+		Clock: e.Clock,
 		OnTelemetry: func(ev client.Event) {
 			if ev.Kind == client.EventProgramOutput {
 				logs.add(ev.Stream, ev.Text)
@@ -407,6 +412,9 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
 	out, runErr := h.client.RunCode(ctx, prepare(e.Code, h.scope), opts)
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
 	u := ExecutionUpdate{At: now(), Logs: logs.all()}
+	if out != nil && len(out.Clock) > len(e.Clock) {
+		u.Clock = out.Clock // the values replayed, then the new ones, in order
+	}
 	if u.Logs == nil {
 		u.Logs = []string{}
 	}
