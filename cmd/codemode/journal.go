@@ -664,3 +664,18 @@ func countReverted(e *durable.Execution) int {
 	}
 	return n
 }
+
+// positionalHint is what a command's usage line shows after [flags].
+func positionalHint(command string) string {
+	switch command {
+	case "check", "run":
+		return " PROGRAM.ts"
+	case "show", "approve", "rollback", "delete":
+		return " ID"
+	case "reject":
+		return " ID SEQ"
+	case "pending":
+		return " [ID]"
+	}
+	return ""
+}

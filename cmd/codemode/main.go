@@ -225,7 +225,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() != "types" && !strings.HasSuffix(fs.Name(), "serve")])
+				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), positionalHint(fs.Name()))
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
 				return nil, errHelp
