@@ -57,6 +57,7 @@ type Handle struct {
 	byName     map[string]*Connector
 	tools      map[string]map[string]*ConnectorTool
 	scope      []string
+	decls      string
 	opts       Options
 	log        *slog.Logger
 }
@@ -116,6 +117,13 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 		namespaces = append(namespaces, ns)
 	}
 	h.scope = append(h.scope, "console", "result")
+	// The agent's declarations: the connectors and the codemode SDK, not
+	// the journal's own __codemode tools behind codemode.step.
+	decl, err := contract.NewNamespaced(namespaces...)
+	if err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	h.decls = decl.TypeDefinitions() + "\n" + sdkDeclaration
 	sdk, err := sdkTools()
 	if err != nil {
 		return nil, err
@@ -152,10 +160,7 @@ func (h *Handle) Name() string { return h.name }
 
 // TypeDefinitions returns the declarations a program is written against:
 // the connectors' namespaces and the codemode SDK (step).
-func (h *Handle) TypeDefinitions() string {
-	decls := h.client.Contract().TypeDefinitions()
-	return decls + "\n" + sdkDeclaration
-}
+func (h *Handle) TypeDefinitions() string { return h.decls }
 
 // Client returns the client passes run on (its contract holds the
 // connectors' namespaces and the journal's own __codemode tools).
@@ -188,10 +193,7 @@ func (h *Handle) Execute(ctx context.Context, code string) (Output, error) {
 		e.Code = fmt.Sprintf("[code omitted from the journal: %d characters of JSON, over the limit of %d]", len(codeJSON), MaxDurableValueLength)
 		e.Status, e.Error = StatusError, tooLarge.Error()
 	}
-	if err := h.store.CreateExecution(ctx, h.name, e); err != nil {
-		return Output{}, fmt.Errorf("durable: %w", err)
-	}
-	if _, err := h.store.PruneExecutions(ctx, h.name, h.opts.MaxExecutions); err != nil {
+	if _, err := h.store.CreateExecution(ctx, h.name, e, h.opts.MaxExecutions); err != nil {
 		return Output{}, fmt.Errorf("durable: %w", err)
 	}
 	if tooLarge != nil {
@@ -200,6 +202,10 @@ func (h *Handle) Execute(ctx context.Context, code string) (Output, error) {
 	}
 	return h.runPass(ctx, e)
 }
+
+// ConnectorNames returns the connectors' names (the program's namespaces)
+// in configuration order.
+func (h *Handle) ConnectorNames() []string { return h.connectorNames() }
 
 func (h *Handle) connectorNames() []string {
 	names := make([]string, len(h.connectors))

@@ -43,6 +43,11 @@ type pass struct {
 	// above it is new unless the conditional insert says otherwise, so its
 	// entry is not read first. Only a hint; the store decides.
 	known uint64
+	// applied holds the entries that were applied (and not ephemeral) when
+	// the pass started, by seq: they cannot change while the execution is
+	// running (only a rollback moves them, and it refuses a running
+	// execution), so a replayed call is answered without reading the store.
+	applied map[uint64]*ToolLogEntry
 
 	mu       sync.Mutex
 	inflight int
@@ -51,9 +56,13 @@ type pass struct {
 }
 
 func (h *Handle) newPass(e *Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{})}
-	for _, l := range e.Log {
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}}
+	for i := range e.Log {
+		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
+		if l.State == EntryApplied && !l.Ephemeral {
+			p.applied[l.Seq] = l
+		}
 	}
 	return p
 }
@@ -137,9 +146,12 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 // recordedCall decides a call whose seq may be in the journal.
 func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
 	what := call.Namespace + "." + call.Tool
-	e, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
-	if err != nil {
-		return p.fail(err)
+	e, found := p.applied[call.Seq]
+	if !found {
+		var err error
+		if e, found, err = p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
+			return p.fail(err)
+		}
 	}
 	if found {
 		if e.Connector != call.Namespace || e.Method != call.Tool || !bytes.Equal(e.Args, args) {
@@ -300,9 +312,12 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 	what := fmt.Sprintf("codemode.step(%q)", in.Name)
 	switch call.Tool {
 	case "step_begin":
-		e, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
-		if err != nil {
-			return p.fail(err)
+		e, found := p.applied[call.Seq]
+		if !found {
+			var err error
+			if e, found, err = p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
+				return p.fail(err)
+			}
 		}
 		if found {
 			if !e.IsStep() || !bytes.Equal(e.Args, nameArgs) {
@@ -383,6 +398,11 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
 		ExecutionID: e.ID,
 		Middleware:  p.middleware,
 		Limits:      h.opts.Limits,
+		// The first pass's randomness and every time value observed so far:
+		// a replay sees the same Math.random and Date.now() as the passes
+		// before it, so a program that branches on them takes the same path.
+		Seed:  e.Seed,
+		Clock: e.Clock,
 		OnTelemetry: func(ev client.Event) {
 			if ev.Kind == client.EventProgramOutput {
 				logs.add(ev.Stream, ev.Text)
@@ -392,6 +412,9 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
 	out, runErr := h.client.RunCode(ctx, prepare(e.Code, h.scope), opts)
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
 	u := ExecutionUpdate{At: now(), Logs: logs.all()}
+	if out != nil && len(out.Clock) > len(e.Clock) {
+		u.Clock = out.Clock // the values replayed, then the new ones, in order
+	}
 	if u.Logs == nil {
 		u.Logs = []string{}
 	}

@@ -35,6 +35,7 @@ const usage = `usage:
   codemode check [--tools FILE] [--input-schema FILE] [--runtime R] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] PROGRAM.ts
   codemode mcp serve (--config FILE | --mcp CMD|URL) [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N]
+  codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
   codemode runner serve --listen ADDR [--runtime quickjs|node] [--max-connections N] [--idle-timeout D] [--tls-cert F --tls-key F [--tls-client-ca F]]
 
 The contract's tools come from --tools FILE, or from MCP servers: --mcp CMD|URL
@@ -68,6 +69,13 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	case "run":
+		if wantsJournal(args[1:]) {
+			status, err := durableRun(ctx, args[1:], stdout, stderr)
+			if err == nil {
+				return status
+			}
+			return fail(err, stderr)
+		}
 		var failed bool
 		failed, err = run(ctx, args[1:], stdout, stderr)
 		if err == nil && failed {
@@ -78,11 +86,24 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "runner":
 		err = runnerCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+"\n"+journalUsage)
 		return 0
 	default:
+		if isJournalCommand(args[0]) {
+			status, err := journalCommand(ctx, args[0], args[1:], stdout, stderr)
+			if err == nil {
+				return status
+			}
+			return fail(err, stderr)
+		}
 		err = usageError{fmt.Sprintf("unknown command %q", args[0])}
 	}
+	return fail(err, stderr)
+}
+
+// fail prints err and returns the exit status: 0 for help, 2 for a bad
+// command line, else 1.
+func fail(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
@@ -213,7 +234,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() != "types" && !strings.HasSuffix(fs.Name(), "serve")])
+				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), positionalHint(fs.Name()))
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
 				return nil, errHelp

@@ -27,6 +27,9 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return usageError{"mcp: the only subcommand is serve (codemode mcp serve --help)"}
 	}
+	if wantsJournal(args[1:]) {
+		return durableMCPServe(ctx, args[1:], stdout, stderr)
+	}
 	return mcpServe(ctx, args[1:], stdout, stderr)
 }
 
