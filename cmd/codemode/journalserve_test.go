@@ -84,7 +84,9 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var stderr strings.Builder
-	go func() { done <- cli(ctx, []string{"journal", "serve", "--journal", journal, "--tools", tools, "--listen", addr}, io.Discard, &stderr) }()
+	go func() {
+		done <- cli(ctx, []string{"journal", "serve", "--journal", journal, "--tools", tools, "--listen", addr}, io.Discard, &stderr)
+	}()
 	defer func() {
 		cancel()
 		select {
