@@ -162,11 +162,14 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 		case EntryApplied:
 			if !e.Ephemeral {
 				p.h.log.Debug("durable: replay", "execution", p.id, "seq", call.Seq, "call", what)
+				markCall(ctx, "replayed")
 				return e.Result, nil
 			}
 			p.h.log.Debug("durable: reexecute", "execution", p.id, "seq", call.Seq, "call", what)
+			markCall(ctx, "reexecuted")
 			return p.execute(ctx, next, call, t, false)
 		case EntryError:
+			markCall(ctx, "recorded-error")
 			return nil, errors.New(e.Error) // the recorded failure, replayed
 		case EntryPending:
 			// Approved: claim it. A reject that got there first wins.
@@ -178,6 +181,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 				return p.notRunning(ctx, what)
 			}
 			p.h.log.Debug("durable: execute approved", "execution", p.id, "seq", call.Seq, "call", what)
+			markCall(ctx, "executed")
 			return p.execute(ctx, next, call, t, true)
 		case EntryExecuting:
 			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was interrupted in an earlier pass: it may or may not have been applied, so it is not run again", call.Seq, what)})
@@ -204,6 +208,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 			return p.refused(ctx, next, call, t, args)
 		}
 		p.h.log.Debug("durable: pause", "execution", p.id, "seq", call.Seq, "call", what)
+		markCall(ctx, "paused")
 		return p.awaitPause(ctx)
 	}
 	entry.State = EntryExecuting
@@ -215,6 +220,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 		return p.refused(ctx, next, call, t, args)
 	}
 	p.h.log.Debug("durable: execute", "execution", p.id, "seq", call.Seq, "call", what)
+	markCall(ctx, "executed")
 	return p.execute(ctx, next, call, t, true)
 }
 
@@ -391,7 +397,9 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 }
 
 // runPass runs one pass of e (status running) and records how it ended.
-func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
+func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err error) {
+	ctx, span := h.span(ctx, "codemode.durable.pass", e.ID, AttrPass.Int(e.Passes))
+	defer func() { endPassSpan(span, output, err) }()
 	p := h.newPass(e)
 	var logs logLines
 	opts := client.RunOptions{
@@ -403,6 +411,8 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
 		// before it, so a program that branches on them takes the same path.
 		Seed:  e.Seed,
 		Clock: e.Clock,
+		// Spans for the pass's execution and tool calls.
+		TracerProvider: h.opts.TracerProvider,
 		OnTelemetry: func(ev client.Event) {
 			if ev.Kind == client.EventProgramOutput {
 				logs.add(ev.Stream, ev.Text)

@@ -36,6 +36,7 @@ const usage = `usage:
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] PROGRAM.ts
   codemode mcp serve (--config FILE | --mcp CMD|URL) [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N]
   codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
+  codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312]
   codemode runner serve --listen ADDR [--runtime quickjs|node] [--max-connections N] [--idle-timeout D] [--tls-cert F --tls-key F [--tls-client-ca F]]
 
 The contract's tools come from --tools FILE, or from MCP servers: --mcp CMD|URL
@@ -85,6 +86,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = mcpCommand(ctx, args[1:], stdout, stderr)
 	case "runner":
 		err = runnerCommand(ctx, args[1:], stdout, stderr)
+	case "journal":
+		err = journalUICommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage+"\n"+journalUsage)
 		return 0
