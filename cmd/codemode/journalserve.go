@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -83,7 +80,7 @@ func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	var connectors []durable.Connector
 	if *tools != "" {
-		c, err := loadJournalTools(*tools)
+		c, err := loadDurableTools(*tools)
 		if err != nil {
 			return fmt.Errorf("--tools: %w", err)
 		}
@@ -166,69 +163,3 @@ func loopbackListen(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
-// loadJournalTools reads a tools file as the durable connector "tools",
-// with the durable fields of each tool: requiresApproval, replay ("log" or
-// "reexecute") and revert (a command given {"args", "result"} on stdin).
-// It is the tools file of `codemode run --journal`.
-func loadJournalTools(path string) (durable.Connector, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return durable.Connector{}, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var f struct {
-		Description string `json:"description,omitempty"`
-		Tools       []struct {
-			toolSpec
-			RequiresApproval bool           `json:"requiresApproval,omitempty"`
-			Replay           durable.Replay `json:"replay,omitempty"`
-			Revert           []string       `json:"revert,omitempty"`
-		} `json:"tools"`
-	}
-	if err := dec.Decode(&f); err != nil {
-		return durable.Connector{}, fmt.Errorf("%s: %w", path, err)
-	}
-	dir, err := filepath.Abs(filepath.Dir(path))
-	if err != nil {
-		return durable.Connector{}, err
-	}
-	resolve := func(argv []string) []string {
-		argv = append([]string(nil), argv...)
-		if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
-			argv[0] = filepath.Join(dir, argv[0])
-		}
-		return argv
-	}
-	c := durable.Connector{Name: "tools", Instructions: f.Description}
-	for i, s := range f.Tools {
-		where := fmt.Sprintf("%s: tools[%d] (%s)", path, i, s.Name)
-		if len(s.Command) == 0 || s.Command[0] == "" {
-			return durable.Connector{}, fmt.Errorf("%s: command is missing or empty", where)
-		}
-		if s.Revert != nil && (len(s.Revert) == 0 || s.Revert[0] == "") {
-			return durable.Connector{}, fmt.Errorf("%s: revert is empty: give a command, or leave it out", where)
-		}
-		t := durable.ConnectorTool{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema, OutputSchema: s.OutputSchema,
-			RequiresApproval: s.RequiresApproval, Replay: s.Replay, Execute: commandHandler(resolve(s.Command), dir)}
-		if s.Revert != nil {
-			run := commandHandler(resolve(s.Revert), dir)
-			t.Revert = func(ctx context.Context, args, result json.RawMessage) error {
-				if len(result) == 0 {
-					result = json.RawMessage("null")
-				}
-				in, err := json.Marshal(map[string]json.RawMessage{"args": args, "result": result})
-				if err != nil {
-					return err
-				}
-				_, err = run(ctx, in)
-				if err != nil && strings.Contains(err.Error(), "printed output that is not JSON") {
-					return nil // a revert's output is not used
-				}
-				return err
-			}
-		}
-		c.Tools = append(c.Tools, t)
-	}
-	return c, nil
-}
