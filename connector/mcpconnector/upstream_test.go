@@ -303,3 +303,28 @@ func TestHugeHTTPResponseFailsTheCall(t *testing.T) {
 		t.Fatalf("small after huge: %s %v", out, err)
 	}
 }
+
+// TestUpstreamSeesOnlyTheMinimalEnvironment asks the everything server for
+// its environment through a program: it has the inherited set and what the
+// configuration gives, never the runner token or another host secret.
+func TestUpstreamSeesOnlyTheMinimalEnvironment(t *testing.T) {
+	t.Setenv("CODEMODE_RUNNER_TOKEN", "runner-token-7f3a")
+	t.Setenv("PLANTED_SECRET", "planted-secret-91c2")
+	server := mcpconnector.Server{Command: mcptest.Command(t, "mcp-server-everything"),
+		Env: map[string]string{"GIVEN_BY_CONFIG": "given-5d1e"}}
+	out := run(t, []mcpconnector.Server{server}, `await codemode.get_env({})`)
+	if out.Kind != client.Success {
+		t.Fatalf("failed: %+v", out.Error)
+	}
+	env := texts(out)
+	for _, secret := range []string{"runner-token-7f3a", "CODEMODE_RUNNER_TOKEN", "planted-secret-91c2", "PLANTED_SECRET"} {
+		if strings.Contains(env, secret) {
+			t.Errorf("the server's environment holds %q:\n%s", secret, env)
+		}
+	}
+	for _, want := range []string{`"GIVEN_BY_CONFIG": "given-5d1e"`, `"PATH": "` + os.Getenv("PATH") + `"`} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the server's environment lacks %s:\n%s", want, env)
+		}
+	}
+}
