@@ -64,9 +64,9 @@ func NewHTTPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 }
 
 type httpHandler struct {
-	srv   *mcp.Server
-	inner http.Handler
-	opts  HTTPOptions
+	srv     *mcp.Server
+	inner   http.Handler
+	opts    HTTPOptions
 	mu      sync.Mutex
 	opening int // sessions being opened (requests in flight that open one)
 }
@@ -86,8 +86,12 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A POST without a session opens one (initialize).
 	h.mu.Lock()
 	n := h.opening
-	for range h.srv.Sessions() {
-		n++
+	for ss := range h.srv.Sessions() {
+		// A stateless request (the client's server/discover) is served by a
+		// passing session without an ID, which ends with its request.
+		if ss.ID() != "" {
+			n++
+		}
 	}
 	if n >= h.opts.MaxSessions {
 		h.mu.Unlock()
