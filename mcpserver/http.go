@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -60,7 +62,7 @@ func NewHTTPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	}
 	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, MaxRequestBodyBytes: opts.MaxBodyBytes})
-	return &httpHandler{srv: srv, inner: inner, opts: opts}
+	return &httpHandler{srv: srv, inner: inner, opts: opts, opened: map[string]bool{}}
 }
 
 type httpHandler struct {
@@ -68,7 +70,8 @@ type httpHandler struct {
 	inner   http.Handler
 	opts    HTTPOptions
 	mu      sync.Mutex
-	opening int // sessions being opened (requests in flight that open one)
+	opening int             // requests in flight that may open a session
+	opened  map[string]bool // IDs of the sessions requests opened
 }
 
 // ServeHTTP bounds the body's read, and refuses a new session past the cap.
@@ -79,21 +82,21 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Body = &deadlineBody{ReadCloser: r.Body, clear: func() { _ = rc.SetReadDeadline(time.Time{}) }}
 		}
 	}
-	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || !h.initializes(r) {
 		h.inner.ServeHTTP(w, r)
 		return
 	}
-	// A POST without a session opens one (initialize).
 	h.mu.Lock()
-	n := h.opening
+	live := map[string]bool{}
 	for ss := range h.srv.Sessions() {
-		// A stateless request (the client's server/discover) is served by a
-		// passing session without an ID, which ends with its request.
-		if ss.ID() != "" {
-			n++
+		live[ss.ID()] = true
+	}
+	for id := range h.opened {
+		if !live[id] { // closed: by its client, or idle
+			delete(h.opened, id)
 		}
 	}
-	if n >= h.opts.MaxSessions {
+	if len(h.opened)+h.opening >= h.opts.MaxSessions {
 		h.mu.Unlock()
 		w.Header().Set("Retry-After", strconv.Itoa(60))
 		http.Error(w, fmt.Sprintf("the server has %d open MCP sessions, its limit; close one or try again later", h.opts.MaxSessions), http.StatusServiceUnavailable)
@@ -101,16 +104,39 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.opening++
 	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		h.opening--
-		h.mu.Unlock()
-	}()
 	h.inner.ServeHTTP(w, r)
+	// The session a request opened is named in its answer (a stateless
+	// request, such as the client's server/discover, names none).
+	id := w.Header().Get("Mcp-Session-Id")
+	h.mu.Lock()
+	h.opening--
+	if id != "" {
+		h.opened[id] = true
+	}
+	h.mu.Unlock()
+}
+
+// initializes reports whether r is an initialize request, which opens a
+// session; it reads the body (within MaxBodyBytes) and puts it back.
+func (h *httpHandler) initializes(r *http.Request) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil {
+		return false // the inner handler meets the same error
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "initialize"
 }
 
 // deadlineBody clears the connection's read deadline once the body has been
-// read to its end (or failed), so that the deadline bounds only the body.
+// read to its end, so that the deadline bounds only the body. After a
+// failure the deadline stays, so the connection is closed rather than read
+// on.
 type deadlineBody struct {
 	io.ReadCloser
 	clear func()
@@ -120,7 +146,7 @@ type deadlineBody struct {
 // Read reads the body, clearing the deadline at its end.
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil {
+	if err == io.EOF {
 		b.once.Do(b.clear)
 	}
 	return n, err
