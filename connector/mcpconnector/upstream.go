@@ -51,8 +51,14 @@ const ConnectTimeout = 60 * time.Second
 // MaxTools is the most tools one server may list.
 const MaxTools = 10000
 
+// MaxToolsBytes bounds the tools one server lists, in bytes of their JSON
+// across every page: each page is bounded (16 MiB), but a server paging
+// without end was held in memory to 3.5 GB before this bound.
+const MaxToolsBytes = 64 << 20
+
 // Connect starts or dials the server, performs the MCP handshake and lists
-// every tool (following pagination, at most MaxTools). ctx and
+// every tool (following pagination, at most MaxTools tools and
+// MaxToolsBytes of them). ctx and
 // ConnectTimeout bound the connection and the listing. It returns an error naming the server, with the tail of a stdio
 // server's standard error, when the server cannot be started, does not
 // speak MCP or fails to list its tools.
@@ -66,9 +72,16 @@ func Connect(ctx context.Context, s Server) (*Upstream, error) {
 		}
 		return nil, err
 	}
+	total := 0
 	for t, err := range u.session.Tools(ctx, nil) {
 		if err == nil && len(u.tools) >= MaxTools {
 			err = fmt.Errorf("more than %d tools", MaxTools)
+		}
+		if err == nil {
+			raw, merr := json.Marshal(t)
+			if total += len(raw); merr != nil || total > MaxToolsBytes {
+				err = fmt.Errorf("its tools are more than %d MiB of JSON", MaxToolsBytes>>20)
+			}
 		}
 		if err != nil {
 			u.Close()

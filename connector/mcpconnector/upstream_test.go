@@ -328,3 +328,25 @@ func TestUpstreamSeesOnlyTheMinimalEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsListIsBoundedAcrossPages: a server whose pages are each small
+// enough but whose tools add up to more than MaxToolsBytes fails to
+// connect with an error saying so.
+func TestToolsListIsBoundedAcrossPages(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "wide", Version: "1"}, &mcp.ServerOptions{PageSize: 4})
+	description := strings.Repeat("d", 1<<20)
+	for i := range mcpconnector.MaxToolsBytes>>20 + 4 {
+		srv.AddTool(&mcp.Tool{Name: "t" + itoa(i), Description: description, InputSchema: json.RawMessage(`{"type": "object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
+	defer ts.Close()
+	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Name: "wide", URL: ts.URL})
+	if err == nil {
+		u.Close()
+		t.Fatal("connected to a server listing more than MaxToolsBytes of tools")
+	}
+	if !strings.Contains(err.Error(), "MiB of JSON") {
+		t.Fatalf("error %v, want one naming the bound", err)
+	}
+}
