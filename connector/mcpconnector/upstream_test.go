@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -337,7 +338,9 @@ func TestToolsListIsBoundedAcrossPages(t *testing.T) {
 	description := strings.Repeat("d", 1<<20)
 	for i := range mcpconnector.MaxToolsBytes>>20 + 4 {
 		srv.AddTool(&mcp.Tool{Name: "t" + itoa(i), Description: description, InputSchema: json.RawMessage(`{"type": "object"}`)},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
 	defer ts.Close()
@@ -348,5 +351,45 @@ func TestToolsListIsBoundedAcrossPages(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "MiB of JSON") {
 		t.Fatalf("error %v, want one naming the bound", err)
+	}
+}
+
+// TestCostlySchemaDegradesOneTool: an upstream tool whose input schema would
+// take exponential time to validate (24 levels of anyOf) degrades like a
+// schema that does not compile: a warning naming it, and calls go through
+// unvalidated on the host instead of hanging in validation.
+func TestCostlySchemaDegradesOneTool(t *testing.T) {
+	var defs []string
+	for i := range 24 {
+		defs = append(defs, fmt.Sprintf(`"l%d": {"anyOf": [{"$ref": "#/$defs/l%d"}, {"$ref": "#/$defs/l%d", "minLength": 1}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"l24": {"type": "string"}`)
+	schema := `{"type": "object", "properties": {"x": {"$ref": "#/$defs/l0"}}, "$defs": {` + strings.Join(defs, ", ") + `}}`
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "costly", Description: "Exponential schema.", InputSchema: json.RawMessage(schema)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	set, err := mcpconnector.ConnectAll(context.Background(), []mcpconnector.Server{{URL: ts.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	c, warnings, err := set.Contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "too costly") {
+		t.Fatalf("warnings %v", warnings)
+	}
+	start := time.Now()
+	out, err := c.Tool("codemode", "costly").Call(context.Background(), json.RawMessage(`{"x": 42}`))
+	if err != nil || string(out) != `"ok"` {
+		t.Fatalf("costly call: %s, %v", out, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the call took %s", d)
 	}
 }
