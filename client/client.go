@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,8 +50,19 @@ type RunOptions struct {
 	// for an inputless one.
 	Input any
 	// OnTelemetry observes the run. It is called from the run's goroutines,
-	// one event at a time per run; a panic in it is recovered and ignored.
+	// one event at a time per run; a panic in it is recovered and ignored. A
+	// slow observer slows only its own run.
 	OnTelemetry func(Event)
+	// ExecutionID names the run to Middleware and tool handlers
+	// (ToolCall.ExecutionID, CallFromContext). When empty the client
+	// generates one, "run_<unix ms>_<12 hex digits>".
+	ExecutionID string
+	// Middleware wraps every tool call of the run (see Middleware); nil
+	// means none. Compose several with Chain.
+	Middleware Middleware
+	// Limits bound the run: deadline, memory, output, content, timers and
+	// tool calls. Zero fields take their defaults (see Limits).
+	Limits Limits
 }
 
 // Run executes one agent-authored TypeScript ES module. It does not
@@ -124,16 +136,26 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		}
 		return nil, err
 	}
+	execID := opts.ExecutionID
+	if execID == "" {
+		execID = newExecutionID()
+	}
+	inner := ToolCaller(ToolCallerFunc(handle))
+	if opts.Middleware != nil {
+		inner = opts.Middleware(inner)
+	}
 	req := ExecuteRequest{
-		Source:     prog.js,
-		Filename:   programFilename,
-		Input:      input,
-		Namespaces: c.contract.Namespaces(),
+		Source:      prog.js,
+		Filename:    programFilename,
+		ExecutionID: execID,
+		Input:       input,
+		Namespaces:  c.contract.Namespaces(),
+		Limits:      opts.Limits,
 		OnOutput: func(stream, text string) {
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
 		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
-			return c.callTool(ctx, prog, call, &tel)
+			return c.callTool(ctx, call, inner, &tel)
 		},
 	}
 	out, err := c.rt.Execute(ctx, req)
@@ -156,7 +178,22 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 	return out, nil
 }
 
-func (c *Client) callTool(ctx context.Context, prog *erased, call ToolCall, tel *telemetry) (json.RawMessage, error) {
+// handle is the innermost ToolCaller: the contract tool's handler.
+func handle(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+	t := toolFromContext(ctx)
+	return t.Handle(ctx, call.Input)
+}
+
+type toolKey struct{}
+
+func toolFromContext(ctx context.Context) *contract.Tool {
+	t, _ := ctx.Value(toolKey{}).(*contract.Tool)
+	return t
+}
+
+// callTool checks the call's input, runs it through the middleware to the
+// handler, and checks the output.
+func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller, tel *telemetry) (json.RawMessage, error) {
 	start := time.Now()
 	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
 	t := c.contract.Tool(call.Namespace, call.Tool)
@@ -180,9 +217,18 @@ func (c *Client) callTool(ctx context.Context, prog *erased, call ToolCall, tel 
 	}
 	ev.Kind = EventToolCallStarted
 	tel.emit(ev)
-	out, err := t.Invoke(ctx, call.Input)
+	ctx = context.WithValue(withCall(ctx, call), toolKey{}, t)
+	out, err := caller.CallTool(ctx, call)
 	ev.Duration = time.Since(start)
+	if err == nil {
+		err = t.CheckOutput(out)
+	}
 	if err != nil {
+		if _, ok := asHalt(err); ok {
+			ev.Kind, ev.Err = EventToolCallFailed, err
+			tel.emit(ev)
+			return nil, err
+		}
 		return fail(err)
 	}
 	ev.Kind, ev.Output = EventToolCallCompleted, out
@@ -215,4 +261,11 @@ func cloneOutcome(o *Outcome) *Outcome {
 		c.Error = &e
 	}
 	return &c
+}
+
+// newExecutionID returns "run_<unix ms>_<12 hex digits>".
+func newExecutionID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("run_%d_%x", time.Now().UnixMilli(), b)
 }

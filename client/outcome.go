@@ -44,6 +44,10 @@ type Outcome struct {
 	Kind    OutcomeKind   `json:"kind"`
 	Content []Content     `json:"content,omitempty"`
 	Error   *ProgramError `json:"error,omitempty"`
+	// Halt is the error a Middleware or tool handler ended the execution
+	// with (see Halt), for errors.As; nil otherwise. Error then carries its
+	// name and message.
+	Halt error `json:"-"`
 }
 
 func outcomeOf(m *wire.Message) *Outcome {

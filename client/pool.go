@@ -74,15 +74,15 @@ func (p *Pool) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitio
 // Done is closed when the pool is closed.
 func (p *Pool) Done() <-chan struct{} { return p.done }
 
-// Finished reports Running, or Closed after Close. (A failed runtime is
+// Finished reports StateRunning, or StateClosed after Close. (A failed runtime is
 // replaced, so a pool does not fail.)
 func (p *Pool) Finished() Finished {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return Finished{State: Closed}
+		return Finished{State: StateClosed}
 	}
-	return Finished{State: Running}
+	return Finished{State: StateRunning}
 }
 
 // Execute runs one execution on the least busy runtime. Errors are those of
@@ -132,7 +132,7 @@ func (p *Pool) acquire(ctx context.Context) (*member, error) {
 			if m.rt == nil {
 				continue
 			}
-			if m.rt.Finished().State != Running {
+			if m.rt.Finished().State != StateRunning {
 				p.replace(m)
 				continue
 			}

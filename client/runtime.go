@@ -1,10 +1,12 @@
 package client
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,51 +26,62 @@ var (
 	ErrRuntimeFailed = errors.New("codemode: runtime failed")
 )
 
-// FinishState says how a runtime ended.
-type FinishState int
+// errRuntimeDone is what a write gives up with when the runtime ends; the
+// caller reports the runtime's own error instead.
+var errRuntimeDone = errors.New("codemode: runtime ended")
 
-// The states of a finished runtime.
+// RuntimeState says whether a runtime is serving, and how it ended.
+type RuntimeState int
+
+// The states of a runtime.
 const (
-	Running FinishState = iota // not finished
-	Closed                     // closed by its owner
-	Failed                     // the environment or channel failed; see Finished.Err
+	StateRunning RuntimeState = iota // serving executions
+	StateClosed                      // closed by its owner
+	StateFailed                      // the environment or channel failed; see Finished.Err
 )
 
 // Finished describes the end of a runtime.
 type Finished struct {
-	State FinishState
-	Err   error // the failure, for State Failed
+	State RuntimeState
+	Err   error // the failure, for StateFailed
 }
 
 // Runtime is a connected execution environment: one runner that multiplexes
 // many executions. It is safe for concurrent use. Close it when done.
+//
+// One tenant cannot stall another: the goroutine reading the runner's
+// messages never waits for an execution to take them (each execution has
+// its own queue), writes go through one writer goroutine while every caller
+// waits on its own context, and a cancel is queued without blocking the
+// canceller.
 type Runtime struct {
 	driver drivers.Driver
 	conn   drivers.Connection
-	r      *wire.Reader
-	w      *wire.Writer
+	r      *bufio.Reader
+	out    *sender
 	desc   string
 
 	nextID atomic.Uint64
 
 	mu       sync.Mutex
-	execs    map[uint64]*pending
+	execs    map[uint64]*execution
 	finished Finished
 	done     chan struct{}
 
 	closing   atomic.Bool
 	closeOnce sync.Once
-	loop      sync.WaitGroup // the reader goroutine
+	loops     sync.WaitGroup // the reader and writer goroutines
 	calls     sync.WaitGroup // tool handler goroutines
 	probing   atomic.Bool    // a liveness probe after a cancel is running
 	probes    sync.WaitGroup // that probe's goroutine
 }
 
 // CancelGrace is how long a runtime may take, after an execution was
-// cancelled, to run a trivial probe execution. A runner that cannot (a
-// Node.js process stuck in a busy loop, which no cancel can interrupt) is
-// failed with an error saying so and its environment stopped, so that a Pool
-// replaces it instead of sending it more work.
+// cancelled or given up at its deadline, to run a trivial probe execution.
+// A runner that cannot (a Node.js process stuck in a busy loop, which no
+// cancel can interrupt) is failed with an error saying so and its
+// environment stopped, so that a Pool replaces it instead of sending it
+// more work.
 const CancelGrace = 10 * time.Second
 
 // probeSource is the trivial module of a liveness probe.
@@ -81,7 +94,7 @@ func (rt *Runtime) probeAfterCancel() {
 		return
 	}
 	rt.mu.Lock()
-	if rt.finished.State != Running {
+	if rt.finished.State != StateRunning {
 		rt.mu.Unlock()
 		rt.probing.Store(false)
 		return
@@ -93,18 +106,12 @@ func (rt *Runtime) probeAfterCancel() {
 		defer rt.probing.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), CancelGrace)
 		defer cancel()
-		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js"})
+		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js", Limits: Limits{Timeout: CancelGrace}})
 		if errors.Is(err, context.DeadlineExceeded) {
-			rt.finish(Finished{State: Failed, Err: fmt.Errorf("%w: the runner did not run a trivial execution within %s after an execution was cancelled; it is stuck (a program that never yields?)", ErrRuntimeFailed, CancelGrace)})
+			rt.finish(Finished{State: StateFailed, Err: fmt.Errorf("%w: the runner did not run a trivial execution within %s after an execution was cancelled; it is stuck (a program that never yields?)", ErrRuntimeFailed, CancelGrace)})
 			_ = rt.conn.Close()
 		}
 	}()
-}
-
-// pending is an execution waiting for runner messages.
-type pending struct {
-	msgs chan *wire.Message
-	stop chan struct{} // closed when Execute returns
 }
 
 // NewRuntime boots a runtime with driver: it connects, passing the
@@ -119,15 +126,15 @@ func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
 	rt := &Runtime{
 		driver: driver,
 		conn:   conn,
-		r:      wire.NewReader(conn.Channel()),
-		w:      wire.NewWriter(conn.Channel()),
+		r:      bufio.NewReaderSize(conn.Channel(), 64<<10),
+		out:    newSender(wire.NewWriter(conn.Channel())),
 		desc:   driver.Description(),
-		execs:  map[uint64]*pending{},
+		execs:  map[uint64]*execution{},
 		done:   make(chan struct{}),
 	}
 	ready := make(chan error, 1)
 	go func() {
-		m, err := rt.r.Read()
+		m, err := rt.read()
 		switch {
 		case err != nil:
 			ready <- fmt.Errorf("reading the ready message: %w", err)
@@ -150,9 +157,22 @@ func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
 		_ = conn.Close()
 		return nil, fmt.Errorf("codemode: booting the runtime: %w", err)
 	}
-	rt.loop.Add(1)
+	rt.loops.Add(2)
+	go func() {
+		defer rt.loops.Done()
+		rt.out.run()
+	}()
 	go rt.readLoop()
 	return rt, nil
+}
+
+// read reads and decodes one message.
+func (rt *Runtime) read() (*wire.Message, error) {
+	payload, err := wire.ReadFrame(rt.r, wire.MaxFrameSize)
+	if err != nil {
+		return nil, err
+	}
+	return wire.Unmarshal(payload)
 }
 
 // Description is the driver's opaque description of the environment.
@@ -161,8 +181,8 @@ func (rt *Runtime) Description() string { return rt.desc }
 // Done is closed when the runtime has become unusable.
 func (rt *Runtime) Done() <-chan struct{} { return rt.done }
 
-// Finished reports the runtime's state: Running, Closed, or Failed with the
-// error.
+// Finished reports the runtime's state: StateRunning, StateClosed, or
+// StateFailed with the error.
 func (rt *Runtime) Finished() Finished {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -175,36 +195,38 @@ func (rt *Runtime) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefin
 	return rt.driver.TypeDefinitionFiles(ctx)
 }
 
+// readLoop hands each runner message to its execution's queue. It never
+// waits for an execution: a slow consumer slows only itself. A message the
+// host cannot accept (undecodable, of a kind a runner must not send) fails
+// the execution it names, as an InternalError; only a broken stream (a cut,
+// an oversized frame) fails the runtime.
 func (rt *Runtime) readLoop() {
-	defer rt.loop.Done()
+	defer rt.loops.Done()
 	var err error
 	for {
-		var m *wire.Message
-		m, err = rt.r.Read()
+		var payload []byte
+		payload, err = wire.ReadFrame(rt.r, wire.MaxFrameSize)
 		if err != nil {
 			break
+		}
+		m, derr := wire.Unmarshal(payload)
+		if derr != nil {
+			if id, ok := wire.PeekExecution(payload); ok {
+				rt.failExecution(id, internalFailure("the runner sent a malformed message: %v", derr))
+			}
+			continue
 		}
 		switch m.Kind {
 		case wire.KindToolCall, wire.KindOutput, wire.KindResult:
+			if ex := rt.lookup(m.Execution); ex != nil {
+				ex.post(item{msg: m})
+			}
 		default:
-			err = fmt.Errorf("%w: unexpected %s message from the runner", wire.ErrMalformed, m.Kind)
-		}
-		if err != nil {
-			break
-		}
-		rt.mu.Lock()
-		p := rt.execs[m.Execution]
-		rt.mu.Unlock()
-		if p == nil {
-			continue // an execution that was cancelled or already returned
-		}
-		select {
-		case p.msgs <- m:
-		case <-p.stop:
+			rt.failExecution(m.Execution, internalFailure("the runner sent a %s message, which only the host sends", m.Kind))
 		}
 	}
 	if rt.closing.Load() {
-		rt.finish(Finished{State: Closed})
+		rt.finish(Finished{State: StateClosed})
 		return
 	}
 	// The channel usually breaks because the environment ended: give the
@@ -216,14 +238,27 @@ func (rt *Runtime) readLoop() {
 	if cerr := rt.conn.Err(); cerr != nil {
 		err = fmt.Errorf("%v (environment: %w)", err, cerr)
 	}
-	rt.finish(Finished{State: Failed, Err: fmt.Errorf("%w: %w", ErrRuntimeFailed, err)})
+	rt.finish(Finished{State: StateFailed, Err: fmt.Errorf("%w: %w", ErrRuntimeFailed, err)})
 	_ = rt.conn.Close()
+}
+
+func (rt *Runtime) lookup(id uint64) *execution {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.execs[id]
+}
+
+// failExecution ends execution id (if it is still running) with out.
+func (rt *Runtime) failExecution(id uint64, out *Outcome) {
+	if ex := rt.lookup(id); ex != nil {
+		ex.post(item{end: out})
+	}
 }
 
 func (rt *Runtime) finish(f Finished) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if rt.finished.State != Running {
+	if rt.finished.State != StateRunning {
 		return
 	}
 	rt.finished = f
@@ -231,29 +266,36 @@ func (rt *Runtime) finish(f Finished) {
 }
 
 // Close ends the runtime: in-flight executions return ErrRuntimeClosed, the
-// driver's environment is stopped, and Close returns once the reader and
-// every tool handler goroutine have stopped. It is safe to call more than
-// once.
+// driver's environment is stopped, and Close returns once the reader, the
+// writer and every tool handler goroutine have stopped. It is safe to call
+// more than once.
 func (rt *Runtime) Close() error {
 	var err error
 	rt.closeOnce.Do(func() {
 		rt.closing.Store(true)
 		err = rt.conn.Close()
-		rt.loop.Wait()
-		rt.finish(Finished{State: Closed})
+		rt.out.close()
+		rt.loops.Wait()
+		rt.finish(Finished{State: StateClosed})
 		rt.calls.Wait()
 		rt.probes.Wait()
 	})
 	return err
 }
 
-// ToolCall is one call a program made, as the runtime hands it to a
-// ToolCaller.
+// ToolCall is one call a program made, as the runtime hands it to the
+// request's CallTool and a Client hands it to its Middleware.
 type ToolCall struct {
-	Seq       uint64          // per-execution sequence number, 1-based, in the order the program issued calls
+	// ExecutionID names the execution: RunOptions.ExecutionID, or one the
+	// client generated ("run_<ms>_<hex>").
+	ExecutionID string
+	// Seq numbers the execution's calls from 1 in the order the program
+	// issued them, so concurrent calls (Promise.all) number the same way on
+	// every run of the same program.
+	Seq       uint64
 	Namespace string          // scope property, e.g. "codemode"
 	Tool      string          // tool name
-	Input     json.RawMessage // JSON text, already checked to be JSON in the guest
+	Input     json.RawMessage // JSON text; through a Client, validated against the tool's input schema
 	Site      string          // "file:line:column" of the call in the executed source, when known
 }
 
@@ -264,15 +306,22 @@ type ExecuteRequest struct {
 	Source string
 	// Filename names the module in stack traces, e.g. "agent.ts".
 	Filename string
+	// ExecutionID is copied into every ToolCall.
+	ExecutionID string
 	// Input is the program input as JSON text for an input-bearing
 	// execution, and nil for an inputless one (the scope then has no input
 	// property).
 	Input json.RawMessage
 	// Namespaces maps scope properties to the tool names under them.
 	Namespaces map[string][]string
-	// CallTool runs one tool call; its context ends with the execution.
+	// Limits bound the execution (zero fields take their defaults).
+	Limits Limits
+	// CallTool runs one tool call; its context ends with the execution. An
+	// error wrapping a HaltError (see Halt) ends the execution.
 	CallTool func(ctx context.Context, call ToolCall) (json.RawMessage, error)
-	// OnOutput receives program output ("stdout" or "stderr") in order.
+	// OnOutput receives program output ("stdout" or "stderr") in order. It
+	// runs on the caller's goroutine: a slow OnOutput slows only this
+	// execution.
 	OnOutput func(stream, text string)
 }
 
@@ -286,16 +335,23 @@ type ErrorNamer interface {
 // cancels only this execution (the runner is told to stop it and its tool
 // handlers' contexts end) and returns context.Cause(ctx). A closed or failed
 // runtime returns an error wrapping ErrRuntimeClosed or ErrRuntimeFailed.
+// Past the deadline (req.Limits.Timeout) plus HostGrace, if the runner has
+// not ended the execution, the host gives up on it: a ProgramFailed
+// TimeoutError outcome, and the runtime is probed as after a cancel.
 func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
+	if err := req.Limits.check(); err != nil {
+		return nil, &notStartedError{err}
+	}
 	select {
 	case <-rt.done:
 		return nil, &notStartedError{rt.doneErr()}
 	default:
 	}
+	lim := req.Limits.withDefaults()
 	id := rt.nextID.Add(1)
-	p := &pending{msgs: make(chan *wire.Message, 64), stop: make(chan struct{})}
+	ex := newExecution(id, lim)
 	rt.mu.Lock()
-	rt.execs[id] = p
+	rt.execs[id] = ex
 	rt.mu.Unlock()
 	execCtx, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
@@ -303,7 +359,6 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 		rt.mu.Lock()
 		delete(rt.execs, id)
 		rt.mu.Unlock()
-		close(p.stop)
 	}()
 
 	msg := &wire.Message{Kind: wire.KindExecute, Execution: id, Source: req.Source, Filename: req.Filename}
@@ -313,33 +368,65 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 	for _, name := range sortedKeys(req.Namespaces) {
 		msg.Namespaces = append(msg.Namespaces, wire.Namespace{Name: name, Tools: req.Namespaces[name]})
 	}
-	if err := rt.w.Write(msg); err != nil {
-		return nil, fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, &notStartedError{err})
+	deadline := time.NewTimer(lim.Timeout + HostGrace)
+	defer deadline.Stop()
+	if written, err := rt.out.send(ctx, rt.done, msg); err != nil {
+		if errors.Is(err, errRuntimeDone) {
+			err = rt.doneErr()
+		}
+		if !written {
+			return nil, fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, &notStartedError{err})
+		}
+		if ctx.Err() != nil {
+			rt.cancelInRunner(id)
+			return nil, context.Cause(ctx)
+		}
+		return nil, err
 	}
 	for {
 		select {
-		case m := <-p.msgs:
-			switch m.Kind {
-			case wire.KindOutput:
-				if req.OnOutput != nil {
-					req.OnOutput(m.Stream, m.Text)
+		case <-ex.wake:
+			for _, it := range ex.take() {
+				if it.end != nil {
+					rt.cancelInRunner(id)
+					return it.end, nil
 				}
-			case wire.KindToolCall:
-				rt.startCall(execCtx, id, req, m)
-			case wire.KindResult:
-				if rt.closing.Load() {
-					return nil, ErrRuntimeClosed
+				m := it.msg
+				switch m.Kind {
+				case wire.KindOutput:
+					if req.OnOutput != nil {
+						req.OnOutput(m.Stream, m.Text)
+					}
+				case wire.KindToolCall:
+					if end := ex.admit(m); end != nil {
+						rt.cancelInRunner(id)
+						return end, nil
+					}
+					rt.startCall(execCtx, ex, req, m)
+				case wire.KindResult:
+					if rt.closing.Load() {
+						return nil, ErrRuntimeClosed
+					}
+					return outcomeOf(m), nil
 				}
-				return outcomeOf(m), nil
 			}
 		case <-ctx.Done():
-			_ = rt.w.Write(&wire.Message{Kind: wire.KindCancel, Execution: id})
+			rt.cancelInRunner(id)
 			rt.probeAfterCancel()
 			return nil, context.Cause(ctx)
 		case <-rt.done:
 			return nil, rt.doneErr()
+		case <-deadline.C:
+			rt.cancelInRunner(id)
+			rt.probeAfterCancel()
+			return failure("TimeoutError", fmt.Sprintf("the execution ran past its deadline of %s (Limits.Timeout) and the runtime did not stop it within %s", lim.Timeout, HostGrace)), nil
 		}
 	}
+}
+
+// cancelInRunner tells the runner to stop execution id, without waiting.
+func (rt *Runtime) cancelInRunner(id uint64) {
+	rt.out.post(&wire.Message{Kind: wire.KindCancel, Execution: id})
 }
 
 // notStartedError marks an execution that never reached the runner, so a
@@ -351,21 +438,34 @@ func (e *notStartedError) Unwrap() error { return e.err }
 
 func (rt *Runtime) doneErr() error {
 	f := rt.Finished()
-	if f.State == Failed {
+	if f.State == StateFailed {
 		return f.Err
 	}
 	return ErrRuntimeClosed
 }
 
-func (rt *Runtime) startCall(ctx context.Context, id uint64, req ExecuteRequest, m *wire.Message) {
-	call := ToolCall{Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site}
+func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message) {
+	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site}
 	rt.calls.Add(1)
 	go func() {
 		defer rt.calls.Done()
+		held := int64(len(m.Input))
+		defer func() { ex.release(held) }()
 		out, err := safeCall(ctx, req.CallTool, call)
-		res := &wire.Message{Kind: wire.KindToolResult, Execution: id, Seq: m.Seq}
+		if h, ok := asHalt(err); ok {
+			ex.post(item{end: haltOutcome(h)})
+			return
+		}
+		res := &wire.Message{Kind: wire.KindToolResult, Execution: ex.id, Seq: m.Seq}
 		if err == nil && len(out) > maxToolOutput {
 			err = fmt.Errorf("the output of %s.%s is %d bytes; a tool result carries at most %d", call.Namespace, call.Tool, len(out), maxToolOutput)
+		}
+		if err == nil {
+			held += int64(len(out))
+			if end := ex.hold(int64(len(out))); end != nil {
+				ex.post(item{end: end})
+				return
+			}
 		}
 		if err != nil {
 			name := "Error"
@@ -380,11 +480,32 @@ func (rt *Runtime) startCall(ctx context.Context, id uint64, req ExecuteRequest,
 		if ctx.Err() != nil {
 			return // the execution is over; nobody waits for this answer
 		}
-		if err := rt.w.Write(res); err != nil {
-			// The channel is broken; the reader will see it and fail the runtime.
-			return
-		}
+		// A broken channel is seen by the reader, which fails the runtime.
+		_, _ = rt.out.send(ctx, rt.done, res)
 	}()
+}
+
+// haltOutcome is the outcome of an execution a middleware halted.
+func haltOutcome(h *HaltError) *Outcome {
+	name := "HaltError"
+	var n ErrorNamer
+	if errors.As(h.Err, &n) {
+		name = n.ErrorName()
+	}
+	out := failure(name, h.Err.Error())
+	out.Halt = h.Err
+	return out
+}
+
+// failure is a ProgramFailed outcome the host decided.
+func failure(name, message string) *Outcome {
+	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: name, Message: boundText(message, maxErrorMessage)}}
+}
+
+// internalFailure is the outcome of an execution whose runner sent what the
+// host cannot accept.
+func internalFailure(format string, args ...any) *Outcome {
+	return failure("InternalError", fmt.Sprintf(format, args...))
 }
 
 // Bounds on what a tool call sends back, in bytes: outputs must fit a frame
@@ -423,3 +544,5 @@ func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMe
 	}
 	return out, err
 }
+
+var _ io.Closer = (*Runtime)(nil)

@@ -236,10 +236,26 @@ func (t *Tool) Invoke(ctx context.Context, input json.RawMessage) (json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	if err := t.output.Validate(out); err != nil {
-		return nil, validationError(t.name, "output", err)
+	if err := t.CheckOutput(out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// Handle runs the handler alone on input that CheckInput accepted, without
+// checking its output: for a caller that checks the output itself after
+// other layers (a client's tool-call middleware) had their say.
+func (t *Tool) Handle(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+	return t.handler(ctx, input)
+}
+
+// CheckOutput validates a call's output, returning a *ToolValidationError
+// when it breaks the output schema.
+func (t *Tool) CheckOutput(output json.RawMessage) error {
+	if err := t.output.Validate(output); err != nil {
+		return validationError(t.name, "output", err)
+	}
+	return nil
 }
 
 func validationError(tool, phase string, err error) *ToolValidationError {

@@ -70,7 +70,7 @@ func TestKilledChildFailsTheRuntimeWithItsStderr(t *testing.T) {
 	}
 	<-rt.Done()
 	f := rt.Finished()
-	if f.State != client.Failed || !strings.Contains(f.Err.Error(), "last words") || !strings.Contains(f.Err.Error(), "killed") {
+	if f.State != client.StateFailed || !strings.Contains(f.Err.Error(), "last words") || !strings.Contains(f.Err.Error(), "killed") {
 		t.Fatalf("Finished = %+v", f)
 	}
 }

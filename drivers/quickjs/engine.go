@@ -83,6 +83,10 @@ type layout struct {
 	scratch uint32                // 64 bytes of scratch memory (argv, out-lengths)
 	runner  jsValue               // CodeModeRunner.quickjs
 	fns     [len(fnNames)]jsValue // the runner entries, by fn* index
+	// stackTop and stackFloor bound the C stack's region (machine.go,
+	// stackSize): the stack pointer starts at stackTop and the guard
+	// (patch.go) traps below stackFloor.
+	stackTop, stackFloor uint32
 }
 
 const (
@@ -103,6 +107,9 @@ type instance struct {
 	x     *exports
 	l     layout
 	stack []uint64
+	// sp and floor are the module's __stack_pointer and the stack guard's
+	// floor, oom the out-of-memory flag (patch.go, instrument).
+	sp, floor, oom api.MutableGlobal
 }
 
 func (in *instance) invoke(ctx context.Context, f api.Function, params ...uint64) (uint64, error) {

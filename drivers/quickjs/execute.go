@@ -147,6 +147,18 @@ func (s *server) run(ex *execution, msg *wire.Message) {
 		// interrupt poll) or while it waited.
 		s.m.discard(in)
 		s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx))))
+	case err != nil && in.belowStackFloor():
+		// The stack guard trapped (patch.go): C recursion got past
+		// QuickJS's own check and its margin.
+		s.m.discard(in)
+		s.end(ex, failure(ex.id, "RangeError", fmt.Sprintf(
+			"recursion too deep: the program exhausted the engine's C stack of %s; the engine was replaced", byteSize(stackSize))))
+	case err != nil && in.outOfMemory():
+		// The heap was exhausted where the runner could not report it (in
+		// its own code, or while reading the outcome).
+		s.m.discard(in)
+		s.end(ex, failure(ex.id, "RangeError", fmt.Sprintf(
+			"out of memory: the program exceeded the memory limit of %s; the engine was replaced", byteSize(s.opts.MemoryLimit))))
 	case err != nil:
 		s.m.discard(in)
 		s.end(ex, failure(ex.id, limitName(err), describeTrap(err, s.opts)))
@@ -245,7 +257,8 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 				if f.Error != nil {
 					f.Error.Stack = withoutRunnerFrames(f.Error.Stack)
 				}
-				if f.Error != nil && f.Error.Name == "InternalError" && f.Error.Message == "out of memory" {
+				if f.Error != nil && in.outOfMemory() && isOutOfMemory(f.Error) {
+					f.Error.Name = "RangeError"
 					f.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %s", byteSize(s.opts.MemoryLimit))
 				}
 				if f.Outcome == wire.OutcomeSuccess && res.Content == nil {
@@ -394,6 +407,15 @@ func withoutRunnerFrames(stack string) string {
 func failure(id uint64, name, message string) *wire.Message {
 	return &wire.Message{Kind: wire.KindResult, Execution: id, Outcome: wire.OutcomeProgramFailed,
 		Error: &wire.Error{Name: name, Message: message}}
+}
+
+// isOutOfMemory reports whether an uncaught error is QuickJS's "out of
+// memory", or the null QuickJS throws instead when it cannot even allocate
+// that error (the runner reports a thrown null as Error "null"). The caller
+// checks the engine's out-of-memory flag too, so a program that throws
+// either value itself is reported as it threw it.
+func isOutOfMemory(e *wire.Error) bool {
+	return (e.Name == "InternalError" && e.Message == "out of memory") || (e.Name == "Error" && e.Message == "null")
 }
 
 // limitName is the error name for an execution the engine could not finish.

@@ -74,6 +74,13 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) err
 		return fmt.Errorf("quickjs: preparing the module: %w", err)
 	}
 	m.interruptSlot = slot
+	if wasm, err = instrument(wasm); err != nil {
+		return fmt.Errorf("quickjs: adding the stack guard: %w", err)
+	}
+	limitOffset, err := stackLimitOffset(quickjswasi.QuickJSWASM)
+	if err != nil {
+		return err
+	}
 	compiled, err := m.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return fmt.Errorf("quickjs: compiling the QuickJS module: %w", err)
@@ -87,7 +94,7 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) err
 	if _, err := in.invoke(ctx, in.x.initialize); err != nil {
 		return fmt.Errorf("quickjs: initialising the C runtime: %w", err)
 	}
-	if err := setup(ctx, in, o, runnerSource, m.interruptSlot); err != nil {
+	if err := setup(ctx, in, o, runnerSource, m.interruptSlot, limitOffset); err != nil {
 		return err
 	}
 	m.l = in.l
@@ -99,15 +106,73 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) err
 	return nil
 }
 
+// The C stack. The module's own stack is 64 KiB below its heap, too small
+// for JavaScript recursion of any depth (QuickJS's interpreter recurses in C
+// for every JavaScript call). setup moves it to a region of stackSize bytes
+// that it allocates from the engine's heap before anything else, and sets
+// the stack guard's floor (patch.go, instrument) stackRedZone bytes above the
+// region's start: LLVM lets a leaf function use up to 128 bytes below the
+// stack pointer without moving it. QuickJS's own check is turned on by
+// writing rt->stack_limit, stackMargin bytes above the floor: below it a
+// call or a recursive builtin (JSON, regular expressions, the parser)
+// throws a RangeError the program can catch, and the margin is room for the
+// C code that runs between two such checks. Recursion that still gets past
+// the margin reaches the guard, which traps; the driver fails that
+// execution with "recursion too deep" and replaces the engine.
+const (
+	stackSize    = 1 << 20
+	stackRedZone = 256
+	stackMargin  = 128 << 10
+)
+
+// moveStack allocates the C stack's region and points the stack pointer at
+// its top.
+func moveStack(ctx context.Context, in *instance) error {
+	p, err := in.invoke(ctx, in.x.malloc, stackSize)
+	if err != nil || p == 0 {
+		return fmt.Errorf("quickjs: allocating the %d-byte C stack: %v", stackSize, err)
+	}
+	in.l.stackFloor = (uint32(p) + stackRedZone + 15) &^ 15
+	in.l.stackTop = (uint32(p) + stackSize) &^ 15
+	in.setStack()
+	return nil
+}
+
+// setStack puts the stack pointer at the top of the C stack's region, sets
+// the guard's floor and clears the out-of-memory flag.
+func (in *instance) setStack() {
+	in.sp.Set(uint64(in.l.stackTop))
+	in.floor.Set(uint64(in.l.stackFloor))
+	in.oom.Set(0)
+}
+
+// outOfMemory reports whether QuickJS raised "out of memory" since the
+// engine was last reset (patch.go, instrument).
+func (in *instance) outOfMemory() bool { return in.oom.Get() != 0 }
+
+// belowStackFloor reports whether the stack pointer is below the guard's
+// floor: after a trap, that the guard trapped, on a stack overflow.
+func (in *instance) belowStackFloor() bool {
+	floor := uint32(in.floor.Get())
+	return floor != 0 && uint32(in.sp.Get()) < floor
+}
+
 // setup creates the JS runtime and context in a fresh engine and installs the
 // runner. The context has the ECMAScript intrinsics only: no std or os
-// module, no module loader, so `import` of anything fails.
-func setup(ctx context.Context, in *instance, o Options, runnerSource string, interruptSlot uint32) error {
+// module, no module loader, so `import` of anything fails. limitOffset is
+// the offset of stack_limit in JSRuntime (patch.go, stackLimitOffset).
+func setup(ctx context.Context, in *instance, o Options, runnerSource string, interruptSlot, limitOffset uint32) error {
+	if err := moveStack(ctx, in); err != nil {
+		return err
+	}
 	r, err := in.invoke(ctx, in.x.newRuntime)
 	if err != nil || r == 0 {
 		return fmt.Errorf("quickjs: JS_NewRuntime failed: %v", err)
 	}
 	in.l.rt = uint32(r)
+	if !in.mem.WriteUint32Le(in.l.rt+limitOffset, in.l.stackFloor+stackMargin) {
+		return errors.New("quickjs: setting the stack limit")
+	}
 	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), uint64(o.MemoryLimit)); err != nil {
 		return fmt.Errorf("quickjs: setting the memory limit: %w", err)
 	}
@@ -236,21 +301,40 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 		_ = mod.Close(context.Background())
 		return nil, err
 	}
-	return &instance{mod: mod, mem: mod.Memory(), x: x, l: m.l}, nil
+	sp, ok1 := mod.ExportedGlobal(stackPointerExport).(api.MutableGlobal)
+	floor, ok2 := mod.ExportedGlobal(stackFloorExport).(api.MutableGlobal)
+	oom, ok3 := mod.ExportedGlobal(outOfMemoryExport).(api.MutableGlobal)
+	if !ok1 || !ok2 || !ok3 {
+		_ = mod.Close(context.Background())
+		return nil, errors.New("quickjs: the module does not export the stack globals")
+	}
+	return &instance{mod: mod, mem: mod.Memory(), x: x, l: m.l, sp: sp, floor: floor, oom: oom}, nil
 }
 
 // restore writes the snapshot over an instance's memory, growing it first
-// when needed. The instance is then an exact copy of the template engine.
+// when needed. The instance is then a copy of the template engine, but for
+// the dead contents of its C stack.
 func (m *template) restore(in *instance) error {
 	if size := in.mem.Size(); size < uint32(len(m.snapshot)) {
 		if _, ok := in.mem.Grow((uint32(len(m.snapshot)) - size) / wasmPage); !ok {
 			return errors.New("quickjs: growing memory for the snapshot")
 		}
 	}
-	if err := in.write(0, m.snapshot); err != nil {
+	// The C stack's region is not copied: what a finished call left there
+	// is dead, every frame is written before it is read, and copying it
+	// would cost a 1 MiB copy per execution.
+	lo, hi := m.l.stackFloor-stackRedZone, m.l.stackTop
+	if m.l.stackFloor == 0 || hi <= lo || int(hi) > len(m.snapshot) {
+		lo, hi = uint32(len(m.snapshot)), uint32(len(m.snapshot))
+	}
+	if err := in.write(0, m.snapshot[:lo]); err != nil {
+		return err
+	}
+	if err := in.write(hi, m.snapshot[hi:]); err != nil {
 		return err
 	}
 	in.l = m.l
+	in.setStack()
 	return nil
 }
 
@@ -311,5 +395,3 @@ func (m *machine) close() {
 		_ = in.mod.Close(context.Background())
 	}
 }
-
-var _ api.Module // keep the api import for documentation links

@@ -182,7 +182,12 @@ func TestThousandBlockedExecutionsOnOneConnection(t *testing.T) {
 		t.Skip("1,000 QuickJS engines")
 	}
 	const n = 1000
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	// Booting 1,000 engines on two busy cores can take most of a minute:
+	// the deadline here is generous on both the runner and the host.
+	const deadline = 5 * time.Minute
+	d := quickjs.New(quickjs.Options{CacheDir: cacheDir, Timeout: deadline})
+	t.Cleanup(func() { _ = d.Close() })
+	h := startHost(t, d, remote.ServerOptions{})
 	rt := h.runtime(t)
 	started := make(chan struct{}, n)
 	release := make(chan struct{})
@@ -190,7 +195,7 @@ func TestThousandBlockedExecutionsOnOneConnection(t *testing.T) {
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
 		go func() {
-			out, err := c.Run(context.Background(), gateProgram(fmt.Sprint(i)), client.RunOptions{})
+			out, err := c.Run(context.Background(), gateProgram(fmt.Sprint(i)), client.RunOptions{Limits: client.Limits{Timeout: deadline}})
 			switch {
 			case err != nil:
 				errs <- err
@@ -320,7 +325,7 @@ func TestShutdownDrainsInFlightExecutions(t *testing.T) {
 
 	// The idle connection is closed at once; the busy one refuses new work.
 	<-idle.Done()
-	if f := idle.Finished(); f.State != client.Failed || !errors.Is(f.Err, remote.ErrConnectionLost) {
+	if f := idle.Finished(); f.State != client.StateFailed || !errors.Is(f.Err, remote.ErrConnectionLost) {
 		t.Fatalf("idle runtime: %+v", f)
 	}
 	out, err := c.Run(context.Background(), gateProgram("late"), client.RunOptions{})
@@ -434,7 +439,7 @@ func TestKilledHostFailsInFlightExecutions(t *testing.T) {
 			t.Fatalf("Run = %v, want a lost connection", err)
 		}
 	}
-	if f := rt.Finished(); f.State != client.Failed || !strings.Contains(f.Err.Error(), "remote runner connection lost: the host closed the connection") {
+	if f := rt.Finished(); f.State != client.StateFailed || !strings.Contains(f.Err.Error(), "remote runner connection lost: the host closed the connection") {
 		t.Fatalf("Finished = %+v", f)
 	}
 	_ = rt.Close()

@@ -510,7 +510,7 @@ func (s *suite) closeRejects(t *testing.T) {
 	default:
 		t.Fatal("Done not closed after Close")
 	}
-	if f := rt.Finished(); f.State != client.Closed {
+	if f := rt.Finished(); f.State != client.StateClosed {
 		t.Fatalf("Finished = %+v, want Closed", f)
 	}
 	if _, err := c.Run(context.Background(), `export default async function () {}`, client.RunOptions{}); !errors.Is(err, client.ErrRuntimeClosed) {

@@ -1,0 +1,92 @@
+package client
+
+import (
+	"fmt"
+	"time"
+)
+
+// Limits bound one execution. Zero fields take the defaults below (for the
+// deadline) or the runtime's own defaults (memory, output, content, timers).
+// The limits the runner applies (Timeout, MemoryBytes, MaxOutput,
+// MaxContent, MaxTimers) travel in the execute message, and a driver cuts
+// each to its own hard cap (for example quickjs.Options.Timeout); the
+// tool-call limits are enforced by the host, which trusts nothing the runner
+// says. Exceeding a limit fails the execution: a ProgramFailed outcome whose
+// error names the limit (TimeoutError for the deadline, RangeError for the
+// others).
+type Limits struct {
+	// Timeout is the execution's deadline, from the moment it is sent.
+	// Default DefaultTimeout. The runner stops the program at the deadline;
+	// if it cannot (a Node.js process in a busy loop), the host gives up
+	// HostGrace later with the same TimeoutError and probes the runtime.
+	Timeout time.Duration
+	// MemoryBytes caps the program's heap (QuickJS). 0: the driver's default.
+	MemoryBytes uint64
+	// MaxOutput caps console output in UTF-16 code units; later output is
+	// dropped after a notice. 0: the driver's default.
+	MaxOutput int
+	// MaxContent caps result content in UTF-16 code units. 0: the driver's
+	// default.
+	MaxContent int
+	// MaxTimers caps pending timers. 0: the driver's default.
+	MaxTimers int
+	// MaxToolCalls caps the tool calls one execution may make in total.
+	// Default DefaultMaxToolCalls.
+	MaxToolCalls int
+	// MaxInFlightCalls caps the tool calls running at once. Default
+	// DefaultMaxInFlightCalls.
+	MaxInFlightCalls int
+	// MaxInFlightBytes caps the bytes of tool inputs and outputs the host
+	// holds for calls still running or not yet delivered. Default
+	// DefaultMaxInFlightBytes.
+	MaxInFlightBytes int64
+}
+
+// Defaults for the Limits the host enforces. The tool-call bounds follow the
+// shape of Vercel's code mode (maxBridgeRequests, maxInFlightBridgeRequests).
+const (
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxToolCalls     = 10_000
+	DefaultMaxInFlightCalls = 1_000
+	DefaultMaxInFlightBytes = 256 << 20
+	// HostGrace is how long after an execution's deadline the host waits
+	// for the runner to end it before giving up on it.
+	HostGrace = 2 * time.Second
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxToolCalls <= 0 {
+		l.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if l.MaxInFlightCalls <= 0 {
+		l.MaxInFlightCalls = DefaultMaxInFlightCalls
+	}
+	if l.MaxInFlightBytes <= 0 {
+		l.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
+	return l
+}
+
+// check refuses negative limits, naming the field.
+func (l Limits) check() error {
+	switch {
+	case l.Timeout < 0:
+		return fmt.Errorf("codemode: Limits.Timeout is negative (%s)", l.Timeout)
+	case l.MaxOutput < 0:
+		return fmt.Errorf("codemode: Limits.MaxOutput is negative (%d)", l.MaxOutput)
+	case l.MaxContent < 0:
+		return fmt.Errorf("codemode: Limits.MaxContent is negative (%d)", l.MaxContent)
+	case l.MaxTimers < 0:
+		return fmt.Errorf("codemode: Limits.MaxTimers is negative (%d)", l.MaxTimers)
+	case l.MaxToolCalls < 0:
+		return fmt.Errorf("codemode: Limits.MaxToolCalls is negative (%d)", l.MaxToolCalls)
+	case l.MaxInFlightCalls < 0:
+		return fmt.Errorf("codemode: Limits.MaxInFlightCalls is negative (%d)", l.MaxInFlightCalls)
+	case l.MaxInFlightBytes < 0:
+		return fmt.Errorf("codemode: Limits.MaxInFlightBytes is negative (%d)", l.MaxInFlightBytes)
+	}
+	return nil
+}

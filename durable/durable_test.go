@@ -1,0 +1,720 @@
+package durable_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/sqlite"
+)
+
+// service is a fake upstream with real Go methods: it counts calls and
+// remembers what was created and reverted, so tests can see what a replay
+// did not call again.
+type service struct {
+	mu         sync.Mutex
+	calls      map[string]int
+	created    []string
+	reverted   []string
+	events     []string // lifecycle hooks, in order
+	failRevert map[string]bool
+	counter    int
+}
+
+func newService() *service {
+	return &service{calls: map[string]int{}, failRevert: map[string]bool{}}
+}
+
+func (s *service) count(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[method]
+}
+
+func (s *service) record(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, fmt.Sprintf(format, args...))
+}
+
+type repoInput struct {
+	Repo string `json:"repo"`
+}
+type pull struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+}
+type issueInput struct {
+	Title string `json:"title"`
+}
+type issue struct {
+	ID    int    `json:"id"`
+	Title string `json:"title"`
+}
+type empty struct{}
+type countOutput struct {
+	N int `json:"n"`
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// github is the seeds' example connector: a read, a write that needs
+// approval (with a revert), a write that does not, and a reexecute read.
+func (s *service) github() durable.Connector {
+	list := must(durable.FuncTool("list_pull_requests", "Open pull requests of a repository.",
+		func(ctx context.Context, in repoInput) ([]pull, error) {
+			s.mu.Lock()
+			s.calls["list_pull_requests"]++
+			s.mu.Unlock()
+			return []pull{{1, "Fix " + in.Repo}, {2, "Docs"}}, nil
+		}))
+	create := must(durable.FuncTool("create_issue", "Creates an issue.",
+		func(ctx context.Context, in issueInput) (issue, error) {
+			if durable.ExecutionIDFrom(ctx) == "" {
+				return issue{}, errors.New("no execution ID on the context")
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.calls["create_issue"]++
+			s.created = append(s.created, in.Title)
+			return issue{ID: len(s.created), Title: in.Title}, nil
+		}))
+	create.RequiresApproval = true
+	create.Revert = durable.FuncRevert(func(ctx context.Context, in issueInput, out issue) error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.reverted = append(s.reverted, in.Title)
+		return nil
+	})
+	label := must(durable.FuncTool("add_label", "Adds a label (no approval).",
+		func(ctx context.Context, in issueInput) (issue, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.calls["add_label"]++
+			s.created = append(s.created, in.Title)
+			return issue{ID: len(s.created), Title: in.Title}, nil
+		}))
+	label.Revert = durable.FuncRevert(func(ctx context.Context, in issueInput, out issue) error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.failRevert[in.Title] {
+			return fmt.Errorf("label %s is locked", in.Title)
+		}
+		s.reverted = append(s.reverted, in.Title)
+		return nil
+	})
+	counter := must(durable.FuncTool("counter", "A value that changes on every call.",
+		func(ctx context.Context, _ empty) (countOutput, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.calls["counter"]++
+			s.counter++
+			return countOutput{N: s.counter}, nil
+		}))
+	counter.Replay = durable.ReplayReexecute
+	fail := must(durable.FuncTool("flaky", "Always fails.",
+		func(ctx context.Context, _ empty) (countOutput, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.calls["flaky"]++
+			return countOutput{}, errors.New("upstream is down")
+		}))
+	return durable.Connector{
+		Name:  "github",
+		Tools: []durable.ConnectorTool{list, create, label, counter, fail},
+		OnPassEnd: func(ctx context.Context, id string, st durable.Status) error {
+			s.record("github.OnPassEnd(%s)", st)
+			return nil
+		},
+		DisposeExecution: func(ctx context.Context, id string, st durable.Status) error {
+			s.record("github.DisposeExecution(%s)", st)
+			return errors.New("dispose errors are ignored")
+		},
+	}
+}
+
+var (
+	sharedDriver  *quickjs.Driver
+	sharedRuntime *client.Runtime
+	runtimeOnce   sync.Once
+	runtimeErr    error
+)
+
+// executor is one real QuickJS runtime shared by the package's tests.
+func executor(t testing.TB) client.Executor {
+	t.Helper()
+	runtimeOnce.Do(func() {
+		sharedDriver = quickjs.New(quickjs.Options{Timeout: 10 * time.Second})
+		sharedRuntime, runtimeErr = client.NewRuntime(context.Background(), sharedDriver)
+	})
+	if runtimeErr != nil {
+		t.Fatal(runtimeErr)
+	}
+	return sharedRuntime
+}
+
+func openStore(t testing.TB, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newHandle(t testing.TB, store durable.Store, opts durable.Options, cs ...durable.Connector) *durable.Handle {
+	t.Helper()
+	h, err := durable.New(store, executor(t), cs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func fixture(t testing.TB) (*durable.Handle, *service, *sqlite.Store) {
+	svc := newService()
+	st := openStore(t, filepath.Join(t.TempDir(), "journal.db"))
+	return newHandle(t, st, durable.Options{}, svc.github()), svc, st
+}
+
+func execute(t testing.TB, h *durable.Handle, code string) durable.Output {
+	t.Helper()
+	out, err := h.Execute(context.Background(), code)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	return out
+}
+
+func approve(t testing.TB, h *durable.Handle, id string) durable.Output {
+	t.Helper()
+	out, err := h.Approve(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Approve: %v", err)
+	}
+	return out
+}
+
+func wantStatus(t testing.TB, out durable.Output, want durable.OutputStatus) {
+	t.Helper()
+	if out.Status != want {
+		b, _ := json.Marshal(out)
+		t.Fatalf("output %s, want status %s", b, want)
+	}
+}
+
+func states(e *durable.Execution) string {
+	var s []string
+	for _, l := range e.Log {
+		s = append(s, fmt.Sprintf("%d:%s.%s=%s", l.Seq, l.Connector, l.Method, l.State))
+	}
+	return strings.Join(s, " ")
+}
+
+func record(t testing.TB, h *durable.Handle, id string) *durable.Execution {
+	t.Helper()
+	e, err := h.Execution(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// The seeds' example: a read, then a write that pauses; approval replays the
+// read from the journal and runs the write.
+const readThenWrite = `async () => {
+  const prs = await github.list_pull_requests({ repo: "agents" });
+  console.log("found", prs.length);
+  const created = await github.create_issue({ title: "Review " + prs[0].title });
+  return { created, prs: prs.length };
+}`
+
+func TestReadThenApprovedWrite(t *testing.T) {
+	h, svc, _ := fixture(t)
+	out := execute(t, h, readThenWrite)
+	wantStatus(t, out, durable.OutputPaused)
+	if len(out.Pending) != 1 || out.Pending[0].Seq != 2 || out.Pending[0].Method != "create_issue" ||
+		string(out.Pending[0].Args) != `{"title":"Review Fix agents"}` || out.Pending[0].ExecutionID != out.ExecutionID {
+		t.Fatalf("pending %+v", out.Pending)
+	}
+	if !strings.HasPrefix(out.ExecutionID, "exec_") {
+		t.Fatalf("execution ID %q", out.ExecutionID)
+	}
+	e := record(t, h, out.ExecutionID)
+	if e.Status != durable.StatusPaused || states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=pending" {
+		t.Fatalf("journal after pausing: %s %s", e.Status, states(e))
+	}
+	if svc.count("create_issue") != 0 {
+		t.Fatal("the write ran before approval")
+	}
+	pending, err := h.Pending(context.Background(), "")
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("Pending: %+v, %v", pending, err)
+	}
+
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputCompleted)
+	if got := string(done.Result); got != `{"created":{"id":1,"title":"Review Fix agents"},"prs":2}` {
+		t.Fatalf("result %s", got)
+	}
+	if svc.count("list_pull_requests") != 1 || svc.count("create_issue") != 1 {
+		t.Fatalf("calls %v: the read must be replayed, the write run once", svc.calls)
+	}
+	if !slices.Equal(done.Logs, []string{"found 2"}) {
+		t.Fatalf("logs %q", done.Logs)
+	}
+	e = record(t, h, out.ExecutionID)
+	if e.Status != durable.StatusCompleted || states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=applied" || e.Passes != 2 {
+		t.Fatalf("journal after approval: %s %s passes %d", e.Status, states(e), e.Passes)
+	}
+	if string(e.Result) != string(done.Result) {
+		t.Fatalf("recorded result %s", e.Result)
+	}
+	if _, err := h.Approve(context.Background(), out.ExecutionID); !errors.Is(err, durable.ErrNotPaused) ||
+		!strings.Contains(err.Error(), "execution "+out.ExecutionID+" is not paused (status: completed)") {
+		t.Fatalf("second approval: %v", err)
+	}
+}
+
+// Promise.all of three reads and two writes that need approval: the reads
+// run, both writes are pending in one pause, one approval runs both.
+func TestPromiseAllPausesSiblingsTogether(t *testing.T) {
+	h, svc, _ := fixture(t)
+	out := execute(t, h, `async () => {
+  const [a, b, c, x, y] = await Promise.all([
+    github.list_pull_requests({ repo: "a" }),
+    github.list_pull_requests({ repo: "b" }),
+    github.list_pull_requests({ repo: "c" }),
+    github.create_issue({ title: "x" }),
+    github.create_issue({ title: "y" }),
+  ]);
+  return [a[0].title, b[0].title, c[0].title, x.title, y.title];
+}`)
+	wantStatus(t, out, durable.OutputPaused)
+	var seqs []uint64
+	for _, p := range out.Pending {
+		seqs = append(seqs, p.Seq)
+	}
+	if !slices.Equal(seqs, []uint64{4, 5}) {
+		t.Fatalf("pending seqs %v, want [4 5]", seqs)
+	}
+	if svc.count("list_pull_requests") != 3 {
+		t.Fatalf("reads %d, want 3", svc.count("list_pull_requests"))
+	}
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputCompleted)
+	if string(done.Result) != `["Fix a","Fix b","Fix c","x","y"]` {
+		t.Fatalf("result %s", done.Result)
+	}
+	if svc.count("list_pull_requests") != 3 || svc.count("create_issue") != 2 {
+		t.Fatalf("calls %v after approval", svc.calls)
+	}
+}
+
+// A replay whose arguments differ from the journal ends as error.
+func TestDivergenceEndsTheExecution(t *testing.T) {
+	h, svc, _ := fixture(t)
+	// counter is reexecute: it runs again on replay and returns a new value,
+	// so the write's arguments change.
+	out := execute(t, h, `const { n } = await github.counter();
+await github.create_issue({ title: "n=" + n });`)
+	wantStatus(t, out, durable.OutputPaused)
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputError)
+	want := `replay divergence at step 2: expected github.create_issue({"title":"n=1"}), got github.create_issue({"title":"n=2"})`
+	if !strings.Contains(done.Error, want) {
+		t.Fatalf("error %q, want %q", done.Error, want)
+	}
+	if svc.count("create_issue") != 0 {
+		t.Fatal("a diverged write ran")
+	}
+	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusError || !e.Log[0].Ephemeral || e.Log[0].Result != nil {
+		t.Fatalf("journal: %s, entry 1 %+v", e.Status, e.Log[0])
+	}
+}
+
+// codemode.step records its value once; the approval's replay returns it
+// without running the function, in every form of code models write.
+func TestStepReplaysRecordedValue(t *testing.T) {
+	forms := map[string]string{
+		"async arrow": `async () => {
+  const t = await codemode.step("t", () => Math.random());
+  await github.create_issue({ title: "t=" + t });
+  return t;
+}`,
+		"statements": `const t = await codemode.step("t", async () => Math.random());
+await github.create_issue({ title: "t=" + t });
+t`,
+		"scope parameter": `async ({ codemode, github }) => {
+  const t = await codemode.step("t", () => Math.random());
+  await github.create_issue({ title: "t=" + t });
+  return t;
+};`,
+		"module": "export default async ({ codemode, github }) => {\n  const t = await codemode.step(\"t\", () => Math.random());\n  await github.create_issue({ title: \"t=\" + t });\n  return t;\n};",
+		"fenced": "```ts\nconst t = await codemode.step(\"t\", () => Math.random());\nawait github.create_issue({ title: \"t=\" + t });\nt\n```",
+	}
+	for name, code := range forms {
+		t.Run(name, func(t *testing.T) {
+			h, _, _ := fixture(t)
+			out := execute(t, h, code)
+			wantStatus(t, out, durable.OutputPaused)
+			var args issueInput
+			if err := json.Unmarshal(out.Pending[0].Args, &args); err != nil {
+				t.Fatal(err)
+			}
+			done := approve(t, h, out.ExecutionID)
+			wantStatus(t, done, durable.OutputCompleted)
+			if "t="+string(done.Result) != args.Title {
+				t.Fatalf("step value %s on replay, %s on the first pass", done.Result, args.Title)
+			}
+			e := record(t, h, out.ExecutionID)
+			if states(e) != "1:codemode.step=applied 3:github.create_issue=applied" || string(e.Log[0].Args) != `{"name":"t"}` {
+				t.Fatalf("journal %s (%s)", states(e), e.Log[0].Args)
+			}
+		})
+	}
+}
+
+func TestStepFunctionThatThrowsRunsAgain(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, `let tries = 0;
+try { await codemode.step("x", () => { throw new Error("nope") }) } catch (e) { tries++ }
+const v = await codemode.step("y", () => ({ when: "now", n: [1, 2] }));
+await github.create_issue({ title: JSON.stringify(v) });
+[tries, v]`)
+	wantStatus(t, out, durable.OutputPaused)
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputCompleted)
+	if string(done.Result) != `[1,{"when":"now","n":[1,2]}]` {
+		t.Fatalf("result %s", done.Result)
+	}
+	e := record(t, h, out.ExecutionID)
+	if states(e) != "1:codemode.step=error 3:codemode.step=applied 5:github.create_issue=applied" {
+		t.Fatalf("journal %s", states(e))
+	}
+}
+
+func TestRejectEndsTheExecution(t *testing.T) {
+	h, svc, _ := fixture(t)
+	out := execute(t, h, readThenWrite)
+	wantStatus(t, out, durable.OutputPaused)
+	ctx := context.Background()
+	if ok, err := h.Reject(ctx, out.ExecutionID, 1); ok || err != nil {
+		t.Fatalf("Reject of an applied entry: %v, %v", ok, err)
+	}
+	if ok, err := h.Reject(ctx, out.ExecutionID, 2); !ok || err != nil {
+		t.Fatalf("Reject: %v, %v", ok, err)
+	}
+	e := record(t, h, out.ExecutionID)
+	if e.Status != durable.StatusRejected || e.Error != "Action github.create_issue rejected by user" {
+		t.Fatalf("after reject: %s %q", e.Status, e.Error)
+	}
+	if states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=error" {
+		t.Fatalf("journal %s", states(e))
+	}
+	if ok, _ := h.Reject(ctx, out.ExecutionID, 2); ok {
+		t.Fatal("a second reject succeeded")
+	}
+	if _, err := h.Approve(ctx, out.ExecutionID); !errors.Is(err, durable.ErrNotPaused) || !strings.Contains(err.Error(), "(status: rejected)") {
+		t.Fatalf("approval after reject: %v", err)
+	}
+	if svc.count("create_issue") != 0 {
+		t.Fatal("a rejected write ran")
+	}
+	if p, _ := h.Pending(ctx, ""); len(p) != 0 {
+		t.Fatalf("pending after reject: %+v", p)
+	}
+}
+
+func TestRollbackRevertsInReverseOrderAndReportsFailures(t *testing.T) {
+	h, svc, _ := fixture(t)
+	svc.failRevert["b"] = true
+	out := execute(t, h, `for (const title of ["a", "b", "c"]) await github.add_label({ title });
+await github.list_pull_requests({ repo: "r" });
+"ok"`)
+	wantStatus(t, out, durable.OutputCompleted)
+	err := h.Rollback(context.Background(), out.ExecutionID)
+	var rb *durable.RollbackError
+	if !errors.As(err, &rb) || rb.Reverted != 2 || len(rb.Failures) != 1 ||
+		!strings.Contains(err.Error(), "rollback reverted 2 action(s) but 1 failed: github.add_label (seq 2): label b is locked") {
+		t.Fatalf("Rollback: %v", err)
+	}
+	if !slices.Equal(svc.reverted, []string{"c", "a"}) {
+		t.Fatalf("reverted %v, want [c a] (reverse order, b failed)", svc.reverted)
+	}
+	e := record(t, h, out.ExecutionID)
+	if e.Status != durable.StatusRolledBack ||
+		states(e) != "1:github.add_label=reverted 2:github.add_label=applied 3:github.add_label=reverted 4:github.list_pull_requests=applied" {
+		t.Fatalf("journal %s %s", e.Status, states(e))
+	}
+	// A second rollback retries what is still applied.
+	svc.failRevert["b"] = false
+	if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(svc.reverted, []string{"c", "a", "b"}) {
+		t.Fatalf("reverted %v", svc.reverted)
+	}
+}
+
+func TestRollbackWithNothingToRevertKeepsStatus(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, `await github.list_pull_requests({ repo: "r" }); 1`)
+	if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
+		t.Fatal(err)
+	}
+	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusCompleted {
+		t.Fatalf("status %s, want completed (nothing reverted)", e.Status)
+	}
+}
+
+func TestLifecycleHookOrder(t *testing.T) {
+	svc := newService()
+	gh := svc.github()
+	other := durable.Connector{
+		Name: "slack",
+		OnPassEnd: func(ctx context.Context, id string, st durable.Status) error {
+			svc.record("slack.OnPassEnd(%s)", st)
+			return nil
+		},
+		DisposeExecution: func(ctx context.Context, id string, st durable.Status) error {
+			svc.record("slack.DisposeExecution(%s)", st)
+			panic("a panicking hook is contained")
+		},
+	}
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{}, gh, other)
+	out := execute(t, h, readThenWrite)
+	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, approve(t, h, out.ExecutionID), durable.OutputCompleted)
+	if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"github.OnPassEnd(paused)", "slack.OnPassEnd(paused)",
+		"github.OnPassEnd(completed)", "slack.OnPassEnd(completed)",
+		"github.DisposeExecution(completed)", "slack.DisposeExecution(completed)",
+		"github.DisposeExecution(rolled_back)", "slack.DisposeExecution(rolled_back)",
+	}
+	if !slices.Equal(svc.events, want) {
+		t.Fatalf("hooks\n%s\nwant\n%s", strings.Join(svc.events, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestOversizeValues(t *testing.T) {
+	h, _, _ := fixture(t)
+	big := `"x".repeat(1000001)`
+	cases := []struct {
+		name, code, want string
+	}{
+		{"arguments", `await github.create_issue({ title: ` + big + ` })`, "the arguments of github.create_issue is 1000013 characters of JSON, over the limit of 1000000; store the data elsewhere"},
+		{"step value", `await codemode.step("s", () => ` + big + `)`, `the result of step "s" is 1000003 characters of JSON`},
+		{"code", "// " + strings.Repeat("y", 1000000) + "\n1", "the code is 1000008 characters of JSON"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := execute(t, h, c.code)
+			wantStatus(t, out, durable.OutputError)
+			if !strings.Contains(out.Error, c.want) {
+				t.Fatalf("error %q, want %q", out.Error, c.want)
+			}
+			if e := record(t, h, out.ExecutionID); e.Status != durable.StatusError {
+				t.Fatalf("status %s", e.Status)
+			}
+		})
+	}
+	t.Run("final result", func(t *testing.T) {
+		out := execute(t, h, big)
+		wantStatus(t, out, durable.OutputCompleted)
+		if len(out.Result) != 1000003 {
+			t.Fatalf("the model received %d bytes, want the whole result", len(out.Result))
+		}
+		e := record(t, h, out.ExecutionID)
+		if !strings.Contains(string(e.Result), "result omitted from the journal: 1000003 characters of JSON") {
+			t.Fatalf("recorded %.100s", e.Result)
+		}
+	})
+}
+
+func TestTransformResultIsNotRecorded(t *testing.T) {
+	svc := newService()
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{
+		TransformResult: func(ctx context.Context, r json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(fmt.Sprintf(`{"size":%d}`, len(r))), nil
+		},
+	}, svc.github())
+	out := execute(t, h, `[1, 2, 3]`)
+	if string(out.Result) != `{"size":7}` {
+		t.Fatalf("model saw %s", out.Result)
+	}
+	if e := record(t, h, out.ExecutionID); string(e.Result) != `[1,2,3]` {
+		t.Fatalf("journal kept %s", e.Result)
+	}
+}
+
+func TestProgramFailureIsAnOutput(t *testing.T) {
+	h, svc, _ := fixture(t)
+	out := execute(t, h, `console.log("before"); throw new TypeError("bad input")`)
+	wantStatus(t, out, durable.OutputError)
+	if !strings.Contains(out.Error, "TypeError: bad input") || !slices.Equal(out.Logs, []string{"before"}) {
+		t.Fatalf("output %+v", out)
+	}
+	// A connector failure reaches the program; on replay it is the recorded
+	// failure, not a second call.
+	out = execute(t, h, `let msg = "";
+try { await github.flaky() } catch (e) { msg = e.message }
+await github.create_issue({ title: msg });
+msg`)
+	wantStatus(t, out, durable.OutputPaused)
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputCompleted)
+	if string(done.Result) != `"upstream is down"` || svc.count("flaky") != 1 {
+		t.Fatalf("result %s, flaky called %d times", done.Result, svc.count("flaky"))
+	}
+}
+
+func TestExpirePaused(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, readThenWrite)
+	wantStatus(t, out, durable.OutputPaused)
+	ctx := context.Background()
+	if ids, err := h.ExpirePaused(ctx, time.Hour); err != nil || len(ids) != 0 {
+		t.Fatalf("ExpirePaused(1h) = %v, %v", ids, err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	ids, err := h.ExpirePaused(ctx, time.Millisecond)
+	if err != nil || !slices.Equal(ids, []string{out.ExecutionID}) {
+		t.Fatalf("ExpirePaused = %v, %v", ids, err)
+	}
+	e := record(t, h, out.ExecutionID)
+	if e.Status != durable.StatusRejected || e.Error != "expired awaiting approval" {
+		t.Fatalf("%s %q", e.Status, e.Error)
+	}
+	if _, err := h.Approve(ctx, out.ExecutionID); !errors.Is(err, durable.ErrNotPaused) {
+		t.Fatalf("approval after expiry: %v", err)
+	}
+}
+
+func TestRuntimeNamesKeepSeparateHistories(t *testing.T) {
+	svc := newService()
+	st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
+	research := newHandle(t, st, durable.Options{Name: "research"}, svc.github())
+	ops := newHandle(t, st, durable.Options{Name: "operations"}, svc.github())
+	out := execute(t, research, readThenWrite)
+	if _, err := ops.Approve(context.Background(), out.ExecutionID); !errors.Is(err, durable.ErrNotFound) {
+		t.Fatalf("another runtime approved: %v", err)
+	}
+	if l, _ := ops.Executions(context.Background(), 0); len(l) != 0 {
+		t.Fatalf("operations sees %d executions", len(l))
+	}
+	if _, err := durable.New(st, executor(t), nil, durable.Options{Name: "no spaces"}); err == nil {
+		t.Fatal("an invalid runtime name was accepted")
+	}
+}
+
+func TestExecuteKeepsMaxExecutions(t *testing.T) {
+	svc := newService()
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{MaxExecutions: 2}, svc.github())
+	paused := execute(t, h, readThenWrite)
+	for i := range 4 {
+		execute(t, h, fmt.Sprint(i))
+	}
+	l, err := h.Executions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The paused run is never pruned; the newest run came after the prune,
+	// so up to MaxExecutions+1 terminal records remain.
+	var ids []string
+	for _, e := range l {
+		ids = append(ids, string(e.Status))
+	}
+	if len(l) != 4 || l[3].ID != paused.ExecutionID {
+		t.Fatalf("executions %v", ids)
+	}
+}
+
+func TestDeleteExecution(t *testing.T) {
+	h, svc, _ := fixture(t)
+	out := execute(t, h, readThenWrite)
+	ok, err := h.DeleteExecution(context.Background(), out.ExecutionID)
+	if !ok || err != nil {
+		t.Fatalf("DeleteExecution: %v, %v", ok, err)
+	}
+	if !slices.Contains(svc.events, "github.DisposeExecution(paused)") {
+		t.Fatalf("deleting a paused run did not dispose it: %v", svc.events)
+	}
+	if ok, _ := h.DeleteExecution(context.Background(), out.ExecutionID); ok {
+		t.Fatal("deleted twice")
+	}
+}
+
+func TestNewRefusesBadConnectors(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
+	tool := must(durable.FuncTool("get", "Gets.", func(ctx context.Context, _ empty) (empty, error) { return empty{}, nil }))
+	both := tool
+	both.RequiresApproval, both.Replay = true, durable.ReplayReexecute
+	cases := map[string][]durable.Connector{
+		"reexecute with approval": {{Name: "svc", Tools: []durable.ConnectorTool{both}}},
+		"reserved codemode":       {{Name: "codemode", Tools: []durable.ConnectorTool{tool}}},
+		"duplicate":               {{Name: "a"}, {Name: "a"}},
+		"not an identifier":       {{Name: "my-svc"}},
+		"duplicate tool":          {{Name: "a", Tools: []durable.ConnectorTool{tool, tool}}},
+	}
+	for name, cs := range cases {
+		if _, err := durable.New(st, executor(t), cs, durable.Options{}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestApproveNeedsRecordedConnectors(t *testing.T) {
+	svc := newService()
+	st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
+	h := newHandle(t, st, durable.Options{}, svc.github(), durable.Connector{Name: "slack"})
+	out := execute(t, h, readThenWrite)
+	h2 := newHandle(t, st, durable.Options{}, svc.github())
+	if _, err := h2.Approve(context.Background(), out.ExecutionID); err == nil || !strings.Contains(err.Error(), "needs connector(s) slack") {
+		t.Fatalf("approval without slack: %v", err)
+	}
+	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusPaused {
+		t.Fatalf("status %s after a refused approval", e.Status)
+	}
+}
+
+func TestOutputJSON(t *testing.T) {
+	cases := []struct {
+		out  durable.Output
+		want string
+	}{
+		{durable.Output{Status: durable.OutputCompleted, ExecutionID: "exec_1"}, `{"status":"completed","executionId":"exec_1","result":null}`},
+		{durable.Output{Status: durable.OutputPaused, ExecutionID: "exec_1", Pending: []durable.PendingAction{{ExecutionID: "exec_1", Seq: 2, Connector: "github", Method: "create_issue", Args: json.RawMessage(`{}`)}}},
+			`{"status":"paused","executionId":"exec_1","pending":[{"executionId":"exec_1","seq":2,"connector":"github","method":"create_issue","args":{}}]}`},
+		{durable.Output{Status: durable.OutputError, ExecutionID: "exec_1", Error: "boom", Logs: []string{"a"}}, `{"status":"error","executionId":"exec_1","error":"boom","logs":["a"]}`},
+	}
+	for _, c := range cases {
+		b, err := json.Marshal(c.out)
+		if err != nil || string(b) != c.want {
+			t.Errorf("Marshal = %s, %v; want %s", b, err, c.want)
+		}
+		var back durable.Output
+		if err := json.Unmarshal(b, &back); err != nil || back.Status != c.out.Status {
+			t.Errorf("Unmarshal(%s) = %+v, %v", b, back, err)
+		}
+	}
+}

@@ -1,0 +1,538 @@
+package durable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+)
+
+// Options configure a Handle.
+type Options struct {
+	// Name is the runtime name: its executions are a separate history in
+	// the store. Letters, digits, '_', '-' and '.'; "" means "default".
+	Name string
+	// MaxExecutions is how many terminal executions are kept when a new one
+	// starts; 0 means DefaultMaxExecutions. Running and paused executions
+	// are never pruned.
+	MaxExecutions int
+	// TransformResult, when set, shapes a completed result before the model
+	// receives it (its output is not recorded: the journal keeps the
+	// original, or a placeholder when that is too large). An error from it
+	// makes the output an error.
+	TransformResult func(ctx context.Context, result json.RawMessage) (json.RawMessage, error)
+	// Logger receives the journal's decisions at debug level and hook
+	// failures at warn level; nil is quiet.
+	Logger *slog.Logger
+	// Limits are each pass's limits (zero: the driver's defaults).
+	Limits client.Limits
+	// PauseSettle is how long a pass that has an action awaiting approval
+	// waits, once every call in flight is awaiting approval, for further
+	// calls (Promise.all siblings) before it pauses; 0 means 25 ms. All the
+	// actions that arrive in that time are pending in the one pause.
+	PauseSettle time.Duration
+	// HookTimeout bounds each lifecycle hook and each revert; 0 means 30 s.
+	HookTimeout time.Duration
+}
+
+// Handle is a durable code-mode runtime: one runtime name's history in a
+// store, an executor and the connectors. It is safe for concurrent use, and
+// several handles (in one process or many) may share a store: every decision
+// is read from and written to the store.
+type Handle struct {
+	store      Store
+	client     *client.Client
+	name       string
+	connectors []Connector
+	byName     map[string]*Connector
+	tools      map[string]map[string]*ConnectorTool
+	scope      []string
+	opts       Options
+	log        *slog.Logger
+}
+
+// New builds a handle. It does not own the store or the executor: close
+// them yourself. It returns an error for an invalid name, connector set
+// (reserved or repeated names, reexecute with approval, a nil Execute) or a
+// tool schema that does not compile.
+func New(store Store, executor client.Executor, connectors []Connector, opts Options) (*Handle, error) {
+	if store == nil || executor == nil {
+		return nil, errors.New("durable: New needs a store and an executor")
+	}
+	if opts.Name == "" {
+		opts.Name = DefaultName
+	}
+	if err := CheckName(opts.Name); err != nil {
+		return nil, err
+	}
+	if err := checkConnectors(connectors); err != nil {
+		return nil, err
+	}
+	if opts.MaxExecutions <= 0 {
+		opts.MaxExecutions = DefaultMaxExecutions
+	}
+	if opts.PauseSettle <= 0 {
+		opts.PauseSettle = 25 * time.Millisecond
+	}
+	if opts.HookTimeout <= 0 {
+		opts.HookTimeout = 30 * time.Second
+	}
+	h := &Handle{
+		store: store, name: opts.Name, connectors: slices.Clone(connectors), opts: opts, log: opts.Logger,
+		byName: map[string]*Connector{}, tools: map[string]map[string]*ConnectorTool{},
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	var namespaces []contract.Namespace
+	for i := range h.connectors {
+		c := &h.connectors[i]
+		h.byName[c.Name] = c
+		h.tools[c.Name] = map[string]*ConnectorTool{}
+		h.scope = append(h.scope, c.Name)
+		ns := contract.Namespace{Name: c.Name}
+		for j := range c.Tools {
+			t := &c.Tools[j]
+			h.tools[c.Name][t.Name] = t
+			ct, err := contract.NewForeignTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute)
+			if err != nil {
+				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
+			}
+			if err := ct.Degraded(); err != nil {
+				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
+			}
+			ns.Tools = append(ns.Tools, ct)
+		}
+		namespaces = append(namespaces, ns)
+	}
+	h.scope = append(h.scope, "console", "result")
+	sdk, err := sdkTools()
+	if err != nil {
+		return nil, err
+	}
+	namespaces = append(namespaces, contract.Namespace{Name: sdkNamespace, Tools: sdk})
+	c, err := contract.NewNamespaced(namespaces...)
+	if err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	h.client = client.New(executor, c)
+	return h, nil
+}
+
+// sdkTools are the host halves of codemode.step; the journal answers them.
+func sdkTools() ([]*contract.Tool, error) {
+	refuse := func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("codemode.step is answered by the durable journal only")
+	}
+	begin, err := contract.NewForeignTool("step_begin", "Begins codemode.step: the recorded value, or a token.",
+		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`), nil, refuse)
+	if err != nil {
+		return nil, err
+	}
+	end, err := contract.NewForeignTool("step_end", "Ends codemode.step: records the value.",
+		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"token":{"type":"integer"},"failed":{"type":"boolean"}},"required":["name"]}`), nil, refuse)
+	if err != nil {
+		return nil, err
+	}
+	return []*contract.Tool{begin, end}, nil
+}
+
+// Name returns the runtime name.
+func (h *Handle) Name() string { return h.name }
+
+// TypeDefinitions returns the declarations a program is written against:
+// the connectors' namespaces and the codemode SDK (step).
+func (h *Handle) TypeDefinitions() string {
+	decls := h.client.Contract().TypeDefinitions()
+	return decls + "\n" + sdkDeclaration
+}
+
+// Client returns the client passes run on (its contract holds the
+// connectors' namespaces and the journal's own __codemode tools).
+func (h *Handle) Client() *client.Client { return h.client }
+
+// NewExecutionID returns a fresh execution ID: exec_<Unix ms>_<16 hex digits>.
+func NewExecutionID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("exec_%d_%s", time.Now().UnixMilli(), hex.EncodeToString(b[:]))
+}
+
+func now() int64 { return time.Now().UnixMilli() }
+
+// Execute runs code (as models write it: see client.Client.RunCode) as a new
+// durable execution: it records the run (status running), prunes terminal
+// runs beyond MaxExecutions, and runs the first pass. Program failures,
+// divergence and oversize values are an Output with Status OutputError; a
+// method that needs approval makes it OutputPaused. Go errors are for the
+// store and for ctx (a cancelled pass is recorded as error).
+func (h *Handle) Execute(ctx context.Context, code string) (Output, error) {
+	id := NewExecutionID()
+	t := now()
+	seed := make([]byte, 16)
+	_, _ = rand.Read(seed)
+	e := &Execution{ID: id, Code: code, Status: StatusRunning, Connectors: h.connectorNames(), CreatedAt: t, UpdatedAt: t, Seed: seed, Passes: 1}
+	codeJSON, _ := json.Marshal(code)
+	tooLarge := checkDurable("code", codeJSON)
+	if tooLarge != nil {
+		e.Code = fmt.Sprintf("[code omitted from the journal: %d characters of JSON, over the limit of %d]", len(codeJSON), MaxDurableValueLength)
+		e.Status, e.Error = StatusError, tooLarge.Error()
+	}
+	if err := h.store.CreateExecution(ctx, h.name, e); err != nil {
+		return Output{}, fmt.Errorf("durable: %w", err)
+	}
+	if _, err := h.store.PruneExecutions(ctx, h.name, h.opts.MaxExecutions); err != nil {
+		return Output{}, fmt.Errorf("durable: %w", err)
+	}
+	if tooLarge != nil {
+		h.hooks(ctx, id, StatusError, true)
+		return Output{Status: OutputError, ExecutionID: id, Error: e.Error}, nil
+	}
+	return h.runPass(ctx, e)
+}
+
+func (h *Handle) connectorNames() []string {
+	names := make([]string, len(h.connectors))
+	for i, c := range h.connectors {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// ErrNotPaused is wrapped by Approve's error for an execution that is not
+// paused.
+var ErrNotPaused = errors.New("durable: execution is not paused")
+
+// Approve approves every pending action of a paused execution and replays
+// it: a new pass of the same code with the same execution ID, in which
+// applied calls return their recorded results, the approved actions run,
+// and the program goes on to completion, an error or the next pause. It
+// returns an error wrapping ErrNotPaused ("execution exec_… is not paused
+// (status: completed)") for any other status, even when another process
+// approved it a moment earlier, an error wrapping ErrNotFound for an unknown
+// ID, and an error naming them when connectors the execution started with
+// are not configured.
+func (h *Handle) Approve(ctx context.Context, id string) (Output, error) {
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		return Output{}, fmt.Errorf("durable: %w", err)
+	}
+	if e.Status != StatusPaused {
+		return Output{}, fmt.Errorf("%w: execution %s is not paused (status: %s)", ErrNotPaused, id, e.Status)
+	}
+	if missing := h.missing(e.Connectors); len(missing) > 0 {
+		return Output{}, fmt.Errorf("durable: execution %s needs connector(s) %s, which are not configured", id, strings.Join(missing, ", "))
+	}
+	passes := e.Passes + 1
+	ok, err := h.store.TransitionExecution(ctx, h.name, id, []Status{StatusPaused}, StatusRunning, ExecutionUpdate{At: now(), Passes: &passes})
+	if err != nil {
+		return Output{}, fmt.Errorf("durable: %w", err)
+	}
+	if !ok {
+		cur, err := h.store.Execution(ctx, h.name, id)
+		if err != nil {
+			return Output{}, fmt.Errorf("durable: %w", err)
+		}
+		return Output{}, fmt.Errorf("%w: execution %s is not paused (status: %s)", ErrNotPaused, id, cur.Status)
+	}
+	e.Status, e.Passes = StatusRunning, passes
+	h.log.Debug("durable: approved", "execution", id, "pass", passes)
+	return h.runPass(ctx, e)
+}
+
+func (h *Handle) missing(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if h.byName[n] == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Reject rejects the pending action at seq and ends the execution as
+// rejected ("Action github.create_issue rejected by user"); earlier actions
+// are not rolled back (Rollback does that). It returns false when that
+// action is not pending (approved and executing already, rejected, or
+// absent). A reject that wins against an approval's replay stops the replay
+// at that action.
+func (h *Handle) Reject(ctx context.Context, id string, seq uint64) (bool, error) {
+	entry, found, err := h.store.Entry(ctx, h.name, id, seq)
+	if err != nil {
+		return false, fmt.Errorf("durable: %w", err)
+	}
+	if !found || entry.State != EntryPending {
+		return false, nil
+	}
+	msg := "rejected by user"
+	ok, err := h.store.TransitionEntry(ctx, h.name, id, seq, []EntryState{EntryPending}, EntryError, EntryUpdate{At: now(), Error: &msg})
+	if err != nil || !ok {
+		return false, wrapStore(err)
+	}
+	runMsg := fmt.Sprintf("Action %s.%s rejected by user", entry.Connector, entry.Method)
+	moved, err := h.store.TransitionExecution(ctx, h.name, id, []Status{StatusPaused, StatusRunning}, StatusRejected, ExecutionUpdate{At: now(), Error: &runMsg})
+	if err != nil {
+		return true, fmt.Errorf("durable: %w", err)
+	}
+	if moved {
+		h.hooks(ctx, id, StatusRejected, false)
+	}
+	return true, nil
+}
+
+func wrapStore(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("durable: %w", err)
+}
+
+// Pending lists the actions awaiting approval: of the execution id, or of
+// every paused execution when id is "".
+func (h *Handle) Pending(ctx context.Context, id string) ([]PendingAction, error) {
+	p, err := h.store.Pending(ctx, h.name, id)
+	return p, wrapStore(err)
+}
+
+// Executions returns up to limit audit records (0: all), newest first.
+func (h *Handle) Executions(ctx context.Context, limit int) ([]*Execution, error) {
+	l, err := h.store.Executions(ctx, h.name, limit)
+	return l, wrapStore(err)
+}
+
+// Execution returns one audit record with its tool log, or an error
+// wrapping ErrNotFound.
+func (h *Handle) Execution(ctx context.Context, id string) (*Execution, error) {
+	e, err := h.store.Execution(ctx, h.name, id)
+	return e, wrapStore(err)
+}
+
+// DeleteExecution removes an audit record and reports whether it existed.
+// Deleting a running or paused execution also disposes its execution
+// resources (DisposeExecution with the status it had).
+func (h *Handle) DeleteExecution(ctx context.Context, id string) (bool, error) {
+	e, err := h.store.DeleteExecution(ctx, h.name, id)
+	if err != nil {
+		return false, fmt.Errorf("durable: %w", err)
+	}
+	if e == nil {
+		return false, nil
+	}
+	if !e.Status.Terminal() {
+		h.dispose(ctx, id, e.Status)
+	}
+	return true, nil
+}
+
+// PruneExecutions removes all but the keep newest terminal executions and
+// returns how many it removed (keep 0 removes every terminal one).
+func (h *Handle) PruneExecutions(ctx context.Context, keep int) (int, error) {
+	n, err := h.store.PruneExecutions(ctx, h.name, keep)
+	return n, wrapStore(err)
+}
+
+// ExpirePaused ends executions last updated more than maxAge ago (0 means
+// DefaultPausedTTL): paused ones become rejected ("expired awaiting
+// approval") and running ones error ("expired while running: the host never
+// completed the pass"), each by a conditional update so that a concurrent
+// approval can neither be revived nor revive it. Their execution resources
+// are disposed. It returns the IDs it ended.
+func (h *Handle) ExpirePaused(ctx context.Context, maxAge time.Duration) ([]string, error) {
+	if maxAge <= 0 {
+		maxAge = DefaultPausedTTL * time.Millisecond
+	}
+	t := now()
+	cutoff := t - maxAge.Milliseconds()
+	paused, err := h.store.ExpireExecutions(ctx, h.name, StatusPaused, cutoff, StatusRejected, "expired awaiting approval", t)
+	if err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	running, err := h.store.ExpireExecutions(ctx, h.name, StatusRunning, cutoff, StatusError, "expired while running: the host never completed the pass", t)
+	if err != nil {
+		return paused, fmt.Errorf("durable: %w", err)
+	}
+	for _, id := range paused {
+		h.dispose(ctx, id, StatusRejected)
+	}
+	for _, id := range running {
+		h.dispose(ctx, id, StatusError)
+	}
+	return append(paused, running...), nil
+}
+
+// RollbackError reports the reverts that failed; the others were done.
+type RollbackError struct {
+	Reverted int
+	Failures []error
+}
+
+// Error says how many actions were reverted and how many failed, and why.
+func (e *RollbackError) Error() string {
+	msgs := make([]string, len(e.Failures))
+	for i, f := range e.Failures {
+		msgs[i] = f.Error()
+	}
+	return fmt.Sprintf("rollback reverted %d action(s) but %d failed: %s", e.Reverted, len(e.Failures), strings.Join(msgs, "; "))
+}
+
+// Unwrap returns the failures.
+func (e *RollbackError) Unwrap() []error { return e.Failures }
+
+// Rollback compensates an execution's applied connector calls in reverse
+// seq order, calling each method's Revert with the recorded arguments and
+// result. Methods without a Revert, and connectors no longer configured,
+// are skipped and stay applied. Every revert is attempted; a
+// *RollbackError lists the failures after. The execution becomes
+// rolled_back (and is disposed) only when at least one call was reverted.
+// A running execution is refused: its pass may still apply actions.
+//
+// Each entry is claimed (applied -> reverted) before its Revert runs, so
+// two concurrent rollbacks never revert one action twice; a failed revert
+// moves it back to applied.
+func (h *Handle) Rollback(ctx context.Context, id string) error {
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	if e.Status == StatusRunning {
+		return fmt.Errorf("durable: execution %s is running; roll it back once its pass has ended", id)
+	}
+	rb := &RollbackError{}
+	for i := len(e.Log) - 1; i >= 0; i-- {
+		entry := e.Log[i]
+		if entry.State != EntryApplied || entry.IsStep() {
+			continue
+		}
+		t := h.tools[entry.Connector][entry.Method]
+		if t == nil || t.Revert == nil {
+			continue
+		}
+		ok, err := h.store.TransitionEntry(ctx, h.name, id, entry.Seq, []EntryState{EntryApplied}, EntryReverted, EntryUpdate{At: now()})
+		if err != nil {
+			rb.Failures = append(rb.Failures, fmt.Errorf("%s.%s (seq %d): %w", entry.Connector, entry.Method, entry.Seq, err))
+			continue
+		}
+		if !ok {
+			continue // another rollback took it
+		}
+		if err := h.revert(ctx, id, t, entry); err != nil {
+			rb.Failures = append(rb.Failures, fmt.Errorf("%s.%s (seq %d): %w", entry.Connector, entry.Method, entry.Seq, err))
+			if _, err := h.store.TransitionEntry(ctx, h.name, id, entry.Seq, []EntryState{EntryReverted}, EntryApplied, EntryUpdate{At: now()}); err != nil {
+				rb.Failures = append(rb.Failures, fmt.Errorf("restoring seq %d to applied: %w", entry.Seq, err))
+			}
+			continue
+		}
+		rb.Reverted++
+	}
+	if rb.Reverted > 0 {
+		moved, err := h.store.TransitionExecution(ctx, h.name, id,
+			[]Status{StatusPaused, StatusCompleted, StatusError, StatusRejected, StatusRolledBack}, StatusRolledBack, ExecutionUpdate{At: now()})
+		if err != nil {
+			rb.Failures = append(rb.Failures, err)
+		} else if moved {
+			h.dispose(ctx, id, StatusRolledBack)
+		}
+	}
+	if len(rb.Failures) > 0 {
+		return rb
+	}
+	return nil
+}
+
+func (h *Handle) revert(ctx context.Context, id string, t *ConnectorTool, e ToolLogEntry) (err error) {
+	ctx, cancel := context.WithTimeout(withExecutionID(ctx, id), h.opts.HookTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("revert panicked: %v", p)
+		}
+	}()
+	return t.Revert(ctx, e.Args, e.Result)
+}
+
+// hooks runs OnPassEnd for every connector, then, when terminal,
+// DisposeExecution for every connector.
+func (h *Handle) hooks(ctx context.Context, id string, status Status, passEnded bool) {
+	if passEnded {
+		for _, c := range h.connectors {
+			if c.OnPassEnd != nil {
+				h.hook(ctx, c.Name, "OnPassEnd", id, status, c.OnPassEnd)
+			}
+		}
+	}
+	if status.Terminal() {
+		h.dispose(ctx, id, status)
+	}
+}
+
+func (h *Handle) dispose(ctx context.Context, id string, status Status) {
+	for _, c := range h.connectors {
+		if c.DisposeExecution != nil {
+			h.hook(ctx, c.Name, "DisposeExecution", id, status, c.DisposeExecution)
+		}
+	}
+}
+
+// hook runs one lifecycle hook; its errors and panics are logged and
+// ignored, so cleanup never turns a finished execution into a failed one.
+func (h *Handle) hook(ctx context.Context, connector, name, id string, status Status, fn func(context.Context, string, Status) error) {
+	ctx, cancel := context.WithTimeout(withExecutionID(context.WithoutCancel(ctx), id), h.opts.HookTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			h.log.Warn("durable: lifecycle hook panicked", "connector", connector, "hook", name, "execution", id, "panic", p)
+		}
+	}()
+	if err := fn(ctx, id, status); err != nil {
+		h.log.Warn("durable: lifecycle hook failed", "connector", connector, "hook", name, "execution", id, "err", err)
+	}
+}
+
+// logLines collects a pass's console output as lines.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+	part  map[string]string
+}
+
+func (l *logLines) add(stream, text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.part == nil {
+		l.part = map[string]string{}
+	}
+	text = l.part[stream] + text
+	parts := strings.Split(text, "\n")
+	l.part[stream] = parts[len(parts)-1]
+	for _, p := range parts[:len(parts)-1] {
+		if stream == "stderr" {
+			p = "[stderr] " + p
+		}
+		l.lines = append(l.lines, p)
+	}
+}
+
+func (l *logLines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := slices.Clone(l.lines)
+	for _, s := range []string{"stdout", "stderr"} {
+		if p := l.part[s]; p != "" {
+			if s == "stderr" {
+				p = "[stderr] " + p
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,499 @@
+package durable
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+)
+
+// Why a pass was halted (client.Halt): the journal's decisions that end a
+// pass at once, whatever the program does.
+type (
+	// pauseSignal: actions await approval; the execution pauses.
+	pauseSignal struct{}
+	// divergenceError: a call differs from the journal at its seq.
+	divergenceError struct{ msg string }
+	// endError: the execution ends as error with this message (an oversize
+	// value, an interrupted action, the journal no longer running the run).
+	endError struct{ msg string }
+	// storeError: the store failed; the pass returns it as a Go error.
+	storeError struct{ err error }
+)
+
+func (pauseSignal) Error() string        { return "the execution paused for approval" }
+func (e *divergenceError) Error() string { return e.msg }
+func (e *endError) Error() string        { return e.msg }
+func (e *storeError) Error() string      { return "durable: the journal failed: " + e.err.Error() }
+func (e *storeError) Unwrap() error      { return e.err }
+
+// pass is one pass of an execution: the journal middleware and the little
+// in-memory bookkeeping that decides when a pause halts (which calls are in
+// flight). Every decision is read from and written to the store.
+type pass struct {
+	h  *Handle
+	id string
+
+	// known is the highest seq in the journal when the pass started: a call
+	// above it is new unless the conditional insert says otherwise, so its
+	// entry is not read first. Only a hint; the store decides.
+	known uint64
+
+	mu       sync.Mutex
+	inflight int
+	pending  int
+	changed  chan struct{} // closed and replaced when inflight or pending changes
+}
+
+func (h *Handle) newPass(e *Execution) *pass {
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{})}
+	for _, l := range e.Log {
+		p.known = max(p.known, l.Seq)
+	}
+	return p
+}
+
+func (p *pass) bump(dIn, dPending int) {
+	p.mu.Lock()
+	p.inflight += dIn
+	p.pending += dPending
+	close(p.changed)
+	p.changed = make(chan struct{})
+	p.mu.Unlock()
+}
+
+func (p *pass) middleware(next client.ToolCaller) client.ToolCaller {
+	return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+		p.bump(1, 0)
+		defer p.bump(-1, 0)
+		if call.Namespace == sdkNamespace {
+			return p.step(ctx, call)
+		}
+		return p.connectorCall(ctx, next, call)
+	})
+}
+
+func (p *pass) store() Store { return p.h.store }
+
+// canonical returns v as canonical JSON: object keys sorted, no
+// insignificant space, numbers as written.
+func canonical(v json.RawMessage) (json.RawMessage, error) {
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+func halt(err error) (json.RawMessage, error) { return nil, client.Halt(err) }
+
+func (p *pass) fail(err error) (json.RawMessage, error) { return halt(&storeError{err}) }
+
+// notRunning halts a call the journal refused because the execution is no
+// longer running (paused, rejected, expired), naming its status.
+func (p *pass) notRunning(ctx context.Context, what string) (json.RawMessage, error) {
+	e, err := p.store().Execution(ctx, p.h.name, p.id)
+	if err != nil {
+		return p.fail(err)
+	}
+	if e.Status == StatusRejected || e.Status == StatusError {
+		return halt(&endError{msg: e.Error})
+	}
+	return halt(&endError{msg: fmt.Sprintf("%s was refused: the execution is %s", what, e.Status)})
+}
+
+func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call client.ToolCall) (json.RawMessage, error) {
+	t := p.h.tools[call.Namespace][call.Tool]
+	if t == nil {
+		return next.CallTool(ctx, call) // not a connector tool: the client reports it
+	}
+	what := call.Namespace + "." + call.Tool
+	args, err := canonical(call.Input)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the arguments are not JSON: %w", what, err)
+	}
+	if err := checkDurable("arguments of "+what, args); err != nil {
+		return halt(&endError{msg: err.Error()})
+	}
+	if call.Seq > p.known {
+		return p.newCall(ctx, next, call, t, args)
+	}
+	return p.recordedCall(ctx, next, call, t, args)
+}
+
+// recordedCall decides a call whose seq may be in the journal.
+func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+	what := call.Namespace + "." + call.Tool
+	e, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
+	if err != nil {
+		return p.fail(err)
+	}
+	if found {
+		if e.Connector != call.Namespace || e.Method != call.Tool || !bytes.Equal(e.Args, args) {
+			return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got %s(%s)",
+				call.Seq, e.Connector, e.Method, e.Args, what, args)})
+		}
+		switch e.State {
+		case EntryApplied:
+			if !e.Ephemeral {
+				p.h.log.Debug("durable: replay", "execution", p.id, "seq", call.Seq, "call", what)
+				return e.Result, nil
+			}
+			p.h.log.Debug("durable: reexecute", "execution", p.id, "seq", call.Seq, "call", what)
+			return p.execute(ctx, next, call, t, false)
+		case EntryError:
+			return nil, errors.New(e.Error) // the recorded failure, replayed
+		case EntryPending:
+			// Approved: claim it. A reject that got there first wins.
+			ok, err := p.store().TransitionEntry(ctx, p.h.name, p.id, call.Seq, []EntryState{EntryPending}, EntryExecuting, EntryUpdate{At: now()})
+			if err != nil {
+				return p.fail(err)
+			}
+			if !ok {
+				return p.notRunning(ctx, what)
+			}
+			p.h.log.Debug("durable: execute approved", "execution", p.id, "seq", call.Seq, "call", what)
+			return p.execute(ctx, next, call, t, true)
+		case EntryExecuting:
+			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was interrupted in an earlier pass: it may or may not have been applied, so it is not run again", call.Seq, what)})
+		default: // reverted
+			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was rolled back; the execution cannot continue", call.Seq, what)})
+		}
+	}
+	return p.newCall(ctx, next, call, t, args)
+}
+
+// newCall records a call the journal does not have and executes or pauses
+// it. When the insert finds the seq taken, the recorded entry decides.
+func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+	what := call.Namespace + "." + call.Tool
+	entry := &ToolLogEntry{Seq: call.Seq, Connector: call.Namespace, Method: call.Tool, Args: args,
+		RequiresApproval: t.RequiresApproval, Ephemeral: t.Replay == ReplayReexecute, UpdatedAt: now()}
+	if t.RequiresApproval {
+		entry.State = EntryPending
+		ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
+		if err != nil {
+			return p.fail(err)
+		}
+		if !ok {
+			return p.refused(ctx, next, call, t, args)
+		}
+		p.h.log.Debug("durable: pause", "execution", p.id, "seq", call.Seq, "call", what)
+		return p.awaitPause(ctx)
+	}
+	entry.State = EntryExecuting
+	ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
+	if err != nil {
+		return p.fail(err)
+	}
+	if !ok {
+		return p.refused(ctx, next, call, t, args)
+	}
+	p.h.log.Debug("durable: execute", "execution", p.id, "seq", call.Seq, "call", what)
+	return p.execute(ctx, next, call, t, true)
+}
+
+// refused handles an insert the store refused: the seq is taken (decide
+// from the recorded entry) or the execution is no longer running.
+func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+	if _, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
+		return p.fail(err)
+	} else if found && call.Seq > p.known {
+		return p.recordedCall(ctx, next, call, t, args)
+	}
+	return p.notRunning(ctx, call.Namespace+"."+call.Tool)
+}
+
+// execute runs the connector for an entry that is executing and records
+// the outcome: applied with the result (none for an ephemeral entry), or
+// error with the connector's message, which the program receives.
+func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, record bool) (json.RawMessage, error) {
+	out, err := next.CallTool(withExecutionID(ctx, p.id), call)
+	if !record {
+		return out, err
+	}
+	at := now()
+	if err != nil {
+		msg := err.Error()
+		if _, serr := p.store().TransitionEntry(context.WithoutCancel(ctx), p.h.name, p.id, call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg}); serr != nil {
+			return p.fail(serr)
+		}
+		return nil, err
+	}
+	u := EntryUpdate{At: at}
+	if t.Replay != ReplayReexecute {
+		if len(out) == 0 {
+			out = json.RawMessage("null")
+		}
+		if err := checkDurable("result of "+call.Namespace+"."+call.Tool, out); err != nil {
+			msg := err.Error()
+			_, _ = p.store().TransitionEntry(context.WithoutCancel(ctx), p.h.name, p.id, call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg})
+			return halt(&endError{msg: msg})
+		}
+		u.Result = out
+	}
+	// Recorded even when the pass has ended meanwhile: the action happened.
+	if _, err := p.store().TransitionEntry(context.WithoutCancel(ctx), p.h.name, p.id, call.Seq, []EntryState{EntryExecuting}, EntryApplied, u); err != nil {
+		return p.fail(err)
+	}
+	return out, nil
+}
+
+// awaitPause holds a call that awaits approval until the pass cannot go on
+// without approvals (every call in flight awaits one) and no new call has
+// arrived for PauseSettle, then halts the pass: all the actions that became
+// pending meanwhile (Promise.all siblings) pause together.
+func (p *pass) awaitPause(ctx context.Context) (json.RawMessage, error) {
+	p.bump(0, 1)
+	defer p.bump(0, -1)
+	settle := time.NewTimer(p.h.opts.PauseSettle)
+	defer settle.Stop()
+	for {
+		p.mu.Lock()
+		quiet := p.inflight == p.pending
+		changed := p.changed
+		p.mu.Unlock()
+		if quiet {
+			settle.Reset(p.h.opts.PauseSettle)
+		} else {
+			settle.Stop()
+		}
+		var tick <-chan time.Time
+		if quiet {
+			tick = settle.C
+		}
+		select {
+		case <-ctx.Done():
+			return halt(pauseSignal{})
+		case <-changed:
+		case <-tick:
+			return halt(pauseSignal{})
+		}
+	}
+}
+
+// step answers the two halves of codemode.step (see sdkObject).
+func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+	var in struct {
+		Name   string          `json:"name"`
+		Token  uint64          `json:"token"`
+		Value  json.RawMessage `json:"value"`
+		Failed bool            `json:"failed"`
+	}
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return nil, fmt.Errorf("codemode.step: %w", err)
+	}
+	nameArgs, _ := json.Marshal(map[string]string{"name": in.Name})
+	what := fmt.Sprintf("codemode.step(%q)", in.Name)
+	switch call.Tool {
+	case "step_begin":
+		e, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
+		if err != nil {
+			return p.fail(err)
+		}
+		if found {
+			if !e.IsStep() || !bytes.Equal(e.Args, nameArgs) {
+				return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got codemode.step(%s)",
+					call.Seq, e.Connector, e.Method, e.Args, nameArgs)})
+			}
+			if e.State == EntryApplied {
+				p.h.log.Debug("durable: replay step", "execution", p.id, "seq", call.Seq, "name", in.Name)
+				if e.Result == nil {
+					return json.RawMessage(`{"found":true}`), nil
+				}
+				return json.Marshal(map[string]any{"found": true, "value": e.Result})
+			}
+			// executing or error: an earlier pass did not record a value; run fn again.
+			return json.Marshal(map[string]any{"found": false, "token": call.Seq})
+		}
+		entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepMethod, Args: nameArgs, State: EntryExecuting, UpdatedAt: now()}
+		ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
+		if err != nil {
+			return p.fail(err)
+		}
+		if !ok {
+			return p.notRunning(ctx, what)
+		}
+		return json.Marshal(map[string]any{"found": false, "token": call.Seq})
+	case "step_end":
+		if in.Token == 0 {
+			return json.RawMessage(`{}`), nil // the replayed path
+		}
+		e, found, err := p.store().Entry(ctx, p.h.name, p.id, in.Token)
+		if err != nil {
+			return p.fail(err)
+		}
+		if !found || !e.IsStep() || !bytes.Equal(e.Args, nameArgs) {
+			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
+		}
+		from := []EntryState{EntryExecuting, EntryError}
+		if in.Failed {
+			msg := "the step's function threw"
+			if _, err := p.store().TransitionEntry(ctx, p.h.name, p.id, in.Token, from, EntryError, EntryUpdate{At: now(), Error: &msg}); err != nil {
+				return p.fail(err)
+			}
+			return json.RawMessage(`{}`), nil
+		}
+		u := EntryUpdate{At: now()}
+		var value json.RawMessage
+		if len(in.Value) > 0 {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, in.Value); err != nil {
+				return nil, fmt.Errorf("codemode.step(%q): the value is not JSON: %w", in.Name, err)
+			}
+			v := json.RawMessage(buf.Bytes())
+			if err := checkDurable(fmt.Sprintf("result of step %q", in.Name), v); err != nil {
+				return halt(&endError{msg: err.Error()})
+			}
+			value, u.Result = v, v
+		}
+		ok, err := p.store().TransitionEntry(ctx, p.h.name, p.id, in.Token, from, EntryApplied, u)
+		if err != nil {
+			return p.fail(err)
+		}
+		if !ok {
+			return p.notRunning(ctx, what)
+		}
+		if value == nil {
+			return json.RawMessage(`{}`), nil
+		}
+		return json.Marshal(map[string]any{"value": value})
+	}
+	return nil, fmt.Errorf("unknown tool %s.%s", call.Namespace, call.Tool)
+}
+
+// runPass runs one pass of e (status running) and records how it ended.
+func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
+	p := h.newPass(e)
+	var logs logLines
+	opts := client.RunOptions{
+		ExecutionID: e.ID,
+		Middleware:  p.middleware,
+		Limits:      h.opts.Limits,
+		OnTelemetry: func(ev client.Event) {
+			if ev.Kind == client.EventProgramOutput {
+				logs.add(ev.Stream, ev.Text)
+			}
+		},
+	}
+	out, runErr := h.client.RunCode(ctx, prepare(e.Code, h.scope), opts)
+	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
+	u := ExecutionUpdate{At: now(), Logs: logs.all()}
+	if u.Logs == nil {
+		u.Logs = []string{}
+	}
+	running := []Status{StatusRunning}
+	finish := func(to Status, msg string) (Output, error) {
+		if to == StatusError {
+			u.Error = &msg
+		}
+		ok, err := h.store.TransitionExecution(ctx, h.name, e.ID, running, to, u)
+		if err != nil {
+			return Output{}, fmt.Errorf("durable: recording the end of the pass: %w", err)
+		}
+		if !ok {
+			return h.current(ctx, e.ID)
+		}
+		h.hooks(ctx, e.ID, to, true)
+		if to == StatusPaused {
+			pending, err := h.store.Pending(ctx, h.name, e.ID)
+			if err != nil {
+				return Output{}, fmt.Errorf("durable: %w", err)
+			}
+			return Output{Status: OutputPaused, ExecutionID: e.ID, Pending: pending}, nil
+		}
+		return Output{Status: OutputError, ExecutionID: e.ID, Error: msg, Logs: u.Logs}, nil
+	}
+	if runErr != nil {
+		o, err := finish(StatusError, "the pass did not finish: "+runErr.Error())
+		if err != nil {
+			return o, err
+		}
+		return o, fmt.Errorf("durable: execution %s: %w", e.ID, runErr)
+	}
+	if out.Halt != nil {
+		var se *storeError
+		if errors.As(out.Halt, &se) {
+			o, err := finish(StatusError, se.Error())
+			if err != nil {
+				return o, err
+			}
+			return o, se
+		}
+		if errors.As(out.Halt, new(pauseSignal)) {
+			return finish(StatusPaused, "")
+		}
+		return finish(StatusError, out.Halt.Error())
+	}
+	if out.Kind != client.Success {
+		msg := "the program failed"
+		if out.Error != nil {
+			msg = out.Error.Error()
+		}
+		return finish(StatusError, msg)
+	}
+	result := outcomeValue(out)
+	if len(result) == 0 {
+		result = json.RawMessage("null")
+	}
+	recorded := result
+	if err := checkDurable("result", result); err != nil {
+		placeholder, _ := json.Marshal(fmt.Sprintf("[result omitted from the journal: %d characters of JSON, over the limit of %d; the model received it]", jsLength(result), MaxDurableValueLength))
+		recorded = placeholder
+	}
+	u.Result = recorded
+	ok, err := h.store.TransitionExecution(ctx, h.name, e.ID, running, StatusCompleted, u)
+	if err != nil {
+		return Output{}, fmt.Errorf("durable: recording the end of the pass: %w", err)
+	}
+	if !ok {
+		return h.current(ctx, e.ID)
+	}
+	h.hooks(ctx, e.ID, StatusCompleted, true)
+	if h.opts.TransformResult != nil {
+		t, err := h.opts.TransformResult(ctx, result)
+		if err != nil {
+			return Output{Status: OutputError, ExecutionID: e.ID, Error: "transforming the result: " + err.Error(), Logs: u.Logs}, nil
+		}
+		result = t
+	}
+	return Output{Status: OutputCompleted, ExecutionID: e.ID, Result: result, Logs: u.Logs}, nil
+}
+
+// current answers from the journal's record when a pass could not record
+// its own end (another process rejected or expired the run meanwhile).
+func (h *Handle) current(ctx context.Context, id string) (Output, error) {
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		return Output{}, fmt.Errorf("durable: %w", err)
+	}
+	switch e.Status {
+	case StatusCompleted:
+		return Output{Status: OutputCompleted, ExecutionID: id, Result: e.Result, Logs: e.Logs}, nil
+	case StatusPaused:
+		pending, err := h.store.Pending(ctx, h.name, id)
+		if err != nil {
+			return Output{}, fmt.Errorf("durable: %w", err)
+		}
+		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending}, nil
+	}
+	h.hooks(ctx, id, e.Status, true)
+	msg := e.Error
+	if msg == "" {
+		msg = "the execution is " + string(e.Status)
+	}
+	return Output{Status: OutputError, ExecutionID: id, Error: msg, Logs: e.Logs}, nil
+}

@@ -1,0 +1,111 @@
+package durable
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// codemode.step(name, fn) runs fn in the program and records its value, so
+// it needs code in the program itself: a tool call cannot carry a closure.
+// The durable layer controls the code it passes to client.RunCode, so it
+// defines `codemode` in the program's own scope, in front of the agent's
+// code, on the code's first line (every line keeps its number; only columns
+// on the first line move). The object's step makes two calls to the host
+// tools __codemode.step_begin and __codemode.step_end, which the journal
+// answers:
+//
+//	begin {name}                  -> {found: true, value} on replay, else {found: false, token}
+//	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
+//	end   {name, token, value}    -> {value}       (records the value; the program continues with the recorded copy)
+//	end   {name, token, failed}   -> {}            (fn threw; the error goes on)
+//
+// Both calls happen on every pass, so the runner's seq numbers stay those of
+// the first pass and later connector calls replay without divergence.
+// A connector call inside fn is journaled as usual; on replay fn does not
+// run, so such a call would be missing: keep connector calls outside steps
+// (they are journaled already).
+const sdkObject = `((__j) => Object.freeze({ step: async (name, fn) => { ` +
+	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
+	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
+	`const b = await __j.step_begin({ name }); ` +
+	`if (b.found) { await __j.step_end({ name }); return b.value; } ` +
+	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
+	`const r = await __j.step_end({ name, token: b.token, value: v }); return r.value; } }))(` + sdkNamespace + `)`
+
+// sdkDeclaration is the codemode object's declaration for the agent.
+const sdkDeclaration = `/** The durable runtime's SDK. */
+declare const codemode: {
+  /**
+   * Runs fn once and records its value (JSON); when the execution is replayed after an approval, returns the
+   * recorded value without running fn. Wrap non-deterministic work that is not a connector call.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+};
+`
+
+// exportDefault finds a top-level `export default` at the start of a line.
+var exportDefault = regexp.MustCompile(`(?m)^export\s+default\s`)
+
+// prepare returns the code to run for the agent's code: the same program
+// with codemode defined (see sdkObject). scope names the properties the
+// program's function receives besides codemode (the connectors, console,
+// result). The code keeps its form (a module with a default export, a
+// function expression, or statements whose last expression is the value).
+func prepare(code string, scope []string) string {
+	code = unfence(code)
+	if loc := exportDefault.FindStringIndex(code); loc != nil {
+		// A module: its default export is called with a scope that has codemode.
+		return code[:loc[0]] + "const __codemodeProgram = " + code[loc[1]:] +
+			"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; " +
+			"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n"
+	}
+	prefix := "const codemode = " + sdkObject + "; "
+	if expr, ok := asExpression(code); ok {
+		// A function expression (or another expression): called with the
+		// scope when it is a function, as client.RunCode does.
+		return prefix + "const __codemodeFn: any = (" + expr + "\n); " +
+			"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n"
+	}
+	return prefix + code
+}
+
+// asExpression reports whether code (without a final semicolon) is one
+// expression, and returns it.
+func asExpression(code string) (string, bool) {
+	t := strings.TrimRight(code, " \t\r\n")
+	t = strings.TrimSuffix(t, ";")
+	if strings.TrimSpace(t) == "" {
+		return "", false
+	}
+	r := api.Transform("(\n"+t+"\n);", api.TransformOptions{Loader: api.LoaderTS, Target: api.ESNext})
+	return t, len(r.Errors) == 0
+}
+
+// unfence keeps only the first Markdown code fence's contents when the code
+// starts with a fence, blanking the fence lines and everything outside them
+// so line numbers stay those of the submitted text.
+func unfence(code string) string {
+	if !strings.HasPrefix(strings.TrimSpace(code), "```") {
+		return code
+	}
+	lines := strings.Split(code, "\n")
+	open, end := -1, len(lines)
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			if open < 0 {
+				open = i
+			} else {
+				end = i
+				break
+			}
+		}
+	}
+	for i := range lines {
+		if i <= open || i >= end {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}

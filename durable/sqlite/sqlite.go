@@ -1,0 +1,538 @@
+// Package sqlite is the embedded journal store of package durable: one
+// SQLite file (pure Go, modernc.org/sqlite; no cgo) in WAL mode with a busy
+// timeout, so several processes may open the same journal, and with the
+// schema version kept in the database (PRAGMA user_version) so a newer
+// program migrates an older file in place.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/codemode-go/codemode/durable"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Store is a durable.Store on one SQLite file. It is safe for concurrent
+// use, including by other processes that open the same file.
+type Store struct {
+	db *sql.DB
+}
+
+var _ durable.Store = (*Store)(nil)
+
+// Options are the store's settings.
+type Options struct {
+	// BusyTimeout is how long a statement waits for another connection's
+	// write lock before failing; 0 means 10 seconds.
+	BusyTimeout time.Duration
+}
+
+// Open opens (creating when absent) the journal at path and migrates its
+// schema to the current version. It returns an error when the file cannot
+// be opened, is not a SQLite database, or was written by a newer program
+// (a schema version this one does not know).
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: the journal path is empty")
+	}
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = 10 * time.Second
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: opening %s: %w", path, err)
+	}
+	// SQLite has one writer at a time; a few connections serve readers
+	// while one writes (WAL).
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	s := &Store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrations are the schema changes, in order; the database's user_version
+// is how many have been applied.
+var migrations = []string{
+	`CREATE TABLE executions (
+		runtime     TEXT NOT NULL,
+		id          TEXT NOT NULL,
+		code        TEXT NOT NULL,
+		status      TEXT NOT NULL,
+		result      TEXT,
+		error       TEXT NOT NULL DEFAULT '',
+		logs        TEXT NOT NULL DEFAULT '[]',
+		connectors  TEXT NOT NULL DEFAULT '[]',
+		seed        BLOB,
+		clock       TEXT NOT NULL DEFAULT '[]',
+		passes      INTEGER NOT NULL DEFAULT 0,
+		created_at  INTEGER NOT NULL,
+		updated_at  INTEGER NOT NULL,
+		PRIMARY KEY (runtime, id)
+	);
+	CREATE INDEX executions_by_status ON executions (runtime, status, updated_at);
+	CREATE INDEX executions_by_age ON executions (runtime, created_at DESC, id DESC);
+	CREATE TABLE tool_log (
+		runtime           TEXT NOT NULL,
+		execution_id      TEXT NOT NULL,
+		seq               INTEGER NOT NULL,
+		connector         TEXT NOT NULL,
+		method            TEXT NOT NULL,
+		args              TEXT NOT NULL,
+		result            TEXT,
+		error             TEXT NOT NULL DEFAULT '',
+		requires_approval INTEGER NOT NULL,
+		ephemeral         INTEGER NOT NULL,
+		state             TEXT NOT NULL,
+		updated_at        INTEGER NOT NULL,
+		PRIMARY KEY (runtime, execution_id, seq),
+		FOREIGN KEY (runtime, execution_id) REFERENCES executions (runtime, id) ON DELETE CASCADE
+	);
+	CREATE INDEX tool_log_by_state ON tool_log (runtime, state);`,
+}
+
+// SchemaVersion is the schema version this package writes.
+const SchemaVersion = 1
+
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
+	if err != nil {
+		return fmt.Errorf("starting the migration: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("reading the schema version: %w", err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("the journal's schema version is %d, newer than this program's %d: use a newer codemode", v, len(migrations))
+	}
+	for i := v; i < len(migrations); i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("migrating the schema to version %d: %w", i+1, err)
+		}
+	}
+	if v < len(migrations) {
+		// PRAGMA takes no parameters; the value is this package's constant.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+			return fmt.Errorf("recording the schema version: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+func nullable(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	return string(raw)
+}
+
+// CreateExecution implements durable.Store.
+func (s *Store) CreateExecution(ctx context.Context, runtime string, e *durable.Execution) error {
+	logs, err := jsonText(nonNil(e.Logs))
+	if err != nil {
+		return err
+	}
+	conns, err := jsonText(nonNil(e.Connectors))
+	if err != nil {
+		return err
+	}
+	clock, err := jsonText(nonNilF(e.Clock))
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO executions
+		(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		runtime, e.ID, e.Code, string(e.Status), nullable(e.Result), e.Error, logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("sqlite: creating execution %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilF(s []float64) []float64 {
+	if s == nil {
+		return []float64{}
+	}
+	return s
+}
+
+const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanExecution(row scanner) (*durable.Execution, error) {
+	var (
+		e                      durable.Execution
+		status                 string
+		result                 sql.NullString
+		logs, conns, clockText string
+	)
+	if err := row.Scan(&e.ID, &e.Code, &status, &result, &e.Error, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt); err != nil {
+		return nil, err
+	}
+	e.Status = durable.Status(status)
+	if result.Valid {
+		e.Result = json.RawMessage(result.String)
+	}
+	if err := json.Unmarshal([]byte(logs), &e.Logs); err != nil {
+		return nil, fmt.Errorf("decoding logs of %s: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(conns), &e.Connectors); err != nil {
+		return nil, fmt.Errorf("decoding connectors of %s: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(clockText), &e.Clock); err != nil {
+		return nil, fmt.Errorf("decoding the clock of %s: %w", e.ID, err)
+	}
+	if len(e.Logs) == 0 {
+		e.Logs = nil
+	}
+	if len(e.Connectors) == 0 {
+		e.Connectors = nil
+	}
+	if len(e.Clock) == 0 {
+		e.Clock = nil
+	}
+	if len(e.Seed) == 0 {
+		e.Seed = nil
+	}
+	return &e, nil
+}
+
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at`
+
+func scanEntry(row scanner) (*durable.ToolLogEntry, error) {
+	var (
+		e      durable.ToolLogEntry
+		args   string
+		result sql.NullString
+		state  string
+	)
+	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt); err != nil {
+		return nil, err
+	}
+	e.Args = json.RawMessage(args)
+	if result.Valid {
+		e.Result = json.RawMessage(result.String)
+	}
+	e.State = durable.EntryState(state)
+	return &e, nil
+}
+
+// Execution implements durable.Store.
+func (s *Store) Execution(ctx context.Context, runtime, id string) (*durable.Execution, error) {
+	e, err := scanExecution(s.db.QueryRowContext(ctx, `SELECT `+executionColumns+` FROM executions WHERE runtime = ? AND id = ?`, runtime, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", durable.ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: reading execution %s: %w", id, err)
+	}
+	if e.Log, err = s.log(ctx, runtime, id); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (s *Store) log(ctx context.Context, runtime, id string) ([]durable.ToolLogEntry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM tool_log WHERE runtime = ? AND execution_id = ? ORDER BY seq`, runtime, id)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: reading the log of %s: %w", id, err)
+	}
+	defer rows.Close()
+	log := []durable.ToolLogEntry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: reading the log of %s: %w", id, err)
+		}
+		log = append(log, *e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: reading the log of %s: %w", id, err)
+	}
+	return log, nil
+}
+
+// Executions implements durable.Store.
+func (s *Store) Executions(ctx context.Context, runtime string, limit int) ([]*durable.Execution, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+executionColumns+` FROM executions WHERE runtime = ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`, runtime, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing executions: %w", err)
+	}
+	var out []*durable.Execution
+	for rows.Next() {
+		e, err := scanExecution(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("sqlite: listing executions: %w", err)
+		}
+		out = append(out, e)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing executions: %w", err)
+	}
+	for _, e := range out {
+		if e.Log, err = s.log(ctx, runtime, e.ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// TransitionExecution implements durable.Store.
+func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, from []durable.Status, to durable.Status, u durable.ExecutionUpdate) (bool, error) {
+	if len(from) == 0 {
+		return false, errors.New("sqlite: a transition needs at least one from state")
+	}
+	set := []string{"status = ?"}
+	args := []any{string(to)}
+	if u.At != 0 {
+		set, args = append(set, "updated_at = ?"), append(args, u.At)
+	}
+	if u.Result != nil {
+		set, args = append(set, "result = ?"), append(args, string(u.Result))
+	}
+	if u.Error != nil {
+		set, args = append(set, "error = ?"), append(args, *u.Error)
+	}
+	if u.Logs != nil {
+		t, err := jsonText(u.Logs)
+		if err != nil {
+			return false, err
+		}
+		set, args = append(set, "logs = ?"), append(args, t)
+	}
+	if u.Seed != nil {
+		set, args = append(set, "seed = ?"), append(args, u.Seed)
+	}
+	if u.Clock != nil {
+		t, err := jsonText(u.Clock)
+		if err != nil {
+			return false, err
+		}
+		set, args = append(set, "clock = ?"), append(args, t)
+	}
+	if u.Passes != nil {
+		set, args = append(set, "passes = ?"), append(args, *u.Passes)
+	}
+	args = append(args, runtime, id)
+	for _, f := range from {
+		args = append(args, string(f))
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE executions SET `+strings.Join(set, ", ")+
+		` WHERE runtime = ? AND id = ? AND status IN (`+placeholders(len(from))+`)`, args...)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: moving execution %s to %s: %w", id, to, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("sqlite: moving execution %s to %s: %w", id, to, err)
+	}
+	return n == 1, nil
+}
+
+// ExpireExecutions implements durable.Store.
+func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from durable.Status, before int64, to durable.Status, message string, at int64) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `UPDATE executions SET status = ?, error = ?, updated_at = ?
+		WHERE runtime = ? AND status = ? AND updated_at < ? RETURNING id`,
+		string(to), message, at, runtime, string(from), before)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: expiring %s executions: %w", from, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("sqlite: expiring %s executions: %w", from, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: expiring %s executions: %w", from, err)
+	}
+	return ids, nil
+}
+
+// DeleteExecution implements durable.Store.
+func (s *Store) DeleteExecution(ctx context.Context, runtime, id string) (*durable.Execution, error) {
+	e, err := scanExecution(s.db.QueryRowContext(ctx, `DELETE FROM executions WHERE runtime = ? AND id = ? RETURNING `+executionColumns, runtime, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: deleting execution %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// terminal lists the terminal states for SQL.
+const terminal = `('completed', 'error', 'rejected', 'rolled_back')`
+
+// PruneExecutions implements durable.Store.
+func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (int, error) {
+	if keep < 0 {
+		keep = 0
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM executions WHERE runtime = ? AND status IN `+terminal+`
+		AND id NOT IN (SELECT id FROM executions WHERE runtime = ? AND status IN `+terminal+`
+			ORDER BY created_at DESC, id DESC LIMIT ?)`, runtime, runtime, keep)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+	}
+	return int(n), nil
+}
+
+// Entry implements durable.Store.
+func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*durable.ToolLogEntry, bool, error) {
+	e, err := scanEntry(s.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM tool_log
+		WHERE runtime = ? AND execution_id = ? AND seq = ?`, runtime, id, seq))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlite: reading entry %d of %s: %w", seq, id, err)
+	}
+	return e, true, nil
+}
+
+// InsertEntry implements durable.Store.
+func (s *Store) InsertEntry(ctx context.Context, runtime, id string, e *durable.ToolLogEntry) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO tool_log
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		WHERE EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')
+		ON CONFLICT DO NOTHING`,
+		runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt,
+		runtime, id)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: recording entry %d of %s: %w", e.Seq, id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("sqlite: recording entry %d of %s: %w", e.Seq, id, err)
+	}
+	return n == 1, nil
+}
+
+// TransitionEntry implements durable.Store.
+func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uint64, from []durable.EntryState, to durable.EntryState, u durable.EntryUpdate) (bool, error) {
+	if len(from) == 0 {
+		return false, errors.New("sqlite: a transition needs at least one from state")
+	}
+	set := []string{"state = ?"}
+	args := []any{string(to)}
+	if u.At != 0 {
+		set, args = append(set, "updated_at = ?"), append(args, u.At)
+	}
+	if u.Result != nil {
+		set, args = append(set, "result = ?"), append(args, string(u.Result))
+	}
+	if u.Error != nil {
+		set, args = append(set, "error = ?"), append(args, *u.Error)
+	}
+	args = append(args, runtime, id, seq)
+	for _, f := range from {
+		args = append(args, string(f))
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE tool_log SET `+strings.Join(set, ", ")+
+		` WHERE runtime = ? AND execution_id = ? AND seq = ? AND state IN (`+placeholders(len(from))+`)`, args...)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: moving entry %d of %s to %s: %w", seq, id, to, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("sqlite: moving entry %d of %s to %s: %w", seq, id, to, err)
+	}
+	return n == 1, nil
+}
+
+// Pending implements durable.Store.
+func (s *Store) Pending(ctx context.Context, runtime, id string) ([]durable.PendingAction, error) {
+	q := `SELECT t.execution_id, t.seq, t.connector, t.method, t.args FROM tool_log t
+		JOIN executions e ON e.runtime = t.runtime AND e.id = t.execution_id
+		WHERE t.runtime = ? AND t.state = 'pending' AND e.status = 'paused'`
+	args := []any{runtime}
+	if id != "" {
+		q += ` AND t.execution_id = ?`
+		args = append(args, id)
+	}
+	q += ` ORDER BY e.created_at, e.id, t.seq`
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing pending actions: %w", err)
+	}
+	defer rows.Close()
+	out := []durable.PendingAction{}
+	for rows.Next() {
+		var p durable.PendingAction
+		var a string
+		if err := rows.Scan(&p.ExecutionID, &p.Seq, &p.Connector, &p.Method, &a); err != nil {
+			return nil, fmt.Errorf("sqlite: listing pending actions: %w", err)
+		}
+		p.Args = json.RawMessage(a)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: listing pending actions: %w", err)
+	}
+	return out, nil
+}
+
+// DB returns the underlying database, for inspection and maintenance
+// (backups, VACUUM). Writing to the journal's tables directly bypasses the
+// conditional transitions that keep it consistent.
+func (s *Store) DB() *sql.DB { return s.db }

@@ -1,0 +1,441 @@
+// Package storetest is the contract test suite of durable.Store: every store
+// (durable/sqlite, a PostgreSQL store) runs Run against a fresh, empty
+// store.
+//
+//	func TestStore(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) durable.Store { return openFresh(t) })
+//	}
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/codemode-go/codemode/durable"
+)
+
+// Run runs the suite. newStore returns an empty store; Run closes it.
+func Run(t *testing.T, newStore func(t *testing.T) durable.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s durable.Store)
+	}{
+		{"CreateAndRead", testCreateAndRead},
+		{"NotFound", testNotFound},
+		{"RuntimesAreSeparate", testRuntimesAreSeparate},
+		{"TransitionIsConditional", testTransitionIsConditional},
+		{"ConcurrentTransitionHasOneWinner", testConcurrentTransition},
+		{"EntriesOnlyWhileRunning", testEntriesOnlyWhileRunning},
+		{"EntryTransitions", testEntryTransitions},
+		{"ConcurrentEntryTransitionHasOneWinner", testConcurrentEntryTransition},
+		{"Pending", testPending},
+		{"Expire", testExpire},
+		{"Delete", testDelete},
+		{"PruneKeepsNewestTerminal", testPrune},
+		{"ExecutionsNewestFirst", testExecutionsOrder},
+		{"LargeValues", testLargeValues},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() { _ = s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+const rt = "default"
+
+func create(t *testing.T, s durable.Store, runtime, id string, at int64) {
+	t.Helper()
+	err := s.CreateExecution(context.Background(), runtime, &durable.Execution{
+		ID: id, Code: "async () => 1", Status: durable.StatusRunning, Connectors: []string{"github"},
+		CreatedAt: at, UpdatedAt: at, Passes: 1,
+	})
+	if err != nil {
+		t.Fatalf("CreateExecution(%s): %v", id, err)
+	}
+}
+
+func get(t *testing.T, s durable.Store, runtime, id string) *durable.Execution {
+	t.Helper()
+	e, err := s.Execution(context.Background(), runtime, id)
+	if err != nil {
+		t.Fatalf("Execution(%s): %v", id, err)
+	}
+	return e
+}
+
+func move(t *testing.T, s durable.Store, id string, from []durable.Status, to durable.Status) bool {
+	t.Helper()
+	ok, err := s.TransitionExecution(context.Background(), rt, id, from, to, durable.ExecutionUpdate{})
+	if err != nil {
+		t.Fatalf("TransitionExecution(%s -> %s): %v", id, to, err)
+	}
+	return ok
+}
+
+func entry(seq uint64, state durable.EntryState) *durable.ToolLogEntry {
+	return &durable.ToolLogEntry{Seq: seq, Connector: "github", Method: "create_issue", Args: json.RawMessage(`{"title":"t"}`),
+		RequiresApproval: state == durable.EntryPending, State: state, UpdatedAt: 5}
+}
+
+func insert(t *testing.T, s durable.Store, runtime, id string, e *durable.ToolLogEntry) bool {
+	t.Helper()
+	ok, err := s.InsertEntry(context.Background(), runtime, id, e)
+	if err != nil {
+		t.Fatalf("InsertEntry(%s, %d): %v", id, e.Seq, err)
+	}
+	return ok
+}
+
+func testCreateAndRead(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	want := &durable.Execution{ID: "exec_1_a", Code: "async () => github.x({})", Status: durable.StatusRunning,
+		Connectors: []string{"github", "stripe"}, Seed: []byte("0123456789abcdef"), Clock: []float64{1.5, 1700000000000},
+		CreatedAt: 10, UpdatedAt: 10, Passes: 1}
+	if err := s.CreateExecution(ctx, rt, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateExecution(ctx, rt, want); err == nil {
+		t.Fatal("creating the same ID twice succeeded")
+	}
+	insert(t, s, rt, want.ID, entry(2, durable.EntryExecuting))
+	insert(t, s, rt, want.ID, entry(1, durable.EntryApplied))
+	got := get(t, s, rt, want.ID)
+	if got.Code != want.Code || got.Status != want.Status || !slices.Equal(got.Connectors, want.Connectors) ||
+		string(got.Seed) != string(want.Seed) || !slices.Equal(got.Clock, want.Clock) || got.CreatedAt != 10 || got.Passes != 1 {
+		t.Fatalf("read back %+v, want %+v", got, want)
+	}
+	if len(got.Log) != 2 || got.Log[0].Seq != 1 || got.Log[1].Seq != 2 {
+		t.Fatalf("log %+v, want seq 1 then 2", got.Log)
+	}
+	if e := got.Log[1]; e.Connector != "github" || e.Method != "create_issue" || string(e.Args) != `{"title":"t"}` || e.State != durable.EntryExecuting || e.Result != nil {
+		t.Fatalf("entry %+v", e)
+	}
+	res, msg, passes := json.RawMessage(`{"n":[1,2]}`), "", 2
+	ok, err := s.TransitionExecution(ctx, rt, want.ID, []durable.Status{durable.StatusRunning}, durable.StatusCompleted,
+		durable.ExecutionUpdate{At: 20, Result: res, Error: &msg, Logs: []string{"a", "b"}, Clock: []float64{3}, Passes: &passes})
+	if err != nil || !ok {
+		t.Fatalf("completing: %v, %v", ok, err)
+	}
+	got = get(t, s, rt, want.ID)
+	if got.Status != durable.StatusCompleted || string(got.Result) != string(res) || !slices.Equal(got.Logs, []string{"a", "b"}) ||
+		got.UpdatedAt != 20 || !slices.Equal(got.Clock, []float64{3}) || got.Passes != 2 || string(got.Seed) != string(want.Seed) {
+		t.Fatalf("after completing: %+v", got)
+	}
+}
+
+func testNotFound(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	if _, err := s.Execution(ctx, rt, "exec_missing"); !errors.Is(err, durable.ErrNotFound) {
+		t.Fatalf("Execution of a missing ID: %v, want ErrNotFound", err)
+	}
+	if ok := move(t, s, "exec_missing", []durable.Status{durable.StatusPaused}, durable.StatusRunning); ok {
+		t.Fatal("a missing execution moved")
+	}
+	if e, err := s.DeleteExecution(ctx, rt, "exec_missing"); err != nil || e != nil {
+		t.Fatalf("DeleteExecution of a missing ID: %v, %v", e, err)
+	}
+	if _, ok, err := s.Entry(ctx, rt, "exec_missing", 1); ok || err != nil {
+		t.Fatalf("Entry of a missing execution: %v, %v", ok, err)
+	}
+}
+
+func testRuntimesAreSeparate(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	create(t, s, "research", "exec_1", 1)
+	create(t, s, "operations", "exec_2", 2)
+	if _, err := s.Execution(ctx, "operations", "exec_1"); !errors.Is(err, durable.ErrNotFound) {
+		t.Fatalf("runtime operations sees research's execution: %v", err)
+	}
+	for name, want := range map[string]string{"research": "exec_1", "operations": "exec_2"} {
+		list, err := s.Executions(ctx, name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1 || list[0].ID != want {
+			t.Fatalf("Executions(%s) = %d records, want only %s", name, len(list), want)
+		}
+	}
+	// The same ID may exist in two runtimes.
+	create(t, s, "operations", "exec_1", 3)
+	if insert(t, s, "research", "exec_1", entry(1, durable.EntryApplied)); len(get(t, s, "operations", "exec_1").Log) != 0 {
+		t.Fatal("an entry of research's exec_1 shows in operations' exec_1")
+	}
+	if n, err := s.PruneExecutions(ctx, "research", 0); err != nil || n != 0 {
+		t.Fatalf("pruning research (nothing terminal): %d, %v", n, err)
+	}
+}
+
+func testTransitionIsConditional(t *testing.T, s durable.Store) {
+	create(t, s, rt, "exec_1", 1)
+	paused := []durable.Status{durable.StatusPaused}
+	if move(t, s, "exec_1", paused, durable.StatusRunning) {
+		t.Fatal("a running execution moved from paused")
+	}
+	if !move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusPaused) {
+		t.Fatal("running -> paused failed")
+	}
+	if !move(t, s, "exec_1", []durable.Status{durable.StatusRunning, durable.StatusPaused}, durable.StatusRejected) {
+		t.Fatal("paused -> rejected (from a set) failed")
+	}
+	if move(t, s, "exec_1", paused, durable.StatusRunning) {
+		t.Fatal("a rejected execution was revived")
+	}
+	if got := get(t, s, rt, "exec_1").Status; got != durable.StatusRejected {
+		t.Fatalf("status %s, want rejected", got)
+	}
+}
+
+func testConcurrentTransition(t *testing.T, s durable.Store) {
+	create(t, s, rt, "exec_1", 1)
+	move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusPaused)
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			ok, err := s.TransitionExecution(context.Background(), rt, "exec_1", []durable.Status{durable.StatusPaused}, durable.StatusRunning, durable.ExecutionUpdate{})
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d approvals won, want exactly 1", wins.Load())
+	}
+}
+
+func testEntriesOnlyWhileRunning(t *testing.T, s durable.Store) {
+	create(t, s, rt, "exec_1", 1)
+	if !insert(t, s, rt, "exec_1", entry(1, durable.EntryExecuting)) {
+		t.Fatal("insert into a running execution failed")
+	}
+	if insert(t, s, rt, "exec_1", entry(1, durable.EntryExecuting)) {
+		t.Fatal("a taken seq was inserted twice")
+	}
+	move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusPaused)
+	if insert(t, s, rt, "exec_1", entry(2, durable.EntryExecuting)) {
+		t.Fatal("an entry was added to a paused execution")
+	}
+	if insert(t, s, rt, "exec_missing", entry(1, durable.EntryExecuting)) {
+		t.Fatal("an entry was added to a missing execution")
+	}
+}
+
+func testEntryTransitions(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, durable.EntryExecuting))
+	res := json.RawMessage(`{"id":7}`)
+	ok, err := s.TransitionEntry(ctx, rt, "exec_1", 1, []durable.EntryState{durable.EntryPending}, durable.EntryApplied, durable.EntryUpdate{Result: res})
+	if err != nil || ok {
+		t.Fatalf("executing moved as if pending: %v, %v", ok, err)
+	}
+	ok, err = s.TransitionEntry(ctx, rt, "exec_1", 1, []durable.EntryState{durable.EntryExecuting}, durable.EntryApplied, durable.EntryUpdate{At: 9, Result: res})
+	if err != nil || !ok {
+		t.Fatalf("executing -> applied: %v, %v", ok, err)
+	}
+	e, found, err := s.Entry(ctx, rt, "exec_1", 1)
+	if err != nil || !found || e.State != durable.EntryApplied || string(e.Result) != string(res) || e.UpdatedAt != 9 {
+		t.Fatalf("entry after applying: %+v, %v, %v", e, found, err)
+	}
+	msg := "boom"
+	insert(t, s, rt, "exec_1", entry(2, durable.EntryExecuting))
+	if ok, err := s.TransitionEntry(ctx, rt, "exec_1", 2, []durable.EntryState{durable.EntryExecuting}, durable.EntryError, durable.EntryUpdate{Error: &msg}); !ok || err != nil {
+		t.Fatalf("executing -> error: %v, %v", ok, err)
+	}
+	if e, _, _ := s.Entry(ctx, rt, "exec_1", 2); e.Error != "boom" || e.State != durable.EntryError {
+		t.Fatalf("entry 2: %+v", e)
+	}
+	// Entries of ended executions still move (rollback marks them reverted).
+	move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusCompleted)
+	if ok, err := s.TransitionEntry(ctx, rt, "exec_1", 1, []durable.EntryState{durable.EntryApplied}, durable.EntryReverted, durable.EntryUpdate{}); !ok || err != nil {
+		t.Fatalf("applied -> reverted on a completed execution: %v, %v", ok, err)
+	}
+}
+
+func testConcurrentEntryTransition(t *testing.T, s durable.Store) {
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, durable.EntryPending))
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		to := durable.EntryExecuting // an approval's replay
+		if i%2 == 1 {
+			to = durable.EntryError // a reject
+		}
+		wg.Go(func() {
+			ok, err := s.TransitionEntry(context.Background(), rt, "exec_1", 1, []durable.EntryState{durable.EntryPending}, to, durable.EntryUpdate{})
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d transitions out of pending won, want exactly 1", wins.Load())
+	}
+}
+
+func testPending(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	for i, id := range []string{"exec_1", "exec_2", "exec_3"} {
+		create(t, s, rt, id, int64(i+1))
+		insert(t, s, rt, id, entry(1, durable.EntryApplied))
+		insert(t, s, rt, id, entry(3, durable.EntryPending))
+		insert(t, s, rt, id, entry(2, durable.EntryPending))
+	}
+	move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusPaused)
+	move(t, s, "exec_2", []durable.Status{durable.StatusRunning}, durable.StatusPaused)
+	// exec_3 stays running: its pending entries are not shown yet.
+	all, err := s.Pending(ctx, rt, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range all {
+		got = append(got, fmt.Sprintf("%s/%d", p.ExecutionID, p.Seq))
+	}
+	if want := []string{"exec_1/2", "exec_1/3", "exec_2/2", "exec_2/3"}; !slices.Equal(got, want) {
+		t.Fatalf("Pending() = %v, want %v", got, want)
+	}
+	one, err := s.Pending(ctx, rt, "exec_2")
+	if err != nil || len(one) != 2 || one[0].ExecutionID != "exec_2" || one[0].Method != "create_issue" || string(one[0].Args) != `{"title":"t"}` {
+		t.Fatalf("Pending(exec_2) = %+v, %v", one, err)
+	}
+	if none, err := s.Pending(ctx, "other", ""); err != nil || len(none) != 0 {
+		t.Fatalf("Pending of another runtime = %+v, %v", none, err)
+	}
+}
+
+func testExpire(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_old_paused", 1)
+	create(t, s, rt, "exec_new_paused", 100)
+	create(t, s, rt, "exec_old_running", 1)
+	create(t, s, rt, "exec_done", 1)
+	move(t, s, "exec_old_paused", []durable.Status{durable.StatusRunning}, durable.StatusPaused)
+	move(t, s, "exec_new_paused", []durable.Status{durable.StatusRunning}, durable.StatusPaused)
+	move(t, s, "exec_done", []durable.Status{durable.StatusRunning}, durable.StatusCompleted)
+	ids, err := s.ExpireExecutions(ctx, rt, durable.StatusPaused, 50, durable.StatusRejected, "expired awaiting approval", 200)
+	if err != nil || !slices.Equal(ids, []string{"exec_old_paused"}) {
+		t.Fatalf("expiring paused: %v, %v", ids, err)
+	}
+	ids, err = s.ExpireExecutions(ctx, rt, durable.StatusRunning, 50, durable.StatusError, "expired while running", 200)
+	if err != nil || !slices.Equal(ids, []string{"exec_old_running"}) {
+		t.Fatalf("expiring running: %v, %v", ids, err)
+	}
+	if e := get(t, s, rt, "exec_old_paused"); e.Status != durable.StatusRejected || e.Error != "expired awaiting approval" || e.UpdatedAt != 200 {
+		t.Fatalf("expired paused run: %+v", e)
+	}
+	if e := get(t, s, rt, "exec_new_paused"); e.Status != durable.StatusPaused {
+		t.Fatalf("a recent paused run was expired: %s", e.Status)
+	}
+	if move(t, s, "exec_old_paused", []durable.Status{durable.StatusPaused}, durable.StatusRunning) {
+		t.Fatal("an approval revived an expired run")
+	}
+}
+
+func testDelete(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, durable.EntryApplied))
+	e, err := s.DeleteExecution(ctx, rt, "exec_1")
+	if err != nil || e == nil || e.ID != "exec_1" || e.Status != durable.StatusRunning {
+		t.Fatalf("DeleteExecution = %+v, %v", e, err)
+	}
+	if _, err := s.Execution(ctx, rt, "exec_1"); !errors.Is(err, durable.ErrNotFound) {
+		t.Fatalf("deleted execution still readable: %v", err)
+	}
+	if _, found, _ := s.Entry(ctx, rt, "exec_1", 1); found {
+		t.Fatal("a deleted execution's entry is still readable")
+	}
+	// The ID is free again, with an empty log.
+	create(t, s, rt, "exec_1", 2)
+	if n := len(get(t, s, rt, "exec_1").Log); n != 0 {
+		t.Fatalf("a recreated execution has %d old entries", n)
+	}
+}
+
+func testPrune(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	statuses := []durable.Status{durable.StatusCompleted, durable.StatusError, durable.StatusRunning, durable.StatusRejected,
+		durable.StatusPaused, durable.StatusRolledBack, durable.StatusCompleted}
+	for i, st := range statuses {
+		id := fmt.Sprintf("exec_%d", i)
+		create(t, s, rt, id, int64(i))
+		insert(t, s, rt, id, entry(1, durable.EntryApplied))
+		if st != durable.StatusRunning {
+			move(t, s, id, []durable.Status{durable.StatusRunning}, st)
+		}
+	}
+	n, err := s.PruneExecutions(ctx, rt, 2)
+	if err != nil || n != 3 {
+		t.Fatalf("PruneExecutions(2) = %d, %v; want 3 (5 terminal, keep 2)", n, err)
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	// Newest first: exec_6 (completed), exec_5 (rolled_back) kept; exec_4
+	// (paused) and exec_2 (running) are never pruned.
+	if want := []string{"exec_6", "exec_5", "exec_4", "exec_2"}; !slices.Equal(ids, want) {
+		t.Fatalf("after pruning: %v, want %v", ids, want)
+	}
+	if n, err := s.PruneExecutions(ctx, rt, 0); err != nil || n != 2 {
+		t.Fatalf("PruneExecutions(0) = %d, %v; want 2", n, err)
+	}
+}
+
+func testExecutionsOrder(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	for i := range 5 {
+		create(t, s, rt, fmt.Sprintf("exec_%d", i), int64(100+i))
+	}
+	list, err := s.Executions(ctx, rt, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 || list[0].ID != "exec_4" || list[2].ID != "exec_2" {
+		t.Fatalf("Executions(3): %d records starting %v", len(list), list)
+	}
+	if list[0].Log == nil {
+		t.Fatal("Executions returns a nil log; want an empty one")
+	}
+}
+
+func testLargeValues(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	big := make([]byte, 0, durable.MaxDurableValueLength+2)
+	big = append(big, '"')
+	for len(big) < durable.MaxDurableValueLength-1 {
+		big = append(big, "é☃𝄞x"...)
+	}
+	big = append(big, '"')
+	e := entry(1, durable.EntryApplied)
+	e.Result = big
+	insert(t, s, rt, "exec_1", e)
+	got, _, err := s.Entry(ctx, rt, "exec_1", 1)
+	if err != nil || string(got.Result) != string(big) {
+		t.Fatalf("a %d-byte result did not round-trip: %v", len(big), err)
+	}
+}
