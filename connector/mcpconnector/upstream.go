@@ -53,8 +53,10 @@ const MaxTools = 10000
 
 // MaxToolsBytes bounds the tools one server lists, in bytes of their JSON
 // across every page: each page is bounded (16 MiB), but a server paging
-// without end was held in memory to 3.5 GB before this bound.
-const MaxToolsBytes = 64 << 20
+// without end was held in memory to 3.5 GB before this bound. All of a
+// server's tools must fit what one page may hold; large real servers list
+// well under 1 MiB.
+const MaxToolsBytes = 16 << 20
 
 // Connect starts or dials the server, performs the MCP handshake and lists
 // every tool (following pagination, at most MaxTools tools and
