@@ -36,8 +36,13 @@ type durableToolSpec struct {
 }
 
 // loadDurableTools reads a tools file as one durable connector named
-// toolsConnector.
-func loadDurableTools(path string) (durable.Connector, error) {
+// toolsConnector; at most maxCommands of its commands (reverts included) run
+// at once.
+func loadDurableTools(path string, maxCommands int) (durable.Connector, error) {
+	if maxCommands < 1 {
+		return durable.Connector{}, fmt.Errorf("at most %d commands at once: must be at least 1", maxCommands)
+	}
+	slots := make(commandSlots, maxCommands)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return durable.Connector{}, err
@@ -70,10 +75,10 @@ func loadDurableTools(path string) (durable.Connector, error) {
 		t := durable.ConnectorTool{
 			Name: s.Name, Description: s.Description, InputSchema: s.InputSchema, OutputSchema: s.OutputSchema,
 			RequiresApproval: s.RequiresApproval, Replay: s.Replay,
-			Execute: commandHandler(resolveCommand(s.Command, dir), dir),
+			Execute: commandHandler(resolveCommand(s.Command, dir), dir, s.Env, slots),
 		}
 		if s.Revert != nil {
-			t.Revert = revertCommand(resolveCommand(s.Revert, dir), dir)
+			t.Revert = revertCommand(commandHandler(resolveCommand(s.Revert, dir), dir, s.Env, slots))
 		}
 		c.Tools = append(c.Tools, t)
 	}
@@ -90,10 +95,9 @@ func resolveCommand(command []string, dir string) []string {
 	return argv
 }
 
-// revertCommand runs argv with {"args": …, "result": …} on stdin; what it
+// revertCommand runs a command handler with {"args": …, "result": …} on stdin; what it
 // prints is ignored, a non-zero exit (with its stderr) is the error.
-func revertCommand(argv []string, dir string) func(ctx context.Context, args, result json.RawMessage) error {
-	run := commandHandler(argv, dir)
+func revertCommand(run contract.Handler) func(ctx context.Context, args, result json.RawMessage) error {
 	return func(ctx context.Context, args, result json.RawMessage) error {
 		if len(result) == 0 {
 			result = json.RawMessage("null")
@@ -115,7 +119,7 @@ func revertCommand(argv []string, dir string) func(ctx context.Context, args, re
 func (c *contractFlags) connectors(ctx context.Context, stderr io.Writer) ([]durable.Connector, func(), error) {
 	var cs []durable.Connector
 	if c.tools != "" {
-		conn, err := loadDurableTools(c.tools)
+		conn, err := loadDurableTools(c.tools, c.maxCommands)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--tools: %w", err)
 		}

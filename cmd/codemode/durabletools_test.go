@@ -21,7 +21,7 @@ func FuzzLoadDurableTools(f *testing.F) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := loadDurableTools(path)
+		c, err := loadDurableTools(path, 4)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {
 				t.Fatalf("error %q does not name the file", err)
@@ -49,7 +49,7 @@ func TestLoadDurableToolsErrors(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "tools.json")
 		os.WriteFile(path, []byte(text), 0o644)
-		if _, err := loadDurableTools(path); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := loadDurableTools(path, 4); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", text, err, want)
 		}
 	}

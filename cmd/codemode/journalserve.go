@@ -80,7 +80,7 @@ func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	var connectors []durable.Connector
 	if *tools != "" {
-		c, err := loadDurableTools(*tools)
+		c, err := loadDurableTools(*tools, defaultMaxCommands())
 		if err != nil {
 			return fmt.Errorf("--tools: %w", err)
 		}

@@ -50,7 +50,7 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
    "outputSchema": {"type": "object"}, "command": ["sh", "-c", "cat"]}]}`)
 	journal := filepath.Join(t.TempDir(), "journal.db")
-	conn, err := loadDurableTools(tools)
+	conn, err := loadDurableTools(tools, defaultMaxCommands())
 	if err != nil {
 		t.Fatal(err)
 	}
