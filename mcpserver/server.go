@@ -55,9 +55,10 @@ type Options struct {
 	// Checker, when not nil, type-checks each program before it runs; an
 	// invalid program is answered with the compiler's report.
 	Checker *typecheck.Checker
-	// Timeout, when positive, bounds each program (its check and its run)
-	// through the request's context, whatever the runtime; a driver's own
-	// deadline (the QuickJS driver's Timeout) may end it sooner.
+	// Timeout, when positive, bounds each program: its type check, and its
+	// run as client.Limits.Timeout (a TimeoutError outcome on every runtime;
+	// a driver's own cap, such as the QuickJS driver's Timeout, may end it
+	// sooner).
 	Timeout time.Duration
 	// MaxTokens bounds the answer's text, in estimated tokens (4 characters
 	// each); default DefaultMaxTokens.
@@ -276,13 +277,14 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		return failure(busy), nil
 	}
 	defer release()
-	if h.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.opts.Timeout)
-		defer cancel()
-	}
 	if h.opts.Checker != nil {
-		res, err := h.cl.ValidateCode(ctx, h.opts.Checker, in.Code)
+		checkCtx := ctx
+		if h.opts.Timeout > 0 {
+			var cancel context.CancelFunc
+			checkCtx, cancel = context.WithTimeout(ctx, h.opts.Timeout)
+			defer cancel()
+		}
+		res, err := h.cl.ValidateCode(checkCtx, h.opts.Checker, in.Code)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return failure("cancelled before the program ran: " + err.Error()), nil
@@ -315,6 +317,9 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 			calls[e.Seq] = true
 		}
 	}}
+	// The program's deadline is its own limit: ending it is a TimeoutError
+	// outcome naming the limit on every runtime.
+	opts.Limits.Timeout = h.opts.Timeout
 	out, err := h.cl.RunCode(ctx, in.Code, opts)
 	mu.Lock()
 	logText, logChars := logs.String(), logTotal
