@@ -115,7 +115,7 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	if opts.MaxQueued <= 0 {
 		opts.MaxQueued = DefaultMaxQueued
 	}
-	desc := strings.ReplaceAll(Description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
+	desc := strings.ReplaceAll(description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	h := &handler{cl: cl, opts: opts, slots: make(chan struct{}, opts.MaxExecutions)}
 	srv.AddTool(&mcp.Tool{
@@ -127,12 +127,12 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	return srv
 }
 
-// Description fills a description template (DefaultDescription when
+// description fills a description template (DefaultDescription when
 // template is empty) with the contract's declarations ({{types}}), a call of
 // one of its tools ({{example}}), its namespaces ({{namespaces}}, e.g.
 // "memory and files") and the error names a tool call rejects with
 // ({{errors}}).
-func Description(c *contract.Contract, template string) string {
+func description(c *contract.Contract, template string) string {
 	if template == "" {
 		template = DefaultDescription
 	}
@@ -144,7 +144,7 @@ func Description(c *contract.Contract, template string) string {
 	if len(names) > 1 {
 		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	}
-	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c), "{{namespaces}}", list, "{{errors}}", contract.ToolCallErrorsText())
+	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", example(c), "{{namespaces}}", list, "{{errors}}", contract.ToolCallErrorsText())
 	return r.Replace(template)
 }
 
@@ -152,14 +152,14 @@ func Description(c *contract.Contract, template string) string {
 // safer example for an agent to copy.
 var readPrefixes = []string{"get", "list", "search", "read", "find", "query", "open", "fetch", "describe", "lookup"}
 
-// Example returns a short program calling one of the contract's tools with
+// example returns a short program calling one of the contract's tools with
 // placeholder values for its required input properties: the first tool
 // whose name suggests it only reads (get…, list…, search…, read…), else the
 // first tool. For example
 //
 //	const answer = await memory.search_nodes({ query: "…" });
 //	answer
-func Example(c *contract.Contract) string {
+func example(c *contract.Contract) string {
 	var first, reader *contract.Tool
 	var firstNS, readerNS string
 	for _, ns := range c.NamespaceList() {
