@@ -795,8 +795,17 @@ func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uin
 		add("error", []byte(*u.Error))
 	}
 	q := `UPDATE codemode_tool_log SET ` + strings.Join(set, ", ") + ` WHERE runtime = $1 AND execution_id = $2 AND seq = $3 AND state = ANY($4)`
-	if to == durable.EntryExecuting {
+	switch to {
+	case durable.EntryExecuting:
 		q += ` AND ` + running
+	case durable.EntryApplied:
+		// The record of a call that happened commits asynchronously (no
+		// WAL flush of its own): losing it in a server crash leaves the
+		// entry executing, which a replay refuses to guess about, so it
+		// can never cause a second application; and the next synchronous
+		// commit (the next call's executing mark, the pass's end) flushes
+		// the WAL past it. One disk flush per call instead of two.
+		q += ` AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL`
 	}
 	tag, err := s.exec(ctx, q, args...)
 	if err != nil {
