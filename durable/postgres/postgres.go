@@ -389,33 +389,51 @@ func seqParam(seq uint64) (int64, error) {
 
 // CreateExecution implements durable.Store.
 func (s *Store) CreateExecution(ctx context.Context, runtime string, e *durable.Execution) error {
+	_, err := s.create(ctx, runtime, e, -1)
+	return err
+}
+
+// create inserts e and, when keep >= 0, prunes all but the keep newest
+// terminal executions of runtime in the same statement (one transaction,
+// one round trip), returning how many it removed.
+func (s *Store) create(ctx context.Context, runtime string, e *durable.Execution, keep int) (int, error) {
 	if !key(runtime) || !key(e.ID) {
-		return fmt.Errorf("postgres: creating execution %q: the runtime name and the ID must be valid UTF-8 without NUL", e.ID)
+		return 0, fmt.Errorf("postgres: creating execution %q: the runtime name and the ID must be valid UTF-8 without NUL", e.ID)
 	}
 	logs, err := jsonText(nonNil(e.Logs))
 	if err != nil {
-		return fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
+		return 0, fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
 	}
 	conns, err := jsonText(nonNil(e.Connectors))
 	if err != nil {
-		return fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
+		return 0, fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
 	}
 	clock, err := jsonText(nonNil(e.Clock))
 	if err != nil {
-		return fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
+		return 0, fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
 	}
-	_, err = s.exec(ctx, `INSERT INTO codemode_executions
-		(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		runtime, e.ID, []byte(e.Code), string(e.Status), nullable(e.Result), []byte(e.Error), logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt)
+	args := []any{runtime, e.ID, []byte(e.Code), string(e.Status), nullable(e.Result), []byte(e.Error), logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt}
+	q := insertExecution
+	if keep >= 0 {
+		q = `WITH created AS (` + insertExecution + ` RETURNING id), ` + pruneTail
+		args = append(args, keep)
+	}
+	tag, err := s.exec(ctx, q, args...)
 	if isCode(err, "23505") { // unique_violation
-		return fmt.Errorf("postgres: creating execution %s: it already exists in runtime %s", e.ID, runtime)
+		return 0, fmt.Errorf("postgres: creating execution %s: it already exists in runtime %s", e.ID, runtime)
 	}
 	if err != nil {
-		return s.wrap("creating execution "+e.ID, err)
+		return 0, s.wrap("creating execution "+e.ID, err)
 	}
-	return nil
+	if keep < 0 {
+		return 0, nil
+	}
+	return int(tag.RowsAffected()), nil
 }
+
+const insertExecution = `INSERT INTO codemode_executions
+	(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at`
 
@@ -696,21 +714,24 @@ func (s *Store) DeleteExecution(ctx context.Context, runtime, id string) (*durab
 // terminal lists the terminal states for SQL.
 const terminal = `('completed', 'error', 'rejected', 'rolled_back')`
 
-// PruneExecutions implements durable.Store. Rows another transaction holds
-// are left for a later prune (replicas pruning at once would otherwise
-// lock the same rows in different orders).
+// pruneTail deletes all but the newest $14 terminal executions of runtime
+// $1, after a WITH clause. Rows another transaction holds are left for a
+// later prune: replicas pruning at once would otherwise lock the same rows
+// in different orders.
+const pruneTail = `doomed AS (
+		SELECT id FROM codemode_executions WHERE runtime = $1 AND status IN ` + terminal + `
+		ORDER BY created_at DESC, id DESC OFFSET $14
+		FOR UPDATE SKIP LOCKED
+	)
+	DELETE FROM codemode_executions e USING doomed
+	WHERE e.runtime = $1 AND e.id = doomed.id AND e.status IN ` + terminal
+
+// PruneExecutions implements durable.Store.
 func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (int, error) {
 	if !key(runtime) {
 		return 0, nil
 	}
-	keep = max(keep, 0)
-	tag, err := s.exec(ctx, `WITH doomed AS (
-			SELECT id FROM codemode_executions WHERE runtime = $1 AND status IN `+terminal+`
-			ORDER BY created_at DESC, id DESC OFFSET $2
-			FOR UPDATE SKIP LOCKED
-		)
-		DELETE FROM codemode_executions e USING doomed
-		WHERE e.runtime = $1 AND e.id = doomed.id AND e.status IN `+terminal, runtime, keep)
+	tag, err := s.exec(ctx, `WITH `+strings.ReplaceAll(pruneTail, "$14", "$2"), runtime, max(keep, 0))
 	if err != nil {
 		return 0, s.wrap("pruning executions", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -177,5 +178,39 @@ func TestQueryTimeout(t *testing.T) {
 	ok, err := s.TransitionExecution(ctx, "default", "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusPaused, durable.ExecutionUpdate{})
 	if err != nil || !ok {
 		t.Fatalf("after the timeout: %v, %v", ok, err)
+	}
+}
+
+// create with keep prunes in the statement that inserts (the form the
+// store contract's CreateExecution is taking).
+func TestCreatePrunes(t *testing.T) {
+	s := open(t, newSchema(t), postgres.Options{})
+	ctx := context.Background()
+	for i, st := range []durable.Status{durable.StatusCompleted, durable.StatusError, durable.StatusPaused} {
+		id := fmt.Sprintf("exec_%d", i)
+		if err := s.CreateExecution(ctx, "default", &durable.Execution{ID: id, Code: "1", Status: durable.StatusRunning, CreatedAt: int64(i), UpdatedAt: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.TransitionExecution(ctx, "default", id, []durable.Status{durable.StatusRunning}, st, durable.ExecutionUpdate{}); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	n, err := postgres.CreateAndPrune(s, ctx, "default", &durable.Execution{ID: "exec_new", Code: "1", Status: durable.StatusRunning, CreatedAt: 9, UpdatedAt: 9}, 1)
+	if err != nil || n != 1 {
+		t.Fatalf("create with keep 1 pruned %d, %v; want 1", n, err)
+	}
+	list, err := s.Executions(ctx, "default", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	if want := "exec_new exec_2 exec_1"; strings.Join(ids, " ") != want {
+		t.Fatalf("after create with keep 1: %v, want %s", ids, want)
+	}
+	if _, err := postgres.CreateAndPrune(s, ctx, "default", &durable.Execution{ID: "exec_new", Code: "1", Status: durable.StatusRunning}, 0); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("creating exec_new twice: %v", err)
 	}
 }
