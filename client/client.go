@@ -63,6 +63,12 @@ type RunOptions struct {
 	// Limits bound the run: deadline, memory, output, content, timers and
 	// tool calls. Zero fields take their defaults (see Limits).
 	Limits Limits
+	// Seed seeds Math.random: 16 bytes, or nil for a random seed. With the
+	// same Seed and Clock a program sees the same randomness and time.
+	Seed []byte
+	// Clock holds the values Date.now() and new Date() return, in order,
+	// before the real clock (a previous run's Outcome.Clock, to replay it).
+	Clock []float64
 }
 
 // Run executes one agent-authored TypeScript ES module. It does not
@@ -85,10 +91,10 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 // console, result and, when input-bearing, input) are in lexical scope, so
 // `await codemode.getWeather({ location })` works without destructuring. The
 // code's value (the returned value, the last expression, or what the
-// default export resolves to) is appended as the last text content item:
-// a string as it is, any other defined value as indented JSON. Positions in
-// errors and excerpts are the code's own lines and columns. Errors are
-// those of Run.
+// default export resolves to) is the outcome's Value, as JSON; a value JSON
+// cannot hold (a function, a BigInt, a cycle) fails the program with a
+// TypeError naming where it was found. Positions in errors and excerpts are
+// the code's own lines and columns. Errors are those of Run.
 func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Outcome, error) {
 	return c.run(ctx, "\x00code\x00"+code, func() (string, *normalized) {
 		n := normalize(code, c.scopeNames())
@@ -151,6 +157,8 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		Input:       input,
 		Namespaces:  c.contract.Namespaces(),
 		Limits:      opts.Limits,
+		Seed:        opts.Seed,
+		Clock:       opts.Clock,
 		OnOutput: func(stream, text string) {
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
@@ -168,7 +176,7 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		out.Error.Message = prog.mapText(out.Error.Message)
 		// A tool validation failure names the calling source: the error was
 		// created at the call, so its stack's first program frame is the call.
-		if out.Error.Name == "ToolValidationError" {
+		if out.Error.Name == string(contract.ErrorToolValidation) {
 			if x := prog.excerptAt(out.Error.Stack); x != "" {
 				out.Error.Message += "\n" + x
 			}
@@ -244,7 +252,7 @@ type toolValidationFailure struct {
 	namespace string
 }
 
-func (f *toolValidationFailure) ErrorName() string { return "ToolValidationError" }
+func (f *toolValidationFailure) ErrorName() string { return string(contract.ErrorToolValidation) }
 func (f *toolValidationFailure) Unwrap() error     { return f.err }
 func (f *toolValidationFailure) Error() string {
 	msg := f.namespace + "." + f.err.Error()

@@ -32,7 +32,7 @@ func (d *pipeDriver) Connect(ctx context.Context, req drivers.ConnectRequest) (d
 		defer close(c.done)
 		defer runner.Close()
 		w := wire.NewWriter(runner)
-		if err := w.Write(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Runner: "test"}); err != nil {
+		if err := w.Write(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Versions: &wire.Supported, Runner: "test"}); err != nil {
 			return
 		}
 		d.serve(wire.NewReader(runner), w, runner)

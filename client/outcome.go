@@ -1,6 +1,8 @@
 package client
 
 import (
+	"bytes"
+	"encoding/json"
 	"sort"
 
 	"github.com/codemode-go/codemode/wire"
@@ -48,6 +50,15 @@ type Outcome struct {
 	// with (see Halt), for errors.As; nil otherwise. Error then carries its
 	// name and message.
 	Halt error `json:"-"`
+	// Value is the JSON of what the program's default export resolved to,
+	// for Kind Success; nil when it resolved to undefined (a value JSON
+	// cannot carry fails the run with a TypeError instead).
+	Value json.RawMessage `json:"value,omitempty"`
+	// Clock holds the values Date.now(), new Date() and Date() gave the
+	// program, in order (ms since the Unix epoch). Pass them as
+	// RunOptions.Clock, with the same RunOptions.Seed, to replay the run's
+	// time and randomness.
+	Clock []float64 `json:"clock,omitempty"`
 }
 
 func outcomeOf(m *wire.Message) *Outcome {
@@ -56,9 +67,9 @@ func outcomeOf(m *wire.Message) *Outcome {
 		for i, x := range m.Content {
 			c[i] = Content{Type: x.Type, Text: x.Text, Data: x.Data, MimeType: x.MimeType}
 		}
-		return &Outcome{Kind: Success, Content: c}
+		return &Outcome{Kind: Success, Content: c, Value: json.RawMessage(m.Value), Clock: m.Clock}
 	}
-	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack}}
+	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack}, Clock: m.Clock}
 }
 
 func sortedKeys(m map[string][]string) []string {
@@ -68,4 +79,21 @@ func sortedKeys(m map[string][]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// ValueText renders the outcome's Value for a person or a model: a JSON
+// string as its text, any other JSON indented by two spaces. ok is false
+// when there is no value.
+func (o *Outcome) ValueText() (text string, ok bool) {
+	if len(o.Value) == 0 {
+		return "", false
+	}
+	if json.Unmarshal(o.Value, &text) == nil {
+		return text, true
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, o.Value, "", "  ") != nil {
+		return string(o.Value), true
+	}
+	return buf.String(), true
 }

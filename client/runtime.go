@@ -62,6 +62,8 @@ type Runtime struct {
 	desc   string
 
 	nextID atomic.Uint64
+	// version is the wire protocol version agreed with the runner at boot.
+	version wire.Version
 
 	mu       sync.Mutex
 	execs    map[uint64]*execution
@@ -106,7 +108,7 @@ func (rt *Runtime) probeAfterCancel() {
 		defer rt.probing.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), CancelGrace)
 		defer cancel()
-		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js", Limits: Limits{Timeout: CancelGrace}})
+		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js"})
 		if errors.Is(err, context.DeadlineExceeded) {
 			rt.finish(Finished{State: StateFailed, Err: fmt.Errorf("%w: the runner did not run a trivial execution within %s after an execution was cancelled; it is stuck (a program that never yields?)", ErrRuntimeFailed, CancelGrace)})
 			_ = rt.conn.Close()
@@ -140,10 +142,9 @@ func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
 			ready <- fmt.Errorf("reading the ready message: %w", err)
 		case m.Kind != wire.KindReady:
 			ready <- fmt.Errorf("the runner sent %s before ready", m.Kind)
-		case m.Version != wire.ProtocolVersion:
-			ready <- fmt.Errorf("the runner speaks protocol version %d, this host %d", m.Version, wire.ProtocolVersion)
 		default:
-			ready <- nil
+			rt.version, err = wire.Negotiate(wire.Supported, m.PeerVersions(), "this client", "the runner ("+m.Runner+")")
+			ready <- err
 		}
 	}()
 	select {
@@ -316,6 +317,13 @@ type ExecuteRequest struct {
 	Namespaces map[string][]string
 	// Limits bound the execution (zero fields take their defaults).
 	Limits Limits
+	// Seed seeds the program's Math.random: wire.SeedSize (16) bytes, or nil
+	// for a seed from the runner's CSPRNG. One seed gives one sequence.
+	Seed []byte
+	// Clock holds the values (ms since the Unix epoch) that Date.now() and
+	// new Date() return, in order, before the real clock: for replay, the
+	// Outcome.Clock of an earlier run.
+	Clock []float64
 	// CallTool runs one tool call; its context ends with the execution. An
 	// error wrapping a HaltError (see Halt) ends the execution.
 	CallTool func(ctx context.Context, call ToolCall) (json.RawMessage, error)
@@ -367,6 +375,18 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 	}
 	for _, name := range sortedKeys(req.Namespaces) {
 		msg.Namespaces = append(msg.Namespaces, wire.Namespace{Name: name, Tools: req.Namespaces[name]})
+	}
+	// The limits the runner applies, as asked (zero: the runner's default).
+	if l := req.Limits; l.Timeout > 0 || l.MemoryBytes > 0 || l.MaxOutput > 0 || l.MaxContent > 0 || l.MaxTimers > 0 {
+		msg.Limits = &wire.Limits{TimeoutMs: uint64((l.Timeout + time.Millisecond - 1) / time.Millisecond), MemoryBytes: l.MemoryBytes,
+			MaxOutput: uint64(l.MaxOutput), MaxContent: uint64(l.MaxContent), MaxTimers: uint64(l.MaxTimers)}
+	}
+	msg.Seed, msg.Clock = req.Seed, req.Clock
+	if err := msg.Check(); err != nil { // a seed of the wrong size, a clock value that is not finite
+		return nil, &notStartedError{fmt.Errorf("codemode: %w", err)}
+	}
+	if err := msg.CheckVersion(rt.version); err != nil {
+		return nil, &notStartedError{fmt.Errorf("codemode: %w", err)}
 	}
 	deadline := time.NewTimer(lim.Timeout + HostGrace)
 	defer deadline.Stop()

@@ -95,15 +95,16 @@ func (s *sender) post(m *wire.Message) *outgoing {
 }
 
 // send queues m and waits until it is written, ctx ends or done closes.
-// written reports whether any of m may have reached the peer: false means
-// it never will (the caller gave up while it was queued, or it failed to
-// encode).
+// written reports whether m may have reached the peer: false means it
+// never will (the caller gave up while it was queued, or the write failed).
 func (s *sender) send(ctx context.Context, done <-chan struct{}, m *wire.Message) (written bool, err error) {
 	o := s.post(m)
 	var cause error
 	select {
 	case err := <-o.sent:
-		return err == nil || !isEncodeError(err), err
+		// A failed write broke the channel (or, too large, wrote
+		// nothing): either way the peer will not act on m.
+		return err == nil, err
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
 	case <-done:

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 )
@@ -165,18 +166,6 @@ func (e *erased) excerptAt(text string) string {
 	if line < 1 || line > len(e.original) {
 		return ""
 	}
-	width := len(strconv.Itoa(min(line+1, len(e.original))))
-	var b strings.Builder
-	fmt.Fprintf(&b, "  at %s:%d:%d\n", programFilename, line, col)
-	for n := max(line-1, 1); n <= min(line+1, len(e.original)); n++ {
-		mark := " "
-		if n == line {
-			mark = ">"
-		}
-		fmt.Fprintf(&b, "%s %*d | %s\n", mark, width, n, e.original[n-1])
-		if n == line && col >= 1 {
-			fmt.Fprintf(&b, "  %*s | %s^\n", width, "", strings.Repeat(" ", col-1))
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
+	at := fmt.Sprintf("  at %s:%d:%d\n", programFilename, line, col)
+	return strings.TrimRight(at+excerpt.Lines(e.original, line, col), "\n")
 }

@@ -17,7 +17,7 @@ import (
 //	res, err := cl.Validate(ctx, checker, source)
 //	if err == nil && !res.Valid { tellTheAgent(res.Report) }
 func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, source string) (*typecheck.Result, error) {
-	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.contract.TypeDefinitions()}}
+	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.contract.TypeDefinitions(), Checker: c.contract.CheckerDeclarations()}}
 	rtFiles, err := c.rt.TypeDefinitionFiles(ctx)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/codemode-go/codemode/typegen"
 )
@@ -20,7 +21,9 @@ type Contract struct {
 	namespaces []Namespace
 	tools      []*Tool
 	byName     map[string]map[string]*Tool // namespace -> tool name -> tool
+	surface    typegen.Surface
 	decls      string
+	checker    func() *typegen.CheckerDeclarations // printed on first use
 }
 
 // Namespace is a group of tools under one scope property of the program:
@@ -96,6 +99,10 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 			if _, dup := byName[t.name]; dup {
 				return nil, fmt.Errorf("contract: namespace %s: two tools are named %s", n.Name, t.name)
 			}
+			if n.Name == typegen.SDKNamespace && typegen.IsSDKMethod(t.name) {
+				return nil, fmt.Errorf("contract: tool %s.%s: %w %q: step, search, describe and run in the %s namespace belong to the durable runtime's SDK (codemode.step, codemode.search, codemode.describe, codemode.run); rename the tool or put it in another namespace",
+					n.Name, t.name, ErrInvalidToolName, t.name, n.Name)
+			}
 			byName[t.name] = t
 			c.tools = append(c.tools, t)
 			ns.Tools = append(ns.Tools, t.decl())
@@ -103,13 +110,66 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools)})
 		s.Namespaces = append(s.Namespaces, ns)
 	}
-	decls, err := typegen.Declarations(s)
-	if err != nil {
-		return nil, fmt.Errorf("contract: %w", err)
+	if err := c.print(s); err != nil {
+		return nil, err
 	}
-	c.decls = decls
 	return c, nil
 }
+
+// print sets the contract's declarations from s.
+func (c *Contract) print(s typegen.Surface) error {
+	decls, err := typegen.Declarations(s)
+	if err != nil {
+		return fmt.Errorf("contract: %w", err)
+	}
+	c.surface, c.decls = s, decls
+	c.checker = sync.OnceValue(func() *typegen.CheckerDeclarations {
+		// It fails only where Declarations fails, which it did not.
+		d, _ := typegen.ForChecker(s)
+		return d
+	})
+	return nil
+}
+
+// WithDurableSDK returns a copy of the contract whose declarations also
+// declare the durable runtime's SDK in the codemode namespace:
+//
+//	codemode.search(query: string): Promise<SearchOutput>
+//	codemode.describe(target: string): Promise<DescribeOutput>
+//	codemode.step<T>(name: string, fn: () => T | Promise<T>): Promise<T>
+//	codemode.run(name: string, input?: unknown): Promise<unknown>
+//
+// with the SearchResult, SearchOutput and DescribeOutput types
+// (typegen.Surface.DurableSDK). A durable runtime, which provides these
+// functions to programs, calls it; the tools, their validation and the
+// receiver are unchanged. When the contract has no codemode namespace, the
+// declarations add one holding only the SDK.
+//
+// # Notes
+//   - Only the declarations change: Namespaces, NamespaceList and Tool do
+//     not list the SDK's methods, which are not tools.
+//   - No tool can clash: New and its variants refuse those four names in the
+//     codemode namespace whether or not the SDK is asked for.
+func (c *Contract) WithDurableSDK() (*Contract, error) {
+	s := c.surface
+	s.DurableSDK = true
+	out := &Contract{input: c.input, namespaces: c.namespaces, tools: c.tools, byName: c.byName}
+	if err := out.print(s); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// HasDurableSDK reports whether the declarations include the durable SDK
+// (WithDurableSDK).
+func (c *Contract) HasDurableSDK() bool { return c.surface.DurableSDK }
+
+// CheckerDeclarations returns what a type checker needs beside
+// TypeDefinitions to check programs as strictly as the host runs them
+// (typegen.ForChecker of the same surface): give it to package typecheck
+// as the File.Checker of the file holding TypeDefinitions. The agent never
+// sees it. Callers must not modify the result.
+func (c *Contract) CheckerDeclarations() *typegen.CheckerDeclarations { return c.checker() }
 
 // HasInput reports whether the contract is input-bearing.
 func (c *Contract) HasInput() bool { return c.input != nil }

@@ -32,4 +32,29 @@
 // (branches as closed objects sharing a required string-const property), and
 // decode it in the type's UnmarshalJSON. The declaration printer (package
 // typegen) accepts exactly that narrow form and rejects any other.
+//
+// # Bytes at the tool boundary
+//
+// Tool input and output are JSON. A program that passes a Uint8Array,
+// ArrayBuffer, Date or any other non-plain object fails the call with a
+// TypeError naming the spot ("input.data is not a plain object (Uint8Array)")
+// before the host sees it. There is one way to pass bytes: a base64 string
+// whose schema is
+//
+//	{"type": "string", "contentEncoding": "base64", "contentMediaType": "image/png"}
+//
+// (contentMediaType is optional; JSON Schema Validation draft 2020-12,
+// section 8). A Go []byte field reflects to exactly that, and encoding/json
+// decodes it, so a typed tool receives the bytes:
+//
+//	type Upload struct {
+//		Name string `json:"name"`
+//		Data []byte `json:"data"`
+//	}
+//
+// The declaration is `data: string` with the JSDoc tag
+// `@contentEncoding base64` so the agent knows what to send; the host
+// rejects text that is not base64 with a ToolValidationError naming the
+// property, before the handler runs. typegen refuses any other
+// contentEncoding.
 package contract

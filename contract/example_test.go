@@ -189,3 +189,59 @@ func ExampleNewWithInput() {
 	// program input validation failed:
 	//   /type: value must be 'order.placed'
 }
+
+// Annotations tell an approval policy, and the agent, how a tool behaves.
+func ExampleTool_WithAnnotations() {
+	remove, err := contract.NewRawTool("removeFile", "Delete a file.",
+		json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`),
+		json.RawMessage(`{"type":"null"}`),
+		func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`null`), nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	yes, no := true, false
+	remove = remove.WithAnnotations(contract.Annotations{Destructive: &yes, Idempotent: &yes, OpenWorld: &no})
+	c, err := contract.New(remove)
+	if err != nil {
+		log.Fatal(err)
+	}
+	decls := c.TypeDefinitions()
+	fmt.Print(decls[:strings.Index(decls, "\n\n")+1])
+	// Output:
+	// interface Tools {
+	//   /**
+	//    * Delete a file.
+	//    * @destructive
+	//    * @idempotent
+	//    * @openWorld false
+	//    */
+	//   removeFile(input: {
+	//     path: string;
+	//   }): Promise<null>;
+	// }
+}
+
+// A durable runtime declares its SDK (codemode.step, search, describe, run)
+// beside the tools; the tools are unchanged.
+func ExampleContract_WithDurableSDK() {
+	c, err := contract.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	durable, err := c.WithDurableSDK()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, line := range strings.Split(durable.TypeDefinitions(), "\n") {
+		if strings.Contains(line, "): Promise<") {
+			fmt.Println(strings.TrimSpace(line))
+		}
+	}
+	// Output:
+	// search(query: string): Promise<SearchOutput>;
+	// describe(target: string): Promise<DescribeOutput>;
+	// step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+	// run(name: string, input?: unknown): Promise<unknown>;
+}

@@ -16,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
 
 // Schema is a JSON Schema (draft 2020-12 unless it says otherwise through
@@ -45,6 +47,8 @@ func (noLoader) Load(url string) (any, error) {
 // NewSchema compiles raw JSON Schema text. It returns an error naming the
 // fault when raw is not JSON or not a valid schema. External $ref targets
 // (remote URLs or files) are never loaded: a $ref to one is an error.
+// Content keywords are asserted: a string under contentEncoding "base64"
+// must be base64 (JSON Schema Validation draft 2020-12, section 8).
 func NewSchema(raw json.RawMessage) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -52,6 +56,10 @@ func NewSchema(raw json.RawMessage) (*Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	// contentEncoding "base64" is how bytes cross the tool boundary (see
+	// the package documentation): text that is not base64 is a validation
+	// failure naming its pointer, not a decoding error in the handler.
+	c.AssertContent()
 	c.UseLoader(noLoader{})
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("contract: adding schema: %w", err)
@@ -263,7 +271,7 @@ func violationLines(ve *jsonschema.ValidationError) []string {
 		if len(e.InstanceLocation) > 0 {
 			loc = ""
 			for _, tok := range e.InstanceLocation {
-				loc += "/" + pointerEscaper.Replace(tok)
+				loc = jsonpointer.Append(loc, tok)
 			}
 		}
 		line := loc + ": " + e.ErrorKind.LocalizedString(violationPrinter)
@@ -336,6 +344,3 @@ func digitPrefix(s string) int {
 	}
 	return n
 }
-
-// pointerEscaper escapes a JSON pointer token (RFC 6901).
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

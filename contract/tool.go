@@ -31,6 +31,49 @@ type Tool struct {
 	foreign               bool
 	inputDecl, outputDecl json.RawMessage
 	degraded              error
+
+	annotations Annotations
+}
+
+// Annotations are a tool's behaviour hints (read-only, destructive,
+// idempotent, open-world and a title): MCP's ToolAnnotations (Model Context
+// Protocol specification 2025-06-18, Server Features / Tools, "Tool
+// annotations", and the ToolAnnotations schema:
+// https://modelcontextprotocol.io/specification/2025-06-18/schema#toolannotations).
+// An approval policy or a tool-call middleware reads them from
+// [Tool.Annotations]; the agent sees them as JSDoc tags of the tool's
+// declaration (@readonly, @destructive, @idempotent, @openWorld, with
+// "false" after a hint set to false; see typegen.Annotations.Tags). A nil
+// hint is unset and MCP's default applies. They are hints: nothing enforces
+// them, and hints from an untrusted MCP server must not be trusted.
+//
+//	yes, no := true, false
+//	lookup = lookup.WithAnnotations(contract.Annotations{ReadOnly: &yes, OpenWorld: &no})
+type Annotations = typegen.Annotations
+
+// Annotations returns the tool's behaviour hints; the zero value when none
+// were given. The hints point to the tool's own copies: do not modify them.
+func (t *Tool) Annotations() Annotations { return t.annotations }
+
+// WithAnnotations returns a copy of the tool that carries a (replacing any it
+// had): its declaration prints them as JSDoc tags and [Tool.Annotations]
+// returns them. The tool itself is unchanged, so a tool shared between
+// contracts keeps its own hints.
+//
+//	del, err := contract.NewTool("deleteFile", "Delete a file.", deleteFile)
+//	yes := true
+//	del = del.WithAnnotations(contract.Annotations{Destructive: &yes, Idempotent: &yes})
+func (t *Tool) WithAnnotations(a Annotations) *Tool {
+	clone := func(p *bool) *bool {
+		if p == nil {
+			return nil
+		}
+		v := *p
+		return &v
+	}
+	c := *t
+	c.annotations = Annotations{Title: a.Title, ReadOnly: clone(a.ReadOnly), Destructive: clone(a.Destructive), Idempotent: clone(a.Idempotent), OpenWorld: clone(a.OpenWorld)}
+	return &c
 }
 
 // Name returns the tool's name, as programs call it.
@@ -268,7 +311,7 @@ func validationError(tool, phase string, err error) *ToolValidationError {
 
 // ToolValidationError is a tool input or output that broke its schema. The
 // program sees it as a rejected call whose error name is
-// "ToolValidationError".
+// [ErrorToolValidation].
 type ToolValidationError struct {
 	Tool  string   // tool name
 	Phase string   // "input" or "output"
@@ -284,7 +327,7 @@ func (e *ToolValidationError) Error() string {
 // decl is the tool's entry in the declaration surface.
 func (t *Tool) decl() typegen.ToolDecl {
 	if t.foreign {
-		return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true}
+		return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true, Annotations: t.annotations}
 	}
-	return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON()}
+	return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON(), Annotations: t.annotations}
 }

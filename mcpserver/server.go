@@ -26,11 +26,12 @@ const DefaultMaxTokens = 6000
 
 // DefaultDescription is the code tool's description when Options has none.
 // {{types}} becomes the contract's declarations, {{example}} a call of one
-// tool, {{namespaces}} the list of tool namespaces in scope and {{runtime}}
-// the runtime's description (a sandbox, or not).
+// tool, {{namespaces}} the list of tool namespaces in scope, {{errors}} the
+// error names a tool call rejects with (contract.ToolCallErrorsText) and
+// {{runtime}} the runtime's description (a sandbox, or not).
 const DefaultDescription = `Run a TypeScript program that calls the tools declared below, and answer with its result. Use it to do in one step what would otherwise take many tool calls: call several tools, loop, filter and combine their results, and return only what matters.
 
-Write plain statements with top-level await. The value of the last expression statement (or a value you return) is the answer: a string as it is, anything else as JSON. In scope: {{namespaces}} (the tools, as declared below), console and result; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer, and console.log output is returned separately. A failed tool call throws an Error whose name says why (MCPToolError for an error the tool reported, ToolValidationError for input that breaks its schema). Where the program runs: {{runtime}}.
+Write plain statements with top-level await. The value of the last expression statement (or a value you return) is the answer: a string as it is, anything else as JSON. In scope: {{namespaces}} (the tools, as declared below), console and result; result.appendText(text) and result.appendImage({data, mimeType}) add content before the answer, and console.log output is returned separately. A failed tool call throws an Error whose name says why ({{errors}}). Where the program runs: {{runtime}}.
 
 Example:
 ` + "```ts\n{{example}}\n```" + `
@@ -44,7 +45,7 @@ type Options struct {
 	// "codemode" and "0.1.0".
 	Name, Version string
 	// Description is the code tool's description, with the {{types}},
-	// {{example}}, {{namespaces}} and {{runtime}} placeholders; default
+	// {{example}}, {{namespaces}}, {{errors}} and {{runtime}} placeholders; default
 	// DefaultDescription.
 	Description string
 	// Instructions are sent in the handshake (for example the upstream
@@ -102,8 +103,9 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 
 // Description fills a description template (DefaultDescription when
 // template is empty) with the contract's declarations ({{types}}), a call of
-// one of its tools ({{example}}) and its namespaces ({{namespaces}}, e.g.
-// "memory and files").
+// one of its tools ({{example}}), its namespaces ({{namespaces}}, e.g.
+// "memory and files") and the error names a tool call rejects with
+// ({{errors}}).
 func Description(c *contract.Contract, template string) string {
 	if template == "" {
 		template = DefaultDescription
@@ -116,7 +118,7 @@ func Description(c *contract.Contract, template string) string {
 	if len(names) > 1 {
 		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	}
-	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c), "{{namespaces}}", list)
+	r := strings.NewReplacer("{{types}}", strings.TrimRight(c.TypeDefinitions(), "\n"), "{{example}}", Example(c), "{{namespaces}}", list, "{{errors}}", contract.ToolCallErrorsText())
 	return r.Replace(template)
 }
 
@@ -275,7 +277,11 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: Truncate(msg, budget)})
 	} else {
-		res.Content = contentOf(out.Content, budget)
+		items := out.Content
+		if text, ok := out.ValueText(); ok {
+			items = append(items[:len(items):len(items)], client.Content{Type: "text", Text: text})
+		}
+		res.Content = contentOf(items, budget)
 	}
 	if logText != "" {
 		dropped := logChars > utf8.RuneCountInString(logText)
@@ -288,11 +294,12 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	return res, nil
 }
 
-// contentOf converts a program's content to MCP content within budget
-// characters of text: text items are kept in order while they fit (a large
-// one is cut with Truncate), and a last text item says how many were left
-// out. Images are kept; the runtime bounds their size. A program with no
-// content is answered with a line saying so.
+// contentOf converts a program's content (with its value as a last text
+// item, see Outcome.ValueText) to MCP content within budget characters of
+// text: text items are kept in order while they fit (a large one is cut
+// with Truncate), and a last text item says how many were left out. Images
+// are kept; the runtime bounds their size. A program with neither content
+// nor value is answered with a line saying so.
 func contentOf(items []client.Content, budget int) []mcp.Content {
 	if len(items) == 0 {
 		return []mcp.Content{&mcp.TextContent{Text: "The program finished and returned no value."}}

@@ -23,40 +23,91 @@ var CodeModeRunner = (() => {
   // src/index.ts
   var index_exports = {};
   __export(index_exports, {
-    Execution: () => Execution,
     checkJSON: () => checkJSON,
+    createExecution: () => createExecution,
     errorLimits: () => errorLimits,
     formatValue: () => formatValue,
     maxFrameSize: () => maxFrameSize,
+    protocolMinor: () => protocolMinor,
     protocolVersion: () => protocolVersion,
     quickjs: () => quickjs,
     serializeError: () => serializeError,
+    sfc32: () => sfc32,
+    startNodeRunner: () => startNodeRunner,
     startRunner: () => startRunner,
     toJSONText: () => toJSONText
   });
 
   // src/intrinsics.ts
+  var R = Reflect;
+  var apply = R.apply;
+  var construct = R.construct;
+  var defineProperty = R.defineProperty;
+  var getPrototypeOf = R.getPrototypeOf;
+  var getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
+  var objectKeys = Object.keys;
+  var objectFreeze = Object.freeze;
+  var objectCreate = Object.create;
+  var ObjectPrototype = Object.prototype;
+  var isArray = Array.isArray;
   var jsonStringify = JSON.stringify;
   var jsonParse = JSON.parse;
-  var apply = Reflect.apply;
-  var arrayJoin = Array.prototype.join;
+  var fromCharCode = String.fromCharCode;
+  var numberIsFinite = Number.isFinite;
+  var numberIsSafeInteger = Number.isSafeInteger;
+  var mathFloor = Math.floor;
+  var ErrorCtor = Error;
+  var TypeErrorCtor = TypeError;
+  var RangeErrorCtor = RangeError;
+  var PromiseCtor = Promise;
+  var ProxyCtor = Proxy;
+  var DateCtor = Date;
+  var dateNow = Date.now;
+  var Uint8ArrayCtor = Uint8Array;
+  var StringCtor = String;
+  function uncurry(f) {
+    return (self, ...args) => apply(f, self, args);
+  }
+  var hasOwn = uncurry(Object.prototype.hasOwnProperty);
+  var objectToString = uncurry(Object.prototype.toString);
+  var charCodeAt = uncurry(String.prototype.charCodeAt);
+  var stringSlice = uncurry(String.prototype.slice);
+  var arrayJoin = uncurry(Array.prototype.join);
+  var dateGetTime = uncurry(Date.prototype.getTime);
+  var dateToISOString = uncurry(Date.prototype.toISOString);
+  var dateToString = uncurry(Date.prototype.toString);
+  var promiseReject = (reason) => apply(Promise.reject, PromiseCtor, [reason]);
+  var TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
+  var typedArraySet = uncurry(TypedArrayPrototype.set);
+  var typedArrayLength = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "length").get);
+  function data(value, enumerable = true) {
+    return { __proto__: null, value, writable: true, enumerable, configurable: true };
+  }
+  function push(list, value) {
+    defineProperty(list, list.length, data(value));
+  }
+  function record() {
+    return objectCreate(null);
+  }
   function join(items, separator) {
-    return apply(arrayJoin, items, [separator]);
+    return arrayJoin(items, separator);
+  }
+  function quote(text) {
+    return jsonStringify(text);
   }
 
   // src/core.ts
   var errorLimits = { name: 200, message: 8192, stack: 16384 };
   function bound(text, limit) {
     if (text.length <= limit) return text;
-    return text.slice(0, limit) + `… [truncated ${text.length - limit} characters]`;
+    return stringSlice(text, 0, limit) + `… [truncated ${text.length - limit} characters]`;
   }
   function safeText(read, limit) {
     try {
       const value = read();
       if (value === void 0 || value === null) return "";
       if (typeof value === "string") return bound(value, limit);
-      if (typeof value === "symbol") return bound(value.toString(), limit);
-      return bound(String(value), limit);
+      return bound(StringCtor(value), limit);
     } catch {
       return "";
     }
@@ -74,14 +125,14 @@ var CodeModeRunner = (() => {
         if (message === "" && !safeIsError(value)) message = safeText(() => jsonOrString(value), errorLimits.message);
         return { name, message, stack: safeText(() => v.stack, errorLimits.stack) };
       }
-      return { name: "Error", message: safeText(() => String(value), errorLimits.message), stack: "" };
+      return { name: "Error", message: safeText(() => StringCtor(value), errorLimits.message), stack: "" };
     } catch {
       return { name: "Error", message: "unreadable thrown value", stack: "" };
     }
   }
   function safeIsError(value) {
     try {
-      return value instanceof Error;
+      return value instanceof ErrorCtor;
     } catch {
       return false;
     }
@@ -92,7 +143,7 @@ var CodeModeRunner = (() => {
       if (typeof text === "string") return text;
     } catch {
     }
-    return String(value);
+    return StringCtor(value);
   }
   function formatValue(value) {
     try {
@@ -107,298 +158,533 @@ var CodeModeRunner = (() => {
         case "bigint":
         case "number":
         case "boolean":
-          return String(value);
+          return StringCtor(value);
       }
       if (value === null) return "null";
       if (safeIsError(value)) {
         const e = serializeError(value);
-        return e.stack ? `${e.name}: ${e.message}
-${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
+        return e.stack ? trimEnd(`${e.name}: ${e.message}
+${e.stack}`) : `${e.name}: ${e.message}`;
       }
       return jsonOrString(value);
     } catch {
       return "[unprintable]";
     }
   }
-  var reservedToolKeys = /* @__PURE__ */ new Set(["then", "__proto__", ...Object.getOwnPropertyNames(Object.prototype)]);
-  var JSONInputError = class extends TypeError {
-    constructor(path, what) {
-      super(`tool input is not JSON: ${path} is ${what}`);
-      this.name = "TypeError";
+  function trimEnd(text) {
+    let n = text.length;
+    while (n > 0) {
+      const c = charCodeAt(text, n - 1);
+      if (c !== 10 && c !== 32 && c !== 9 && c !== 13) break;
+      n--;
+    }
+    return stringSlice(text, 0, n);
+  }
+  var JSONValueError = class extends TypeErrorCtor {
+    constructor(what, path, found) {
+      super(`${what} is not JSON: ${path} is ${found}`);
+      defineProperty(this, "name", data("TypeError", false));
     }
   };
-  function checkJSON(value, path = "input", ancestors = []) {
-    if (typeof value !== "object" || value === null) {
-      checkLeaf(value, path);
-      return;
-    }
-    const object = value;
-    if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
-    if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
-    ancestors.push(object);
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
-        const item = value[i];
-        if (typeof item === "string" || typeof item === "boolean" || item === null) continue;
-        if (typeof item === "number" && Number.isFinite(item)) continue;
-        checkJSON(item, `${path}[${i}]`, ancestors);
-      }
-    } else {
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) {
-        const kind = safeText(() => Object.prototype.toString.call(value), 100);
-        throw new JSONInputError(path, `not a plain object (${kind})`);
-      }
-      for (const key in object) {
-        const item = value[key];
-        if (typeof item === "string" || typeof item === "boolean" || item === null || item === void 0) continue;
-        if (typeof item === "number" && Number.isFinite(item)) continue;
-        checkJSON(item, `${path}.${key}`, ancestors);
-      }
-    }
-    ancestors.pop();
-  }
-  function checkLeaf(value, path) {
-    switch (typeof value) {
-      case "number":
-        if (!Number.isFinite(value)) throw new JSONInputError(path, String(value));
-        return;
-      case "undefined":
-        throw new JSONInputError(path, "undefined");
-      case "bigint":
-        throw new JSONInputError(path, "a bigint");
-      case "symbol":
-        throw new JSONInputError(path, "a symbol");
-      case "function":
-        throw new JSONInputError(path, "a function");
-    }
-  }
   var maxJSONDepth = 64;
-  function toJSONText(value) {
-    checkJSON(value);
+  function toJSONText(value, what = "tool input", root = "input", dates = false) {
+    const ancestors = [];
+    const walk = (v, path) => {
+      switch (typeof v) {
+        case "string":
+          return quote(v);
+        case "number":
+          if (!numberIsFinite(v)) throw new JSONValueError(what, path, StringCtor(v));
+          return "" + v;
+        case "boolean":
+          return v ? "true" : "false";
+        case "undefined":
+          throw new JSONValueError(what, path, "undefined");
+        case "bigint":
+          throw new JSONValueError(what, path, "a bigint");
+        case "symbol":
+          throw new JSONValueError(what, path, "a symbol");
+        case "function":
+          throw new JSONValueError(what, path, "a function");
+      }
+      if (v === null) return "null";
+      const object = v;
+      for (let i = 0; i < ancestors.length; i++) {
+        if (ancestors[i] === object) throw new JSONValueError(what, path, "a circular reference");
+      }
+      if (ancestors.length >= maxJSONDepth) throw new JSONValueError(what, path, `nested deeper than ${maxJSONDepth} levels`);
+      push(ancestors, object);
+      let out;
+      if (isArray(object)) {
+        const list = object;
+        const n = list.length;
+        out = "[";
+        for (let i = 0; i < n; i++) {
+          if (!hasOwn(list, i)) throw new JSONValueError(what, `${path}[${i}]`, "a hole in an array");
+          if (i > 0) out += ",";
+          out += walk(list[i], `${path}[${i}]`);
+        }
+        out += "]";
+      } else if (dates && isDate(object)) {
+        const time = dateGetTime(object);
+        if (!numberIsFinite(time)) throw new JSONValueError(what, path, "an invalid Date");
+        out = quote(dateToISOString(object));
+      } else {
+        const proto = getPrototypeOf(object);
+        if (proto !== ObjectPrototype && proto !== null) {
+          const kind = safeText(() => objectToString(object), 100);
+          throw new JSONValueError(what, path, `not a plain object (${kind})`);
+        }
+        const keys = objectKeys(object);
+        out = "{";
+        let first = true;
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          const item = object[key];
+          if (item === void 0) continue;
+          const text = walk(item, `${path}.${key}`);
+          out += (first ? "" : ",") + quote(key) + ":" + text;
+          first = false;
+        }
+        out += "}";
+      }
+      ancestors.length--;
+      return out;
+    };
     try {
-      return jsonStringify(value);
+      return walk(value, root);
     } catch (error) {
-      throw new JSONInputError("input", `not serialisable (${serializeError(error).message})`);
+      if (error instanceof JSONValueError) throw error;
+      throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
     }
   }
-  var base64 = /^[A-Za-z0-9+/]*={0,2}$/;
-  var Execution = class {
-    constructor(host2, request) {
-      __publicField(this, "host", host2);
-      __publicField(this, "request", request);
-      __publicField(this, "seq", 0);
-      __publicField(this, "pending", /* @__PURE__ */ new Map());
-      __publicField(this, "content", []);
-      __publicField(this, "contentSize", 0);
-      __publicField(this, "outputSize", 0);
-      __publicField(this, "outputCut", false);
-      __publicField(this, "done", false);
+  function isDate(object) {
+    try {
+      dateGetTime(object);
+      return true;
+    } catch {
+      return false;
     }
-    /** pendingCalls is the number of tool calls the host has not answered. */
-    get pendingCalls() {
-      return this.pending.size;
-    }
-    /** finished reports whether the outcome has been handed to the host. */
-    get finished() {
-      return this.done;
-    }
-    /** run awaits module evaluation, then calls the default export with the scope. */
-    async run(evaluate) {
-      try {
-        const namespace = await evaluate();
-        let program;
-        try {
-          program = namespace.default;
-        } catch {
-          program = void 0;
-        }
-        if (typeof program !== "function") {
-          const what = program === void 0 ? "no default export" : `a default export of type ${typeof program}`;
-          throw new TypeError(`the program module has ${what}; it must default-export a function (scope) => …`);
-        }
-        await program(this.scope());
-        this.finish({ outcome: "success", content: this.content.slice() });
-      } catch (error) {
-        this.fail(error);
+  }
+  function checkJSON(value) {
+    toJSONText(value);
+  }
+  function isBase64(text) {
+    const n = text.length;
+    if (n % 4 !== 0) return false;
+    let pad = 0;
+    for (let i = 0; i < n; i++) {
+      const c = charCodeAt(text, i);
+      if (c === 61) {
+        pad++;
+        if (pad > 2) return false;
+        continue;
       }
+      if (pad > 0) return false;
+      const ok = c >= 65 && c <= 90 || c >= 97 && c <= 122 || c >= 48 && c <= 57 || c === 43 || c === 47;
+      if (!ok) return false;
     }
-    /** fail ends the execution as program-failed with the serialised value. */
-    fail(error) {
-      this.finish({ outcome: "program-failed", error: serializeError(error) });
-    }
-    finish(result) {
-      if (this.done) return;
-      this.done = true;
-      this.pending.clear();
-      this.host.finish(result);
-    }
-    /** deliver settles tool call seq: ok with output JSON text, or an error {name, message}. */
-    deliver(seq, ok, payload) {
-      const call = this.pending.get(seq);
-      if (call === void 0) return;
-      this.pending.delete(seq);
-      if (ok) {
-        let value;
-        try {
-          value = jsonParse(payload);
-        } catch (error2) {
-          call.reject(error2);
-          return;
-        }
-        call.resolve(value);
-        return;
+    return true;
+  }
+  function sfc32(seed) {
+    let a = seed[0] | 0;
+    let b = seed[1] | 0;
+    let c = seed[2] | 0;
+    let d = seed[3] | 0;
+    const next = () => {
+      const t = (a + b | 0) + d | 0;
+      d = d + 1 | 0;
+      a = b ^ b >>> 9;
+      b = c + (c << 3) | 0;
+      c = c << 21 | c >>> 11;
+      c = c + t | 0;
+      return t >>> 0;
+    };
+    for (let i = 0; i < 15; i++) next();
+    return () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
+  }
+  var reservedToolKeys = record();
+  {
+    const names = [
+      "then",
+      "__proto__",
+      "constructor",
+      "hasOwnProperty",
+      "isPrototypeOf",
+      "propertyIsEnumerable",
+      "toLocaleString",
+      "toString",
+      "valueOf",
+      "__defineGetter__",
+      "__defineSetter__",
+      "__lookupGetter__",
+      "__lookupSetter__"
+    ];
+    for (let i = 0; i < names.length; i++) reservedToolKeys[names[i]] = true;
+  }
+  function createExecution(host2, request2, realNow2) {
+    let seq = 0;
+    let pending = record();
+    let pendingCount = 0;
+    const content = [];
+    let contentSize = 0;
+    let outputSize = 0;
+    let outputCut = false;
+    let done = false;
+    const limits = request2.limits;
+    const replay = request2.clock;
+    let replayed = 0;
+    let observed = [];
+    const random = sfc32(request2.seed);
+    const takeClock = () => {
+      const c = observed;
+      observed = [];
+      return c;
+    };
+    const finish = (result) => {
+      if (done) return;
+      done = true;
+      pending = record();
+      pendingCount = 0;
+      host2.finish(result);
+    };
+    const fail = (error) => {
+      if (done) return;
+      finish({ outcome: "program-failed", error: serializeError(error), clock: takeClock() });
+    };
+    const write2 = (stream, values) => {
+      if (done || outputCut) return;
+      const parts = [];
+      for (let i = 0; i < values.length; i++) push(parts, formatValue(values[i]));
+      let text = join(parts, " ") + "\n";
+      const room = limits.maxOutput - outputSize;
+      if (text.length > room) {
+        text = stringSlice(text, 0, room > 0 ? room : 0) + `
+[program output truncated at the limit of ${limits.maxOutput} characters]
+`;
+        outputCut = true;
       }
-      let name = "Error";
-      let message = payload;
-      try {
-        const parsed = jsonParse(payload);
-        if (typeof parsed.name === "string") name = parsed.name;
-        if (typeof parsed.message === "string") message = parsed.message;
-      } catch {
+      outputSize += text.length;
+      host2.output(stream, text);
+    };
+    const append = (item, size) => {
+      if (done) throw new ErrorCtor("result content was appended after the program finished");
+      if (contentSize + size > limits.maxContent) {
+        throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
       }
-      const error = call.error;
-      error.message = message;
-      error.name = name;
-      call.reject(error);
-    }
-    callTool(namespace, tool, input) {
-      const error = new Error("tool call failed");
-      if (this.done) return Promise.reject(new Error(`${namespace}.${tool} was called after the program finished`));
+      contentSize += size;
+      push(content, item);
+    };
+    const callTool = (namespace2, tool, args) => {
+      if (done) return promiseReject(new ErrorCtor(`${namespace2}.${tool} was called after the program finished`));
+      if (args.length > 1) {
+        return promiseReject(new TypeErrorCtor(`${namespace2}.${tool} takes one argument (its input object) but was called with ${args.length}`));
+      }
+      const error = new ErrorCtor("tool call failed");
       let inputJSON;
       try {
-        inputJSON = toJSONText(input);
+        inputJSON = args.length === 0 ? "{}" : toJSONText(args[0]);
       } catch (cause) {
-        return Promise.reject(cause);
+        return promiseReject(cause);
       }
-      const seq = ++this.seq;
-      return new Promise((resolve, reject) => {
-        this.pending.set(seq, { resolve, reject, error });
-        this.host.toolCall(seq, namespace, tool, inputJSON);
+      const n = ++seq;
+      return new PromiseCtor((resolve, reject) => {
+        pending[n] = { __proto__: null, resolve, reject, error };
+        pendingCount++;
+        host2.toolCall(n, namespace2, tool, inputJSON, takeClock());
       });
-    }
-    /** write formats values as one line of program output on stream. */
-    write(stream, values) {
-      if (this.done || this.outputCut) return;
-      let text = values.map(formatValue).join(" ") + "\n";
-      const room = this.request.limits.maxOutput - this.outputSize;
-      if (text.length > room) {
-        text = text.slice(0, Math.max(room, 0)) + `
-[program output truncated at the limit of ${this.request.limits.maxOutput} characters]
-`;
-        this.outputCut = true;
+    };
+    const namespace = (ns) => {
+      const tools = record();
+      const names = ns.tools;
+      for (let i = 0; i < names.length; i++) {
+        const tool = names[i];
+        tools[tool] = (...args) => callTool(ns.name, tool, args);
       }
-      this.outputSize += text.length;
-      this.host.output(stream, text);
-    }
-    append(item, size) {
-      if (this.done) throw new Error("result content was appended after the program finished");
-      if (this.contentSize + size > this.request.limits.maxContent) {
-        throw new RangeError(`result content exceeds the limit of ${this.request.limits.maxContent} characters`);
-      }
-      this.contentSize += size;
-      this.content.push(item);
-    }
-    scope() {
-      const write2 = (stream) => (...values) => this.write(stream, values);
-      const console = Object.freeze({
-        debug: write2("stdout"),
-        error: write2("stderr"),
-        info: write2("stdout"),
-        log: write2("stdout"),
-        warn: write2("stderr")
-      });
-      const result = Object.freeze({
-        appendText: (text) => {
-          if (typeof text !== "string") throw new TypeError(`result.appendText expects a string, got ${text === null ? "null" : typeof text}`);
-          this.append({ type: "text", text }, text.length);
-        },
-        appendImage: (image) => {
-          if (typeof image !== "object" || image === null) throw new TypeError("result.appendImage expects an object {data, mimeType}");
-          const { data, mimeType } = image;
-          if (typeof data !== "string" || data.length % 4 !== 0 || !base64.test(data)) {
-            throw new TypeError("result.appendImage: data must be a base64 string");
-          }
-          if (typeof mimeType !== "string" || mimeType === "") {
-            throw new TypeError("result.appendImage: mimeType must be a non-empty string");
-          }
-          this.append({ type: "image", data, mimeType }, data.length + mimeType.length);
-        }
-      });
-      const scope = {};
-      if (this.request.hasInput) scope.input = this.request.input;
-      for (const ns of this.request.namespaces) scope[ns.name] = this.namespace(ns);
-      scope.console = console;
-      scope.result = result;
-      return Object.freeze(scope);
-    }
-    namespace(ns) {
-      const tools = /* @__PURE__ */ Object.create(null);
-      for (const tool of ns.tools) {
-        tools[tool] = (...args) => this.callTool(ns.name, tool, args.length === 0 ? {} : args[0]);
-      }
-      Object.freeze(tools);
-      const known = ns.tools.join(", ") || "(none)";
-      return new Proxy(tools, {
+      objectFreeze(tools);
+      const known = join(names, ", ") || "(none)";
+      const handler = {
+        __proto__: null,
         get(target, key) {
-          if (typeof key !== "string" || key in target || reservedToolKeys.has(key)) {
+          if (typeof key !== "string" || hasOwn(target, key) || reservedToolKeys[key] === true) {
             return target[key];
           }
-          return () => Promise.reject(new TypeError(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
+          return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
+        }
+      };
+      return new ProxyCtor(tools, handler);
+    };
+    const scope = () => {
+      const writer = (stream) => (...values) => write2(stream, values);
+      const console = objectFreeze({
+        debug: writer("stdout"),
+        error: writer("stderr"),
+        info: writer("stdout"),
+        log: writer("stdout"),
+        warn: writer("stderr")
+      });
+      const result = objectFreeze({
+        appendText: (text) => {
+          if (typeof text !== "string") throw new TypeErrorCtor(`result.appendText expects a string, got ${text === null ? "null" : typeof text}`);
+          append({ __proto__: null, type: "text", text }, text.length);
+        },
+        appendImage: (image) => {
+          if (typeof image !== "object" || image === null) throw new TypeErrorCtor("result.appendImage expects an object {data, mimeType}");
+          const data2 = image.data;
+          const mimeType = image.mimeType;
+          if (typeof data2 !== "string" || !isBase64(data2)) {
+            throw new TypeErrorCtor("result.appendImage: data must be a base64 string");
+          }
+          if (typeof mimeType !== "string" || mimeType === "") {
+            throw new TypeErrorCtor("result.appendImage: mimeType must be a non-empty string");
+          }
+          append({ __proto__: null, type: "image", data: data2, mimeType }, data2.length + mimeType.length);
         }
       });
-    }
-  };
+      const s = objectCreate(ObjectPrototype);
+      if (request2.hasInput) defineProperty(s, "input", data(request2.input));
+      for (let i = 0; i < request2.namespaces.length; i++) {
+        const ns = request2.namespaces[i];
+        defineProperty(s, ns.name, data(namespace(ns)));
+      }
+      defineProperty(s, "console", data(console));
+      defineProperty(s, "result", data(result));
+      return objectFreeze(s);
+    };
+    const succeed = (value) => {
+      if (done) return;
+      let valueJSON = "";
+      if (value !== void 0) {
+        try {
+          valueJSON = toJSONText(value, "the program's value", "value", true);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        if (contentSize + valueJSON.length > limits.maxContent) {
+          fail(new RangeErrorCtor(`the program's value (${valueJSON.length} characters of JSON) and its result content exceed the limit of ${limits.maxContent} characters`));
+          return;
+        }
+      }
+      const items = [];
+      for (let i = 0; i < content.length; i++) push(items, content[i]);
+      finish({ outcome: "success", content: items, value: valueJSON, clock: takeClock() });
+    };
+    const execution2 = objectFreeze({
+      __proto__: null,
+      limits,
+      async run(evaluate) {
+        let value;
+        try {
+          const ns = await evaluate();
+          let program;
+          try {
+            program = ns.default;
+          } catch {
+            program = void 0;
+          }
+          if (typeof program !== "function") {
+            const what = program === void 0 ? "no default export" : `a default export of type ${typeof program}`;
+            throw new TypeErrorCtor(`the program module has ${what}; it must default-export a function (scope) => …`);
+          }
+          value = await program(scope());
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        succeed(value);
+      },
+      fail,
+      deliver(n, ok, payload) {
+        const call = pending[n];
+        if (call === void 0) return;
+        delete pending[n];
+        pendingCount--;
+        if (ok) {
+          let value;
+          try {
+            value = jsonParse(payload);
+          } catch (error2) {
+            call.reject(error2);
+            return;
+          }
+          call.resolve(value);
+          return;
+        }
+        let name = "Error";
+        let message = payload;
+        try {
+          const parsed = jsonParse(payload);
+          if (hasOwn(parsed, "name") && typeof parsed.name === "string") name = parsed.name;
+          if (hasOwn(parsed, "message") && typeof parsed.message === "string") message = parsed.message;
+        } catch {
+        }
+        const error = call.error;
+        defineProperty(error, "message", data(message, false));
+        defineProperty(error, "name", data(name, false));
+        call.reject(error);
+      },
+      write: write2,
+      pendingCalls: () => pendingCount,
+      finished: () => done,
+      now() {
+        const t = replayed < replay.length ? replay[replayed++] : realNow2();
+        push(observed, t);
+        return t;
+      },
+      random
+    });
+    return execution2;
+  }
+  function installClock(global, current) {
+    const RealDate = global.Date;
+    const realNow2 = RealDate.now;
+    const math = global.Math;
+    const realRandom = math.random;
+    const dateToStringOf = RealDate.prototype.toString;
+    const now = function now2() {
+      const ex = current();
+      return ex === void 0 ? apply(realNow2, RealDate, []) : ex.now();
+    };
+    const handler = {
+      __proto__: null,
+      construct(target, args, newTarget) {
+        if (args.length === 0) return construct(target, [now()], newTarget);
+        return construct(target, args, newTarget);
+      },
+      apply() {
+        return apply(dateToStringOf, new RealDate(now()), []);
+      },
+      get(target, key) {
+        const v = target[key];
+        return key === "now" && v === realNow2 ? now : v;
+      }
+    };
+    const DateProxy = new ProxyCtor(RealDate, handler);
+    defineProperty(RealDate.prototype, "constructor", data(DateProxy, false));
+    defineProperty(global, "Date", data(DateProxy, false));
+    const random = function random2() {
+      const ex = current();
+      return ex === void 0 ? apply(realRandom, math, []) : ex.random();
+    };
+    defineProperty(math, "random", data(random, false));
+  }
 
   // src/quickjs.ts
-  var outbox = [];
+  var outbox = "";
   var execution;
+  var numbers = (list) => {
+    let out = "";
+    for (let i = 0; i < list.length; i++) out += (i > 0 ? "," : "") + list[i];
+    return out;
+  };
+  function finishJSON(result) {
+    const clock = `"clock":[${numbers(result.clock)}]`;
+    if (result.outcome === "program-failed") {
+      const e = result.error;
+      return `{"outcome":"program-failed","error":{"name":${quote(e.name)},"message":${quote(e.message)},"stack":${quote(e.stack)}},${clock}}`;
+    }
+    let content = "";
+    for (let i = 0; i < result.content.length; i++) {
+      const c = result.content[i];
+      if (i > 0) content += ",";
+      content += c.type === "text" ? `{"type":"text","text":${quote(c.text)}}` : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`;
+    }
+    const value = result.value === "" ? "" : `"value":${result.value},`;
+    return `{"outcome":"success","content":[${content}],${value}${clock}}`;
+  }
   var host = {
-    toolCall(seq, ns, tool, input) {
-      outbox[outbox.length] = `c	${seq}	${ns}	${tool}	${input}`;
+    toolCall(seq, ns, tool, input, clock) {
+      outbox += `c	${seq}	${ns}	${tool}	${numbers(clock)}	${input}
+`;
     },
     output(stream, text) {
-      outbox[outbox.length] = `o	${stream}	${jsonStringify(text)}`;
+      outbox += `o	${stream}	${quote(text)}
+`;
     },
     finish(result) {
-      outbox[outbox.length] = `d	${jsonStringify(result)}`;
+      outbox += `d	${finishJSON(result)}
+`;
     }
   };
   var timerSeq = 0;
-  var timers = /* @__PURE__ */ new Map();
+  var timerCount = 0;
+  var timers = record();
+  var unarmed = record();
+  var unarmedIds = [];
   var maxDelay = 2147483647;
   function setTimeout(callback, ms, ...args) {
-    if (typeof callback !== "function") throw new TypeError("setTimeout expects a function");
+    if (typeof callback !== "function") throw new TypeErrorCtor("setTimeout expects a function");
+    const ex = execution;
+    if (ex !== void 0 && timerCount >= ex.limits.maxTimers) {
+      const error = new RangeErrorCtor(`setTimeout: ${ex.limits.maxTimers} timers are pending, the execution's limit (maxTimers); clearTimeout frees one`);
+      ex.fail(error);
+      throw error;
+    }
     const id = ++timerSeq;
-    let delay = Number(ms);
-    if (!Number.isFinite(delay) || delay < 0) delay = 0;
+    let delay = typeof ms === "number" ? ms : +ms;
+    if (!numberIsFinite(delay) || delay < 0) delay = 0;
     if (delay > maxDelay) delay = maxDelay;
-    timers.set(id, () => callback(...args));
-    outbox[outbox.length] = `t	${id}	${Math.floor(delay)}`;
+    timers[id] = () => apply(callback, void 0, args);
+    timerCount++;
+    unarmed[id] = mathFloor(delay);
+    push(unarmedIds, id);
     return id;
   }
   function clearTimeout(id) {
-    timers.delete(Number(id));
+    let n;
+    try {
+      n = typeof id === "number" ? id : +id;
+    } catch {
+      return;
+    }
+    if (timers[n] === void 0) return;
+    delete timers[n];
+    timerCount--;
+    if (unarmed[n] !== void 0) delete unarmed[n];
+    else outbox += `x	${n}
+`;
   }
-  var write = (stream) => (...values) => execution?.write(stream, values);
-  var globalConsole = Object.freeze({
+  var write = (stream) => (...values) => {
+    if (execution !== void 0) execution.write(stream, values);
+  };
+  var globalConsole = objectFreeze({
     debug: write("stdout"),
     error: write("stderr"),
     info: write("stdout"),
     log: write("stdout"),
     warn: write("stderr")
   });
+  var realNow = () => apply(dateNow, DateCtor, []);
+  function request(text) {
+    const r = jsonParse(text);
+    const namespaces = [];
+    for (let i = 0; i < r.namespaces.length; i++) {
+      const ns = r.namespaces[i];
+      defineProperty(namespaces, i, data({ __proto__: null, name: ns.name, tools: ns.tools }));
+    }
+    return {
+      __proto__: null,
+      filename: r.filename,
+      hasInput: r.hasInput === true,
+      input: r.input,
+      namespaces,
+      limits: { __proto__: null, maxOutput: r.limits.maxOutput, maxContent: r.limits.maxContent, maxTimers: r.limits.maxTimers },
+      seed: r.seed,
+      clock: r.clock
+    };
+  }
   var quickjs = {
-    /** install puts the timer functions and console on the global object. */
+    /** install puts the timer functions, console, Date and Math.random on the global object. */
     install(global) {
-      Object.defineProperty(global, "setTimeout", { value: setTimeout, writable: true, configurable: true });
-      Object.defineProperty(global, "clearTimeout", { value: clearTimeout, writable: true, configurable: true });
-      Object.defineProperty(global, "console", { value: globalConsole, writable: true, configurable: true });
+      defineProperty(global, "setTimeout", data(setTimeout, false));
+      defineProperty(global, "clearTimeout", data(clearTimeout, false));
+      defineProperty(global, "console", data(globalConsole, false));
+      installClock(global, () => execution);
     },
     /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
     prepare(requestJSON) {
-      execution = new Execution(host, jsonParse(requestJSON));
+      execution = createExecution(host, request(requestJSON), realNow);
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is
@@ -418,17 +704,18 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
     },
     /** deliver answers tool call seq (ok: output JSON; not ok: {name, message} JSON). */
     deliver(seq, ok, payload) {
-      execution?.deliver(seq, ok, payload);
+      if (execution !== void 0) execution.deliver(seq, ok, payload);
     },
     /** fire runs timer id's callback; a throw fails the execution. */
     fire(id) {
-      const callback = timers.get(id);
+      const callback = timers[id];
       if (callback === void 0) return;
-      timers.delete(id);
+      delete timers[id];
+      timerCount--;
       try {
         callback();
       } catch (error) {
-        execution?.fail(error);
+        if (execution !== void 0) execution.fail(error);
       }
     },
     /**
@@ -437,57 +724,73 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
      * outstanding) or "w\t0" when it cannot.
      */
     drain() {
-      const waiting = execution !== void 0 && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
-      outbox[outbox.length] = waiting ? "w	1" : "w	0";
-      const text = join(outbox, "\n");
-      outbox = [];
+      const ids = unarmedIds;
+      for (let i = 0; i < ids.length; i++) {
+        const ms = unarmed[ids[i]];
+        if (ms !== void 0) outbox += `t	${ids[i]}	${ms}
+`;
+      }
+      if (ids.length > 0) {
+        unarmed = record();
+        unarmedIds = [];
+      }
+      const waiting = execution !== void 0 && !execution.finished() && (execution.pendingCalls() > 0 || timerCount > 0);
+      const text = outbox + (waiting ? "w	1" : "w	0");
+      outbox = "";
       return text;
     }
   };
 
   // src/cbor.ts
-  var CBORError = class extends Error {
+  var CBORError = class extends ErrorCtor {
     constructor(message) {
       super(`cbor: ${message}`);
-      this.name = "CBORError";
+      defineProperty(this, "name", data("CBORError", false));
     }
   };
-  function utf8Encode(text) {
-    const out = [];
+  var f64 = new Float64Array(1);
+  var f64Bytes = new Uint8ArrayCtor(f64.buffer);
+  var f32 = new Float32Array(1);
+  var f32Bytes = new Uint8ArrayCtor(f32.buffer);
+  var little = new Uint8ArrayCtor(new Uint16Array([1]).buffer)[0] === 1;
+  function utf8Length(text) {
+    let n = 0;
     for (let i = 0; i < text.length; i++) {
-      let c = text.charCodeAt(i);
-      if (c >= 55296 && c <= 56319 && i + 1 < text.length) {
-        const d = text.charCodeAt(i + 1);
-        if (d >= 56320 && d <= 57343) {
-          c = 65536 + (c - 55296 << 10) + (d - 56320);
-          i++;
-        }
-      }
-      if (c >= 55296 && c <= 57343) c = 65533;
-      if (c < 128) out.push(c);
-      else if (c < 2048) out.push(192 | c >> 6, 128 | c & 63);
-      else if (c < 65536) out.push(224 | c >> 12, 128 | c >> 6 & 63, 128 | c & 63);
-      else out.push(240 | c >> 18, 128 | c >> 12 & 63, 128 | c >> 6 & 63, 128 | c & 63);
+      const c = charCodeAt(text, i);
+      if (c < 128) n += 1;
+      else if (c < 2048) n += 2;
+      else if (c >= 55296 && c <= 56319 && i + 1 < text.length && (charCodeAt(text, i + 1) & 64512) === 56320) {
+        n += 4;
+        i++;
+      } else n += 3;
     }
-    return Uint8Array.from(out);
+    return n;
   }
-  function utf8Decode(bytes) {
+  function utf8Decode(bytes, start, end) {
     let out = "";
     let chunk = [];
     const flush = () => {
-      out += String.fromCharCode(...chunk);
+      out += apply(fromCharCode, void 0, chunk);
       chunk = [];
     };
-    for (let i = 0; i < bytes.length; ) {
+    for (let i = start; i < end; ) {
       const b = bytes[i];
       let c;
       let n;
-      if (b < 128) [c, n] = [b, 1];
-      else if (b >= 194 && b < 224) [c, n] = [b & 31, 2];
-      else if (b >= 224 && b < 240) [c, n] = [b & 15, 3];
-      else if (b >= 240 && b < 245) [c, n] = [b & 7, 4];
-      else throw new CBORError("invalid UTF-8");
-      if (i + n > bytes.length) throw new CBORError("truncated UTF-8");
+      if (b < 128) {
+        c = b;
+        n = 1;
+      } else if (b >= 194 && b < 224) {
+        c = b & 31;
+        n = 2;
+      } else if (b >= 224 && b < 240) {
+        c = b & 15;
+        n = 3;
+      } else if (b >= 240 && b < 245) {
+        c = b & 7;
+        n = 4;
+      } else throw new CBORError("invalid UTF-8");
+      if (i + n > end) throw new CBORError("truncated UTF-8");
       for (let k = 1; k < n; k++) {
         const x = bytes[i + k];
         if ((x & 192) !== 128) throw new CBORError("invalid UTF-8");
@@ -499,8 +802,9 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       i += n;
       if (c >= 65536) {
         c -= 65536;
-        chunk.push(55296 + (c >> 10), 56320 + (c & 1023));
-      } else chunk.push(c);
+        push(chunk, 55296 + (c >> 10));
+        push(chunk, 56320 + (c & 1023));
+      } else push(chunk, c);
       if (chunk.length > 4096) flush();
     }
     flush();
@@ -508,93 +812,138 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
   }
   var Writer = class {
     constructor() {
-      __publicField(this, "buf", new Uint8Array(256));
+      __publicField(this, "buf", new Uint8ArrayCtor(256));
       __publicField(this, "n", 0);
     }
     room(k) {
-      if (this.n + k <= this.buf.length) return;
-      let size = this.buf.length * 2;
-      while (size < this.n + k) size *= 2;
-      const next = new Uint8Array(size);
-      next.set(this.buf.subarray(0, this.n));
-      this.buf = next;
+      const size = typedArrayLength(this.buf);
+      if (this.n + k <= size) return;
+      let next = size * 2;
+      while (next < this.n + k) next *= 2;
+      const grown = new Uint8ArrayCtor(next);
+      typedArraySet(grown, this.buf);
+      this.buf = grown;
     }
     head(major, len) {
-      if (!Number.isSafeInteger(len) || len < 0) throw new CBORError(`cannot encode length ${len}`);
+      if (!numberIsSafeInteger(len) || len < 0) throw new CBORError(`cannot encode length ${len}`);
       const m = major << 5;
+      this.room(9);
+      const b = this.buf;
       if (len < 24) {
-        this.room(1);
-        this.buf[this.n++] = m | len;
+        b[this.n++] = m | len;
       } else if (len < 256) {
-        this.room(2);
-        this.buf[this.n++] = m | 24;
-        this.buf[this.n++] = len;
+        b[this.n++] = m | 24;
+        b[this.n++] = len;
       } else if (len < 65536) {
-        this.room(3);
-        this.buf[this.n++] = m | 25;
-        this.buf[this.n++] = len >> 8;
-        this.buf[this.n++] = len & 255;
+        b[this.n++] = m | 25;
+        b[this.n++] = len >> 8;
+        b[this.n++] = len & 255;
       } else if (len < 4294967296) {
-        this.room(5);
-        this.buf[this.n++] = m | 26;
-        this.buf[this.n++] = len >>> 24 & 255;
-        this.buf[this.n++] = len >>> 16 & 255;
-        this.buf[this.n++] = len >>> 8 & 255;
-        this.buf[this.n++] = len & 255;
+        b[this.n++] = m | 26;
+        b[this.n++] = len >>> 24 & 255;
+        b[this.n++] = len >>> 16 & 255;
+        b[this.n++] = len >>> 8 & 255;
+        b[this.n++] = len & 255;
       } else {
-        this.room(9);
-        this.buf[this.n++] = m | 27;
-        const hi = Math.floor(len / 4294967296);
+        b[this.n++] = m | 27;
+        const hi = len / 4294967296 >>> 0;
         const lo = len >>> 0;
-        for (const part of [hi, lo]) {
-          this.buf[this.n++] = part >>> 24 & 255;
-          this.buf[this.n++] = part >>> 16 & 255;
-          this.buf[this.n++] = part >>> 8 & 255;
-          this.buf[this.n++] = part & 255;
+        b[this.n++] = hi >>> 24 & 255;
+        b[this.n++] = hi >>> 16 & 255;
+        b[this.n++] = hi >>> 8 & 255;
+        b[this.n++] = hi & 255;
+        b[this.n++] = lo >>> 24 & 255;
+        b[this.n++] = lo >>> 16 & 255;
+        b[this.n++] = lo >>> 8 & 255;
+        b[this.n++] = lo & 255;
+      }
+    }
+    uint(v) {
+      this.head(0, v);
+    }
+    bool(v) {
+      this.room(1);
+      this.buf[this.n++] = v ? 245 : 244;
+    }
+    /** float writes v as a float64 (major type 7, 0xfb). */
+    float(v) {
+      this.room(9);
+      f64[0] = v;
+      this.buf[this.n++] = 251;
+      for (let i = 0; i < 8; i++) this.buf[this.n++] = f64Bytes[little ? 7 - i : i];
+    }
+    text(s) {
+      const size = utf8Length(s);
+      this.head(3, size);
+      this.room(size);
+      const b = this.buf;
+      for (let i = 0; i < s.length; i++) {
+        let c = charCodeAt(s, i);
+        if (c >= 55296 && c <= 56319 && i + 1 < s.length) {
+          const d = charCodeAt(s, i + 1);
+          if ((d & 64512) === 56320) {
+            c = 65536 + (c - 55296 << 10) + (d - 56320);
+            i++;
+          }
+        }
+        if (c >= 55296 && c <= 57343) c = 65533;
+        if (c < 128) b[this.n++] = c;
+        else if (c < 2048) {
+          b[this.n++] = 192 | c >> 6;
+          b[this.n++] = 128 | c & 63;
+        } else if (c < 65536) {
+          b[this.n++] = 224 | c >> 12;
+          b[this.n++] = 128 | c >> 6 & 63;
+          b[this.n++] = 128 | c & 63;
+        } else {
+          b[this.n++] = 240 | c >> 18;
+          b[this.n++] = 128 | c >> 12 & 63;
+          b[this.n++] = 128 | c >> 6 & 63;
+          b[this.n++] = 128 | c & 63;
         }
       }
     }
-    bytes(b) {
-      this.room(b.length);
-      this.buf.set(b, this.n);
-      this.n += b.length;
+    /** textAsBytes writes s as a byte string of its UTF-8 (JSON text travels so). */
+    textAsBytes(s) {
+      const start = this.n;
+      this.text(s);
+      this.buf[start] = this.buf[start] & 31 | 2 << 5;
     }
-    value(v) {
-      if (typeof v === "number") this.head(0, v);
-      else if (typeof v === "boolean") {
-        this.room(1);
-        this.buf[this.n++] = v ? 245 : 244;
-      } else if (typeof v === "string") {
-        const b = utf8Encode(v);
-        this.head(3, b.length);
-        this.bytes(b);
-      } else if (v instanceof Uint8Array) {
-        this.head(2, v.length);
-        this.bytes(v);
-      } else if (Array.isArray(v)) {
-        this.head(4, v.length);
-        for (const x of v) this.value(x);
-      } else {
-        this.head(5, v.size);
-        for (const [k, x] of v) {
-          this.head(0, k);
-          this.value(x);
-        }
-      }
+    bytes(v) {
+      const size = typedArrayLength(v);
+      this.head(2, size);
+      this.room(size);
+      typedArraySet(this.buf, v, this.n);
+      this.n += size;
     }
-    result() {
-      return this.buf.slice(0, this.n);
+    /** result returns the bytes written, preceded by room bytes of prefix left zero. */
+    result(prefix = 0) {
+      const out = new Uint8ArrayCtor(prefix + this.n);
+      for (let i = 0; i < this.n; i++) out[prefix + i] = this.buf[i];
+      return out;
     }
   };
-  function encode(v) {
-    const w = new Writer();
-    w.value(v);
-    return w.result();
-  }
-  function decode(bytes) {
-    let i = 0;
+  var MapWriter = class {
+    constructor() {
+      __publicField(this, "w", new Writer());
+      __publicField(this, "count", 0);
+    }
+    key(k) {
+      this.count++;
+      this.w.uint(k);
+      return this.w;
+    }
+    /** into writes this map as a value of out. */
+    into(out) {
+      out.head(5, this.count);
+      out.room(this.w.n);
+      for (let i = 0; i < this.w.n; i++) out.buf[out.n++] = this.w.buf[i];
+    }
+  };
+  function decode(bytes, start, end) {
+    let i = start;
     const need = (k) => {
-      if (i + k > bytes.length) throw new CBORError("unexpected end of data");
+      if (i + k > end) throw new CBORError("unexpected end of data");
     };
     const length = (info) => {
       if (info < 24) return info;
@@ -607,8 +956,27 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
       need(k);
       let n = 0;
       for (let j = 0; j < k; j++) n = n * 256 + bytes[i++];
-      if (!Number.isSafeInteger(n)) throw new CBORError("length too large");
+      if (!numberIsSafeInteger(n)) throw new CBORError("length too large");
       return n;
+    };
+    const float = (k) => {
+      need(k);
+      if (k === 8) {
+        for (let j = 0; j < 8; j++) f64Bytes[little ? 7 - j : j] = bytes[i + j];
+        i += 8;
+        return f64[0];
+      }
+      if (k === 4) {
+        for (let j = 0; j < 4; j++) f32Bytes[little ? 3 - j : j] = bytes[i + j];
+        i += 4;
+        return f32[0];
+      }
+      const h = bytes[i] << 8 | bytes[i + 1];
+      i += 2;
+      const exp = h >> 10 & 31;
+      const mant = h & 1023;
+      const v2 = exp === 0 ? mant * 2 ** -24 : exp !== 31 ? (mant + 1024) * 2 ** (exp - 25) : mant === 0 ? Infinity : NaN;
+      return h & 32768 ? -v2 : v2;
     };
     const item = (depth) => {
       if (depth > 16) throw new CBORError("nested too deeply");
@@ -622,49 +990,56 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
         case 2: {
           const n = length(info);
           need(n);
-          const out = bytes.slice(i, i + n);
+          const out = new Uint8ArrayCtor(n);
+          for (let j = 0; j < n; j++) out[j] = bytes[i + j];
           i += n;
           return out;
         }
         case 3: {
           const n = length(info);
           need(n);
-          const out = utf8Decode(bytes.subarray(i, i + n));
+          const out = utf8Decode(bytes, i, i + n);
           i += n;
           return out;
         }
         case 4: {
           const n = length(info);
           const out = [];
-          for (let j = 0; j < n; j++) out.push(item(depth + 1));
+          for (let j = 0; j < n; j++) push(out, item(depth + 1));
           return out;
         }
         case 5: {
           const n = length(info);
-          const out = /* @__PURE__ */ new Map();
+          const out = record();
           for (let j = 0; j < n; j++) {
+            need(1);
+            if (bytes[i] >> 5 !== 0) throw new CBORError("map key is not an unsigned integer");
             const k = item(depth + 1);
             if (typeof k !== "number") throw new CBORError("map key is not an unsigned integer");
-            if (out.has(k)) throw new CBORError(`duplicate map key ${k}`);
-            out.set(k, item(depth + 1));
+            if (hasOwn(out, k)) throw new CBORError(`duplicate map key ${k}`);
+            out[k] = item(depth + 1);
           }
           return out;
         }
         case 7:
           if (b === 244) return false;
           if (b === 245) return true;
+          if (b === 249) return float(2);
+          if (b === 250) return float(4);
+          if (b === 251) return float(8);
           throw new CBORError(`unsupported simple value ${b}`);
         default:
           throw new CBORError(`unsupported major type ${major}`);
       }
     };
     const v = item(0);
-    if (i !== bytes.length) throw new CBORError("trailing bytes");
+    if (i !== end) throw new CBORError("trailing bytes");
     return v;
   }
 
   // src/wire.ts
   var protocolVersion = 1;
+  var protocolMinor = 1;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -685,139 +1060,402 @@ ${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
     stream: 15,
     text: 16,
     outcome: 17,
-    content: 18
+    content: 18,
+    versions: 19,
+    limits: 20,
+    seed: 21,
+    clock: 22,
+    value: 23
   };
   var Kind = { ready: 1, execute: 2, cancel: 3, toolCall: 4, toolResult: 5, output: 6, result: 7 };
   function frame(m) {
-    const payload = encode(m);
-    if (payload.length > maxFrameSize) throw new RangeError(`message of ${payload.length} bytes exceeds the 16 MiB frame limit`);
-    const out = new Uint8Array(4 + payload.length);
-    out[0] = payload.length >>> 24;
-    out[1] = payload.length >>> 16 & 255;
-    out[2] = payload.length >>> 8 & 255;
-    out[3] = payload.length & 255;
-    out.set(payload, 4);
+    const w = new Writer();
+    m.into(w);
+    if (w.n > maxFrameSize) throw new RangeErrorCtor(`message of ${w.n} bytes exceeds the 16 MiB frame limit`);
+    const out = w.result(4);
+    out[0] = w.n >>> 24;
+    out[1] = w.n >>> 16 & 255;
+    out[2] = w.n >>> 8 & 255;
+    out[3] = w.n & 255;
     return out;
   }
-  function msg(entries) {
-    const m = /* @__PURE__ */ new Map();
-    for (const [k, v] of entries) {
-      if (v === void 0 || v === false || v === "" || v === 0) continue;
-      m.set(k, v);
-    }
+  function head(kind, id) {
+    const m = new MapWriter();
+    m.key(K.kind).uint(kind);
+    if (id > 0) m.key(K.execution).uint(id);
     return m;
   }
-  function errorValue(e) {
-    return msg([[1, e.name], [2, e.message], [3, e.stack]]);
+  function textField(m, key, value) {
+    if (value !== "") m.key(key).text(value);
+  }
+  function clockField(m, clock) {
+    if (clock.length === 0) return;
+    const w = m.key(K.clock);
+    w.head(4, clock.length);
+    for (let i = 0; i < clock.length; i++) w.float(clock[i]);
+  }
+  function errorField(m, e) {
+    const em = new MapWriter();
+    em.key(1).text(e.name);
+    em.key(2).text(e.message);
+    if (e.stack !== void 0 && e.stack !== "") em.key(3).text(e.stack);
+    em.into(m.key(K.error));
+  }
+  function failure(id, name, message) {
+    const m = head(Kind.result, id);
+    m.key(K.outcome).text("program-failed");
+    errorField(m, { name, message });
+    return m;
+  }
+  var asMap = (v) => typeof v === "object" && v !== null && !isArray(v) && !(typedArrayLengthOf(v) >= 0) ? v : void 0;
+  function typedArrayLengthOf(v) {
+    try {
+      return typedArrayLength(v);
+    } catch {
+      return -1;
+    }
+  }
+  var asBytes = (v) => typedArrayLengthOf(v) >= 0 ? v : void 0;
+  var asUint = (v) => typeof v === "number" && v >= 0 && numberIsSafeInteger(v) ? v : 0;
+  function cap(requested, limit) {
+    if (requested > 0 && (limit <= 0 || requested < limit)) return requested;
+    return limit;
+  }
+  function seedFrom(bytes) {
+    const out = [];
+    for (let i = 0; i < 4; i++) {
+      push(out, (bytes[4 * i] << 24 | bytes[4 * i + 1] << 16 | bytes[4 * i + 2] << 8 | bytes[4 * i + 3]) >>> 0);
+    }
+    return out;
+  }
+  function duration(ms) {
+    return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${ms}ms`;
   }
   function startRunner(opts) {
-    const executions = /* @__PURE__ */ new Map();
-    let buffered = new Uint8Array(0);
+    const executions = { __proto__: null };
+    let buffered = new Uint8ArrayCtor(0);
     let dead = false;
+    const channel = opts.channel;
+    const platform = opts.platform;
+    const defaults = opts.limits;
     const send = (m) => {
       if (dead) return;
-      opts.channel.write(frame(m));
+      channel.write(frame(m));
     };
     const fault = (reason) => {
       if (dead) return;
       dead = true;
-      executions.clear();
-      opts.channel.close(reason);
+      channel.close(reason);
     };
     const execute = (m) => {
-      const id = m.get(K.execution);
-      if (executions.has(id)) {
-        send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue({ name: "Error", message: "duplicate execution id" })]]));
+      const id = m[K.execution];
+      if (executions[id] !== void 0) {
+        send(failure(id, "Error", "duplicate execution id"));
         return;
       }
-      const filename = m.get(K.filename);
-      const hasInput = m.get(K.hasInput) === true;
+      const filename = m[K.filename];
+      if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
+      const hasInput = m[K.hasInput] === true;
       let input;
-      if (hasInput) input = jsonParse(utf8Decode(m.get(K.input)));
-      const namespaces = (m.get(K.namespaces) ?? []).map((ns) => ({
-        name: ns.get(1),
-        tools: (ns.get(2) ?? []).slice()
-      }));
+      if (hasInput) {
+        const bytes = asBytes(m[K.input]);
+        if (bytes === void 0) throw new TypeErrorCtor("execute message without its input");
+        try {
+          input = jsonParse(utf8Decode(bytes, 0, typedArrayLength(bytes)));
+        } catch {
+          send(failure(id, "TypeError", "program input is not valid JSON"));
+          return;
+        }
+      }
+      const namespaces = [];
+      const nsList = m[K.namespaces];
+      if (isArray(nsList)) {
+        for (let i = 0; i < nsList.length; i++) {
+          const ns = asMap(nsList[i]);
+          if (ns === void 0 || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
+          const tools = [];
+          const names = ns[2];
+          if (isArray(names)) {
+            for (let j = 0; j < names.length; j++) {
+              if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
+              push(tools, names[j]);
+            }
+          }
+          push(namespaces, { __proto__: null, name: ns[1], tools });
+        }
+      }
+      const lm = asMap(m[K.limits]);
+      const req = (k) => lm === void 0 ? 0 : asUint(lm[k]);
+      const limits = {
+        __proto__: null,
+        maxOutput: cap(req(3), defaults.maxOutput),
+        maxContent: cap(req(4), defaults.maxContent),
+        maxTimers: cap(req(5), defaults.maxTimers)
+      };
+      const timeoutMs = cap(req(1), defaults.timeoutMs);
+      const seedBytes = asBytes(m[K.seed]);
+      const seed = seedBytes !== void 0 && typedArrayLength(seedBytes) === 16 ? seedFrom(seedBytes) : platform.randomSeed();
+      const clock = [];
+      const clockIn = m[K.clock];
+      if (isArray(clockIn)) {
+        for (let i = 0; i < clockIn.length; i++) if (typeof clockIn[i] === "number") push(clock, clockIn[i]);
+      }
+      let deadline;
       const host2 = {
-        toolCall(seq, namespace, tool, inputJSON) {
-          if (!executions.has(id)) return;
-          send(msg([[K.kind, Kind.toolCall], [K.execution, id], [K.seq, seq], [K.namespace, namespace], [K.tool, tool], [K.input, utf8Encode(inputJSON)]]));
+        toolCall(seq, namespace, tool, inputJSON, observed) {
+          if (executions[id] === void 0) return;
+          const c = head(Kind.toolCall, id);
+          c.key(K.seq).uint(seq);
+          textField(c, K.namespace, namespace);
+          textField(c, K.tool, tool);
+          c.key(K.input).textAsBytes(inputJSON);
+          clockField(c, observed);
+          send(c);
         },
-        output(stream, text) {
-          if (!executions.has(id)) return;
-          send(msg([[K.kind, Kind.output], [K.execution, id], [K.stream, stream], [K.text, text]]));
+        output(stream, text2) {
+          if (executions[id] === void 0) return;
+          const o = head(Kind.output, id);
+          o.key(K.stream).text(stream);
+          textField(o, K.text, text2);
+          send(o);
         },
         finish(result) {
-          if (!executions.delete(id)) return;
+          const ex = executions[id];
+          if (ex === void 0) return;
+          delete executions[id];
+          if (deadline !== void 0) platform.clearTimer(deadline);
+          platform.ended(ex);
+          const r = head(Kind.result, id);
           if (result.outcome === "success") {
-            const content = result.content.map(
-              (c) => c.type === "text" ? msg([[1, "text"], [2, c.text]]) : msg([[1, "image"], [3, c.data], [4, c.mimeType]])
-            );
-            const m2 = msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "success"]]);
-            if (content.length > 0) m2.set(K.content, content);
-            try {
-              send(m2);
-            } catch (error) {
-              const e = error;
-              send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue({ name: e.name, message: e.message })]]));
+            r.key(K.outcome).text("success");
+            const content = result.content;
+            if (content.length > 0) {
+              const w = r.key(K.content);
+              w.head(4, content.length);
+              for (let i = 0; i < content.length; i++) {
+                const c = content[i];
+                const cm = new MapWriter();
+                if (c.type === "text") {
+                  cm.key(1).text("text");
+                  textField(cm, 2, c.text);
+                } else {
+                  cm.key(1).text("image");
+                  textField(cm, 3, c.data);
+                  textField(cm, 4, c.mimeType);
+                }
+                cm.into(w);
+              }
             }
+            clockField(r, result.clock);
+            if (result.value !== "") r.key(K.value).textAsBytes(result.value);
           } else {
-            send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue(result.error)]]));
+            r.key(K.outcome).text("program-failed");
+            errorField(r, result.error);
+            clockField(r, result.clock);
+          }
+          try {
+            send(r);
+          } catch (error) {
+            send(failure(id, "RangeError", error.message));
           }
         }
       };
-      const execution2 = new Execution(host2, { filename, hasInput, input, namespaces, limits: opts.limits });
-      executions.set(id, execution2);
-      const source = m.get(K.source) ?? "";
-      void execution2.run(() => opts.importModule(source, filename, id));
+      const request2 = {
+        __proto__: null,
+        filename,
+        hasInput,
+        input,
+        namespaces,
+        limits,
+        seed,
+        clock
+      };
+      const execution2 = createExecution(host2, request2, platform.now);
+      executions[id] = execution2;
+      platform.started(execution2);
+      if (timeoutMs > 0) {
+        deadline = platform.setTimer(() => {
+          const e = new ErrorCtor(`the execution deadline of ${duration(timeoutMs)} was exceeded`);
+          defineProperty(e, "name", data("TimeoutError", false));
+          defineProperty(e, "stack", data("", false));
+          execution2.fail(e);
+        }, timeoutMs);
+      }
+      const source = m[K.source];
+      const text = typeof source === "string" ? source : "";
+      platform.run(execution2, () => execution2.run(() => opts.importModule(text, filename, id)));
     };
     const handle = (m) => {
-      const kind = m.get(K.kind);
-      const id = m.get(K.execution);
-      if (typeof id !== "number" || id < 1) throw new Error(`message of kind ${String(kind)} has no execution id`);
+      const kind = m[K.kind];
+      const id = m[K.execution];
+      if (typeof id !== "number" || id < 1) throw new ErrorCtor(`message of kind ${kind} has no execution id`);
       switch (kind) {
         case Kind.execute:
           execute(m);
           return;
         case Kind.toolResult: {
-          const seq = m.get(K.seq);
-          const output = m.get(K.output);
-          const error = m.get(K.error);
-          const execution2 = executions.get(id);
+          const seq = asUint(m[K.seq]);
+          const output = asBytes(m[K.output]);
+          const error = asMap(m[K.error]);
+          const execution2 = executions[id];
           if (execution2 === void 0) return;
-          if (output instanceof Uint8Array) execution2.deliver(seq, true, utf8Decode(output));
-          else execution2.deliver(seq, false, jsonStringify({ name: error?.get(1) ?? "Error", message: error?.get(2) ?? "" }));
+          if (output !== void 0) execution2.deliver(seq, true, utf8Decode(output, 0, typedArrayLength(output)));
+          else {
+            const name = error !== void 0 && typeof error[1] === "string" ? error[1] : "Error";
+            const message = error !== void 0 && typeof error[2] === "string" ? error[2] : "";
+            execution2.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}}`);
+          }
           return;
         }
-        case Kind.cancel:
-          executions.delete(id);
+        case Kind.cancel: {
+          const ex = executions[id];
+          if (ex === void 0) return;
+          delete executions[id];
+          platform.ended(ex);
           return;
+        }
         default:
-          throw new Error(`unexpected message kind ${String(kind)} from the host`);
+          throw new ErrorCtor(`unexpected message kind ${kind} from the host`);
       }
     };
-    send(msg([[K.kind, Kind.ready], [K.version, protocolVersion], [K.runner, opts.runner]]));
+    {
+      const ready = head(Kind.ready, 0);
+      ready.key(K.version).uint(protocolVersion);
+      textField(ready, K.runner, opts.runner);
+      const vr = new MapWriter();
+      const min = new MapWriter();
+      min.key(1).uint(1);
+      min.into(vr.key(1));
+      const max = new MapWriter();
+      max.key(1).uint(protocolVersion);
+      max.key(2).uint(protocolMinor);
+      max.into(vr.key(2));
+      vr.into(ready.key(K.versions));
+      send(ready);
+    }
     return (chunk) => {
       if (dead) return;
       try {
-        const joined = new Uint8Array(buffered.length + chunk.length);
-        joined.set(buffered);
-        joined.set(chunk, buffered.length);
+        const have = typedArrayLength(buffered);
+        const joined = new Uint8ArrayCtor(have + typedArrayLength(chunk));
+        typedArraySet(joined, buffered);
+        typedArraySet(joined, chunk, have);
+        const total = typedArrayLength(joined);
         let at = 0;
-        while (joined.length - at >= 4) {
+        while (total - at >= 4) {
           const n = (joined[at] << 24 >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
-          if (n > maxFrameSize) throw new RangeError(`frame of ${n} bytes exceeds the 16 MiB limit`);
-          if (joined.length - at - 4 < n) break;
-          const m = decode(joined.subarray(at + 4, at + 4 + n));
+          if (n > maxFrameSize) throw new RangeErrorCtor(`frame of ${n} bytes exceeds the 16 MiB limit`);
+          if (total - at - 4 < n) break;
+          const m = asMap(decode(joined, at + 4, at + 4 + n));
           at += 4 + n;
-          if (!(m instanceof Map)) throw new Error("message is not a CBOR map");
+          if (m === void 0) throw new ErrorCtor("message is not a CBOR map");
           handle(m);
         }
-        buffered = joined.slice(at);
+        const rest = new Uint8ArrayCtor(total - at);
+        for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
+        buffered = rest;
       } catch (error) {
-        fault(error instanceof Error ? error : new Error(String(error)));
+        fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
       }
     };
+  }
+
+  // src/node.ts
+  function startNodeRunner(deps) {
+    const g = deps.global;
+    const storage = deps.storage;
+    const getStore = storage.getStore;
+    const storageRun = storage.run;
+    const realSetTimeout = g.setTimeout;
+    const realClearTimeout = g.clearTimeout;
+    const realSetInterval = g.setInterval;
+    const realClearInterval = g.clearInterval;
+    const randomBytes = deps.randomBytes;
+    const SetCtor = Set;
+    const setAdd = Set.prototype.add;
+    const setDelete = Set.prototype.delete;
+    const setForEach = Set.prototype.forEach;
+    const setClear = Set.prototype.clear;
+    const sizeGetter = Reflect.getOwnPropertyDescriptor(Set.prototype, "size").get;
+    const WeakMapCtor = WeakMap;
+    const weakGet = WeakMap.prototype.get;
+    const weakSet = WeakMap.prototype.set;
+    const owners = new WeakMapCtor();
+    const timerOwners = new WeakMapCtor();
+    const current = () => {
+      const ex = apply(getStore, storage, []);
+      return ex === void 0 ? void 0 : apply(weakGet, owners, [ex]);
+    };
+    const limitError = (t, what) => {
+      const max = t.ex.limits.maxTimers;
+      return new RangeErrorCtor(`${what}: ${max} timers are pending, the execution's limit (maxTimers); clearTimeout frees one`);
+    };
+    const wrap = (real, what, once) => function(callback, ms, ...args) {
+      const t = current();
+      if (t === void 0 || typeof callback !== "function") {
+        const all = [callback, ms];
+        for (let i = 0; i < args.length; i++) push(all, args[i]);
+        return apply(real, g, all);
+      }
+      if (t.ex.finished()) throw new ErrorCtor(`${what} was called after the program finished`);
+      if (apply(sizeGetter, t.timers, []) >= t.ex.limits.maxTimers) {
+        const error = limitError(t, what);
+        t.ex.fail(error);
+        throw error;
+      }
+      let handle;
+      const fire = function() {
+        if (once) apply(setDelete, t.timers, [handle]);
+        return apply(callback, this, args);
+      };
+      handle = apply(real, g, [fire, ms]);
+      apply(setAdd, t.timers, [handle]);
+      if (typeof handle === "object" && handle !== null) apply(weakSet, timerOwners, [handle, t]);
+      return handle;
+    };
+    const unwrapClear = (real) => function(handle) {
+      if (typeof handle === "object" && handle !== null) {
+        const t = apply(weakGet, timerOwners, [handle]);
+        if (t !== void 0) apply(setDelete, t.timers, [handle]);
+      }
+      apply(real, g, [handle]);
+    };
+    defineProperty(g, "setTimeout", data(wrap(realSetTimeout, "setTimeout", true), false));
+    defineProperty(g, "setInterval", data(wrap(realSetInterval, "setInterval", false), false));
+    defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
+    defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
+    installClock(g, () => apply(getStore, storage, []));
+    return startRunner({
+      channel: deps.channel,
+      importModule: deps.importModule,
+      runner: deps.runner,
+      limits: deps.limits,
+      platform: {
+        run: (ex, f) => apply(storageRun, storage, [ex, f]),
+        randomSeed() {
+          const b = randomBytes(16);
+          const out = [];
+          for (let i = 0; i < 4; i++) push(out, (b[4 * i] << 24 | b[4 * i + 1] << 16 | b[4 * i + 2] << 8 | b[4 * i + 3]) >>> 0);
+          return out;
+        },
+        now: () => apply(dateNow, DateCtor, []),
+        setTimer: (f, ms) => apply(realSetTimeout, g, [f, ms]),
+        clearTimer: (h) => apply(realClearTimeout, g, [h]),
+        started(ex) {
+          apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor() }]);
+        },
+        // An ended execution's timers are stopped: nothing of it runs later.
+        ended(ex) {
+          const t = apply(weakGet, owners, [ex]);
+          if (t === void 0) return;
+          apply(setForEach, t.timers, [(h) => {
+            apply(realClearTimeout, g, [h]);
+            apply(realClearInterval, g, [h]);
+          }]);
+          apply(setClear, t.timers, []);
+        }
+      }
+    });
   }
   return __toCommonJS(index_exports);
 })();

@@ -9,9 +9,11 @@
 // submitted source's coordinates and a report with excerpts.
 //
 // A program valid in that project is checked a second time against
-// checker-only declarations whose tool methods are exact (exact.go), so
-// that an argument held in a variable cannot carry properties the tool's
-// closed input does not declare; only those diagnostics come from the
-// second pass. It costs a second check of valid programs that name a tool
-// method.
+// checker-only declarations whose tool methods are exact
+// (typegen.CheckerDeclarations, given as File.Checker beside the contract's
+// declarations), so that an argument held in a variable cannot carry
+// properties the tool's closed input does not declare; only those
+// diagnostics come from the second pass. It costs a second check of valid
+// programs that name a tool method. Files without File.Checker are used as
+// written, without that pass.
 package typecheck

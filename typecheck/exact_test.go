@@ -1,48 +1,29 @@
 package typecheck
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/codemode-go/codemode/typegen"
 )
 
-// TestExactToolsRewritesOnlyToolMethods: the methods of …Tools interfaces
-// are rewritten (flat inputs with the one-level check), other interfaces
-// and comments are left alone.
-func TestExactToolsRewritesOnlyToolMethods(t *testing.T) {
-	src := `interface Tools {
-  /** Echo {x} ( */
-  echo(input: {
-    /** Any ) text. */
-    value: string;
-  }): Promise<{ value: string }>;
-  list(input: { items: string[] }): Promise<{ a: "(" }>;
-}
-interface GithubTools {
-  search(input: { q: string }): Promise<{ hits: number }>;
-}
-interface CodeModeResult {
-  appendText(text: string): void;
-  other(input: { x: string }): void;
-}
-`
-	out, names := exactTools(src)
-	if strings.Join(names, ",") != "echo,list,search" {
-		t.Fatalf("rewrote %v, want echo, list, search", names)
+// TestExactDeclarationsUseTheCheckersText: a file with checker declarations
+// is replaced by their exact text, others are kept as written.
+func TestExactDeclarationsUseTheCheckersText(t *testing.T) {
+	files := []File{
+		{Name: "codemode.d.ts", Text: "plain", Checker: &typegen.CheckerDeclarations{Exact: "exact", Methods: []string{"echo"}}},
+		{Name: "lib.d.ts", Text: "lib"},
+		{Name: "none.d.ts", Text: "none", Checker: &typegen.CheckerDeclarations{Exact: "unused"}},
 	}
-	for _, want := range []string{
-		"echo<CodeModeI extends {\n    /** Any ) text. */\n    value: string;\n  }>(input: CodeModeI & CodeModeExactFlat<CodeModeI, {",
-		`list<CodeModeI extends { items: string[] }>(input: CodeModeI & CodeModeExact<CodeModeI, { items: string[] }>): Promise<{ a: "(" }>;`,
-		`search<CodeModeI extends { q: string }>(input: CodeModeI & CodeModeExactFlat<CodeModeI, { q: string }>)`,
-		"  other(input: { x: string }): void;",
-		"/** Echo {x} ( */",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in\n%s", want, out)
-		}
+	out, names := exactDeclarations(files)
+	if out[0].Text != "exact" || out[1].Text != "lib" || out[2].Text != "none" || len(names) != 1 || names[0] != "echo" {
+		t.Fatalf("exactDeclarations = %+v, %v", out, names)
 	}
-	if _, names := exactTools("interface CodeModeResult {\n  appendText(text: string): void;\n}\n"); len(names) > 0 {
-		t.Errorf("rewrote %v in a declaration without tools", names)
+	if files[0].Text != "plain" {
+		t.Fatal("exactDeclarations changed its argument")
 	}
+}
+
+func TestMentionsAny(t *testing.T) {
 	for _, c := range []struct {
 		source string
 		want   bool

@@ -15,6 +15,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/codemode-go/codemode/internal/excerpt"
+	"github.com/codemode-go/codemode/typegen"
 )
 
 // ErrNotInstalled is returned by New when no TypeScript 7 compiler is found.
@@ -40,6 +43,13 @@ var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (loo
 type File struct {
 	Name string
 	Text string
+	// Checker, for a file whose Text typegen.Declarations printed (a
+	// contract's TypeDefinitions), is what typegen.ForChecker printed from
+	// the same surface (the contract's CheckerDeclarations). The checker
+	// then declares the namespaces without Object.prototype members and
+	// checks a valid program again against exact tool inputs (see
+	// Checker.Check). Nil: the file is used as it is written.
+	Checker *typegen.CheckerDeclarations
 }
 
 // Diagnostic is one compiler error in submitted-source coordinates.
@@ -242,6 +252,12 @@ func (c *Checker) project(files []File) (*project, error) {
 		h.Write([]byte(f.Name))
 		h.Write([]byte{0})
 		h.Write(d[:])
+		if f.Checker != nil {
+			// The project declares NoPrototype too (noPrototype).
+			d := c.digest(f.Checker.NoPrototype)
+			h.Write([]byte{1})
+			h.Write(d[:])
+		}
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]
 	if p := c.projects[key]; p != nil {
@@ -316,29 +332,16 @@ func (c *Checker) digest(text string) [sha256.Size]byte {
 	return d
 }
 
-var toolsInterface = regexp.MustCompile(`(?m)^interface (\w*Tools) \{`)
-
 // noPrototype declares, for the checker only, that the tool namespaces have
-// no Object.prototype members: at run time a namespace is a null-prototype
-// object, so codemode.toString() cannot run and must not type-check. It
-// merges into each `interface …Tools` of the declarations.
+// no Object.prototype members (typegen.CheckerDeclarations.NoPrototype of
+// each file that carries them): at run time a namespace is a
+// null-prototype object, so codemode.toString() cannot run and must not
+// type-check.
 func noPrototype(files []File) string {
 	var b strings.Builder
-	seen := map[string]bool{}
 	for _, f := range files {
-		if !strings.Contains(f.Text, "Tools {") {
-			continue // most files, cheaply: the expression is slow on megabytes
-		}
-		for _, m := range toolsInterface.FindAllStringSubmatch(f.Text, -1) {
-			if seen[m[1]] {
-				continue
-			}
-			seen[m[1]] = true
-			fmt.Fprintf(&b, "interface %s {\n", m[1])
-			for _, name := range []string{"toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "constructor"} {
-				fmt.Fprintf(&b, "  %s: never;\n", name)
-			}
-			b.WriteString("}\n")
+		if f.Checker != nil {
+			b.WriteString(f.Checker.NoPrototype)
 		}
 	}
 	return b.String()
@@ -378,7 +381,7 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 		return res, nil
 	}
 	// Second pass, for a valid program only: against declarations whose
-	// tool methods are exact (see exactTools), so that an argument that is
+	// tool methods are exact (File.Checker), so that an argument that is
 	// not a fresh object literal cannot carry properties the tool's input
 	// does not declare (issue 4). Only those diagnostics are taken from it;
 	// the first pass keeps TypeScript's own messages for every other error,
@@ -504,17 +507,7 @@ func report(source string, ds []Diagnostic) string {
 	for _, d := range ds {
 		var one strings.Builder
 		fmt.Fprintf(&one, "%s:%d:%d - error TS%d: %s\n", d.File, d.Line, d.Column, d.Code, d.Message)
-		width := len(fmt.Sprint(min(d.Line+1, len(lines))))
-		for n := max(d.Line-1, 1); n <= min(d.Line+1, len(lines)); n++ {
-			mark := " "
-			if n == d.Line {
-				mark = ">"
-			}
-			fmt.Fprintf(&one, "%s %*d | %s\n", mark, width, n, lines[n-1])
-			if n == d.Line {
-				fmt.Fprintf(&one, "  %*s | %s^\n", width, "", strings.Repeat(" ", max(d.Column-1, 0)))
-			}
-		}
+		one.WriteString(excerpt.Lines(lines, d.Line, max(d.Column, 1)))
 		one.WriteString("\n")
 		if b.Len()+one.Len() > MaxReport {
 			b.WriteString("… more errors omitted\n")

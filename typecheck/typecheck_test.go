@@ -2,6 +2,7 @@ package typecheck_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/internal/fixtures"
 	"github.com/codemode-go/codemode/typecheck"
+	"github.com/codemode-go/codemode/typegen"
 )
 
 func checker(t *testing.T) *typecheck.Checker {
@@ -49,7 +51,7 @@ func declarations(t *testing.T, withInput bool) []typecheck.File {
 		t.Fatal(err)
 	}
 	rtFiles, _ := quickjs.New(quickjs.Options{}).TypeDefinitionFiles(context.Background())
-	files := []typecheck.File{{Name: "codemode.d.ts", Text: k.TypeDefinitions()}}
+	files := []typecheck.File{{Name: "codemode.d.ts", Text: k.TypeDefinitions(), Checker: k.CheckerDeclarations()}}
 	for _, f := range rtFiles {
 		files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
 	}
@@ -242,17 +244,32 @@ func TestCheckRefusesUnsafeFileNames(t *testing.T) {
 // object literals to TypeScript's own message.
 func TestCheckRejectsUndeclaredInputPropertiesThroughVariables(t *testing.T) {
 	c := checker(t)
-	files := []typecheck.File{{Name: "codemode.d.ts", Text: `interface Tools {
-  /** Tags {in braces} and a ( paren. */
-  tag(input: {
-    /** The items ) to tag. */
-    items: { id: string; labels?: string[]; owner?: { name: string } }[];
-  }): Promise<{ ok: boolean }>;
-  shape(input: { kind: "circle"; r: number } | { kind: "square"; side: number }): Promise<{ area: number }>;
-}
-interface AgentProgramScope { readonly codemode: Tools }
-type AgentProgram = (scope: AgentProgramScope) => unknown;
-`}}
+	obj := func(props string, required ...string) string {
+		return `{"type":"object","properties":` + props + `,"required":["` + strings.Join(required, `","`) + `"],"additionalProperties":false}`
+	}
+	surface := typegen.Surface{Namespaces: []typegen.Namespace{{Name: "codemode", Tools: []typegen.ToolDecl{
+		{
+			Name: "tag", Description: "Tags {in braces} and a ( paren.",
+			InputSchema: json.RawMessage(obj(`{"items":{"description":"The items ) to tag.","type":"array","items":`+
+				`{"type":"object","properties":{"id":{"type":"string"},"labels":{"type":"array","items":{"type":"string"}},"owner":`+obj(`{"name":{"type":"string"}}`, "name")+`},"required":["id"],"additionalProperties":false}}}`, "items")),
+			OutputSchema: json.RawMessage(obj(`{"ok":{"type":"boolean"}}`, "ok")),
+		},
+		{
+			Name: "shape", Description: "Area of a shape.",
+			InputSchema: json.RawMessage(`{"oneOf":[` + obj(`{"kind":{"const":"circle"},"r":{"type":"number"}}`, "kind", "r") + `,` +
+				obj(`{"kind":{"const":"square"},"side":{"type":"number"}}`, "kind", "side") + `]}`),
+			OutputSchema: json.RawMessage(obj(`{"area":{"type":"number"}}`, "area")),
+		},
+	}}}}
+	text, err := typegen.Declarations(surface)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := typegen.ForChecker(surface)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []typecheck.File{{Name: "codemode.d.ts", Text: text, Checker: exact}}
 	tests := []struct {
 		name string
 		body string

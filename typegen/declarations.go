@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -41,6 +42,66 @@ type ToolDecl struct {
 	// parameter is optional (`input?: {…}`): a call without an argument sends
 	// {} (wire/PROTOCOL.md).
 	Lenient bool `json:"lenient,omitempty"`
+	// Annotations are the tool's behaviour hints, printed as JSDoc block
+	// tags after Description (see [Annotations.Tags]).
+	Annotations Annotations `json:"annotations,omitzero"`
+}
+
+// Annotations are the behaviour hints of a tool that an approval policy
+// needs and the agent sees: MCP's ToolAnnotations, with MCP's JSON names
+// (Model Context Protocol specification 2025-06-18, "Tool annotations"
+// under Server Features / Tools, and the ToolAnnotations schema:
+// https://modelcontextprotocol.io/specification/2025-06-18/schema#toolannotations).
+// A nil hint is unset: MCP's default applies (read-only false, destructive
+// true, idempotent false, open-world true). Hints describe, they do not
+// enforce: a host must not trust hints from an untrusted server.
+type Annotations struct {
+	// Title is a human-readable title for the tool. It is not printed in
+	// declarations (the description is the JSDoc).
+	Title string `json:"title,omitempty"`
+	// ReadOnly true: the tool does not modify its environment.
+	ReadOnly *bool `json:"readOnlyHint,omitempty"`
+	// Destructive true: the tool may perform destructive updates; false:
+	// only additive ones. Meaningful only when ReadOnly is not true.
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	// Idempotent true: calling it again with the same input has no further
+	// effect. Meaningful only when ReadOnly is not true.
+	Idempotent *bool `json:"idempotentHint,omitempty"`
+	// OpenWorld true: the tool may interact with an open world of external
+	// entities (a web search); false: its domain is closed (a memory).
+	OpenWorld *bool `json:"openWorldHint,omitempty"`
+}
+
+// Tags returns the JSDoc block tags that [Declarations] prints after a
+// tool's description, in this order: "@readonly" when ReadOnly is true;
+// unless ReadOnly is true, "@destructive" or "@destructive false" when
+// Destructive is set and "@idempotent" or "@idempotent false" when
+// Idempotent is set; "@openWorld" or "@openWorld false" when OpenWorld is
+// set. ReadOnly false prints nothing (it is the default). Unset hints
+// print nothing, so a tool without annotations has a plain description.
+//
+//	yes := true
+//	typegen.Annotations{ReadOnly: &yes}.Tags() // ["@readonly"]
+func (a Annotations) Tags() []string {
+	var tags []string
+	tag := func(name string, v *bool) {
+		switch {
+		case v == nil:
+		case *v:
+			tags = append(tags, name)
+		default:
+			tags = append(tags, name+" false")
+		}
+	}
+	readOnly := a.ReadOnly != nil && *a.ReadOnly
+	if readOnly {
+		tags = append(tags, "@readonly")
+	} else {
+		tag("@destructive", a.Destructive)
+		tag("@idempotent", a.Idempotent)
+	}
+	tag("@openWorld", a.OpenWorld)
+	return tags
 }
 
 // Namespace groups tools under one property of the program scope. The
@@ -63,7 +124,83 @@ type Surface struct {
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	// Namespaces are printed in order; normally one, named "codemode".
 	Namespaces []Namespace `json:"namespaces"`
+	// DurableSDK adds the durable runtime's SDK to the codemode namespace:
+	// codemode.search, codemode.describe, codemode.step and codemode.run
+	// with the SearchResult, SearchOutput and DescribeOutput types (see
+	// [SDKDeclarations]). The namespace is added, last, when Namespaces
+	// has none named codemode. A codemode tool named like an SDK method is
+	// then an error.
+	DurableSDK bool `json:"durableSDK,omitempty"`
 }
+
+// SDKNamespace is the namespace that holds the durable SDK's methods.
+const SDKNamespace = "codemode"
+
+// IsSDKMethod reports whether name is a method of the durable SDK (step,
+// search, describe, run), which a tool in [SDKNamespace] must not be named.
+func IsSDKMethod(name string) bool {
+	switch name {
+	case "step", "search", "describe", "run":
+		return true
+	}
+	return false
+}
+
+// sdkMembers are the durable SDK's members of the codemode namespace
+// interface, printed when [Surface].DurableSDK is set, after the tools. The
+// signatures and the result types (sdkTypes) are those of Cloudflare's
+// @cloudflare/codemode runtime API reference (the codemode global of the
+// sandbox, SearchResult, SearchOutput and DescribeOutput).
+const sdkMembers = `  /**
+   * Searches tool methods and saved snippets; at most 50 results, ranked.
+   * Returns paths, not schemas: pass one to describe for its declarations.
+   */
+  search(query: string): Promise<SearchOutput>;
+
+  /** TypeScript declarations of a namespace, a namespace.method or a snippet name. */
+  describe(target: string): Promise<DescribeOutput>;
+
+  /**
+   * Runs fn once and records its result; when the execution is replayed
+   * (after an approval), returns the recorded result without running fn.
+   * Wrap non-deterministic or side-effecting work that is not a tool call,
+   * such as Date.now() or Math.random().
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+
+  /**
+   * Runs the saved snippet name with input. A missing snippet, or one whose
+   * recorded namespaces are not all configured, resolves to an object with
+   * an error property instead of throwing.
+   */
+  run(name: string, input?: unknown): Promise<unknown>;
+`
+
+// sdkTypes are printed after the namespace interfaces.
+const sdkTypes = `type SearchResult = {
+  path: string;
+  connector: string;
+  method: string;
+  description?: string;
+  requiresApproval?: boolean;
+  kind: "method" | "snippet";
+  score: number;
+};
+
+type SearchOutput = {
+  results: SearchResult[];
+  total: number;
+  truncated: boolean;
+};
+
+type DescribeOutput = {
+  path: string;
+  description?: string;
+  requiresApproval?: boolean;
+  types: string;
+  kind: "connector" | "method" | "snippet";
+};
+`
 
 // Declarations renders the complete surface as .d.ts-style global script
 // declarations (no import or export), in this order, separated by blank lines
@@ -111,6 +248,14 @@ type Surface struct {
 //     scope's input property; root descriptions of tool schemas are not
 //     printed (the tool description is).
 func Declarations(s Surface) (string, error) {
+	text, _, err := declarations(s, false)
+	return text, err
+}
+
+// declarations prints s; with exact set, every tool method whose input is
+// required is printed exact for a checker (see [ForChecker]), and the names
+// of those methods are returned.
+func declarations(s Surface, exact bool) (string, []string, error) {
 	var b strings.Builder
 
 	var input *tsType
@@ -118,36 +263,48 @@ func Declarations(s Surface) (string, error) {
 	if len(bytes.TrimSpace(s.InputSchema)) > 0 {
 		t, root, err := compileSchema(s.InputSchema)
 		if err != nil {
-			return "", prefixed(err, "input")
+			return "", nil, prefixed(err, "input")
 		}
 		input, inputDoc = t, description(root)
 	}
 
-	namespaceNames := make(map[string]bool, len(s.Namespaces))
-	interfaceNames := make(map[string]bool, len(s.Namespaces))
-	interfaces := make([]string, len(s.Namespaces))
-	for i, ns := range s.Namespaces {
+	namespaces := s.Namespaces
+	if s.DurableSDK && !slices.ContainsFunc(namespaces, func(n Namespace) bool { return n.Name == SDKNamespace }) {
+		namespaces = append(slices.Clip(namespaces), Namespace{Name: SDKNamespace})
+	}
+	namespaceNames := make(map[string]bool, len(namespaces))
+	interfaceNames := make(map[string]bool, len(namespaces))
+	interfaces := make([]string, len(namespaces))
+	var methods []string
+	for i, ns := range namespaces {
 		if !isIdentifier(ns.Name) {
-			return "", schemaErr(ns.Name, "name", "namespace name must be a JavaScript identifier")
+			return "", nil, schemaErr(ns.Name, "name", "namespace name must be a JavaScript identifier")
 		}
 		switch ns.Name {
 		case "input", "console", "result":
-			return "", schemaErr(ns.Name, "name", "namespace name %q is reserved by the program scope", ns.Name)
+			return "", nil, schemaErr(ns.Name, "name", "namespace name %q is reserved by the program scope", ns.Name)
 		}
 		if namespaceNames[ns.Name] {
-			return "", schemaErr(ns.Name, "name", "duplicate namespace")
+			return "", nil, schemaErr(ns.Name, "name", "duplicate namespace")
 		}
 		namespaceNames[ns.Name] = true
 		iface := interfaceName(ns.Name)
 		if interfaceNames[iface] {
-			return "", schemaErr(ns.Name, "name", "interface name %s is already used by another namespace", iface)
+			return "", nil, schemaErr(ns.Name, "name", "interface name %s is already used by another namespace", iface)
 		}
 		interfaceNames[iface] = true
 		interfaces[i] = iface
 
-		if err := writeNamespace(&b, ns, iface); err != nil {
-			return "", err
+		sdk := s.DurableSDK && ns.Name == SDKNamespace
+		names, err := writeNamespace(&b, ns, iface, sdk, exact)
+		if err != nil {
+			return "", nil, err
 		}
+		methods = append(methods, names...)
+		b.WriteByte('\n')
+	}
+	if s.DurableSDK {
+		b.WriteString(sdkTypes)
 		b.WriteByte('\n')
 	}
 
@@ -161,14 +318,17 @@ func Declarations(s Surface) (string, error) {
 		printer{readonly: true}.writeType(&b, input, 1)
 		b.WriteString(";\n")
 	}
-	for i, ns := range s.Namespaces {
+	for i, ns := range namespaces {
 		b.WriteString("  readonly " + ns.Name + ": " + interfaces[i] + ";\n")
 	}
 	b.WriteString("  readonly console: CodeModeConsole;\n")
 	b.WriteString("  readonly result: CodeModeResult;\n")
 	b.WriteString("}\n\n")
 	b.WriteString("type " + ProgramTypeName + " = (scope: " + ScopeTypeName + ") => unknown;\n")
-	return b.String(), nil
+	if exact {
+		b.WriteString(exactHelpers)
+	}
+	return b.String(), methods, nil
 }
 
 // fixedDeclarations are the console, result writer and content types of
@@ -194,45 +354,83 @@ type ProgramContent =
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
 `
 
-func writeNamespace(b *strings.Builder, ns Namespace, iface string) error {
-	if len(ns.Tools) == 0 {
+// writeNamespace writes the interface of one namespace, with the durable
+// SDK's members after the tools when sdk is set, and returns the names of
+// the tool methods it printed exact (only when exact is set).
+func writeNamespace(b *strings.Builder, ns Namespace, iface string, sdk, exact bool) ([]string, error) {
+	if len(ns.Tools) == 0 && !sdk {
 		b.WriteString("interface " + iface + " {}\n")
-		return nil
+		return nil, nil
 	}
 	b.WriteString("interface " + iface + " {\n")
 	seen := make(map[string]bool, len(ns.Tools))
+	var exactNames []string
 	for i, tool := range ns.Tools {
 		where := ns.Name + "." + tool.Name
 		if !isIdentifier(tool.Name) {
-			return schemaErr(where, "name", "tool name must be a JavaScript identifier")
+			return nil, schemaErr(where, "name", "tool name must be a JavaScript identifier")
 		}
 		if seen[tool.Name] {
-			return schemaErr(where, "name", "duplicate tool")
+			return nil, schemaErr(where, "name", "duplicate tool")
+		}
+		if sdk && IsSDKMethod(tool.Name) {
+			return nil, schemaErr(where, "name", "%s.%s is a method of the durable SDK (step, search, describe and run are reserved in the %s namespace)", SDKNamespace, tool.Name, SDKNamespace)
 		}
 		seen[tool.Name] = true
 		if len(jsdocLines(tool.Description)) == 0 {
-			return schemaErr(where, "description", "tool description must not be blank")
+			return nil, schemaErr(where, "description", "tool description must not be blank")
 		}
 		in, out, err := toolTypes(tool, where)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		writeJSDoc(b, tool.Description, 1)
-		param := "(input: "
-		if tool.Lenient && noneRequired(in) {
-			param = "(input?: "
+		writeToolJSDoc(b, tool)
+		optional := tool.Lenient && noneRequired(in)
+		b.WriteString("  " + tool.Name)
+		switch {
+		case optional:
+			b.WriteString("(input?: ")
+			printer{}.writeType(b, in, 1)
+		case exact:
+			// See exactHelpers: the argument's own type I must have no
+			// property the input type lacks.
+			t := printer{}.typeString(in, 1)
+			check := "CodeModeExact"
+			if flat(in) {
+				check = "CodeModeExactFlat"
+			}
+			b.WriteString("<CodeModeI extends " + t + ">(input: CodeModeI & " + check + "<CodeModeI, " + t + ">")
+			exactNames = append(exactNames, tool.Name)
+		default:
+			b.WriteString("(input: ")
+			printer{}.writeType(b, in, 1)
 		}
-		b.WriteString("  " + tool.Name + param)
-		printer{}.writeType(b, in, 1)
 		b.WriteString("): Promise<")
 		printer{}.writeType(b, out, 1)
 		b.WriteString(">;\n")
 	}
+	if sdk {
+		if len(ns.Tools) > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(sdkMembers)
+	}
 	b.WriteString("}\n")
-	return nil
+	return exactNames, nil
+}
+
+// writeToolJSDoc writes a tool's description and its annotations' tags
+// (Annotations.Tags) as one JSDoc comment.
+func writeToolJSDoc(b *strings.Builder, tool ToolDecl) {
+	tags := tool.Annotations.Tags()
+	if len(tags) == 0 {
+		writeJSDoc(b, tool.Description, 1)
+		return
+	}
+	writeJSDoc(b, tool.Description+"\n"+strings.Join(tags, "\n"), 1)
 }
 
 // noneRequired reports whether t is an object type with no required

@@ -15,7 +15,17 @@
 //
 // [Type] renders one schema; [Declarations] renders the complete surface as
 // global script declarations (no import or export) that a TypeScript checker
-// loads beside a submitted program.
+// loads beside a submitted program. A string with contentEncoding "base64"
+// (the one way bytes cross the tool boundary) is declared string, with the
+// tag @contentEncoding base64 in its property's JSDoc.
+//
+// A tool's [Annotations] (MCP's tool annotations) print as JSDoc tags after
+// its description (@readonly, @destructive, @idempotent, @openWorld).
+// [Surface].DurableSDK adds the durable runtime's SDK to the codemode
+// namespace (codemode.search, describe, step and run, with their result
+// types). [ForChecker] prints, from the same surface, what a type checker
+// needs beside the declarations (exact tool inputs, namespaces without
+// Object.prototype members), so no checker has to parse the printed text.
 //
 // # Lenient mode
 //

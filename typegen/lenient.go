@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
 
 const (
@@ -318,7 +320,7 @@ func (c *lenientCompiler) resolve(ref string) (target *jsonValue, key string, fo
 	var canonical strings.Builder
 	canonical.WriteByte('#')
 	for _, token := range strings.Split(frag[1:], "/") {
-		token = strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
+		token = jsonpointer.Unescape(token)
 		switch v.kind {
 		case kindObject:
 			v = v.get(token)
@@ -338,7 +340,7 @@ func (c *lenientCompiler) resolve(ref string) (target *jsonValue, key string, fo
 			foreign = true
 		}
 		canonical.WriteByte('/')
-		canonical.WriteString(pointerEscaper.Replace(token))
+		canonical.WriteString(jsonpointer.Escape(token))
 	}
 	return v, canonical.String(), foreign, true
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
 
 // SchemaError reports a schema that strict declarations cannot represent
@@ -93,11 +95,7 @@ func (v *jsonValue) get(key string) *jsonValue {
 	return nil
 }
 
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-func childPointer(ptr, token string) string {
-	return ptr + "/" + pointerEscaper.Replace(token)
-}
+func childPointer(ptr, token string) string { return jsonpointer.Append(ptr, token) }
 
 // parseJSON decodes one JSON value with its object members in text order.
 // Duplicate keys are rejected because their meaning would be ambiguous.
@@ -316,6 +314,18 @@ var validationKeywords = map[string]validationKeyword{
 	"minItems":         {isNonNegativeInteger, "array"},
 	"maxItems":         {isNonNegativeInteger, "array"},
 	"uniqueItems":      {isBool, "array"},
+	// Bytes cross the tool boundary as base64 strings (JSON Schema
+	// Validation draft 2020-12, section 8, "A Vocabulary for the Contents
+	// of String-Encoded Data"): the one content encoding accepted.
+	"contentEncoding":  {isBase64, "string"},
+	"contentMediaType": {isString, "string"},
+}
+
+func isBase64(v *jsonValue) string {
+	if v.kind != kindString || v.str != "base64" {
+		return `must be "base64": bytes cross the tool boundary as base64 strings, the only content encoding supported`
+	}
+	return ""
 }
 
 func keywordSet(words ...string) map[string]bool {
@@ -331,7 +341,7 @@ func keywordSet(words ...string) map[string]bool {
 var formKeywords = map[string]map[string]bool{
 	"object":  keywordSet("type", "properties", "required", "additionalProperties"),
 	"array":   keywordSet("type", "items", "minItems", "maxItems", "uniqueItems"),
-	"string":  keywordSet("type", "const", "enum", "minLength", "maxLength", "pattern", "format"),
+	"string":  keywordSet("type", "const", "enum", "minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"),
 	"number":  keywordSet("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
 	"integer": keywordSet("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
 	"boolean": keywordSet("type"),
@@ -365,6 +375,25 @@ func description(v *jsonValue) string {
 		return d.str
 	}
 	return ""
+}
+
+// propertyDoc is the JSDoc of a property: its description, then for
+// base64-encoded bytes the tags "@contentEncoding base64" and
+// "@contentMediaType <type>" (so the agent knows to pass base64).
+func propertyDoc(v *jsonValue) string {
+	doc := description(v)
+	if v.kind != kindObject {
+		return doc
+	}
+	for _, k := range []string{"contentEncoding", "contentMediaType"} {
+		if c := v.get(k); c != nil && c.kind == kindString {
+			if strings.TrimSpace(doc) != "" {
+				doc += "\n"
+			}
+			doc += "@" + k + " " + c.str
+		}
+	}
+	return doc
 }
 
 func compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
@@ -520,7 +549,7 @@ func compileObject(v *jsonValue, ptr string, depth int) (*tsType, error) {
 			obj.props = append(obj.props, tsProp{
 				name:        m.key,
 				optional:    true,
-				description: description(m.value),
+				description: propertyDoc(m.value),
 				typ:         t,
 			})
 		}

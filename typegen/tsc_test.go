@@ -68,6 +68,15 @@ func findTSC(t *testing.T) string {
 // output on errors.
 func compileWithTSC(t *testing.T, tsc, surface, check string) {
 	t.Helper()
+	if out, ok := tscErrors(t, tsc, surface, check); !ok {
+		t.Fatalf("tsc failed:\n%s\n--- surface.d.ts ---\n%s\n--- check.ts ---\n%s", out, numbered(surface), numbered(check))
+	}
+}
+
+// tscErrors type-checks surface.d.ts beside check.ts as compileWithTSC
+// does and returns the compiler's output and whether it passed.
+func tscErrors(t *testing.T, tsc, surface, check string) (string, bool) {
+	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
 		"surface.d.ts":  surface,
@@ -85,8 +94,9 @@ func compileWithTSC(t *testing.T, tsc, surface, check string) {
 		if !errors.As(err, &exit) {
 			t.Fatalf("running %s: %v", tsc, err)
 		}
-		t.Fatalf("tsc -p %s failed (%v):\n%s\n--- surface.d.ts ---\n%s\n--- check.ts ---\n%s", dir, err, out, numbered(surface), numbered(check))
+		return string(out), false
 	}
+	return string(out), true
 }
 
 // numbered prefixes each line with its number, to read compiler errors.

@@ -6,14 +6,97 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
+	"strconv"
 	"sync"
 
 	"github.com/fxamacker/cbor/v2"
 )
 
-// ProtocolVersion is the version carried by the ready message. A host refuses
-// a runner whose version differs.
+// ProtocolVersion is the major version this package speaks: the value of the
+// ready message's version key. Peers of different major versions cannot talk
+// (see [Negotiate]).
 const ProtocolVersion = 1
+
+// ProtocolMinor is the highest minor version of [ProtocolVersion] this
+// package speaks. Minor 1 added the ready message's versions, the execute
+// message's limits, seed and clock, the clock of tool-call and
+// execution-result, and the execution-result's value.
+const ProtocolMinor = 1
+
+// ExtensionKeys is the smallest key a minor version may add and a decoder
+// ignores when it does not know it. A message (or a map nested in one) with
+// an unknown key below ExtensionKeys is malformed; an unknown key at or
+// above it is skipped, so that a later minor version's optional keys reach
+// an older peer harmlessly. Keys 0 to 31 belong to major version 1 as of
+// minor 1.
+const ExtensionKeys = 32
+
+// Version is one protocol version, major.minor (PROTOCOL.md, "Versions").
+type Version struct {
+	Major uint32 `cbor:"1,keyasint"`
+	Minor uint32 `cbor:"2,keyasint,omitempty"`
+}
+
+// String returns "major.minor".
+func (v Version) String() string {
+	return strconv.FormatUint(uint64(v.Major), 10) + "." + strconv.FormatUint(uint64(v.Minor), 10)
+}
+
+// less reports whether v is older than w.
+func (v Version) less(w Version) bool {
+	return v.Major < w.Major || v.Major == w.Major && v.Minor < w.Minor
+}
+
+// VersionRange is the inclusive range of versions a peer speaks.
+type VersionRange struct {
+	Min Version `cbor:"1,keyasint"`
+	Max Version `cbor:"2,keyasint"`
+}
+
+// String returns "1.0-1.1", or "1.1" for a range of one version.
+func (r VersionRange) String() string {
+	if r.Min == r.Max {
+		return r.Max.String()
+	}
+	return r.Min.String() + "-" + r.Max.String()
+}
+
+// Supported is the range of versions this package speaks: 1.0 to 1.1. A
+// peer at 1.0 is served by leaving out every key 1.0 lacks
+// ([Message.CheckVersion] names one that is present).
+var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
+
+// ErrVersion reports peers that share no protocol version, or a message
+// that carries a key the version in use lacks.
+var ErrVersion = errors.New("wire: protocol version mismatch")
+
+// PeerVersions returns the range a ready message announces: its versions,
+// or for a 1.0 peer, which sends only version, that major with minor 0.
+func (m *Message) PeerVersions() VersionRange {
+	if m.Versions != nil {
+		return *m.Versions
+	}
+	return VersionRange{Min: Version{Major: m.Version}, Max: Version{Major: m.Version}}
+}
+
+// Negotiate returns the newest version in both ranges, or an error wrapping
+// ErrVersion that names both, for example "runner speaks 1.0-1.1, this host
+// 2.0". peerName and selfName name the two sides in that message.
+func Negotiate(self, peer VersionRange, selfName, peerName string) (Version, error) {
+	lo, hi := self.Min, self.Max
+	if lo.less(peer.Min) {
+		lo = peer.Min
+	}
+	if peer.Max.less(hi) {
+		hi = peer.Max
+	}
+	if hi.less(lo) {
+		return Version{}, fmt.Errorf("%w: %s speaks %s, %s %s", ErrVersion, peerName, peer, selfName, self)
+	}
+	return hi, nil
+}
 
 // MaxFrameSize is the largest payload a frame may carry: 16 MiB. A larger
 // length prefix ends the connection with [ErrFrameTooLarge].
@@ -33,13 +116,13 @@ type Kind uint8
 
 // The message kinds. Direction is host→runner (H→R) or runner→host (R→H).
 const (
-	KindReady      Kind = 1 // R→H: first message; Version, Runner
-	KindExecute    Kind = 2 // H→R: Execution, Source, Filename, Input/HasInput, Namespaces
+	KindReady      Kind = 1 // R→H: first message; Version, Versions, Runner
+	KindExecute    Kind = 2 // H→R: Execution, Source, Filename, Input/HasInput, Namespaces, Limits, Seed, Clock
 	KindCancel     Kind = 3 // H→R: Execution
-	KindToolCall   Kind = 4 // R→H: Execution, Seq, Namespace, Tool, Input, Site
+	KindToolCall   Kind = 4 // R→H: Execution, Seq, Namespace, Tool, Input, Site, Clock
 	KindToolResult Kind = 5 // H→R: Execution, Seq, Output or Error
 	KindOutput     Kind = 6 // R→H: Execution, Stream, Text
-	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error
+	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock
 )
 
 // String returns the protocol name of the kind, as used in PROTOCOL.md.
@@ -98,6 +181,32 @@ type Error struct {
 	Stack   string `cbor:"3,keyasint,omitempty" json:"stack,omitempty"`
 }
 
+// Limits are one execution's limits, carried by the execute message (since
+// 1.1). A zero field means the runner's default. A runner applies each limit
+// capped by its own (a driver's options are defaults and hard caps), so a
+// host can lower a limit but never raise one past what the runner allows.
+type Limits struct {
+	// TimeoutMs is the execution's deadline in milliseconds, measured from
+	// the execute message. Reaching it fails the execution with a
+	// TimeoutError naming the limit.
+	TimeoutMs uint64 `cbor:"1,keyasint,omitempty" json:"timeoutMs,omitempty"`
+	// MemoryBytes caps the program's heap, in bytes, where the runner can
+	// (QuickJS; a Node.js runner shares one heap and ignores it).
+	MemoryBytes uint64 `cbor:"2,keyasint,omitempty" json:"memoryBytes,omitempty"`
+	// MaxOutput caps console output, in UTF-16 code units; later output is
+	// dropped after a truncation notice.
+	MaxOutput uint64 `cbor:"3,keyasint,omitempty" json:"maxOutput,omitempty"`
+	// MaxContent caps result content, in UTF-16 code units; an append past
+	// it throws a RangeError in the program.
+	MaxContent uint64 `cbor:"4,keyasint,omitempty" json:"maxContent,omitempty"`
+	// MaxTimers caps the timers pending at once; setTimeout past it throws a
+	// RangeError naming the limit.
+	MaxTimers uint64 `cbor:"5,keyasint,omitempty" json:"maxTimers,omitempty"`
+}
+
+// SeedSize is the size in bytes of an execute message's seed.
+const SeedSize = 16
+
 // Message is the single envelope for every kind; which fields are set
 // depends on Kind, and [Message.Check] enforces it. JSON values (program
 // input, tool input and output) travel as UTF-8 JSON text in byte strings so
@@ -122,6 +231,60 @@ type Message struct {
 	Text       string      `cbor:"16,keyasint,omitempty"`
 	Outcome    string      `cbor:"17,keyasint,omitempty"`
 	Content    []Content   `cbor:"18,keyasint,omitempty"`
+
+	// Since 1.1.
+
+	// Versions is the range of versions a runner speaks (ready); its Max.Major
+	// equals Version. Absent from a 1.0 runner.
+	Versions *VersionRange `cbor:"19,keyasint,omitempty"`
+	// Limits are the execution's limits (execute); nil means the runner's
+	// defaults.
+	Limits *Limits `cbor:"20,keyasint,omitempty"`
+	// Seed seeds the execution's Math.random (execute): SeedSize bytes, or
+	// nil for a seed from the runner's random source. One seed gives one
+	// sequence on every runner.
+	Seed []byte `cbor:"21,keyasint,omitempty"`
+	// Clock holds milliseconds since the Unix epoch. In execute, the values
+	// Date.now() and new Date() return, in order, before the real clock; in
+	// tool-call and execution-result, the values the program observed since
+	// the execution's previous tool-call (or its start), so that a host can
+	// record them even when it ends the execution early.
+	Clock []float64 `cbor:"22,keyasint,omitempty"`
+	// Value is the JSON text of what the program's default export resolved
+	// to (execution-result, success); nil when it resolved to undefined.
+	Value []byte `cbor:"23,keyasint,omitempty"`
+}
+
+// since is the version that introduced each key after 1.0, for CheckVersion.
+var since = []struct {
+	key     int
+	name    string
+	present func(*Message) bool
+}{
+	{19, "versions", func(m *Message) bool { return m.Versions != nil }},
+	{20, "limits", func(m *Message) bool { return m.Limits != nil }},
+	{21, "seed", func(m *Message) bool { return m.Seed != nil }},
+	{22, "clock", func(m *Message) bool { return m.Clock != nil }},
+	{23, "value", func(m *Message) bool { return m.Value != nil }},
+}
+
+// CheckVersion reports whether m can be sent to a peer speaking v: for 1.0,
+// that it carries none of the keys minor 1 added. The error wraps
+// ErrVersion and names the key, so that a host asked for a per-execution
+// limit, seed or clock on a 1.0 runner says so instead of dropping it.
+func (m *Message) CheckVersion(v Version) error {
+	if v.Major != ProtocolVersion {
+		return fmt.Errorf("%w: %s message for protocol %s; this package speaks %s", ErrVersion, m.Kind, v, Supported)
+	}
+	if v.Minor >= 1 {
+		return nil
+	}
+	for _, k := range since {
+		if k.present(m) {
+			return fmt.Errorf("%w: the %s message carries %s (key %d), which protocol %s lacks (the peer speaks 1.0; %s needs 1.1)", ErrVersion, m.Kind, k.name, k.key, v, k.name)
+		}
+	}
+	return nil
 }
 
 // Check reports whether m carries the fields its Kind requires, returning an
@@ -135,6 +298,14 @@ func (m *Message) Check() error {
 	case KindReady:
 		if m.Version == 0 {
 			return bad("missing version")
+		}
+		if v := m.Versions; v != nil {
+			if v.Max.Major != m.Version {
+				return bad("versions %s end at another major than version %d", v, m.Version)
+			}
+			if v.Max.less(v.Min) {
+				return bad("versions %s are an empty range", v)
+			}
 		}
 	case KindExecute:
 		if m.Execution == 0 {
@@ -151,6 +322,12 @@ func (m *Message) Check() error {
 				return bad("namespace %d has no name", i)
 			}
 		}
+		if m.Seed != nil && len(m.Seed) != SeedSize {
+			return bad("seed of %d bytes (want %d)", len(m.Seed), SeedSize)
+		}
+		if err := checkClock(m.Clock); err != nil {
+			return bad("%v", err)
+		}
 	case KindCancel:
 		if m.Execution == 0 {
 			return bad("missing execution id")
@@ -161,6 +338,9 @@ func (m *Message) Check() error {
 		}
 		if m.Tool == "" || m.Namespace == "" {
 			return bad("missing namespace or tool")
+		}
+		if err := checkClock(m.Clock); err != nil {
+			return bad("%v", err)
 		}
 	case KindToolResult:
 		if m.Execution == 0 || m.Seq == 0 {
@@ -194,8 +374,14 @@ func (m *Message) Check() error {
 			if m.Error == nil {
 				return bad("program-failed carries no error")
 			}
+			if m.Value != nil {
+				return bad("program-failed carries a value")
+			}
 		default:
 			return bad("outcome %q is neither success nor program-failed", m.Outcome)
+		}
+		if err := checkClock(m.Clock); err != nil {
+			return bad("%v", err)
 		}
 	default:
 		return fmt.Errorf("%w: unknown kind %d", ErrMalformed, uint8(m.Kind))
@@ -203,9 +389,20 @@ func (m *Message) Check() error {
 	return nil
 }
 
+// checkClock refuses clock values that are not finite numbers.
+func checkClock(clock []float64) error {
+	for i, t := range clock {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return fmt.Errorf("clock value %d is %v", i, t)
+		}
+	}
+	return nil
+}
+
 var (
-	encMode cbor.EncMode
-	decMode cbor.DecMode
+	encMode    cbor.EncMode
+	decMode    cbor.DecMode
+	decLenient cbor.DecMode // decMode without the unknown-field error
 )
 
 func init() {
@@ -214,7 +411,7 @@ func init() {
 	if err != nil {
 		panic(err)
 	}
-	decMode, err = cbor.DecOptions{
+	opts := cbor.DecOptions{
 		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
 		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
 		MaxNestedLevels:   16,
@@ -223,10 +420,77 @@ func init() {
 		IndefLength:       cbor.IndefLengthForbidden,
 		TagsMd:            cbor.TagsForbidden,
 		UTF8:              cbor.UTF8RejectInvalid,
-	}.DecMode()
+	}
+	decMode, err = opts.DecMode()
 	if err != nil {
 		panic(err)
 	}
+	opts.ExtraReturnErrors = cbor.ExtraDecErrorNone
+	decLenient, err = opts.DecMode()
+	if err != nil {
+		panic(err)
+	}
+}
+
+// checkKeys walks the maps of payload that decode into t (a struct, a
+// pointer to one, or a slice of either) and refuses an unknown key below
+// ExtensionKeys. It runs only when the strict decoder met an unknown key.
+func checkKeys(payload cbor.RawMessage, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		if t.Elem().Kind() != reflect.Struct && t.Elem().Kind() != reflect.Pointer {
+			return nil
+		}
+		var items []cbor.RawMessage
+		if err := decLenient.Unmarshal(payload, &items); err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := checkKeys(it, t.Elem()); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	fields := map[uint64]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("cbor")
+		if j := len(tag); j > 0 {
+			for k := range tag {
+				if tag[k] == ',' {
+					j = k
+					break
+				}
+			}
+			if n, err := strconv.ParseUint(tag[:j], 10, 64); err == nil {
+				fields[n] = f.Type
+			}
+		}
+	}
+	var m map[uint64]cbor.RawMessage
+	if err := decLenient.Unmarshal(payload, &m); err != nil {
+		return err
+	}
+	for k, raw := range m {
+		ft, known := fields[k]
+		if !known {
+			if k < ExtensionKeys {
+				return fmt.Errorf("unknown key %d (below %d, the first extension key)", k, ExtensionKeys)
+			}
+			continue
+		}
+		if err := checkKeys(raw, ft); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Marshal encodes m as a CBOR payload (without the length prefix).
@@ -234,13 +498,24 @@ func Marshal(m *Message) ([]byte, error) {
 	return encMode.Marshal(m)
 }
 
-// Unmarshal decodes a payload strictly (no unknown fields, no duplicate keys,
-// no tags, valid UTF-8) and checks it, returning an error wrapping
-// ErrMalformed on any fault.
+// Unmarshal decodes a payload strictly (no unknown keys below
+// ExtensionKeys, no duplicate keys, no tags, valid UTF-8) and checks it,
+// returning an error wrapping ErrMalformed on any fault. Unknown keys at or
+// above ExtensionKeys, in the message or a map nested in it, are skipped.
 func Unmarshal(payload []byte) (*Message, error) {
 	m := new(Message)
 	if err := decMode.Unmarshal(payload, m); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		var unknown *cbor.UnknownFieldError
+		if !errors.As(err, &unknown) {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		if err := checkKeys(payload, reflect.TypeFor[Message]()); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		*m = Message{}
+		if err := decLenient.Unmarshal(payload, m); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
 	}
 	if err := m.Check(); err != nil {
 		return nil, err

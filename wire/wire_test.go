@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +24,12 @@ func TestRoundTripEveryKind(t *testing.T) {
 		{Kind: KindOutput, Execution: 1, Stream: StreamStderr, Text: "hi\n"},
 		{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, Content: []Content{{Type: "text", Text: "a"}, {Type: "image", Data: "AA==", MimeType: "image/png"}}},
 		{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "Error", Message: "boom", Stack: "at x"}},
+		// The keys of 1.1.
+		{Kind: KindReady, Version: ProtocolVersion, Versions: &Supported, Runner: "test"},
+		{Kind: KindExecute, Execution: 3, Filename: "agent.js", Limits: &Limits{TimeoutMs: 200, MemoryBytes: 1 << 20, MaxOutput: 10, MaxContent: 20, MaxTimers: 3},
+			Seed: make([]byte, SeedSize), Clock: []float64{1.7e12, 0.5, 1767225600000.25}},
+		{Kind: KindToolCall, Execution: 3, Seq: 1, Namespace: "codemode", Tool: "echo", Input: []byte(`{}`), Clock: []float64{1767225600000}},
+		{Kind: KindResult, Execution: 3, Outcome: OutcomeSuccess, Value: []byte(`{"a":[1,2]}`), Clock: []float64{-1}},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -73,11 +81,19 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"cbor not a map", frame([]byte{0x01}), ErrMalformed},
 		{"broken map", frame(unknownField), ErrMalformed},
 		{"unknown kind", frame(mustMarshal(t, map[int]int{0: 99})), ErrMalformed},
-		{"unknown field", frame(mustMarshal(t, map[int]int{0: 3, 1: 1, 99: 1})), ErrMalformed},
+		{"unknown field", frame(mustMarshal(t, map[int]int{0: 3, 1: 1, 25: 1})), ErrMalformed},
 		{"missing execution", frame(mustMarshal(t, map[int]int{0: 3})), ErrMalformed},
 		{"tool result with both", frame(mustMarshal(t, &Message{Kind: KindToolResult, Execution: 1, Seq: 1, Output: []byte("1"), Error: &Error{}})), ErrMalformed},
 		{"bad stream", frame(mustMarshal(t, &Message{Kind: KindOutput, Execution: 1, Stream: "stdin"})), ErrMalformed},
 		{"bad outcome", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: "maybe"})), ErrMalformed},
+		{"unknown key below the extension keys", frame(mustMarshal(t, map[int]int{0: 3, 1: 1, 31: 1})), ErrMalformed},
+		{"unknown key below the extension keys in a nested map", frame(mustMarshal(t, map[int]any{0: 7, 1: 1, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 9: 1}})), ErrMalformed},
+		{"short seed", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Seed: []byte{1, 2}})), ErrMalformed},
+		{"versions past version", frame(mustMarshal(t, &Message{Kind: KindReady, Version: 1, Versions: &VersionRange{Min: Version{1, 0}, Max: Version{2, 0}}})), ErrMalformed},
+		{"empty version range", frame(mustMarshal(t, &Message{Kind: KindReady, Version: 1, Versions: &VersionRange{Min: Version{1, 2}, Max: Version{1, 1}}})), ErrMalformed},
+		{"value on a failure", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E"}, Value: []byte("1")})), ErrMalformed},
+		{"clock not finite", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 22: []float64{math.Inf(1)}})), ErrMalformed},
+		{"unknown extension key with a bad value", frame(append(mustMarshal(t, map[int]any{0: 3, 1: 1, 40: 1})[:0:0], 0xa3, 0x00, 0x03, 0x01, 0x01, 0x18, 0x28, 0xff)), ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,10 +130,16 @@ func FuzzRead(f *testing.F) {
 		{Kind: KindReady, Version: 1},
 		{Kind: KindExecute, Execution: 1, Filename: "a.js", Source: "x"},
 		{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, Content: []Content{{Type: "text", Text: "a"}}},
+		{Kind: KindReady, Version: 1, Versions: &Supported},
+		{Kind: KindExecute, Execution: 1, Filename: "a.js", Limits: &Limits{TimeoutMs: 5}, Seed: make([]byte, SeedSize), Clock: []float64{1, 2.5}},
+		{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, Value: []byte("1"), Clock: []float64{3}},
 	} {
 		p, _ := Marshal(m)
 		f.Add(frame(p))
 	}
+	// A later minor version's message: extension keys in the message and in
+	// a nested map.
+	f.Add(frame(mustMarshalF(f, map[int]any{0: 7, 1: 1, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 40: "cause"}, 33: []any{1, "x"}})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(bytes.NewReader(data))
 		for i := 0; i < 8; i++ {
@@ -137,4 +159,106 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+func mustMarshalF(f *testing.F, v any) []byte {
+	b, err := encMode.Marshal(v)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+// A peer of a later minor version adds keys at or above ExtensionKeys, in the
+// message and in maps nested in it; this version reads the message and
+// skips them.
+func TestReadSkipsExtensionKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		in   map[int]any
+		want *Message
+	}{
+		{"in the message", map[int]any{0: 3, 1: 9, 32: "later", 1000: []any{1, map[int]any{1: 2}}},
+			&Message{Kind: KindCancel, Execution: 9}},
+		{"in a nested error", map[int]any{0: 7, 1: 2, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 32: map[int]any{5: 1}}},
+			&Message{Kind: KindResult, Execution: 2, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E", Message: "m"}}},
+		{"in content items", map[int]any{0: 7, 1: 2, 17: "success", 18: []any{map[int]any{1: "text", 2: "a", 50: true}}},
+			&Message{Kind: KindResult, Execution: 2, Outcome: OutcomeSuccess, Content: []Content{{Type: "text", Text: "a"}}}},
+		{"in limits", map[int]any{0: 2, 1: 4, 5: "a.js", 20: map[int]any{1: 7, 99: 1}},
+			&Message{Kind: KindExecute, Execution: 4, Filename: "a.js", Limits: &Limits{TimeoutMs: 7}}},
+		{"in the versions of ready", map[int]any{0: 1, 2: 1, 19: map[int]any{1: map[int]any{1: 1}, 2: map[int]any{1: 1, 2: 4, 32: 0}}},
+			&Message{Kind: KindReady, Version: 1, Versions: &VersionRange{Min: Version{1, 0}, Max: Version{1, 4}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := NewReader(bytes.NewReader(frame(mustMarshal(t, tt.in)))).Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNegotiate(t *testing.T) {
+	v10, v11, v12, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{2, 0}
+	tests := []struct {
+		name       string
+		self, peer VersionRange
+		want       Version
+		err        string
+	}{
+		{"same", Supported, Supported, v11, ""},
+		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
+		{"a newer minor", Supported, VersionRange{v10, v12}, v11, ""},
+		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.1"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.1, this host 2.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Negotiate(tt.self, tt.peer, "this host", "runner")
+			if tt.err != "" {
+				if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, want an ErrVersion saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPeerVersionsOfAnOldRunner(t *testing.T) {
+	m := &Message{Kind: KindReady, Version: 1}
+	if got := m.PeerVersions(); got != (VersionRange{Version{1, 0}, Version{1, 0}}) {
+		t.Fatalf("got %v, want 1.0", got)
+	}
+}
+
+func TestCheckVersionRefusesNewKeysFor10(t *testing.T) {
+	tests := []struct {
+		m   *Message
+		key string
+	}{
+		{&Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Limits: &Limits{TimeoutMs: 1}}, "limits"},
+		{&Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Seed: make([]byte, SeedSize)}, "seed"},
+		{&Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Clock: []float64{}}, "clock"},
+	}
+	for _, tt := range tests {
+		err := tt.m.CheckVersion(Version{1, 0})
+		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), tt.key) {
+			t.Errorf("%s: got %v, want an ErrVersion naming it", tt.key, err)
+		}
+		if err := tt.m.CheckVersion(Version{1, 1}); err != nil {
+			t.Errorf("%s on 1.1: %v", tt.key, err)
+		}
+	}
+	if err := (&Message{Kind: KindExecute, Execution: 1, Filename: "a.js"}).CheckVersion(Version{1, 0}); err != nil {
+		t.Errorf("a 1.0 execute message: %v", err)
+	}
 }

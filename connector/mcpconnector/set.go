@@ -9,11 +9,13 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ContractTools makes each of the upstream's tools a contract tool (see
 // contract.NewForeignTool): named by SanitizeToolName, described by the MCP
 // description (or title), declared leniently from the server's schemas,
+// carrying the server's tool annotations (contract.Annotations),
 // validated against them on the host, and calling CallTool. A tool whose
 // schema cannot be compiled still works; its problem is in the returned
 // warnings. It returns an error naming both originals when two tool names
@@ -51,12 +53,36 @@ func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, er
 		if err != nil {
 			return nil, nil, fmt.Errorf("mcp server %s: tool %s: %w", u.server, t.Name, err)
 		}
+		if t.Annotations != nil {
+			tool = tool.WithAnnotations(annotations(t.Annotations))
+		}
 		if d := tool.Degraded(); d != nil {
 			warnings = append(warnings, fmt.Errorf("mcp server %s: %w (declared loosely, not validated on the host)", u.server, d))
 		}
 		tools = append(tools, tool)
 	}
 	return tools, warnings, nil
+}
+
+// annotations copies an upstream tool's MCP annotations. The go-sdk decodes
+// readOnlyHint and idempotentHint into plain bools, so false there is
+// indistinguishable from absent: it is copied as unset, which has the same
+// meaning (both default to false in the MCP specification's
+// ToolAnnotations).
+func annotations(a *mcp.ToolAnnotations) contract.Annotations {
+	trueOrUnset := func(v bool) *bool {
+		if !v {
+			return nil
+		}
+		return &v
+	}
+	return contract.Annotations{
+		Title:       a.Title,
+		ReadOnly:    trueOrUnset(a.ReadOnlyHint),
+		Destructive: a.DestructiveHint,
+		Idempotent:  trueOrUnset(a.IdempotentHint),
+		OpenWorld:   a.OpenWorldHint,
+	}
 }
 
 // schemaText encodes a schema as the client decoded it; nil stays nil.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codemode-go/codemode/contract"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,7 +24,7 @@ func (e *ToolError) Error() string {
 }
 
 // ErrorName makes the program's Error name MCPToolError (client.ErrorNamer).
-func (e *ToolError) ErrorName() string { return "MCPToolError" }
+func (e *ToolError) ErrorName() string { return string(contract.ErrorMCPTool) }
 
 // Unwrap turns an MCP tool result into the value a program receives, in
 // the order seed 001 gives for codeMcpServer: an error result is returned as

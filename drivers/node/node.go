@@ -46,6 +46,22 @@ type Options struct {
 	// MaxOutput and MaxContent bound one execution's console output and
 	// result content, in UTF-16 code units; defaults 1 MiB and 8 MiB.
 	MaxOutput, MaxContent int
+	// MaxTimers bounds the timers (setTimeout, setInterval) one execution
+	// has pending at once; past it the execution fails with a RangeError
+	// naming the limit. Default 1,000.
+	MaxTimers int
+	// Timeout is the per-execution deadline the runner applies when the
+	// event loop is free: the execution then fails with a TimeoutError
+	// naming it. A program that never yields (a busy loop) holds the event
+	// loop, and only the host can end it. Zero means none but what the
+	// execute message asks for.
+	//
+	// Timeout, MaxOutput, MaxContent and MaxTimers are each execution's
+	// defaults and hard caps: an execute message's limits
+	// (client.RunOptions.Limits, wire.Limits) lower them for one execution
+	// and never raise them. A Node.js runtime shares one heap among its
+	// executions, so a per-execution memory limit does not apply.
+	Timeout time.Duration
 	// TypesDir is the installed @types/node package directory whose
 	// declarations TypeDefinitionFiles returns; default FindTypes from Dir.
 	TypesDir string
@@ -74,6 +90,9 @@ func New(opts Options) *Driver {
 	}
 	if opts.MaxContent <= 0 {
 		opts.MaxContent = 8 << 20
+	}
+	if opts.MaxTimers <= 0 {
+		opts.MaxTimers = 1000
 	}
 	return &Driver{opts: opts}
 }
@@ -104,15 +123,17 @@ func (d *Driver) Version(ctx context.Context) (int, error) {
 	return major, nil
 }
 
-// BootstrapSource returns the CommonJS script a Node.js process runs to
-// attach the runner in runnerSource to file descriptor fd.
-func BootstrapSource(runnerSource string, fd, maxOutput, maxContent int) string {
-	return fmt.Sprintf(bootstrap, runnerSource, fd, maxOutput, maxContent)
+// bootstrapSource returns the CommonJS script a Node.js process runs to
+// attach the runner in runnerSource to file descriptor fd, with o's limits.
+func bootstrapSource(runnerSource string, fd int, o Options) string {
+	return fmt.Sprintf(bootstrap, runnerSource, fd, o.MaxOutput, o.MaxContent, o.MaxTimers, o.Timeout.Milliseconds())
 }
 
 const bootstrap = `"use strict";
 const net = require("node:net");
 const vm = require("node:vm");
+const { AsyncLocalStorage } = require("node:async_hooks");
+const { randomBytes } = require("node:crypto");
 // A program's stray rejection or throw must not end the runtime.
 process.on("unhandledRejection", () => {});
 process.on("uncaughtException", (e) => { try { process.stderr.write("codemode: uncaught exception in a program: " + String(e && e.stack || e) + "\n"); } catch {} });
@@ -135,16 +156,19 @@ async function importModule(source, filename, id) {
   await mod.evaluate();
   return mod.namespace;
 }
-const receive = CodeModeRunner.startRunner({
+const receive = CodeModeRunner.startNodeRunner({
   channel: {
     write: (bytes) => { socket.write(bytes); },
     close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); socket.destroy(); process.exit(70); },
   },
   importModule,
   runner: "codemode-go node " + process.version,
-  limits: { maxOutput: %d, maxContent: %d },
+  limits: { maxOutput: %d, maxContent: %d, maxTimers: %d, timeoutMs: %d },
+  storage: new AsyncLocalStorage(),
+  randomBytes: (n) => randomBytes(n),
+  global: globalThis,
 });
-socket.on("data", (chunk) => receive(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length)));
+socket.on("data", (chunk) => receive(chunk));
 socket.on("end", () => process.exit(0));
 socket.on("error", () => process.exit(0));
 `
@@ -172,7 +196,7 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	cmd := exec.Command(d.opts.NodePath, args...)
 	cmd.Dir = d.opts.Dir
 	cmd.Env = d.opts.Env // nil: the host's environment
-	cmd.Stdin = strings.NewReader(BootstrapSource(req.RunnerSource, 3, d.opts.MaxOutput, d.opts.MaxContent))
+	cmd.Stdin = strings.NewReader(bootstrapSource(req.RunnerSource, 3, d.opts))
 	cmd.Stdout = io.Discard
 	tail := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = tail

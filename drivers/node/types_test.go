@@ -110,7 +110,7 @@ func TestNodeDeclarationsRejectWhatNodeLacks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := []typecheck.File{{Name: "codemode.d.ts", Text: k.TypeDefinitions()}}
+			files := []typecheck.File{{Name: "codemode.d.ts", Text: k.TypeDefinitions(), Checker: k.CheckerDeclarations()}}
 			rtFiles := nodeFiles
 			if tt.driver == "quickjs" {
 				rtFiles = quickjsFiles

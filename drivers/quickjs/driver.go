@@ -16,6 +16,11 @@ import (
 
 // Options configures the QuickJS driver. The zero value is valid: every
 // field has a default, applied by New.
+//
+// Timeout, MemoryLimit, MaxOutput, MaxContent and MaxTimers are each
+// execution's defaults and hard caps: an execute message's limits
+// (client.RunOptions.Limits, wire.Limits) lower them for one execution and
+// never raise them.
 type Options struct {
 	// Timeout is the per-execution deadline, measured from the execute
 	// message; it stops CPU-bound code. Default 30s.
@@ -30,6 +35,10 @@ type Options struct {
 	// MaxContent caps one execution's result content, in UTF-16 code units;
 	// an append past it throws a RangeError in the program. Default 8 MiB.
 	MaxContent int
+	// MaxTimers caps the timers one execution has pending at once; a
+	// setTimeout past it fails the execution with a RangeError naming the
+	// limit. Default 1,000.
+	MaxTimers int
 	// MaxEngines caps the executions running at once across every runtime
 	// the driver made (each holds an engine of up to MemoryLimit plus 8
 	// MiB); more wait for a free engine, and the wait counts against their
@@ -56,6 +65,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxContent <= 0 {
 		o.MaxContent = 8 << 20
+	}
+	if o.MaxTimers <= 0 {
+		o.MaxTimers = 1000
 	}
 	if o.PoolSize <= 0 {
 		o.PoolSize = 8

@@ -2,9 +2,12 @@ package quickjs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,9 +79,11 @@ func (ex *execution) take() (event, bool) {
 }
 
 type finishJSON struct {
-	Outcome string         `json:"outcome"`
-	Content []wire.Content `json:"content"`
-	Error   *wire.Error    `json:"error"`
+	Outcome string          `json:"outcome"`
+	Content []wire.Content  `json:"content"`
+	Error   *wire.Error     `json:"error"`
+	Value   json.RawMessage `json:"value"`
+	Clock   []float64       `json:"clock"`
 }
 
 type requestJSON struct {
@@ -87,6 +92,8 @@ type requestJSON struct {
 	Input      json.RawMessage `json:"input,omitempty"`
 	Namespaces []nsJSON        `json:"namespaces"`
 	Limits     limitsJSON      `json:"limits"`
+	Seed       [4]uint32       `json:"seed"`
+	Clock      []float64       `json:"clock"`
 }
 
 type nsJSON struct {
@@ -97,22 +104,73 @@ type nsJSON struct {
 type limitsJSON struct {
 	MaxOutput  int `json:"maxOutput"`
 	MaxContent int `json:"maxContent"`
+	MaxTimers  int `json:"maxTimers"`
 }
 
 // maxToolInput is the largest tool input, in bytes, that fits a frame with
 // room for the message's other fields.
 const maxToolInput = wire.MaxFrameSize - 64<<10
 
+// maxTimerDelay is the largest timer delay the runner arms, in ms (2^31-1).
+const maxTimerDelay = 1<<31 - 1
+
+// outputNoticeRoom is how far past MaxOutput the runner's truncation notice
+// may take an execution's output, in UTF-16 code units.
+const outputNoticeRoom = 200
+
 // errStopped marks an execution the host cancelled: it sends no result.
 var errStopped = errors.New("quickjs: execution cancelled by the host")
+
+// outboxError is an outbox entry the Go runner refused: malformed, forged
+// or past a limit. It fails its execution alone, as an InternalError.
+type outboxError struct{ what string }
+
+func (e *outboxError) Error() string { return "the runner's outbox " + e.what }
+
+func badOutbox(format string, args ...any) error {
+	return &outboxError{what: fmt.Sprintf(format, args...)}
+}
+
+// limits are one execution's limits: the execute message's, capped by the
+// driver's options.
+type limits struct {
+	timeout    time.Duration
+	memory     uint64
+	maxOutput  int
+	maxContent int
+	maxTimers  int
+}
+
+// capped returns requested when it is set and below limit, else limit.
+func capped[T int | uint64 | time.Duration](requested, limit T) T {
+	if requested > 0 && requested < limit {
+		return requested
+	}
+	return limit
+}
+
+func limitsOf(msg *wire.Message, o Options) limits {
+	l := limits{timeout: o.Timeout, memory: o.MemoryLimit, maxOutput: o.MaxOutput, maxContent: o.MaxContent, maxTimers: o.MaxTimers}
+	if r := msg.Limits; r != nil {
+		if r.TimeoutMs > 0 && r.TimeoutMs < uint64(o.Timeout/time.Millisecond) {
+			l.timeout = time.Duration(r.TimeoutMs) * time.Millisecond
+		}
+		l.memory = capped(r.MemoryBytes, o.MemoryLimit)
+		l.maxOutput = int(capped(r.MaxOutput, uint64(o.MaxOutput)))
+		l.maxContent = int(capped(r.MaxContent, uint64(o.MaxContent)))
+		l.maxTimers = int(capped(r.MaxTimers, uint64(o.MaxTimers)))
+	}
+	return l
+}
 
 // run drives one execution to its end and sends its execution-result
 // message, or nothing when the host cancelled it. The engine is reset and
 // pooled after the result is sent, off the caller's critical path.
 func (s *server) run(ex *execution, msg *wire.Message) {
 	defer ex.stop(nil)
-	ctx, cancel := context.WithTimeoutCause(ex.base, s.opts.Timeout,
-		fmt.Errorf("the execution deadline of %s was exceeded", s.opts.Timeout))
+	lim := limitsOf(msg, s.opts)
+	ctx, cancel := context.WithTimeoutCause(ex.base, lim.timeout,
+		fmt.Errorf("the execution deadline of %s was exceeded", lim.timeout))
 	defer cancel()
 
 	if s.slots != nil {
@@ -133,11 +191,12 @@ func (s *server) run(ex *execution, msg *wire.Message) {
 		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
 		return
 	}
-	var timers []*time.Timer
-	result, err := s.drive(ctx, in, ex, msg, &timers)
-	for _, t := range timers {
+	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}}
+	result, err := s.drive(ctx, in, ex, msg, st)
+	for _, t := range st.timers {
 		t.Stop()
 	}
+	var bad *outboxError
 	switch {
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errStopped):
 		s.m.discard(in)
@@ -147,6 +206,9 @@ func (s *server) run(ex *execution, msg *wire.Message) {
 		// interrupt poll) or while it waited.
 		s.m.discard(in)
 		s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx))))
+	case errors.As(err, &bad):
+		s.m.discard(in)
+		s.end(ex, failure(ex.id, "InternalError", bad.Error()+"; the execution was stopped"))
 	case err != nil && in.belowStackFloor():
 		// The stack guard trapped (patch.go): C recursion got past
 		// QuickJS's own check and its margin.
@@ -158,21 +220,75 @@ func (s *server) run(ex *execution, msg *wire.Message) {
 		// its own code, or while reading the outcome).
 		s.m.discard(in)
 		s.end(ex, failure(ex.id, "RangeError", fmt.Sprintf(
-			"out of memory: the program exceeded the memory limit of %s; the engine was replaced", byteSize(s.opts.MemoryLimit))))
+			"out of memory: the program exceeded the memory limit of %s; the engine was replaced", byteSize(lim.memory))))
 	case err != nil:
 		s.m.discard(in)
-		s.end(ex, failure(ex.id, limitName(err), describeTrap(err, s.opts)))
+		s.end(ex, failure(ex.id, limitName(err), describeTrap(err, lim.memory)))
 	default:
 		s.end(ex, result)
 		s.m.put(in)
 	}
 }
 
-func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wire.Message, timers *[]*time.Timer) (*wire.Message, error) {
+// driveState is what the Go runner tracks of one execution to check the
+// engine's outbox against: nothing in it comes from the engine unchecked.
+type driveState struct {
+	lim    limits
+	timers map[int32]*time.Timer // armed host timers by id
+	seq    uint64                // the last tool call's seq
+	output int                   // UTF-16 code units of output sent
+	tools  map[string]bool       // "namespace\x00tool" the execution may call
+}
+
+// utf16Len is the length of s in UTF-16 code units, the unit of the limits.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// parseClock reads the comma-separated clock values of an outbox entry.
+func parseClock(text string) ([]float64, error) {
+	if text == "" {
+		return nil, nil
+	}
+	parts := strings.Split(text, ",")
+	out := make([]float64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, badOutbox("held a clock value %.40q that is not a finite number", p)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wire.Message, st *driveState) (*wire.Message, error) {
+	lim := st.lim
 	req := requestJSON{
 		Filename: msg.Filename,
 		HasInput: msg.HasInput,
-		Limits:   limitsJSON{MaxOutput: s.opts.MaxOutput, MaxContent: s.opts.MaxContent},
+		Limits:   limitsJSON{MaxOutput: lim.maxOutput, MaxContent: lim.maxContent, MaxTimers: lim.maxTimers},
+		Clock:    msg.Clock,
+	}
+	if req.Clock == nil {
+		req.Clock = []float64{}
+	}
+	seed := msg.Seed
+	if seed == nil {
+		seed = make([]byte, wire.SeedSize)
+		if _, err := rand.Read(seed); err != nil {
+			return nil, fmt.Errorf("quickjs: seeding Math.random: %w", err)
+		}
+	}
+	for i := range req.Seed {
+		req.Seed[i] = binary.BigEndian.Uint32(seed[4*i:])
 	}
 	if msg.HasInput {
 		if !json.Valid(msg.Input) {
@@ -180,13 +296,20 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		}
 		req.Input = msg.Input
 	}
+	st.tools = map[string]bool{}
 	req.Namespaces = make([]nsJSON, 0, len(msg.Namespaces))
 	for _, ns := range msg.Namespaces {
 		req.Namespaces = append(req.Namespaces, nsJSON{Name: ns.Name, Tools: ns.Tools})
+		for _, t := range ns.Tools {
+			st.tools[ns.Name+"\x00"+t] = true
+		}
 	}
 	reqText, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), lim.memory); err != nil {
+		return nil, fmt.Errorf("quickjs: setting the memory limit: %w", err)
 	}
 	if err := s.start(ctx, in, msg, string(reqText)); err != nil {
 		return nil, err
@@ -206,78 +329,15 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		if err := in.freeValue(ctx, out); err != nil {
 			return nil, err
 		}
-		waiting := false
-		for len(text) > 0 {
-			line := text
-			if i := strings.IndexByte(text, '\n'); i >= 0 {
-				line, text = text[:i], text[i+1:]
-			} else {
-				text = ""
-			}
-			kind, rest, _ := strings.Cut(line, "\t")
-			switch kind {
-			case "c":
-				f := strings.SplitN(rest, "\t", 4)
-				if len(f) != 4 {
-					return nil, fmt.Errorf("quickjs: malformed tool call in the runner outbox: %.100q", line)
-				}
-				seq, err := strconv.ParseUint(f[0], 10, 64)
-				if err != nil {
-					return nil, fmt.Errorf("quickjs: tool call seq %q: %w", f[0], err)
-				}
-				if len(f[3]) > maxToolInput {
-					ex.post(event{seq: seq, err: &wire.Error{Name: "RangeError", Message: fmt.Sprintf(
-						"the input of %s.%s is %d bytes; a tool call carries at most %d", f[1], f[2], len(f[3]), maxToolInput)}})
-					continue
-				}
-				s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[3])})
-			case "o":
-				stream, quoted, _ := strings.Cut(rest, "\t")
-				var out string
-				if err := json.Unmarshal([]byte(quoted), &out); err != nil {
-					return nil, fmt.Errorf("quickjs: decoding program output: %w", err)
-				}
-				s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: stream, Text: out})
-			case "t":
-				idText, msText, _ := strings.Cut(rest, "\t")
-				id, err1 := strconv.ParseInt(idText, 10, 32)
-				ms, err2 := strconv.ParseInt(msText, 10, 64)
-				if err1 != nil || err2 != nil {
-					return nil, fmt.Errorf("quickjs: malformed timer in the runner outbox: %.100q", line)
-				}
-				*timers = append(*timers, time.AfterFunc(time.Duration(ms)*time.Millisecond, func() {
-					ex.post(event{timer: int32(id)})
-				}))
-			case "d":
-				var f finishJSON
-				if err := json.Unmarshal([]byte(rest), &f); err != nil {
-					return nil, fmt.Errorf("quickjs: decoding the outcome: %w", err)
-				}
-				res := &wire.Message{Kind: wire.KindResult, Execution: ex.id, Outcome: f.Outcome, Content: f.Content, Error: f.Error}
-				if f.Error != nil {
-					f.Error.Stack = withoutRunnerFrames(f.Error.Stack)
-				}
-				if f.Error != nil && in.outOfMemory() && isOutOfMemory(f.Error) {
-					f.Error.Name = "RangeError"
-					f.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %s", byteSize(s.opts.MemoryLimit))
-				}
-				if f.Outcome == wire.OutcomeSuccess && res.Content == nil {
-					res.Content = []wire.Content{}
-				}
-				// The outbox is program-reachable state: check the outcome
-				// before it leaves, so no program can break the wire.
-				if err := res.Check(); err != nil {
-					return failure(ex.id, "InternalError", fmt.Sprintf("the program corrupted the runner's outcome: %v", err)), nil
-				}
-				if p, err := wire.Marshal(res); err != nil || len(p) > wire.MaxFrameSize {
-					return failure(ex.id, "RangeError", fmt.Sprintf("the result is %d bytes; a result carries at most %d (16 MiB)", len(p), wire.MaxFrameSize)), nil
-				}
-				return res, nil
-			case "w":
-				waiting = rest == "1"
-			default:
-				return nil, fmt.Errorf("quickjs: unknown entry in the runner outbox: %.100q", line)
-			}
+		waiting, res, err := s.readOutbox(ex, text, st)
+		if res != nil && res.Error != nil && in.outOfMemory() && isOutOfMemory(res.Error) {
+			// QuickJS could not even allocate its error ("null"), or
+			// threw its own "out of memory": name the limit.
+			res.Error.Name = "RangeError"
+			res.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %s", byteSize(st.lim.memory))
+		}
+		if err != nil || res != nil {
+			return res, err
 		}
 		if !waiting {
 			return failure(ex.id, "Error", "the program awaits a promise that nothing can settle: no tool call or timer is outstanding"), nil
@@ -294,10 +354,190 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		if ev.cancel {
 			return nil, errStopped
 		}
+		if ev.timer != 0 {
+			if st.timers[ev.timer] == nil {
+				continue // stopped after it fired
+			}
+			delete(st.timers, ev.timer)
+		}
 		if err := s.deliver(ctx, in, ev); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// readOutbox checks and acts on one drain of the engine's outbox: it sends
+// tool calls and output, arms and stops timers, and returns the result
+// message when the outbox ends the execution. Any entry that is malformed,
+// unknown, out of order or past a limit is an *outboxError.
+func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting bool, res *wire.Message, err error) {
+	lim := st.lim
+	sawWait := false
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		kind, rest, _ := strings.Cut(line, "\t")
+		switch kind {
+		case "c":
+			f := strings.SplitN(rest, "\t", 5)
+			if len(f) != 5 {
+				return false, nil, badOutbox("held a malformed tool call: %.100q", line)
+			}
+			seq, err := strconv.ParseUint(f[0], 10, 64)
+			if err != nil || seq != st.seq+1 {
+				return false, nil, badOutbox("held tool call seq %.20q where %d was due", f[0], st.seq+1)
+			}
+			st.seq = seq
+			if !st.tools[f[1]+"\x00"+f[2]] {
+				return false, nil, badOutbox("held a call of %.100q.%.100q, which the execution does not declare", f[1], f[2])
+			}
+			clock, err := parseClock(f[3])
+			if err != nil {
+				return false, nil, err
+			}
+			if len(f[4]) > maxToolInput {
+				ex.post(event{seq: seq, err: &wire.Error{Name: "RangeError", Message: fmt.Sprintf(
+					"the input of %s.%s is %d bytes; a tool call carries at most %d", f[1], f[2], len(f[4]), maxToolInput)}})
+				continue
+			}
+			if !json.Valid([]byte(f[4])) {
+				return false, nil, badOutbox("held tool call %d with input that is not JSON", seq)
+			}
+			s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock})
+		case "o":
+			stream, quoted, _ := strings.Cut(rest, "\t")
+			if stream != wire.StreamStdout && stream != wire.StreamStderr {
+				return false, nil, badOutbox("held output on stream %.40q, which is neither stdout nor stderr", stream)
+			}
+			var out string
+			if err := json.Unmarshal([]byte(quoted), &out); err != nil {
+				return false, nil, badOutbox("held output that is not a JSON string: %v", err)
+			}
+			st.output += utf16Len(out)
+			if st.output > lim.maxOutput+outputNoticeRoom {
+				return false, nil, badOutbox("held %d characters of output, past the limit of %d", st.output, lim.maxOutput)
+			}
+			s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: stream, Text: out})
+		case "t":
+			idText, msText, _ := strings.Cut(rest, "\t")
+			id, err1 := strconv.ParseInt(idText, 10, 32)
+			ms, err2 := strconv.ParseInt(msText, 10, 64)
+			if err1 != nil || err2 != nil || id <= 0 || ms < 0 || ms > maxTimerDelay {
+				return false, nil, badOutbox("held a malformed timer: %.100q", line)
+			}
+			if st.timers[int32(id)] != nil {
+				return false, nil, badOutbox("armed timer %d twice", id)
+			}
+			if len(st.timers) >= lim.maxTimers {
+				return false, nil, badOutbox("armed more than %d timers, the execution's limit", lim.maxTimers)
+			}
+			tid := int32(id)
+			st.timers[tid] = time.AfterFunc(time.Duration(ms)*time.Millisecond, func() {
+				ex.post(event{timer: tid})
+			})
+		case "x":
+			id, err := strconv.ParseInt(rest, 10, 32)
+			if err != nil || id <= 0 {
+				return false, nil, badOutbox("held a malformed timer stop: %.100q", line)
+			}
+			if t := st.timers[int32(id)]; t != nil {
+				t.Stop()
+				delete(st.timers, int32(id))
+			}
+		case "d":
+			res, err := finishMessage(ex.id, rest, lim)
+			return false, res, err
+		case "w":
+			if rest != "0" && rest != "1" {
+				return false, nil, badOutbox("held a malformed wait entry: %.100q", line)
+			}
+			waiting, sawWait = rest == "1", true
+		default:
+			return false, nil, badOutbox("held an unknown entry: %.100q", line)
+		}
+	}
+	if !sawWait {
+		return false, nil, badOutbox("ended without its wait entry")
+	}
+	return waiting, nil, nil
+}
+
+// finishMessage checks the runner's outcome entry and builds the
+// execution-result message from it.
+func finishMessage(id uint64, text string, lim limits) (*wire.Message, error) {
+	var f finishJSON
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, badOutbox("held an outcome that does not decode: %v", err)
+	}
+	if dec.More() {
+		return nil, badOutbox("held text after the outcome")
+	}
+	clock := f.Clock
+	if len(clock) == 0 {
+		clock = nil
+	}
+	for _, t := range clock {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil, badOutbox("held a clock value that is not finite")
+		}
+	}
+	res := &wire.Message{Kind: wire.KindResult, Execution: id, Outcome: f.Outcome, Clock: clock}
+	switch f.Outcome {
+	case wire.OutcomeSuccess:
+		if f.Error != nil {
+			return nil, badOutbox("held a success that carries an error")
+		}
+		size := 0
+		for i, c := range f.Content {
+			switch c.Type {
+			case "text":
+				size += utf16Len(c.Text)
+			case "image":
+				size += utf16Len(c.Data) + utf16Len(c.MimeType)
+			default:
+				return nil, badOutbox("held content item %d of type %.40q", i, c.Type)
+			}
+		}
+		if f.Value != nil {
+			if !json.Valid(f.Value) {
+				return nil, badOutbox("held a value that is not JSON")
+			}
+			res.Value = []byte(f.Value)
+			size += utf16Len(string(f.Value))
+		}
+		if size > lim.maxContent {
+			return nil, badOutbox("held %d characters of content and value, past the limit of %d", size, lim.maxContent)
+		}
+		res.Content = f.Content
+		if res.Content == nil {
+			res.Content = []wire.Content{}
+		}
+	case wire.OutcomeProgramFailed:
+		if f.Error == nil {
+			return nil, badOutbox("held a failure without an error")
+		}
+		f.Error.Stack = withoutRunnerFrames(f.Error.Stack)
+		if f.Error.Name == "InternalError" && f.Error.Message == "out of memory" {
+			f.Error.Name = "RangeError"
+			f.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %s", byteSize(lim.memory))
+		}
+		res.Error = f.Error
+	default:
+		return nil, badOutbox("held an outcome %.40q that is neither success nor program-failed", f.Outcome)
+	}
+	if err := res.Check(); err != nil {
+		return nil, badOutbox("held an outcome the wire refuses: %v", err)
+	}
+	if p, err := wire.Marshal(res); err != nil || len(p) > wire.MaxFrameSize {
+		return failure(id, "RangeError", fmt.Sprintf("the result is %d bytes; a result carries at most %d (16 MiB)", len(p), wire.MaxFrameSize)), nil
+	}
+	return res, nil
 }
 
 // start evaluates the program as a fresh root module and hands the
@@ -431,13 +671,19 @@ func isTrap(err error) bool {
 }
 
 // describeTrap turns an engine failure into a message that names the limit.
-func describeTrap(err error, o Options) string {
+func describeTrap(err error, memory uint64) string {
 	text := err.Error()
 	switch {
 	case strings.Contains(text, "out of bounds memory access"), strings.Contains(text, "stack overflow"), strings.Contains(text, "call stack exhausted"):
 		return "the program exhausted the engine's stack (recursion too deep); the engine was replaced"
+	case strings.Contains(text, "quickjs: runner ") && strings.Contains(text, " threw: "):
+		// The runner's entries catch everything a program throws; one that
+		// throws means the engine's memory is corrupt, which today means
+		// the program's recursion overflowed the engine's shadow stack into
+		// its data, until the stack is guarded.
+		return fmt.Sprintf("the engine's state was corrupted, most likely by recursion too deep for its stack (%v); the engine was replaced", err)
 	case strings.Contains(text, "memory"):
-		return fmt.Sprintf("the program exceeded the memory limit of %s; the engine was replaced", byteSize(o.MemoryLimit))
+		return fmt.Sprintf("the program exceeded the memory limit of %s; the engine was replaced", byteSize(memory))
 	}
 	return fmt.Sprintf("the engine failed: %v; it was replaced", err)
 }

@@ -47,7 +47,7 @@ func (s *server) serve(ctx context.Context) error {
 		cancel()
 		s.wg.Wait()
 	}()
-	s.send(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Runner: "codemode-go quickjs"})
+	s.send(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Versions: &wire.Supported, Runner: "codemode-go quickjs"})
 	for {
 		msg, err := s.r.Read()
 		if err != nil {

@@ -1,54 +1,65 @@
 // A small, strict CBOR (RFC 8949) codec for the wire protocol's messages:
-// unsigned integers, byte strings, text strings, arrays, maps and booleans,
-// definite lengths only. It is platform-neutral (no TextEncoder), so the same
-// bundle loads in QuickJS and Node.js.
+// unsigned integers, floats, byte strings, text strings, arrays, maps and
+// booleans, definite lengths only. It is platform-neutral (no TextEncoder),
+// so the same bundle loads in QuickJS and Node.js, and it runs beside
+// programs: it calls built-ins only through ./intrinsics and builds maps as
+// objects without a prototype.
 
-export type Value = number | boolean | string | Uint8Array | Value[] | Map<number, Value>;
+import {
+  ErrorCtor, Uint8ArrayCtor, apply, charCodeAt, data, defineProperty, fromCharCode, hasOwn, join, numberIsSafeInteger,
+  push, record, typedArrayLength, typedArraySet,
+} from "./intrinsics";
 
-export class CBORError extends Error {
+/** A decoded map: unsigned-integer keys, no prototype. */
+export interface CBORMap { [key: number]: Value }
+export type Value = number | boolean | string | Uint8Array | Value[] | CBORMap;
+
+export class CBORError extends ErrorCtor {
   constructor(message: string) {
     super(`cbor: ${message}`);
-    this.name = "CBORError";
+    defineProperty(this, "name", data("CBORError", false));
   }
 }
 
-export function utf8Encode(text: string): Uint8Array {
-  const out: number[] = [];
+// Scratch for floats, made at load.
+const f64 = new Float64Array(1);
+const f64Bytes = new Uint8ArrayCtor(f64.buffer);
+const f32 = new Float32Array(1);
+const f32Bytes = new Uint8ArrayCtor(f32.buffer);
+const little = new Uint8ArrayCtor(new Uint16Array([1]).buffer)[0] === 1;
+
+/** utf8Length is the UTF-8 size of text (a lone surrogate counts as U+FFFD). */
+function utf8Length(text: string): number {
+  let n = 0;
   for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-      }
-    }
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; // lone surrogate
-    if (c < 0x80) out.push(c);
-    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    const c = charCodeAt(text, i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (charCodeAt(text, i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
   }
-  return Uint8Array.from(out);
+  return n;
 }
 
-export function utf8Decode(bytes: Uint8Array): string {
+export function utf8Decode(bytes: Uint8Array, start: number, end: number): string {
   let out = "";
   let chunk: number[] = [];
   const flush = () => {
-    out += String.fromCharCode(...chunk);
+    out += apply(fromCharCode as never, undefined, chunk) as string;
     chunk = [];
   };
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = start; i < end; ) {
     const b = bytes[i];
     let c: number;
     let n: number;
-    if (b < 0x80) [c, n] = [b, 1];
-    else if (b >= 0xc2 && b < 0xe0) [c, n] = [b & 31, 2];
-    else if (b >= 0xe0 && b < 0xf0) [c, n] = [b & 15, 3];
-    else if (b >= 0xf0 && b < 0xf5) [c, n] = [b & 7, 4];
+    if (b < 0x80) { c = b; n = 1; }
+    else if (b >= 0xc2 && b < 0xe0) { c = b & 31; n = 2; }
+    else if (b >= 0xe0 && b < 0xf0) { c = b & 15; n = 3; }
+    else if (b >= 0xf0 && b < 0xf5) { c = b & 7; n = 4; }
     else throw new CBORError("invalid UTF-8");
-    if (i + n > bytes.length) throw new CBORError("truncated UTF-8");
+    if (i + n > end) throw new CBORError("truncated UTF-8");
     for (let k = 1; k < n; k++) {
       const x = bytes[i + k];
       if ((x & 0xc0) !== 0x80) throw new CBORError("invalid UTF-8");
@@ -60,108 +71,167 @@ export function utf8Decode(bytes: Uint8Array): string {
     i += n;
     if (c >= 0x10000) {
       c -= 0x10000;
-      chunk.push(0xd800 + (c >> 10), 0xdc00 + (c & 1023));
-    } else chunk.push(c);
+      push(chunk, 0xd800 + (c >> 10));
+      push(chunk, 0xdc00 + (c & 1023));
+    } else push(chunk, c);
     if (chunk.length > 4096) flush();
   }
   flush();
   return out;
 }
 
-class Writer {
-  private buf = new Uint8Array(256);
-  private n = 0;
+/** Writer encodes CBOR into a growing buffer. */
+export class Writer {
+  buf: Uint8Array = new Uint8ArrayCtor(256);
+  n = 0;
 
-  private room(k: number): void {
-    if (this.n + k <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.n + k) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.n));
-    this.buf = next;
+  room(k: number): void {
+    const size = typedArrayLength(this.buf);
+    if (this.n + k <= size) return;
+    let next = size * 2;
+    while (next < this.n + k) next *= 2;
+    const grown = new Uint8ArrayCtor(next);
+    typedArraySet(grown, this.buf);
+    this.buf = grown;
   }
 
   head(major: number, len: number): void {
-    if (!Number.isSafeInteger(len) || len < 0) throw new CBORError(`cannot encode length ${len}`);
+    if (!numberIsSafeInteger(len) || len < 0) throw new CBORError(`cannot encode length ${len}`);
     const m = major << 5;
+    this.room(9);
+    const b = this.buf;
     if (len < 24) {
-      this.room(1);
-      this.buf[this.n++] = m | len;
+      b[this.n++] = m | len;
     } else if (len < 0x100) {
-      this.room(2);
-      this.buf[this.n++] = m | 24;
-      this.buf[this.n++] = len;
+      b[this.n++] = m | 24;
+      b[this.n++] = len;
     } else if (len < 0x10000) {
-      this.room(3);
-      this.buf[this.n++] = m | 25;
-      this.buf[this.n++] = len >> 8;
-      this.buf[this.n++] = len & 255;
+      b[this.n++] = m | 25;
+      b[this.n++] = len >> 8;
+      b[this.n++] = len & 255;
     } else if (len < 0x100000000) {
-      this.room(5);
-      this.buf[this.n++] = m | 26;
-      this.buf[this.n++] = (len >>> 24) & 255;
-      this.buf[this.n++] = (len >>> 16) & 255;
-      this.buf[this.n++] = (len >>> 8) & 255;
-      this.buf[this.n++] = len & 255;
+      b[this.n++] = m | 26;
+      b[this.n++] = (len >>> 24) & 255;
+      b[this.n++] = (len >>> 16) & 255;
+      b[this.n++] = (len >>> 8) & 255;
+      b[this.n++] = len & 255;
     } else {
-      this.room(9);
-      this.buf[this.n++] = m | 27;
-      const hi = Math.floor(len / 0x100000000);
+      b[this.n++] = m | 27;
+      const hi = (len / 0x100000000) >>> 0;
       const lo = len >>> 0;
-      for (const part of [hi, lo]) {
-        this.buf[this.n++] = (part >>> 24) & 255;
-        this.buf[this.n++] = (part >>> 16) & 255;
-        this.buf[this.n++] = (part >>> 8) & 255;
-        this.buf[this.n++] = part & 255;
+      b[this.n++] = (hi >>> 24) & 255;
+      b[this.n++] = (hi >>> 16) & 255;
+      b[this.n++] = (hi >>> 8) & 255;
+      b[this.n++] = hi & 255;
+      b[this.n++] = (lo >>> 24) & 255;
+      b[this.n++] = (lo >>> 16) & 255;
+      b[this.n++] = (lo >>> 8) & 255;
+      b[this.n++] = lo & 255;
+    }
+  }
+
+  uint(v: number): void {
+    this.head(0, v);
+  }
+
+  bool(v: boolean): void {
+    this.room(1);
+    this.buf[this.n++] = v ? 0xf5 : 0xf4;
+  }
+
+  /** float writes v as a float64 (major type 7, 0xfb). */
+  float(v: number): void {
+    this.room(9);
+    f64[0] = v;
+    // Big-endian, whatever the platform's order.
+    this.buf[this.n++] = 0xfb;
+    for (let i = 0; i < 8; i++) this.buf[this.n++] = f64Bytes[little ? 7 - i : i];
+  }
+
+  text(s: string): void {
+    const size = utf8Length(s);
+    this.head(3, size);
+    this.room(size);
+    const b = this.buf;
+    for (let i = 0; i < s.length; i++) {
+      let c = charCodeAt(s, i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = charCodeAt(s, i + 1);
+        if ((d & 0xfc00) === 0xdc00) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+        }
+      }
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; // lone surrogate
+      if (c < 0x80) b[this.n++] = c;
+      else if (c < 0x800) {
+        b[this.n++] = 0xc0 | (c >> 6);
+        b[this.n++] = 0x80 | (c & 63);
+      } else if (c < 0x10000) {
+        b[this.n++] = 0xe0 | (c >> 12);
+        b[this.n++] = 0x80 | ((c >> 6) & 63);
+        b[this.n++] = 0x80 | (c & 63);
+      } else {
+        b[this.n++] = 0xf0 | (c >> 18);
+        b[this.n++] = 0x80 | ((c >> 12) & 63);
+        b[this.n++] = 0x80 | ((c >> 6) & 63);
+        b[this.n++] = 0x80 | (c & 63);
       }
     }
   }
 
-  bytes(b: Uint8Array): void {
-    this.room(b.length);
-    this.buf.set(b, this.n);
-    this.n += b.length;
+  /** textAsBytes writes s as a byte string of its UTF-8 (JSON text travels so). */
+  textAsBytes(s: string): void {
+    const start = this.n;
+    this.text(s);
+    // Same length head, major type 2 instead of 3.
+    this.buf[start] = (this.buf[start] & 31) | (2 << 5);
   }
 
-  value(v: Value): void {
-    if (typeof v === "number") this.head(0, v);
-    else if (typeof v === "boolean") {
-      this.room(1);
-      this.buf[this.n++] = v ? 0xf5 : 0xf4;
-    } else if (typeof v === "string") {
-      const b = utf8Encode(v);
-      this.head(3, b.length);
-      this.bytes(b);
-    } else if (v instanceof Uint8Array) {
-      this.head(2, v.length);
-      this.bytes(v);
-    } else if (Array.isArray(v)) {
-      this.head(4, v.length);
-      for (const x of v) this.value(x);
-    } else {
-      this.head(5, v.size);
-      for (const [k, x] of v) {
-        this.head(0, k);
-        this.value(x);
-      }
-    }
+  bytes(v: Uint8Array): void {
+    const size = typedArrayLength(v);
+    this.head(2, size);
+    this.room(size);
+    typedArraySet(this.buf, v, this.n);
+    this.n += size;
   }
 
-  result(): Uint8Array {
-    return this.buf.slice(0, this.n);
+  /** result returns the bytes written, preceded by room bytes of prefix left zero. */
+  result(prefix = 0): Uint8Array {
+    const out = new Uint8ArrayCtor(prefix + this.n);
+    for (let i = 0; i < this.n; i++) out[prefix + i] = this.buf[i];
+    return out;
   }
 }
 
-export function encode(v: Value): Uint8Array {
-  const w = new Writer();
-  w.value(v);
-  return w.result();
+/**
+ * MapWriter writes one CBOR map: each field writes its key and value into
+ * a body, counted, and end puts the head before it. Empty values are left
+ * out by the callers, as the Go encoder's omitempty does.
+ */
+export class MapWriter {
+  readonly w = new Writer();
+  count = 0;
+
+  key(k: number): Writer {
+    this.count++;
+    this.w.uint(k);
+    return this.w;
+  }
+
+  /** into writes this map as a value of out. */
+  into(out: Writer): void {
+    out.head(5, this.count);
+    out.room(this.w.n);
+    for (let i = 0; i < this.w.n; i++) out.buf[out.n++] = this.w.buf[i];
+  }
 }
 
-export function decode(bytes: Uint8Array): Value {
-  let i = 0;
+/** decode reads one CBOR item from bytes[start:end]. */
+export function decode(bytes: Uint8Array, start: number, end: number): Value {
+  let i = start;
   const need = (k: number) => {
-    if (i + k > bytes.length) throw new CBORError("unexpected end of data");
+    if (i + k > end) throw new CBORError("unexpected end of data");
   };
   const length = (info: number): number => {
     if (info < 24) return info;
@@ -174,8 +244,28 @@ export function decode(bytes: Uint8Array): Value {
     need(k);
     let n = 0;
     for (let j = 0; j < k; j++) n = n * 256 + bytes[i++];
-    if (!Number.isSafeInteger(n)) throw new CBORError("length too large");
+    if (!numberIsSafeInteger(n)) throw new CBORError("length too large");
     return n;
+  };
+  const float = (k: number): number => {
+    need(k);
+    if (k === 8) {
+      for (let j = 0; j < 8; j++) f64Bytes[little ? 7 - j : j] = bytes[i + j];
+      i += 8;
+      return f64[0];
+    }
+    if (k === 4) {
+      for (let j = 0; j < 4; j++) f32Bytes[little ? 3 - j : j] = bytes[i + j];
+      i += 4;
+      return f32[0];
+    }
+    // Half precision (RFC 8949, Appendix D).
+    const h = (bytes[i] << 8) | bytes[i + 1];
+    i += 2;
+    const exp = (h >> 10) & 31;
+    const mant = h & 1023;
+    const v = exp === 0 ? mant * 2 ** -24 : exp !== 31 ? (mant + 1024) * 2 ** (exp - 25) : mant === 0 ? Infinity : NaN;
+    return h & 0x8000 ? -v : v;
   };
   const item = (depth: number): Value => {
     if (depth > 16) throw new CBORError("nested too deeply");
@@ -189,43 +279,51 @@ export function decode(bytes: Uint8Array): Value {
       case 2: {
         const n = length(info);
         need(n);
-        const out = bytes.slice(i, i + n);
+        const out = new Uint8ArrayCtor(n);
+        for (let j = 0; j < n; j++) out[j] = bytes[i + j];
         i += n;
         return out;
       }
       case 3: {
         const n = length(info);
         need(n);
-        const out = utf8Decode(bytes.subarray(i, i + n));
+        const out = utf8Decode(bytes, i, i + n);
         i += n;
         return out;
       }
       case 4: {
         const n = length(info);
         const out: Value[] = [];
-        for (let j = 0; j < n; j++) out.push(item(depth + 1));
+        for (let j = 0; j < n; j++) push(out, item(depth + 1));
         return out;
       }
       case 5: {
         const n = length(info);
-        const out = new Map<number, Value>();
+        const out = record<Value>() as CBORMap;
         for (let j = 0; j < n; j++) {
+          need(1);
+          if (bytes[i] >> 5 !== 0) throw new CBORError("map key is not an unsigned integer");
           const k = item(depth + 1);
           if (typeof k !== "number") throw new CBORError("map key is not an unsigned integer");
-          if (out.has(k)) throw new CBORError(`duplicate map key ${k}`);
-          out.set(k, item(depth + 1));
+          if (hasOwn(out, k)) throw new CBORError(`duplicate map key ${k}`);
+          out[k] = item(depth + 1);
         }
         return out;
       }
       case 7:
         if (b === 0xf4) return false;
         if (b === 0xf5) return true;
+        if (b === 0xf9) return float(2);
+        if (b === 0xfa) return float(4);
+        if (b === 0xfb) return float(8);
         throw new CBORError(`unsupported simple value ${b}`);
       default:
         throw new CBORError(`unsupported major type ${major}`);
     }
   };
   const v = item(0);
-  if (i !== bytes.length) throw new CBORError("trailing bytes");
+  if (i !== end) throw new CBORError("trailing bytes");
   return v;
 }
+
+export { join };

@@ -1,9 +1,19 @@
-import { jsonParse, jsonStringify } from "./intrinsics";
+import {
+  ErrorCtor, ObjectPrototype, apply, construct, ProxyCtor, PromiseCtor, RangeErrorCtor, StringCtor, TypeErrorCtor,
+  charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
+  jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
+  promiseReject, push, quote, record, stringSlice,
+} from "./intrinsics";
 
 // The execution core of the code-mode runner: it builds the program scope
 // (tools, console, result writer), calls the default export, numbers tool
-// calls, keeps the result buffer transactional and serialises errors without
-// trusting them. It knows nothing of how bytes reach the host: a Host does.
+// calls, keeps the result buffer transactional, serialises errors without
+// trusting them, and keeps each execution's clock and random sequence. It
+// knows nothing of how bytes reach the host: a Host does.
+//
+// A program runs in the runner's realm, so everything here after load goes
+// through ./intrinsics (see there): state lives in closures, never on an
+// object a program can reach or on a prototype it can change.
 
 export type Stream = "stdout" | "stderr";
 
@@ -17,13 +27,18 @@ export interface SerializedError {
   stack: string;
 }
 
+/**
+ * Finish is an execution's end. value is the JSON text of what the default
+ * export resolved to ("" for undefined); clock the clock values observed
+ * since the last tool call.
+ */
 export type Finish =
-  | { outcome: "success"; content: Content[] }
-  | { outcome: "program-failed"; error: SerializedError };
+  | { outcome: "success"; content: Content[]; value: string; clock: number[] }
+  | { outcome: "program-failed"; error: SerializedError; clock: number[] };
 
 /** What an execution needs from the platform that carries its messages. */
 export interface Host {
-  toolCall(seq: number, namespace: string, tool: string, inputJSON: string): void;
+  toolCall(seq: number, namespace: string, tool: string, inputJSON: string, clock: number[]): void;
   output(stream: Stream, text: string): void;
   finish(result: Finish): void;
 }
@@ -39,20 +54,26 @@ export interface Request {
   input?: unknown;
   namespaces: Namespace[];
   limits: Limits;
+  /** seed is Math.random's seed: four unsigned 32-bit words. */
+  seed: number[];
+  /** clock holds the values Date.now() returns, in order, before the real clock. */
+  clock: number[];
 }
 
 export interface Limits {
   /** Most UTF-16 code units of console output kept per execution. */
   maxOutput: number;
-  /** Most UTF-16 code units of result content per execution. */
+  /** Most UTF-16 code units of result content (and value) per execution. */
   maxContent: number;
+  /** Most timers pending at once. */
+  maxTimers: number;
 }
 
 export const errorLimits = { name: 200, message: 8192, stack: 16384 };
 
 function bound(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  return text.slice(0, limit) + `… [truncated ${text.length - limit} characters]`;
+  return stringSlice(text, 0, limit) + `… [truncated ${text.length - limit} characters]`;
 }
 
 function safeText(read: () => unknown, limit: number): string {
@@ -60,8 +81,7 @@ function safeText(read: () => unknown, limit: number): string {
     const value = read();
     if (value === undefined || value === null) return "";
     if (typeof value === "string") return bound(value, limit);
-    if (typeof value === "symbol") return bound(value.toString(), limit);
-    return bound(String(value), limit);
+    return bound(StringCtor(value), limit);
   } catch {
     return "";
   }
@@ -81,7 +101,7 @@ export function serializeError(value: unknown): SerializedError {
       if (message === "" && !safeIsError(value)) message = safeText(() => jsonOrString(value), errorLimits.message);
       return { name, message, stack: safeText(() => v.stack, errorLimits.stack) };
     }
-    return { name: "Error", message: safeText(() => String(value), errorLimits.message), stack: "" };
+    return { name: "Error", message: safeText(() => StringCtor(value), errorLimits.message), stack: "" };
   } catch {
     return { name: "Error", message: "unreadable thrown value", stack: "" };
   }
@@ -89,12 +109,15 @@ export function serializeError(value: unknown): SerializedError {
 
 function safeIsError(value: unknown): boolean {
   try {
-    return value instanceof Error;
+    return value instanceof ErrorCtor;
   } catch {
     return false;
   }
 }
 
+// A program's own objects are its speech: printing them may run its toJSON
+// and getters. Only what the runner sends as data (tool input, the value)
+// is serialised by the runner's own walk below.
 function jsonOrString(value: unknown): string {
   try {
     const text = jsonStringify(value);
@@ -102,7 +125,7 @@ function jsonOrString(value: unknown): string {
   } catch {
     // fall through
   }
-  return String(value);
+  return StringCtor(value);
 }
 
 /** formatValue renders one console argument as text. */
@@ -119,12 +142,12 @@ export function formatValue(value: unknown): string {
       case "bigint":
       case "number":
       case "boolean":
-        return String(value);
+        return StringCtor(value);
     }
     if (value === null) return "null";
     if (safeIsError(value)) {
       const e = serializeError(value);
-      return e.stack ? `${e.name}: ${e.message}\n${e.stack}`.trimEnd() : `${e.name}: ${e.message}`;
+      return e.stack ? trimEnd(`${e.name}: ${e.message}\n${e.stack}`) : `${e.name}: ${e.message}`;
     }
     return jsonOrString(value);
   } catch {
@@ -132,86 +155,170 @@ export function formatValue(value: unknown): string {
   }
 }
 
-const reservedToolKeys = new Set<string>(["then", "__proto__", ...Object.getOwnPropertyNames(Object.prototype)]);
-
-class JSONInputError extends TypeError {
-  constructor(path: string, what: string) {
-    super(`tool input is not JSON: ${path} is ${what}`);
-    this.name = "TypeError";
+function trimEnd(text: string): string {
+  let n = text.length;
+  while (n > 0) {
+    const c = charCodeAt(text, n - 1);
+    if (c !== 10 && c !== 32 && c !== 9 && c !== 13) break;
+    n--;
   }
+  return stringSlice(text, 0, n);
+}
+
+class JSONValueError extends TypeErrorCtor {
+  constructor(what: string, path: string, found: string) {
+    super(`${what} is not JSON: ${path} is ${found}`);
+    defineProperty(this, "name", data("TypeError", false));
+  }
+}
+
+/** maxJSONDepth bounds the nesting of tool input and values. */
+const maxJSONDepth = 64;
+
+/**
+ * toJSONText returns the JSON text of value, walking it with the runner's
+ * own captured functions: toJSON methods (on prototypes or not) and a
+ * replaced JSON.stringify play no part. Plain JSON only: null, booleans,
+ * finite numbers, strings, dense arrays and plain objects (prototype
+ * Object.prototype or null); object properties whose value is undefined are
+ * left out, as JSON.stringify does. With dates, a Date becomes its ISO
+ * string. Anything else throws a TypeError that names what (for example
+ * "tool input") and where (root "input", then ".key" and "[i]").
+ */
+export function toJSONText(value: unknown, what = "tool input", root = "input", dates = false): string {
+  const ancestors: object[] = [];
+  const walk = (v: unknown, path: string): string => {
+    switch (typeof v) {
+      case "string":
+        return quote(v);
+      case "number":
+        if (!numberIsFinite(v)) throw new JSONValueError(what, path, StringCtor(v));
+        return "" + v;
+      case "boolean":
+        return v ? "true" : "false";
+      case "undefined":
+        throw new JSONValueError(what, path, "undefined");
+      case "bigint":
+        throw new JSONValueError(what, path, "a bigint");
+      case "symbol":
+        throw new JSONValueError(what, path, "a symbol");
+      case "function":
+        throw new JSONValueError(what, path, "a function");
+    }
+    if (v === null) return "null";
+    const object = v as object;
+    for (let i = 0; i < ancestors.length; i++) {
+      if (ancestors[i] === object) throw new JSONValueError(what, path, "a circular reference");
+    }
+    if (ancestors.length >= maxJSONDepth) throw new JSONValueError(what, path, `nested deeper than ${maxJSONDepth} levels`);
+    push(ancestors, object);
+    let out: string;
+    if (isArray(object)) {
+      const list = object as unknown[];
+      const n = list.length;
+      out = "[";
+      for (let i = 0; i < n; i++) {
+        if (!hasOwn(list, i)) throw new JSONValueError(what, `${path}[${i}]`, "a hole in an array");
+        if (i > 0) out += ",";
+        out += walk(list[i], `${path}[${i}]`);
+      }
+      out += "]";
+    } else if (dates && isDate(object)) {
+      const time = dateGetTime(object);
+      if (!numberIsFinite(time)) throw new JSONValueError(what, path, "an invalid Date");
+      out = quote(dateToISOString(object));
+    } else {
+      const proto = getPrototypeOf(object);
+      if (proto !== ObjectPrototype && proto !== null) {
+        const kind = safeText(() => objectToString(object), 100);
+        throw new JSONValueError(what, path, `not a plain object (${kind})`);
+      }
+      const keys = objectKeys(object);
+      out = "{";
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        const item = (object as Record<string, unknown>)[key];
+        if (item === undefined) continue;
+        const text = walk(item, `${path}.${key}`);
+        out += (first ? "" : ",") + quote(key) + ":" + text;
+        first = false;
+      }
+      out += "}";
+    }
+    ancestors.length--;
+    return out;
+  };
+  try {
+    return walk(value, root);
+  } catch (error) {
+    if (error instanceof JSONValueError) throw error;
+    // A revoked Proxy, a getter that throws, a stack overflow.
+    throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
+  }
+}
+
+function isDate(object: object): boolean {
+  try {
+    dateGetTime(object);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** checkJSON throws toJSONText's TypeError when value is not plain JSON. */
+export function checkJSON(value: unknown): void {
+  toJSONText(value);
+}
+
+function isBase64(text: string): boolean {
+  const n = text.length;
+  if (n % 4 !== 0) return false;
+  let pad = 0;
+  for (let i = 0; i < n; i++) {
+    const c = charCodeAt(text, i);
+    if (c === 61) {
+      pad++;
+      if (pad > 2) return false;
+      continue;
+    }
+    if (pad > 0) return false;
+    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+    if (!ok) return false;
+  }
+  return true;
 }
 
 /**
- * checkJSON throws a TypeError naming the path when value is not plain JSON:
- * null, booleans, finite numbers, strings, dense arrays and plain objects.
- * Object properties whose value is undefined are allowed and dropped by
- * JSON.stringify, as usual; anything else JSON cannot carry is refused.
+ * sfc32 is Chris Doty-Humphrey's Small Fast Counting generator (PractRand),
+ * 128 bits of state; random returns doubles in [0, 1) from two outputs (53
+ * bits), as Math.random does. One seed gives one sequence on every engine.
  */
-export function checkJSON(value: unknown, path = "input", ancestors: object[] = []): void {
-  if (typeof value !== "object" || value === null) {
-    checkLeaf(value, path);
-    return;
-  }
-  const object = value as object;
-  if (ancestors.includes(object)) throw new JSONInputError(path, "a circular reference");
-  if (ancestors.length >= maxJSONDepth) throw new JSONInputError(path, `nested deeper than ${maxJSONDepth} levels`);
-  ancestors.push(object);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) throw new JSONInputError(`${path}[${i}]`, "a hole in an array");
-      const item = value[i];
-      // Strings and finite numbers, the common case, need no call.
-      if (typeof item === "string" || typeof item === "boolean" || item === null) continue;
-      if (typeof item === "number" && Number.isFinite(item)) continue;
-      checkJSON(item, `${path}[${i}]`, ancestors);
-    }
-  } else {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) {
-      const kind = safeText(() => Object.prototype.toString.call(value), 100);
-      throw new JSONInputError(path, `not a plain object (${kind})`);
-    }
-    for (const key in object) {
-      const item = (value as Record<string, unknown>)[key];
-      if (typeof item === "string" || typeof item === "boolean" || item === null || item === undefined) continue;
-      if (typeof item === "number" && Number.isFinite(item)) continue;
-      checkJSON(item, `${path}.${key}`, ancestors);
-    }
-  }
-  ancestors.pop();
+export function sfc32(seed: number[]): () => number {
+  let a = seed[0] | 0;
+  let b = seed[1] | 0;
+  let c = seed[2] | 0;
+  let d = seed[3] | 0;
+  const next = (): number => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let i = 0; i < 15; i++) next();
+  return () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
 }
 
-function checkLeaf(value: unknown, path: string): void {
-  switch (typeof value) {
-    case "number":
-      if (!Number.isFinite(value)) throw new JSONInputError(path, String(value));
-      return;
-    case "undefined":
-      throw new JSONInputError(path, "undefined");
-    case "bigint":
-      throw new JSONInputError(path, "a bigint");
-    case "symbol":
-      throw new JSONInputError(path, "a symbol");
-    case "function":
-      throw new JSONInputError(path, "a function");
-  }
+const reservedToolKeys = record<boolean>();
+{
+  const names = ["then", "__proto__", "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+    "toLocaleString", "toString", "valueOf", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"];
+  for (let i = 0; i < names.length; i++) reservedToolKeys[names[i]] = true;
 }
-
-/** maxJSONDepth bounds tool input nesting (the QuickJS stack is shallow). */
-const maxJSONDepth = 64;
-
-/** toJSONText checks value (checkJSON) and returns its JSON text. */
-export function toJSONText(value: unknown): string {
-  checkJSON(value);
-  try {
-    return jsonStringify(value);
-  } catch (error) {
-    // A cycle deeper than the walk, or a getter that throws.
-    throw new JSONInputError("input", `not serialisable (${serializeError(error).message})`);
-  }
-}
-
-const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -219,187 +326,298 @@ interface Pending {
   error: Error;
 }
 
-/**
- * Execution is one run of one program. The platform evaluates the module and
- * hands the evaluation and its namespace to run; tool results come back
- * through deliver.
- */
-export class Execution {
-  private seq = 0;
-  private readonly pending = new Map<number, Pending>();
-  private readonly content: Content[] = [];
-  private contentSize = 0;
-  private outputSize = 0;
-  private outputCut = false;
-  private done = false;
-
-  constructor(
-    private readonly host: Host,
-    private readonly request: Request,
-  ) {}
-
-  /** pendingCalls is the number of tool calls the host has not answered. */
-  get pendingCalls(): number {
-    return this.pending.size;
-  }
-
-  /** finished reports whether the outcome has been handed to the host. */
-  get finished(): boolean {
-    return this.done;
-  }
-
+/** Execution is one run of one program (see createExecution). */
+export interface Execution {
   /** run awaits module evaluation, then calls the default export with the scope. */
-  async run(evaluate: () => Promise<Record<string, unknown>>): Promise<void> {
-    try {
-      const namespace = await evaluate();
-      let program: unknown;
-      try {
-        program = namespace.default;
-      } catch {
-        program = undefined;
-      }
-      if (typeof program !== "function") {
-        const what = program === undefined ? "no default export" : `a default export of type ${typeof program}`;
-        throw new TypeError(`the program module has ${what}; it must default-export a function (scope) => …`);
-      }
-      await (program as (scope: unknown) => unknown)(this.scope());
-      this.finish({ outcome: "success", content: this.content.slice() });
-    } catch (error) {
-      this.fail(error);
-    }
-  }
-
+  run(evaluate: () => Promise<Record<string, unknown>>): Promise<void>;
   /** fail ends the execution as program-failed with the serialised value. */
-  fail(error: unknown): void {
-    this.finish({ outcome: "program-failed", error: serializeError(error) });
-  }
+  fail(error: unknown): void;
+  /** deliver settles tool call seq: ok with output JSON text, or an error {name, message} as JSON. */
+  deliver(seq: number, ok: boolean, payload: string): void;
+  /** write formats values as one line of program output on stream. */
+  write(stream: Stream, values: unknown[]): void;
+  /** pendingCalls is the number of tool calls the host has not answered. */
+  pendingCalls(): number;
+  /** finished reports whether the outcome has been handed to the host. */
+  finished(): boolean;
+  /** now is Date.now() for the program: the next replayed clock value, else the real clock; recorded. */
+  now(): number;
+  /** random is Math.random() for the program. */
+  random(): number;
+  readonly limits: Limits;
+}
 
-  private finish(result: Finish): void {
-    if (this.done) return;
-    this.done = true;
-    this.pending.clear();
-    this.host.finish(result);
-  }
+/**
+ * createExecution makes an execution. Its state lives in this closure and
+ * in objects without a prototype, so that nothing a program does to
+ * Object.prototype, Array.prototype or the globals can read or change it.
+ */
+export function createExecution(host: Host, request: Request, realNow: () => number): Execution {
+  let seq = 0;
+  let pending = record<Pending>();
+  let pendingCount = 0;
+  const content: Content[] = [];
+  let contentSize = 0;
+  let outputSize = 0;
+  let outputCut = false;
+  let done = false;
+  const limits = request.limits;
+  const replay = request.clock;
+  let replayed = 0;
+  let observed: number[] = [];
+  const random = sfc32(request.seed);
 
-  /** deliver settles tool call seq: ok with output JSON text, or an error {name, message}. */
-  deliver(seq: number, ok: boolean, payload: string): void {
-    const call = this.pending.get(seq);
-    if (call === undefined) return;
-    this.pending.delete(seq);
-    if (ok) {
-      let value: unknown;
-      try {
-        value = jsonParse(payload);
-      } catch (error) {
-        call.reject(error);
-        return;
-      }
-      call.resolve(value);
-      return;
+  const takeClock = (): number[] => {
+    const c = observed;
+    observed = [];
+    return c;
+  };
+
+  const finish = (result: Finish): void => {
+    if (done) return;
+    done = true;
+    pending = record<Pending>();
+    pendingCount = 0;
+    host.finish(result);
+  };
+
+  const fail = (error: unknown): void => {
+    if (done) return;
+    finish({ outcome: "program-failed", error: serializeError(error), clock: takeClock() });
+  };
+
+  const write = (stream: Stream, values: unknown[]): void => {
+    if (done || outputCut) return;
+    const parts: string[] = [];
+    for (let i = 0; i < values.length; i++) push(parts, formatValue(values[i]));
+    let text = join(parts, " ") + "\n";
+    const room = limits.maxOutput - outputSize;
+    if (text.length > room) {
+      text = stringSlice(text, 0, room > 0 ? room : 0) + `\n[program output truncated at the limit of ${limits.maxOutput} characters]\n`;
+      outputCut = true;
     }
-    let name = "Error";
-    let message = payload;
-    try {
-      const parsed = jsonParse(payload) as { name?: unknown; message?: unknown };
-      if (typeof parsed.name === "string") name = parsed.name;
-      if (typeof parsed.message === "string") message = parsed.message;
-    } catch {
-      // keep the raw text
-    }
-    const error = call.error;
-    error.message = message;
-    error.name = name;
-    call.reject(error);
-  }
+    outputSize += text.length;
+    host.output(stream, text);
+  };
 
-  private callTool(namespace: string, tool: string, input: unknown): Promise<unknown> {
-    const error = new Error("tool call failed");
-    if (this.done) return Promise.reject(new Error(`${namespace}.${tool} was called after the program finished`));
+  const append = (item: Content, size: number): void => {
+    if (done) throw new ErrorCtor("result content was appended after the program finished");
+    if (contentSize + size > limits.maxContent) {
+      throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
+    }
+    contentSize += size;
+    push(content, item);
+  };
+
+  const callTool = (namespace: string, tool: string, args: unknown[]): Promise<unknown> => {
+    if (done) return promiseReject(new ErrorCtor(`${namespace}.${tool} was called after the program finished`));
+    if (args.length > 1) {
+      return promiseReject(new TypeErrorCtor(`${namespace}.${tool} takes one argument (its input object) but was called with ${args.length}`));
+    }
+    const error = new ErrorCtor("tool call failed");
     let inputJSON: string;
     try {
-      inputJSON = toJSONText(input);
+      inputJSON = args.length === 0 ? "{}" : toJSONText(args[0]);
     } catch (cause) {
-      return Promise.reject(cause);
+      return promiseReject(cause);
     }
-    const seq = ++this.seq;
-    return new Promise((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject, error });
-      this.host.toolCall(seq, namespace, tool, inputJSON);
+    const n = ++seq;
+    return new PromiseCtor((resolve, reject) => {
+      pending[n] = { __proto__: null, resolve, reject, error } as unknown as Pending;
+      pendingCount++;
+      host.toolCall(n, namespace, tool, inputJSON, takeClock());
     });
-  }
+  };
 
-  /** write formats values as one line of program output on stream. */
-  write(stream: Stream, values: unknown[]): void {
-    if (this.done || this.outputCut) return;
-    let text = values.map(formatValue).join(" ") + "\n";
-    const room = this.request.limits.maxOutput - this.outputSize;
-    if (text.length > room) {
-      text = text.slice(0, Math.max(room, 0)) + `\n[program output truncated at the limit of ${this.request.limits.maxOutput} characters]\n`;
-      this.outputCut = true;
-    }
-    this.outputSize += text.length;
-    this.host.output(stream, text);
-  }
-
-  private append(item: Content, size: number): void {
-    if (this.done) throw new Error("result content was appended after the program finished");
-    if (this.contentSize + size > this.request.limits.maxContent) {
-      throw new RangeError(`result content exceeds the limit of ${this.request.limits.maxContent} characters`);
-    }
-    this.contentSize += size;
-    this.content.push(item);
-  }
-
-  private scope(): Record<string, unknown> {
-    const write = (stream: Stream) => (...values: unknown[]) => this.write(stream, values);
-    const console = Object.freeze({
-      debug: write("stdout"),
-      error: write("stderr"),
-      info: write("stdout"),
-      log: write("stdout"),
-      warn: write("stderr"),
-    });
-    const result = Object.freeze({
-      appendText: (text: unknown): void => {
-        if (typeof text !== "string") throw new TypeError(`result.appendText expects a string, got ${text === null ? "null" : typeof text}`);
-        this.append({ type: "text", text }, text.length);
-      },
-      appendImage: (image: unknown): void => {
-        if (typeof image !== "object" || image === null) throw new TypeError("result.appendImage expects an object {data, mimeType}");
-        const { data, mimeType } = image as { data?: unknown; mimeType?: unknown };
-        if (typeof data !== "string" || data.length % 4 !== 0 || !base64.test(data)) {
-          throw new TypeError("result.appendImage: data must be a base64 string");
-        }
-        if (typeof mimeType !== "string" || mimeType === "") {
-          throw new TypeError("result.appendImage: mimeType must be a non-empty string");
-        }
-        this.append({ type: "image", data, mimeType }, data.length + mimeType.length);
-      },
-    });
-    const scope: Record<string, unknown> = {};
-    if (this.request.hasInput) scope.input = this.request.input;
-    for (const ns of this.request.namespaces) scope[ns.name] = this.namespace(ns);
-    scope.console = console;
-    scope.result = result;
-    return Object.freeze(scope);
-  }
-
-  private namespace(ns: Namespace): object {
-    const tools: Record<string, unknown> = Object.create(null);
-    for (const tool of ns.tools) {
+  const namespace = (ns: Namespace): object => {
+    const tools = record<unknown>();
+    const names = ns.tools;
+    for (let i = 0; i < names.length; i++) {
+      const tool = names[i];
       // A call with no argument sends {}: tools whose input has no required
       // property (common among MCP tools) are called as tool().
-      tools[tool] = (...args: unknown[]) => this.callTool(ns.name, tool, args.length === 0 ? {} : args[0]);
+      tools[tool] = (...args: unknown[]) => callTool(ns.name, tool, args);
     }
-    Object.freeze(tools);
-    const known = ns.tools.join(", ") || "(none)";
-    return new Proxy(tools, {
-      get(target, key) {
-        if (typeof key !== "string" || key in target || reservedToolKeys.has(key)) {
-          return (target as Record<string | symbol, unknown>)[key];
+    objectFreeze(tools);
+    const known = join(names, ", ") || "(none)";
+    const handler = {
+      __proto__: null,
+      get(target: Record<string, unknown>, key: string | symbol) {
+        if (typeof key !== "string" || hasOwn(target, key) || reservedToolKeys[key] === true) {
+          return target[key as string];
         }
-        return () => Promise.reject(new TypeError(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
+        return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
+      },
+    };
+    return new ProxyCtor(tools, handler as unknown as ProxyHandler<Record<string, unknown>>);
+  };
+
+  const scope = (): Record<string, unknown> => {
+    const writer = (stream: Stream) => (...values: unknown[]) => write(stream, values);
+    const console = objectFreeze({
+      debug: writer("stdout"),
+      error: writer("stderr"),
+      info: writer("stdout"),
+      log: writer("stdout"),
+      warn: writer("stderr"),
+    });
+    const result = objectFreeze({
+      appendText: (text: unknown): void => {
+        if (typeof text !== "string") throw new TypeErrorCtor(`result.appendText expects a string, got ${text === null ? "null" : typeof text}`);
+        append({ __proto__: null, type: "text", text } as unknown as Content, text.length);
+      },
+      appendImage: (image: unknown): void => {
+        if (typeof image !== "object" || image === null) throw new TypeErrorCtor("result.appendImage expects an object {data, mimeType}");
+        const data = (image as { data?: unknown }).data;
+        const mimeType = (image as { mimeType?: unknown }).mimeType;
+        if (typeof data !== "string" || !isBase64(data)) {
+          throw new TypeErrorCtor("result.appendImage: data must be a base64 string");
+        }
+        if (typeof mimeType !== "string" || mimeType === "") {
+          throw new TypeErrorCtor("result.appendImage: mimeType must be a non-empty string");
+        }
+        append({ __proto__: null, type: "image", data, mimeType } as unknown as Content, data.length + mimeType.length);
       },
     });
-  }
+    // Defined, not assigned: a setter on Object.prototype sees nothing.
+    const s = objectCreate(ObjectPrototype) as Record<string, unknown>;
+    if (request.hasInput) defineProperty(s, "input", data(request.input));
+    for (let i = 0; i < request.namespaces.length; i++) {
+      const ns = request.namespaces[i];
+      defineProperty(s, ns.name, data(namespace(ns)));
+    }
+    defineProperty(s, "console", data(console));
+    defineProperty(s, "result", data(result));
+    return objectFreeze(s);
+  };
+
+  const succeed = (value: unknown): void => {
+    if (done) return;
+    let valueJSON = "";
+    if (value !== undefined) {
+      try {
+        valueJSON = toJSONText(value, "the program's value", "value", true);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (contentSize + valueJSON.length > limits.maxContent) {
+        fail(new RangeErrorCtor(`the program's value (${valueJSON.length} characters of JSON) and its result content exceed the limit of ${limits.maxContent} characters`));
+        return;
+      }
+    }
+    const items: Content[] = [];
+    for (let i = 0; i < content.length; i++) push(items, content[i]);
+    finish({ outcome: "success", content: items, value: valueJSON, clock: takeClock() });
+  };
+
+  const execution: Execution = objectFreeze({
+    __proto__: null,
+    limits,
+    async run(evaluate: () => Promise<Record<string, unknown>>): Promise<void> {
+      let value: unknown;
+      try {
+        const ns = await evaluate();
+        let program: unknown;
+        try {
+          program = ns.default;
+        } catch {
+          program = undefined;
+        }
+        if (typeof program !== "function") {
+          const what = program === undefined ? "no default export" : `a default export of type ${typeof program}`;
+          throw new TypeErrorCtor(`the program module has ${what}; it must default-export a function (scope) => …`);
+        }
+        value = await (program as (scope: unknown) => unknown)(scope());
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      succeed(value);
+    },
+    fail,
+    deliver(n: number, ok: boolean, payload: string): void {
+      const call = pending[n];
+      if (call === undefined) return;
+      delete pending[n];
+      pendingCount--;
+      if (ok) {
+        let value: unknown;
+        try {
+          value = jsonParse(payload);
+        } catch (error) {
+          call.reject(error);
+          return;
+        }
+        call.resolve(value);
+        return;
+      }
+      let name = "Error";
+      let message = payload;
+      try {
+        const parsed = jsonParse(payload) as { name?: unknown; message?: unknown };
+        if (hasOwn(parsed, "name") && typeof parsed.name === "string") name = parsed.name;
+        if (hasOwn(parsed, "message") && typeof parsed.message === "string") message = parsed.message;
+      } catch {
+        // keep the raw text
+      }
+      const error = call.error;
+      defineProperty(error, "message", data(message, false));
+      defineProperty(error, "name", data(name, false));
+      call.reject(error);
+    },
+    write,
+    pendingCalls: () => pendingCount,
+    finished: () => done,
+    now(): number {
+      const t = replayed < replay.length ? replay[replayed++] : realNow();
+      push(observed, t);
+      return t;
+    },
+    random,
+  } as unknown as Execution);
+  return execution;
 }
+
+/**
+ * installClock replaces Date and Math.random on global with versions that
+ * ask current() for the running execution: its replayed clock and seeded
+ * sequence, or, outside any execution, the real ones. new Date() with no
+ * argument and Date() take the execution's clock; new Date(x) is as ever.
+ */
+export function installClock(global: Record<string, unknown>, current: () => Execution | undefined): void {
+  const RealDate = global.Date as DateConstructor;
+  const realNow = RealDate.now;
+  const math = global.Math as Math;
+  const realRandom = math.random;
+  const dateToStringOf = (RealDate.prototype as { toString: () => string }).toString;
+  const now = function now(): number {
+    const ex = current();
+    return ex === undefined ? apply(realNow, RealDate, []) : ex.now();
+  };
+  const handler = {
+    __proto__: null,
+    construct(target: DateConstructor, args: unknown[], newTarget: unknown) {
+      if (args.length === 0) return construct(target, [now()], newTarget as never);
+      return construct(target, args, newTarget as never);
+    },
+    apply() {
+      return apply(dateToStringOf, new RealDate(now()), []);
+    },
+    get(target: DateConstructor, key: PropertyKey) {
+      const v = (target as unknown as Record<PropertyKey, unknown>)[key as string];
+      // A program that replaces Date.now gets its own.
+      return key === "now" && v === realNow ? now : v;
+    },
+  };
+  const DateProxy = new ProxyCtor(RealDate, handler as unknown as ProxyHandler<DateConstructor>);
+  defineProperty(RealDate.prototype, "constructor", data(DateProxy, false));
+  defineProperty(global, "Date", data(DateProxy, false));
+  const random = function random(): number {
+    const ex = current();
+    return ex === undefined ? apply(realRandom, math, []) : ex.random();
+  };
+  defineProperty(math, "random", data(random, false));
+}
+
+export { jsonParse, jsonStringify, PromiseCtor, hasOwn };

@@ -1,13 +1,81 @@
 // Built-ins the runner uses, captured when the runner loads, before any
-// program runs: a program that replaces JSON.stringify or
-// Array.prototype.join must not be able to forge or break what the runner
-// sends to the host.
+// program runs. A program shares the runner's realm: it can replace globals
+// (JSON.stringify, Array.prototype.push, Promise.prototype.then), define
+// setters and getters on prototypes (an index setter on Array.prototype
+// catches every [[Set]] of a missing index on any array) and Symbol.species.
+// So after load the runner calls built-ins only through the captured
+// references below (uncurried: call(f, self, args) never reads a property
+// of self), keeps its state in closures and in objects without a prototype,
+// appends to arrays by definition rather than assignment, and never uses
+// the iteration protocol (for-of, spread, array destructuring) on anything.
+
+const R = Reflect;
+export const apply: <T>(f: (...a: never[]) => T, self: unknown, args: ArrayLike<unknown>) => T = R.apply as never;
+export const construct = R.construct;
+export const defineProperty = R.defineProperty;
+export const getPrototypeOf = R.getPrototypeOf;
+export const getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
+export const objectKeys = Object.keys;
+export const objectFreeze = Object.freeze;
+export const objectCreate = Object.create;
+export const ObjectPrototype = Object.prototype;
+export const isArray = Array.isArray;
 export const jsonStringify = JSON.stringify;
 export const jsonParse = JSON.parse;
-const apply = Reflect.apply;
-const arrayJoin = Array.prototype.join;
+export const fromCharCode = String.fromCharCode;
+export const numberIsFinite = Number.isFinite;
+export const numberIsSafeInteger = Number.isSafeInteger;
+export const mathFloor = Math.floor;
+export const mathRandom = Math.random;
+export const ErrorCtor = Error;
+export const TypeErrorCtor = TypeError;
+export const RangeErrorCtor = RangeError;
+export const PromiseCtor = Promise;
+export const ProxyCtor = Proxy;
+export const DateCtor = Date;
+export const dateNow = Date.now;
+export const Uint8ArrayCtor = Uint8Array;
+export const StringCtor = String;
+
+function uncurry<A extends unknown[], T>(f: (...a: A) => T): (self: unknown, ...args: A) => T {
+  return (self: unknown, ...args: A) => apply(f as never, self, args) as T;
+}
+
+const hasOwn = uncurry(Object.prototype.hasOwnProperty as (key: PropertyKey) => boolean);
+export { hasOwn };
+export const objectToString = uncurry(Object.prototype.toString as () => string);
+export const charCodeAt = uncurry(String.prototype.charCodeAt);
+export const stringSlice = uncurry(String.prototype.slice);
+export const arrayJoin = uncurry(Array.prototype.join as (separator: string) => string);
+export const dateGetTime = uncurry(Date.prototype.getTime);
+export const dateToISOString = uncurry(Date.prototype.toISOString);
+export const dateToString = uncurry(Date.prototype.toString);
+export const promiseReject = (reason: unknown): Promise<never> => apply(Promise.reject as never, PromiseCtor, [reason]);
+const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) as object;
+export const typedArraySet = uncurry((TypedArrayPrototype as { set: (a: ArrayLike<number>, offset?: number) => void }).set);
+export const typedArrayLength = uncurry((getOwnPropertyDescriptor(TypedArrayPrototype, "length") as PropertyDescriptor).get as () => number);
+
+/** data is a property descriptor for value that reads nothing from Object.prototype. */
+export function data(value: unknown, enumerable = true): PropertyDescriptor {
+  return { __proto__: null, value, writable: true, enumerable, configurable: true } as PropertyDescriptor;
+}
+
+/** push appends value to list by definition, which no setter can observe. */
+export function push<T>(list: T[], value: T): void {
+  defineProperty(list, list.length, data(value));
+}
+
+/** record returns an object without a prototype: reading a missing key gives undefined, not a program's getter. */
+export function record<T>(): Record<string | number, T> {
+  return objectCreate(null) as Record<string | number, T>;
+}
 
 /** join is Array.prototype.join as it was when the runner loaded. */
 export function join(items: string[], separator: string): string {
-  return apply(arrayJoin, items, [separator]) as string;
+  return arrayJoin(items, separator);
+}
+
+/** quote is the JSON text of a string (JSON.stringify reads nothing of a primitive). */
+export function quote(text: string): string {
+  return jsonStringify(text);
 }

@@ -1,65 +1,118 @@
 // The QuickJS entry of the runner. The Go runner in drivers/quickjs gives every
-// execution its own QuickJS instance; it evaluates the program module itself
-// (QuickJS's C API), then calls start with the evaluation promise and the
-// module namespace, drains the outbox after each turn of the job queue, and
-// calls deliver when a tool call is answered or a timer fires.
+// execution its own QuickJS instance, restored from a snapshot taken after
+// install; it evaluates the program module itself (QuickJS's C API), then
+// calls start with the evaluation promise and the module namespace, drains
+// the outbox after each turn of the job queue, and calls deliver when a tool
+// call is answered or a timer fires.
 
-import { join, jsonParse, jsonStringify } from "./intrinsics";
-import { Execution, type Finish, type Request, type Stream } from "./core";
+import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record } from "./intrinsics";
+import { createExecution, installClock, type Content, type Execution, type Finish, type Namespace, type Request, type Stream } from "./core";
 
-// The outbox holds one line per message, tab-separated, so that draining it
-// is one join rather than a JSON encoding of objects (every JavaScript call
-// is costly in this engine):
+// The outbox is one string in this closure, a line per message, so that no
+// program can reach it and draining it is one read (every JavaScript call is
+// costly in this engine). Lines are tab-separated:
 //
-//   c <seq> <namespace> <tool> <input JSON>   a tool call
-//   o <stream> <text as a JSON string>        program output
-//   t <timer id> <delay ms>                   a timer to arm
-//   d <Finish as JSON>                        the outcome
+//   c <seq> <namespace> <tool> <clock> <input JSON>   a tool call
+//   o <stream> <text as a JSON string>                program output
+//   t <timer id> <delay ms>                           a timer to arm
+//   x <timer id>                                      an armed timer to stop
+//   d <Finish as JSON>                                the outcome
+//   w <0 or 1>                                        (drain's last line)
 //
+// <clock> is the observed clock values, comma-separated (empty for none).
 // Namespaces and tool names are identifiers and JSON text has no raw tab or
-// newline, so neither separator can appear inside a field.
-let outbox: string[] = [];
+// newline, so neither separator can appear inside a field. The Go runner
+// still checks every line: it trusts nothing from an engine.
+let outbox = "";
 let execution: Execution | undefined;
 
+const numbers = (list: number[]): string => {
+  let out = "";
+  for (let i = 0; i < list.length; i++) out += (i > 0 ? "," : "") + list[i];
+  return out;
+};
+
+function finishJSON(result: Finish): string {
+  const clock = `"clock":[${numbers(result.clock)}]`;
+  if (result.outcome === "program-failed") {
+    const e = result.error;
+    return `{"outcome":"program-failed","error":{"name":${quote(e.name)},"message":${quote(e.message)},"stack":${quote(e.stack)}},${clock}}`;
+  }
+  let content = "";
+  for (let i = 0; i < result.content.length; i++) {
+    const c: Content = result.content[i];
+    if (i > 0) content += ",";
+    content += c.type === "text"
+      ? `{"type":"text","text":${quote(c.text)}}`
+      : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`;
+  }
+  const value = result.value === "" ? "" : `"value":${result.value},`;
+  return `{"outcome":"success","content":[${content}],${value}${clock}}`;
+}
+
 const host = {
-  toolCall(seq: number, ns: string, tool: string, input: string) {
-    outbox[outbox.length] = (`c\t${seq}\t${ns}\t${tool}\t${input}`);
+  toolCall(seq: number, ns: string, tool: string, input: string, clock: number[]) {
+    outbox += `c\t${seq}\t${ns}\t${tool}\t${numbers(clock)}\t${input}\n`;
   },
   output(stream: Stream, text: string) {
-    outbox[outbox.length] = (`o\t${stream}\t${jsonStringify(text)}`);
+    outbox += `o\t${stream}\t${quote(text)}\n`;
   },
   finish(result: Finish) {
-    outbox[outbox.length] = (`d\t${jsonStringify(result)}`);
+    outbox += `d\t${finishJSON(result)}\n`;
   },
 };
 
-// Timers: setTimeout and clearTimeout, carried by the host's clock.
+// Timers: setTimeout and clearTimeout, carried by the host's clock. A timer
+// set and cleared before the outbox is drained never reaches the host.
 let timerSeq = 0;
-const timers = new Map<number, () => void>();
+let timerCount = 0;
+const timers = record<() => void>();
+let unarmed = record<number>();
+let unarmedIds: number[] = [];
 
 const maxDelay = 2147483647;
 
 function setTimeout(callback: unknown, ms?: unknown, ...args: unknown[]): number {
-  if (typeof callback !== "function") throw new TypeError("setTimeout expects a function");
+  if (typeof callback !== "function") throw new TypeErrorCtor("setTimeout expects a function");
+  const ex = execution;
+  if (ex !== undefined && timerCount >= ex.limits.maxTimers) {
+    const error = new RangeErrorCtor(`setTimeout: ${ex.limits.maxTimers} timers are pending, the execution's limit (maxTimers); clearTimeout frees one`);
+    ex.fail(error);
+    throw error;
+  }
   const id = ++timerSeq;
-  let delay = Number(ms);
-  if (!Number.isFinite(delay) || delay < 0) delay = 0;
+  let delay = typeof ms === "number" ? ms : +(ms as number);
+  if (!numberIsFinite(delay) || delay < 0) delay = 0;
   // As in browsers and Node.js, delays are capped at 2^31-1 ms (about 24.8
   // days); the execution's deadline comes first anyway.
   if (delay > maxDelay) delay = maxDelay;
-  timers.set(id, () => (callback as (...a: unknown[]) => void)(...args));
-  outbox[outbox.length] = (`t\t${id}\t${Math.floor(delay)}`);
+  timers[id] = () => apply(callback as () => void, undefined, args);
+  timerCount++;
+  unarmed[id] = mathFloor(delay);
+  push(unarmedIds, id);
   return id;
 }
 
 function clearTimeout(id: unknown): void {
-  timers.delete(Number(id));
+  let n: number;
+  try {
+    n = typeof id === "number" ? id : +(id as number);
+  } catch {
+    return;
+  }
+  if (timers[n] === undefined) return;
+  delete timers[n];
+  timerCount--;
+  if (unarmed[n] !== undefined) delete unarmed[n];
+  else outbox += `x\t${n}\n`;
 }
 
 // The global console writes to the execution's output like the scope
 // console: an engine only ever runs one execution.
-const write = (stream: Stream) => (...values: unknown[]) => execution?.write(stream, values);
-const globalConsole = Object.freeze({
+const write = (stream: Stream) => (...values: unknown[]) => {
+  if (execution !== undefined) execution.write(stream, values);
+};
+const globalConsole = objectFreeze({
   debug: write("stdout"),
   error: write("stderr"),
   info: write("stdout"),
@@ -67,17 +120,40 @@ const globalConsole = Object.freeze({
   warn: write("stderr"),
 });
 
+const realNow = () => apply(dateNow, DateCtor, []);
+
+/** request copies the Go runner's request into objects without a prototype. */
+function request(text: string): Request {
+  const r = jsonParse(text);
+  const namespaces: Namespace[] = [];
+  for (let i = 0; i < r.namespaces.length; i++) {
+    const ns = r.namespaces[i];
+    defineProperty(namespaces, i, data({ __proto__: null, name: ns.name, tools: ns.tools }));
+  }
+  return {
+    __proto__: null,
+    filename: r.filename,
+    hasInput: r.hasInput === true,
+    input: r.input,
+    namespaces,
+    limits: { __proto__: null, maxOutput: r.limits.maxOutput, maxContent: r.limits.maxContent, maxTimers: r.limits.maxTimers },
+    seed: r.seed,
+    clock: r.clock,
+  } as unknown as Request;
+}
+
 export const quickjs = {
-  /** install puts the timer functions and console on the global object. */
+  /** install puts the timer functions, console, Date and Math.random on the global object. */
   install(global: Record<string, unknown>): void {
-    Object.defineProperty(global, "setTimeout", { value: setTimeout, writable: true, configurable: true });
-    Object.defineProperty(global, "clearTimeout", { value: clearTimeout, writable: true, configurable: true });
-    Object.defineProperty(global, "console", { value: globalConsole, writable: true, configurable: true });
+    defineProperty(global, "setTimeout", data(setTimeout, false));
+    defineProperty(global, "clearTimeout", data(clearTimeout, false));
+    defineProperty(global, "console", data(globalConsole, false));
+    installClock(global, () => execution);
   },
 
   /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
   prepare(requestJSON: string): void {
-    execution = new Execution(host, jsonParse(requestJSON) as Request);
+    execution = createExecution(host, request(requestJSON), realNow);
   },
 
   /**
@@ -99,18 +175,19 @@ export const quickjs = {
 
   /** deliver answers tool call seq (ok: output JSON; not ok: {name, message} JSON). */
   deliver(seq: number, ok: boolean, payload: string): void {
-    execution?.deliver(seq, ok, payload);
+    if (execution !== undefined) execution.deliver(seq, ok, payload);
   },
 
   /** fire runs timer id's callback; a throw fails the execution. */
   fire(id: number): void {
-    const callback = timers.get(id);
+    const callback = timers[id];
     if (callback === undefined) return;
-    timers.delete(id);
+    delete timers[id];
+    timerCount--;
     try {
       callback();
     } catch (error) {
-      execution?.fail(error);
+      if (execution !== undefined) execution.fail(error);
     }
   },
 
@@ -120,11 +197,18 @@ export const quickjs = {
    * outstanding) or "w\t0" when it cannot.
    */
   drain(): string {
-    const waiting = execution !== undefined && !execution.finished && (execution.pendingCalls > 0 || timers.size > 0);
-    outbox[outbox.length] = waiting ? "w\t1" : "w\t0";
-    const text = join(outbox, "\n");
-    outbox = [];
+    const ids = unarmedIds;
+    for (let i = 0; i < ids.length; i++) {
+      const ms = unarmed[ids[i]];
+      if (ms !== undefined) outbox += `t\t${ids[i]}\t${ms}\n`;
+    }
+    if (ids.length > 0) {
+      unarmed = record<number>();
+      unarmedIds = [];
+    }
+    const waiting = execution !== undefined && !execution.finished() && (execution.pendingCalls() > 0 || timerCount > 0);
+    const text = outbox + (waiting ? "w\t1" : "w\t0");
+    outbox = "";
     return text;
   },
-
 };

@@ -1,17 +1,25 @@
 // The wire protocol of wire/PROTOCOL.md, on the JavaScript side: frames
 // (4-byte big-endian length + CBOR map with small-integer keys) and the
-// runner loop that serves execute, tool-result and cancel messages.
+// runner loop that serves execute, tool-result and cancel messages. It runs
+// in the realm of the programs it serves (Node.js), so it uses ./intrinsics
+// only (see there) and keeps its state in closures.
 
-import { jsonParse, jsonStringify } from "./intrinsics";
-import { decode, encode, utf8Decode, utf8Encode, type Value } from "./cbor";
-import { Execution, type Content, type Finish, type Host, type Limits, type Namespace } from "./core";
+import {
+  ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote,
+  typedArrayLength, typedArraySet,
+} from "./intrinsics";
+import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
+import { createExecution, type Execution, type Finish, type Host, type Limits, type Namespace } from "./core";
 
+/** protocolVersion is the major version, protocolMinor the newest minor (wire/PROTOCOL.md, "Versions"). */
 export const protocolVersion = 1;
+export const protocolMinor = 1;
 export const maxFrameSize = 16 << 20;
 
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
+  versions: 19, limits: 20, seed: 21, clock: 22, value: 23,
 } as const;
 
 const Kind = { ready: 1, execute: 2, cancel: 3, toolCall: 4, toolResult: 5, output: 6, result: 7 } as const;
@@ -23,37 +31,113 @@ export interface Channel {
   close(reason: Error): void;
 }
 
+/** RunnerLimits are the runner's defaults and hard caps; an execute message's limits are capped by them. */
+export interface RunnerLimits extends Limits {
+  /** timeoutMs is the execution deadline in milliseconds; 0 for none. */
+  timeoutMs: number;
+}
+
+/** Platform is what an embedding (the Node.js bootstrap) gives the runner. */
+export interface Platform {
+  /** run calls f with ex as the current execution of everything f starts (AsyncLocalStorage). */
+  run<T>(ex: Execution, f: () => T): T;
+  /** randomSeed returns four unsigned 32-bit words from a CSPRNG. */
+  randomSeed(): number[];
+  /** now is the real clock. */
+  now(): number;
+  /** setTimer and clearTimer are the host's own timers, for deadlines. */
+  setTimer(f: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+  /** started and ended bracket an execution (the platform tracks its timers). */
+  started(ex: Execution): void;
+  ended(ex: Execution): void;
+}
+
 export interface RunnerOptions {
   channel: Channel;
   /** importModule evaluates source as a fresh root ES module named filename and returns its namespace. */
   importModule(source: string, filename: string, execution: number): Promise<Record<string, unknown>>;
   runner: string;
-  limits: Limits;
+  limits: RunnerLimits;
+  platform: Platform;
 }
 
-function frame(m: Map<number, Value>): Uint8Array {
-  const payload = encode(m);
-  if (payload.length > maxFrameSize) throw new RangeError(`message of ${payload.length} bytes exceeds the 16 MiB frame limit`);
-  const out = new Uint8Array(4 + payload.length);
-  out[0] = payload.length >>> 24;
-  out[1] = (payload.length >>> 16) & 255;
-  out[2] = (payload.length >>> 8) & 255;
-  out[3] = payload.length & 255;
-  out.set(payload, 4);
+function frame(m: MapWriter): Uint8Array {
+  const w = new Writer();
+  m.into(w);
+  if (w.n > maxFrameSize) throw new RangeErrorCtor(`message of ${w.n} bytes exceeds the 16 MiB frame limit`);
+  const out = w.result(4);
+  out[0] = w.n >>> 24;
+  out[1] = (w.n >>> 16) & 255;
+  out[2] = (w.n >>> 8) & 255;
+  out[3] = w.n & 255;
   return out;
 }
 
-function msg(entries: [number, Value | undefined][]): Map<number, Value> {
-  const m = new Map<number, Value>();
-  for (const [k, v] of entries) {
-    if (v === undefined || v === false || v === "" || v === 0) continue;
-    m.set(k, v);
-  }
+function head(kind: number, id: number): MapWriter {
+  const m = new MapWriter();
+  m.key(K.kind).uint(kind);
+  if (id > 0) m.key(K.execution).uint(id);
   return m;
 }
 
-function errorValue(e: { name: string; message: string; stack?: string }): Map<number, Value> {
-  return msg([[1, e.name], [2, e.message], [3, e.stack]]);
+function textField(m: MapWriter, key: number, value: string): void {
+  if (value !== "") m.key(key).text(value);
+}
+
+function clockField(m: MapWriter, clock: number[]): void {
+  if (clock.length === 0) return;
+  const w = m.key(K.clock);
+  w.head(4, clock.length);
+  for (let i = 0; i < clock.length; i++) w.float(clock[i]);
+}
+
+function errorField(m: MapWriter, e: { name: string; message: string; stack?: string }): void {
+  const em = new MapWriter();
+  em.key(1).text(e.name);
+  em.key(2).text(e.message);
+  if (e.stack !== undefined && e.stack !== "") em.key(3).text(e.stack);
+  em.into(m.key(K.error));
+}
+
+function failure(id: number, name: string, message: string): MapWriter {
+  const m = head(Kind.result, id);
+  m.key(K.outcome).text("program-failed");
+  errorField(m, { name, message });
+  return m;
+}
+
+const asMap = (v: Value | undefined): CBORMap | undefined =>
+  typeof v === "object" && v !== null && !isArray(v) && !(typedArrayLengthOf(v) >= 0) ? (v as CBORMap) : undefined;
+
+function typedArrayLengthOf(v: unknown): number {
+  try {
+    return typedArrayLength(v);
+  } catch {
+    return -1;
+  }
+}
+
+const asBytes = (v: Value | undefined): Uint8Array | undefined => (typedArrayLengthOf(v) >= 0 ? (v as Uint8Array) : undefined);
+const asUint = (v: Value | undefined): number => (typeof v === "number" && v >= 0 && numberIsSafeInteger(v) ? v : 0);
+
+/** cap is requested capped by limit: requested when it is set and smaller, else limit. */
+function cap(requested: number, limit: number): number {
+  if (requested > 0 && (limit <= 0 || requested < limit)) return requested;
+  return limit;
+}
+
+function seedFrom(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    push(out, ((bytes[4 * i] << 24) | (bytes[4 * i + 1] << 16) | (bytes[4 * i + 2] << 8) | bytes[4 * i + 3]) >>> 0);
+  }
+  return out;
+}
+
+/** duration renders milliseconds as Go's time.Duration does for whole units ("200ms", "5s"). */
+function duration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 /**
@@ -61,116 +145,231 @@ function errorValue(e: { name: string; message: string; stack?: string }): Map<n
  * each chunk of bytes read from the channel.
  */
 export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
-  const executions = new Map<number, Execution>();
-  let buffered = new Uint8Array(0);
+  const executions: Record<number, Execution> = { __proto__: null } as unknown as Record<number, Execution>;
+  let buffered = new Uint8ArrayCtor(0);
   let dead = false;
+  const channel = opts.channel;
+  const platform = opts.platform;
+  const defaults = opts.limits;
 
-  const send = (m: Map<number, Value>) => {
+  const send = (m: MapWriter) => {
     if (dead) return;
-    opts.channel.write(frame(m));
+    channel.write(frame(m));
   };
   const fault = (reason: Error) => {
     if (dead) return;
     dead = true;
-    executions.clear();
-    opts.channel.close(reason);
+    channel.close(reason);
   };
 
-  const execute = (m: Map<number, Value>) => {
-    const id = m.get(K.execution) as number;
-    if (executions.has(id)) {
-      send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue({ name: "Error", message: "duplicate execution id" })]]));
+  const execute = (m: CBORMap) => {
+    const id = m[K.execution] as number;
+    if (executions[id] !== undefined) {
+      send(failure(id, "Error", "duplicate execution id"));
       return;
     }
-    const filename = m.get(K.filename) as string;
-    const hasInput = m.get(K.hasInput) === true;
+    const filename = m[K.filename];
+    if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
+    const hasInput = m[K.hasInput] === true;
     let input: unknown;
-    if (hasInput) input = jsonParse(utf8Decode(m.get(K.input) as Uint8Array));
-    const namespaces: Namespace[] = ((m.get(K.namespaces) as Map<number, Value>[] | undefined) ?? []).map((ns) => ({
-      name: ns.get(1) as string,
-      tools: ((ns.get(2) as string[] | undefined) ?? []).slice(),
-    }));
+    if (hasInput) {
+      const bytes = asBytes(m[K.input]);
+      if (bytes === undefined) throw new TypeErrorCtor("execute message without its input");
+      try {
+        input = jsonParse(utf8Decode(bytes, 0, typedArrayLength(bytes)));
+      } catch {
+        send(failure(id, "TypeError", "program input is not valid JSON"));
+        return;
+      }
+    }
+    const namespaces: Namespace[] = [];
+    const nsList = m[K.namespaces];
+    if (isArray(nsList)) {
+      for (let i = 0; i < nsList.length; i++) {
+        const ns = asMap(nsList[i]);
+        if (ns === undefined || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
+        const tools: string[] = [];
+        const names = ns[2];
+        if (isArray(names)) {
+          for (let j = 0; j < names.length; j++) {
+            if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
+            push(tools, names[j] as string);
+          }
+        }
+        push(namespaces, { __proto__: null, name: ns[1] as string, tools } as unknown as Namespace);
+      }
+    }
+    const lm = asMap(m[K.limits]);
+    const req = (k: number) => (lm === undefined ? 0 : asUint(lm[k]));
+    const limits = {
+      __proto__: null,
+      maxOutput: cap(req(3), defaults.maxOutput),
+      maxContent: cap(req(4), defaults.maxContent),
+      maxTimers: cap(req(5), defaults.maxTimers),
+    } as unknown as Limits;
+    const timeoutMs = cap(req(1), defaults.timeoutMs);
+    const seedBytes = asBytes(m[K.seed]);
+    const seed = seedBytes !== undefined && typedArrayLength(seedBytes) === 16 ? seedFrom(seedBytes) : platform.randomSeed();
+    const clock: number[] = [];
+    const clockIn = m[K.clock];
+    if (isArray(clockIn)) {
+      for (let i = 0; i < clockIn.length; i++) if (typeof clockIn[i] === "number") push(clock, clockIn[i] as number);
+    }
+
+    let deadline: unknown;
     const host: Host = {
-      toolCall(seq, namespace, tool, inputJSON) {
-        if (!executions.has(id)) return;
-        send(msg([[K.kind, Kind.toolCall], [K.execution, id], [K.seq, seq], [K.namespace, namespace], [K.tool, tool], [K.input, utf8Encode(inputJSON)]]));
+      toolCall(seq, namespace, tool, inputJSON, observed) {
+        if (executions[id] === undefined) return;
+        const c = head(Kind.toolCall, id);
+        c.key(K.seq).uint(seq);
+        textField(c, K.namespace, namespace);
+        textField(c, K.tool, tool);
+        c.key(K.input).textAsBytes(inputJSON);
+        clockField(c, observed);
+        send(c);
       },
       output(stream, text) {
-        if (!executions.has(id)) return;
-        send(msg([[K.kind, Kind.output], [K.execution, id], [K.stream, stream], [K.text, text]]));
+        if (executions[id] === undefined) return;
+        const o = head(Kind.output, id);
+        o.key(K.stream).text(stream);
+        textField(o, K.text, text);
+        send(o);
       },
       finish(result: Finish) {
-        if (!executions.delete(id)) return;
+        const ex = executions[id];
+        if (ex === undefined) return;
+        delete executions[id];
+        if (deadline !== undefined) platform.clearTimer(deadline);
+        platform.ended(ex);
+        const r = head(Kind.result, id);
         if (result.outcome === "success") {
-          const content = result.content.map((c: Content) =>
-            c.type === "text" ? msg([[1, "text"], [2, c.text]]) : msg([[1, "image"], [3, c.data], [4, c.mimeType]]),
-          );
-          const m = msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "success"]]);
-          if (content.length > 0) m.set(K.content, content);
-          try {
-            send(m);
-          } catch (error) {
-            const e = error as Error;
-            send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue({ name: e.name, message: e.message })]]));
+          r.key(K.outcome).text("success");
+          const content = result.content;
+          if (content.length > 0) {
+            const w = r.key(K.content);
+            w.head(4, content.length);
+            for (let i = 0; i < content.length; i++) {
+              const c = content[i];
+              const cm = new MapWriter();
+              if (c.type === "text") {
+                cm.key(1).text("text");
+                textField(cm, 2, c.text);
+              } else {
+                cm.key(1).text("image");
+                textField(cm, 3, c.data);
+                textField(cm, 4, c.mimeType);
+              }
+              cm.into(w);
+            }
           }
+          clockField(r, result.clock);
+          if (result.value !== "") r.key(K.value).textAsBytes(result.value);
         } else {
-          send(msg([[K.kind, Kind.result], [K.execution, id], [K.outcome, "program-failed"], [K.error, errorValue(result.error)]]));
+          r.key(K.outcome).text("program-failed");
+          errorField(r, result.error);
+          clockField(r, result.clock);
+        }
+        try {
+          send(r);
+        } catch (error) {
+          send(failure(id, "RangeError", (error as Error).message));
         }
       },
     };
-    const execution = new Execution(host, { filename, hasInput, input, namespaces, limits: opts.limits });
-    executions.set(id, execution);
-    const source = (m.get(K.source) as string | undefined) ?? "";
-    void execution.run(() => opts.importModule(source, filename, id));
+    const request = {
+      __proto__: null, filename, hasInput, input, namespaces, limits, seed, clock,
+    } as unknown as Parameters<typeof createExecution>[1];
+    const execution = createExecution(host, request, platform.now);
+    executions[id] = execution;
+    platform.started(execution);
+    if (timeoutMs > 0) {
+      deadline = platform.setTimer(() => {
+        const e = new ErrorCtor(`the execution deadline of ${duration(timeoutMs)} was exceeded`);
+        defineProperty(e, "name", data("TimeoutError", false));
+        defineProperty(e, "stack", data("", false));
+        execution.fail(e);
+      }, timeoutMs);
+    }
+    const source = m[K.source];
+    const text = typeof source === "string" ? source : "";
+    platform.run(execution, () => execution.run(() => opts.importModule(text, filename, id)));
   };
 
-  const handle = (m: Map<number, Value>) => {
-    const kind = m.get(K.kind);
-    const id = m.get(K.execution);
-    if (typeof id !== "number" || id < 1) throw new Error(`message of kind ${String(kind)} has no execution id`);
+  const handle = (m: CBORMap) => {
+    const kind = m[K.kind];
+    const id = m[K.execution];
+    if (typeof id !== "number" || id < 1) throw new ErrorCtor(`message of kind ${kind} has no execution id`);
     switch (kind) {
       case Kind.execute:
         execute(m);
         return;
       case Kind.toolResult: {
-        const seq = m.get(K.seq) as number;
-        const output = m.get(K.output);
-        const error = m.get(K.error) as Map<number, Value> | undefined;
-        const execution = executions.get(id);
+        const seq = asUint(m[K.seq]);
+        const output = asBytes(m[K.output]);
+        const error = asMap(m[K.error]);
+        const execution = executions[id];
         if (execution === undefined) return;
-        if (output instanceof Uint8Array) execution.deliver(seq, true, utf8Decode(output));
-        else execution.deliver(seq, false, jsonStringify({ name: error?.get(1) ?? "Error", message: error?.get(2) ?? "" }));
+        if (output !== undefined) execution.deliver(seq, true, utf8Decode(output, 0, typedArrayLength(output)));
+        else {
+          const name = error !== undefined && typeof error[1] === "string" ? error[1] : "Error";
+          const message = error !== undefined && typeof error[2] === "string" ? error[2] : "";
+          execution.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}}`);
+        }
         return;
       }
-      case Kind.cancel:
-        executions.delete(id);
+      case Kind.cancel: {
+        const ex = executions[id];
+        if (ex === undefined) return;
+        delete executions[id];
+        platform.ended(ex);
         return;
+      }
       default:
-        throw new Error(`unexpected message kind ${String(kind)} from the host`);
+        throw new ErrorCtor(`unexpected message kind ${kind} from the host`);
     }
   };
 
-  send(msg([[K.kind, Kind.ready], [K.version, protocolVersion], [K.runner, opts.runner]]));
+  {
+    const ready = head(Kind.ready, 0);
+    ready.key(K.version).uint(protocolVersion);
+    textField(ready, K.runner, opts.runner);
+    const vr = new MapWriter();
+    const min = new MapWriter();
+    min.key(1).uint(1);
+    min.into(vr.key(1));
+    const max = new MapWriter();
+    max.key(1).uint(protocolVersion);
+    max.key(2).uint(protocolMinor);
+    max.into(vr.key(2));
+    vr.into(ready.key(K.versions));
+    send(ready);
+  }
 
   return (chunk: Uint8Array) => {
     if (dead) return;
     try {
-      const joined = new Uint8Array(buffered.length + chunk.length);
-      joined.set(buffered);
-      joined.set(chunk, buffered.length);
+      const have = typedArrayLength(buffered);
+      const joined = new Uint8ArrayCtor(have + typedArrayLength(chunk));
+      typedArraySet(joined, buffered);
+      typedArraySet(joined, chunk, have);
+      const total = typedArrayLength(joined);
       let at = 0;
-      while (joined.length - at >= 4) {
+      while (total - at >= 4) {
         const n = ((joined[at] << 24) >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
-        if (n > maxFrameSize) throw new RangeError(`frame of ${n} bytes exceeds the 16 MiB limit`);
-        if (joined.length - at - 4 < n) break;
-        const m = decode(joined.subarray(at + 4, at + 4 + n));
+        if (n > maxFrameSize) throw new RangeErrorCtor(`frame of ${n} bytes exceeds the 16 MiB limit`);
+        if (total - at - 4 < n) break;
+        const m = asMap(decode(joined, at + 4, at + 4 + n));
         at += 4 + n;
-        if (!(m instanceof Map)) throw new Error("message is not a CBOR map");
+        if (m === undefined) throw new ErrorCtor("message is not a CBOR map");
         handle(m);
       }
-      buffered = joined.slice(at);
+      const rest = new Uint8ArrayCtor(total - at);
+      for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
+      buffered = rest;
     } catch (error) {
-      fault(error instanceof Error ? error : new Error(String(error)));
+      fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
     }
   };
 }
+
+export { hasOwn };

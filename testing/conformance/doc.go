@@ -1,9 +1,15 @@
 // Package conformance is the black-box suite every runtime driver passes
 // (seed 002, "Runtime conformance"). A driver's test calls
 //
-//	conformance.TestRuntime(t, func(ctx context.Context) (*client.Runtime, error) {
-//		return client.NewRuntime(ctx, mydriver.New(opts))
-//	})
+//	func TestConformance(t *testing.T) {
+//		conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
+//			return client.NewRuntime(ctx, mydriver.New(opts))
+//		})
+//	}
+//
+// (ExampleTestRuntime compiles it against the QuickJS driver). A
+// *client.Pool is a Runtime too, so a pool of the driver's runtimes can be
+// tested the same way.
 //
 // The suite creates and closes runtimes through the factory and observes
 // only the public client journey: outcomes, content, output, tool calls,

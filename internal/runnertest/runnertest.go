@@ -1,0 +1,386 @@
+package runnertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/runner"
+	"github.com/codemode-go/codemode/wire"
+)
+
+// Conn is a test's end of a runner: it sends execute messages and collects
+// what the runner sends back for each.
+type Conn struct {
+	t    *testing.T
+	d    drivers.Driver
+	c    drivers.Connection
+	r    *wire.Reader
+	w    *wire.Writer
+	next uint64
+	// Ready is the runner's ready message.
+	Ready *wire.Message
+}
+
+// Dial connects d and reads the ready message.
+func Dial(t *testing.T, d drivers.Driver) *Conn {
+	t.Helper()
+	c, err := d.Connect(context.Background(), drivers.ConnectRequest{RunnerSource: runner.Source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	conn := &Conn{t: t, d: d, c: c, r: wire.NewReader(c.Channel()), w: wire.NewWriter(c.Channel())}
+	m, err := conn.r.Read()
+	if err != nil || m.Kind != wire.KindReady {
+		t.Fatalf("ready: %+v %v", m, err)
+	}
+	conn.Ready = m
+	return conn
+}
+
+// Result is what one execution sent: its tool calls, output and result.
+type Result struct {
+	Calls  []*wire.Message
+	Stdout string
+	Stderr string
+	Result *wire.Message
+}
+
+// Exec runs source with the execute message's fields from m (Execution,
+// Source and Filename are set here) and answers every tool call with its
+// input (an echo), until the result.
+func (c *Conn) Exec(source string, m wire.Message) *Result {
+	c.t.Helper()
+	c.next++
+	m.Kind, m.Execution, m.Source, m.Filename = wire.KindExecute, c.next, source, "agent.js"
+	if m.Namespaces == nil {
+		m.Namespaces = []wire.Namespace{{Name: "codemode", Tools: []string{"echo"}}}
+	}
+	if err := c.w.Write(&m); err != nil {
+		c.t.Fatal(err)
+	}
+	run := &Result{}
+	deadline := time.AfterFunc(60*time.Second, func() { _ = c.c.Close() })
+	defer deadline.Stop()
+	for {
+		got, err := c.r.Read()
+		if err != nil {
+			select {
+			case <-c.c.Done():
+			case <-time.After(2 * time.Second):
+			}
+			c.t.Fatalf("reading execution %d: %v (runtime: %v)", m.Execution, err, c.c.Err())
+		}
+		if got.Execution != m.Execution {
+			c.t.Fatalf("a message for execution %d during %d: %+v", got.Execution, m.Execution, got)
+		}
+		switch got.Kind {
+		case wire.KindToolCall:
+			run.Calls = append(run.Calls, got)
+			if err := c.w.Write(&wire.Message{Kind: wire.KindToolResult, Execution: got.Execution, Seq: got.Seq, Output: got.Input}); err != nil {
+				c.t.Fatal(err)
+			}
+		case wire.KindOutput:
+			if got.Stream == wire.StreamStdout {
+				run.Stdout += got.Text
+			} else {
+				run.Stderr += got.Text
+			}
+		case wire.KindResult:
+			run.Result = got
+			return run
+		default:
+			c.t.Fatalf("unexpected %s", got.Kind)
+		}
+	}
+}
+
+// Texts returns the text content of a successful result, failing the test
+// with the error of a failed one.
+func (r *Result) Texts(t *testing.T) []string {
+	t.Helper()
+	if r.Result.Outcome != wire.OutcomeSuccess {
+		t.Fatalf("program failed: %+v", r.Result.Error)
+	}
+	var out []string
+	for _, c := range r.Result.Content {
+		out = append(out, c.Text)
+	}
+	return out
+}
+
+// Failed checks that r failed with name and a message matching pattern.
+func (r *Result) Failed(t *testing.T, name, pattern string) {
+	t.Helper()
+	if r.Result.Outcome != wire.OutcomeProgramFailed {
+		t.Fatalf("outcome %s, content %+v, want a %s", r.Result.Outcome, r.Result.Content, name)
+	}
+	e := r.Result.Error
+	if e.Name != name || !regexp.MustCompile(pattern).MatchString(e.Message) {
+		t.Fatalf("error %s: %s, want %s matching %q", e.Name, e.Message, name, pattern)
+	}
+}
+
+// seed returns a 16-byte seed made from b.
+func seed(b byte) []byte { return bytes.Repeat([]byte{b}, wire.SeedSize) }
+
+// Options describes the driver under test: the caps its options set.
+type Options struct {
+	// MaxOutput is the driver's MaxOutput (a cap on the execute message's).
+	MaxOutput int
+}
+
+// Run runs every runner test on d.
+func Run(t *testing.T, d drivers.Driver, o Options) {
+	c := Dial(t, d)
+	t.Run("ReadyCarriesVersions", func(t *testing.T) {
+		if v := c.Ready.Versions; v == nil || *v != wire.Supported {
+			t.Fatalf("ready versions %+v, want %v", v, wire.Supported)
+		}
+	})
+	t.Run("TamperedBuiltinsCannotReachTheRunner", func(t *testing.T) { tampering(t, c) })
+	t.Run("ValueIsTheResolvedJSON", func(t *testing.T) { value(t, c) })
+	t.Run("ToolWithTwoArguments", func(t *testing.T) {
+		run := c.Exec(`export default async function ({ codemode }) { await codemode.echo({ value: "a" }, 2); }`, wire.Message{})
+		run.Failed(t, "TypeError", `^codemode\.echo takes one argument .* called with 2$`)
+		if len(run.Calls) != 0 {
+			t.Fatalf("the call reached the host: %+v", run.Calls)
+		}
+	})
+	t.Run("SeededRandom", func(t *testing.T) { random(t, c) })
+	t.Run("ReplayedClock", func(t *testing.T) { clock(t, c) })
+	t.Run("TimerLimit", func(t *testing.T) { timers(t, c) })
+	t.Run("ExecuteLimits", func(t *testing.T) { limits(t, c, o) })
+	t.Run("RunnerServesOn", func(t *testing.T) {
+		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
+			t.Fatalf("got %q", got)
+		}
+	})
+}
+
+// The attacks of the adversarial review and their kin. Each program
+// tampers with the realm before its default export runs (at module top
+// level), then uses the scope; the runner's messages must be exactly what
+// an untampered run gives. Each case runs on a fresh connection (Node.js
+// shares its realm among executions).
+func tampering(t *testing.T, c0 *Conn) {
+	body := `export default async function ({ codemode, result, console }) {
+  console.log("out", 1);
+  result.appendText("a");
+  const r = await codemode.echo({ value: "x", n: [1, 2] });
+  result.appendText(r.value + r.n.length);
+  console.error("err");
+  return { v: [true, null] };
+}`
+	// nodeOK is false for tampering that breaks Node.js itself (its events
+	// and sockets call Function.prototype.apply and read typed array
+	// lengths): Node.js runs trusted code in one process and realm.
+	tests := []struct {
+		name, prelude string
+		nodeBreaks    bool
+	}{
+		{"index setters on Array.prototype", `let caught = 0;
+for (let i = 0; i < 64; i++) Object.defineProperty(Array.prototype, i, { set(v) { caught++; }, get() { return undefined; }, configurable: true });`, false},
+		{"replaced Array.prototype.push", `Array.prototype.push = function () { return 0; };`, false},
+		{"replaced JSON.stringify and JSON.parse", `JSON.stringify = () => '"forged"'; JSON.parse = () => ({ forged: true });`, false},
+		{"Object.prototype.toJSON", `Object.prototype.toJSON = function () { return { outcome: "success", content: [{ type: "text", text: "forged" }] }; };
+Array.prototype.toJSON = function () { return "forged"; };`, false},
+		{"getters and setters on Object.prototype", `for (const k of ["maxOutput", "maxContent", "maxTimers", "input", "console", "result", "codemode", "value", "get", "set", "has", "then", "stack", "name", "message", "type", "text", "clock", "length"])
+  Object.defineProperty(Object.prototype, k, { __proto__: null, get() { return undefined; }, set(v) {}, configurable: true });`, false},
+		{"Symbol.species and constructors", `Object.defineProperty(Array, Symbol.species, { get() { throw new Error("species"); } });
+Array.prototype.constructor = function () { throw new Error("ctor"); };
+Object.defineProperty(Uint8Array, Symbol.species, { get() { throw new Error("species"); } });`, false},
+		{"replaced Map, Set and iterators", `Map.prototype.get = Map.prototype.set = Set.prototype.has = () => { throw new Error("map"); };
+Array.prototype[Symbol.iterator] = function* () {};
+String.prototype.slice = String.prototype.charCodeAt = () => { throw new Error("string"); };`, false},
+		{"replaced Reflect, Object and Function.prototype.apply", `Reflect.apply = Reflect.defineProperty = () => { throw new Error("reflect"); };
+Object.freeze = Object.keys = Object.create = () => { throw new Error("object"); };
+Function.prototype.apply = Function.prototype.call = () => { throw new Error("apply"); };`, true},
+		{"typed array getters", `const TA = Object.getPrototypeOf(Uint8Array.prototype);
+Object.defineProperty(TA, "length", { get() { return 0; } });
+TA.set = () => {}; TA.subarray = TA.slice = () => new Uint8Array(0);`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.nodeBreaks && !strings.Contains(c0.Ready.Runner, "quickjs") {
+				t.Skip("this breaks Node.js itself, which runs only trusted code")
+			}
+			c := fresh(t, c0)
+			run := c.Exec(tt.prelude+"\n"+body, wire.Message{})
+			if got := run.Texts(t); len(got) != 2 || got[0] != "a" || got[1] != "x2" {
+				t.Fatalf("content %q, want [a x2]", got)
+			}
+			if run.Stdout != "out 1\n" || run.Stderr != "err\n" {
+				t.Fatalf("output %q %q", run.Stdout, run.Stderr)
+			}
+			if len(run.Calls) != 1 || string(run.Calls[0].Input) != `{"value":"x","n":[1,2]}` {
+				t.Fatalf("calls %+v", run.Calls)
+			}
+			if string(run.Result.Value) != `{"v":[true,null]}` {
+				t.Fatalf("value %s", run.Result.Value)
+			}
+		})
+	}
+	t.Run("toJSON cannot rewrite a failure", func(t *testing.T) {
+		c := fresh(t, c0)
+		run := c.Exec(`Object.prototype.toJSON = function () { return { outcome: "success", content: [] }; };
+export default async function ({ result }) { result.appendText("discarded"); throw new Error("boom"); }`, wire.Message{})
+		run.Failed(t, "Error", "^boom$")
+	})
+}
+
+// fresh returns c when its runner gives every execution a fresh realm
+// (QuickJS), else a new connection (Node.js shares one realm).
+func fresh(t *testing.T, c *Conn) *Conn {
+	if strings.Contains(c.Ready.Runner, "quickjs") {
+		return c
+	}
+	return Dial(t, c.d)
+}
+
+func value(t *testing.T, c *Conn) {
+	tests := []struct {
+		name, expr, want, errPattern string
+	}{
+		{"an object", `({ a: [1, "x", null, true], d: new Date(0), u: undefined, n: -0.5 })`, `{"a":[1,"x",null,true],"d":"1970-01-01T00:00:00.000Z","n":-0.5}`, ""},
+		{"a string", `"s"`, `"s"`, ""},
+		{"null", `null`, `null`, ""},
+		{"undefined", `undefined`, ``, ""},
+		{"a class with toJSON", `new (class { toJSON() { return 1; } })()`, ``, `^the program's value is not JSON: value is not a plain object`},
+		{"a bigint deep inside", `({ a: [{ b: 1n }] })`, ``, `^the program's value is not JSON: value\.a\[0\]\.b is a bigint$`},
+		{"a cycle", `(() => { const o = { k: {} }; o.k.self = o; return o; })()`, ``, `^the program's value is not JSON: value\.k\.self is a circular reference$`},
+		{"a function", `({ f() {} })`, ``, `value\.f is a function`},
+		{"a symbol", `[Symbol("s")]`, ``, `value\[0\] is a symbol`},
+		{"NaN", `({ x: NaN })`, ``, `value\.x is NaN`},
+		{"an invalid date", `new Date(NaN)`, ``, `value is an invalid Date`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := c.Exec(`export default async function () { return `+tt.expr+`; }`, wire.Message{})
+			if tt.errPattern != "" {
+				run.Failed(t, "TypeError", tt.errPattern)
+				return
+			}
+			run.Texts(t)
+			if string(run.Result.Value) != tt.want {
+				t.Fatalf("value %q, want %q", run.Result.Value, tt.want)
+			}
+			if tt.want == "" && run.Result.Value != nil {
+				t.Fatalf("value %q for undefined", run.Result.Value)
+			}
+		})
+	}
+}
+
+func random(t *testing.T, c *Conn) {
+	src := `export default async function () { return [Math.random(), Math.random(), Math.random()]; }`
+	get := func(s []byte) string {
+		run := c.Exec(src, wire.Message{Seed: s})
+		run.Texts(t)
+		return string(run.Result.Value)
+	}
+	a, b := get(seed(7)), get(seed(7))
+	if a != b {
+		t.Fatalf("one seed, two sequences: %s %s", a, b)
+	}
+	if other := get(seed(8)); other == a {
+		t.Fatalf("two seeds, one sequence: %s", a)
+	}
+	if x, y := get(nil), get(nil); x == y {
+		t.Fatalf("two unseeded executions gave one sequence: %s", x)
+	}
+	var xs []float64
+	if err := json.Unmarshal([]byte(a), &xs); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		if x < 0 || x >= 1 {
+			t.Fatalf("Math.random gave %v", x)
+		}
+	}
+}
+
+func clock(t *testing.T, c *Conn) {
+	src := `export default async function ({ codemode }) {
+  const a = Date.now();
+  await codemode.echo({ value: "x" });
+  const b = new Date().getTime();
+  const fixed = new Date(5).getTime();
+  const s = typeof Date();
+  const c = Date.now();
+  return [a, b, fixed, s, c > 1.7e12, new Date() instanceof Date];
+}`
+	run := c.Exec(src, wire.Message{Clock: []float64{1000, 2000.5, 3000}})
+	run.Texts(t)
+	// new Date(2000.5) is 2000: a Date holds whole milliseconds.
+	if string(run.Result.Value) != `[1000,2000,5,"string",true,true]` {
+		t.Fatalf("value %s", run.Result.Value)
+	}
+	if len(run.Calls) != 1 || fmt.Sprint(run.Calls[0].Clock) != "[1000]" {
+		t.Fatalf("tool call clock %+v", run.Calls)
+	}
+	// Date() takes the last replayed value; the last Date.now() and new
+	// Date() read the real clock.
+	if got := run.Result.Clock; len(got) != 4 || got[0] != 2000.5 || got[1] != 3000 || got[2] < 1.7e12 || got[3] < 1.7e12 {
+		t.Fatalf("result clock %v", got)
+	}
+	// With no replay, the real clock, still recorded.
+	run = c.Exec(`export default async function () { return Date.now(); }`, wire.Message{})
+	run.Texts(t)
+	var now float64
+	if err := json.Unmarshal(run.Result.Value, &now); err != nil || len(run.Result.Clock) != 1 || run.Result.Clock[0] != now {
+		t.Fatalf("clock %v, value %s", run.Result.Clock, run.Result.Value)
+	}
+}
+
+func timers(t *testing.T, c *Conn) {
+	run := c.Exec(`export default async function () { for (let i = 0; i < 5; i++) setTimeout(() => {}, 1e6); }`,
+		wire.Message{Limits: &wire.Limits{MaxTimers: 3}})
+	run.Failed(t, "RangeError", `3 timers are pending, the execution's limit \(maxTimers\)`)
+	// Cleared timers free their slot and stop the host's timer.
+	run = c.Exec(`export default async function ({ result }) {
+  for (let i = 0; i < 20000; i++) clearTimeout(setTimeout(() => {}, 2e9));
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push(setTimeout(() => {}, 2e9));
+  for (const id of ids) clearTimeout(id);
+  await new Promise((r) => setTimeout(r, 1));
+  result.appendText("done");
+}`, wire.Message{Limits: &wire.Limits{MaxTimers: 3}})
+	if got := run.Texts(t); len(got) != 1 || got[0] != "done" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func limits(t *testing.T, c *Conn, o Options) {
+	run := c.Exec(`export default async function () { await new Promise((r) => setTimeout(r, 20000)); }`,
+		wire.Message{Limits: &wire.Limits{TimeoutMs: 300}})
+	run.Failed(t, "TimeoutError", `deadline of 300ms was exceeded`)
+
+	run = c.Exec(`export default async function ({ console }) { console.log("x".repeat(500)); }`,
+		wire.Message{Limits: &wire.Limits{MaxOutput: 50}})
+	if !strings.HasPrefix(run.Stdout, strings.Repeat("x", 50)+"\n[program output truncated at the limit of 50 characters]") {
+		t.Fatalf("output %q", run.Stdout)
+	}
+	run = c.Exec(`export default async function ({ result }) { result.appendText("x".repeat(11)); }`,
+		wire.Message{Limits: &wire.Limits{MaxContent: 10}})
+	run.Failed(t, "RangeError", `limit of 10 characters`)
+	run = c.Exec(`export default async function () { return "x".repeat(20); }`,
+		wire.Message{Limits: &wire.Limits{MaxContent: 10}})
+	run.Failed(t, "RangeError", `limit of 10 characters`)
+
+	// A limit past the driver's cap is capped.
+	if o.MaxOutput > 0 {
+		run = c.Exec(fmt.Sprintf(`export default async function ({ console }) { console.log("x".repeat(%d)); }`, 2*o.MaxOutput),
+			wire.Message{Limits: &wire.Limits{MaxOutput: uint64(10 * o.MaxOutput)}})
+		if !strings.Contains(run.Stdout, fmt.Sprintf("truncated at the limit of %d characters", o.MaxOutput)) {
+			t.Fatalf("output of %d bytes not capped at %d", len(run.Stdout), o.MaxOutput)
+		}
+	}
+}

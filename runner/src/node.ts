@@ -1,0 +1,133 @@
+// The Node.js entry of the runner: the bootstrap in drivers/node hands it
+// the platform's pieces (AsyncLocalStorage, crypto, the host's timers), and
+// it installs per-execution Date, Math.random and timers on the global
+// object, then serves the wire protocol. Programs share this realm and
+// process (Node.js is for trusted code); the runner still keeps its state
+// where they cannot reach it, and bounds each execution's timers.
+
+import { ErrorCtor, RangeErrorCtor, apply, data, dateNow, DateCtor, defineProperty, push } from "./intrinsics";
+import { installClock, type Execution } from "./core";
+import { startRunner, type Channel, type RunnerLimits } from "./wire";
+
+export interface NodeDeps {
+  channel: Channel;
+  importModule(source: string, filename: string, execution: number): Promise<Record<string, unknown>>;
+  runner: string;
+  limits: RunnerLimits;
+  /** storage is a new AsyncLocalStorage. */
+  storage: { run<T>(store: unknown, f: () => T): T; getStore(): unknown };
+  /** randomBytes is node:crypto's. */
+  randomBytes(n: number): Uint8Array;
+  global: Record<string, unknown>;
+}
+
+interface Tracked {
+  ex: Execution;
+  timers: Set<unknown>;
+}
+
+export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
+  const g = deps.global;
+  const storage = deps.storage;
+  const getStore = storage.getStore;
+  const storageRun = storage.run;
+  const realSetTimeout = g.setTimeout as (f: () => void, ms: number) => unknown;
+  const realClearTimeout = g.clearTimeout as (h: unknown) => void;
+  const realSetInterval = g.setInterval as (f: () => void, ms: number) => unknown;
+  const realClearInterval = g.clearInterval as (h: unknown) => void;
+  const randomBytes = deps.randomBytes;
+  const SetCtor = Set;
+  const setAdd = Set.prototype.add;
+  const setDelete = Set.prototype.delete;
+  const setForEach = Set.prototype.forEach;
+  const setClear = Set.prototype.clear;
+  const sizeGetter = (Reflect.getOwnPropertyDescriptor(Set.prototype, "size") as PropertyDescriptor).get as () => number;
+  const WeakMapCtor = WeakMap;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
+  const owners = new WeakMapCtor<Execution, Tracked>();
+  const timerOwners = new WeakMapCtor<object, Tracked>();
+
+  const current = (): Tracked | undefined => {
+    const ex = apply(getStore, storage, []) as Execution | undefined;
+    return ex === undefined ? undefined : (apply(weakGet, owners, [ex]) as Tracked | undefined);
+  };
+
+  const limitError = (t: Tracked, what: string): Error => {
+    const max = t.ex.limits.maxTimers;
+    return new RangeErrorCtor(`${what}: ${max} timers are pending, the execution's limit (maxTimers); clearTimeout frees one`);
+  };
+
+  // wrap makes a timer function that counts the execution's pending timers.
+  const wrap = (real: (f: () => void, ms: number) => unknown, what: string, once: boolean) =>
+    function (this: unknown, callback: unknown, ms?: unknown, ...args: unknown[]): unknown {
+      const t = current();
+      if (t === undefined || typeof callback !== "function") {
+        const all: unknown[] = [callback, ms];
+        for (let i = 0; i < args.length; i++) push(all, args[i]);
+        return apply(real as never, g, all);
+      }
+      if (t.ex.finished()) throw new ErrorCtor(`${what} was called after the program finished`);
+      if (apply(sizeGetter, t.timers, []) >= t.ex.limits.maxTimers) {
+        const error = limitError(t, what);
+        t.ex.fail(error);
+        throw error;
+      }
+      let handle: unknown;
+      const fire = function (this: unknown) {
+        if (once) apply(setDelete, t.timers, [handle]);
+        return apply(callback as never, this, args);
+      };
+      handle = apply(real as never, g, [fire, ms]);
+      apply(setAdd, t.timers, [handle]);
+      if (typeof handle === "object" && handle !== null) apply(weakSet, timerOwners, [handle, t]);
+      return handle;
+    };
+
+  const unwrapClear = (real: (h: unknown) => void) =>
+    function (handle: unknown): void {
+      if (typeof handle === "object" && handle !== null) {
+        const t = apply(weakGet, timerOwners, [handle]) as Tracked | undefined;
+        if (t !== undefined) apply(setDelete, t.timers, [handle]);
+      }
+      apply(real as never, g, [handle]);
+    };
+
+  defineProperty(g, "setTimeout", data(wrap(realSetTimeout, "setTimeout", true), false));
+  defineProperty(g, "setInterval", data(wrap(realSetInterval, "setInterval", false), false));
+  defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
+  defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
+  installClock(g, () => apply(getStore, storage, []) as Execution | undefined);
+
+  return startRunner({
+    channel: deps.channel,
+    importModule: deps.importModule,
+    runner: deps.runner,
+    limits: deps.limits,
+    platform: {
+      run: (ex, f) => apply(storageRun as never, storage, [ex, f]),
+      randomSeed() {
+        const b = randomBytes(16);
+        const out: number[] = [];
+        for (let i = 0; i < 4; i++) push(out, ((b[4 * i] << 24) | (b[4 * i + 1] << 16) | (b[4 * i + 2] << 8) | b[4 * i + 3]) >>> 0);
+        return out;
+      },
+      now: () => apply(dateNow, DateCtor, []),
+      setTimer: (f, ms) => apply(realSetTimeout as never, g, [f, ms]),
+      clearTimer: (h) => apply(realClearTimeout as never, g, [h]),
+      started(ex) {
+        apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor() }]);
+      },
+      // An ended execution's timers are stopped: nothing of it runs later.
+      ended(ex) {
+        const t = apply(weakGet, owners, [ex]) as Tracked | undefined;
+        if (t === undefined) return;
+        apply(setForEach, t.timers, [(h: unknown) => {
+          apply(realClearTimeout as never, g, [h]);
+          apply(realClearInterval as never, g, [h]);
+        }]);
+        apply(setClear, t.timers, []);
+      },
+    },
+  });
+}

@@ -1,0 +1,67 @@
+interface FilesTools {
+  /**
+   * Read a file's text.
+   * @readonly
+   * @openWorld false
+   */
+  read_file(input: {
+    path: string;
+  }): Promise<string>;
+
+  /**
+   * Delete a file.
+   * It cannot be undone.
+   * @destructive
+   * @idempotent
+   * @openWorld false
+   */
+  delete_file(input: {
+    path: string;
+  }): Promise<null>;
+
+  /**
+   * Append a line to the log.
+   * @destructive false
+   * @idempotent false
+   */
+  append_log(input: {
+    line: string;
+  }): Promise<null>;
+
+  /**
+   * Fetch a web page.
+   * @openWorld
+   */
+  fetch_url(input: {
+    url: string;
+    [key: string]: unknown;
+  }): Promise<any>;
+}
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  readonly files: FilesTools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;
