@@ -71,11 +71,19 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// replica is one host: its own store (pool), QuickJS runtime and handle.
+// batch is how many runs are contested at once: a batch's runs are paused
+// together, then every replica acts on each of them at once (the work is
+// mostly waiting for the database, so this keeps the test short on a
+// loaded machine). Run k of a batch belongs to runtime name slot<k>, so an
+// expiry meant for it ends no other run.
+const batch = 10
+
+// replica is one host: its own store (pool) and QuickJS runtime, and a
+// handle per runtime name slot0…slot9.
 type replica struct {
-	store  *postgres.Store
-	handle *durable.Handle
-	driver *quickjs.Driver
+	store   *postgres.Store
+	handles []*durable.Handle
+	driver  *quickjs.Driver
 }
 
 func newReplica(ctx context.Context, dsn, schema string) (*replica, error) {
@@ -93,13 +101,17 @@ func newReplica(ctx context.Context, dsn, schema string) (*replica, error) {
 		st.Close()
 		return nil, err
 	}
-	h, err := durable.New(st, rt, []durable.Connector{effectsConnector(st.Pool())}, durable.Options{MaxExecutions: 1 << 20, PauseSettle: 2 * time.Millisecond})
-	if err != nil {
-		st.Close()
-		_ = d.Close()
-		return nil, err
+	r := &replica{store: st, driver: d}
+	for k := range batch {
+		h, err := durable.New(st, rt, []durable.Connector{effectsConnector(st.Pool())},
+			durable.Options{Name: fmt.Sprintf("slot%d", k), MaxExecutions: 1 << 20, PauseSettle: 2 * time.Millisecond})
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		r.handles = append(r.handles, h)
 	}
-	return &replica{store: st, handle: h, driver: d}, nil
+	return r, nil
 }
 
 func (r *replica) close() {
@@ -117,18 +129,28 @@ const (
 // result is what one replica's action returned.
 type result struct {
 	Action  string `json:"action"`
+	ID      string `json:"id"`
 	Won     bool   `json:"won"`              // approve: not refused as not paused; reject: true; expire: the run was among the IDs
 	Output  string `json:"output,omitempty"` // approve: the output's status
 	Error   string `json:"error,omitempty"`  // an error other than "not paused"
 	Refused bool   `json:"refused"`          // approve: ErrNotPaused
 }
 
-// act runs one action on the run id (seq is the action awaiting approval).
-func (r *replica) act(ctx context.Context, action, id string, seq uint64) result {
-	res := result{Action: action}
+// contested is a paused run: its runtime slot, ID and the seq of the
+// action awaiting approval.
+type contested struct {
+	Slot int
+	ID   string
+	Seq  uint64
+}
+
+// act runs one action on the run c.
+func (r *replica) act(ctx context.Context, action string, c contested) result {
+	res := result{Action: action, ID: c.ID}
+	h := r.handles[c.Slot]
 	switch action {
 	case actApprove:
-		out, err := r.handle.Approve(ctx, id)
+		out, err := h.Approve(ctx, c.ID)
 		switch {
 		case errors.Is(err, durable.ErrNotPaused):
 			res.Refused = true
@@ -138,44 +160,83 @@ func (r *replica) act(ctx context.Context, action, id string, seq uint64) result
 			res.Won, res.Output = true, string(out.Status)
 		}
 	case actReject:
-		ok, err := r.handle.Reject(ctx, id, seq)
+		ok, err := h.Reject(ctx, c.ID, c.Seq)
 		res.Won = ok
 		if err != nil {
 			res.Error = err.Error()
 		}
 	case actExpire:
-		ids, err := r.handle.ExpirePaused(ctx, time.Millisecond)
+		ids, err := h.ExpirePaused(ctx, time.Millisecond)
 		if err != nil {
 			res.Error = err.Error()
 		}
 		for _, x := range ids {
-			res.Won = res.Won || x == id
+			res.Won = res.Won || x == c.ID
 		}
 	}
 	return res
 }
 
-// pause starts a run of program on r and returns its ID once it is paused
-// at the approval of svc.act, a few milliseconds in the past (so that an
-// expiry with a 1 ms age finds it).
-func pause(t testing.TB, r *replica) (string, uint64) {
+// pauseBatch starts n runs of program at once, run k on replica
+// reps[(first+k) % len(reps)] in runtime slot<k>, and returns them once all
+// are paused at the approval of svc.act, a few milliseconds in the past (so
+// that an expiry with a 1 ms age finds them).
+func pauseBatch(t testing.TB, reps []*replica, n, first int) []contested {
 	t.Helper()
-	out, err := r.handle.Execute(context.Background(), program)
-	if err != nil || out.Status != durable.OutputPaused || len(out.Pending) != 1 {
-		t.Fatalf("Execute: %+v, %v", out, err)
+	runs := make([]contested, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k := range n {
+		r := reps[(first+k)%len(reps)]
+		wg.Go(func() {
+			out, err := r.handles[k].Execute(context.Background(), program)
+			if err == nil && (out.Status != durable.OutputPaused || len(out.Pending) != 1) {
+				err = fmt.Errorf("Execute answered %+v, want paused at svc.act", out)
+			}
+			if errs[k] = err; err == nil {
+				runs[k] = contested{Slot: k, ID: out.ExecutionID, Seq: out.Pending[0].Seq}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("Execute: %v", err)
+		}
 	}
 	time.Sleep(3 * time.Millisecond)
-	return out.ExecutionID, out.Pending[0].Seq
+	return runs
+}
+
+// race has every replica act on every run of the batch at once, replica i
+// on run k as actions[k][i], and returns the results by run.
+func race(ctx context.Context, runs []contested, actions [][]string, do func(i, k int) result) [][]result {
+	results := make([][]result, len(runs))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for k := range runs {
+		results[k] = make([]result, len(actions[k]))
+		for i := range actions[k] {
+			wg.Go(func() {
+				<-start
+				results[k][i] = do(i, k)
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	return results
 }
 
 // checkRun checks the invariants of one contested run: the write without
 // approval applied exactly once; the approved action applied exactly once
 // when its entry is applied and never otherwise; nothing applied after a
 // reject or an expiry; at most one approval won; the run ended.
-func checkRun(t testing.TB, st *postgres.Store, id string, seq uint64, results []result) {
+func checkRun(t testing.TB, st *postgres.Store, c contested, results []result) {
 	t.Helper()
 	ctx := context.Background()
-	e, err := st.Execution(ctx, durable.DefaultName, id)
+	id, seq := c.ID, c.Seq
+	e, err := st.Execution(ctx, fmt.Sprintf("slot%d", c.Slot), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,28 +373,24 @@ func TestReplicas(t *testing.T) {
 				reps[i] = r
 			}
 			rng := rand.New(rand.NewPCG(uint64(tc.replicas), 11))
-			for it := range iterations {
-				id, seq := pause(t, reps[it%len(reps)])
-				actions := plan(rng, len(reps))
-				results := make([]result, len(reps))
-				start := make(chan struct{})
-				var wg sync.WaitGroup
-				for i, r := range reps {
-					wg.Go(func() {
-						<-start
-						results[i] = r.act(ctx, actions[i], id, seq)
-					})
+			for done := 0; done < iterations; done += batch {
+				runs := pauseBatch(t, reps, min(batch, iterations-done), done)
+				actions := make([][]string, len(runs))
+				for k := range runs {
+					actions[k] = plan(rng, len(reps))
 				}
-				close(start)
-				wg.Wait()
-				checkRun(t, reps[0].store, id, seq, results)
+				results := race(ctx, runs, actions, func(i, k int) result { return reps[i].act(ctx, actions[k][i], runs[k]) })
+				for k, c := range runs {
+					checkRun(t, reps[0].store, c, results[k])
+				}
 			}
 		})
 	}
 }
 
-// childReplica is a replica process: it reads "ACTION ID SEQ" lines and
-// answers each with the result as a JSON line.
+// childReplica is a replica process: it reads "ACTION SLOT ID SEQ" lines,
+// acts on each at once (a goroutine per line) and answers each with the
+// result as a JSON line, in the order they finish.
 func childReplica(schema string) int {
 	ctx := context.Background()
 	r, err := newReplica(ctx, os.Getenv("CODEMODE_TEST_POSTGRES"), schema)
@@ -347,16 +404,24 @@ func childReplica(schema string) int {
 	if err := out.Encode(result{Action: "ready"}); err != nil {
 		return 1
 	}
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	defer wg.Wait()
 	for in.Scan() {
-		var action, id string
-		var seq uint64
-		if _, err := fmt.Sscan(in.Text(), &action, &id, &seq); err != nil {
+		var action string
+		var c contested
+		if _, err := fmt.Sscan(in.Text(), &action, &c.Slot, &c.ID, &c.Seq); err != nil || c.Slot < 0 || c.Slot >= batch {
 			fmt.Fprintln(os.Stderr, "replica: bad command:", in.Text())
 			return 1
 		}
-		if err := out.Encode(r.act(ctx, action, id, seq)); err != nil {
-			return 1
-		}
+		wg.Go(func() {
+			res := r.act(ctx, action, c)
+			mu.Lock()
+			defer mu.Unlock()
+			_ = out.Encode(res)
+		})
 	}
 	return 0
 }
@@ -415,20 +480,37 @@ func TestReplicaProcesses(t *testing.T) {
 	defer self.close()
 	children := []*child{startChild(t, schema), startChild(t, schema)}
 	rng := rand.New(rand.NewPCG(3, 11))
-	for range iterations {
-		id, seq := pause(t, self)
-		actions := plan(rng, len(children))
-		for i, c := range children {
-			if _, err := fmt.Fprintf(c.in, "%s %s %d\n", actions[i], id, seq); err != nil {
+	for done := 0; done < iterations; done += batch {
+		runs := pauseBatch(t, []*replica{self}, min(batch, iterations-done), 0)
+		byID := map[string]int{}
+		commands := make([][]byte, len(children))
+		for k, c := range runs {
+			byID[c.ID] = k
+			for i, a := range plan(rng, len(children)) {
+				commands[i] = fmt.Appendf(commands[i], "%s %d %s %d\n", a, c.Slot, c.ID, c.Seq)
+			}
+		}
+		for i, c := range children { // one write each: the children start on the batch together
+			if _, err := c.in.Write(commands[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
-		results := make([]result, len(children))
+		results := make([][]result, len(runs))
 		for i, c := range children {
-			if err := c.out.Decode(&results[i]); err != nil {
-				t.Fatalf("replica process %d: %v", i, err)
+			for range runs {
+				var res result
+				if err := c.out.Decode(&res); err != nil {
+					t.Fatalf("replica process %d: %v", i, err)
+				}
+				k, ok := byID[res.ID]
+				if !ok {
+					t.Fatalf("replica process %d answered for run %q", i, res.ID)
+				}
+				results[k] = append(results[k], res)
 			}
 		}
-		checkRun(t, self.store, id, seq, results)
+		for k, c := range runs {
+			checkRun(t, self.store, c, results[k])
+		}
 	}
 }
