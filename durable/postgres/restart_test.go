@@ -54,19 +54,29 @@ func (l *ledger) count(id string, args json.RawMessage) int {
 // an applied call happened exactly once, an executing one (the evidence of
 // an interrupted call) at most once, a pending or failed one never.
 //
-// It needs control of the server: CODEMODE_TEST_POSTGRES_CTL is a pg_ctl
-// for it (scripts/postgres writes one); without it the test skips.
+// It needs a server of its own, since restarting one would fail other
+// tests using it: CODEMODE_TEST_POSTGRES_RESTART is its DSN and
+// CODEMODE_TEST_POSTGRES_CTL its pg_ctl (scripts/postgres start DIR
+// restartable exports both); without them the test skips.
 func TestRestartDuringRuns(t *testing.T) {
-	schema := newSchema(t)
-	ctl := os.Getenv("CODEMODE_TEST_POSTGRES_CTL")
-	if ctl == "" {
-		t.Skip("CODEMODE_TEST_POSTGRES_CTL is unset: the test needs a pg_ctl for the server (scripts/postgres start writes one)")
+	testDSN(t) // skips or fails as the other PostgreSQL tests do
+	dsn, ctl := os.Getenv("CODEMODE_TEST_POSTGRES_RESTART"), os.Getenv("CODEMODE_TEST_POSTGRES_CTL")
+	if dsn == "" || ctl == "" {
+		t.Skip("CODEMODE_TEST_POSTGRES_RESTART or CODEMODE_TEST_POSTGRES_CTL is unset: the test needs a server of its own and its pg_ctl (scripts/postgres start DIR restartable)")
 	}
-	st := open(t, schema, postgres.Options{QueryTimeout: 5 * time.Second, ConnectTimeout: 2 * time.Second})
+	st, err := postgres.Open(context.Background(), dsn, postgres.Options{QueryTimeout: 5 * time.Second, ConnectTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
 	d := quickjs.New(quickjs.Options{Timeout: 30 * time.Second})
 	defer d.Close()
 	rt, err := client.NewRuntime(context.Background(), d)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A fresh history on each run of the test (the server is the test's own).
+	if _, err := st.Pool().Exec(context.Background(), "TRUNCATE codemode_executions CASCADE"); err != nil {
 		t.Fatal(err)
 	}
 	l := &ledger{counts: map[string]int{}}
