@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 )
@@ -69,6 +71,12 @@ type RunOptions struct {
 	// Clock holds the values Date.now() and new Date() return, in order,
 	// before the real clock (a previous run's Outcome.Clock, to replay it).
 	Clock []float64
+	// TracerProvider, when set, records the run as OpenTelemetry spans: the
+	// execution ("codemode.execution": execution ID, driver, outcome), the
+	// program input's validation ("codemode.validate") and each tool call
+	// ("execute_tool namespace.tool": seq, error, the schema check that
+	// failed), children of the span in ctx. Nil records nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Run executes one agent-authored TypeScript ES module. It does not
@@ -116,8 +124,14 @@ func (c *Client) scopeNames() []string {
 
 // run runs the program cached under key; prepare makes its source (and, for
 // model-written code, its normalization) on a cache miss.
-func (c *Client) run(ctx context.Context, key string, prepare func() (string, *normalized), opts RunOptions) (*Outcome, error) {
+func (c *Client) run(ctx context.Context, key string, prepare func() (string, *normalized), opts RunOptions) (out *Outcome, err error) {
 	tel := telemetry{fn: opts.OnTelemetry}
+	execID := opts.ExecutionID
+	if execID == "" {
+		execID = newExecutionID()
+	}
+	ctx, tr := startRun(ctx, opts.TracerProvider, execID, c.rt)
+	defer func() { tr.end(out, err) }()
 	var input json.RawMessage
 	switch {
 	case c.contract.HasInput() && opts.Input == nil:
@@ -126,6 +140,7 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		return nil, errors.New("codemode: this contract is inputless; RunOptions.Input must be nil")
 	case c.contract.HasInput():
 		raw, err := c.contract.ValidateInput(opts.Input)
+		tr.validateInput(ctx, err)
 		if err != nil {
 			tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 			return nil, err
@@ -141,10 +156,6 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 			return out, nil
 		}
 		return nil, err
-	}
-	execID := opts.ExecutionID
-	if execID == "" {
-		execID = newExecutionID()
 	}
 	inner := ToolCaller(ToolCallerFunc(handle))
 	if opts.Middleware != nil {
@@ -163,10 +174,13 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
 		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
-			return c.callTool(ctx, call, inner, &tel)
+			ctx, span := tr.startTool(ctx, call)
+			res, cerr := c.callTool(ctx, call, inner, &tel)
+			endTool(span, cerr)
+			return res, cerr
 		},
 	}
-	out, err := c.rt.Execute(ctx, req)
+	out, err = c.rt.Execute(ctx, req)
 	if err != nil {
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err

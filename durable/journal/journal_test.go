@@ -44,7 +44,7 @@ func TestOpenStoreSQLite(t *testing.T) {
 func roundTrip(t *testing.T, st durable.Store) {
 	t.Helper()
 	ctx := context.Background()
-	if err := st.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}); err != nil {
+	if _, err := st.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
 		t.Fatal(err)
 	}
 	if e, err := st.Execution(ctx, "default", "exec_1"); err != nil || e.Code != "1" {

@@ -113,7 +113,7 @@ func BenchmarkReplicas8(b *testing.B) {
 func BenchmarkJournalCall(b *testing.B) {
 	st := open(b, newSchema(b), postgres.Options{})
 	ctx := context.Background()
-	if err := st.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}); err != nil {
+	if _, err := st.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
 		b.Fatal(err)
 	}
 	res := []byte(`{"repo":"r"}`)

@@ -387,16 +387,11 @@ func seqParam(seq uint64) (int64, error) {
 	return int64(seq), nil
 }
 
-// CreateExecution implements durable.Store.
-func (s *Store) CreateExecution(ctx context.Context, runtime string, e *durable.Execution) error {
-	_, err := s.create(ctx, runtime, e, -1)
-	return err
-}
-
-// create inserts e and, when keep >= 0, prunes all but the keep newest
-// terminal executions of runtime in the same statement (one transaction,
-// one round trip), returning how many it removed.
-func (s *Store) create(ctx context.Context, runtime string, e *durable.Execution, keep int) (int, error) {
+// CreateExecution implements durable.Store: it inserts e and, when keep >=
+// 0, prunes all but the keep newest terminal executions of runtime in the
+// same statement (one transaction, one round trip), returning how many it
+// removed.
+func (s *Store) CreateExecution(ctx context.Context, runtime string, e *durable.Execution, keep int) (int, error) {
 	if !key(runtime) || !key(e.ID) {
 		return 0, fmt.Errorf("postgres: creating execution %q: the runtime name and the ID must be valid UTF-8 without NUL", e.ID)
 	}

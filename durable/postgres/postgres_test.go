@@ -109,7 +109,7 @@ func TestConcurrentMigration(t *testing.T) {
 	// The replicas share one history.
 	ctx := context.Background()
 	e := &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}
-	if err := stores[3].CreateExecution(ctx, "default", e); err != nil {
+	if _, err := stores[3].CreateExecution(ctx, "default", e, -1); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := stores[6].Execution(ctx, "default", "exec_1"); err != nil || got.Code != "1" {
@@ -156,7 +156,7 @@ func TestQueryTimeout(t *testing.T) {
 	other := open(t, schema, postgres.Options{})
 	s := open(t, schema, postgres.Options{QueryTimeout: 300 * time.Millisecond})
 	ctx := context.Background()
-	if err := s.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}); err != nil {
+	if _, err := s.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
 		t.Fatal(err)
 	}
 	// Another session holds the row: the transition waits, then gives up.
@@ -181,21 +181,21 @@ func TestQueryTimeout(t *testing.T) {
 	}
 }
 
-// create with keep prunes in the statement that inserts (the form the
-// store contract's CreateExecution is taking).
+// CreateExecution with keep prunes in the statement that inserts, and a
+// taken ID fails it whole.
 func TestCreatePrunes(t *testing.T) {
 	s := open(t, newSchema(t), postgres.Options{})
 	ctx := context.Background()
 	for i, st := range []durable.Status{durable.StatusCompleted, durable.StatusError, durable.StatusPaused} {
 		id := fmt.Sprintf("exec_%d", i)
-		if err := s.CreateExecution(ctx, "default", &durable.Execution{ID: id, Code: "1", Status: durable.StatusRunning, CreatedAt: int64(i), UpdatedAt: int64(i)}); err != nil {
+		if _, err := s.CreateExecution(ctx, "default", &durable.Execution{ID: id, Code: "1", Status: durable.StatusRunning, CreatedAt: int64(i), UpdatedAt: int64(i)}, -1); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := s.TransitionExecution(ctx, "default", id, []durable.Status{durable.StatusRunning}, st, durable.ExecutionUpdate{}); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
 	}
-	n, err := postgres.CreateAndPrune(s, ctx, "default", &durable.Execution{ID: "exec_new", Code: "1", Status: durable.StatusRunning, CreatedAt: 9, UpdatedAt: 9}, 1)
+	n, err := s.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_new", Code: "1", Status: durable.StatusRunning, CreatedAt: 9, UpdatedAt: 9}, 1)
 	if err != nil || n != 1 {
 		t.Fatalf("create with keep 1 pruned %d, %v; want 1", n, err)
 	}
@@ -210,7 +210,7 @@ func TestCreatePrunes(t *testing.T) {
 	if want := "exec_new exec_2 exec_1"; strings.Join(ids, " ") != want {
 		t.Fatalf("after create with keep 1: %v, want %s", ids, want)
 	}
-	if _, err := postgres.CreateAndPrune(s, ctx, "default", &durable.Execution{ID: "exec_new", Code: "1", Status: durable.StatusRunning}, 0); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := s.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_new", Code: "1", Status: durable.StatusRunning}, 0); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("creating exec_new twice: %v", err)
 	}
 }
