@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,16 +56,18 @@ type Options struct {
 	// Checker, when not nil, type-checks each program before it runs; an
 	// invalid program is answered with the compiler's report.
 	Checker *typecheck.Checker
-	// Timeout, when positive, bounds each program (its check and its run)
-	// through the request's context, whatever the runtime; a driver's own
-	// deadline (the QuickJS driver's Timeout) may end it sooner.
+	// Timeout, when positive, bounds each program: its type check, and its
+	// run as client.Limits.Timeout (a TimeoutError outcome on every runtime;
+	// a driver's own cap, such as the QuickJS driver's Timeout, may end it
+	// sooner).
 	Timeout time.Duration
 	// MaxTokens bounds the answer's text, in estimated tokens (4 characters
 	// each); default DefaultMaxTokens.
 	MaxTokens int
-	// Logf, when not nil, receives one line per request: progress and
+	// Logger, when not nil, receives one record per request: progress and
 	// failures for an operator (codemode mcp serve writes them to stderr).
-	Logf func(format string, args ...any)
+	// Nil means quiet.
+	Logger *slog.Logger
 	// MaxExecutions caps the programs running at once (each QuickJS
 	// execution may hold its memory limit); default DefaultMaxExecutions.
 	MaxExecutions int
@@ -103,8 +106,8 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = DefaultMaxTokens
 	}
-	if opts.Logf == nil {
-		opts.Logf = func(string, ...any) {}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.MaxExecutions <= 0 {
 		opts.MaxExecutions = DefaultMaxExecutions
@@ -272,25 +275,26 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	budget := h.opts.MaxTokens * 4
 	release, busy := h.acquire(ctx, h.opts.Timeout)
 	if busy != "" {
-		h.opts.Logf("program refused: %s", busy)
+		h.opts.Logger.Warn("program refused", "reason", busy)
 		return failure(busy), nil
 	}
 	defer release()
-	if h.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.opts.Timeout)
-		defer cancel()
-	}
 	if h.opts.Checker != nil {
-		res, err := h.cl.ValidateCode(ctx, h.opts.Checker, in.Code)
+		checkCtx := ctx
+		if h.opts.Timeout > 0 {
+			var cancel context.CancelFunc
+			checkCtx, cancel = context.WithTimeout(ctx, h.opts.Timeout)
+			defer cancel()
+		}
+		res, err := h.cl.ValidateCode(checkCtx, h.opts.Checker, in.Code)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return failure("cancelled before the program ran: " + err.Error()), nil
 		case err != nil:
 			// A broken checker must not stop programs: run unchecked.
-			h.opts.Logf("type check skipped: %v", err)
+			h.opts.Logger.Warn("type check skipped", "err", err)
 		case !res.Valid:
-			h.opts.Logf("program rejected by the type check (%d diagnostics)", len(res.Diagnostics))
+			h.opts.Logger.Info("program rejected by the type check", "diagnostics", len(res.Diagnostics))
 			return failure("The program does not type-check, so nothing ran. Fix these errors and send it again:\n\n" + Truncate(res.Report, budget)), nil
 		}
 	}
@@ -315,12 +319,15 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 			calls[e.Seq] = true
 		}
 	}}
+	// The program's deadline is its own limit: ending it is a TimeoutError
+	// outcome naming the limit on every runtime.
+	opts.Limits.Timeout = h.opts.Timeout
 	out, err := h.cl.RunCode(ctx, in.Code, opts)
 	mu.Lock()
 	logText, logChars := logs.String(), logTotal
 	mu.Unlock()
 	if err != nil {
-		h.opts.Logf("program not run: %v", err)
+		h.opts.Logger.Warn("program not run", "err", err)
 		var ive *contract.InputValidationError
 		if errors.As(err, &ive) || ctx.Err() != nil {
 			return failure("The program did not finish: " + err.Error()), nil
@@ -330,7 +337,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	mu.Lock()
 	n := len(calls)
 	mu.Unlock()
-	h.opts.Logf("program %s after %d tool call(s)", map[client.OutcomeKind]string{client.Success: "succeeded", client.ProgramFailed: "failed"}[out.Kind], n)
+	h.opts.Logger.Info("program ended", "outcome", out.Kind, "toolCalls", n)
 	res := &mcp.CallToolResult{}
 	if out.Kind == client.ProgramFailed {
 		res.IsError = true

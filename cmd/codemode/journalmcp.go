@@ -63,7 +63,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer s.close()
-	srv := durablemcp.NewServer(s.handle, durablemcp.ServerOptions{Logf: logf, Timeout: *timeout + 2*time.Second})
+	srv := durablemcp.NewServer(s.handle, durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout})
 	if *httpAddr == "" {
 		logf("serving the durable code tool (journal %s) on stdio", jf.path)
 		err := srv.Run(ctx, &mcp.StdioTransport{})

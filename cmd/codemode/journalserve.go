@@ -162,4 +162,3 @@ func loopbackListen(addr string) (bool, error) {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback(), nil
 }
-

@@ -502,8 +502,9 @@ func runOnce(ctx context.Context, cl *client.Client, source string, asCode bool,
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
-	defer cancel()
+	// The deadline is the execution's own (an outcome naming the limit on
+	// every runtime), not a second timer stacked around it.
+	opts.Limits.Timeout = timeout
 	start := time.Now()
 	run := cl.Run
 	if asCode {

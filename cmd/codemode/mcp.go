@@ -105,7 +105,7 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeRuntime()
 	// The context deadline backs up the driver's own (QuickJS stops a
 	// program at --timeout itself; other runtimes rely on this).
-	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf, Timeout: *timeout + 2*time.Second,
+	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logger: stderrLogger(stderr), Timeout: *timeout,
 		MaxExecutions: *maxExec, MaxQueued: *maxQueue}
 	if set != nil {
 		opts.Instructions = set.Instructions()

@@ -117,7 +117,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	default:
 		return usageError{fmt.Sprintf("runner serve: --runtime %q is neither quickjs nor node", *runtimeName)}
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := stderrLogger(stderr)
 	srv, err := remote.NewServer(remote.ServerOptions{
 		Driver: local, Token: token, TLS: tlsConfig,
 		MaxConnections: *maxConns, IdleTimeout: *idle, HandshakeTimeout: *handshake,
@@ -250,4 +250,10 @@ func readCgroupMax(path string) uint64 {
 		return 0
 	}
 	return n
+}
+
+// stderrLogger is the servers' logger: text records on stderr, for an
+// operator.
+func stderrLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, nil))
 }

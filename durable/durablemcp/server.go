@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -41,8 +42,9 @@ type ServerOptions struct {
 	// MaxTokens bounds the answer's text, in estimated tokens of 4
 	// characters; default mcpserver.DefaultMaxTokens.
 	MaxTokens int
-	// Logf, when not nil, receives one line per request.
-	Logf func(format string, args ...any)
+	// Logger, when not nil, receives one record per request; nil means
+	// quiet.
+	Logger *slog.Logger
 }
 
 // NewServer returns an MCP server whose code tool runs each program as a
@@ -61,8 +63,8 @@ func NewServer(h *durable.Handle, opts ServerOptions) *mcp.Server {
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = mcpserver.DefaultMaxTokens
 	}
-	if opts.Logf == nil {
-		opts.Logf = func(string, ...any) {}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Description == "" {
 		opts.Description = DefaultDescription
@@ -99,7 +101,7 @@ func answer(ctx context.Context, h *durable.Handle, opts ServerOptions, req *mcp
 	}
 	out, err := h.Execute(ctx, in.Code)
 	if err != nil {
-		opts.Logf("durable execution failed: %v", err)
+		opts.Logger.Warn("durable execution failed", "err", err)
 		if out.ExecutionID != "" {
 			return textResult(true, fmt.Sprintf("The execution %s did not finish: %v", out.ExecutionID, err)), nil
 		}
@@ -113,7 +115,7 @@ func answer(ctx context.Context, h *durable.Handle, opts ServerOptions, req *mcp
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: mcpserver.Truncate(string(text), budget)}}}
 	switch out.Status {
 	case durable.OutputPaused:
-		opts.Logf("execution %s paused: %d action(s) await approval", out.ExecutionID, len(out.Pending))
+		opts.Logger.Info("execution paused", "execution", out.ExecutionID, "pending", len(out.Pending))
 		var actions []string
 		for _, p := range out.Pending {
 			actions = append(actions, fmt.Sprintf("%s.%s (seq %d)", p.Connector, p.Method, p.Seq))
@@ -122,10 +124,10 @@ func answer(ctx context.Context, h *durable.Handle, opts ServerOptions, req *mcp
 			"The execution %s is paused: %s wait(s) for a person's approval. Do not retry it or send the program again; tell the user what is pending. When a person approves, the execution continues from here without repeating earlier calls; if they reject it, it ends.",
 			out.ExecutionID, strings.Join(actions, ", "))})
 	case durable.OutputError:
-		opts.Logf("execution %s ended with an error", out.ExecutionID)
+		opts.Logger.Info("execution ended with an error", "execution", out.ExecutionID)
 		res.IsError = true
 	default:
-		opts.Logf("execution %s completed", out.ExecutionID)
+		opts.Logger.Info("execution completed", "execution", out.ExecutionID)
 	}
 	return res, nil
 }
