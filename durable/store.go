@@ -56,7 +56,10 @@ type Store interface {
 	// expired may add nothing more).
 	InsertEntry(ctx context.Context, runtime, id string, e *ToolLogEntry) (bool, error)
 	// TransitionEntry moves the entry at seq from one of the states in from
-	// to the state to, applying u, and reports whether it did.
+	// to the state to, applying u, and reports whether it did. A transition
+	// to executing (the claim of an approved action) also requires the
+	// execution to be running, atomically with the move: an action is never
+	// claimed after its run was paused, rejected or expired.
 	TransitionEntry(ctx context.Context, runtime, id string, seq uint64, from []EntryState, to EntryState, u EntryUpdate) (bool, error)
 	// Pending returns the pending entries of paused executions: of the one
 	// execution id, or of every paused execution of runtime when id is "",

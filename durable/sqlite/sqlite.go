@@ -602,8 +602,13 @@ func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uin
 	for _, f := range from {
 		args = append(args, string(f))
 	}
-	res, err := s.exec(ctx, `UPDATE tool_log SET `+strings.Join(set, ", ")+
-		` WHERE runtime = ? AND execution_id = ? AND seq = ? AND state IN (`+placeholders(len(from))+`)`, args...)
+	q := `UPDATE tool_log SET ` + strings.Join(set, ", ") +
+		` WHERE runtime = ? AND execution_id = ? AND seq = ? AND state IN (` + placeholders(len(from)) + `)`
+	if to == durable.EntryExecuting { // a claim: only while the run is running (one writer: atomic)
+		q += ` AND EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')`
+		args = append(args, runtime, id)
+	}
+	res, err := s.exec(ctx, q, args...)
 	if err != nil {
 		return false, fmt.Errorf("sqlite: moving entry %d of %s to %s: %w", seq, id, to, err)
 	}

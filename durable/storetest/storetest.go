@@ -40,6 +40,8 @@ func Run(t *testing.T, newStore func(t *testing.T) durable.Store) {
 		{"PruneKeepsNewestTerminal", testPrune},
 		{"ExecutionsNewestFirst", testExecutionsOrder},
 		{"LargeValues", testLargeValues},
+		{"ClaimOnlyWhileRunning", testClaimOnlyWhileRunning},
+		{"ArbitraryStrings", testArbitraryStrings},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -445,5 +447,66 @@ func testLargeValues(t *testing.T, s durable.Store) {
 	got, _, err := s.Entry(ctx, rt, "exec_1", 1)
 	if err != nil || string(got.Result) != string(big) {
 		t.Fatalf("a %d-byte result did not round-trip: %v", len(big), err)
+	}
+}
+
+// A pending action is claimed (pending -> executing) only while its run is
+// running: an approval cannot apply an action of a paused, rejected or
+// expired run. Other moves out of pending (a reject) do not need it.
+func testClaimOnlyWhileRunning(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	claim := func(seq uint64) bool {
+		t.Helper()
+		ok, err := s.TransitionEntry(ctx, rt, "exec_1", seq, []durable.EntryState{durable.EntryPending}, durable.EntryExecuting, durable.EntryUpdate{At: 7})
+		if err != nil {
+			t.Fatalf("claiming seq %d: %v", seq, err)
+		}
+		return ok
+	}
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, durable.EntryPending))
+	insert(t, s, rt, "exec_1", entry(2, durable.EntryPending))
+	insert(t, s, rt, "exec_1", entry(3, durable.EntryPending))
+	move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusPaused)
+	if claim(1) {
+		t.Fatal("a pending action of a paused run was claimed")
+	}
+	move(t, s, "exec_1", []durable.Status{durable.StatusPaused}, durable.StatusRunning) // approved
+	if !claim(1) {
+		t.Fatal("a pending action of a running run was not claimed")
+	}
+	msg := "rejected by user"
+	if ok, err := s.TransitionEntry(ctx, rt, "exec_1", 3, []durable.EntryState{durable.EntryPending}, durable.EntryError, durable.EntryUpdate{Error: &msg}); !ok || err != nil {
+		t.Fatalf("rejecting a pending action of a running run: %v, %v", ok, err)
+	}
+	move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusError) // expired while running
+	if claim(2) {
+		t.Fatal("a pending action of an expired run was claimed")
+	}
+	if e, _, _ := s.Entry(ctx, rt, "exec_1", 2); e.State != durable.EntryPending {
+		t.Fatalf("entry 2 is %s after a refused claim, want pending", e.State)
+	}
+}
+
+// Code, error messages and console lines are arbitrary strings: NUL,
+// astral characters and quotes round-trip exactly.
+func testArbitraryStrings(t *testing.T, s durable.Store) {
+	ctx := context.Background()
+	code := "async () => \"a\x00b\" + '𝄞' // \u0000 é"
+	if _, err := s.CreateExecution(ctx, rt, &durable.Execution{ID: "exec_1", Code: code, Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
+		t.Fatal(err)
+	}
+	msg := "Error: bad\x00 input 'x' \"y\" 𝄞"
+	ok, err := s.TransitionExecution(ctx, rt, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusError,
+		durable.ExecutionUpdate{Error: &msg, Logs: []string{"nul\x00line", "[stderr] 𝄞"}})
+	if err != nil || !ok {
+		t.Fatalf("ending with an error message holding NUL: %v, %v", ok, err)
+	}
+	e := get(t, s, rt, "exec_1")
+	if e.Code != code || e.Error != msg || !slices.Equal(e.Logs, []string{"nul\x00line", "[stderr] 𝄞"}) {
+		t.Fatalf("read back code %q error %q logs %q", e.Code, e.Error, e.Logs)
+	}
+	if _, err := s.Execution(ctx, rt, "exec\x00bad"); !errors.Is(err, durable.ErrNotFound) {
+		t.Fatalf("Execution of an ID holding NUL: %v, want ErrNotFound", err)
 	}
 }
