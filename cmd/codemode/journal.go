@@ -16,7 +16,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/durable/journal"
 )
 
 // Durable code mode in the CLI: `run --journal FILE.db` and the commands
@@ -87,14 +87,14 @@ func (j *journalFlags) register(fs *flag.FlagSet) {
 }
 
 // open opens the journal the flags name.
-func (j *journalFlags) open(ctx context.Context, command string) (*sqlite.Store, error) {
+func (j *journalFlags) open(ctx context.Context, command string) (durable.Store, error) {
 	if j.path == "" {
 		return nil, usageError{command + ": --journal FILE.db is required (or set $" + journalEnv + ")"}
 	}
 	if err := durable.CheckName(j.name); err != nil {
 		return nil, usageError{command + ": --name: " + strings.TrimPrefix(err.Error(), "durable: ")}
 	}
-	st, err := sqlite.Open(ctx, j.path, sqlite.Options{})
+	st, err := journal.OpenStore(ctx, j.path)
 	if err != nil {
 		return nil, fmt.Errorf("--journal %s: %w", j.path, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	journalstore "github.com/codemode-go/codemode/durable/journal"
 	"github.com/codemode-go/codemode/journalui"
 )
 
@@ -100,7 +100,7 @@ func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writ
 			fmt.Fprintf(stderr, "codemode: flushing traces: %v\n", err)
 		}
 	}()
-	st, err := sqlite.Open(ctx, *journal, sqlite.Options{})
+	st, err := journalstore.OpenStore(ctx, *journal)
 	if err != nil {
 		return fmt.Errorf("--journal %s: %w", *journal, err)
 	}
