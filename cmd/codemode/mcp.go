@@ -22,7 +22,7 @@ import (
 func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "serve" {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-			fmt.Fprint(stdout, "usage: codemode mcp serve (--config FILE | --mcp CMD|URL) [flags]\n")
+			fmt.Fprint(stdout, "usage: codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db] [flags]\n")
 			return errHelp
 		}
 		return usageError{"mcp: the only subcommand is serve (codemode mcp serve --help)"}
@@ -44,6 +44,10 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	descFile := fs.String("description", "", "file with the code tool's description template ({{types}}, {{example}}, {{namespaces}} and {{runtime}} are filled in)")
 	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
+	// Listed for --help: a command line with --journal is served by
+	// durableMCPServe, which reads these itself.
+	fs.String("journal", "", "serve the durable code tool over this journal (FILE.db, sqlite:FILE or postgres://...): approvals, replay and rollback")
+	fs.String("name", "default", "--journal: the runtime name (separate histories in one journal)")
 	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
 	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
