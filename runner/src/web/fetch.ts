@@ -7,7 +7,7 @@
 // policy; without one, fetch fails with a TypeError.
 
 import { RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, apply, charCodeAt, jsonParse, typedArrayLength } from "../intrinsics";
-import { addAbortAlgorithm, type AbortSignal } from "./events";
+import type { AbortSignal } from "./events";
 import { base64Decode, base64Encode, bytesOf, utf8Decode, utf8Encode } from "./text";
 
 const WeakMapCtor = WeakMap;
@@ -449,7 +449,8 @@ export function makeFetch(call: () => HostCall, classes: { Request: typeof Reque
       throw new TypeErrorCtor(`fetch ${request.url}: the host's fetch policy allows no requests (fetch is off unless the embedder sets client.RunOptions.Fetch, or codemode --allow-fetch)`);
     }
     const answer = await new PromiseCtor<unknown>((resolve, reject) => {
-      addAbortAlgorithm(signal, () => reject(signal.reason));
+      // Ours or Node.js's AbortSignal: both are EventTargets.
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
       pending.then(resolve, (error: { name?: string; message?: string }) => {
         // The host names a denial or a network failure TypeError, as the Fetch Standard does.
         reject(error !== null && typeof error === "object" && error.name === "TypeError" ? new TypeErrorCtor(error.message) : error);

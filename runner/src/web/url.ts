@@ -23,7 +23,7 @@ export function installURL(global: Record<string, unknown>, encoder: unknown, de
   let classes: URLClasses | undefined;
   const load = (): URLClasses => {
     if (classes === undefined) {
-      const f = new FunctionCtor("TextEncoder", "TextDecoder", `${__CODEMODE_URL_BUNDLE__}\nreturn __codemodeURL;`);
+      const f = new FunctionCtor("TextEncoder", "TextDecoder", __CODEMODE_URL_BUNDLE__ + "\nreturn __codemodeURL;");
       const c = apply(f as never, undefined, [encoder, decoder]) as URLClasses;
       if (typeof c !== "object" || c === null) throw new TypeErrorCtor("URL: the bundle did not load");
       classes = c;
