@@ -41,12 +41,12 @@ func pngTool(t *testing.T) (*contract.Contract, []byte) {
 	tool, err := contract.NewRawTool("chart", "Draws a chart; returns PNG bytes.",
 		json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		json.RawMessage(`{"type":"object","properties":{"bytes":{"type":"array","items":{"type":"integer"}}},"required":["bytes"],"additionalProperties":false}`), func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-		ints := make([]int, len(pngBytes))
-		for i, b := range pngBytes {
-			ints[i] = int(b)
-		}
-		return json.Marshal(map[string]any{"bytes": ints})
-	})
+			ints := make([]int, len(pngBytes))
+			for i, b := range pngBytes {
+				ints[i] = int(b)
+			}
+			return json.Marshal(map[string]any{"bytes": ints})
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
