@@ -64,6 +64,9 @@ type Options struct {
 	// Logf, when not nil, receives one line per request: progress and
 	// failures for an operator (codemode mcp serve writes them to stderr).
 	Logf func(format string, args ...any)
+	// Fetch, when not nil, lets programs fetch through the host under this
+	// policy (client.RunOptions.Fetch); nil leaves fetch off.
+	Fetch *client.FetchPolicy
 }
 
 // codeInput is the code tool's input.
@@ -235,7 +238,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	var logs strings.Builder
 	logTotal := 0              // characters of console output, kept or not
 	calls := map[uint64]bool{} // tool calls made, by seq (rejected ones too)
-	opts := client.RunOptions{OnTelemetry: func(e client.Event) {
+	opts := client.RunOptions{Fetch: h.opts.Fetch, OnTelemetry: func(e client.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e.Kind {

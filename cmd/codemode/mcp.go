@@ -43,7 +43,13 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
 	var rf runtimeFlags
 	rf.register(fs)
+	var ff fetchFlags
+	ff.register(fs)
 	positional, err := parse(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	fetch, err := ff.policy()
 	if err != nil {
 		return err
 	}
@@ -93,7 +99,7 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeRuntime()
 	// The context deadline backs up the driver's own (QuickJS stops a
 	// program at --timeout itself; other runtimes rely on this).
-	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf, Timeout: *timeout + 2*time.Second}
+	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf, Timeout: *timeout + 2*time.Second, Fetch: fetch}
 	if set != nil {
 		opts.Instructions = set.Instructions()
 	}
