@@ -95,10 +95,10 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 // console, result and, when input-bearing, input) are in lexical scope, so
 // `await codemode.getWeather({ location })` works without destructuring. The
 // code's value (the returned value, the last expression, or what the
-// default export resolves to) is appended as the last text content item:
-// a string as it is, any other defined value as indented JSON. Positions in
-// errors and excerpts are the code's own lines and columns. Errors are
-// those of Run.
+// default export resolves to) is the outcome's Value, as JSON; a value JSON
+// cannot hold (a function, a BigInt, a cycle) fails the program with a
+// TypeError naming where it was found. Positions in errors and excerpts are
+// the code's own lines and columns. Errors are those of Run.
 func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Outcome, error) {
 	return c.run(ctx, "\x00code\x00"+code, func() (string, *normalized) {
 		n := normalize(code, c.scopeNames())

@@ -59,7 +59,7 @@ func ExampleClient_Run() {
 }
 
 // Code as models write it: bare statements whose last expression is the
-// value. A tool input that breaks its schema fails the program with a
+// value (Outcome.Value, JSON). A tool input that breaks its schema fails the program with a
 // ToolValidationError naming the property.
 func ExampleClient_RunCode() {
 	ctx := context.Background()
@@ -70,7 +70,7 @@ func ExampleClient_RunCode() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.Kind, out.Content[0].Text)
+	fmt.Println(out.Kind, string(out.Value))
 
 	out, err = cl.RunCode(ctx, `await codemode.add({ a: 1, b: "41" })`, client.RunOptions{})
 	if err != nil {

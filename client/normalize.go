@@ -98,12 +98,10 @@ func wrapperPrefix(names []string, opener string) string {
 		scopeVar, typegen.ScopeTypeName, strings.Join(names, ", "), scopeVar, valueVar, opener)
 }
 
-// appendValue appends a defined value as text: strings as they are, other
-// values as indented JSON, or their string form when JSON cannot encode
-// them (a function, a BigInt, a cycle).
-const appendValue = `if (` + valueVar + ` !== undefined) { let t; if (typeof ` + valueVar + ` === "string") t = ` + valueVar +
-	`; else { try { t = JSON.stringify(` + valueVar + `, null, 2); } catch { t = undefined; } if (t === undefined) t = String(` + valueVar + `); } ` +
-	scopeVar + `.result.appendText(t); }`
+// returnValue makes the code's value the wrapper's: the runner sends it as
+// the outcome's value (Outcome.Value), and fails the program when JSON
+// cannot hold it (a function, a BigInt, a cycle).
+const returnValue = "return " + valueVar + ";"
 
 // normalize turns model-written code into a module for a scope with the
 // given property names (namespaces, console, result and, for an
@@ -131,12 +129,12 @@ func normalize(code string, names []string) *normalized {
 		body := code[:sc.exportDefault] + repl + code[sc.exportDefault+sc.exportDefaultLen:]
 		n.module = "\n" + body + "\n;\nexport default async (" + scopeVar + ": " + typegen.ScopeTypeName + ") => { " +
 			`if (typeof __codemodeDefault !== "function") throw new TypeError("the default export must be a function (the program), not " + (__codemodeDefault === null ? "null" : typeof __codemodeDefault)); ` +
-			"const " + valueVar + " = await __codemodeDefault(" + scopeVar + "); " + appendValue + " };\n"
+			"const " + valueVar + " = await __codemodeDefault(" + scopeVar + "); " + returnValue + " };\n"
 	case sc.isFunction && isExpression(trimFinalSemicolon(code, sc)):
 		// A function expression: called with the scope, contextually typed
 		// by the program contract.
 		body := trimFinalSemicolon(code, sc)
-		n.module = wrapperPrefix(names, " return await ((") + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + appendValue + " };\n"
+		n.module = wrapperPrefix(names, " return await ((") + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + returnValue + " };\n"
 	default:
 		body := code
 		if at, ok := lastExpression(code, sc); ok {
@@ -145,7 +143,7 @@ func normalize(code string, names []string) *normalized {
 			l, c := lineCol(code, at)
 			n.edits = append(n.edits, edit{line: l, col: c, delta: len("return (")})
 		}
-		n.module = wrapperPrefix(names, "") + "\n" + body + "\n})(); " + appendValue + " };\n"
+		n.module = wrapperPrefix(names, "") + "\n" + body + "\n})(); " + returnValue + " };\n"
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 
@@ -78,4 +79,21 @@ func sortedKeys(m map[string][]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// ValueText renders the outcome's Value for a person or a model: a JSON
+// string as its text, any other JSON indented by two spaces. ok is false
+// when there is no value.
+func (o *Outcome) ValueText() (text string, ok bool) {
+	if len(o.Value) == 0 {
+		return "", false
+	}
+	if json.Unmarshal(o.Value, &text) == nil {
+		return text, true
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, o.Value, "", "  ") != nil {
+		return string(o.Value), true
+	}
+	return buf.String(), true
 }

@@ -37,7 +37,8 @@ func fixtureClient(t *testing.T) *client.Client {
 }
 
 // TestRunCodeForms runs each form models write (seed 001, normalizeCode) on
-// real QuickJS and checks the value that becomes text content.
+// real QuickJS and checks its content followed by its value (as
+// Outcome.ValueText renders it).
 func TestRunCodeForms(t *testing.T) {
 	cl := fixtureClient(t)
 	cases := []struct {
@@ -65,10 +66,8 @@ func TestRunCodeForms(t *testing.T) {
 		{"a fence inside a comment is not the program", "/* usage:\n```ts\n'hijacked'\n```\n*/\n'real'", []string{"real"}},
 		{"regex with a backtick after a block", "if (true) {}\n/`/.test(\"x\");\nconst y = 41 + 1\ny", []string{"42"}},
 		{"long continued chain", "const r = [1, 2, 3]\n" + strings.Repeat("  .map((x) => x + 1)\n", 200) + "r.join(',')", []string{"201,202,203"}},
-		{"BigInt value as its string", "10n ** 3n", []string{"1000"}},
 		{"value after a block", "let caught = '';\ntry { throw new Error('x'); } catch (e) { caught = e.message; }\n({ caught })", []string{"{\n  \"caught\": \"x\"\n}"}},
 		{"call continued after an object literal", "const f = (o: any) => o.k\nconst v = f\n({ k: 7 })\nv", []string{"7"}},
-		{"cyclic value as its string", "const a: any = {}; a.a = a; a", []string{"[object Object]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,8 +82,33 @@ func TestRunCodeForms(t *testing.T) {
 			for _, item := range out.Content {
 				got = append(got, item.Text)
 			}
+			if text, ok := out.ValueText(); ok {
+				got = append(got, text)
+			}
 			if strings.Join(got, "\x00") != strings.Join(c.want, "\x00") {
 				t.Fatalf("content %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestRunCodeValueMustBeJSON: a value JSON cannot hold fails the program
+// with a TypeError naming what was found where, instead of a silent string.
+func TestRunCodeValueMustBeJSON(t *testing.T) {
+	cl := fixtureClient(t)
+	cases := []struct{ name, code, want string }{
+		{"BigInt", "10n ** 3n", "value is a bigint"},
+		{"cycle", "const a: any = {}; a.a = a; a", "value.a is a circular reference"},
+		{"function", "({ f: () => 1 })", "value.f is a function"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := cl.RunCode(context.Background(), c.code, client.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != client.ProgramFailed || out.Error.Name != "TypeError" || !strings.Contains(out.Error.Message, c.want) {
+				t.Fatalf("outcome %+v %+v, want a TypeError with %q", out, out.Error, c.want)
 			}
 		})
 	}

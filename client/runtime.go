@@ -108,7 +108,7 @@ func (rt *Runtime) probeAfterCancel() {
 		defer rt.probing.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), CancelGrace)
 		defer cancel()
-		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js", Limits: Limits{Timeout: CancelGrace}})
+		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js"})
 		if errors.Is(err, context.DeadlineExceeded) {
 			rt.finish(Finished{State: StateFailed, Err: fmt.Errorf("%w: the runner did not run a trivial execution within %s after an execution was cancelled; it is stuck (a program that never yields?)", ErrRuntimeFailed, CancelGrace)})
 			_ = rt.conn.Close()

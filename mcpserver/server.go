@@ -280,7 +280,11 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: Truncate(msg, budget)})
 	} else {
-		res.Content = contentOf(out.Content, budget)
+		items := out.Content
+		if text, ok := out.ValueText(); ok {
+			items = append(items[:len(items):len(items)], client.Content{Type: "text", Text: text})
+		}
+		res.Content = contentOf(items, budget)
 	}
 	if logText != "" {
 		dropped := logChars > utf8.RuneCountInString(logText)
@@ -293,11 +297,12 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	return res, nil
 }
 
-// contentOf converts a program's content to MCP content within budget
-// characters of text: text items are kept in order while they fit (a large
-// one is cut with Truncate), and a last text item says how many were left
-// out. Images are kept; the runtime bounds their size. A program with no
-// content is answered with a line saying so.
+// contentOf converts a program's content (with its value as a last text
+// item, see Outcome.ValueText) to MCP content within budget characters of
+// text: text items are kept in order while they fit (a large one is cut
+// with Truncate), and a last text item says how many were left out. Images
+// are kept; the runtime bounds their size. A program with neither content
+// nor value is answered with a line saying so.
 func contentOf(items []client.Content, budget int) []mcp.Content {
 	if len(items) == 0 {
 		return []mcp.Content{&mcp.TextContent{Text: "The program finished and returned no value."}}

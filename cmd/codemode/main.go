@@ -330,6 +330,7 @@ func readProgram(path string) (string, error) {
 type runRecord struct {
 	Outcome    client.OutcomeKind   `json:"outcome"`
 	Content    []client.Content     `json:"content"`
+	Value      json.RawMessage      `json:"value,omitempty"`
 	Error      *client.ProgramError `json:"error,omitempty"`
 	Stdout     string               `json:"stdout"`
 	Stderr     string               `json:"stderr"`
@@ -487,7 +488,7 @@ func runOnce(ctx context.Context, cl *client.Client, source string, asCode bool,
 	defer mu.Unlock()
 	sort.Slice(rec.ToolCalls, func(i, j int) bool { return rec.ToolCalls[i].Seq < rec.ToolCalls[j].Seq })
 	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
-	rec.Outcome, rec.Content, rec.Error = outcome.Kind, outcome.Content, outcome.Error
+	rec.Outcome, rec.Content, rec.Value, rec.Error = outcome.Kind, outcome.Content, outcome.Value, outcome.Error
 	if rec.Content == nil {
 		rec.Content = []client.Content{}
 	}
@@ -511,6 +512,9 @@ func printForPerson(rec *runRecord, path string, stdout, stderr io.Writer) {
 			case "image":
 				fmt.Fprintf(stdout, "[image %s, %d base64 characters]\n", c.MimeType, len(c.Data))
 			}
+		}
+		if text, ok := (&client.Outcome{Value: rec.Value}).ValueText(); ok {
+			fmt.Fprintln(stdout, text)
 		}
 		return
 	}

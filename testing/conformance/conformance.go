@@ -48,6 +48,8 @@ func TestRuntime(t *testing.T, factory Factory) {
 	t.Run("HostileErrors", func(t *testing.T) { shared.hostileErrors(t) })
 	t.Run("ToolCallsNumberedInIssueOrder", func(t *testing.T) { shared.seqOrder(t) })
 	t.Run("ConcurrentBlockedExecutions", func(t *testing.T) { shared.concurrent(t, 200) })
+	t.Run("LimitsPerExecution", func(t *testing.T) { shared.limits(t) })
+	t.Run("DeadlineOfABusyProgram", func(t *testing.T) { s.busyDeadline(t) })
 	t.Run("CloseRejectsInFlightExecutions", func(t *testing.T) { s.closeRejects(t) })
 }
 
@@ -516,5 +518,75 @@ func (s *suite) closeRejects(t *testing.T) {
 	}
 	if _, err := c.Run(context.Background(), `export default async function () {}`, client.RunOptions{}); !errors.Is(err, client.ErrRuntimeClosed) {
 		t.Fatalf("Run after Close returned %v", err)
+	}
+}
+
+// limits: the per-execution limits of client.Limits mean the same on every
+// driver. A deadline is a ProgramFailed TimeoutError naming it, whether the
+// program waits on a timer or on a tool call; output past MaxOutput is
+// dropped after a notice; content past MaxContent throws a RangeError the
+// program can catch; and the runtime serves on.
+func (h *harness) limits(t *testing.T) {
+	c := h.client(t, nil, nil)
+	run := func(t *testing.T, source string, lim client.Limits) (*client.Outcome, *recorder) {
+		t.Helper()
+		rec := &recorder{}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		out, err := c.Run(ctx, source, client.RunOptions{Limits: lim, OnTelemetry: rec.observe})
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		return out, rec
+	}
+	deadline := client.Limits{Timeout: 300 * time.Millisecond}
+	for _, tc := range []struct{ name, source string }{
+		{"timer", `export default async function () { await new Promise((resolve) => setTimeout(resolve, 60000)); }`},
+		{"tool call", `export default async function ({ codemode }) { await codemode.block({}); }`},
+	} {
+		t.Run("deadline while waiting on a "+tc.name, func(t *testing.T) {
+			out, _ := run(t, tc.source, deadline)
+			if out.Kind != client.ProgramFailed || out.Error.Name != "TimeoutError" || !strings.Contains(out.Error.Message, "300ms") {
+				t.Fatalf("outcome %+v %+v, want a TimeoutError naming the 300ms deadline", out, out.Error)
+			}
+		})
+	}
+	t.Run("output", func(t *testing.T) {
+		out, rec := run(t, `export default async function ({ console }) { for (let i = 0; i < 100; i++) console.log("0123456789"); }`, client.Limits{MaxOutput: 100})
+		wantSuccess(t, out)
+		rec.mu.Lock()
+		stdout := rec.stdout.String()
+		rec.mu.Unlock()
+		if !strings.Contains(stdout, "truncated") || strings.Count(stdout, "0123456789") > 10 {
+			t.Fatalf("stdout %q: want at most 100 characters of output and a notice", stdout)
+		}
+	})
+	t.Run("content", func(t *testing.T) {
+		out, _ := run(t, `export default async function ({ result }) {
+  result.appendText("x".repeat(50));
+  try { result.appendText("y".repeat(100)); } catch (e) { result.appendText(e.name); }
+}`, client.Limits{MaxContent: 100})
+		wantSuccess(t, out, text(strings.Repeat("x", 50)), text("RangeError"))
+	})
+	out, _ := run(t, `export default async function ({ result }) { result.appendText("still serving"); }`, client.Limits{})
+	wantSuccess(t, out, text("still serving"))
+}
+
+// busyDeadline: a program that never yields gets a TimeoutError naming its
+// deadline on every driver: the runner stops it where it can (QuickJS), and
+// the host gives up on it client.HostGrace later where it cannot (a Node.js
+// busy loop). Runs on a runtime of its own, which a pool would replace.
+func (s *suite) busyDeadline(t *testing.T) {
+	rt := s.runtime(t)
+	h := &harness{rt: rt}
+	c := h.client(t, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := c.Run(ctx, `export default async function () { while (true) {} }`, client.RunOptions{Limits: client.Limits{Timeout: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if out.Kind != client.ProgramFailed || out.Error.Name != "TimeoutError" || !strings.Contains(out.Error.Message, "300ms") {
+		t.Fatalf("outcome %+v %+v, want a TimeoutError naming the 300ms deadline", out, out.Error)
 	}
 }
