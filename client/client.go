@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 )
@@ -73,6 +75,12 @@ type RunOptions struct {
 	// allows, through the host (see FetchPolicy); nil leaves fetch off. A
 	// policy that does not parse fails the run before it starts.
 	Fetch *FetchPolicy
+	// TracerProvider, when set, records the run as OpenTelemetry spans: the
+	// execution ("codemode.execution": execution ID, driver, outcome), the
+	// program input's validation ("codemode.validate") and each tool call
+	// ("execute_tool namespace.tool": seq, error, the schema check that
+	// failed), children of the span in ctx. Nil records nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Run executes one agent-authored TypeScript ES module. It does not
@@ -120,8 +128,14 @@ func (c *Client) scopeNames() []string {
 
 // run runs the program cached under key; prepare makes its source (and, for
 // model-written code, its normalization) on a cache miss.
-func (c *Client) run(ctx context.Context, key string, prepare func() (string, *normalized), opts RunOptions) (*Outcome, error) {
+func (c *Client) run(ctx context.Context, key string, prepare func() (string, *normalized), opts RunOptions) (out *Outcome, err error) {
 	tel := telemetry{fn: opts.OnTelemetry}
+	execID := opts.ExecutionID
+	if execID == "" {
+		execID = newExecutionID()
+	}
+	ctx, tr := startRun(ctx, opts.TracerProvider, execID, c.rt)
+	defer func() { tr.end(out, err) }()
 	var input json.RawMessage
 	switch {
 	case c.contract.HasInput() && opts.Input == nil:
@@ -130,6 +144,7 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		return nil, errors.New("codemode: this contract is inputless; RunOptions.Input must be nil")
 	case c.contract.HasInput():
 		raw, err := c.contract.ValidateInput(opts.Input)
+		tr.validateInput(ctx, err)
 		if err != nil {
 			tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 			return nil, err
@@ -154,10 +169,6 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		}
 		namespaces[FetchNamespace] = []string{FetchTool}
 	}
-	execID := opts.ExecutionID
-	if execID == "" {
-		execID = newExecutionID()
-	}
 	inner := ToolCaller(ToolCallerFunc(handle))
 	if opts.Middleware != nil {
 		inner = opts.Middleware(inner)
@@ -175,13 +186,19 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
 		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+			ctx, span := tr.startTool(ctx, call)
+			var res json.RawMessage
+			var cerr error
 			if call.Namespace == FetchNamespace && fetch != nil {
-				return fetchCall(ctx, call, fetch, inner, &tel)
+				res, cerr = fetchCall(ctx, call, fetch, inner, &tel)
+			} else {
+				res, cerr = c.callTool(ctx, call, inner, &tel)
 			}
-			return c.callTool(ctx, call, inner, &tel)
+			endTool(span, cerr)
+			return res, cerr
 		},
 	}
-	out, err := c.rt.Execute(ctx, req)
+	out, err = c.rt.Execute(ctx, req)
 	if err != nil {
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err

@@ -403,12 +403,17 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 		}
 		return nil, err
 	}
+	// The clock values the program observed: each tool-call and the result
+	// carry those since the previous message (wire 1.1), so an execution
+	// that ends early (a halt) still reports every value seen until then.
+	var clock []float64
 	for {
 		select {
 		case <-ex.wake:
 			for _, it := range ex.take() {
 				if it.end != nil {
 					rt.cancelInRunner(id)
+					it.end.Clock = clock
 					return it.end, nil
 				}
 				m := it.msg
@@ -418,8 +423,10 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 						req.OnOutput(m.Stream, m.Text)
 					}
 				case wire.KindToolCall:
+					clock = append(clock, m.Clock...)
 					if end := ex.admit(m); end != nil {
 						rt.cancelInRunner(id)
+						end.Clock = clock
 						return end, nil
 					}
 					rt.startCall(execCtx, ex, req, m)
@@ -427,7 +434,12 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 					if rt.closing.Load() {
 						return nil, ErrRuntimeClosed
 					}
-					return outcomeOf(m), nil
+					out := outcomeOf(m)
+					out.Clock = append(clock, m.Clock...)
+					if len(out.Clock) == 0 {
+						out.Clock = nil
+					}
+					return out, nil
 				}
 			}
 		case <-ctx.Done():

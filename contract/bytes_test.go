@@ -54,7 +54,7 @@ func TestBytesCrossTheToolBoundaryAsBase64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Kind != client.Success || len(out.Content) != 1 || out.Content[0].Text != "/wIBAA==" {
+	if out.Kind != client.Success || string(out.Value) != `"/wIBAA=="` {
 		t.Fatalf("outcome %+v, want the reversed bytes /wIBAA==", out)
 	}
 	if len(got) != 1 || string(got[0]) != "\x00\x01\x02\xff" {

@@ -34,6 +34,11 @@ type Contract struct {
 type Namespace struct {
 	Name  string
 	Tools []*Tool
+	// Definitions, optional, are named types the namespace's foreign tools
+	// refer to: their declarations resolve fragment references in its
+	// document and print each named schema once, by name (see
+	// typegen.Definitions), as an OpenAPI description's components.
+	Definitions *typegen.Definitions
 }
 
 // New builds an inputless contract whose tools are all in the codemode
@@ -91,7 +96,7 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 		}
 		byName := map[string]*Tool{}
 		c.byName[n.Name] = byName
-		ns := typegen.Namespace{Name: n.Name}
+		ns := typegen.Namespace{Name: n.Name, Definitions: n.Definitions}
 		for i, t := range n.Tools {
 			if t == nil {
 				return nil, fmt.Errorf("contract: namespace %s: tool %d is nil", n.Name, i)
@@ -107,7 +112,7 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 			c.tools = append(c.tools, t)
 			ns.Tools = append(ns.Tools, t.decl())
 		}
-		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools)})
+		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools), Definitions: n.Definitions})
 		s.Namespaces = append(s.Namespaces, ns)
 	}
 	if err := c.print(s); err != nil {

@@ -49,6 +49,11 @@ func (noLoader) Load(url string) (any, error) {
 // (remote URLs or files) are never loaded: a $ref to one is an error.
 // Content keywords are asserted: a string under contentEncoding "base64"
 // must be base64 (JSON Schema Validation draft 2020-12, section 8).
+// A schema whose validation cost would grow exponentially (more than 1,024
+// subschemas applying to one value through nested anyOf, oneOf, allOf or
+// $ref, at once or as values nest) is refused with an error naming the
+// JSON pointer of the subschema applied most often, since validating a
+// value cannot be interrupted once started.
 func NewSchema(raw json.RawMessage) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -67,6 +72,9 @@ func NewSchema(raw json.RawMessage) (*Schema, error) {
 	compiled, err := c.Compile(schemaURL)
 	if err != nil {
 		return nil, fmt.Errorf("contract: compiling schema: %w", err)
+	}
+	if err := checkCost(compiled); err != nil {
+		return nil, fmt.Errorf("contract: %w", err)
 	}
 	t := string(bytes.TrimSpace(raw))
 	return &Schema{raw: append(json.RawMessage(nil), raw...), compiled: compiled, acceptsAll: t == "true" || t == "{}"}, nil

@@ -201,6 +201,43 @@ func NewForeignTool(name, description string, inputSchema, outputSchema json.Raw
 	return t, nil
 }
 
+// NewDeclaredTool defines a foreign tool whose values the host does not
+// validate against a JSON Schema: the handler checks its own input (an
+// OpenAPI connector validates parameters and bodies against the
+// description) and reports a bad one as a *ToolValidationError, which
+// programs see as a ToolValidationError. inputDecl and outputDecl are only
+// printed, leniently, as for NewForeignTool (nil input: an open object; nil
+// output: any), with their fragment references resolved in the
+// namespace's Definitions (see Namespace.Definitions): a document's shared
+// schemas are declared once instead of being copied into every tool. It
+// returns an error for an invalid name, an empty description or a nil
+// handler.
+func NewDeclaredTool(name, description string, inputDecl, outputDecl json.RawMessage, handler Handler) (*Tool, error) {
+	all, err := NewSchema(acceptAll)
+	if err != nil {
+		return nil, err
+	}
+	t, err := newTool(name, description, all, all, handler)
+	if err != nil {
+		return nil, err
+	}
+	if absentSchemaText(inputDecl) {
+		inputDecl = json.RawMessage(`{"type":"object"}`)
+	}
+	if absentSchemaText(outputDecl) {
+		outputDecl = nil
+	}
+	t.foreign, t.inputDecl, t.outputDecl = true, inputDecl, outputDecl
+	return t, nil
+}
+
+// absentSchemaText reports whether a schema text is missing: nil, blank or
+// JSON null.
+func absentSchemaText(s json.RawMessage) bool {
+	s = bytes.TrimSpace(s)
+	return len(s) == 0 || string(s) == "null"
+}
+
 // Degraded returns why a foreign tool's schema could not be used (the tool
 // still works, unvalidated and loosely declared there), or nil.
 func (t *Tool) Degraded() error { return t.degraded }

@@ -180,7 +180,12 @@ func openStore(t testing.TB, path string) *sqlite.Store {
 
 func newHandle(t testing.TB, store durable.Store, opts durable.Options, cs ...durable.Connector) *durable.Handle {
 	t.Helper()
-	h, err := durable.New(store, executor(t), cs, opts)
+	return newHandleOn(t, executor(t), store, opts, cs...)
+}
+
+func newHandleOn(t testing.TB, ex client.Executor, store durable.Store, opts durable.Options, cs ...durable.Connector) *durable.Handle {
+	t.Helper()
+	h, err := durable.New(store, ex, cs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +193,14 @@ func newHandle(t testing.TB, store durable.Store, opts durable.Options, cs ...du
 }
 
 func fixture(t testing.TB) (*durable.Handle, *service, *sqlite.Store) {
+	return fixtureOn(t, executor(t))
+}
+
+// fixtureOn is fixture on the executor ex (a driver of onEveryDriver).
+func fixtureOn(t testing.TB, ex client.Executor) (*durable.Handle, *service, *sqlite.Store) {
 	svc := newService()
 	st := openStore(t, filepath.Join(t.TempDir(), "journal.db"))
-	return newHandle(t, st, durable.Options{}, svc.github()), svc, st
+	return newHandleOn(t, ex, st, durable.Options{}, svc.github()), svc, st
 }
 
 func execute(t testing.TB, h *durable.Handle, code string) durable.Output {
@@ -245,8 +255,10 @@ const readThenWrite = `async () => {
   return { created, prs: prs.length };
 }`
 
-func TestReadThenApprovedWrite(t *testing.T) {
-	h, svc, _ := fixture(t)
+func TestReadThenApprovedWrite(t *testing.T) { onEveryDriver(t, testReadThenApprovedWrite) }
+
+func testReadThenApprovedWrite(t *testing.T, ex client.Executor) {
+	h, svc, _ := fixtureOn(t, ex)
 	out := execute(t, h, readThenWrite)
 	wantStatus(t, out, durable.OutputPaused)
 	if len(out.Pending) != 1 || out.Pending[0].Seq != 2 || out.Pending[0].Method != "create_issue" ||
@@ -295,7 +307,11 @@ func TestReadThenApprovedWrite(t *testing.T) {
 // Promise.all of three reads and two writes that need approval: the reads
 // run, both writes are pending in one pause, one approval runs both.
 func TestPromiseAllPausesSiblingsTogether(t *testing.T) {
-	h, svc, _ := fixture(t)
+	onEveryDriver(t, testPromiseAllPausesSiblingsTogether)
+}
+
+func testPromiseAllPausesSiblingsTogether(t *testing.T, ex client.Executor) {
+	h, svc, _ := fixtureOn(t, ex)
 	out := execute(t, h, `async () => {
   const [a, b, c, x, y] = await Promise.all([
     github.list_pull_requests({ repo: "a" }),
@@ -328,8 +344,10 @@ func TestPromiseAllPausesSiblingsTogether(t *testing.T) {
 }
 
 // A replay whose arguments differ from the journal ends as error.
-func TestDivergenceEndsTheExecution(t *testing.T) {
-	h, svc, _ := fixture(t)
+func TestDivergenceEndsTheExecution(t *testing.T) { onEveryDriver(t, testDivergenceEndsTheExecution) }
+
+func testDivergenceEndsTheExecution(t *testing.T, ex client.Executor) {
+	h, svc, _ := fixtureOn(t, ex)
 	// counter is reexecute: it runs again on replay and returns a new value,
 	// so the write's arguments change.
 	out := execute(t, h, `const { n } = await github.counter();
@@ -351,7 +369,9 @@ await github.create_issue({ title: "n=" + n });`)
 
 // codemode.step records its value once; the approval's replay returns it
 // without running the function, in every form of code models write.
-func TestStepReplaysRecordedValue(t *testing.T) {
+func TestStepReplaysRecordedValue(t *testing.T) { onEveryDriver(t, testStepReplaysRecordedValue) }
+
+func testStepReplaysRecordedValue(t *testing.T, ex client.Executor) {
 	forms := map[string]string{
 		"async arrow": `async () => {
   const t = await codemode.step("t", () => Math.random());
@@ -371,7 +391,7 @@ t`,
 	}
 	for name, code := range forms {
 		t.Run(name, func(t *testing.T) {
-			h, _, _ := fixture(t)
+			h, _, _ := fixtureOn(t, ex)
 			out := execute(t, h, code)
 			wantStatus(t, out, durable.OutputPaused)
 			var args issueInput
@@ -716,5 +736,85 @@ func TestOutputJSON(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back.Status != c.out.Status {
 			t.Errorf("Unmarshal(%s) = %+v, %v", b, back, err)
 		}
+	}
+}
+
+// The agent's declarations hold the connectors and codemode.step, never the
+// journal's hidden __codemode tools.
+func TestTypeDefinitionsHideTheJournalTools(t *testing.T) {
+	h, _, _ := fixture(t)
+	d := h.TypeDefinitions()
+	for _, want := range []string{"readonly github:", "list_pull_requests", "create_issue", "declare const codemode", "step<T>("} {
+		if !strings.Contains(d, want) {
+			t.Errorf("declarations lack %q:\n%s", want, d)
+		}
+	}
+	if strings.Contains(d, "__codemode") || strings.Contains(d, "step_begin") {
+		t.Errorf("declarations show the hidden namespace:\n%s", d)
+	}
+}
+
+// Every form models write runs, including a function after a comment and a
+// bare value.
+func TestCodeForms(t *testing.T) {
+	h, _, _ := fixture(t)
+	for code, want := range map[string]string{
+		"// lists\nasync () => (await github.list_pull_requests({ repo: \"a\" })).length": "2",
+		"/* c */ (async () => 7)":  "7",
+		"function () { return 8 }": "8",
+		"41 + 1":                   "42",
+		"const x = await codemode.step(\"s\", () => 3); x * 2": "6",
+		"\"text\"": `"text"`,
+	} {
+		out := execute(t, h, code)
+		if out.Status != durable.OutputCompleted || string(out.Result) != want {
+			t.Errorf("%q: %+v, want %s", code, out, want)
+		}
+	}
+}
+
+// A program that branches on the clock and on Math.random replays the same
+// branch after approval without codemode.step: each pass gets the first
+// pass's seed and the time values observed before it.
+func TestClockAndRandomReplay(t *testing.T) { onEveryDriver(t, testClockAndRandomReplay) }
+
+func testClockAndRandomReplay(t *testing.T, ex client.Executor) {
+	h, svc, _ := fixtureOn(t, ex)
+	out := execute(t, h, `const t = Date.now();
+const r = Math.random();
+const d = new Date().getTime();
+const branch = (Math.floor(t) % 2 === 0 ? "even" : "odd") + (r < 0.5 ? "-low" : "-high");
+await github.create_issue({ title: [branch, r, t, d].join(" ") });
+({ branch, r, t, d, later: Date.now() >= d })`)
+	wantStatus(t, out, durable.OutputPaused)
+	var args issueInput
+	if err := json.Unmarshal(out.Pending[0].Args, &args); err != nil {
+		t.Fatal(err)
+	}
+	e := record(t, h, out.ExecutionID)
+	if len(e.Seed) != 16 || len(e.Clock) != 2 {
+		t.Fatalf("the first pass recorded seed %x and clock %v; want 16 bytes and 2 values", e.Seed, e.Clock)
+	}
+	time.Sleep(20 * time.Millisecond) // the real clock moves on
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputCompleted)
+	var res struct {
+		Branch  string
+		R, T, D json.Number // as JavaScript wrote them
+		Later   bool
+	}
+	dec := json.NewDecoder(strings.NewReader(string(done.Result)))
+	dec.UseNumber()
+	if err := dec.Decode(&res); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%s %s %s %s", res.Branch, res.R, res.T, res.D); got != args.Title || !res.Later {
+		t.Fatalf("the replay saw %q, the first pass %q", got, args.Title)
+	}
+	if svc.count("create_issue") != 1 {
+		t.Fatalf("create_issue ran %d times", svc.count("create_issue"))
+	}
+	if e := record(t, h, out.ExecutionID); len(e.Clock) != 3 || fmt.Sprint(int64(e.Clock[0])) != res.T.String() {
+		t.Fatalf("clock after the replay %v (want the 2 replayed values and the new one)", e.Clock)
 	}
 }

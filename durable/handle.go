@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 )
@@ -43,6 +45,14 @@ type Options struct {
 	PauseSettle time.Duration
 	// HookTimeout bounds each lifecycle hook and each revert; 0 means 30 s.
 	HookTimeout time.Duration
+	// TracerProvider, when set, records OpenTelemetry spans: each pass
+	// ("codemode.durable.pass": execution ID, runtime name, pass number,
+	// durable status) around the client's execution and tool call spans
+	// (client.RunOptions.TracerProvider), each tool call marked executed
+	// or replayed (AttrCall), and the journal's transitions
+	// ("codemode.journal.approve", ".reject", ".rollback", ".expire"). Nil
+	// records nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Handle is a durable code-mode runtime: one runtime name's history in a
@@ -57,6 +67,7 @@ type Handle struct {
 	byName     map[string]*Connector
 	tools      map[string]map[string]*ConnectorTool
 	scope      []string
+	decls      string
 	opts       Options
 	log        *slog.Logger
 }
@@ -116,6 +127,13 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 		namespaces = append(namespaces, ns)
 	}
 	h.scope = append(h.scope, "console", "result")
+	// The agent's declarations: the connectors and the codemode SDK, not
+	// the journal's own __codemode tools behind codemode.step.
+	decl, err := contract.NewNamespaced(namespaces...)
+	if err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	h.decls = decl.TypeDefinitions() + "\n" + sdkDeclaration
 	sdk, err := sdkTools()
 	if err != nil {
 		return nil, err
@@ -152,10 +170,7 @@ func (h *Handle) Name() string { return h.name }
 
 // TypeDefinitions returns the declarations a program is written against:
 // the connectors' namespaces and the codemode SDK (step).
-func (h *Handle) TypeDefinitions() string {
-	decls := h.client.Contract().TypeDefinitions()
-	return decls + "\n" + sdkDeclaration
-}
+func (h *Handle) TypeDefinitions() string { return h.decls }
 
 // Client returns the client passes run on (its contract holds the
 // connectors' namespaces and the journal's own __codemode tools).
@@ -188,10 +203,7 @@ func (h *Handle) Execute(ctx context.Context, code string) (Output, error) {
 		e.Code = fmt.Sprintf("[code omitted from the journal: %d characters of JSON, over the limit of %d]", len(codeJSON), MaxDurableValueLength)
 		e.Status, e.Error = StatusError, tooLarge.Error()
 	}
-	if err := h.store.CreateExecution(ctx, h.name, e); err != nil {
-		return Output{}, fmt.Errorf("durable: %w", err)
-	}
-	if _, err := h.store.PruneExecutions(ctx, h.name, h.opts.MaxExecutions); err != nil {
+	if _, err := h.store.CreateExecution(ctx, h.name, e, h.opts.MaxExecutions); err != nil {
 		return Output{}, fmt.Errorf("durable: %w", err)
 	}
 	if tooLarge != nil {
@@ -200,6 +212,10 @@ func (h *Handle) Execute(ctx context.Context, code string) (Output, error) {
 	}
 	return h.runPass(ctx, e)
 }
+
+// ConnectorNames returns the connectors' names (the program's namespaces)
+// in configuration order.
+func (h *Handle) ConnectorNames() []string { return h.connectorNames() }
 
 func (h *Handle) connectorNames() []string {
 	names := make([]string, len(h.connectors))
@@ -222,7 +238,9 @@ var ErrNotPaused = errors.New("durable: execution is not paused")
 // approved it a moment earlier, an error wrapping ErrNotFound for an unknown
 // ID, and an error naming them when connectors the execution started with
 // are not configured.
-func (h *Handle) Approve(ctx context.Context, id string) (Output, error) {
+func (h *Handle) Approve(ctx context.Context, id string) (out Output, err error) {
+	ctx, span := h.span(ctx, "codemode.journal.approve", id)
+	defer func() { endPassSpan(span, out, err) }()
 	e, err := h.store.Execution(ctx, h.name, id)
 	if err != nil {
 		return Output{}, fmt.Errorf("durable: %w", err)
@@ -266,7 +284,14 @@ func (h *Handle) missing(names []string) []string {
 // action is not pending (approved and executing already, rejected, or
 // absent). A reject that wins against an approval's replay stops the replay
 // at that action.
-func (h *Handle) Reject(ctx context.Context, id string, seq uint64) (bool, error) {
+func (h *Handle) Reject(ctx context.Context, id string, seq uint64) (rejected bool, err error) {
+	ctx, span := h.span(ctx, "codemode.journal.reject", id, AttrSeq.Int64(int64(seq)))
+	defer func() {
+		if rejected {
+			span.SetAttributes(AttrStatus.String(string(StatusRejected)))
+		}
+		endSpan(span, err)
+	}()
 	entry, found, err := h.store.Entry(ctx, h.name, id, seq)
 	if err != nil {
 		return false, fmt.Errorf("durable: %w", err)
@@ -347,7 +372,9 @@ func (h *Handle) PruneExecutions(ctx context.Context, keep int) (int, error) {
 // completed the pass"), each by a conditional update so that a concurrent
 // approval can neither be revived nor revive it. Their execution resources
 // are disposed. It returns the IDs it ended.
-func (h *Handle) ExpirePaused(ctx context.Context, maxAge time.Duration) ([]string, error) {
+func (h *Handle) ExpirePaused(ctx context.Context, maxAge time.Duration) (ended []string, err error) {
+	ctx, span := h.span(ctx, "codemode.journal.expire", "")
+	defer func() { span.SetAttributes(AttrCount.Int(len(ended))); endSpan(span, err) }()
 	if maxAge <= 0 {
 		maxAge = DefaultPausedTTL * time.Millisecond
 	}
@@ -399,7 +426,9 @@ func (e *RollbackError) Unwrap() []error { return e.Failures }
 // Each entry is claimed (applied -> reverted) before its Revert runs, so
 // two concurrent rollbacks never revert one action twice; a failed revert
 // moves it back to applied.
-func (h *Handle) Rollback(ctx context.Context, id string) error {
+func (h *Handle) Rollback(ctx context.Context, id string) (err error) {
+	ctx, span := h.span(ctx, "codemode.journal.rollback", id)
+	defer func() { endSpan(span, err) }()
 	e, err := h.store.Execution(ctx, h.name, id)
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
@@ -408,6 +437,7 @@ func (h *Handle) Rollback(ctx context.Context, id string) error {
 		return fmt.Errorf("durable: execution %s is running; roll it back once its pass has ended", id)
 	}
 	rb := &RollbackError{}
+	defer func() { span.SetAttributes(AttrCount.Int(rb.Reverted)) }()
 	for i := len(e.Log) - 1; i >= 0; i-- {
 		entry := e.Log[i]
 		if entry.State != EntryApplied || entry.IsStep() {
@@ -440,6 +470,7 @@ func (h *Handle) Rollback(ctx context.Context, id string) error {
 		if err != nil {
 			rb.Failures = append(rb.Failures, err)
 		} else if moved {
+			span.SetAttributes(AttrStatus.String(string(StatusRolledBack)))
 			h.dispose(ctx, id, StatusRolledBack)
 		}
 	}

@@ -43,6 +43,11 @@ type pass struct {
 	// above it is new unless the conditional insert says otherwise, so its
 	// entry is not read first. Only a hint; the store decides.
 	known uint64
+	// applied holds the entries that were applied (and not ephemeral) when
+	// the pass started, by seq: they cannot change while the execution is
+	// running (only a rollback moves them, and it refuses a running
+	// execution), so a replayed call is answered without reading the store.
+	applied map[uint64]*ToolLogEntry
 
 	mu       sync.Mutex
 	inflight int
@@ -51,9 +56,13 @@ type pass struct {
 }
 
 func (h *Handle) newPass(e *Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{})}
-	for _, l := range e.Log {
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}}
+	for i := range e.Log {
+		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
+		if l.State == EntryApplied && !l.Ephemeral {
+			p.applied[l.Seq] = l
+		}
 	}
 	return p
 }
@@ -137,9 +146,12 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 // recordedCall decides a call whose seq may be in the journal.
 func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
 	what := call.Namespace + "." + call.Tool
-	e, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
-	if err != nil {
-		return p.fail(err)
+	e, found := p.applied[call.Seq]
+	if !found {
+		var err error
+		if e, found, err = p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
+			return p.fail(err)
+		}
 	}
 	if found {
 		if e.Connector != call.Namespace || e.Method != call.Tool || !bytes.Equal(e.Args, args) {
@@ -150,11 +162,14 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 		case EntryApplied:
 			if !e.Ephemeral {
 				p.h.log.Debug("durable: replay", "execution", p.id, "seq", call.Seq, "call", what)
+				markCall(ctx, "replayed")
 				return e.Result, nil
 			}
 			p.h.log.Debug("durable: reexecute", "execution", p.id, "seq", call.Seq, "call", what)
+			markCall(ctx, "reexecuted")
 			return p.execute(ctx, next, call, t, false)
 		case EntryError:
+			markCall(ctx, "recorded-error")
 			return nil, errors.New(e.Error) // the recorded failure, replayed
 		case EntryPending:
 			// Approved: claim it. A reject that got there first wins.
@@ -166,6 +181,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 				return p.notRunning(ctx, what)
 			}
 			p.h.log.Debug("durable: execute approved", "execution", p.id, "seq", call.Seq, "call", what)
+			markCall(ctx, "executed")
 			return p.execute(ctx, next, call, t, true)
 		case EntryExecuting:
 			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was interrupted in an earlier pass: it may or may not have been applied, so it is not run again", call.Seq, what)})
@@ -192,6 +208,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 			return p.refused(ctx, next, call, t, args)
 		}
 		p.h.log.Debug("durable: pause", "execution", p.id, "seq", call.Seq, "call", what)
+		markCall(ctx, "paused")
 		return p.awaitPause(ctx)
 	}
 	entry.State = EntryExecuting
@@ -203,6 +220,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 		return p.refused(ctx, next, call, t, args)
 	}
 	p.h.log.Debug("durable: execute", "execution", p.id, "seq", call.Seq, "call", what)
+	markCall(ctx, "executed")
 	return p.execute(ctx, next, call, t, true)
 }
 
@@ -300,9 +318,12 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 	what := fmt.Sprintf("codemode.step(%q)", in.Name)
 	switch call.Tool {
 	case "step_begin":
-		e, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
-		if err != nil {
-			return p.fail(err)
+		e, found := p.applied[call.Seq]
+		if !found {
+			var err error
+			if e, found, err = p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
+				return p.fail(err)
+			}
 		}
 		if found {
 			if !e.IsStep() || !bytes.Equal(e.Args, nameArgs) {
@@ -376,13 +397,22 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 }
 
 // runPass runs one pass of e (status running) and records how it ended.
-func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
+func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err error) {
+	ctx, span := h.span(ctx, "codemode.durable.pass", e.ID, AttrPass.Int(e.Passes))
+	defer func() { endPassSpan(span, output, err) }()
 	p := h.newPass(e)
 	var logs logLines
 	opts := client.RunOptions{
 		ExecutionID: e.ID,
 		Middleware:  p.middleware,
 		Limits:      h.opts.Limits,
+		// The first pass's randomness and every time value observed so far:
+		// a replay sees the same Math.random and Date.now() as the passes
+		// before it, so a program that branches on them takes the same path.
+		Seed:  e.Seed,
+		Clock: e.Clock,
+		// Spans for the pass's execution and tool calls.
+		TracerProvider: h.opts.TracerProvider,
 		OnTelemetry: func(ev client.Event) {
 			if ev.Kind == client.EventProgramOutput {
 				logs.add(ev.Stream, ev.Text)
@@ -392,6 +422,9 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (Output, error) {
 	out, runErr := h.client.RunCode(ctx, prepare(e.Code, h.scope), opts)
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
 	u := ExecutionUpdate{At: now(), Logs: logs.all()}
+	if out != nil && len(out.Clock) > len(e.Clock) {
+		u.Clock = out.Clock // the values replayed, then the new ones, in order
+	}
 	if u.Logs == nil {
 		u.Logs = []string{}
 	}

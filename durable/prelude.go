@@ -62,6 +62,11 @@ func prepare(code string, scope []string) string {
 			"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n"
 	}
 	prefix := "const codemode = " + sdkObject + "; "
+	if !mayBeFunction(code) {
+		// Statements (or an expression that is not a function, which the
+		// statement form returns as it is): no parse needed.
+		return prefix + code
+	}
 	if expr, ok := asExpression(code); ok {
 		// A function expression (or another expression): called with the
 		// scope when it is a function, as client.RunCode does.
@@ -69,6 +74,33 @@ func prepare(code string, scope []string) string {
 			"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n"
 	}
 	return prefix + code
+}
+
+// mayBeFunction reports whether code, after leading space and comments,
+// starts as a function expression can (async, function, or a
+// parenthesis): only then is it parsed (asExpression), which costs far more
+// than running a small program.
+func mayBeFunction(code string) bool {
+	s := code
+	for {
+		s = strings.TrimLeft(s, " \t\r\n")
+		switch {
+		case strings.HasPrefix(s, "//"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return false
+			}
+			s = s[i+1:]
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s[2:], "*/")
+			if i < 0 {
+				return false
+			}
+			s = s[i+4:]
+		default:
+			return strings.HasPrefix(s, "async") || strings.HasPrefix(s, "function") || strings.HasPrefix(s, "(")
+		}
+	}
 }
 
 // asExpression reports whether code (without a final semicolon) is one

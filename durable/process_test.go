@@ -19,7 +19,9 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("DURABLE_CHILD") {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		closeDrivers()
+		os.Exit(code)
 	case "pause":
 		os.Exit(childPause(os.Getenv("DURABLE_JOURNAL")))
 	case "hang":

@@ -22,9 +22,11 @@ var ErrNotFound = errors.New("durable: execution not found")
 // Timestamps (at, before) are Unix milliseconds chosen by the caller, so
 // that hosts agree on one clock per decision and tests can control time.
 type Store interface {
-	// CreateExecution inserts a new execution (status running). It returns
-	// an error when the ID already exists in runtime.
-	CreateExecution(ctx context.Context, runtime string, e *Execution) error
+	// CreateExecution inserts a new execution (status running), then, when
+	// keep >= 0, removes all but the keep newest terminal executions (as
+	// PruneExecutions), in one transaction, and returns how many it removed.
+	// It returns an error when the ID already exists in runtime.
+	CreateExecution(ctx context.Context, runtime string, e *Execution, keep int) (pruned int, err error)
 	// Execution returns the execution with its tool log in seq order, or an
 	// error wrapping ErrNotFound.
 	Execution(ctx context.Context, runtime, id string) (*Execution, error)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -67,7 +68,23 @@ type Options struct {
 	// Fetch, when not nil, lets programs fetch through the host under this
 	// policy (client.RunOptions.Fetch); nil leaves fetch off.
 	Fetch *client.FetchPolicy
+	// MaxExecutions caps the programs running at once (each QuickJS
+	// execution may hold its memory limit); default DefaultMaxExecutions.
+	MaxExecutions int
+	// MaxQueued caps the programs waiting for one of MaxExecutions; past it
+	// a program is answered at once that the server is busy, and so is one
+	// that waited Timeout (or, without Timeout, until its request ended)
+	// without a turn. Default DefaultMaxQueued.
+	MaxQueued int
 }
+
+// Defaults of Options.MaxExecutions and Options.MaxQueued: eight programs of
+// up to 64 MiB each run at once (a review measured 24 concurrent programs
+// at 1.75 GB), and 64 more wait.
+const (
+	DefaultMaxExecutions = 8
+	DefaultMaxQueued     = 64
+)
 
 // codeInput is the code tool's input.
 type codeInput struct {
@@ -92,9 +109,15 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
+	if opts.MaxExecutions <= 0 {
+		opts.MaxExecutions = DefaultMaxExecutions
+	}
+	if opts.MaxQueued <= 0 {
+		opts.MaxQueued = DefaultMaxQueued
+	}
 	desc := strings.ReplaceAll(Description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
-	h := &handler{cl: cl, opts: opts}
+	h := &handler{cl: cl, opts: opts, slots: make(chan struct{}, opts.MaxExecutions)}
 	srv.AddTool(&mcp.Tool{
 		Name:        ToolName,
 		Description: desc,
@@ -203,8 +226,42 @@ func exampleArgs(schema json.RawMessage) string {
 
 // handler answers code tool calls.
 type handler struct {
-	cl   *client.Client
-	opts Options
+	cl     *client.Client
+	opts   Options
+	slots  chan struct{} // one per running program
+	queued atomic.Int64  // programs waiting for a slot
+}
+
+// acquire waits for a free slot: at once when one is free, else in the
+// queue while it has room, for at most wait (0: until ctx ends). It returns
+// a busy message when the program gets no turn.
+func (h *handler) acquire(ctx context.Context, wait time.Duration) (release func(), busy string) {
+	release = func() { <-h.slots }
+	select {
+	case h.slots <- struct{}{}:
+		return release, ""
+	default:
+	}
+	busy = fmt.Sprintf("The server is busy: %d programs are running and %d are waiting, its limits. Nothing ran; send the program again later.", h.opts.MaxExecutions, h.opts.MaxQueued)
+	if h.queued.Add(1) > int64(h.opts.MaxQueued) {
+		h.queued.Add(-1)
+		return nil, busy
+	}
+	defer h.queued.Add(-1)
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case h.slots <- struct{}{}:
+		return release, ""
+	case <-timeout:
+		return nil, busy
+	case <-ctx.Done():
+		return nil, "Cancelled while waiting for a turn: " + context.Cause(ctx).Error()
+	}
 }
 
 // logShare is the console output's part of the character budget: 1/logShare.
@@ -216,6 +273,12 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		return failure(`the code tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
 	}
 	budget := h.opts.MaxTokens * 4
+	release, busy := h.acquire(ctx, h.opts.Timeout)
+	if busy != "" {
+		h.opts.Logf("program refused: %s", busy)
+		return failure(busy), nil
+	}
+	defer release()
 	if h.opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.opts.Timeout)

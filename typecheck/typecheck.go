@@ -26,14 +26,17 @@ var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (loo
 
 // File is one declaration file of the virtual project.
 //
-// Name is a clean relative path with forward slashes ending in .d.ts. A
-// file at the top level ("codemode.d.ts") is a root of the project and is
-// always loaded; a file in a subdirectory ("node_modules/@types/node/fs.d.ts")
-// is loaded only when a loaded file reaches it, by `/// <reference path>`,
-// `/// <reference types>` or an import, the way TypeScript loads a package
-// from node_modules. That is how a multi-file set such as @types/node is
-// given: its files under node_modules/, and one top-level file that
-// references its entry point.
+// Name is a clean relative path with forward slashes ending in .d.ts. Every
+// file given is part of the project: a top-level file ("codemode.d.ts") and
+// a file in a subdirectory ("node_modules/@types/node/fs.d.ts") alike. A
+// multi-file set such as @types/node is given as its files under
+// node_modules/, where imports between them ("undici-types") resolve as
+// TypeScript resolves a package, and its `declare module "node:fs"` blocks
+// declare what a program may import.
+//
+// These files and TypeScript's own library are all the checker reads: a
+// program's imports, `/// <reference>` directives and `import()` types
+// never load a file from the host's disk (see Options.ImportDir).
 //
 // The project's library is TypeScript's es2025, unless a top-level file
 // has the directive `/// <reference no-default-lib="true"/>`: then the
@@ -81,6 +84,14 @@ type Options struct {
 	// Tsc is the TypeScript 7 compiler executable. Empty: FindTsc from the
 	// working directory.
 	Tsc string
+	// ImportDir, when set, is an absolute folder whose TypeScript files
+	// (*.ts, including *.d.ts) join every project, so that programs may
+	// import them by absolute path ("/srv/lib/helpers"). Empty (the
+	// default): a program can import only the modules the declaration files
+	// declare; an import of any other file or package is the compiler's
+	// TS2307 "Cannot find module" naming the specifier as the program wrote
+	// it, and the file is never read.
+	ImportDir string
 }
 
 // FindTsc looks for the project-local compiler (.tools/node_modules/.bin/tsc
@@ -145,8 +156,9 @@ func nativeBinary(tsc string) string {
 // Checker checks programs with one long-lived TypeScript server. It is safe
 // for concurrent use; checks run one at a time.
 type Checker struct {
-	tsc  string
-	root string
+	tsc       string
+	root      string
+	importDir string
 
 	mu       sync.Mutex
 	srv      *server
@@ -172,11 +184,18 @@ func New(opts Options) (*Checker, error) {
 			return nil, err
 		}
 	}
+	if opts.ImportDir != "" && !filepath.IsAbs(opts.ImportDir) {
+		return nil, fmt.Errorf("typecheck: Options.ImportDir %q is not an absolute path", opts.ImportDir)
+	}
 	root, err := os.MkdirTemp("", "codemode-typecheck-")
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{tsc: tsc, root: root, projects: map[string]*project{}, digests: map[string][sha256.Size]byte{}}
+	importDir := opts.ImportDir
+	if importDir != "" {
+		importDir = filepath.Clean(importDir)
+	}
+	c := &Checker{tsc: tsc, root: root, importDir: importDir, projects: map[string]*project{}, digests: map[string][sha256.Size]byte{}}
 	if err := c.ensureServer(); err != nil {
 		os.RemoveAll(root)
 		return nil, err
@@ -215,9 +234,18 @@ func (c *Checker) Close() error {
 	return os.RemoveAll(c.root)
 }
 
-// tsconfig is the project configuration; %s is the library list. It is
+// tsconfig is the project configuration; the verbs are the library list,
+// the given files below the top level and the include patterns. It is
 // strict, except that a catch variable is any rather than unknown:
 // `catch (e) { e.message }` runs, so the checker must not reject it.
+//
+// noResolve keeps the compiler to the files listed: an import, a
+// `/// <reference>` or an `import("…")` type of the program still resolves,
+// but a file it reaches is not added to the project, so the program sees
+// only "Cannot find module" and never the file's contents (a program that
+// imported "/home/me/.aws/credentials.json" or a .ts file holding a secret
+// read it back in the compiler's report before). Imports between the given
+// files bind because every given file is listed.
 const tsconfig = `{
   "compilerOptions": {
     "strict": true,
@@ -231,9 +259,12 @@ const tsconfig = `{
     "moduleResolution": "bundler",
     "isolatedModules": true,
     "verbatimModuleSyntax": false,
-    "skipLibCheck": true
+    "skipLibCheck": true,
+    "noResolve": true,
+    "resolveJsonModule": false
   },
-  "include": ["*.ts"]
+  "files": %s,
+  "include": %s
 }
 `
 
@@ -273,7 +304,19 @@ func (c *Checker) project(files []File) (*project, error) {
 			lib = "[]"
 		}
 	}
-	write := map[string]string{"tsconfig.json": fmt.Sprintf(tsconfig, lib), "check.ts": checkSource, "agent.ts": "export {};\n"}
+	listed := []string{}
+	for _, f := range sorted {
+		if strings.Contains(f.Name, "/") {
+			listed = append(listed, f.Name)
+		}
+	}
+	include := []string{"*.ts"}
+	if c.importDir != "" {
+		include = append(include, filepath.ToSlash(filepath.Join(c.importDir, "**", "*.ts")))
+	}
+	filesJSON, _ := json.Marshal(listed)
+	includeJSON, _ := json.Marshal(include)
+	write := map[string]string{"tsconfig.json": fmt.Sprintf(tsconfig, lib, filesJSON, includeJSON), "check.ts": checkSource, "agent.ts": "export {};\n"}
 	write["codemode-no-prototype.d.ts"] = noPrototype(files)
 	for _, f := range sorted {
 		if err := checkName(f.Name); err != nil {
@@ -470,7 +513,11 @@ func code(v any) int {
 func result(source string, own, contract []lspDiagnostic) *Result {
 	var ds []Diagnostic
 	for _, d := range own {
-		ds = append(ds, Diagnostic{File: "agent.ts", Line: d.Range.Start.Line + 1, Column: d.Range.Start.Character + 1, Code: code(d.Code), Message: d.Message})
+		msg := d.Message
+		if code(d.Code) == 2307 {
+			msg += " A program can import only the modules its runtime declares, never a file or package from the host."
+		}
+		ds = append(ds, Diagnostic{File: "agent.ts", Line: d.Range.Start.Line + 1, Column: d.Range.Start.Character + 1, Code: code(d.Code), Message: msg})
 	}
 	line, col := defaultExportPosition(source)
 	for _, d := range contract {

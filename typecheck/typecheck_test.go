@@ -188,9 +188,9 @@ func killTSC(t *testing.T) {
 	}
 }
 
-// TestCheckLoadsADeclarationPackage: a file under a subdirectory is loaded
-// when a top-level file references it (and through its own references and
-// imports, like a package in node_modules), and not otherwise.
+// TestCheckLoadsADeclarationPackage: every file given is loaded, those under
+// a subdirectory too, and imports between them resolve like a package in
+// node_modules.
 func TestCheckLoadsADeclarationPackage(t *testing.T) {
 	c := checker(t)
 	base := declarations(t, false)
@@ -209,7 +209,8 @@ func TestCheckLoadsADeclarationPackage(t *testing.T) {
 		valid bool
 	}{
 		{"referenced", append(append(append([]typecheck.File(nil), base...), pkg...), typecheck.File{Name: "demo.d.ts", Text: "/// <reference path=\"node_modules/@types/demo/index.d.ts\" />\n"}), true},
-		{"not referenced", append(append([]typecheck.File(nil), base...), pkg...), false},
+		{"not referenced", append(append([]typecheck.File(nil), base...), pkg...), true},
+		{"not given", base, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

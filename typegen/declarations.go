@@ -112,6 +112,11 @@ type Namespace struct {
 	// identifier other than input, console and result.
 	Name  string     `json:"name"`
 	Tools []ToolDecl `json:"tools"`
+	// Definitions, when set, holds named types that the namespace's lenient
+	// tools refer to (see [Definitions]); they are declared in a TypeScript
+	// namespace named by [TypesNamespaceName] before the tools' interface.
+	// Strict tools ignore it.
+	Definitions *Definitions `json:"definitions,omitempty"`
 }
 
 // Surface is the complete program declaration surface of a contract (seed
@@ -205,7 +210,9 @@ type DescribeOutput = {
 // Declarations renders the complete surface as .d.ts-style global script
 // declarations (no import or export), in this order, separated by blank lines
 // and ending in a newline: one interface per namespace (Tools for
-// "codemode", FooTools for "foo"), CodeModeConsole, CodeModeResult,
+// "codemode", FooTools for "foo"), each preceded by `declare namespace
+// FooTypes { … }` with the named types its tools reach when the namespace
+// has Definitions, CodeModeConsole, CodeModeResult,
 // ProgramContent, AgentProgramScope and AgentProgram. For example:
 //
 //	interface Tools {
@@ -295,11 +302,30 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 		interfaceNames[iface] = true
 		interfaces[i] = iface
 
+		var defs *defsState
+		if ns.Definitions != nil {
+			var err error
+			if defs, err = newDefsState(ns.Name, ns.Definitions); err != nil {
+				return "", nil, err
+			}
+			if interfaceNames[TypesNamespaceName(ns.Name)] {
+				return "", nil, schemaErr(ns.Name, "name", "types namespace name %s is already used", TypesNamespaceName(ns.Name))
+			}
+			interfaceNames[TypesNamespaceName(ns.Name)] = true
+		}
 		sdk := s.DurableSDK && ns.Name == SDKNamespace
-		names, err := writeNamespace(&b, ns, iface, sdk, exact)
+		var nb strings.Builder
+		names, err := writeNamespace(&nb, ns, iface, sdk, exact, defs)
 		if err != nil {
 			return "", nil, err
 		}
+		if defs != nil {
+			if decls := defs.compileNamed(); len(decls) > 0 {
+				writeNamed(&b, TypesNamespaceName(ns.Name), decls)
+				b.WriteByte('\n')
+			}
+		}
+		b.WriteString(nb.String())
 		methods = append(methods, names...)
 		b.WriteByte('\n')
 	}
@@ -357,7 +383,7 @@ type ProgramContent =
 // writeNamespace writes the interface of one namespace, with the durable
 // SDK's members after the tools when sdk is set, and returns the names of
 // the tool methods it printed exact (only when exact is set).
-func writeNamespace(b *strings.Builder, ns Namespace, iface string, sdk, exact bool) ([]string, error) {
+func writeNamespace(b *strings.Builder, ns Namespace, iface string, sdk, exact bool, defs *defsState) ([]string, error) {
 	if len(ns.Tools) == 0 && !sdk {
 		b.WriteString("interface " + iface + " {}\n")
 		return nil, nil
@@ -380,7 +406,7 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string, sdk, exact b
 		if len(jsdocLines(tool.Description)) == 0 {
 			return nil, schemaErr(where, "description", "tool description must not be blank")
 		}
-		in, out, err := toolTypes(tool, where)
+		in, out, err := toolTypes(tool, where, defs)
 		if err != nil {
 			return nil, err
 		}
@@ -450,17 +476,17 @@ func noneRequired(t *tsType) bool {
 
 // toolTypes compiles a tool's input and output schemas, strictly unless
 // the tool is lenient.
-func toolTypes(tool ToolDecl, where string) (in, out *tsType, err error) {
+func toolTypes(tool ToolDecl, where string, defs *defsState) (in, out *tsType, err error) {
 	if tool.Lenient {
 		// A foreign tool without an output schema says nothing about its
 		// value: any, so that programs using it (r.content, r.items) are
 		// not rejected by the checker while they run fine.
 		in, out = typeOpenRecord, typeAny
 		if !absentSchema(tool.InputSchema) {
-			in = lenientCompile(tool.InputSchema)
+			in = lenientCompileIn(tool.InputSchema, defs)
 		}
 		if !absentSchema(tool.OutputSchema) {
-			out = lenientCompile(tool.OutputSchema)
+			out = lenientCompileIn(tool.OutputSchema, defs)
 		}
 		return in, out, nil
 	}

@@ -120,11 +120,20 @@ func LenientType(schema json.RawMessage) string {
 
 // lenientCompile parses and compiles one foreign schema; it never fails.
 func lenientCompile(data []byte) *tsType {
+	return lenientCompileIn(data, nil)
+}
+
+// lenientCompileIn is lenientCompile for a tool of a namespace with
+// Definitions (defs not nil): references resolve in its document.
+func lenientCompileIn(data []byte, defs *defsState) *tsType {
 	root, err := parseJSON(data)
 	if err != nil {
 		return typeUnknown
 	}
-	c := &lenientCompiler{root: root, budget: lenientBudget}
+	c := &lenientCompiler{root: root, budget: lenientBudget, defs: defs}
+	if defs != nil {
+		c.root = defs.root
+	}
 	return c.schema(root, 0, false)
 }
 
@@ -136,6 +145,9 @@ type lenientCompiler struct {
 	// expanding lists the pointers of the $ref targets being compiled, to
 	// detect cycles.
 	expanding []string
+	// defs, when the namespace has Definitions, resolves references in its
+	// document and prints its named schemas by name.
+	defs *defsState
 }
 
 // spend charges n to the budget and reports whether any was left.
@@ -282,9 +294,15 @@ func (c *lenientCompiler) ref(ref *jsonValue, depth int, foreign bool) *tsType {
 	if ref.kind != kindString || foreign {
 		return typeUnknown
 	}
-	target, key, targetForeign, ok := c.resolve(ref.str)
-	if !ok {
+	r := c.resolveCached(ref.str)
+	target, key, targetForeign := r.target, r.key, r.foreign
+	if !r.ok {
 		return typeUnknown
+	}
+	if c.defs != nil && !targetForeign {
+		if t := c.defs.named(key); t != nil {
+			return t
+		}
 	}
 	for _, k := range c.expanding {
 		if k == key {

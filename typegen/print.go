@@ -62,7 +62,7 @@ func (p printer) typeString(t *tsType, indent int) string {
 // continuation lines carry their own indentation.
 func (p printer) writeType(b *strings.Builder, t *tsType, indent int) {
 	switch t.kind {
-	case tsPrimitive:
+	case tsPrimitive, tsRef:
 		b.WriteString(t.name)
 	case tsLiteral:
 		b.WriteString(quote(t.name))

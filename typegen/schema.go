@@ -211,6 +211,9 @@ const (
 	tsObject
 	tsIntersection
 	tsTuple
+	// tsRef is a reference to a named type of a namespace's Definitions,
+	// printed as its qualified name.
+	tsRef
 )
 
 type tsProp struct {

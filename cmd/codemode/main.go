@@ -35,6 +35,8 @@ const usage = `usage:
   codemode check [--tools FILE] [--input-schema FILE] [--runtime R] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] [--allow-fetch HOST[:PORT],… [--fetch-header HOST=Name:ENVVAR]] PROGRAM.ts
   codemode mcp serve (--config FILE | --mcp CMD|URL) [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
+  codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
+  codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312]
   codemode runner serve --listen ADDR [--runtime quickjs|node] [--max-connections N] [--idle-timeout D] [--tls-cert F --tls-key F [--tls-client-ca F]]
 
 The contract's tools come from --tools FILE, or from MCP servers: --mcp CMD|URL
@@ -68,6 +70,13 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	case "run":
+		if wantsJournal(args[1:]) {
+			status, err := durableRun(ctx, args[1:], stdout, stderr)
+			if err == nil {
+				return status
+			}
+			return fail(err, stderr)
+		}
 		var failed bool
 		failed, err = run(ctx, args[1:], stdout, stderr)
 		if err == nil && failed {
@@ -77,12 +86,27 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = mcpCommand(ctx, args[1:], stdout, stderr)
 	case "runner":
 		err = runnerCommand(ctx, args[1:], stdout, stderr)
+	case "journal":
+		err = journalUICommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+"\n"+journalUsage)
 		return 0
 	default:
+		if isJournalCommand(args[0]) {
+			status, err := journalCommand(ctx, args[0], args[1:], stdout, stderr)
+			if err == nil {
+				return status
+			}
+			return fail(err, stderr)
+		}
 		err = usageError{fmt.Sprintf("unknown command %q", args[0])}
 	}
+	return fail(err, stderr)
+}
+
+// fail prints err and returns the exit status: 0 for help, 2 for a bad
+// command line, else 1.
+func fail(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
@@ -117,13 +141,17 @@ type contractFlags struct {
 	inputSchema string
 	mcp         string
 	config      string
+	openapi     openapiFlags
+	maxCommands int
 }
 
 func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tools, "tools", "", "JSON file declaring the tools (name, description, inputSchema, outputSchema, command)")
 	fs.StringVar(&c.inputSchema, "input-schema", "", "JSON Schema file of the program input (makes the contract input-bearing)")
 	fs.StringVar(&c.mcp, "mcp", "", `an MCP server whose tools go on codemode: a command line ("npx -y @modelcontextprotocol/server-memory") or an http(s) URL`)
+	fs.IntVar(&c.maxCommands, "max-commands", defaultMaxCommands(), "most --tools commands running at once; further calls wait (default: twice the CPUs, at least 4)")
 	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
+	c.openapi.register(fs)
 }
 
 // usesMCP reports whether the contract's tools come from MCP servers.
@@ -170,17 +198,24 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 		var tools []*contract.Tool
 		if c.tools != "" {
 			var err error
-			if tools, err = loadTools(c.tools); err != nil {
+			if tools, err = loadTools(c.tools, c.maxCommands); err != nil {
 				return nil, nil, fmt.Errorf("--tools: %w", err)
 			}
 		}
-		namespaces = []contract.Namespace{{Name: contract.DefaultNamespace, Tools: tools}}
+		if c.tools != "" || !c.openapi.used() {
+			namespaces = []contract.Namespace{{Name: contract.DefaultNamespace, Tools: tools}}
+		}
 	}
-	if c.tools == "" && !c.usesMCP() {
+	apis, err := c.openapi.namespaces(ctx, stderr)
+	if err != nil {
+		set.Close()
+		return nil, nil, err
+	}
+	namespaces = append(namespaces, apis...)
+	if c.tools == "" && !c.usesMCP() && !c.openapi.used() {
 		fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL or --config FILE)")
 	}
 	var ct *contract.Contract
-	var err error
 	if input != nil {
 		ct, err = contract.NewNamespacedWithInput(input, namespaces...)
 	} else {
@@ -204,7 +239,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), map[bool]string{true: " PROGRAM.ts", false: ""}[fs.Name() != "types" && !strings.HasSuffix(fs.Name(), "serve")])
+				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), positionalHint(fs.Name()))
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
 				return nil, errHelp

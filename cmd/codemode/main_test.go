@@ -38,6 +38,17 @@ func TestMain(m *testing.M) {
 		os.Stdout.Write(out)
 		os.Exit(0)
 	}
+	if len(os.Args) == 2 && os.Args[1] == "-print-env" {
+		// A tool command that answers with its own environment.
+		out, _ := json.Marshal(map[string][]string{"env": os.Environ()})
+		os.Stdout.Write(out)
+		os.Exit(0)
+	}
+	if len(os.Args) == 2 && os.Args[1] == "-echo" {
+		// A tool command that answers with its input.
+		_, _ = io.Copy(os.Stdout, os.Stdin)
+		os.Exit(0)
+	}
 	if len(os.Args) >= 2 && os.Args[1] == "-codemode-cli" {
 		// The test binary as the codemode command, for end-to-end tests
 		// that start `codemode mcp serve` as an agent's MCP client would.

@@ -27,6 +27,9 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return usageError{"mcp: the only subcommand is serve (codemode mcp serve --help)"}
 	}
+	if wantsJournal(args[1:]) {
+		return durableMCPServe(ctx, args[1:], stdout, stderr)
+	}
 	return mcpServe(ctx, args[1:], stdout, stderr)
 }
 
@@ -41,6 +44,11 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	descFile := fs.String("description", "", "file with the code tool's description template ({{types}}, {{example}}, {{namespaces}} and {{runtime}} are filled in)")
 	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
+	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
+	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
+	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
+	sessionIdle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "--http: close a session with no request for this long")
+	bodyTimeout := fs.Duration("body-timeout", mcpserver.DefaultBodyTimeout, "--http: bound on reading one request's body")
 	var rf runtimeFlags
 	rf.register(fs)
 	var ff fetchFlags
@@ -65,6 +73,10 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{"mcp serve: --timeout must be positive and at most 24h"}
 	case *maxTokens < 100 || *maxTokens > 1_000_000:
 		return usageError{"mcp serve: --max-tokens must be between 100 and 1000000"}
+	case *maxExec < 1 || *maxQueue < 1 || *maxSessions < 1:
+		return usageError{"mcp serve: --max-executions, --max-queue and --max-sessions must be at least 1"}
+	case *sessionIdle <= 0 || *bodyTimeout <= 0:
+		return usageError{"mcp serve: --session-idle and --body-timeout must be positive"}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
 	var template string
@@ -99,7 +111,8 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeRuntime()
 	// The context deadline backs up the driver's own (QuickJS stops a
 	// program at --timeout itself; other runtimes rely on this).
-	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf, Timeout: *timeout + 2*time.Second, Fetch: fetch}
+	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logf: logf, Timeout: *timeout + 2*time.Second,
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, Fetch: fetch}
 	if set != nil {
 		opts.Instructions = set.Instructions()
 	}
@@ -122,7 +135,8 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	}
-	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), ReadHeaderTimeout: 10 * time.Second}
+	handler := mcpserver.NewHTTPHandler(srv, mcpserver.HTTPOptions{MaxSessions: *maxSessions, SessionIdle: *sessionIdle, BodyTimeout: *bodyTimeout})
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: mcpserver.HeaderTimeout}
 	logf("serving the code tool (%d upstream tools) on http://%s", tools, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,7 +52,9 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	handshake := fs.Duration("handshake-timeout", 10*time.Second, "bound on TLS, authentication and a runtime's boot")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-execution deadline (quickjs)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
-	maxEngines := fs.Int("max-engines", 0, "quickjs: executions running at once across all connections (each may use its memory limit, 64 MiB); more wait for a free engine (0: no cap)")
+	maxEngines := fs.Int("max-engines", defaultMaxEngines(), "quickjs: executions running at once across all connections; more wait for a free engine (0: no cap). Default: half the memory (the smaller of MemTotal and the cgroup's memory.max) over 80 MiB an engine (its 64 MiB memory limit and the engine's own), at least 1")
+	authTimeout := fs.Duration("auth-timeout", 3*time.Second, "bound on TLS and authentication (a silent peer holds a slot at most this long)")
+	perAddress := fs.Int("max-handshakes-per-address", 8, "connections authenticating at once from one source IP address; more are refused")
 	drainTimeout := fs.Duration("drain-timeout", 5*time.Minute, "after SIGTERM, how long executions in flight may take before the remaining connections are closed")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate of this host (enables TLS, with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
@@ -77,8 +80,10 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageError{"runner serve: --max-connections must be at least 1"}
 	case *maxEngines < 0:
 		return usageError{"runner serve: --max-engines must be 0 (no cap) or more"}
-	case *idle < 0 || *handshake <= 0 || *timeout <= 0:
-		return usageError{"runner serve: --idle-timeout must not be negative; --handshake-timeout and --timeout must be positive"}
+	case *idle < 0 || *handshake <= 0 || *timeout <= 0 || *authTimeout <= 0:
+		return usageError{"runner serve: --idle-timeout must not be negative; --handshake-timeout, --auth-timeout and --timeout must be positive"}
+	case *perAddress < 1:
+		return usageError{"runner serve: --max-handshakes-per-address must be at least 1"}
 	case (*tlsCert == "") != (*tlsKey == ""):
 		return usageError{"runner serve: --tls-cert and --tls-key go together"}
 	case *tlsClientCA != "" && *tlsCert == "":
@@ -116,6 +121,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	srv, err := remote.NewServer(remote.ServerOptions{
 		Driver: local, Token: token, TLS: tlsConfig,
 		MaxConnections: *maxConns, IdleTimeout: *idle, HandshakeTimeout: *handshake,
+		AuthTimeout: *authTimeout, MaxHandshakesPerAddress: *perAddress,
 		Logger: log,
 	})
 	if err != nil {
@@ -186,4 +192,62 @@ func serverTLS(certFile, keyFile, clientCAFile string) (*tls.Config, error) {
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}
 	return cfg, nil
+}
+
+// engineBytes is what one QuickJS execution may hold, in bytes: its default
+// memory limit (64 MiB) and the engine's own memory outside it (a review
+// measured 24 programs at 1.75 GB, about 73 MB each).
+const engineBytes = 80 << 20
+
+// defaultMaxEngines is --max-engines' default: half the memory this process
+// may use (the smaller of /proc/meminfo's MemTotal and the cgroup v2
+// memory.max) divided by engineBytes, at least 1; 0 (no cap) when neither
+// can be read.
+func defaultMaxEngines() int {
+	return maxEnginesFor(readMemTotal("/proc/meminfo"), readCgroupMax("/sys/fs/cgroup/memory.max"))
+}
+
+// maxEnginesFor applies defaultMaxEngines' formula to a machine's memory
+// and a cgroup limit, in bytes (0: unknown or unlimited).
+func maxEnginesFor(memTotal, cgroupMax uint64) int {
+	mem := memTotal
+	if cgroupMax > 0 && (mem == 0 || cgroupMax < mem) {
+		mem = cgroupMax
+	}
+	if mem == 0 {
+		return 0
+	}
+	return int(max(1, mem/2/engineBytes))
+}
+
+// readMemTotal returns MemTotal of a /proc/meminfo file in bytes, or 0.
+func readMemTotal(path string) uint64 {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// readCgroupMax returns a cgroup v2 memory.max in bytes, or 0 when it is
+// "max" (no limit) or cannot be read.
+func readCgroupMax(path string) uint64 {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }

@@ -134,3 +134,41 @@ func TestRunnerServeDrainsOnSIGTERM(t *testing.T) {
 		t.Fatalf("codemode runner serve exited with %v, want 0", err)
 	}
 }
+
+func TestMaxEnginesFromMemory(t *testing.T) {
+	const gib = 1 << 30
+	for _, tc := range []struct {
+		name             string
+		memTotal, cgroup uint64
+		want             int
+	}{
+		{"unknown", 0, 0, 0},
+		{"24 GiB machine", 24 * gib, 0, 153},
+		{"a cgroup limit below the machine's memory", 24 * gib, 2 * gib, 12},
+		{"a cgroup limit above it", 4 * gib, 64 * gib, 25},
+		{"only a cgroup limit", 0, 1 * gib, 6},
+		{"a tiny machine still runs one", 64 << 20, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := maxEnginesFor(tc.memTotal, tc.cgroup); got != tc.want {
+				t.Errorf("maxEnginesFor(%d, %d) = %d, want %d", tc.memTotal, tc.cgroup, got, tc.want)
+			}
+		})
+	}
+	meminfo := filepath.Join(t.TempDir(), "meminfo")
+	if err := os.WriteFile(meminfo, []byte("MemFree:  100 kB\nMemTotal:       24683620 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := readMemTotal(meminfo); got != 24683620<<10 {
+		t.Errorf("readMemTotal = %d", got)
+	}
+	cg := filepath.Join(t.TempDir(), "memory.max")
+	for text, want := range map[string]uint64{"max\n": 0, "2147483648\n": 2 << 30} {
+		if err := os.WriteFile(cg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := readCgroupMax(cg); got != want {
+			t.Errorf("readCgroupMax(%q) = %d, want %d", text, got, want)
+		}
+	}
+}

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/childenv"
+	"github.com/codemode-go/codemode/internal/procgroup"
+	"github.com/codemode-go/codemode/internal/tail"
 )
 
 // toolsFile is the JSON file of `--tools`: tools that run commands.
@@ -26,21 +29,58 @@ import (
 // the output JSON on stdout. A non-zero exit is the tool's error, with its
 // stderr as the message. A relative command path (one containing a slash)
 // is resolved against the tools file's folder, which is also the working
-// directory. The command is killed when its call is cancelled.
+// directory.
+//
+// The command's environment is HOME, LOGNAME, PATH, SHELL, TERM and USER
+// from the host plus the tool's "env" object (see internal/childenv): no
+// other host variable, CODEMODE_RUNNER_TOKEN included, reaches it unless
+// "env" names it. It runs in a process group of its own: when its call ends
+// (it exits, is cancelled, or codemode exits) the whole group is killed, so
+// background jobs it started do not outlive the call. At most
+// --max-commands commands run at once; further calls wait their turn.
 type toolsFile struct {
 	Description string     `json:"description,omitempty"`
 	Tools       []toolSpec `json:"tools"`
 }
 
 type toolSpec struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Command      []string        `json:"command"`
+	Name         string            `json:"name"`
+	Description  string            `json:"description"`
+	InputSchema  json.RawMessage   `json:"inputSchema"`
+	OutputSchema json.RawMessage   `json:"outputSchema"`
+	Command      []string          `json:"command"`
+	Env          map[string]string `json:"env,omitempty"`
 }
 
-func loadTools(path string) ([]*contract.Tool, error) {
+// commandSlots bounds how many tool commands run at once, across every tool
+// of a tools file: a 200-way Promise.all must queue, not fork 200 processes
+// on two cores.
+type commandSlots chan struct{}
+
+// defaultMaxCommands is --max-commands' default: twice the CPUs, at least 4.
+// Tool commands mostly wait (on a network, a disk), so a few more than the
+// CPUs keep them busy; far more only adds scheduling delay.
+func defaultMaxCommands() int { return max(4, 2*runtime.NumCPU()) }
+
+// acquire waits for a free slot or ctx's end.
+func (s commandSlots) acquire(ctx context.Context) error {
+	select {
+	case s <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (s commandSlots) release() { <-s }
+
+// loadTools reads the tools file at path; at most maxCommands of its
+// commands run at once.
+func loadTools(path string, maxCommands int) ([]*contract.Tool, error) {
+	if maxCommands < 1 {
+		return nil, fmt.Errorf("at most %d commands at once: must be at least 1", maxCommands)
+	}
+	slots := make(commandSlots, maxCommands)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -68,7 +108,7 @@ func loadTools(path string) ([]*contract.Tool, error) {
 		if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
 			argv[0] = filepath.Join(dir, argv[0])
 		}
-		t, err := contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, commandHandler(argv, dir))
+		t, err := contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, commandHandler(argv, dir, s.Env, slots))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -78,19 +118,20 @@ func loadTools(path string) ([]*contract.Tool, error) {
 }
 
 // commandHandler runs argv for each call: input on stdin, output on stdout.
-func commandHandler(argv []string, dir string) contract.Handler {
+func commandHandler(argv []string, dir string, env map[string]string, slots commandSlots) contract.Handler {
 	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		if err := slots.acquire(ctx); err != nil {
+			return nil, err
+		}
+		defer slots.release()
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = dir
+		cmd.Env = childenv.Build(env, nil)
 		cmd.Stdin = bytes.NewReader(input)
 		stdout := &cappedBuffer{limit: maxCommandOutput}
-		stderr := &cappedBuffer{limit: maxCommandStderr, keepTail: true}
+		stderr := tail.New(maxCommandStderr)
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		// Kill the whole process group on cancel, so children go too.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = time.Second
-		err := cmd.Run()
+		err := procgroup.Run(ctx, cmd, commandDrain)
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
@@ -123,24 +164,21 @@ const (
 	maxCommandStderr = 64 << 10
 )
 
-// cappedBuffer collects up to limit bytes. Past the limit it either fails the
-// write (so the command gets a broken pipe and is not waited on forever) or,
-// with keepTail, keeps only the last limit bytes.
+// commandDrain is how long a finished command's output may stay open, held
+// by a process that left its group, before the call gives up on it. It is
+// generous because on a loaded machine (a 200-way fan-out on two cores) the
+// copies of a command's output can lag its exit by seconds.
+const commandDrain = 10 * time.Second
+
+// cappedBuffer collects up to limit bytes. Past the limit it fails the write,
+// so the command gets a broken pipe and is not waited on forever.
 type cappedBuffer struct {
 	buf      []byte
 	limit    int
-	keepTail bool
 	overflow bool
 }
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if b.keepTail {
-		b.buf = append(b.buf, p...)
-		if extra := len(b.buf) - b.limit; extra > 0 {
-			b.buf = append(b.buf[:0], b.buf[extra:]...)
-		}
-		return len(p), nil
-	}
 	if len(b.buf)+len(p) > b.limit {
 		b.overflow = true
 		return 0, errors.New("output limit reached")

@@ -18,8 +18,12 @@ type Server struct {
 	// is empty only for a single unnamed upstream, whose tools go on the
 	// codemode namespace.
 	Name string
-	// Command and Args start a stdio server; Env adds variables to the
-	// host's environment; Dir is its working directory (default the host's).
+	// Command and Args start a stdio server; Dir is its working directory
+	// (default the host's). The server's environment is the minimal one the
+	// MCP SDKs pass (HOME, LOGNAME, PATH, SHELL, TERM and USER from the
+	// host) plus Env, which adds or overrides variables; nothing else of the
+	// host's environment, CODEMODE_RUNNER_TOKEN included, reaches it unless
+	// Env names it.
 	Command string
 	Args    []string
 	Env     map[string]string

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/codemode-go/codemode/internal/childenv"
+	"github.com/codemode-go/codemode/internal/procgroup"
+	"github.com/codemode-go/codemode/internal/tail"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,7 +35,7 @@ type Upstream struct {
 	client       *mcp.Client
 	tools        []*mcp.Tool
 	instructions string
-	stderr       *tailBuffer
+	stderr       *tail.Buffer
 
 	mu      sync.Mutex
 	session *mcp.ClientSession
@@ -49,24 +51,39 @@ const ConnectTimeout = 60 * time.Second
 // MaxTools is the most tools one server may list.
 const MaxTools = 10000
 
+// MaxToolsBytes bounds the tools one server lists, in bytes of their JSON
+// across every page: each page is bounded (16 MiB), but a server paging
+// without end was held in memory to 3.5 GB before this bound. All of a
+// server's tools must fit what one page may hold; large real servers list
+// well under 1 MiB.
+const MaxToolsBytes = 16 << 20
+
 // Connect starts or dials the server, performs the MCP handshake and lists
-// every tool (following pagination, at most MaxTools). ctx and
+// every tool (following pagination, at most MaxTools tools and
+// MaxToolsBytes of them). ctx and
 // ConnectTimeout bound the connection and the listing. It returns an error naming the server, with the tail of a stdio
 // server's standard error, when the server cannot be started, does not
 // speak MCP or fails to list its tools.
 func Connect(ctx context.Context, s Server) (*Upstream, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, ConnectTimeout, fmt.Errorf("mcp server %s did not connect and list its tools within %s", s, ConnectTimeout))
 	defer cancel()
-	u := &Upstream{server: s, client: mcp.NewClient(&clientInfo, nil), stderr: &tailBuffer{max: stderrTail}}
+	u := &Upstream{server: s, client: mcp.NewClient(&clientInfo, nil), stderr: tail.New(stderrTail)}
 	if err := u.connect(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, u.errorf("%w", context.Cause(ctx))
 		}
 		return nil, err
 	}
+	total := 0
 	for t, err := range u.session.Tools(ctx, nil) {
 		if err == nil && len(u.tools) >= MaxTools {
 			err = fmt.Errorf("more than %d tools", MaxTools)
+		}
+		if err == nil {
+			raw, merr := json.Marshal(t)
+			if total += len(raw); merr != nil || total > MaxToolsBytes {
+				err = fmt.Errorf("its tools are more than %d MiB of JSON", MaxToolsBytes>>20)
+			}
 		}
 		if err != nil {
 			u.Close()
@@ -96,19 +113,19 @@ func (u *Upstream) connect(ctx context.Context) error {
 	} else {
 		cmd = exec.Command(u.server.Command, u.server.Args...)
 		cmd.Dir = u.server.Dir
-		cmd.Env = os.Environ()
-		for k, v := range u.server.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		// The minimal environment the MCP SDKs give a stdio server, plus
+		// what the configuration names: no host secret reaches a server a
+		// program can ask to print its environment.
+		cmd.Env = childenv.Build(u.server.Env, nil)
 		cmd.Stderr = u.stderr
 		// Its own process group, so that closing stops what a launcher
 		// such as npx started too.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		procgroup.Isolate(cmd)
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
 	}
 	session, err := u.client.Connect(ctx, transport, nil)
 	if err != nil {
-		killGroup(cmd)
+		_ = procgroup.Kill(cmd)
 		return u.errorf("connecting: %w", err)
 	}
 	dead := make(chan struct{})
@@ -120,13 +137,6 @@ func (u *Upstream) connect(ctx context.Context) error {
 	}()
 	u.session, u.dead, u.cmd = session, dead, cmd
 	return nil
-}
-
-// killGroup kills what is left of a stdio server's process group.
-func killGroup(cmd *exec.Cmd) {
-	if cmd != nil && cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // errorf wraps an error with the server's description and, for a stdio
@@ -159,7 +169,7 @@ func (u *Upstream) live(ctx context.Context) (*mcp.ClientSession, error) {
 	select {
 	case <-u.dead:
 		u.session.Close()
-		killGroup(u.cmd)
+		_ = procgroup.Kill(u.cmd)
 		if err := u.connect(ctx); err != nil {
 			return nil, err
 		}
@@ -208,7 +218,7 @@ func (u *Upstream) retire(session *mcp.ClientSession) {
 		return
 	}
 	session.Close()
-	killGroup(u.cmd)
+	_ = procgroup.Kill(u.cmd)
 	<-u.dead
 }
 
@@ -222,7 +232,7 @@ func (u *Upstream) Close() error {
 	}
 	u.closed = true
 	err := u.session.Close()
-	killGroup(u.cmd)
+	_ = procgroup.Kill(u.cmd)
 	<-u.dead
 	return err
 }
@@ -271,29 +281,4 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 	n, err := l.ReadCloser.Read(p)
 	l.left -= int64(n)
 	return n, err
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-// Write appends p, dropping the oldest bytes past the bound.
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// String returns the kept bytes.
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -301,5 +302,94 @@ func TestHugeHTTPResponseFailsTheCall(t *testing.T) {
 	}
 	if out, err := u.CallTool(context.Background(), "small", json.RawMessage(`{}`)); err != nil || string(out) != `"ok"` {
 		t.Fatalf("small after huge: %s %v", out, err)
+	}
+}
+
+// TestUpstreamSeesOnlyTheMinimalEnvironment asks the everything server for
+// its environment through a program: it has the inherited set and what the
+// configuration gives, never the runner token or another host secret.
+func TestUpstreamSeesOnlyTheMinimalEnvironment(t *testing.T) {
+	t.Setenv("CODEMODE_RUNNER_TOKEN", "runner-token-7f3a")
+	t.Setenv("PLANTED_SECRET", "planted-secret-91c2")
+	server := mcpconnector.Server{Command: mcptest.Command(t, "mcp-server-everything"),
+		Env: map[string]string{"GIVEN_BY_CONFIG": "given-5d1e"}}
+	out := run(t, []mcpconnector.Server{server}, `await codemode.get_env({})`)
+	if out.Kind != client.Success {
+		t.Fatalf("failed: %+v", out.Error)
+	}
+	env := texts(out)
+	for _, secret := range []string{"runner-token-7f3a", "CODEMODE_RUNNER_TOKEN", "planted-secret-91c2", "PLANTED_SECRET"} {
+		if strings.Contains(env, secret) {
+			t.Errorf("the server's environment holds %q:\n%s", secret, env)
+		}
+	}
+	for _, want := range []string{`"GIVEN_BY_CONFIG": "given-5d1e"`, `"PATH": "` + os.Getenv("PATH") + `"`} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the server's environment lacks %s:\n%s", want, env)
+		}
+	}
+}
+
+// TestToolsListIsBoundedAcrossPages: a server whose pages are each small
+// enough but whose tools add up to more than MaxToolsBytes fails to
+// connect with an error saying so.
+func TestToolsListIsBoundedAcrossPages(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "wide", Version: "1"}, &mcp.ServerOptions{PageSize: 4})
+	description := strings.Repeat("d", 1<<20)
+	for i := range mcpconnector.MaxToolsBytes>>20 + 4 {
+		srv.AddTool(&mcp.Tool{Name: "t" + itoa(i), Description: description, InputSchema: json.RawMessage(`{"type": "object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
+	defer ts.Close()
+	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Name: "wide", URL: ts.URL})
+	if err == nil {
+		u.Close()
+		t.Fatal("connected to a server listing more than MaxToolsBytes of tools")
+	}
+	if !strings.Contains(err.Error(), "MiB of JSON") {
+		t.Fatalf("error %v, want one naming the bound", err)
+	}
+}
+
+// TestCostlySchemaDegradesOneTool: an upstream tool whose input schema would
+// take exponential time to validate (24 levels of anyOf) degrades like a
+// schema that does not compile: a warning naming it, and calls go through
+// unvalidated on the host instead of hanging in validation.
+func TestCostlySchemaDegradesOneTool(t *testing.T) {
+	var defs []string
+	for i := range 24 {
+		defs = append(defs, fmt.Sprintf(`"l%d": {"anyOf": [{"$ref": "#/$defs/l%d"}, {"$ref": "#/$defs/l%d", "minLength": 1}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"l24": {"type": "string"}`)
+	schema := `{"type": "object", "properties": {"x": {"$ref": "#/$defs/l0"}}, "$defs": {` + strings.Join(defs, ", ") + `}}`
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "costly", Description: "Exponential schema.", InputSchema: json.RawMessage(schema)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	set, err := mcpconnector.ConnectAll(context.Background(), []mcpconnector.Server{{URL: ts.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	c, warnings, err := set.Contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "too costly") {
+		t.Fatalf("warnings %v", warnings)
+	}
+	start := time.Now()
+	out, err := c.Tool("codemode", "costly").Call(context.Background(), json.RawMessage(`{"x": 42}`))
+	if err != nil || string(out) != `"ok"` {
+		t.Fatalf("costly call: %s, %v", out, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the call took %s", d)
 	}
 }

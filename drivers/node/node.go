@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/procgroup"
+	"github.com/codemode-go/codemode/internal/tail"
 )
 
 // MinimumMajorVersion is the oldest Node.js major version the driver
@@ -198,17 +199,17 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	cmd.Env = d.opts.Env // nil: the host's environment
 	cmd.Stdin = strings.NewReader(bootstrapSource(req.RunnerSource, 3, d.opts))
 	cmd.Stdout = io.Discard
-	tail := &tailBuffer{max: 8 << 10}
-	cmd.Stderr = tail
+	stderr := tail.New(8 << 10)
+	cmd.Stderr = stderr
 	cmd.ExtraFiles = []*os.File{childFile}
 	// The child dies with the host process (Linux), and gets its own
 	// process group so signals reach only it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	procgroup.Isolate(cmd)
 	if err := cmd.Start(); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("node: starting %s: %w", d.opts.NodePath, err)
 	}
-	c := &connection{conn: conn, cmd: cmd, tail: tail, grace: d.opts.GracePeriod, done: make(chan struct{})}
+	c := &connection{conn: conn, cmd: cmd, tail: stderr, grace: d.opts.GracePeriod, done: make(chan struct{})}
 	go c.wait()
 	return c, nil
 }
@@ -216,7 +217,7 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 type connection struct {
 	conn    net.Conn
 	cmd     *exec.Cmd
-	tail    *tailBuffer
+	tail    *tail.Buffer
 	grace   time.Duration
 	done    chan struct{}
 	err     error
@@ -232,7 +233,7 @@ func (c *connection) wait() {
 		if err == nil {
 			err = errors.New("exited")
 		}
-		c.err = fmt.Errorf("node process %w; stderr: %s", err, c.tail.String())
+		c.err = fmt.Errorf("node process %w; stderr: %s", err, strings.TrimSpace(c.tail.String()))
 	}
 	c.mu.Unlock()
 	_ = c.conn.Close()
@@ -265,32 +266,9 @@ func (c *connection) Close() error {
 		select {
 		case <-c.done:
 		case <-time.After(c.grace):
-			_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+			_ = procgroup.Kill(c.cmd)
 		}
 	})
 	<-c.done
 	return nil
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf bytes.Buffer
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf.Write(p)
-	if extra := t.buf.Len() - t.max; extra > 0 {
-		t.buf.Next(extra)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(t.buf.String())
 }

@@ -16,9 +16,16 @@ import (
 	"github.com/codemode-go/codemode/drivers/quickjs"
 )
 
-func benchClient(b *testing.B, input *contract.Schema) *client.Client {
+// benchModes runs a benchmark on both modes of the driver: "sandbox" (the
+// default: engines in a sandbox process per runtime) and "in-process".
+func benchModes(b *testing.B, bench func(b *testing.B, opts quickjs.Options)) {
+	b.Run("sandbox", func(b *testing.B) { bench(b, quickjs.Options{}) })
+	b.Run("in-process", func(b *testing.B) { bench(b, quickjs.Options{InProcess: true}) })
+}
+
+func benchClient(b *testing.B, opts quickjs.Options, input *contract.Schema) *client.Client {
 	b.Helper()
-	rt, err := client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{}))
+	rt, err := client.NewRuntime(context.Background(), quickjs.New(opts))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,8 +56,10 @@ const oneCall = `export default async function ({ codemode, result }: AgentProgr
 
 // BenchmarkWarmExecution: a fresh module with one tool call on a warm
 // runtime (goal: median <= 0.5 ms).
-func BenchmarkWarmExecution(b *testing.B) {
-	c := benchClient(b, nil)
+func BenchmarkWarmExecution(b *testing.B) { benchModes(b, benchWarmExecution) }
+
+func benchWarmExecution(b *testing.B, opts quickjs.Options) {
+	c := benchClient(b, opts, nil)
 	ctx := context.Background()
 	for i := 0; i < 20; i++ {
 		if _, err := c.Run(ctx, oneCall, client.RunOptions{}); err != nil {
@@ -69,12 +78,14 @@ func BenchmarkWarmExecution(b *testing.B) {
 
 // BenchmarkToolCallRoundTrip: one sequential tool call inside a running
 // program, from the call to the resumed program (goal: <= 50 us).
-func BenchmarkToolCallRoundTrip(b *testing.B) {
+func BenchmarkToolCallRoundTrip(b *testing.B) { benchModes(b, benchToolCallRoundTrip) }
+
+func benchToolCallRoundTrip(b *testing.B, opts quickjs.Options) {
 	schema, err := contract.NewSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`))
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := benchClient(b, schema)
+	c := benchClient(b, opts, schema)
 	const src = `export default async function ({ input, codemode }: AgentProgramScope) {
   for (let i = 0; i < input.n; i++) await codemode.echo({ value: "x" });
 }`
@@ -83,15 +94,20 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	out, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": b.N}})
+	out, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": b.N}, Limits: client.Limits{MaxToolCalls: b.N + 1}})
 	if err != nil || out.Kind != client.Success {
 		b.Fatalf("%+v %v", out, err)
 	}
 }
 
 // BenchmarkBoot: a new runtime once QuickJS is compiled (goal: <= 20 ms).
-func BenchmarkBoot(b *testing.B) {
-	d := quickjs.New(quickjs.Options{})
+// In the sandbox mode that is a new process, which loads QuickJS's machine
+// code from the compilation cache and boots its own template engine.
+func BenchmarkBoot(b *testing.B) { benchModes(b, benchBoot) }
+
+func benchBoot(b *testing.B, opts quickjs.Options) {
+	d := quickjs.New(opts)
+	defer d.Close()
 	ctx := context.Background()
 	rt, err := client.NewRuntime(ctx, d) // compiles QuickJS into the driver's cache
 	if err != nil {
@@ -114,8 +130,10 @@ func BenchmarkBoot(b *testing.B) {
 // warm-up and reports the growth of the Go heap and of the process's
 // resident memory per execution (goal: no growth beyond noise). Run it with
 // -benchtime=10000x for the 10,000-execution figure.
-func BenchmarkRetainedMemory(b *testing.B) {
-	c := benchClient(b, nil)
+func BenchmarkRetainedMemory(b *testing.B) { benchModes(b, benchRetainedMemory) }
+
+func benchRetainedMemory(b *testing.B, opts quickjs.Options) {
+	c := benchClient(b, opts, nil)
 	ctx := context.Background()
 	runN := func(k int) {
 		for i := 0; i < k; i++ {
@@ -150,14 +168,17 @@ func memory() (heap, rss uint64) {
 
 // BenchmarkConcurrent64 runs 64 programs at a time on one runtime and on a
 // pool of two; the figure to compare is executions per second.
-func BenchmarkConcurrent64(b *testing.B) {
+func BenchmarkConcurrent64(b *testing.B) { benchModes(b, benchConcurrent64) }
+
+func benchConcurrent64(b *testing.B, opts quickjs.Options) {
 	for _, size := range []int{0, 2} {
 		name := "runtime"
 		if size > 0 {
 			name = "pool-of-2"
 		}
 		b.Run(name, func(b *testing.B) {
-			d := quickjs.New(quickjs.Options{})
+			d := quickjs.New(opts)
+			defer d.Close()
 			var ex client.Executor
 			if size == 0 {
 				rt, err := client.NewRuntime(context.Background(), d)

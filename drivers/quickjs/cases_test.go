@@ -14,7 +14,7 @@ func TestCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{}))
+	rt, err := client.NewRuntime(context.Background(), newDriver(quickjs.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

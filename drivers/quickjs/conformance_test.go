@@ -9,8 +9,18 @@ import (
 	"github.com/codemode-go/codemode/testing/conformance"
 )
 
+// TestConformance runs the suite on the default mode: engines in a sandbox
+// process per runtime.
 func TestConformance(t *testing.T) {
 	d := quickjs.New(quickjs.Options{})
+	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
+		return client.NewRuntime(ctx, d)
+	})
+}
+
+// TestConformanceInProcess runs the suite on the in-process mode.
+func TestConformanceInProcess(t *testing.T) {
+	d := quickjs.New(quickjs.Options{InProcess: true})
 	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
 		return client.NewRuntime(ctx, d)
 	})

@@ -50,7 +50,19 @@ type Options struct {
 	PoolSize int
 	// CacheDir, when set, stores compiled QuickJS machine code on disk so
 	// that later processes skip compilation (wazero's compilation cache).
+	// Sandbox processes use it too; when it is empty they use
+	// codemode/quickjs under the user's cache directory (os.UserCacheDir),
+	// or compile QuickJS afresh if there is none.
 	CacheDir string
+	// InProcess runs the engines inside the host process instead of in a
+	// sandbox process per runtime. It is for embedders who trust their
+	// programs: a program stuck where the interrupt cannot reach it (a long
+	// C builtin, deep recursion that corrupts the engine) then freezes the
+	// whole host process, deadlines, signals and other runtimes included,
+	// and WebAssembly is the only wall between a program and the host.
+	// Platforms without the sandbox process (not Unix) always run in
+	// process. See the package documentation.
+	InProcess bool `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -89,7 +101,8 @@ type Driver struct {
 	conns     map[*connection]bool // live connections, closed by Close
 	closed    bool
 
-	library func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once
+	library    func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once
+	sandboxDir func() string                                // the sandbox processes' compilation cache, resolved once
 }
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -98,6 +111,7 @@ var _ drivers.Driver = (*Driver)(nil)
 // their defaults).
 func New(opts Options) *Driver {
 	d := &Driver{opts: opts.withDefaults(), library: sync.OnceValues(readLibrary)}
+	d.sandboxDir = sync.OnceValue(func() string { return sandboxCacheDir(d.opts.CacheDir) })
 	if d.opts.MaxEngines > 0 {
 		d.slots = make(chan struct{}, d.opts.MaxEngines)
 	}
@@ -179,8 +193,13 @@ var webDTS string
 // Connect boots a runtime: a wazero runtime with QuickJS compiled (or loaded
 // from the cache), a template engine with req.RunnerSource installed and
 // snapshotted, and the Go runner serving the wire protocol on the returned
-// connection. ctx governs boot only.
+// connection. By default all of that happens in a new sandbox process, and
+// the returned connection relays to it (see the package documentation);
+// with Options.InProcess it happens in this process. ctx governs boot only.
 func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
+	if !d.opts.InProcess && sandboxSupported {
+		return d.connectSandboxed(ctx, req.RunnerSource)
+	}
 	t, err := d.template(ctx, req.RunnerSource)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ import (
 // TimeoutError saying so.
 func TestMaxEnginesBoundsRunningExecutions(t *testing.T) {
 	ctx := context.Background()
-	d := quickjs.New(quickjs.Options{MaxEngines: 2, Timeout: 3 * time.Second})
+	d := newDriver(quickjs.Options{MaxEngines: 2, Timeout: 3 * time.Second})
 	defer d.Close()
 	var running, peak atomic.Int32
 	release := make(chan struct{})
@@ -82,7 +82,7 @@ func TestMaxEnginesBoundsRunningExecutions(t *testing.T) {
 
 	// A waiting execution that its caller cancels leaves quietly, and the
 	// engine serves the next one once free.
-	d2 := quickjs.New(quickjs.Options{MaxEngines: 1, Timeout: 2 * time.Second})
+	d2 := newDriver(quickjs.Options{MaxEngines: 1, Timeout: 2 * time.Second})
 	defer d2.Close()
 	rt, err := client.NewRuntime(ctx, d2)
 	if err != nil {

@@ -37,7 +37,8 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.Kind, out.Content[0].Text)
+	text, _ := out.ValueText()
+	fmt.Println(out.Kind, text)
 	// Output:
 	// program-failed TimeoutError
 	// success undefined undefined 1,4,9

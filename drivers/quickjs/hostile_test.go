@@ -17,7 +17,7 @@ import (
 
 func echoClient(t *testing.T, opts quickjs.Options, extra ...*contract.Tool) *client.Client {
 	t.Helper()
-	rt, err := client.NewRuntime(context.Background(), quickjs.New(opts))
+	rt, err := client.NewRuntime(context.Background(), newDriver(opts))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 func newClient(t *testing.T, opts quickjs.Options) *client.Client {
 	t.Helper()
-	rt, err := client.NewRuntime(context.Background(), quickjs.New(opts))
+	rt, err := client.NewRuntime(context.Background(), newDriver(opts))
 	if err != nil {
 		t.Fatal(err)
 	}

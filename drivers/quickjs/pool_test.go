@@ -20,7 +20,7 @@ import (
 // serves on.
 func TestPoolStopsABusyProgramAlone(t *testing.T) {
 	ctx := context.Background()
-	d := quickjs.New(quickjs.Options{Timeout: 3 * time.Second, MemoryLimit: 16 << 20})
+	d := newDriver(quickjs.Options{Timeout: 6 * time.Second, MemoryLimit: 16 << 20})
 	defer d.Close()
 	pool, err := client.NewPool(ctx, d, client.PoolOptions{Size: 3, PerRuntime: 1})
 	if err != nil {

@@ -69,6 +69,7 @@ func ExampleNewServer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.Kind, out.Content[0].Text)
+	text, _ := out.ValueText()
+	fmt.Println(out.Kind, text)
 	// Output: success hello, runner
 }

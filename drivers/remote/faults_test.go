@@ -130,10 +130,10 @@ func TestGarbageBeforeAuthentication(t *testing.T) {
 // TestConnectionLimit: connections past the limit are refused with a clear
 // error; the ones inside it keep working, and a freed slot is reusable.
 func TestConnectionLimit(t *testing.T) {
-	const limit = 4
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{MaxConnections: limit})
+	const limit, flood = 4, 24
+	// All from one address: the per-address handshake cap must not be what refuses.
+	h := startHost(t, quickjsDriver(t), remote.ServerOptions{MaxConnections: limit, MaxHandshakesPerAddress: flood})
 	d := h.driver(t)
-	const flood = 24
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex

@@ -48,6 +48,16 @@ type ServerOptions struct {
 	// connection is refused (a refuse{limit} frame, written within a second)
 	// and closed. Default 64.
 	MaxHandshakes int
+	// MaxHandshakesPerAddress caps the connections still authenticating
+	// from one source IP address, so that one peer opening silent
+	// connections cannot take every MaxHandshakes slot and lock out clients
+	// from elsewhere; past it a connection from that address is refused
+	// like one past MaxHandshakes. Default 8.
+	MaxHandshakesPerAddress int
+	// AuthTimeout bounds what a connection may take before it has proved the
+	// token: TLS and the hello/auth exchange. A silent or slow peer holds a
+	// slot at most this long. Default 3s; at most HandshakeTimeout.
+	AuthTimeout time.Duration
 	// HandshakeTimeout bounds TLS, the handshake and the runtime's boot for
 	// one connection; default 10s.
 	HandshakeTimeout time.Duration
@@ -71,7 +81,8 @@ type Server struct {
 
 	mu          sync.Mutex
 	listeners   map[net.Listener]struct{}
-	handshaking map[net.Conn]struct{}
+	handshaking map[net.Conn]string // connections authenticating -> source IP
+	perAddress  map[string]int      // source IP -> connections authenticating
 	sessions    map[*session]struct{}
 	runtimes    int // reserved runtime slots: sessions and boots
 	draining    bool
@@ -96,9 +107,16 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.MaxHandshakes <= 0 {
 		opts.MaxHandshakes = 64
 	}
+	if opts.MaxHandshakesPerAddress <= 0 {
+		opts.MaxHandshakesPerAddress = 8
+	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
+	if opts.AuthTimeout <= 0 {
+		opts.AuthTimeout = 3 * time.Second
+	}
+	opts.AuthTimeout = min(opts.AuthTimeout, opts.HandshakeTimeout)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -107,7 +125,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	return &Server{
 		opts: opts, log: log, ctx: ctx, cancel: cancel,
 		listeners:   map[net.Listener]struct{}{},
-		handshaking: map[net.Conn]struct{}{},
+		handshaking: map[net.Conn]string{},
+		perAddress:  map[string]int{},
 		sessions:    map[*session]struct{}{},
 	}, nil
 }
@@ -166,20 +185,30 @@ func (s *Server) accept(c net.Conn) {
 		_ = c.Close()
 		return
 	}
-	if len(s.handshaking) >= s.opts.MaxHandshakes {
+	addr := sourceIP(c.RemoteAddr())
+	busy := ""
+	switch {
+	case len(s.handshaking) >= s.opts.MaxHandshakes:
 		s.log.Warn("remote runner: connection refused: too many connections authenticating", "remote", c.RemoteAddr().String(), "limit", s.opts.MaxHandshakes)
+		busy = "connection refused: too many connections are authenticating; try again"
+	case s.perAddress[addr] >= s.opts.MaxHandshakesPerAddress:
+		s.log.Warn("remote runner: connection refused: too many connections authenticating from one address", "remote", c.RemoteAddr().String(), "limit", s.opts.MaxHandshakesPerAddress)
+		busy = "connection refused: too many connections from your address are authenticating; try again"
+	}
+	if busy != "" {
 		// Say so, briefly, so a client can tell a busy host from another
 		// service; a peer that does not read loses nothing but a second.
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-			_ = writeHandshake(c, &handshake{Kind: hsRefuse, Code: refuseLimit, Message: "connection refused: too many connections are authenticating; try again"})
+			_ = writeHandshake(c, &handshake{Kind: hsRefuse, Code: refuseLimit, Message: busy})
 			_ = c.Close()
 		}()
 		return
 	}
-	s.handshaking[c] = struct{}{}
+	s.handshaking[c] = addr
+	s.perAddress[addr]++
 	s.nextID++
 	id := s.nextID
 	s.wg.Add(1)
@@ -262,12 +291,11 @@ func (s *Server) serveConn(id uint64, raw net.Conn) {
 	log := s.log.With("conn", id, "remote", remote)
 	conn := raw
 	defer func() { _ = conn.Close() }()
-	untrack := func() {
+	defer func() {
 		s.mu.Lock()
-		delete(s.handshaking, raw)
+		s.untrack(raw)
 		s.mu.Unlock()
-	}
-	defer untrack()
+	}()
 
 	ss, err := s.authenticate(&conn, log)
 	if err != nil {
@@ -278,7 +306,7 @@ func (s *Server) serveConn(id uint64, raw net.Conn) {
 		return // a describe connection, answered
 	}
 	s.mu.Lock()
-	delete(s.handshaking, raw)
+	s.untrack(raw)
 	s.sessions[ss] = struct{}{}
 	draining := s.draining
 	s.mu.Unlock()
@@ -294,6 +322,28 @@ func (s *Server) serveConn(id uint64, raw net.Conn) {
 	log.Info("remote runner: connection closed", "reason", reason)
 }
 
+// untrack forgets an authenticating connection; s.mu is held. It may be
+// called again for the same connection.
+func (s *Server) untrack(c net.Conn) {
+	addr, ok := s.handshaking[c]
+	if !ok {
+		return
+	}
+	delete(s.handshaking, c)
+	if s.perAddress[addr]--; s.perAddress[addr] <= 0 {
+		delete(s.perAddress, addr)
+	}
+}
+
+// sourceIP is the IP address a connection comes from (the whole address for
+// a Unix socket, whose peers are all local).
+func sourceIP(a net.Addr) string {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		return tcp.IP.String()
+	}
+	return a.String()
+}
+
 // authenticate runs TLS and the handshake on *connp under the handshake
 // deadline and, for a runtime connection, boots the runtime and returns its
 // session. It returns nil and no error for an answered describe connection.
@@ -302,7 +352,8 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 	ctx, cancel := context.WithTimeout(s.ctx, s.opts.HandshakeTimeout)
 	defer cancel()
 	dl, _ := ctx.Deadline()
-	_ = (*connp).SetDeadline(dl)
+	// Until the token is proved, the shorter AuthTimeout holds.
+	_ = (*connp).SetDeadline(time.Now().Add(s.opts.AuthTimeout))
 	if s.opts.TLS != nil {
 		tc := tls.Server(*connp, s.opts.TLS)
 		*connp = tc
@@ -346,6 +397,7 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 		}
 		welcome.Proof = proof(s.opts.Token, roleServer, hostNonce, auth.Nonce, binding)
 	}
+	_ = conn.SetDeadline(dl)
 	// Running programs does not need declarations: a driver without them
 	// (a Node.js host without @types/node) still serves, and the client's
 	// TypeDefinitionFiles reports why there are none.

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
@@ -23,6 +24,9 @@ import (
 // use, including by other processes that open the same file.
 type Store struct {
 	db *sql.DB
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // prepared statements by query text
 }
 
 var _ durable.Store = (*Store)(nil)
@@ -61,7 +65,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// while one writes (WAL).
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db}
+	s := &Store{db: db, stmts: map[string]*sql.Stmt{}}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
@@ -70,7 +74,65 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	for _, st := range s.stmts {
+		_ = st.Close()
+	}
+	s.stmts = map[string]*sql.Stmt{}
+	s.mu.Unlock()
+	return s.db.Close()
+}
+
+// stmt returns query prepared once for the store (database/sql prepares it
+// again on each connection that runs it, once): parsing a statement costs
+// about as much as running it. Queries are the package's own texts, a small
+// fixed set.
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+// exec runs a prepared statement.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// queryRow runs a prepared query for one row; its errors surface in Scan.
+func (s *Store) queryRow(ctx context.Context, query string, args ...any) scanner {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// query runs a prepared query.
+func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// errRow is a row whose query could not be prepared.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // migrations are the schema changes, in order; the database's user_version
 // is how many have been applied.
@@ -110,10 +172,33 @@ var migrations = []string{
 		FOREIGN KEY (runtime, execution_id) REFERENCES executions (runtime, id) ON DELETE CASCADE
 	);
 	CREATE INDEX tool_log_by_state ON tool_log (runtime, state);`,
+	// Version 2: one B-tree per tool log write instead of three. The log is
+	// a WITHOUT ROWID table keyed by (runtime, execution_id, seq), so the
+	// primary key is the table rather than a second index, and the state
+	// index is gone (pending actions are found from paused executions).
+	`CREATE TABLE tool_log_v2 (
+		runtime           TEXT NOT NULL,
+		execution_id      TEXT NOT NULL,
+		seq               INTEGER NOT NULL,
+		connector         TEXT NOT NULL,
+		method            TEXT NOT NULL,
+		args              TEXT NOT NULL,
+		result            TEXT,
+		error             TEXT NOT NULL DEFAULT '',
+		requires_approval INTEGER NOT NULL,
+		ephemeral         INTEGER NOT NULL,
+		state             TEXT NOT NULL,
+		updated_at        INTEGER NOT NULL,
+		PRIMARY KEY (runtime, execution_id, seq),
+		FOREIGN KEY (runtime, execution_id) REFERENCES executions (runtime, id) ON DELETE CASCADE
+	) WITHOUT ROWID;
+	INSERT INTO tool_log_v2 SELECT runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at FROM tool_log;
+	DROP TABLE tool_log;
+	ALTER TABLE tool_log_v2 RENAME TO tool_log;`,
 }
 
 // SchemaVersion is the schema version this package writes.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 func (s *Store) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
@@ -158,27 +243,52 @@ func nullable(raw json.RawMessage) any {
 }
 
 // CreateExecution implements durable.Store.
-func (s *Store) CreateExecution(ctx context.Context, runtime string, e *durable.Execution) error {
+func (s *Store) CreateExecution(ctx context.Context, runtime string, e *durable.Execution, keep int) (int, error) {
 	logs, err := jsonText(nonNil(e.Logs))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	conns, err := jsonText(nonNil(e.Connectors))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	clock, err := jsonText(nonNilF(e.Clock))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO executions
+	insert, err := s.stmt(ctx, `INSERT INTO executions
 		(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		runtime, e.ID, e.Code, string(e.Status), nullable(e.Result), e.Error, logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("sqlite: creating execution %s: %w", e.ID, err)
+		return 0, fmt.Errorf("sqlite: creating execution %s: %w", e.ID, err)
 	}
-	return nil
+	prune, err := s.stmt(ctx, pruneQuery)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: creating execution %s: %w", e.ID, err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil) // immediate (_txlock): the write lock at once
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: creating execution %s: %w", e.ID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.StmtContext(ctx, insert).ExecContext(ctx,
+		runtime, e.ID, e.Code, string(e.Status), nullable(e.Result), e.Error, logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt); err != nil {
+		return 0, fmt.Errorf("sqlite: creating execution %s: %w", e.ID, err)
+	}
+	n := int64(0)
+	if keep >= 0 {
+		res, err := tx.StmtContext(ctx, prune).ExecContext(ctx, runtime, runtime, keep)
+		if err != nil {
+			return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("sqlite: creating execution %s: %w", e.ID, err)
+	}
+	return int(n), nil
 }
 
 func nonNil(s []string) []string {
@@ -259,7 +369,7 @@ func scanEntry(row scanner) (*durable.ToolLogEntry, error) {
 
 // Execution implements durable.Store.
 func (s *Store) Execution(ctx context.Context, runtime, id string) (*durable.Execution, error) {
-	e, err := scanExecution(s.db.QueryRowContext(ctx, `SELECT `+executionColumns+` FROM executions WHERE runtime = ? AND id = ?`, runtime, id))
+	e, err := scanExecution(s.queryRow(ctx, `SELECT `+executionColumns+` FROM executions WHERE runtime = ? AND id = ?`, runtime, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", durable.ErrNotFound, id)
 	}
@@ -273,7 +383,7 @@ func (s *Store) Execution(ctx context.Context, runtime, id string) (*durable.Exe
 }
 
 func (s *Store) log(ctx context.Context, runtime, id string) ([]durable.ToolLogEntry, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM tool_log WHERE runtime = ? AND execution_id = ? ORDER BY seq`, runtime, id)
+	rows, err := s.query(ctx, `SELECT `+entryColumns+` FROM tool_log WHERE runtime = ? AND execution_id = ? ORDER BY seq`, runtime, id)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: reading the log of %s: %w", id, err)
 	}
@@ -297,7 +407,7 @@ func (s *Store) Executions(ctx context.Context, runtime string, limit int) ([]*d
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+executionColumns+` FROM executions WHERE runtime = ?
+	rows, err := s.query(ctx, `SELECT `+executionColumns+` FROM executions WHERE runtime = ?
 		ORDER BY created_at DESC, id DESC LIMIT ?`, runtime, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: listing executions: %w", err)
@@ -368,7 +478,7 @@ func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, fro
 	for _, f := range from {
 		args = append(args, string(f))
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE executions SET `+strings.Join(set, ", ")+
+	res, err := s.exec(ctx, `UPDATE executions SET `+strings.Join(set, ", ")+
 		` WHERE runtime = ? AND id = ? AND status IN (`+placeholders(len(from))+`)`, args...)
 	if err != nil {
 		return false, fmt.Errorf("sqlite: moving execution %s to %s: %w", id, to, err)
@@ -382,7 +492,7 @@ func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, fro
 
 // ExpireExecutions implements durable.Store.
 func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from durable.Status, before int64, to durable.Status, message string, at int64) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `UPDATE executions SET status = ?, error = ?, updated_at = ?
+	rows, err := s.query(ctx, `UPDATE executions SET status = ?, error = ?, updated_at = ?
 		WHERE runtime = ? AND status = ? AND updated_at < ? RETURNING id`,
 		string(to), message, at, runtime, string(from), before)
 	if err != nil {
@@ -405,7 +515,7 @@ func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from durab
 
 // DeleteExecution implements durable.Store.
 func (s *Store) DeleteExecution(ctx context.Context, runtime, id string) (*durable.Execution, error) {
-	e, err := scanExecution(s.db.QueryRowContext(ctx, `DELETE FROM executions WHERE runtime = ? AND id = ? RETURNING `+executionColumns, runtime, id))
+	e, err := scanExecution(s.queryRow(ctx, `DELETE FROM executions WHERE runtime = ? AND id = ? RETURNING `+executionColumns, runtime, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -418,14 +528,18 @@ func (s *Store) DeleteExecution(ctx context.Context, runtime, id string) (*durab
 // terminal lists the terminal states for SQL.
 const terminal = `('completed', 'error', 'rejected', 'rolled_back')`
 
+// pruneQuery removes all but the newest terminal executions (runtime,
+// runtime, keep).
+const pruneQuery = `DELETE FROM executions WHERE runtime = ? AND status IN ` + terminal + `
+	AND id NOT IN (SELECT id FROM executions WHERE runtime = ? AND status IN ` + terminal + `
+		ORDER BY created_at DESC, id DESC LIMIT ?)`
+
 // PruneExecutions implements durable.Store.
 func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (int, error) {
 	if keep < 0 {
 		keep = 0
 	}
-	res, err := s.db.ExecContext(ctx, `DELETE FROM executions WHERE runtime = ? AND status IN `+terminal+`
-		AND id NOT IN (SELECT id FROM executions WHERE runtime = ? AND status IN `+terminal+`
-			ORDER BY created_at DESC, id DESC LIMIT ?)`, runtime, runtime, keep)
+	res, err := s.exec(ctx, pruneQuery, runtime, runtime, keep)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
 	}
@@ -438,7 +552,7 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 
 // Entry implements durable.Store.
 func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*durable.ToolLogEntry, bool, error) {
-	e, err := scanEntry(s.db.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM tool_log
+	e, err := scanEntry(s.queryRow(ctx, `SELECT `+entryColumns+` FROM tool_log
 		WHERE runtime = ? AND execution_id = ? AND seq = ?`, runtime, id, seq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -451,7 +565,7 @@ func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*dur
 
 // InsertEntry implements durable.Store.
 func (s *Store) InsertEntry(ctx context.Context, runtime, id string, e *durable.ToolLogEntry) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO tool_log
+	res, err := s.exec(ctx, `INSERT INTO tool_log
 		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')
@@ -488,7 +602,7 @@ func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uin
 	for _, f := range from {
 		args = append(args, string(f))
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE tool_log SET `+strings.Join(set, ", ")+
+	res, err := s.exec(ctx, `UPDATE tool_log SET `+strings.Join(set, ", ")+
 		` WHERE runtime = ? AND execution_id = ? AND seq = ? AND state IN (`+placeholders(len(from))+`)`, args...)
 	if err != nil {
 		return false, fmt.Errorf("sqlite: moving entry %d of %s to %s: %w", seq, id, to, err)
@@ -502,16 +616,16 @@ func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uin
 
 // Pending implements durable.Store.
 func (s *Store) Pending(ctx context.Context, runtime, id string) ([]durable.PendingAction, error) {
-	q := `SELECT t.execution_id, t.seq, t.connector, t.method, t.args FROM tool_log t
-		JOIN executions e ON e.runtime = t.runtime AND e.id = t.execution_id
-		WHERE t.runtime = ? AND t.state = 'pending' AND e.status = 'paused'`
+	q := `SELECT t.execution_id, t.seq, t.connector, t.method, t.args FROM executions e
+		JOIN tool_log t ON t.runtime = e.runtime AND t.execution_id = e.id
+		WHERE e.runtime = ? AND e.status = 'paused' AND t.state = 'pending'`
 	args := []any{runtime}
 	if id != "" {
-		q += ` AND t.execution_id = ?`
+		q += ` AND e.id = ?`
 		args = append(args, id)
 	}
 	q += ` ORDER BY e.created_at, e.id, t.seq`
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: listing pending actions: %w", err)
 	}

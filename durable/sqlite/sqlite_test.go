@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestJournalSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	s := open(t, path)
 	ctx := context.Background()
-	if err := s.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}); err != nil {
+	if _, err := s.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -53,7 +54,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	}
 	s.Close()
 	_, err := sqlite.Open(context.Background(), path, sqlite.Options{})
-	if err == nil || !strings.Contains(err.Error(), "schema version is 99, newer than this program's 1") {
+	if err == nil || !strings.Contains(err.Error(), "schema version is 99, newer than this program's "+fmt.Sprint(sqlite.SchemaVersion)) {
 		t.Fatalf("Open of a newer journal: %v", err)
 	}
 }

@@ -54,10 +54,10 @@ const rt = "default"
 
 func create(t *testing.T, s durable.Store, runtime, id string, at int64) {
 	t.Helper()
-	err := s.CreateExecution(context.Background(), runtime, &durable.Execution{
+	_, err := s.CreateExecution(context.Background(), runtime, &durable.Execution{
 		ID: id, Code: "async () => 1", Status: durable.StatusRunning, Connectors: []string{"github"},
 		CreatedAt: at, UpdatedAt: at, Passes: 1,
-	})
+	}, -1)
 	if err != nil {
 		t.Fatalf("CreateExecution(%s): %v", id, err)
 	}
@@ -100,10 +100,10 @@ func testCreateAndRead(t *testing.T, s durable.Store) {
 	want := &durable.Execution{ID: "exec_1_a", Code: "async () => github.x({})", Status: durable.StatusRunning,
 		Connectors: []string{"github", "stripe"}, Seed: []byte("0123456789abcdef"), Clock: []float64{1.5, 1700000000000},
 		CreatedAt: 10, UpdatedAt: 10, Passes: 1}
-	if err := s.CreateExecution(ctx, rt, want); err != nil {
+	if _, err := s.CreateExecution(ctx, rt, want, -1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateExecution(ctx, rt, want); err == nil {
+	if _, err := s.CreateExecution(ctx, rt, want, -1); err == nil {
 		t.Fatal("creating the same ID twice succeeded")
 	}
 	insert(t, s, rt, want.ID, entry(2, durable.EntryExecuting))
@@ -400,8 +400,16 @@ func testPrune(t *testing.T, s durable.Store) {
 	if want := []string{"exec_6", "exec_5", "exec_4", "exec_2"}; !slices.Equal(ids, want) {
 		t.Fatalf("after pruning: %v, want %v", ids, want)
 	}
-	if n, err := s.PruneExecutions(ctx, rt, 0); err != nil || n != 2 {
-		t.Fatalf("PruneExecutions(0) = %d, %v; want 2", n, err)
+	// Creating an execution prunes in the same step: the new one is running.
+	n, err = s.CreateExecution(ctx, rt, &durable.Execution{ID: "exec_7", Code: "1", Status: durable.StatusRunning, CreatedAt: 7, UpdatedAt: 7}, 1)
+	if err != nil || n != 1 {
+		t.Fatalf("CreateExecution(keep 1) pruned %d, %v; want 1", n, err)
+	}
+	if get(t, s, rt, "exec_7").Status != durable.StatusRunning {
+		t.Fatal("the created execution is missing")
+	}
+	if n, err := s.PruneExecutions(ctx, rt, 0); err != nil || n != 1 {
+		t.Fatalf("PruneExecutions(0) = %d, %v; want 1", n, err)
 	}
 }
 

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// journalFixture is a folder with a tools file whose commands are shell
+// scripts that append each call's input to a file, so a test sees what ran:
+// list_items (a read), create_item (needs approval; reverted by
+// delete_item), and a journal path.
+type journalFixture struct {
+	dir, tools, journal, program string
+}
+
+func newJournalFixture(t *testing.T) *journalFixture {
+	t.Helper()
+	dir := t.TempDir()
+	f := &journalFixture{dir: dir, tools: filepath.Join(dir, "tools.json"), journal: filepath.Join(dir, "journal.db"), program: filepath.Join(dir, "program.ts")}
+	tools := map[string]any{"tools": []map[string]any{
+		{"name": "list_items", "description": "Lists the items.",
+			"inputSchema":  json.RawMessage(`{"type":"object","properties":{"prefix":{"type":"string"}},"required":["prefix"]}`),
+			"outputSchema": json.RawMessage(`{"type":"array","items":{"type":"string"}}`),
+			"command":      []string{"sh", "-c", `cat >> list.log; echo >> list.log; echo '["a","b"]'`}},
+		{"name": "create_item", "description": "Creates an item.",
+			"inputSchema":      json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+			"outputSchema":     json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}`),
+			"command":          []string{"sh", "-c", `cat >> create.log; echo >> create.log; echo '{"id":7}'`},
+			"requiresApproval": true,
+			"revert":           []string{"sh", "-c", `cat >> revert.log; echo >> revert.log`}},
+	}}
+	raw, _ := json.Marshal(tools)
+	for name, text := range map[string]string{f.tools: string(raw), f.program: `const items = await tools.list_items({ prefix: "x" });
+console.log("found", items.length);
+const created = await tools.create_item({ name: "item-" + items.join("+") });
+return { created, n: items.length };
+`} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// lines returns the non-empty lines of a file the tool commands wrote.
+func (f *journalFixture) lines(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// cliProcess runs the CLI in a new process (the test binary as codemode),
+// with $CODEMODE_JOURNAL set to the fixture's journal.
+func (f *journalFixture) cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, append([]string{"-codemode-cli"}, args...)...)
+	cmd.Env = append(os.Environ(), journalEnv+"="+f.journal)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("codemode %q did not finish", args)
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// output runs a command that prints one durable.Output as JSON.
+func (f *journalFixture) output(t *testing.T, wantCode int, args ...string) durable.Output {
+	t.Helper()
+	code, stdout, stderr := f.cli(t, args...)
+	var out durable.Output
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != wantCode {
+		t.Fatalf("codemode %q: exit %d (want %d), stdout %q, stderr %q, %v", args, code, wantCode, stdout, stderr, err)
+	}
+	if strings.Count(strings.TrimSpace(stdout), "\n") != 0 {
+		t.Fatalf("--json printed more than one line: %q", stdout)
+	}
+	return out
+}
+
+func (f *journalFixture) record(t *testing.T, id string) *durable.Execution {
+	t.Helper()
+	code, stdout, stderr := f.cli(t, "show", "--json", id)
+	var e durable.Execution
+	if err := json.Unmarshal([]byte(stdout), &e); err != nil || code != 0 {
+		t.Fatalf("show: exit %d, %q, %q, %v", code, stdout, stderr, err)
+	}
+	return &e
+}
+
+func logStates(e *durable.Execution) string {
+	var s []string
+	for _, l := range e.Log {
+		s = append(s, l.Method+"="+string(l.State))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestJournalCLIRunPauseApproveRollback drives the built CLI, one process
+// per command (each reopens the journal): run pauses (exit 3), pending
+// lists the action, approve replays the read from the journal and runs the
+// write (exit 0), rollback runs the revert command with {args, result}.
+func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
+	if paused.Status != durable.OutputPaused || len(paused.Pending) != 1 || paused.Pending[0].Seq != 2 ||
+		paused.Pending[0].Method != "create_item" || string(paused.Pending[0].Args) != `{"name":"item-a+b"}` {
+		t.Fatalf("run: %+v", paused)
+	}
+	if got := f.lines(t, "create.log"); got != nil {
+		t.Fatalf("the write ran before approval: %q", got)
+	}
+	id := paused.ExecutionID
+
+	// Human output: the pending action with its arguments, at a glance.
+	code, stdout, _ := f.cli(t, "pending")
+	if code != 0 || !strings.Contains(stdout, id) || !strings.Contains(stdout, `tools.create_item({"name":"item-a+b"})`) {
+		t.Fatalf("pending: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = f.cli(t, "executions")
+	if code != 0 || !strings.Contains(stdout, "STATUS") || !regexpMatch(`(?m)^`+id+`\s+paused\s+\d+s\s+\d+s\s+2\s+awaits approval: #2 tools\.create_item\(\{"name":"item-a\+b"\}\)$`, stdout) {
+		t.Fatalf("executions:\n%s", stdout)
+	}
+	code, stdout, _ = f.cli(t, "pending", "--json", id)
+	var pending []durable.PendingAction
+	if err := json.Unmarshal([]byte(stdout), &pending); err != nil || code != 0 || len(pending) != 1 || pending[0].ExecutionID != id {
+		t.Fatalf("pending --json: exit %d %q", code, stdout)
+	}
+
+	done := f.output(t, exitCompleted, "approve", "--tools", f.tools, "--json", id)
+	if done.Status != durable.OutputCompleted || string(done.Result) != `{"created":{"id":7},"n":2}` || strings.Join(done.Logs, "|") != "found 2" {
+		t.Fatalf("approve: %+v", done)
+	}
+	if got := f.lines(t, "list.log"); len(got) != 1 {
+		t.Fatalf("the read ran %d times, want once (the approval replays it): %q", len(got), got)
+	}
+	if got := f.lines(t, "create.log"); len(got) != 1 || got[0] != `{"name":"item-a+b"}` {
+		t.Fatalf("the write's input: %q", got)
+	}
+	if e := f.record(t, id); e.Status != durable.StatusCompleted || logStates(e) != "list_items=applied create_item=applied" || e.Passes != 2 {
+		t.Fatalf("journal: %s %s passes %d", e.Status, logStates(e), e.Passes)
+	}
+	code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id)
+	if code != exitError || !strings.Contains(stderr, "execution "+id+" is not paused (status: completed)") {
+		t.Fatalf("second approve: exit %d, %q", code, stderr)
+	}
+
+	code, stdout, stderr = f.cli(t, "rollback", "--tools", f.tools, id)
+	if code != 0 || !strings.Contains(stdout, id+" is rolled_back; 1 action(s) reverted") {
+		t.Fatalf("rollback: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if got := f.lines(t, "revert.log"); len(got) != 1 || got[0] != `{"args":{"name":"item-a+b"},"result":{"id":7}}` {
+		t.Fatalf("revert input %q", got)
+	}
+	if e := f.record(t, id); e.Status != durable.StatusRolledBack || logStates(e) != "list_items=applied create_item=reverted" {
+		t.Fatalf("after rollback: %s %s", e.Status, logStates(e))
+	}
+	code, _, stderr = f.cli(t, "rollback", "--tools", f.tools, id)
+	if code != exitError || !strings.Contains(stderr, "nothing was reverted") {
+		t.Fatalf("second rollback: exit %d, %q", code, stderr)
+	}
+}
+
+func regexpMatch(pattern, s string) bool {
+	return regexp.MustCompile(pattern).MatchString(s)
+}
+
+// TestJournalCLIReject: reject ends the run without running the action;
+// rejecting again, or approving, is refused.
+func TestJournalCLIReject(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
+	id := paused.ExecutionID
+	code, _, stderr := f.cli(t, "reject", id, "1")
+	if code != exitError || !strings.Contains(stderr, "action 1 of "+id+" is not pending") {
+		t.Fatalf("reject of an applied action: exit %d %q", code, stderr)
+	}
+	code, stdout, stderr := f.cli(t, "reject", id, "2")
+	if code != 0 || !strings.Contains(stdout, "rejected action 2") {
+		t.Fatalf("reject: exit %d %q %q", code, stdout, stderr)
+	}
+	e := f.record(t, id)
+	if e.Status != durable.StatusRejected || e.Error != "Action tools.create_item rejected by user" || logStates(e) != "list_items=applied create_item=error" {
+		t.Fatalf("after reject: %s %q %s", e.Status, e.Error, logStates(e))
+	}
+	if code, _, _ := f.cli(t, "reject", id, "2"); code != exitError {
+		t.Fatalf("second reject: exit %d", code)
+	}
+	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id); code != exitError || !strings.Contains(stderr, "is not paused (status: rejected)") {
+		t.Fatalf("approve after reject: exit %d %q", code, stderr)
+	}
+	if f.lines(t, "create.log") != nil {
+		t.Fatal("a rejected action ran")
+	}
+	if code, _, stderr := f.cli(t, "reject", id, "x"); code != 2 || !strings.Contains(stderr, "SEQ") {
+		t.Fatalf("reject with a bad SEQ: exit %d %q", code, stderr)
+	}
+}
+
+// TestJournalCLIExpireDeletePrune: expire ends paused runs older than
+// --max-age and prints their IDs; delete removes one; prune keeps the
+// newest ended ones; a missing journal flag is a usage error.
+func TestJournalCLIExpireDeletePrune(t *testing.T) {
+	f := newJournalFixture(t)
+	var ids []string
+	for range 3 {
+		ids = append(ids, f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program).ExecutionID)
+	}
+	code, stdout, _ := f.cli(t, "expire", "--max-age", "1h")
+	if code != 0 || strings.TrimSpace(stdout) != "" {
+		t.Fatalf("expire of fresh runs: exit %d %q", code, stdout)
+	}
+	time.Sleep(20 * time.Millisecond)
+	code, stdout, _ = f.cli(t, "expire", "--max-age", "10ms", "--json")
+	var expired struct{ Expired []string }
+	if err := json.Unmarshal([]byte(stdout), &expired); err != nil || code != 0 || len(expired.Expired) != 3 {
+		t.Fatalf("expire: exit %d %q", code, stdout)
+	}
+	if e := f.record(t, ids[0]); e.Status != durable.StatusRejected || e.Error != "expired awaiting approval" {
+		t.Fatalf("expired run: %s %q", e.Status, e.Error)
+	}
+	code, stdout, _ = f.cli(t, "delete", ids[0])
+	if code != 0 || strings.TrimSpace(stdout) != "deleted "+ids[0] {
+		t.Fatalf("delete: exit %d %q", code, stdout)
+	}
+	if code, _, stderr := f.cli(t, "show", ids[0]); code != 1 || !strings.Contains(stderr, "no execution "+ids[0]) {
+		t.Fatalf("show of a deleted run: exit %d %q", code, stderr)
+	}
+	if code, _, _ := f.cli(t, "delete", ids[0]); code != exitError {
+		t.Fatalf("second delete: exit %d", code)
+	}
+	code, stdout, _ = f.cli(t, "prune", "--keep", "1")
+	if code != 0 || strings.TrimSpace(stdout) != "removed 1 ended execution(s)" {
+		t.Fatalf("prune: exit %d %q", code, stdout)
+	}
+	code, stdout, _ = f.cli(t, "executions", "--json")
+	var list []*durable.Execution
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || code != 0 || len(list) != 1 || list[0].ID != ids[2] {
+		t.Fatalf("executions after prune: %q", stdout)
+	}
+	// Separate histories per runtime name.
+	if code, stdout, _ := f.cli(t, "executions", "--name", "other"); code != 0 || strings.TrimSpace(stdout) != "no executions" {
+		t.Fatalf("another runtime name: exit %d %q", code, stdout)
+	}
+	cmd := []string{"executions", "--journal", ""}
+	if code, _, stderr := f.cli(t, cmd...); code != 2 || !strings.Contains(stderr, "--journal FILE.db is required") {
+		t.Fatalf("no journal: exit %d %q", code, stderr)
+	}
+}
+
+// TestJournalCLIRunErrorAndCompleted: a program that throws exits 1 with
+// its error; one that makes no approval-needing call completes (exit 0)
+// and prints its value.
+func TestJournalCLIRunErrorAndCompleted(t *testing.T) {
+	f := newJournalFixture(t)
+	failing := filepath.Join(f.dir, "fail.ts")
+	os.WriteFile(failing, []byte(`await tools.list_items({ prefix: "y" }); throw new Error("boom");`), 0o644)
+	code, _, stderr := f.cli(t, "run", "--journal", f.journal, "--tools", f.tools, failing)
+	if code != exitError || !strings.Contains(stderr, "boom") {
+		t.Fatalf("failing program: exit %d %q", code, stderr)
+	}
+	ok := filepath.Join(f.dir, "ok.ts")
+	os.WriteFile(ok, []byte(`const a = await tools.list_items({ prefix: "y" }); return a.join("");`), 0o644)
+	code, stdout, _ := f.cli(t, "run", "--journal", f.journal, "--tools", f.tools, ok)
+	if code != 0 || stdout != "ab\n" {
+		t.Fatalf("completed program: exit %d %q", code, stdout)
+	}
+}
+
+// TestJournalMCPServe: `mcp serve --journal` over the real memory MCP
+// server; the code tool's answer for a destructive call is paused and tells
+// the agent not to retry; `codemode approve` in another process (its own
+// memory server on the same file) completes it.
+func TestJournalMCPServe(t *testing.T) {
+	f := newJournalFixture(t)
+	config := filepath.Join(f.dir, "mcp.json")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"memory": map[string]any{
+		"command": mcptest.Command(t, "mcp-server-memory"), "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(f.dir, "memory.jsonl")}}}})
+	if err := os.WriteFile(config, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--journal", f.journal, "--config", config, "--tools", f.tools)
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("tools %+v %v", tools, err)
+	}
+	desc := tools.Tools[0].Description
+	for _, want := range []string{"readonly memory:", "delete_entities", "readonly tools:", "list_items", "step<T>(", "Do not call this tool again to retry"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("description lacks %q", want)
+		}
+	}
+	if strings.Contains(desc, "__codemode") {
+		t.Error("the description shows the hidden namespace")
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `async () => {
+  await memory.create_entities({ entities: [{ name: "a", entityType: "t", observations: [] }] });
+  const items = await tools.list_items({ prefix: "p" });
+  await memory.delete_entities({ entityNames: ["a"] });
+  return items.length;
+}`}})
+	if err != nil || res.IsError || len(res.Content) != 2 {
+		t.Fatalf("code: %+v %v", res, err)
+	}
+	var out durable.Output
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != durable.OutputPaused ||
+		len(out.Pending) != 1 || out.Pending[0].Connector != "memory" || out.Pending[0].Method != "delete_entities" {
+		t.Fatalf("answer %q: %v", res.Content[0].(*mcp.TextContent).Text, err)
+	}
+	if note := res.Content[1].(*mcp.TextContent).Text; !strings.Contains(note, "Do not retry") || !strings.Contains(note, out.ExecutionID) {
+		t.Fatalf("paused note %q", note)
+	}
+	done := f.output(t, exitCompleted, "approve", "--config", config, "--tools", f.tools, "--json", out.ExecutionID)
+	if string(done.Result) != "2" {
+		t.Fatalf("approve: %+v", done)
+	}
+	if got := f.lines(t, "list.log"); len(got) != 1 {
+		t.Fatalf("the read ran %d times", len(got))
+	}
+	// A program error is an isError answer carrying the durable output.
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `throw new Error("nope")`}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"status":"error"`) {
+		t.Fatalf("failing program: %+v %v", res, err)
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// durableMCPServe is `codemode mcp serve --journal FILE.db`: the code tool
+// runs each program as a durable execution over the connectors (--tools,
+// --mcp, --config, alone or together) and answers with its output; paused
+// executions wait for `codemode approve` or `codemode reject`.
+func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp serve", flag.ContinueOnError)
+	var cf contractFlags
+	cf.register(fs)
+	var jf journalFlags
+	jf.register(fs)
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
+	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
+	var rf runtimeFlags
+	rf.register(fs)
+	positional, err := parse(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := rf.check("mcp serve"); err != nil {
+		return err
+	}
+	switch {
+	case len(positional) > 0:
+		return usageError{fmt.Sprintf("mcp serve: unexpected argument %q", positional[0])}
+	case cf.tools == "" && !cf.usesMCP():
+		return usageError{"mcp serve --journal: --tools FILE, --config FILE or --mcp CMD|URL is required"}
+	case cf.inputSchema != "":
+		return usageError{"mcp serve --journal: --input-schema is not for durable programs"}
+	case *timeout <= 0 || *timeout > 24*time.Hour:
+		return usageError{"mcp serve: --timeout must be positive and at most 24h"}
+	case jf.path == "":
+		return usageError{"mcp serve: --journal is empty"}
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
+	var ln net.Listener
+	if *httpAddr != "" {
+		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
+			return usageError{"mcp serve: --http: " + err.Error()}
+		}
+		defer ln.Close()
+		if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+			logf("warning: the code tool is served without authentication on %s, beyond this machine; put it behind an authenticating proxy or listen on 127.0.0.1", ln.Addr())
+		}
+	}
+	s, err := openSession(ctx, "mcp serve", &jf, &cf, &rf, *timeout, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	srv := durablemcp.NewServer(s.handle, durablemcp.ServerOptions{Logf: logf, Timeout: *timeout + 2*time.Second})
+	if *httpAddr == "" {
+		logf("serving the durable code tool (journal %s) on stdio", jf.path)
+		err := srv.Run(ctx, &mcp.StdioTransport{})
+		if ctx.Err() != nil || errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	}
+	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), ReadHeaderTimeout: 10 * time.Second}
+	logf("serving the durable code tool (journal %s) on http://%s", jf.path, ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
+		hs.Shutdown(shutdownCtx)
+		<-done
+		return nil
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/codemode-go/codemode/connector/openapi"
+	"github.com/codemode-go/codemode/contract"
+)
+
+// openapiFlags are --openapi NAME=SPEC (repeatable), --base-url NAME=URL and
+// --header-env NAME=Header:ENVVAR: each document becomes a namespace NAME
+// whose requests go to the base URL with headers read from the environment,
+// so that credentials stay out of shell history.
+type openapiFlags struct {
+	specs   []namedValue
+	bases   map[string]string
+	headers map[string]http.Header
+}
+
+type namedValue struct{ name, value string }
+
+// splitNamed splits NAME=VALUE.
+func splitNamed(flagName, s string) (string, string, error) {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" || value == "" {
+		return "", "", fmt.Errorf("--%s %q: want NAME=VALUE", flagName, s)
+	}
+	return name, value, nil
+}
+
+func (o *openapiFlags) register(fs interface {
+	Func(name, usage string, fn func(string) error)
+}) {
+	o.bases, o.headers = map[string]string{}, map[string]http.Header{}
+	fs.Func("openapi", "NAME=SPEC: an OpenAPI document (file or URL) whose operations become the namespace NAME (repeatable)", func(s string) error {
+		name, spec, err := splitNamed("openapi", s)
+		if err == nil {
+			o.specs = append(o.specs, namedValue{name, spec})
+		}
+		return err
+	})
+	fs.Func("base-url", "NAME=URL: the base URL of the --openapi namespace NAME (default: the document's first server)", func(s string) error {
+		name, u, err := splitNamed("base-url", s)
+		if err == nil {
+			o.bases[name] = u
+		}
+		return err
+	})
+	fs.Func("header-env", "NAME=Header:ENVVAR: send Header with the value of $ENVVAR on every request of the --openapi namespace NAME (repeatable)", func(s string) error {
+		name, rest, err := splitNamed("header-env", s)
+		if err != nil {
+			return err
+		}
+		header, env, ok := strings.Cut(rest, ":")
+		if !ok || header == "" || env == "" {
+			return fmt.Errorf("--header-env %q: want NAME=Header:ENVVAR", s)
+		}
+		value, set := os.LookupEnv(env)
+		if !set {
+			return fmt.Errorf("--header-env %q: $%s is not set", s, env)
+		}
+		if o.headers[name] == nil {
+			o.headers[name] = http.Header{}
+		}
+		o.headers[name].Add(header, value)
+		return nil
+	})
+}
+
+// used reports whether any --openapi was given.
+func (o *openapiFlags) used() bool { return len(o.specs) > 0 }
+
+// namespaces loads each document (warnings on stderr) and returns its
+// namespace.
+func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]contract.Namespace, error) {
+	names := map[string]bool{}
+	for _, s := range o.specs {
+		names[s.name] = true
+	}
+	for name := range o.bases {
+		if !names[name] {
+			return nil, usageError{fmt.Sprintf("--base-url %s: no --openapi %s=SPEC", name, name)}
+		}
+	}
+	for name := range o.headers {
+		if !names[name] {
+			return nil, usageError{fmt.Sprintf("--header-env %s: no --openapi %s=SPEC", name, name)}
+		}
+	}
+	var out []contract.Namespace
+	for _, s := range o.specs {
+		c, warnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name]})
+		if err != nil {
+			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "codemode: warning: --openapi %s: %s\n", s.name, oneLine(w))
+		}
+		ns, err := c.Namespace()
+		if err != nil {
+			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
+		}
+		out = append(out, ns)
+	}
+	return out, nil
+}

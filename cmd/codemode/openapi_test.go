@@ -1,0 +1,72 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestRunWithOpenAPI runs a program against the petstore document through
+// `codemode run --openapi`, with the base URL and a credential header from
+// the environment; `types` prints the named component types.
+func TestRunWithOpenAPI(t *testing.T) {
+	spec, err := filepath.Abs("../../.tools/node_modules/@readme/oas-examples/3.0/json/petstore.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := filepath.Glob(spec); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Authorization")+" "+string(body))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":7,"name":"Rex","photoUrls":[]}`)
+	}))
+	defer srv.Close()
+	t.Setenv("PETSTORE_TOKEN", "Bearer from-env")
+	flags := []string{"--openapi", "petstore=" + spec, "--base-url", "petstore=" + srv.URL + "/v3", "--header-env", "petstore=Authorization:PETSTORE_TOKEN"}
+
+	prog := writeFile(t, "prog.ts", `export default async ({ petstore, result }: AgentProgramScope) => {
+  const pet = await petstore.getPetById({ petId: 7 });
+  await petstore.updatePet({ body: { ...pet, name: "Max" } });
+  result.appendText(pet.name);
+};
+`)
+	code, stdout, stderr := runCLI(t, append([]string{"run"}, append(flags, prog)...)...)
+	if code != 0 || !strings.Contains(stdout, "Rex") {
+		t.Fatalf("run: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	want := []string{
+		"GET /v3/pet/7 Bearer from-env ",
+		`PUT /v3/pet Bearer from-env {"id":7,"name":"Max","photoUrls":[]}`,
+	}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Errorf("server saw:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Contains(stdout+stderr, "from-env") {
+		t.Error("the credential was printed")
+	}
+
+	code, stdout, stderr = runCLI(t, append([]string{"types"}, flags...)...)
+	if code != 0 || !strings.Contains(stdout, "declare namespace PetstoreTypes {") || !strings.Contains(stdout, "getPetById(input: {") {
+		t.Fatalf("types: exit %d\nstdout: %.2000s\nstderr: %s", code, stdout, stderr)
+	}
+
+	code, _, stderr = runCLI(t, "types", "--openapi", "petstore="+spec, "--header-env", "petstore=Authorization:CODEMODE_UNSET_VARIABLE")
+	if code == 0 || !strings.Contains(stderr, "CODEMODE_UNSET_VARIABLE is not set") {
+		t.Fatalf("unset variable: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "types", "--openapi", "petstore="+spec, "--base-url", "other=http://x")
+	if code == 0 || !strings.Contains(stderr, "--base-url other: no --openapi other=SPEC") {
+		t.Fatalf("base URL for an unknown namespace: exit %d, stderr %s", code, stderr)
+	}
+}

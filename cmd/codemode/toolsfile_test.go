@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// emptyObject is the schema of a tool that takes or returns {}.
+const emptyObject = `{"type":"object","properties":{},"additionalProperties":false}`
+
+// TestCommandToolSeesOnlyTheMinimalEnvironment runs a tool command that
+// prints its environment: it has the inherited set and the tool's "env",
+// never the runner token or another host secret.
+func TestCommandToolSeesOnlyTheMinimalEnvironment(t *testing.T) {
+	t.Setenv("CODEMODE_RUNNER_TOKEN", "runner-token-7f3a")
+	t.Setenv("PLANTED_SECRET", "planted-secret-91c2")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{
+		"name": "env", "description": "Prints its environment.", "inputSchema": json.RawMessage(emptyObject),
+		"outputSchema": json.RawMessage(`{"type":"object","properties":{"env":{"type":"array","items":{"type":"string"}}},"required":["env"],"additionalProperties":false}`),
+		"command":      []string{self, "-print-env"},
+		"env":          map[string]string{"GIVEN_BY_TOOLS_FILE": "given-5d1e"},
+	}}})
+	tools := writeFile(t, "tools.json", string(spec))
+	prog := writeFile(t, "p.ts", `export default async function ({ codemode, result }: AgentProgramScope) {
+  result.appendText((await codemode.env({})).env.join("\n"));
+}`)
+	code, stdout, stderr := runCLI(t, "run", "--tools", tools, prog)
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	for _, secret := range []string{"runner-token-7f3a", "CODEMODE_RUNNER_TOKEN", "planted-secret-91c2", "PLANTED_SECRET"} {
+		if strings.Contains(stdout, secret) {
+			t.Errorf("the command's environment holds %q:\n%s", secret, stdout)
+		}
+	}
+	for _, want := range []string{"GIVEN_BY_TOOLS_FILE=given-5d1e", "PATH=" + os.Getenv("PATH")} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the command's environment lacks %s:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestCommandToolBackgroundChildrenDie starts a background child from a tool
+// command, once in a call that returns and once in a call that is cancelled
+// by the run's deadline: in both the child is killed with the command's
+// process group when the call ends.
+func TestCommandToolBackgroundChildrenDie(t *testing.T) {
+	dir := t.TempDir()
+	tools := writeFile(t, "tools.json", `{"tools": [
+  {"name": "returns", "description": "Starts a background sleep and returns.", "inputSchema": `+emptyObject+`, "outputSchema": `+emptyObject+`,
+   "command": ["sh", "-c", "sleep 300 & echo $! > `+dir+`/returns.pid; echo {}"]},
+  {"name": "hangs", "description": "Starts a background sleep and waits for it.", "inputSchema": `+emptyObject+`, "outputSchema": `+emptyObject+`,
+   "command": ["sh", "-c", "sleep 300 & echo $! > `+dir+`/hangs.pid; wait"]}
+]}`)
+	returns := writeFile(t, "returns.ts", `export default async function ({ codemode }: AgentProgramScope) { await codemode.returns({}); }`)
+	start := time.Now()
+	if code, _, stderr := runCLI(t, "run", "--tools", tools, returns); code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("the call waited %s for its background child's output", d)
+	}
+	hangs := writeFile(t, "hangs.ts", `export default async function ({ codemode }: AgentProgramScope) { await codemode.hangs({}); }`)
+	if code, _, stderr := runCLI(t, "run", "--timeout", "1s", "--tools", tools, hangs); code != 1 || !strings.Contains(stderr, "deadline") {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	for _, name := range []string{"returns.pid", "hangs.pid"} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, pid)
+	}
+}
+
+// waitGone fails the test unless process pid has ended within 5 s (an
+// exited process is reaped by init, since its parent shell has ended).
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := syscall.Kill(pid, 0)
+		if errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); strings.Contains(string(stat), ") Z ") {
+			return // killed, waiting to be reaped
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("background child %d outlived its tool call", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCommandToolsFanOut runs a 200-way Promise.all over a tool command:
+// every call succeeds, at most --max-commands (default) at a time.
+func TestCommandToolsFanOut(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test binary as the command: a Go program's start-up, as a real
+	// tool's (200 of them at once failed with "WaitDelay expired before I/O
+	// complete" before commands were bounded). Built with the race detector
+	// it takes over a second to start, so there cat stands in for it.
+	command := []string{self, "-echo"}
+	if raceEnabled {
+		command = []string{"cat"}
+	}
+	spec, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{
+		"name": "echo", "description": "Answers with its input.",
+		"inputSchema":  json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`),
+		"outputSchema": json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`),
+		"command":      command,
+	}}})
+	tools := writeFile(t, "tools.json", string(spec))
+	prog := writeFile(t, "fan.ts", `export default async function ({ codemode, result }: AgentProgramScope) {
+  const out = await Promise.all(Array.from({ length: 200 }, (_, n) => codemode.echo({ n })));
+  result.appendText(String(out.reduce((sum, o) => sum + o.n, 0)));
+}`)
+	code, stdout, stderr := runCLI(t, "run", "--timeout", "50s", "--tools", tools, prog)
+	if code != 0 || strings.TrimSpace(stdout) != strconv.Itoa(199*200/2) {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}

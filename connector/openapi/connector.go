@@ -1,0 +1,460 @@
+package openapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/typegen"
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Defaults of Options.
+const (
+	// DefaultTimeout bounds one HTTP request, response body included.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxResponseBytes bounds one response body: 4 MiB.
+	DefaultMaxResponseBytes = 4 << 20
+	// maxErrorBody bounds the part of a non-2xx body an HTTPError carries.
+	maxErrorBody = 2 << 10
+)
+
+// Options configure a connector.
+type Options struct {
+	// Name is the namespace programs call the API through
+	// (`await petstore.listPets()`): a JavaScript identifier. Empty means
+	// codemode.
+	Name string
+	// BaseURL is the URL operation paths are appended to, such as
+	// "https://api.example.com/v1". Empty takes the document's first server
+	// URL (with its variables' defaults), which must then be absolute.
+	BaseURL string
+	// Headers are added to every request, replacing any header of the same
+	// name that a program passes: credentials such as Authorization belong
+	// here. Programs never see them.
+	Headers http.Header
+	// AllowedHosts are the hosts (host or host:port, as in a URL) requests
+	// may go to, redirects included. Empty allows only the base URL's host.
+	AllowedHosts []string
+	// Client sends the requests; nil uses a client without a cookie jar.
+	// Its CheckRedirect is replaced by one that keeps redirects on
+	// AllowedHosts.
+	Client *http.Client
+	// Timeout bounds one request, reading the response included; zero means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// MaxResponseBytes bounds a response body; zero means
+	// DefaultMaxResponseBytes. A larger response fails the call.
+	MaxResponseBytes int64
+	// ExposeSpec adds the spec() method, which returns the document (seed
+	// 001, exposeSpec; off by default: the document can be large).
+	ExposeSpec bool
+	// Logger, when set, receives a debug record per request (method, path,
+	// status, duration); nil is quiet.
+	Logger *slog.Logger
+}
+
+// Connector is one OpenAPI document bound to a base URL and credentials. It
+// is immutable and safe for concurrent use.
+type Connector struct {
+	name        string
+	doc         *openapi3.T
+	base        *url.URL
+	headers     http.Header
+	allowed     map[string]bool
+	client      *http.Client
+	timeout     time.Duration
+	maxResponse int64
+	exposeSpec  bool
+	logger      *slog.Logger
+	ops         []*operation
+	typeNames   map[string]string // "#/components/schemas/X" -> type name
+}
+
+// operation is one method of the namespace.
+type operation struct {
+	name     string
+	method   string
+	path     string
+	op       *openapi3.Operation
+	params   []*openapi3.Parameter // path, query and header
+	body     *openapi3.SchemaRef   // JSON request body schema, or nil
+	bodyReq  bool
+	bodyType string              // the JSON media type sent
+	output   *openapi3.SchemaRef // 2xx JSON response schema, or nil
+}
+
+// Reserved method names (seed 001: the low-level request and spec).
+const (
+	requestMethod = "request"
+	specMethod    = "spec"
+)
+
+// methodOrder is the order in which a path's operations are named, so that
+// which of two clashing operations is skipped does not depend on map order.
+var methodOrder = []string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "CONNECT"}
+
+func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
+	c := &Connector{
+		name:        opts.Name,
+		doc:         doc,
+		headers:     opts.Headers.Clone(),
+		client:      opts.Client,
+		timeout:     opts.Timeout,
+		maxResponse: opts.MaxResponseBytes,
+		exposeSpec:  opts.ExposeSpec,
+		logger:      opts.Logger,
+	}
+	if c.name == "" {
+		c.name = contract.DefaultNamespace
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.maxResponse <= 0 {
+		c.maxResponse = DefaultMaxResponseBytes
+	}
+	base, err := baseURL(doc, opts.BaseURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.base = base
+	c.allowed = map[string]bool{}
+	for _, h := range opts.AllowedHosts {
+		c.allowed[strings.ToLower(h)] = true
+	}
+	if len(c.allowed) == 0 {
+		c.allowed[strings.ToLower(base.Host)] = true
+	}
+	if !c.allowed[strings.ToLower(base.Host)] {
+		return nil, nil, fmt.Errorf("the base URL's host %s is not among the allowed hosts %v", base.Host, opts.AllowedHosts)
+	}
+	client := http.Client{}
+	if opts.Client != nil {
+		client = *opts.Client
+	}
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !c.allowed[strings.ToLower(req.URL.Host)] {
+			return fmt.Errorf("redirect to %s refused: the host is not allowed", req.URL.Host)
+		}
+		return nil
+	}
+	c.client = &client
+	c.typeNames = componentTypeNames(doc)
+
+	var warnings []string
+	seen := map[string]string{requestMethod: "the low-level request method", specMethod: "the low-level spec method"}
+	paths := doc.Paths.Map()
+	keys := make([]string, 0, len(paths))
+	for p := range paths {
+		keys = append(keys, p)
+	}
+	slices.Sort(keys)
+	for _, path := range keys {
+		item := paths[path]
+		ops := item.Operations()
+		methods := make([]string, 0, len(ops))
+		for m := range ops {
+			methods = append(methods, m)
+		}
+		slices.SortFunc(methods, func(a, b string) int {
+			ia, ib := slices.Index(methodOrder, a), slices.Index(methodOrder, b)
+			if ia < 0 {
+				ia = len(methodOrder)
+			}
+			if ib < 0 {
+				ib = len(methodOrder)
+			}
+			if ia != ib {
+				return ia - ib
+			}
+			return strings.Compare(a, b)
+		})
+		for _, method := range methods {
+			o := ops[method]
+			where := describeOperation(method, path, o)
+			name := operationName(method, path, o.OperationID)
+			if other, dup := seen[name]; dup {
+				warnings = append(warnings, fmt.Sprintf("%s skipped: its method name %s is already taken by %s", where, name, other))
+				continue
+			}
+			op, w, err := newOperation(name, method, path, item, o)
+			warnings = append(warnings, w...)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s skipped: %v", where, err))
+				continue
+			}
+			seen[name] = where
+			c.ops = append(c.ops, op)
+		}
+	}
+	return c, warnings, nil
+}
+
+// describeOperation names an operation in warnings: "GET /pets (listPets)".
+func describeOperation(method, path string, o *openapi3.Operation) string {
+	s := strings.ToUpper(method) + " " + path
+	if o.OperationID != "" {
+		s += " (operationId " + o.OperationID + ")"
+	}
+	return "operation " + s
+}
+
+// baseURL is the configured base URL, else the document's first server.
+func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
+	raw := configured
+	if raw == "" {
+		if len(doc.Servers) == 0 {
+			return nil, errors.New("the document lists no servers: set a base URL")
+		}
+		s := doc.Servers[0]
+		raw = s.URL
+		for name, v := range s.Variables {
+			raw = strings.ReplaceAll(raw, "{"+name+"}", v.Default)
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL; set one", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("base URL %q has a query or fragment", raw)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// newOperation collects an operation's parameters, JSON body and 2xx JSON
+// response.
+func newOperation(name, method, path string, item *openapi3.PathItem, o *openapi3.Operation) (*operation, []string, error) {
+	op := &operation{name: name, method: strings.ToUpper(method), path: path, op: o}
+	where := describeOperation(method, path, o)
+	var warnings []string
+	// Operation parameters override path-item parameters of the same name
+	// and location (OpenAPI 3.1 §4.8.9.1, "parameters").
+	byKey := map[string]*openapi3.Parameter{}
+	var order []string
+	for _, list := range []openapi3.Parameters{item.Parameters, o.Parameters} {
+		for _, pr := range list {
+			if pr == nil || pr.Value == nil {
+				continue
+			}
+			p := pr.Value
+			key := p.In + "\x00" + p.Name
+			if _, ok := byKey[key]; !ok {
+				order = append(order, key)
+			}
+			byKey[key] = p
+		}
+	}
+	names := map[string]string{}
+	for _, key := range order {
+		p := byKey[key]
+		switch p.In {
+		case openapi3.ParameterInPath, openapi3.ParameterInQuery, openapi3.ParameterInHeader:
+		case openapi3.ParameterInCookie:
+			warnings = append(warnings, fmt.Sprintf("%s: cookie parameter %s is left out: programs cannot set cookies", where, p.Name))
+			continue
+		default:
+			return nil, warnings, fmt.Errorf("parameter %s is in %q, which is not path, query, header or cookie", p.Name, p.In)
+		}
+		if p.In == openapi3.ParameterInPath && !strings.Contains(path, "{"+p.Name+"}") {
+			return nil, warnings, fmt.Errorf("path parameter %s does not appear in the path", p.Name)
+		}
+		if other, dup := names[p.Name]; dup {
+			return nil, warnings, fmt.Errorf("parameter %s is both in %s and in %s; one input property cannot carry both", p.Name, other, p.In)
+		}
+		names[p.Name] = p.In
+		op.params = append(op.params, p)
+	}
+	for _, seg := range pathParams(path) {
+		if names[seg] != openapi3.ParameterInPath {
+			return nil, warnings, fmt.Errorf("path parameter {%s} is not declared", seg)
+		}
+	}
+	if rb := o.RequestBody; rb != nil && rb.Value != nil {
+		mt, schema, others := jsonContent(rb.Value.Content)
+		switch {
+		case mt != "":
+			if _, dup := names["body"]; dup {
+				return nil, warnings, errors.New("a parameter is named body, which is the request body's property")
+			}
+			op.body, op.bodyReq, op.bodyType = schema, rb.Value.Required, mt
+		case len(others) > 0:
+			warnings = append(warnings, fmt.Sprintf("%s: request body media types %s are left out: only JSON bodies are sent (values cross the sandbox as JSON)", where, strings.Join(others, ", ")))
+		}
+	}
+	op.output = okSchema(o.Responses)
+	return op, warnings, nil
+}
+
+// pathParams lists the {name} segments of a path template.
+func pathParams(path string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(path, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(path[i:], '}')
+		if j < 0 {
+			return out
+		}
+		out = append(out, path[i+1:i+j])
+		path = path[i+j+1:]
+	}
+}
+
+// isJSON reports whether a media type is JSON: application/json or a
+// +json suffix (RFC 6839 §3.1), parameters ignored.
+func isJSON(mt string) bool {
+	mt = strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// jsonContent picks the JSON media type of a content map (application/json
+// first), returning it with its schema, and the other media types sorted.
+func jsonContent(content openapi3.Content) (mt string, schema *openapi3.SchemaRef, others []string) {
+	keys := make([]string, 0, len(content))
+	for k := range content {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if isJSON(k) && (mt == "" || strings.EqualFold(k, "application/json")) {
+			mt = k
+		}
+	}
+	for _, k := range keys {
+		if k != mt {
+			others = append(others, k)
+		}
+	}
+	if mt != "" {
+		schema = content[mt].Schema
+	}
+	return mt, schema, others
+}
+
+// okSchema is the JSON schema of the first 2xx response (200 before 201,
+// then 2XX), or nil.
+func okSchema(responses *openapi3.Responses) *openapi3.SchemaRef {
+	m := responses.Map()
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if strings.HasPrefix(k, "2") {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys) // "200" < "201" < "2XX"
+	for _, k := range keys {
+		r := m[k]
+		if r == nil || r.Value == nil {
+			continue
+		}
+		if mt, schema, _ := jsonContent(r.Value.Content); mt != "" && schema != nil {
+			return schema
+		}
+	}
+	return nil
+}
+
+// operationName is seed 001's rule: the sanitised operationId, else a name
+// from the method and the path ("get_pets_petId").
+func operationName(method, path, operationID string) string {
+	if strings.TrimSpace(operationID) != "" {
+		return mcpconnector.SanitizeToolName(operationID)
+	}
+	var b strings.Builder
+	b.WriteString(strings.ToLower(method))
+	for _, seg := range strings.Split(path, "/") {
+		seg = strings.Trim(seg, "{}")
+		if seg == "" {
+			continue
+		}
+		b.WriteByte('_')
+		b.WriteString(seg)
+	}
+	return mcpconnector.SanitizeToolName(b.String())
+}
+
+// reservedTypeNames are names a component's type must not take (see
+// typegen.Definitions): TypeScript's predefined types and the globals the
+// declarations use.
+var reservedTypeNames = map[string]bool{
+	"any": true, "unknown": true, "never": true, "void": true, "undefined": true, "null": true,
+	"string": true, "number": true, "boolean": true, "bigint": true, "symbol": true, "object": true,
+	"true": true, "false": true, "Record": true, "Promise": true, "Array": true, "ReadonlyArray": true,
+}
+
+// componentTypeNames names every schema component: sanitised as tool names
+// are, a predefined TypeScript name suffixed with "_", and a name that two
+// components sanitise to suffixed "_2", "_3", … in sorted order.
+func componentTypeNames(doc *openapi3.T) map[string]string {
+	out := map[string]string{}
+	if doc.Components == nil {
+		return out
+	}
+	keys := make([]string, 0, len(doc.Components.Schemas))
+	for k := range doc.Components.Schemas {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	used := map[string]bool{}
+	for _, k := range keys {
+		name := mcpconnector.SanitizeToolName(k)
+		if reservedTypeNames[name] {
+			name += "_"
+		}
+		if used[name] {
+			for i := 2; ; i++ {
+				if n := fmt.Sprintf("%s_%d", name, i); !used[n] {
+					name = n
+					break
+				}
+			}
+		}
+		used[name] = true
+		out["#/components/schemas/"+pointerEscape(k)] = name
+	}
+	return out
+}
+
+// pointerEscape escapes a JSON pointer token (RFC 6901 §3).
+func pointerEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// Name returns the namespace.
+func (c *Connector) Name() string { return c.name }
+
+// Document returns the parsed document. Callers must not modify it.
+func (c *Connector) Document() *openapi3.T { return c.doc }
+
+// definitions is the document's components as typegen definitions.
+func (c *Connector) definitions() (*typegen.Definitions, error) {
+	schemas := openapi3.Schemas{}
+	if c.doc.Components != nil {
+		schemas = c.doc.Components.Schemas
+	}
+	raw, err := json.Marshal(map[string]any{"components": map[string]any{"schemas": schemas}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the components: %w", err)
+	}
+	return &typegen.Definitions{Document: raw, Names: c.typeNames}, nil
+}

@@ -1,0 +1,59 @@
+// Package openapi makes a REST API described by an OpenAPI document a
+// code-mode namespace (seed 001, OpenApiConnector): one method per
+// operation, declared from the document's schemas and called through a
+// host-side request function that holds the base URL, the credentials and
+// an allow-list of hosts. Programs never see the credentials.
+//
+//	c, warnings, err := openapi.Load(ctx, "petstore.json", openapi.Options{
+//		Name:    "petstore",
+//		BaseURL: "https://petstore.example.com/v1",
+//		Headers: http.Header{"Authorization": {"Bearer " + token}},
+//	})
+//	ns, err := c.Namespace()
+//	k, err := contract.NewNamespaced(ns)
+//	// a program: await petstore.showPetById({ petId: "7" })
+//
+// Documents are OpenAPI 3.0 or 3.1, JSON or YAML, parsed, resolved and
+// validated by github.com/getkin/kin-openapi; Swagger 2.0 documents are
+// converted to 3.0 first (openapi2conv). External references (other files
+// or URLs) are refused: a document must be self-contained.
+//
+// # Methods
+//
+// Each operation becomes a method named by its operationId, sanitised into
+// a JavaScript identifier as seed 001's sanitizeToolName does
+// (mcpconnector.SanitizeToolName), or, without one, by its HTTP method and
+// path ("get_pets_petId"). An operation whose name repeats an earlier one,
+// or is request or spec (reserved for the low-level methods below), is
+// skipped, with a warning naming it. A method's input is an object with one
+// property per path, query and header parameter (cookie parameters are
+// skipped: a program cannot set cookies) and body, the JSON request body.
+// Request bodies of other media types (multipart/form-data,
+// application/x-www-form-urlencoded, application/octet-stream, text/*) are
+// skipped with a warning: values cross the sandbox boundary as JSON, and
+// this connector only sends JSON bodies. A method's result is declared from
+// its first 2xx response with a JSON schema, else unknown.
+//
+// Every connector also has request({path, method, params, body, headers}),
+// for what the operations do not cover, and spec() when Options.ExposeSpec
+// is set, which returns the document.
+//
+// # Declarations without blow-up
+//
+// Components (components/schemas) are declared once each, as named types in
+// a TypeScript namespace (PetstoreTypes.Pet), and methods refer to them by
+// name (see typegen.Definitions): the declarations grow with the document,
+// not with the number of times a component is used, and a circular
+// component is a recursive type.
+//
+// # Calls
+//
+// The host validates a method's parameters and body against the document
+// (kin-openapi's schema validator) before sending anything, substitutes
+// path parameters (percent-escaped), serialises query and header parameters
+// by their style and explode settings, and adds the configured headers. A
+// JSON response is parsed; any other is returned as text; an empty one is
+// null. A non-2xx status is thrown in the program as an HTTPError whose
+// message carries the status and the start of the body. Responses are
+// bounded in size and requests in time (Options).
+package openapi

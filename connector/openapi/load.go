@@ -1,0 +1,181 @@
+package openapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v4"
+)
+
+// MaxDocumentBytes is the largest OpenAPI document Load and Parse accept:
+// 64 MiB (GitHub's REST description, about 1,000 operations, is 13 MiB).
+const MaxDocumentBytes = 64 << 20
+
+// loadTimeout bounds fetching a document from a URL when the caller's
+// context allows longer.
+const loadTimeout = 60 * time.Second
+
+// Load reads an OpenAPI document from source, a file path or an http(s)
+// URL, and builds a connector from it as Parse does. It returns an error
+// naming source when it cannot be read (or is larger than
+// MaxDocumentBytes) and Parse's errors otherwise.
+func Load(ctx context.Context, source string, opts Options) (*Connector, []string, error) {
+	data, err := readSource(ctx, source)
+	if err != nil {
+		return nil, nil, fmt.Errorf("openapi: reading %s: %w", source, err)
+	}
+	c, warnings, err := Parse(data, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("openapi: %s: %w", source, err)
+	}
+	return c, warnings, nil
+}
+
+func readSource(ctx context.Context, source string) ([]byte, error) {
+	if u, err := url.Parse(source); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, source, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("HTTP %s", resp.Status)
+		}
+		return readBounded(resp.Body)
+	}
+	f, err := os.Open(source)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readBounded(f)
+}
+
+func readBounded(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxDocumentBytes {
+		return nil, fmt.Errorf("the document is larger than %d MiB", MaxDocumentBytes>>20)
+	}
+	return data, nil
+}
+
+// Parse builds a connector from an OpenAPI document's text: JSON or YAML,
+// OpenAPI 3.x, or Swagger 2.0 (converted with openapi2conv). References are
+// resolved within the document; external ones are refused. Validation
+// problems that do not stop the document from being used (an example that
+// does not match its schema, a missing info field) are returned as
+// warnings, with operations that were skipped and request bodies that are
+// not JSON. It returns an error for text that is not a document, for an
+// unsupported version, for an external or dangling reference, and for
+// invalid Options.
+func Parse(data []byte, opts Options) (*Connector, []string, error) {
+	if len(data) > MaxDocumentBytes {
+		return nil, nil, fmt.Errorf("the document is larger than %d MiB", MaxDocumentBytes>>20)
+	}
+	jsonText, err := asJSON(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var head struct {
+		Swagger any `json:"swagger"`
+		OpenAPI any `json:"openapi"`
+	}
+	if err := json.Unmarshal(jsonText, &head); err != nil {
+		return nil, nil, fmt.Errorf("not an OpenAPI document (a JSON or YAML object): %w", err)
+	}
+	var warnings []string
+	var doc *openapi3.T
+	switch {
+	case head.OpenAPI != nil:
+		v, _ := head.OpenAPI.(string)
+		if !strings.HasPrefix(v, "3.") {
+			return nil, nil, fmt.Errorf("openapi version %v is not supported (3.0 and 3.1 are; Swagger 2.0 is converted)", head.OpenAPI)
+		}
+		// Decoded as JSON and resolved in place: the loader's LoadFromData
+		// reads JSON through its YAML decoder, which takes seconds on a
+		// 13 MiB document (GitHub's) where encoding/json takes a fraction.
+		doc = &openapi3.T{}
+		if err := json.Unmarshal(jsonText, doc); err != nil {
+			return nil, nil, fmt.Errorf("reading the document: %w", err)
+		}
+		loader := openapi3.NewLoader()
+		loader.IsExternalRefsAllowed = false
+		if err := loader.ResolveRefsIn(doc, nil); err != nil {
+			return nil, nil, fmt.Errorf("resolving references: %w", err)
+		}
+	case head.Swagger != nil:
+		if v, _ := head.Swagger.(string); v != "2.0" {
+			return nil, nil, fmt.Errorf("swagger version %v is not supported (only 2.0, which is converted to OpenAPI 3.0)", head.Swagger)
+		}
+		var doc2 openapi2.T
+		if err := json.Unmarshal(jsonText, &doc2); err != nil {
+			return nil, nil, fmt.Errorf("reading the Swagger 2.0 document: %w", err)
+		}
+		if doc, err = openapi2conv.ToV3(&doc2); err != nil {
+			return nil, nil, fmt.Errorf("converting the Swagger 2.0 document to OpenAPI 3.0: %w", err)
+		}
+		// The conversion leaves references unresolved; resolve them in the
+		// converted document (#/definitions became #/components/schemas).
+		loader := openapi3.NewLoader()
+		loader.IsExternalRefsAllowed = false
+		if err := loader.ResolveRefsIn(doc, nil); err != nil {
+			return nil, nil, fmt.Errorf("resolving the converted Swagger 2.0 document: %w", err)
+		}
+		warnings = append(warnings, "the document is Swagger 2.0; it was converted to OpenAPI 3.0")
+	default:
+		return nil, nil, errors.New(`not an OpenAPI document: neither "openapi" nor "swagger" is set at the top level`)
+	}
+	if err := doc.Validate(context.Background(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation()); err != nil {
+		warnings = append(warnings, "the document does not validate (used as far as it can be): "+firstLine(err.Error()))
+	}
+	c, w, err := build(doc, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, append(warnings, w...), nil
+}
+
+// asJSON returns JSON text as it is and converts YAML to JSON.
+func asJSON(data []byte) ([]byte, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return trimmed, nil
+	}
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("not an OpenAPI document (neither JSON nor YAML): %w", err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("converting the YAML document to JSON: %w", err)
+	}
+	return out, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

@@ -1,0 +1,347 @@
+package openapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/codemode-go/codemode/contract"
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Tool is one method of the namespace, for embedders that build their own
+// tool records (a durable connector, see the openapidurable package).
+type Tool struct {
+	// Name is the method name programs call.
+	Name string
+	// Description is the method's documentation: the operation's summary
+	// and description, then its method and path.
+	Description string
+	// Method and Path are the operation's ("GET", "/pets/{petId}"); empty
+	// for request and spec.
+	Method, Path string
+	// ReadOnly is set for GET and HEAD operations and spec: they change
+	// nothing on the server (RFC 9110 §9.2.1, safe methods). Namespace
+	// marks them with the read-only annotation; approval policies read it.
+	ReadOnly bool
+	// InputSchema and OutputSchema are the declaration schemas: their
+	// "#/components/schemas/…" references point into the document (see
+	// Namespace, which declares them once). OutputSchema is {} when the
+	// operation has no 2xx JSON response.
+	InputSchema, OutputSchema json.RawMessage
+	// Call validates the input against the document and sends the request.
+	Call contract.Handler
+}
+
+// Tools returns the namespace's methods: one per operation, then request
+// and, with Options.ExposeSpec, spec.
+func (c *Connector) Tools() ([]Tool, error) {
+	var out []Tool
+	for _, op := range c.ops {
+		in, err := op.inputSchema()
+		if err != nil {
+			return nil, fmt.Errorf("openapi: %s: %w", op.name, err)
+		}
+		outSchema := json.RawMessage(`{}`)
+		if op.output != nil {
+			if outSchema, err = json.Marshal(op.output); err != nil {
+				return nil, fmt.Errorf("openapi: %s output schema: %w", op.name, err)
+			}
+		}
+		out = append(out, Tool{
+			Name: op.name, Description: op.description(), Method: op.method, Path: op.path,
+			ReadOnly:    op.method == http.MethodGet || op.method == http.MethodHead,
+			InputSchema: in, OutputSchema: outSchema,
+			Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+				return c.callOperation(ctx, op, input)
+			},
+		})
+	}
+	out = append(out, Tool{
+		Name:         requestMethod,
+		Description:  "Sends one HTTP request to the API (base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string, empty as null. A status outside 2xx throws an HTTPError. Use it for what the other methods do not cover.",
+		InputSchema:  json.RawMessage(requestInputSchema),
+		OutputSchema: json.RawMessage(`{}`),
+		Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+			var o RequestOptions
+			if err := json.Unmarshal(input, &o); err != nil {
+				return nil, &contract.ToolValidationError{Tool: requestMethod, Phase: "input", Lines: []string{"/: " + err.Error()}}
+			}
+			return c.Request(ctx, o)
+		},
+	})
+	if c.exposeSpec {
+		var once sync.Once
+		var spec json.RawMessage
+		var specErr error
+		out = append(out, Tool{
+			Name: specMethod, Description: "Returns the API's OpenAPI document.", ReadOnly: true,
+			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`),
+			Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+				once.Do(func() { spec, specErr = json.Marshal(c.doc) })
+				return spec, specErr
+			},
+		})
+	}
+	return out, nil
+}
+
+const requestInputSchema = `{"type":"object","required":["path"],"additionalProperties":false,"properties":{
+"path":{"type":"string","description":"Path below the base URL, starting with /, e.g. /pets/7."},
+"method":{"type":"string","description":"HTTP method; GET when absent."},
+"params":{"type":"object","description":"Query parameters; arrays repeat the name."},
+"body":{"description":"JSON request body."},
+"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra request headers."}}}`
+
+// Namespace returns the contract namespace: every Tool as a contract tool
+// declared from the document (components declared once, by name; see
+// typegen.Definitions), validated by Call, and annotated read-only when
+// Tool.ReadOnly is set.
+func (c *Connector) Namespace() (contract.Namespace, error) {
+	tools, err := c.Tools()
+	if err != nil {
+		return contract.Namespace{}, err
+	}
+	defs, err := c.definitions()
+	if err != nil {
+		return contract.Namespace{}, fmt.Errorf("openapi: %w", err)
+	}
+	ns := contract.Namespace{Name: c.name, Definitions: defs}
+	for _, t := range tools {
+		ct, err := contract.NewDeclaredTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Call)
+		if err != nil {
+			return contract.Namespace{}, fmt.Errorf("openapi: %w", err)
+		}
+		if t.ReadOnly {
+			yes := true
+			ct = ct.WithAnnotations(contract.Annotations{ReadOnly: &yes})
+		}
+		ns.Tools = append(ns.Tools, ct)
+	}
+	return ns, nil
+}
+
+// description is the operation's summary and description, then its method
+// and path.
+func (op *operation) description() string {
+	var parts []string
+	for _, s := range []string{op.op.Summary, op.op.Description} {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(parts, s) {
+			parts = append(parts, s)
+		}
+	}
+	line := op.method + " " + op.path
+	if op.op.Deprecated {
+		line += " (deprecated)"
+	}
+	return strings.Join(append(parts, line), "\n\n")
+}
+
+// paramSchema is a parameter's schema: its schema, else the schema of its
+// JSON content.
+func paramSchema(p *openapi3.Parameter) *openapi3.SchemaRef {
+	if p.Schema != nil {
+		return p.Schema
+	}
+	if _, s, _ := jsonContent(p.Content); s != nil {
+		return s
+	}
+	return nil
+}
+
+// inputSchema is the method's input: one property per parameter, and body.
+func (op *operation) inputSchema() (json.RawMessage, error) {
+	props := map[string]json.RawMessage{}
+	var order, required []string
+	add := func(name string, s *openapi3.SchemaRef, desc string, req bool) error {
+		var raw json.RawMessage = json.RawMessage(`{}`)
+		if s != nil {
+			var err error
+			if raw, err = json.Marshal(s); err != nil {
+				return fmt.Errorf("schema of %s: %w", name, err)
+			}
+		}
+		if desc = strings.TrimSpace(desc); desc != "" {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &m); err == nil && m != nil {
+				m["description"], _ = json.Marshal(desc)
+				raw, _ = json.Marshal(m)
+			}
+		}
+		props[name] = raw
+		order = append(order, name)
+		if req {
+			required = append(required, name)
+		}
+		return nil
+	}
+	for _, p := range op.params {
+		desc := p.Description
+		if p.In != openapi3.ParameterInQuery {
+			desc = strings.TrimSpace(desc + "\n\n(" + p.In + " parameter)")
+		}
+		if err := add(p.Name, paramSchema(p), desc, p.Required || p.In == openapi3.ParameterInPath); err != nil {
+			return nil, err
+		}
+	}
+	if op.body != nil {
+		desc := "JSON request body (" + op.bodyType + ")."
+		if op.op.RequestBody.Value.Description != "" {
+			desc = op.op.RequestBody.Value.Description
+		}
+		if err := add("body", op.body, desc, op.bodyReq); err != nil {
+			return nil, err
+		}
+	}
+	// Properties in parameter order (encoding/json would sort a map).
+	var b strings.Builder
+	b.WriteString(`{"type":"object","additionalProperties":false,"properties":{`)
+	for i, name := range order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(props[name])
+	}
+	b.WriteString("}")
+	if len(required) > 0 {
+		r, _ := json.Marshal(required)
+		b.WriteString(`,"required":`)
+		b.Write(r)
+	}
+	b.WriteString("}")
+	return json.RawMessage(b.String()), nil
+}
+
+// callOperation validates the input against the document and sends the
+// request.
+func (c *Connector) callOperation(ctx context.Context, op *operation, input json.RawMessage) (json.RawMessage, error) {
+	var in map[string]any
+	if err := json.Unmarshal(input, &in); err != nil || in == nil {
+		return nil, &contract.ToolValidationError{Tool: op.name, Phase: "input", Lines: []string{"/: the input must be an object"}}
+	}
+	var lines []string
+	known := map[string]bool{}
+	for _, p := range op.params {
+		known[p.Name] = true
+		v, ok := in[p.Name]
+		if !ok {
+			if p.Required || p.In == openapi3.ParameterInPath {
+				lines = append(lines, fmt.Sprintf("/%s: required (%s parameter)", pointerEscape(p.Name), p.In))
+			}
+			continue
+		}
+		if s := paramSchema(p); s != nil && s.Value != nil {
+			if err := s.Value.VisitJSON(v, requestValidation()...); err != nil && !oneOfAmbiguity(err) {
+				lines = append(lines, "/"+pointerEscape(p.Name)+": "+schemaMessage(err))
+			}
+		}
+	}
+	body, hasBody := in["body"]
+	if op.body != nil {
+		known["body"] = true
+		switch {
+		case !hasBody && op.bodyReq:
+			lines = append(lines, "/body: required (the JSON request body)")
+		case hasBody && op.body.Value != nil:
+			if err := op.body.Value.VisitJSON(body, requestValidation()...); err != nil && !oneOfAmbiguity(err) {
+				lines = append(lines, "/body: "+schemaMessage(err))
+			}
+		}
+	}
+	var extra []string
+	for k := range in {
+		if !known[k] {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		lines = append(lines, "/"+pointerEscape(k)+": not a parameter of "+op.method+" "+op.path)
+	}
+	if len(lines) > 0 {
+		return nil, &contract.ToolValidationError{Tool: op.name, Phase: "input", Lines: lines}
+	}
+
+	path := op.path
+	var query []string
+	h := http.Header{}
+	for _, p := range op.params {
+		v, ok := in[p.Name]
+		if !ok {
+			continue
+		}
+		explode := p.Explode != nil && *p.Explode
+		if p.Schema == nil && paramSchema(p) != nil {
+			// A parameter described by content is sent JSON-encoded.
+			b, _ := json.Marshal(v)
+			v = string(b)
+		}
+		switch p.In {
+		case openapi3.ParameterInPath:
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", serializePath(p.Name, p.Style, explode, v))
+		case openapi3.ParameterInQuery:
+			if p.Explode == nil {
+				explode = p.Style == "" || p.Style == "form"
+			}
+			query = serializeQuery(query, p.Name, p.Style, explode, p.AllowReserved, v)
+		case openapi3.ParameterInHeader:
+			h.Set(p.Name, serializeHeader(explode, v))
+		}
+	}
+	var payload []byte
+	if op.body != nil && hasBody {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return nil, fmt.Errorf("encoding the body: %w", err)
+		}
+	}
+	return c.send(ctx, op.method, path, strings.Join(query, "&"), h, payload, op.bodyType)
+}
+
+// requestValidation validates a request value: readOnly properties are
+// not required, and not refused either, because OpenAPI 3.0 says they
+// "SHOULD NOT" be sent (§4.7.24.1, readOnly), and real APIs take them back
+// (the petstore's updatePet sends the pet's read-only id).
+func requestValidation() []openapi3.SchemaValidationOption {
+	return []openapi3.SchemaValidationOption{openapi3.VisitAsRequest(), openapi3.DisableReadOnlyValidation()}
+}
+
+// oneOfAmbiguity reports whether err only says that a value matches more
+// than one branch of a oneOf. Documents often write oneOf where branches
+// overlap (open objects match each other's values), meaning anyOf; the
+// declarations print oneOf as a union too, and the API itself still
+// decides. Refusing such a value would refuse calls the API accepts.
+func oneOfAmbiguity(err error) bool {
+	var se *openapi3.SchemaError
+	return errors.As(err, &se) && se.SchemaField == "oneOf" && strings.Contains(se.Reason, "more than one")
+}
+
+// schemaMessage is the first line of a kin-openapi validation error.
+func schemaMessage(err error) string {
+	var se *openapi3.SchemaError
+	if errors.As(err, &se) {
+		msg := se.Reason
+		if p := se.JSONPointer(); len(p) > 0 {
+			msg = "/" + strings.Join(p, "/") + ": " + msg
+		}
+		return msg
+	}
+	return firstLine(err.Error())
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,152 @@
+//go:build linux
+
+package quickjs_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+)
+
+// TestSandboxSurvivesStuckPrograms: while a program is stuck where the
+// engine's interrupt never comes (deep JSON nesting that corrupts the
+// engine's stack, a long C string search), a benign program on the same
+// runtime answers promptly, and the stuck one ends with a TimeoutError by
+// its deadline plus the kill grace; the runtime then serves on.
+func TestSandboxSurvivesStuckPrograms(t *testing.T) {
+	needSandbox(t)
+	const deadline = 3 * time.Second
+	c := echoClient(t, quickjs.Options{Timeout: deadline, MemoryLimit: 128 << 20})
+	ctx := context.Background()
+	for _, hostile := range []struct{ name, expr string }{
+		{"deep JSON.parse", `JSON.parse("[".repeat(6000) + "]".repeat(6000))`},
+		{"long indexOf", `"a".repeat(1 << 23).indexOf("a".repeat(1 << 13) + "b")`},
+	} {
+		t.Run(hostile.name, func(t *testing.T) {
+			type res struct {
+				out  *client.Outcome
+				err  error
+				took time.Duration
+			}
+			done := make(chan res, 1)
+			start := time.Now()
+			go func() {
+				out, err := c.Run(ctx, `export default async function ({ result }) { result.appendText(String(`+hostile.expr+`)); }`, client.RunOptions{})
+				done <- res{out, err, time.Since(start)}
+			}()
+			time.Sleep(500 * time.Millisecond) // it is stuck by now
+			benignStart := time.Now()
+			out, err := c.Run(ctx, `export default async function ({ result }) { result.appendText(String(6 * 7)); }`, client.RunOptions{})
+			took := time.Since(benignStart)
+			if err != nil || out.Kind != client.Success || out.Content[0].Text != "42" {
+				t.Fatalf("the benign program beside a stuck one: %+v %+v %v", out, out.Error, err)
+			}
+			if took > time.Second {
+				t.Errorf("the benign program took %s beside a stuck one", took)
+			}
+			r := <-done
+			if r.err != nil {
+				t.Fatalf("the stuck program: %v", r.err)
+			}
+			t.Logf("stuck program: %s after %s; benign program: %s", r.out.Kind, r.took, took)
+			if r.out.Kind == client.ProgramFailed && r.out.Error.Name != "TimeoutError" {
+				// A clean engine failure (the stack guard) is fine too.
+				t.Logf("the stuck program ended with %s: %s", r.out.Error.Name, r.out.Error.Message)
+			} else if r.out.Kind != client.ProgramFailed {
+				t.Fatalf("the stuck program: %+v", r.out)
+			}
+			if r.took > deadline+time.Second {
+				t.Errorf("the stuck program ended after %s (deadline %s)", r.took, deadline)
+			}
+			after, err := c.Run(ctx, `export default async function ({ result }) { result.appendText("again"); }`, client.RunOptions{})
+			if err != nil || after.Kind != client.Success {
+				t.Fatalf("after the stuck program: %+v %v", after, err)
+			}
+		})
+	}
+}
+
+// TestSandboxKilledFromOutside: a sandbox process killed with SIGKILL in the
+// middle of an execution fails that execution alone (program-failed, saying
+// what happened), and the runtime starts a new process and serves on.
+func TestSandboxKilledFromOutside(t *testing.T) {
+	needSandbox(t)
+	release := make(chan struct{})
+	schema := json.RawMessage(`{"type":"object","additionalProperties":false}`)
+	hold, err := contract.NewRawTool("hold", "Waits.", schema, json.RawMessage(`{"type":"null"}`), func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return json.RawMessage("null"), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := sandboxPIDs(t)
+	c := echoClient(t, quickjs.Options{Timeout: 20 * time.Second}, hold)
+	var pid int
+	for p := range sandboxPIDs(t) {
+		if !before[p] {
+			pid = p
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no new sandbox process")
+	}
+	done := make(chan *client.Outcome, 1)
+	go func() {
+		out, err := c.Run(context.Background(), `export default async function ({ codemode }) { await codemode.hold({}); }`, client.RunOptions{})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	out := <-done
+	close(release)
+	if out == nil || out.Kind != client.ProgramFailed || out.Error.Name != "InternalError" || !strings.Contains(out.Error.Message, "sandbox process") {
+		t.Fatalf("the execution on the killed process: %+v", out)
+	}
+	t.Logf("%s: %s", out.Error.Name, out.Error.Message)
+	for range 3 {
+		after, err := c.Run(context.Background(), `export default async function ({ codemode, result }) { result.appendText((await codemode.echo({ value: "on" })).value); }`, client.RunOptions{})
+		if err != nil || after.Kind != client.Success || after.Content[0].Text != "on" {
+			t.Fatalf("after the kill: %+v %v", after, err)
+		}
+	}
+	if sandboxPIDs(t)[pid] {
+		t.Fatal("the killed process is still listed")
+	}
+}
+
+// sandboxPIDs lists this process's sandbox children.
+func sandboxPIDs(t *testing.T) map[int]bool {
+	t.Helper()
+	pids := map[int]bool{}
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, f := range tasks {
+		raw, _ := os.ReadFile(f)
+		for _, field := range strings.Fields(string(raw)) {
+			pid, _ := strconv.Atoi(field)
+			cmd, _ := os.ReadFile("/proc/" + field + "/cmdline")
+			if pid > 0 && strings.HasPrefix(string(cmd), "codemode-quickjs-sandbox") {
+				pids[pid] = true
+			}
+		}
+	}
+	return pids
+}

@@ -1,0 +1,840 @@
+//go:build unix
+
+package quickjs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/codemode-go/codemode/wire"
+	"golang.org/x/sys/unix"
+)
+
+// killGrace is how far past its deadline an execution may run before its
+// sandbox process is killed: the runner inside stops a program at its
+// deadline whenever the engine reaches an interrupt poll, so only a program
+// stuck where no poll comes (a long C builtin, a corrupted engine) gets here.
+const killGrace = 250 * time.Millisecond
+
+// After a cancel the supervisor asks the sandbox process every cancelCheck
+// whether the execution has stopped, and kills the process if it still runs
+// it (or cannot answer) cancelStop after the cancel: well within the
+// client's CancelGrace, so that its liveness probe sees a working runtime.
+const (
+	cancelCheck = time.Second
+	cancelStop  = 5 * time.Second
+)
+
+// bootTimeout bounds the boot of a replacement sandbox process.
+const bootTimeout = 2 * time.Minute
+
+// supervisor is the host side of a sandboxed runtime. It relays the wire
+// protocol between the client (the in-memory pipe of the connection) and a
+// sandbox process, watches every execution's deadline, and replaces the
+// process when it must be killed or dies. It runs no guest code.
+type supervisor struct {
+	d      *Driver
+	opts   Options
+	source string
+	client io.ReadWriteCloser // the runner's end of the connection's pipe
+	cw     *wire.Writer       // to the client; never blocks (the pipe buffers)
+	probe  bool               // tests: boot, run the confinement probe, report
+
+	mu      sync.Mutex
+	cond    *sync.Cond // signalled when cur is set or closing
+	cur     *sandbox   // nil while a replacement boots
+	boxes   map[*sandbox]bool
+	execs   map[uint64]*watched
+	closing bool
+	err     error
+	stopped chan struct{} // closed by shutdown
+	wg      sync.WaitGroup
+	boots   int // sandbox processes started, for tests
+}
+
+// sandbox is one sandbox process.
+type sandbox struct {
+	cmd    *exec.Cmd
+	data   *os.File
+	ctrl   *os.File
+	r      *wire.Reader
+	w      *wire.Writer
+	stderr *tail
+	exited chan struct{} // closed once the process was reaped
+	report childBoot
+
+	killed bool // under supervisor.mu: the supervisor ended it
+
+	qmu     sync.Mutex
+	queries map[uint64]chan bool
+	ctrlMu  sync.Mutex
+}
+
+// watched is an execution the supervisor relays.
+type watched struct {
+	id        uint64
+	limit     time.Duration
+	box       *sandbox    // nil until it was sent to a process
+	timer     *time.Timer // the deadline watch
+	check     *time.Timer // after a cancel, the check that it stopped
+	cancelled bool
+	// cancelledAt is when the client cancelled it.
+	cancelledAt time.Time
+	slot        bool          // holds one of the driver's engine slots
+	gone        chan struct{} // closed when it leaves the table
+}
+
+func newSupervisor(d *Driver, source string, client io.ReadWriteCloser) *supervisor {
+	s := &supervisor{d: d, opts: d.opts, source: source, client: client, cw: wire.NewWriter(client),
+		boxes: map[*sandbox]bool{}, execs: map[uint64]*watched{}, stopped: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// connectSandboxed boots a runtime whose engines run in a sandbox process.
+func (d *Driver) connectSandboxed(ctx context.Context, runnerSource string) (*connection, error) {
+	host, guest := pipe()
+	s := newSupervisor(d, runnerSource, guest)
+	box, ready, err := s.start(ctx)
+	if err != nil {
+		_ = host.Close()
+		return nil, err
+	}
+	c := &connection{host: host, done: make(chan struct{})}
+	c.cancel = func() { s.shutdown(nil) }
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		s.shutdown(nil)
+		s.wait()
+		_ = host.Close()
+		return nil, errors.New("quickjs: the driver is closed")
+	}
+	if d.conns == nil {
+		d.conns = map[*connection]bool{}
+	}
+	d.conns[c] = true
+	d.mu.Unlock()
+	s.mu.Lock()
+	s.cur = box
+	if ready != nil {
+		_ = s.cw.Write(ready)
+	}
+	s.mu.Unlock()
+	go func() {
+		s.serveClient()
+		s.wait()
+		_ = guest.Close()
+		c.err = s.err
+		d.mu.Lock()
+		delete(d.conns, c)
+		d.mu.Unlock()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// probeSandbox boots a sandbox process that runs the test binary's
+// confinement probe instead of serving, and returns its boot report.
+func (d *Driver) probeSandbox(ctx context.Context, runnerSource string) (childBoot, error) {
+	host, guest := pipe()
+	defer host.Close()
+	s := newSupervisor(d, runnerSource, guest)
+	s.probe = true
+	box, _, err := s.start(ctx)
+	if err != nil {
+		return childBoot{}, err
+	}
+	<-box.exited
+	s.shutdown(nil)
+	s.wait()
+	return box.report, nil
+}
+
+// start starts and boots a sandbox process: configuration, boot report,
+// ready message. Its reader goroutines run until it ends.
+func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error) {
+	exe, err := sandboxExecutable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("quickjs: finding the executable for the sandbox process: %w", err)
+	}
+	dataP, dataC, err := socketPair()
+	if err != nil {
+		return nil, nil, err
+	}
+	ctrlP, ctrlC, err := socketPair()
+	if err != nil {
+		_ = dataP.Close()
+		_ = dataC.Close()
+		return nil, nil, err
+	}
+	tokenBytes := make([]byte, 16)
+	_, _ = rand.Read(tokenBytes)
+	token := hex.EncodeToString(tokenBytes)
+	cacheDir := s.d.sandboxDir()
+	cmd := exec.Command(exe)
+	cmd.Args = []string{"codemode-quickjs-sandbox"}
+	cmd.Env = []string{sandboxEnv + "=" + sandboxFirstStage + ":" + token, sandboxCacheEnv + "=" + cacheDir}
+	for _, keep := range []string{"GORACE", "GODEBUG", "GOMAXPROCS", "GOGC", "GOTRACEBACK"} {
+		if v, ok := os.LookupEnv(keep); ok {
+			cmd.Env = append(cmd.Env, keep+"="+v)
+		}
+	}
+	cmd.ExtraFiles = []*os.File{dataC, ctrlC}
+	box := &sandbox{cmd: cmd, data: dataP, ctrl: ctrlP, stderr: &tail{}, exited: make(chan struct{}), queries: map[uint64]chan bool{}}
+	cmd.Stderr = box.stderr
+	cmd.SysProcAttr = sandboxSysProcAttr()
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		closeAll(dataP, dataC, ctrlP, ctrlC)
+		return nil, nil, errors.New("quickjs: the runtime is closed")
+	}
+	err = cmd.Start()
+	_ = dataC.Close()
+	_ = ctrlC.Close()
+	if err != nil {
+		s.mu.Unlock()
+		closeAll(dataP, ctrlP)
+		return nil, nil, fmt.Errorf("quickjs: starting the sandbox process: %w", err)
+	}
+	s.boxes[box] = true
+	s.boots++
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		_ = cmd.Wait()
+		closeAll(dataP, ctrlP)
+		close(box.exited)
+		s.mu.Lock()
+		delete(s.boxes, box)
+		s.mu.Unlock()
+	}()
+
+	opts := s.opts
+	opts.CacheDir = cacheDir
+	opts.MaxEngines = 0 // the supervisor holds the driver's engine slots
+	cfg, err := json.Marshal(childConfig{Token: token, RunnerSource: s.source, Options: opts, Probe: s.probe})
+	if err != nil {
+		s.kill(box)
+		return nil, nil, err
+	}
+	type booted struct {
+		ready *wire.Message
+		err   error
+	}
+	done := make(chan booted, 1)
+	go func() {
+		if err := wire.WriteFrame(dataP, cfg); err != nil {
+			done <- booted{err: fmt.Errorf("sending the configuration: %w", err)}
+			return
+		}
+		raw, err := wire.ReadFrame(dataP, 1<<20)
+		if err != nil {
+			done <- booted{err: fmt.Errorf("reading the boot report: %w", err)}
+			return
+		}
+		if err := json.Unmarshal(raw, &box.report); err != nil {
+			done <- booted{err: fmt.Errorf("decoding the boot report: %w", err)}
+			return
+		}
+		if box.report.Error != "" {
+			done <- booted{err: errors.New(box.report.Error)}
+			return
+		}
+		if s.probe {
+			done <- booted{}
+			return
+		}
+		box.r = wire.NewReader(dataP)
+		box.w = wire.NewWriter(dataP)
+		m, err := box.r.Read()
+		if err == nil && m.Kind != wire.KindReady {
+			err = fmt.Errorf("the first message is %s, not ready", m.Kind)
+		}
+		done <- booted{ready: m, err: err}
+	}()
+	var b booted
+	select {
+	case b = <-done:
+	case <-ctx.Done():
+		b.err = context.Cause(ctx)
+	}
+	if b.err != nil {
+		s.kill(box)
+		<-box.exited
+		return nil, nil, fmt.Errorf("quickjs: booting the sandbox process: %w%s", b.err, box.describeExit())
+	}
+	if s.probe {
+		return box, nil, nil
+	}
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.readSandbox(box)
+	}()
+	go func() {
+		defer s.wg.Done()
+		box.readAnswers()
+	}()
+	return box, b.ready, nil
+}
+
+// sandboxSupported: this platform runs engines in sandbox processes.
+const sandboxSupported = true
+
+// sandboxCacheDir is the compilation cache of sandbox processes: dir, or
+// codemode/quickjs in the user's cache directory, created (0700) if needed;
+// "" (compile in each process) when neither is usable.
+func sandboxCacheDir(dir string) string {
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(base, "codemode", "quickjs")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return dir
+}
+
+// describeExit says how a dead sandbox process ended, with the end of what
+// it wrote to stderr.
+func (b *sandbox) describeExit() string {
+	out := ""
+	if st := b.cmd.ProcessState; st != nil {
+		out = " (" + st.String() + ")"
+	}
+	if t := b.stderr.String(); t != "" {
+		out += ": " + t
+	}
+	return out
+}
+
+func socketPair() (parent, child *os.File, err error) {
+	// Under ForkLock, so that no process started meanwhile inherits them
+	// before they are close-on-exec.
+	syscall.ForkLock.RLock()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.CloseOnExec(fds[0])
+		unix.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, nil, fmt.Errorf("quickjs: creating a socket pair for the sandbox process: %w", err)
+	}
+	// The host's end is non-blocking so that Go's poller owns it and
+	// closing it ends a blocked read.
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		_ = unix.Close(fds[0])
+		_ = unix.Close(fds[1])
+		return nil, nil, fmt.Errorf("quickjs: socket pair: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "codemode-sandbox"), os.NewFile(uintptr(fds[1]), "codemode-sandbox-child"), nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+// kill ends a sandbox process and its process group.
+func (s *supervisor) kill(b *sandbox) {
+	if p := b.cmd.Process; p != nil {
+		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = p.Kill()
+	}
+}
+
+// serveClient relays the client's messages until the client closes its end
+// or breaks the protocol, then shuts the supervisor down.
+func (s *supervisor) serveClient() {
+	r := wire.NewReader(s.client)
+	for {
+		m, err := r.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+				s.shutdown(nil)
+			} else {
+				s.shutdown(fmt.Errorf("quickjs runner: %w", err))
+			}
+			return
+		}
+		switch m.Kind {
+		case wire.KindExecute:
+			s.execute(m)
+		case wire.KindToolResult:
+			s.mu.Lock()
+			w := s.execs[m.Execution]
+			var box *sandbox
+			if w != nil && w.box != nil && !w.box.killed {
+				box = w.box
+			}
+			s.mu.Unlock()
+			if box != nil {
+				_ = box.w.Write(m) // a dead process is noticed by its reader
+			}
+		case wire.KindCancel:
+			s.cancel(m)
+		default:
+			s.shutdown(fmt.Errorf("quickjs runner: %w: unexpected %s message from the host", wire.ErrMalformed, m.Kind))
+			return
+		}
+		select {
+		case <-s.stopped:
+			return
+		default:
+		}
+	}
+}
+
+// limitFor is an execution's deadline: the one its execute message asks
+// for, cut to Options.Timeout, as the runner in the sandbox computes it.
+func (s *supervisor) limitFor(m *wire.Message) time.Duration {
+	return limitsOf(m, s.opts).timeout
+}
+
+func (s *supervisor) execute(m *wire.Message) {
+	s.mu.Lock()
+	if _, dup := s.execs[m.Execution]; dup {
+		_ = s.cw.Write(failure(m.Execution, "Error", "duplicate execution id"))
+		s.mu.Unlock()
+		return
+	}
+	w := &watched{id: m.Execution, limit: s.limitFor(m), gone: make(chan struct{})}
+	s.execs[w.id] = w
+	if slots := s.d.slots; slots != nil {
+		select {
+		case slots <- struct{}{}:
+			w.slot = true
+		default:
+			s.wg.Add(1)
+			s.mu.Unlock()
+			go func() {
+				defer s.wg.Done()
+				s.waitForSlot(w, m)
+			}()
+			return
+		}
+	}
+	s.mu.Unlock()
+	s.send(w, m)
+}
+
+// waitForSlot holds an execution until one of the driver's engine slots is
+// free; the wait counts against its deadline.
+func (s *supervisor) waitForSlot(w *watched, m *wire.Message) {
+	start := time.Now()
+	t := time.NewTimer(w.limit)
+	defer t.Stop()
+	select {
+	case s.d.slots <- struct{}{}:
+		s.mu.Lock()
+		if s.execs[w.id] != w {
+			s.mu.Unlock()
+			<-s.d.slots
+			return
+		}
+		w.slot = true
+		// The wait counted against the deadline: the runner gets what is
+		// left of it.
+		left := max(w.limit-time.Since(start), time.Millisecond)
+		w.limit = left
+		s.mu.Unlock()
+		lim := wire.Limits{}
+		if m.Limits != nil {
+			lim = *m.Limits
+		}
+		lim.TimeoutMs = uint64(left / time.Millisecond)
+		if lim.TimeoutMs == 0 {
+			lim.TimeoutMs = 1
+		}
+		fwd := *m
+		fwd.Limits = &lim
+		s.send(w, &fwd)
+	case <-t.C:
+		s.mu.Lock()
+		if s.execs[w.id] == w {
+			s.forget(w)
+			_ = s.cw.Write(failure(w.id, "TimeoutError", fmt.Sprintf("the execution deadline of %s was exceeded while waiting for an engine (all %d in use)", w.limit, cap(s.d.slots))))
+		}
+		s.mu.Unlock()
+	case <-w.gone:
+	case <-s.stopped:
+	}
+}
+
+// send hands an execution to the current sandbox process, waiting for a
+// replacement to boot if there is none, and starts its deadline watch.
+func (s *supervisor) send(w *watched, m *wire.Message) {
+	s.mu.Lock()
+	for s.cur == nil && !s.closing {
+		s.cond.Wait()
+	}
+	if s.closing || s.execs[w.id] != w {
+		s.mu.Unlock()
+		return
+	}
+	box := s.cur
+	w.box = box
+	w.timer = time.AfterFunc(w.limit+killGrace, func() { s.overrun(w, box) })
+	s.mu.Unlock()
+	_ = box.w.Write(m)
+}
+
+func (s *supervisor) cancel(m *wire.Message) {
+	s.mu.Lock()
+	w := s.execs[m.Execution]
+	if w == nil || w.cancelled {
+		s.mu.Unlock()
+		return
+	}
+	if w.box == nil {
+		// Still waiting for an engine or a process: it leaves quietly.
+		s.forget(w)
+		s.mu.Unlock()
+		return
+	}
+	w.cancelled = true
+	w.cancelledAt = time.Now()
+	s.armCheck(w, w.box)
+	box := w.box
+	s.mu.Unlock()
+	_ = box.w.Write(m)
+}
+
+// forget removes an execution from the table and releases what it holds.
+// Called with s.mu held.
+func (s *supervisor) forget(w *watched) {
+	delete(s.execs, w.id)
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	if w.check != nil && w.check.Stop() {
+		s.wg.Done() // the check will not run
+	}
+	if w.slot {
+		w.slot = false
+		<-s.d.slots
+	}
+	close(w.gone)
+}
+
+// readSandbox relays a sandbox process's messages to the client until the
+// process ends or breaks the protocol. Nothing from the process is trusted:
+// messages for executions it does not run are dropped, and a malformed or
+// unexpected message ends the process like a crash.
+func (s *supervisor) readSandbox(box *sandbox) {
+	for {
+		m, err := box.r.Read()
+		if err != nil {
+			s.lost(box, err)
+			return
+		}
+		switch m.Kind {
+		case wire.KindToolCall, wire.KindOutput, wire.KindResult:
+		default:
+			s.lost(box, fmt.Errorf("unexpected %s message", m.Kind))
+			return
+		}
+		s.mu.Lock()
+		w := s.execs[m.Execution]
+		if w != nil && w.box == box && !box.killed {
+			if m.Kind == wire.KindResult {
+				s.forget(w)
+			}
+			if !w.cancelled {
+				_ = s.cw.Write(m)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// lost handles a sandbox process that ended or broke the protocol without
+// the supervisor killing it: its executions fail and a new process starts.
+func (s *supervisor) lost(box *sandbox, cause error) {
+	s.mu.Lock()
+	if box.killed || s.closing {
+		s.mu.Unlock()
+		return
+	}
+	victims := s.takeDown(box)
+	s.mu.Unlock()
+	s.kill(box)
+	select {
+	case <-box.exited:
+	case <-time.After(time.Second):
+	}
+	why := "it ended unexpectedly"
+	if !errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) {
+		why = fmt.Sprintf("it broke the protocol (%v)", cause)
+	}
+	msg := fmt.Sprintf("the sandbox process running the program was replaced: %s%s", why, box.describeExit())
+	s.mu.Lock()
+	for _, w := range victims {
+		if !w.cancelled {
+			_ = s.cw.Write(failure(w.id, "InternalError", msg))
+		}
+	}
+	s.mu.Unlock()
+	s.replace()
+}
+
+// takeDown marks box killed and takes every execution on it out of the
+// table. Called with s.mu held.
+func (s *supervisor) takeDown(box *sandbox) []*watched {
+	box.killed = true
+	if s.cur == box {
+		s.cur = nil
+	}
+	var victims []*watched
+	for _, w := range s.execs {
+		if w.box == box {
+			victims = append(victims, w)
+		}
+	}
+	for _, w := range victims {
+		s.forget(w)
+	}
+	return victims
+}
+
+// overrun kills the sandbox process of an execution that ran past its
+// deadline and grace: the program is stuck where the runner cannot stop it.
+func (s *supervisor) overrun(w *watched, box *sandbox) {
+	s.mu.Lock()
+	if s.execs[w.id] != w || w.box != box || box.killed || s.closing {
+		s.mu.Unlock()
+		return
+	}
+	victims := s.takeDown(box)
+	for _, v := range victims {
+		switch {
+		case v.cancelled:
+		case v == w:
+			_ = s.cw.Write(failure(v.id, "TimeoutError", fmt.Sprintf(
+				"the program was stopped: the execution deadline of %s was exceeded, and the program did not yield to be stopped, so its sandbox process was killed", v.limit)))
+		default:
+			_ = s.cw.Write(failure(v.id, "InternalError", "the sandbox process was restarted because another execution overran its deadline; this execution was stopped with it"))
+		}
+	}
+	s.mu.Unlock()
+	s.kill(box)
+	s.replace()
+}
+
+// armCheck schedules the next check of a cancelled execution. Called with
+// s.mu held.
+func (s *supervisor) armCheck(w *watched, box *sandbox) {
+	s.wg.Add(1)
+	w.check = time.AfterFunc(cancelCheck, func() {
+		defer s.wg.Done()
+		s.checkCancelled(w, box)
+	})
+}
+
+// checkCancelled asks the sandbox process whether a cancelled execution has
+// stopped, and kills the process if it has not (or cannot answer).
+func (s *supervisor) checkCancelled(w *watched, box *sandbox) {
+	s.mu.Lock()
+	if s.execs[w.id] != w || box.killed || s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	live := box.query(w.id, 2*killGrace)
+	s.mu.Lock()
+	if s.execs[w.id] != w || box.killed || s.closing {
+		s.mu.Unlock()
+		return
+	}
+	if !live {
+		s.forget(w)
+		s.mu.Unlock()
+		return
+	}
+	if time.Since(w.cancelledAt) < cancelStop {
+		s.armCheck(w, box)
+		s.mu.Unlock()
+		return
+	}
+	victims := s.takeDown(box)
+	for _, v := range victims {
+		if !v.cancelled {
+			_ = s.cw.Write(failure(v.id, "InternalError", "the sandbox process was restarted because a cancelled execution did not stop; this execution was stopped with it"))
+		}
+	}
+	s.mu.Unlock()
+	s.kill(box)
+	s.replace()
+}
+
+// query asks the sandbox process whether it still runs execution id. No
+// answer within timeout counts as yes.
+func (b *sandbox) query(id uint64, timeout time.Duration) bool {
+	ch := make(chan bool, 1)
+	b.qmu.Lock()
+	b.queries[id] = ch
+	b.qmu.Unlock()
+	defer func() {
+		b.qmu.Lock()
+		delete(b.queries, id)
+		b.qmu.Unlock()
+	}()
+	var q [8]byte
+	putBeUint64(q[:], id)
+	b.ctrlMu.Lock()
+	_ = b.ctrl.SetWriteDeadline(time.Now().Add(timeout))
+	_, err := b.ctrl.Write(q[:])
+	b.ctrlMu.Unlock()
+	if err != nil {
+		return true
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case live := <-ch:
+		return live
+	case <-t.C:
+		return true
+	case <-b.exited:
+		return false
+	}
+}
+
+// readAnswers delivers the sandbox's liveness answers to their queries.
+func (b *sandbox) readAnswers() {
+	var a [9]byte
+	for {
+		if _, err := io.ReadFull(b.ctrl, a[:]); err != nil {
+			return
+		}
+		id := beUint64(a[:8])
+		b.qmu.Lock()
+		ch := b.queries[id]
+		b.qmu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- a[8] == 1:
+			default:
+			}
+		}
+	}
+}
+
+// replace boots a new sandbox process in the background; executions that
+// arrive meanwhile wait for it. A replacement that cannot boot ends the
+// runtime with the reason.
+func (s *supervisor) replace() {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
+		defer cancel()
+		go func() {
+			select {
+			case <-s.stopped:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		box, _, err := s.start(ctx)
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			if box != nil {
+				s.kill(box)
+			}
+			return
+		}
+		if err != nil {
+			s.mu.Unlock()
+			s.shutdown(fmt.Errorf("quickjs: replacing the sandbox process: %w", err))
+			_ = s.client.Close()
+			return
+		}
+		s.cur = box
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}()
+}
+
+// shutdown stops relaying: every sandbox process is killed. err, if any, is
+// the runtime's failure.
+func (s *supervisor) shutdown(err error) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.closing = true
+	s.err = err
+	close(s.stopped)
+	s.cond.Broadcast()
+	boxes := make([]*sandbox, 0, len(s.boxes))
+	for b := range s.boxes {
+		b.killed = true
+		boxes = append(boxes, b)
+	}
+	for _, w := range s.execs {
+		s.forget(w)
+	}
+	s.mu.Unlock()
+	for _, b := range boxes {
+		s.kill(b)
+	}
+	_ = s.client.Close()
+}
+
+// wait waits for every goroutine of the supervisor after shutdown.
+func (s *supervisor) wait() { s.wg.Wait() }
+
+// tail keeps the last bytes a sandbox process wrote to stderr.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 2 << 10
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

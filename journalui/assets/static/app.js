@@ -1,0 +1,52 @@
+// The journal page's script: live updates and busy buttons. It never builds
+// markup from data: a change re-fetches the page the server rendered (and
+// escaped) and swaps in its #live part.
+"use strict";
+(() => {
+  const body = document.body;
+
+  // A submitted form's button says what is happening and cannot be pressed twice.
+  document.addEventListener("submit", (ev) => {
+    const form = ev.target;
+    form.dataset.submitting = "1";
+    const button = form.querySelector("button[type=submit]");
+    if (button) {
+      button.disabled = true;
+      if (button.dataset.busy) button.textContent = button.dataset.busy;
+    }
+  });
+
+  const events = body.dataset.events;
+  if (!events || !window.EventSource) return;
+  const conn = document.getElementById("conn");
+  let running = false;
+  let again = false;
+
+  async function refresh() {
+    if (running) { again = true; return; }
+    running = true;
+    try {
+      const res = await fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      if (!res.ok) return;
+      const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+      const next = doc.getElementById("live");
+      const cur = document.getElementById("live");
+      // A form being submitted keeps its page until the server answers.
+      if (next && cur && !document.querySelector("form[data-submitting]")) {
+        cur.replaceWith(document.adoptNode(next));
+        body.dataset.version = doc.body.dataset.version || "";
+      }
+    } catch (e) {
+      // The next change event tries again.
+    } finally {
+      running = false;
+      if (again) { again = false; refresh(); }
+    }
+  }
+
+  const source = new EventSource(events + "since=" + encodeURIComponent(body.dataset.version || ""));
+  source.addEventListener("open", () => { if (conn) { conn.textContent = "live"; conn.className = "conn live"; } });
+  source.addEventListener("error", () => { if (conn) { conn.textContent = "reconnecting…"; conn.className = "conn down"; } });
+  source.addEventListener("change", refresh);
+  window.addEventListener("pagehide", () => source.close());
+})();

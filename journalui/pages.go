@@ -1,0 +1,552 @@
+package journalui
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/codemode-go/codemode/durable"
+)
+
+// maxShown is how many characters of one value (arguments, a result, an
+// error) a page shows; the rest is summarized.
+const maxShown = 20_000
+
+// statuses are the filters of the list, in lifecycle order.
+var statuses = []durable.Status{durable.StatusPaused, durable.StatusRunning, durable.StatusCompleted,
+	durable.StatusError, durable.StatusRejected, durable.StatusRolledBack}
+
+func parsePages() (map[string]*template.Template, error) {
+	funcs := template.FuncMap{"lower": strings.ToLower}
+	pages := map[string]*template.Template{}
+	for _, name := range []string{"list", "detail", "login"} {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/templates/layout.html", "assets/templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("journalui: template %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// page is what the layout needs besides the page's own data.
+type page struct {
+	Title    string
+	Runtimes string
+	CSRF     string
+	Events   string // the event stream URL; "" for a page without live updates
+	Version  string // the journal version the page shows
+	Data     any
+}
+
+type loginView struct {
+	Next, Problem string
+}
+
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	p := page{Title: "codemode journal", Runtimes: h.runtimeNames(), CSRF: h.csrf(r), Data: data}
+	switch v := data.(type) {
+	case *listView:
+		p.Events, p.Version = "/events?", v.Version
+	case *detailView:
+		p.Title = v.ID + " · codemode journal"
+		p.Events, p.Version = "/events?execution="+url.QueryEscape(v.ID)+"&", v.Version
+	case loginView:
+		p.Title = "Log in · codemode journal"
+	}
+	var buf bytes.Buffer
+	if err := h.pages[name].Execute(&buf, p); err != nil {
+		h.log.Warn("journalui: rendering a page", "page", name, "err", err)
+		http.Error(w, "rendering the page failed: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (h *Handler) runtimeNames() string {
+	names := make([]string, len(h.handles))
+	for i, d := range h.handles {
+		names[i] = d.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
+// row is one execution in the list.
+type row struct {
+	ID, Runtime, Age, Created, Summary string
+	Status                             durable.Status
+	Calls                              int
+}
+
+// pendingGroup is the pending actions of one paused execution.
+type pendingGroup struct {
+	ID, Runtime, Age string
+	Actions          []pendingView
+}
+
+type pendingView struct {
+	Seq  uint64
+	Call string
+	Args string
+}
+
+type filter struct {
+	Status   durable.Status
+	Count    int
+	Selected bool
+}
+
+type listView struct {
+	Rows     []row
+	Pending  []pendingGroup
+	Filters  []filter
+	Total    int
+	Selected durable.Status
+	Version  string
+	Problem  string
+}
+
+// snapshot reads every handle's executions, newest first.
+func (h *Handler) snapshot(ctx context.Context) ([]*durable.Execution, map[*durable.Execution]*durable.Handle, error) {
+	var all []*durable.Execution
+	owner := map[*durable.Execution]*durable.Handle{}
+	for _, d := range h.handles {
+		l, err := d.Executions(ctx, h.opts.Limit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the executions of runtime %s: %w", d.Name(), err)
+		}
+		for _, e := range l {
+			owner[e] = d
+		}
+		all = append(all, l...)
+	}
+	slices.SortStableFunc(all, func(a, b *durable.Execution) int {
+		if a.CreatedAt != b.CreatedAt {
+			return int(b.CreatedAt - a.CreatedAt)
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return all, owner, nil
+}
+
+// version fingerprints what a page shows of executions: it changes when
+// any execution or tool log entry changes state, is added or is removed.
+func version(list []*durable.Execution) string {
+	s := sha256.New()
+	var b [8]byte
+	for _, e := range list {
+		s.Write([]byte(e.ID))
+		s.Write([]byte(e.Status))
+		binary.LittleEndian.PutUint64(b[:], uint64(e.UpdatedAt))
+		s.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], uint64(e.Passes))
+		s.Write(b[:])
+		for _, l := range e.Log {
+			binary.LittleEndian.PutUint64(b[:], l.Seq)
+			s.Write(b[:])
+			s.Write([]byte(l.State))
+			binary.LittleEndian.PutUint64(b[:], uint64(l.UpdatedAt))
+			s.Write(b[:])
+		}
+		s.Write([]byte{0})
+	}
+	return hex.EncodeToString(s.Sum(nil)[:12])
+}
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
+	v := &listView{}
+	if s := r.URL.Query().Get("status"); s != "" {
+		v.Selected = durable.Status(s)
+		if !v.Selected.Valid() {
+			http.Error(w, fmt.Sprintf("unknown status %q: use one of running, paused, completed, error, rejected, rolled_back", s), http.StatusBadRequest)
+			return
+		}
+	}
+	all, owner, err := h.snapshot(r.Context())
+	if err != nil {
+		h.log.Warn("journalui: reading the journal", "err", err)
+		v.Problem = err.Error()
+		h.render(w, r, http.StatusInternalServerError, "list", v)
+		return
+	}
+	v.Version = version(all)
+	v.Total = len(all)
+	now := time.Now()
+	counts := map[durable.Status]int{}
+	for _, e := range all {
+		counts[e.Status]++
+		d := owner[e]
+		if e.Status == durable.StatusPaused {
+			g := pendingGroup{ID: e.ID, Runtime: d.Name(), Age: age(e.UpdatedAt, now)}
+			for _, l := range e.Log {
+				if l.State == durable.EntryPending {
+					g.Actions = append(g.Actions, pendingView{Seq: l.Seq, Call: l.Connector + "." + l.Method, Args: pretty(l.Args)})
+				}
+			}
+			v.Pending = append(v.Pending, g)
+		}
+		if v.Selected != "" && e.Status != v.Selected {
+			continue
+		}
+		v.Rows = append(v.Rows, row{
+			ID: e.ID, Runtime: d.Name(), Status: e.Status, Age: age(e.CreatedAt, now),
+			Created: time.UnixMilli(e.CreatedAt).UTC().Format(time.RFC3339), Calls: calls(e), Summary: summary(e),
+		})
+	}
+	for _, s := range statuses {
+		v.Filters = append(v.Filters, filter{Status: s, Count: counts[s], Selected: s == v.Selected})
+	}
+	h.render(w, r, http.StatusOK, "list", v)
+}
+
+// calls counts the connector calls of an execution (steps excluded).
+func calls(e *durable.Execution) int {
+	n := 0
+	for _, l := range e.Log {
+		if !l.IsStep() {
+			n++
+		}
+	}
+	return n
+}
+
+// summary is one line about an execution for the list.
+func summary(e *durable.Execution) string {
+	switch e.Status {
+	case durable.StatusPaused:
+		var p []string
+		for _, l := range e.Log {
+			if l.State == durable.EntryPending {
+				p = append(p, l.Connector+"."+l.Method)
+			}
+		}
+		return "awaits approval: " + strings.Join(p, ", ")
+	case durable.StatusCompleted:
+		return "result: " + cut(string(e.Result), 120)
+	case durable.StatusRunning:
+		return fmt.Sprintf("pass %d running", e.Passes)
+	}
+	return cut(e.Error, 160)
+}
+
+// cut shortens s to about max characters on one line.
+func cut(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max]) + "…"
+}
+
+// age says how long ago a Unix-millisecond time was: "12s", "4m", "3h", "2d".
+func age(ms int64, now time.Time) string {
+	d := max(now.Sub(time.UnixMilli(ms)), 0)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// pretty renders a JSON value indented, bounded to maxShown characters.
+func pretty(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	s := string(v)
+	if json.Indent(&buf, v, "", "  ") == nil {
+		s = buf.String()
+	}
+	return bounded(s)
+}
+
+func bounded(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cutAt := maxShown
+	for cutAt > 0 && !utf8.RuneStart(s[cutAt]) {
+		cutAt--
+	}
+	return s[:cutAt] + fmt.Sprintf("\n… (%d more bytes not shown)", len(s)-cutAt)
+}
+
+type entryView struct {
+	Seq              uint64
+	Call             string
+	State            durable.EntryState
+	Args             string
+	Result           string
+	Error            string
+	Step             bool
+	RequiresApproval bool
+	Ephemeral        bool
+	Updated          string
+}
+
+type detailView struct {
+	ID, Runtime       string
+	Status            durable.Status
+	Created, Updated  string
+	CreatedAge        string
+	Passes            int
+	Connectors        string
+	Code              []string
+	Log               []entryView
+	Pending           []pendingView
+	Result            string
+	Error             string
+	Logs              string
+	CanApprove        bool
+	CanRollback       bool
+	Revertible        int
+	Notice, Problem   string
+	Version           string
+	Missing           string // connectors the run needs that this page's handle lacks
+	HasResult, Exists bool
+}
+
+// find returns the handle and record of the execution id.
+func (h *Handler) find(ctx context.Context, id string) (*durable.Handle, *durable.Execution, error) {
+	for _, d := range h.handles {
+		e, err := d.Execution(ctx, id)
+		if err == nil {
+			return d, e, nil
+		}
+		if !errors.Is(err, durable.ErrNotFound) {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, fmt.Errorf("execution %s: %w", id, durable.ErrNotFound)
+}
+
+// notices are the fixed messages a redirect after a POST may show.
+var notices = map[string]string{
+	"approved":   "Approved: the execution was replayed with the approved actions.",
+	"rejected":   "Rejected: the execution ended as rejected; earlier actions stay applied until rolled back.",
+	"rolledback": "Rolled back: the applied actions with a revert were compensated, newest first.",
+}
+
+func (h *Handler) detail(w http.ResponseWriter, r *http.Request) {
+	h.showDetail(w, r, http.StatusOK, notices[r.URL.Query().Get("done")], "")
+}
+
+func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int, notice, problem string) {
+	id := r.PathValue("id")
+	d, e, err := h.find(r.Context(), id)
+	if err != nil {
+		code := http.StatusInternalServerError
+		if errors.Is(err, durable.ErrNotFound) {
+			code = http.StatusNotFound
+		} else {
+			h.log.Warn("journalui: reading an execution", "execution", id, "err", err)
+		}
+		h.render(w, r, code, "detail", &detailView{ID: id, Problem: err.Error()})
+		return
+	}
+	v := buildDetail(d, e, time.Now())
+	v.Notice, v.Problem = notice, problem
+	h.render(w, r, status, "detail", v)
+}
+
+func buildDetail(d *durable.Handle, e *durable.Execution, now time.Time) *detailView {
+	v := &detailView{
+		ID: e.ID, Runtime: d.Name(), Status: e.Status, Exists: true,
+		Created:    time.UnixMilli(e.CreatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
+		Updated:    time.UnixMilli(e.UpdatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
+		CreatedAge: age(e.CreatedAt, now), Passes: e.Passes, Connectors: strings.Join(e.Connectors, ", "),
+		Code: strings.Split(strings.TrimRight(e.Code, "\n"), "\n"), Error: bounded(e.Error),
+		Logs: bounded(strings.Join(e.Logs, "\n")), Version: version([]*durable.Execution{e}),
+	}
+	if e.Status == durable.StatusCompleted {
+		v.HasResult, v.Result = true, pretty(e.Result)
+	}
+	for _, l := range e.Log {
+		ev := entryView{Seq: l.Seq, State: l.State, Args: pretty(l.Args), Result: pretty(l.Result), Error: bounded(l.Error),
+			Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral,
+			Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
+		ev.Call = l.Connector + "." + l.Method
+		if ev.Step {
+			var a struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(l.Args, &a)
+			ev.Call, ev.Args = "codemode.step", strconv.Quote(a.Name)
+		}
+		v.Log = append(v.Log, ev)
+		if l.State == durable.EntryPending {
+			v.Pending = append(v.Pending, pendingView{Seq: l.Seq, Call: ev.Call, Args: ev.Args})
+		}
+		if l.State == durable.EntryApplied && !ev.Step && d.Revertible(l.Connector, l.Method) {
+			v.Revertible++
+		}
+	}
+	var missing []string
+	for _, c := range e.Connectors {
+		if !d.Configured(c) {
+			missing = append(missing, c)
+		}
+	}
+	v.Missing = strings.Join(missing, ", ")
+	v.CanApprove = e.Status == durable.StatusPaused
+	v.CanRollback = e.Status.Terminal() && v.Revertible > 0
+	return v
+}
+
+// problem renders the execution page with a message about a failed
+// action, status 409 (the journal refused it) or 500.
+func (h *Handler) problem(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	h.showDetail(w, r, code, "", msg)
+}
+
+func (h *Handler) done(w http.ResponseWriter, r *http.Request, what string) {
+	http.Redirect(w, r, "/executions/"+url.PathEscape(r.PathValue("id"))+"?done="+what, http.StatusSeeOther)
+}
+
+func (h *Handler) approve(w http.ResponseWriter, r *http.Request) {
+	d, _, err := h.find(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.problem(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	ctx, cancel := h.actionContext(r)
+	defer cancel()
+	if _, err := d.Approve(ctx, r.PathValue("id")); err != nil {
+		h.problem(w, r, http.StatusConflict, "Approval failed: "+err.Error())
+		return
+	}
+	h.done(w, r, "approved")
+}
+
+func (h *Handler) reject(w http.ResponseWriter, r *http.Request) {
+	seq, err := strconv.ParseUint(r.PostForm.Get("seq"), 10, 64)
+	if err != nil {
+		h.problem(w, r, http.StatusBadRequest, "Reject needs the action's seq (a number): "+err.Error())
+		return
+	}
+	d, _, err := h.find(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.problem(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	ok, err := d.Reject(r.Context(), r.PathValue("id"), seq)
+	if err != nil {
+		h.problem(w, r, http.StatusInternalServerError, "Reject failed: "+err.Error())
+		return
+	}
+	if !ok {
+		h.problem(w, r, http.StatusConflict, fmt.Sprintf("Action %d is not pending any more (approved, rejected or expired meanwhile).", seq))
+		return
+	}
+	h.done(w, r, "rejected")
+}
+
+func (h *Handler) rollback(w http.ResponseWriter, r *http.Request) {
+	d, e, err := h.find(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.problem(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	if !e.Status.Terminal() {
+		h.problem(w, r, http.StatusConflict, fmt.Sprintf("Rollback is for ended executions; this one is %s (reject its pending actions first).", e.Status))
+		return
+	}
+	ctx, cancel := h.actionContext(r)
+	defer cancel()
+	if err := d.Rollback(ctx, e.ID); err != nil {
+		h.problem(w, r, http.StatusConflict, "Rollback failed: "+err.Error())
+		return
+	}
+	h.done(w, r, "rolledback")
+}
+
+// events streams "change" events (server-sent events) to a live page: it
+// reads the journal every PollInterval and sends the new version whenever
+// what the page shows (one execution, or the list) changed from the
+// version the page was rendered with ("since"). The stream ends with the
+// request or with Close.
+func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("execution")
+	last := r.URL.Query().Get("since")
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprint(w, "retry: 2000\n: connected\n\n"); err != nil {
+		return
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(h.opts.PollInterval)
+	defer tick.Stop()
+	idle := 0
+	for {
+		v, err := h.currentVersion(r.Context(), id)
+		switch {
+		case err != nil:
+			if r.Context().Err() == nil {
+				h.log.Warn("journalui: polling the journal", "err", err)
+			}
+		case v != last:
+			last = v
+			idle = 0
+			if _, err := fmt.Fprintf(w, "event: change\ndata: %s\n\n", v); err != nil || rc.Flush() != nil {
+				return
+			}
+		default:
+			// A comment now and then finds connections the browser closed.
+			if idle++; time.Duration(idle)*h.opts.PollInterval >= 15*time.Second {
+				idle = 0
+				if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil || rc.Flush() != nil {
+					return
+				}
+			}
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-h.closed:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (h *Handler) currentVersion(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		all, _, err := h.snapshot(ctx)
+		if err != nil {
+			return "", err
+		}
+		return version(all), nil
+	}
+	_, e, err := h.find(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return version([]*durable.Execution{e}), nil
+}

@@ -1,0 +1,187 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// gatedServer serves a code tool over one tool, wait, that returns once
+// release is closed; started receives one value per call.
+func gatedServer(t *testing.T, opts mcpserver.Options, started chan<- struct{}, release <-chan struct{}) *mcp.Server {
+	t.Helper()
+	wait, err := contract.NewRawTool("wait", "Waits for the test.", json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			started <- struct{}{}
+			select {
+			case <-release:
+				return json.RawMessage(`{}`), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
+	t.Cleanup(func() { d.Close() })
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return mcpserver.New(client.New(rt, c), opts)
+}
+
+func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callCode(cs *mcp.ClientSession, code string) (string, bool, error) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.ToolName, Arguments: map[string]any{"code": code}})
+	if err != nil {
+		return "", false, err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError, nil
+}
+
+// TestBusyServerAnswersAtOnce: with one program running and one queued, a
+// third is answered at once that the server is busy, and the queued one
+// runs once the first ends.
+func TestBusyServerAnswersAtOnce(t *testing.T) {
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	srv := gatedServer(t, mcpserver.Options{MaxExecutions: 1, MaxQueued: 1, Timeout: 30 * time.Second}, started, release)
+	cs := connect(t, srv)
+	var wg sync.WaitGroup
+	answers := make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			text, isErr, err := callCode(cs, `await codemode.wait({}); "done"`)
+			answers[i] = fmt.Sprint(text, isErr, err)
+		}()
+		if i == 0 {
+			<-started // the first runs; the second will queue
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // let the second reach the queue
+	text, isErr, err := callCode(cs, `"third"`)
+	if err != nil || !isErr || !strings.Contains(text, "busy") {
+		t.Fatalf("third program: %q isError=%v err=%v, want a busy answer", text, isErr, err)
+	}
+	close(release)
+	wg.Wait()
+	for i, a := range answers {
+		if !strings.Contains(a, "done") {
+			t.Errorf("program %d: %s", i, a)
+		}
+	}
+}
+
+// TestHTTPSessionsAreCapped: past MaxSessions a new client is refused with
+// 503; once idle sessions expire, a client is served again.
+func TestHTTPSessionsAreCapped(t *testing.T) {
+	srv := gatedServer(t, mcpserver.Options{}, make(chan struct{}, 1), nil)
+	ts := httptest.NewServer(mcpserver.NewHTTPHandler(srv, mcpserver.HTTPOptions{MaxSessions: 2, SessionIdle: 500 * time.Millisecond}))
+	defer ts.Close()
+	dial := func() (*mcp.ClientSession, error) {
+		return mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	}
+	for i := range 2 {
+		cs, err := dial()
+		if err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		defer cs.Close()
+	}
+	if cs, err := dial(); err == nil {
+		cs.Close()
+		t.Fatal("a third session was opened past MaxSessions 2")
+	} else if !strings.Contains(err.Error(), "Service Unavailable") {
+		t.Fatalf("third session: %v, want a 503", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cs, err := dial()
+		if err == nil {
+			cs.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("idle sessions did not expire: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestSlowRequestBodyIsCut: a client that sends a body slower than
+// BodyTimeout has its connection closed, not held.
+func TestSlowRequestBodyIsCut(t *testing.T) {
+	srv := gatedServer(t, mcpserver.Options{}, make(chan struct{}, 1), nil)
+	ts := httptest.NewUnstartedServer(mcpserver.NewHTTPHandler(srv, mcpserver.HTTPOptions{BodyTimeout: 500 * time.Millisecond}))
+	ts.Config.ReadHeaderTimeout = mcpserver.HeaderTimeout
+	ts.Start()
+	defer ts.Close()
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{")
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	done := make(chan struct{})
+	go func() { // the slow sender: a byte every 100 ms
+		defer close(done)
+		for range 100 {
+			if _, err := conn.Write([]byte(" ")); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	_, _ = bufio.NewReader(conn).ReadString(0) // until the server closes
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the slow body held the connection for %s", d)
+	}
+	conn.Close()
+	<-done
+}
