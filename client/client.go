@@ -71,6 +71,10 @@ type RunOptions struct {
 	// Clock holds the values Date.now() and new Date() return, in order,
 	// before the real clock (a previous run's Outcome.Clock, to replay it).
 	Clock []float64
+	// Fetch, when not nil, lets the program's fetch reach the origins it
+	// allows, through the host (see FetchPolicy); nil leaves fetch off. A
+	// policy that does not parse fails the run before it starts.
+	Fetch *FetchPolicy
 	// TracerProvider, when set, records the run as OpenTelemetry spans: the
 	// execution ("codemode.execution": execution ID, driver, outcome), the
 	// program input's validation ("codemode.validate") and each tool call
@@ -157,6 +161,14 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		}
 		return nil, err
 	}
+	namespaces := c.contract.Namespaces()
+	var fetch *fetcher
+	if opts.Fetch != nil {
+		if fetch, err = newFetcher(opts.Fetch); err != nil {
+			return nil, fmt.Errorf("codemode: RunOptions.Fetch: %w", err)
+		}
+		namespaces[FetchNamespace] = []string{FetchTool}
+	}
 	inner := ToolCaller(ToolCallerFunc(handle))
 	if opts.Middleware != nil {
 		inner = opts.Middleware(inner)
@@ -166,7 +178,7 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		Filename:    programFilename,
 		ExecutionID: execID,
 		Input:       input,
-		Namespaces:  c.contract.Namespaces(),
+		Namespaces:  namespaces,
 		Limits:      opts.Limits,
 		Seed:        opts.Seed,
 		Clock:       opts.Clock,
@@ -175,7 +187,13 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		},
 		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 			ctx, span := tr.startTool(ctx, call)
-			res, cerr := c.callTool(ctx, call, inner, &tel)
+			var res json.RawMessage
+			var cerr error
+			if call.Namespace == FetchNamespace && fetch != nil {
+				res, cerr = fetchCall(ctx, call, fetch, inner, &tel)
+			} else {
+				res, cerr = c.callTool(ctx, call, inner, &tel)
+			}
 			endTool(span, cerr)
 			return res, cerr
 		},
@@ -200,10 +218,35 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 	return out, nil
 }
 
-// handle is the innermost ToolCaller: the contract tool's handler.
+// handle is the innermost ToolCaller: the contract tool's handler, or for
+// a fetch, the run's fetch policy.
 func handle(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+	if f, ok := ctx.Value(fetchKey{}).(*fetcher); ok && call.Namespace == FetchNamespace {
+		return f.do(ctx, call.Input)
+	}
 	t := toolFromContext(ctx)
 	return t.Handle(ctx, call.Input)
+}
+
+type fetchKey struct{}
+
+// fetchCall serves a program's fetch like a tool call: through the
+// middleware, with the same telemetry events.
+func fetchCall(ctx context.Context, call ToolCall, f *fetcher, caller ToolCaller, tel *telemetry) (json.RawMessage, error) {
+	start := time.Now()
+	ev := Event{Kind: EventToolCallStarted, Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
+	tel.emit(ev)
+	ctx = context.WithValue(withCall(ctx, call), fetchKey{}, f)
+	out, err := caller.CallTool(ctx, call)
+	ev.Duration = time.Since(start)
+	if err != nil {
+		ev.Kind, ev.Err = EventToolCallFailed, err
+		tel.emit(ev)
+		return nil, err
+	}
+	ev.Kind, ev.Output = EventToolCallCompleted, out
+	tel.emit(ev)
+	return out, nil
 }
 
 type toolKey struct{}

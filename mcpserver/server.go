@@ -68,6 +68,9 @@ type Options struct {
 	// failures for an operator (codemode mcp serve writes them to stderr).
 	// Nil means quiet.
 	Logger *slog.Logger
+	// Fetch, when not nil, lets programs fetch through the host under this
+	// policy (client.RunOptions.Fetch); nil leaves fetch off.
+	Fetch *client.FetchPolicy
 	// MaxExecutions caps the programs running at once (each QuickJS
 	// execution may hold its memory limit); default DefaultMaxExecutions.
 	MaxExecutions int
@@ -302,7 +305,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	var logs strings.Builder
 	logTotal := 0              // characters of console output, kept or not
 	calls := map[uint64]bool{} // tool calls made, by seq (rejected ones too)
-	opts := client.RunOptions{OnTelemetry: func(e client.Event) {
+	opts := client.RunOptions{Fetch: h.opts.Fetch, OnTelemetry: func(e client.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e.Kind {

@@ -33,8 +33,8 @@ func main() {
 const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE]
   codemode check [--tools FILE] [--input-schema FILE] [--runtime R] PROGRAM.ts
-  codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] PROGRAM.ts
-  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N]
+  codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] [--allow-fetch HOST[:PORT],… [--fetch-header HOST=Name:ENVVAR]] PROGRAM.ts
+  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
   codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
   codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312]
   codemode runner serve --listen ADDR [--runtime quickjs|node] [--max-connections N] [--idle-timeout D] [--tls-cert F --tls-key F [--tls-client-ca F]]
@@ -393,7 +393,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
 	var rf runtimeFlags
 	rf.register(fs)
+	var ff fetchFlags
+	ff.register(fs)
 	positional, err := parse(fs, args, stdout)
+	if err != nil {
+		return false, err
+	}
+	fetch, err := ff.policy()
 	if err != nil {
 		return false, err
 	}
@@ -421,7 +427,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 		return false, err
 	}
 	defer set.Close()
-	opts := client.RunOptions{}
+	opts := client.RunOptions{Fetch: fetch}
 	if *input != "" {
 		if !json.Valid([]byte(*input)) {
 			return false, usageError{"run: --input is not valid JSON"}

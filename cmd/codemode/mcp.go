@@ -55,7 +55,13 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	bodyTimeout := fs.Duration("body-timeout", mcpserver.DefaultBodyTimeout, "--http: bound on reading one request's body")
 	var rf runtimeFlags
 	rf.register(fs)
+	var ff fetchFlags
+	ff.register(fs)
 	positional, err := parse(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	fetch, err := ff.policy()
 	if err != nil {
 		return err
 	}
@@ -110,7 +116,7 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The context deadline backs up the driver's own (QuickJS stops a
 	// program at --timeout itself; other runtimes rely on this).
 	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logger: stderrLogger(stderr), Timeout: *timeout,
-		MaxExecutions: *maxExec, MaxQueued: *maxQueue}
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, Fetch: fetch}
 	if set != nil {
 		opts.Instructions = set.Instructions()
 	}

@@ -121,13 +121,17 @@ func New(opts Options) *Driver {
 // Description says what programs run on, for an embedder to show an agent.
 func (d *Driver) Description() string {
 	return fmt.Sprintf("QuickJS-NG (ECMAScript 2025 without Intl and Atomics) in a WebAssembly sandbox: no file system, network, environment or process access; "+
-		"setTimeout/clearTimeout and console; per-execution deadline %s and memory limit %d MiB", d.opts.Timeout, d.opts.MemoryLimit>>20)
+		"setTimeout/setInterval, console and the web platform globals (TextEncoder, URL, structuredClone, crypto, AbortController, …; fetch only through the host's policy); per-execution deadline %s and memory limit %d MiB", d.opts.Timeout, d.opts.MemoryLimit>>20)
 }
 
 // TypeDefinitionFiles returns the declarations of what the QuickJS runtime
-// provides: its ECMAScript library, and beyond it the timer functions and a
+// provides: its ECMAScript library, and beyond it the timer functions, a
 // global console that writes to the program's output like the scope
-// console.
+// console, and the web platform globals ("quickjs-web.d.ts": TextEncoder,
+// TextDecoder, atob, btoa, URL, URLSearchParams, structuredClone, crypto,
+// Event, EventTarget, AbortController, AbortSignal, DOMException, fetch,
+// Request, Response, Headers; fetch goes through the host's policy,
+// client.RunOptions.Fetch).
 //
 // The library is TypeScript's es2025 library without what this QuickJS
 // build lacks (Intl, Atomics, RegExp's legacy statics such as RegExp.$1),
@@ -141,7 +145,7 @@ func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinit
 	if err != nil {
 		return nil, err
 	}
-	files := append([]drivers.TypeDefinitionFile{{Name: "quickjs-globals.d.ts", Text: globalsDTS}}, lib...)
+	files := append([]drivers.TypeDefinitionFile{{Name: "quickjs-globals.d.ts", Text: globalsDTS}, {Name: "quickjs-web.d.ts", Text: webDTS}}, lib...)
 	return files, nil
 }
 
@@ -176,12 +180,15 @@ const globalsDTS = `declare function setTimeout<A extends unknown[]>(callback: (
 declare function setTimeout(callback: (value: void) => void, ms?: number): number;
 declare function clearTimeout(id: number | undefined): void;
 declare var console: CodeModeConsole;
-declare function queueMicrotask(callback: () => void): void;
 /** QuickJS's error for engine failures such as running out of memory. */
 declare var InternalError: ErrorConstructor;
-declare var DOMException: { new (message?: string, name?: string): Error; readonly prototype: Error };
-declare var performance: { now(): number };
 `
+
+// webDTS declares the web platform globals (runner/src/web): the WinterTC
+// Minimum Common API without I/O, and fetch through the host.
+//
+//go:embed web.d.ts
+var webDTS string
 
 // Connect boots a runtime: a wazero runtime with QuickJS compiled (or loaded
 // from the cache), a template engine with req.RunnerSource installed and

@@ -124,7 +124,7 @@ func TestSandbox(t *testing.T) {
 	out := run(t, c, `export default async function ({ result }) {
   result.appendText([typeof fetch, typeof require, typeof process, typeof print, typeof Date.now(), typeof Math.random()].join(","));
 }`)
-	if out.Kind != client.Success || out.Content[0].Text != "undefined,undefined,undefined,undefined,number,number" {
+	if out.Kind != client.Success || out.Content[0].Text != "function,undefined,undefined,undefined,number,number" {
 		t.Fatalf("%+v", out)
 	}
 }

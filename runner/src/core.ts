@@ -4,6 +4,7 @@ import {
   jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
   promiseReject, push, quote, record, stringSlice,
 } from "./intrinsics";
+import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
 
 // The execution core of the code-mode runner: it builds the program scope
 // (tools, console, result writer), calls the default export, numbers tool
@@ -344,6 +345,14 @@ export interface Execution {
   now(): number;
   /** random is Math.random() for the program. */
   random(): number;
+  /** randomBytes is the execution's crypto stream (crypto.getRandomValues, crypto.randomUUID). */
+  randomBytes(): Bytes;
+  /**
+   * hostCall calls tool of a host namespace ("@web": not in the scope, for
+   * the runner's own globals such as fetch) like a tool call, or returns
+   * undefined when the execution was not given that namespace and tool.
+   */
+  hostCall(namespace: string, tool: string, input: unknown): Promise<unknown> | undefined;
   readonly limits: Limits;
 }
 
@@ -365,7 +374,10 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   const replay = request.clock;
   let replayed = 0;
   let observed: number[] = [];
-  const random = sfc32(request.seed);
+  // Both random streams start on first use: ChaCha20 keyed by the seed
+  // (web/random.ts) costs a block per 64 bytes.
+  let seeded: (() => number) | undefined;
+  let bytes: Bytes | undefined;
 
   const takeClock = (): number[] => {
     const c = observed;
@@ -484,6 +496,8 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     if (request.hasInput) defineProperty(s, "input", data(request.input));
     for (let i = 0; i < request.namespaces.length; i++) {
       const ns = request.namespaces[i];
+      // "@…" namespaces are the host's, for the runner's globals (fetch).
+      if (charCodeAt(ns.name, 0) === 64) continue;
       defineProperty(s, ns.name, data(namespace(ns)));
     }
     defineProperty(s, "console", data(console));
@@ -574,7 +588,22 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       push(observed, t);
       return t;
     },
-    random,
+    random(): number {
+      if (seeded === undefined) seeded = sfc32(mathRandomSeed(request.seed));
+      return seeded();
+    },
+    randomBytes(): Bytes {
+      if (bytes === undefined) bytes = chachaStream(request.seed, 0);
+      return bytes;
+    },
+    hostCall(ns: string, tool: string, input: unknown): Promise<unknown> | undefined {
+      for (let i = 0; i < request.namespaces.length; i++) {
+        const n = request.namespaces[i];
+        if (n.name !== ns) continue;
+        for (let j = 0; j < n.tools.length; j++) if (n.tools[j] === tool) return callTool(ns, tool, [input]);
+      }
+      return undefined;
+    },
   } as unknown as Execution);
   return execution;
 }

@@ -8,6 +8,7 @@
 import { ErrorCtor, RangeErrorCtor, apply, data, dateNow, DateCtor, defineProperty, push } from "./intrinsics";
 import { installClock, type Execution } from "./core";
 import { startRunner, type Channel, type RunnerLimits } from "./wire";
+import { installNodeWeb } from "./web/index";
 
 export interface NodeDeps {
   channel: Channel;
@@ -98,6 +99,14 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
   defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
   installClock(g, () => apply(getStore, storage, []) as Execution | undefined);
+  installNodeWeb(g, {
+    current: () => apply(getStore, storage, []) as Execution | undefined,
+    setTimeout: (f, ms) => apply(realSetTimeout as never, g, [f, ms]),
+    reportError: (error) => {
+      const ex = apply(getStore, storage, []) as Execution | undefined;
+      if (ex !== undefined) ex.write("stderr", ["Uncaught (in an event listener)", error]);
+    },
+  });
 
   return startRunner({
     channel: deps.channel,

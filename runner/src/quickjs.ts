@@ -7,6 +7,7 @@
 
 import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record } from "./intrinsics";
 import { createExecution, installClock, type Content, type Execution, type Finish, type Namespace, type Request, type Stream } from "./core";
+import { installWeb } from "./web/index";
 
 // The outbox is one string in this closure, a line per message, so that no
 // program can reach it and draining it is one read (every JavaScript call is
@@ -62,21 +63,33 @@ const host = {
   },
 };
 
-// Timers: setTimeout and clearTimeout, carried by the host's clock. A timer
-// set and cleared before the outbox is drained never reaches the host.
+// Timers: setTimeout, setInterval and their clear functions (which, as in
+// HTML, clear either kind), carried by the host's clock. A timer set and
+// cleared before the outbox is drained never reaches the host. An interval
+// is re-armed after each run of its callback and counts as one pending
+// timer until cleared.
 let timerSeq = 0;
 let timerCount = 0;
 const timers = record<() => void>();
+const intervals = record<number>();
 let unarmed = record<number>();
 let unarmedIds: number[] = [];
 
 const maxDelay = 2147483647;
 
 function setTimeout(callback: unknown, ms?: unknown, ...args: unknown[]): number {
-  if (typeof callback !== "function") throw new TypeErrorCtor("setTimeout expects a function");
+  return addTimer("setTimeout", false, callback, ms, args);
+}
+
+function setInterval(callback: unknown, ms?: unknown, ...args: unknown[]): number {
+  return addTimer("setInterval", true, callback, ms, args);
+}
+
+function addTimer(what: string, repeat: boolean, callback: unknown, ms: unknown, args: unknown[]): number {
+  if (typeof callback !== "function") throw new TypeErrorCtor(`${what} expects a function`);
   const ex = execution;
   if (ex !== undefined && timerCount >= ex.limits.maxTimers) {
-    const error = new RangeErrorCtor(`setTimeout: ${ex.limits.maxTimers} timers are pending, the execution's limit (maxTimers); clearTimeout frees one`);
+    const error = new RangeErrorCtor(`${what}: ${ex.limits.maxTimers} timers are pending, the execution's limit (maxTimers); clearTimeout or clearInterval frees one`);
     ex.fail(error);
     throw error;
   }
@@ -89,6 +102,7 @@ function setTimeout(callback: unknown, ms?: unknown, ...args: unknown[]): number
   timers[id] = () => apply(callback as () => void, undefined, args);
   timerCount++;
   unarmed[id] = mathFloor(delay);
+  if (repeat) intervals[id] = mathFloor(delay);
   push(unarmedIds, id);
   return id;
 }
@@ -102,6 +116,7 @@ function clearTimeout(id: unknown): void {
   }
   if (timers[n] === undefined) return;
   delete timers[n];
+  if (intervals[n] !== undefined) delete intervals[n];
   timerCount--;
   if (unarmed[n] !== undefined) delete unarmed[n];
   else outbox += `x\t${n}\n`;
@@ -147,8 +162,17 @@ export const quickjs = {
   install(global: Record<string, unknown>): void {
     defineProperty(global, "setTimeout", data(setTimeout, false));
     defineProperty(global, "clearTimeout", data(clearTimeout, false));
+    defineProperty(global, "setInterval", data(setInterval, false));
+    defineProperty(global, "clearInterval", data(clearTimeout, false));
     defineProperty(global, "console", data(globalConsole, false));
     installClock(global, () => execution);
+    installWeb(global, {
+      current: () => execution,
+      setTimeout: (f, ms) => setTimeout(f, ms),
+      reportError: (error) => {
+        if (execution !== undefined) execution.write("stderr", ["Uncaught (in an event listener)", error]);
+      },
+    });
   },
 
   /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
@@ -182,8 +206,15 @@ export const quickjs = {
   fire(id: number): void {
     const callback = timers[id];
     if (callback === undefined) return;
-    delete timers[id];
-    timerCount--;
+    const every = intervals[id];
+    if (every !== undefined) {
+      // Re-armed before the callback runs, so that it may clear itself.
+      unarmed[id] = every;
+      push(unarmedIds, id);
+    } else {
+      delete timers[id];
+      timerCount--;
+    }
     try {
       callback();
     } catch (error) {

@@ -1,0 +1,333 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// FetchNamespace and FetchTool name the host call a program's fetch makes
+// (runner/src/web/fetch.ts): a tool call on a namespace that is not a
+// JavaScript identifier, so it cannot clash with a contract namespace and
+// is not in the program's scope. Middleware, telemetry and the durable
+// journal see it like any tool call.
+const (
+	FetchNamespace = "@web"
+	FetchTool      = "fetch"
+)
+
+// FetchPolicy lets programs call fetch, through the host (issue 15). The
+// program's fetch, Request, Response and Headers follow the Fetch Standard
+// (https://fetch.spec.whatwg.org/) for whole bodies (text, JSON, bytes; no
+// streams). Each request becomes a tool call "@web.fetch" that the client
+// serves with this policy; a request the policy does not allow fails in the
+// program with a TypeError naming the policy, as a network error does.
+//
+// Without a policy (RunOptions.Fetch nil) fetch is off: every fetch fails
+// with such a TypeError.
+type FetchPolicy struct {
+	// Allow lists the origins programs may fetch: "host" or "host:port"
+	// (HTTPS only, except for loopback hosts, where HTTP is allowed too),
+	// or "http://host[:port]" / "https://host[:port]" for one scheme. A
+	// bare host means the scheme's default port. Hosts compare
+	// case-insensitively; there are no wildcards. Redirects are followed
+	// only to allowed origins.
+	Allow []string
+	// Methods are the allowed request methods, upper case; nil means GET,
+	// HEAD, POST, PUT, PATCH, DELETE and OPTIONS.
+	Methods []string
+	// Headers are added by the host to requests to an origin, keyed by an
+	// Allow entry; they replace the program's headers of the same name
+	// and the program never sees them (credentials: "Authorization:
+	// Bearer …"). A redirect to another origin drops them.
+	Headers map[string]http.Header
+	// MaxRequestBytes caps a request body; default 1 MiB.
+	MaxRequestBytes int64
+	// MaxResponseBytes caps a response body; default 8 MiB, at most 11
+	// MiB (a tool result carries the body in base64).
+	MaxResponseBytes int64
+	// Timeout bounds one request, from sending it to the end of its
+	// body; default 30s. The execution's deadline comes first anyway.
+	Timeout time.Duration
+	// Transport sends the requests; nil means http.DefaultTransport. A
+	// test's server certificate is trusted through it.
+	Transport http.RoundTripper
+}
+
+// fetchRequest is what the program's fetch sends (runner/src/web/fetch.ts).
+type fetchRequest struct {
+	URL      string      `json:"url"`
+	Method   string      `json:"method"`
+	Headers  [][2]string `json:"headers"`
+	Body     string      `json:"body,omitempty"` // base64
+	Redirect string      `json:"redirect"`       // follow, error, manual
+}
+
+// fetchResponse is what the host answers.
+type fetchResponse struct {
+	URL        string      `json:"url"`
+	Status     int         `json:"status"`
+	StatusText string      `json:"statusText"`
+	Headers    [][2]string `json:"headers"`
+	Body       string      `json:"body"` // base64
+	Redirected bool        `json:"redirected"`
+}
+
+// fetchError is a failed fetch: the program sees a TypeError, as the Fetch
+// Standard's network error.
+type fetchError struct{ msg string }
+
+func (e *fetchError) Error() string     { return e.msg }
+func (e *fetchError) ErrorName() string { return "TypeError" }
+
+const maxFetchResponse = (maxToolOutput - 64<<10) / 4 * 3
+
+// origin is one parsed Allow entry.
+type origin struct {
+	entry  string
+	host   string // lower case, without brackets
+	port   string // "" for the scheme's default
+	scheme string // "" for https (and http for loopback)
+}
+
+func parseOrigins(allow []string) ([]origin, error) {
+	var out []origin
+	for _, a := range allow {
+		o := origin{entry: a}
+		rest := a
+		if s, r, ok := strings.Cut(a, "://"); ok {
+			if s != "http" && s != "https" {
+				return nil, fmt.Errorf("fetch policy: origin %q: scheme %q is not http or https", a, s)
+			}
+			o.scheme, rest = s, r
+		}
+		if rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+			return nil, fmt.Errorf("fetch policy: origin %q is not HOST or HOST:PORT", a)
+		}
+		host, port, err := net.SplitHostPort(rest)
+		if err != nil {
+			host, port = strings.Trim(rest, "[]"), ""
+		}
+		o.host, o.port = strings.ToLower(host), port
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// match returns the Allow entry that admits u, or "".
+func match(origins []origin, u *url.URL) string {
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	def := map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	if port == "" {
+		port = def
+	}
+	for _, o := range origins {
+		if o.host != host {
+			continue
+		}
+		switch {
+		case o.scheme != "" && o.scheme != u.Scheme:
+			continue
+		case o.scheme == "" && u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(host)):
+			continue
+		}
+		want := o.port
+		if want == "" {
+			want = def
+		}
+		if want == port {
+			return o.entry
+		}
+	}
+	return ""
+}
+
+// fetcher serves the "@web.fetch" calls of one run.
+type fetcher struct {
+	p       FetchPolicy
+	origins []origin
+	client  *http.Client
+}
+
+func newFetcher(p *FetchPolicy) (*fetcher, error) {
+	origins, err := parseOrigins(p.Allow)
+	if err != nil {
+		return nil, err
+	}
+	for key := range p.Headers {
+		if !slices.ContainsFunc(origins, func(o origin) bool { return o.entry == key }) {
+			return nil, fmt.Errorf("fetch policy: headers for %q, which is not in Allow", key)
+		}
+	}
+	f := &fetcher{p: *p, origins: origins}
+	if f.p.Methods == nil {
+		f.p.Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+	}
+	if f.p.MaxRequestBytes <= 0 {
+		f.p.MaxRequestBytes = 1 << 20
+	}
+	if f.p.MaxResponseBytes <= 0 {
+		f.p.MaxResponseBytes = 8 << 20
+	}
+	if f.p.MaxResponseBytes > maxFetchResponse {
+		f.p.MaxResponseBytes = maxFetchResponse
+	}
+	if f.p.Timeout <= 0 {
+		f.p.Timeout = 30 * time.Second
+	}
+	transport := f.p.Transport
+	if transport == nil {
+		transport = http.DefaultTransport
+	}
+	f.client = &http.Client{Transport: transport}
+	return f, nil
+}
+
+func (f *fetcher) allowed() string {
+	if len(f.p.Allow) == 0 {
+		return "none"
+	}
+	return strings.Join(f.p.Allow, ", ")
+}
+
+// do performs one fetch call.
+func (f *fetcher) do(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+	var in fetchRequest
+	if err := json.Unmarshal(input, &in); err != nil {
+		return nil, fmt.Errorf("fetch: malformed request from the runner: %w", err)
+	}
+	u, err := url.Parse(in.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: only http and https URLs can be fetched", in.URL)}
+	}
+	entry := match(f.origins, u)
+	if entry == "" {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: the origin %s://%s is not allowed by the host's fetch policy (allowed: %s)", in.URL, u.Scheme, u.Host, f.allowed())}
+	}
+	if !slices.Contains(f.p.Methods, in.Method) {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: the method %s is not allowed by the host's fetch policy (allowed: %s)", in.URL, in.Method, strings.Join(f.p.Methods, ", "))}
+	}
+	body, err := base64.StdEncoding.DecodeString(in.Body)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: malformed body from the runner: %w", err)
+	}
+	if int64(len(body)) > f.p.MaxRequestBytes {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: the request body of %d bytes exceeds the host's fetch policy limit of %d bytes (MaxRequestBytes)", in.URL, len(body), f.p.MaxRequestBytes)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.p.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, in.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: %v", in.URL, err)}
+	}
+	if len(body) == 0 {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	for _, h := range in.Headers {
+		req.Header.Add(h[0], h[1])
+	}
+	f.addHeaders(req, entry)
+	redirected := false
+	client := *f.client
+	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+		switch in.Redirect {
+		case "manual":
+			return http.ErrUseLastResponse
+		case "error":
+			return &fetchError{fmt.Sprintf("fetch %s: redirected to %s, and the request's redirect mode is \"error\"", in.URL, next.URL)}
+		}
+		if len(via) >= 20 {
+			return &fetchError{fmt.Sprintf("fetch %s: more than 20 redirects", in.URL)}
+		}
+		e := match(f.origins, next.URL)
+		if e == "" {
+			return &fetchError{fmt.Sprintf("fetch %s: redirected to %s, whose origin is not allowed by the host's fetch policy (allowed: %s)", in.URL, next.URL, f.allowed())}
+		}
+		// The previous origin's host headers do not follow the request.
+		prev := match(f.origins, via[len(via)-1].URL)
+		if prev != e {
+			for name := range f.p.Headers[prev] {
+				next.Header.Del(name)
+			}
+		}
+		f.addHeaders(next, e)
+		redirected = true
+		return nil
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, f.failure(ctx, in.URL, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, f.p.MaxResponseBytes+1))
+	if err != nil {
+		return nil, f.failure(ctx, in.URL, err)
+	}
+	if int64(len(data)) > f.p.MaxResponseBytes {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: the response body exceeds the host's fetch policy limit of %d bytes (MaxResponseBytes)", in.URL, f.p.MaxResponseBytes)}
+	}
+	out := fetchResponse{
+		URL:        resp.Request.URL.String(),
+		Status:     resp.StatusCode,
+		StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, fmt.Sprint(resp.StatusCode))),
+		Body:       base64.StdEncoding.EncodeToString(data),
+		Redirected: redirected,
+		Headers:    [][2]string{},
+	}
+	for name, values := range resp.Header {
+		for _, v := range values {
+			out.Headers = append(out.Headers, [2]string{strings.ToLower(name), v})
+		}
+	}
+	slices.SortStableFunc(out.Headers, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	return json.Marshal(out)
+}
+
+// addHeaders sets the policy's headers for entry on req.
+func (f *fetcher) addHeaders(req *http.Request, entry string) {
+	for name, values := range f.p.Headers[entry] {
+		req.Header.Del(name)
+		for _, v := range values {
+			req.Header.Add(name, v)
+		}
+	}
+}
+
+// failure is the program's TypeError for a request that got no response.
+func (f *fetcher) failure(ctx context.Context, rawURL string, err error) error {
+	var fe *fetchError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &fetchError{fmt.Sprintf("fetch %s: no complete response within %s (the host's fetch policy Timeout)", rawURL, f.p.Timeout)}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	// The error text names the host and the failure, never the headers.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &fetchError{fmt.Sprintf("fetch %s: network error: %v", rawURL, err)}
+}
