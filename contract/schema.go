@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	invopop "github.com/invopop/jsonschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -24,8 +25,15 @@ import (
 // $schema) compiled for validation, together with its JSON text.
 type Schema struct {
 	raw        json.RawMessage
-	compiled   *jsonschema.Schema
 	acceptsAll bool // the schema is true or {}: any JSON value passes
+	// compiled compiles raw on its first call and returns the same result
+	// after: a catalogue of thousands of tools pays for a schema only when
+	// a value is first validated against it (sync.OnceValues makes that
+	// safe from concurrent calls).
+	compiled func() (*jsonschema.Schema, error)
+	// degradable schemas (a foreign tool's) that do not compile accept
+	// every JSON value instead of failing validation; see NewForeignTool.
+	degradable bool
 }
 
 // schemaURL is the base URL a compiled schema is known by. It is absolute,
@@ -55,6 +63,27 @@ func (noLoader) Load(url string) (any, error) {
 // JSON pointer of the subschema applied most often, since validating a
 // value cannot be interrupted once started.
 func NewSchema(raw json.RawMessage) (*Schema, error) {
+	s := lazySchema(raw)
+	if _, err := s.compiled(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// lazySchema is raw as a Schema that compiles on first use (NewSchema's
+// work, done once by whichever validation comes first). The caller checks
+// that raw is JSON when it needs to know before then.
+func lazySchema(raw json.RawMessage) *Schema {
+	raw = append(json.RawMessage(nil), raw...)
+	t := string(bytes.TrimSpace(raw))
+	return &Schema{raw: raw, acceptsAll: t == "true" || t == "{}", compiled: sync.OnceValues(func() (*jsonschema.Schema, error) {
+		return compileSchema(raw)
+	})}
+}
+
+// compileSchema compiles raw JSON Schema text for validation, as
+// NewSchema documents.
+func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("contract: schema is not JSON: %w", err)
@@ -76,8 +105,7 @@ func NewSchema(raw json.RawMessage) (*Schema, error) {
 	if err := checkCost(compiled); err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
-	t := string(bytes.TrimSpace(raw))
-	return &Schema{raw: append(json.RawMessage(nil), raw...), compiled: compiled, acceptsAll: t == "true" || t == "{}"}, nil
+	return compiled, nil
 }
 
 // SchemaFor reflects the JSON Schema of T with invopop/jsonschema: struct
@@ -228,11 +256,23 @@ func (s *Schema) Validate(value json.RawMessage) error {
 		}
 		return nil
 	}
+	compiled, err := s.compiled()
+	if err != nil {
+		if s.degradable {
+			// A foreign tool's schema that does not compile: the value
+			// passes unvalidated (Tool.Degraded says why).
+			if !json.Valid(value) {
+				return fmt.Errorf("contract: value is not JSON")
+			}
+			return nil
+		}
+		return err
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
 	if err != nil {
 		return fmt.Errorf("contract: value is not JSON: %w", err)
 	}
-	err = s.compiled.Validate(inst)
+	err = compiled.Validate(inst)
 	if err == nil {
 		return nil
 	}

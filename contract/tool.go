@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/codemode-go/codemode/typegen"
 )
@@ -30,7 +31,7 @@ type Tool struct {
 	// (leniently), and why a schema could not be used for validation.
 	foreign               bool
 	inputDecl, outputDecl json.RawMessage
-	degraded              error
+	degraded              func() error // compiles the schemas once; nil for other tools
 
 	annotations Annotations
 }
@@ -164,42 +165,64 @@ var acceptAll = json.RawMessage(`true`)
 //
 // A nil or empty inputSchema accepts any input object; a nil or empty
 // outputSchema accepts any output and is declared any (the tool says nothing
-// about its value, so the checker lets programs use it as they like). A schema that does
-// not compile (malformed, or a $ref outside the schema) degrades only this
-// tool: that value is not validated, it is declared as an open object
-// (input) or unknown (output), and Degraded reports why. It returns an error
-// for an invalid name, an empty description or a nil handler.
+// about its value, so the checker lets programs use it as they like). A
+// schema that is not JSON is declared as an open object (input) or unknown
+// (output). A schema that does not compile (malformed, or a $ref outside the
+// schema) degrades only this tool: that value is not validated, and Degraded
+// reports why. It returns an error for an invalid name, an empty
+// description or a nil handler.
+//
+// # Notes
+//   - The schemas compile on first use (the first value validated against
+//     one, or Degraded), not here: a catalogue of 10,000 tools is built in
+//     milliseconds and pays for the schemas its programs use. A schema of
+//     30,000 properties takes seconds to compile, once.
 func NewForeignTool(name, description string, inputSchema, outputSchema json.RawMessage, handler Handler) (*Tool, error) {
 	var problems []error
-	compile := func(phase string, raw, fallback json.RawMessage) (*Schema, json.RawMessage) {
-		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+	schema := func(phase string, raw, fallback json.RawMessage) (*Schema, json.RawMessage) {
+		if absentSchemaText(raw) {
 			if fallback == nil {
-				s, _ := NewSchema(acceptAll)
-				return s, nil
+				return acceptAllSchema(), nil
 			}
 			raw = fallback
 		}
-		s, err := NewSchema(raw)
-		if err != nil {
-			problems = append(problems, fmt.Errorf("%s schema: %w", phase, err))
-			s, _ = NewSchema(acceptAll)
-			return s, fallback
+		if !json.Valid(raw) {
+			problems = append(problems, fmt.Errorf("%s schema: contract: schema is not JSON", phase))
+			return acceptAllSchema(), fallback
 		}
+		s := lazySchema(raw)
+		s.degradable = true
 		return s, raw
 	}
-	in, inDecl := compile("input", inputSchema, json.RawMessage(`{"type":"object"}`))
+	in, inDecl := schema("input", inputSchema, json.RawMessage(`{"type":"object"}`))
 	// An absent output schema is declared any (typegen.ToolDecl.Lenient).
-	out, outDecl := compile("output", outputSchema, nil)
+	out, outDecl := schema("output", outputSchema, nil)
 	t, err := newTool(name, description, in, out, handler)
 	if err != nil {
 		return nil, err
 	}
 	t.foreign, t.inputDecl, t.outputDecl = true, inDecl, outDecl
-	if len(problems) > 0 {
-		t.degraded = fmt.Errorf("contract: tool %s: %w", name, errors.Join(problems...))
-	}
+	t.degraded = sync.OnceValue(func() error {
+		for _, p := range []struct {
+			phase string
+			s     *Schema
+		}{{"input", in}, {"output", out}} {
+			if _, err := p.s.compiled(); err != nil {
+				problems = append(problems, fmt.Errorf("%s schema: %w", p.phase, err))
+			}
+		}
+		if len(problems) == 0 {
+			return nil
+		}
+		return fmt.Errorf("contract: tool %s: %w", name, errors.Join(problems...))
+	})
 	return t, nil
 }
+
+// acceptAllSchema is the schema every JSON value passes, compiled on first
+// use like any other (a tool that has no usable schema never compiles it:
+// Validate checks only that the value is JSON).
+func acceptAllSchema() *Schema { return lazySchema(acceptAll) }
 
 // NewDeclaredTool defines a foreign tool whose values the host does not
 // validate against a JSON Schema: the handler checks its own input (an
@@ -213,10 +236,7 @@ func NewForeignTool(name, description string, inputSchema, outputSchema json.Raw
 // returns an error for an invalid name, an empty description or a nil
 // handler.
 func NewDeclaredTool(name, description string, inputDecl, outputDecl json.RawMessage, handler Handler) (*Tool, error) {
-	all, err := NewSchema(acceptAll)
-	if err != nil {
-		return nil, err
-	}
+	all := acceptAllSchema()
 	t, err := newTool(name, description, all, all, handler)
 	if err != nil {
 		return nil, err
@@ -239,8 +259,15 @@ func absentSchemaText(s json.RawMessage) bool {
 }
 
 // Degraded returns why a foreign tool's schema could not be used (the tool
-// still works, unvalidated and loosely declared there), or nil.
-func (t *Tool) Degraded() error { return t.degraded }
+// still works, unvalidated there), or nil. It compiles the tool's schemas
+// if no validation has yet (once: the answer is kept), so calling it for
+// every tool of a large catalogue costs what compiling them all costs.
+func (t *Tool) Degraded() error {
+	if t.degraded == nil {
+		return nil
+	}
+	return t.degraded()
+}
 
 func newTool(name, description string, in, out *Schema, h Handler) (*Tool, error) {
 	if err := CheckToolName(name); err != nil {

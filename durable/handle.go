@@ -115,11 +115,19 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 		for j := range c.Tools {
 			t := &c.Tools[j]
 			h.tools[c.Name][t.Name] = t
-			ct, err := contract.NewForeignTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute)
+			// The schemas compile on the tool's first call, not here (a
+			// catalogue of thousands of methods boots in milliseconds); one
+			// that does not compile fails every call of its method, naming
+			// the fault, instead of passing unvalidated as a foreign MCP
+			// tool's would.
+			var ct *contract.Tool
+			ct, err := contract.NewForeignTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+				if err := ct.Degraded(); err != nil {
+					return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
+				}
+				return t.Execute(ctx, in)
+			})
 			if err != nil {
-				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
-			}
-			if err := ct.Degraded(); err != nil {
 				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
 			}
 			ns.Tools = append(ns.Tools, ct)
