@@ -67,7 +67,7 @@ type Handle struct {
 	byName     map[string]*Connector
 	tools      map[string]map[string]*ConnectorTool
 	scope      []string
-	decls      string
+	decls      func() string // printed on first use
 	opts       Options
 	log        *slog.Logger
 }
@@ -141,7 +141,7 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 	if err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
-	h.decls = decl.TypeDefinitions() + "\n" + sdkDeclaration
+	h.decls = sync.OnceValue(func() string { return decl.TypeDefinitions() + "\n" + sdkDeclaration })
 	sdk, err := sdkTools()
 	if err != nil {
 		return nil, err
@@ -178,7 +178,7 @@ func (h *Handle) Name() string { return h.name }
 
 // TypeDefinitions returns the declarations a program is written against:
 // the connectors' namespaces and the codemode SDK (step).
-func (h *Handle) TypeDefinitions() string { return h.decls }
+func (h *Handle) TypeDefinitions() string { return h.decls() }
 
 // Client returns the client passes run on (its contract holds the
 // connectors' namespaces and the journal's own __codemode tools).
