@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 )
 
@@ -48,5 +49,26 @@ func TestConnectorSchemaThatDoesNotCompileFailsItsCalls(t *testing.T) {
 	}
 	if !strings.Contains(res.Err, "remote") || !strings.Contains(res.Err, "input schema") || res.Local != 2 || ran != 0 {
 		t.Fatalf("result %s, remote ran %d times", out.Result, ran)
+	}
+}
+
+// TestToolDescribesTheConnectors: the durable code tool's descriptor lists
+// the connectors with their hints and the declarations, and refuses a hint
+// for a connector the handle does not have.
+func TestToolDescribesTheConnectors(t *testing.T) {
+	h, _, _ := fixture(t)
+	if _, err := h.Tool(codetool.Options{ConnectorHints: map[string]string{"jira": "tickets"}}); err == nil || !strings.Contains(err.Error(), "jira") {
+		t.Fatalf("hint for a missing connector: %v", err)
+	}
+	tool, err := h.Tool(codetool.Options{ConnectorHints: map[string]string{"github": "acme's repositories"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool.Name != "code" || !strings.Contains(tool.Description, "- github: acme's repositories") || !strings.Contains(tool.Description, h.TypeDefinitions()[:40]) {
+		t.Fatalf("description:\n%s", tool.Description)
+	}
+	out, err := tool.Call(context.Background(), json.RawMessage(`{"code": "(await github.list_pull_requests({repo: \"agents\"})).length"}`))
+	if err != nil || !strings.Contains(string(out), `"status":"completed"`) {
+		t.Fatalf("Call: %s, %v", out, err)
 	}
 }
