@@ -73,6 +73,7 @@ var CodeModeRunner = (() => {
   var charCodeAt = uncurry(String.prototype.charCodeAt);
   var stringSlice = uncurry(String.prototype.slice);
   var arrayJoin = uncurry(Array.prototype.join);
+  var arrayIndexOf = uncurry(Array.prototype.indexOf);
   var dateGetTime = uncurry(Date.prototype.getTime);
   var dateToISOString = uncurry(Date.prototype.toISOString);
   var dateToString = uncurry(Date.prototype.toString);
@@ -871,22 +872,45 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       });
     };
     const namespace = (ns) => {
-      const tools = record();
       const names = ns.tools;
-      for (let i = 0; i < names.length; i++) {
-        const tool = names[i];
-        tools[tool] = (...args) => callTool(ns.name, tool, args);
-      }
-      objectFreeze(tools);
-      const known = join(names, ", ") || "(none)";
+      const tools = record();
+      const isTool = (key) => reservedToolKeys[key] !== true && arrayIndexOf(names, key) >= 0;
+      const make = (tool) => {
+        if (!hasOwn(tools, tool)) {
+          defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(ns.name, tool, args), writable: false, enumerable: true, configurable: false });
+        }
+        return tools[tool];
+      };
+      let known = "";
       const handler = {
         __proto__: null,
         get(target, key) {
-          if (typeof key !== "string" || hasOwn(target, key) || reservedToolKeys[key] === true) {
-            return target[key];
-          }
+          if (typeof key !== "string" || hasOwn(target, key)) return target[key];
+          if (isTool(key)) return make(key);
+          if (reservedToolKeys[key] === true) return void 0;
+          if (known === "") known = join(names, ", ") || "(none)";
           return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
-        }
+        },
+        has(target, key) {
+          return typeof key === "string" && (hasOwn(target, key) || isTool(key));
+        },
+        ownKeys() {
+          const keys = [];
+          for (let i = 0; i < names.length; i++) {
+            if (reservedToolKeys[names[i]] === true) continue;
+            make(names[i]);
+            push(keys, names[i]);
+          }
+          return keys;
+        },
+        getOwnPropertyDescriptor(target, key) {
+          if (typeof key === "string" && !hasOwn(target, key) && isTool(key)) make(key);
+          return getOwnPropertyDescriptor(target, key);
+        },
+        set: () => false,
+        defineProperty: () => false,
+        deleteProperty: () => false,
+        setPrototypeOf: () => false
       };
       return new ProxyCtor(tools, handler);
     };
@@ -2669,7 +2693,9 @@ return __codemodeURL;`);
   }
   function startRunner(opts) {
     const executions = { __proto__: null };
-    let buffered = new Uint8ArrayCtor(0);
+    let chunks = [];
+    let buffered = 0;
+    let need = 4;
     let dead = false;
     const channel = opts.channel;
     const platform = opts.platform;
@@ -2872,16 +2898,25 @@ return __codemodeURL;`);
     return (chunk) => {
       if (dead) return;
       try {
-        const have = typedArrayLength(buffered);
-        const joined = new Uint8ArrayCtor(have + typedArrayLength(chunk));
-        typedArraySet(joined, buffered);
-        typedArraySet(joined, chunk, have);
-        const total = typedArrayLength(joined);
+        push(chunks, chunk);
+        buffered += typedArrayLength(chunk);
+        if (buffered < need) return;
+        const joined = new Uint8ArrayCtor(buffered);
+        let off = 0;
+        for (let i = 0; i < chunks.length; i++) {
+          typedArraySet(joined, chunks[i], off);
+          off += typedArrayLength(chunks[i]);
+        }
+        const total = buffered;
         let at = 0;
+        need = 4;
         while (total - at >= 4) {
           const n = (joined[at] << 24 >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
           if (n > maxFrameSize) throw new RangeErrorCtor(`frame of ${n} bytes exceeds the 16 MiB limit`);
-          if (total - at - 4 < n) break;
+          if (total - at - 4 < n) {
+            need = 4 + n;
+            break;
+          }
           const m = asMap(decode(joined, at + 4, at + 4 + n));
           at += 4 + n;
           if (m === void 0) throw new ErrorCtor("message is not a CBOR map");
@@ -2889,7 +2924,9 @@ return __codemodeURL;`);
         }
         const rest = new Uint8ArrayCtor(total - at);
         for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
-        buffered = rest;
+        chunks = [];
+        if (total - at > 0) push(chunks, rest);
+        buffered = total - at;
       } catch (error) {
         fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
       }

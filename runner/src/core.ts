@@ -1,7 +1,8 @@
 import {
   ErrorCtor, ObjectPrototype, apply, construct, ProxyCtor, PromiseCtor, RangeErrorCtor, StringCtor, TypeErrorCtor,
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
-  jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
+  jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString, arrayIndexOf,
+  getOwnPropertyDescriptor,
   promiseReject, push, quote, record, stringSlice,
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
@@ -441,25 +442,56 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     });
   };
 
+  // A namespace makes a tool's function when the program first reads it,
+  // not one per tool at the start: with a catalogue of thousands of tools
+  // an execution pays for the tools it touches. A function, once made, is
+  // defined on the target (read-only, not configurable) so that it stays
+  // the same function; the namespace refuses writes, definitions and
+  // deletions, as the frozen object it replaces did.
   const namespace = (ns: Namespace): object => {
-    const tools = record<unknown>();
     const names = ns.tools;
-    for (let i = 0; i < names.length; i++) {
-      const tool = names[i];
-      // A call with no argument sends {}: tools whose input has no required
-      // property (common among MCP tools) are called as tool().
-      tools[tool] = (...args: unknown[]) => callTool(ns.name, tool, args);
-    }
-    objectFreeze(tools);
-    const known = join(names, ", ") || "(none)";
+    const tools = record<unknown>();
+    const isTool = (key: string): boolean => reservedToolKeys[key] !== true && arrayIndexOf(names, key) >= 0;
+    const make = (tool: string): unknown => {
+      if (!hasOwn(tools, tool)) {
+        // A call with no argument sends {}: tools whose input has no
+        // required property (common among MCP tools) are called as tool().
+        defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(ns.name, tool, args), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
+      }
+      return tools[tool];
+    };
+    let known = "";
     const handler = {
       __proto__: null,
       get(target: Record<string, unknown>, key: string | symbol) {
-        if (typeof key !== "string" || hasOwn(target, key) || reservedToolKeys[key] === true) {
-          return target[key as string];
-        }
+        if (typeof key !== "string" || hasOwn(target, key)) return target[key as string];
+        if (isTool(key)) return make(key);
+        if (reservedToolKeys[key] === true) return undefined;
+        if (known === "") known = join(names, ", ") || "(none)";
         return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
       },
+      has(target: Record<string, unknown>, key: string | symbol) {
+        return typeof key === "string" && (hasOwn(target, key) || isTool(key));
+      },
+      ownKeys() {
+        // Every tool made (the result must list each non-configurable
+        // property of the target), listed in the contract's order.
+        const keys: string[] = [];
+        for (let i = 0; i < names.length; i++) {
+          if (reservedToolKeys[names[i]] === true) continue;
+          make(names[i]);
+          push(keys, names[i]);
+        }
+        return keys;
+      },
+      getOwnPropertyDescriptor(target: Record<string, unknown>, key: string | symbol) {
+        if (typeof key === "string" && !hasOwn(target, key) && isTool(key)) make(key);
+        return getOwnPropertyDescriptor(target, key);
+      },
+      set: () => false,
+      defineProperty: () => false,
+      deleteProperty: () => false,
+      setPrototypeOf: () => false,
     };
     return new ProxyCtor(tools, handler as unknown as ProxyHandler<Record<string, unknown>>);
   };

@@ -47,6 +47,7 @@ export const objectToString = uncurry(Object.prototype.toString as () => string)
 export const charCodeAt = uncurry(String.prototype.charCodeAt);
 export const stringSlice = uncurry(String.prototype.slice);
 export const arrayJoin = uncurry(Array.prototype.join as (separator: string) => string);
+export const arrayIndexOf = uncurry(Array.prototype.indexOf as (item: unknown) => number);
 export const dateGetTime = uncurry(Date.prototype.getTime);
 export const dateToISOString = uncurry(Date.prototype.toISOString);
 export const dateToString = uncurry(Date.prototype.toString);

@@ -146,7 +146,13 @@ function duration(ms: number): string {
  */
 export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   const executions: Record<number, Execution> = { __proto__: null } as unknown as Record<number, Execution>;
-  let buffered = new Uint8ArrayCtor(0);
+  // Chunks arrive as the platform reads them (a pipe gives a few KiB at a
+  // time); they are kept and joined once there are enough bytes for the
+  // frame in progress (need), so a large frame is copied once, not once per
+  // chunk.
+  let chunks: Uint8Array[] = [];
+  let buffered = 0;
+  let need = 4;
   let dead = false;
   const channel = opts.channel;
   const platform = opts.platform;
@@ -348,24 +354,37 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   return (chunk: Uint8Array) => {
     if (dead) return;
     try {
-      const have = typedArrayLength(buffered);
-      const joined = new Uint8ArrayCtor(have + typedArrayLength(chunk));
-      typedArraySet(joined, buffered);
-      typedArraySet(joined, chunk, have);
-      const total = typedArrayLength(joined);
+      push(chunks, chunk);
+      buffered += typedArrayLength(chunk);
+      if (buffered < need) return;
+      const joined = new Uint8ArrayCtor(buffered);
+      let off = 0;
+      for (let i = 0; i < chunks.length; i++) {
+        typedArraySet(joined, chunks[i], off);
+        off += typedArrayLength(chunks[i]);
+      }
+      const total = buffered;
       let at = 0;
+      need = 4;
       while (total - at >= 4) {
         const n = ((joined[at] << 24) >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
         if (n > maxFrameSize) throw new RangeErrorCtor(`frame of ${n} bytes exceeds the 16 MiB limit`);
-        if (total - at - 4 < n) break;
+        if (total - at - 4 < n) {
+          need = 4 + n;
+          break;
+        }
         const m = asMap(decode(joined, at + 4, at + 4 + n));
         at += 4 + n;
         if (m === undefined) throw new ErrorCtor("message is not a CBOR map");
         handle(m);
       }
       const rest = new Uint8ArrayCtor(total - at);
+      // A loop, not subarray: subarray builds its result through
+      // Symbol.species, which a program can replace.
       for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
-      buffered = rest;
+      chunks = [];
+      if (total - at > 0) push(chunks, rest);
+      buffered = total - at;
     } catch (error) {
       fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
     }

@@ -374,6 +374,21 @@ func (h *harness) unknownTool(t *testing.T) {
   result.appendText([typeof codemode.then, typeof codemode.toString, typeof codemode.constructor, typeof codemode.__proto__].join(","));
 }`, nil)
 	wantSuccess(t, out, text("undefined,undefined,undefined,undefined"))
+	// A namespace behaves as a frozen object of its tools, however the
+	// runner makes their functions (on first read, for large catalogues).
+	out, _ = h.run(t, `export default async function ({ codemode, result }) {
+  const first = codemode.echo; // a module is strict code: refused writes throw
+  const refused = [];
+  try { codemode.echo = null; } catch (e) { refused.push("set:" + e.name); }
+  try { codemode.extra = 1; } catch (e) { refused.push("add:" + e.name); }
+  try { delete codemode.echo; } catch (e) { refused.push("delete:" + e.name); }
+  try { Object.defineProperty(codemode, "x", { value: 1 }); } catch (e) { refused.push("define:" + e.name); }
+  const d = Object.getOwnPropertyDescriptor(codemode, "block");
+  result.appendText([first === codemode.echo, typeof first, "echo" in codemode, "sendEmail" in codemode,
+    Object.keys(codemode).includes("echo"), Object.keys(codemode).length > 1, d.writable, d.configurable,
+    codemode.echo === first, refused.join(" ")].join(","));
+}`, nil)
+	wantSuccess(t, out, text("true,function,true,false,true,true,false,false,true,set:TypeError add:TypeError delete:TypeError define:TypeError"))
 }
 
 func (h *harness) hostileErrors(t *testing.T) {
