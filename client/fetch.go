@@ -26,7 +26,7 @@ const (
 	FetchTool      = "fetch"
 )
 
-// FetchPolicy lets programs call fetch, through the host (issue 15). The
+// FetchPolicy lets programs call fetch, through the host. The
 // program's fetch, Request, Response and Headers follow the Fetch Standard
 // (https://fetch.spec.whatwg.org/) for whole bodies (text, JSON, bytes; no
 // streams). Each request becomes a tool call "@web.fetch" that the client

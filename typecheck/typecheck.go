@@ -73,7 +73,8 @@ type Result struct {
 	Report      string       `json:"report,omitempty"`
 }
 
-// Limits of a Result (issue 4, after seed 002's validation report).
+// Limits of a Result: a report the agent can read in one go, bounded so a
+// program with thousands of errors does not flood its context.
 const (
 	MaxDiagnostics = 8
 	MaxReport      = 8000
@@ -426,7 +427,7 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	// Second pass, for a valid program only: against declarations whose
 	// tool methods are exact (File.Checker), so that an argument that is
 	// not a fresh object literal cannot carry properties the tool's input
-	// does not declare (issue 4). Only those diagnostics are taken from it;
+	// does not declare. Only those diagnostics are taken from it;
 	// the first pass keeps TypeScript's own messages for every other error,
 	// and for an object literal's unknown property.
 	exact, tools := exactDeclarations(declarations)
