@@ -810,6 +810,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     const replay = request2.clock;
     let replayed = 0;
     let observed = [];
+    let lastPerf = 0;
+    let perfOffset = 0;
     let seeded;
     let bytes;
     const takeClock = () => {
@@ -1009,6 +1011,20 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         push(observed, t);
         return t;
       },
+      perfNow(real) {
+        let t;
+        if (replayed < replay.length) t = replay[replayed++];
+        else {
+          t = real() + perfOffset;
+          if (t < lastPerf) {
+            perfOffset += lastPerf - t;
+            t = lastPerf;
+          }
+        }
+        lastPerf = t;
+        push(observed, t);
+        return t;
+      },
       random() {
         if (seeded === void 0) seeded = sfc32(mathRandomSeed(request2.seed));
         return seeded();
@@ -1060,6 +1076,25 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       return ex === void 0 ? apply(realRandom, math, []) : ex.random();
     };
     defineProperty(math, "random", data(random, false));
+    installPerformanceNow(global, current);
+  }
+  function installPerformanceNow(global, current) {
+    const perf = global.performance;
+    const realPerfNow = perf === void 0 ? void 0 : perf.now;
+    if (perf !== void 0 && typeof realPerfNow === "function") {
+      const real = () => apply(realPerfNow, perf, []);
+      const now = function now2() {
+        const ex = current();
+        return ex === void 0 ? real() : ex.perfNow(real);
+      };
+      defineProperty(now, "name", { __proto__: null, value: "now", configurable: true });
+      if (!defineProperty(perf, "now", data(now, false))) {
+        const replacement = objectCreate(getPrototypeOf(perf));
+        defineProperty(replacement, "now", data(now, true));
+        defineProperty(replacement, "timeOrigin", data(perf.timeOrigin, true));
+        defineProperty(global, "performance", data(replacement, false));
+      }
+    }
   }
 
   // src/web/clone.ts
