@@ -801,9 +801,9 @@ await github.create_issue({ title: [branch, r, t, d, p].join(" ") });
 	done := approve(t, h, out.ExecutionID)
 	wantStatus(t, done, durable.OutputCompleted)
 	var res struct {
-		Branch  string
+		Branch     string
 		R, T, D, P json.Number // as JavaScript wrote them
-		Later   bool
+		Later      bool
 	}
 	dec := json.NewDecoder(strings.NewReader(string(done.Result)))
 	dec.UseNumber()
