@@ -818,3 +818,31 @@ await github.create_issue({ title: [branch, r, t, d].join(" ") });
 		t.Fatalf("clock after the replay %v (want the 2 replayed values and the new one)", e.Clock)
 	}
 }
+
+// result.appendText and result.appendImage reach a completed output, on the
+// first pass and on the approval's pass; a paused pass's content is dropped
+// with the pass.
+func TestCompletedOutputCarriesContent(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, `result.appendText("hello"); result.appendImage({ data: "aGk=", mimeType: "image/png" }); 7`)
+	wantStatus(t, out, durable.OutputCompleted)
+	want := []client.Content{{Type: "text", Text: "hello"}, {Type: "image", Data: "aGk=", MimeType: "image/png"}}
+	if !slices.Equal(out.Content, want) || string(out.Result) != "7" {
+		t.Fatalf("content %+v result %s, want %+v and 7", out.Content, out.Result, want)
+	}
+	b, _ := json.Marshal(out)
+	if !strings.Contains(string(b), `"content":[{"type":"text","text":"hello"},{"type":"image","data":"aGk=","mimeType":"image/png"}]`) {
+		t.Errorf("JSON %s lacks the content", b)
+	}
+	var back durable.Output
+	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back.Content, want) {
+		t.Errorf("Unmarshal(%s) = %+v, %v", b, back.Content, err)
+	}
+	out = execute(t, h, `result.appendText("before"); const c = await github.create_issue({ title: "x" }); result.appendText("made " + c.id); c.id`)
+	wantStatus(t, out, durable.OutputPaused)
+	out = approve(t, h, out.ExecutionID)
+	wantStatus(t, out, durable.OutputCompleted)
+	if want := []client.Content{{Type: "text", Text: "before"}, {Type: "text", Text: "made 1"}}; !slices.Equal(out.Content, want) {
+		t.Errorf("approved content %+v, want %+v", out.Content, want)
+	}
+}

@@ -503,7 +503,11 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 		}
 		result = t
 	}
-	return Output{Status: OutputCompleted, ExecutionID: e.ID, Result: result, Logs: u.Logs}, nil
+	var content []client.Content
+	if len(out.Content) > 0 {
+		content = out.Content
+	}
+	return Output{Status: OutputCompleted, ExecutionID: e.ID, Result: result, Content: content, Logs: u.Logs}, nil
 }
 
 // current answers from the journal's record when a pass could not record

@@ -2,12 +2,14 @@ package durablemcp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,7 +23,7 @@ Write an async arrow function, or plain statements with top-level await whose va
 
 Some actions need a person's approval. When the program reaches one, the execution pauses and the answer has "status": "paused" with the pending actions: nothing more runs until a person approves or rejects them outside this conversation. Do not call this tool again to retry a paused action (it would start a second execution and pause again); tell the user what waits for approval, with the executionId. After approval the same program continues from where it paused; calls already made are not repeated.
 
-The answer is JSON: {"status": "completed", "executionId", "result", "logs"?} | {"status": "paused", "executionId", "pending": [{"seq", "connector", "method", "args"}]} | {"status": "error", "executionId", "error", "logs"?}.
+The answer is JSON: {"status": "completed", "executionId", "result", "logs"?} (followed by what the program appended with result.appendText/appendImage, as separate items) | {"status": "paused", "executionId", "pending": [{"seq", "connector", "method", "args"}]} | {"status": "error", "executionId", "error", "logs"?}.
 
 Declarations:
 ` + "```ts\n{{types}}\n```"
@@ -108,7 +110,9 @@ func answer(ctx context.Context, h *durable.Handle, opts ServerOptions, req *mcp
 		return textResult(true, "The journal failed; nothing ran: "+err.Error()), nil
 	}
 	budget := opts.MaxTokens * 4
-	text, err := json.Marshal(out)
+	head := out
+	head.Content = nil // sent as items of their own after the JSON
+	text, err := json.Marshal(head)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +132,29 @@ func answer(ctx context.Context, h *durable.Handle, opts ServerOptions, req *mcp
 		res.IsError = true
 	default:
 		opts.Logger.Info("execution completed", "execution", out.ExecutionID)
+		res.Content = append(res.Content, contentOf(out.Content, budget)...)
 	}
 	return res, nil
+}
+
+// contentOf converts what a completed program appended (result.appendText,
+// result.appendImage) to MCP content after the output's JSON: text within
+// budget characters, images as they are (the runtime bounds their size).
+func contentOf(items []client.Content, budget int) []mcp.Content {
+	var out []mcp.Content
+	for _, c := range items {
+		if c.Type == "image" {
+			data, err := base64.StdEncoding.DecodeString(c.Data)
+			if err != nil {
+				out = append(out, &mcp.TextContent{Text: "[an image whose data is not base64]"})
+				continue
+			}
+			out = append(out, &mcp.ImageContent{Data: data, MIMEType: c.MimeType})
+			continue
+		}
+		out = append(out, &mcp.TextContent{Text: mcpserver.Truncate(c.Text, budget)})
+	}
+	return out
 }
 
 func textResult(isError bool, text string) *mcp.CallToolResult {
