@@ -76,4 +76,3 @@ func TestServerAnswersWithAppendedContent(t *testing.T) {
 		t.Errorf("third item %#v, want the appended image", res.Content[2])
 	}
 }
-
