@@ -846,3 +846,94 @@ func TestCompletedOutputCarriesContent(t *testing.T) {
 		t.Errorf("approved content %+v, want %+v", out.Content, want)
 	}
 }
+
+// A connector call inside codemode.step is journaled, and once the step's
+// value is recorded a replay skips its seq, so the calls after the step
+// replay without divergence; a call inside a step that pauses runs the step
+// again on approval with its calls replayed.
+func TestConnectorCallsInsideAStep(t *testing.T) { onEveryDriver(t, testConnectorCallsInsideAStep) }
+
+func testConnectorCallsInsideAStep(t *testing.T, ex client.Executor) {
+	t.Run("recorded step is skipped", func(t *testing.T) {
+		h, svc, _ := fixtureOn(t, ex)
+		out := execute(t, h, `const prs = await codemode.step("prs", async () => {
+  const a = await github.list_pull_requests({ repo: "a" });
+  const inner = await codemode.step("inner", () => 5);
+  const b = await github.list_pull_requests({ repo: "b" });
+  return a.length + b.length + inner;
+});
+const c = await github.create_issue({ title: "n=" + prs });
+const after = await github.list_pull_requests({ repo: "after" });
+[prs, c.id, after.length]`)
+		wantStatus(t, out, durable.OutputPaused)
+		done := approve(t, h, out.ExecutionID)
+		wantStatus(t, done, durable.OutputCompleted)
+		if string(done.Result) != `[9,1,2]` {
+			t.Fatalf("result %s", done.Result)
+		}
+		if n := svc.count("list_pull_requests"); n != 3 {
+			t.Errorf("list_pull_requests ran %d times, want 3 (once per call, none replayed)", n)
+		}
+		e := record(t, h, out.ExecutionID)
+		want := "1:codemode.step=applied 2:github.list_pull_requests=applied 3:codemode.step=applied 5:github.list_pull_requests=applied 6:codemode.step_end=applied 7:github.create_issue=applied 8:github.list_pull_requests=applied"
+		if states(e) != want {
+			t.Fatalf("journal %s\nwant    %s", states(e), want)
+		}
+		if len(done.Pending) != 0 || e.Status != durable.StatusCompleted {
+			t.Errorf("status %s", e.Status)
+		}
+	})
+	t.Run("pause inside a step", func(t *testing.T) {
+		h, svc, _ := fixtureOn(t, ex)
+		out := execute(t, h, `const id = await codemode.step("make", async () => {
+  await github.list_pull_requests({ repo: "a" });
+  return (await github.create_issue({ title: "inside" })).id;
+});
+const l = await github.add_label({ title: "after" });
+[id, l.id]`)
+		wantStatus(t, out, durable.OutputPaused)
+		done := approve(t, h, out.ExecutionID)
+		wantStatus(t, done, durable.OutputCompleted)
+		if string(done.Result) != `[1,2]` || svc.count("list_pull_requests") != 1 || svc.count("create_issue") != 1 {
+			t.Fatalf("result %s, list ran %d, create ran %d", done.Result, svc.count("list_pull_requests"), svc.count("create_issue"))
+		}
+		e := record(t, h, out.ExecutionID)
+		want := "1:codemode.step=applied 2:github.list_pull_requests=applied 3:github.create_issue=applied 4:codemode.step_end=applied 5:github.add_label=applied"
+		if states(e) != want {
+			t.Fatalf("journal %s\nwant    %s", states(e), want)
+		}
+		// A later approval-free replay is not possible on a completed run;
+		// a rollback skips the step entries and reverts the two writes.
+		if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
+			t.Fatal(err)
+		}
+		if e := record(t, h, out.ExecutionID); e.Status != durable.StatusRolledBack {
+			t.Fatalf("status after rollback %s", e.Status)
+		}
+	})
+}
+
+// The seeds' own example, codemode.step("created-at", () => Date.now()):
+// the clock values the step's function read are skipped on replay, so the
+// program's later Date.now() reads replay the values of the first pass.
+func TestStepThatReadsTheClockKeepsLaterTime(t *testing.T) {
+	onEveryDriver(t, func(t *testing.T, ex client.Executor) {
+		h, _, _ := fixtureOn(t, ex)
+		out := execute(t, h, `const a = await codemode.step("created-at", async () => { await new Promise((r) => setTimeout(r, 20)); return Date.now(); });
+await new Promise((r) => setTimeout(r, 20));
+const b = Date.now();
+await github.create_issue({ title: String(b) });
+[a, b, Date.now() >= b]`)
+		wantStatus(t, out, durable.OutputPaused)
+		done := approve(t, h, out.ExecutionID)
+		wantStatus(t, done, durable.OutputCompleted)
+		var got []any
+		if err := json.Unmarshal(done.Result, &got); err != nil || len(got) != 3 || got[0] == got[1] || got[2] != true {
+			t.Fatalf("result %s: want two distinct times and true", done.Result)
+		}
+		e := record(t, h, out.ExecutionID)
+		if want := "1:codemode.step=applied 2:codemode.step_end=applied 3:github.create_issue=applied"; states(e) != want {
+			t.Fatalf("journal %s, want %s", states(e), want)
+		}
+	})
+}

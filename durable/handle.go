@@ -162,7 +162,12 @@ func sdkTools() ([]*contract.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*contract.Tool{begin, end}, nil
+	skip, err := contract.NewForeignTool("step_skip", "Takes the seq of a call a replayed step's function made.",
+		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`), nil, refuse)
+	if err != nil {
+		return nil, err
+	}
+	return []*contract.Tool{begin, end, skip}, nil
 }
 
 // Name returns the runtime name.

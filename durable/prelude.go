@@ -16,23 +16,32 @@ import (
 // tools __codemode.step_begin and __codemode.step_end, which the journal
 // answers:
 //
-//	begin {name}                  -> {found: true, value} on replay, else {found: false, token}
+//	begin {name}                  -> {found: true, value, skip, skipClock} on replay, else {found: false, token, clock}
+//	skip  {name}                  -> {}            (replayed: once per call fn made on the pass that recorded it)
 //	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
-//	end   {name, token, value}    -> {value}       (records the value; the program continues with the recorded copy)
+//	end   {name, token, clock, value} -> {value}   (records the value; the program continues with the recorded copy)
 //	end   {name, token, failed}   -> {}            (fn threw; the error goes on)
 //
 // Both calls happen on every pass, so the runner's seq numbers stay those of
 // the first pass and later connector calls replay without divergence.
-// A connector call inside fn is journaled as usual; on replay fn does not
-// run, so such a call would be missing: keep connector calls outside steps
-// (they are journaled already).
+// A connector call inside fn is journaled as usual (and may pause: then fn
+// runs again on the approval's pass, its calls replayed). Once the step's
+// value is recorded fn no longer runs, so its calls do not happen again:
+// the end of such a step is recorded (StepEndMethod) and a replay makes
+// one step_skip call per seq they took. Likewise for the clock: a replay
+// reads Date.now() once per clock value fn read (the runner answers them
+// from the recorded clock), so the program's later reads get the values
+// they got on the first pass. Calls the program makes
+// concurrently with fn, outside it, are counted with fn's own: they diverge
+// on replay (an error, never a wrong result); await them apart.
 const sdkObject = `((__j) => Object.freeze({ step: async (name, fn) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
 	`const b = await __j.step_begin({ name }); ` +
-	`if (b.found) { await __j.step_end({ name }); return b.value; } ` +
+	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
+	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, value: v }); return r.value; } }))(` + sdkNamespace + `)`
+	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }))(` + sdkNamespace + `)`
 
 // sdkDeclaration is the codemode object's declaration for the agent.
 const sdkDeclaration = `/** The durable runtime's SDK. */

@@ -85,10 +85,16 @@ const (
 )
 
 // StepConnector and StepMethod name a codemode.step entry in the tool log:
-// connector "codemode", method "step", arguments {"name": …}.
+// connector "codemode", method "step", arguments {"name": …}. A step whose
+// function made tool calls (connector calls or nested steps) also has an
+// entry StepEndMethod at the seq its end took, arguments {"name": …,
+// "begin": the step's seq}: on replay the step's function does not run, and
+// the entry tells the pass how many seq numbers the calls inside it took,
+// so that the calls after the step keep theirs.
 const (
 	StepConnector = "codemode"
 	StepMethod    = "step"
+	StepEndMethod = "step_end"
 )
 
 // Execution is the audit record of one execution (Cloudflare's
@@ -129,8 +135,13 @@ type ToolLogEntry struct {
 	UpdatedAt        int64           `json:"updatedAt"` // Unix milliseconds
 }
 
-// IsStep reports whether the entry records a codemode.step.
-func (e *ToolLogEntry) IsStep() bool { return e.Connector == StepConnector && e.Method == StepMethod }
+// IsStep reports whether the entry records a codemode.step (its start, or
+// the end of a step that made calls inside): not a connector call.
+func (e *ToolLogEntry) IsStep() bool {
+	return e.Connector == StepConnector && (e.Method == StepMethod || e.Method == StepEndMethod)
+}
+
+func (e *ToolLogEntry) isStepStart() bool { return e.Connector == StepConnector && e.Method == StepMethod }
 
 // PendingAction is an action awaiting approval.
 type PendingAction struct {
