@@ -141,7 +141,9 @@ func (e *ToolLogEntry) IsStep() bool {
 	return e.Connector == StepConnector && (e.Method == StepMethod || e.Method == StepEndMethod)
 }
 
-func (e *ToolLogEntry) isStepStart() bool { return e.Connector == StepConnector && e.Method == StepMethod }
+func (e *ToolLogEntry) isStepStart() bool {
+	return e.Connector == StepConnector && e.Method == StepMethod
+}
 
 // PendingAction is an action awaiting approval.
 type PendingAction struct {
