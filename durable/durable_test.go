@@ -937,3 +937,26 @@ await github.create_issue({ title: String(b) });
 		}
 	})
 }
+
+// Error positions point into the agent's code in every form, as a plain run
+// of the same code reports them, not into the code with the SDK in front.
+func TestErrorPositionsAreTheCodesOwn(t *testing.T) {
+	h, _, _ := fixture(t)
+	for _, code := range []string{
+		"const x = ) 1;",
+		"const a = 1;\nconst x = ) 1;",
+		"async () => { const x = ) 1; }",
+		"export default async () => { const x = ) 1; }",
+		"// m\nexport default async () => {\n  const x = ) 1; }",
+	} {
+		out := execute(t, h, code)
+		wantStatus(t, out, durable.OutputError)
+		plain, err := h.Client().RunCode(context.Background(), code, client.RunOptions{})
+		if err != nil || plain.Error == nil {
+			t.Fatalf("%q: plain run %+v %v", code, plain, err)
+		}
+		if out.Error != plain.Error.Error() {
+			t.Errorf("%q: durable error %q, plain run %q", code, out.Error, plain.Error.Error())
+		}
+	}
+}

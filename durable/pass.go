@@ -468,7 +468,8 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 			}
 		},
 	}
-	out, runErr := h.client.RunCode(ctx, prepare(e.Code, h.scope), opts)
+	code, moved := prepare(e.Code, h.scope)
+	out, runErr := h.client.RunCode(ctx, code, opts)
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
 	u := ExecutionUpdate{At: now(), Logs: logs.all()}
 	if out != nil && len(out.Clock) > len(e.Clock) {
@@ -523,7 +524,7 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 	if out.Kind != client.Success {
 		msg := "the program failed"
 		if out.Error != nil {
-			msg = out.Error.Error()
+			msg = moved.restore(out.Error.Error()) // positions in the agent's code, not the prepared one
 		}
 		return finish(StatusError, msg)
 	}

@@ -1,7 +1,9 @@
 package durable
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -60,29 +62,62 @@ var exportDefault = regexp.MustCompile(`(?m)^export\s+default\s`)
 // prepare returns the code to run for the agent's code: the same program
 // with codemode defined (see sdkObject). scope names the properties the
 // program's function receives besides codemode (the connectors, console,
-// result). The code keeps its form (a module with a default export, a
+// result), and how the code moved (shift.restore maps positions back).
+// The code keeps its form (a module with a default export, a
 // function expression, or statements whose last expression is the value).
-func prepare(code string, scope []string) string {
+func prepare(code string, scope []string) (string, shift) {
 	code = unfence(code)
-	if loc := exportDefault.FindStringIndex(code); loc != nil {
+	if loc := exportDefault.FindStringIndex(code); loc != nil && !strings.Contains(code[loc[0]:loc[1]], "\n") {
 		// A module: its default export is called with a scope that has codemode.
-		return code[:loc[0]] + "const __codemodeProgram = " + code[loc[1]:] +
-			"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; " +
-			"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n"
+		const decl = "const __codemodeProgram = "
+		line := 1 + strings.Count(code[:loc[0]], "\n")
+		col := loc[0] - (strings.LastIndexByte(code[:loc[0]], '\n') + 1)
+		return code[:loc[0]] + decl + code[loc[1]:] +
+				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; " +
+				"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n",
+			shift{line: line, col: col, by: len(decl) - (loc[1] - loc[0])}
 	}
 	prefix := "const codemode = " + sdkObject + "; "
 	if !mayBeFunction(code) {
 		// Statements (or an expression that is not a function, which the
 		// statement form returns as it is): no parse needed.
-		return prefix + code
+		return prefix + code, shift{line: 1, by: len(prefix)}
 	}
 	if expr, ok := asExpression(code); ok {
 		// A function expression (or another expression): called with the
 		// scope when it is a function, as client.RunCode does.
-		return prefix + "const __codemodeFn: any = (" + expr + "\n); " +
-			"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n"
+		const decl = "const __codemodeFn: any = ("
+		return prefix + decl + expr + "\n); " +
+				"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n",
+			shift{line: 1, by: len(prefix) + len(decl)}
 	}
-	return prefix + code
+	return prefix + code, shift{line: 1, by: len(prefix)}
+}
+
+// shift is how prepare moved the agent's code: on line (1-based), the
+// text after column col (0-based) moved right by by characters. Every
+// other position is the code's own.
+type shift struct{ line, col, by int }
+
+// position matches "agent.ts:LINE:COLUMN", the positions the client gives
+// (its module name for programs) in syntax errors and stack traces.
+var position = regexp.MustCompile(`agent\.ts:(\d+):(\d+)`)
+
+// restore maps the positions in an error message or stack from the
+// prepared program back to the agent's code.
+func (s shift) restore(text string) string {
+	if s.by == 0 || !strings.Contains(text, "agent.ts:") {
+		return text
+	}
+	return position.ReplaceAllStringFunc(text, func(m string) string {
+		sub := position.FindStringSubmatch(m)
+		line, _ := strconv.Atoi(sub[1])
+		col, err := strconv.Atoi(sub[2])
+		if err != nil || line != s.line || col <= s.col+s.by {
+			return m
+		}
+		return fmt.Sprintf("agent.ts:%d:%d", line, col-s.by)
+	})
 }
 
 // mayBeFunction reports whether code, after leading space and comments,
