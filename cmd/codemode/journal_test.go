@@ -375,3 +375,35 @@ func TestJournalMCPServe(t *testing.T) {
 		t.Fatalf("failing program: %+v %v", res, err)
 	}
 }
+
+// TestJournalCLIHelpfulErrors: a command that needs something the user left
+// out says what to give; a journal path that does not exist is not created
+// by the commands that read it.
+func TestJournalCLIHelpfulErrors(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
+	id := paused.ExecutionID
+	typo := filepath.Join(f.dir, "jounral.db")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"approve", id}, 2, "approve: give the tools " + id + " ran with: --tools FILE"},
+		{[]string{"approve", id}, 2, "it recorded the connector(s) tools"},
+		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
+		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
+		{[]string{"executions", "--journal", typo}, 1, "--journal " + typo + ": no journal there"},
+		{[]string{"show", "--journal", "sqlite:" + typo, id}, 1, "no journal there"},
+		{[]string{"pending", "--journal", typo}, 1, typo},
+		{[]string{"expire", "--journal", typo}, 1, typo},
+	} {
+		code, _, stderr := f.cli(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("codemode %q: exit %d %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(typo); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a journal command created %s (%v)", typo, err)
+	}
+}
