@@ -308,39 +308,20 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 		return false, err
 	}
 	defer set.Close()
-	var res *typecheck.Result
-	if cf.usesMCP() {
-		// Programs over MCP servers are checked in the forms RunCode runs.
-		rt, closeRuntime, err := rf.open(ctx, 30*time.Second)
-		if err != nil {
-			return false, err
-		}
-		defer closeRuntime()
-		res, err = client.New(rt, c).ValidateCode(ctx, checker, source)
-		if err != nil {
-			return false, err
-		}
-	} else {
-		files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions(), Checker: c.CheckerDeclarations()}}
-		d, release, err := rf.driver(30 * time.Second)
-		if err != nil {
-			return false, err
-		}
-		defer release()
-		rtFiles, err := d.TypeDefinitionFiles(ctx)
-		if errors.Is(err, node.ErrTypesNotInstalled) {
-			// A set-up problem, like a missing checker: exit 2.
-			return false, usageError{fmt.Sprintf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
-		}
-		if err != nil {
-			return false, err
-		}
-		for _, f := range rtFiles {
-			files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
-		}
-		if res, err = checker.Check(ctx, files, source); err != nil {
-			return false, err
-		}
+	// Programs are checked in the forms RunCode runs (run runs them so),
+	// whatever the tools' source.
+	rt, closeRuntime, err := rf.open(ctx, 30*time.Second)
+	if err != nil {
+		return false, err
+	}
+	defer closeRuntime()
+	res, err := client.New(rt, c).ValidateCode(ctx, checker, source)
+	if errors.Is(err, node.ErrTypesNotInstalled) {
+		// A set-up problem, like a missing checker: exit 2.
+		return false, usageError{fmt.Sprintf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
+	}
+	if err != nil {
+		return false, err
 	}
 	if res.Valid {
 		fmt.Fprintln(stdout, "valid")
@@ -441,7 +422,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	defer closeRuntime()
 	cl := client.New(rt, c)
 	for i := 0; i < *repeat; i++ {
-		rec, err := runOnce(ctx, cl, source, cf.usesMCP(), opts, *timeout, *asJSON, stdout, stderr)
+		// Every tools source runs the forms models write (RunCode takes a
+		// module with a default export too).
+		rec, err := runOnce(ctx, cl, source, true, opts, *timeout, *asJSON, stdout, stderr)
 		if err != nil {
 			return false, err
 		}
