@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 // service is a fake upstream with real Go methods: it counts calls and
@@ -958,5 +960,34 @@ func TestErrorPositionsAreTheCodesOwn(t *testing.T) {
 		if out.Error != plain.Error.Error() {
 			t.Errorf("%q: durable error %q, plain run %q", code, out.Error, plain.Error.Error())
 		}
+	}
+}
+
+// ValidateCode checks a durable program in every form, codemode.step
+// included, and reports type errors in the code's own positions.
+func TestValidateCode(t *testing.T) {
+	checker, err := typecheck.New(typecheck.Options{})
+	if err != nil {
+		if os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	defer checker.Close()
+	h, _, _ := fixture(t)
+	ctx := context.Background()
+	for _, code := range []string{
+		"const t = await codemode.step(\"t\", () => 1);\nconst prs = await github.list_pull_requests({ repo: \"a\" });\nprs.length + t",
+		"async () => (await github.list_pull_requests({ repo: \"a\" })).length",
+		"export default async ({ codemode, github }: AgentProgramScope) => { const n = await codemode.step(\"n\", () => 2); return (await github.create_issue({ title: String(n) })).id; };",
+	} {
+		res, err := h.ValidateCode(ctx, checker, code)
+		if err != nil || !res.Valid {
+			t.Errorf("%q: %+v %v", code, res, err)
+		}
+	}
+	res, err := h.ValidateCode(ctx, checker, "const t = await codemode.step(\"t\", () => 1);\nawait github.list_pull_requests({ repo: t });")
+	if err != nil || res.Valid || len(res.Diagnostics) == 0 || res.Diagnostics[0].Line != 2 {
+		t.Fatalf("wrong argument type: %+v %v", res, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 // Options configure a Handle.
@@ -176,6 +177,14 @@ func (h *Handle) Name() string { return h.name }
 // TypeDefinitions returns the declarations a program is written against:
 // the connectors' namespaces and the codemode SDK (step).
 func (h *Handle) TypeDefinitions() string { return h.decls }
+
+// ValidateCode type-checks code as Execute runs it (client.ValidateCode:
+// any form models write) against the connectors and the codemode SDK, with
+// checker. The result's positions are the code's own.
+func (h *Handle) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
+	return h.client.ValidateCodeWith(ctx, checker, unfence(code), typecheck.File{Name: "codemode-sdk.d.ts",
+		Text: sdkDeclaration + "interface AgentProgramScope {\n  readonly codemode: typeof codemode;\n}\n"})
+}
 
 // Client returns the client passes run on (its contract holds the
 // connectors' namespaces and the journal's own __codemode tools).

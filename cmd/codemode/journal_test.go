@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/typecheck"
 	"github.com/codemode-go/codemode/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -405,5 +406,27 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(typo); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a journal command created %s (%v)", typo, err)
+	}
+}
+
+// TestTypesAndCheckTakeDurableToolsFiles: types prints the durable surface
+// of a tools file with approvals (the tools connector and codemode.step),
+// and check checks a program as run --journal runs it.
+func TestTypesAndCheckTakeDurableToolsFiles(t *testing.T) {
+	f := newJournalFixture(t)
+	code, stdout, stderr := f.cli(t, "types", "--tools", f.tools)
+	if code != 0 || !strings.Contains(stdout, "create_item(") || !strings.Contains(stdout, "declare const codemode") {
+		t.Fatalf("types: exit %d %q %q", code, stdout, stderr)
+	}
+	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
+		t.Skip(err)
+	}
+	if code, stdout, stderr := f.cli(t, "check", "--tools", f.tools, f.program); code != 0 || strings.TrimSpace(stdout) != "valid" {
+		t.Fatalf("check: exit %d %q %q", code, stdout, stderr)
+	}
+	bad := filepath.Join(f.dir, "bad.ts")
+	os.WriteFile(bad, []byte("const s = await codemode.step(\"s\", () => 1);\nawait tools.create_item({ name: s });\n"), 0o644)
+	if code, stdout, _ := f.cli(t, "check", "--tools", f.tools, bad); code != 1 || !strings.Contains(stdout, "bad.ts:2:") {
+		t.Fatalf("check of a bad program: exit %d %q", code, stdout)
 	}
 }

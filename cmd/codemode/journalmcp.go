@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,6 +27,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	jf.register(fs)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
+	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	var rf runtimeFlags
 	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
@@ -65,7 +67,17 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer s.close()
-	srv := durablemcp.NewServer(s.handle, durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout})
+	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout}
+	if !*noCheck {
+		checker, err := typecheck.New(typecheck.Options{})
+		if err != nil {
+			logf("programs are not type-checked before they run: %s", oneLine(err.Error()))
+		} else {
+			defer checker.Close()
+			sopts.Checker = checker
+		}
+	}
+	srv := durablemcp.NewServer(s.handle, sopts)
 	if *httpAddr == "" {
 		logf("serving the durable code tool (journal %s) on stdio", jf.path)
 		err := srv.Run(ctx, &mcp.StdioTransport{})

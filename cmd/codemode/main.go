@@ -265,6 +265,17 @@ func types(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(positional) > 0 {
 		return usageError{fmt.Sprintf("types: unexpected argument %q", positional[0])}
 	}
+	if cf.tools != "" && isDurableToolsFile(cf.tools) {
+		// A durable tools file: the declarations programs run with
+		// --journal (the "tools" connector and codemode.step).
+		h, release, err := durableSurface(ctx, &cf, noPrograms{}, stderr)
+		if err != nil {
+			return err
+		}
+		defer release()
+		_, err = io.WriteString(stdout, h.TypeDefinitions())
+		return err
+	}
 	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
 		return err
@@ -303,6 +314,24 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 		return false, usageError{err.Error()}
 	}
 	defer checker.Close()
+	var res *typecheck.Result
+	if cf.tools != "" && isDurableToolsFile(cf.tools) {
+		// A durable tools file: checked as run --journal runs it.
+		rt, closeRuntime, err := rf.open(ctx, 30*time.Second)
+		if err != nil {
+			return false, err
+		}
+		defer closeRuntime()
+		h, release, err := durableSurface(ctx, &cf, rt, stderr)
+		if err != nil {
+			return false, err
+		}
+		defer release()
+		if res, err = h.ValidateCode(ctx, checker, source); err != nil {
+			return false, err
+		}
+		return report(res, positional[0], stdout), nil
+	}
 	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
 		return false, err
@@ -315,7 +344,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 		return false, err
 	}
 	defer closeRuntime()
-	res, err := client.New(rt, c).ValidateCode(ctx, checker, source)
+	res, err = client.New(rt, c).ValidateCode(ctx, checker, source)
 	if errors.Is(err, node.ErrTypesNotInstalled) {
 		// A set-up problem, like a missing checker: exit 2.
 		return false, usageError{fmt.Sprintf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
@@ -323,12 +352,18 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	if err != nil {
 		return false, err
 	}
+	return report(res, positional[0], stdout), nil
+}
+
+// report prints a check's result ("valid", or the report with the
+// program's file name) and says whether the program is invalid.
+func report(res *typecheck.Result, path string, stdout io.Writer) (invalid bool) {
 	if res.Valid {
 		fmt.Fprintln(stdout, "valid")
-		return false, nil
+		return false
 	}
-	fmt.Fprintln(stdout, named(res.Report, positional[0]))
-	return true, nil
+	fmt.Fprintln(stdout, named(res.Report, path))
+	return true
 }
 
 // readProgram reads a program file of at most maxProgramSize bytes.

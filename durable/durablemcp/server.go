@@ -12,6 +12,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/mcpserver"
+	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,6 +48,11 @@ type ServerOptions struct {
 	// Logger, when not nil, receives one record per request; nil means
 	// quiet.
 	Logger *slog.Logger
+	// Checker, when not nil, type-checks each program (Handle.ValidateCode)
+	// before it runs: a program that does not type-check is answered with
+	// the report and starts no execution. A checker that fails is logged
+	// and the program runs unchecked.
+	Checker *typecheck.Checker
 }
 
 // NewServer returns an MCP server whose code tool runs each program as a
@@ -100,6 +106,19 @@ func answer(ctx context.Context, h *durable.Handle, opts ServerOptions, req *mcp
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
+	}
+	if opts.Checker != nil {
+		res, err := h.ValidateCode(ctx, opts.Checker, in.Code)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return textResult(true, "cancelled before the program ran: "+err.Error()), nil
+		case err != nil:
+			opts.Logger.Warn("type check skipped", "err", err)
+		case !res.Valid:
+			opts.Logger.Info("program rejected by the type check", "diagnostics", len(res.Diagnostics))
+			return textResult(true, "The program does not type-check, so nothing ran (no execution was started). Fix these errors and send it again:\n\n"+
+				mcpserver.Truncate(res.Report, opts.MaxTokens*4)), nil
+		}
 	}
 	out, err := h.Execute(ctx, in.Code)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,5 +75,29 @@ func TestServerAnswersWithAppendedContent(t *testing.T) {
 	}
 	if ic, ok := res.Content[2].(*mcp.ImageContent); !ok || string(ic.Data) != "hi" || ic.MIMEType != "image/png" {
 		t.Errorf("third item %#v, want the appended image", res.Content[2])
+	}
+}
+
+// With a checker, a program that does not type-check is answered with the
+// report and starts no execution; a valid one runs.
+func TestServerTypeChecksPrograms(t *testing.T) {
+	checker, err := typecheck.New(typecheck.Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	defer checker.Close()
+	h := handle(t, testConnector(t))
+	cs := connect(t, h, durablemcp.ServerOptions{Checker: checker}, nil)
+	res := callCode(t, cs, "const r = await svc.ping({});\nconst n: number = r.ok;\nn")
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "does not type-check") || !strings.Contains(text, "2:") {
+		t.Fatalf("answer %v %q", res.IsError, text)
+	}
+	if list, err := h.Executions(context.Background(), 0); err != nil || len(list) != 0 {
+		t.Fatalf("executions after a refused program: %d %v", len(list), err)
+	}
+	res = callCode(t, cs, "const s = await codemode.step(\"s\", () => 1);\nconst r = await svc.ping({});\nr.ok && s === 1")
+	if res.IsError {
+		t.Fatalf("valid program refused: %v", res.Content[0].(*mcp.TextContent).Text)
 	}
 }
