@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/typecheck"
 	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
