@@ -349,6 +349,51 @@ func (h *Handle) Executions(ctx context.Context, limit int) ([]*Execution, error
 	return l, wrapStore(err)
 }
 
+// ErrRunning is returned (wrapped) by Output for an execution whose pass
+// is still running: it has no output yet.
+var ErrRunning = errors.New("durable: the execution is running")
+
+// Output returns an execution's current output from the journal, as Execute
+// or Approve answered it: completed (the recorded result, through
+// TransformResult; appended content is not recorded, so there is none),
+// paused (the pending actions), or error (the message of an error, a
+// rejection, an expiry, or "the execution is rolled_back"). It runs
+// nothing. Errors: one wrapping ErrNotFound, ErrRunning, or the store's.
+func (h *Handle) Output(ctx context.Context, id string) (Output, error) {
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		return Output{}, fmt.Errorf("durable: %w", err)
+	}
+	switch e.Status {
+	case StatusRunning:
+		return Output{}, fmt.Errorf("%w: %s", ErrRunning, id)
+	case StatusPaused:
+		pending, err := h.store.Pending(ctx, h.name, id)
+		if err != nil {
+			return Output{}, fmt.Errorf("durable: %w", err)
+		}
+		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending}, nil
+	case StatusCompleted:
+		result := e.Result
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
+		if h.opts.TransformResult != nil {
+			t, err := h.opts.TransformResult(ctx, result)
+			if err != nil {
+				return Output{Status: OutputError, ExecutionID: id, Error: "transforming the result: " + err.Error(), Logs: e.Logs}, nil
+			}
+			result = t
+		}
+		return Output{Status: OutputCompleted, ExecutionID: id, Result: result, Logs: e.Logs}, nil
+	}
+	msg := e.Error
+	if msg == "" || e.Status == StatusRolledBack {
+		msg = strings.TrimSpace("the execution is " + string(e.Status) + ". " + msg)
+	}
+	return Output{Status: OutputError, ExecutionID: id, Error: msg, Logs: e.Logs}, nil
+}
+
 // Execution returns one audit record with its tool log, or an error
 // wrapping ErrNotFound.
 func (h *Handle) Execution(ctx context.Context, id string) (*Execution, error) {

@@ -334,7 +334,7 @@ func TestJournalMCPServe(t *testing.T) {
 	}
 	defer session.Close()
 	tools, err := session.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 1 {
+	if err != nil || len(tools.Tools) != 2 {
 		t.Fatalf("tools %+v %v", tools, err)
 	}
 	desc := tools.Tools[0].Description
@@ -428,5 +428,101 @@ func TestTypesAndCheckTakeDurableToolsFiles(t *testing.T) {
 	os.WriteFile(bad, []byte("const s = await codemode.step(\"s\", () => 1);\nawait tools.create_item({ name: s });\n"), 0o644)
 	if code, stdout, _ := f.cli(t, "check", "--tools", f.tools, bad); code != 1 || !strings.Contains(stdout, "bad.ts:2:") {
 		t.Fatalf("check of a bad program: exit %d %q", code, stdout)
+	}
+}
+
+// TestJournalMCPElicitation drives mcp serve --journal from the official
+// TypeScript MCP SDK client: declaring elicitation, a pause asks the person
+// (the client's handler) and accept completes the same code call, decline
+// rejects it, cancel leaves it paused; without the capability the answer is
+// paused. code_result then reads the same outcome.
+func TestJournalMCPElicitation(t *testing.T) {
+	tools := findTools(t)
+	node := filepath.Join(tools, "node_modules", ".bin", "node")
+	if _, err := os.Stat(filepath.Join(tools, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("the TypeScript MCP SDK is not installed in .tools: ", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		action string // "" : no elicitation capability
+		status durable.OutputStatus
+		record durable.Status
+		asked  int
+	}{
+		{"", durable.OutputPaused, durable.StatusPaused, 0},
+		{"accept", durable.OutputCompleted, durable.StatusCompleted, 1},
+		{"decline", durable.OutputError, durable.StatusRejected, 1},
+		{"cancel", durable.OutputPaused, durable.StatusPaused, 1},
+	} {
+		t.Run("action="+c.action, func(t *testing.T) {
+			f := newJournalFixture(t)
+			var action any
+			if c.action != "" {
+				action = c.action
+			}
+			program, _ := os.ReadFile(f.program)
+			cfg, _ := json.Marshal(map[string]any{"command": self, "action": action, "code": string(program),
+				"args": []string{"-codemode-cli", "mcp", "serve", "--no-check", "--journal", f.journal, "--tools", f.tools}})
+			cmd := exec.Command(node, "testdata/elicit-client.cjs", string(cfg))
+			cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(tools, "node_modules"))
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("client: %v\n%s", err, stderr.String())
+			}
+			var got struct {
+				Asked  []string
+				Answer struct {
+					Content []struct{ Text string }
+					IsError bool
+				}
+				Later struct {
+					Content []struct{ Text string }
+				}
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("client output %q: %v", stdout.String(), err)
+			}
+			var out, later durable.Output
+			if err := json.Unmarshal([]byte(got.Answer.Content[0].Text), &out); err != nil || out.Status != c.status {
+				t.Fatalf("answer %+v (%v), want %s", got.Answer, err, c.status)
+			}
+			if len(got.Asked) != c.asked || (c.asked > 0 && !strings.Contains(got.Asked[0], "tools.create_item with {\"name\":\"item-a+b\"}")) {
+				t.Fatalf("asked %q", got.Asked)
+			}
+			if c.action == "accept" && string(out.Result) != `{"created":{"id":7},"n":2}` {
+				t.Errorf("result %s", out.Result)
+			}
+			if err := json.Unmarshal([]byte(got.Later.Content[0].Text), &later); err != nil || later.Status != c.status || later.ExecutionID != out.ExecutionID {
+				t.Errorf("code_result %+v (%v)", got.Later, err)
+			}
+			if e := f.record(t, out.ExecutionID); e.Status != c.record {
+				t.Errorf("journal status %s, want %s", e.Status, c.record)
+			}
+			if n := len(f.lines(t, "create.log")); (c.action == "accept") != (n == 1) {
+				t.Errorf("the approved action ran %d times", n)
+			}
+		})
+	}
+}
+
+// findTools returns the .tools folder above the working directory, or
+// skips the test.
+func findTools(t *testing.T) string {
+	t.Helper()
+	dir := mustGetwd(t)
+	for {
+		p := filepath.Join(dir, ".tools")
+		if _, err := os.Stat(filepath.Join(p, "node_modules")); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no .tools folder with node_modules above the working directory")
+		}
+		dir = parent
 	}
 }
