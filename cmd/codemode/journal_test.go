@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -524,5 +527,62 @@ func findTools(t *testing.T) string {
 			t.Skip("no .tools folder with node_modules above the working directory")
 		}
 		dir = parent
+	}
+}
+
+// TestJournalMCPServeUI: mcp serve --journal --ui serves the journal page
+// over the server's own handle: a run the code tool paused is listed with
+// its pending action; a non-loopback --ui without a token is refused.
+func TestJournalMCPServeUI(t *testing.T) {
+	f := newJournalFixture(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--no-check", "--journal", f.journal, "--tools", f.tools, "--ui", addr)
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	program, _ := os.ReadFile(f.program)
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": string(program)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out durable.Output
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != durable.OutputPaused {
+		t.Fatalf("answer %v: %v", res.Content, err)
+	}
+	get := func(path string) string {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %s %s", path, resp.Status, b)
+		}
+		return string(b)
+	}
+	if page := get("/"); !strings.Contains(page, out.ExecutionID) || !strings.Contains(page, "create_item") {
+		t.Fatalf("the list lacks the paused run %s", out.ExecutionID)
+	}
+	if page := get("/executions/" + out.ExecutionID); !strings.Contains(page, "item-a") {
+		t.Fatalf("the execution page lacks the pending action's arguments")
+	}
+	code, _, stderr := f.cli(t, "mcp", "serve", "--journal", f.journal, "--tools", f.tools, "--ui", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(stderr, "is not a loopback address") {
+		t.Fatalf("non-loopback --ui: exit %d %q", code, stderr)
 	}
 }
