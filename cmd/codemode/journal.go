@@ -151,6 +151,13 @@ func openSession(ctx context.Context, command string, jf *journalFlags, cf *cont
 			s.close()
 		}
 	}()
+	// Spans of passes, tool calls and journal transitions, exported when
+	// the OTEL_* variables say so; flushed last.
+	tp, stopTracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.closes = append(s.closes, stopTracing)
 	st, err := jf.open(ctx, command)
 	if err != nil {
 		return nil, err
@@ -174,7 +181,7 @@ func openSession(ctx context.Context, command string, jf *journalFlags, cf *cont
 		s.closes = append(s.closes, closeRuntime)
 		ex = rt
 	}
-	opts := durable.Options{Name: jf.name}
+	opts := durable.Options{Name: jf.name, TracerProvider: tp}
 	if rf != nil {
 		opts.Limits.Timeout = timeout
 	}

@@ -82,17 +82,11 @@ func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "codemode: warning: no --tools: the page can show the journal, reject and expire, but not approve or roll back")
 	}
 
-	tp, shutdownTracing, err := tracerProvider(ctx)
+	tp, stopTracing, err := startTracing(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := shutdownTracing(sctx); err != nil {
-			fmt.Fprintf(stderr, "codemode: flushing traces: %v\n", err)
-		}
-	}()
+	defer stopTracing()
 	st, err := journalstore.OpenStore(ctx, *journal)
 	if err != nil {
 		return fmt.Errorf("--journal %s: %w", *journal, err)

@@ -443,7 +443,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 		return false, err
 	}
 	defer set.Close()
-	opts := client.RunOptions{Fetch: fetch}
+	tp, stopTracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		return false, err
+	}
+	defer stopTracing()
+	opts := client.RunOptions{Fetch: fetch, TracerProvider: tp}
 	if *input != "" {
 		if !json.Valid([]byte(*input)) {
 			return false, usageError{"run: --input is not valid JSON"}

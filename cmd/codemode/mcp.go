@@ -116,8 +116,13 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeRuntime()
 	// The context deadline backs up the driver's own (QuickJS stops a
 	// program at --timeout itself; other runtimes rely on this).
+	tp, stopTracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logger: stderrLogger(stderr), Timeout: *timeout,
-		MaxExecutions: *maxExec, MaxQueued: *maxQueue, Fetch: fetch}
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, Fetch: fetch, TracerProvider: tp}
 	if set != nil {
 		opts.Instructions = set.Instructions()
 	}
