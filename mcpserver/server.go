@@ -24,7 +24,7 @@ import (
 const ToolName = "code"
 
 // DefaultMaxTokens is the default answer budget, in estimated tokens of 4
-// characters each (seed 001, TruncateOptions: 6,000 tokens).
+// characters each (TruncateOptions' 6,000 tokens, https://developers.cloudflare.com/agents/tools/codemode/api-reference/).
 const DefaultMaxTokens = 6000
 
 // DefaultDescription is the code tool's description when Options has none.
