@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -462,9 +463,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	defer closeRuntime()
 	cl := client.New(rt, c)
 	for i := 0; i < *repeat; i++ {
-		// Every tools source runs the forms models write (RunCode takes a
-		// module with a default export too).
-		rec, err := runOnce(ctx, cl, source, true, opts, *timeout, *asJSON, stdout, stderr)
+		// Every tools source runs the forms models write (statements, a
+		// function); a file with top-level exports runs as the module it is
+		// (so one without a default export is told so).
+		rec, err := runOnce(ctx, cl, source, cf.usesMCP() || !topLevelExport.MatchString(source), opts, *timeout, *asJSON, stdout, stderr)
 		if err != nil {
 			return false, err
 		}
@@ -493,6 +495,10 @@ func defaultCacheDir() string {
 	}
 	return filepath.Join(dir, "codemode", "quickjs")
 }
+
+// topLevelExport finds an export statement at the start of a line: the
+// program is a module.
+var topLevelExport = regexp.MustCompile(`(?m)^export\s`)
 
 // runOnce runs source once. asCode runs it as RunCode does (any form a model
 // writes, its value appended as text), which is how programs over MCP
