@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
 
+	"github.com/codemode-go/codemode/internal/cloexec"
 	"golang.org/x/sys/unix"
 )
 
@@ -234,21 +234,5 @@ const sandboxFirstStage = "1" // stage 1 confines and executes stage 2
 
 // closeInheritedFiles marks every file descriptor above the sandbox's two
 // sockets close-on-exec, so that stage 2 holds none of the files the host
-// process itself inherited without that flag (a shell's `exec 7<file`
-// reaches every child Go starts: Go sets the flag only on files it opens).
-// close_range(2) with CLOSE_RANGE_CLOEXEC needs Linux 5.11; older kernels
-// get the same per descriptor from /proc/self/fd.
-func closeInheritedFiles() {
-	if unix.CloseRange(sandboxCtrlFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
-		return
-	}
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > sandboxCtrlFD {
-			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
-		}
-	}
-}
+// process itself inherited without that flag.
+func closeInheritedFiles() { cloexec.MarkFrom(sandboxCtrlFD + 1) }
