@@ -93,7 +93,7 @@ func TestRanking(t *testing.T) {
 		{query: "pulls/list", first: "github.list_pull_requests"},
 		{query: "weather forecast for Paris", first: "weather.getForecast", never: []string{"slack.send_message"}},
 		{query: "humidity", first: "weather.getCurrentConditions"},
-		{query: "repo", first: "github.list_pull_requests"}, // a parameter name
+		{query: "repo", first: "github.list_pull_requests"},                                                 // a parameter name
 		{query: "repositories", first: "github.list_pull_requests", never: []string{"github.create_issue"}}, // the shorter of the two that say repository
 		{query: "email", first: "email.send_email"},
 		{query: "s", noMatch: true},
