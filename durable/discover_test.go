@@ -15,7 +15,9 @@ import (
 // weatherAndSlack are two more connectors for ranking: Cloudflare's issue
 // 2296 returned weather.getForecast for "send slack message".
 func weatherAndSlack(t testing.TB) []durable.Connector {
-	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{"ok":true}`), nil }
+	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`{"ok":true}`), nil
+	}
 	return []durable.Connector{
 		{Name: "weather", Instructions: "Forecasts from the national weather service.", Tools: []durable.ConnectorTool{
 			{Name: "getForecast", Description: "Get the weather forecast for a city.", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}`), Execute: noop},
