@@ -8,8 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/durablemcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,6 +28,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	jf.register(fs)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
+	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (namespaces and codemode.search/describe); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
@@ -49,6 +52,10 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	case jf.path == "":
 		return usageError{"mcp serve: --journal is empty"}
 	}
+	mode, err := durable.ParseDeclarationsMode(*declarations)
+	if err != nil {
+		return usageError{"mcp serve: --declarations: " + strings.TrimPrefix(err.Error(), "durable: ")}
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
 	var ln net.Listener
 	if *httpAddr != "" {
@@ -65,7 +72,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer s.close()
-	srv := durablemcp.NewServer(s.handle, durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout})
+	srv := durablemcp.NewServer(s.handle, durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode})
 	if *httpAddr == "" {
 		logf("serving the durable code tool (journal %s) on stdio", jf.path)
 		err := srv.Run(ctx, &mcp.StdioTransport{})

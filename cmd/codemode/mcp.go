@@ -48,6 +48,7 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// durableMCPServe, which reads these itself.
 	fs.String("journal", "", "serve the durable code tool over this journal (FILE.db, sqlite:FILE or postgres://...): approvals, replay and rollback")
 	fs.String("name", "default", "--journal: the runtime name (separate histories in one journal)")
+	fs.String("declarations", "", "--journal: full (every declaration in the code tool's description) or discover (namespaces and codemode.search/describe); default full up to 2,000 tokens")
 	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
 	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
