@@ -84,7 +84,7 @@ func (h *Handle) ToolDescription(opts DescriptionOptions) string {
 	b.WriteString("```ts\n")
 	b.WriteString(h.example())
 	b.WriteString("```\n\n")
-	b.WriteString("Some actions need a person's approval (requiresApproval). When the program reaches one, the execution pauses and the answer has \"status\": \"paused\" with the pending actions: nothing more runs until a person approves or rejects them outside this conversation. Do not send the program again to retry a paused action; tell the user what waits for approval, with the executionId. After approval the program continues from where it paused; calls already made are not repeated.\n\n")
+	b.WriteString("Some actions need a person's approval (requiresApproval). When the program reaches one, the execution pauses and the answer has \"status\": \"paused\" with the pending actions: nothing more runs until a person approves or rejects them outside this conversation. Do not call this tool again to retry a paused action (it would start a second execution and pause again); tell the user what waits for approval, with the executionId. After approval the program continues from where it paused; calls already made are not repeated.\n\n")
 	b.WriteString(`The answer is JSON: {"status": "completed", "executionId", "result", "logs"?} | {"status": "paused", "executionId", "pending": [{"seq", "connector", "method", "args"}]} | {"status": "error", "executionId", "error", "logs"?}.`)
 	if mode == DeclarationsFull {
 		b.WriteString("\n\nDeclarations:\n```ts\n")
