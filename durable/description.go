@@ -49,6 +49,10 @@ type DescriptionOptions struct {
 }
 
 // ToolDescription returns the description of the durable code tool for a
+// model (Catalog.ToolDescription of the handle's connectors).
+func (h *Handle) ToolDescription(opts DescriptionOptions) string { return h.catalog.ToolDescription(opts) }
+
+// ToolDescription returns the description of the durable code tool for a
 // model: what the tool does, the namespaces with a one-line hint each, the
 // codemode SDK (search, describe, step, run), one example, what a pause
 // means and the answer's shape; and, in DeclarationsFull mode, every
@@ -57,18 +61,19 @@ type DescriptionOptions struct {
 // costs a few hundred tokens here.
 //
 //	desc := h.ToolDescription(durable.DescriptionOptions{Declarations: durable.DeclarationsDiscover})
-func (h *Handle) ToolDescription(opts DescriptionOptions) string {
+func (cat *Catalog) ToolDescription(opts DescriptionOptions) string {
+	decls := cat.decl.TypeDefinitions() + "\n" + sdkDeclaration
 	mode := opts.Declarations
 	if mode == DeclarationsAuto {
 		mode = DeclarationsDiscover
-		if len(h.decls) <= 4*FullDeclarationsTokens {
+		if len(decls) <= 4*FullDeclarationsTokens {
 			mode = DeclarationsFull
 		}
 	}
 	var b strings.Builder
 	b.WriteString("Run a TypeScript program that calls the connectors below, as one durable execution: every connector call is recorded in a journal, with its arguments and result. Write an async arrow function, or statements with top-level await whose last expression (or a returned value) is the answer.\n\n")
 	b.WriteString("Namespaces (globals in the program):\n")
-	for _, c := range h.connectors {
+	for _, c := range cat.connectors {
 		fmt.Fprintf(&b, "- %s: %s (%d method%s)\n", c.Name, connectorHint(c, opts.ConnectorHints[c.Name]), len(c.Tools), plural(len(c.Tools)))
 	}
 	b.WriteString("\nThe codemode SDK:\n")
@@ -82,13 +87,13 @@ func (h *Handle) ToolDescription(opts DescriptionOptions) string {
 		b.WriteString("Example:\n")
 	}
 	b.WriteString("```ts\n")
-	b.WriteString(h.example())
+	b.WriteString(cat.example())
 	b.WriteString("```\n\n")
 	b.WriteString("Some actions need a person's approval (requiresApproval). When the program reaches one, the execution pauses and the answer has \"status\": \"paused\" with the pending actions: nothing more runs until a person approves or rejects them outside this conversation. Do not call this tool again to retry a paused action (it would start a second execution and pause again); tell the user what waits for approval, with the executionId. After approval the program continues from where it paused; calls already made are not repeated.\n\n")
 	b.WriteString(`The answer is JSON: {"status": "completed", "executionId", "result", "logs"?} | {"status": "paused", "executionId", "pending": [{"seq", "connector", "method", "args"}]} | {"status": "error", "executionId", "error", "logs"?}.`)
 	if mode == DeclarationsFull {
 		b.WriteString("\n\nDeclarations:\n```ts\n")
-		b.WriteString(strings.TrimRight(h.decls, "\n"))
+		b.WriteString(strings.TrimRight(decls, "\n"))
 		b.WriteString("\n```")
 	}
 	return b.String()
@@ -96,9 +101,9 @@ func (h *Handle) ToolDescription(opts DescriptionOptions) string {
 
 // example is the description's one example: a search, a describe and a
 // call of the first connector's first method.
-func (h *Handle) example() string {
+func (cat *Catalog) example() string {
 	query, call := "create an issue", "github.create_issue({ title: \"…\" })"
-	for _, c := range h.connectors {
+	for _, c := range cat.connectors {
 		if len(c.Tools) > 0 {
 			t := c.Tools[0]
 			query = strings.Join(strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(t.Name)), " ")
