@@ -50,7 +50,9 @@ type DescriptionOptions struct {
 
 // ToolDescription returns the description of the durable code tool for a
 // model (Catalog.ToolDescription of the handle's connectors).
-func (h *Handle) ToolDescription(opts DescriptionOptions) string { return h.catalog.ToolDescription(opts) }
+func (h *Handle) ToolDescription(opts DescriptionOptions) string {
+	return h.catalog.ToolDescription(opts)
+}
 
 // ToolDescription returns the description of the durable code tool for a
 // model: what the tool does, the namespaces with a one-line hint each, the
