@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -260,5 +261,45 @@ func TestDescribePrecedence(t *testing.T) {
 	d, err := h.Describe(ctx, "weather")
 	if err != nil || d.Kind != durable.KindSnippet || d.Description != "Two." {
 		t.Fatalf("Describe(weather) = %+v, %v", d, err)
+	}
+}
+
+func TestToolDescription(t *testing.T) {
+	h, _ := discoveryFixture(t, executor(t))
+	full := h.ToolDescription(durable.DescriptionOptions{})
+	for _, want := range []string{
+		"- github: methods list_pull_requests, create_issue, add_label, counter, flaky (5 methods)",
+		"- weather: Forecasts from the national weather service. (1 method)",
+		"- slack: methods send_message, list_channels (2 methods)",
+		"codemode.search(query)", "codemode.describe(target)", "codemode.step(name, fn)", "codemode.run(name, input?)",
+		"const found = await codemode.search(\"list pull requests\");",
+		"Do not call this tool again to retry",
+		"Declarations:\n```ts\n", "interface SlackTools {", "@requiresApproval", "search(query: string): Promise<SearchOutput>;",
+	} {
+		if !strings.Contains(full, want) {
+			t.Errorf("the default (full: the declarations are small) description lacks %q:\n%s", want, full)
+		}
+	}
+	discover := h.ToolDescription(durable.DescriptionOptions{Declarations: durable.DeclarationsDiscover, ConnectorHints: map[string]string{"slack": "Team chat.\nIgnored second line."}})
+	if strings.Contains(discover, "interface SlackTools") || !strings.Contains(discover, "- slack: Team chat. (2 methods)") || strings.Contains(discover, "Ignored") ||
+		!strings.Contains(discover, "The methods' declarations are not listed here.") {
+		t.Errorf("discover description:\n%s", discover)
+	}
+	// Past 2,000 estimated tokens of declarations, the default is discover.
+	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }
+	var tools []durable.ConnectorTool
+	for i := range 100 {
+		tools = append(tools, durable.ConnectorTool{Name: fmt.Sprintf("tool_%d", i), Description: "A tool with a description long enough to count for something.", Execute: noop,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","description":"The first parameter."}}}`)})
+	}
+	big := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{}, durable.Connector{Name: "big", Tools: tools})
+	if d := big.ToolDescription(durable.DescriptionOptions{}); strings.Contains(d, "interface BigTools") || !strings.Contains(d, "- big: methods tool_0, tool_1, tool_2, tool_3, tool_4, … (100 methods)") {
+		t.Errorf("a large catalogue's default description:\n%s", d)
+	}
+	if d := big.ToolDescription(durable.DescriptionOptions{Declarations: durable.DeclarationsFull}); !strings.Contains(d, "interface BigTools") {
+		t.Error("DeclarationsFull left the declarations out")
+	}
+	if _, err := durable.ParseDeclarationsMode("some"); err == nil {
+		t.Error("ParseDeclarationsMode accepted some")
 	}
 }
