@@ -34,7 +34,7 @@ func ParseDeclarationsMode(s string) (DeclarationsMode, error) {
 	case DeclarationsAuto, DeclarationsFull, DeclarationsDiscover:
 		return m, nil
 	}
-	return "", fmt.Errorf("durable: declarations %q: use full, discover, or nothing for full up to %d tokens", s, FullDeclarationsTokens)
+	return "", fmt.Errorf("durable: declarations %q: use full, discover, or nothing (full when the declarations fit in %d tokens)", s, FullDeclarationsTokens)
 }
 
 // DescriptionOptions shape Handle.ToolDescription.
