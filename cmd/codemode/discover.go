@@ -164,6 +164,14 @@ func snippetsCommand(ctx context.Context, command string, args []string, stdout,
 	if sub != "save" && (*from != "" || *description != "" || *inputSchema != "") {
 		return usageError{command + ": --from, --description and --input-schema are for snippet save"}
 	}
+	if sub == "save" {
+		if *from == "" {
+			return usageError{"snippet save: --from EXECUTION_ID is required (codemode executions lists them)"}
+		}
+		if err := durable.CheckSnippetName(positional[0]); err != nil {
+			return usageError{"snippet save: " + strings.TrimPrefix(err.Error(), "durable: ")}
+		}
+	}
 	s, err := openSession(ctx, command, &jf, nil, nil, 0, stderr)
 	if err != nil {
 		return err
@@ -191,12 +199,6 @@ func snippetsCommand(ctx context.Context, command string, args []string, stdout,
 		}
 		return tw.Flush()
 	case "save":
-		if *from == "" {
-			return usageError{"snippet save: --from EXECUTION_ID is required (codemode executions lists them)"}
-		}
-		if err := durable.CheckSnippetName(positional[0]); err != nil {
-			return usageError{"snippet save: " + strings.TrimPrefix(err.Error(), "durable: ")}
-		}
 		var schema json.RawMessage
 		if *inputSchema != "" {
 			if schema, err = os.ReadFile(*inputSchema); err != nil {
