@@ -41,6 +41,29 @@ type Options struct {
 	ConnectorHints map[string]string
 }
 
+// CheckHints returns an error for a ConnectorHints key that names none of
+// namespaces, or a hint that holds a newline (a hint is one line).
+func (o Options) CheckHints(namespaces []string) error {
+	known := map[string]bool{}
+	for _, n := range namespaces {
+		known[n] = true
+	}
+	keys := make([]string, 0, len(o.ConnectorHints))
+	for k := range o.ConnectorHints {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !known[k] {
+			return fmt.Errorf("codetool: ConnectorHints[%q]: no namespace is named %s (namespaces: %s)", k, k, strings.Join(namespaces, ", "))
+		}
+		if strings.ContainsAny(o.ConnectorHints[k], "\r\n") {
+			return fmt.Errorf("codetool: ConnectorHints[%q]: a hint is one line", k)
+		}
+	}
+	return nil
+}
+
 // Descriptor is the code tool as a model sees it.
 type Descriptor struct {
 	Name        string          // Name ("code")
@@ -136,25 +159,12 @@ type Catalogue struct {
 // answer looks like, and ends with the declarations. It returns an error
 // for a hint whose key names no namespace of c, or that holds a newline.
 //
-// This is the one place descriptions are generated: change it to change
-// what every maker (a durable handle, a client) gives a model.
+// A plain client's tool (client.Client.Tool) is described by it; a durable
+// handle's uses durable.Handle.ToolDescription, which knows discovery
+// (codemode.search and describe) and checks hints with Options.CheckHints.
 func Description(c Catalogue, opts Options) (string, error) {
-	known := map[string]bool{}
-	for _, n := range c.Namespaces {
-		known[n] = true
-	}
-	keys := make([]string, 0, len(opts.ConnectorHints))
-	for k := range opts.ConnectorHints {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !known[k] {
-			return "", fmt.Errorf("codetool: ConnectorHints[%q]: no namespace is named %s (namespaces: %s)", k, k, strings.Join(c.Namespaces, ", "))
-		}
-		if strings.ContainsAny(opts.ConnectorHints[k], "\r\n") {
-			return "", fmt.Errorf("codetool: ConnectorHints[%q]: a hint is one line", k)
-		}
+	if err := opts.CheckHints(c.Namespaces); err != nil {
+		return "", err
 	}
 	if opts.Description != "" {
 		return opts.Description, nil
