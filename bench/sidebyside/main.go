@@ -148,6 +148,7 @@ type contender interface {
 // ours is one of our drivers behind a client.
 type ours struct {
 	label string
+	d     drivers.Driver
 	rt    *client.Runtime
 	c     *client.Client
 	pid   int // the process running the engines (for retained memory)
@@ -179,7 +180,7 @@ func newOurs(label string, d drivers.Driver, rows []byte) (*ours, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ours{label: label, rt: rt, c: client.New(rt, k), pid: pid}, nil
+	return &ours{label: label, d: d, rt: rt, c: client.New(rt, k), pid: pid}, nil
 }
 
 func (o *ours) name() string { return o.label }
@@ -249,6 +250,18 @@ func (o *ours) measure(r row, seq int) (float64, error) {
 		return float64(r.n) / time.Since(start).Seconds(), nil
 	case "retained":
 		return o.retained(r, seq)
+	case "boot":
+		// A second runtime while the first lives, after a pause in which a
+		// QuickJS sandbox's spare process has booted.
+		time.Sleep(1500 * time.Millisecond)
+		start := time.Now()
+		rt, err := client.NewRuntime(context.Background(), o.d)
+		if err != nil {
+			return 0, err
+		}
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		_ = rt.Close()
+		return ms, nil
 	}
 	return 0, fmt.Errorf("unknown row %s", r.key)
 }
@@ -433,7 +446,7 @@ func main() {
 	refPath := flag.String("reference", "", "a built checkout of github.com/torkbot/code-mode (npm install && npm run build); empty skips the reference")
 	nodePath := flag.String("node", "node", "the Node.js 24 executable, for our Node driver and the reference")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per row; the median is printed")
-	only := flag.String("rows", "warm,roundtrip,conc64,big,retained", "rows to run, comma-separated")
+	only := flag.String("rows", "warm,roundtrip,conc64,big,retained,boot", "rows to run, comma-separated")
 	which := flag.String("drivers", "quickjs,quickjs-inprocess,node", "our drivers to run, comma-separated")
 	scale := flag.Float64("scale", 1, "multiplies each row's executions per measurement")
 	flag.Parse()
@@ -451,6 +464,7 @@ func run(refPath, nodePath string, rounds int, only, which string, scale float64
 		{"conc64", "64 concurrent one-call programs", "exec/s", true, 640},
 		{"big", "1 MB tool result, filter/group/sort", "ms", false, 5},
 		{"retained", "retained memory per execution over 5,000", "B/exec", false, 5000},
+		{"boot", "new runtime beside a live one", "ms", false, 1},
 	}
 	var table []row
 	for _, r := range all {
@@ -503,7 +517,7 @@ func run(refPath, nodePath string, rounds int, only, which string, scale float64
 		for _, r := range table {
 			w := r
 			w.n = max(1, w.n/10)
-			if r.key == "retained" {
+			if r.key == "retained" || r.key == "boot" {
 				continue
 			}
 			if _, err := c.measure(w, seq); err != nil {
@@ -518,6 +532,9 @@ func run(refPath, nodePath string, rounds int, only, which string, scale float64
 		k := rounds
 		if r.key == "retained" {
 			k = 1 // 5,000 executions each; one round
+		}
+		if r.key == "boot" {
+			r.n = 1
 		}
 		for round := range k {
 			for i := range cs {
@@ -557,7 +574,7 @@ func run(refPath, nodePath string, rounds int, only, which string, scale float64
 			if r.higherIsBetter {
 				x = m / b
 			}
-			ratios = append(ratios, fmt.Sprintf("%s %.2f", c.name(), x))
+			ratios = append(ratios, fmt.Sprintf("%s %.3g", c.name(), x))
 		}
 		fmt.Fprintf(tw, "\t%s\n", strings.Join(ratios, ", "))
 	}

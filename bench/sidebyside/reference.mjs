@@ -94,6 +94,14 @@ async function measure(req) {
       const h1 = await heap(seq++);
       return (h1 - h0) / n; // bytes of V8 heap per execution
     }
+    case "boot": {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const t0 = performance.now();
+      const rt = await createHostNodeRuntime({ nodePath: process.execPath, cwd: process.cwd() }, AbortSignal.timeout(30_000));
+      const ms = performance.now() - t0;
+      await rt[Symbol.asyncDispose]();
+      return ms;
+    }
     default:
       throw new Error(`unknown row ${row}`);
   }
