@@ -45,8 +45,12 @@ type Options struct {
 	// deadline. 0 means no cap. A runner host serving untrusted clients
 	// sets it to bound its memory.
 	MaxEngines int
-	// PoolSize is how many idle engines a runtime keeps, restored from the
-	// snapshot, for the next executions. Default 8.
+	// PoolSize is how many idle engines a runtime keeps at least, restored
+	// from the snapshot, for the next executions. Default 8. Beyond it the
+	// pool follows demand: it keeps as many engines as were in use at once
+	// in the last 10 to 20 seconds (at most 256), so that a recurring burst
+	// of concurrent executions reuses engines instead of instantiating them.
+	// An idle engine holds about its snapshot's size of memory (a few MiB).
 	PoolSize int
 	// CacheDir, when set, stores compiled QuickJS machine code on disk so
 	// that later processes skip compilation (wazero's compilation cache).
