@@ -1,7 +1,9 @@
 package durable
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -16,23 +18,32 @@ import (
 // tools __codemode.step_begin and __codemode.step_end, which the journal
 // answers:
 //
-//	begin {name}                  -> {found: true, value} on replay, else {found: false, token}
+//	begin {name}                  -> {found: true, value, skip, skipClock} on replay, else {found: false, token, clock}
+//	skip  {name}                  -> {}            (replayed: once per call fn made on the pass that recorded it)
 //	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
-//	end   {name, token, value}    -> {value}       (records the value; the program continues with the recorded copy)
+//	end   {name, token, clock, value} -> {value}   (records the value; the program continues with the recorded copy)
 //	end   {name, token, failed}   -> {}            (fn threw; the error goes on)
 //
 // Both calls happen on every pass, so the runner's seq numbers stay those of
 // the first pass and later connector calls replay without divergence.
-// A connector call inside fn is journaled as usual; on replay fn does not
-// run, so such a call would be missing: keep connector calls outside steps
-// (they are journaled already).
+// A connector call inside fn is journaled as usual (and may pause: then fn
+// runs again on the approval's pass, its calls replayed). Once the step's
+// value is recorded fn no longer runs, so its calls do not happen again:
+// the end of such a step is recorded (StepEndMethod) and a replay makes
+// one step_skip call per seq they took. Likewise for the clock: a replay
+// reads Date.now() once per clock value fn read (the runner answers them
+// from the recorded clock), so the program's later reads get the values
+// they got on the first pass. Calls the program makes
+// concurrently with fn, outside it, are counted with fn's own: they diverge
+// on replay (an error, never a wrong result); await them apart.
 const sdkObject = `((__j) => Object.freeze({ step: async (name, fn) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
 	`const b = await __j.step_begin({ name }); ` +
-	`if (b.found) { await __j.step_end({ name }); return b.value; } ` +
+	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
+	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, value: v }); return r.value; } }))(` + sdkNamespace + `)`
+	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }))(` + sdkNamespace + `)`
 
 // sdkDeclaration is the codemode object's declaration for the agent.
 const sdkDeclaration = `/** The durable runtime's SDK. */
@@ -51,29 +62,62 @@ var exportDefault = regexp.MustCompile(`(?m)^export\s+default\s`)
 // prepare returns the code to run for the agent's code: the same program
 // with codemode defined (see sdkObject). scope names the properties the
 // program's function receives besides codemode (the connectors, console,
-// result). The code keeps its form (a module with a default export, a
+// result), and how the code moved (shift.restore maps positions back).
+// The code keeps its form (a module with a default export, a
 // function expression, or statements whose last expression is the value).
-func prepare(code string, scope []string) string {
+func prepare(code string, scope []string) (string, shift) {
 	code = unfence(code)
-	if loc := exportDefault.FindStringIndex(code); loc != nil {
+	if loc := exportDefault.FindStringIndex(code); loc != nil && !strings.Contains(code[loc[0]:loc[1]], "\n") {
 		// A module: its default export is called with a scope that has codemode.
-		return code[:loc[0]] + "const __codemodeProgram = " + code[loc[1]:] +
-			"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; " +
-			"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n"
+		const decl = "const __codemodeProgram = "
+		line := 1 + strings.Count(code[:loc[0]], "\n")
+		col := loc[0] - (strings.LastIndexByte(code[:loc[0]], '\n') + 1)
+		return code[:loc[0]] + decl + code[loc[1]:] +
+				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; " +
+				"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n",
+			shift{line: line, col: col, by: len(decl) - (loc[1] - loc[0])}
 	}
 	prefix := "const codemode = " + sdkObject + "; "
 	if !mayBeFunction(code) {
 		// Statements (or an expression that is not a function, which the
 		// statement form returns as it is): no parse needed.
-		return prefix + code
+		return prefix + code, shift{line: 1, by: len(prefix)}
 	}
 	if expr, ok := asExpression(code); ok {
 		// A function expression (or another expression): called with the
 		// scope when it is a function, as client.RunCode does.
-		return prefix + "const __codemodeFn: any = (" + expr + "\n); " +
-			"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n"
+		const decl = "const __codemodeFn: any = ("
+		return prefix + decl + expr + "\n); " +
+				"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n",
+			shift{line: 1, by: len(prefix) + len(decl)}
 	}
-	return prefix + code
+	return prefix + code, shift{line: 1, by: len(prefix)}
+}
+
+// shift is how prepare moved the agent's code: on line (1-based), the
+// text after column col (0-based) moved right by by characters. Every
+// other position is the code's own.
+type shift struct{ line, col, by int }
+
+// position matches "agent.ts:LINE:COLUMN", the positions the client gives
+// (its module name for programs) in syntax errors and stack traces.
+var position = regexp.MustCompile(`agent\.ts:(\d+):(\d+)`)
+
+// restore maps the positions in an error message or stack from the
+// prepared program back to the agent's code.
+func (s shift) restore(text string) string {
+	if s.by == 0 || !strings.Contains(text, "agent.ts:") {
+		return text
+	}
+	return position.ReplaceAllStringFunc(text, func(m string) string {
+		sub := position.FindStringSubmatch(m)
+		line, _ := strconv.Atoi(sub[1])
+		col, err := strconv.Atoi(sub[2])
+		if err != nil || line != s.line || col <= s.col+s.by {
+			return m
+		}
+		return fmt.Sprintf("agent.ts:%d:%d", line, col-s.by)
+	})
 }
 
 // mayBeFunction reports whether code, after leading space and comments,

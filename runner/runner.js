@@ -104,6 +104,36 @@ var CodeModeRunner = (() => {
   function join(items, separator) {
     return arrayJoin(items, separator);
   }
+  function textBuffer() {
+    let parts = [];
+    let tail = "";
+    let size = 0;
+    return {
+      __proto__: null,
+      add(text) {
+        tail += text;
+        size += text.length;
+        if (tail.length >= 4096) {
+          push(parts, tail);
+          tail = "";
+        }
+      },
+      take() {
+        let out = tail;
+        if (parts.length > 0) {
+          push(parts, tail);
+          out = arrayJoin(parts, "");
+          parts = [];
+        }
+        tail = "";
+        size = 0;
+        return out;
+      },
+      get length() {
+        return size;
+      }
+    };
+  }
   function quote(text) {
     return jsonStringify(text);
   }
@@ -2118,40 +2148,36 @@ return __codemodeURL;`);
   }
 
   // src/quickjs.ts
-  var outbox = "";
+  var outbox = textBuffer();
   var execution;
-  var numbers = (list) => {
-    let out = "";
-    for (let i = 0; i < list.length; i++) out += (i > 0 ? "," : "") + list[i];
-    return out;
-  };
+  var numbers = (list) => join(list, ",");
   function finishJSON(result) {
     const clock = `"clock":[${numbers(result.clock)}]`;
     if (result.outcome === "program-failed") {
       const e = result.error;
       return `{"outcome":"program-failed","error":{"name":${quote(e.name)},"message":${quote(e.message)},"stack":${quote(e.stack)}},${clock}}`;
     }
-    let content = "";
+    const content = textBuffer();
     for (let i = 0; i < result.content.length; i++) {
       const c = result.content[i];
-      if (i > 0) content += ",";
-      content += c.type === "text" ? `{"type":"text","text":${quote(c.text)}}` : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`;
+      if (i > 0) content.add(",");
+      content.add(c.type === "text" ? `{"type":"text","text":${quote(c.text)}}` : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`);
     }
     const value = result.value === "" ? "" : `"value":${result.value},`;
-    return `{"outcome":"success","content":[${content}],${value}${clock}}`;
+    return `{"outcome":"success","content":[${content.take()}],${value}${clock}}`;
   }
   var host = {
     toolCall(seq, ns, tool, input, clock) {
-      outbox += `c	${seq}	${ns}	${tool}	${numbers(clock)}	${input}
-`;
+      outbox.add(`c	${seq}	${ns}	${tool}	${numbers(clock)}	${input}
+`);
     },
     output(stream, text) {
-      outbox += `o	${stream}	${quote(text)}
-`;
+      outbox.add(`o	${stream}	${quote(text)}
+`);
     },
     finish(result) {
-      outbox += `d	${finishJSON(result)}
-`;
+      outbox.add(`d	${finishJSON(result)}
+`);
     }
   };
   var timerSeq = 0;
@@ -2198,8 +2224,8 @@ return __codemodeURL;`);
     if (intervals[n] !== void 0) delete intervals[n];
     timerCount--;
     if (unarmed[n] !== void 0) delete unarmed[n];
-    else outbox += `x	${n}
-`;
+    else outbox.add(`x	${n}
+`);
   }
   var write = (stream) => (...values) => {
     if (execution !== void 0) execution.write(stream, values);
@@ -2298,17 +2324,16 @@ return __codemodeURL;`);
       const ids = unarmedIds;
       for (let i = 0; i < ids.length; i++) {
         const ms = unarmed[ids[i]];
-        if (ms !== void 0) outbox += `t	${ids[i]}	${ms}
-`;
+        if (ms !== void 0) outbox.add(`t	${ids[i]}	${ms}
+`);
       }
       if (ids.length > 0) {
         unarmed = record();
         unarmedIds = [];
       }
       const waiting = execution !== void 0 && !execution.finished() && (execution.pendingCalls() > 0 || timerCount > 0);
-      const text = outbox + (waiting ? "w	1" : "w	0");
-      outbox = "";
-      return text;
+      outbox.add(waiting ? "w	1" : "w	0");
+      return outbox.take();
     }
   };
 

@@ -330,3 +330,30 @@ func mustGetwd(t *testing.T) string {
 	}
 	return wd
 }
+
+// TestStatementFormsWithToolsFile: with a tools file, run and check take the
+// forms models write (statements, a function) as they do with MCP tools,
+// not only modules.
+func TestStatementFormsWithToolsFile(t *testing.T) {
+	tools := fixtureToolsFile(t)
+	forms := map[string]string{
+		"statements.ts": "const r = await codemode.echo({ value: \"x\" });\nr.value + \"!\"\n",
+		"function.ts":   "async () => (await codemode.echo({ value: \"x\" })).value + \"!\"\n",
+		"module.ts":     "export default async ({ codemode }: AgentProgramScope) => (await codemode.echo({ value: \"x\" })).value + \"!\";\n",
+	}
+	_, tscErr := typecheck.FindTsc(mustGetwd(t))
+	for name, src := range forms {
+		prog := writeFile(t, name, src)
+		code, stdout, stderr := runCLI(t, "run", "--tools", tools, prog)
+		if code != 0 || strings.TrimSpace(stdout) != "x!" {
+			t.Errorf("run %s: exit %d stdout %q stderr %q", name, code, stdout, stderr)
+		}
+		if tscErr != nil {
+			continue
+		}
+		code, stdout, stderr = runCLI(t, "check", "--tools", tools, prog)
+		if code != 0 || strings.TrimSpace(stdout) != "valid" {
+			t.Errorf("check %s: exit %d stdout %q stderr %q", name, code, stdout, stderr)
+		}
+	}
+}
