@@ -69,6 +69,7 @@ type Handle struct {
 	tools      map[string]map[string]*ConnectorTool
 	scope      []string
 	decls      string
+	catalog    *Catalog
 	opts       Options
 	log        *slog.Logger
 }
@@ -106,26 +107,18 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	var namespaces []contract.Namespace
 	for i := range h.connectors {
 		c := &h.connectors[i]
 		h.byName[c.Name] = c
 		h.tools[c.Name] = map[string]*ConnectorTool{}
 		h.scope = append(h.scope, c.Name)
-		ns := contract.Namespace{Name: c.Name}
 		for j := range c.Tools {
-			t := &c.Tools[j]
-			h.tools[c.Name][t.Name] = t
-			ct, err := contract.NewForeignTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute)
-			if err != nil {
-				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
-			}
-			if err := ct.Degraded(); err != nil {
-				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
-			}
-			ns.Tools = append(ns.Tools, ct)
+			h.tools[c.Name][c.Tools[j].Name] = &c.Tools[j]
 		}
-		namespaces = append(namespaces, ns)
+	}
+	namespaces, err := declNamespaces(h.connectors)
+	if err != nil {
+		return nil, err
 	}
 	h.scope = append(h.scope, "console", "result")
 	// The agent's declarations: the connectors and the codemode SDK, not
@@ -135,6 +128,7 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	h.decls = decl.TypeDefinitions() + "\n" + sdkDeclaration
+	h.catalog = newCatalog(h.connectors, decl)
 	sdk, err := sdkTools()
 	if err != nil {
 		return nil, err
@@ -168,7 +162,11 @@ func sdkTools() ([]*contract.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*contract.Tool{begin, end, skip}, nil
+	discovery, err := discoveryTools(refuse)
+	if err != nil {
+		return nil, err
+	}
+	return append([]*contract.Tool{begin, end, skip}, discovery...), nil
 }
 
 // Name returns the runtime name.

@@ -99,6 +99,12 @@ func (p *pass) middleware(next client.ToolCaller) client.ToolCaller {
 		p.bump(1, 0)
 		defer p.bump(-1, 0)
 		if call.Namespace == sdkNamespace {
+			switch call.Tool {
+			case "search", "describe":
+				return p.discover(ctx, call)
+			case "snippet":
+				return p.snippet(ctx, call)
+			}
 			return p.step(ctx, call)
 		}
 		return p.connectorCall(ctx, next, call)

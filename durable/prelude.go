@@ -36,14 +36,40 @@ import (
 // they got on the first pass. Calls the program makes
 // concurrently with fn, outside it, are counted with fn's own: they diverge
 // on replay (an error, never a wrong result); await them apart.
-const sdkObject = `((__j) => Object.freeze({ step: async (name, fn) => { ` +
+//
+// codemode.search and codemode.describe call the host tools
+// __codemode.search and __codemode.describe (see discover in snippet.go).
+// codemode.run(name, input) asks __codemode.snippet for the snippet's code
+// as a function expression (recorded in the journal at its seq), evaluates
+// it and calls it with the program's scope (snippetScope), input and the
+// same codemode object: the snippet's calls are the execution's own, so
+// their seq numbers continue the caller's. A missing snippet or connector
+// resolves to {error}.
+const sdkObject = `((__j) => { const __sdk = Object.freeze({ ` + sdkDiscovery + `step: async (name, fn) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
 	`const b = await __j.step_begin({ name }); ` +
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
 	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }))(` + sdkNamespace + `)`
+	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); return __sdk; })(` + sdkNamespace + `)`
+
+// sdkDiscovery are codemode.search, codemode.describe and codemode.run.
+const sdkDiscovery = `search: async (query) => { ` +
+	`if (typeof query !== "string") throw new TypeError("codemode.search: the query must be a string"); ` +
+	`return await __j.search({ query }); }, ` +
+	`describe: async (target) => { ` +
+	`if (typeof target !== "string" || target === "") throw new TypeError("codemode.describe: the target must be a non-empty string"); ` +
+	`return await __j.describe({ target }); }, ` +
+	`run: async (name, input) => { ` +
+	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.run: the name must be a non-empty string"); ` +
+	`const s = await __j.snippet({ name }); if (s.error !== undefined) return { error: s.error }; ` +
+	`const f = (0, eval)(s.code); return await f({ ...` + snippetScope + `(), input, codemode: __sdk }); }, `
+
+// snippetScope names the function, defined before codemode, that returns
+// the program's scope (its connectors, console and result) for
+// codemode.run.
+const snippetScope = "__codemodeSnippetScope"
 
 // sdkDeclaration is the codemode object's declaration for the agent.
 const sdkDeclaration = `/** The durable runtime's SDK. */
@@ -53,6 +79,42 @@ declare const codemode: {
    * recorded value without running fn. Wrap non-deterministic work that is not a connector call.
    */
   step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Searches the connectors' methods and the saved snippets; at most 50 results, best first. Returns paths,
+   * not schemas: pass one to describe for its declarations.
+   */
+  search(query: string): Promise<SearchOutput>;
+  /** TypeScript declarations of a snippet, a connector or a connector.method (in that order of precedence). */
+  describe(target: string): Promise<DescribeOutput>;
+  /**
+   * Runs the saved snippet name with input inside this execution (its calls join this execution's journal).
+   * A missing snippet, or one whose connectors are not all configured, resolves to {error} instead of throwing.
+   */
+  run(name: string, input?: unknown): Promise<unknown>;
+};
+
+type SearchResult = {
+  path: string;
+  connector: string;
+  method: string;
+  description?: string;
+  requiresApproval?: boolean;
+  kind: "method" | "snippet";
+  score: number;
+};
+
+type SearchOutput = {
+  results: SearchResult[];
+  total: number;
+  truncated: boolean;
+};
+
+type DescribeOutput = {
+  path: string;
+  description?: string;
+  requiresApproval?: boolean;
+  types: string;
+  kind: "connector" | "method" | "snippet";
 };
 `
 
@@ -73,11 +135,11 @@ func prepare(code string, scope []string) (string, shift) {
 		line := 1 + strings.Count(code[:loc[0]], "\n")
 		col := loc[0] - (strings.LastIndexByte(code[:loc[0]], '\n') + 1)
 		return code[:loc[0]] + decl + code[loc[1]:] +
-				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; " +
+				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; const " + snippetScope + " = () => __rest; " +
 				"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n",
 			shift{line: line, col: col, by: len(decl) - (loc[1] - loc[0])}
 	}
-	prefix := "const codemode = " + sdkObject + "; "
+	prefix := "const " + snippetScope + " = () => ({ " + strings.Join(scope, ", ") + " }); const codemode = " + sdkObject + "; "
 	if !mayBeFunction(code) {
 		// Statements (or an expression that is not a function, which the
 		// statement form returns as it is): no parse needed.

@@ -327,7 +327,7 @@ func TestJournalMCPServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--journal", f.journal, "--config", config, "--tools", f.tools)
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--journal", f.journal, "--config", config, "--tools", f.tools, "--declarations", "full")
 	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
@@ -30,6 +31,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
 	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	uiAddr := fs.String("ui", "", "also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
+	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (namespaces and codemode.search/describe); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
@@ -52,6 +54,10 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return usageError{"mcp serve: --timeout must be positive and at most 24h"}
 	case jf.path == "":
 		return usageError{"mcp serve: --journal is empty"}
+	}
+	mode, err := durable.ParseDeclarationsMode(*declarations)
+	if err != nil {
+		return usageError{"mcp serve: --declarations: " + strings.TrimPrefix(err.Error(), "durable: ")}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
 	var token string
@@ -80,7 +86,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer s.close()
-	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout}
+	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode}
 	if !*noCheck {
 		checker, err := typecheck.New(typecheck.Options{})
 		if err != nil {

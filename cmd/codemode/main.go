@@ -93,8 +93,12 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runnerCommand(ctx, args[1:], stdout, stderr)
 	case "journal":
 		err = journalUICommand(ctx, args[1:], stdout, stderr)
+	case "search", "describe":
+		err = discoverCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "snippets", "snippet":
+		err = snippetsCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage+"\n"+journalUsage)
+		fmt.Fprint(stdout, usage+"\n"+journalUsage+"\n"+discoveryUsage)
 		return 0
 	default:
 		if isJournalCommand(args[0]) {

@@ -21,19 +21,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultDescription is the durable code tool's description; {{types}}
-// becomes the handle's declarations, {{namespaces}} its connectors.
-const DefaultDescription = `Run a TypeScript program that calls the connectors declared below, as one durable execution: every connector call is recorded in a journal, with its arguments and result.
-
-Write an async arrow function, or plain statements with top-level await whose value (or a returned value) is the answer. In scope: {{namespaces}} (the connectors, as declared below), codemode and console. Use codemode.step(name, fn) around non-deterministic work that is not a connector call.
-
-Some actions need a person's approval. When the program reaches one, the execution pauses: the person may be asked at once (the answer is then the outcome), or the answer has "status": "paused" with the pending actions and nothing more runs until a person approves or rejects them outside this conversation; code_result({executionId}) returns the outcome later. Do not call this tool again to retry a paused action (it would start a second execution and pause again); tell the user what waits for approval, with the executionId. After approval the same program continues from where it paused; calls already made are not repeated.
-
-The answer is JSON: {"status": "completed", "executionId", "result", "logs"?} (followed by what the program appended with result.appendText/appendImage, as separate items) | {"status": "paused", "executionId", "pending": [{"seq", "connector", "method", "args"}]} | {"status": "error", "executionId", "error", "logs"?}.
-
-Declarations:
-` + "```ts\n{{types}}\n```"
-
 // ResultToolName is the name of the tool that reads an execution's
 // current outcome (Handle.Output).
 const ResultToolName = "code_result"
@@ -43,9 +30,20 @@ type ServerOptions struct {
 	// Name and Version identify the server in the MCP handshake; defaults
 	// "codemode" and "0.1.0".
 	Name, Version string
-	// Description is the code tool's description with the {{types}} and
-	// {{namespaces}} placeholders; default DefaultDescription.
+	// Description, when set, is the code tool's description, with the
+	// placeholders {{types}} (the handle's declarations) and {{namespaces}}
+	// (its connector names); empty uses Handle.ToolDescription with
+	// Declarations and ConnectorHints.
 	Description string
+	// Declarations chooses whether the default description holds every
+	// declaration (durable.DeclarationsFull) or only the namespaces and the
+	// codemode SDK that finds and describes methods
+	// (durable.DeclarationsDiscover); the zero value is full when the
+	// declarations fit in durable.FullDeclarationsTokens.
+	Declarations durable.DeclarationsMode
+	// ConnectorHints are one-line hints by connector name for the default
+	// description.
+	ConnectorHints map[string]string
 	// Instructions are sent in the handshake.
 	Instructions string
 	// Timeout, when positive, bounds each request's pass through its
@@ -95,9 +93,6 @@ func NewServer(h *durable.Handle, opts ServerOptions) *mcp.Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Description == "" {
-		opts.Description = DefaultDescription
-	}
 	if opts.ElicitTimeout <= 0 {
 		opts.ElicitTimeout = 10 * time.Minute
 	}
@@ -106,7 +101,10 @@ func NewServer(h *durable.Handle, opts ServerOptions) *mcp.Server {
 	if len(names) > 1 {
 		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	}
-	desc := strings.NewReplacer("{{types}}", strings.TrimRight(h.TypeDefinitions(), "\n"), "{{namespaces}}", list).Replace(opts.Description)
+	desc := h.ToolDescription(durable.DescriptionOptions{Declarations: opts.Declarations, ConnectorHints: opts.ConnectorHints, ResultTool: ResultToolName, SeparateContent: true})
+	if opts.Description != "" {
+		desc = strings.NewReplacer("{{types}}", strings.TrimRight(h.TypeDefinitions(), "\n"), "{{namespaces}}", list).Replace(opts.Description)
+	}
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	srvState := &server{h: h, opts: opts, key: key}
