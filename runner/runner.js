@@ -56,6 +56,7 @@ var CodeModeRunner = (() => {
   var numberIsFinite = Number.isFinite;
   var numberIsSafeInteger = Number.isSafeInteger;
   var mathFloor = Math.floor;
+  var mathMax = Math.max;
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;
   var RangeErrorCtor = RangeError;
@@ -81,6 +82,17 @@ var CodeModeRunner = (() => {
   var TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
   var typedArraySet = uncurry(TypedArrayPrototype.set);
   var typedArrayLength = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "length").get);
+  var typedArrayBuffer = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "buffer").get);
+  var typedArrayByteOffset = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "byteOffset").get);
+  function view(bytes, start, end) {
+    return new Uint8ArrayCtor(typedArrayBuffer(bytes), typedArrayByteOffset(bytes) + start, end - start);
+  }
+  var PlatformTextDecoder = globalThis.TextDecoder;
+  var platformDecoder = typeof PlatformTextDecoder === "function" ? new PlatformTextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : void 0;
+  var platformDecode = platformDecoder !== void 0 ? uncurry(PlatformTextDecoder.prototype.decode) : void 0;
+  function decodeUTF8Native(bytes) {
+    return platformDecode === void 0 ? void 0 : platformDecode(platformDecoder, bytes);
+  }
   function data(value, enumerable = true) {
     return { __proto__: null, value, writable: true, enumerable, configurable: true };
   }
@@ -390,18 +402,18 @@ var CodeModeRunner = (() => {
         }
         if (n > 0) s.bomSeen = true;
       }
-      const view = start === 0 ? bytes : apply(taSubarray, bytes, [start, typedArrayLength(bytes)]);
+      const view2 = start === 0 ? bytes : apply(taSubarray, bytes, [start, typedArrayLength(bytes)]);
       let text;
       let rest;
       try {
-        [text, rest] = utf8Decode(view, s.fatal, stream);
+        [text, rest] = utf8Decode(view2, s.fatal, stream);
       } catch (error) {
         s.bomSeen = false;
         throw error;
       }
       if (rest > 0) {
-        const n = typedArrayLength(view);
-        s.pending = apply(taSlice, view, [n - rest, n]);
+        const n = typedArrayLength(view2);
+        s.pending = apply(taSlice, view2, [n - rest, n]);
       }
       if (!stream) s.bomSeen = false;
       return text;
@@ -582,8 +594,8 @@ var CodeModeRunner = (() => {
         if (n > 65536) {
           throw domError(`crypto.getRandomValues: ${n} bytes requested, more than the 65536 allowed`, "QuotaExceededError");
         }
-        const view = new Uint8ArrayCtor(apply(taBuffer2, array, []), apply(taByteOffset2, array, []), n);
-        bytes()(view, 0, n);
+        const view2 = new Uint8ArrayCtor(apply(taBuffer2, array, []), apply(taByteOffset2, array, []), n);
+        bytes()(view2, 0, n);
         return array;
       },
       randomUUID() {
@@ -2375,6 +2387,13 @@ return __codemodeURL;`);
     return n;
   }
   function utf8Decode2(bytes, start, end) {
+    let native;
+    try {
+      native = decodeUTF8Native(view(bytes, start, end));
+    } catch {
+      throw new CBORError("invalid UTF-8");
+    }
+    if (native !== void 0) return native;
     let out = "";
     let chunk = [];
     const flush = () => {
@@ -2599,7 +2618,7 @@ return __codemodeURL;`);
           const n = length(info);
           need(n);
           const out = new Uint8ArrayCtor(n);
-          for (let j = 0; j < n; j++) out[j] = bytes[i + j];
+          typedArraySet(out, view(bytes, i, i + n));
           i += n;
           return out;
         }
@@ -2741,9 +2760,8 @@ return __codemodeURL;`);
   }
   function startRunner(opts) {
     const executions = { __proto__: null };
-    let chunks = [];
-    let buffered = 0;
-    let need = 4;
+    let buffered = new Uint8ArrayCtor(0);
+    let used = 0;
     let dead = false;
     const channel = opts.channel;
     const platform = opts.platform;
@@ -2946,35 +2964,31 @@ return __codemodeURL;`);
     return (chunk) => {
       if (dead) return;
       try {
-        push(chunks, chunk);
-        buffered += typedArrayLength(chunk);
-        if (buffered < need) return;
-        const joined = new Uint8ArrayCtor(buffered);
-        let off = 0;
-        for (let i = 0; i < chunks.length; i++) {
-          typedArraySet(joined, chunks[i], off);
-          off += typedArrayLength(chunks[i]);
+        const size = typedArrayLength(chunk);
+        if (used + size > typedArrayLength(buffered)) {
+          const grown = new Uint8ArrayCtor(mathMax(used + size, 2 * typedArrayLength(buffered), 4096));
+          typedArraySet(grown, view(buffered, 0, used));
+          buffered = grown;
         }
-        const total = buffered;
+        typedArraySet(buffered, chunk, used);
+        used += size;
+        const joined = buffered;
+        const total = used;
         let at = 0;
-        need = 4;
         while (total - at >= 4) {
           const n = (joined[at] << 24 >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
           if (n > maxFrameSize) throw new RangeErrorCtor(`frame of ${n} bytes exceeds the 16 MiB limit`);
-          if (total - at - 4 < n) {
-            need = 4 + n;
-            break;
-          }
+          if (total - at - 4 < n) break;
           const m = asMap(decode(joined, at + 4, at + 4 + n));
           at += 4 + n;
           if (m === void 0) throw new ErrorCtor("message is not a CBOR map");
           handle(m);
         }
-        const rest = new Uint8ArrayCtor(total - at);
-        for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
-        chunks = [];
-        if (total - at > 0) push(chunks, rest);
-        buffered = total - at;
+        if (at > 0) {
+          typedArraySet(buffered, view(buffered, at, total), 0);
+          used = total - at;
+        }
+        if (used === 0 && typedArrayLength(buffered) > 1 << 20) buffered = new Uint8ArrayCtor(0);
       } catch (error) {
         fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
       }

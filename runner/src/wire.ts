@@ -7,6 +7,7 @@
 import {
   ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote,
   typedArrayLength, typedArraySet,
+  mathMax, view,
 } from "./intrinsics";
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
 import { createExecution, type Execution, type Finish, type Host, type Limits, type Namespace } from "./core";
@@ -146,13 +147,8 @@ function duration(ms: number): string {
  */
 export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   const executions: Record<number, Execution> = { __proto__: null } as unknown as Record<number, Execution>;
-  // Chunks arrive as the platform reads them (a pipe gives a few KiB at a
-  // time); they are kept and joined once there are enough bytes for the
-  // frame in progress (need), so a large frame is copied once, not once per
-  // chunk.
-  let chunks: Uint8Array[] = [];
-  let buffered = 0;
-  let need = 4;
+  let buffered = new Uint8ArrayCtor(0);
+  let used = 0;
   let dead = false;
   const channel = opts.channel;
   const platform = opts.platform;
@@ -354,37 +350,35 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   return (chunk: Uint8Array) => {
     if (dead) return;
     try {
-      push(chunks, chunk);
-      buffered += typedArrayLength(chunk);
-      if (buffered < need) return;
-      const joined = new Uint8ArrayCtor(buffered);
-      let off = 0;
-      for (let i = 0; i < chunks.length; i++) {
-        typedArraySet(joined, chunks[i], off);
-        off += typedArrayLength(chunks[i]);
+      // buffered holds used bytes not yet decoded; it grows by doubling, so
+      // a large frame arriving in many chunks is copied O(size) times in
+      // total, not once per chunk.
+      const size = typedArrayLength(chunk);
+      if (used + size > typedArrayLength(buffered)) {
+        const grown = new Uint8ArrayCtor(mathMax(used + size, 2 * typedArrayLength(buffered), 4096));
+        typedArraySet(grown, view(buffered, 0, used));
+        buffered = grown;
       }
-      const total = buffered;
+      typedArraySet(buffered, chunk, used);
+      used += size;
+      const joined = buffered;
+      const total = used;
       let at = 0;
-      need = 4;
       while (total - at >= 4) {
         const n = ((joined[at] << 24) >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
         if (n > maxFrameSize) throw new RangeErrorCtor(`frame of ${n} bytes exceeds the 16 MiB limit`);
-        if (total - at - 4 < n) {
-          need = 4 + n;
-          break;
-        }
+        if (total - at - 4 < n) break;
         const m = asMap(decode(joined, at + 4, at + 4 + n));
         at += 4 + n;
         if (m === undefined) throw new ErrorCtor("message is not a CBOR map");
         handle(m);
       }
-      const rest = new Uint8ArrayCtor(total - at);
-      // A loop, not subarray: subarray builds its result through
-      // Symbol.species, which a program can replace.
-      for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
-      chunks = [];
-      if (total - at > 0) push(chunks, rest);
-      buffered = total - at;
+      if (at > 0) {
+        // TypedArray set copies an overlapping source as if through a clone.
+        typedArraySet(buffered, view(buffered, at, total), 0);
+        used = total - at;
+      }
+      if (used === 0 && typedArrayLength(buffered) > 1 << 20) buffered = new Uint8ArrayCtor(0); // let a large frame's buffer go
     } catch (error) {
       fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
     }
