@@ -25,9 +25,8 @@ func githubDescription(b *testing.B) []byte {
 // document: parse, resolve and validate GitHub's description (about 1,000
 // operations), index its operations, and print the whole namespace's
 // declarations. It reports the declarations' size, the heap in use after
-// loading, and the size of one method's declarations with the component
-// types it reaches (pulls/create), which is what describing that method
-// prints.
+// loading, and the size of describing one method (pulls/create) with
+// contract.Namespace.Describer, bounded by typegen.DefaultDescribeChars.
 func BenchmarkGitHubLoadAndDeclare(b *testing.B) {
 	data := githubDescription(b)
 	var declBytes, methods int
@@ -69,18 +68,13 @@ func BenchmarkGitHubLoadAndDeclare(b *testing.B) {
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
 	runtime.KeepAlive(k)
 
-	one := contract.Namespace{Name: ns.Name, Definitions: ns.Definitions}
-	for _, t := range ns.Tools {
-		if t.Name() == "pulls_create" {
-			one.Tools = append(one.Tools, t)
-		}
-	}
-	if len(one.Tools) != 1 {
-		b.Fatal("no pulls_create method")
-	}
-	k1, err := contract.NewNamespaced(one)
+	d, err := ns.Describer()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(k1.TypeDefinitions())), "pulls_create-decl-bytes")
+	text, err := d.Tool("pulls_create", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(text)), "pulls_create-describe-chars")
 }
