@@ -34,7 +34,7 @@ func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, sourc
 // adds (for example a function whose parameter does not fit the program
 // contract) is reported at the nearest code position.
 func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
-	n := normalize(code, c.scopeNames())
+	n := normalize(code, c.scopeNames(), c.setup)
 	res, err := c.Validate(ctx, checker, n.module)
 	if err != nil || res.Valid {
 		return res, err

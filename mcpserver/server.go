@@ -120,7 +120,7 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	}
 	desc := strings.ReplaceAll(description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
-	h := &handler{cl: cl, opts: opts, slots: make(chan struct{}, opts.MaxExecutions)}
+	h := &handler{cl: cl, opts: opts, slots: make(chan struct{}, opts.MaxExecutions), queued: new(atomic.Int64)}
 	srv.AddTool(&mcp.Tool{
 		Name:        ToolName,
 		Description: desc,
@@ -232,7 +232,7 @@ type handler struct {
 	cl     *client.Client
 	opts   Options
 	slots  chan struct{} // one per running program
-	queued atomic.Int64  // programs waiting for a slot
+	queued *atomic.Int64 // programs waiting for a slot
 }
 
 // acquire waits for a free slot: at once when one is free, else in the
