@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/typegen"
 )
 
 // Connector is a host service exposed to programs as one namespace: a
@@ -27,6 +28,10 @@ type Connector struct {
 	Instructions string
 	// Tools are the connector's methods; names are unique.
 	Tools []ConnectorTool
+	// Definitions, optional, are named types the Declared tools' schemas
+	// refer to (contract.Namespace.Definitions): an OpenAPI description's
+	// components, declared once by name.
+	Definitions *typegen.Definitions
 	// OnPassEnd, when set, is called after every pass (paused included),
 	// with the pass's status, to release resources held for one pass. It
 	// should be idempotent and keep no state in memory: a paused execution
@@ -54,6 +59,12 @@ type ConnectorTool struct {
 	// RequiresApproval pauses the execution before the method runs, until a
 	// person approves or rejects it.
 	RequiresApproval bool
+	// Declared marks InputSchema and OutputSchema as declarations only
+	// (contract.NewDeclaredTool): the host does not validate against them,
+	// and Execute checks its own arguments, reporting a bad one as a
+	// *contract.ToolValidationError. Their fragment references resolve in
+	// the connector's Definitions.
+	Declared bool
 	// Replay is the replay policy: ReplayLog (default) or ReplayReexecute.
 	// ReplayReexecute with RequiresApproval is refused by New: replaying
 	// would apply an approved effect twice.

@@ -111,15 +111,18 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 		h.byName[c.Name] = c
 		h.tools[c.Name] = map[string]*ConnectorTool{}
 		h.scope = append(h.scope, c.Name)
-		ns := contract.Namespace{Name: c.Name}
+		ns := contract.Namespace{Name: c.Name, Definitions: c.Definitions}
 		for j := range c.Tools {
 			t := &c.Tools[j]
 			h.tools[c.Name][t.Name] = t
-			ct, err := contract.NewForeignTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute)
-			if err != nil {
-				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
+			var ct *contract.Tool
+			var err error
+			if t.Declared {
+				ct, err = contract.NewDeclaredTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute)
+			} else if ct, err = contract.NewForeignTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute); err == nil {
+				err = ct.Degraded()
 			}
-			if err := ct.Degraded(); err != nil {
+			if err != nil {
 				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
 			}
 			ns.Tools = append(ns.Tools, ct)
