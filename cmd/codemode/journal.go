@@ -196,8 +196,6 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return 0, usageError{"run: --journal runs take no --input-schema or --input (a durable program reads its data through connectors)"}
 	case jf.path == "":
 		return 0, usageError{"run: --journal is empty"}
-	case cf.openapi.used():
-		return 0, usageError{"run: --journal does not take --openapi yet (durable OpenAPI connectors are not built); run without --journal, or give the API as --tools commands"}
 	}
 	source, err := readProgram(positional[0])
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/codemode-go/codemode/connector/openapi"
+	"github.com/codemode-go/codemode/connector/openapi/openapidurable"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/durable"
 )
 
 // openapiFlags are --openapi NAME=SPEC (repeatable), --base-url NAME=URL and
@@ -75,9 +77,8 @@ func (o *openapiFlags) register(fs interface {
 // used reports whether any --openapi was given.
 func (o *openapiFlags) used() bool { return len(o.specs) > 0 }
 
-// namespaces loads each document (warnings on stderr) and returns its
-// namespace.
-func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]contract.Namespace, error) {
+// load checks the flags and loads each document (warnings on stderr).
+func (o *openapiFlags) load(ctx context.Context, stderr io.Writer) ([]*openapi.Connector, error) {
 	names := map[string]bool{}
 	for _, s := range o.specs {
 		names[s.name] = true
@@ -92,7 +93,7 @@ func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]cont
 			return nil, usageError{fmt.Sprintf("--header-env %s: no --openapi %s=SPEC", name, name)}
 		}
 	}
-	var out []contract.Namespace
+	var out []*openapi.Connector
 	for _, s := range o.specs {
 		c, warnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name]})
 		if err != nil {
@@ -101,11 +102,44 @@ func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]cont
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "codemode: warning: --openapi %s: %s\n", s.name, oneLine(w))
 		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// namespaces loads each document (warnings on stderr) and returns its
+// namespace.
+func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]contract.Namespace, error) {
+	cs, err := o.load(ctx, stderr)
+	if err != nil {
+		return nil, err
+	}
+	var out []contract.Namespace
+	for _, c := range cs {
 		ns, err := c.Namespace()
 		if err != nil {
-			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
+			return nil, fmt.Errorf("--openapi %s: %w", c.Name(), err)
 		}
 		out = append(out, ns)
+	}
+	return out, nil
+}
+
+// durableConnectors loads each document as a durable connector
+// (openapidurable): calls journaled, and every method but GET, HEAD,
+// OPTIONS and TRACE, request included, paused for approval.
+func (o *openapiFlags) durableConnectors(ctx context.Context, stderr io.Writer) ([]durable.Connector, error) {
+	cs, err := o.load(ctx, stderr)
+	if err != nil {
+		return nil, err
+	}
+	var out []durable.Connector
+	for _, c := range cs {
+		dc, err := openapidurable.Connector(c, openapidurable.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("--openapi %s: %w", c.Name(), err)
+		}
+		out = append(out, dc)
 	}
 	return out, nil
 }
