@@ -59,6 +59,12 @@ type ConnectorTool struct {
 	// RequiresApproval pauses the execution before the method runs, until a
 	// person approves or rejects it.
 	RequiresApproval bool
+	// ApprovalFor, when set, decides per call instead of RequiresApproval:
+	// it receives the call's arguments (as the program passed them) and
+	// reports whether this call pauses for approval, for a method whose
+	// effect depends on its arguments (an HTTP request's method). It must
+	// be deterministic: a replay asks again.
+	ApprovalFor func(args json.RawMessage) bool
 	// Declared marks InputSchema and OutputSchema as declarations only
 	// (contract.NewDeclaredTool): the host does not validate against them,
 	// and Execute checks its own arguments, reporting a bad one as a
@@ -155,7 +161,7 @@ func checkConnectors(cs []Connector) error {
 			switch t.Replay {
 			case "", ReplayLog:
 			case ReplayReexecute:
-				if t.RequiresApproval {
+				if t.RequiresApproval || t.ApprovalFor != nil {
 					return fmt.Errorf("durable: %s.%s: replay %q cannot be combined with requiresApproval: a replay would apply the approved effect again", c.Name, t.Name, ReplayReexecute)
 				}
 			default:

@@ -128,6 +128,12 @@ type OpenAPIOptions struct {
 	// answer budget in characters are its arguments). The scope setup of
 	// codemode.spec() is not applied there.
 	Execute func(ctx context.Context, code string, budget int) (*mcp.CallToolResult, error)
+	// ExecuteDescription, when not empty, replaces the execute tool's
+	// description template ({{title}}, {{operations}}, {{chars}},
+	// {{runtime}} and {{types}} are filled in), and ExecuteTypes, when not
+	// empty, the declarations put in {{types}}: for an Execute hook whose
+	// programs see another scope.
+	ExecuteDescription, ExecuteTypes string
 }
 
 // NewOpenAPI returns an MCP server with the search and execute tools over
@@ -184,9 +190,16 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 			operations += len(item.Operations())
 		}
 	}
-	fill := func(template string, k *contract.Contract) string {
+	fill := func(template, types string) string {
 		return strings.NewReplacer("{{title}}", title, "{{operations}}", fmt.Sprint(operations), "{{chars}}", fmt.Sprint(o.MaxTokens*4),
-			"{{types}}", strings.TrimRight(k.TypeDefinitions(), "\n"), "{{runtime}}", ex.Description()).Replace(template)
+			"{{types}}", strings.TrimRight(types, "\n"), "{{runtime}}", ex.Description()).Replace(template)
+	}
+	executeTemplate, executeTypes := executeDescription, executeK.TypeDefinitions()
+	if opts.ExecuteDescription != "" {
+		executeTemplate = opts.ExecuteDescription
+	}
+	if opts.ExecuteTypes != "" {
+		executeTypes = opts.ExecuteTypes
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
 	slots := make(chan struct{}, o.MaxExecutions)
@@ -195,7 +208,7 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 	execute := &handler{cl: out.Execute, opts: o, slots: slots, queued: queued}
 	yes, no := true, false
 	srv.AddTool(&mcp.Tool{
-		Name: SearchToolName, Description: fill(searchDescription, searchK), InputSchema: json.RawMessage(inputSchema),
+		Name: SearchToolName, Description: fill(searchDescription, searchK.TypeDefinitions()), InputSchema: json.RawMessage(inputSchema),
 		Annotations: &mcp.ToolAnnotations{Title: "Search the API description with a TypeScript program", ReadOnlyHint: true, OpenWorldHint: &no},
 	}, search.call)
 	executeCall := execute.call
@@ -209,7 +222,7 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 		}
 	}
 	srv.AddTool(&mcp.Tool{
-		Name: ExecuteToolName, Description: fill(executeDescription, executeK), InputSchema: json.RawMessage(inputSchema),
+		Name: ExecuteToolName, Description: fill(executeTemplate, executeTypes), InputSchema: json.RawMessage(inputSchema),
 		Annotations: &mcp.ToolAnnotations{Title: "Call the API with a TypeScript program", DestructiveHint: &yes, OpenWorldHint: &yes},
 	}, executeCall)
 	out.Server = srv

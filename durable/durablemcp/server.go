@@ -94,6 +94,22 @@ func answer(ctx context.Context, h *durable.Handle, opts ServerOptions, req *mcp
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || strings.TrimSpace(in.Code) == "" {
 		return textResult(true, `the code tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
 	}
+	return Answer(ctx, h, opts, in.Code)
+}
+
+// Answer runs code as one durable execution of h and answers as the code
+// tool of NewServer does (opts' Timeout, MaxTokens and Logger apply), for
+// servers with their own tools, such as `codemode openapi serve
+// --journal`'s execute. The error is non-nil only when the answer cannot be
+// encoded.
+func Answer(ctx context.Context, h *durable.Handle, opts ServerOptions, code string) (*mcp.CallToolResult, error) {
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = mcpserver.DefaultMaxTokens
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	in := struct{ Code string }{code}
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)

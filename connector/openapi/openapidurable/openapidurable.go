@@ -6,8 +6,10 @@
 package openapidurable
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/codemode-go/codemode/connector/openapi"
 	"github.com/codemode-go/codemode/durable"
@@ -17,14 +19,21 @@ import (
 type Options struct {
 	// RequiresApproval decides, by HTTP method ("GET", "POST", …), whether
 	// an operation's call pauses the execution until a person approves it.
-	// Nil is DefaultApproval. The request method, which may send any
-	// method, is asked with "" and spec never needs approval.
+	// Nil is DefaultApproval. The request method is asked per call, with
+	// the call's method (upper-cased; GET when absent, "" when it is not
+	// a string, which DefaultApproval approves of nothing); spec never
+	// needs approval.
 	RequiresApproval func(method string) bool
+	// RequestOnly keeps only the request and spec methods (for
+	// `codemode openapi serve --journal`, whose execute tool programs call
+	// request): a large document's operations stay out of the
+	// declarations.
+	RequestOnly bool
 }
 
 // DefaultApproval requires approval for every method that is not safe
 // (RFC 9110 §9.2.1: GET, HEAD, OPTIONS and TRACE change nothing on the
-// server), and for request (method ""), which may send any method.
+// server), an unknown one ("") included.
 func DefaultApproval(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
@@ -38,7 +47,7 @@ func DefaultApproval(method string) bool {
 // components declared once as named types), request and, when the
 // connector exposes it, spec. Calls are journaled (durable.ReplayLog): a
 // replay returns the recorded response instead of sending the request
-// again. It fails when the connector's tools cannot be listed.
+// again; spec is read again instead (durable.ReplayReexecute). It fails when the connector's tools cannot be listed.
 func Connector(c *openapi.Connector, opts Options) (durable.Connector, error) {
 	approve := opts.RequiresApproval
 	if approve == nil {
@@ -54,16 +63,43 @@ func Connector(c *openapi.Connector, opts Options) (durable.Connector, error) {
 	}
 	out := durable.Connector{Name: c.Name(), Definitions: ns.Definitions}
 	for _, t := range tools {
+		if opts.RequestOnly && t.Method != "" {
+			continue
+		}
 		needs := false
+		var perCall func(json.RawMessage) bool
+		replay := durable.ReplayLog
+		if t.Method == "" && t.ReadOnly {
+			// spec: the document, read again on replay rather than copied
+			// into the journal (which bounds a recorded value at 1 MB).
+			replay = durable.ReplayReexecute
+		}
 		switch {
 		case t.Method != "":
 			needs = approve(t.Method)
 		case !t.ReadOnly: // request
-			needs = approve("")
+			perCall = func(args json.RawMessage) bool {
+				var in struct {
+					Method any `json:"method"`
+				}
+				if json.Unmarshal(args, &in) != nil {
+					return approve("")
+				}
+				switch m := in.Method.(type) {
+				case nil:
+					return approve(http.MethodGet)
+				case string:
+					if strings.TrimSpace(m) == "" {
+						return approve(http.MethodGet)
+					}
+					return approve(strings.ToUpper(strings.TrimSpace(m)))
+				}
+				return approve("")
+			}
 		}
 		out.Tools = append(out.Tools, durable.ConnectorTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
-			Declared: true, RequiresApproval: needs, Execute: t.Call,
+			Declared: true, RequiresApproval: needs, ApprovalFor: perCall, Replay: replay, Execute: t.Call,
 		})
 	}
 	return out, nil

@@ -107,10 +107,20 @@ const made = await petstore.addPet({ body: { name: pet.name + " II", photoUrls: 
 		t.Fatalf("after approval: %+v (%s)", done, done.Result)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	want := []string{"GET /pet/7  Bearer host-secret", `POST /pet {"name":"Rex II","photoUrls":[]} Bearer host-secret`}
 	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the API saw\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+	mu.Unlock()
+
+	// request pauses by the call's method: a GET runs, a post waits.
+	req, err := h.Execute(ctx, `const a = await petstore.request({ path: "/pet/7" });
+await petstore.request({ method: "post", path: "/pet", body: { name: a.name } });`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Status != durable.OutputPaused || len(req.Pending) != 1 || req.Pending[0].Method != "request" || req.Pending[0].Seq != 2 {
+		t.Errorf("request: %+v", req)
 	}
 
 	// An invalid argument is the program's ToolValidationError, and nothing is sent.
