@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -19,9 +20,28 @@ import (
 // whose requests go to the base URL with headers read from the environment,
 // so that credentials stay out of shell history.
 type openapiFlags struct {
-	specs   []namedValue
-	bases   map[string]string
-	headers map[string]http.Header
+	specs     []namedValue
+	bases     map[string]string
+	headers   map[string]http.Header
+	responses openapi.ResponseValidation
+}
+
+// responsesFlag parses warn, error or off into an
+// openapi.ResponseValidation.
+func responsesFlag(flagName string, dst *openapi.ResponseValidation) func(string) error {
+	return func(s string) error {
+		switch s {
+		case "warn":
+			*dst = openapi.ResponsesWarn
+		case "error":
+			*dst = openapi.ResponsesError
+		case "off":
+			*dst = openapi.ResponsesOff
+		default:
+			return fmt.Errorf("--%s %q: want warn, error or off", flagName, s)
+		}
+		return nil
+	}
 }
 
 type namedValue struct{ name, value string }
@@ -53,6 +73,7 @@ func (o *openapiFlags) register(fs interface {
 		}
 		return err
 	})
+	fs.Func("openapi-responses", "warn (default), error or off: what an --openapi method does with a JSON response that does not match the document (warn: returns it, with a warning on stderr; error: the call fails with a ToolValidationError)", responsesFlag("openapi-responses", &o.responses))
 	fs.Func("header-env", "NAME=Header:ENVVAR: send Header with the value of $ENVVAR on every request of the --openapi namespace NAME (repeatable)", func(s string) error {
 		name, rest, err := splitNamed("header-env", s)
 		if err != nil {
@@ -79,6 +100,7 @@ func (o *openapiFlags) used() bool { return len(o.specs) > 0 }
 
 // load checks the flags and loads each document (warnings on stderr).
 func (o *openapiFlags) load(ctx context.Context, stderr io.Writer) ([]*openapi.Connector, error) {
+	warnings := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	names := map[string]bool{}
 	for _, s := range o.specs {
 		names[s.name] = true
@@ -95,11 +117,11 @@ func (o *openapiFlags) load(ctx context.Context, stderr io.Writer) ([]*openapi.C
 	}
 	var out []*openapi.Connector
 	for _, s := range o.specs {
-		c, warnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name]})
+		c, loadWarnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name], Responses: o.responses, Logger: warnings})
 		if err != nil {
 			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
 		}
-		for _, w := range warnings {
+		for _, w := range loadWarnings {
 			fmt.Fprintf(stderr, "codemode: warning: --openapi %s: %s\n", s.name, oneLine(w))
 		}
 		out = append(out, c)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -72,6 +73,8 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		allowHosts = append(allowHosts, s)
 		return nil
 	})
+	var responses openapi.ResponseValidation
+	fs.Func("responses", "warn (default), error or off: what an operation method (--tools per-operation) does with a JSON response that does not match the document", responsesFlag("responses", &responses))
 	toolsMode := fs.String("tools", "search-execute", "search-execute: the search and execute tools; per-operation: the code tool over one method per operation, on --namespace")
 	namespace := fs.String("namespace", "api", "the namespace of the API's methods (--tools per-operation, and --journal)")
 	journalPath := fs.String("journal", "", "run execute's programs as durable executions in this journal (FILE.db, sqlite:FILE or postgres://...); requests other than GET, HEAD, OPTIONS and TRACE wait for codemode approve")
@@ -121,7 +124,7 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			logf("warning: the API's tools are served without authentication on %s, beyond this machine; put them behind an authenticating proxy or listen on 127.0.0.1", ln.Addr())
 		}
 	}
-	conn, warnings, err := openapi.Load(ctx, *spec, openapi.Options{Name: *namespace, BaseURL: *baseURL, Headers: headers, AllowedHosts: allowHosts, ExposeSpec: true, Logger: stderrLogger(stderr)})
+	conn, warnings, err := openapi.Load(ctx, *spec, openapi.Options{Name: *namespace, BaseURL: *baseURL, Headers: headers, AllowedHosts: allowHosts, ExposeSpec: true, Responses: responses, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return fmt.Errorf("--spec: %w", err)
 	}

@@ -58,9 +58,40 @@ type Options struct {
 	// 001, exposeSpec; off by default: the document can be large).
 	ExposeSpec bool
 	// Logger, when set, receives a debug record per request (method, path,
-	// status, duration); nil is quiet.
+	// status, duration), and a warning per response that does not match
+	// its schema under ResponsesWarn; nil is quiet.
 	Logger *slog.Logger
+	// Responses says what an operation method does with a 2xx JSON
+	// response that does not match the document's schema for its status:
+	// ResponsesWarn (the default) returns it and logs a warning,
+	// ResponsesError fails the call, ResponsesOff does not look.
+	Responses ResponseValidation
 }
+
+// ResponseValidation is how operation methods check responses against the
+// document (Options.Responses).
+type ResponseValidation int
+
+const (
+	// ResponsesWarn validates and, on a mismatch, returns the response
+	// anyway and logs a warning naming the operation, the status and the
+	// JSON pointer. It is the default because published descriptions often
+	// lag their APIs (a new field, a null where the schema says string):
+	// refusing such a response would block a program on data it can use.
+	ResponsesWarn ResponseValidation = iota
+	// ResponsesError fails the call with a *contract.ToolValidationError
+	// (Phase "output"), which programs see as a ToolValidationError whose
+	// message names the method, the status, the JSON pointer and the
+	// reason.
+	ResponsesError
+	// ResponsesOff does not validate responses.
+	ResponsesOff
+)
+
+// MaxValidatedResponseBytes bounds response validation's cost: a larger
+// response is returned without validation (and, under ResponsesWarn, a
+// debug record says so). Validation is linear in the response's size.
+const MaxValidatedResponseBytes = 1 << 20
 
 // Connector is one OpenAPI document bound to a base URL and credentials. It
 // is immutable and safe for concurrent use.
@@ -74,6 +105,7 @@ type Connector struct {
 	timeout     time.Duration
 	maxResponse int64
 	exposeSpec  bool
+	responses   ResponseValidation
 	logger      *slog.Logger
 	ops         []*operation
 	typeNames   map[string]string // "#/components/schemas/X" -> type name
@@ -112,6 +144,7 @@ func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
 		maxResponse: opts.MaxResponseBytes,
 		exposeSpec:  opts.ExposeSpec,
 		logger:      opts.Logger,
+		responses:   opts.Responses,
 	}
 	if c.name == "" {
 		c.name = contract.DefaultNamespace
