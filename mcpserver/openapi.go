@@ -233,13 +233,7 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 // spec returns the document (encoded once, on first use), request is the
 // connector's.
 func openAPITools(conn *openapi.Connector) (spec, request *contract.Tool, err error) {
-	encode := sync.OnceValues(func() (json.RawMessage, error) {
-		b, err := json.Marshal(conn.Document())
-		if err != nil {
-			return nil, fmt.Errorf("encoding the OpenAPI document: %w", err)
-		}
-		return b, nil
-	})
+	encode := sync.OnceValues(conn.DocumentJSON)
 	spec, err = contract.NewDeclaredTool("spec", "Returns the API's OpenAPI description (local $ref references resolved as they are read; cycles read as {\"$circular\": \"#/...\"}).",
 		json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), nil,
 		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) { return encode() })

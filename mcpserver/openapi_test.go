@@ -191,7 +191,7 @@ const direct = spec.components.schemas.ErrorMessage;
 	if isErr {
 		t.Fatal(text)
 	}
-	for _, w := range []string{`"inner":{"format":"int32","type":"integer"}`, `"again":{"$circular":"#/components/schemas/ErrorMessage"}`, `"viaRef":{"$circular":"#/components/schemas/ErrorMessage"}`, `"all":`} {
+	for _, w := range []string{`"inner":{"type":"integer","format":"int32"}`, `"again":{"$circular":"#/components/schemas/ErrorMessage"}`, `"viaRef":{"$circular":"#/components/schemas/ErrorMessage"}`, `"all":`} {
 		if !strings.Contains(text, w) {
 			t.Errorf("answer lacks %s:\n%s", w, text)
 		}

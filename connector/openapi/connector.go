@@ -106,6 +106,9 @@ type Connector struct {
 	maxResponse int64
 	exposeSpec  bool
 	responses   ResponseValidation
+	// source is the document's JSON text as read (OpenAPI 3), or nil for
+	// a converted Swagger 2.0 document.
+	source json.RawMessage
 	logger      *slog.Logger
 	ops         []*operation
 	typeNames   map[string]string // "#/components/schemas/X" -> type name
@@ -476,11 +479,39 @@ func pointerEscape(s string) string {
 // Name returns the namespace.
 func (c *Connector) Name() string { return c.name }
 
-// Document returns the parsed document. Callers must not modify it.
+// Document returns the parsed document. Callers must not modify it. Its
+// named examples (components/examples) are empty: DocumentJSON has them.
 func (c *Connector) Document() *openapi3.T { return c.doc }
+
+// DocumentJSON returns the document as JSON text: as it was read (YAML
+// converted to JSON), or, for a Swagger 2.0 document, its OpenAPI 3.0
+// conversion. Callers must not modify it.
+func (c *Connector) DocumentJSON() (json.RawMessage, error) {
+	if c.source != nil {
+		return c.source, nil
+	}
+	b, err := json.Marshal(c.doc)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: encoding the document: %w", err)
+	}
+	return b, nil
+}
 
 // definitions is the document's components as typegen definitions.
 func (c *Connector) definitions() (*typegen.Definitions, error) {
+	// The source's own text of components/schemas, when it has one, is
+	// the same JSON without encoding the parsed schemas again.
+	if top, ok := memberValue(c.source, skipSpace(c.source, 0), "components"); ok {
+		if at, ok := memberValue(c.source, top, "schemas"); ok {
+			if end, ok := valueEnd(c.source, at); ok {
+				raw := make([]byte, 0, end-at+32)
+				raw = append(raw, `{"components":{"schemas":`...)
+				raw = append(raw, c.source[at:end]...)
+				raw = append(raw, "}}"...)
+				return &typegen.Definitions{Document: raw, Names: c.typeNames}, nil
+			}
+		}
+	}
 	schemas := openapi3.Schemas{}
 	if c.doc.Components != nil {
 		schemas = c.doc.Components.Schemas

@@ -83,7 +83,7 @@ func (c *Connector) Tools() ([]Tool, error) {
 			Name: specMethod, Description: "Returns the API's OpenAPI document.", ReadOnly: true,
 			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`),
 			Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-				once.Do(func() { spec, specErr = json.Marshal(c.doc) })
+				once.Do(func() { spec, specErr = c.DocumentJSON() })
 				return spec, specErr
 			},
 		})
