@@ -108,10 +108,10 @@ type Connector struct {
 	responses   ResponseValidation
 	// source is the document's JSON text as read (OpenAPI 3), or nil for
 	// a converted Swagger 2.0 document.
-	source json.RawMessage
-	logger      *slog.Logger
-	ops         []*operation
-	typeNames   map[string]string // "#/components/schemas/X" -> type name
+	source    json.RawMessage
+	logger    *slog.Logger
+	ops       []*operation
+	typeNames map[string]string // "#/components/schemas/X" -> type name
 }
 
 // operation is one method of the namespace.
