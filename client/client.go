@@ -110,7 +110,8 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 	return c.run(ctx, source, func() (string, *normalized) { return source, nil }, opts)
 }
 
-// RunCode runs code as models write it (seed 001, normalizeCode): a module
+// RunCode runs code as models write it (normalizeCode in
+// https://developers.cloudflare.com/agents/tools/codemode/api-reference/): a module
 // with a default export, a function expression such as
 // `async () => { … }` (called with the scope), or bare statements whose last
 // expression is the value, each optionally inside a Markdown code fence. In

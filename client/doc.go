@@ -1,8 +1,9 @@
 // Package client is what embedders use: a [Runtime] is a connected
 // execution environment made by any driver (package drivers), and a [Client]
 // binds one runtime to one program contract (package contract) to run
-// agent-authored TypeScript programs (seed 002, "Outcomes, cancellation, and
-// telemetry" and "Runtime lifecycle").
+// agent-authored TypeScript programs
+// (https://github.com/torkbot/code-mode#outcomes-cancellation-and-telemetry and
+// https://github.com/torkbot/code-mode#runtime-lifecycle).
 //
 // Client.Run validates program input on the host, erases TypeScript with
 // esbuild (keeping a source map so stack traces name the submitted line and

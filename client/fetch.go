@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,7 +27,7 @@ const (
 	FetchTool      = "fetch"
 )
 
-// FetchPolicy lets programs call fetch, through the host (issue 15). The
+// FetchPolicy lets programs call fetch, through the host. The
 // program's fetch, Request, Response and Headers follow the Fetch Standard
 // (https://fetch.spec.whatwg.org/) for whole bodies (text, JSON, bytes; no
 // streams). Each request becomes a tool call "@web.fetch" that the client
@@ -59,6 +60,12 @@ type FetchPolicy struct {
 	// Timeout bounds one request, from sending it to the end of its
 	// body; default 30s. The execution's deadline comes first anyway.
 	Timeout time.Duration
+	// MaxRequests caps the requests one execution may send; default
+	// DefaultMaxFetchRequests. A fetch past it fails with a TypeError
+	// naming the cap, as a denied origin does. Redirects followed for a
+	// request do not count again; requests a durable pass replays from the
+	// journal are not sent and do not count.
+	MaxRequests int
 	// Transport sends the requests; nil means http.DefaultTransport. A
 	// test's server certificate is trusted through it.
 	Transport http.RoundTripper
@@ -166,7 +173,12 @@ type fetcher struct {
 	p       FetchPolicy
 	origins []origin
 	client  *http.Client
+	sent    atomic.Int64 // requests sent in this execution
 }
+
+// DefaultMaxFetchRequests is FetchPolicy.MaxRequests's default: requests
+// per execution.
+const DefaultMaxFetchRequests = 100
 
 func newFetcher(p *FetchPolicy) (*fetcher, error) {
 	origins, err := parseOrigins(p.Allow)
@@ -193,6 +205,9 @@ func newFetcher(p *FetchPolicy) (*fetcher, error) {
 	}
 	if f.p.Timeout <= 0 {
 		f.p.Timeout = 30 * time.Second
+	}
+	if f.p.MaxRequests <= 0 {
+		f.p.MaxRequests = DefaultMaxFetchRequests
 	}
 	transport := f.p.Transport
 	if transport == nil {
@@ -222,6 +237,9 @@ func (f *fetcher) do(ctx context.Context, input json.RawMessage) (json.RawMessag
 	entry := match(f.origins, u)
 	if entry == "" {
 		return nil, &fetchError{fmt.Sprintf("fetch %s: the origin %s://%s is not allowed by the host's fetch policy (allowed: %s)", in.URL, u.Scheme, u.Host, f.allowed())}
+	}
+	if n := f.sent.Add(1); n > int64(f.p.MaxRequests) {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: this execution already sent %d requests, the most the host's fetch policy allows (MaxRequests)", in.URL, f.p.MaxRequests)}
 	}
 	if !slices.Contains(f.p.Methods, in.Method) {
 		return nil, &fetchError{fmt.Sprintf("fetch %s: the method %s is not allowed by the host's fetch policy (allowed: %s)", in.URL, in.Method, strings.Join(f.p.Methods, ", "))}

@@ -11,7 +11,7 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// Model-written code (seed 001, normalizeCode) comes in four forms: a module
+// Model-written code (normalizeCode in https://developers.cloudflare.com/agents/tools/codemode/api-reference/) comes in four forms: a module
 // with a default export, a function expression (`async () => {…}`), bare
 // statements whose last expression is the value, and any of these inside a
 // Markdown fence. normalize turns each into a module whose default export

@@ -11,7 +11,7 @@ import (
 // OutcomeKind says how a program ended.
 type OutcomeKind string
 
-// The outcome kinds (seed 002, RunOutcome).
+// The outcome kinds (RunOutcome in https://github.com/torkbot/code-mode#outcomes-cancellation-and-telemetry).
 const (
 	Success       OutcomeKind = "success"
 	ProgramFailed OutcomeKind = "program-failed"

@@ -36,7 +36,7 @@ func fixtureClient(t *testing.T) *client.Client {
 	return client.New(rt, c)
 }
 
-// TestRunCodeForms runs each form models write (seed 001, normalizeCode) on
+// TestRunCodeForms runs each form models write (normalizeCode) on
 // real QuickJS and checks its content followed by its value (as
 // Outcome.ValueText renders it).
 func TestRunCodeForms(t *testing.T) {

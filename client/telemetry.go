@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// EventKind names a telemetry event (seed 002, "Outcomes, cancellation, and
-// telemetry").
+// EventKind names a telemetry event
+// (https://github.com/torkbot/code-mode#outcomes-cancellation-and-telemetry).
 type EventKind string
 
 // The telemetry events.

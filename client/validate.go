@@ -9,8 +9,8 @@ import (
 
 // Validate type-checks a program against the client's complete declaration
 // surface (the contract's TypeDefinitions) and the runtime's type-definition
-// files, with checker (seed 002: validate() has no side effects; Run never
-// checks). It returns a Valid result or up to 8 diagnostics in the submitted
+// files, with checker (validate() has no side effects; Run never
+// checks: https://github.com/torkbot/code-mode#schemas-tools-and-checking). It returns a Valid result or up to 8 diagnostics in the submitted
 // source's coordinates with a report. Cancelling ctx stops the check.
 //
 //	checker, err := typecheck.New(typecheck.Options{}) // errors.Is(err, typecheck.ErrNotInstalled) says how to install

@@ -28,7 +28,8 @@ type Contract struct {
 
 // Namespace is a group of tools under one scope property of the program:
 // Name "memory" makes `await memory.search_nodes({query})` (the design's
-// "connectors become namespaces in the sandbox", seeds 000 and 001). Name is
+// "connectors become namespaces in the sandbox",
+// https://developers.cloudflare.com/agents/tools/codemode/how-it-works/). Name is
 // a JavaScript identifier other than input, console and result; tool names
 // are unique within a namespace.
 type Namespace struct {
@@ -210,7 +211,7 @@ func (c *Contract) Namespaces() map[string][]string {
 }
 
 // TypeDefinitions returns the complete declaration surface a program is
-// written against (seed 002): the input declaration when one exists, the
+// written against (https://github.com/torkbot/code-mode#schemas-tools-and-checking): the input declaration when one exists, the
 // tools, the console, the result writer, the content type and the
 // default-export contract (AgentProgramScope, AgentProgram).
 func (c *Contract) TypeDefinitions() string { return c.decls }

@@ -1,5 +1,5 @@
-// Package contract holds the program contract of code mode (seed 002,
-// "Program contract"): the tools a program may call, each with a name, a
+// Package contract holds the program contract of code mode
+// (https://github.com/torkbot/code-mode#program-contract): the tools a program may call, each with a name, a
 // non-empty description, input and output JSON Schemas and a handler, and,
 // for an input-bearing contract, the schema of the program's input. The two
 // forms are explicit: [New] builds an inputless contract and [NewWithInput]

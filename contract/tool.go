@@ -277,8 +277,8 @@ var ErrInvalidToolName = errors.New("invalid tool name")
 
 // CheckToolName reports whether name can be a tool: a JavaScript identifier
 // ([A-Za-z_$][A-Za-z0-9_$]*) that is not a reserved word, not "then",
-// "__proto__" or a property inherited from Object.prototype (seed 002,
-// "Schemas, tools, and checking"). Its error wraps ErrInvalidToolName.
+// "__proto__" or a property inherited from Object.prototype
+// (https://github.com/torkbot/code-mode#schemas-tools-and-checking). Its error wraps ErrInvalidToolName.
 func CheckToolName(name string) error {
 	switch {
 	case !identifier.MatchString(name):

@@ -7,8 +7,8 @@ import (
 
 // Driver boots execution environments. It is the driver author's surface:
 // a driver moves bytes between the host and a runner it starts, and never
-// sees tools, schemas, execution ids or the encoding (seed 002, "Authoring a
-// runtime driver"). Users do not call a Driver: they pass it to
+// sees tools, schemas, execution ids or the encoding
+// (https://github.com/torkbot/code-mode#authoring-a-runtime-driver). Users do not call a Driver: they pass it to
 // client.NewRuntime, which owns the runner source, handshake, ids,
 // correlation and failed-boot cleanup.
 type Driver interface {

@@ -775,7 +775,8 @@ func TestCodeForms(t *testing.T) {
 
 // A program that branches on the clock and on Math.random replays the same
 // branch after approval without codemode.step: each pass gets the first
-// pass's seed and the time values observed before it.
+// pass's seed and the time values (Date and performance.now) observed
+// before it.
 func TestClockAndRandomReplay(t *testing.T) { onEveryDriver(t, testClockAndRandomReplay) }
 
 func testClockAndRandomReplay(t *testing.T, ex client.Executor) {
@@ -783,38 +784,39 @@ func testClockAndRandomReplay(t *testing.T, ex client.Executor) {
 	out := execute(t, h, `const t = Date.now();
 const r = Math.random();
 const d = new Date().getTime();
+const p = performance.now();
 const branch = (Math.floor(t) % 2 === 0 ? "even" : "odd") + (r < 0.5 ? "-low" : "-high");
-await github.create_issue({ title: [branch, r, t, d].join(" ") });
-({ branch, r, t, d, later: Date.now() >= d })`)
+await github.create_issue({ title: [branch, r, t, d, p].join(" ") });
+({ branch, r, t, d, p, later: Date.now() >= d })`)
 	wantStatus(t, out, durable.OutputPaused)
 	var args issueInput
 	if err := json.Unmarshal(out.Pending[0].Args, &args); err != nil {
 		t.Fatal(err)
 	}
 	e := record(t, h, out.ExecutionID)
-	if len(e.Seed) != 16 || len(e.Clock) != 2 {
-		t.Fatalf("the first pass recorded seed %x and clock %v; want 16 bytes and 2 values", e.Seed, e.Clock)
+	if len(e.Seed) != 16 || len(e.Clock) != 3 {
+		t.Fatalf("the first pass recorded seed %x and clock %v; want 16 bytes and 3 values", e.Seed, e.Clock)
 	}
 	time.Sleep(20 * time.Millisecond) // the real clock moves on
 	done := approve(t, h, out.ExecutionID)
 	wantStatus(t, done, durable.OutputCompleted)
 	var res struct {
-		Branch  string
-		R, T, D json.Number // as JavaScript wrote them
-		Later   bool
+		Branch     string
+		R, T, D, P json.Number // as JavaScript wrote them
+		Later      bool
 	}
 	dec := json.NewDecoder(strings.NewReader(string(done.Result)))
 	dec.UseNumber()
 	if err := dec.Decode(&res); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprintf("%s %s %s %s", res.Branch, res.R, res.T, res.D); got != args.Title || !res.Later {
+	if got := fmt.Sprintf("%s %s %s %s %s", res.Branch, res.R, res.T, res.D, res.P); got != args.Title || !res.Later {
 		t.Fatalf("the replay saw %q, the first pass %q", got, args.Title)
 	}
 	if svc.count("create_issue") != 1 {
 		t.Fatalf("create_issue ran %d times", svc.count("create_issue"))
 	}
-	if e := record(t, h, out.ExecutionID); len(e.Clock) != 3 || fmt.Sprint(int64(e.Clock[0])) != res.T.String() {
-		t.Fatalf("clock after the replay %v (want the 2 replayed values and the new one)", e.Clock)
+	if e := record(t, h, out.ExecutionID); len(e.Clock) != 4 || fmt.Sprint(int64(e.Clock[0])) != res.T.String() {
+		t.Fatalf("clock after the replay %v (want the 3 replayed values and the new one)", e.Clock)
 	}
 }

@@ -115,6 +115,42 @@ func TestBusyServerAnswersAtOnce(t *testing.T) {
 	}
 }
 
+// TestOneSessionCannotTakeEveryTurn: with two slots and the default share
+// of one per session, a client whose first program holds a slot queues its
+// second, and another client's program runs at once instead of waiting.
+func TestOneSessionCannotTakeEveryTurn(t *testing.T) {
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	srv := gatedServer(t, mcpserver.Options{MaxExecutions: 2, Timeout: 30 * time.Second}, started, release)
+	greedy, other := connect(t, srv), connect(t, srv)
+	var wg sync.WaitGroup
+	answers := make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			text, isErr, err := callCode(greedy, `await codemode.wait({}); "done"`)
+			answers[i] = fmt.Sprint(text, isErr, err)
+		}()
+	}
+	<-started
+	select {
+	case <-started:
+		t.Fatal("the greedy session's second program started: it took both slots")
+	case <-time.After(300 * time.Millisecond):
+	}
+	text, isErr, err := callCode(other, `"other ran"`)
+	if err != nil || isErr || !strings.Contains(text, "other ran") {
+		t.Fatalf("the other session: %q isError=%v err=%v", text, isErr, err)
+	}
+	close(release)
+	wg.Wait()
+	for i, a := range answers {
+		if !strings.Contains(a, "done") {
+			t.Errorf("greedy program %d: %s", i, a)
+		}
+	}
+}
+
 // TestHTTPSessionsAreCapped: past MaxSessions a new client is refused with
 // 503; once idle sessions expire, a client is served again.
 func TestHTTPSessionsAreCapped(t *testing.T) {

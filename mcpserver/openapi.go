@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/openapi"
@@ -118,9 +117,9 @@ type OpenAPI struct {
 // OpenAPIOptions configure NewOpenAPI.
 type OpenAPIOptions struct {
 	// Options are those of the code tool: Name, Version, Instructions,
-	// Checker, Timeout, MaxTokens, Logger, MaxExecutions and MaxQueued
-	// apply to both tools (one pool of execution slots); Description and
-	// Fetch are not used.
+	// Checker, Timeout, MaxTokens, Logger, MaxExecutions, MaxQueued and
+	// MaxExecutionsPerSession apply to both tools (one pool of execution
+	// slots); Description and Fetch are not used.
 	Options
 	// Execute, when not nil, answers the execute tool instead of running
 	// the program on the Execute client: a durable runtime sets it to run
@@ -162,6 +161,10 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 	if o.MaxQueued <= 0 {
 		o.MaxQueued = DefaultMaxQueued
 	}
+	if o.MaxExecutionsPerSession <= 0 {
+		o.MaxExecutionsPerSession = max(1, o.MaxExecutions/2)
+	}
+	o.MaxExecutionsPerSession = min(o.MaxExecutionsPerSession, o.MaxExecutions)
 	o.Fetch = nil
 	spec, request, err := openAPITools(conn)
 	if err != nil {
@@ -202,10 +205,9 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 		executeTypes = opts.ExecuteTypes
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
-	slots := make(chan struct{}, o.MaxExecutions)
-	queued := new(atomic.Int64)
-	search := &handler{cl: out.Search, opts: o, slots: slots, queued: queued}
-	execute := &handler{cl: out.Execute, opts: o, slots: slots, queued: queued}
+	limits := newShared(o.MaxExecutions)
+	search := &handler{cl: out.Search, opts: o, shared: limits}
+	execute := &handler{cl: out.Execute, opts: o, shared: limits}
 	yes, no := true, false
 	srv.AddTool(&mcp.Tool{
 		Name: SearchToolName, Description: fill(searchDescription, searchK.TypeDefinitions()), InputSchema: json.RawMessage(inputSchema),

@@ -23,7 +23,7 @@ import (
 const ToolName = "code"
 
 // DefaultMaxTokens is the default answer budget, in estimated tokens of 4
-// characters each (seed 001, TruncateOptions: 6,000 tokens).
+// characters each (TruncateOptions' 6,000 tokens, https://developers.cloudflare.com/agents/tools/codemode/api-reference/).
 const DefaultMaxTokens = 6000
 
 // DefaultDescription is the code tool's description when Options has none.
@@ -79,6 +79,12 @@ type Options struct {
 	// that waited Timeout (or, without Timeout, until its request ended)
 	// without a turn. Default DefaultMaxQueued.
 	MaxQueued int
+	// MaxExecutionsPerSession caps the programs one MCP session runs at
+	// once, so that one client cannot take every slot while another's
+	// program waits: its further programs wait in the queue (counted in
+	// MaxQueued) for one of its own to end. Default MaxExecutions/2, at
+	// least 1; set it to MaxExecutions for a server with one client (stdio).
+	MaxExecutionsPerSession int
 }
 
 // Defaults of Options.MaxExecutions and Options.MaxQueued: eight programs of
@@ -118,9 +124,13 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	if opts.MaxQueued <= 0 {
 		opts.MaxQueued = DefaultMaxQueued
 	}
+	if opts.MaxExecutionsPerSession <= 0 {
+		opts.MaxExecutionsPerSession = max(1, opts.MaxExecutions/2)
+	}
+	opts.MaxExecutionsPerSession = min(opts.MaxExecutionsPerSession, opts.MaxExecutions)
 	desc := strings.ReplaceAll(description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
-	h := &handler{cl: cl, opts: opts, slots: make(chan struct{}, opts.MaxExecutions), queued: new(atomic.Int64)}
+	h := &handler{cl: cl, opts: opts, shared: newShared(opts.MaxExecutions)}
 	srv.AddTool(&mcp.Tool{
 		Name:        ToolName,
 		Description: desc,
@@ -229,42 +239,111 @@ func exampleArgs(schema json.RawMessage) string {
 
 // handler answers code tool calls.
 type handler struct {
-	cl     *client.Client
-	opts   Options
-	slots  chan struct{} // one per running program
-	queued *atomic.Int64 // programs waiting for a slot
+	cl   *client.Client
+	opts Options
+	// shared are the execution slots, the queue and the sessions' shares,
+	// one set for all the tools of a server (NewOpenAPI's search and
+	// execute draw on the same).
+	*shared
 }
 
-// acquire waits for a free slot: at once when one is free, else in the
-// queue while it has room, for at most wait (0: until ctx ends). It returns
-// a busy message when the program gets no turn.
-func (h *handler) acquire(ctx context.Context, wait time.Duration) (release func(), busy string) {
-	release = func() { <-h.slots }
-	select {
-	case h.slots <- struct{}{}:
-		return release, ""
-	default:
+// shared are a server's limits on running programs.
+type shared struct {
+	slots  chan struct{} // one per running program
+	queued atomic.Int64  // programs waiting for a slot
+
+	mu       sync.Mutex
+	sessions map[any]*sessionSlots // by MCP session (its *mcp.ServerSession)
+}
+
+func newShared(maxExecutions int) *shared {
+	return &shared{slots: make(chan struct{}, maxExecutions), sessions: map[any]*sessionSlots{}}
+}
+
+// sessionSlots are one session's share of the slots; refs counts the calls
+// holding or waiting for one, and the entry goes when it drops to zero.
+type sessionSlots struct {
+	slots chan struct{}
+	refs  int
+}
+
+func (h *handler) session(id any) *sessionSlots {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[id]
+	if s == nil {
+		s = &sessionSlots{slots: make(chan struct{}, h.opts.MaxExecutionsPerSession)}
+		h.sessions[id] = s
 	}
-	busy = fmt.Sprintf("The server is busy: %d programs are running and %d are waiting, its limits. Nothing ran; send the program again later.", h.opts.MaxExecutions, h.opts.MaxQueued)
-	if h.queued.Add(1) > int64(h.opts.MaxQueued) {
-		h.queued.Add(-1)
-		return nil, busy
+	s.refs++
+	return s
+}
+
+func (h *handler) leave(id any, s *sessionSlots) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.refs--; s.refs == 0 {
+		delete(h.sessions, id)
 	}
-	defer h.queued.Add(-1)
+}
+
+// acquire waits for one of the session's slots and then for a free server
+// slot: at once when both are free, else in the queue while it has room,
+// for at most wait in all (0: until ctx ends). It returns a busy message
+// when the program gets no turn.
+func (h *handler) acquire(ctx context.Context, sessionID any, wait time.Duration) (release func(), busy string) {
+	serverBusy := fmt.Sprintf("The server is busy: %d programs are running and %d are waiting, its limits. Nothing ran; send the program again later.", h.opts.MaxExecutions, h.opts.MaxQueued)
+	sessionBusy := fmt.Sprintf("This session already runs %d programs, its share of the server, and none ended in time. Nothing ran; send the program again when one has finished.", h.opts.MaxExecutionsPerSession)
 	var timeout <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)
 		defer t.Stop()
 		timeout = t.C
 	}
-	select {
-	case h.slots <- struct{}{}:
-		return release, ""
-	case <-timeout:
-		return nil, busy
-	case <-ctx.Done():
-		return nil, "Cancelled while waiting for a turn: " + context.Cause(ctx).Error()
+	queued := false
+	defer func() {
+		if queued {
+			h.queued.Add(-1)
+		}
+	}()
+	// take waits for a token of slots, joining the queue if it must wait.
+	take := func(slots chan struct{}, busy string) string {
+		select {
+		case slots <- struct{}{}:
+			return ""
+		default:
+		}
+		if !queued {
+			if h.queued.Add(1) > int64(h.opts.MaxQueued) {
+				h.queued.Add(-1)
+				return serverBusy
+			}
+			queued = true
+		}
+		select {
+		case slots <- struct{}{}:
+			return ""
+		case <-timeout:
+			return busy
+		case <-ctx.Done():
+			return "Cancelled while waiting for a turn: " + context.Cause(ctx).Error()
+		}
 	}
+	s := h.session(sessionID)
+	if busy = take(s.slots, sessionBusy); busy != "" {
+		h.leave(sessionID, s)
+		return nil, busy
+	}
+	if busy = take(h.slots, serverBusy); busy != "" {
+		<-s.slots
+		h.leave(sessionID, s)
+		return nil, busy
+	}
+	return func() {
+		<-h.slots
+		<-s.slots
+		h.leave(sessionID, s)
+	}, ""
 }
 
 // logShare is the console output's part of the character budget: 1/logShare.
@@ -276,7 +355,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		return failure(`the code tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
 	}
 	budget := h.opts.MaxTokens * 4
-	release, busy := h.acquire(ctx, h.opts.Timeout)
+	release, busy := h.acquire(ctx, req.Session, h.opts.Timeout)
 	if busy != "" {
 		h.opts.Logger.Warn("program refused", "reason", busy)
 		return failure(busy), nil

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Truncate bounds text to about maxChars characters (seed 001,
-// truncateResponse and truncateResult). Text within the budget is returned
+// Truncate bounds text to about maxChars characters
+// (truncateResponse and truncateResult, https://developers.cloudflare.com/agents/tools/codemode/api-reference/). Text within the budget is returned
 // as it is. A JSON object or array is cut structurally, so the result is
 // still valid JSON in the same layout (indented or compact): members are
 // kept in order while they fit, then one marker says how many were left out

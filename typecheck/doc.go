@@ -1,6 +1,6 @@
 // Package typecheck type-checks agent programs against a contract's
-// declarations before they run (seed 002: validate() has no side effects;
-// run() never checks). It keeps one TypeScript 7 compiler running as a
+// declarations before they run (validate() has no side effects and
+// run() never checks: https://github.com/torkbot/code-mode#schemas-tools-and-checking). It keeps one TypeScript 7 compiler running as a
 // language server (`tsc --lsp --stdio`), reused across checks and restarted
 // if it dies, and checks each program in a virtual project: the program as
 // agent.ts, the contract's declarations, the runtime's type-definition

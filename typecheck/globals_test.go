@@ -178,3 +178,29 @@ func TestQuickJSDeclarationsRejectWhatItLacks(t *testing.T) {
 		})
 	}
 }
+
+// TestProgramCannotWidenTheLibrary: a program's `/// <reference lib="dom" />`
+// (or types=, or no-default-lib=) does not make the checker accept what no
+// runtime has; the diagnostic keeps the program's own coordinates.
+func TestProgramCannotWidenTheLibrary(t *testing.T) {
+	chk := checker(t)
+	files := declarations(t, false)
+	for _, directive := range []string{
+		`/// <reference lib="dom" />`,
+		`  ///<reference lib="dom"/>`,
+		`/// <reference types="node" />`,
+		`/// <reference no-default-lib="true" />`,
+	} {
+		src := directive + "\nexport default async function () {\n  void document.title;\n}\n"
+		res, err := chk.Check(context.Background(), files, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Valid {
+			t.Fatalf("%s: document accepted", directive)
+		}
+		if d := res.Diagnostics[0]; d.Code != 2584 && d.Code != 2304 || d.Line != 3 || d.Column != 8 {
+			t.Fatalf("%s: first diagnostic %+v, want TS2304/TS2584 at 3:8", directive, d)
+		}
+	}
+}

@@ -73,7 +73,8 @@ type Result struct {
 	Report      string       `json:"report,omitempty"`
 }
 
-// Limits of a Result (issue 4, after seed 002's validation report).
+// Limits of a Result: a report the agent can read in one go, bounded so a
+// program with thousands of errors does not flood its context.
 const (
 	MaxDiagnostics = 8
 	MaxReport      = 8000
@@ -340,6 +341,15 @@ func (c *Checker) project(files []File) (*project, error) {
 
 // noDefaultLib matches TypeScript's directive that a file replaces the
 // default library, which TypeScript 7 no longer honours by itself.
+// libDirective matches a program's triple-slash directives that would
+// change the checker's library: `/// <reference lib="dom" />` would declare
+// document, which no runtime has, and types= or no-default-lib= likewise
+// (https://www.typescriptlang.org/docs/handbook/triple-slash-directives.html).
+// Check turns each into an ordinary comment of the same length, so
+// positions stay, and the program is checked against the runtime's library
+// alone.
+var libDirective = regexp.MustCompile(`(?m)^([ \t]*)///([ \t]*<reference[ \t]+(?:lib|types|no-default-lib)[ \t]*=)`)
+
 var noDefaultLib = regexp.MustCompile(`(?m)^/// <reference no-default-lib="true"\s*/>`)
 
 // reserved are the project's own files, which declarations must not replace.
@@ -415,7 +425,8 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	if err != nil {
 		return nil, err
 	}
-	own, contract, err := c.checkIn(ctx, p, source, true)
+	checked := libDirective.ReplaceAllString(source, "$1// $2")
+	own, contract, err := c.checkIn(ctx, p, checked, true)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +437,7 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	// Second pass, for a valid program only: against declarations whose
 	// tool methods are exact (File.Checker), so that an argument that is
 	// not a fresh object literal cannot carry properties the tool's input
-	// does not declare (issue 4). Only those diagnostics are taken from it;
+	// does not declare. Only those diagnostics are taken from it;
 	// the first pass keeps TypeScript's own messages for every other error,
 	// and for an object literal's unknown property.
 	exact, tools := exactDeclarations(declarations)
@@ -436,7 +447,7 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	if p, err = c.project(exact); err != nil {
 		return nil, err
 	}
-	if own, _, err = c.checkIn(ctx, p, source, false); err != nil {
+	if own, _, err = c.checkIn(ctx, p, checked, false); err != nil {
 		return nil, err
 	}
 	return excessResult(source, own), nil

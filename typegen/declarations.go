@@ -119,8 +119,8 @@ type Namespace struct {
 	Definitions *Definitions `json:"definitions,omitempty"`
 }
 
-// Surface is the complete program declaration surface of a contract (seed
-// 002, "Program contract" and "Schemas, tools, and checking").
+// Surface is the complete program declaration surface of a contract
+// (https://github.com/torkbot/code-mode#program-contract and https://github.com/torkbot/code-mode#schemas-tools-and-checking).
 type Surface struct {
 	// InputSchema is the program input's JSON Schema (the schema's output
 	// form, the value after host validation). Nil or empty selects an
@@ -236,8 +236,8 @@ type DescribeOutput = {
 //
 //	type AgentProgram = (scope: AgentProgramScope) => unknown;
 //
-// Schemas are printed as by [Type], following seed 002 "Schemas, tools, and
-// checking", except those of a tool whose Lenient field is set, which are
+// Schemas are printed as by [Type], following
+// https://github.com/torkbot/code-mode#schemas-tools-and-checking, except those of a tool whose Lenient field is set, which are
 // printed as by [LenientType] and never fail (see [ToolDecl]). The program
 // input is always strict. Only the program input marks its properties
 // readonly.
@@ -358,7 +358,7 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 }
 
 // fixedDeclarations are the console, result writer and content types of
-// seed 002 "Program contract", identical for every surface.
+// https://github.com/torkbot/code-mode#program-contract, identical for every surface.
 const fixedDeclarations = `interface CodeModeConsole {
   debug(...values: unknown[]): void;
   error(...values: unknown[]): void;

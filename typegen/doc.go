@@ -3,7 +3,8 @@
 // captured console, the result writer and the default-export contract.
 //
 // Schemas are JSON Schema (draft 2020-12) given as JSON text. The printer is
-// strict, following seed 002 "Schemas, tools, and checking": it supports
+// strict, following
+// https://github.com/torkbot/code-mode#schemas-tools-and-checking: it supports
 // closed objects (additionalProperties: false), arrays, strings (with a const
 // or an enum of strings giving literal types), numbers, integers, booleans,
 // null, and one narrow form of anyOf/oneOf, a discriminated union of closed
@@ -41,8 +42,8 @@
 // Foreign schemas, such as the tools an MCP server advertises (draft-07 from
 // zod-to-json-schema, draft 2020-12, OpenAPI 3.0's nullable), are loosely
 // written and often open. [LenientType], and [Declarations] for a tool whose
-// [ToolDecl].Lenient is set, print them without failing, following seed 001's
-// generateTypesFromJsonSchema ("unsupported schemas degrade to unknown
+// [ToolDecl].Lenient is set, print them without failing, following
+// generateTypesFromJsonSchema (https://developers.cloudflare.com/agents/tools/codemode/api-reference/) ("unsupported schemas degrade to unknown
 // instead of failing"): what cannot be expressed becomes unknown for that
 // spot only. The lenient type is always a superset of what the schema
 // accepts (it never rejects a value the upstream accepts; the host still

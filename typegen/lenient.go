@@ -53,7 +53,7 @@ func primitive(name string) *tsType {
 // an MCP server's tool schema, that [Type] may reject. It never fails: what
 // it cannot express becomes unknown for that spot only, so the printed type
 // always accepts every value the schema accepts (a superset), which is the
-// promise of seed 001's generateTypesFromJsonSchema ("unsupported schemas
+// promise of generateTypesFromJsonSchema in https://developers.cloudflare.com/agents/tools/codemode/api-reference/ ("unsupported schemas
 // degrade to unknown instead of failing"). The host still validates values
 // against the schema itself; the type is guidance for the agent and the
 // checker.

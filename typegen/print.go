@@ -8,7 +8,7 @@ import (
 )
 
 // Type renders the TypeScript type of one JSON Schema (draft 2020-12) in the
-// strict mode of seed 002 "Schemas, tools, and checking".
+// strict mode of https://github.com/torkbot/code-mode#schemas-tools-and-checking.
 //
 //	t, err := typegen.Type(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))
 //	// t == "string[]"
@@ -47,7 +47,7 @@ func Type(schema json.RawMessage) (string, error) {
 }
 
 // printer prints compiled types. readonly marks every object property
-// readonly; seed 002 uses it only for the program input declaration.
+// readonly; the contract uses it only for the program input declaration.
 type printer struct {
 	readonly bool
 	// compact prints object types on one line without descriptions.

@@ -14,8 +14,8 @@ import (
 )
 
 // SchemaError reports a schema that strict declarations cannot represent
-// exactly, or one that is malformed. The strict rules come from seed 002
-// "Schemas, tools, and checking": closed objects, arrays, strings, numbers,
+// exactly, or one that is malformed. The strict rules come from
+// https://github.com/torkbot/code-mode#schemas-tools-and-checking: closed objects, arrays, strings, numbers,
 // integers, booleans, null, string const and enum literals, and discriminated
 // anyOf/oneOf unions; anything else fails rather than being printed loosely.
 //
@@ -630,7 +630,7 @@ func compileEnum(e *jsonValue, ptr string) (*tsType, error) {
 	return u, nil
 }
 
-// compileUnion accepts the one composition seed 002 allows: at least two
+// compileUnion accepts the one composition the strict printer allows: at least two
 // closed object branches sharing a property that every branch requires with
 // a distinct string const. The distinct values make the branches mutually
 // exclusive, so a TypeScript union is exact for oneOf as well as anyOf.

@@ -10,12 +10,13 @@ import (
 	"github.com/codemode-go/codemode/client"
 )
 
-// fetchFlags are --allow-fetch and --fetch-header (run, mcp serve): the
-// host's fetch policy (client.FetchPolicy). Without --allow-fetch, fetch is
-// off.
+// fetchFlags are --allow-fetch, --fetch-header and --max-fetches (run, mcp
+// serve): the host's fetch policy (client.FetchPolicy). Without
+// --allow-fetch, fetch is off.
 type fetchFlags struct {
-	allow   string
-	headers headerFlags
+	allow       string
+	headers     headerFlags
+	maxRequests int
 }
 
 // headerFlags collects repeated --fetch-header HOST=Name:ENVVAR values.
@@ -26,6 +27,7 @@ func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
 
 func (f *fetchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.allow, "allow-fetch", "", "let programs fetch these origins through the host: HOST[:PORT][,HOST[:PORT]…] (HTTPS; HTTP too for loopback hosts; http://HOST[:PORT] for plain HTTP)")
+	fs.IntVar(&f.maxRequests, "max-fetches", client.DefaultMaxFetchRequests, "the most requests one program may fetch (with --allow-fetch)")
 	fs.Var(&f.headers, "fetch-header", "HOST=Name:ENVVAR: the host adds header Name, valued $ENVVAR, to fetches to HOST (an --allow-fetch entry); programs never see it (repeatable)")
 }
 
@@ -37,7 +39,10 @@ func (f *fetchFlags) policy() (*client.FetchPolicy, error) {
 		}
 		return nil, nil
 	}
-	p := &client.FetchPolicy{}
+	if f.maxRequests < 1 {
+		return nil, usageError{fmt.Sprintf("--max-fetches %d: want at least 1", f.maxRequests)}
+	}
+	p := &client.FetchPolicy{MaxRequests: f.maxRequests}
 	for _, o := range strings.Split(f.allow, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			p.Allow = append(p.Allow, o)

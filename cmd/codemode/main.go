@@ -20,10 +20,14 @@ import (
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
+	"github.com/codemode-go/codemode/internal/cloexec"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
 func main() {
+	// Descriptors codemode inherited without close-on-exec are not passed on
+	// to MCP servers, tool commands and the sandbox.
+	cloexec.MarkFrom(3)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

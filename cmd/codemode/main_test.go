@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/internal/cases"
+	"github.com/codemode-go/codemode/internal/cloexec"
 	"github.com/codemode-go/codemode/internal/fixtures"
 	"github.com/codemode-go/codemode/typecheck"
 )
@@ -52,6 +53,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) >= 2 && os.Args[1] == "-codemode-cli" {
 		// The test binary as the codemode command, for end-to-end tests
 		// that start `codemode mcp serve` as an agent's MCP client would.
+		cloexec.MarkFrom(3)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := cli(ctx, os.Args[2:], os.Stdout, os.Stderr)
 		stop()

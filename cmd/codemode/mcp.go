@@ -49,6 +49,7 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.String("journal", "", "serve the durable code tool over this journal (FILE.db, sqlite:FILE or postgres://...): approvals, replay and rollback")
 	fs.String("name", "default", "--journal: the runtime name (separate histories in one journal)")
 	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
+	maxPerSession := fs.Int("max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
 	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
 	sessionIdle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "--http: close a session with no request for this long")
@@ -79,6 +80,8 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{"mcp serve: --max-tokens must be between 100 and 1000000"}
 	case *maxExec < 1 || *maxQueue < 1 || *maxSessions < 1:
 		return usageError{"mcp serve: --max-executions, --max-queue and --max-sessions must be at least 1"}
+	case *maxPerSession < 0 || *maxPerSession > *maxExec:
+		return usageError{"mcp serve: --max-executions-per-session must be between 1 and --max-executions"}
 	case *sessionIdle <= 0 || *bodyTimeout <= 0:
 		return usageError{"mcp serve: --session-idle and --body-timeout must be positive"}
 	}
@@ -116,7 +119,11 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The context deadline backs up the driver's own (QuickJS stops a
 	// program at --timeout itself; other runtimes rely on this).
 	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logger: stderrLogger(stderr), Timeout: *timeout,
-		MaxExecutions: *maxExec, MaxQueued: *maxQueue, Fetch: fetch}
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, MaxExecutionsPerSession: *maxPerSession, Fetch: fetch}
+	if *httpAddr == "" {
+		// stdio: one client, the only session.
+		opts.MaxExecutionsPerSession = *maxExec
+	}
 	if set != nil {
 		opts.Instructions = set.Instructions()
 	}

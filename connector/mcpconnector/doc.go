@@ -1,11 +1,11 @@
-// Package mcpconnector turns upstream MCP servers into code-mode tools (seed
-// 001, McpConnector and codeMcpServer): it connects to each server with
+// Package mcpconnector turns upstream MCP servers into code-mode tools
+// (McpConnector and codeMcpServer, https://developers.cloudflare.com/agents/tools/codemode/api-reference/): it connects to each server with
 // github.com/modelcontextprotocol/go-sdk over stdio (a command) or
 // streamable HTTP (a URL), lists its tools with pagination, sanitises their
 // names into JavaScript identifiers, and makes each a contract tool whose
 // declarations are printed leniently from the server's own JSON Schemas and
 // whose values are validated against them on the host. A call's MCP result
-// is unwrapped the way seed 001 says: an error result becomes a thrown
+// is unwrapped the way codeMcpServer does: an error result becomes a thrown
 // error carrying its text, structured content comes first, all-text content
 // is parsed as JSON or kept as text, and mixed or binary content is kept
 // whole so a program can forward an image with result.appendImage.

@@ -8,8 +8,8 @@ import (
 )
 
 // SanitizeToolName turns an MCP tool or server name into a JavaScript
-// identifier that contract.CheckToolName accepts (seed 001,
-// sanitizeToolName): the common separators "-", ".", "/", ":" and spaces
+// identifier that contract.CheckToolName accepts
+// (sanitizeToolName, https://developers.cloudflare.com/agents/tools/codemode/api-reference/): the common separators "-", ".", "/", ":" and spaces
 // become "_", other characters that cannot be in an identifier are dropped,
 // a name that starts with a digit gets a "_" prefix, and a reserved word,
 // "then", "__proto__" or an Object.prototype property name gets a "_"

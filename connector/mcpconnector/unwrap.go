@@ -27,7 +27,7 @@ func (e *ToolError) Error() string {
 func (e *ToolError) ErrorName() string { return string(contract.ErrorMCPTool) }
 
 // Unwrap turns an MCP tool result into the value a program receives, in
-// the order seed 001 gives for codeMcpServer: an error result is returned as
+// the order codeMcpServer uses (https://developers.cloudflare.com/agents/tools/codemode/api-reference/): an error result is returned as
 // a *ToolError carrying its text; structured content is the value when
 // present; content that is all text is joined by newlines and parsed as JSON
 // when it is JSON, else kept as a string; empty content is null; any other

@@ -54,8 +54,8 @@ type Options struct {
 	// MaxResponseBytes bounds a response body; zero means
 	// DefaultMaxResponseBytes. A larger response fails the call.
 	MaxResponseBytes int64
-	// ExposeSpec adds the spec() method, which returns the document (seed
-	// 001, exposeSpec; off by default: the document can be large).
+	// ExposeSpec adds the spec() method, which returns the document
+	// (exposeSpec in https://developers.cloudflare.com/agents/tools/codemode/api-reference/; off by default: the document can be large).
 	ExposeSpec bool
 	// Logger, when set, receives a debug record per request (method, path,
 	// status, duration), and a warning per response that does not match
@@ -127,7 +127,8 @@ type operation struct {
 	output   *openapi3.SchemaRef // 2xx JSON response schema, or nil
 }
 
-// Reserved method names (seed 001: the low-level request and spec).
+// Reserved method names (the low-level request and spec, as OpenApiConnector reserves
+// them: https://developers.cloudflare.com/agents/tools/codemode/api-reference/).
 const (
 	requestMethod = "request"
 	specMethod    = "spec"
@@ -410,7 +411,7 @@ func okSchema(responses *openapi3.Responses) *openapi3.SchemaRef {
 	return nil
 }
 
-// operationName is seed 001's rule: the sanitised operationId, else a name
+// operationName is OpenApiConnector's rule (https://developers.cloudflare.com/agents/tools/codemode/api-reference/): the sanitised operationId, else a name
 // from the method and the path ("get_pets_petId").
 func operationName(method, path, operationID string) string {
 	if strings.TrimSpace(operationID) != "" {

@@ -1,5 +1,6 @@
 // Package openapi makes a REST API described by an OpenAPI document a
-// code-mode namespace (seed 001, OpenApiConnector): one method per
+// code-mode namespace (OpenApiConnector in Cloudflare's Code Mode API
+// reference, https://developers.cloudflare.com/agents/tools/codemode/api-reference/): one method per
 // operation, declared from the document's schemas and called through a
 // host-side request function that holds the base URL, the credentials and
 // an allow-list of hosts. Programs never see the credentials.
@@ -21,7 +22,7 @@
 // # Methods
 //
 // Each operation becomes a method named by its operationId, sanitised into
-// a JavaScript identifier as seed 001's sanitizeToolName does
+// a JavaScript identifier as Cloudflare's sanitizeToolName does
 // (mcpconnector.SanitizeToolName), or, without one, by its HTTP method and
 // path ("get_pets_petId"). An operation whose name repeats an earlier one,
 // or is request or spec (reserved for the low-level methods below), is

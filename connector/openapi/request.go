@@ -16,8 +16,8 @@ import (
 	"unicode/utf8"
 )
 
-// RequestOptions is one HTTP request through the connector (seed 001,
-// OpenApiRequestOptions), as the program's request method passes it.
+// RequestOptions is one HTTP request through the connector
+// (OpenApiRequestOptions, https://developers.cloudflare.com/agents/tools/codemode/api-reference/), as the program's request method passes it.
 type RequestOptions struct {
 	// Path is appended to the base URL: it starts with "/" and has no
 	// query, fragment or "." / ".." segment; it is sent as written

@@ -28,7 +28,7 @@ func echoContract(b *testing.B) *contract.Contract {
 
 // BenchmarkBoot: NewRuntime until the runner is ready (version check,
 // process start, bootstrap, handshake). Goal: median <= 200 ms; the
-// reference (seed 002's Host Node runtime) takes 560 ms.
+// reference (torkbot/code-mode's Host Node runtime) takes 560 ms.
 func BenchmarkBoot(b *testing.B) {
 	d := driver(b)
 	ctx := context.Background()

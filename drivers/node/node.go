@@ -21,7 +21,8 @@ import (
 )
 
 // MinimumMajorVersion is the oldest Node.js major version the driver
-// accepts (seed 002: "The driver requires Node.js 24").
+// accepts (the reference's Host Node driver requires Node.js 24:
+// https://github.com/torkbot/code-mode#built-in-host-node-driver).
 const MinimumMajorVersion = 24
 
 // Options configures the Node.js driver.

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
 
+	"github.com/codemode-go/codemode/internal/cloexec"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,6 +36,9 @@ func confineAndReexec(token, cacheDir string) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
 	limitResources()
 	status := restrictFiles(cacheDir)
 	env := []string{sandboxEnv + "=2:" + token, sandboxEnv + "_LANDLOCK=" + status}
@@ -49,6 +52,36 @@ func confineAndReexec(token, cacheDir string) error {
 		return fmt.Errorf("starting stage 2: %w", err)
 	}
 	return errors.New("starting stage 2: exec returned")
+}
+
+// dropCapabilities leaves the sandbox no Linux capability, even when the
+// host runs as root: it empties the bounding set (so the exec of stage 2
+// grants root none: capabilities(7), "Transformation of capabilities
+// during execve()"), the ambient set, and the current sets. Without
+// CAP_SETPCAP (an unprivileged host) the bounding set cannot shrink, and
+// there is nothing to drop: the current sets are already empty, and a
+// process with no_new_privs gains none through exec.
+func dropCapabilities() error {
+	for c := 0; c <= 63; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EINVAL) {
+				break // past the kernel's last capability
+			}
+			if errors.Is(err, unix.EPERM) {
+				break // no CAP_SETPCAP
+			}
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clearing the ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clearing the capabilities: %w", err)
+	}
+	return nil
 }
 
 // limitResources sets rlimits that cost the engine nothing: no core dumps
@@ -201,21 +234,5 @@ const sandboxFirstStage = "1" // stage 1 confines and executes stage 2
 
 // closeInheritedFiles marks every file descriptor above the sandbox's two
 // sockets close-on-exec, so that stage 2 holds none of the files the host
-// process itself inherited without that flag (a shell's `exec 7<file`
-// reaches every child Go starts: Go sets the flag only on files it opens).
-// close_range(2) with CLOSE_RANGE_CLOEXEC needs Linux 5.11; older kernels
-// get the same per descriptor from /proc/self/fd.
-func closeInheritedFiles() {
-	if unix.CloseRange(sandboxCtrlFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
-		return
-	}
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > sandboxCtrlFD {
-			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
-		}
-	}
-}
+// process itself inherited without that flag.
+func closeInheritedFiles() { cloexec.MarkFrom(sandboxCtrlFD + 1) }

@@ -344,6 +344,10 @@ func sourceIP(a net.Addr) string {
 	return a.String()
 }
 
+// refusalGrace is how long a refusal may take to write, past the handshake
+// deadline if need be: a few hundred bytes into the socket's buffer.
+const refusalGrace = time.Second
+
 // authenticate runs TLS and the handshake on *connp under the handshake
 // deadline and, for a runtime connection, boots the runtime and returns its
 // session. It returns nil and no error for an answered describe connection.
@@ -363,6 +367,10 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 	}
 	conn := *connp
 	refuse := func(code, msg string, err error) error {
+		// The handshake deadline may have passed already (a runtime too slow
+		// to boot): the refusal still gets a moment to reach the client, so
+		// that it reads why instead of EOF.
+		_ = conn.SetWriteDeadline(time.Now().Add(refusalGrace))
 		_ = writeHandshake(conn, &handshake{Kind: hsRefuse, Code: code, Message: boundMessage(msg)})
 		return err
 	}
@@ -437,7 +445,11 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 	local, err := s.opts.Driver.Connect(ctx, drivers.ConnectRequest{RunnerSource: runner.Source})
 	if err != nil {
 		release()
-		return nil, refuse(refuseUnavailable, "connection refused: the host's runtime failed to boot: "+err.Error(), fmt.Errorf("booting the runtime: %w", err))
+		msg := "connection refused: the host's runtime failed to boot: " + err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg = fmt.Sprintf("connection refused: the host's runtime did not boot within its handshake timeout (%s)", s.opts.HandshakeTimeout)
+		}
+		return nil, refuse(refuseUnavailable, msg, fmt.Errorf("booting the runtime: %w", err))
 	}
 	if err := writeHandshake(conn, welcome); err != nil {
 		release()

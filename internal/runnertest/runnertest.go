@@ -331,6 +331,19 @@ func clock(t *testing.T, c *Conn) {
 	if got := run.Result.Clock; len(got) != 4 || got[0] != 2000.5 || got[1] != 3000 || got[2] < 1.7e12 || got[3] < 1.7e12 {
 		t.Fatalf("result clock %v", got)
 	}
+	// performance.now() shares the sequence: replayed values, then the real
+	// clock shifted so that it never goes back.
+	run = c.Exec(`export default async function () {
+  const a = performance.now(), b = Date.now(), c = performance.now(), d = performance.now();
+  return [a, b, c, d >= c];
+}`, wire.Message{Clock: []float64{5.25, 1000, 1e9}})
+	run.Texts(t)
+	if string(run.Result.Value) != `[5.25,1000,1000000000,true]` {
+		t.Fatalf("performance.now: value %s", run.Result.Value)
+	}
+	if got := run.Result.Clock; len(got) != 4 || got[0] != 5.25 || got[2] != 1e9 || got[3] < 1e9 {
+		t.Fatalf("performance.now: result clock %v", got)
+	}
 	// With no replay, the real clock, still recorded.
 	run = c.Exec(`export default async function () { return Date.now(); }`, wire.Message{})
 	run.Texts(t)

@@ -317,6 +317,26 @@ func fetchTests(t *testing.T, cl *client.Client, text func(*client.Outcome) stri
 		}
 	})
 
+	t.Run("fetch requests per execution", func(t *testing.T) {
+		src := `export default async function ({ result }) {
+  let ok = 0;
+  for (let i = 0; i < 5; i++) {
+    try { await fetch("ORIGIN/json"); ok++; } catch (e) { result.appendText(e.name + ": " + e.message); }
+  }
+  result.appendText("sent " + ok);
+}`
+		capped := &client.FetchPolicy{Allow: []string{host}, MaxRequests: 3}
+		got := success(t, runWith(t, src, capped, nil))
+		want := "TypeError: fetch " + srv.URL + "/json: this execution already sent 3 requests, the most the host's fetch policy allows (MaxRequests)"
+		if strings.Count(got, want) != 2 || !strings.HasSuffix(got, "sent 3") {
+			t.Fatalf("got %q", got)
+		}
+		// The cap is per execution: the next one starts at zero.
+		if got := success(t, runWith(t, src, capped, nil)); !strings.HasSuffix(got, "sent 3") {
+			t.Fatalf("second execution: %q", got)
+		}
+	})
+
 	t.Run("fetch size and time limits", func(t *testing.T) {
 		got := success(t, runWith(t, `export default async function ({ result }) {
   try { await fetch("ORIGIN/big"); } catch (e) { result.appendText(e.name + ": " + e.message); }

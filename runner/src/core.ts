@@ -343,6 +343,13 @@ export interface Execution {
   finished(): boolean;
   /** now is Date.now() for the program: the next replayed clock value, else the real clock; recorded. */
   now(): number;
+  /**
+   * perfNow is performance.now() for the program: like now, the next
+   * replayed clock value, else real() (the platform's performance.now),
+   * recorded in the same clock sequence; kept monotonic where the replayed
+   * values end and real() (which restarts with every pass) begins.
+   */
+  perfNow(real: () => number): number;
   /** random is Math.random() for the program. */
   random(): number;
   /** randomBytes is the execution's crypto stream (crypto.getRandomValues, crypto.randomUUID). */
@@ -374,6 +381,8 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   const replay = request.clock;
   let replayed = 0;
   let observed: number[] = [];
+  let lastPerf = 0;
+  let perfOffset = 0;
   // Both random streams start on first use: ChaCha20 keyed by the seed
   // (web/random.ts) costs a block per 64 bytes.
   let seeded: (() => number) | undefined;
@@ -588,6 +597,20 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       push(observed, t);
       return t;
     },
+    perfNow(real: () => number): number {
+      let t: number;
+      if (replayed < replay.length) t = replay[replayed++];
+      else {
+        t = real() + perfOffset;
+        if (t < lastPerf) {
+          perfOffset += lastPerf - t;
+          t = lastPerf;
+        }
+      }
+      lastPerf = t;
+      push(observed, t);
+      return t;
+    },
     random(): number {
       if (seeded === undefined) seeded = sfc32(mathRandomSeed(request.seed));
       return seeded();
@@ -609,10 +632,11 @@ export function createExecution(host: Host, request: Request, realNow: () => num
 }
 
 /**
- * installClock replaces Date and Math.random on global with versions that
- * ask current() for the running execution: its replayed clock and seeded
- * sequence, or, outside any execution, the real ones. new Date() with no
- * argument and Date() take the execution's clock; new Date(x) is as ever.
+ * installClock replaces Date, performance.now and Math.random on global
+ * with versions that ask current() for the running execution: its replayed
+ * clock and seeded sequence, or, outside any execution, the real ones. new
+ * Date() with no argument and Date() take the execution's clock; new
+ * Date(x) is as ever.
  */
 export function installClock(global: Record<string, unknown>, current: () => Execution | undefined): void {
   const RealDate = global.Date as DateConstructor;
@@ -647,6 +671,34 @@ export function installClock(global: Record<string, unknown>, current: () => Exe
     return ex === undefined ? apply(realRandom, math, []) : ex.random();
   };
   defineProperty(math, "random", data(random, false));
+  installPerformanceNow(global, current);
+}
+
+/**
+ * installPerformanceNow replaces performance.now with one that reads the
+ * running execution's clock (Execution.perfNow), outside any execution the
+ * real one.
+ */
+function installPerformanceNow(global: Record<string, unknown>, current: () => Execution | undefined): void {
+  const perf = global.performance as { now?: () => number } | undefined;
+  const realPerfNow = perf === undefined ? undefined : perf.now;
+  if (perf !== undefined && typeof realPerfNow === "function") {
+    const real = (): number => apply(realPerfNow, perf, []);
+    const now = function now(): number {
+      const ex = current();
+      return ex === undefined ? real() : ex.perfNow(real);
+    };
+    defineProperty(now, "name", { __proto__: null, value: "now", configurable: true } as PropertyDescriptor);
+    // QuickJS's performance.now is neither writable nor configurable: then
+    // the global performance becomes a new object with the same prototype
+    // and timeOrigin.
+    if (!defineProperty(perf, "now", data(now, false))) {
+      const replacement = objectCreate(getPrototypeOf(perf)) as Record<string, unknown>;
+      defineProperty(replacement, "now", data(now, true));
+      defineProperty(replacement, "timeOrigin", data((perf as Record<string, unknown>).timeOrigin, true));
+      defineProperty(global, "performance", data(replacement, false));
+    }
+  }
 }
 
 export { jsonParse, jsonStringify, PromiseCtor, hasOwn };

@@ -75,6 +75,51 @@ export function join(items: string[], separator: string): string {
   return arrayJoin(items, separator);
 }
 
+/** TextBuffer accumulates text; take returns it all and empties the buffer. */
+export interface TextBuffer {
+  add(text: string): void;
+  take(): string;
+  readonly length: number;
+}
+
+/**
+ * textBuffer returns an empty TextBuffer. It exists because this QuickJS
+ * concatenates by copying: `s += x` in a loop costs the square of the
+ * length (20,000 appends of 26 characters took 3.7 s), so the buffer
+ * appends only to a short tail (up to 4,096 characters) and joins the full
+ * tails once, in take.
+ */
+export function textBuffer(): TextBuffer {
+  let parts: string[] = [];
+  let tail = "";
+  let size = 0;
+  return {
+    __proto__: null,
+    add(text: string): void {
+      tail += text;
+      size += text.length;
+      if (tail.length >= 4096) {
+        push(parts, tail);
+        tail = "";
+      }
+    },
+    take(): string {
+      let out = tail;
+      if (parts.length > 0) {
+        push(parts, tail);
+        out = arrayJoin(parts, "");
+        parts = [];
+      }
+      tail = "";
+      size = 0;
+      return out;
+    },
+    get length(): number {
+      return size;
+    },
+  } as unknown as TextBuffer;
+}
+
 /** quote is the JSON text of a string (JSON.stringify reads nothing of a primitive). */
 export function quote(text: string): string {
   return jsonStringify(text);

@@ -5,13 +5,14 @@
 // the outbox after each turn of the job queue, and calls deliver when a tool
 // call is answered or a timer fires.
 
-import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record } from "./intrinsics";
+import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record, textBuffer } from "./intrinsics";
 import { createExecution, installClock, type Content, type Execution, type Finish, type Namespace, type Request, type Stream } from "./core";
 import { installWeb } from "./web/index";
 
-// The outbox is one string in this closure, a line per message, so that no
+// The outbox is text in this closure, a line per message, so that no
 // program can reach it and draining it is one read (every JavaScript call is
-// costly in this engine). Lines are tab-separated:
+// costly in this engine). It is a TextBuffer, not a string: a turn that
+// logs 20,000 lines would otherwise copy the outbox 20,000 times. Lines are tab-separated:
 //
 //   c <seq> <namespace> <tool> <clock> <input JSON>   a tool call
 //   o <stream> <text as a JSON string>                program output
@@ -24,14 +25,12 @@ import { installWeb } from "./web/index";
 // Namespaces and tool names are identifiers and JSON text has no raw tab or
 // newline, so neither separator can appear inside a field. The Go runner
 // still checks every line: it trusts nothing from an engine.
-let outbox = "";
+const outbox = textBuffer();
 let execution: Execution | undefined;
 
-const numbers = (list: number[]): string => {
-  let out = "";
-  for (let i = 0; i < list.length; i++) out += (i > 0 ? "," : "") + list[i];
-  return out;
-};
+// join reads no property of a number (ToString of a primitive), so a
+// program's Number.prototype.toString is never called.
+const numbers = (list: number[]): string => join(list as unknown as string[], ",");
 
 function finishJSON(result: Finish): string {
   const clock = `"clock":[${numbers(result.clock)}]`;
@@ -39,27 +38,27 @@ function finishJSON(result: Finish): string {
     const e = result.error;
     return `{"outcome":"program-failed","error":{"name":${quote(e.name)},"message":${quote(e.message)},"stack":${quote(e.stack)}},${clock}}`;
   }
-  let content = "";
+  const content = textBuffer();
   for (let i = 0; i < result.content.length; i++) {
     const c: Content = result.content[i];
-    if (i > 0) content += ",";
-    content += c.type === "text"
+    if (i > 0) content.add(",");
+    content.add(c.type === "text"
       ? `{"type":"text","text":${quote(c.text)}}`
-      : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`;
+      : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`);
   }
   const value = result.value === "" ? "" : `"value":${result.value},`;
-  return `{"outcome":"success","content":[${content}],${value}${clock}}`;
+  return `{"outcome":"success","content":[${content.take()}],${value}${clock}}`;
 }
 
 const host = {
   toolCall(seq: number, ns: string, tool: string, input: string, clock: number[]) {
-    outbox += `c\t${seq}\t${ns}\t${tool}\t${numbers(clock)}\t${input}\n`;
+    outbox.add(`c\t${seq}\t${ns}\t${tool}\t${numbers(clock)}\t${input}\n`);
   },
   output(stream: Stream, text: string) {
-    outbox += `o\t${stream}\t${quote(text)}\n`;
+    outbox.add(`o\t${stream}\t${quote(text)}\n`);
   },
   finish(result: Finish) {
-    outbox += `d\t${finishJSON(result)}\n`;
+    outbox.add(`d\t${finishJSON(result)}\n`);
   },
 };
 
@@ -119,7 +118,7 @@ function clearTimeout(id: unknown): void {
   if (intervals[n] !== undefined) delete intervals[n];
   timerCount--;
   if (unarmed[n] !== undefined) delete unarmed[n];
-  else outbox += `x\t${n}\n`;
+  else outbox.add(`x\t${n}\n`);
 }
 
 // The global console writes to the execution's output like the scope
@@ -231,15 +230,14 @@ export const quickjs = {
     const ids = unarmedIds;
     for (let i = 0; i < ids.length; i++) {
       const ms = unarmed[ids[i]];
-      if (ms !== undefined) outbox += `t\t${ids[i]}\t${ms}\n`;
+      if (ms !== undefined) outbox.add(`t\t${ids[i]}\t${ms}\n`);
     }
     if (ids.length > 0) {
       unarmed = record<number>();
       unarmedIds = [];
     }
     const waiting = execution !== undefined && !execution.finished() && (execution.pendingCalls() > 0 || timerCount > 0);
-    const text = outbox + (waiting ? "w\t1" : "w\t0");
-    outbox = "";
-    return text;
+    outbox.add(waiting ? "w\t1" : "w\t0");
+    return outbox.take();
   },
 };

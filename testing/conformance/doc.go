@@ -1,5 +1,6 @@
 // Package conformance is the black-box suite every runtime driver passes
-// (seed 002, "Runtime conformance"). A driver's test calls
+//
+// (https://github.com/torkbot/code-mode#runtime-conformance). A driver's test calls
 //
 //	func TestConformance(t *testing.T) {
 //		conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {

@@ -19,13 +19,22 @@ var ErrNoModules = errors.New("the runner's build dependencies are not installed
 
 // Build bundles srcDir/index.ts into one IIFE script assigning the global
 // CodeModeRunner and returns its text, or an error listing esbuild's
-// messages. The URL bundle (BuildURL) is embedded in it as a string.
+// messages. The URL bundle (BuildURL) and the IDNA bundle (BuildTR46) are
+// embedded in it as strings.
 func Build(srcDir string) (string, error) {
 	url, err := BuildURL(srcDir)
 	if err != nil {
 		return "", err
 	}
 	quoted, err := json.Marshal(url)
+	if err != nil {
+		return "", err
+	}
+	tr46, err := BuildTR46(srcDir)
+	if err != nil {
+		return "", err
+	}
+	quotedTR46, err := json.Marshal(tr46)
 	if err != nil {
 		return "", err
 	}
@@ -39,7 +48,7 @@ func Build(srcDir string) (string, error) {
 		Write:         false,
 		LegalComments: api.LegalCommentsNone,
 		Charset:       api.CharsetUTF8,
-		Define:        map[string]string{"__CODEMODE_URL_BUNDLE__": string(quoted)},
+		Define:        map[string]string{"__CODEMODE_URL_BUNDLE__": string(quoted), "__CODEMODE_TR46_BUNDLE__": string(quotedTR46)},
 	})
 	out, err := output("the runner", res)
 	if err != nil {
@@ -53,7 +62,9 @@ func Build(srcDir string) (string, error) {
 // __codemodeURL = {URL, URLSearchParams}. It expects TextEncoder and
 // TextDecoder in scope (the runner passes its own), and replaces
 // @exodus/bytes, whatwg-url's encoding library, by srcDir/web/exodus-bytes.ts
-// (UTF-8 only; the URL classes use no other encoding).
+// (UTF-8 only; the URL classes use no other encoding), and tr46, its IDNA
+// library, by srcDir/web/tr46-lazy.ts, which handles ASCII hosts itself and
+// calls __codemodeLoadTR46 (in scope, like TextEncoder) for the rest.
 func BuildURL(srcDir string) (string, error) {
 	modules := filepath.Join(srcDir, "..", "node_modules")
 	if _, err := os.Stat(filepath.Join(modules, "whatwg-url", "package.json")); errors.Is(err, fs.ErrNotExist) {
@@ -63,7 +74,19 @@ func BuildURL(srcDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	tr46Shim, err := filepath.Abs(filepath.Join(srcDir, "web", "tr46-lazy.ts"))
+	if err != nil {
+		return "", err
+	}
 	empty := "export {};"
+	lazyTR46 := api.Plugin{
+		Name: "tr46-lazy",
+		Setup: func(b api.PluginBuild) {
+			b.OnResolve(api.OnResolveOptions{Filter: `^tr46$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
+				return api.OnResolveResult{Path: tr46Shim}, nil
+			})
+		},
+	}
 	exodus := api.Plugin{
 		Name: "exodus-bytes",
 		Setup: func(b api.PluginBuild) {
@@ -96,9 +119,39 @@ func BuildURL(srcDir string) (string, error) {
 		MinifyWhitespace:  true,
 		MinifySyntax:      true,
 		MinifyIdentifiers: true,
-		Plugins:           []api.Plugin{exodus},
+		Plugins:           []api.Plugin{exodus, lazyTR46},
 	})
 	return output("the URL bundle", res)
+}
+
+// BuildTR46 bundles tr46 (UTS #46 IDNA processing, with its Unicode
+// mapping table and punycode, from srcDir/../node_modules) into a minified,
+// ASCII-only script declaring __codemodeTR46 = {toASCII, toUnicode}. The
+// runner evaluates it only when a URL's host is not plain ASCII
+// (srcDir/web/tr46-lazy.ts).
+func BuildTR46(srcDir string) (string, error) {
+	modules := filepath.Join(srcDir, "..", "node_modules")
+	if _, err := os.Stat(filepath.Join(modules, "tr46", "package.json")); errors.Is(err, fs.ErrNotExist) {
+		return "", ErrNoModules
+	}
+	entry := `export { toASCII, toUnicode } from "tr46";`
+	res := api.Build(api.BuildOptions{
+		Stdin:             &api.StdinOptions{Contents: entry, ResolveDir: srcDir, Loader: api.LoaderJS},
+		Bundle:            true,
+		Format:            api.FormatIIFE,
+		GlobalName:        "__codemodeTR46",
+		Target:            api.ES2020,
+		Platform:          api.PlatformNeutral,
+		MainFields:        []string{"main"},
+		NodePaths:         []string{modules},
+		Write:             false,
+		LegalComments:     api.LegalCommentsNone,
+		Charset:           api.CharsetASCII,
+		MinifyWhitespace:  true,
+		MinifySyntax:      true,
+		MinifyIdentifiers: true,
+	})
+	return output("the IDNA bundle", res)
 }
 
 func output(what string, res api.BuildResult) (string, error) {
