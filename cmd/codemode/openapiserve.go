@@ -88,6 +88,7 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions")
 	var rf runtimeFlags
 	rf.register(fs)
+	fs.IntVar(&rf.memoryMiB, "memory", 256, "QuickJS heap limit per program, in MiB: search holds the whole document (GitHub's 7 MB description fails at 64 and runs at 128)")
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
@@ -112,6 +113,8 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usageError{"openapi serve: --max-tokens must be between 100 and 1000000"}
 	case *maxExec < 1 || *maxQueue < 1 || *maxSessions < 1:
 		return usageError{"openapi serve: --max-executions, --max-queue and --max-sessions must be at least 1"}
+	case rf.memoryMiB < 16 || rf.memoryMiB > 4096:
+		return usageError{"openapi serve: --memory must be between 16 and 4096 (MiB)"}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
 	var ln net.Listener

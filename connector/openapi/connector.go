@@ -481,7 +481,8 @@ func pointerEscape(s string) string {
 func (c *Connector) Name() string { return c.name }
 
 // Document returns the parsed document. Callers must not modify it. Its
-// named examples (components/examples) are empty: DocumentJSON has them.
+// named examples (components/examples) have the value {}: DocumentJSON
+// has them.
 func (c *Connector) Document() *openapi3.T { return c.doc }
 
 // DocumentJSON returns the document as JSON text: as it was read (YAML

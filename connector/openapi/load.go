@@ -160,8 +160,8 @@ func Parse(data []byte, opts Options) (*Connector, []string, error) {
 }
 
 // withoutExampleValues returns the document with every named example of
-// components/examples emptied ({}), keeping the names so references to
-// them still resolve. Nothing the connector does reads examples (example
+// components/examples emptied ({"value": {}}, which still validates),
+// keeping the names so references to them still resolve. Nothing the connector does reads examples (example
 // validation is off), and decoding them into kin-openapi's values is a
 // fifth of the work on GitHub's description (1.5 of its 7.3 MB). The
 // document's text, examples included, is kept for spec(). Text it cannot
@@ -191,7 +191,7 @@ func withoutExampleValues(text []byte) []byte {
 		}
 		first = false
 		out = append(out, key...)
-		out = append(out, ":{}"...)
+		out = append(out, `:{"value":{}}`...)
 	})
 	if !ok {
 		return text

@@ -8,7 +8,8 @@ import (
 
 // FuzzWithoutExampleValues: for any text, the result is the text itself,
 // or JSON as valid as the text, and for valid text equal to it except that
-// every named example of components.examples (an object) is {}. The definitions
+// every named example of components.examples (an object) is
+// {"value": {}}. The definitions
 // scanner (memberValue, valueEnd) agrees with the decoder on
 // components.schemas.
 func FuzzWithoutExampleValues(f *testing.F) {
@@ -43,7 +44,7 @@ func FuzzWithoutExampleValues(f *testing.F) {
 				t.Fatalf("%q was rewritten without components.examples being an object", text)
 			}
 			for k := range examples {
-				examples[k] = map[string]any{}
+				examples[k] = map[string]any{"value": map[string]any{}}
 			}
 			if !reflect.DeepEqual(in, got) {
 				t.Fatalf("%q became %q: more than the examples changed", text, out)
