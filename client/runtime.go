@@ -298,6 +298,10 @@ type ToolCall struct {
 	Tool      string          // tool name
 	Input     json.RawMessage // JSON text; through a Client, validated against the tool's input schema
 	Site      string          // "file:line:column" of the call in the executed source, when known
+	// Clock counts the clock values (Date.now(), new Date(), Date()) the
+	// program had observed when it issued the call, replayed ones
+	// (RunOptions.Clock) included: the index of the next one.
+	Clock int
 }
 
 // ExecuteRequest is one execution on a runtime. The runtime knows nothing of
@@ -429,7 +433,7 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 						end.Clock = clock
 						return end, nil
 					}
-					rt.startCall(execCtx, ex, req, m)
+					rt.startCall(execCtx, ex, req, m, len(clock))
 				case wire.KindResult:
 					if rt.closing.Load() {
 						return nil, ErrRuntimeClosed
@@ -476,8 +480,8 @@ func (rt *Runtime) doneErr() error {
 	return ErrRuntimeClosed
 }
 
-func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message) {
-	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site}
+func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) {
+	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock}
 	rt.calls.Add(1)
 	go func() {
 		defer rt.calls.Done()

@@ -17,7 +17,12 @@ import (
 //	res, err := cl.Validate(ctx, checker, source)
 //	if err == nil && !res.Valid { tellTheAgent(res.Report) }
 func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, source string) (*typecheck.Result, error) {
+	return c.validate(ctx, checker, source, nil)
+}
+
+func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, source string, extra []typecheck.File) (*typecheck.Result, error) {
 	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.contract.TypeDefinitions(), Checker: c.contract.CheckerDeclarations()}}
+	files = append(files, extra...)
 	rtFiles, err := c.rt.TypeDefinitionFiles(ctx)
 	if err != nil {
 		return nil, err
@@ -34,8 +39,16 @@ func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, sourc
 // adds (for example a function whose parameter does not fit the program
 // contract) is reported at the nearest code position.
 func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
+	return c.ValidateCodeWith(ctx, checker, code)
+}
+
+// ValidateCodeWith is ValidateCode with extra declaration files beside the
+// contract's (for example what a layer above the client defines in the
+// program's scope; a global interface AgentProgramScope in one merges with
+// the contract's).
+func (c *Client) ValidateCodeWith(ctx context.Context, checker *typecheck.Checker, code string, extra ...typecheck.File) (*typecheck.Result, error) {
 	n := normalize(code, c.scopeNames(), c.setup)
-	res, err := c.Validate(ctx, checker, n.module)
+	res, err := c.validate(ctx, checker, n.module, extra)
 	if err != nil || res.Valid {
 		return res, err
 	}

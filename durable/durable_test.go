@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 // service is a fake upstream with real Go methods: it counts calls and
@@ -818,5 +820,176 @@ await github.create_issue({ title: [branch, r, t, d, p].join(" ") });
 	}
 	if e := record(t, h, out.ExecutionID); len(e.Clock) != 4 || fmt.Sprint(int64(e.Clock[0])) != res.T.String() {
 		t.Fatalf("clock after the replay %v (want the 3 replayed values and the new one)", e.Clock)
+	}
+}
+
+// result.appendText and result.appendImage reach a completed output, on the
+// first pass and on the approval's pass; a paused pass's content is dropped
+// with the pass.
+func TestCompletedOutputCarriesContent(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, `result.appendText("hello"); result.appendImage({ data: "aGk=", mimeType: "image/png" }); 7`)
+	wantStatus(t, out, durable.OutputCompleted)
+	want := []client.Content{{Type: "text", Text: "hello"}, {Type: "image", Data: "aGk=", MimeType: "image/png"}}
+	if !slices.Equal(out.Content, want) || string(out.Result) != "7" {
+		t.Fatalf("content %+v result %s, want %+v and 7", out.Content, out.Result, want)
+	}
+	b, _ := json.Marshal(out)
+	if !strings.Contains(string(b), `"content":[{"type":"text","text":"hello"},{"type":"image","data":"aGk=","mimeType":"image/png"}]`) {
+		t.Errorf("JSON %s lacks the content", b)
+	}
+	var back durable.Output
+	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back.Content, want) {
+		t.Errorf("Unmarshal(%s) = %+v, %v", b, back.Content, err)
+	}
+	out = execute(t, h, `result.appendText("before"); const c = await github.create_issue({ title: "x" }); result.appendText("made " + c.id); c.id`)
+	wantStatus(t, out, durable.OutputPaused)
+	out = approve(t, h, out.ExecutionID)
+	wantStatus(t, out, durable.OutputCompleted)
+	if want := []client.Content{{Type: "text", Text: "before"}, {Type: "text", Text: "made 1"}}; !slices.Equal(out.Content, want) {
+		t.Errorf("approved content %+v, want %+v", out.Content, want)
+	}
+}
+
+// A connector call inside codemode.step is journaled, and once the step's
+// value is recorded a replay skips its seq, so the calls after the step
+// replay without divergence; a call inside a step that pauses runs the step
+// again on approval with its calls replayed.
+func TestConnectorCallsInsideAStep(t *testing.T) { onEveryDriver(t, testConnectorCallsInsideAStep) }
+
+func testConnectorCallsInsideAStep(t *testing.T, ex client.Executor) {
+	t.Run("recorded step is skipped", func(t *testing.T) {
+		h, svc, _ := fixtureOn(t, ex)
+		out := execute(t, h, `const prs = await codemode.step("prs", async () => {
+  const a = await github.list_pull_requests({ repo: "a" });
+  const inner = await codemode.step("inner", () => 5);
+  const b = await github.list_pull_requests({ repo: "b" });
+  return a.length + b.length + inner;
+});
+const c = await github.create_issue({ title: "n=" + prs });
+const after = await github.list_pull_requests({ repo: "after" });
+[prs, c.id, after.length]`)
+		wantStatus(t, out, durable.OutputPaused)
+		done := approve(t, h, out.ExecutionID)
+		wantStatus(t, done, durable.OutputCompleted)
+		if string(done.Result) != `[9,1,2]` {
+			t.Fatalf("result %s", done.Result)
+		}
+		if n := svc.count("list_pull_requests"); n != 3 {
+			t.Errorf("list_pull_requests ran %d times, want 3 (once per call, none replayed)", n)
+		}
+		e := record(t, h, out.ExecutionID)
+		want := "1:codemode.step=applied 2:github.list_pull_requests=applied 3:codemode.step=applied 5:github.list_pull_requests=applied 6:codemode.step_end=applied 7:github.create_issue=applied 8:github.list_pull_requests=applied"
+		if states(e) != want {
+			t.Fatalf("journal %s\nwant    %s", states(e), want)
+		}
+		if len(done.Pending) != 0 || e.Status != durable.StatusCompleted {
+			t.Errorf("status %s", e.Status)
+		}
+	})
+	t.Run("pause inside a step", func(t *testing.T) {
+		h, svc, _ := fixtureOn(t, ex)
+		out := execute(t, h, `const id = await codemode.step("make", async () => {
+  await github.list_pull_requests({ repo: "a" });
+  return (await github.create_issue({ title: "inside" })).id;
+});
+const l = await github.add_label({ title: "after" });
+[id, l.id]`)
+		wantStatus(t, out, durable.OutputPaused)
+		done := approve(t, h, out.ExecutionID)
+		wantStatus(t, done, durable.OutputCompleted)
+		if string(done.Result) != `[1,2]` || svc.count("list_pull_requests") != 1 || svc.count("create_issue") != 1 {
+			t.Fatalf("result %s, list ran %d, create ran %d", done.Result, svc.count("list_pull_requests"), svc.count("create_issue"))
+		}
+		e := record(t, h, out.ExecutionID)
+		want := "1:codemode.step=applied 2:github.list_pull_requests=applied 3:github.create_issue=applied 4:codemode.step_end=applied 5:github.add_label=applied"
+		if states(e) != want {
+			t.Fatalf("journal %s\nwant    %s", states(e), want)
+		}
+		// A later approval-free replay is not possible on a completed run;
+		// a rollback skips the step entries and reverts the two writes.
+		if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
+			t.Fatal(err)
+		}
+		if e := record(t, h, out.ExecutionID); e.Status != durable.StatusRolledBack {
+			t.Fatalf("status after rollback %s", e.Status)
+		}
+	})
+}
+
+// The seeds' own example, codemode.step("created-at", () => Date.now()):
+// the clock values the step's function read are skipped on replay, so the
+// program's later Date.now() reads replay the values of the first pass.
+func TestStepThatReadsTheClockKeepsLaterTime(t *testing.T) {
+	onEveryDriver(t, func(t *testing.T, ex client.Executor) {
+		h, _, _ := fixtureOn(t, ex)
+		out := execute(t, h, `const a = await codemode.step("created-at", async () => { await new Promise((r) => setTimeout(r, 20)); return Date.now(); });
+await new Promise((r) => setTimeout(r, 20));
+const b = Date.now();
+await github.create_issue({ title: String(b) });
+[a, b, Date.now() >= b]`)
+		wantStatus(t, out, durable.OutputPaused)
+		done := approve(t, h, out.ExecutionID)
+		wantStatus(t, done, durable.OutputCompleted)
+		var got []any
+		if err := json.Unmarshal(done.Result, &got); err != nil || len(got) != 3 || got[0] == got[1] || got[2] != true {
+			t.Fatalf("result %s: want two distinct times and true", done.Result)
+		}
+		e := record(t, h, out.ExecutionID)
+		if want := "1:codemode.step=applied 2:codemode.step_end=applied 3:github.create_issue=applied"; states(e) != want {
+			t.Fatalf("journal %s, want %s", states(e), want)
+		}
+	})
+}
+
+// Error positions point into the agent's code in every form, as a plain run
+// of the same code reports them, not into the code with the SDK in front.
+func TestErrorPositionsAreTheCodesOwn(t *testing.T) {
+	h, _, _ := fixture(t)
+	for _, code := range []string{
+		"const x = ) 1;",
+		"const a = 1;\nconst x = ) 1;",
+		"async () => { const x = ) 1; }",
+		"export default async () => { const x = ) 1; }",
+		"// m\nexport default async () => {\n  const x = ) 1; }",
+	} {
+		out := execute(t, h, code)
+		wantStatus(t, out, durable.OutputError)
+		plain, err := h.Client().RunCode(context.Background(), code, client.RunOptions{})
+		if err != nil || plain.Error == nil {
+			t.Fatalf("%q: plain run %+v %v", code, plain, err)
+		}
+		if out.Error != plain.Error.Error() {
+			t.Errorf("%q: durable error %q, plain run %q", code, out.Error, plain.Error.Error())
+		}
+	}
+}
+
+// ValidateCode checks a durable program in every form, codemode.step
+// included, and reports type errors in the code's own positions.
+func TestValidateCode(t *testing.T) {
+	checker, err := typecheck.New(typecheck.Options{})
+	if err != nil {
+		if os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	defer checker.Close()
+	h, _, _ := fixture(t)
+	ctx := context.Background()
+	for _, code := range []string{
+		"const t = await codemode.step(\"t\", () => 1);\nconst prs = await github.list_pull_requests({ repo: \"a\" });\nprs.length + t",
+		"async () => (await github.list_pull_requests({ repo: \"a\" })).length",
+		"export default async ({ codemode, github }: AgentProgramScope) => { const n = await codemode.step(\"n\", () => 2); return (await github.create_issue({ title: String(n) })).id; };",
+	} {
+		res, err := h.ValidateCode(ctx, checker, code)
+		if err != nil || !res.Valid {
+			t.Errorf("%q: %+v %v", code, res, err)
+		}
+	}
+	res, err := h.ValidateCode(ctx, checker, "const t = await codemode.step(\"t\", () => 1);\nawait github.list_pull_requests({ repo: t });")
+	if err != nil || res.Valid || len(res.Diagnostics) == 0 || res.Diagnostics[0].Line != 2 {
+		t.Fatalf("wrong argument type: %+v %v", res, err)
 	}
 }

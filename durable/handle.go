@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 // Options configure a Handle.
@@ -68,6 +69,7 @@ type Handle struct {
 	tools      map[string]map[string]*ConnectorTool
 	scope      []string
 	decls      string
+	catalog    *Catalog
 	opts       Options
 	log        *slog.Logger
 }
@@ -105,29 +107,18 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	var namespaces []contract.Namespace
 	for i := range h.connectors {
 		c := &h.connectors[i]
 		h.byName[c.Name] = c
 		h.tools[c.Name] = map[string]*ConnectorTool{}
 		h.scope = append(h.scope, c.Name)
-		ns := contract.Namespace{Name: c.Name, Definitions: c.Definitions}
 		for j := range c.Tools {
-			t := &c.Tools[j]
-			h.tools[c.Name][t.Name] = t
-			var ct *contract.Tool
-			var err error
-			if t.Declared {
-				ct, err = contract.NewDeclaredTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute)
-			} else if ct, err = contract.NewForeignTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Execute); err == nil {
-				err = ct.Degraded()
-			}
-			if err != nil {
-				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
-			}
-			ns.Tools = append(ns.Tools, ct)
+			h.tools[c.Name][c.Tools[j].Name] = &c.Tools[j]
 		}
-		namespaces = append(namespaces, ns)
+	}
+	namespaces, err := declNamespaces(h.connectors)
+	if err != nil {
+		return nil, err
 	}
 	h.scope = append(h.scope, "console", "result")
 	// The agent's declarations: the connectors and the codemode SDK, not
@@ -137,6 +128,7 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	h.decls = decl.TypeDefinitions() + "\n" + sdkDeclaration
+	h.catalog = newCatalog(h.connectors, decl)
 	sdk, err := sdkTools()
 	if err != nil {
 		return nil, err
@@ -165,7 +157,16 @@ func sdkTools() ([]*contract.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*contract.Tool{begin, end}, nil
+	skip, err := contract.NewForeignTool("step_skip", "Takes the seq of a call a replayed step's function made.",
+		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`), nil, refuse)
+	if err != nil {
+		return nil, err
+	}
+	discovery, err := discoveryTools(refuse)
+	if err != nil {
+		return nil, err
+	}
+	return append([]*contract.Tool{begin, end, skip}, discovery...), nil
 }
 
 // Name returns the runtime name.
@@ -174,6 +175,14 @@ func (h *Handle) Name() string { return h.name }
 // TypeDefinitions returns the declarations a program is written against:
 // the connectors' namespaces and the codemode SDK (step).
 func (h *Handle) TypeDefinitions() string { return h.decls }
+
+// ValidateCode type-checks code as Execute runs it (client.ValidateCode:
+// any form models write) against the connectors and the codemode SDK, with
+// checker. The result's positions are the code's own.
+func (h *Handle) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
+	return h.client.ValidateCodeWith(ctx, checker, unfence(code), typecheck.File{Name: "codemode-sdk.d.ts",
+		Text: sdkDeclaration + "interface AgentProgramScope {\n  readonly codemode: typeof codemode;\n}\n"})
+}
 
 // Client returns the client passes run on (its contract holds the
 // connectors' namespaces and the journal's own __codemode tools).
@@ -336,6 +345,51 @@ func (h *Handle) Pending(ctx context.Context, id string) ([]PendingAction, error
 func (h *Handle) Executions(ctx context.Context, limit int) ([]*Execution, error) {
 	l, err := h.store.Executions(ctx, h.name, limit)
 	return l, wrapStore(err)
+}
+
+// ErrRunning is returned (wrapped) by Output for an execution whose pass
+// is still running: it has no output yet.
+var ErrRunning = errors.New("durable: the execution is running")
+
+// Output returns an execution's current output from the journal, as Execute
+// or Approve answered it: completed (the recorded result, through
+// TransformResult; appended content is not recorded, so there is none),
+// paused (the pending actions), or error (the message of an error, a
+// rejection, an expiry, or "the execution is rolled_back"). It runs
+// nothing. Errors: one wrapping ErrNotFound, ErrRunning, or the store's.
+func (h *Handle) Output(ctx context.Context, id string) (Output, error) {
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		return Output{}, fmt.Errorf("durable: %w", err)
+	}
+	switch e.Status {
+	case StatusRunning:
+		return Output{}, fmt.Errorf("%w: %s", ErrRunning, id)
+	case StatusPaused:
+		pending, err := h.store.Pending(ctx, h.name, id)
+		if err != nil {
+			return Output{}, fmt.Errorf("durable: %w", err)
+		}
+		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending}, nil
+	case StatusCompleted:
+		result := e.Result
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
+		if h.opts.TransformResult != nil {
+			t, err := h.opts.TransformResult(ctx, result)
+			if err != nil {
+				return Output{Status: OutputError, ExecutionID: id, Error: "transforming the result: " + err.Error(), Logs: e.Logs}, nil
+			}
+			result = t
+		}
+		return Output{Status: OutputCompleted, ExecutionID: id, Result: result, Logs: e.Logs}, nil
+	}
+	msg := e.Error
+	if msg == "" || e.Status == StatusRolledBack {
+		msg = strings.TrimSpace("the execution is " + string(e.Status) + ". " + msg)
+	}
+	return Output{Status: OutputError, ExecutionID: id, Error: msg, Logs: e.Logs}, nil
 }
 
 // Execution returns one audit record with its tool log, or an error

@@ -48,6 +48,9 @@ type pass struct {
 	// running (only a rollback moves them, and it refuses a running
 	// execution), so a replayed call is answered without reading the store.
 	applied map[uint64]*ToolLogEntry
+	// stepEnds maps the seq of a recorded step whose function made calls
+	// or read the clock to its StepEndMethod entry's arguments.
+	stepEnds map[uint64]stepEnd
 
 	mu       sync.Mutex
 	inflight int
@@ -56,15 +59,30 @@ type pass struct {
 }
 
 func (h *Handle) newPass(e *Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}}
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
 		if l.State == EntryApplied && !l.Ephemeral {
 			p.applied[l.Seq] = l
 		}
+		if l.Connector == StepConnector && l.Method == StepEndMethod {
+			var a stepEnd
+			if json.Unmarshal(l.Args, &a) == nil && a.Begin > 0 && a.Begin < l.Seq && a.Clock >= 0 {
+				a.seq = l.Seq
+				p.stepEnds[a.Begin] = a
+			}
+		}
 	}
 	return p
+}
+
+// stepEnd is a StepEndMethod entry's arguments, and its seq.
+type stepEnd struct {
+	Name  string `json:"name"`
+	Begin uint64 `json:"begin"`           // the step's seq
+	Clock int    `json:"clock,omitempty"` // how many clock values the step's function read
+	seq   uint64
 }
 
 func (p *pass) bump(dIn, dPending int) {
@@ -81,6 +99,12 @@ func (p *pass) middleware(next client.ToolCaller) client.ToolCaller {
 		p.bump(1, 0)
 		defer p.bump(-1, 0)
 		if call.Namespace == sdkNamespace {
+			switch call.Tool {
+			case "search", "describe":
+				return p.discover(ctx, call)
+			case "snippet":
+				return p.snippet(ctx, call)
+			}
 			return p.step(ctx, call)
 		}
 		return p.connectorCall(ctx, next, call)
@@ -314,6 +338,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		Token  uint64          `json:"token"`
 		Value  json.RawMessage `json:"value"`
 		Failed bool            `json:"failed"`
+		Clock  int             `json:"clock"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return nil, fmt.Errorf("codemode.step: %w", err)
@@ -330,19 +355,27 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			}
 		}
 		if found {
-			if !e.IsStep() || !bytes.Equal(e.Args, nameArgs) {
+			if !e.isStepStart() || !bytes.Equal(e.Args, nameArgs) {
 				return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got codemode.step(%s)",
 					call.Seq, e.Connector, e.Method, e.Args, nameArgs)})
 			}
 			if e.State == EntryApplied {
 				p.h.log.Debug("durable: replay step", "execution", p.id, "seq", call.Seq, "name", in.Name)
-				if e.Result == nil {
-					return json.RawMessage(`{"found":true}`), nil
+				// The calls the function made took the seq numbers up to
+				// its end: the program skips them (step_skip) so the calls
+				// after the step keep theirs.
+				skip, skipClock := uint64(0), 0
+				if end, ok := p.stepEnds[call.Seq]; ok {
+					skip, skipClock = end.seq-call.Seq-1, end.Clock
 				}
-				return json.Marshal(map[string]any{"found": true, "value": e.Result})
+				reply := map[string]any{"found": true, "skip": skip, "skipClock": skipClock}
+				if e.Result != nil {
+					reply["value"] = e.Result
+				}
+				return json.Marshal(reply)
 			}
 			// executing or error: an earlier pass did not record a value; run fn again.
-			return json.Marshal(map[string]any{"found": false, "token": call.Seq})
+			return json.Marshal(map[string]any{"found": false, "token": call.Seq, "clock": call.Clock})
 		}
 		entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepMethod, Args: nameArgs, State: EntryExecuting, UpdatedAt: now()}
 		ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
@@ -352,7 +385,9 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if !ok {
 			return p.notRunning(ctx, what)
 		}
-		return json.Marshal(map[string]any{"found": false, "token": call.Seq})
+		return json.Marshal(map[string]any{"found": false, "token": call.Seq, "clock": call.Clock})
+	case "step_skip":
+		return json.RawMessage(`{}`), nil // takes the seq of a call the replayed step's function made
 	case "step_end":
 		if in.Token == 0 {
 			return json.RawMessage(`{}`), nil // the replayed path
@@ -361,8 +396,28 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if err != nil {
 			return p.fail(err)
 		}
-		if !found || !e.IsStep() || !bytes.Equal(e.Args, nameArgs) {
+		if !found || !e.isStepStart() || !bytes.Equal(e.Args, nameArgs) || in.Token >= call.Seq {
 			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
+		}
+		if clock := call.Clock - in.Clock; (call.Seq > in.Token+1 || clock > 0) && !in.Failed {
+			// The function made calls or read the clock: record where the
+			// step ended (see StepEndMethod) before the step's value, so a
+			// replay skips them.
+			endArgs, _ := json.Marshal(stepEnd{Name: in.Name, Begin: in.Token, Clock: max(clock, 0)})
+			end := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepEndMethod, Args: endArgs, State: EntryApplied, UpdatedAt: now()}
+			ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, end)
+			if err != nil {
+				return p.fail(err)
+			}
+			if !ok {
+				prev, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
+				if err != nil {
+					return p.fail(err)
+				}
+				if !found || prev.Method != StepEndMethod || !bytes.Equal(prev.Args, endArgs) {
+					return p.notRunning(ctx, what)
+				}
+			}
 		}
 		from := []EntryState{EntryExecuting, EntryError}
 		if in.Failed {
@@ -423,7 +478,8 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 			}
 		},
 	}
-	out, runErr := h.client.RunCode(ctx, prepare(e.Code, h.scope), opts)
+	code, moved := prepare(e.Code, h.scope)
+	out, runErr := h.client.RunCode(ctx, code, opts)
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
 	u := ExecutionUpdate{At: now(), Logs: logs.all()}
 	if out != nil && len(out.Clock) > len(e.Clock) {
@@ -478,7 +534,7 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 	if out.Kind != client.Success {
 		msg := "the program failed"
 		if out.Error != nil {
-			msg = out.Error.Error()
+			msg = moved.restore(out.Error.Error()) // positions in the agent's code, not the prepared one
 		}
 		return finish(StatusError, msg)
 	}
@@ -507,7 +563,11 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 		}
 		result = t
 	}
-	return Output{Status: OutputCompleted, ExecutionID: e.ID, Result: result, Logs: u.Logs}, nil
+	var content []client.Content
+	if len(out.Content) > 0 {
+		content = out.Content
+	}
+	return Output{Status: OutputCompleted, ExecutionID: e.ID, Result: result, Content: content, Logs: u.Logs}, nil
 }
 
 // current answers from the journal's record when a pass could not record

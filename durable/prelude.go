@@ -1,7 +1,9 @@
 package durable
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -16,23 +18,58 @@ import (
 // tools __codemode.step_begin and __codemode.step_end, which the journal
 // answers:
 //
-//	begin {name}                  -> {found: true, value} on replay, else {found: false, token}
+//	begin {name}                  -> {found: true, value, skip, skipClock} on replay, else {found: false, token, clock}
+//	skip  {name}                  -> {}            (replayed: once per call fn made on the pass that recorded it)
 //	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
-//	end   {name, token, value}    -> {value}       (records the value; the program continues with the recorded copy)
+//	end   {name, token, clock, value} -> {value}   (records the value; the program continues with the recorded copy)
 //	end   {name, token, failed}   -> {}            (fn threw; the error goes on)
 //
 // Both calls happen on every pass, so the runner's seq numbers stay those of
 // the first pass and later connector calls replay without divergence.
-// A connector call inside fn is journaled as usual; on replay fn does not
-// run, so such a call would be missing: keep connector calls outside steps
-// (they are journaled already).
-const sdkObject = `((__j) => Object.freeze({ step: async (name, fn) => { ` +
+// A connector call inside fn is journaled as usual (and may pause: then fn
+// runs again on the approval's pass, its calls replayed). Once the step's
+// value is recorded fn no longer runs, so its calls do not happen again:
+// the end of such a step is recorded (StepEndMethod) and a replay makes
+// one step_skip call per seq they took. Likewise for the clock: a replay
+// reads Date.now() once per clock value fn read (the runner answers them
+// from the recorded clock), so the program's later reads get the values
+// they got on the first pass. Calls the program makes
+// concurrently with fn, outside it, are counted with fn's own: they diverge
+// on replay (an error, never a wrong result); await them apart.
+//
+// codemode.search and codemode.describe call the host tools
+// __codemode.search and __codemode.describe (see discover in snippet.go).
+// codemode.run(name, input) asks __codemode.snippet for the snippet's code
+// as a function expression (recorded in the journal at its seq), evaluates
+// it and calls it with the program's scope (snippetScope), input and the
+// same codemode object: the snippet's calls are the execution's own, so
+// their seq numbers continue the caller's. A missing snippet or connector
+// resolves to {error}.
+const sdkObject = `((__j) => { const __sdk = Object.freeze({ ` + sdkDiscovery + `step: async (name, fn) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
 	`const b = await __j.step_begin({ name }); ` +
-	`if (b.found) { await __j.step_end({ name }); return b.value; } ` +
+	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
+	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, value: v }); return r.value; } }))(` + sdkNamespace + `)`
+	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); return __sdk; })(` + sdkNamespace + `)`
+
+// sdkDiscovery are codemode.search, codemode.describe and codemode.run.
+const sdkDiscovery = `search: async (query) => { ` +
+	`if (typeof query !== "string") throw new TypeError("codemode.search: the query must be a string"); ` +
+	`return await __j.search({ query }); }, ` +
+	`describe: async (target) => { ` +
+	`if (typeof target !== "string" || target === "") throw new TypeError("codemode.describe: the target must be a non-empty string"); ` +
+	`return await __j.describe({ target }); }, ` +
+	`run: async (name, input) => { ` +
+	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.run: the name must be a non-empty string"); ` +
+	`const s = await __j.snippet({ name }); if (s.error !== undefined) return { error: s.error }; ` +
+	`const f = (0, eval)(s.code); return await f({ ...` + snippetScope + `(), input, codemode: __sdk }); }, `
+
+// snippetScope names the function, defined before codemode, that returns
+// the program's scope (its connectors, console and result) for
+// codemode.run.
+const snippetScope = "__codemodeSnippetScope"
 
 // sdkDeclaration is the codemode object's declaration for the agent.
 const sdkDeclaration = `/** The durable runtime's SDK. */
@@ -42,6 +79,42 @@ declare const codemode: {
    * recorded value without running fn. Wrap non-deterministic work that is not a connector call.
    */
   step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Searches the connectors' methods and the saved snippets; at most 50 results, best first. Returns paths,
+   * not schemas: pass one to describe for its declarations.
+   */
+  search(query: string): Promise<SearchOutput>;
+  /** TypeScript declarations of a snippet, a connector or a connector.method (in that order of precedence). */
+  describe(target: string): Promise<DescribeOutput>;
+  /**
+   * Runs the saved snippet name with input inside this execution (its calls join this execution's journal).
+   * A missing snippet, or one whose connectors are not all configured, resolves to {error} instead of throwing.
+   */
+  run(name: string, input?: unknown): Promise<unknown>;
+};
+
+type SearchResult = {
+  path: string;
+  connector: string;
+  method: string;
+  description?: string;
+  requiresApproval?: boolean;
+  kind: "method" | "snippet";
+  score: number;
+};
+
+type SearchOutput = {
+  results: SearchResult[];
+  total: number;
+  truncated: boolean;
+};
+
+type DescribeOutput = {
+  path: string;
+  description?: string;
+  requiresApproval?: boolean;
+  types: string;
+  kind: "connector" | "method" | "snippet";
 };
 `
 
@@ -51,29 +124,62 @@ var exportDefault = regexp.MustCompile(`(?m)^export\s+default\s`)
 // prepare returns the code to run for the agent's code: the same program
 // with codemode defined (see sdkObject). scope names the properties the
 // program's function receives besides codemode (the connectors, console,
-// result). The code keeps its form (a module with a default export, a
+// result), and how the code moved (shift.restore maps positions back).
+// The code keeps its form (a module with a default export, a
 // function expression, or statements whose last expression is the value).
-func prepare(code string, scope []string) string {
+func prepare(code string, scope []string) (string, shift) {
 	code = unfence(code)
-	if loc := exportDefault.FindStringIndex(code); loc != nil {
+	if loc := exportDefault.FindStringIndex(code); loc != nil && !strings.Contains(code[loc[0]:loc[1]], "\n") {
 		// A module: its default export is called with a scope that has codemode.
-		return code[:loc[0]] + "const __codemodeProgram = " + code[loc[1]:] +
-			"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; " +
-			"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n"
+		const decl = "const __codemodeProgram = "
+		line := 1 + strings.Count(code[:loc[0]], "\n")
+		col := loc[0] - (strings.LastIndexByte(code[:loc[0]], '\n') + 1)
+		return code[:loc[0]] + decl + code[loc[1]:] +
+				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; const " + snippetScope + " = () => __rest; " +
+				"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n",
+			shift{line: line, col: col, by: len(decl) - (loc[1] - loc[0])}
 	}
-	prefix := "const codemode = " + sdkObject + "; "
+	prefix := "const " + snippetScope + " = () => ({ " + strings.Join(scope, ", ") + " }); const codemode = " + sdkObject + "; "
 	if !mayBeFunction(code) {
 		// Statements (or an expression that is not a function, which the
 		// statement form returns as it is): no parse needed.
-		return prefix + code
+		return prefix + code, shift{line: 1, by: len(prefix)}
 	}
 	if expr, ok := asExpression(code); ok {
 		// A function expression (or another expression): called with the
 		// scope when it is a function, as client.RunCode does.
-		return prefix + "const __codemodeFn: any = (" + expr + "\n); " +
-			"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n"
+		const decl = "const __codemodeFn: any = ("
+		return prefix + decl + expr + "\n); " +
+				"return typeof __codemodeFn === \"function\" ? await __codemodeFn({ " + strings.Join(append(scope, "codemode"), ", ") + " }) : await __codemodeFn;\n",
+			shift{line: 1, by: len(prefix) + len(decl)}
 	}
-	return prefix + code
+	return prefix + code, shift{line: 1, by: len(prefix)}
+}
+
+// shift is how prepare moved the agent's code: on line (1-based), the
+// text after column col (0-based) moved right by by characters. Every
+// other position is the code's own.
+type shift struct{ line, col, by int }
+
+// position matches "agent.ts:LINE:COLUMN", the positions the client gives
+// (its module name for programs) in syntax errors and stack traces.
+var position = regexp.MustCompile(`agent\.ts:(\d+):(\d+)`)
+
+// restore maps the positions in an error message or stack from the
+// prepared program back to the agent's code.
+func (s shift) restore(text string) string {
+	if s.by == 0 || !strings.Contains(text, "agent.ts:") {
+		return text
+	}
+	return position.ReplaceAllStringFunc(text, func(m string) string {
+		sub := position.FindStringSubmatch(m)
+		line, _ := strconv.Atoi(sub[1])
+		col, err := strconv.Atoi(sub[2])
+		if err != nil || line != s.line || col <= s.col+s.by {
+			return m
+		}
+		return fmt.Sprintf("agent.ts:%d:%d", line, col-s.by)
+	})
 }
 
 // mayBeFunction reports whether code, after leading space and comments,

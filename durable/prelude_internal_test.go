@@ -14,7 +14,7 @@ func FuzzPrepare(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
-		out := prepare(code, []string{"github", "console", "result"})
+		out, _ := prepare(code, []string{"github", "console", "result"})
 		if !strings.Contains(out, sdkNamespace) {
 			t.Fatalf("no SDK in %q", out)
 		}

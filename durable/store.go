@@ -66,6 +66,16 @@ type Store interface {
 	// oldest execution first, each in seq order.
 	Pending(ctx context.Context, runtime, id string) ([]PendingAction, error)
 
+	// SaveSnippet inserts the snippet s.Name of runtime, or replaces the
+	// one of that name.
+	SaveSnippet(ctx context.Context, runtime string, s *Snippet) error
+	// Snippet returns one snippet, or ok false when there is none.
+	Snippet(ctx context.Context, runtime, name string) (s *Snippet, ok bool, err error)
+	// Snippets returns runtime's snippets ordered by name (byte order).
+	Snippets(ctx context.Context, runtime string) ([]Snippet, error)
+	// DeleteSnippet removes a snippet and reports whether it existed.
+	DeleteSnippet(ctx context.Context, runtime, name string) (bool, error)
+
 	// Close releases the store's resources.
 	Close() error
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/codemode-go/codemode/client"
 )
 
 // Constants of the durable runtime (Cloudflare Code Mode API reference,
@@ -83,10 +85,16 @@ const (
 )
 
 // StepConnector and StepMethod name a codemode.step entry in the tool log:
-// connector "codemode", method "step", arguments {"name": …}.
+// connector "codemode", method "step", arguments {"name": …}. A step whose
+// function made tool calls (connector calls or nested steps) also has an
+// entry StepEndMethod at the seq its end took, arguments {"name": …,
+// "begin": the step's seq}: on replay the step's function does not run, and
+// the entry tells the pass how many seq numbers the calls inside it took,
+// so that the calls after the step keep theirs.
 const (
 	StepConnector = "codemode"
 	StepMethod    = "step"
+	StepEndMethod = "step_end"
 )
 
 // Execution is the audit record of one execution (Cloudflare's
@@ -127,8 +135,15 @@ type ToolLogEntry struct {
 	UpdatedAt        int64           `json:"updatedAt"` // Unix milliseconds
 }
 
-// IsStep reports whether the entry records a codemode.step.
-func (e *ToolLogEntry) IsStep() bool { return e.Connector == StepConnector && e.Method == StepMethod }
+// IsStep reports whether the entry records a codemode.step (its start, or
+// the end of a step that made calls inside): not a connector call.
+func (e *ToolLogEntry) IsStep() bool {
+	return e.Connector == StepConnector && (e.Method == StepMethod || e.Method == StepEndMethod)
+}
+
+func (e *ToolLogEntry) isStepStart() bool {
+	return e.Connector == StepConnector && e.Method == StepMethod
+}
 
 // PendingAction is an action awaiting approval.
 type PendingAction struct {
@@ -152,18 +167,24 @@ const (
 // Output is what an execution or an approval answers (Cloudflare's
 // ProxyToolOutput): completed with the result and the console lines, paused
 // with the pending actions, or error with the message and the console
-// lines. Its JSON is that of the API reference.
+// lines. Its JSON is that of the API reference, with one optional field
+// the reference leaves open: "content" on a completed output.
 type Output struct {
 	Status      OutputStatus
 	ExecutionID string
 	Result      json.RawMessage // completed: the value as JSON (null when the program returned undefined)
-	Pending     []PendingAction // paused
-	Error       string          // error
-	Logs        []string        // completed and error
+	// Content is, for completed, what the program appended with
+	// result.appendText and result.appendImage, in call order, on the pass
+	// that completed (it is not recorded in the journal: an output read
+	// back from the journal has none). Nil when nothing was appended.
+	Content []client.Content
+	Pending []PendingAction // paused
+	Error   string          // error
+	Logs    []string        // completed and error
 }
 
 // MarshalJSON encodes the variant for o.Status with only its fields:
-// {"status":"completed","executionId",…,"result",…,"logs"?},
+// {"status":"completed","executionId",…,"result",…,"content"?,"logs"?},
 // {"status":"paused","executionId",…,"pending":[…]} or
 // {"status":"error","executionId",…,"error",…,"logs"?}.
 func (o Output) MarshalJSON() ([]byte, error) {
@@ -174,11 +195,12 @@ func (o Output) MarshalJSON() ([]byte, error) {
 			res = json.RawMessage("null")
 		}
 		return json.Marshal(struct {
-			Status      OutputStatus    `json:"status"`
-			ExecutionID string          `json:"executionId"`
-			Result      json.RawMessage `json:"result"`
-			Logs        []string        `json:"logs,omitempty"`
-		}{o.Status, o.ExecutionID, res, o.Logs})
+			Status      OutputStatus     `json:"status"`
+			ExecutionID string           `json:"executionId"`
+			Result      json.RawMessage  `json:"result"`
+			Content     []client.Content `json:"content,omitempty"`
+			Logs        []string         `json:"logs,omitempty"`
+		}{o.Status, o.ExecutionID, res, o.Content, o.Logs})
 	case OutputPaused:
 		p := o.Pending
 		if p == nil {
@@ -203,12 +225,13 @@ func (o Output) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes any of the three variants.
 func (o *Output) UnmarshalJSON(data []byte) error {
 	var v struct {
-		Status      OutputStatus    `json:"status"`
-		ExecutionID string          `json:"executionId"`
-		Result      json.RawMessage `json:"result"`
-		Pending     []PendingAction `json:"pending"`
-		Error       string          `json:"error"`
-		Logs        []string        `json:"logs"`
+		Status      OutputStatus     `json:"status"`
+		ExecutionID string           `json:"executionId"`
+		Result      json.RawMessage  `json:"result"`
+		Content     []client.Content `json:"content"`
+		Pending     []PendingAction  `json:"pending"`
+		Error       string           `json:"error"`
+		Logs        []string         `json:"logs"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
@@ -218,7 +241,7 @@ func (o *Output) UnmarshalJSON(data []byte) error {
 	default:
 		return fmt.Errorf("durable: output status %q is not completed, paused or error", v.Status)
 	}
-	*o = Output{Status: v.Status, ExecutionID: v.ExecutionID, Result: v.Result, Pending: v.Pending, Error: v.Error, Logs: v.Logs}
+	*o = Output{Status: v.Status, ExecutionID: v.ExecutionID, Result: v.Result, Content: v.Content, Pending: v.Pending, Error: v.Error, Logs: v.Logs}
 	return nil
 }
 

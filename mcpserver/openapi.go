@@ -123,10 +123,9 @@ type OpenAPIOptions struct {
 	Options
 	// Execute, when not nil, answers the execute tool instead of running
 	// the program on the Execute client: a durable runtime sets it to run
-	// each program as a durable execution (the program's code and the
-	// answer budget in characters are its arguments). The scope setup of
-	// codemode.spec() is not applied there.
-	Execute func(ctx context.Context, code string, budget int) (*mcp.CallToolResult, error)
+	// each program as a durable execution (durablemcp.CodeHandler). The
+	// scope setup of codemode.spec() is not applied there.
+	Execute mcp.ToolHandler
 	// ExecuteDescription, when not empty, replaces the execute tool's
 	// description template ({{title}}, {{operations}}, {{chars}},
 	// {{runtime}} and {{types}} are filled in), and ExecuteTypes, when not
@@ -215,13 +214,7 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 	}, search.call)
 	executeCall := execute.call
 	if opts.Execute != nil {
-		executeCall = func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var in codeInput
-			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || strings.TrimSpace(in.Code) == "" {
-				return failure(`the execute tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
-			}
-			return opts.Execute(ctx, in.Code, o.MaxTokens*4)
-		}
+		executeCall = opts.Execute
 	}
 	srv.AddTool(&mcp.Tool{
 		Name: ExecuteToolName, Description: fill(executeTemplate, executeTypes), InputSchema: json.RawMessage(inputSchema),

@@ -17,6 +17,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ToolName is the name of the one tool the server offers.
@@ -71,6 +72,9 @@ type Options struct {
 	// Fetch, when not nil, lets programs fetch through the host under this
 	// policy (client.RunOptions.Fetch); nil leaves fetch off.
 	Fetch *client.FetchPolicy
+	// TracerProvider, when set, records each program's OpenTelemetry spans
+	// (client.RunOptions.TracerProvider); nil records nothing.
+	TracerProvider trace.TracerProvider
 	// MaxExecutions caps the programs running at once (each QuickJS
 	// execution may hold its memory limit); default DefaultMaxExecutions.
 	MaxExecutions int
@@ -384,7 +388,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	var logs strings.Builder
 	logTotal := 0              // characters of console output, kept or not
 	calls := map[uint64]bool{} // tool calls made, by seq (rejected ones too)
-	opts := client.RunOptions{Fetch: h.opts.Fetch, OnTelemetry: func(e client.Event) {
+	opts := client.RunOptions{Fetch: h.opts.Fetch, TracerProvider: h.opts.TracerProvider, OnTelemetry: func(e client.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e.Kind {

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/durable/sqlite"
 )
 
 // toolsConnector is the namespace of a tools file's tools in durable runs:
@@ -178,4 +180,57 @@ func (c *contractFlags) mcpConnectors(ctx context.Context, stderr io.Writer) ([]
 		cs = append(cs, conn)
 	}
 	return cs, func() { set.Close() }, nil
+}
+
+// isDurableToolsFile reports whether path is a tools file with the durable
+// fields (requiresApproval, replay, revert): such a file runs with
+// --journal, on the "tools" connector, and types and check show and check
+// its durable surface.
+func isDurableToolsFile(path string) bool {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var f struct {
+		Tools []map[string]json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(raw, &f) != nil {
+		return false
+	}
+	for _, t := range f.Tools {
+		for _, k := range []string{"requiresApproval", "replay", "revert"} {
+			if _, ok := t[k]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// durableSurface is a handle over the connectors the flags name, on a
+// throw-away journal and ex, for types and check of durable programs; close
+// releases it.
+func durableSurface(ctx context.Context, cf *contractFlags, ex client.Executor, stderr io.Writer) (*durable.Handle, func(), error) {
+	cs, closeConnectors, err := cf.connectors(ctx, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.MkdirTemp("", "codemode-types-")
+	if err != nil {
+		closeConnectors()
+		return nil, nil, err
+	}
+	release := func() { closeConnectors(); os.RemoveAll(dir) }
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "journal.db"), sqlite.Options{})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	h, err := durable.New(st, ex, cs, durable.Options{})
+	if err != nil {
+		st.Close()
+		release()
+		return nil, nil, err
+	}
+	return h, func() { st.Close(); release() }, nil
 }

@@ -78,6 +78,9 @@ type journalFlags struct {
 	path   string
 	name   string
 	asJSON bool
+	// mustExist: open refuses a SQLite file that does not exist (the
+	// commands that work on recorded executions).
+	mustExist bool
 }
 
 func (j *journalFlags) register(fs *flag.FlagSet) {
@@ -94,11 +97,34 @@ func (j *journalFlags) open(ctx context.Context, command string) (durable.Store,
 	if err := durable.CheckName(j.name); err != nil {
 		return nil, usageError{command + ": --name: " + strings.TrimPrefix(err.Error(), "durable: ")}
 	}
+	if j.mustExist {
+		if file, ok := journal.SQLiteFile(j.path); ok {
+			if _, err := os.Stat(file); err != nil {
+				return nil, fmt.Errorf("--journal %s: no journal there (%w); codemode run --journal creates one, the other commands open an existing one", j.path, err)
+			}
+		}
+	}
 	st, err := journal.OpenStore(ctx, j.path)
 	if err != nil {
 		return nil, fmt.Errorf("--journal %s: %w", j.path, err)
 	}
 	return st, nil
+}
+
+// missingTools is the error of approve or rollback without the connectors:
+// it names those the execution ran with.
+func missingTools(ctx context.Context, command, id string, jf *journalFlags) error {
+	what := map[string]string{"approve": "the replay calls them", "rollback": "their reverts undo the actions"}[command]
+	hint := fmt.Sprintf("%s: give the tools %s ran with: --tools FILE, --mcp CMD|URL or --config FILE (%s)", command, id, what)
+	st, err := jf.open(ctx, command)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if e, err := st.Execution(ctx, jf.name, id); err == nil && len(e.Connectors) > 0 {
+		hint += "; it recorded the connector(s) " + strings.Join(e.Connectors, ", ")
+	}
+	return usageError{hint}
 }
 
 // journalSession is what one journal command works with: the store and a
@@ -125,6 +151,13 @@ func openSession(ctx context.Context, command string, jf *journalFlags, cf *cont
 			s.close()
 		}
 	}()
+	// Spans of passes, tool calls and journal transitions, exported when
+	// the OTEL_* variables say so; flushed last.
+	tp, stopTracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.closes = append(s.closes, stopTracing)
 	st, err := jf.open(ctx, command)
 	if err != nil {
 		return nil, err
@@ -148,7 +181,7 @@ func openSession(ctx context.Context, command string, jf *journalFlags, cf *cont
 		s.closes = append(s.closes, closeRuntime)
 		ex = rt
 	}
-	opts := durable.Options{Name: jf.name}
+	opts := durable.Options{Name: jf.name, TracerProvider: tp}
 	if rf != nil {
 		opts.Limits.Timeout = timeout
 	}
@@ -246,6 +279,9 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 	}
 	want := map[string][2]int{"executions": {0, 0}, "show": {1, 1}, "pending": {0, 1}, "approve": {1, 1}, "reject": {2, 2},
 		"rollback": {1, 1}, "expire": {0, 0}, "delete": {1, 1}, "prune": {0, 0}}[command]
+	if command == "reject" && len(positional) == 1 {
+		return 0, usageError{fmt.Sprintf("reject: give the SEQ of the pending action after the ID: codemode reject %s SEQ (codemode pending %s lists them)", positional[0], positional[0])}
+	}
 	if len(positional) < want[0] || len(positional) > want[1] {
 		return 0, usageError{fmt.Sprintf("%s: wrong arguments %q (see codemode %s --help)", command, positional, command)}
 	}
@@ -269,6 +305,12 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 		if seq, err = strconv.ParseUint(positional[1], 10, 64); err != nil || seq == 0 {
 			return 0, usageError{fmt.Sprintf("reject: SEQ %q is not a positive number (codemode pending lists them)", positional[1])}
 		}
+	}
+	// Every command but run works on executions that exist: a journal
+	// that does not is a typo, not a new journal.
+	jf.mustExist = true
+	if cf != nil && cf.tools == "" && cf.mcp == "" && cf.config == "" {
+		return 0, missingTools(ctx, command, positional[0], &jf)
 	}
 	s, err := openSession(ctx, command, &jf, cf, rf, timeout, stderr)
 	if err != nil {

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -323,7 +327,7 @@ func TestJournalMCPServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--journal", f.journal, "--config", config, "--tools", f.tools)
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--journal", f.journal, "--config", config, "--tools", f.tools, "--declarations", "full")
 	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -333,7 +337,7 @@ func TestJournalMCPServe(t *testing.T) {
 	}
 	defer session.Close()
 	tools, err := session.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 1 {
+	if err != nil || len(tools.Tools) != 2 {
 		t.Fatalf("tools %+v %v", tools, err)
 	}
 	desc := tools.Tools[0].Description
@@ -373,5 +377,212 @@ func TestJournalMCPServe(t *testing.T) {
 	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `throw new Error("nope")`}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"status":"error"`) {
 		t.Fatalf("failing program: %+v %v", res, err)
+	}
+}
+
+// TestJournalCLIHelpfulErrors: a command that needs something the user left
+// out says what to give; a journal path that does not exist is not created
+// by the commands that read it.
+func TestJournalCLIHelpfulErrors(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
+	id := paused.ExecutionID
+	typo := filepath.Join(f.dir, "jounral.db")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"approve", id}, 2, "approve: give the tools " + id + " ran with: --tools FILE"},
+		{[]string{"approve", id}, 2, "it recorded the connector(s) tools"},
+		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
+		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
+		{[]string{"executions", "--journal", typo}, 1, "--journal " + typo + ": no journal there"},
+		{[]string{"show", "--journal", "sqlite:" + typo, id}, 1, "no journal there"},
+		{[]string{"pending", "--journal", typo}, 1, typo},
+		{[]string{"expire", "--journal", typo}, 1, typo},
+	} {
+		code, _, stderr := f.cli(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("codemode %q: exit %d %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(typo); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a journal command created %s (%v)", typo, err)
+	}
+}
+
+// TestTypesAndCheckTakeDurableToolsFiles: types prints the durable surface
+// of a tools file with approvals (the tools connector and codemode.step),
+// and check checks a program as run --journal runs it.
+func TestTypesAndCheckTakeDurableToolsFiles(t *testing.T) {
+	f := newJournalFixture(t)
+	code, stdout, stderr := f.cli(t, "types", "--tools", f.tools)
+	if code != 0 || !strings.Contains(stdout, "create_item(") || !strings.Contains(stdout, "declare const codemode") {
+		t.Fatalf("types: exit %d %q %q", code, stdout, stderr)
+	}
+	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
+		t.Skip(err)
+	}
+	if code, stdout, stderr := f.cli(t, "check", "--tools", f.tools, f.program); code != 0 || strings.TrimSpace(stdout) != "valid" {
+		t.Fatalf("check: exit %d %q %q", code, stdout, stderr)
+	}
+	bad := filepath.Join(f.dir, "bad.ts")
+	os.WriteFile(bad, []byte("const s = await codemode.step(\"s\", () => 1);\nawait tools.create_item({ name: s });\n"), 0o644)
+	if code, stdout, _ := f.cli(t, "check", "--tools", f.tools, bad); code != 1 || !strings.Contains(stdout, "bad.ts:2:") {
+		t.Fatalf("check of a bad program: exit %d %q", code, stdout)
+	}
+}
+
+// TestJournalMCPElicitation drives mcp serve --journal from the official
+// TypeScript MCP SDK client: declaring elicitation, a pause asks the person
+// (the client's handler) and accept completes the same code call, decline
+// rejects it, cancel leaves it paused; without the capability the answer is
+// paused. code_result then reads the same outcome.
+func TestJournalMCPElicitation(t *testing.T) {
+	tools := findTools(t)
+	node := filepath.Join(tools, "node_modules", ".bin", "node")
+	if _, err := os.Stat(filepath.Join(tools, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("the TypeScript MCP SDK is not installed in .tools: ", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		action string // "" : no elicitation capability
+		status durable.OutputStatus
+		record durable.Status
+		asked  int
+	}{
+		{"", durable.OutputPaused, durable.StatusPaused, 0},
+		{"accept", durable.OutputCompleted, durable.StatusCompleted, 1},
+		{"decline", durable.OutputError, durable.StatusRejected, 1},
+		{"cancel", durable.OutputPaused, durable.StatusPaused, 1},
+	} {
+		t.Run("action="+c.action, func(t *testing.T) {
+			f := newJournalFixture(t)
+			var action any
+			if c.action != "" {
+				action = c.action
+			}
+			program, _ := os.ReadFile(f.program)
+			cfg, _ := json.Marshal(map[string]any{"command": self, "action": action, "code": string(program),
+				"args": []string{"-codemode-cli", "mcp", "serve", "--no-check", "--journal", f.journal, "--tools", f.tools}})
+			cmd := exec.Command(node, "testdata/elicit-client.cjs", string(cfg))
+			cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(tools, "node_modules"))
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("client: %v\n%s", err, stderr.String())
+			}
+			var got struct {
+				Asked  []string
+				Answer struct {
+					Content []struct{ Text string }
+					IsError bool
+				}
+				Later struct {
+					Content []struct{ Text string }
+				}
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("client output %q: %v", stdout.String(), err)
+			}
+			var out, later durable.Output
+			if err := json.Unmarshal([]byte(got.Answer.Content[0].Text), &out); err != nil || out.Status != c.status {
+				t.Fatalf("answer %+v (%v), want %s", got.Answer, err, c.status)
+			}
+			if len(got.Asked) != c.asked || (c.asked > 0 && !strings.Contains(got.Asked[0], "tools.create_item with {\"name\":\"item-a+b\"}")) {
+				t.Fatalf("asked %q", got.Asked)
+			}
+			if c.action == "accept" && string(out.Result) != `{"created":{"id":7},"n":2}` {
+				t.Errorf("result %s", out.Result)
+			}
+			if err := json.Unmarshal([]byte(got.Later.Content[0].Text), &later); err != nil || later.Status != c.status || later.ExecutionID != out.ExecutionID {
+				t.Errorf("code_result %+v (%v)", got.Later, err)
+			}
+			if e := f.record(t, out.ExecutionID); e.Status != c.record {
+				t.Errorf("journal status %s, want %s", e.Status, c.record)
+			}
+			if n := len(f.lines(t, "create.log")); (c.action == "accept") != (n == 1) {
+				t.Errorf("the approved action ran %d times", n)
+			}
+		})
+	}
+}
+
+// findTools returns the .tools folder above the working directory, or
+// skips the test.
+func findTools(t *testing.T) string {
+	t.Helper()
+	dir := mustGetwd(t)
+	for {
+		p := filepath.Join(dir, ".tools")
+		if _, err := os.Stat(filepath.Join(p, "node_modules")); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no .tools folder with node_modules above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// TestJournalMCPServeUI: mcp serve --journal --ui serves the journal page
+// over the server's own handle: a run the code tool paused is listed with
+// its pending action; a non-loopback --ui without a token is refused.
+func TestJournalMCPServeUI(t *testing.T) {
+	f := newJournalFixture(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--no-check", "--journal", f.journal, "--tools", f.tools, "--ui", addr)
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	program, _ := os.ReadFile(f.program)
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": string(program)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out durable.Output
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != durable.OutputPaused {
+		t.Fatalf("answer %v: %v", res.Content, err)
+	}
+	get := func(path string) string {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %s %s", path, resp.Status, b)
+		}
+		return string(b)
+	}
+	if page := get("/"); !strings.Contains(page, out.ExecutionID) || !strings.Contains(page, "create_item") {
+		t.Fatalf("the list lacks the paused run %s", out.ExecutionID)
+	}
+	if page := get("/executions/" + out.ExecutionID); !strings.Contains(page, "item-a") {
+		t.Fatalf("the execution page lacks the pending action's arguments")
+	}
+	code, _, stderr := f.cli(t, "mcp", "serve", "--journal", f.journal, "--tools", f.tools, "--ui", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(stderr, "is not a loopback address") {
+		t.Fatalf("non-loopback --ui: exit %d %q", code, stderr)
 	}
 }

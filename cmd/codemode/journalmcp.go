@@ -8,9 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,6 +29,9 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	jf.register(fs)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
+	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
+	uiAddr := fs.String("ui", "", "also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
+	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (namespaces and codemode.search/describe); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
@@ -47,7 +53,22 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	case jf.path == "":
 		return usageError{"mcp serve: --journal is empty"}
 	}
+	mode, err := durable.ParseDeclarationsMode(*declarations)
+	if err != nil {
+		return usageError{"mcp serve: --declarations: " + strings.TrimPrefix(err.Error(), "durable: ")}
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
+	var token string
+	var uiListener net.Listener
+	if *uiAddr != "" {
+		if token, err = uiToken("mcp serve: --ui", *uiAddr); err != nil {
+			return err
+		}
+		if uiListener, err = net.Listen("tcp", *uiAddr); err != nil {
+			return usageError{"mcp serve: --ui: " + err.Error()}
+		}
+		defer uiListener.Close()
+	}
 	var ln net.Listener
 	if *httpAddr != "" {
 		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
@@ -63,7 +84,31 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer s.close()
-	srv := durablemcp.NewServer(s.handle, durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout})
+	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode}
+	if !*noCheck {
+		checker, err := typecheck.New(typecheck.Options{})
+		if err != nil {
+			logf("programs are not type-checked before they run: %s", oneLine(err.Error()))
+		} else {
+			defer checker.Close()
+			sopts.Checker = checker
+		}
+	}
+	srv := durablemcp.NewServer(s.handle, sopts)
+	if uiListener != nil {
+		// The journal page over the same handle (its connectors approve and
+		// roll back); it stops with the server.
+		uictx, stopUI := context.WithCancel(ctx)
+		uiDone := make(chan error, 1)
+		go func() { uiDone <- serveJournalUI(uictx, uiListener, []*durable.Handle{s.handle}, token) }()
+		defer func() {
+			stopUI()
+			if err := <-uiDone; err != nil {
+				logf("journal page: %v", err)
+			}
+		}()
+		logf("journal page on http://%s/", uiListener.Addr())
+	}
 	if *httpAddr == "" {
 		logf("serving the durable code tool (journal %s) on stdio", jf.path)
 		err := srv.Run(ctx, &mcp.StdioTransport{})

@@ -67,16 +67,9 @@ func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := rf.check("journal serve"); err != nil {
 		return err
 	}
-	token := os.Getenv(uiTokenEnv)
-	loopback, err := loopbackListen(*listen)
+	token, err := uiToken("journal serve: --listen", *listen)
 	if err != nil {
-		return usageError{"journal serve: --listen: " + err.Error()}
-	}
-	if !loopback && token == "" {
-		return usageError{fmt.Sprintf("journal serve: --listen %s is not a loopback address: set $%s to a secret the page will ask for", *listen, uiTokenEnv)}
-	}
-	if token != "" && len(token) < 16 {
-		return usageError{fmt.Sprintf("journal serve: $%s is shorter than 16 characters", uiTokenEnv)}
+		return err
 	}
 	var connectors []durable.Connector
 	if *tools != "" {
@@ -89,17 +82,11 @@ func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "codemode: warning: no --tools: the page can show the journal, reject and expire, but not approve or roll back")
 	}
 
-	tp, shutdownTracing, err := tracerProvider(ctx)
+	tp, stopTracing, err := startTracing(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := shutdownTracing(sctx); err != nil {
-			fmt.Fprintf(stderr, "codemode: flushing traces: %v\n", err)
-		}
-	}()
+	defer stopTracing()
 	st, err := journalstore.OpenStore(ctx, *journal)
 	if err != nil {
 		return fmt.Errorf("--journal %s: %w", *journal, err)
@@ -118,23 +105,48 @@ func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		handles = append(handles, h)
 	}
-	ui, err := journalui.New(handles, journalui.Options{Token: token})
-	if err != nil {
-		return err
-	}
-	defer ui.Close()
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("journal serve: %w", err)
 	}
+	fmt.Fprintf(stderr, "codemode: journal page on http://%s/ (%s)\n", l.Addr(), *journal)
+	return serveJournalUI(ctx, l, handles, token)
+}
+
+// uiToken returns the page's login token ($CODEMODE_UI_TOKEN) for a
+// listen address: none is needed on loopback, any other address needs one
+// of at least 16 characters.
+func uiToken(command, listen string) (string, error) {
+	token := os.Getenv(uiTokenEnv)
+	loopback, err := loopbackListen(listen)
+	if err != nil {
+		return "", usageError{command + ": " + err.Error()}
+	}
+	if !loopback && token == "" {
+		return "", usageError{fmt.Sprintf("%s: %s is not a loopback address: set $%s to a secret the journal page will ask for", command, listen, uiTokenEnv)}
+	}
+	if token != "" && len(token) < 16 {
+		return "", usageError{fmt.Sprintf("%s: $%s is shorter than 16 characters", command, uiTokenEnv)}
+	}
+	return token, nil
+}
+
+// serveJournalUI serves the journal page of handles on l until ctx ends,
+// then shuts the server down.
+func serveJournalUI(ctx context.Context, l net.Listener, handles []*durable.Handle, token string) error {
+	ui, err := journalui.New(handles, journalui.Options{Token: token})
+	if err != nil {
+		l.Close()
+		return err
+	}
+	defer ui.Close()
 	srv := &http.Server{Handler: ui, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	srv.RegisterOnShutdown(ui.Close)
-	fmt.Fprintf(stderr, "codemode: journal page on http://%s/ (%s)\n", l.Addr(), *journal)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("journal serve: %w", err)
+		return fmt.Errorf("journal page: %w", err)
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

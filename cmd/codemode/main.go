@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE]
   codemode check [--tools FILE] [--input-schema FILE] [--runtime R] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] [--allow-fetch HOST[:PORT],… [--fetch-header HOST=Name:ENVVAR]] PROGRAM.ts
-  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
+  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db [--ui ADDR]] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
   codemode openapi serve --spec FILE|URL [--base-url URL] [--header "Name: value" | --header-env Name:ENVVAR] [--journal FILE.db] [--tools per-operation] [--http ADDR]
   codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
   codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312]
@@ -95,8 +96,12 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runnerCommand(ctx, args[1:], stdout, stderr)
 	case "journal":
 		err = journalUICommand(ctx, args[1:], stdout, stderr)
+	case "search", "describe":
+		err = discoverCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "snippets", "snippet":
+		err = snippetsCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage+"\n"+journalUsage)
+		fmt.Fprint(stdout, usage+"\n"+journalUsage+"\n"+discoveryUsage)
 		return 0
 	default:
 		if isJournalCommand(args[0]) {
@@ -272,6 +277,17 @@ func types(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(positional) > 0 {
 		return usageError{fmt.Sprintf("types: unexpected argument %q", positional[0])}
 	}
+	if cf.tools != "" && isDurableToolsFile(cf.tools) {
+		// A durable tools file: the declarations programs run with
+		// --journal (the "tools" connector and codemode.step).
+		h, release, err := durableSurface(ctx, &cf, noPrograms{}, stderr)
+		if err != nil {
+			return err
+		}
+		defer release()
+		_, err = io.WriteString(stdout, h.TypeDefinitions())
+		return err
+	}
 	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
 		return err
@@ -310,51 +326,56 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 		return false, usageError{err.Error()}
 	}
 	defer checker.Close()
-	c, set, err := cf.build(ctx, stderr)
-	if err != nil {
-		return false, err
-	}
-	defer set.Close()
 	var res *typecheck.Result
-	if cf.usesMCP() {
-		// Programs over MCP servers are checked in the forms RunCode runs.
+	if cf.tools != "" && isDurableToolsFile(cf.tools) {
+		// A durable tools file: checked as run --journal runs it.
 		rt, closeRuntime, err := rf.open(ctx, 30*time.Second)
 		if err != nil {
 			return false, err
 		}
 		defer closeRuntime()
-		res, err = client.New(rt, c).ValidateCode(ctx, checker, source)
-		if err != nil {
-			return false, err
-		}
-	} else {
-		files := []typecheck.File{{Name: "codemode.d.ts", Text: c.TypeDefinitions(), Checker: c.CheckerDeclarations()}}
-		d, release, err := rf.driver(30 * time.Second)
+		h, release, err := durableSurface(ctx, &cf, rt, stderr)
 		if err != nil {
 			return false, err
 		}
 		defer release()
-		rtFiles, err := d.TypeDefinitionFiles(ctx)
-		if errors.Is(err, node.ErrTypesNotInstalled) {
-			// A set-up problem, like a missing checker: exit 2.
-			return false, usageError{fmt.Sprintf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
-		}
-		if err != nil {
+		if res, err = h.ValidateCode(ctx, checker, source); err != nil {
 			return false, err
 		}
-		for _, f := range rtFiles {
-			files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
-		}
-		if res, err = checker.Check(ctx, files, source); err != nil {
-			return false, err
-		}
+		return report(res, positional[0], stdout), nil
 	}
+	c, set, err := cf.build(ctx, stderr)
+	if err != nil {
+		return false, err
+	}
+	defer set.Close()
+	// Programs are checked in the forms RunCode runs (run runs them so),
+	// whatever the tools' source.
+	rt, closeRuntime, err := rf.open(ctx, 30*time.Second)
+	if err != nil {
+		return false, err
+	}
+	defer closeRuntime()
+	res, err = client.New(rt, c).ValidateCode(ctx, checker, source)
+	if errors.Is(err, node.ErrTypesNotInstalled) {
+		// A set-up problem, like a missing checker: exit 2.
+		return false, usageError{fmt.Sprintf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
+	}
+	if err != nil {
+		return false, err
+	}
+	return report(res, positional[0], stdout), nil
+}
+
+// report prints a check's result ("valid", or the report with the
+// program's file name) and says whether the program is invalid.
+func report(res *typecheck.Result, path string, stdout io.Writer) (invalid bool) {
 	if res.Valid {
 		fmt.Fprintln(stdout, "valid")
-		return false, nil
+		return false
 	}
-	fmt.Fprintln(stdout, named(res.Report, positional[0]))
-	return true, nil
+	fmt.Fprintln(stdout, named(res.Report, path))
+	return true
 }
 
 // readProgram reads a program file of at most maxProgramSize bytes.
@@ -434,7 +455,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 		return false, err
 	}
 	defer set.Close()
-	opts := client.RunOptions{Fetch: fetch}
+	tp, stopTracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		return false, err
+	}
+	defer stopTracing()
+	opts := client.RunOptions{Fetch: fetch, TracerProvider: tp}
 	if *input != "" {
 		if !json.Valid([]byte(*input)) {
 			return false, usageError{"run: --input is not valid JSON"}
@@ -448,7 +474,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (failed b
 	defer closeRuntime()
 	cl := client.New(rt, c)
 	for i := 0; i < *repeat; i++ {
-		rec, err := runOnce(ctx, cl, source, cf.usesMCP(), opts, *timeout, *asJSON, stdout, stderr)
+		// Every tools source runs the forms models write (statements, a
+		// function); a file with top-level exports runs as the module it is
+		// (so one without a default export is told so).
+		rec, err := runOnce(ctx, cl, source, cf.usesMCP() || !topLevelExport.MatchString(source), opts, *timeout, *asJSON, stdout, stderr)
 		if err != nil {
 			return false, err
 		}
@@ -477,6 +506,10 @@ func defaultCacheDir() string {
 	}
 	return filepath.Join(dir, "codemode", "quickjs")
 }
+
+// topLevelExport finds an export statement at the start of a line: the
+// program is a module.
+var topLevelExport = regexp.MustCompile(`(?m)^export\s`)
 
 // runOnce runs source once. asCode runs it as RunCode does (any form a model
 // writes, its value appended as text), which is how programs over MCP

@@ -227,6 +227,11 @@ func TestBadCommandLines(t *testing.T) {
 		{"runner host without token", []string{"run", "--tools", tools, "--runtime", "127.0.0.1:1", prog}, 2, "CODEMODE_RUNNER_TOKEN"},
 		{"tools and mcp", []string{"types", "--tools", tools, "--mcp", "x"}, 2, "--tools cannot be combined with --mcp"},
 		{"mcp serve without servers", []string{"mcp", "serve"}, 2, "--config FILE (mcpServers JSON) or --mcp CMD|URL is required"},
+		{"declarations without a journal", []string{"mcp", "serve", "--mcp", "x", "--declarations", "full"}, 2, "--declarations is for the durable code tool"},
+		{"unknown declarations mode", []string{"mcp", "serve", "--journal", "j.db", "--tools", "t.json", "--declarations", "all"}, 2, `--declarations: declarations "all": use full, discover`},
+		{"search without a query", []string{"search", "--tools", "t.json"}, 2, "search: the QUERY is missing"},
+		{"snippet without a subcommand", []string{"snippet"}, 2, "use `codemode snippet save NAME --from ID`"},
+		{"snippet save without --from", []string{"snippet", "save", "x", "--journal", "j.db"}, 2, "--from EXECUTION_ID is required"},
 		{"mcp without serve", []string{"mcp"}, 2, "the only subcommand is serve"},
 		{"bad mcp config", []string{"types", "--config", writeFile(t, "m.json", `{"mcpServers": {"a": {}}}`)}, 1, "neither command nor url"},
 		{"ok", []string{"run", "--tools", tools, prog}, 0, ""},
@@ -329,4 +334,31 @@ func mustGetwd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return wd
+}
+
+// TestStatementFormsWithToolsFile: with a tools file, run and check take the
+// forms models write (statements, a function) as they do with MCP tools,
+// not only modules.
+func TestStatementFormsWithToolsFile(t *testing.T) {
+	tools := fixtureToolsFile(t)
+	forms := map[string]string{
+		"statements.ts": "const r = await codemode.echo({ value: \"x\" });\nr.value + \"!\"\n",
+		"function.ts":   "async () => (await codemode.echo({ value: \"x\" })).value + \"!\"\n",
+		"module.ts":     "export default async ({ codemode }: AgentProgramScope) => (await codemode.echo({ value: \"x\" })).value + \"!\";\n",
+	}
+	_, tscErr := typecheck.FindTsc(mustGetwd(t))
+	for name, src := range forms {
+		prog := writeFile(t, name, src)
+		code, stdout, stderr := runCLI(t, "run", "--tools", tools, prog)
+		if code != 0 || strings.TrimSpace(stdout) != "x!" {
+			t.Errorf("run %s: exit %d stdout %q stderr %q", name, code, stdout, stderr)
+		}
+		if tscErr != nil {
+			continue
+		}
+		code, stdout, stderr = runCLI(t, "check", "--tools", tools, prog)
+		if code != 0 || strings.TrimSpace(stdout) != "valid" {
+			t.Errorf("check %s: exit %d stdout %q stderr %q", name, code, stdout, stderr)
+		}
+	}
 }

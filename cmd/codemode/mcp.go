@@ -48,6 +48,8 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// durableMCPServe, which reads these itself.
 	fs.String("journal", "", "serve the durable code tool over this journal (FILE.db, sqlite:FILE or postgres://...): approvals, replay and rollback")
 	fs.String("name", "default", "--journal: the runtime name (separate histories in one journal)")
+	fs.String("ui", "", "--journal: also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312")
+	declarations := fs.String("declarations", "", "--journal: full (every declaration in the code tool's description) or discover (namespaces and codemode.search/describe); default full up to 2,000 tokens")
 	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
 	maxPerSession := fs.Int("max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
 	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
@@ -72,6 +74,8 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case len(positional) > 0:
 		return usageError{fmt.Sprintf("mcp serve: unexpected argument %q", positional[0])}
+	case *declarations != "":
+		return usageError{"mcp serve: --declarations is for the durable code tool (--journal FILE.db)"}
 	case cf.mcp == "" && cf.config == "":
 		return usageError{"mcp serve: --config FILE (mcpServers JSON) or --mcp CMD|URL is required"}
 	case *timeout <= 0 || *timeout > 24*time.Hour:
@@ -118,8 +122,13 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeRuntime()
 	// The context deadline backs up the driver's own (QuickJS stops a
 	// program at --timeout itself; other runtimes rely on this).
+	tp, stopTracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	opts := mcpserver.Options{Description: template, MaxTokens: *maxTokens, Logger: stderrLogger(stderr), Timeout: *timeout,
-		MaxExecutions: *maxExec, MaxQueued: *maxQueue, MaxExecutionsPerSession: *maxPerSession, Fetch: fetch}
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, MaxExecutionsPerSession: *maxPerSession, Fetch: fetch, TracerProvider: tp}
 	if *httpAddr == "" {
 		// stdio: one client, the only session.
 		opts.MaxExecutionsPerSession = *maxExec

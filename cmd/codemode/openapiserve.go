@@ -172,10 +172,7 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				return err
 			}
 			defer closeJournal()
-			dopts := durablemcp.ServerOptions{Logger: opts.Logger, Timeout: *timeout, MaxTokens: *maxTokens}
-			oo.Execute = func(ctx context.Context, code string, budget int) (*mcp.CallToolResult, error) {
-				return durablemcp.Answer(ctx, h, dopts, code)
-			}
+			oo.Execute = durablemcp.CodeHandler(h, durablemcp.ServerOptions{Logger: opts.Logger, Timeout: *timeout, MaxTokens: *maxTokens, Checker: opts.Checker})
 			oo.ExecuteDescription = strings.ReplaceAll(durableExecuteDescription, "{{ns}}", *namespace)
 			oo.ExecuteTypes = h.TypeDefinitions()
 			what += " (execute durable, journal " + *journalPath + ")"

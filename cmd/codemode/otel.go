@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -54,4 +56,21 @@ func tracerProvider(ctx context.Context) (tp trace.TracerProvider, shutdown func
 	}
 	p := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return p, p.Shutdown, nil
+}
+
+// startTracing is tracerProvider for a command: the provider (nil when the
+// OTEL_* variables leave export off) and a stop function that flushes the
+// buffered spans (at most 5 s) and reports a failure on stderr.
+func startTracing(ctx context.Context, stderr io.Writer) (trace.TracerProvider, func(), error) {
+	tp, shutdown, err := tracerProvider(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tp, func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := shutdown(sctx); err != nil {
+			fmt.Fprintf(stderr, "codemode: flushing traces: %v\n", err)
+		}
+	}, nil
 }

@@ -50,6 +50,26 @@ func OpenStore(ctx context.Context, dsn string) (durable.Store, error) {
 	return sqlite.Open(ctx, dsn, sqlite.Options{})
 }
 
+// SQLiteFile returns the file a DSN names when OpenStore would open it as
+// SQLite (a path, or sqlite:FILE), and false for PostgreSQL, an unknown
+// scheme, an in-memory database (":memory:") or a "file:" URI.
+func SQLiteFile(dsn string) (string, bool) {
+	scheme, _, hasScheme := strings.Cut(dsn, "://")
+	path := dsn
+	switch {
+	case strings.TrimSpace(dsn) == "":
+		return "", false
+	case strings.HasPrefix(strings.ToLower(dsn), "sqlite:"):
+		path = dsn[len("sqlite:"):]
+	case hasScheme && !strings.ContainsAny(scheme, `/\`):
+		return "", false
+	}
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return "", false
+	}
+	return path, true
+}
+
 // openPostgres opens a PostgreSQL store, taking schema=NAME out of the URL.
 func openPostgres(ctx context.Context, dsn string) (durable.Store, error) {
 	u, err := url.Parse(dsn)

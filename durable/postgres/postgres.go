@@ -162,7 +162,7 @@ func (s *Store) Close() error {
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // SchemaVersion is the schema version this package writes.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -205,6 +205,17 @@ var migrations = []string{
 		FOREIGN KEY (runtime, execution_id) REFERENCES codemode_executions (runtime, id) ON DELETE CASCADE
 	);
 	CREATE INDEX codemode_tool_log_by_state ON codemode_tool_log (runtime, state);`,
+	// Version 2: saved snippets (durable.Snippet), per runtime.
+	`CREATE TABLE codemode_snippets (
+		runtime      text NOT NULL,
+		name         text NOT NULL,
+		description  bytea NOT NULL DEFAULT '',
+		code         bytea NOT NULL,
+		input_schema text,
+		connectors   text NOT NULL DEFAULT '[]',
+		saved_at     bigint NOT NULL,
+		PRIMARY KEY (runtime, name)
+	);`,
 }
 
 // migrationLock is the first key of the advisory lock taken around

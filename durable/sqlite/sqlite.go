@@ -195,10 +195,21 @@ var migrations = []string{
 	INSERT INTO tool_log_v2 SELECT runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at FROM tool_log;
 	DROP TABLE tool_log;
 	ALTER TABLE tool_log_v2 RENAME TO tool_log;`,
+	// Version 3: saved snippets (durable.Snippet), per runtime.
+	`CREATE TABLE snippets (
+		runtime      TEXT NOT NULL,
+		name         TEXT NOT NULL,
+		description  TEXT NOT NULL DEFAULT '',
+		code         TEXT NOT NULL,
+		input_schema TEXT,
+		connectors   TEXT NOT NULL DEFAULT '[]',
+		saved_at     INTEGER NOT NULL,
+		PRIMARY KEY (runtime, name)
+	) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the schema version this package writes.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 func (s *Store) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other

@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) durable.Store) {
 		{"LargeValues", testLargeValues},
 		{"ClaimOnlyWhileRunning", testClaimOnlyWhileRunning},
 		{"ArbitraryStrings", testArbitraryStrings},
+		{"Snippets", testSnippets},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

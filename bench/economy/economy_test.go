@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/internal/mcptest"
+)
+
+func wordCount(s string) int { return len(strings.Fields(s)) }
+
+// TestSyntheticCatalogue: 1,000 tools, unique names, valid schemas (the
+// catalog compiles them), recall@5 of the synthetic tasks at least 0.9.
+func TestSyntheticCatalogue(t *testing.T) {
+	tools := syntheticCatalogue()
+	if len(tools) != 1000 {
+		t.Fatalf("%d tools, want 1000", len(tools))
+	}
+	seen := map[string]bool{}
+	for _, tl := range tools {
+		if seen[tl.connector+"."+tl.name] {
+			t.Fatalf("two tools are named %s.%s", tl.connector, tl.name)
+		}
+		seen[tl.connector+"."+tl.name] = true
+	}
+	m, err := measure("synthetic", connectors(tools), mcpToolList(tools), syntheticTasks(), wordCount, false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.queries < 30 {
+		t.Fatalf("%d queries, want at least 30", m.queries)
+	}
+	for _, task := range syntheticTasks() {
+		if !seen[task.want] {
+			t.Errorf("task %q wants %s, which is not in the catalogue", task.query, task.want)
+		}
+	}
+	if recall := float64(m.hits) / float64(m.queries); recall < 0.9 {
+		t.Errorf("recall@5 = %.2f, want >= 0.9; misses: %v", recall, m.misses)
+	}
+	if m.codeMode() > 0.1*float64(m.toolList) {
+		t.Errorf("code mode costs %.0f words, more than 10%% of the tool list's %d", m.codeMode(), m.toolList)
+	}
+}
+
+// TestReferenceServers measures the three reference servers with the real
+// tokenizer: every task's method is in the top five.
+func TestReferenceServers(t *testing.T) {
+	mcptest.Command(t, "mcp-server-memory") // skips when the servers are not installed
+	var out strings.Builder
+	if err := run(context.Background(), &out, "o200k_base", false, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "1.00 (20/20)") {
+		t.Errorf("the reference tasks are not all found:\n%s", out.String())
+	}
+	t.Log("\n" + out.String())
+}
+
+func syntheticCatalog(b testing.TB) *durable.Catalog {
+	cat, err := durable.NewCatalog(connectors(syntheticCatalogue()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cat
+}
+
+// BenchmarkSearch1000 is one search over the 1,000 methods, the index
+// built (the first search builds it). Goal: <= 2 ms.
+func BenchmarkSearch1000(b *testing.B) {
+	cat := syntheticCatalog(b)
+	cat.Search("warm up", nil)
+	tasks := syntheticTasks()
+	i := 0
+	for b.Loop() {
+		cat.Search(tasks[i%len(tasks)].query, nil)
+		i++
+	}
+}
+
+// BenchmarkHandleSearch1000 is Handle.Search over the 1,000 methods with
+// a SQLite journal holding 20 snippets (read on every search).
+func BenchmarkHandleSearch1000(b *testing.B) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "j.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 20 {
+		if err := st.SaveSnippet(context.Background(), durable.DefaultName, &durable.Snippet{Name: "snippet-" + string(rune('a'+i)), Description: "Weekly report of open issues and deals.", Code: "1", SavedAt: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h, err := durable.New(st, noPrograms{}, connectors(syntheticCatalogue()), durable.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := h.Search(ctx, "warm up"); err != nil {
+		b.Fatal(err)
+	}
+	tasks := syntheticTasks()
+	i := 0
+	for b.Loop() {
+		if _, err := h.Search(ctx, tasks[i%len(tasks)].query); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkDescribeMethod is describe of one method after its first use
+// (cached). Goal: <= 1 ms.
+func BenchmarkDescribeMethod(b *testing.B) {
+	cat := syntheticCatalog(b)
+	if _, err := cat.Describe("github.create_pull_request", nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := cat.Describe("github.create_pull_request", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDescribeMethodFirst is describe of a method never described
+// (printing its declarations).
+func BenchmarkDescribeMethodFirst(b *testing.B) {
+	tools := syntheticCatalogue()
+	cat := syntheticCatalog(b)
+	i := 0
+	for b.Loop() {
+		t := tools[i%len(tools)]
+		if i >= len(tools) {
+			b.StopTimer()
+			cat = syntheticCatalog(b)
+			b.StartTimer()
+			i = 0
+		}
+		if _, err := cat.Describe(t.connector+"."+t.name, nil); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// noPrograms is an executor for handles that run no program.
+type noPrograms struct{}
+
+func (noPrograms) Description() string { return "no runtime" }
+func (noPrograms) TypeDefinitionFiles(context.Context) ([]drivers.TypeDefinitionFile, error) {
+	return nil, nil
+}
+func (noPrograms) Execute(context.Context, client.ExecuteRequest) (*client.Outcome, error) {
+	return nil, errors.New("no programs here")
+}

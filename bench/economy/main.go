@@ -1,0 +1,285 @@
+// Command economy measures the context cost of code mode's discovery
+// against the MCP tool list an agent would otherwise receive, in tokens of
+// a real tokenizer (OpenAI's o200k_base by default; cl100k_base with
+// -encoding; both embedded, nothing is downloaded), for two catalogues: the
+// three reference MCP servers together (everything, memory, filesystem,
+// started from .tools/) and a synthetic catalogue of 1,000 tools shaped
+// like real MCP tools.
+//
+// For each catalogue it prints (a) the tokens of the tools/list answer (the
+// tools' JSON: name, description, input schema, annotations), (b) the
+// tokens of the code tool's description in discover mode plus, per task,
+// the search answer for the task's query and the describe answer of the
+// top result, and the ratio b/a. Tasks are natural-language queries with
+// the method each should find; recall@5 is the share whose method is among
+// the first five results.
+//
+//	go run ./bench/economy
+//	go run ./bench/economy -encoding cl100k_base -v
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/durablemcp"
+)
+
+func main() {
+	encoding := flag.String("encoding", string(tokenizer.O200kBase), "tokenizer: o200k_base or cl100k_base")
+	verbose := flag.Bool("v", false, "print every query, its expected method and its rank")
+	skipServers := flag.Bool("no-servers", false, "measure only the synthetic catalogue (no Node.js MCP servers)")
+	flag.Parse()
+	if err := run(context.Background(), os.Stdout, *encoding, *verbose, !*skipServers); err != nil {
+		fmt.Fprintln(os.Stderr, "economy:", err)
+		os.Exit(1)
+	}
+}
+
+// task is a natural-language query and the method it should find.
+type task struct{ query, want string }
+
+// measurement is one catalogue's figures.
+type measurement struct {
+	name                       string
+	tools                      int
+	toolList, description      int
+	perTask                    float64 // mean tokens of search + describe answers per task
+	maxTask                    int
+	hits, queries              int
+	misses                     []string
+	searchAnswer, describeText int // mean tokens of each part
+}
+
+func (m measurement) codeMode() float64 { return float64(m.description) + m.perTask }
+
+func run(ctx context.Context, w io.Writer, encoding string, verbose, servers bool) error {
+	codec, err := tokenizer.Get(tokenizer.Encoding(encoding))
+	if err != nil {
+		return fmt.Errorf("tokenizer %s: %w", encoding, err)
+	}
+	count := func(s string) int {
+		n, err := codec.Count(s)
+		if err != nil {
+			panic(err) // the codec counts any Go string
+		}
+		return n
+	}
+	var results []measurement
+	if servers {
+		m, err := measureReference(ctx, count, verbose, w)
+		if err != nil {
+			return err
+		}
+		results = append(results, m)
+	}
+	tools := syntheticCatalogue()
+	m, err := measure("synthetic catalogue", connectors(tools), mcpToolList(tools), syntheticTasks(), count, verbose, w)
+	if err != nil {
+		return err
+	}
+	results = append(results, m)
+
+	fmt.Fprintf(w, "\ntokens (%s)\n", encoding)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "catalogue\ttools\t(a) tool list\tcode tool description\tsearch+describe per task (mean, max)\t(b) code mode\tb/a\trecall@5\t")
+	for _, m := range results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f (%d+%d), %d\t%.0f\t%.1f%%\t%.2f (%d/%d)\t\n", m.name, m.tools, m.toolList, m.description,
+			m.perTask, m.searchAnswer, m.describeText, m.maxTask, m.codeMode(), 100*m.codeMode()/float64(m.toolList), float64(m.hits)/float64(m.queries), m.hits, m.queries)
+	}
+	tw.Flush()
+	for _, m := range results {
+		for _, miss := range m.misses {
+			fmt.Fprintf(w, "miss (%s): %s\n", m.name, miss)
+		}
+	}
+	return nil
+}
+
+// measure counts one catalogue's tokens and its tasks' recall.
+func measure(name string, cs []durable.Connector, list []*mcp.Tool, tasks []task, count func(string) int, verbose bool, w io.Writer) (measurement, error) {
+	cat, err := durable.NewCatalog(cs)
+	if err != nil {
+		return measurement{}, err
+	}
+	listJSON, err := json.Marshal(map[string]any{"tools": list})
+	if err != nil {
+		return measurement{}, err
+	}
+	m := measurement{name: name, tools: len(list), toolList: count(string(listJSON)),
+		description: count(cat.ToolDescription(durable.DescriptionOptions{Declarations: durable.DeclarationsDiscover}))}
+	var sum, searchSum, describeSum int
+	for _, t := range tasks {
+		out := cat.Search(t.query, nil)
+		rank := slices.IndexFunc(out.Results, func(r durable.SearchResult) bool { return r.Path == t.want })
+		if rank >= 0 && rank < 5 {
+			m.hits++
+		} else {
+			var top []string
+			for _, r := range out.Results[:min(3, len(out.Results))] {
+				top = append(top, r.Path)
+			}
+			m.misses = append(m.misses, fmt.Sprintf("%q wants %s, rank %d, top %v", t.query, t.want, rank+1, top))
+		}
+		m.queries++
+		answer, _ := json.Marshal(out)
+		tokens := count(string(answer))
+		searchSum += tokens
+		if len(out.Results) > 0 {
+			d, err := cat.Describe(out.Results[0].Path, nil)
+			if err != nil {
+				return m, err
+			}
+			dj, _ := json.Marshal(d)
+			n := count(string(dj))
+			describeSum += n
+			tokens += n
+		}
+		sum += tokens
+		m.maxTask = max(m.maxTask, tokens)
+		if verbose {
+			fmt.Fprintf(w, "%-20s rank %2d  %5d tokens  %-55q %s\n", name, rank+1, tokens, t.query, t.want)
+		}
+	}
+	m.perTask = float64(sum) / float64(len(tasks))
+	m.searchAnswer, m.describeText = searchSum/len(tasks), describeSum/len(tasks)
+	return m, nil
+}
+
+// measureReference starts the three reference servers from .tools/.
+func measureReference(ctx context.Context, count func(string) int, verbose bool, w io.Writer) (measurement, error) {
+	bin, err := toolsBin()
+	if err != nil {
+		return measurement{}, err
+	}
+	dir, err := os.MkdirTemp("", "economy")
+	if err != nil {
+		return measurement{}, err
+	}
+	defer os.RemoveAll(dir)
+	var cs []durable.Connector
+	var list []*mcp.Tool
+	for _, s := range []mcpconnector.Server{
+		{Name: "everything", Command: filepath.Join(bin, "mcp-server-everything")},
+		{Name: "memory", Command: filepath.Join(bin, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+		{Name: "filesystem", Command: filepath.Join(bin, "mcp-server-filesystem"), Args: []string{dir}},
+	} {
+		u, err := mcpconnector.Connect(ctx, s)
+		if err != nil {
+			return measurement{}, fmt.Errorf("starting %s: %w (run ./scripts/test once to install the servers, or pass -no-servers)", s.Name, err)
+		}
+		defer u.Close()
+		c, err := durablemcp.Connector(u, durablemcp.Options{})
+		if err != nil {
+			return measurement{}, err
+		}
+		cs = append(cs, c)
+		list = append(list, u.Tools()...)
+	}
+	return measure("3 reference servers", cs, list, referenceTasks(), count, verbose, w)
+}
+
+// toolsBin finds .tools/node_modules/.bin walking up from the working
+// directory (where scripts/test installs the MCP servers).
+func toolsBin() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, ".tools", "node_modules", ".bin")
+		if _, err := os.Stat(filepath.Join(p, "mcp-server-memory")); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("the reference MCP servers are not installed (.tools/node_modules/.bin); run ./scripts/test once, or pass -no-servers")
+		}
+		dir = parent
+	}
+}
+
+// referenceTasks are queries over the three reference servers.
+func referenceTasks() []task {
+	return []task{
+		{"read the contents of a text file", "filesystem.read_text_file"},
+		{"read several files at once", "filesystem.read_multiple_files"},
+		{"write a new file", "filesystem.write_file"},
+		{"make a new directory", "filesystem.create_directory"},
+		{"rename a file", "filesystem.move_file"},
+		{"show the directory tree", "filesystem.directory_tree"},
+		{"find files matching a pattern", "filesystem.search_files"},
+		{"file size and modification time", "filesystem.get_file_info"},
+		{"which directories may I access", "filesystem.list_allowed_directories"},
+		{"edit lines of a file", "filesystem.edit_file"},
+		{"create entities in the knowledge graph", "memory.create_entities"},
+		{"add observations about an entity", "memory.add_observations"},
+		{"remove relations between entities", "memory.delete_relations"},
+		{"search the knowledge graph", "memory.search_nodes"},
+		{"read the whole graph", "memory.read_graph"},
+		{"echo a message back", "everything.echo"},
+		{"add two numbers", "everything.get_sum"},
+		{"print the environment variables", "everything.get_env"},
+		{"a tiny test image", "everything.get_tiny_image"},
+		{"start a long running operation", "everything.trigger_long_running_operation"},
+	}
+}
+
+// syntheticTasks are queries over the synthetic catalogue, written as a
+// person asks, not as the method is named.
+func syntheticTasks() []task {
+	return []task{
+		{"open a new issue in a GitHub repository", "github.create_issue"},
+		{"create a pull request to merge my branch", "github.create_pull_request"},
+		{"send a message to a Slack channel", "slack.send_message"},
+		{"react with an emoji to a Slack message", "slack.add_reaction"},
+		{"log time spent on a Jira issue", "jira.create_worklog"},
+		{"refund a Stripe payment", "stripe.create_refund"},
+		{"cancel a customer's Stripe subscription", "stripe.delete_subscription"},
+		{"append blocks to a Notion page", "notion.append_block"},
+		{"send an email with Gmail", "gmail.send_email"},
+		{"schedule a meeting on my calendar", "calendar.create_event"},
+		{"when are people free or busy", "calendar.query_free_busy"},
+		{"share a Google Drive file with a colleague", "drive.create_permission"},
+		{"upload a file to Google Drive", "drive.upload_file"},
+		{"change the priority of a Linear issue", "linear.update_issue"},
+		{"add a deal to the HubSpot pipeline", "hubspot.create_deal"},
+		{"list open Zendesk support tickets", "zendesk.list_tickets"},
+		{"set the inventory of a Shopify product at a location", "shopify.set_inventory_level"},
+		{"resolve a Sentry error issue", "sentry.update_issue"},
+		{"stack trace of a Sentry event", "sentry.get_event"},
+		{"silence Datadog monitors with a downtime", "datadog.create_downtime"},
+		{"search Datadog logs", "datadog.search_log"},
+		{"who is on call in PagerDuty", "pagerduty.list_oncalls"},
+		{"page the on-call engineer with a PagerDuty incident", "pagerduty.trigger_incident"},
+		{"put an object into an S3 bucket", "s3.put_object"},
+		{"temporary download link for an S3 object", "s3.create_presigned_url"},
+		{"run a SQL query on Postgres", "postgres.run_query"},
+		{"slowest Postgres statements", "postgres.list_slow_queries"},
+		{"logs of a Kubernetes pod", "kubernetes.list_pod_logs"},
+		{"scale a Kubernetes deployment to more replicas", "kubernetes.update_deployment"},
+		{"write a Confluence wiki page", "confluence.create_page"},
+		{"assign an Asana task with a due date", "asana.create_task"},
+		{"export Figma frames as PNG images", "figma.create_image_export"},
+		{"post in a Discord channel", "discord.send_message"},
+		{"add a row to an Airtable table", "airtable.create_record"},
+		{"text a phone number with Twilio SMS", "twilio.send_sms"},
+		{"send a WhatsApp message", "twilio.send_whatsapp_message"},
+		{"new sales opportunity in Salesforce", "salesforce.create_opportunity"},
+		{"run a SOQL query", "salesforce.run_soql_query"},
+		{"delete a GitHub gist", "github.delete_gist"},
+		{"rerun a GitHub Actions workflow", "github.create_workflow_run"},
+	}
+}

@@ -1,0 +1,46 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// ProgramFunction returns model-written code, in any form RunCode takes (a
+// module with a default export, a function expression, statements whose
+// last expression is the value, any of them in a Markdown fence), as one
+// JavaScript expression that evaluates to an async function of a scope
+// object and resolves to the code's value. names are the scope properties
+// the code sees as variables (for statements and function expressions).
+// A program evaluates the expression to run another program, such as a
+// saved snippet, inside its own execution: the other program's tool calls
+// are then the execution's own.
+//
+//	js, err := client.ProgramFunction("await github.list_issues({})", []string{"github", "console"})
+//	// in the program: const run = (0, eval)(js); await run({ github, console });
+//
+// # Notes
+//   - TypeScript is erased (esbuild); types are not checked.
+//   - It returns an error naming the first syntax error for code that does
+//     not parse, and for a module that imports or exports anything but its
+//     default export (a function body cannot hold them).
+func ProgramFunction(code string, names []string) (string, error) {
+	n := normalize(code, names, "")
+	const head = "export default async (" + scopeVar
+	at := strings.LastIndex(n.module, head)
+	if at < 0 {
+		return "", errors.New("codemode: the program has no default export to run")
+	}
+	body := n.module[:at] + "return async (" + scopeVar + n.module[at+len(head):]
+	r := api.Transform("(() => {\n"+body+"\n})()", api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
+	if len(r.Errors) > 0 {
+		e := r.Errors[0]
+		if e.Location != nil {
+			return "", fmt.Errorf("codemode: the program does not compile: %s (line %d)", e.Text, max(e.Location.Line-2, 1))
+		}
+		return "", fmt.Errorf("codemode: the program does not compile: %s", e.Text)
+	}
+	return strings.TrimSuffix(strings.TrimSpace(string(r.Code)), ";"), nil
+}

@@ -1,0 +1,64 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/client"
+)
+
+// TestProgramFunctionRunsEveryCodeForm evaluates ProgramFunction's
+// expression inside a real QuickJS program and calls it with a scope: each
+// code form gives its value, and its tool calls are the program's own.
+func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
+	ctx := context.Background()
+	cl, rt := exampleClient(ctx)
+	defer rt.Close()
+	names := []string{"codemode", "input", "console"}
+	for _, tc := range []struct{ name, code, want string }{
+		{"statements", "const { sum } = await codemode.add({ a: input, b: 1 });\nsum * 2", "12"},
+		{"function expression", "async ({ codemode, input }) => (await codemode.add({ a: input, b: input })).sum", "10"},
+		{"module", "const k: number = 3;\nexport default async ({ input }: { input: number }) => input * k;", "15"},
+		{"fenced", "```ts\ninput + 1\n```", "6"},
+		{"typed statements", "type N = number;\nconst n: N = input as N;\n[n, n]", "[5,5]"},
+		{"last expression", "await codemode.add({ a: 1, b: 1 });", `{"sum":2}`},
+		{"no value", "const x = 1;", "null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			js, err := client.ProgramFunction(tc.code, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lit, _ := json.Marshal(js)
+			out, err := cl.RunCode(ctx, "const f = (0, eval)("+string(lit)+");\nconst v = await f({ codemode, input: 5, console });\nv === undefined ? null : v", client.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != client.Success || string(out.Value) != tc.want {
+				t.Fatalf("%s: %v %s %v, want %s\n%s", tc.name, out.Kind, out.Value, out.Error, tc.want, js)
+			}
+		})
+	}
+}
+
+func TestProgramFunctionRefusesWhatDoesNotCompile(t *testing.T) {
+	for _, code := range []string{"const = 1", "import fs from 'node:fs';\nexport default () => fs", "export const x = 1;\nexport default () => x"} {
+		if js, err := client.ProgramFunction(code, nil); err == nil || !strings.Contains(err.Error(), "does not compile") {
+			t.Errorf("ProgramFunction(%q) = %q, %v; want a compile error", code, js, err)
+		}
+	}
+}
+
+func FuzzProgramFunction(f *testing.F) {
+	for _, s := range []string{"1", "export default () => 2", "```\nx\n```", "async () => {", "/*", "`${"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		js, err := client.ProgramFunction(code, []string{"a", "b"})
+		if err == nil && !strings.Contains(js, "=>") {
+			t.Fatalf("ProgramFunction(%q) = %q, not a function expression", code, js)
+		}
+	})
+}

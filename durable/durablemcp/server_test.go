@@ -1,0 +1,242 @@
+package durablemcp_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/typecheck"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type noInput struct{}
+type okOutput struct {
+	OK bool `json:"ok"`
+}
+
+// connect serves h with NewServer over in-memory transports and returns the
+// client session; caps are the client's capabilities (nil: none).
+func connect(t *testing.T, h *durable.Handle, opts durablemcp.ServerOptions, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	srv := durablemcp.NewServer(h, opts)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callCode(t *testing.T, cs *mcp.ClientSession, code string) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": code}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func testConnector(t *testing.T) durable.Connector {
+	t.Helper()
+	ping, err := durable.FuncTool("ping", "Answers ok.", func(ctx context.Context, _ noInput) (okOutput, error) { return okOutput{true}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	act, err := durable.FuncTool("act", "Needs approval.", func(ctx context.Context, _ noInput) (okOutput, error) { return okOutput{true}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	act.RequiresApproval = true
+	return durable.Connector{Name: "svc", Tools: []durable.ConnectorTool{ping, act}}
+}
+
+// The code tool's completed answer carries what the program appended, as
+// items after the output's JSON.
+func TestServerAnswersWithAppendedContent(t *testing.T) {
+	cs := connect(t, handle(t, testConnector(t)), durablemcp.ServerOptions{}, nil)
+	res := callCode(t, cs, `const r = await svc.ping({}); result.appendText("pinged " + r.ok); result.appendImage({ data: "aGk=", mimeType: "image/png" }); 1`)
+	if res.IsError || len(res.Content) != 3 {
+		t.Fatalf("answer %+v", res.Content)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text == "" || strings.Contains(tc.Text, "content") {
+		t.Errorf("first item %#v: want the output's JSON without the content", res.Content[0])
+	}
+	if tc, ok := res.Content[1].(*mcp.TextContent); !ok || tc.Text != "pinged true" {
+		t.Errorf("second item %#v, want the appended text", res.Content[1])
+	}
+	if ic, ok := res.Content[2].(*mcp.ImageContent); !ok || string(ic.Data) != "hi" || ic.MIMEType != "image/png" {
+		t.Errorf("third item %#v, want the appended image", res.Content[2])
+	}
+}
+
+// With a checker, a program that does not type-check is answered with the
+// report and starts no execution; a valid one runs.
+func TestServerTypeChecksPrograms(t *testing.T) {
+	checker, err := typecheck.New(typecheck.Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	defer checker.Close()
+	h := handle(t, testConnector(t))
+	cs := connect(t, h, durablemcp.ServerOptions{Checker: checker}, nil)
+	res := callCode(t, cs, "const r = await svc.ping({});\nconst n: number = r.ok;\nn")
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "does not type-check") || !strings.Contains(text, "2:") {
+		t.Fatalf("answer %v %q", res.IsError, text)
+	}
+	if list, err := h.Executions(context.Background(), 0); err != nil || len(list) != 0 {
+		t.Fatalf("executions after a refused program: %d %v", len(list), err)
+	}
+	res = callCode(t, cs, "const s = await codemode.step(\"s\", () => 1);\nconst r = await svc.ping({});\nr.ok && s === 1")
+	if res.IsError {
+		t.Fatalf("valid program refused: %v", res.Content[0].(*mcp.TextContent).Text)
+	}
+}
+
+// outputOf decodes the durable output at the head of an answer.
+func outputOf(t *testing.T, res *mcp.CallToolResult) durable.Output {
+	t.Helper()
+	var out durable.Output
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
+		t.Fatalf("answer %q: %v", res.Content[0].(*mcp.TextContent).Text, err)
+	}
+	return out
+}
+
+const pingThenAct = `const r = await svc.ping({});
+const a = await svc.act({});
+[r.ok, a.ok]`
+
+// With a client that declared elicitation, a pause asks the person: accept
+// approves and the same code call answers the completed outcome, decline
+// rejects, cancel leaves the run paused; code_result reads the outcome.
+func TestServerElicitsApproval(t *testing.T) {
+	for _, c := range []struct {
+		action string
+		want   durable.OutputStatus
+		status durable.Status
+	}{
+		{"accept", durable.OutputCompleted, durable.StatusCompleted},
+		{"decline", durable.OutputError, durable.StatusRejected},
+		{"cancel", durable.OutputPaused, durable.StatusPaused},
+	} {
+		t.Run(c.action, func(t *testing.T) {
+			h := handle(t, testConnector(t))
+			var asked []string
+			cs := connect(t, h, durablemcp.ServerOptions{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}, &mcp.ClientOptions{
+				ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked = append(asked, req.Params.Message)
+					return &mcp.ElicitResult{Action: c.action}, nil
+				}})
+			res := callCode(t, cs, pingThenAct)
+			out := outputOf(t, res)
+			if out.Status != c.want || len(asked) != 1 || !strings.Contains(asked[0], "svc.act with {}") || !strings.Contains(asked[0], out.ExecutionID) {
+				t.Fatalf("answer %+v after questions %q (%v)", out, asked, res.Content[len(res.Content)-1])
+			}
+			if c.action == "accept" && string(out.Result) != "[true,true]" {
+				t.Errorf("result %s", out.Result)
+			}
+			e, err := h.Execution(context.Background(), out.ExecutionID)
+			if err != nil || e.Status != c.status {
+				t.Fatalf("journal status %v %v, want %s", e, err, c.status)
+			}
+			again, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: durablemcp.ResultToolName, Arguments: map[string]any{"executionId": out.ExecutionID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := outputOf(t, again); got.Status != c.want || string(got.Result) != string(out.Result) {
+				t.Errorf("code_result %+v, want %+v", got, out)
+			}
+		})
+	}
+}
+
+// Without the capability (or with NoElicitation), a pause is answered as
+// paused, and code_result reports the outcome once a person approved
+// elsewhere; an unknown ID is an error answer.
+func TestServerWithoutElicitation(t *testing.T) {
+	h := handle(t, testConnector(t))
+	cs := connect(t, h, durablemcp.ServerOptions{}, nil)
+	out := outputOf(t, callCode(t, cs, pingThenAct))
+	if out.Status != durable.OutputPaused {
+		t.Fatalf("answer %+v", out)
+	}
+	ask := func(id string) *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: durablemcp.ResultToolName, Arguments: map[string]any{"executionId": id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if got := outputOf(t, ask(out.ExecutionID)); got.Status != durable.OutputPaused || len(got.Pending) != 1 {
+		t.Fatalf("code_result while paused %+v", got)
+	}
+	if _, err := h.Approve(context.Background(), out.ExecutionID); err != nil {
+		t.Fatal(err)
+	}
+	if got := outputOf(t, ask(out.ExecutionID)); got.Status != durable.OutputCompleted || string(got.Result) != "[true,true]" {
+		t.Fatalf("code_result after approval %+v", got)
+	}
+	if res := ask("exec_1_00"); !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "No execution exec_1_00") {
+		t.Fatalf("unknown ID: %+v", res.Content[0])
+	}
+	asked := 0
+	cs = connect(t, h, durablemcp.ServerOptions{NoElicitation: true}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	if out := outputOf(t, callCode(t, cs, pingThenAct)); out.Status != durable.OutputPaused || asked != 0 {
+		t.Fatalf("NoElicitation: %+v, asked %d", out, asked)
+	}
+}
+
+// An approval asked in a result (protocol 2026-07-28) carries a request
+// state signed by the server: a client that alters it decides nothing.
+func TestServerRefusesForgedApprovalState(t *testing.T) {
+	h := handle(t, testConnector(t))
+	cs := connect(t, h, durablemcp.ServerOptions{}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": pingThenAct}})
+	if err != nil || len(res.InputRequests) != 1 || res.RequestState == "" {
+		t.Fatalf("first call: %+v %v", res, err)
+	}
+	body, sig, _ := strings.Cut(res.RequestState, ".")
+	raw, _ := base64.RawURLEncoding.DecodeString(body)
+	forged := base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(raw), `"e":"exec_`, `"e":"exec_9`, 1))) + "." + sig
+	accept := mcp.InputResponseMap{"approve": &mcp.ElicitResult{Action: "accept"}}
+	for _, state := range []string{forged, "nonsense", res.RequestState + "x"} {
+		bad, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": pingThenAct}, RequestState: state, InputResponses: accept})
+		if err != nil || !bad.IsError || !strings.Contains(bad.Content[0].(*mcp.TextContent).Text, "does not verify") {
+			t.Fatalf("state %q: %+v %v", state, bad, err)
+		}
+	}
+	list, _ := h.Executions(ctx, 0)
+	if len(list) != 1 || list[0].Status != durable.StatusPaused {
+		t.Fatalf("executions after forged answers: %d, %s", len(list), list[0].Status)
+	}
+	good, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": pingThenAct}, RequestState: res.RequestState, InputResponses: accept})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := outputOf(t, good); out.Status != durable.OutputCompleted || out.ExecutionID != list[0].ID {
+		t.Fatalf("genuine answer: %+v", out)
+	}
+}

@@ -1,0 +1,52 @@
+package typegen
+
+import "strings"
+
+// NamespaceDeclarations renders one namespace alone, as a describe answer
+// shows it: the named types its tools reach (`declare namespace FooTypes
+// { … }`, only those reached, when the namespace has Definitions), its
+// interface (FooTools, each tool with its description as JSDoc) and
+// `declare const foo: FooTools;`. To describe one method, pass the
+// namespace with that tool alone: the output then holds only the types
+// that method needs.
+//
+//	typegen.NamespaceDeclarations(typegen.Namespace{Name: "github", Tools: []typegen.ToolDecl{createIssue}})
+//
+// # Notes
+//   - Errors are those of [Declarations] for the same namespace: a name
+//     that is not an identifier or is reserved, a blank description, a
+//     strict schema that does not compile (*[SchemaError]).
+//   - The output is a global script fragment: it declares the namespace's
+//     const, so it is not meant to be concatenated with the complete
+//     [Declarations], which declare the namespace in the program's scope.
+func NamespaceDeclarations(ns Namespace) (string, error) {
+	if !isIdentifier(ns.Name) {
+		return "", schemaErr(ns.Name, "name", "namespace name must be a JavaScript identifier")
+	}
+	switch ns.Name {
+	case "input", "console", "result":
+		return "", schemaErr(ns.Name, "name", "namespace name %q is reserved by the program scope", ns.Name)
+	}
+	var defs *defsState
+	if ns.Definitions != nil {
+		var err error
+		if defs, err = newDefsState(ns.Name, ns.Definitions); err != nil {
+			return "", err
+		}
+	}
+	iface := interfaceName(ns.Name)
+	var nb strings.Builder
+	if _, err := writeNamespace(&nb, ns, iface, false, false, defs); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if defs != nil {
+		if decls := defs.compileNamed(); len(decls) > 0 {
+			writeNamed(&b, TypesNamespaceName(ns.Name), decls)
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(nb.String())
+	b.WriteString("\ndeclare const " + ns.Name + ": " + iface + ";\n")
+	return b.String(), nil
+}
