@@ -32,7 +32,8 @@ type Tool struct {
 	// InputSchema and OutputSchema are the declaration schemas: their
 	// "#/components/schemas/…" references point into the document (see
 	// Namespace, which declares them once). OutputSchema is {} when the
-	// operation has no 2xx JSON response.
+	// operation has no 2xx JSON response, and nil (declared any) for
+	// request.
 	InputSchema, OutputSchema json.RawMessage
 	// Call validates the input against the document and sends the request.
 	Call contract.Handler
@@ -66,7 +67,9 @@ func (c *Connector) Tools() ([]Tool, error) {
 		Name:         requestMethod,
 		Description:  "Sends one HTTP request to the API (base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string, empty as null. A status outside 2xx throws an HTTPError. Use it for what the other methods do not cover.",
 		InputSchema:  json.RawMessage(requestInputSchema),
-		OutputSchema: json.RawMessage(`{}`),
+		// No schema: declared any, as an MCP tool without one, so that a
+		// program reads the response without casts.
+		OutputSchema: nil,
 		Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 			var o RequestOptions
 			if err := json.Unmarshal(input, &o); err != nil {
