@@ -19,6 +19,15 @@ type PoolOptions struct {
 	// of its own anyway; a cap of 1 on a Node.js pool keeps a busy program
 	// from stalling others on its process.
 	PerRuntime int
+	// RecycleAfter, when positive, replaces a runtime after it has taken
+	// that many executions: a fresh runtime boots in the background while
+	// the old one keeps serving, then takes the old one's place, and the
+	// old one is closed once its last execution ends. No execution waits
+	// for the boot or is cut short. It bounds what a runtime can retain
+	// across executions: a Node.js process keeps about 4 KiB of V8 heap per
+	// execution (a module record per program), so a Node.js pool with
+	// RecycleAfter 10,000 holds at most about 40 MiB of it per process.
+	RecycleAfter int
 }
 
 // Pool spreads executions over several runtimes made by one driver. Each
@@ -36,12 +45,17 @@ type Pool struct {
 	members []*member
 	closed  bool
 	done    chan struct{}
+
+	inflight map[*Runtime]int  // executions running on each runtime
+	draining map[*Runtime]bool // recycled runtimes to close when their last execution ends
 }
 
 type member struct {
-	rt      *Runtime // nil while being replaced
-	active  int
-	bootErr error // why the last replacement failed to boot, or nil
+	rt        *Runtime // nil while being replaced
+	active    int
+	bootErr   error // why the last replacement failed to boot, or nil
+	served    int   // executions taken since this runtime took the place
+	recycling bool  // a successor is booting (RecycleAfter)
 }
 
 // NewPool boots opts.Size runtimes with driver; ctx governs boot. If one
@@ -50,7 +64,7 @@ func NewPool(ctx context.Context, driver drivers.Driver, opts PoolOptions) (*Poo
 	if opts.Size <= 0 {
 		opts.Size = 1
 	}
-	p := &Pool{driver: driver, opts: opts, done: make(chan struct{})}
+	p := &Pool{driver: driver, opts: opts, done: make(chan struct{}), inflight: map[*Runtime]int{}, draining: map[*Runtime]bool{}}
 	p.free = sync.NewCond(&p.mu)
 	for i := 0; i < opts.Size; i++ {
 		rt, err := NewRuntime(ctx, driver)
@@ -89,15 +103,12 @@ func (p *Pool) Finished() Finished {
 // Runtime.Execute; after Close it returns ErrRuntimeClosed.
 func (p *Pool) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
 	for attempt := 0; ; attempt++ {
-		m, err := p.acquire(ctx)
+		m, rt, err := p.acquire(ctx)
 		if err != nil {
 			return nil, err
 		}
-		rt := m.rt
 		out, err := rt.Execute(ctx, req)
-		p.release(m)
-		// A runtime that died before the execution reached it (its failure
-		// not yet noticed) is replaced, and the execution tried elsewhere.
+		p.release(m, rt)
 		var ns *notStartedError
 		if err != nil && errors.As(err, &ns) && attempt < len(p.members) {
 			p.mu.Lock()
@@ -111,7 +122,7 @@ func (p *Pool) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error
 	}
 }
 
-func (p *Pool) acquire(ctx context.Context) (*member, error) {
+func (p *Pool) acquire(ctx context.Context) (*member, *Runtime, error) {
 	stop := context.AfterFunc(ctx, func() {
 		p.mu.Lock()
 		p.free.Broadcast()
@@ -122,10 +133,10 @@ func (p *Pool) acquire(ctx context.Context) (*member, error) {
 	defer p.mu.Unlock()
 	for {
 		if p.closed {
-			return nil, ErrRuntimeClosed
+			return nil, nil, ErrRuntimeClosed
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, context.Cause(ctx)
+			return nil, nil, context.Cause(ctx)
 		}
 		var best *member
 		for _, m := range p.members {
@@ -145,7 +156,13 @@ func (p *Pool) acquire(ctx context.Context) (*member, error) {
 		}
 		if best != nil {
 			best.active++
-			return best, nil
+			p.inflight[best.rt]++
+			best.served++
+			if p.opts.RecycleAfter > 0 && best.served >= p.opts.RecycleAfter && !best.recycling {
+				best.recycling = true
+				p.recycle(best)
+			}
+			return best, best.rt, nil
 		}
 		// When no runtime can be booted (a runner host that is down), say
 		// so instead of waiting for one; replacements go on in the
@@ -159,7 +176,7 @@ func (p *Pool) acquire(ctx context.Context) (*member, error) {
 			bootErr = m.bootErr
 		}
 		if bootErr != nil {
-			return nil, fmt.Errorf("%w: no runtime in the pool could be started: %w", ErrRuntimeFailed, bootErr)
+			return nil, nil, fmt.Errorf("%w: no runtime in the pool could be started: %w", ErrRuntimeFailed, bootErr)
 		}
 		p.free.Wait()
 	}
@@ -194,11 +211,60 @@ func (p *Pool) replace(m *member) {
 	}()
 }
 
-func (p *Pool) release(m *member) {
+func (p *Pool) release(m *member, rt *Runtime) {
 	p.mu.Lock()
 	m.active--
+	p.inflight[rt]--
+	if p.inflight[rt] <= 0 {
+		delete(p.inflight, rt)
+		if p.draining[rt] {
+			delete(p.draining, rt)
+			p.closeLater(rt)
+		}
+	}
 	p.free.Broadcast()
 	p.mu.Unlock()
+}
+
+// recycle boots m's successor in the background and puts it in m's place;
+// the old runtime closes when its last execution ends. Called with p.mu
+// held.
+func (p *Pool) recycle(m *member) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		rt, err := NewRuntime(context.Background(), p.driver)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		m.recycling = false
+		if err != nil || p.closed || m.rt == nil {
+			// Closed, or being replaced after a failure: that replacement
+			// is the fresh runtime. A failed boot is tried again after
+			// another RecycleAfter executions.
+			m.served = 0
+			if err == nil {
+				p.closeLater(rt)
+			}
+			return
+		}
+		old := m.rt
+		m.rt, m.served = rt, 0
+		if p.inflight[old] == 0 {
+			p.closeLater(old)
+		} else {
+			p.draining[old] = true
+		}
+		p.free.Broadcast()
+	}()
+}
+
+// closeLater closes rt in the background. Called with p.mu held.
+func (p *Pool) closeLater(rt *Runtime) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		_ = rt.Close()
+	}()
 }
 
 // Close closes every runtime; in-flight executions return ErrRuntimeClosed.
@@ -211,8 +277,16 @@ func (p *Pool) Close() error {
 	p.closed = true
 	close(p.done)
 	members := p.members
+	var draining []*Runtime
+	for rt := range p.draining {
+		draining = append(draining, rt)
+	}
+	p.draining = map[*Runtime]bool{}
 	p.free.Broadcast()
 	p.mu.Unlock()
+	for _, rt := range draining {
+		_ = rt.Close()
+	}
 	var errs []error
 	for _, m := range members {
 		p.mu.Lock()

@@ -228,7 +228,7 @@ func (s *Schema) Validate(value json.RawMessage) error {
 		}
 		return nil
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+	inst, err := decodeJSON(value)
 	if err != nil {
 		return fmt.Errorf("contract: value is not JSON: %w", err)
 	}

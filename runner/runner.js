@@ -56,6 +56,7 @@ var CodeModeRunner = (() => {
   var numberIsFinite = Number.isFinite;
   var numberIsSafeInteger = Number.isSafeInteger;
   var mathFloor = Math.floor;
+  var mathMax = Math.max;
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;
   var RangeErrorCtor = RangeError;
@@ -80,6 +81,17 @@ var CodeModeRunner = (() => {
   var TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
   var typedArraySet = uncurry(TypedArrayPrototype.set);
   var typedArrayLength = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "length").get);
+  var typedArrayBuffer = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "buffer").get);
+  var typedArrayByteOffset = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "byteOffset").get);
+  function view(bytes, start, end) {
+    return new Uint8ArrayCtor(typedArrayBuffer(bytes), typedArrayByteOffset(bytes) + start, end - start);
+  }
+  var PlatformTextDecoder = globalThis.TextDecoder;
+  var platformDecoder = typeof PlatformTextDecoder === "function" ? new PlatformTextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : void 0;
+  var platformDecode = platformDecoder !== void 0 ? uncurry(PlatformTextDecoder.prototype.decode) : void 0;
+  function decodeUTF8Native(bytes) {
+    return platformDecode === void 0 ? void 0 : platformDecode(platformDecoder, bytes);
+  }
   function data(value, enumerable = true) {
     return { __proto__: null, value, writable: true, enumerable, configurable: true };
   }
@@ -389,18 +401,18 @@ var CodeModeRunner = (() => {
         }
         if (n > 0) s.bomSeen = true;
       }
-      const view = start === 0 ? bytes : apply(taSubarray, bytes, [start, typedArrayLength(bytes)]);
+      const view2 = start === 0 ? bytes : apply(taSubarray, bytes, [start, typedArrayLength(bytes)]);
       let text;
       let rest;
       try {
-        [text, rest] = utf8Decode(view, s.fatal, stream);
+        [text, rest] = utf8Decode(view2, s.fatal, stream);
       } catch (error) {
         s.bomSeen = false;
         throw error;
       }
       if (rest > 0) {
-        const n = typedArrayLength(view);
-        s.pending = apply(taSlice, view, [n - rest, n]);
+        const n = typedArrayLength(view2);
+        s.pending = apply(taSlice, view2, [n - rest, n]);
       }
       if (!stream) s.bomSeen = false;
       return text;
@@ -581,8 +593,8 @@ var CodeModeRunner = (() => {
         if (n > 65536) {
           throw domError(`crypto.getRandomValues: ${n} bytes requested, more than the 65536 allowed`, "QuotaExceededError");
         }
-        const view = new Uint8ArrayCtor(apply(taBuffer2, array, []), apply(taByteOffset2, array, []), n);
-        bytes()(view, 0, n);
+        const view2 = new Uint8ArrayCtor(apply(taBuffer2, array, []), apply(taByteOffset2, array, []), n);
+        bytes()(view2, 0, n);
         return array;
       },
       randomUUID() {
@@ -2351,6 +2363,13 @@ return __codemodeURL;`);
     return n;
   }
   function utf8Decode2(bytes, start, end) {
+    let native;
+    try {
+      native = decodeUTF8Native(view(bytes, start, end));
+    } catch {
+      throw new CBORError("invalid UTF-8");
+    }
+    if (native !== void 0) return native;
     let out = "";
     let chunk = [];
     const flush = () => {
@@ -2575,7 +2594,7 @@ return __codemodeURL;`);
           const n = length(info);
           need(n);
           const out = new Uint8ArrayCtor(n);
-          for (let j = 0; j < n; j++) out[j] = bytes[i + j];
+          typedArraySet(out, view(bytes, i, i + n));
           i += n;
           return out;
         }
@@ -2718,6 +2737,7 @@ return __codemodeURL;`);
   function startRunner(opts) {
     const executions = { __proto__: null };
     let buffered = new Uint8ArrayCtor(0);
+    let used = 0;
     let dead = false;
     const channel = opts.channel;
     const platform = opts.platform;
@@ -2920,11 +2940,16 @@ return __codemodeURL;`);
     return (chunk) => {
       if (dead) return;
       try {
-        const have = typedArrayLength(buffered);
-        const joined = new Uint8ArrayCtor(have + typedArrayLength(chunk));
-        typedArraySet(joined, buffered);
-        typedArraySet(joined, chunk, have);
-        const total = typedArrayLength(joined);
+        const size = typedArrayLength(chunk);
+        if (used + size > typedArrayLength(buffered)) {
+          const grown = new Uint8ArrayCtor(mathMax(used + size, 2 * typedArrayLength(buffered), 4096));
+          typedArraySet(grown, view(buffered, 0, used));
+          buffered = grown;
+        }
+        typedArraySet(buffered, chunk, used);
+        used += size;
+        const joined = buffered;
+        const total = used;
         let at = 0;
         while (total - at >= 4) {
           const n = (joined[at] << 24 >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
@@ -2935,9 +2960,11 @@ return __codemodeURL;`);
           if (m === void 0) throw new ErrorCtor("message is not a CBOR map");
           handle(m);
         }
-        const rest = new Uint8ArrayCtor(total - at);
-        for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
-        buffered = rest;
+        if (at > 0) {
+          typedArraySet(buffered, view(buffered, at, total), 0);
+          used = total - at;
+        }
+        if (used === 0 && typedArrayLength(buffered) > 1 << 20) buffered = new Uint8ArrayCtor(0);
       } catch (error) {
         fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
       }

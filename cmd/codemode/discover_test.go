@@ -114,10 +114,15 @@ func TestJournalMCPServeDiscovery(t *testing.T) {
 	}
 	defer session.Close()
 	tools, err := session.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 1 {
-		t.Fatalf("tools %+v %v", tools, err)
+	if err != nil || len(tools.Tools) != 2 {
+		t.Fatalf("tools %+v %v (want code and code_result)", tools, err)
 	}
-	desc := tools.Tools[0].Description
+	var desc string
+	for _, tool := range tools.Tools {
+		if tool.Name == "code" {
+			desc = tool.Description
+		}
+	}
 	for _, want := range []string{"- tools: methods list_items, create_item (2 methods)", "codemode.search(query)", "codemode.describe(target)", "codemode.step(name, fn)", "codemode.run(name, input?)", "```ts\nconst found = await codemode.search(\"list items\");"} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("description lacks %q:\n%s", want, desc)

@@ -45,8 +45,12 @@ type Options struct {
 	// deadline. 0 means no cap. A runner host serving untrusted clients
 	// sets it to bound its memory.
 	MaxEngines int
-	// PoolSize is how many idle engines a runtime keeps, restored from the
-	// snapshot, for the next executions. Default 8.
+	// PoolSize is how many idle engines a runtime keeps at least, restored
+	// from the snapshot, for the next executions. Default 8. Beyond it the
+	// pool follows demand: it keeps as many engines as were in use at once
+	// in the last 10 to 20 seconds (at most 256), so that a recurring burst
+	// of concurrent executions reuses engines instead of instantiating them.
+	// An idle engine holds about its snapshot's size of memory (a few MiB).
 	PoolSize int
 	// CacheDir, when set, stores compiled QuickJS machine code on disk so
 	// that later processes skip compilation (wazero's compilation cache).
@@ -63,6 +67,16 @@ type Options struct {
 	// Platforms without the sandbox process (not Unix) always run in
 	// process. See the package documentation.
 	InProcess bool `json:"-"`
+	// NoSpare turns off the spare sandbox process. By default, once a
+	// runtime's sandbox process has booted, the driver boots one more and
+	// keeps it idle, so that the next NewRuntime, and the replacement of a
+	// process that was killed or died, take a booted process (well under a
+	// millisecond) instead of booting one on their critical path (about
+	// 0.1-0.4 s: two process starts, QuickJS from the compilation cache,
+	// the template engine). The spare costs one idle process (its resident
+	// memory is about that of an idle runtime) while the driver has a live
+	// runtime; it ends with the driver's last runtime, or at Close.
+	NoSpare bool `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -100,6 +114,8 @@ type Driver struct {
 	templates map[string]*template // by runner source
 	conns     map[*connection]bool // live connections, closed by Close
 	closed    bool
+	spare     *spare         // the next sandbox process, booted ahead (sandbox mode)
+	spares    sync.WaitGroup // the goroutines that boot and end spares
 
 	library    func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once
 	sandboxDir func() string                                // the sandbox processes' compilation cache, resolved once
@@ -282,6 +298,7 @@ func (d *Driver) Close() error {
 	for _, c := range conns {
 		_ = c.Close()
 	}
+	d.closeSpare()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var first error

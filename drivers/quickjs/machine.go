@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	quickjswasi "github.com/aperturerobotics/go-quickjs-wasi-reactor"
 	"github.com/tetratelabs/wazero"
@@ -30,12 +31,45 @@ type template struct {
 
 // machine is one connected runtime's pool of engines, restored from its
 // template. Every execution takes an engine of its own.
+//
+// The idle pool is sized to demand: it keeps at least poolSize engines, and
+// up to the most engines in use at once during the current or the previous
+// demandWindow (at most maxIdle), so that a burst of concurrent executions
+// that recurs finds restored engines instead of instantiating new ones (an
+// instantiation maps fresh memory and faults in every page of the
+// snapshot as it copies it). Demand that goes away lets the pool shrink
+// back within two windows.
 type machine struct {
 	*template
 	poolSize int
 
-	mu   sync.Mutex
-	idle []*instance
+	mu       sync.Mutex
+	idle     []*instance
+	closed   bool
+	inUse    int       // engines taken by executions
+	peak     int       // the most in use at once in this window
+	prevPeak int       // ... in the previous window
+	window   time.Time // when this window began
+}
+
+// demandWindow is how long a peak of concurrent executions sizes the idle
+// pool; maxIdle bounds it (each idle engine holds about its snapshot's size
+// of resident memory).
+const (
+	demandWindow = 10 * time.Second
+	maxIdle      = 256
+)
+
+// target is how many engines (idle and in use) the pool keeps. Called with
+// m.mu held.
+func (m *machine) target() int {
+	if m.closed {
+		return 0
+	}
+	if now := time.Now(); now.Sub(m.window) > demandWindow {
+		m.prevPeak, m.peak, m.window = m.peak, m.inUse, now
+	}
+	return min(maxIdle, max(m.poolSize, m.peak, m.prevPeak))
 }
 
 // newTemplate compiles (or loads from cache) QuickJS, boots an engine with
@@ -342,6 +376,8 @@ func (m *template) restore(in *instance) error {
 // snapshot.
 func (m *machine) get(ctx context.Context) (*instance, error) {
 	m.mu.Lock()
+	m.inUse++
+	m.peak = max(m.peak, m.inUse)
 	if n := len(m.idle); n > 0 {
 		in := m.idle[n-1]
 		m.idle = m.idle[:n-1]
@@ -350,11 +386,15 @@ func (m *machine) get(ctx context.Context) (*instance, error) {
 	}
 	m.mu.Unlock()
 	in, err := m.instantiate(ctx)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		if err = m.restore(in); err != nil {
+			_ = in.mod.Close(context.Background())
+		}
 	}
-	if err := m.restore(in); err != nil {
-		_ = in.mod.Close(context.Background())
+	if err != nil {
+		m.mu.Lock()
+		m.inUse--
+		m.mu.Unlock()
 		return nil, err
 	}
 	return in, nil
@@ -364,14 +404,28 @@ func (m *machine) get(ctx context.Context) (*instance, error) {
 // is restored from the snapshot and kept, unless the pool is full or its
 // memory grew well past the snapshot, in which case it is closed.
 func (m *machine) put(in *instance) {
-	if in.mem.Size() <= uint32(2*len(m.snapshot)) {
+	m.mu.Lock()
+	m.inUse--
+	keep := len(m.idle)+m.inUse < m.target()
+	m.mu.Unlock()
+	if keep && in.mem.Size() <= uint32(2*len(m.snapshot)) && m.restore(in) == nil {
 		m.mu.Lock()
-		keep := len(m.idle) < m.poolSize
-		m.mu.Unlock()
-		if keep && m.restore(in) == nil {
-			m.mu.Lock()
+		if !m.closed {
 			m.idle = append(m.idle, in)
-			m.mu.Unlock()
+			in = nil
+		}
+		// Demand fell: let go of the engines past the target.
+		var extra []*instance
+		if t := m.target(); len(m.idle)+m.inUse > t && len(m.idle) > 0 {
+			k := min(len(m.idle), len(m.idle)+m.inUse-t)
+			extra = append(extra, m.idle[:k]...)
+			m.idle = append(m.idle[:0], m.idle[k:]...)
+		}
+		m.mu.Unlock()
+		for _, x := range extra {
+			_ = x.mod.Close(context.Background())
+		}
+		if in == nil {
 			return
 		}
 	}
@@ -380,6 +434,9 @@ func (m *machine) put(in *instance) {
 
 // discard closes an engine that trapped or was stopped.
 func (m *machine) discard(in *instance) {
+	m.mu.Lock()
+	m.inUse--
+	m.mu.Unlock()
 	_ = in.mod.Close(context.Background())
 }
 
@@ -389,7 +446,7 @@ func (m *machine) close() {
 	m.mu.Lock()
 	idle := m.idle
 	m.idle = nil
-	m.poolSize = 0
+	m.closed = true
 	m.mu.Unlock()
 	for _, in := range idle {
 		_ = in.mod.Close(context.Background())

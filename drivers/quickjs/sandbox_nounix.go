@@ -15,3 +15,8 @@ func sandboxCacheDir(dir string) string { return dir }
 func (d *Driver) connectSandboxed(ctx context.Context, runnerSource string) (*connection, error) {
 	return nil, errors.New("quickjs: sandbox processes need Unix")
 }
+
+// spare: no sandbox processes, so no spare.
+type spare struct{}
+
+func (d *Driver) closeSpare() {}

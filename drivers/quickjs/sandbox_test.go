@@ -5,6 +5,7 @@ package quickjs_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -95,9 +96,11 @@ func TestSandboxKilledFromOutside(t *testing.T) {
 	}
 	before := sandboxPIDs(t)
 	c := echoClient(t, quickjs.Options{Timeout: 20 * time.Second}, hold)
+	// The runtime's process is the first new one; the driver's spare
+	// process starts after it has booted.
 	var pid int
 	for p := range sandboxPIDs(t) {
-		if !before[p] {
+		if !before[p] && (pid == 0 || startTime(p) < startTime(pid)) {
 			pid = p
 		}
 	}
@@ -149,4 +152,95 @@ func sandboxPIDs(t *testing.T) map[int]bool {
 		}
 	}
 	return pids
+}
+
+// startTime is when a process started, in clock ticks since boot
+// (/proc/PID/stat field 22).
+func startTime(pid int) uint64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(raw)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+// TestSpareSandbox: once a runtime has booted, the driver keeps one spare
+// sandbox process; the next runtime takes it (closing that runtime ends
+// that process) and a new spare boots; without runtimes, or with NoSpare,
+// the driver holds no process.
+func TestSpareSandbox(t *testing.T) {
+	needSandbox(t)
+	newPIDs := func(before map[int]bool, want int) []int {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			var pids []int
+			for p := range sandboxPIDs(t) {
+				if !before[p] {
+					pids = append(pids, p)
+				}
+			}
+			if len(pids) == want {
+				return pids
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d new sandbox processes (%v), want %d", len(pids), pids, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	before := sandboxPIDs(t)
+	d := quickjs.New(quickjs.Options{})
+	defer d.Close()
+	ctx := context.Background()
+	rt1, err := client.NewRuntime(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := newPIDs(before, 2) // the runtime's process and the spare
+	first, spare := pids[0], pids[1]
+	if startTime(spare) < startTime(first) {
+		first, spare = spare, first
+	}
+	rt2, err := client.NewRuntime(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := client.New(rt2, k).Run(ctx, `export default async function () { return 6 * 7; }`, client.RunOptions{})
+	if err != nil || out.Kind != client.Success || string(out.Value) != "42" {
+		t.Fatalf("on the runtime that took the spare: %+v %v", out, err)
+	}
+	newPIDs(before, 3) // two runtimes and the next spare
+	_ = rt2.Close()
+	if sandboxPIDs(t)[spare] {
+		t.Fatalf("closing the second runtime left process %d (the spare it took) running", spare)
+	}
+	if !sandboxPIDs(t)[first] {
+		t.Fatal("closing the second runtime ended the first one's process")
+	}
+	_ = rt1.Close()
+	newPIDs(before, 0) // the last runtime took the spare with it
+
+	nd := quickjs.New(quickjs.Options{NoSpare: true})
+	defer nd.Close()
+	rt3, err := client.NewRuntime(ctx, nd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt3.Close()
+	time.Sleep(500 * time.Millisecond)
+	newPIDs(before, 1)
 }

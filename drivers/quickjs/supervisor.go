@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -139,7 +141,16 @@ func (d *Driver) connectSandboxed(ctx context.Context, runnerSource string) (*co
 		c.err = s.err
 		d.mu.Lock()
 		delete(d.conns, c)
+		var sp *spare
+		if len(d.conns) == 0 {
+			// No runtime is left to need a spare soon: an idle driver
+			// holds no process.
+			sp, d.spare = d.spare, nil
+		}
 		d.mu.Unlock()
+		if sp != nil {
+			d.discardSpare(sp)
+		}
 		close(c.done)
 	}()
 	return c, nil
@@ -162,9 +173,143 @@ func (d *Driver) probeSandbox(ctx context.Context, runnerSource string) (childBo
 	return box.report, nil
 }
 
-// start starts and boots a sandbox process: configuration, boot report,
-// ready message. Its reader goroutines run until it ends.
+// start gives the supervisor a booted sandbox process: the driver's spare
+// when it has one for this runner source (so that a new or replacement
+// runtime does not wait for a process to boot), else a new one. Its reader
+// goroutines run until it ends.
 func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error) {
+	var box *sandbox
+	var ready *wire.Message
+	var err error
+	if s.probe {
+		box, ready, err = s.d.bootSandbox(ctx, s.source, true)
+	} else {
+		box, ready, err = s.d.takeSandbox(ctx, s.source)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		s.kill(box)
+		<-box.exited
+		return nil, nil, errors.New("quickjs: the runtime is closed")
+	}
+	s.boxes[box] = true
+	s.boots++
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		<-box.exited
+		s.mu.Lock()
+		delete(s.boxes, box)
+		s.mu.Unlock()
+	}()
+	if s.probe {
+		return box, nil, nil
+	}
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.readSandbox(box)
+	}()
+	go func() {
+		defer s.wg.Done()
+		box.readAnswers()
+	}()
+	return box, ready, nil
+}
+
+// spare is a sandbox process the driver boots ahead of need.
+type spare struct {
+	source string
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the boot ended; then box, ready and err are set
+	box    *sandbox
+	ready  *wire.Message
+	err    error
+}
+
+// takeSandbox returns a booted sandbox process for source: the spare if it
+// booted for the same source, else a new process. Either way it starts the
+// boot of the next spare, unless Options.NoSpare is set.
+func (d *Driver) takeSandbox(ctx context.Context, source string) (*sandbox, *wire.Message, error) {
+	d.mu.Lock()
+	sp := d.spare
+	d.spare = nil
+	d.mu.Unlock()
+	if sp != nil && sp.source == source {
+		select {
+		case <-sp.done:
+			if sp.err == nil {
+				d.refillSpare(source)
+				return sp.box, sp.ready, nil
+			}
+		case <-ctx.Done():
+			d.discardSpare(sp)
+			return nil, nil, fmt.Errorf("quickjs: booting the sandbox process: %w", context.Cause(ctx))
+		}
+	} else if sp != nil {
+		d.discardSpare(sp)
+	}
+	box, ready, err := d.bootSandbox(ctx, source, false)
+	if err == nil {
+		d.refillSpare(source)
+	}
+	return box, ready, err
+}
+
+// refillSpare boots the next spare process in the background, unless there
+// is one, the driver is closed or Options.NoSpare is set. The driver owns
+// it: Close ends it.
+func (d *Driver) refillSpare(source string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || d.spare != nil || d.opts.NoSpare {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)
+	sp := &spare{source: source, cancel: cancel, done: make(chan struct{})}
+	d.spare = sp
+	d.spares.Add(1)
+	go func() {
+		defer d.spares.Done()
+		defer cancel()
+		sp.box, sp.ready, sp.err = d.bootSandbox(ctx, source, false)
+		close(sp.done)
+	}()
+}
+
+// discardSpare ends a spare that will not be used: its boot is cancelled
+// (which kills a process still booting) and a booted process is killed.
+func (d *Driver) discardSpare(sp *spare) {
+	sp.cancel()
+	<-sp.done
+	if sp.box != nil {
+		killSandbox(sp.box)
+		<-sp.box.exited
+	}
+}
+
+// closeSpare ends the driver's spare process, if any, and waits for every
+// spare's goroutines. Called by Close.
+func (d *Driver) closeSpare() {
+	d.mu.Lock()
+	sp := d.spare
+	d.spare = nil
+	d.mu.Unlock()
+	if sp != nil {
+		d.discardSpare(sp)
+	}
+	d.spares.Wait()
+}
+
+// bootSandbox starts and boots a sandbox process: configuration, boot
+// report, ready message. The goroutine that reaps the process ends when the
+// process does: whoever holds the returned sandbox kills it in the end.
+func (d *Driver) bootSandbox(ctx context.Context, source string, probe bool) (*sandbox, *wire.Message, error) {
 	exe, err := sandboxExecutable()
 	if err != nil {
 		return nil, nil, fmt.Errorf("quickjs: finding the executable for the sandbox process: %w", err)
@@ -182,7 +327,7 @@ func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error)
 	tokenBytes := make([]byte, 16)
 	_, _ = rand.Read(tokenBytes)
 	token := hex.EncodeToString(tokenBytes)
-	cacheDir := s.d.sandboxDir()
+	cacheDir := d.sandboxDir()
 	cmd := exec.Command(exe)
 	cmd.Args = []string{"codemode-quickjs-sandbox"}
 	cmd.Env = []string{sandboxEnv + "=" + sandboxFirstStage + ":" + token, sandboxCacheEnv + "=" + cacheDir}
@@ -191,44 +336,34 @@ func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error)
 			cmd.Env = append(cmd.Env, keep+"="+v)
 		}
 	}
+	if _, ok := os.LookupEnv("GOMAXPROCS"); !ok {
+		// The sandbox runs the host's parallelism, also when the host set it
+		// in code (runtime.GOMAXPROCS, go test -cpu).
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(runtime.GOMAXPROCS(0)))
+	}
 	cmd.ExtraFiles = []*os.File{dataC, ctrlC}
 	box := &sandbox{cmd: cmd, data: dataP, ctrl: ctrlP, stderr: &tail{}, exited: make(chan struct{}), queries: map[uint64]chan bool{}}
 	cmd.Stderr = box.stderr
 	cmd.SysProcAttr = sandboxSysProcAttr()
-	s.mu.Lock()
-	if s.closing {
-		s.mu.Unlock()
-		closeAll(dataP, dataC, ctrlP, ctrlC)
-		return nil, nil, errors.New("quickjs: the runtime is closed")
-	}
 	err = cmd.Start()
 	_ = dataC.Close()
 	_ = ctrlC.Close()
 	if err != nil {
-		s.mu.Unlock()
 		closeAll(dataP, ctrlP)
 		return nil, nil, fmt.Errorf("quickjs: starting the sandbox process: %w", err)
 	}
-	s.boxes[box] = true
-	s.boots++
-	s.wg.Add(1)
-	s.mu.Unlock()
 	go func() {
-		defer s.wg.Done()
 		_ = cmd.Wait()
 		closeAll(dataP, ctrlP)
 		close(box.exited)
-		s.mu.Lock()
-		delete(s.boxes, box)
-		s.mu.Unlock()
 	}()
 
-	opts := s.opts
+	opts := d.opts
 	opts.CacheDir = cacheDir
 	opts.MaxEngines = 0 // the supervisor holds the driver's engine slots
-	cfg, err := json.Marshal(childConfig{Token: token, RunnerSource: s.source, Options: opts, Probe: s.probe})
+	cfg, err := json.Marshal(childConfig{Token: token, RunnerSource: source, Options: opts, Probe: probe})
 	if err != nil {
-		s.kill(box)
+		killSandbox(box)
 		return nil, nil, err
 	}
 	type booted struct {
@@ -254,7 +389,7 @@ func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error)
 			done <- booted{err: errors.New(box.report.Error)}
 			return
 		}
-		if s.probe {
+		if probe {
 			done <- booted{}
 			return
 		}
@@ -273,22 +408,10 @@ func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error)
 		b.err = context.Cause(ctx)
 	}
 	if b.err != nil {
-		s.kill(box)
+		killSandbox(box)
 		<-box.exited
 		return nil, nil, fmt.Errorf("quickjs: booting the sandbox process: %w%s", b.err, box.describeExit())
 	}
-	if s.probe {
-		return box, nil, nil
-	}
-	s.wg.Add(2)
-	go func() {
-		defer s.wg.Done()
-		s.readSandbox(box)
-	}()
-	go func() {
-		defer s.wg.Done()
-		box.readAnswers()
-	}()
 	return box, b.ready, nil
 }
 
@@ -358,7 +481,10 @@ func closeAll(files ...*os.File) {
 }
 
 // kill ends a sandbox process and its process group.
-func (s *supervisor) kill(b *sandbox) {
+func (s *supervisor) kill(b *sandbox) { killSandbox(b) }
+
+// killSandbox ends a sandbox process and its process group.
+func killSandbox(b *sandbox) {
 	if p := b.cmd.Process; p != nil {
 		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
 		_ = p.Kill()

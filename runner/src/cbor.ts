@@ -7,7 +7,7 @@
 
 import {
   ErrorCtor, Uint8ArrayCtor, apply, charCodeAt, data, defineProperty, fromCharCode, hasOwn, join, numberIsSafeInteger,
-  push, record, typedArrayLength, typedArraySet,
+  push, record, typedArrayLength, typedArraySet, decodeUTF8Native, view,
 } from "./intrinsics";
 
 /** A decoded map: unsigned-integer keys, no prototype. */
@@ -44,6 +44,13 @@ function utf8Length(text: string): number {
 }
 
 export function utf8Decode(bytes: Uint8Array, start: number, end: number): string {
+  let native: string | undefined;
+  try {
+    native = decodeUTF8Native(view(bytes, start, end));
+  } catch {
+    throw new CBORError("invalid UTF-8");
+  }
+  if (native !== undefined) return native;
   let out = "";
   let chunk: number[] = [];
   const flush = () => {
@@ -280,7 +287,7 @@ export function decode(bytes: Uint8Array, start: number, end: number): Value {
         const n = length(info);
         need(n);
         const out = new Uint8ArrayCtor(n);
-        for (let j = 0; j < n; j++) out[j] = bytes[i + j];
+        typedArraySet(out, view(bytes, i, i + n));
         i += n;
         return out;
       }

@@ -26,6 +26,7 @@ export const fromCharCode = String.fromCharCode;
 export const numberIsFinite = Number.isFinite;
 export const numberIsSafeInteger = Number.isSafeInteger;
 export const mathFloor = Math.floor;
+export const mathMax = Math.max;
 export const mathRandom = Math.random;
 export const ErrorCtor = Error;
 export const TypeErrorCtor = TypeError;
@@ -54,6 +55,27 @@ export const promiseReject = (reason: unknown): Promise<never> => apply(Promise.
 const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) as object;
 export const typedArraySet = uncurry((TypedArrayPrototype as { set: (a: ArrayLike<number>, offset?: number) => void }).set);
 export const typedArrayLength = uncurry((getOwnPropertyDescriptor(TypedArrayPrototype, "length") as PropertyDescriptor).get as () => number);
+export const typedArrayBuffer = uncurry((getOwnPropertyDescriptor(TypedArrayPrototype, "buffer") as PropertyDescriptor).get as () => ArrayBuffer);
+export const typedArrayByteOffset = uncurry((getOwnPropertyDescriptor(TypedArrayPrototype, "byteOffset") as PropertyDescriptor).get as () => number);
+
+/** view is bytes[start:end] as a new Uint8Array over the same memory (no copy; no species lookup, unlike subarray). */
+export function view(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  return new Uint8ArrayCtor(typedArrayBuffer(bytes), typedArrayByteOffset(bytes) + start, end - start);
+}
+
+// The platform's own UTF-8 decoder where the runner loads on one that has
+// it (Node.js: native, about 20x faster than a loop in JavaScript on 1 MB),
+// captured before any program runs. fatal: invalid UTF-8 throws, as the
+// wire's decoder must; ignoreBOM: a leading U+FEFF is kept, as it is text.
+// QuickJS has no TextDecoder when the runner loads, and decodes in the loop.
+const PlatformTextDecoder = (globalThis as { TextDecoder?: new (label: string, opts: object) => { decode(b: Uint8Array): string } }).TextDecoder;
+const platformDecoder = typeof PlatformTextDecoder === "function" ? new PlatformTextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : undefined;
+const platformDecode = platformDecoder !== undefined ? uncurry((PlatformTextDecoder as unknown as { prototype: { decode: (b: Uint8Array) => string } }).prototype.decode) : undefined;
+
+/** decodeUTF8Native decodes bytes with the platform's TextDecoder (throws on invalid UTF-8), or returns undefined where there is none. */
+export function decodeUTF8Native(bytes: Uint8Array): string | undefined {
+  return platformDecode === undefined ? undefined : platformDecode(platformDecoder, bytes);
+}
 
 /** data is a property descriptor for value that reads nothing from Object.prototype. */
 export function data(value: unknown, enumerable = true): PropertyDescriptor {

@@ -7,6 +7,7 @@
 import {
   ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote,
   typedArrayLength, typedArraySet,
+  mathMax, view,
 } from "./intrinsics";
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
 import { createExecution, type Execution, type Finish, type Host, type Limits, type Namespace } from "./core";
@@ -147,6 +148,7 @@ function duration(ms: number): string {
 export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   const executions: Record<number, Execution> = { __proto__: null } as unknown as Record<number, Execution>;
   let buffered = new Uint8ArrayCtor(0);
+  let used = 0;
   let dead = false;
   const channel = opts.channel;
   const platform = opts.platform;
@@ -348,11 +350,19 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   return (chunk: Uint8Array) => {
     if (dead) return;
     try {
-      const have = typedArrayLength(buffered);
-      const joined = new Uint8ArrayCtor(have + typedArrayLength(chunk));
-      typedArraySet(joined, buffered);
-      typedArraySet(joined, chunk, have);
-      const total = typedArrayLength(joined);
+      // buffered holds used bytes not yet decoded; it grows by doubling, so
+      // a large frame arriving in many chunks is copied O(size) times in
+      // total, not once per chunk.
+      const size = typedArrayLength(chunk);
+      if (used + size > typedArrayLength(buffered)) {
+        const grown = new Uint8ArrayCtor(mathMax(used + size, 2 * typedArrayLength(buffered), 4096));
+        typedArraySet(grown, view(buffered, 0, used));
+        buffered = grown;
+      }
+      typedArraySet(buffered, chunk, used);
+      used += size;
+      const joined = buffered;
+      const total = used;
       let at = 0;
       while (total - at >= 4) {
         const n = ((joined[at] << 24) >>> 0) + (joined[at + 1] << 16) + (joined[at + 2] << 8) + joined[at + 3];
@@ -363,9 +373,12 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         if (m === undefined) throw new ErrorCtor("message is not a CBOR map");
         handle(m);
       }
-      const rest = new Uint8ArrayCtor(total - at);
-      for (let i = 0; i < total - at; i++) rest[i] = joined[at + i];
-      buffered = rest;
+      if (at > 0) {
+        // TypedArray set copies an overlapping source as if through a clone.
+        typedArraySet(buffered, view(buffered, at, total), 0);
+        used = total - at;
+      }
+      if (used === 0 && typedArrayLength(buffered) > 1 << 20) buffered = new Uint8ArrayCtor(0); // let a large frame's buffer go
     } catch (error) {
       fault(error instanceof ErrorCtor ? error : new ErrorCtor("runner fault"));
     }

@@ -1,0 +1,607 @@
+// Command sidebyside measures codemode-go's drivers side by side, and the
+// TypeScript reference implementation (torkbot/code-mode, its Host Node
+// runtime) when given a built checkout of it, interleaved round by round so
+// that a loaded machine slows every contender alike. It prints the median
+// of each figure and its ratio to the reference (or, without one, to the
+// QuickJS sandbox).
+//
+//	go run ./bench/sidebyside                              # our drivers only
+//	go run ./bench/sidebyside -reference /path/to/code-mode # and the reference
+//
+// The rows are issue 16's: warm execution of a fresh program with one tool
+// call; the tool call round trip inside a program; 64 concurrent one-call
+// programs (executions per second); a 1 MB tool result filtered, grouped and
+// sorted by the program; and memory retained per execution over 5,000
+// executions. Every execution sends a fresh program source, as an agent
+// would, so no erase cache answers it.
+//
+// The reference checkout is built with `npm install && npm run build`; its
+// package is not on the npm registry (https://github.com/torkbot/code-mode).
+// Node.js 24 must be on PATH, or named with -node.
+package main
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/drivers/node"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+)
+
+//go:embed reference.mjs
+var referenceScript []byte
+
+// Programs, with __SEQ__ (a fresh number per execution, so every source is
+// new) and __N__ (a loop count) filled in per execution. The same TypeScript
+// runs on every contender; console output is what the reference's scope has.
+const (
+	warmProgram = `export default async function ({ codemode, console }: AgentProgramScope) {
+  const r = await codemode.echo({ value: "hello __SEQ__" });
+  console.log(r.value);
+}
+`
+	loopProgram = `export default async function ({ codemode }: AgentProgramScope) {
+  // __SEQ__
+  for (let i = 0; i < __N__; i++) await codemode.echo({ value: "x" });
+}
+`
+	bigProgram = `export default async function ({ codemode, console }: AgentProgramScope) {
+  const { items } = await codemode.rows({});
+  const groups: Record<string, typeof items> = {};
+  for (const it of items.filter((x) => x.active && x.score > 20)) (groups[it.group] ??= []).push(it);
+  const summary = Object.entries(groups)
+    .map(([group, list]) => ({ group, count: list.length, top: list.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))[0].name }))
+    .sort((a, b) => b.count - a.count || a.group.localeCompare(b.group));
+  console.log(JSON.stringify(summary.slice(0, 3)) + " __SEQ__");
+}
+`
+	// heapProgram reports the V8 heap in use after two forced collections
+	// (Node.js drivers only).
+	heapProgram = `import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+export default async function ({ console }: AgentProgramScope) {
+  // __SEQ__
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc");
+  gc(); gc();
+  const used = process.memoryUsage().heapUsed;
+  console.log(String(used));
+  return used;
+}
+`
+)
+
+const (
+	echoSchema  = `{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`
+	emptySchema = `{"type":"object","properties":{},"additionalProperties":false}`
+	rowsSchema  = `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{` +
+		`"id":{"type":"integer"},"name":{"type":"string"},"group":{"type":"string"},"score":{"type":"number"},` +
+		`"active":{"type":"boolean"},"tags":{"type":"array","items":{"type":"string"}},"note":{"type":"string"}},` +
+		`"required":["id","name","group","score","active","tags","note"],"additionalProperties":false}}},` +
+		`"required":["items"],"additionalProperties":false}`
+)
+
+// rowsJSON is the 1 MB tool result: items of about 200 bytes each.
+func rowsJSON(size int) []byte {
+	type item struct {
+		ID     int      `json:"id"`
+		Name   string   `json:"name"`
+		Group  string   `json:"group"`
+		Score  float64  `json:"score"`
+		Active bool     `json:"active"`
+		Tags   []string `json:"tags"`
+		Note   string   `json:"note"`
+	}
+	var items []item
+	n := 0
+	for i := 0; n < size; i++ {
+		it := item{ID: i, Name: fmt.Sprintf("item-%05d", i), Group: fmt.Sprintf("g%02d", (i*7)%23),
+			Score: float64((i*37)%1000) / 10, Active: i%3 != 0, Tags: []string{"alpha", "beta", fmt.Sprintf("t%d", i%5)},
+			Note: "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore."}
+		raw, _ := json.Marshal(it)
+		n += len(raw) + 1
+		items = append(items, it)
+	}
+	raw, _ := json.Marshal(map[string]any{"items": items})
+	return raw
+}
+
+func fill(tpl string, seq, n int) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tpl, "__SEQ__", strconv.Itoa(seq)), "__N__", strconv.Itoa(n))
+}
+
+// row is one figure of the table.
+type row struct {
+	key, title, unit string
+	higherIsBetter   bool
+	n                int // executions (or calls) per measurement
+}
+
+// contender runs the rows on one implementation.
+type contender interface {
+	name() string
+	measure(r row, seq int) (float64, error)
+	close()
+}
+
+// ours is one of our drivers behind a client.
+type ours struct {
+	label string
+	d     drivers.Driver
+	rt    *client.Runtime
+	c     *client.Client
+	pid   int // the process running the engines (for retained memory)
+}
+
+func newOurs(label string, d drivers.Driver, rows []byte) (*ours, error) {
+	before := childPIDs()
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	pid := os.Getpid()
+	for _, p := range childPIDs() {
+		if !slices.Contains(before, p) {
+			pid = p
+		}
+	}
+	echo, err := contract.NewRawTool("echo", "Return the value it was given.", json.RawMessage(echoSchema), json.RawMessage(echoSchema),
+		func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
+	if err != nil {
+		return nil, err
+	}
+	big, err := contract.NewRawTool("rows", "Return the rows.", json.RawMessage(emptySchema), json.RawMessage(rowsSchema),
+		func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return rows, nil })
+	if err != nil {
+		return nil, err
+	}
+	k, err := contract.New(echo, big)
+	if err != nil {
+		return nil, err
+	}
+	return &ours{label: label, d: d, rt: rt, c: client.New(rt, k), pid: pid}, nil
+}
+
+func (o *ours) name() string { return o.label }
+func (o *ours) close()       { _ = o.rt.Close() }
+
+func (o *ours) run(src string) (*client.Outcome, error) {
+	out, err := o.c.Run(context.Background(), src, client.RunOptions{Limits: client.Limits{MaxToolCalls: 1 << 20}})
+	if err != nil {
+		return nil, err
+	}
+	if out.Kind != client.Success {
+		return nil, fmt.Errorf("%s: %s", o.label, out.Error)
+	}
+	return out, nil
+}
+
+func (o *ours) measure(r row, seq int) (float64, error) {
+	switch r.key {
+	case "warm", "big":
+		tpl := warmProgram
+		if r.key == "big" {
+			tpl = bigProgram
+		}
+		start := time.Now()
+		for i := range r.n {
+			if _, err := o.run(fill(tpl, seq+i, 0)); err != nil {
+				return 0, err
+			}
+		}
+		return float64(time.Since(start).Microseconds()) / 1000 / float64(r.n), nil
+	case "roundtrip":
+		t0 := time.Now()
+		if _, err := o.run(fill(loopProgram, seq, 0)); err != nil {
+			return 0, err
+		}
+		t1 := time.Now()
+		if _, err := o.run(fill(loopProgram, seq+1, r.n)); err != nil {
+			return 0, err
+		}
+		t2 := time.Now()
+		return float64((t2.Sub(t1) - t1.Sub(t0)).Nanoseconds()) / 1000 / float64(r.n), nil
+	case "conc64":
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		var first atomic.Value
+		start := time.Now()
+		for range 64 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= r.n {
+						return
+					}
+					if _, err := o.run(fill(warmProgram, seq+i, 0)); err != nil {
+						first.CompareAndSwap(nil, err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if err, _ := first.Load().(error); err != nil {
+			return 0, err
+		}
+		return float64(r.n) / time.Since(start).Seconds(), nil
+	case "retained":
+		return o.retained(r, seq)
+	case "boot":
+		// A second runtime while the first lives, after a pause in which a
+		// QuickJS sandbox's spare process has booted.
+		time.Sleep(1500 * time.Millisecond)
+		start := time.Now()
+		rt, err := client.NewRuntime(context.Background(), o.d)
+		if err != nil {
+			return 0, err
+		}
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		_ = rt.Close()
+		return ms, nil
+	}
+	return 0, fmt.Errorf("unknown row %s", r.key)
+}
+
+// retained: growth per execution after a warm-up of 500. On QuickJS it is
+// the resident memory of the process running the engines (the sandbox
+// process, or this one in process, after a Go collection); on Node.js the V8
+// heap after forced collections, as the program itself reports it.
+func (o *ours) retained(r row, seq int) (float64, error) {
+	warm := func(k int) error {
+		for i := range k {
+			if _, err := o.run(fill(warmProgram, seq, 0)); err != nil {
+				return err
+			}
+			seq++
+			_ = i
+		}
+		return nil
+	}
+	measure := func() (float64, error) {
+		if strings.HasPrefix(o.label, "node") {
+			out, err := o.run(fill(heapProgram, seq, 0))
+			seq++
+			if err != nil {
+				return 0, err
+			}
+			return strconv.ParseFloat(string(out.Value), 64)
+		}
+		runtime.GC()
+		debug.FreeOSMemory()
+		return float64(rss(o.pid)), nil
+	}
+	if err := warm(500); err != nil {
+		return 0, err
+	}
+	m0, err := measure()
+	if err != nil {
+		return 0, err
+	}
+	if err := warm(r.n); err != nil {
+		return 0, err
+	}
+	m1, err := measure()
+	if err != nil {
+		return 0, err
+	}
+	return (m1 - m0) / float64(r.n), nil
+}
+
+// reference is torkbot/code-mode in a Node.js process running reference.mjs.
+type reference struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func newReference(nodePath, checkout string, rows []byte) (*reference, error) {
+	dir, err := os.MkdirTemp("", "sidebyside")
+	if err != nil {
+		return nil, err
+	}
+	script := filepath.Join(dir, "reference.mjs")
+	if err := os.WriteFile(script, referenceScript, 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(nodePath, script, checkout)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the reference: %w", err)
+	}
+	ref := &reference{cmd: cmd, in: in, out: bufio.NewScanner(stdout)}
+	ref.out.Buffer(nil, 1<<20)
+	shared, _ := json.Marshal(map[string]any{
+		"echoSchema": json.RawMessage(echoSchema), "emptySchema": json.RawMessage(emptySchema), "rowsSchema": json.RawMessage(rowsSchema),
+		"rowsJSON": string(rows),
+		"programs": map[string]string{"warm": warmProgram, "loop": loopProgram, "big": bigProgram, "heap": heapProgram},
+	})
+	if _, err := in.Write(append(shared, '\n')); err != nil {
+		return nil, err
+	}
+	var ready struct{ Ready bool }
+	if err := ref.answer(&ready); err != nil || !ready.Ready {
+		ref.close()
+		return nil, fmt.Errorf("the reference did not start: %v", err)
+	}
+	_ = os.RemoveAll(dir)
+	return ref, nil
+}
+
+func (r *reference) answer(v any) error {
+	if !r.out.Scan() {
+		if err := r.out.Err(); err != nil {
+			return err
+		}
+		return io.EOF
+	}
+	return json.Unmarshal(r.out.Bytes(), v)
+}
+
+func (r *reference) name() string { return "reference" }
+
+func (r *reference) measure(w row, seq int) (float64, error) {
+	req, _ := json.Marshal(map[string]any{"row": w.key, "n": w.n, "seq": seq})
+	if _, err := r.in.Write(append(req, '\n')); err != nil {
+		return 0, err
+	}
+	var a struct {
+		Value *float64
+		Error string
+	}
+	if err := r.answer(&a); err != nil {
+		return 0, fmt.Errorf("reference: %w", err)
+	}
+	if a.Error != "" || a.Value == nil {
+		return 0, fmt.Errorf("reference: %s", a.Error)
+	}
+	return *a.Value, nil
+}
+
+func (r *reference) close() {
+	_ = r.in.Close()
+	done := make(chan struct{})
+	go func() { _ = r.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// childPIDs lists this process's children.
+func childPIDs() []int {
+	var pids []int
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, t := range tasks {
+		raw, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(raw)) {
+			if p, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, p)
+			}
+		}
+	}
+	return pids
+}
+
+// rss is a process's resident memory in bytes (0 where /proc is missing).
+func rss(pid int) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func main() {
+	refPath := flag.String("reference", "", "a built checkout of github.com/torkbot/code-mode (npm install && npm run build); empty skips the reference")
+	nodePath := flag.String("node", "node", "the Node.js 24 executable, for our Node driver and the reference")
+	rounds := flag.Int("rounds", 5, "interleaved rounds per row; the median is printed")
+	only := flag.String("rows", "warm,roundtrip,conc64,big,retained,boot", "rows to run, comma-separated")
+	which := flag.String("drivers", "quickjs,quickjs-inprocess,node", "our drivers to run, comma-separated")
+	scale := flag.Float64("scale", 1, "multiplies each row's executions per measurement")
+	flag.Parse()
+	if err := run(*refPath, *nodePath, *rounds, *only, *which, *scale); err != nil {
+		fmt.Fprintln(os.Stderr, "sidebyside:", err)
+		os.Exit(1)
+	}
+}
+
+func run(refPath, nodePath string, rounds int, only, which string, scale float64) error {
+	rows := rowsJSON(1 << 20)
+	all := []row{
+		{"warm", "warm execution, fresh program, one tool call", "ms", false, 200},
+		{"roundtrip", "tool call round trip", "us", false, 2000},
+		{"conc64", "64 concurrent one-call programs", "exec/s", true, 640},
+		{"big", "1 MB tool result, filter/group/sort", "ms", false, 5},
+		{"retained", "retained memory per execution over 5,000", "B/exec", false, 5000},
+		{"boot", "new runtime beside a live one", "ms", false, 1},
+	}
+	var table []row
+	for _, r := range all {
+		if slices.Contains(strings.Split(only, ","), r.key) {
+			r.n = max(1, int(float64(r.n)*scale))
+			table = append(table, r)
+		}
+	}
+	var cs []contender
+	defer func() {
+		for _, c := range cs {
+			c.close()
+		}
+	}()
+	for _, w := range strings.Split(which, ",") {
+		var d drivers.Driver
+		switch w {
+		case "quickjs":
+			d = quickjs.New(quickjs.Options{})
+		case "quickjs-inprocess":
+			d = quickjs.New(quickjs.Options{InProcess: true})
+		case "node":
+			d = node.New(node.Options{NodePath: nodePath})
+		case "":
+			continue
+		default:
+			return fmt.Errorf("unknown driver %q (quickjs, quickjs-inprocess, node)", w)
+		}
+		o, err := newOurs(w, d, rows)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, o)
+	}
+	if refPath != "" {
+		ref, err := newReference(nodePath, refPath, rows)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, ref)
+	}
+	if len(cs) == 0 {
+		return errors.New("nothing to measure")
+	}
+	fmt.Printf("# sidebyside: %s, %d CPUs, GOMAXPROCS %d, %s/%s, %s\n", time.Now().UTC().Format(time.DateTime), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadAverage())
+	fmt.Printf("# rounds %d, contenders in rotating order each round; 1 MB result is %d bytes\n", rounds, len(rows))
+	// Warm every contender up on every row (not counted).
+	seq := 1
+	for _, c := range cs {
+		for _, r := range table {
+			w := r
+			w.n = max(1, w.n/10)
+			if r.key == "retained" || r.key == "boot" {
+				continue
+			}
+			if _, err := c.measure(w, seq); err != nil {
+				return fmt.Errorf("%s warm-up %s: %w", c.name(), r.key, err)
+			}
+			seq += w.n + 2
+		}
+	}
+	results := map[string]map[string][]float64{}
+	for _, r := range table {
+		results[r.key] = map[string][]float64{}
+		k := rounds
+		if r.key == "retained" {
+			k = 1 // 5,000 executions each; one round
+		}
+		if r.key == "boot" {
+			r.n = 1
+		}
+		for round := range k {
+			for i := range cs {
+				c := cs[(i+round)%len(cs)]
+				v, err := c.measure(r, seq)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", c.name(), r.key, err)
+				}
+				seq += r.n + 2
+				results[r.key][c.name()] = append(results[r.key][c.name()], v)
+			}
+		}
+	}
+	base := cs[len(cs)-1].name()
+	if refPath == "" {
+		base = cs[0].name()
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "figure\tunit")
+	for _, c := range cs {
+		fmt.Fprintf(tw, "\t%s", c.name())
+	}
+	fmt.Fprintf(tw, "\tbetter/worse than %s (x)\n", base)
+	for _, r := range table {
+		fmt.Fprintf(tw, "%s\t%s", r.title, r.unit)
+		for _, c := range cs {
+			fmt.Fprintf(tw, "\t%s", format(median(results[r.key][c.name()])))
+		}
+		var ratios []string
+		b := median(results[r.key][base])
+		for _, c := range cs {
+			if c.name() == base || r.key == "retained" {
+				continue
+			}
+			m := median(results[r.key][c.name()])
+			x := b / m
+			if r.higherIsBetter {
+				x = m / b
+			}
+			ratios = append(ratios, fmt.Sprintf("%s %.3g", c.name(), x))
+		}
+		fmt.Fprintf(tw, "\t%s\n", strings.Join(ratios, ", "))
+	}
+	_ = tw.Flush()
+	fmt.Println("# ratios: how many times faster than the base (above 1 is better); retained memory is per execution (QuickJS: resident memory of the engine process; Node.js: V8 heap after forced GC)")
+	return nil
+}
+
+func format(v float64) string {
+	switch a := max(v, -v); {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+}
+
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load unknown"
+	}
+	f := strings.Fields(string(raw))
+	if len(f) < 3 {
+		return "load unknown"
+	}
+	return "load average " + strings.Join(f[:3], " ")
+}
