@@ -64,9 +64,9 @@ func (c *Connector) Tools() ([]Tool, error) {
 		})
 	}
 	out = append(out, Tool{
-		Name:         requestMethod,
-		Description:  "Sends one HTTP request to the API (base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string, empty as null. A status outside 2xx throws an HTTPError. Use it for what the other methods do not cover.",
-		InputSchema:  json.RawMessage(requestInputSchema),
+		Name:        requestMethod,
+		Description: "Sends one HTTP request to the API (base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string, empty as null. A status outside 2xx throws an HTTPError. Use it for what the other methods do not cover.",
+		InputSchema: json.RawMessage(requestInputSchema),
 		// No schema: declared any, as an MCP tool without one, so that a
 		// program reads the response without casts.
 		OutputSchema: nil,
