@@ -20,6 +20,8 @@ type Client struct {
 	rt       Executor
 	contract *contract.Contract
 	erased   *eraseCache
+	// setup is the scope setup of WithScopeSetup, or empty.
+	setup string
 }
 
 // Executor is what a Client runs programs on: a *Runtime, or a *Pool of
@@ -37,6 +39,19 @@ type Executor interface {
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(256)}
+}
+
+// WithScopeSetup returns a client for the same executor and contract whose
+// RunCode and ValidateCode programs see the scope through setup: a
+// TypeScript function expression, written on one line, that receives the
+// program's scope (AgentProgramScope) and returns the scope the code sees,
+// for example one whose namespace wraps a tool's result in a Proxy. It runs
+// inside the program (in the sandbox), before the code, on every run; the
+// type checker checks it with the code, so it must type-check on its own
+// (annotate its parameter). Run and Validate, which take whole modules, do
+// not apply it. An empty setup is the plain client.
+func (c *Client) WithScopeSetup(setup string) *Client {
+	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(256), setup: setup}
 }
 
 // Contract returns the client's contract.
@@ -110,7 +125,7 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 // the code's own lines and columns. Errors are those of Run.
 func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Outcome, error) {
 	return c.run(ctx, "\x00code\x00"+code, func() (string, *normalized) {
-		n := normalize(code, c.scopeNames())
+		n := normalize(code, c.scopeNames(), c.setup)
 		return n.module, n
 	}, opts)
 }

@@ -93,9 +93,22 @@ func (n *normalized) position(line, col int) (int, int) {
 // wrapperPrefix is the module's first line for the statement and function
 // forms: it puts the scope's names in lexical scope and runs the code in an
 // async function whose value is kept.
-func wrapperPrefix(names []string, opener string) string {
-	return fmt.Sprintf("export default async (%s: %s) => { const { %s } = %s; const %s = await (async () => {%s",
-		scopeVar, typegen.ScopeTypeName, strings.Join(names, ", "), scopeVar, valueVar, opener)
+func wrapperPrefix(names []string, setup, opener string) string {
+	setScope := ""
+	if setup != "" {
+		setScope = fmt.Sprintf("%s = %s; ", scopeVar, scopeArg(setup))
+	}
+	return fmt.Sprintf("export default async (%s: %s) => { %sconst { %s } = %s; const %s = await (async () => {%s",
+		scopeVar, typegen.ScopeTypeName, setScope, strings.Join(names, ", "), scopeVar, valueVar, opener)
+}
+
+// scopeArg is the scope as the code receives it: passed through setup
+// when there is one.
+func scopeArg(setup string) string {
+	if setup == "" {
+		return scopeVar
+	}
+	return "((" + strings.ReplaceAll(setup, "\n", " ") + ") as (s: " + typegen.ScopeTypeName + ") => " + typegen.ScopeTypeName + ")(" + scopeVar + ")"
 }
 
 // returnValue makes the code's value the wrapper's: the runner sends it as
@@ -106,7 +119,12 @@ const returnValue = "return " + valueVar + ";"
 // normalize turns model-written code into a module for a scope with the
 // given property names (namespaces, console, result and, for an
 // input-bearing contract, input).
-func normalize(code string, names []string) *normalized {
+//
+// setup, when not empty, is a TypeScript expression of a function that the
+// wrapper applies to the scope before the code sees it (see
+// Client.WithScopeSetup); it is printed on the wrapper's own lines, so the
+// code's positions do not move.
+func normalize(code string, names []string, setup string) *normalized {
 	if strings.Contains(code, "```") {
 		// Fences wrap the program when the text starts with one or is not
 		// code at all (prose around a fence); a fence inside valid code that
@@ -129,12 +147,12 @@ func normalize(code string, names []string) *normalized {
 		body := code[:sc.exportDefault] + repl + code[sc.exportDefault+sc.exportDefaultLen:]
 		n.module = "\n" + body + "\n;\nexport default async (" + scopeVar + ": " + typegen.ScopeTypeName + ") => { " +
 			`if (typeof __codemodeDefault !== "function") throw new TypeError("the default export must be a function (the program), not " + (__codemodeDefault === null ? "null" : typeof __codemodeDefault)); ` +
-			"const " + valueVar + " = await __codemodeDefault(" + scopeVar + "); " + returnValue + " };\n"
+			"const " + valueVar + " = await __codemodeDefault(" + scopeArg(setup) + "); " + returnValue + " };\n"
 	case sc.isFunction && isExpression(trimFinalSemicolon(code, sc)):
 		// A function expression: called with the scope, contextually typed
 		// by the program contract.
 		body := trimFinalSemicolon(code, sc)
-		n.module = wrapperPrefix(names, " return await ((") + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + returnValue + " };\n"
+		n.module = wrapperPrefix(names, setup, " return await ((") + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + returnValue + " };\n"
 	default:
 		body := code
 		if at, ok := lastExpression(code, sc); ok {
@@ -143,7 +161,7 @@ func normalize(code string, names []string) *normalized {
 			l, c := lineCol(code, at)
 			n.edits = append(n.edits, edit{line: l, col: c, delta: len("return (")})
 		}
-		n.module = wrapperPrefix(names, "") + "\n" + body + "\n})(); " + returnValue + " };\n"
+		n.module = wrapperPrefix(names, setup, "") + "\n" + body + "\n})(); " + returnValue + " };\n"
 	}
 	return n
 }

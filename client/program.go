@@ -27,7 +27,7 @@ import (
 //     not parse, and for a module that imports or exports anything but its
 //     default export (a function body cannot hold them).
 func ProgramFunction(code string, names []string) (string, error) {
-	n := normalize(code, names)
+	n := normalize(code, names, "")
 	const head = "export default async (" + scopeVar
 	at := strings.LastIndex(n.module, head)
 	if at < 0 {

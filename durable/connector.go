@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/typegen"
 )
 
 // Connector is a host service exposed to programs as one namespace: a
@@ -27,6 +28,10 @@ type Connector struct {
 	Instructions string
 	// Tools are the connector's methods; names are unique.
 	Tools []ConnectorTool
+	// Definitions, optional, are named types the Declared tools' schemas
+	// refer to (contract.Namespace.Definitions): an OpenAPI description's
+	// components, declared once by name.
+	Definitions *typegen.Definitions
 	// OnPassEnd, when set, is called after every pass (paused included),
 	// with the pass's status, to release resources held for one pass. It
 	// should be idempotent and keep no state in memory: a paused execution
@@ -54,6 +59,18 @@ type ConnectorTool struct {
 	// RequiresApproval pauses the execution before the method runs, until a
 	// person approves or rejects it.
 	RequiresApproval bool
+	// ApprovalFor, when set, decides per call instead of RequiresApproval:
+	// it receives the call's arguments (as the program passed them) and
+	// reports whether this call pauses for approval, for a method whose
+	// effect depends on its arguments (an HTTP request's method). It must
+	// be deterministic: a replay asks again.
+	ApprovalFor func(args json.RawMessage) bool
+	// Declared marks InputSchema and OutputSchema as declarations only
+	// (contract.NewDeclaredTool): the host does not validate against them,
+	// and Execute checks its own arguments, reporting a bad one as a
+	// *contract.ToolValidationError. Their fragment references resolve in
+	// the connector's Definitions.
+	Declared bool
 	// Replay is the replay policy: ReplayLog (default) or ReplayReexecute.
 	// ReplayReexecute with RequiresApproval is refused by New: replaying
 	// would apply an approved effect twice.
@@ -144,7 +161,7 @@ func checkConnectors(cs []Connector) error {
 			switch t.Replay {
 			case "", ReplayLog:
 			case ReplayReexecute:
-				if t.RequiresApproval {
+				if t.RequiresApproval || t.ApprovalFor != nil {
 					return fmt.Errorf("durable: %s.%s: replay %q cannot be combined with requiresApproval: a replay would apply the approved effect again", c.Name, t.Name, ReplayReexecute)
 				}
 			default:

@@ -136,24 +136,33 @@ func newCatalog(connectors []Connector, decl *contract.Contract) *Catalog {
 func declNamespaces(connectors []Connector) ([]contract.Namespace, error) {
 	var namespaces []contract.Namespace
 	for _, c := range connectors {
-		ns := contract.Namespace{Name: c.Name}
+		ns := contract.Namespace{Name: c.Name, Definitions: c.Definitions}
 		for _, t := range c.Tools {
 			desc := t.Description
-			if t.RequiresApproval {
+			switch {
+			case t.RequiresApproval:
 				desc += "\n@requiresApproval the execution pauses here until a person approves the call"
+			case t.ApprovalFor != nil:
+				desc += "\n@requiresApproval some calls (by their arguments) pause the execution until a person approves them"
 			}
-			// The schemas compile on the tool's first call, not here (a
-			// catalogue of thousands of methods boots in milliseconds); one
-			// that does not compile fails every call of its method, naming
-			// the fault, instead of passing unvalidated as a foreign MCP
-			// tool's would.
 			var ct *contract.Tool
-			ct, err := contract.NewForeignTool(t.Name, desc, t.InputSchema, t.OutputSchema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
-				if err := ct.Degraded(); err != nil {
-					return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
-				}
-				return t.Execute(ctx, in)
-			})
+			var err error
+			if t.Declared {
+				ct, err = contract.NewDeclaredTool(t.Name, desc, t.InputSchema, t.OutputSchema, t.Execute)
+			} else {
+				// The schemas compile on the tool's first call, not here (a
+				// catalogue of thousands of methods boots in milliseconds);
+				// one that does not compile fails every call of its method,
+				// naming the fault, instead of passing unvalidated as a
+				// foreign MCP tool's would.
+				execute, name := t.Execute, c.Name
+				ct, err = contract.NewForeignTool(t.Name, desc, t.InputSchema, t.OutputSchema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+					if err := ct.Degraded(); err != nil {
+						return nil, fmt.Errorf("durable: connector %s: %w", name, err)
+					}
+					return execute(ctx, in)
+				})
+			}
 			if err != nil {
 				return nil, fmt.Errorf("durable: connector %s: %w", c.Name, err)
 			}

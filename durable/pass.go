@@ -220,9 +220,13 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 // it. When the insert finds the seq taken, the recorded entry decides.
 func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
 	what := call.Namespace + "." + call.Tool
+	needs := t.RequiresApproval
+	if t.ApprovalFor != nil {
+		needs = t.ApprovalFor(args)
+	}
 	entry := &ToolLogEntry{Seq: call.Seq, Connector: call.Namespace, Method: call.Tool, Args: args,
-		RequiresApproval: t.RequiresApproval, Ephemeral: t.Replay == ReplayReexecute, UpdatedAt: now()}
-	if t.RequiresApproval {
+		RequiresApproval: needs, Ephemeral: t.Replay == ReplayReexecute, UpdatedAt: now()}
+	if needs {
 		entry.State = EntryPending
 		ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
 		if err != nil {

@@ -134,7 +134,7 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	opts.MaxExecutionsPerSession = min(opts.MaxExecutionsPerSession, opts.MaxExecutions)
 	desc := strings.ReplaceAll(description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
-	h := &handler{cl: cl, opts: opts, slots: make(chan struct{}, opts.MaxExecutions), sessions: map[any]*sessionSlots{}}
+	h := &handler{cl: cl, opts: opts, shared: newShared(opts.MaxExecutions)}
 	srv.AddTool(&mcp.Tool{
 		Name:        ToolName,
 		Description: desc,
@@ -243,13 +243,25 @@ func exampleArgs(schema json.RawMessage) string {
 
 // handler answers code tool calls.
 type handler struct {
-	cl     *client.Client
-	opts   Options
+	cl   *client.Client
+	opts Options
+	// shared are the execution slots, the queue and the sessions' shares,
+	// one set for all the tools of a server (NewOpenAPI's search and
+	// execute draw on the same).
+	*shared
+}
+
+// shared are a server's limits on running programs.
+type shared struct {
 	slots  chan struct{} // one per running program
 	queued atomic.Int64  // programs waiting for a slot
 
 	mu       sync.Mutex
 	sessions map[any]*sessionSlots // by MCP session (its *mcp.ServerSession)
+}
+
+func newShared(maxExecutions int) *shared {
+	return &shared{slots: make(chan struct{}, maxExecutions), sessions: map[any]*sessionSlots{}}
 }
 
 // sessionSlots are one session's share of the slots; refs counts the calls

@@ -28,6 +28,15 @@
 // needs beside the declarations (exact tool inputs, namespaces without
 // Object.prototype members), so no checker has to parse the printed text.
 //
+// # Describing one tool
+//
+// A [Describer] renders one method of a namespace, or one of its named
+// types, for a describe answer: only the named types that method reaches,
+// within a character bound ([DefaultDescribeChars], 4,000, unless the caller
+// passes another), printed compactly, its description shortened and the
+// farthest types listed by name when the full text is longer. The discovery
+// SDK's describe calls it per method (see contract.Namespace.Describer).
+//
 // # Lenient mode
 //
 // Foreign schemas, such as the tools an MCP server advertises (draft-07 from

@@ -142,6 +142,9 @@ type namedDecl struct {
 	name string
 	doc  string
 	typ  *tsType
+	// parent is the index of the declaration whose type first reached this
+	// one, or -1 when the tools reached it directly.
+	parent int
 }
 
 // compileNamed compiles every named type reached so far, and those they
@@ -151,14 +154,21 @@ type namedDecl struct {
 func (s *defsState) compileNamed() []namedDecl {
 	var decls []namedDecl
 	index := map[string]int{} // qualified name -> position in decls
+	parents := make([]int, len(s.reached), len(s.reached)+16)
+	for i := range parents {
+		parents[i] = -1
+	}
 	for i := 0; i < len(s.reached); i++ {
 		key := s.reached[i]
 		r := (&lenientCompiler{root: s.root, defs: s}).resolveCached(key)
 		c := &lenientCompiler{root: s.root, budget: lenientBudget, defs: s, expanding: []string{key}}
 		t := c.schema(r.target, 0, r.foreign)
+		for len(parents) < len(s.reached) {
+			parents = append(parents, i)
+		}
 		name := s.qualify + s.names[key]
 		index[name] = len(decls)
-		decls = append(decls, namedDecl{name: s.names[key], doc: description(r.target), typ: t})
+		decls = append(decls, namedDecl{name: s.names[key], doc: description(r.target), typ: t, parent: parents[i]})
 	}
 	// Depth-first search over the unguarded references; a reference to a
 	// type on the current path closes a cycle.

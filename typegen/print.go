@@ -50,6 +50,8 @@ func Type(schema json.RawMessage) (string, error) {
 // readonly; the contract uses it only for the program input declaration.
 type printer struct {
 	readonly bool
+	// compact prints object types on one line without descriptions.
+	compact bool
 }
 
 func (p printer) typeString(t *tsType, indent int) string {
@@ -116,6 +118,10 @@ func (p printer) writeType(b *strings.Builder, t *tsType, indent int) {
 			b.WriteByte('>')
 			return
 		}
+		if p.compact {
+			p.writeCompactObject(b, t)
+			return
+		}
 		b.WriteString("{\n")
 		for _, prop := range t.props {
 			writeJSDoc(b, prop.description, indent+1)
@@ -140,6 +146,30 @@ func (p printer) writeType(b *strings.Builder, t *tsType, indent int) {
 		writeIndent(b, indent)
 		b.WriteByte('}')
 	}
+}
+
+// writeCompactObject writes an object type with properties on one line:
+// `{ a: T; b?: U; [key: string]: V }`.
+func (p printer) writeCompactObject(b *strings.Builder, t *tsType) {
+	b.WriteString("{ ")
+	for _, prop := range t.props {
+		if p.readonly {
+			b.WriteString("readonly ")
+		}
+		b.WriteString(propertyName(prop.name))
+		if prop.optional {
+			b.WriteByte('?')
+		}
+		b.WriteString(": ")
+		p.writeType(b, prop.typ, 0)
+		b.WriteString("; ")
+	}
+	if t.index != nil {
+		b.WriteString("[key: string]: ")
+		p.writeType(b, t.index, 0)
+		b.WriteString("; ")
+	}
+	b.WriteByte('}')
 }
 
 // writeOperand writes t where a union or intersection must be

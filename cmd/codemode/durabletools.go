@@ -117,7 +117,8 @@ func revertCommand(run contract.Handler) func(ctx context.Context, args, result 
 }
 
 // connectors builds the durable connectors the contract flags name: a tools
-// file's tools on "tools", and MCP servers (see mcpConnectors).
+// file's tools on "tools", OpenAPI documents on their names (see
+// openapiFlags.durableConnectors), and MCP servers (see mcpConnectors).
 func (c *contractFlags) connectors(ctx context.Context, stderr io.Writer) ([]durable.Connector, func(), error) {
 	var cs []durable.Connector
 	if c.tools != "" {
@@ -127,9 +128,14 @@ func (c *contractFlags) connectors(ctx context.Context, stderr io.Writer) ([]dur
 		}
 		cs = append(cs, conn)
 	}
+	apis, err := c.openapi.durableConnectors(ctx, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs = append(cs, apis...)
 	if !c.usesMCP() {
-		if c.tools == "" {
-			fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL or --config FILE)")
+		if c.tools == "" && !c.openapi.used() {
+			fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC)")
 		}
 		return cs, func() {}, nil
 	}

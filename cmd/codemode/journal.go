@@ -115,7 +115,7 @@ func (j *journalFlags) open(ctx context.Context, command string) (durable.Store,
 // it names those the execution ran with.
 func missingTools(ctx context.Context, command, id string, jf *journalFlags) error {
 	what := map[string]string{"approve": "the replay calls them", "rollback": "their reverts undo the actions"}[command]
-	hint := fmt.Sprintf("%s: give the tools %s ran with: --tools FILE, --mcp CMD|URL or --config FILE (%s)", command, id, what)
+	hint := fmt.Sprintf("%s: give the tools %s ran with: --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC (%s)", command, id, what)
 	st, err := jf.open(ctx, command)
 	if err != nil {
 		return err
@@ -229,8 +229,6 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return 0, usageError{"run: --journal runs take no --input-schema or --input (a durable program reads its data through connectors)"}
 	case jf.path == "":
 		return 0, usageError{"run: --journal is empty"}
-	case cf.openapi.used():
-		return 0, usageError{"run: --journal does not take --openapi yet (durable OpenAPI connectors are not built); run without --journal, or give the API as --tools commands"}
 	}
 	source, err := readProgram(positional[0])
 	if err != nil {
@@ -311,7 +309,7 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 	// Every command but run works on executions that exist: a journal
 	// that does not is a typo, not a new journal.
 	jf.mustExist = true
-	if cf != nil && cf.tools == "" && cf.mcp == "" && cf.config == "" {
+	if cf != nil && cf.tools == "" && cf.mcp == "" && cf.config == "" && !cf.openapi.used() {
 		return 0, missingTools(ctx, command, positional[0], &jf)
 	}
 	s, err := openSession(ctx, command, &jf, cf, rf, timeout, stderr)

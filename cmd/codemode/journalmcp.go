@@ -44,12 +44,10 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	switch {
 	case len(positional) > 0:
 		return usageError{fmt.Sprintf("mcp serve: unexpected argument %q", positional[0])}
-	case cf.tools == "" && !cf.usesMCP():
-		return usageError{"mcp serve --journal: --tools FILE, --config FILE or --mcp CMD|URL is required"}
+	case cf.tools == "" && !cf.usesMCP() && !cf.openapi.used():
+		return usageError{"mcp serve --journal: --tools FILE, --config FILE, --mcp CMD|URL or --openapi NAME=SPEC is required"}
 	case cf.inputSchema != "":
 		return usageError{"mcp serve --journal: --input-schema is not for durable programs"}
-	case cf.openapi.used():
-		return usageError{"mcp serve --journal: --openapi is not supported yet (durable OpenAPI connectors are not built)"}
 	case *timeout <= 0 || *timeout > 24*time.Hour:
 		return usageError{"mcp serve: --timeout must be positive and at most 24h"}
 	case jf.path == "":

@@ -40,6 +40,7 @@ const usage = `usage:
   codemode check [--tools FILE] [--input-schema FILE] [--runtime R] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] [--allow-fetch HOST[:PORT],… [--fetch-header HOST=Name:ENVVAR]] PROGRAM.ts
   codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db [--ui ADDR]] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
+  codemode openapi serve --spec FILE|URL [--base-url URL] [--header "Name: value" | --header-env Name:ENVVAR] [--journal FILE.db] [--tools per-operation] [--http ADDR]
   codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
   codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312]
   codemode runner serve --listen ADDR [--runtime quickjs|node] [--max-connections N] [--idle-timeout D] [--tls-cert F --tls-key F [--tls-client-ca F]]
@@ -89,6 +90,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	case "mcp":
 		err = mcpCommand(ctx, args[1:], stdout, stderr)
+	case "openapi":
+		err = openapiCommand(ctx, args[1:], stdout, stderr)
 	case "runner":
 		err = runnerCommand(ctx, args[1:], stdout, stderr)
 	case "journal":

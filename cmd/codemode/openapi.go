@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
 
 	"github.com/codemode-go/codemode/connector/openapi"
+	"github.com/codemode-go/codemode/connector/openapi/openapidurable"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/durable"
 )
 
 // openapiFlags are --openapi NAME=SPEC (repeatable), --base-url NAME=URL and
@@ -17,9 +20,28 @@ import (
 // whose requests go to the base URL with headers read from the environment,
 // so that credentials stay out of shell history.
 type openapiFlags struct {
-	specs   []namedValue
-	bases   map[string]string
-	headers map[string]http.Header
+	specs     []namedValue
+	bases     map[string]string
+	headers   map[string]http.Header
+	responses openapi.ResponseValidation
+}
+
+// responsesFlag parses warn, error or off into an
+// openapi.ResponseValidation.
+func responsesFlag(flagName string, dst *openapi.ResponseValidation) func(string) error {
+	return func(s string) error {
+		switch s {
+		case "warn":
+			*dst = openapi.ResponsesWarn
+		case "error":
+			*dst = openapi.ResponsesError
+		case "off":
+			*dst = openapi.ResponsesOff
+		default:
+			return fmt.Errorf("--%s %q: want warn, error or off", flagName, s)
+		}
+		return nil
+	}
 }
 
 type namedValue struct{ name, value string }
@@ -51,6 +73,7 @@ func (o *openapiFlags) register(fs interface {
 		}
 		return err
 	})
+	fs.Func("openapi-responses", "warn (default), error or off: what an --openapi method does with a JSON response that does not match the document (warn: returns it, with a warning on stderr; error: the call fails with a ToolValidationError)", responsesFlag("openapi-responses", &o.responses))
 	fs.Func("header-env", "NAME=Header:ENVVAR: send Header with the value of $ENVVAR on every request of the --openapi namespace NAME (repeatable)", func(s string) error {
 		name, rest, err := splitNamed("header-env", s)
 		if err != nil {
@@ -75,9 +98,9 @@ func (o *openapiFlags) register(fs interface {
 // used reports whether any --openapi was given.
 func (o *openapiFlags) used() bool { return len(o.specs) > 0 }
 
-// namespaces loads each document (warnings on stderr) and returns its
-// namespace.
-func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]contract.Namespace, error) {
+// load checks the flags and loads each document (warnings on stderr).
+func (o *openapiFlags) load(ctx context.Context, stderr io.Writer) ([]*openapi.Connector, error) {
+	warnings := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	names := map[string]bool{}
 	for _, s := range o.specs {
 		names[s.name] = true
@@ -92,20 +115,53 @@ func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]cont
 			return nil, usageError{fmt.Sprintf("--header-env %s: no --openapi %s=SPEC", name, name)}
 		}
 	}
-	var out []contract.Namespace
+	var out []*openapi.Connector
 	for _, s := range o.specs {
-		c, warnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name]})
+		c, loadWarnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name], Responses: o.responses, Logger: warnings})
 		if err != nil {
 			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
 		}
-		for _, w := range warnings {
+		for _, w := range loadWarnings {
 			fmt.Fprintf(stderr, "codemode: warning: --openapi %s: %s\n", s.name, oneLine(w))
 		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// namespaces loads each document (warnings on stderr) and returns its
+// namespace.
+func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]contract.Namespace, error) {
+	cs, err := o.load(ctx, stderr)
+	if err != nil {
+		return nil, err
+	}
+	var out []contract.Namespace
+	for _, c := range cs {
 		ns, err := c.Namespace()
 		if err != nil {
-			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
+			return nil, fmt.Errorf("--openapi %s: %w", c.Name(), err)
 		}
 		out = append(out, ns)
+	}
+	return out, nil
+}
+
+// durableConnectors loads each document as a durable connector
+// (openapidurable): calls journaled, and every method but GET, HEAD,
+// OPTIONS and TRACE, request included, paused for approval.
+func (o *openapiFlags) durableConnectors(ctx context.Context, stderr io.Writer) ([]durable.Connector, error) {
+	cs, err := o.load(ctx, stderr)
+	if err != nil {
+		return nil, err
+	}
+	var out []durable.Connector
+	for _, c := range cs {
+		dc, err := openapidurable.Connector(c, openapidurable.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("--openapi %s: %w", c.Name(), err)
+		}
+		out = append(out, dc)
 	}
 	return out, nil
 }

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/codemode-go/codemode/durable"
 )
 
 // TestRunWithOpenAPI runs a program against the petstore document through
@@ -68,5 +72,52 @@ func TestRunWithOpenAPI(t *testing.T) {
 	code, _, stderr = runCLI(t, "types", "--openapi", "petstore="+spec, "--base-url", "other=http://x")
 	if code == 0 || !strings.Contains(stderr, "--base-url other: no --openapi other=SPEC") {
 		t.Fatalf("base URL for an unknown namespace: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestDurableRunWithOpenAPI: `run --journal --openapi` pauses before the
+// PUT, and `approve` (with the same --openapi flags, as a later process
+// would) continues from the journal, so the GET is sent once.
+func TestDurableRunWithOpenAPI(t *testing.T) {
+	spec, err := filepath.Abs("../../.tools/node_modules/@readme/oas-examples/3.0/json/petstore.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(spec); err != nil {
+		t.Skip(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Authorization")+" "+string(body))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":7,"name":"Rex","photoUrls":[]}`)
+	}))
+	defer srv.Close()
+	t.Setenv("PETSTORE_TOKEN", "Bearer from-env")
+	journal := filepath.Join(t.TempDir(), "journal.db")
+	flags := []string{"--journal", journal, "--openapi", "petstore=" + spec, "--base-url", "petstore=" + srv.URL + "/v3", "--header-env", "petstore=Authorization:PETSTORE_TOKEN"}
+	prog := writeFile(t, "prog.ts", `const pet = await petstore.getPetById({ petId: 7 });
+await petstore.updatePet({ body: { ...pet, name: "Max" } });
+pet.name
+`)
+	code, stdout, stderr := runCLI(t, append(append([]string{"run", "--json"}, flags...), prog)...)
+	var out durable.Output
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitPaused || out.Status != durable.OutputPaused || len(out.Pending) != 1 || out.Pending[0].Method != "updatePet" {
+		t.Fatalf("run: exit %d, %v\nstdout: %s\nstderr: %s", code, err, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, append(append([]string{"approve", "--json"}, flags...), out.ExecutionID)...)
+	var done durable.Output
+	if err := json.Unmarshal([]byte(stdout), &done); err != nil || code != exitCompleted || string(done.Result) != `"Rex"` {
+		t.Fatalf("approve: exit %d, %v\nstdout: %s\nstderr: %s", code, err, stdout, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"GET /v3/pet/7 Bearer from-env ", `PUT /v3/pet Bearer from-env {"id":7,"name":"Max","photoUrls":[]}`}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Errorf("server saw:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
 	}
 }

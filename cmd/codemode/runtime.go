@@ -24,6 +24,10 @@ type runtimeFlags struct {
 	runtime  string
 	pool     int
 	cacheDir string
+	// memoryMiB, when positive, is the QuickJS heap limit per execution
+	// (quickjs.Options.MemoryLimit); 0 keeps the driver's default. Only
+	// commands that register it (openapi serve) set it.
+	memoryMiB int
 }
 
 func (r *runtimeFlags) register(fs *flag.FlagSet) {
@@ -48,7 +52,7 @@ func (r *runtimeFlags) check(command string) error {
 func (r *runtimeFlags) driver(timeout time.Duration) (d drivers.Driver, close func(), err error) {
 	switch r.runtime {
 	case "quickjs":
-		q := quickjs.New(quickjs.Options{Timeout: timeout, CacheDir: r.cacheDir})
+		q := quickjs.New(quickjs.Options{Timeout: timeout, CacheDir: r.cacheDir, MemoryLimit: uint64(r.memoryMiB) << 20})
 		return q, func() { q.Close() }, nil
 	case "node":
 		return node.New(node.Options{}), func() {}, nil

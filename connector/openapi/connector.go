@@ -58,9 +58,40 @@ type Options struct {
 	// (exposeSpec in https://developers.cloudflare.com/agents/tools/codemode/api-reference/; off by default: the document can be large).
 	ExposeSpec bool
 	// Logger, when set, receives a debug record per request (method, path,
-	// status, duration); nil is quiet.
+	// status, duration), and a warning per response that does not match
+	// its schema under ResponsesWarn; nil is quiet.
 	Logger *slog.Logger
+	// Responses says what an operation method does with a 2xx JSON
+	// response that does not match the document's schema for its status:
+	// ResponsesWarn (the default) returns it and logs a warning,
+	// ResponsesError fails the call, ResponsesOff does not look.
+	Responses ResponseValidation
 }
+
+// ResponseValidation is how operation methods check responses against the
+// document (Options.Responses).
+type ResponseValidation int
+
+const (
+	// ResponsesWarn validates and, on a mismatch, returns the response
+	// anyway and logs a warning naming the operation, the status and the
+	// JSON pointer. It is the default because published descriptions often
+	// lag their APIs (a new field, a null where the schema says string):
+	// refusing such a response would block a program on data it can use.
+	ResponsesWarn ResponseValidation = iota
+	// ResponsesError fails the call with a *contract.ToolValidationError
+	// (Phase "output"), which programs see as a ToolValidationError whose
+	// message names the method, the status, the JSON pointer and the
+	// reason.
+	ResponsesError
+	// ResponsesOff does not validate responses.
+	ResponsesOff
+)
+
+// MaxValidatedResponseBytes bounds response validation's cost: a larger
+// response is returned without validation (and, under ResponsesWarn, a
+// debug record says so). Validation is linear in the response's size.
+const MaxValidatedResponseBytes = 1 << 20
 
 // Connector is one OpenAPI document bound to a base URL and credentials. It
 // is immutable and safe for concurrent use.
@@ -74,9 +105,13 @@ type Connector struct {
 	timeout     time.Duration
 	maxResponse int64
 	exposeSpec  bool
-	logger      *slog.Logger
-	ops         []*operation
-	typeNames   map[string]string // "#/components/schemas/X" -> type name
+	responses   ResponseValidation
+	// source is the document's JSON text as read (OpenAPI 3), or nil for
+	// a converted Swagger 2.0 document.
+	source    json.RawMessage
+	logger    *slog.Logger
+	ops       []*operation
+	typeNames map[string]string // "#/components/schemas/X" -> type name
 }
 
 // operation is one method of the namespace.
@@ -113,6 +148,7 @@ func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
 		maxResponse: opts.MaxResponseBytes,
 		exposeSpec:  opts.ExposeSpec,
 		logger:      opts.Logger,
+		responses:   opts.Responses,
 	}
 	if c.name == "" {
 		c.name = contract.DefaultNamespace
@@ -444,11 +480,40 @@ func pointerEscape(s string) string {
 // Name returns the namespace.
 func (c *Connector) Name() string { return c.name }
 
-// Document returns the parsed document. Callers must not modify it.
+// Document returns the parsed document. Callers must not modify it. Its
+// named examples (components/examples) have the value {}: DocumentJSON
+// has them.
 func (c *Connector) Document() *openapi3.T { return c.doc }
+
+// DocumentJSON returns the document as JSON text: as it was read (YAML
+// converted to JSON), or, for a Swagger 2.0 document, its OpenAPI 3.0
+// conversion. Callers must not modify it.
+func (c *Connector) DocumentJSON() (json.RawMessage, error) {
+	if c.source != nil {
+		return c.source, nil
+	}
+	b, err := json.Marshal(c.doc)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: encoding the document: %w", err)
+	}
+	return b, nil
+}
 
 // definitions is the document's components as typegen definitions.
 func (c *Connector) definitions() (*typegen.Definitions, error) {
+	// The source's own text of components/schemas, when it has one, is
+	// the same JSON without encoding the parsed schemas again.
+	if top, ok := memberValue(c.source, skipSpace(c.source, 0), "components"); ok {
+		if at, ok := memberValue(c.source, top, "schemas"); ok {
+			if end, ok := valueEnd(c.source, at); ok {
+				raw := make([]byte, 0, end-at+32)
+				raw = append(raw, `{"components":{"schemas":`...)
+				raw = append(raw, c.source[at:end]...)
+				raw = append(raw, "}}"...)
+				return &typegen.Definitions{Document: raw, Names: c.typeNames}, nil
+			}
+		}
+	}
 	schemas := openapi3.Schemas{}
 	if c.doc.Components != nil {
 		schemas = c.doc.Components.Schemas

@@ -56,5 +56,10 @@
 // JSON response is parsed; any other is returned as text; an empty one is
 // null. A non-2xx status is thrown in the program as an HTTPError whose
 // message carries the status and the start of the body. Responses are
-// bounded in size and requests in time (Options).
+// bounded in size and requests in time (Options), and a JSON response is
+// checked against the document's schema for its status (Options.Responses:
+// a warning by default, or an error, or off).
+//
+// The openapidurable package makes a connector durable; mcpserver.NewOpenAPI
+// serves one document as an MCP server with search and execute tools.
 package openapi

@@ -23,6 +23,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/typecheck"
+	"github.com/codemode-go/codemode/typegen"
 )
 
 // examplesDir is @readme/oas-examples, installed by scripts/test.
@@ -359,6 +360,23 @@ func TestEveryExampleDocumentDeclaresAndTypeChecks(t *testing.T) {
 		if _, err := contract.NewNamespaced(ns); err != nil {
 			t.Errorf("%s: %v", rel, err)
 			continue
+		}
+		// Every method describes within the bound, or as the method alone
+		// when that is over it.
+		d, err := ns.Describer()
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			continue
+		}
+		for _, tool := range ns.Tools {
+			text, err := d.Tool(tool.Name(), 0)
+			if err != nil {
+				t.Errorf("%s: describe %s: %v", rel, tool.Name(), err)
+				continue
+			}
+			if !strings.Contains(text, "  "+tool.Name()+"(") || len(text) > typegen.DefaultDescribeChars && strings.Contains(text, "declare namespace") {
+				t.Errorf("%s: describe %s: %d characters:\n%s", rel, tool.Name(), len(text), text)
+			}
 		}
 		nss = append(nss, ns)
 		fmt.Fprintf(&program, "  await scope.%s.request({ path: \"/\" });\n", name)

@@ -107,6 +107,24 @@ func checkPath(p string) error {
 
 // send performs a request whose path is already escaped and checked.
 func (c *Connector) send(ctx context.Context, method, escapedPath, rawQuery string, h http.Header, body []byte, contentType string) (json.RawMessage, error) {
+	r, err := c.do(ctx, method, escapedPath, rawQuery, h, body, contentType)
+	if err != nil {
+		return nil, err
+	}
+	return r.value, nil
+}
+
+// response is a 2xx response: its status, whether its body is JSON, the
+// body's size and the program's value.
+type response struct {
+	status int
+	json   bool
+	size   int
+	value  json.RawMessage
+}
+
+// do performs a request whose path is already escaped and checked.
+func (c *Connector) do(ctx context.Context, method, escapedPath, rawQuery string, h http.Header, body []byte, contentType string) (*response, error) {
 	u := *c.base
 	u.RawPath = c.base.EscapedPath() + escapedPath
 	p, err := url.PathUnescape(u.RawPath)
@@ -170,7 +188,10 @@ func (c *Connector) send(ctx context.Context, method, escapedPath, rawQuery stri
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, &HTTPError{Status: resp.StatusCode, Method: method, Path: escapedPath, Body: cut(string(data), maxErrorBody)}
 	}
-	return responseValue(resp.Header.Get("Content-Type"), data), nil
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	value := responseValue(ct, data)
+	return &response{status: resp.StatusCode, json: isJSON(mt) && len(bytes.TrimSpace(data)) > 0 && json.Valid(data), size: len(data), value: value}, nil
 }
 
 // responseValue turns a 2xx body into the program's value.

@@ -32,7 +32,8 @@ type Tool struct {
 	// InputSchema and OutputSchema are the declaration schemas: their
 	// "#/components/schemas/…" references point into the document (see
 	// Namespace, which declares them once). OutputSchema is {} when the
-	// operation has no 2xx JSON response.
+	// operation has no 2xx JSON response, and nil (declared any) for
+	// request.
 	InputSchema, OutputSchema json.RawMessage
 	// Call validates the input against the document and sends the request.
 	Call contract.Handler
@@ -63,10 +64,12 @@ func (c *Connector) Tools() ([]Tool, error) {
 		})
 	}
 	out = append(out, Tool{
-		Name:         requestMethod,
-		Description:  "Sends one HTTP request to the API (base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string, empty as null. A status outside 2xx throws an HTTPError. Use it for what the other methods do not cover.",
-		InputSchema:  json.RawMessage(requestInputSchema),
-		OutputSchema: json.RawMessage(`{}`),
+		Name:        requestMethod,
+		Description: "Sends one HTTP request to the API (base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string, empty as null. A status outside 2xx throws an HTTPError. Use it for what the other methods do not cover.",
+		InputSchema: json.RawMessage(requestInputSchema),
+		// No schema: declared any, as an MCP tool without one, so that a
+		// program reads the response without casts.
+		OutputSchema: nil,
 		Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 			var o RequestOptions
 			if err := json.Unmarshal(input, &o); err != nil {
@@ -83,7 +86,7 @@ func (c *Connector) Tools() ([]Tool, error) {
 			Name: specMethod, Description: "Returns the API's OpenAPI document.", ReadOnly: true,
 			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`),
 			Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-				once.Do(func() { spec, specErr = json.Marshal(c.doc) })
+				once.Do(func() { spec, specErr = c.DocumentJSON() })
 				return spec, specErr
 			},
 		})
@@ -303,7 +306,61 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 			return nil, fmt.Errorf("encoding the body: %w", err)
 		}
 	}
-	return c.send(ctx, op.method, path, strings.Join(query, "&"), h, payload, op.bodyType)
+	r, err := c.do(ctx, op.method, path, strings.Join(query, "&"), h, payload, op.bodyType)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkResponse(ctx, op, r); err != nil {
+		return nil, err
+	}
+	return r.value, nil
+}
+
+// checkResponse validates a JSON response against the document's schema
+// for its status (the exact code, else its range such as "2XX"), as
+// Options.Responses says; a response with no JSON schema, not JSON, or
+// larger than MaxValidatedResponseBytes is not checked.
+func (c *Connector) checkResponse(ctx context.Context, op *operation, r *response) error {
+	if c.responses == ResponsesOff || !r.json || op.op.Responses == nil {
+		return nil
+	}
+	ref := op.op.Responses.Status(r.status)
+	if ref == nil {
+		ref = op.op.Responses.Value(fmt.Sprintf("%dXX", r.status/100))
+	}
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	_, schema, _ := jsonContent(ref.Value.Content)
+	if schema == nil || schema.Value == nil {
+		return nil
+	}
+	if r.size > MaxValidatedResponseBytes {
+		if c.logger != nil {
+			c.logger.DebugContext(ctx, "openapi response not validated: too large", "namespace", c.name, "method", op.name, "bytes", r.size)
+		}
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(r.value, &v); err != nil {
+		return nil
+	}
+	err := schema.Value.VisitJSON(v, openapi3.VisitAsResponse())
+	if err == nil || oneOfAmbiguity(err) {
+		return nil
+	}
+	line := schemaMessage(err)
+	if !strings.HasPrefix(line, "/") {
+		line = "/: " + line
+	}
+	line += fmt.Sprintf(" (the %d response of %s %s does not match the document)", r.status, op.method, op.path)
+	if c.responses == ResponsesError {
+		return &contract.ToolValidationError{Tool: op.name, Phase: "output", Lines: []string{line}}
+	}
+	if c.logger != nil {
+		c.logger.WarnContext(ctx, "openapi response does not match the document", "namespace", c.name, "method", op.name, "mismatch", line)
+	}
+	return nil
 }
 
 // requestValidation validates a request value: readOnly properties are

@@ -81,21 +81,7 @@ type ServerOptions struct {
 // ServerOptions.NoElicitation). A second tool, code_result
 // (ResultToolName), returns an execution's current output (Handle.Output).
 func NewServer(h *durable.Handle, opts ServerOptions) *mcp.Server {
-	if opts.Name == "" {
-		opts.Name = "codemode"
-	}
-	if opts.Version == "" {
-		opts.Version = "0.1.0"
-	}
-	if opts.MaxTokens <= 0 {
-		opts.MaxTokens = mcpserver.DefaultMaxTokens
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.ElicitTimeout <= 0 {
-		opts.ElicitTimeout = 10 * time.Minute
-	}
+	opts = withDefaults(opts)
 	names := h.ConnectorNames()
 	list := strings.Join(names, ", ")
 	if len(names) > 1 {
@@ -126,6 +112,38 @@ func NewServer(h *durable.Handle, opts ServerOptions) *mcp.Server {
 		return resultAnswer(ctx, h, opts, req)
 	})
 	return srv
+}
+
+// withDefaults fills the zero fields of opts.
+func withDefaults(opts ServerOptions) ServerOptions {
+	if opts.Name == "" {
+		opts.Name = "codemode"
+	}
+	if opts.Version == "" {
+		opts.Version = "0.1.0"
+	}
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = mcpserver.DefaultMaxTokens
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.ElicitTimeout <= 0 {
+		opts.ElicitTimeout = 10 * time.Minute
+	}
+	return opts
+}
+
+// CodeHandler returns the code tool's handler of NewServer, for a server
+// with its own tools, such as `codemode openapi serve --journal`'s execute:
+// each call's {"code"} runs as one durable execution of h, answered as the
+// code tool answers (pauses, elicitation and all).
+func CodeHandler(h *durable.Handle, opts ServerOptions) mcp.ToolHandler {
+	opts = withDefaults(opts)
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	s := &server{h: h, opts: opts, key: key}
+	return s.answer
 }
 
 // server is one NewServer's state: the handle, its options and the key that
