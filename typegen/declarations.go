@@ -508,6 +508,11 @@ func absentSchema(s json.RawMessage) bool {
 	return len(s) == 0 || string(s) == "null"
 }
 
+// InterfaceName is the name of a namespace's interface in declarations:
+// Tools for the codemode namespace and FooTools for foo (the scope declares
+// `readonly foo: FooTools`).
+func InterfaceName(namespace string) string { return interfaceName(namespace) }
+
 // interfaceName is Tools for the codemode namespace and FooTools for foo.
 func interfaceName(namespace string) string {
 	if namespace == "codemode" {
