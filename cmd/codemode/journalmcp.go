@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/mcpserver"
 	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,6 +32,9 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
 	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	uiAddr := fs.String("ui", "", "also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
+	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "passes (programs, replays after approval) running at once; more wait in a queue")
+	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "passes waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
+	maxPerSession := fs.Int("max-executions-per-session", 0, "--http: passes one client session runs at once (default: half of --max-executions, at least 1)")
 	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (namespaces and codemode.search/describe); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)
@@ -84,7 +88,14 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer s.close()
-	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode}
+	if *maxExec < 1 || *maxQueue < 1 || *maxPerSession < 0 || *maxPerSession > *maxExec {
+		return usageError{"mcp serve: --max-executions and --max-queue must be at least 1, --max-executions-per-session between 1 and --max-executions"}
+	}
+	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode,
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, MaxExecutionsPerSession: *maxPerSession}
+	if *httpAddr == "" {
+		sopts.MaxExecutionsPerSession = *maxExec // stdio: one client, the only session
+	}
 	if !*noCheck {
 		checker, err := typecheck.New(typecheck.Options{})
 		if err != nil {
