@@ -181,6 +181,15 @@ const sdkMembers = `  /**
   run(name: string, input?: unknown): Promise<unknown>;
 `
 
+// DurableSDKDeclaration is the durable SDK alone, as a global: `declare
+// const codemode: {search, describe, step, run}` and the result types, for
+// a runtime whose programs get codemode beside their connectors' own
+// namespaces (package durable). It is the text a Surface with DurableSDK
+// prints for the codemode namespace's SDK members.
+func DurableSDKDeclaration() string {
+	return "/** The durable runtime's SDK. */\ndeclare const codemode: {\n" + sdkMembers + "};\n\n" + sdkTypes
+}
+
 // sdkTypes are printed after the namespace interfaces.
 const sdkTypes = `type SearchResult = {
   path: string;
