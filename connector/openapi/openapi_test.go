@@ -470,3 +470,44 @@ func TestProgramsAreCheckedAgainstTheDocument(t *testing.T) {
 		})
 	}
 }
+
+// TestCredentialsAndMethodStayTheHosts: an API that echoes the request's
+// headers (in an error or a success) does not hand the host's credential to
+// the program, and a program cannot send a method-override header (the
+// host approves requests by method).
+func TestCredentialsAndMethodStayTheHosts(t *testing.T) {
+	srv := newAPIServer(t, func(r *http.Request) (int, string, string) {
+		echo := "Authorization was: " + r.Header.Get("Authorization")
+		if r.URL.Path == "/v3/store/inventory" {
+			return http.StatusInternalServerError, "text/plain", echo
+		}
+		b, _ := json.Marshal(map[string]string{"echo": echo})
+		return http.StatusOK, "application/json", string(b)
+	})
+	c := load(t, "3.0/json/petstore.json", "petstore", srv.URL+"/v3")
+	out := runCode(t, `const results = [];
+try { await petstore.request({ path: "/store/inventory" }); } catch (e) { results.push(e.message); }
+results.push(JSON.stringify(await petstore.request({ path: "/pet/1" })));
+for (const h of ["X-HTTP-Method-Override", "x-http-method", "X-Method-Override"]) {
+  try { await petstore.request({ path: "/pet/1", headers: { [h]: "DELETE" } }); results.push("sent " + h); } catch (e) { results.push(e.message); }
+}
+results`, c)
+	if out.Kind != client.Success {
+		t.Fatalf("%+v", out.Error)
+	}
+	got := string(out.Value)
+	if strings.Contains(got, "host-secret") {
+		t.Fatalf("the program saw the host's credential: %s", got)
+	}
+	if strings.Count(got, "[redacted]") != 2 {
+		t.Errorf("want the echoed credential redacted twice: %s", got)
+	}
+	if strings.Contains(got, "sent ") || strings.Count(got, "is refused: it would change the request's method") != 3 {
+		t.Errorf("method-override headers: %s", got)
+	}
+	for _, r := range srv.requests() {
+		if r.Header.Get("X-Http-Method-Override") != "" || r.Header.Get("X-Http-Method") != "" || r.Header.Get("X-Method-Override") != "" {
+			t.Errorf("the server received a method override: %v", r.Header)
+		}
+	}
+}

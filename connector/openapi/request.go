@@ -146,6 +146,9 @@ func (c *Connector) do(ctx context.Context, method, escapedPath, rawQuery string
 		return nil, fmt.Errorf("%s %s: %w", method, escapedPath, err)
 	}
 	for k, v := range h {
+		if methodOverride[http.CanonicalHeaderKey(k)] {
+			return nil, fmt.Errorf("%s %s: the header %s is refused: it would change the request's method after the host decided on it (approval is by method)", method, escapedPath, k)
+		}
 		req.Header[k] = v
 	}
 	if body != nil {
@@ -185,6 +188,7 @@ func (c *Connector) do(ctx context.Context, method, escapedPath, rawQuery string
 	if int64(len(data)) > c.maxResponse {
 		return nil, fmt.Errorf("%s %s: the response is larger than %d bytes", method, escapedPath, c.maxResponse)
 	}
+	data = c.redact(data)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, &HTTPError{Status: resp.StatusCode, Method: method, Path: escapedPath, Body: cut(string(data), maxErrorBody)}
 	}
@@ -192,6 +196,38 @@ func (c *Connector) do(ctx context.Context, method, escapedPath, rawQuery string
 	mt, _, _ := mime.ParseMediaType(ct)
 	value := responseValue(ct, data)
 	return &response{status: resp.StatusCode, json: isJSON(mt) && len(bytes.TrimSpace(data)) > 0 && json.Valid(data), size: len(data), value: value}, nil
+}
+
+// methodOverride are the headers by which many web frameworks take a
+// request's method from a header instead of the request line (the
+// X-HTTP-Method-Override family); a program may not send them, since the
+// host approves requests by method.
+var methodOverride = map[string]bool{"X-Http-Method-Override": true, "X-Http-Method": true, "X-Method-Override": true}
+
+// redact replaces the values of the connector's own headers (credentials
+// the host adds) in a response body by "[redacted]": an API that echoes
+// the request's headers back, in an error page or a debugging endpoint,
+// would otherwise hand them to the program. Each value is looked for as it
+// is, JSON-escaped, and, for "Scheme token" values, the token alone;
+// values shorter than 8 bytes are left (they would match ordinary text).
+func (c *Connector) redact(data []byte) []byte {
+	for _, values := range c.headers {
+		for _, v := range values {
+			forms := []string{v}
+			if q, err := json.Marshal(v); err == nil {
+				forms = append(forms, string(q[1:len(q)-1]))
+			}
+			if _, token, ok := strings.Cut(v, " "); ok {
+				forms = append(forms, strings.TrimSpace(token))
+			}
+			for _, f := range forms {
+				if len(f) >= 8 && bytes.Contains(data, []byte(f)) {
+					data = bytes.ReplaceAll(data, []byte(f), []byte("[redacted]"))
+				}
+			}
+		}
+	}
+	return data
 }
 
 // responseValue turns a 2xx body into the program's value.
