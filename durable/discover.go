@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/search"
@@ -176,6 +177,10 @@ func declNamespaces(connectors []Connector) ([]contract.Namespace, error) {
 	return namespaces, nil
 }
 
+// MaxSearchQuery is the length in bytes of a search query that counts; the
+// rest is ignored.
+const MaxSearchQuery = 1000
+
 // Connectors returns the catalog's connectors. Callers must not modify
 // the result.
 func (c *Catalog) Connectors() []Connector { return c.connectors }
@@ -185,6 +190,16 @@ func (c *Catalog) Connectors() []Connector { return c.connectors }
 // names and descriptions, with identifier splitting and stemming; only
 // real word matches count). At most MaxSearchResults results are returned.
 func (c *Catalog) Search(query string, snippets []Snippet) SearchOutput {
+	// A query is a few words; a program could send megabytes of distinct
+	// ones (about 1 s of host CPU per call for 1.75 MB), so only the first
+	// MaxSearchQuery bytes count.
+	if len(query) > MaxSearchQuery {
+		cut := MaxSearchQuery
+		for cut > 0 && !utf8.RuneStart(query[cut]) {
+			cut--
+		}
+		query = query[:cut]
+	}
 	c.mu.Lock()
 	if c.methods == nil {
 		c.methods = c.methodDocs()

@@ -31,6 +31,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	uiAddr := fs.String("ui", "", "also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
 	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "passes (programs, replays after approval) running at once; more wait in a queue")
 	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "passes waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
+	noElicit := fs.Bool("no-elicitation", false, "never ask the person through the MCP client at a pause (a client that declares elicitation could answer by itself); pauses wait for approve, reject or the journal page")
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
 	sessionIdle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "--http: close a session with no request for this long")
 	bodyTimeout := fs.Duration("body-timeout", mcpserver.DefaultBodyTimeout, "--http: bound on reading one request's body")
@@ -95,7 +96,7 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return usageError{"mcp serve: --max-executions and --max-queue must be at least 1, --max-executions-per-session between 1 and --max-executions"}
 	}
 	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode,
-		MaxExecutions: *maxExec, MaxQueued: *maxQueue, MaxExecutionsPerSession: *maxPerSession}
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, MaxExecutionsPerSession: *maxPerSession, NoElicitation: *noElicit}
 	if *httpAddr == "" {
 		sopts.MaxExecutionsPerSession = *maxExec // stdio: one client, the only session
 	}

@@ -249,7 +249,15 @@ func (s *server) run(ctx context.Context, h *durable.Handle, opts ServerOptions,
 // protocols). The model never sees the question.
 func (s *server) finish(ctx context.Context, req *mcp.CallToolRequest, out durable.Output, note string) (*mcp.CallToolResult, error) {
 	for out.Status == durable.OutputPaused && s.elicits(req) {
-		params := &mcp.ElicitParams{Message: approvalQuestion(out, s.opts.MaxTokens*2), RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`)}
+		question, whole := approvalQuestion(out, s.opts.MaxTokens*2)
+		if !whole {
+			// The person would approve arguments they cannot see: leave
+			// the decision to the journal page or the CLI, which show all.
+			s.opts.Logger.Info("approval not asked: the arguments do not fit the question", "execution", out.ExecutionID)
+			note = "The pending actions' arguments are too long to show the person in full in this client, so they were not asked here; a person reviews them with `codemode pending` or the journal page."
+			break
+		}
+		params := &mcp.ElicitParams{Message: question, RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`)}
 		if multiRoundTrip(req) {
 			s.opts.Logger.Info("approval asked", "execution", out.ExecutionID)
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalInput: params}, RequestState: s.sign(req, out)}, nil
@@ -410,16 +418,26 @@ func (s *server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 }
 
 // approvalQuestion is the elicitation message for a pause: every pending
-// action with its arguments, each bounded, within budget characters.
-func approvalQuestion(out durable.Output, budget int) string {
+// action with its arguments, within budget characters. whole is false when
+// an action's arguments do not fit their share (at most 2,000 characters
+// each): a cut could hide the argument that matters (the adversarial review
+// hid "to": "mallory" after 400 padding keys), so such a pause is not
+// asked in the client at all.
+func approvalQuestion(out durable.Output, budget int) (question string, whole bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A program (execution %s) wants to run %d action(s) that need your approval:\n", out.ExecutionID, len(out.Pending))
-	per := budget / max(len(out.Pending), 1)
+	per := min(budget/max(len(out.Pending), 1), 2000)
+	whole = true
 	for _, p := range out.Pending {
-		fmt.Fprintf(&b, "\n- %s.%s with %s", p.Connector, p.Method, mcpserver.Truncate(string(p.Args), min(per, 2000)))
+		args := string(p.Args)
+		if len(args) > per {
+			whole = false
+			args = mcpserver.Truncate(args, per)
+		}
+		fmt.Fprintf(&b, "\n- %s.%s with %s", p.Connector, p.Method, args)
 	}
 	b.WriteString("\n\nAccept to approve all of them and continue the program; decline to reject it (actions already done stay done).")
-	return b.String()
+	return b.String(), whole
 }
 
 // resultAnswer is code_result: the execution's current output.

@@ -306,3 +306,35 @@ func textOf(res *mcp.CallToolResult) string {
 	}
 	return b.String()
 }
+
+type noteInput struct {
+	Note string `json:"note"`
+}
+
+// A pause whose arguments do not fit the question in full is not put to the
+// person in the client (a cut could hide the argument that matters); the
+// answer stays paused and says where to review it.
+func TestServerDoesNotAskWhatItCannotShow(t *testing.T) {
+	send, err := durable.FuncTool("send", "Sends a note.", func(ctx context.Context, _ noteInput) (okOutput, error) { return okOutput{true}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	send.RequiresApproval = true
+	h := handle(t, durable.Connector{Name: "svc", Tools: []durable.ConnectorTool{send}})
+	var asked int
+	cs := connect(t, h, durablemcp.ServerOptions{}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	res := callCode(t, cs, `await svc.send({ note: "x".repeat(5000) })`)
+	out := outputOf(t, res)
+	if asked != 0 || out.Status != durable.OutputPaused || !strings.Contains(textOf(res), "codemode pending") {
+		t.Fatalf("asked %d times; answer %+v: %s", asked, out, textOf(res))
+	}
+	// Arguments that fit are asked about as before.
+	res = callCode(t, cs, `await svc.send({ note: "short" })`)
+	if out := outputOf(t, res); asked != 1 || out.Status != durable.OutputCompleted {
+		t.Fatalf("asked %d times; answer %+v", asked, out)
+	}
+}
