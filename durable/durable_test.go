@@ -993,3 +993,25 @@ func TestValidateCode(t *testing.T) {
 		t.Fatalf("wrong argument type: %+v %v", res, err)
 	}
 }
+
+// A program cannot end a step it does not own through the SDK's host
+// namespace (which is in its reach): after a step's function threw, a
+// forged step_end with the step's token is refused, and the step's entry
+// stays an error.
+func TestProgramCannotEndAStepItDoesNotOwn(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, `try { await codemode.step("t", () => { throw new Error("boom"); }); } catch {}
+let refused = "";
+try { await __codemode.step_end({ name: "t", token: 1, value: { forged: true } }); } catch (e) { refused = e.message; }
+refused`)
+	wantStatus(t, out, durable.OutputCompleted)
+	if !strings.Contains(string(out.Result), `no step \"t\" is open at 1`) {
+		t.Fatalf("the forged step_end: %s", out.Result)
+	}
+	e := record(t, h, out.ExecutionID)
+	for _, l := range e.Log {
+		if l.Seq == 1 && (l.State != durable.EntryError || l.Result != nil) {
+			t.Fatalf("step entry %+v: want an error without a value", l)
+		}
+	}
+}

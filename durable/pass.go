@@ -56,10 +56,33 @@ type pass struct {
 	inflight int
 	pending  int
 	changed  chan struct{} // closed and replaced when inflight or pending changes
+	// open are the steps this pass began and has not ended, by token (the
+	// step's seq): only these may be ended. The SDK's host namespace is in
+	// the program's reach, so a program could otherwise end a step it does
+	// not own, or one whose function threw (the adversarial review did).
+	open map[uint64]bool
+}
+
+// openStep records that this pass began the step at seq; closeStep ends
+// it, reporting whether it was open.
+func (p *pass) openStep(seq uint64) {
+	p.mu.Lock()
+	p.open[seq] = true
+	p.mu.Unlock()
+}
+
+func (p *pass) closeStep(seq uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.open[seq] {
+		return false
+	}
+	delete(p.open, seq)
+	return true
 }
 
 func (h *Handle) newPass(e *Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{}}
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{}, open: map[uint64]bool{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
@@ -375,6 +398,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 				return json.Marshal(reply)
 			}
 			// executing or error: an earlier pass did not record a value; run fn again.
+			p.openStep(call.Seq)
 			return json.Marshal(map[string]any{"found": false, "token": call.Seq, "clock": call.Clock})
 		}
 		entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepMethod, Args: nameArgs, State: EntryExecuting, UpdatedAt: now()}
@@ -385,12 +409,16 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if !ok {
 			return p.notRunning(ctx, what)
 		}
+		p.openStep(call.Seq)
 		return json.Marshal(map[string]any{"found": false, "token": call.Seq, "clock": call.Clock})
 	case "step_skip":
 		return json.RawMessage(`{}`), nil // takes the seq of a call the replayed step's function made
 	case "step_end":
 		if in.Token == 0 {
 			return json.RawMessage(`{}`), nil // the replayed path
+		}
+		if !p.closeStep(in.Token) {
+			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
 		}
 		e, found, err := p.store().Entry(ctx, p.h.name, p.id, in.Token)
 		if err != nil {
