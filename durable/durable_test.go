@@ -993,3 +993,26 @@ func TestValidateCode(t *testing.T) {
 		t.Fatalf("wrong argument type: %+v %v", res, err)
 	}
 }
+
+// A failed program's error names where it failed in the agent's code and
+// shows the agent's own lines there, in every form, for a throw and for a
+// tool's input validation failure (whose client excerpt is of the prepared
+// program, the prelude included).
+func TestErrorsShowTheAgentsLines(t *testing.T) {
+	h, _, _ := fixture(t)
+	for _, c := range []struct {
+		code, want string
+	}{
+		{"const a = 1;\nthrow new Error(\"x\" + a)", "Error: x1\n  at agent.ts:2:23\n  1 | const a = 1;\n> 2 | throw new Error(\"x\" + a)\n    |                       ^"},
+		{"await github.create_issue({ title: 1 });", "  at agent.ts:1:14\n> 1 | await github.create_issue({ title: 1 });\n    |              ^"},
+		{"const t = 1;\nawait github.create_issue({ title: t });\nreturn 2;", "  at agent.ts:2:14\n  1 | const t = 1;\n> 2 | await github.create_issue({ title: t });\n    |              ^\n  3 | return 2;"},
+		{"async () => { throw new TypeError(\"bad\") }", "TypeError: bad\n  at agent.ts:1:25\n> 1 | async () => { throw new TypeError(\"bad\") }\n    |                         ^"},
+		{"// m\nexport default async () => {\n  throw new Error(\"m\") }", "Error: m\n  at agent.ts:3:13\n  2 | export default async () => {\n> 3 |   throw new Error(\"m\") }\n    |             ^"},
+	} {
+		out := execute(t, h, c.code)
+		wantStatus(t, out, durable.OutputError)
+		if !strings.HasSuffix(out.Error, c.want) || strings.Contains(out.Error, "__codemode") {
+			t.Errorf("%q: error\n%s\nwant it to end with\n%s", c.code, out.Error, c.want)
+		}
+	}
+}

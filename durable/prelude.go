@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/internal/excerpt"
 )
 
 // codemode.step(name, fn) runs fn in the program and records its value, so
@@ -180,6 +183,53 @@ func (s shift) restore(text string) string {
 		}
 		return fmt.Sprintf("agent.ts:%d:%d", line, col-s.by)
 	})
+}
+
+// agent maps a position (1-based line and column) in the prepared program
+// to the agent's code of n lines; ok is false for a position in the code
+// prepare added (the prelude, or the wrapper around a module or a function).
+func (s shift) agent(line, col, n int) (int, int, bool) {
+	if line < 1 || line > n || col < 1 {
+		return 0, 0, false
+	}
+	if line != s.line || col <= s.col {
+		return line, col, true
+	}
+	if col <= s.col+s.by {
+		return 0, 0, false
+	}
+	return line, col - s.by, true
+}
+
+// describe is the message of a failed program for the journal and the
+// agent: the error's name and message with positions in the agent's code,
+// then where the program failed, "  at agent.ts:LINE:COLUMN" and the
+// agent's own lines around it (the client's excerpt, of the prepared
+// program, would show the prelude). The place is the client's excerpt
+// position when the message has one (a tool validation failure, at the
+// call), else the stack's first frame in the agent's code; a message that
+// names its place already (a syntax error) is kept as a plain run gives it.
+func (s shift) describe(pe *client.ProgramError, code string) string {
+	msg := pe.Error()
+	var at []string
+	if i := strings.Index(msg, "\n  at agent.ts:"); i >= 0 {
+		at = position.FindAllString(msg[i:], 1)
+		msg = msg[:i]
+	}
+	msg = s.restore(msg)
+	if len(at) == 0 && position.MatchString(msg) {
+		return msg // a syntax error names its place, as a plain run's does
+	}
+	lines := strings.Split(unfence(code), "\n")
+	for _, m := range append(at, position.FindAllString(pe.Stack, -1)...) {
+		sub := position.FindStringSubmatch(m)
+		line, _ := strconv.Atoi(sub[1])
+		col, _ := strconv.Atoi(sub[2])
+		if l, c, ok := s.agent(line, col, len(lines)); ok {
+			return fmt.Sprintf("%s\n  at agent.ts:%d:%d\n%s", msg, l, c, strings.TrimRight(excerpt.Lines(lines, l, c), "\n"))
+		}
+	}
+	return msg
 }
 
 // mayBeFunction reports whether code, after leading space and comments,
