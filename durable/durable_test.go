@@ -1016,3 +1016,27 @@ func TestErrorsShowTheAgentsLines(t *testing.T) {
 		}
 	}
 }
+
+// A call of a method codemode does not have (a tool, as plain code mode
+// puts them on codemode) names where the tools are, in every form; the
+// SDK's own methods and a look at codemode's properties work as before.
+func TestMissingSDKMethodNamesTheConnectors(t *testing.T) {
+	h, _, _ := fixture(t)
+	const want = "TypeError: codemode.list_pulls is not a function: in durable runs codemode has step, search, describe and run, and the tools are on `github` (github.list_pulls)"
+	for _, code := range []string{
+		`await codemode.list_pulls({ repo: "a/b" })`,
+		`async () => await codemode.list_pulls({ repo: "a/b" })`,
+		"export default async ({ codemode }) => await codemode.list_pulls({ repo: \"a/b\" });",
+	} {
+		out := execute(t, h, code)
+		wantStatus(t, out, durable.OutputError)
+		if !strings.HasPrefix(out.Error, want+"\n") {
+			t.Errorf("%q: error %q, want it to start with %q", code, out.Error, want)
+		}
+	}
+	out := execute(t, h, `[typeof codemode.step, typeof codemode.then, JSON.stringify(codemode), await codemode.step("s", () => 1)]`)
+	wantStatus(t, out, durable.OutputCompleted)
+	if string(out.Result) != `["function","undefined","{}",1]` {
+		t.Fatalf("result %s", out.Result)
+	}
+}

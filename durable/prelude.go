@@ -55,7 +55,18 @@ const sdkObject = `((__j) => { const __sdk = Object.freeze({ ` + sdkDiscovery + 
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
 	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); return __sdk; })(` + sdkNamespace + `)`
+	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); ` + sdkMissing + `})(` + sdkNamespace + `)`
+
+// sdkMissing returns the codemode object behind a proxy whose other
+// methods throw a TypeError that names where the tools are: an agent used
+// to plain code mode writes codemode.getWeather(…) for a tool that durable
+// runs put on its connector (the CLI's tools file on "tools"), and would
+// otherwise get a bare "not a function".
+const sdkMissing = `return new Proxy(__sdk, { get: (t, p) => { ` +
+	`if (typeof p !== "string" || p in t || p === "then" || p === "toJSON") return t[p]; ` +
+	`return () => { const cs = Object.keys(` + snippetScope + `()).filter((k) => k !== "console" && k !== "result"); ` +
+	`throw new TypeError("codemode." + p + " is not a function: in durable runs codemode has step, search, describe and run, " + ` +
+	`(cs.length === 0 ? "and there are no tools" : "and the tools are on " + cs.map((c) => "\x60" + c + "\x60").join(", ") + (cs.length === 1 ? " (" + cs[0] + "." + p + ")" : ""))); }; } }); `
 
 // sdkDiscovery are codemode.search, codemode.describe and codemode.run.
 const sdkDiscovery = `search: async (query) => { ` +
