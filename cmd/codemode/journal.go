@@ -59,8 +59,12 @@ func isJournalCommand(name string) bool {
 	return false
 }
 
-// wantsJournal reports whether run's arguments ask for a durable run.
+// wantsJournal reports whether run's arguments ask for a durable run:
+// --journal, or $CODEMODE_JOURNAL set (as it is --journal's default).
 func wantsJournal(args []string) bool {
+	if os.Getenv(journalEnv) != "" {
+		return true
+	}
 	for _, a := range args {
 		if a == "--" {
 			return false

@@ -586,3 +586,68 @@ func TestJournalMCPServeUI(t *testing.T) {
 		t.Fatalf("non-loopback --ui: exit %d %q", code, stderr)
 	}
 }
+
+// TestJournalSelectsTheDurableSurface: with --journal or $CODEMODE_JOURNAL,
+// types and check use the declarations of durable runs for a tools file
+// without durable fields (its tools on tools), and run is durable, so the
+// three agree; without, all three use codemode. A durable run's failure
+// names the place in the program's own lines, and codemode.<tool> names
+// where the tools are.
+func TestJournalSelectsTheDurableSurface(t *testing.T) {
+	f := newJournalFixture(t)
+	plain := filepath.Join(f.dir, "plain.json")
+	os.WriteFile(plain, []byte(`{"tools": [{"name": "echo", "description": "Echoes.",
+  "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
+  "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
+  "command": ["cat"]}]}`), 0o644)
+	onTools := filepath.Join(f.dir, "on_tools.ts")
+	os.WriteFile(onTools, []byte("const a = 1;\nconst r = await tools.echo({ text: \"hi\" });\nreturn r.text;\n"), 0o644)
+	onCodemode := filepath.Join(f.dir, "on_codemode.ts")
+	os.WriteFile(onCodemode, []byte("const r = await codemode.echo({ text: \"hi\" });\nreturn r.text;\n"), 0o644)
+	badInput := filepath.Join(f.dir, "bad_input.ts")
+	os.WriteFile(badInput, []byte("const a = 1;\nawait tools.echo({ text: a });\n"), 0o644)
+
+	// $CODEMODE_JOURNAL (set by f.cli) and --journal: the durable surface.
+	code, stdout, stderr := f.cli(t, "types", "--tools", plain)
+	if code != 0 || !strings.Contains(stdout, "readonly tools: ToolsTools") || !strings.Contains(stdout, "step<T>") {
+		t.Fatalf("types with $%s: exit %d %q %q", journalEnv, code, stdout, stderr)
+	}
+	code, stdout, stderr = f.cli(t, "run", "--tools", plain, onTools)
+	if code != 0 || stdout != "hi\n" {
+		t.Fatalf("run with $%s: exit %d %q %q", journalEnv, code, stdout, stderr)
+	}
+	_, stdout, _ = f.cli(t, "executions", "--json")
+	var list []*durable.Execution
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 1 || list[0].Status != durable.StatusCompleted {
+		t.Fatalf("the run is not in the journal: %q %v", stdout, err)
+	}
+	code, _, stderr = f.cli(t, "run", "--tools", plain, onCodemode)
+	if want := "codemode.echo is not a function: in durable runs codemode has step, search, describe and run, and the tools are on `tools` (tools.echo)\n  at on_codemode.ts:1:"; code != exitError || !strings.Contains(stderr, want) {
+		t.Fatalf("run of codemode.echo: exit %d %q, want %q", code, stderr, want)
+	}
+	code, _, stderr = f.cli(t, "run", "--tools", plain, badInput)
+	if want := "  at bad_input.ts:2:13\n  1 | const a = 1;\n> 2 | await tools.echo({ text: a });\n    |             ^\n"; code != exitError || !strings.Contains(stderr, want) {
+		t.Fatalf("run of a bad input: exit %d %q, want %q", code, stderr, want)
+	}
+	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
+		t.Skip(err)
+	}
+	for _, env := range []string{f.journal, ""} {
+		f := *f
+		f.journal = env
+		args := []string{"check", "--tools", plain}
+		good, bad := onTools, onCodemode
+		if env == "" {
+			good, bad = onCodemode, onTools
+			if code, _, _ := f.cli(t, "check", "--journal", "x.db", "--tools", plain, onTools); code != 0 {
+				t.Errorf("check --journal of %s: exit %d", onTools, code)
+			}
+		}
+		if code, stdout, stderr := f.cli(t, append(args, good)...); code != 0 || strings.TrimSpace(stdout) != "valid" {
+			t.Errorf("%s=%q: check %s: exit %d %q %q", journalEnv, env, good, code, stdout, stderr)
+		}
+		if code, _, _ := f.cli(t, append(args, bad)...); code != 1 {
+			t.Errorf("%s=%q: check %s: exit %d, want 1", journalEnv, env, bad, code)
+		}
+	}
+}
