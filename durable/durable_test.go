@@ -982,6 +982,9 @@ func TestValidateCode(t *testing.T) {
 		"const t = await codemode.step(\"t\", () => 1);\nconst prs = await github.list_pull_requests({ repo: \"a\" });\nprs.length + t",
 		"async () => (await github.list_pull_requests({ repo: \"a\" })).length",
 		"export default async ({ codemode, github }: AgentProgramScope) => { const n = await codemode.step(\"n\", () => 2); return (await github.create_issue({ title: String(n) })).id; };",
+		// A program saved as a snippet reads the input codemode.run gives it.
+		"const title = typeof input === \"object\" && input !== null ? input.title : \"none\";\nawait github.create_issue({ title: String(title) });",
+		"const input = 1;\ninput + 1",
 	} {
 		res, err := h.ValidateCode(ctx, checker, code)
 		if err != nil || !res.Valid {

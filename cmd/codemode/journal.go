@@ -215,6 +215,7 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	var jf journalFlags
 	jf.register(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
+	input := fs.String("input", "", "not taken: an execution has no input; a snippet reads the input codemode.run gives it")
 	var rf runtimeFlags
 	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
@@ -229,8 +230,8 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return 0, usageError{"run: exactly one PROGRAM.ts is required"}
 	case *timeout <= 0:
 		return 0, usageError{"run: --timeout must be positive"}
-	case cf.inputSchema != "":
-		return 0, usageError{"run: --journal runs take no --input-schema or --input (a durable program reads its data through connectors)"}
+	case cf.inputSchema != "" || *input != "":
+		return 0, usageError{"run: --journal runs take no --input or --input-schema: an execution has no input (a durable program reads its data through connectors); a program saved as a snippet reads `input`, which codemode.run(name, input) gives it"}
 	case jf.path == "":
 		return 0, usageError{"run: --journal is empty"}
 	}

@@ -397,6 +397,7 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		{[]string{"approve", id}, 2, "it recorded the connector(s) tools"},
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
+		{[]string{"run", "--tools", f.tools, "--input", `{"a":1}`, f.program}, 2, "run: --journal runs take no --input or --input-schema: an execution has no input"},
 		{[]string{"executions", "--journal", typo}, 1, "--journal " + typo + ": no journal there"},
 		{[]string{"show", "--journal", "sqlite:" + typo, id}, 1, "no journal there"},
 		{[]string{"pending", "--journal", typo}, 1, typo},
