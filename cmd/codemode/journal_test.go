@@ -185,7 +185,7 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 		t.Fatalf("journal: %s %s passes %d", e.Status, logStates(e), e.Passes)
 	}
 	code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id)
-	if code != exitError || !strings.Contains(stderr, "execution "+id+" is not paused (status: completed)") {
+	if code != exitError || !strings.Contains(stderr, "approve: execution "+id+" is completed: only a paused execution can be approved") || strings.Count(stderr, "paused") != 1 {
 		t.Fatalf("second approve: exit %d, %q", code, stderr)
 	}
 
@@ -200,7 +200,7 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 		t.Fatalf("after rollback: %s %s", e.Status, logStates(e))
 	}
 	code, _, stderr = f.cli(t, "rollback", "--tools", f.tools, id)
-	if code != exitError || !strings.Contains(stderr, "nothing was reverted") {
+	if code != exitError || !strings.Contains(stderr, "nothing was reverted: "+id+" was already rolled back (1 action(s) reverted then)") {
 		t.Fatalf("second rollback: exit %d, %q", code, stderr)
 	}
 }
@@ -230,7 +230,7 @@ func TestJournalCLIReject(t *testing.T) {
 	if code, _, _ := f.cli(t, "reject", id, "2"); code != exitError {
 		t.Fatalf("second reject: exit %d", code)
 	}
-	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id); code != exitError || !strings.Contains(stderr, "is not paused (status: rejected)") {
+	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id); code != exitError || !strings.Contains(stderr, "approve: execution "+id+" is rejected: only a paused execution can be approved") {
 		t.Fatalf("approve after reject: exit %d %q", code, stderr)
 	}
 	if f.lines(t, "create.log") != nil {
@@ -387,6 +387,16 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 	f := newJournalFixture(t)
 	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
 	id := paused.ExecutionID
+	// The pause hint repeats the connector flags the run was given.
+	code, stdout, _ := f.cli(t, "run", "--tools", f.tools, f.program)
+	if want := "approve all: codemode approve --tools " + f.tools + " exec_"; code != exitPaused || !strings.Contains(stdout, want) {
+		t.Errorf("paused run: exit %d %q, want %q", code, stdout, want)
+	}
+	noJournal := *f
+	noJournal.journal = ""
+	if code, _, stderr := noJournal.cli(t, "mcp", "serve", "--tools", f.tools); code != 2 || !strings.Contains(stderr, "mcp serve: --tools FILE needs --journal FILE.db") {
+		t.Errorf("mcp serve --tools without a journal: exit %d %q", code, stderr)
+	}
 	typo := filepath.Join(f.dir, "jounral.db")
 	for _, c := range []struct {
 		args []string

@@ -39,7 +39,7 @@ const usage = `usage:
   codemode types [--tools FILE] [--input-schema FILE] [--journal FILE.db]
   codemode check [--tools FILE] [--input-schema FILE] [--journal FILE.db] [--runtime R] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] [--allow-fetch HOST[:PORT],… [--fetch-header HOST=Name:ENVVAR]] PROGRAM.ts
-  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db [--ui ADDR]] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
+  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE with --journal) [--journal FILE.db [--ui ADDR]] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
   codemode openapi serve --spec FILE|URL [--base-url URL] [--header "Name: value" | --header-env Name:ENVVAR] [--journal FILE.db] [--tools per-operation] [--http ADDR]
   codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
   codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312]
