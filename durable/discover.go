@@ -83,6 +83,9 @@ type Catalog struct {
 	indexKey string // the snippets the index holds (snippetsKey)
 	docs     []searchDoc
 	cache    map[string]DescribeOutput
+	// describers render one method with the named types it reaches, by
+	// namespace, made on first describe.
+	describers map[string]*typegen.Describer
 }
 
 type searchDoc struct {
@@ -344,7 +347,7 @@ func (c *Catalog) describe(target string) (DescribeOutput, error) {
 	}
 	if ns, method, ok := strings.Cut(target, "."); ok {
 		if t := c.tools[ns][method]; t != nil {
-			types, err := c.decl.NamespaceDeclarations(ns, method)
+			types, err := c.describeMethod(ns, method)
 			if err != nil {
 				return DescribeOutput{}, fmt.Errorf("durable: describing %s: %w", target, err)
 			}
@@ -356,6 +359,40 @@ func (c *Catalog) describe(target string) (DescribeOutput, error) {
 	}
 	return DescribeOutput{}, fmt.Errorf("%w: %q is not a snippet, a connector (%s) or a connector.method; codemode.search(words) finds methods and snippets",
 		ErrUnknownTarget, target, strings.Join(c.names(), ", "))
+}
+
+// describeMethod is the TypeScript of one method with only the named types
+// it reaches, within typegen.DefaultDescribeChars (types that do not fit
+// are listed by name; describing the connector declares them all).
+func (c *Catalog) describeMethod(ns, method string) (string, error) {
+	c.mu.Lock()
+	d := c.describers[ns]
+	c.mu.Unlock()
+	if d == nil {
+		for _, n := range c.decl.NamespaceList() {
+			if n.Name != ns {
+				continue
+			}
+			var err error
+			if d, err = n.Describer(); err != nil {
+				return "", err
+			}
+		}
+		if d == nil {
+			return "", fmt.Errorf("no namespace %s", ns)
+		}
+		c.mu.Lock()
+		if c.describers == nil {
+			c.describers = map[string]*typegen.Describer{}
+		}
+		c.describers[ns] = d
+		c.mu.Unlock()
+	}
+	text, err := d.Tool(method, 0)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(text, "\n") + "\n\ndeclare const " + ns + ": " + typegen.InterfaceName(ns) + ";\n", nil
 }
 
 func (c *Catalog) names() []string {

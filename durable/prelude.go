@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codemode-go/codemode/typegen"
 	"github.com/evanw/esbuild/pkg/api"
 
 	"github.com/codemode-go/codemode/client"
@@ -85,52 +86,9 @@ const sdkDiscovery = `search: async (query) => { ` +
 // codemode.run.
 const snippetScope = "__codemodeSnippetScope"
 
-// sdkDeclaration is the codemode object's declaration for the agent.
-const sdkDeclaration = `/** The durable runtime's SDK. */
-declare const codemode: {
-  /**
-   * Runs fn once and records its value (JSON); when the execution is replayed after an approval, returns the
-   * recorded value without running fn. Wrap non-deterministic work that is not a connector call.
-   */
-  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
-  /**
-   * Searches the connectors' methods and the saved snippets; at most 50 results, best first. Returns paths,
-   * not schemas: pass one to describe for its declarations.
-   */
-  search(query: string): Promise<SearchOutput>;
-  /** TypeScript declarations of a snippet, a connector or a connector.method (in that order of precedence). */
-  describe(target: string): Promise<DescribeOutput>;
-  /**
-   * Runs the saved snippet name with input inside this execution (its calls join this execution's journal).
-   * A missing snippet, or one whose connectors are not all configured, resolves to {error} instead of throwing.
-   */
-  run(name: string, input?: unknown): Promise<unknown>;
-};
-
-type SearchResult = {
-  path: string;
-  connector: string;
-  method: string;
-  description?: string;
-  requiresApproval?: boolean;
-  kind: "method" | "snippet";
-  score: number;
-};
-
-type SearchOutput = {
-  results: SearchResult[];
-  total: number;
-  truncated: boolean;
-};
-
-type DescribeOutput = {
-  path: string;
-  description?: string;
-  requiresApproval?: boolean;
-  types: string;
-  kind: "connector" | "method" | "snippet";
-};
-`
+// sdkDeclaration is the codemode object's declaration for the agent (the
+// one typegen prints for a contract WithDurableSDK).
+var sdkDeclaration = typegen.DurableSDKDeclaration()
 
 // exportDefault finds a top-level `export default` at the start of a line.
 var exportDefault = regexp.MustCompile(`(?m)^export\s+default\s`)

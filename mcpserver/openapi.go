@@ -204,9 +204,9 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 		executeTypes = opts.ExecuteTypes
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
-	limits := newShared(o.MaxExecutions)
-	search := &handler{cl: out.Search, opts: o, shared: limits}
-	execute := &handler{cl: out.Execute, opts: o, shared: limits}
+	turns := NewTurns(TurnsOptions{MaxExecutions: o.MaxExecutions, MaxQueued: o.MaxQueued, MaxExecutionsPerSession: o.MaxExecutionsPerSession})
+	search := &handler{cl: out.Search, opts: o, turns: turns}
+	execute := &handler{cl: out.Execute, opts: o, turns: turns}
 	yes, no := true, false
 	srv.AddTool(&mcp.Tool{
 		Name: SearchToolName, Description: fill(searchDescription, searchK.TypeDefinitions()), InputSchema: json.RawMessage(inputSchema),

@@ -134,7 +134,7 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	opts.MaxExecutionsPerSession = min(opts.MaxExecutionsPerSession, opts.MaxExecutions)
 	desc := strings.ReplaceAll(description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
-	h := &handler{cl: cl, opts: opts, shared: newShared(opts.MaxExecutions)}
+	h := &handler{cl: cl, opts: opts, turns: NewTurns(TurnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession})}
 	srv.AddTool(&mcp.Tool{
 		Name:        ToolName,
 		Description: desc,
@@ -245,14 +245,32 @@ func exampleArgs(schema json.RawMessage) string {
 type handler struct {
 	cl   *client.Client
 	opts Options
-	// shared are the execution slots, the queue and the sessions' shares,
+	// turns are the execution slots, the queue and the sessions' shares,
 	// one set for all the tools of a server (NewOpenAPI's search and
 	// execute draw on the same).
-	*shared
+	turns *Turns
 }
 
-// shared are a server's limits on running programs.
-type shared struct {
+// TurnsOptions are the limits of a Turns; zero fields take the defaults of
+// Options (DefaultMaxExecutions, DefaultMaxQueued, half the executions).
+type TurnsOptions struct {
+	// MaxExecutions caps the programs running at once.
+	MaxExecutions int
+	// MaxQueued caps the programs waiting for a turn.
+	MaxQueued int
+	// MaxExecutionsPerSession caps the programs one MCP session runs at
+	// once; at most MaxExecutions.
+	MaxExecutionsPerSession int
+}
+
+// Turns bounds the programs an MCP server runs: at most MaxExecutions at
+// once, at most MaxExecutionsPerSession of them for one session (so one
+// client cannot make another's program wait behind all of its own), and
+// at most MaxQueued waiting; past that a program is answered at once that
+// the server is busy. The servers of this package use one each;
+// durablemcp's server uses one too. Safe for concurrent use.
+type Turns struct {
+	opts   TurnsOptions
 	slots  chan struct{} // one per running program
 	queued atomic.Int64  // programs waiting for a slot
 
@@ -260,8 +278,19 @@ type shared struct {
 	sessions map[any]*sessionSlots // by MCP session (its *mcp.ServerSession)
 }
 
-func newShared(maxExecutions int) *shared {
-	return &shared{slots: make(chan struct{}, maxExecutions), sessions: map[any]*sessionSlots{}}
+// NewTurns returns the turns of one server.
+func NewTurns(o TurnsOptions) *Turns {
+	if o.MaxExecutions <= 0 {
+		o.MaxExecutions = DefaultMaxExecutions
+	}
+	if o.MaxQueued <= 0 {
+		o.MaxQueued = DefaultMaxQueued
+	}
+	if o.MaxExecutionsPerSession <= 0 {
+		o.MaxExecutionsPerSession = max(1, o.MaxExecutions/2)
+	}
+	o.MaxExecutionsPerSession = min(o.MaxExecutionsPerSession, o.MaxExecutions)
+	return &Turns{opts: o, slots: make(chan struct{}, o.MaxExecutions), sessions: map[any]*sessionSlots{}}
 }
 
 // sessionSlots are one session's share of the slots; refs counts the calls
@@ -271,43 +300,45 @@ type sessionSlots struct {
 	refs  int
 }
 
-func (h *handler) session(id any) *sessionSlots {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.sessions[id]
+func (t *Turns) session(id any) *sessionSlots {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessions[id]
 	if s == nil {
-		s = &sessionSlots{slots: make(chan struct{}, h.opts.MaxExecutionsPerSession)}
-		h.sessions[id] = s
+		s = &sessionSlots{slots: make(chan struct{}, t.opts.MaxExecutionsPerSession)}
+		t.sessions[id] = s
 	}
 	s.refs++
 	return s
 }
 
-func (h *handler) leave(id any, s *sessionSlots) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+func (t *Turns) leave(id any, s *sessionSlots) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if s.refs--; s.refs == 0 {
-		delete(h.sessions, id)
+		delete(t.sessions, id)
 	}
 }
 
-// acquire waits for one of the session's slots and then for a free server
+// Acquire waits for one of the session's slots and then for a free server
 // slot: at once when both are free, else in the queue while it has room,
-// for at most wait in all (0: until ctx ends). It returns a busy message
-// when the program gets no turn.
-func (h *handler) acquire(ctx context.Context, sessionID any, wait time.Duration) (release func(), busy string) {
-	serverBusy := fmt.Sprintf("The server is busy: %d programs are running and %d are waiting, its limits. Nothing ran; send the program again later.", h.opts.MaxExecutions, h.opts.MaxQueued)
-	sessionBusy := fmt.Sprintf("This session already runs %d programs, its share of the server, and none ended in time. Nothing ran; send the program again when one has finished.", h.opts.MaxExecutionsPerSession)
+// for at most wait in all (0: until ctx ends). session identifies the
+// caller's MCP session (the request's Session; nil for one shared share).
+// It returns release, to call when the program ends, or a busy message
+// for the agent when the program gets no turn.
+func (t *Turns) Acquire(ctx context.Context, session any, wait time.Duration) (release func(), busy string) {
+	serverBusy := fmt.Sprintf("The server is busy: %d programs are running and %d are waiting, its limits. Nothing ran; send the program again later.", t.opts.MaxExecutions, t.opts.MaxQueued)
+	sessionBusy := fmt.Sprintf("This session already runs %d programs, its share of the server, and none ended in time. Nothing ran; send the program again when one has finished.", t.opts.MaxExecutionsPerSession)
 	var timeout <-chan time.Time
 	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		timeout = t.C
+		tm := time.NewTimer(wait)
+		defer tm.Stop()
+		timeout = tm.C
 	}
 	queued := false
 	defer func() {
 		if queued {
-			h.queued.Add(-1)
+			t.queued.Add(-1)
 		}
 	}()
 	// take waits for a token of slots, joining the queue if it must wait.
@@ -318,8 +349,8 @@ func (h *handler) acquire(ctx context.Context, sessionID any, wait time.Duration
 		default:
 		}
 		if !queued {
-			if h.queued.Add(1) > int64(h.opts.MaxQueued) {
-				h.queued.Add(-1)
+			if t.queued.Add(1) > int64(t.opts.MaxQueued) {
+				t.queued.Add(-1)
 				return serverBusy
 			}
 			queued = true
@@ -333,20 +364,20 @@ func (h *handler) acquire(ctx context.Context, sessionID any, wait time.Duration
 			return "Cancelled while waiting for a turn: " + context.Cause(ctx).Error()
 		}
 	}
-	s := h.session(sessionID)
+	s := t.session(session)
 	if busy = take(s.slots, sessionBusy); busy != "" {
-		h.leave(sessionID, s)
+		t.leave(session, s)
 		return nil, busy
 	}
-	if busy = take(h.slots, serverBusy); busy != "" {
+	if busy = take(t.slots, serverBusy); busy != "" {
 		<-s.slots
-		h.leave(sessionID, s)
+		t.leave(session, s)
 		return nil, busy
 	}
 	return func() {
-		<-h.slots
+		<-t.slots
 		<-s.slots
-		h.leave(sessionID, s)
+		t.leave(session, s)
 	}, ""
 }
 
@@ -359,7 +390,7 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		return failure(`the code tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
 	}
 	budget := h.opts.MaxTokens * 4
-	release, busy := h.acquire(ctx, req.Session, h.opts.Timeout)
+	release, busy := h.turns.Acquire(ctx, req.Session, h.opts.Timeout)
 	if busy != "" {
 		h.opts.Logger.Warn("program refused", "reason", busy)
 		return failure(busy), nil

@@ -181,6 +181,15 @@ const sdkMembers = `  /**
   run(name: string, input?: unknown): Promise<unknown>;
 `
 
+// DurableSDKDeclaration is the durable SDK alone, as a global: `declare
+// const codemode: {search, describe, step, run}` and the result types, for
+// a runtime whose programs get codemode beside their connectors' own
+// namespaces (package durable). It is the text a Surface with DurableSDK
+// prints for the codemode namespace's SDK members.
+func DurableSDKDeclaration() string {
+	return "/** The durable runtime's SDK. */\ndeclare const codemode: {\n" + sdkMembers + "};\n\n" + sdkTypes
+}
+
 // sdkTypes are printed after the namespace interfaces.
 const sdkTypes = `type SearchResult = {
   path: string;
@@ -507,6 +516,11 @@ func absentSchema(s json.RawMessage) bool {
 	s = bytes.TrimSpace(s)
 	return len(s) == 0 || string(s) == "null"
 }
+
+// InterfaceName is the name of a namespace's interface in declarations:
+// Tools for the codemode namespace and FooTools for foo (the scope declares
+// `readonly foo: FooTools`).
+func InterfaceName(namespace string) string { return interfaceName(namespace) }
 
 // interfaceName is Tools for the codemode namespace and FooTools for foo.
 func interfaceName(namespace string) string {

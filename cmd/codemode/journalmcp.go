@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/mcpserver"
 	"github.com/codemode-go/codemode/typecheck"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // durableMCPServe is `codemode mcp serve --journal FILE.db`: the code tool
@@ -31,6 +29,12 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
 	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
 	uiAddr := fs.String("ui", "", "also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
+	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "passes (programs, replays after approval) running at once; more wait in a queue")
+	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "passes waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
+	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
+	sessionIdle := fs.Duration("session-idle", mcpserver.DefaultSessionIdle, "--http: close a session with no request for this long")
+	bodyTimeout := fs.Duration("body-timeout", mcpserver.DefaultBodyTimeout, "--http: bound on reading one request's body")
+	maxPerSession := fs.Int("max-executions-per-session", 0, "--http: passes one client session runs at once (default: half of --max-executions, at least 1)")
 	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (namespaces and codemode.search/describe); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)
@@ -84,7 +88,17 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer s.close()
-	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode}
+	if *maxSessions < 1 || *sessionIdle <= 0 || *bodyTimeout <= 0 {
+		return usageError{"mcp serve: --max-sessions must be at least 1, --session-idle and --body-timeout positive"}
+	}
+	if *maxExec < 1 || *maxQueue < 1 || *maxPerSession < 0 || *maxPerSession > *maxExec {
+		return usageError{"mcp serve: --max-executions and --max-queue must be at least 1, --max-executions-per-session between 1 and --max-executions"}
+	}
+	sopts := durablemcp.ServerOptions{Logger: stderrLogger(stderr), Timeout: *timeout, Declarations: mode,
+		MaxExecutions: *maxExec, MaxQueued: *maxQueue, MaxExecutionsPerSession: *maxPerSession}
+	if *httpAddr == "" {
+		sopts.MaxExecutionsPerSession = *maxExec // stdio: one client, the only session
+	}
 	if !*noCheck {
 		checker, err := typecheck.New(typecheck.Options{})
 		if err != nil {
@@ -109,26 +123,6 @@ func durableMCPServe(ctx context.Context, args []string, stdout, stderr io.Write
 		}()
 		logf("journal page on http://%s/", uiListener.Addr())
 	}
-	if *httpAddr == "" {
-		logf("serving the durable code tool (journal %s) on stdio", jf.path)
-		err := srv.Run(ctx, &mcp.StdioTransport{})
-		if ctx.Err() != nil || errors.Is(err, io.EOF) {
-			return nil
-		}
-		return err
-	}
-	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), ReadHeaderTimeout: 10 * time.Second}
-	logf("serving the durable code tool (journal %s) on http://%s", jf.path, ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), *timeout)
-		defer cancel()
-		hs.Shutdown(shutdownCtx)
-		<-done
-		return nil
-	}
+	hopts := mcpserver.HTTPOptions{MaxSessions: *maxSessions, SessionIdle: *sessionIdle, BodyTimeout: *bodyTimeout}
+	return serveMCP(ctx, srv, ln, hopts, *timeout, "the durable code tool (journal "+jf.path+")", logf)
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/mcpserver"
 	"github.com/codemode-go/codemode/typecheck"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // mcpCommand runs `codemode mcp SUBCOMMAND`.
@@ -149,29 +146,8 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv := mcpserver.New(client.New(rt, c), opts)
 	tools := len(c.Tools())
-	if *httpAddr == "" {
-		logf("serving the code tool (%d upstream tools) on stdio", tools)
-		err := srv.Run(ctx, &mcp.StdioTransport{})
-		if ctx.Err() != nil || errors.Is(err, io.EOF) {
-			return nil
-		}
-		return err
-	}
-	handler := mcpserver.NewHTTPHandler(srv, mcpserver.HTTPOptions{MaxSessions: *maxSessions, SessionIdle: *sessionIdle, BodyTimeout: *bodyTimeout})
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: mcpserver.HeaderTimeout}
-	logf("serving the code tool (%d upstream tools) on http://%s", tools, ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), *timeout)
-		defer cancel()
-		hs.Shutdown(shutdownCtx)
-		<-done
-		return nil
-	}
+	hopts := mcpserver.HTTPOptions{MaxSessions: *maxSessions, SessionIdle: *sessionIdle, BodyTimeout: *bodyTimeout}
+	return serveMCP(ctx, srv, ln, hopts, *timeout, fmt.Sprintf("the code tool (%d upstream tools)", tools), logf)
 }
 
 // upstreams connects the MCP servers the flags name.

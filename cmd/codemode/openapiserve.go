@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -183,28 +182,7 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		srv = s.Server
 	}
-	if ln == nil {
-		logf("serving %s on stdio", what)
-		err := srv.Run(ctx, &mcp.StdioTransport{})
-		if ctx.Err() != nil || errors.Is(err, io.EOF) {
-			return nil
-		}
-		return err
-	}
-	hs := &http.Server{Handler: mcpserver.NewHTTPHandler(srv, mcpserver.HTTPOptions{MaxSessions: *maxSessions}), ReadHeaderTimeout: mcpserver.HeaderTimeout}
-	logf("serving %s on http://%s", what, ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), *timeout)
-		defer cancel()
-		hs.Shutdown(shutdownCtx)
-		<-done
-		return nil
-	}
+	return serveMCP(ctx, srv, ln, mcpserver.HTTPOptions{MaxSessions: *maxSessions}, *timeout, what, logf)
 }
 
 // durableExecuteDescription is execute's description with --journal:

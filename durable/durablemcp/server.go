@@ -69,6 +69,12 @@ type ServerOptions struct {
 	NoElicitation bool
 	// ElicitTimeout bounds each elicitation; default 10 minutes.
 	ElicitTimeout time.Duration
+	// MaxExecutions, MaxQueued and MaxExecutionsPerSession bound the passes
+	// (a program's first pass, or the replay after an approval) the server
+	// runs at once, as mcpserver.Options does (mcpserver.Turns); zero
+	// fields take mcpserver's defaults. A person's decision being awaited
+	// holds no turn.
+	MaxExecutions, MaxQueued, MaxExecutionsPerSession int
 }
 
 // NewServer returns an MCP server whose code tool runs each program as a
@@ -93,7 +99,7 @@ func NewServer(h *durable.Handle, opts ServerOptions) *mcp.Server {
 	}
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	srvState := &server{h: h, opts: opts, key: key}
+	srvState := &server{h: h, opts: opts, key: key, turns: newTurns(opts)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	srv.AddTool(&mcp.Tool{
 		Name:        mcpserver.ToolName,
@@ -142,16 +148,36 @@ func CodeHandler(h *durable.Handle, opts ServerOptions) mcp.ToolHandler {
 	opts = withDefaults(opts)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	s := &server{h: h, opts: opts, key: key}
+	s := &server{h: h, opts: opts, key: key, turns: newTurns(opts)}
 	return s.answer
 }
 
 // server is one NewServer's state: the handle, its options and the key that
 // signs the request state of an approval asked in a result (SEP-2322).
 type server struct {
-	h    *durable.Handle
-	opts ServerOptions
-	key  []byte
+	h     *durable.Handle
+	opts  ServerOptions
+	key   []byte
+	turns *mcpserver.Turns
+}
+
+func newTurns(opts ServerOptions) *mcpserver.Turns {
+	return mcpserver.NewTurns(mcpserver.TurnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession})
+}
+
+// turn waits for a turn to run a pass for req's session; busy is the
+// answer when there is none.
+func (s *server) turn(ctx context.Context, req *mcp.CallToolRequest) (release func(), busy *mcp.CallToolResult) {
+	var session any
+	if req != nil && req.Session != nil {
+		session = req.Session
+	}
+	release, msg := s.turns.Acquire(ctx, session, s.opts.Timeout)
+	if msg != "" {
+		s.opts.Logger.Warn("program refused", "reason", msg)
+		return nil, textResult(true, msg)
+	}
+	return release, nil
 }
 
 // passCtx bounds one pass by ServerOptions.Timeout.
@@ -173,32 +199,47 @@ func (s *server) answer(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return textResult(true, `the code tool takes {"code": "<TypeScript program>"} with a non-empty program`), nil
 	}
 	h, opts := s.h, s.opts
+	release, busy := s.turn(ctx, req)
+	if busy != nil {
+		return busy, nil
+	}
+	out, answered := s.run(ctx, h, opts, in.Code)
+	release() // a person's decision, awaited in finish, holds no turn
+	if answered != nil {
+		return answered, nil
+	}
+	return s.finish(ctx, req, out, "")
+}
+
+// run type-checks code (with a Checker) and runs its first pass; answered
+// is the answer when it does not type-check or the journal failed.
+func (s *server) run(ctx context.Context, h *durable.Handle, opts ServerOptions, code string) (out durable.Output, answered *mcp.CallToolResult) {
 	if opts.Checker != nil {
 		cctx, cancel := s.passCtx(ctx)
-		res, err := h.ValidateCode(cctx, opts.Checker, in.Code)
+		res, err := h.ValidateCode(cctx, opts.Checker, code)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return textResult(true, "cancelled before the program ran: "+err.Error()), nil
+			return out, textResult(true, "cancelled before the program ran: "+err.Error())
 		case err != nil:
 			opts.Logger.Warn("type check skipped", "err", err)
 		case !res.Valid:
 			opts.Logger.Info("program rejected by the type check", "diagnostics", len(res.Diagnostics))
-			return textResult(true, "The program does not type-check, so nothing ran (no execution was started). Fix these errors and send it again:\n\n"+
-				mcpserver.Truncate(res.Report, opts.MaxTokens*4)), nil
+			return out, textResult(true, "The program does not type-check, so nothing ran (no execution was started). Fix these errors and send it again:\n\n"+
+				mcpserver.Truncate(res.Report, opts.MaxTokens*4))
 		}
 	}
 	pctx, cancel := s.passCtx(ctx)
-	out, err := h.Execute(pctx, in.Code)
+	out, err := h.Execute(pctx, code)
 	cancel()
 	if err != nil {
 		opts.Logger.Warn("durable execution failed", "err", err)
 		if out.ExecutionID != "" {
-			return textResult(true, fmt.Sprintf("The execution %s did not finish: %v", out.ExecutionID, err)), nil
+			return out, textResult(true, fmt.Sprintf("The execution %s did not finish: %v", out.ExecutionID, err))
 		}
-		return textResult(true, "The journal failed; nothing ran: "+err.Error()), nil
+		return out, textResult(true, "The journal failed; nothing ran: "+err.Error())
 	}
-	return s.finish(ctx, req, out, "")
+	return out, nil
 }
 
 // finish answers out. While it is paused and the client takes elicitation,
@@ -223,7 +264,7 @@ func (s *server) finish(ctx context.Context, req *mcp.CallToolRequest, out durab
 			s.opts.Logger.Info("approval not answered", "execution", out.ExecutionID, "err", err)
 		}
 		var stop bool
-		if out, note, stop = s.decide(ctx, out, action); stop {
+		if out, note, stop = s.decide(ctx, req, out, action); stop {
 			break
 		}
 	}
@@ -241,11 +282,16 @@ const approvalInput = "approve"
 // replays (stop false: the new output may pause again), decline rejects
 // the first pending action (the execution ends), anything else leaves it
 // paused. note is a line for the agent.
-func (s *server) decide(ctx context.Context, out durable.Output, action string) (_ durable.Output, note string, stop bool) {
+func (s *server) decide(ctx context.Context, req *mcp.CallToolRequest, out durable.Output, action string) (_ durable.Output, note string, stop bool) {
 	id := out.ExecutionID
 	switch action {
 	case "accept":
 		s.opts.Logger.Info("approval accepted", "execution", id)
+		release, busy := s.turn(ctx, req)
+		if busy != nil {
+			return out, "The person approved, but the server is too busy to replay the execution now; it stays paused: " + textOf(busy), true
+		}
+		defer release()
 		pctx, cancel := s.passCtx(ctx)
 		defer cancel()
 		next, err := s.h.Approve(pctx, id)
@@ -352,7 +398,7 @@ func (s *server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if r, ok := req.Params.InputResponses[approvalInput].(*mcp.ElicitResult); ok {
 		action = r.Action
 	}
-	out, note, stop := s.decide(ctx, out, action)
+	out, note, stop := s.decide(ctx, req, out, action)
 	if stop {
 		res, err := render(out, s.opts)
 		if err == nil && note != "" {
@@ -450,4 +496,15 @@ func contentOf(items []client.Content, budget int) []mcp.Content {
 
 func textResult(isError bool, text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// textOf is the text of an answer made by textResult.
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
 }

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/durablemcp"
@@ -239,4 +241,68 @@ func TestServerRefusesForgedApprovalState(t *testing.T) {
 	if out := outputOf(t, good); out.Status != durable.OutputCompleted || out.ExecutionID != list[0].ID {
 		t.Fatalf("genuine answer: %+v", out)
 	}
+}
+
+// The server runs at most MaxExecutions passes at once and queues at most
+// MaxQueued: with one of each held by programs that wait on a tool, a third
+// program is answered at once that the server is busy, and nothing of it
+// runs.
+func TestServerBoundsRunningPasses(t *testing.T) {
+	entered, release := make(chan struct{}, 4), make(chan struct{})
+	var ran atomicCount
+	wait, err := durable.FuncTool("wait", "Waits for the test.", func(ctx context.Context, _ noInput) (okOutput, error) {
+		ran.add()
+		entered <- struct{}{}
+		select {
+		case <-release:
+			return okOutput{true}, nil
+		case <-ctx.Done():
+			return okOutput{}, ctx.Err()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := handle(t, durable.Connector{Name: "svc", Tools: []durable.ConnectorTool{wait}})
+	cs := connect(t, h, durablemcp.ServerOptions{MaxExecutions: 1, MaxQueued: 1, Timeout: 30 * time.Second}, nil)
+	done := make(chan *mcp.CallToolResult, 2)
+	for range 2 {
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `await svc.wait({}); "done"`}})
+			if err != nil {
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+			}
+			done <- res
+		}()
+	}
+	<-entered                          // the first runs; the second waits in the queue
+	time.Sleep(200 * time.Millisecond) // let the second reach the queue
+	res := callCode(t, cs, `await svc.wait({}); "third"`)
+	if !res.IsError || !strings.Contains(textOf(res), "busy") {
+		t.Fatalf("third program: %s (isError %v), want a busy answer", textOf(res), res.IsError)
+	}
+	close(release)
+	for range 2 {
+		if res := <-done; res.IsError || !strings.Contains(textOf(res), "done") {
+			t.Errorf("queued program: %s", textOf(res))
+		}
+	}
+	if n := ran.get(); n != 2 {
+		t.Errorf("the tool ran %d times, want 2 (the busy program must not run)", n)
+	}
+}
+
+type atomicCount struct{ n atomic.Int64 }
+
+func (c *atomicCount) add()       { c.n.Add(1) }
+func (c *atomicCount) get() int64 { return c.n.Load() }
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
 }
