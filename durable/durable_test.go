@@ -982,6 +982,9 @@ func TestValidateCode(t *testing.T) {
 		"const t = await codemode.step(\"t\", () => 1);\nconst prs = await github.list_pull_requests({ repo: \"a\" });\nprs.length + t",
 		"async () => (await github.list_pull_requests({ repo: \"a\" })).length",
 		"export default async ({ codemode, github }: AgentProgramScope) => { const n = await codemode.step(\"n\", () => 2); return (await github.create_issue({ title: String(n) })).id; };",
+		// A program saved as a snippet reads the input codemode.run gives it.
+		"const title = typeof input === \"object\" && input !== null ? input.title : \"none\";\nawait github.create_issue({ title: String(title) });",
+		"const input = 1;\ninput + 1",
 	} {
 		res, err := h.ValidateCode(ctx, checker, code)
 		if err != nil || !res.Valid {
@@ -1013,5 +1016,52 @@ refused`)
 		if l.Seq == 1 && (l.State != durable.EntryError || l.Result != nil) {
 			t.Fatalf("step entry %+v: want an error without a value", l)
 		}
+	}
+}
+
+// A failed program's error names where it failed in the agent's code and
+// shows the agent's own lines there, in every form, for a throw and for a
+// tool's input validation failure (whose client excerpt is of the prepared
+// program, the prelude included).
+func TestErrorsShowTheAgentsLines(t *testing.T) {
+	h, _, _ := fixture(t)
+	for _, c := range []struct {
+		code, want string
+	}{
+		{"const a = 1;\nthrow new Error(\"x\" + a)", "Error: x1\n  at agent.ts:2:23\n  1 | const a = 1;\n> 2 | throw new Error(\"x\" + a)\n    |                       ^"},
+		{"await github.create_issue({ title: 1 });", "  at agent.ts:1:14\n> 1 | await github.create_issue({ title: 1 });\n    |              ^"},
+		{"const t = 1;\nawait github.create_issue({ title: t });\nreturn 2;", "  at agent.ts:2:14\n  1 | const t = 1;\n> 2 | await github.create_issue({ title: t });\n    |              ^\n  3 | return 2;"},
+		{"async () => { throw new TypeError(\"bad\") }", "TypeError: bad\n  at agent.ts:1:25\n> 1 | async () => { throw new TypeError(\"bad\") }\n    |                         ^"},
+		{"// m\nexport default async () => {\n  throw new Error(\"m\") }", "Error: m\n  at agent.ts:3:13\n  2 | export default async () => {\n> 3 |   throw new Error(\"m\") }\n    |             ^"},
+	} {
+		out := execute(t, h, c.code)
+		wantStatus(t, out, durable.OutputError)
+		if !strings.HasSuffix(out.Error, c.want) || strings.Contains(out.Error, "__codemode") {
+			t.Errorf("%q: error\n%s\nwant it to end with\n%s", c.code, out.Error, c.want)
+		}
+	}
+}
+
+// A call of a method codemode does not have (a tool, as plain code mode
+// puts them on codemode) names where the tools are, in every form; the
+// SDK's own methods and a look at codemode's properties work as before.
+func TestMissingSDKMethodNamesTheConnectors(t *testing.T) {
+	h, _, _ := fixture(t)
+	const want = "TypeError: codemode.list_pulls is not a function: in durable runs codemode has step, search, describe and run, and the tools are on `github` (github.list_pulls)"
+	for _, code := range []string{
+		`await codemode.list_pulls({ repo: "a/b" })`,
+		`async () => await codemode.list_pulls({ repo: "a/b" })`,
+		"export default async ({ codemode }) => await codemode.list_pulls({ repo: \"a/b\" });",
+	} {
+		out := execute(t, h, code)
+		wantStatus(t, out, durable.OutputError)
+		if !strings.HasPrefix(out.Error, want+"\n") {
+			t.Errorf("%q: error %q, want it to start with %q", code, out.Error, want)
+		}
+	}
+	out := execute(t, h, `[typeof codemode.step, typeof codemode.then, JSON.stringify(codemode), await codemode.step("s", () => 1)]`)
+	wantStatus(t, out, durable.OutputCompleted)
+	if string(out.Result) != `["function","undefined","{}",1]` {
+		t.Fatalf("result %s", out.Result)
 	}
 }

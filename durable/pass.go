@@ -562,7 +562,7 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 	if out.Kind != client.Success {
 		msg := "the program failed"
 		if out.Error != nil {
-			msg = moved.restore(out.Error.Error()) // positions in the agent's code, not the prepared one
+			msg = moved.describe(out.Error, e.Code) // positions and lines of the agent's code, not the prepared one
 		}
 		return finish(StatusError, msg)
 	}

@@ -8,6 +8,9 @@ import (
 
 	"github.com/codemode-go/codemode/typegen"
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/internal/excerpt"
 )
 
 // codemode.step(name, fn) runs fn in the program and records its value, so
@@ -53,7 +56,18 @@ const sdkObject = `((__j) => { const __sdk = Object.freeze({ ` + sdkDiscovery + 
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
 	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); return __sdk; })(` + sdkNamespace + `)`
+	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); ` + sdkMissing + `})(` + sdkNamespace + `)`
+
+// sdkMissing returns the codemode object behind a proxy whose other
+// methods throw a TypeError that names where the tools are: an agent used
+// to plain code mode writes codemode.getWeather(…) for a tool that durable
+// runs put on its connector (the CLI's tools file on "tools"), and would
+// otherwise get a bare "not a function".
+const sdkMissing = `return new Proxy(__sdk, { get: (t, p) => { ` +
+	`if (typeof p !== "string" || p in t || p === "then" || p === "toJSON") return t[p]; ` +
+	`return () => { const cs = Object.keys(` + snippetScope + `()).filter((k) => k !== "console" && k !== "result"); ` +
+	`throw new TypeError("codemode." + p + " is not a function: in durable runs codemode has step, search, describe and run, " + ` +
+	`(cs.length === 0 ? "and there are no tools" : "and the tools are on " + cs.map((c) => "\x60" + c + "\x60").join(", ") + (cs.length === 1 ? " (" + cs[0] + "." + p + ")" : ""))); }; } }); `
 
 // sdkDiscovery are codemode.search, codemode.describe and codemode.run.
 const sdkDiscovery = `search: async (query) => { ` +
@@ -138,6 +152,53 @@ func (s shift) restore(text string) string {
 		}
 		return fmt.Sprintf("agent.ts:%d:%d", line, col-s.by)
 	})
+}
+
+// agent maps a position (1-based line and column) in the prepared program
+// to the agent's code of n lines; ok is false for a position in the code
+// prepare added (the prelude, or the wrapper around a module or a function).
+func (s shift) agent(line, col, n int) (int, int, bool) {
+	if line < 1 || line > n || col < 1 {
+		return 0, 0, false
+	}
+	if line != s.line || col <= s.col {
+		return line, col, true
+	}
+	if col <= s.col+s.by {
+		return 0, 0, false
+	}
+	return line, col - s.by, true
+}
+
+// describe is the message of a failed program for the journal and the
+// agent: the error's name and message with positions in the agent's code,
+// then where the program failed, "  at agent.ts:LINE:COLUMN" and the
+// agent's own lines around it (the client's excerpt, of the prepared
+// program, would show the prelude). The place is the client's excerpt
+// position when the message has one (a tool validation failure, at the
+// call), else the stack's first frame in the agent's code; a message that
+// names its place already (a syntax error) is kept as a plain run gives it.
+func (s shift) describe(pe *client.ProgramError, code string) string {
+	msg := pe.Error()
+	var at []string
+	if i := strings.Index(msg, "\n  at agent.ts:"); i >= 0 {
+		at = position.FindAllString(msg[i:], 1)
+		msg = msg[:i]
+	}
+	msg = s.restore(msg)
+	if len(at) == 0 && position.MatchString(msg) {
+		return msg // a syntax error names its place, as a plain run's does
+	}
+	lines := strings.Split(unfence(code), "\n")
+	for _, m := range append(at, position.FindAllString(pe.Stack, -1)...) {
+		sub := position.FindStringSubmatch(m)
+		line, _ := strconv.Atoi(sub[1])
+		col, _ := strconv.Atoi(sub[2])
+		if l, c, ok := s.agent(line, col, len(lines)); ok {
+			return fmt.Sprintf("%s\n  at agent.ts:%d:%d\n%s", msg, l, c, strings.TrimRight(excerpt.Lines(lines, l, c), "\n"))
+		}
+	}
+	return msg
 }
 
 // mayBeFunction reports whether code, after leading space and comments,

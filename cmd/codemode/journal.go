@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -59,8 +61,12 @@ func isJournalCommand(name string) bool {
 	return false
 }
 
-// wantsJournal reports whether run's arguments ask for a durable run.
+// wantsJournal reports whether run's arguments ask for a durable run:
+// --journal, or $CODEMODE_JOURNAL set (as it is --journal's default).
 func wantsJournal(args []string) bool {
+	if os.Getenv(journalEnv) != "" {
+		return true
+	}
 	for _, a := range args {
 		if a == "--" {
 			return false
@@ -211,6 +217,7 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	var jf journalFlags
 	jf.register(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
+	input := fs.String("input", "", "not taken: an execution has no input; a snippet reads the input codemode.run gives it")
 	var rf runtimeFlags
 	rf.register(fs)
 	positional, err := parse(fs, args, stdout)
@@ -225,8 +232,8 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return 0, usageError{"run: exactly one PROGRAM.ts is required"}
 	case *timeout <= 0:
 		return 0, usageError{"run: --timeout must be positive"}
-	case cf.inputSchema != "":
-		return 0, usageError{"run: --journal runs take no --input-schema or --input (a durable program reads its data through connectors)"}
+	case cf.inputSchema != "" || *input != "":
+		return 0, usageError{"run: --journal runs take no --input or --input-schema: an execution has no input (a durable program reads its data through connectors); a program saved as a snippet reads `input`, which codemode.run(name, input) gives it"}
 	case jf.path == "":
 		return 0, usageError{"run: --journal is empty"}
 	}
@@ -243,7 +250,7 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return 0, err
 	}
-	return printOutput(out, &jf, positional[0], stdout, stderr)
+	return printOutput(out, &jf, &cf, positional[0], stdout, stderr)
 }
 
 // journalCommand runs one of the journal commands and returns its exit
@@ -362,10 +369,15 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 		return 0, nil
 	case "approve":
 		out, err := h.Approve(ctx, positional[0])
+		if errors.Is(err, durable.ErrNotPaused) {
+			if e, eerr := h.Execution(ctx, positional[0]); eerr == nil {
+				return 0, fmt.Errorf("approve: execution %s is %s: only a paused execution can be approved", positional[0], e.Status)
+			}
+		}
 		if err != nil {
 			return 0, notFound(err, positional[0], jf.name)
 		}
-		return printOutput(out, &jf, "", stdout, stderr)
+		return printOutput(out, &jf, cf, "", stdout, stderr)
 	case "reject":
 		ok, err := h.Reject(ctx, positional[0], seq)
 		if err != nil {
@@ -482,6 +494,8 @@ func rollback(ctx context.Context, h *durable.Handle, id string, jf *journalFlag
 		fmt.Fprintf(stdout, "%s is %s; %d action(s) reverted\n", id, e.Status, reverted)
 		if rbErr != nil {
 			fmt.Fprintf(stderr, "codemode: %s\n", oneLine(rbErr.Error()))
+		} else if reverted == 0 && before.Status == durable.StatusRolledBack {
+			fmt.Fprintf(stderr, "codemode: nothing was reverted: %s was already rolled back (%d action(s) reverted then)\n", id, countReverted(before))
 		} else if reverted == 0 {
 			fmt.Fprintf(stderr, "codemode: nothing was reverted: no applied action of %s has a revert (the tools file's \"revert\")\n", id)
 		}
@@ -492,9 +506,46 @@ func rollback(ctx context.Context, h *durable.Handle, id string, jf *journalFlag
 	return 0, nil
 }
 
+// given is the connector flags as the command was given them, for a hint
+// that repeats the command's connectors (" --tools tools.json"); header
+// values are not repeated (they may hold secrets): " --header …" stands
+// for them.
+func (c *contractFlags) given() string {
+	var b strings.Builder
+	add := func(flag, value string) {
+		if strings.ContainsAny(value, " \t'\"\\$`;&|<>()*?!#~") {
+			value = "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
+		}
+		fmt.Fprintf(&b, " --%s %s", flag, value)
+	}
+	if c.tools != "" {
+		add("tools", c.tools)
+	}
+	if c.mcp != "" {
+		add("mcp", c.mcp)
+	}
+	if c.config != "" {
+		add("config", c.config)
+	}
+	for _, s := range c.openapi.specs {
+		add("openapi", s.name+"="+s.value)
+	}
+	bases := slices.Sorted(maps.Keys(c.openapi.bases))
+	for _, name := range bases {
+		add("base-url", name+"="+c.openapi.bases[name])
+	}
+	if len(c.openapi.headers) > 0 {
+		b.WriteString(" --header …")
+	}
+	if b.Len() == 0 {
+		return " --tools FILE" // not given: the connectors the execution ran with
+	}
+	return b.String()
+}
+
 // printOutput prints a pass's output and returns the exit status: 0
 // completed, 1 error, 3 paused.
-func printOutput(out durable.Output, jf *journalFlags, path string, stdout, stderr io.Writer) (int, error) {
+func printOutput(out durable.Output, jf *journalFlags, cf *contractFlags, path string, stdout, stderr io.Writer) (int, error) {
 	status := map[durable.OutputStatus]int{durable.OutputCompleted: exitCompleted, durable.OutputPaused: exitPaused}[out.Status]
 	if out.Status == durable.OutputError {
 		status = exitError
@@ -528,7 +579,7 @@ func printOutput(out durable.Output, jf *journalFlags, path string, stdout, stde
 		if jf.name != durable.DefaultName {
 			journal += " --name " + jf.name
 		}
-		fmt.Fprintf(stdout, "approve all: codemode approve%s --tools FILE %s\n", journal, out.ExecutionID)
+		fmt.Fprintf(stdout, "approve all: codemode approve%s%s %s\n", journal, cf.given(), out.ExecutionID)
 		fmt.Fprintf(stdout, "reject one:  codemode reject%s %s SEQ\n", journal, out.ExecutionID)
 	case durable.OutputError:
 		for _, l := range out.Logs {

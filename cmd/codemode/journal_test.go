@@ -185,7 +185,7 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 		t.Fatalf("journal: %s %s passes %d", e.Status, logStates(e), e.Passes)
 	}
 	code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id)
-	if code != exitError || !strings.Contains(stderr, "execution "+id+" is not paused (status: completed)") {
+	if code != exitError || !strings.Contains(stderr, "approve: execution "+id+" is completed: only a paused execution can be approved") || strings.Count(stderr, "paused") != 1 {
 		t.Fatalf("second approve: exit %d, %q", code, stderr)
 	}
 
@@ -200,7 +200,7 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 		t.Fatalf("after rollback: %s %s", e.Status, logStates(e))
 	}
 	code, _, stderr = f.cli(t, "rollback", "--tools", f.tools, id)
-	if code != exitError || !strings.Contains(stderr, "nothing was reverted") {
+	if code != exitError || !strings.Contains(stderr, "nothing was reverted: "+id+" was already rolled back (1 action(s) reverted then)") {
 		t.Fatalf("second rollback: exit %d, %q", code, stderr)
 	}
 }
@@ -230,7 +230,7 @@ func TestJournalCLIReject(t *testing.T) {
 	if code, _, _ := f.cli(t, "reject", id, "2"); code != exitError {
 		t.Fatalf("second reject: exit %d", code)
 	}
-	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id); code != exitError || !strings.Contains(stderr, "is not paused (status: rejected)") {
+	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id); code != exitError || !strings.Contains(stderr, "approve: execution "+id+" is rejected: only a paused execution can be approved") {
 		t.Fatalf("approve after reject: exit %d %q", code, stderr)
 	}
 	if f.lines(t, "create.log") != nil {
@@ -387,6 +387,16 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 	f := newJournalFixture(t)
 	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
 	id := paused.ExecutionID
+	// The pause hint repeats the connector flags the run was given.
+	code, stdout, _ := f.cli(t, "run", "--tools", f.tools, f.program)
+	if want := "approve all: codemode approve --tools " + f.tools + " exec_"; code != exitPaused || !strings.Contains(stdout, want) {
+		t.Errorf("paused run: exit %d %q, want %q", code, stdout, want)
+	}
+	noJournal := *f
+	noJournal.journal = ""
+	if code, _, stderr := noJournal.cli(t, "mcp", "serve", "--tools", f.tools); code != 2 || !strings.Contains(stderr, "mcp serve: --tools FILE needs --journal FILE.db") {
+		t.Errorf("mcp serve --tools without a journal: exit %d %q", code, stderr)
+	}
 	typo := filepath.Join(f.dir, "jounral.db")
 	for _, c := range []struct {
 		args []string
@@ -397,6 +407,7 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		{[]string{"approve", id}, 2, "it recorded the connector(s) tools"},
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
+		{[]string{"run", "--tools", f.tools, "--input", `{"a":1}`, f.program}, 2, "run: --journal runs take no --input or --input-schema: an execution has no input"},
 		{[]string{"executions", "--journal", typo}, 1, "--journal " + typo + ": no journal there"},
 		{[]string{"show", "--journal", "sqlite:" + typo, id}, 1, "no journal there"},
 		{[]string{"pending", "--journal", typo}, 1, typo},
@@ -584,5 +595,70 @@ func TestJournalMCPServeUI(t *testing.T) {
 	code, _, stderr := f.cli(t, "mcp", "serve", "--journal", f.journal, "--tools", f.tools, "--ui", "0.0.0.0:0")
 	if code != 2 || !strings.Contains(stderr, "is not a loopback address") {
 		t.Fatalf("non-loopback --ui: exit %d %q", code, stderr)
+	}
+}
+
+// TestJournalSelectsTheDurableSurface: with --journal or $CODEMODE_JOURNAL,
+// types and check use the declarations of durable runs for a tools file
+// without durable fields (its tools on tools), and run is durable, so the
+// three agree; without, all three use codemode. A durable run's failure
+// names the place in the program's own lines, and codemode.<tool> names
+// where the tools are.
+func TestJournalSelectsTheDurableSurface(t *testing.T) {
+	f := newJournalFixture(t)
+	plain := filepath.Join(f.dir, "plain.json")
+	os.WriteFile(plain, []byte(`{"tools": [{"name": "echo", "description": "Echoes.",
+  "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
+  "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
+  "command": ["cat"]}]}`), 0o644)
+	onTools := filepath.Join(f.dir, "on_tools.ts")
+	os.WriteFile(onTools, []byte("const a = 1;\nconst r = await tools.echo({ text: \"hi\" });\nreturn r.text;\n"), 0o644)
+	onCodemode := filepath.Join(f.dir, "on_codemode.ts")
+	os.WriteFile(onCodemode, []byte("const r = await codemode.echo({ text: \"hi\" });\nreturn r.text;\n"), 0o644)
+	badInput := filepath.Join(f.dir, "bad_input.ts")
+	os.WriteFile(badInput, []byte("const a = 1;\nawait tools.echo({ text: a });\n"), 0o644)
+
+	// $CODEMODE_JOURNAL (set by f.cli) and --journal: the durable surface.
+	code, stdout, stderr := f.cli(t, "types", "--tools", plain)
+	if code != 0 || !strings.Contains(stdout, "readonly tools: ToolsTools") || !strings.Contains(stdout, "step<T>") {
+		t.Fatalf("types with $%s: exit %d %q %q", journalEnv, code, stdout, stderr)
+	}
+	code, stdout, stderr = f.cli(t, "run", "--tools", plain, onTools)
+	if code != 0 || stdout != "hi\n" {
+		t.Fatalf("run with $%s: exit %d %q %q", journalEnv, code, stdout, stderr)
+	}
+	_, stdout, _ = f.cli(t, "executions", "--json")
+	var list []*durable.Execution
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 1 || list[0].Status != durable.StatusCompleted {
+		t.Fatalf("the run is not in the journal: %q %v", stdout, err)
+	}
+	code, _, stderr = f.cli(t, "run", "--tools", plain, onCodemode)
+	if want := "codemode.echo is not a function: in durable runs codemode has step, search, describe and run, and the tools are on `tools` (tools.echo)\n  at on_codemode.ts:1:"; code != exitError || !strings.Contains(stderr, want) {
+		t.Fatalf("run of codemode.echo: exit %d %q, want %q", code, stderr, want)
+	}
+	code, _, stderr = f.cli(t, "run", "--tools", plain, badInput)
+	if want := "  at bad_input.ts:2:13\n  1 | const a = 1;\n> 2 | await tools.echo({ text: a });\n    |             ^\n"; code != exitError || !strings.Contains(stderr, want) {
+		t.Fatalf("run of a bad input: exit %d %q, want %q", code, stderr, want)
+	}
+	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
+		t.Skip(err)
+	}
+	for _, env := range []string{f.journal, ""} {
+		f := *f
+		f.journal = env
+		args := []string{"check", "--tools", plain}
+		good, bad := onTools, onCodemode
+		if env == "" {
+			good, bad = onCodemode, onTools
+			if code, _, _ := f.cli(t, "check", "--journal", "x.db", "--tools", plain, onTools); code != 0 {
+				t.Errorf("check --journal of %s: exit %d", onTools, code)
+			}
+		}
+		if code, stdout, stderr := f.cli(t, append(args, good)...); code != 0 || strings.TrimSpace(stdout) != "valid" {
+			t.Errorf("%s=%q: check %s: exit %d %q %q", journalEnv, env, good, code, stdout, stderr)
+		}
+		if code, _, _ := f.cli(t, append(args, bad)...); code != 1 {
+			t.Errorf("%s=%q: check %s: exit %d, want 1", journalEnv, env, bad, code)
+		}
 	}
 }

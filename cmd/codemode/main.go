@@ -36,10 +36,10 @@ func main() {
 }
 
 const usage = `usage:
-  codemode types [--tools FILE] [--input-schema FILE]
-  codemode check [--tools FILE] [--input-schema FILE] [--runtime R] PROGRAM.ts
+  codemode types [--tools FILE] [--input-schema FILE] [--journal FILE.db]
+  codemode check [--tools FILE] [--input-schema FILE] [--journal FILE.db] [--runtime R] PROGRAM.ts
   codemode run [--tools FILE] [--input JSON --input-schema FILE] [--timeout D] [--repeat N] [--json] [--runtime R] [--pool N] [--cache-dir DIR] [--allow-fetch HOST[:PORT],… [--fetch-header HOST=Name:ENVVAR]] PROGRAM.ts
-  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE) [--journal FILE.db [--ui ADDR]] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
+  codemode mcp serve (--config FILE | --mcp CMD|URL | --tools FILE with --journal) [--journal FILE.db [--ui ADDR]] [--http ADDR] [--timeout D] [--description FILE] [--no-check] [--runtime R] [--pool N] [--allow-fetch …]
   codemode openapi serve --spec FILE|URL [--base-url URL] [--header "Name: value" | --header-env Name:ENVVAR] [--journal FILE.db] [--tools per-operation] [--http ADDR]
   codemode run --journal FILE.db ... PROGRAM.ts; codemode executions|show|pending|approve|reject|rollback|expire|delete|prune (durable code mode: codemode help)
   codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312]
@@ -270,6 +270,7 @@ func types(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("types", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
+	journal := registerDurableSurface(fs)
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
 		return err
@@ -277,9 +278,10 @@ func types(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(positional) > 0 {
 		return usageError{fmt.Sprintf("types: unexpected argument %q", positional[0])}
 	}
-	if cf.tools != "" && isDurableToolsFile(cf.tools) {
-		// A durable tools file: the declarations programs run with
-		// --journal (the "tools" connector and codemode.step).
+	if *journal != "" || cf.tools != "" && isDurableToolsFile(cf.tools) {
+		// --journal, or a durable tools file: the declarations programs
+		// run with --journal (a tools file on the "tools" connector, and
+		// codemode.step).
 		h, release, err := durableSurface(ctx, &cf, noPrograms{}, stderr)
 		if err != nil {
 			return err
@@ -297,6 +299,14 @@ func types(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// registerDurableSurface registers types' and check's --journal: when
+// set (it defaults to $CODEMODE_JOURNAL) they show and check the
+// declarations of durable runs, whatever the tools file has; the journal
+// itself is not opened.
+func registerDurableSurface(fs *flag.FlagSet) *string {
+	return fs.String("journal", os.Getenv(journalEnv), "use the declarations of run --journal (a --tools file's tools on tools, codemode.step); the file is not opened (default $"+journalEnv+")")
+}
+
 // check type-checks a program; invalid reports a program with errors (exit
 // 1), whose report goes to stdout.
 func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invalid bool, err error) {
@@ -305,6 +315,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	cf.register(fs)
 	var rf runtimeFlags
 	rf.register(fs)
+	journal := registerDurableSurface(fs)
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
 		return false, err
@@ -327,8 +338,9 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	}
 	defer checker.Close()
 	var res *typecheck.Result
-	if cf.tools != "" && isDurableToolsFile(cf.tools) {
-		// A durable tools file: checked as run --journal runs it.
+	if *journal != "" || cf.tools != "" && isDurableToolsFile(cf.tools) {
+		// --journal, or a durable tools file: checked as run --journal
+		// runs it.
 		rt, closeRuntime, err := rf.open(ctx, 30*time.Second)
 		if err != nil {
 			return false, err

@@ -73,8 +73,10 @@ func mcpServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("mcp serve: unexpected argument %q", positional[0])}
 	case *declarations != "":
 		return usageError{"mcp serve: --declarations is for the durable code tool (--journal FILE.db)"}
+	case cf.tools != "" && !cf.usesMCP():
+		return usageError{"mcp serve: --tools FILE needs --journal FILE.db (the durable code tool); without --journal give --config FILE (mcpServers JSON) or --mcp CMD|URL"}
 	case cf.mcp == "" && cf.config == "":
-		return usageError{"mcp serve: --config FILE (mcpServers JSON) or --mcp CMD|URL is required"}
+		return usageError{"mcp serve: --config FILE (mcpServers JSON) or --mcp CMD|URL is required (or --journal FILE.db with --tools FILE)"}
 	case *timeout <= 0 || *timeout > 24*time.Hour:
 		return usageError{"mcp serve: --timeout must be positive and at most 24h"}
 	case *maxTokens < 100 || *maxTokens > 1_000_000:
