@@ -1,0 +1,71 @@
+package openapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/connector/openapi"
+)
+
+// writeDoc writes an OpenAPI 3.0 document with the given component schemas.
+func writeDoc(t *testing.T, schemas map[string]any) string {
+	t.Helper()
+	doc := map[string]any{
+		"openapi": "3.0.3", "info": map[string]any{"title": "t", "version": "1"},
+		"paths": map[string]any{}, "components": map[string]any{"schemas": schemas},
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// chain is n schemas S0 → S1 → … each only a $ref to the next, ending in
+// a string.
+func chain(n int) map[string]any {
+	s := map[string]any{fmt.Sprintf("S%d", n): map[string]any{"type": "string"}}
+	for i := range n {
+		s[fmt.Sprintf("S%d", i)] = map[string]any{"$ref": fmt.Sprintf("#/components/schemas/S%d", i+1)}
+	}
+	return s
+}
+
+// TestHostileDocumentShapesAreRefused: a long chain of $ref-only schemas
+// (quadratic in kin-openapi's resolver: 20,000 took 331 s) and a document
+// with more than MaxComponents components are refused at once, naming the
+// limit; a short chain and a cycle load.
+func TestHostileDocumentShapesAreRefused(t *testing.T) {
+	opts := openapi.Options{Name: "api", BaseURL: "http://127.0.0.1:9"}
+	ctx := context.Background()
+	if _, _, err := openapi.Load(ctx, writeDoc(t, chain(10)), opts); err != nil {
+		t.Fatalf("a chain of 10: %v", err)
+	}
+	cycle := map[string]any{"A": map[string]any{"$ref": "#/components/schemas/B"}, "B": map[string]any{"$ref": "#/components/schemas/A"}}
+	if _, _, err := openapi.Load(ctx, writeDoc(t, cycle), opts); err != nil && strings.Contains(err.Error(), "chain") {
+		t.Fatalf("a cycle: %v", err)
+	}
+	start := time.Now()
+	_, _, err := openapi.Load(ctx, writeDoc(t, chain(20000)), opts)
+	if err == nil || !strings.Contains(err.Error(), "schemas that are each only a $ref to the next, more than 64") {
+		t.Fatalf("a chain of 20,000: %v", err)
+	}
+	t.Logf("refused in %s: %v", time.Since(start), err)
+	many := map[string]any{}
+	for i := range openapi.MaxComponents + 1 {
+		many[fmt.Sprintf("C%d", i)] = map[string]any{"type": "string"}
+	}
+	if _, _, err := openapi.Load(ctx, writeDoc(t, many), opts); err == nil || !strings.Contains(err.Error(), "components, more than") {
+		t.Fatalf("%d components: %v", openapi.MaxComponents+1, err)
+	}
+}
