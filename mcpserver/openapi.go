@@ -160,10 +160,6 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 	if o.MaxQueued <= 0 {
 		o.MaxQueued = DefaultMaxQueued
 	}
-	if o.MaxExecutionsPerSession <= 0 {
-		o.MaxExecutionsPerSession = max(1, o.MaxExecutions/2)
-	}
-	o.MaxExecutionsPerSession = min(o.MaxExecutionsPerSession, o.MaxExecutions)
 	o.Fetch = nil
 	spec, request, err := openAPITools(conn)
 	if err != nil {

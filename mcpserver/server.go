@@ -128,10 +128,6 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	if opts.MaxQueued <= 0 {
 		opts.MaxQueued = DefaultMaxQueued
 	}
-	if opts.MaxExecutionsPerSession <= 0 {
-		opts.MaxExecutionsPerSession = max(1, opts.MaxExecutions/2)
-	}
-	opts.MaxExecutionsPerSession = min(opts.MaxExecutionsPerSession, opts.MaxExecutions)
 	desc := strings.ReplaceAll(description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	h := &handler{cl: cl, opts: opts, turns: NewTurns(TurnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession})}

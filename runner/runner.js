@@ -108,12 +108,10 @@ var CodeModeRunner = (() => {
   function textBuffer() {
     let parts = [];
     let tail = "";
-    let size = 0;
     return {
       __proto__: null,
       add(text) {
         tail += text;
-        size += text.length;
         if (tail.length >= 4096) {
           push(parts, tail);
           tail = "";
@@ -127,11 +125,7 @@ var CodeModeRunner = (() => {
           parts = [];
         }
         tail = "";
-        size = 0;
         return out;
-      },
-      get length() {
-        return size;
       }
     };
   }

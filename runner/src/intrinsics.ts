@@ -102,7 +102,6 @@ export function join(items: string[], separator: string): string {
 export interface TextBuffer {
   add(text: string): void;
   take(): string;
-  readonly length: number;
 }
 
 /**
@@ -115,12 +114,10 @@ export interface TextBuffer {
 export function textBuffer(): TextBuffer {
   let parts: string[] = [];
   let tail = "";
-  let size = 0;
   return {
     __proto__: null,
     add(text: string): void {
       tail += text;
-      size += text.length;
       if (tail.length >= 4096) {
         push(parts, tail);
         tail = "";
@@ -134,11 +131,7 @@ export function textBuffer(): TextBuffer {
         parts = [];
       }
       tail = "";
-      size = 0;
       return out;
-    },
-    get length(): number {
-      return size;
     },
   } as unknown as TextBuffer;
 }
