@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,6 +45,12 @@ func (c *Client) Tool(opts codetool.Options) (*codetool.Tool, error) {
 			if err != nil {
 				return nil, err
 			}
-			return json.Marshal(out)
+			var buf bytes.Buffer // "<", ">" and "&" as they are, for the model
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(out); err != nil {
+				return nil, err
+			}
+			return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 		}), nil
 }

@@ -44,6 +44,6 @@ func (h *Handle) Tool(opts codetool.Options) (*codetool.Tool, error) {
 			if err != nil {
 				return nil, err
 			}
-			return json.Marshal(out)
+			return out.MarshalJSON() // "<", ">", "&" unescaped
 		}), nil
 }

@@ -739,6 +739,27 @@ func TestOutputJSON(t *testing.T) {
 			t.Errorf("Unmarshal(%s) = %+v, %v", b, back, err)
 		}
 	}
+	// The method itself keeps "<", ">" and "&" (json.Marshal escapes them).
+	plain := durable.Output{Status: durable.OutputPaused, ExecutionID: "exec_1", Logs: []string{"a > b"},
+		Pending: []durable.PendingAction{{ExecutionID: "exec_1", Seq: 1, Connector: "c", Method: "m", Args: json.RawMessage(`{"x":"<y> & z"}`)}}}
+	want := `{"status":"paused","executionId":"exec_1","pending":[{"executionId":"exec_1","seq":1,"connector":"c","method":"m","args":{"x":"<y> & z"}}],"logs":["a > b"]}`
+	if b, err := plain.MarshalJSON(); err != nil || string(b) != want {
+		t.Errorf("MarshalJSON = %s, %v; want %s", b, err, want)
+	}
+}
+
+// A paused output carries what the program printed before the pause, from
+// Execute and from Output (read back from the journal).
+func TestPausedOutputHasLogs(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, `console.log("before", 1); await github.create_issue({ title: "t" }); console.log("after");`)
+	if out.Status != durable.OutputPaused || strings.Join(out.Logs, "|") != "before 1" {
+		t.Fatalf("Execute = %+v, want paused with logs [before 1]", out)
+	}
+	again, err := h.Output(context.Background(), out.ExecutionID)
+	if err != nil || strings.Join(again.Logs, "|") != "before 1" {
+		t.Fatalf("Output = %+v, %v; want logs [before 1]", again, err)
+	}
 }
 
 // The agent's declarations hold the connectors and codemode.step, never the

@@ -376,7 +376,7 @@ func (h *Handle) Output(ctx context.Context, id string) (Output, error) {
 		if err != nil {
 			return Output{}, fmt.Errorf("durable: %w", err)
 		}
-		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending}, nil
+		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending, Logs: e.Logs}, nil
 	case StatusCompleted:
 		result := e.Result
 		if len(result) == 0 {

@@ -534,7 +534,7 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 			if err != nil {
 				return Output{}, fmt.Errorf("durable: %w", err)
 			}
-			return Output{Status: OutputPaused, ExecutionID: e.ID, Pending: pending}, nil
+			return Output{Status: OutputPaused, ExecutionID: e.ID, Pending: pending, Logs: u.Logs}, nil
 		}
 		return Output{Status: OutputError, ExecutionID: e.ID, Error: msg, Logs: u.Logs}, nil
 	}
@@ -613,7 +613,7 @@ func (h *Handle) current(ctx context.Context, id string) (Output, error) {
 		if err != nil {
 			return Output{}, fmt.Errorf("durable: %w", err)
 		}
-		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending}, nil
+		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending, Logs: e.Logs}, nil
 	}
 	h.hooks(ctx, id, e.Status, true)
 	msg := e.Error

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -180,13 +181,19 @@ type Output struct {
 	Content []client.Content
 	Pending []PendingAction // paused
 	Error   string          // error
-	Logs    []string        // completed and error
+	// Logs is the pass's console output, one entry per line: for
+	// completed and error the whole pass, for paused the lines written
+	// before the pause (a replay writes them again).
+	Logs []string
 }
 
 // MarshalJSON encodes the variant for o.Status with only its fields:
 // {"status":"completed","executionId",…,"result",…,"content"?,"logs"?},
-// {"status":"paused","executionId",…,"pending":[…]} or
-// {"status":"error","executionId",…,"error",…,"logs"?}.
+// {"status":"paused","executionId",…,"pending":[…],"logs"?} or
+// {"status":"error","executionId",…,"error",…,"logs"?}. Unlike
+// json.Marshal's default, "<", ">" and "&" are kept as they are (the
+// answer is read by a model and people, not embedded in HTML); json.Marshal
+// of an Output escapes them again, so call this method for the plain form.
 func (o Output) MarshalJSON() ([]byte, error) {
 	switch o.Status {
 	case OutputCompleted:
@@ -194,7 +201,7 @@ func (o Output) MarshalJSON() ([]byte, error) {
 		if len(res) == 0 {
 			res = json.RawMessage("null")
 		}
-		return json.Marshal(struct {
+		return marshalPlain(struct {
 			Status      OutputStatus     `json:"status"`
 			ExecutionID string           `json:"executionId"`
 			Result      json.RawMessage  `json:"result"`
@@ -206,13 +213,14 @@ func (o Output) MarshalJSON() ([]byte, error) {
 		if p == nil {
 			p = []PendingAction{}
 		}
-		return json.Marshal(struct {
+		return marshalPlain(struct {
 			Status      OutputStatus    `json:"status"`
 			ExecutionID string          `json:"executionId"`
 			Pending     []PendingAction `json:"pending"`
-		}{o.Status, o.ExecutionID, p})
+			Logs        []string        `json:"logs,omitempty"`
+		}{o.Status, o.ExecutionID, p, o.Logs})
 	case OutputError:
-		return json.Marshal(struct {
+		return marshalPlain(struct {
 			Status      OutputStatus `json:"status"`
 			ExecutionID string       `json:"executionId"`
 			Error       string       `json:"error"`
@@ -220,6 +228,17 @@ func (o Output) MarshalJSON() ([]byte, error) {
 		}{o.Status, o.ExecutionID, o.Error, o.Logs})
 	}
 	return nil, fmt.Errorf("durable: output status %q is not completed, paused or error", o.Status)
+}
+
+// marshalPlain is json.Marshal without HTML escaping.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON decodes any of the three variants.

@@ -335,6 +335,10 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 		if jf.asJSON {
 			return 0, printJSON(stdout, nonNilList(list))
 		}
+		if len(list) == 0 && jf.name != durable.DefaultName {
+			fmt.Fprintf(stdout, "no executions under the runtime name %q (--name) in %s\n", jf.name, jf.path)
+			return 0, nil
+		}
 		printExecutions(stdout, list, now)
 		return 0, nil
 	case "show":
@@ -565,6 +569,9 @@ func printOutput(out durable.Output, jf *journalFlags, cf *contractFlags, path s
 			fmt.Fprintln(stdout, string(out.Result))
 		}
 	case durable.OutputPaused:
+		for _, l := range out.Logs {
+			fmt.Fprintln(stderr, l)
+		}
 		fmt.Fprintf(stdout, "paused: execution %s waits for approval of %d action(s)\n", out.ExecutionID, len(out.Pending))
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SEQ\tACTION")
@@ -594,13 +601,12 @@ func printOutput(out durable.Output, jf *journalFlags, cf *contractFlags, path s
 	return status, nil
 }
 
+// printJSON writes v as one line of JSON, "<", ">" and "&" as they are
+// (json.Marshal would write \u003c, \u003e and \u0026).
 func printJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 // action renders a call as connector.method(args), args cut to max

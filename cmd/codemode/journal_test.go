@@ -283,7 +283,7 @@ func TestJournalCLIExpireDeletePrune(t *testing.T) {
 		t.Fatalf("executions after prune: %q", stdout)
 	}
 	// Separate histories per runtime name.
-	if code, stdout, _ := f.cli(t, "executions", "--name", "other"); code != 0 || strings.TrimSpace(stdout) != "no executions" {
+	if code, stdout, _ := f.cli(t, "executions", "--name", "other"); code != 0 || !strings.HasPrefix(stdout, `no executions under the runtime name "other" (--name) in `) {
 		t.Fatalf("another runtime name: exit %d %q", code, stdout)
 	}
 	cmd := []string{"executions", "--journal", ""}

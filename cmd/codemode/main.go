@@ -316,6 +316,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	var rf runtimeFlags
 	rf.register(fs)
 	journal := registerDurableSurface(fs)
+	asJSON := fs.Bool("json", false, `print the result as one JSON object: {"valid": bool, "diagnostics": [{"file", "line", "column", "code", "message"}], "report": text}`)
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
 		return false, err
@@ -354,7 +355,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 		if res, err = h.ValidateCode(ctx, checker, source); err != nil {
 			return false, err
 		}
-		return report(res, positional[0], stdout), nil
+		return report(res, positional[0], *asJSON, stdout)
 	}
 	c, set, err := cf.build(ctx, stderr)
 	if err != nil {
@@ -376,24 +377,37 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) (invali
 	if err != nil {
 		return false, err
 	}
-	return report(res, positional[0], stdout), nil
+	return report(res, positional[0], *asJSON, stdout)
 }
 
 // report prints a check's result ("valid", or the report with the
-// program's file name) and says whether the program is invalid.
-func report(res *typecheck.Result, path string, stdout io.Writer) (invalid bool) {
+// program's file name; with asJSON the result as one JSON line, each
+// diagnostic's file the program's path) and says whether the program is
+// invalid.
+func report(res *typecheck.Result, path string, asJSON bool, stdout io.Writer) (invalid bool, err error) {
+	if asJSON {
+		r := *res
+		r.Report = named(r.Report, path)
+		r.Diagnostics = append([]typecheck.Diagnostic(nil), res.Diagnostics...)
+		for i := range r.Diagnostics {
+			r.Diagnostics[i].File = path
+		}
+		return !res.Valid, printJSON(stdout, r)
+	}
 	if res.Valid {
 		fmt.Fprintln(stdout, "valid")
-		return false
+		return false, nil
 	}
 	fmt.Fprintln(stdout, named(res.Report, path))
-	return true
+	return true, nil
 }
 
 // readProgram reads a program file of at most maxProgramSize bytes.
 func readProgram(path string) (string, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return "", err
+	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("program %s: no such file", path)
+	} else if err != nil {
+		return "", fmt.Errorf("program: %w", err)
 	} else if !fi.Mode().IsRegular() || fi.Size() > maxProgramSize {
 		return "", fmt.Errorf("%s: not a regular file of at most %d bytes", path, maxProgramSize)
 	}

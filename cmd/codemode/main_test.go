@@ -322,6 +322,16 @@ func TestCheckReportsTypeErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "bad.ts:2:") || !strings.Contains(stdout, "TS2322") {
 		t.Fatalf("exit %d report %q", code, stdout)
 	}
+	// --json: the result as one object, each diagnostic naming the file.
+	code, stdout, _ = runCLI(t, "check", "--json", "--tools", tools, bad)
+	var res typecheck.Result
+	if err := json.Unmarshal([]byte(stdout), &res); code != 1 || err != nil || res.Valid || len(res.Diagnostics) == 0 ||
+		res.Diagnostics[0].File != bad || res.Diagnostics[0].Line != 2 || res.Diagnostics[0].Code != 2322 {
+		t.Fatalf("check --json: exit %d %v %q", code, err, stdout)
+	}
+	if code, stdout, _ := runCLI(t, "check", "--json", "--tools", tools, good); code != 0 || strings.TrimSpace(stdout) != `{"valid":true}` {
+		t.Fatalf("check --json of a valid program: exit %d %q", code, stdout)
+	}
 	if code, _, _ := runCLI(t, "check"); code != 2 {
 		t.Fatalf("check without a program: exit %d", code)
 	}

@@ -466,8 +466,8 @@ func resultAnswer(ctx context.Context, h *durable.Handle, opts ServerOptions, re
 func render(out durable.Output, opts ServerOptions) (*mcp.CallToolResult, error) {
 	budget := opts.MaxTokens * 4
 	head := out
-	head.Content = nil // sent as items of their own after the JSON
-	text, err := json.Marshal(head)
+	head.Content = nil              // sent as items of their own after the JSON
+	text, err := head.MarshalJSON() // not json.Marshal, which escapes "<", ">" and "&"
 	if err != nil {
 		return nil, err
 	}
