@@ -135,3 +135,27 @@ func BenchmarkEraseSideBySide(b *testing.B) {
 		b.ReportMetric(float64(s[len(s)/4])/1e3, v.name+"-p25-us")
 	}
 }
+
+// BenchmarkRunCodeErase: what RunCode does on an erase-cache miss for each
+// form of model-written code (normalize, then erase the wrapped module).
+// normalize asks esbuild too: once for a function expression, three times
+// for statements that end with an expression, so a fresh code tool program
+// costs up to four esbuild calls.
+func BenchmarkRunCodeErase(b *testing.B) {
+	i := 0
+	for _, tc := range []struct{ name, code string }{
+		{"module", eraseProgram},
+		{"function", "async ({ codemode }) => {\n  const r = await codemode.echo({ value: \"x\" });\n  return r.value;\n}"},
+		{"statements", "const r = await codemode.echo({ value: \"x\" });\nr.value"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			loopCPU(b, func() {
+				i++
+				n := normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "")
+				if _, err := erase(n.module, n); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
