@@ -138,9 +138,9 @@ func BenchmarkEraseSideBySide(b *testing.B) {
 
 // BenchmarkRunCodeErase: what RunCode does on an erase-cache miss for each
 // form of model-written code (normalize, then erase the wrapped module).
-// normalize asks esbuild too: once for a function expression, three times
-// for statements that end with an expression, so a fresh code tool program
-// costs up to four esbuild calls.
+// normalize asks esbuild too: once for a function expression, three to ten
+// times for statements that end with an expression (see lastExpression), so
+// a fresh code tool program costs two to eleven esbuild calls.
 func BenchmarkRunCodeErase(b *testing.B) {
 	i := 0
 	for _, tc := range []struct{ name, code string }{
