@@ -6,25 +6,46 @@ import (
 )
 
 // eraseCache keeps the most recently erased programs, so that a program run
-// again (a retry, a saved snippet, `codemode run --repeat`) skips esbuild.
-// Entries are immutable; the cache is safe for concurrent use.
+// again (a retry, a saved snippet, a durable run's replay after an approval,
+// `codemode run --repeat`) skips esbuild. It is bounded in bytes and evicts
+// the least recently used program first. Entries are immutable; the cache
+// is safe for concurrent use. Erasure has no options that vary between runs
+// of one client (the esbuild options are constant, and a client's scope
+// setup is fixed when it is made), so the key alone decides the result.
 type eraseCache struct {
 	mu    sync.Mutex
-	max   int
+	max   int        // bytes
+	used  int        // bytes, the sum of the entries' sizes
 	order *list.List // front: most recent; values are *cacheEntry
 	index map[string]*list.Element
 }
 
 type cacheEntry struct {
-	source string // the key
-	prog   *erased
+	key  string
+	prog *erased
+	size int // bytes charged to the cache
 }
 
 // maxCachedSource is the largest source, in bytes, the cache keeps.
 const maxCachedSource = 64 << 10
 
-func newEraseCache(max int) *eraseCache {
-	return &eraseCache{max: max, order: list.New(), index: map[string]*list.Element{}}
+// eraseCacheBytes is a client's erase cache budget: about a thousand
+// programs of a few kilobytes.
+const eraseCacheBytes = 4 << 20
+
+func newEraseCache(maxBytes int) *eraseCache {
+	return &eraseCache{max: maxBytes, order: list.New(), index: map[string]*list.Element{}}
+}
+
+// entrySize is what an erased program is charged: its key, the TypeScript
+// (when not the key itself), the JavaScript, and as much again as the
+// TypeScript for the submitted lines and the source map an error makes.
+func entrySize(key string, prog *erased) int {
+	n := len(key) + len(prog.js) + len(prog.source)
+	if key == prog.source { // Client.Run: one string
+		n -= len(key)
+	}
+	return n + len(prog.source)
 }
 
 // erase returns the erased program for source, from the cache when present.
@@ -51,14 +72,21 @@ func (c *eraseCache) eraseWith(key string, prepare func() (string, *normalized))
 	if err != nil || len(key) > maxCachedSource {
 		return prog, err
 	}
+	size := entrySize(key, prog)
+	if size > c.max {
+		return prog, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.index[key]; !ok {
-		c.index[key] = c.order.PushFront(&cacheEntry{source: key, prog: prog})
-		for c.order.Len() > c.max {
+		c.index[key] = c.order.PushFront(&cacheEntry{key: key, prog: prog, size: size})
+		c.used += size
+		for c.used > c.max {
 			last := c.order.Back()
 			c.order.Remove(last)
-			delete(c.index, last.Value.(*cacheEntry).source)
+			ent := last.Value.(*cacheEntry)
+			delete(c.index, ent.key)
+			c.used -= ent.size
 		}
 	}
 	return prog, nil

@@ -38,7 +38,7 @@ type Executor interface {
 // New binds an executor (a *Runtime or a *Pool) and a contract. The client
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
-	return &Client{rt: rt, contract: c, erased: newEraseCache(256)}
+	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes)}
 }
 
 // WithScopeSetup returns a client for the same executor and contract whose
@@ -51,7 +51,7 @@ func New(rt Executor, c *contract.Contract) *Client {
 // (annotate its parameter). Run and Validate, which take whole modules, do
 // not apply it. An empty setup is the plain client.
 func (c *Client) WithScopeSetup(setup string) *Client {
-	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(256), setup: setup}
+	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup}
 }
 
 // Contract returns the client's contract.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/evanw/esbuild/pkg/api"
@@ -15,30 +16,45 @@ import (
 // reports name it.
 const programFilename = "agent.ts"
 
-// erased is a program after TypeScript erasure: JavaScript plus the map back
-// to the submitted source.
+// erased is a program after TypeScript erasure: JavaScript, and what it
+// takes to map positions in it back to the submitted source. The source map
+// is made on first use (an error or a stack to map), not with the
+// JavaScript: see sourceMap. An erased program is safe for concurrent use.
 type erased struct {
-	js       string
-	smap     *sourcemap.Consumer
-	original []string    // submitted source lines
-	back     *normalized // for model-written code: the way back to its coordinates
+	js     string
+	source string      // the TypeScript that was erased
+	back   *normalized // for model-written code: the way back to its coordinates
+
+	mapOnce sync.Once
+	smap    *sourcemap.Consumer // nil when no map could be made
+	lines   []string            // submitted source lines
+}
+
+// transformOptions are esbuild's options for erasure, with or without an
+// external source map. The JavaScript esbuild prints is the same with and
+// without the map (TestEraseIsDeterministicWithAndWithoutTheMap), which is
+// what lets the map be made later.
+func transformOptions(m api.SourceMap) api.TransformOptions {
+	return api.TransformOptions{
+		Loader:     api.LoaderTS,
+		Format:     api.FormatDefault,
+		Target:     api.ESNext,
+		Sourcemap:  m,
+		Sourcefile: programFilename,
+		Charset:    api.CharsetUTF8,
+	}
 }
 
 // erase strips TypeScript syntax with esbuild, keeping ES module syntax and
-// every modern construct as written (target esnext), and returns a source map.
+// every modern construct as written (target esnext). It makes no source map:
+// most executions end without an error, and the map costs about a fifth of
+// the erasure (RATIONALE.md, "Erasure: the source map on demand").
 // A syntax error is returned as a *ProgramError named SyntaxError with the
 // submitted line and column. back, when not nil, is the normalization that
 // made source from model-written code; positions are then reported in the
 // code's coordinates.
 func erase(source string, back *normalized) (*erased, error) {
-	res := api.Transform(source, api.TransformOptions{
-		Loader:     api.LoaderTS,
-		Format:     api.FormatDefault,
-		Target:     api.ESNext,
-		Sourcemap:  api.SourceMapExternal,
-		Sourcefile: programFilename,
-		Charset:    api.CharsetUTF8,
-	})
+	res := api.Transform(source, transformOptions(api.SourceMapNone))
 	if len(res.Errors) > 0 {
 		var b strings.Builder
 		for i, m := range res.Errors {
@@ -58,16 +74,43 @@ func erase(source string, back *normalized) (*erased, error) {
 		}
 		return nil, &ProgramError{Name: "SyntaxError", Message: b.String(), Stack: stack}
 	}
-	e := &erased{js: string(res.Code), original: strings.Split(source, "\n"), back: back}
-	if back != nil {
-		e.original = back.lines
-	}
-	if len(res.Map) > 0 {
+	return &erased{js: string(res.Code), source: source, back: back}, nil
+}
+
+// prepare makes the source map and the submitted lines, once. The map comes
+// from erasing the source again with a map; should that erasure print other
+// JavaScript than the program ran (it does not: esbuild is deterministic),
+// the map would point elsewhere, so there is then none and positions stay
+// as the engine reported them.
+func (e *erased) prepare() {
+	e.mapOnce.Do(func() {
+		if e.back != nil {
+			e.lines = e.back.lines
+		} else {
+			e.lines = strings.Split(e.source, "\n")
+		}
+		res := api.Transform(e.source, transformOptions(api.SourceMapExternal))
+		if len(res.Errors) > 0 || len(res.Map) == 0 || string(res.Code) != e.js {
+			return
+		}
 		if sm, err := sourcemap.Parse(programFilename, res.Map); err == nil {
 			e.smap = sm
 		}
-	}
-	return e, nil
+	})
+}
+
+// sourceMap returns the map from the erased JavaScript to the erased
+// TypeScript, or nil.
+func (e *erased) sourceMap() *sourcemap.Consumer {
+	e.prepare()
+	return e.smap
+}
+
+// original returns the submitted source's lines (for model-written code,
+// the code's).
+func (e *erased) original() []string {
+	e.prepare()
+	return e.lines
 }
 
 var position = regexp.MustCompile(regexp.QuoteMeta(programFilename) + `:(\d+)(?::(\d+))?`)
@@ -86,13 +129,14 @@ func (e *erased) mapPosition(line, col int) (int, int, bool) {
 // smapSource maps a 1-based line and column of the erased JavaScript to the
 // TypeScript that was erased (for model-written code, the wrapped module).
 func (e *erased) smapSource(line, col int) (int, int, bool) {
-	if e.smap == nil {
+	sm := e.sourceMap()
+	if sm == nil {
 		return 0, 0, false
 	}
-	_, _, l, sc, ok := e.smap.Source(line, max(col-1, 0))
+	_, _, l, sc, ok := sm.Source(line, max(col-1, 0))
 	if !ok {
 		// Fall back to the first mapped column on the line.
-		_, _, l, sc, ok = e.smap.Source(line, 0)
+		_, _, l, sc, ok = sm.Source(line, 0)
 		if !ok {
 			return 0, 0, false
 		}
@@ -163,9 +207,10 @@ func (e *erased) excerptAt(text string) string {
 	}
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
-	if line < 1 || line > len(e.original) {
+	lines := e.original()
+	if line < 1 || line > len(lines) {
 		return ""
 	}
 	at := fmt.Sprintf("  at %s:%d:%d\n", programFilename, line, col)
-	return strings.TrimRight(at+excerpt.Lines(e.original, line, col), "\n")
+	return strings.TrimRight(at+excerpt.Lines(lines, line, col), "\n")
 }

@@ -54,7 +54,7 @@ func TestExcerptMarksTheColumn(t *testing.T) {
 }
 
 func TestEraseCacheReturnsTheSameProgram(t *testing.T) {
-	c := newEraseCache(2)
+	c := newEraseCache(2 * entrySize("export default 1", &erased{js: "export default 1;\n", source: "export default 1"}))
 	a1, _ := c.erase("export default 1", "export default 1", nil)
 	a2, _ := c.erase("export default 1", "export default 1", nil)
 	if a1 != a2 {
