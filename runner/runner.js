@@ -2290,9 +2290,12 @@ return __codemodeURL;`);
   function request(text, tools) {
     const r = jsonParse(text);
     const namespaces = [];
-    const texts = r.namespaces.length === 0 ? [] : stringSplit(tools, "	");
+    let at = 0;
     for (let i = 0; i < r.namespaces.length; i++) {
-      defineProperty(namespaces, i, data(textNamespace(r.namespaces[i], texts[i] === void 0 ? "" : texts[i])));
+      const ns = r.namespaces[i];
+      const size = ns.size;
+      defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === tools.length ? tools : stringSlice(tools, at, at + size))));
+      at += size;
     }
     return {
       __proto__: null,

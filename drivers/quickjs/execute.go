@@ -90,10 +90,17 @@ type requestJSON struct {
 	Filename   string          `json:"filename"`
 	HasInput   bool            `json:"hasInput"`
 	Input      json.RawMessage `json:"input,omitempty"`
-	Namespaces []string        `json:"namespaces"`
+	Namespaces []nsJSON        `json:"namespaces"`
 	Limits     limitsJSON      `json:"limits"`
 	Seed       [4]uint32       `json:"seed"`
 	Clock      []float64       `json:"clock"`
+}
+
+// nsJSON is a namespace of the engine's request: its name, and the length
+// of its tools' text (scopeNames) in UTF-16 code units.
+type nsJSON struct {
+	Name string `json:"name"`
+	Size int    `json:"size"`
 }
 
 type limitsJSON struct {
@@ -291,7 +298,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		}
 		req.Input = msg.Input
 	}
-	req.Namespaces = st.names.names
+	req.Namespaces = st.names.namespaces
 	reqText, err := json.Marshal(req)
 	if err != nil {
 		return nil, err

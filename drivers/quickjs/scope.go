@@ -86,41 +86,38 @@ func namesSize(namespaces []wire.Namespace) int {
 // scopeNames is an execution's namespaces as the Go runner uses them: the
 // set it checks tool calls against, and the text the engine receives
 // (runner/src/quickjs.ts, request): each namespace's tools between
-// newlines, the namespaces separated by tabs. A runner makes it once per
-// scope, so that an execution of a kept scope neither lists nor hashes a
-// catalogue of 10,000 tools.
+// newlines, one namespace after the other, each namespace's length in the
+// request. A runner makes it once per scope, so that an execution of a
+// kept scope neither lists nor hashes a catalogue of 10,000 tools.
 type scopeNames struct {
-	names []string        // the namespace names, in the message's order
-	tools map[string]bool // "namespace\x00tool"
-	text  string
-	size  int
+	namespaces []nsJSON        // the namespaces, in the message's order
+	tools      map[string]bool // "namespace\x00tool"
+	text       string
+	size       int
 }
 
 // newScopeNames makes the scopeNames of namespaces, or an error naming a
-// name the engine's text cannot carry (one with a tab or newline; a
-// contract's names are identifiers).
+// tool name the engine's text cannot carry (empty, or with a newline or
+// NUL; a contract's names are identifiers).
 func newScopeNames(namespaces []wire.Namespace) (*scopeNames, error) {
-	s := &scopeNames{names: make([]string, 0, len(namespaces)), tools: map[string]bool{}, size: namesSize(namespaces)}
+	s := &scopeNames{namespaces: make([]nsJSON, 0, len(namespaces)), tools: map[string]bool{}, size: namesSize(namespaces)}
 	var b strings.Builder
-	for i, ns := range namespaces {
-		if strings.ContainsAny(ns.Name, "\t\n\x00") {
-			return nil, fmt.Errorf("namespace %.100q holds a tab, newline or NUL", ns.Name)
-		}
-		if i > 0 {
-			b.WriteByte('\t')
-		}
-		s.names = append(s.names, ns.Name)
+	for _, ns := range namespaces {
+		size := 0
 		if len(ns.Tools) > 0 {
 			b.WriteByte('\n')
+			size++
 		}
 		for _, t := range ns.Tools {
-			if t == "" || strings.ContainsAny(t, "\t\n\x00") {
-				return nil, fmt.Errorf("tool %.100q of namespace %.100q is empty or holds a tab, newline or NUL", t, ns.Name)
+			if t == "" || strings.ContainsAny(t, "\n\x00") {
+				return nil, fmt.Errorf("tool %.100q of namespace %.100q is empty or holds a newline or NUL", t, ns.Name)
 			}
 			b.WriteString(t)
 			b.WriteByte('\n')
+			size += utf16Len(t) + 1
 			s.tools[ns.Name+"\x00"+t] = true
 		}
+		s.namespaces = append(s.namespaces, nsJSON{Name: ns.Name, Size: size})
 	}
 	s.text = b.String()
 	return s, nil

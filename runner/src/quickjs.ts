@@ -159,15 +159,19 @@ function textNamespace(name: string, text: string): Namespace {
 
 /**
  * request copies the Go runner's request into objects without a prototype.
- * tools holds each namespace's tools (see textNamespace), the namespaces
- * separated by tabs, in the order of the request's namespace names.
+ * tools holds each namespace's tools (see textNamespace), one namespace
+ * after the other in the order of the request's namespaces, each of the
+ * length (size) the request gives it.
  */
 function request(text: string, tools: string): Request {
   const r = jsonParse(text);
   const namespaces: Namespace[] = [];
-  const texts = r.namespaces.length === 0 ? [] : stringSplit(tools, "\t");
+  let at = 0;
   for (let i = 0; i < r.namespaces.length; i++) {
-    defineProperty(namespaces, i, data(textNamespace(r.namespaces[i], texts[i] === undefined ? "" : texts[i])));
+    const ns = r.namespaces[i];
+    const size: number = ns.size;
+    defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === tools.length ? tools : stringSlice(tools, at, at + size))));
+    at += size;
   }
   return {
     __proto__: null,
