@@ -360,7 +360,10 @@ type ErrorNamer interface {
 // runtime returns an error wrapping ErrRuntimeClosed or ErrRuntimeFailed.
 // Past the deadline (req.Limits.Timeout) plus HostGrace, if the runner has
 // not ended the execution, the host gives up on it: a ProgramFailed
-// TimeoutError outcome, and the runtime is probed as after a cancel.
+// TimeoutError outcome, and the runtime is probed as after a cancel. When
+// req.Scope named the namespaces alone and the runner no longer keeps them
+// (wire 1.2 scopeUnknown: nothing ran), the execution is sent once more,
+// under a new id, with the list.
 func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
 	out, err := rt.execute(ctx, req, false)
 	if errors.Is(err, errScopeUnknown) {
