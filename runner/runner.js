@@ -2864,14 +2864,14 @@ return __codemodeURL;`);
           for (let i = 0; i < nsList.length; i++) {
             const ns = asMap(nsList[i]);
             if (ns === void 0 || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
-            const tools = [];
+            let tools = [];
             const names = ns[2];
             if (isArray(names)) {
               for (let j = 0; j < names.length; j++) {
                 if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
-                push(tools, names[j]);
                 size += names[j].length + 16;
               }
+              tools = names;
             }
             push(namespaces, listNamespace(ns[1], tools));
           }

@@ -237,14 +237,16 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         for (let i = 0; i < nsList.length; i++) {
           const ns = asMap(nsList[i]);
           if (ns === undefined || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
-          const tools: string[] = [];
+          // The decoded array is the runner's own (the decoder made it and
+          // nothing else holds it): it is kept as the list, not copied.
+          let tools: string[] = [];
           const names = ns[2];
           if (isArray(names)) {
             for (let j = 0; j < names.length; j++) {
               if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
-              push(tools, names[j] as string);
               size += (names[j] as string).length + 16;
             }
+            tools = names as string[];
           }
           push(namespaces, listNamespace(ns[1] as string, tools));
         }
