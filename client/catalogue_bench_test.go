@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 )
 
@@ -85,6 +87,31 @@ func BenchmarkCatalogueBoot(b *testing.B) {
 	report(b, samples, "ms")
 }
 
+// catalogueDrivers are the runtimes the per-execution benchmarks run on:
+// QuickJS in its sandbox process (the default), QuickJS in this process,
+// and Node.js when node is on PATH.
+func catalogueDrivers(b *testing.B) []struct {
+	name string
+	make func() drivers.Driver
+} {
+	list := []struct {
+		name string
+		make func() drivers.Driver
+	}{
+		{"sandbox", func() drivers.Driver { return quickjs.New(quickjs.Options{}) }},
+		{"inprocess", func() drivers.Driver { return quickjs.New(quickjs.Options{InProcess: true}) }},
+	}
+	if _, err := exec.LookPath("node"); err == nil {
+		list = append(list, struct {
+			name string
+			make func() drivers.Driver
+		}{"node", func() drivers.Driver { return node.New(node.Options{}) }})
+	} else {
+		b.Logf("node is not on PATH: no Node.js runs (%v)", err)
+	}
+	return list
+}
+
 // oneCall is a program that calls one tool of the catalogue.
 const oneCall = `export default async function ({ github }: AgentProgramScope) {
   const pr = await github.create_pull_request_1({ owner: "o", repo: "r", title: "t", head: "h", base: "main" });
@@ -92,38 +119,44 @@ const oneCall = `export default async function ({ github }: AgentProgramScope) {
 }`
 
 // BenchmarkCatalogueOneCall: one program that calls one tool, on one
-// runtime, with each catalogue (the first run of each, which compiles the
-// tool's schemas and erases the program, happens before the clock starts).
+// runtime per driver, with each catalogue (the first run of each, which
+// compiles the tool's schemas and erases the program, happens before the
+// clock starts).
 func BenchmarkCatalogueOneCall(b *testing.B) {
-	ctx := context.Background()
-	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rt.Close()
-	var clients [2]*client.Client
-	for i, n := range catalogueSizes {
-		clients[i] = client.New(rt, catalogue(b, n))
-		if out, err := clients[i].Run(ctx, oneCall, client.RunOptions{}); err != nil || out.Kind != client.Success || string(out.Value) != "1" {
-			b.Fatalf("%d tools: %+v, %v", n, out, err)
-		}
-	}
-	var samples [2][]float64
-	for b.Loop() {
-		for i, cl := range clients {
-			start := time.Now()
-			if _, err := cl.Run(ctx, oneCall, client.RunOptions{}); err != nil {
+	for _, d := range catalogueDrivers(b) {
+		b.Run(d.name, func(b *testing.B) {
+			ctx := context.Background()
+			rt, err := client.NewRuntime(ctx, d.make())
+			if err != nil {
 				b.Fatal(err)
 			}
-			samples[i] = append(samples[i], float64(time.Since(start).Microseconds())/1000)
-		}
+			defer rt.Close()
+			var clients [2]*client.Client
+			for i, n := range catalogueSizes {
+				clients[i] = client.New(rt, catalogue(b, n))
+				if out, err := clients[i].Run(ctx, oneCall, client.RunOptions{}); err != nil || out.Kind != client.Success || string(out.Value) != "1" {
+					b.Fatalf("%d tools: %+v, %v", n, out, err)
+				}
+			}
+			var samples [2][]float64
+			for b.Loop() {
+				for i, cl := range clients {
+					start := time.Now()
+					if _, err := cl.Run(ctx, oneCall, client.RunOptions{}); err != nil {
+						b.Fatal(err)
+					}
+					samples[i] = append(samples[i], float64(time.Since(start).Microseconds())/1000)
+				}
+			}
+			report(b, samples, "ms")
+		})
 	}
-	report(b, samples, "ms")
 }
 
 // BenchmarkCatalogueExecuteMessage: the bytes the host writes to the runner
 // for a program that calls nothing (the execute message alone), with each
-// catalogue, counted on the driver's channel.
+// catalogue, counted on the driver's channel; the first run of each is
+// left out, as it is in BenchmarkCatalogueOneCall.
 func BenchmarkCatalogueExecuteMessage(b *testing.B) {
 	ctx := context.Background()
 	d := &countingDriver{Driver: quickjs.New(quickjs.Options{})}
@@ -132,15 +165,19 @@ func BenchmarkCatalogueExecuteMessage(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close()
+	const empty = `export default async function () { return 1; }`
 	var clients [2]*client.Client
 	for i, n := range catalogueSizes {
 		clients[i] = client.New(rt, catalogue(b, n))
+		if out, err := clients[i].Run(ctx, empty, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			b.Fatalf("%+v, %v", out, err)
+		}
 	}
 	var samples [2][]float64
 	for b.Loop() {
 		for i, cl := range clients {
 			before := d.written.Load()
-			if out, err := cl.Run(ctx, `export default async function () { return 1; }`, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := cl.Run(ctx, empty, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatalf("%+v, %v", out, err)
 			}
 			samples[i] = append(samples[i], float64(d.written.Load()-before))

@@ -22,6 +22,8 @@ type Client struct {
 	erased   *eraseCache
 	// setup is the scope setup of WithScopeSetup, or empty.
 	setup string
+	// scopes are the contract's namespaces as runs send them.
+	scopes *scopeLists
 }
 
 // Executor is what a Client runs programs on: a *Runtime, or a *Pool of
@@ -38,7 +40,7 @@ type Executor interface {
 // New binds an executor (a *Runtime or a *Pool) and a contract. The client
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
-	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes)}
+	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}}
 }
 
 // WithScopeSetup returns a client for the same executor and contract whose
@@ -51,7 +53,7 @@ func New(rt Executor, c *contract.Contract) *Client {
 // (annotate its parameter). Run and Validate, which take whole modules, do
 // not apply it. An empty setup is the plain client.
 func (c *Client) WithScopeSetup(setup string) *Client {
-	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup}
+	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup, scopes: c.scopes}
 }
 
 // Contract returns the client's contract.
@@ -177,13 +179,13 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		}
 		return nil, err
 	}
-	namespaces := c.contract.Namespaces()
+	scope := c.scopes.get(false)
 	var fetch *fetcher
 	if opts.Fetch != nil {
 		if fetch, err = newFetcher(opts.Fetch); err != nil {
 			return nil, fmt.Errorf("codemode: RunOptions.Fetch: %w", err)
 		}
-		namespaces[FetchNamespace] = []string{FetchTool}
+		scope = c.scopes.get(true)
 	}
 	inner := ToolCaller(ToolCallerFunc(handle))
 	if opts.Middleware != nil {
@@ -194,7 +196,8 @@ func (c *Client) run(ctx context.Context, key string, prepare func() (string, *n
 		Filename:    programFilename,
 		ExecutionID: execID,
 		Input:       input,
-		Namespaces:  namespaces,
+		Namespaces:  scope.namespaces,
+		Scope:       scope.digest,
 		Limits:      opts.Limits,
 		Seed:        opts.Seed,
 		Clock:       opts.Clock,

@@ -64,6 +64,9 @@ type Runtime struct {
 	nextID atomic.Uint64
 	// version is the wire protocol version agreed with the runner at boot.
 	version wire.Version
+	// scopes are the scopes this runtime sent the runner with their
+	// namespaces (wire 1.2): later executions send the scope alone.
+	scopes scopeSet
 
 	mu       sync.Mutex
 	execs    map[uint64]*execution
@@ -319,6 +322,14 @@ type ExecuteRequest struct {
 	Input json.RawMessage
 	// Namespaces maps scope properties to the tool names under them.
 	Namespaces map[string][]string
+	// Scope, when set, names Namespaces for the runner (at most
+	// wire.MaxScopeSize bytes): wire.ScopeDigest of the list, or any name
+	// the caller never gives another list on the same runtime. A runner
+	// that speaks wire 1.2 then receives the list with the first execution
+	// that names it, and the name alone afterwards, so that a catalogue of
+	// 10,000 tools is not carried and decoded per execution. Empty: the
+	// list travels with every execution.
+	Scope string
 	// Limits bound the execution (zero fields take their defaults).
 	Limits Limits
 	// Seed seeds the program's Math.random: wire.SeedSize (16) bytes, or nil
@@ -349,8 +360,30 @@ type ErrorNamer interface {
 // runtime returns an error wrapping ErrRuntimeClosed or ErrRuntimeFailed.
 // Past the deadline (req.Limits.Timeout) plus HostGrace, if the runner has
 // not ended the execution, the host gives up on it: a ProgramFailed
-// TimeoutError outcome, and the runtime is probed as after a cancel.
+// TimeoutError outcome, and the runtime is probed as after a cancel. When
+// req.Scope named the namespaces alone and the runner no longer keeps them
+// (wire 1.2 scopeUnknown: nothing ran), the execution is sent once more,
+// under a new id, with the list.
 func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
+	out, err := rt.execute(ctx, req, false)
+	if errors.Is(err, errScopeUnknown) {
+		// The runner no longer keeps the list the scope names (it was
+		// restarted or evicted it); nothing ran. Once more, with the list.
+		out, err = rt.execute(ctx, req, true)
+		if errors.Is(err, errScopeUnknown) {
+			return internalFailure("the runner does not keep scope %s even after it was sent with its namespaces", req.Scope), nil
+		}
+	}
+	return out, err
+}
+
+// errScopeUnknown is what execute returns when the runner answered that it
+// does not keep the scope an execute message named without its namespaces.
+var errScopeUnknown = errors.New("codemode: the runner does not keep the execution's scope")
+
+// execute runs one execution; full sends the namespaces even when the
+// runner was sent them under req.Scope before.
+func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (*Outcome, error) {
 	if err := req.Limits.check(); err != nil {
 		return nil, &notStartedError{err}
 	}
@@ -377,8 +410,18 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 	if req.Input != nil {
 		msg.HasInput, msg.Input = true, req.Input
 	}
-	for _, name := range sortedKeys(req.Namespaces) {
-		msg.Namespaces = append(msg.Namespaces, wire.Namespace{Name: name, Tools: req.Namespaces[name]})
+	// A scope goes only to a runner that speaks 1.2 (an older one would
+	// skip it and run the program with no namespaces), and alone only once
+	// this runtime has sent it with its list. An empty list needs no name.
+	scoped := req.Scope != "" && len(req.Namespaces) > 0 && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 2
+	bare := scoped && !full && rt.scopes.has(req.Scope)
+	if scoped {
+		msg.Scope = req.Scope
+	}
+	if !bare {
+		for _, name := range sortedKeys(req.Namespaces) {
+			msg.Namespaces = append(msg.Namespaces, wire.Namespace{Name: name, Tools: req.Namespaces[name]})
+		}
 	}
 	// The limits the runner applies, as asked (zero: the runner's default).
 	if l := req.Limits; l.Timeout > 0 || l.MemoryBytes > 0 || l.MaxOutput > 0 || l.MaxContent > 0 || l.MaxTimers > 0 {
@@ -386,7 +429,7 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 			MaxOutput: uint64(l.MaxOutput), MaxContent: uint64(l.MaxContent), MaxTimers: uint64(l.MaxTimers)}
 	}
 	msg.Seed, msg.Clock = req.Seed, req.Clock
-	if err := msg.Check(); err != nil { // a seed of the wrong size, a clock value that is not finite
+	if err := msg.Check(); err != nil { // a seed of the wrong size, a clock value that is not finite, a scope too long
 		return nil, &notStartedError{fmt.Errorf("codemode: %w", err)}
 	}
 	if err := msg.CheckVersion(rt.version); err != nil {
@@ -406,6 +449,11 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 			return nil, context.Cause(ctx)
 		}
 		return nil, err
+	}
+	if scoped && !bare {
+		// The runner reads messages in order: every execute written after
+		// this one may name the scope alone.
+		rt.scopes.add(req.Scope)
 	}
 	// The clock values the program observed: each tool-call and the result
 	// carry those since the previous message (wire 1.1), so an execution
@@ -437,6 +485,13 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 				case wire.KindResult:
 					if rt.closing.Load() {
 						return nil, ErrRuntimeClosed
+					}
+					if m.ScopeUnknown {
+						if !bare {
+							return internalFailure("the runner answered that it does not keep scope %q, which the execution carried with its namespaces", req.Scope), nil
+						}
+						rt.scopes.remove(req.Scope)
+						return nil, errScopeUnknown
 					}
 					out := outcomeOf(m)
 					out.Clock = append(clock, m.Clock...)

@@ -73,6 +73,8 @@ var CodeModeRunner = (() => {
   var objectToString = uncurry(Object.prototype.toString);
   var charCodeAt = uncurry(String.prototype.charCodeAt);
   var stringSlice = uncurry(String.prototype.slice);
+  var stringIndexOf = uncurry(String.prototype.indexOf);
+  var stringSplit = uncurry(String.prototype.split);
   var arrayJoin = uncurry(Array.prototype.join);
   var arrayIndexOf = uncurry(Array.prototype.indexOf);
   var dateGetTime = uncurry(Date.prototype.getTime);
@@ -609,6 +611,21 @@ var CodeModeRunner = (() => {
   }
 
   // src/core.ts
+  function listNamespace(name, tools) {
+    let table;
+    return objectFreeze({
+      __proto__: null,
+      name,
+      has(tool) {
+        if (table === void 0) {
+          table = record();
+          for (let i = 0; i < tools.length; i++) table[tools[i]] = true;
+        }
+        return table[tool] === true;
+      },
+      names: () => tools
+    });
+  }
   var errorLimits = { name: 200, message: 8192, stack: 16384 };
   function bound(text, limit) {
     if (text.length <= limit) return text;
@@ -910,9 +927,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       });
     };
     const namespace = (ns) => {
-      const names = ns.tools;
       const tools = record();
-      const isTool = (key) => reservedToolKeys[key] !== true && arrayIndexOf(names, key) >= 0;
+      const isTool = (key) => reservedToolKeys[key] !== true && ns.has(key);
       const make = (tool) => {
         if (!hasOwn(tools, tool)) {
           defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(ns.name, tool, args), writable: false, enumerable: true, configurable: false });
@@ -926,7 +942,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
           if (typeof key !== "string" || hasOwn(target, key)) return target[key];
           if (isTool(key)) return make(key);
           if (reservedToolKeys[key] === true) return void 0;
-          if (known === "") known = join(names, ", ") || "(none)";
+          if (known === "") known = join(ns.names(), ", ") || "(none)";
           return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
         },
         has(target, key) {
@@ -934,6 +950,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         },
         ownKeys() {
           const keys = [];
+          const names = ns.names();
           for (let i = 0; i < names.length; i++) {
             if (reservedToolKeys[names[i]] === true) continue;
             make(names[i]);
@@ -1097,7 +1114,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         for (let i = 0; i < request2.namespaces.length; i++) {
           const n = request2.namespaces[i];
           if (n.name !== ns) continue;
-          for (let j = 0; j < n.tools.length; j++) if (n.tools[j] === tool) return callTool(ns, tool, [input]);
+          if (n.has(tool)) return callTool(ns, tool, [input]);
         }
         return void 0;
       }
@@ -2256,12 +2273,29 @@ return __codemodeURL;`);
     warn: write("stderr")
   });
   var realNow = () => apply(dateNow, DateCtor, []);
-  function request(text) {
+  function textNamespace(name, text) {
+    let list;
+    return objectFreeze({
+      __proto__: null,
+      name,
+      has: (tool) => tool !== "" && stringIndexOf(tool, "\n") < 0 && stringIndexOf(text, "\n" + tool + "\n") >= 0,
+      names() {
+        if (list === void 0) {
+          list = text.length < 2 ? [] : stringSplit(stringSlice(text, 1, text.length - 1), "\n");
+        }
+        return list;
+      }
+    });
+  }
+  function request(text, tools) {
     const r = jsonParse(text);
     const namespaces = [];
+    let at = 0;
     for (let i = 0; i < r.namespaces.length; i++) {
       const ns = r.namespaces[i];
-      defineProperty(namespaces, i, data({ __proto__: null, name: ns.name, tools: ns.tools }));
+      const size = ns.size;
+      defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === tools.length ? tools : stringSlice(tools, at, at + size))));
+      at += size;
     }
     return {
       __proto__: null,
@@ -2291,9 +2325,13 @@ return __codemodeURL;`);
         }
       });
     },
-    /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
-    prepare(requestJSON) {
-      execution = createExecution(host, request(requestJSON), realNow);
+    /**
+     * prepare creates the execution before its module is evaluated:
+     * requestJSON is a Request whose namespaces are their names, and tools
+     * lists their tools (see request).
+     */
+    prepare(requestJSON, tools) {
+      execution = createExecution(host, request(requestJSON, tools), realNow);
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is
@@ -2660,7 +2698,7 @@ return __codemodeURL;`);
 
   // src/wire.ts
   var protocolVersion = 1;
-  var protocolMinor = 1;
+  var protocolMinor = 2;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -2686,8 +2724,12 @@ return __codemodeURL;`);
     limits: 20,
     seed: 21,
     clock: 22,
-    value: 23
+    value: 23,
+    scope: 32,
+    scopeUnknown: 33
   };
+  var maxScopes = 16;
+  var maxScopeBytes = 8 << 20;
   var Kind = { ready: 1, execute: 2, cancel: 3, toolCall: 4, toolResult: 5, output: 6, result: 7 };
   function frame(m) {
     const w = new Writer();
@@ -2764,6 +2806,32 @@ return __codemodeURL;`);
       if (dead) return;
       channel.write(frame(m));
     };
+    let kept = [];
+    const lookupScope = (scope) => {
+      for (let i = 0; i < kept.length; i++) {
+        const k = kept[i];
+        if (k.scope !== scope) continue;
+        for (let j = i; j + 1 < kept.length; j++) kept[j] = kept[j + 1];
+        kept[kept.length - 1] = k;
+        return k.namespaces;
+      }
+      return void 0;
+    };
+    const keepScope = (scope, namespaces, size) => {
+      const next = [];
+      let bytes = size;
+      for (let i = kept.length - 1; i >= 0; i--) {
+        const k = kept[i];
+        if (k.scope === scope) continue;
+        if (next.length + 1 >= maxScopes || bytes + k.size > maxScopeBytes) break;
+        push(next, k);
+        bytes += k.size;
+      }
+      const order = [];
+      for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
+      push(order, { __proto__: null, scope, namespaces, size });
+      kept = order;
+    };
     const fault = (reason) => {
       if (dead) return;
       dead = true;
@@ -2777,6 +2845,39 @@ return __codemodeURL;`);
       }
       const filename = m[K.filename];
       if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
+      const scope = m[K.scope];
+      const nsList = m[K.namespaces];
+      let namespaces;
+      if (typeof scope === "string" && scope !== "" && !isArray(nsList)) {
+        const found = lookupScope(scope);
+        if (found === void 0) {
+          const f = failure(id, "InternalError", `the runner keeps no namespaces for scope ${scope}; nothing ran (the host sends them again)`);
+          f.key(K.scopeUnknown).bool(true);
+          send(f);
+          return;
+        }
+        namespaces = found;
+      } else {
+        namespaces = [];
+        let size = 0;
+        if (isArray(nsList)) {
+          for (let i = 0; i < nsList.length; i++) {
+            const ns = asMap(nsList[i]);
+            if (ns === void 0 || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
+            let tools = [];
+            const names = ns[2];
+            if (isArray(names)) {
+              for (let j = 0; j < names.length; j++) {
+                if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
+                size += names[j].length + 16;
+              }
+              tools = names;
+            }
+            push(namespaces, listNamespace(ns[1], tools));
+          }
+        }
+        if (typeof scope === "string" && scope !== "") keepScope(scope, namespaces, size);
+      }
       const hasInput = m[K.hasInput] === true;
       let input;
       if (hasInput) {
@@ -2787,23 +2888,6 @@ return __codemodeURL;`);
         } catch {
           send(failure(id, "TypeError", "program input is not valid JSON"));
           return;
-        }
-      }
-      const namespaces = [];
-      const nsList = m[K.namespaces];
-      if (isArray(nsList)) {
-        for (let i = 0; i < nsList.length; i++) {
-          const ns = asMap(nsList[i]);
-          if (ns === void 0 || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
-          const tools = [];
-          const names = ns[2];
-          if (isArray(names)) {
-            for (let j = 0; j < names.length; j++) {
-              if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
-              push(tools, names[j]);
-            }
-          }
-          push(namespaces, { __proto__: null, name: ns[1], tools });
         }
       }
       const lm = asMap(m[K.limits]);

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +24,10 @@ const ProtocolVersion = 1
 // ProtocolMinor is the highest minor version of [ProtocolVersion] this
 // package speaks. Minor 1 added the ready message's versions, the execute
 // message's limits, seed and clock, the clock of tool-call and
-// execution-result, and the execution-result's value.
-const ProtocolMinor = 1
+// execution-result, and the execution-result's value. Minor 2 added the
+// execute message's scope (a digest that stands for its namespaces once the
+// runner holds them) and the execution-result's scopeUnknown.
+const ProtocolMinor = 2
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
 // ignores when it does not know it. A message (or a map nested in one) with
@@ -63,8 +67,8 @@ func (r VersionRange) String() string {
 	return r.Min.String() + "-" + r.Max.String()
 }
 
-// Supported is the range of versions this package speaks: 1.0 to 1.1. A
-// peer at 1.0 is served by leaving out every key 1.0 lacks
+// Supported is the range of versions this package speaks: 1.0 to 1.2. A
+// peer at an older version is served by leaving out every key it lacks
 // ([Message.CheckVersion] names one that is present).
 var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
 
@@ -117,12 +121,12 @@ type Kind uint8
 // The message kinds. Direction is host→runner (H→R) or runner→host (R→H).
 const (
 	KindReady      Kind = 1 // R→H: first message; Version, Versions, Runner
-	KindExecute    Kind = 2 // H→R: Execution, Source, Filename, Input/HasInput, Namespaces, Limits, Seed, Clock
+	KindExecute    Kind = 2 // H→R: Execution, Source, Filename, Input/HasInput, Namespaces, Limits, Seed, Clock, Scope
 	KindCancel     Kind = 3 // H→R: Execution
 	KindToolCall   Kind = 4 // R→H: Execution, Seq, Namespace, Tool, Input, Site, Clock
 	KindToolResult Kind = 5 // H→R: Execution, Seq, Output or Error
 	KindOutput     Kind = 6 // R→H: Execution, Stream, Text
-	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock
+	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock, ScopeUnknown
 )
 
 // String returns the protocol name of the kind, as used in PROTOCOL.md.
@@ -253,35 +257,67 @@ type Message struct {
 	// Value is the JSON text of what the program's default export resolved
 	// to (execution-result, success); nil when it resolved to undefined.
 	Value []byte `cbor:"23,keyasint,omitempty"`
+
+	// Since 1.2.
+
+	// Scope names the execute message's namespaces (PROTOCOL.md, "Scopes"):
+	// a digest of them, at most MaxScopeSize bytes, such as [ScopeDigest]
+	// gives. With Namespaces the runner keeps the list under it; without,
+	// the runner runs with the list it kept, or answers ScopeUnknown when it
+	// keeps none.
+	Scope string `cbor:"32,keyasint,omitempty"`
+	// ScopeUnknown marks the program-failed execution-result of an execute
+	// message whose Scope came without namespaces and named no list the
+	// runner keeps: nothing of the program ran, and the host may send the
+	// execution again (under a new id) with the list.
+	ScopeUnknown bool `cbor:"33,keyasint,omitempty"`
 }
 
-// since is the version that introduced each key after 1.0, for CheckVersion.
+// MaxScopeSize is the longest scope an execute message may carry, in bytes.
+const MaxScopeSize = 128
+
+// ScopeDigest returns the scope that names namespaces: "sha256:" and the
+// hex SHA-256 of their CBOR encoding (as an execute message carries them,
+// in order). Equal lists have equal digests; a host computes it once per
+// list, not per execution.
+func ScopeDigest(namespaces []Namespace) string {
+	text, err := encMode.Marshal(namespaces)
+	if err != nil {
+		// Unreachable: a list of names and strings always encodes.
+		text = []byte(err.Error())
+	}
+	sum := sha256.Sum256(text)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// since is the minor version that introduced each key after 1.0, for
+// CheckVersion.
 var since = []struct {
 	key     int
+	minor   uint32
 	name    string
 	present func(*Message) bool
 }{
-	{19, "versions", func(m *Message) bool { return m.Versions != nil }},
-	{20, "limits", func(m *Message) bool { return m.Limits != nil }},
-	{21, "seed", func(m *Message) bool { return m.Seed != nil }},
-	{22, "clock", func(m *Message) bool { return m.Clock != nil }},
-	{23, "value", func(m *Message) bool { return m.Value != nil }},
+	{19, 1, "versions", func(m *Message) bool { return m.Versions != nil }},
+	{20, 1, "limits", func(m *Message) bool { return m.Limits != nil }},
+	{21, 1, "seed", func(m *Message) bool { return m.Seed != nil }},
+	{22, 1, "clock", func(m *Message) bool { return m.Clock != nil }},
+	{23, 1, "value", func(m *Message) bool { return m.Value != nil }},
+	{32, 2, "scope", func(m *Message) bool { return m.Scope != "" }},
+	{33, 2, "scopeUnknown", func(m *Message) bool { return m.ScopeUnknown }},
 }
 
-// CheckVersion reports whether m can be sent to a peer speaking v: for 1.0,
-// that it carries none of the keys minor 1 added. The error wraps
+// CheckVersion reports whether m can be sent to a peer speaking v: that it
+// carries none of the keys a later minor version added. The error wraps
 // ErrVersion and names the key, so that a host asked for a per-execution
 // limit, seed or clock on a 1.0 runner says so instead of dropping it.
 func (m *Message) CheckVersion(v Version) error {
 	if v.Major != ProtocolVersion {
 		return fmt.Errorf("%w: %s message for protocol %s; this package speaks %s", ErrVersion, m.Kind, v, Supported)
 	}
-	if v.Minor >= 1 {
-		return nil
-	}
 	for _, k := range since {
-		if k.present(m) {
-			return fmt.Errorf("%w: the %s message carries %s (key %d), which protocol %s lacks (the peer speaks 1.0; %s needs 1.1)", ErrVersion, m.Kind, k.name, k.key, v, k.name)
+		if v.Minor < k.minor && k.present(m) {
+			return fmt.Errorf("%w: the %s message carries %s (key %d), which protocol %s lacks (the peer speaks %s; %s needs 1.%d)", ErrVersion, m.Kind, k.name, k.key, v, v, k.name, k.minor)
 		}
 	}
 	return nil
@@ -293,6 +329,9 @@ func (m *Message) CheckVersion(v Version) error {
 func (m *Message) Check() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrMalformed, m.Kind, fmt.Sprintf(format, args...))
+	}
+	if err := m.checkScopeKeys(); err != nil {
+		return err
 	}
 	switch m.Kind {
 	case KindReady:
@@ -324,6 +363,9 @@ func (m *Message) Check() error {
 		}
 		if m.Seed != nil && len(m.Seed) != SeedSize {
 			return bad("seed of %d bytes (want %d)", len(m.Seed), SeedSize)
+		}
+		if len(m.Scope) > MaxScopeSize {
+			return bad("scope of %d bytes (at most %d)", len(m.Scope), MaxScopeSize)
 		}
 		if err := checkClock(m.Clock); err != nil {
 			return bad("%v", err)
@@ -521,6 +563,17 @@ func Unmarshal(payload []byte) (*Message, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// checkScopeKeys refuses scope and scopeUnknown where they mean nothing.
+func (m *Message) checkScopeKeys() error {
+	if m.Scope != "" && m.Kind != KindExecute {
+		return fmt.Errorf("%w: %s: carries a scope, which only execute carries", ErrMalformed, m.Kind)
+	}
+	if m.ScopeUnknown && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
+		return fmt.Errorf("%w: %s: carries scopeUnknown, which only a program-failed execution-result carries", ErrMalformed, m.Kind)
+	}
+	return nil
 }
 
 // Reader reads frames from a byte stream. It is not safe for concurrent use.

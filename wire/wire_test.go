@@ -30,6 +30,11 @@ func TestRoundTripEveryKind(t *testing.T) {
 			Seed: make([]byte, SeedSize), Clock: []float64{1.7e12, 0.5, 1767225600000.25}},
 		{Kind: KindToolCall, Execution: 3, Seq: 1, Namespace: "codemode", Tool: "echo", Input: []byte(`{}`), Clock: []float64{1767225600000}},
 		{Kind: KindResult, Execution: 3, Outcome: OutcomeSuccess, Value: []byte(`{"a":[1,2]}`), Clock: []float64{-1}},
+		// The keys of 1.2.
+		{Kind: KindExecute, Execution: 4, Filename: "agent.js", Scope: "sha256:00ff",
+			Namespaces: []Namespace{{Name: "codemode", Tools: []string{"echo"}}}},
+		{Kind: KindExecute, Execution: 5, Filename: "agent.js", Scope: "sha256:00ff"},
+		{Kind: KindResult, Execution: 5, Outcome: OutcomeProgramFailed, Error: &Error{Name: "InternalError", Message: "unknown scope"}, ScopeUnknown: true},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -93,6 +98,11 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"empty version range", frame(mustMarshal(t, &Message{Kind: KindReady, Version: 1, Versions: &VersionRange{Min: Version{1, 2}, Max: Version{1, 1}}})), ErrMalformed},
 		{"value on a failure", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E"}, Value: []byte("1")})), ErrMalformed},
 		{"clock not finite", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 22: []float64{math.Inf(1)}})), ErrMalformed},
+		{"scope past its limit", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Scope: strings.Repeat("a", MaxScopeSize+1)})), ErrMalformed},
+		{"scope on a cancel", frame(mustMarshal(t, map[int]any{0: 3, 1: 1, 32: "sha256:00"})), ErrMalformed},
+		{"scope of the wrong type", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 32: 7})), ErrMalformed},
+		{"scopeUnknown on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, ScopeUnknown: true})), ErrMalformed},
+		{"scopeUnknown on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 33: true})), ErrMalformed},
 		{"unknown extension key with a bad value", frame(append(mustMarshal(t, map[int]any{0: 3, 1: 1, 40: 1})[:0:0], 0xa3, 0x00, 0x03, 0x01, 0x01, 0x18, 0x28, 0xff)), ErrMalformed},
 	}
 	for _, tt := range tests {
@@ -139,7 +149,17 @@ func FuzzRead(f *testing.F) {
 	}
 	// A later minor version's message: extension keys in the message and in
 	// a nested map.
-	f.Add(frame(mustMarshalF(f, map[int]any{0: 7, 1: 1, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 40: "cause"}, 33: []any{1, "x"}})))
+	f.Add(frame(mustMarshalF(f, map[int]any{0: 7, 1: 1, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 40: "cause"}, 41: []any{1, "x"}})))
+	// The keys of 1.2: a scope with and without its namespaces, and the
+	// answer to one the runner does not keep.
+	for _, m := range []*Message{
+		{Kind: KindExecute, Execution: 2, Filename: "a.js", Scope: "sha256:ab", Namespaces: []Namespace{{Name: "n", Tools: []string{"t"}}}},
+		{Kind: KindExecute, Execution: 3, Filename: "a.js", Scope: "sha256:ab"},
+		{Kind: KindResult, Execution: 3, Outcome: OutcomeProgramFailed, Error: &Error{Name: "InternalError", Message: "m"}, ScopeUnknown: true},
+	} {
+		p, _ := Marshal(m)
+		f.Add(frame(p))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(bytes.NewReader(data))
 		for i := 0; i < 8; i++ {
@@ -178,9 +198,9 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 		in   map[int]any
 		want *Message
 	}{
-		{"in the message", map[int]any{0: 3, 1: 9, 32: "later", 1000: []any{1, map[int]any{1: 2}}},
+		{"in the message", map[int]any{0: 3, 1: 9, 40: "later", 1000: []any{1, map[int]any{1: 2}}},
 			&Message{Kind: KindCancel, Execution: 9}},
-		{"in a nested error", map[int]any{0: 7, 1: 2, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 32: map[int]any{5: 1}}},
+		{"in a nested error", map[int]any{0: 7, 1: 2, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 40: map[int]any{5: 1}}},
 			&Message{Kind: KindResult, Execution: 2, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E", Message: "m"}}},
 		{"in content items", map[int]any{0: 7, 1: 2, 17: "success", 18: []any{map[int]any{1: "text", 2: "a", 50: true}}},
 			&Message{Kind: KindResult, Execution: 2, Outcome: OutcomeSuccess, Content: []Content{{Type: "text", Text: "a"}}}},
@@ -203,19 +223,20 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
-	v10, v11, v12, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{2, 0}
+	v10, v11, v12, v13, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 3}, Version{2, 0}
 	tests := []struct {
 		name       string
 		self, peer VersionRange
 		want       Version
 		err        string
 	}{
-		{"same", Supported, Supported, v11, ""},
+		{"same", Supported, Supported, v12, ""},
 		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
-		{"a newer minor", Supported, VersionRange{v10, v12}, v11, ""},
+		{"a 1.1 peer", Supported, VersionRange{v10, v11}, v11, ""},
+		{"a newer minor", Supported, VersionRange{v10, v13}, v12, ""},
 		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
-		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.1"},
-		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.1, this host 2.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.2"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.2, this host 2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -260,5 +281,53 @@ func TestCheckVersionRefusesNewKeysFor10(t *testing.T) {
 	}
 	if err := (&Message{Kind: KindExecute, Execution: 1, Filename: "a.js"}).CheckVersion(Version{1, 0}); err != nil {
 		t.Errorf("a 1.0 execute message: %v", err)
+	}
+}
+
+// A 1.1 runner would skip a scope and run the program with no namespaces:
+// the keys of 1.2 are refused for any older peer.
+func TestCheckVersionRefusesScopeBefore12(t *testing.T) {
+	tests := []struct {
+		m   *Message
+		key string
+	}{
+		{&Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Scope: "sha256:00"}, "scope (key 32)"},
+		{&Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E"}, ScopeUnknown: true}, "scopeUnknown (key 33)"},
+	}
+	for _, tt := range tests {
+		for _, v := range []Version{{1, 0}, {1, 1}} {
+			err := tt.m.CheckVersion(v)
+			if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), tt.key) || !strings.Contains(err.Error(), "needs 1.2") {
+				t.Errorf("%s on %s: got %v, want an ErrVersion naming it and 1.2", tt.key, v, err)
+			}
+		}
+		if err := tt.m.CheckVersion(Version{1, 2}); err != nil {
+			t.Errorf("%s on 1.2: %v", tt.key, err)
+		}
+	}
+}
+
+func TestScopeDigest(t *testing.T) {
+	a := []Namespace{{Name: "github", Tools: []string{"a", "b"}}}
+	tests := []struct {
+		name  string
+		other []Namespace
+		same  bool
+	}{
+		{"the same list", []Namespace{{Name: "github", Tools: []string{"a", "b"}}}, true},
+		{"another order", []Namespace{{Name: "github", Tools: []string{"b", "a"}}}, false},
+		{"another namespace", []Namespace{{Name: "gitlab", Tools: []string{"a", "b"}}}, false},
+		{"names split differently", []Namespace{{Name: "github", Tools: []string{"ab"}}}, false},
+		{"one more namespace", append([]Namespace{{Name: "x"}}, a...), false},
+		{"none", nil, false},
+	}
+	d := ScopeDigest(a)
+	if !strings.HasPrefix(d, "sha256:") || len(d) != len("sha256:")+64 || len(d) > MaxScopeSize {
+		t.Fatalf("digest %q is not sha256: and 64 hex digits within MaxScopeSize", d)
+	}
+	for _, tt := range tests {
+		if got := ScopeDigest(tt.other) == d; got != tt.same {
+			t.Errorf("%s: equal digests %v, want %v", tt.name, got, tt.same)
+		}
 	}
 }

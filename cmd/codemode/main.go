@@ -197,6 +197,7 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 		if set, err = mcpconnector.ConnectAll(ctx, servers); err != nil {
 			return nil, nil, err
 		}
+		set.OnWarning(func(w error) { fmt.Fprintf(stderr, "codemode: warning: %s\n", oneLine(w.Error())) })
 		ns, warnings, err := set.Namespaces()
 		if err != nil {
 			set.Close()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
@@ -12,17 +13,30 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// CheckedAtConnect is how many of a server's tools ContractTools checks at
+// once, compiling their schemas to warn about those that degrade. The
+// schemas of the tools past it are checked on each tool's first call, so
+// that a catalogue of 10,000 tools does not compile 20,000 schemas before
+// its first program runs.
+const CheckedAtConnect = 200
+
 // ContractTools makes each of the upstream's tools a contract tool (see
 // contract.NewForeignTool): named by SanitizeToolName, described by the MCP
 // description (or title), declared leniently from the server's schemas,
 // carrying the server's tool annotations (contract.Annotations),
 // validated against them on the host, and calling CallTool. A tool whose
-// schema cannot be compiled still works; its problem is in the returned
-// warnings. It returns an error naming both originals when two tool names
-// sanitise alike.
+// schema cannot be compiled still works; for the first CheckedAtConnect
+// tools its problem is in the returned warnings, and for the others it is
+// reported on the tool's first call, to the upstream's OnWarning (one
+// returned warning says how many tools that concerns). It returns an error
+// naming both originals when two tool names sanitise alike.
 func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, err error) {
 	seen := map[string]string{}
-	for _, t := range u.tools {
+	if n := len(u.tools); n > CheckedAtConnect {
+		warnings = append(warnings, fmt.Errorf("mcp server %s: the schemas of %d of its %d tools are checked on each tool's first call, not at connect; a schema that does not compile is reported then",
+			u.server, n-CheckedAtConnect, n))
+	}
+	for i, t := range u.tools {
 		name := SanitizeToolName(t.Name)
 		if other, dup := seen[name]; dup {
 			return nil, nil, fmt.Errorf("mcp server %s: tools %q and %q both become %s in programs", u.server, other, t.Name, name)
@@ -47,7 +61,19 @@ func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, er
 			return nil, nil, fmt.Errorf("mcp server %s: tool %s output schema: %w", u.server, t.Name, err)
 		}
 		mcpName := t.Name
-		tool, err := contract.NewForeignTool(name, desc, in, out, func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+		checked := i < CheckedAtConnect
+		var tool *contract.Tool
+		var check sync.Once
+		tool, err = contract.NewForeignTool(name, desc, in, out, func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+			if !checked {
+				// The input schema compiled when the call was validated;
+				// Degraded compiles the output schema too, once.
+				check.Do(func() {
+					if d := tool.Degraded(); d != nil {
+						u.warn(degradedWarning(u.server, d))
+					}
+				})
+			}
 			return u.CallTool(ctx, mcpName, input)
 		})
 		if err != nil {
@@ -56,12 +82,48 @@ func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, er
 		if t.Annotations != nil {
 			tool = tool.WithAnnotations(annotations(t.Annotations))
 		}
-		if d := tool.Degraded(); d != nil {
-			warnings = append(warnings, fmt.Errorf("mcp server %s: %w (declared loosely, not validated on the host)", u.server, d))
+		if checked {
+			if d := tool.Degraded(); d != nil {
+				warnings = append(warnings, degradedWarning(u.server, d))
+			}
 		}
 		tools = append(tools, tool)
 	}
 	return tools, warnings, nil
+}
+
+// degradedWarning says that a tool's schema degraded.
+func degradedWarning(server Server, d error) error {
+	return fmt.Errorf("mcp server %s: %w (declared loosely, not validated on the host)", server, d)
+}
+
+// OnWarning sets where the upstream reports a problem found after connect
+// (a degraded schema of a tool past CheckedAtConnect, at its first call):
+// f is called from the calling goroutine. Without it such problems go to
+// slog's default logger as warnings.
+func (u *Upstream) OnWarning(f func(error)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.onWarning = f
+}
+
+// warn reports err to OnWarning's function, or to slog's default logger.
+func (u *Upstream) warn(err error) {
+	u.mu.Lock()
+	f := u.onWarning
+	u.mu.Unlock()
+	if f != nil {
+		f(err)
+		return
+	}
+	slog.Warn(err.Error())
+}
+
+// OnWarning sets every upstream's OnWarning.
+func (s *Set) OnWarning(f func(error)) {
+	for _, u := range s.upstreams {
+		u.OnWarning(f)
+	}
 }
 
 // annotations copies an upstream tool's MCP annotations. The go-sdk decodes

@@ -42,6 +42,8 @@ type Upstream struct {
 	dead    chan struct{} // closed when session ends
 	cmd     *exec.Cmd
 	closed  bool
+	// onWarning receives problems found after connect (OnWarning).
+	onWarning func(error)
 }
 
 // ConnectTimeout bounds connecting to a server, its MCP handshake and the

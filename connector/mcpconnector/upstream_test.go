@@ -398,3 +398,52 @@ func TestCostlySchemaDegradesOneTool(t *testing.T) {
 		t.Fatalf("the call took %s", d)
 	}
 }
+
+// TestLargeCatalogueChecksSchemasOnFirstCall: of a server's tools, the
+// first CheckedAtConnect have their schemas checked at connect (a warning
+// names a degraded one then); the others are checked on their first call,
+// which reports a degraded one to OnWarning, once.
+func TestLargeCatalogueChecksSchemasOnFirstCall(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "large", Version: "1"}, nil)
+	echo := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+	}
+	bad := json.RawMessage(`{"type": "object", "properties": {"x": {"type": "strnig"}}}`)
+	srv.AddTool(&mcp.Tool{Name: "a_bad", Description: "Malformed schema, listed first.", InputSchema: bad}, echo)
+	for i := range mcpconnector.CheckedAtConnect + 10 {
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%03d", i), Description: "Takes n.", InputSchema: json.RawMessage(`{"type": "object", "properties": {"n": {"type": "number"}}}`)}, echo)
+	}
+	srv.AddTool(&mcp.Tool{Name: "zz_bad", Description: "Malformed schema, listed last.", InputSchema: bad}, echo)
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	set, err := mcpconnector.ConnectAll(context.Background(), []mcpconnector.Server{{URL: ts.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	var late []error
+	set.OnWarning(func(err error) { late = append(late, err) })
+	c, warnings, err := set.Contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0].Error(), "12 of its 212 tools are checked on each tool's first call") ||
+		!strings.Contains(warnings[1].Error(), "a_bad") {
+		t.Fatalf("warnings at connect %v, want the count of tools checked later and a_bad", warnings)
+	}
+	for range 2 {
+		out, err := c.Tool("codemode", "zz_bad").Call(context.Background(), json.RawMessage(`{"x": 1}`))
+		if err != nil || !strings.Contains(string(out), `"x"`) {
+			t.Fatalf("zz_bad call: %s, %v", out, err)
+		}
+	}
+	if _, err := c.Tool("codemode", "t205").Call(context.Background(), json.RawMessage(`{"n": "one"}`)); err == nil {
+		t.Fatal("a tool checked on first call was not validated")
+	}
+	if _, err := c.Tool("codemode", "t205").Call(context.Background(), json.RawMessage(`{"n": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if len(late) != 1 || !strings.Contains(late[0].Error(), "zz_bad") || !strings.Contains(late[0].Error(), "not validated on the host") {
+		t.Fatalf("warnings after connect %v, want zz_bad's once", late)
+	}
+}

@@ -155,11 +155,20 @@ func (in *instance) release(ctx context.Context, ptr uint32) error {
 	return err
 }
 
-// newString makes a JS string from UTF-8 text.
+// newString makes a JS string from UTF-8 text. The text is written into
+// guest memory straight from s (a catalogue's tool names are 258 KB for
+// 10,000 tools: no Go copies on the way).
 func (in *instance) newString(ctx context.Context, s string) (jsValue, error) {
-	ptr, err := in.alloc(ctx, []byte(s))
+	r, err := in.invoke(ctx, in.x.malloc, uint64(len(s)+1))
 	if err != nil {
 		return 0, err
+	}
+	ptr := uint32(r)
+	if ptr == 0 {
+		return 0, fmt.Errorf("quickjs: out of memory allocating %d bytes", len(s)+1)
+	}
+	if !in.mem.WriteString(ptr, s) || !in.mem.WriteByte(ptr+uint32(len(s)), 0) {
+		return 0, fmt.Errorf("quickjs: write of %d bytes at %#x is out of range", len(s)+1, ptr)
 	}
 	v, err := in.invoke(ctx, in.x.newString, uint64(in.l.ctx), uint64(ptr), uint64(len(s)))
 	if err != nil {

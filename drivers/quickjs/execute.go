@@ -96,9 +96,11 @@ type requestJSON struct {
 	Clock      []float64       `json:"clock"`
 }
 
+// nsJSON is a namespace of the engine's request: its name, and the length
+// of its tools' text (scopeNames) in UTF-16 code units.
 type nsJSON struct {
-	Name  string   `json:"name"`
-	Tools []string `json:"tools"`
+	Name string `json:"name"`
+	Size int    `json:"size"`
 }
 
 type limitsJSON struct {
@@ -166,7 +168,7 @@ func limitsOf(msg *wire.Message, o Options) limits {
 // run drives one execution to its end and sends its execution-result
 // message, or nothing when the host cancelled it. The engine is reset and
 // pooled after the result is sent, off the caller's critical path.
-func (s *server) run(ex *execution, msg *wire.Message) {
+func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 	defer ex.stop(nil)
 	lim := limitsOf(msg, s.opts)
 	ctx, cancel := context.WithTimeoutCause(ex.base, lim.timeout,
@@ -191,7 +193,7 @@ func (s *server) run(ex *execution, msg *wire.Message) {
 		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
 		return
 	}
-	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}}
+	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names}
 	result, err := s.drive(ctx, in, ex, msg, st)
 	for _, t := range st.timers {
 		t.Stop()
@@ -237,7 +239,7 @@ type driveState struct {
 	timers map[int32]*time.Timer // armed host timers by id
 	seq    uint64                // the last tool call's seq
 	output int                   // UTF-16 code units of output sent
-	tools  map[string]bool       // "namespace\x00tool" the execution may call
+	names  *scopeNames           // the namespaces, and the tools the execution may call
 }
 
 // utf16Len is the length of s in UTF-16 code units, the unit of the limits.
@@ -296,14 +298,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		}
 		req.Input = msg.Input
 	}
-	st.tools = map[string]bool{}
-	req.Namespaces = make([]nsJSON, 0, len(msg.Namespaces))
-	for _, ns := range msg.Namespaces {
-		req.Namespaces = append(req.Namespaces, nsJSON{Name: ns.Name, Tools: ns.Tools})
-		for _, t := range ns.Tools {
-			st.tools[ns.Name+"\x00"+t] = true
-		}
-	}
+	req.Namespaces = st.names.namespaces
 	reqText, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -311,7 +306,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), lim.memory); err != nil {
 		return nil, fmt.Errorf("quickjs: setting the memory limit: %w", err)
 	}
-	if err := s.start(ctx, in, msg, string(reqText)); err != nil {
+	if err := s.start(ctx, in, msg, string(reqText), st.names.text); err != nil {
 		return nil, err
 	}
 	for {
@@ -392,7 +387,7 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 				return false, nil, badOutbox("held tool call seq %.20q where %d was due", f[0], st.seq+1)
 			}
 			st.seq = seq
-			if !st.tools[f[1]+"\x00"+f[2]] {
+			if !st.names.tools[f[1]+"\x00"+f[2]] {
 				return false, nil, badOutbox("held a call of %.100q.%.100q, which the execution does not declare", f[1], f[2])
 			}
 			clock, err := parseClock(f[3])
@@ -542,13 +537,19 @@ func finishMessage(id uint64, text string, lim limits) (*wire.Message, error) {
 
 // start evaluates the program as a fresh root module and hands the
 // evaluation promise and module namespace to the runner.
-func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req string) error {
+func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req, tools string) error {
 	reqVal, err := in.newString(ctx, req)
 	if err != nil {
 		return err
 	}
-	r, err := in.callRunner(ctx, fnPrepare, reqVal)
+	toolsVal, err := in.newString(ctx, tools)
+	if err != nil {
+		_ = in.freeValue(ctx, reqVal)
+		return err
+	}
+	r, err := in.callRunner(ctx, fnPrepare, reqVal, toolsVal)
 	_ = in.freeValue(ctx, reqVal)
+	_ = in.freeValue(ctx, toolsVal)
 	if err != nil {
 		return err
 	}

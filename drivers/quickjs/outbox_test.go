@@ -49,7 +49,7 @@ func TestOutboxRefusesForgedEntries(t *testing.T) {
 			s := &server{w: wire.NewWriter(&sent)}
 			ex := &execution{id: 1, wake: make(chan struct{}, 1)}
 			st := &driveState{lim: limits{maxOutput: 100, maxContent: 100, maxTimers: 2, memory: 1 << 20},
-				timers: map[int32]*time.Timer{}, tools: map[string]bool{"codemode\x00echo": true}}
+				timers: map[int32]*time.Timer{}, names: &scopeNames{tools: map[string]bool{"codemode\x00echo": true}}}
 			defer func() {
 				for _, tm := range st.timers {
 					tm.Stop()
@@ -81,7 +81,7 @@ func TestOutboxPassesWellFormedEntries(t *testing.T) {
 	s := &server{w: wire.NewWriter(&sent)}
 	ex := &execution{id: 3, wake: make(chan struct{}, 1)}
 	st := &driveState{lim: limits{maxOutput: 100, maxContent: 100, maxTimers: 2, memory: 1 << 20},
-		timers: map[int32]*time.Timer{}, tools: map[string]bool{"codemode\x00echo": true}}
+		timers: map[int32]*time.Timer{}, names: &scopeNames{tools: map[string]bool{"codemode\x00echo": true}}}
 	text := "c\t1\tcodemode\techo\t1000,2.5\t{\"a\":1}\no\tstderr\t\"hi\\n\"\nt\t1\t100000\nx\t1\nw\t1"
 	waiting, res, err := s.readOutbox(ex, text, st)
 	if err != nil || res != nil || !waiting {

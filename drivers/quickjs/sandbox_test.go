@@ -17,6 +17,8 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/runnertest"
+	"github.com/codemode-go/codemode/wire"
 )
 
 // TestSandboxSurvivesStuckPrograms: while a program is stuck where the
@@ -243,4 +245,45 @@ func TestSpareSandbox(t *testing.T) {
 	defer rt3.Close()
 	time.Sleep(500 * time.Millisecond)
 	newPIDs(before, 1)
+}
+
+// TestSandboxReplacementKeepsScopes: a replacement sandbox process keeps no
+// scope (wire 1.2), yet an execute message naming one alone, which the host
+// may send because the runtime was sent its list before, runs with that
+// list: the supervisor keeps the lists and sends a new process the list with
+// the scope. Spoken on the raw wire, so that no host retries.
+func TestSandboxReplacementKeepsScopes(t *testing.T) {
+	needSandbox(t)
+	before := sandboxPIDs(t)
+	d := quickjs.New(quickjs.Options{NoSpare: true})
+	t.Cleanup(func() { _ = d.Close() })
+	c := runnertest.Dial(t, d)
+	scope := "sha256:replacement"
+	runnertest.CheckScope(t, c.Exec(runnertest.ScopeProgram, wire.Message{Scope: scope, Namespaces: runnertest.ScopeList("r")}), "r")
+	var pid int
+	for p := range sandboxPIDs(t) {
+		if !before[p] {
+			pid = p
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no new sandbox process")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// An execution sent before the supervisor saw the process die fails
+	// as replaced; the next goes to the new process.
+	run := c.Exec(runnertest.ScopeProgram, wire.Message{Scope: scope})
+	for i := 0; i < 50 && run.Result.Error != nil && strings.Contains(run.Result.Error.Message, "was replaced"); i++ {
+		time.Sleep(20 * time.Millisecond)
+		run = c.Exec(runnertest.ScopeProgram, wire.Message{Scope: scope})
+	}
+	runnertest.CheckScope(t, run, "r")
+	runnertest.CheckScope(t, c.Exec(runnertest.ScopeProgram, wire.Message{Scope: scope}), "r")
+	if sandboxPIDs(t)[pid] {
+		t.Fatal("the killed process is still listed")
+	}
+	// A scope neither the supervisor nor the process keeps is still refused.
+	runnertest.CheckScope(t, c.Exec(runnertest.ScopeProgram, wire.Message{Scope: "sha256:unheard"}), "")
 }

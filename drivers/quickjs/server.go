@@ -21,6 +21,9 @@ type server struct {
 	w     *wire.Writer
 	conn  io.ReadWriteCloser
 
+	// scopes are the namespaces kept per scope (wire 1.2).
+	scopes scopeCache[*scopeNames]
+
 	mu    sync.Mutex
 	execs map[uint64]*execution
 	wg    sync.WaitGroup
@@ -64,6 +67,16 @@ func (s *server) serve(ctx context.Context) error {
 				s.send(failure(msg.Execution, "Error", "duplicate execution id"))
 				continue
 			}
+			s.mu.Unlock()
+			// The scope is resolved here, in the order of the messages,
+			// so that an execute naming it alone finds what an earlier one
+			// carried.
+			names, res := s.resolveScope(msg)
+			if res != nil {
+				s.send(res)
+				continue
+			}
+			s.mu.Lock()
 			exCtx, stop := context.WithCancelCause(ctx)
 			ex := &execution{id: msg.Execution, wake: make(chan struct{}, 1), done: make(chan struct{}), base: exCtx, stop: stop}
 			s.execs[ex.id] = ex
@@ -71,7 +84,7 @@ func (s *server) serve(ctx context.Context) error {
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
-				s.run(ex, msg)
+				s.run(ex, msg, names)
 			}()
 		case wire.KindToolResult:
 			s.route(msg.Execution, event{seq: msg.Seq, ok: msg.Error == nil, output: msg.Output, err: msg.Error})
@@ -88,6 +101,36 @@ func (s *server) serve(ctx context.Context) error {
 			return fmt.Errorf("quickjs runner: %w: unexpected %s message from the host", wire.ErrMalformed, msg.Kind)
 		}
 	}
+}
+
+// resolveScope returns an execute message's namespaces: the message's,
+// kept under its scope when it names one, or those kept under the scope it
+// names alone. When it has none to give it returns the result to send
+// instead: scopeUnknown for a scope it does not keep, an InternalError for
+// names the engine cannot take.
+func (s *server) resolveScope(msg *wire.Message) (*scopeNames, *wire.Message) {
+	if msg.Scope != "" && msg.Namespaces == nil {
+		if names, ok := s.scopes.get(msg.Scope); ok {
+			return names, nil
+		}
+		return nil, scopeUnknown(msg.Execution, msg.Scope)
+	}
+	names, err := newScopeNames(msg.Namespaces)
+	if err != nil {
+		return nil, failure(msg.Execution, "InternalError", "the execute message's namespaces cannot be run: "+err.Error())
+	}
+	if msg.Scope != "" {
+		s.scopes.put(msg.Scope, names, names.size)
+	}
+	return names, nil
+}
+
+// scopeUnknown is the answer to an execute message that names a scope the
+// runner does not keep, without its namespaces: nothing ran.
+func scopeUnknown(id uint64, scope string) *wire.Message {
+	m := failure(id, "InternalError", "the runner keeps no namespaces for scope "+scope+"; nothing ran (the host sends them again)")
+	m.ScopeUnknown = true
+	return m
 }
 
 // end forgets an execution and sends its result (nil: none).

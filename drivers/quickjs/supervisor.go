@@ -63,6 +63,11 @@ type supervisor struct {
 	stopped chan struct{} // closed by shutdown
 	wg      sync.WaitGroup
 	boots   int // sandbox processes started, for tests
+
+	// scopes are the namespaces the client sent per scope (wire 1.2),
+	// kept so that a replacement process, which keeps none, is sent the
+	// list of a scope the client names alone.
+	scopes scopeCache[[]wire.Namespace]
 }
 
 // sandbox is one sandbox process.
@@ -77,6 +82,9 @@ type sandbox struct {
 	report childBoot
 
 	killed bool // under supervisor.mu: the supervisor ended it
+	// scopes are the scopes sent to the process with their namespaces,
+	// under supervisor.mu; past maxSentScopes the set starts over.
+	scopes map[string]bool
 
 	qmu     sync.Mutex
 	queries map[uint64]chan bool
@@ -540,6 +548,12 @@ func (s *supervisor) limitFor(m *wire.Message) time.Duration {
 }
 
 func (s *supervisor) execute(m *wire.Message) {
+	if m.Scope != "" && m.Namespaces != nil {
+		// Kept in the order of the client's messages, so that a later
+		// execution naming the scope alone finds it even if it reaches a
+		// process first (slots are not taken in order).
+		s.scopes.put(m.Scope, m.Namespaces, namesSize(m.Namespaces))
+	}
 	s.mu.Lock()
 	if _, dup := s.execs[m.Execution]; dup {
 		_ = s.cw.Write(failure(m.Execution, "Error", "duplicate execution id"))
@@ -623,8 +637,42 @@ func (s *supervisor) send(w *watched, m *wire.Message) {
 	box := s.cur
 	w.box = box
 	w.timer = time.AfterFunc(w.limit+killGrace, func() { s.overrun(w, box) })
+	m = s.withScope(box, m)
 	s.mu.Unlock()
 	_ = box.w.Write(m)
+}
+
+// maxSentScopes bounds the scopes the supervisor remembers having sent one
+// process; forgetting them costs only a list sent again.
+const maxSentScopes = 64
+
+// withScope returns the execute message to send box: m, or, when m names a
+// scope alone that box was never sent, m with the scope's namespaces (a
+// replacement process keeps no scope). A scope the supervisor does not
+// keep either goes alone: the process answers scopeUnknown and the client
+// sends the list. Called with s.mu held.
+func (s *supervisor) withScope(box *sandbox, m *wire.Message) *wire.Message {
+	if m.Scope == "" {
+		return m
+	}
+	if box.scopes == nil || len(box.scopes) >= maxSentScopes {
+		box.scopes = map[string]bool{}
+	}
+	if m.Namespaces != nil {
+		box.scopes[m.Scope] = true
+		return m
+	}
+	if box.scopes[m.Scope] {
+		return m
+	}
+	ns, ok := s.scopes.get(m.Scope)
+	if !ok {
+		return m
+	}
+	fwd := *m
+	fwd.Namespaces = ns
+	box.scopes[m.Scope] = true
+	return &fwd
 }
 
 func (s *supervisor) cancel(m *wire.Message) {

@@ -54,13 +54,14 @@ type Result struct {
 }
 
 // Exec runs source with the execute message's fields from m (Execution,
-// Source and Filename are set here) and answers every tool call with its
-// input (an echo), until the result.
+// Source and Filename are set here; without a Scope, nil Namespaces are
+// codemode.echo) and answers every tool call with its input (an echo),
+// until the result.
 func (c *Conn) Exec(source string, m wire.Message) *Result {
 	c.t.Helper()
 	c.next++
 	m.Kind, m.Execution, m.Source, m.Filename = wire.KindExecute, c.next, source, "agent.js"
-	if m.Namespaces == nil {
+	if m.Namespaces == nil && m.Scope == "" {
 		m.Namespaces = []wire.Namespace{{Name: "codemode", Tools: []string{"echo"}}}
 	}
 	if err := c.w.Write(&m); err != nil {
@@ -158,11 +159,68 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("ReplayedClock", func(t *testing.T) { clock(t, c) })
 	t.Run("TimerLimit", func(t *testing.T) { timers(t, c) })
 	t.Run("ExecuteLimits", func(t *testing.T) { limits(t, c, o) })
+	t.Run("Scopes", func(t *testing.T) { scopes(t, fresh(t, c)) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
 		}
 	})
+}
+
+// ScopeList is the namespaces of scope name in the Scopes test: codemode
+// with echo and a tool named after the scope.
+func ScopeList(name string) []wire.Namespace {
+	return []wire.Namespace{{Name: "codemode", Tools: []string{"echo", name + "_tool"}}}
+}
+
+// ScopeProgram lists the codemode namespace and calls its echo.
+const ScopeProgram = `export default async function ({ codemode }) {
+  const r = await codemode.echo({ v: 1 });
+  return Object.keys(codemode).join(",") + ":" + r.v;
+}`
+
+// CheckScope checks that run listed the tools of scope name and called
+// echo, or, with name "", that it was refused as scopeUnknown.
+func CheckScope(t *testing.T, run *Result, name string) {
+	t.Helper()
+	if name == "" {
+		if !run.Result.ScopeUnknown || run.Result.Outcome != wire.OutcomeProgramFailed || len(run.Calls) != 0 {
+			t.Fatalf("got %+v (error %+v) after %d calls, want scopeUnknown before any", run.Result, run.Result.Error, len(run.Calls))
+		}
+		return
+	}
+	want := `"echo,` + name + `_tool:1"`
+	if run.Result.Outcome != wire.OutcomeSuccess || string(run.Result.Value) != want || run.Result.ScopeUnknown {
+		t.Fatalf("got %+v (error %+v, value %s), want the value %s", run.Result, run.Result.Error, run.Result.Value, want)
+	}
+}
+
+// scopes: a runner keeps the namespaces an execute message carries under
+// its scope, runs an execute that names the scope alone with them, and
+// answers scopeUnknown (running nothing) for a scope it does not keep: never
+// heard of, or evicted (it keeps 16, the least recently used going first).
+func scopes(t *testing.T, c *Conn) {
+	scope := func(name string) string { return "sha256:" + name }
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("never")}), "")
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("a"), Namespaces: ScopeList("a")}), "a")
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("b"), Namespaces: ScopeList("b")}), "b")
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("a")}), "a")
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("b")}), "b")
+	// Without a scope the list is used and kept under nothing.
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Namespaces: ScopeList("c")}), "c")
+	// The same scope sent again with its list replaces nothing else.
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("a"), Namespaces: ScopeList("a")}), "a")
+	// a was used last: 15 more scopes evict b alone.
+	for i := range 15 {
+		name := fmt.Sprintf("n%d", i)
+		CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope(name), Namespaces: ScopeList(name)}), name)
+	}
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("b")}), "")
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("a")}), "a")
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("n0")}), "n0")
+	// A scope that lists the namespace as something else is that list.
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("x"), Namespaces: ScopeList("y")}), "y")
+	CheckScope(t, c.Exec(ScopeProgram, wire.Message{Scope: scope("x")}), "y")
 }
 
 // The attacks of the adversarial review and their kin. Each program

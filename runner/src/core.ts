@@ -1,7 +1,7 @@
 import {
   ErrorCtor, ObjectPrototype, apply, construct, ProxyCtor, PromiseCtor, RangeErrorCtor, StringCtor, TypeErrorCtor,
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
-  jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString, arrayIndexOf,
+  jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
   getOwnPropertyDescriptor,
   promiseReject, push, quote, record, stringSlice,
 } from "./intrinsics";
@@ -45,9 +45,37 @@ export interface Host {
   finish(result: Finish): void;
 }
 
+/**
+ * listNamespace is the namespace name whose tools are the list tools (which
+ * it keeps and never changes); its lookup table is made on the first has.
+ */
+export function listNamespace(name: string, tools: string[]): Namespace {
+  let table: Record<string, boolean> | undefined;
+  return objectFreeze({
+    __proto__: null,
+    name,
+    has(tool: string): boolean {
+      if (table === undefined) {
+        table = record<boolean>();
+        for (let i = 0; i < tools.length; i++) table[tools[i]] = true;
+      }
+      return table[tool] === true;
+    },
+    names: () => tools,
+  }) as unknown as Namespace;
+}
+
+/**
+ * A Namespace is one scope property's tools. Platforms keep a namespace
+ * across executions (per scope, wire 1.2), so neither method may hand out
+ * what an execution could change.
+ */
 export interface Namespace {
   name: string;
-  tools: string[];
+  /** has reports whether tool is one of the namespace's tools. */
+  has(tool: string): boolean;
+  /** names lists the tools in the contract's order; the caller must not change the list. */
+  names(): string[];
 }
 
 export interface Request {
@@ -458,9 +486,8 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // the same function; the namespace refuses writes, definitions and
   // deletions, as the frozen object it replaces did.
   const namespace = (ns: Namespace): object => {
-    const names = ns.tools;
     const tools = record<unknown>();
-    const isTool = (key: string): boolean => reservedToolKeys[key] !== true && arrayIndexOf(names, key) >= 0;
+    const isTool = (key: string): boolean => reservedToolKeys[key] !== true && ns.has(key);
     const make = (tool: string): unknown => {
       if (!hasOwn(tools, tool)) {
         // A call with no argument sends {}: tools whose input has no
@@ -476,7 +503,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         if (typeof key !== "string" || hasOwn(target, key)) return target[key as string];
         if (isTool(key)) return make(key);
         if (reservedToolKeys[key] === true) return undefined;
-        if (known === "") known = join(names, ", ") || "(none)";
+        if (known === "") known = join(ns.names(), ", ") || "(none)";
         return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
       },
       has(target: Record<string, unknown>, key: string | symbol) {
@@ -486,6 +513,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         // Every tool made (the result must list each non-configurable
         // property of the target), listed in the contract's order.
         const keys: string[] = [];
+        const names = ns.names();
         for (let i = 0; i < names.length; i++) {
           if (reservedToolKeys[names[i]] === true) continue;
           make(names[i]);
@@ -655,7 +683,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       for (let i = 0; i < request.namespaces.length; i++) {
         const n = request.namespaces[i];
         if (n.name !== ns) continue;
-        for (let j = 0; j < n.tools.length; j++) if (n.tools[j] === tool) return callTool(ns, tool, [input]);
+        if (n.has(tool)) return callTool(ns, tool, [input]);
       }
       return undefined;
     },

@@ -47,6 +47,8 @@ export { hasOwn };
 export const objectToString = uncurry(Object.prototype.toString as () => string);
 export const charCodeAt = uncurry(String.prototype.charCodeAt);
 export const stringSlice = uncurry(String.prototype.slice);
+export const stringIndexOf = uncurry(String.prototype.indexOf as (search: string, position?: number) => number);
+export const stringSplit = uncurry(String.prototype.split as (separator: string) => string[]);
 export const arrayJoin = uncurry(Array.prototype.join as (separator: string) => string);
 export const arrayIndexOf = uncurry(Array.prototype.indexOf as (item: unknown) => number);
 export const dateGetTime = uncurry(Date.prototype.getTime);

@@ -5,7 +5,7 @@
 // the outbox after each turn of the job queue, and calls deliver when a tool
 // call is answered or a timer fires.
 
-import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record, textBuffer } from "./intrinsics";
+import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
 import { createExecution, installClock, type Content, type Execution, type Finish, type Namespace, type Request, type Stream } from "./core";
 import { installWeb } from "./web/index";
 
@@ -136,13 +136,42 @@ const globalConsole = objectFreeze({
 
 const realNow = () => apply(dateNow, DateCtor, []);
 
-/** request copies the Go runner's request into objects without a prototype. */
-function request(text: string): Request {
+/**
+ * textNamespace is the namespace name whose tools are listed in text, each
+ * between newlines ("\na\nb\n"; "" for none). A catalogue of 10,000 tools is one string here,
+ * searched for the tool a program names and split only when a program
+ * lists the namespace, so that an execution costs the same with 10 tools.
+ */
+function textNamespace(name: string, text: string): Namespace {
+  let list: string[] | undefined;
+  return objectFreeze({
+    __proto__: null,
+    name,
+    has: (tool: string): boolean => tool !== "" && stringIndexOf(tool, "\n") < 0 && stringIndexOf(text, "\n" + tool + "\n") >= 0,
+    names(): string[] {
+      if (list === undefined) {
+        list = text.length < 2 ? [] : stringSplit(stringSlice(text, 1, text.length - 1), "\n");
+      }
+      return list;
+    },
+  }) as unknown as Namespace;
+}
+
+/**
+ * request copies the Go runner's request into objects without a prototype.
+ * tools holds each namespace's tools (see textNamespace), one namespace
+ * after the other in the order of the request's namespaces, each of the
+ * length (size) the request gives it.
+ */
+function request(text: string, tools: string): Request {
   const r = jsonParse(text);
   const namespaces: Namespace[] = [];
+  let at = 0;
   for (let i = 0; i < r.namespaces.length; i++) {
     const ns = r.namespaces[i];
-    defineProperty(namespaces, i, data({ __proto__: null, name: ns.name, tools: ns.tools }));
+    const size: number = ns.size;
+    defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === tools.length ? tools : stringSlice(tools, at, at + size))));
+    at += size;
   }
   return {
     __proto__: null,
@@ -174,9 +203,13 @@ export const quickjs = {
     });
   },
 
-  /** prepare creates the execution (requestJSON is a Request) before its module is evaluated. */
-  prepare(requestJSON: string): void {
-    execution = createExecution(host, request(requestJSON), realNow);
+  /**
+   * prepare creates the execution before its module is evaluated:
+   * requestJSON is a Request whose namespaces are their names, and tools
+   * lists their tools (see request).
+   */
+  prepare(requestJSON: string, tools: string): void {
+    execution = createExecution(host, request(requestJSON, tools), realNow);
   },
 
   /**

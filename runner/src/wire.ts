@@ -10,18 +10,27 @@ import {
   mathMax, view,
 } from "./intrinsics";
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
-import { createExecution, type Execution, type Finish, type Host, type Limits, type Namespace } from "./core";
+import { createExecution, listNamespace, type Execution, type Finish, type Host, type Limits, type Namespace } from "./core";
 
 /** protocolVersion is the major version, protocolMinor the newest minor (wire/PROTOCOL.md, "Versions"). */
 export const protocolVersion = 1;
-export const protocolMinor = 1;
+export const protocolMinor = 2;
 export const maxFrameSize = 16 << 20;
 
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
-  versions: 19, limits: 20, seed: 21, clock: 22, value: 23,
+  versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33,
 } as const;
+
+/**
+ * The scopes a runner keeps (wire 1.2): at most maxScopes, whose tool
+ * names take at most maxScopeBytes (counted as UTF-16 code units plus 16
+ * per name), the least recently used evicted first; the newest is kept
+ * whatever its size, so that the scope of the execution at hand survives.
+ */
+export const maxScopes = 16;
+export const maxScopeBytes = 8 << 20;
 
 const Kind = { ready: 1, execute: 2, cancel: 3, toolCall: 4, toolResult: 5, output: 6, result: 7 } as const;
 
@@ -158,6 +167,41 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     if (dead) return;
     channel.write(frame(m));
   };
+
+  // The kept scopes, least recently used first (see maxScopes).
+  interface Kept {
+    scope: string;
+    namespaces: Namespace[];
+    size: number;
+  }
+  let kept: Kept[] = [];
+  const lookupScope = (scope: string): Namespace[] | undefined => {
+    for (let i = 0; i < kept.length; i++) {
+      const k = kept[i];
+      if (k.scope !== scope) continue;
+      for (let j = i; j + 1 < kept.length; j++) kept[j] = kept[j + 1];
+      kept[kept.length - 1] = k;
+      return k.namespaces;
+    }
+    return undefined;
+  };
+  const keepScope = (scope: string, namespaces: Namespace[], size: number) => {
+    const next: Kept[] = [];
+    let bytes = size;
+    // The newest first, then the others from the most recently used,
+    // while they fit.
+    for (let i = kept.length - 1; i >= 0; i--) {
+      const k = kept[i];
+      if (k.scope === scope) continue;
+      if (next.length + 1 >= maxScopes || bytes + k.size > maxScopeBytes) break;
+      push(next, k);
+      bytes += k.size;
+    }
+    const order: Kept[] = [];
+    for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
+    push(order, { __proto__: null, scope, namespaces, size } as unknown as Kept);
+    kept = order;
+  };
   const fault = (reason: Error) => {
     if (dead) return;
     dead = true;
@@ -172,6 +216,43 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     }
     const filename = m[K.filename];
     if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
+    // The namespaces: the message's, kept under its scope if it names one,
+    // or those kept under the scope it names alone.
+    const scope = m[K.scope];
+    const nsList = m[K.namespaces];
+    let namespaces: Namespace[];
+    if (typeof scope === "string" && scope !== "" && !isArray(nsList)) {
+      const found = lookupScope(scope);
+      if (found === undefined) {
+        const f = failure(id, "InternalError", `the runner keeps no namespaces for scope ${scope}; nothing ran (the host sends them again)`);
+        f.key(K.scopeUnknown).bool(true);
+        send(f);
+        return;
+      }
+      namespaces = found;
+    } else {
+      namespaces = [];
+      let size = 0;
+      if (isArray(nsList)) {
+        for (let i = 0; i < nsList.length; i++) {
+          const ns = asMap(nsList[i]);
+          if (ns === undefined || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
+          // The decoded array is the runner's own (the decoder made it and
+          // nothing else holds it): it is kept as the list, not copied.
+          let tools: string[] = [];
+          const names = ns[2];
+          if (isArray(names)) {
+            for (let j = 0; j < names.length; j++) {
+              if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
+              size += (names[j] as string).length + 16;
+            }
+            tools = names as string[];
+          }
+          push(namespaces, listNamespace(ns[1] as string, tools));
+        }
+      }
+      if (typeof scope === "string" && scope !== "") keepScope(scope, namespaces, size);
+    }
     const hasInput = m[K.hasInput] === true;
     let input: unknown;
     if (hasInput) {
@@ -182,23 +263,6 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       } catch {
         send(failure(id, "TypeError", "program input is not valid JSON"));
         return;
-      }
-    }
-    const namespaces: Namespace[] = [];
-    const nsList = m[K.namespaces];
-    if (isArray(nsList)) {
-      for (let i = 0; i < nsList.length; i++) {
-        const ns = asMap(nsList[i]);
-        if (ns === undefined || typeof ns[1] !== "string") throw new TypeErrorCtor("malformed namespace");
-        const tools: string[] = [];
-        const names = ns[2];
-        if (isArray(names)) {
-          for (let j = 0; j < names.length; j++) {
-            if (typeof names[j] !== "string") throw new TypeErrorCtor("malformed tool name");
-            push(tools, names[j] as string);
-          }
-        }
-        push(namespaces, { __proto__: null, name: ns[1] as string, tools } as unknown as Namespace);
       }
     }
     const lm = asMap(m[K.limits]);

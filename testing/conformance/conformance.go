@@ -45,6 +45,7 @@ func TestRuntime(t *testing.T, factory Factory) {
 	t.Run("OversizedErrorMessageTruncated", func(t *testing.T) { shared.oversizedError(t) })
 	t.Run("UnawaitedToolCallAtCompletion", func(t *testing.T) { shared.unawaited(t) })
 	t.Run("UnknownTool", func(t *testing.T) { shared.unknownTool(t) })
+	t.Run("ScopePerCatalogue", func(t *testing.T) { shared.scopes(t) })
 	t.Run("HostileErrors", func(t *testing.T) { shared.hostileErrors(t) })
 	t.Run("ToolCallsNumberedInIssueOrder", func(t *testing.T) { shared.seqOrder(t) })
 	t.Run("ConcurrentBlockedExecutions", func(t *testing.T) { shared.concurrent(t, 200) })
@@ -389,6 +390,52 @@ func (h *harness) unknownTool(t *testing.T) {
     codemode.echo === first, refused.join(" ")].join(","));
 }`, nil)
 	wantSuccess(t, out, text("true,function,true,false,true,true,false,false,true,set:TypeError add:TypeError delete:TypeError define:TypeError"))
+}
+
+// scopes runs programs of more catalogues than a runner keeps scopes for
+// (wire 1.2: 16), twice round, each of them the same scope property with
+// other tools: every program must see its own catalogue's tools, whether
+// its runner kept the list, evicted it (and the host sent it again) or
+// speaks an older version that is sent the list every time.
+func (h *harness) scopes(t *testing.T) {
+	const catalogues = 20
+	in := json.RawMessage(`{"type":"object"}`)
+	clients := make([]*client.Client, catalogues)
+	for i := range clients {
+		var tools []*contract.Tool
+		for _, suffix := range []string{"a", "b"} {
+			answer := json.RawMessage(fmt.Sprintf(`{"catalogue":%d}`, i))
+			tool, err := contract.NewForeignTool(fmt.Sprintf("t%d_%s", i, suffix), "Answers with its catalogue.", in, nil,
+				func(context.Context, json.RawMessage) (json.RawMessage, error) { return answer, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools = append(tools, tool)
+		}
+		c, err := contract.NewNamespaced(contract.Namespace{Name: "cat", Tools: tools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = client.New(h.rt, c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for round := range 2 {
+		for i, cl := range clients {
+			src := fmt.Sprintf(`export default async function ({ cat }) {
+  const got = await cat.t%d_a({});
+  return [Object.keys(cat).join(","), got.catalogue, "t%d_b" in cat, "t%d_a" in cat];
+}`, i, i, (i+1)%catalogues)
+			out, err := cl.Run(ctx, src, client.RunOptions{})
+			if err != nil {
+				t.Fatalf("round %d, catalogue %d: %v", round, i, err)
+			}
+			want := fmt.Sprintf(`["t%d_a,t%d_b",%d,true,false]`, i, i, i)
+			if out.Kind != client.Success || string(out.Value) != want {
+				t.Fatalf("round %d, catalogue %d: got %+v (value %s), want the value %s", round, i, out, out.Value, want)
+			}
+		}
+	}
 }
 
 func (h *harness) hostileErrors(t *testing.T) {
