@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"golang.org/x/sync/errgroup"
@@ -32,6 +33,9 @@ import (
 // then wraps ctx.Err().
 func decodeDocument(ctx context.Context, text []byte) (*openapi3.T, error) {
 	p, ok := splitDocument(text)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if !ok {
 		doc := &openapi3.T{}
 		if err := json.Unmarshal(withoutExampleValues(text), doc); err != nil {
@@ -41,6 +45,9 @@ func decodeDocument(ctx context.Context, text []byte) (*openapi3.T, error) {
 	}
 	doc := &openapi3.T{}
 	if err := json.Unmarshal(p.skeleton, doc); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := decodePieces(ctx, p.pieces); err != nil {
@@ -94,7 +101,7 @@ func (pc *piece) decode() error {
 	case "":
 		return decodeWithSchemas(pc.text, pc.value, pathItemSchemas(pc.text))
 	case "responses", "requestBodies":
-		return decodeWithSchemas(pc.text, pc.value, contentSchemas(pc.text, 0, "", ""))
+		return decodeWithSchemas(pc.text, pc.value, contentSchemas(pc.text, 0, "", false, ""))
 	}
 	return json.Unmarshal(pc.text, pc.value)
 }
@@ -255,7 +262,7 @@ func splitDocument(text []byte) (split, bool) {
 }
 
 // plainKeys reports whether the keys of the object at text[i] are written
-// without escapes, are all different, and match none of names other than
+// without escapes and in valid UTF-8, are all different, and match none of names other than
 // exactly (bytes.EqualFold is the folding encoding/json uses for field
 // names).
 func plainKeys(text []byte, i int, names ...string) bool {
@@ -276,8 +283,8 @@ func (k *keys) add(key []byte, names []string) {
 		k.seen = k.buf[:0]
 	}
 	key = key[1 : len(key)-1]
-	if bytes.IndexByte(key, '\\') >= 0 {
-		k.unsure = true
+	if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+		k.unsure = true // encoding/json decodes the key to other bytes
 	}
 	for _, s := range k.seen {
 		if bytes.Equal(s, key) {
@@ -441,7 +448,7 @@ func decodeSchemaList(text []byte) (openapi3.SchemaRefs, error) {
 
 // keyString returns the string a JSON key (quotes included) holds.
 func keyString(key []byte) (string, error) {
-	if bytes.IndexByte(key, '\\') < 0 {
+	if bytes.IndexByte(key, '\\') < 0 && utf8.Valid(key) {
 		return string(key[1 : len(key)-1]), nil
 	}
 	var s string
@@ -453,7 +460,8 @@ func keyString(key []byte) (string, error) {
 // response or a request body, which decodeWithSchemas decodes on its own.
 type inlineSchema struct {
 	method    string // the operation's ("get", ...); "" outside a path item
-	response  string // the response's status key; "" for the request body
+	body      bool   // in the operation's request body, not a response
+	response  string // the response's status key
 	mediaType string
 	start     int // the schema's text
 	end       int
@@ -479,14 +487,14 @@ func pathItemSchemas(text []byte) []inlineSchema {
 		eachMember(text, start, func(key []byte, start, _ int) {
 			switch unquote(key) {
 			case "requestBody":
-				found = append(found, contentSchemas(text, start, method, "")...)
+				found = append(found, contentSchemas(text, start, method, true, "")...)
 			case "responses":
 				if text[start] != '{' || !plainKeys(text, start) {
 					return
 				}
 				eachMember(text, start, func(key []byte, start, _ int) {
 					if status := unquote(key); !strings.HasPrefix(status, "x-") {
-						found = append(found, contentSchemas(text, start, method, status)...)
+						found = append(found, contentSchemas(text, start, method, false, status)...)
 					}
 				})
 			}
@@ -497,7 +505,7 @@ func pathItemSchemas(text []byte) []inlineSchema {
 
 // contentSchemas lists the inline schemas of the content of the response
 // or request body at text[i] (none when it is a $ref).
-func contentSchemas(text []byte, i int, method, response string) []inlineSchema {
+func contentSchemas(text []byte, i int, method string, body bool, response string) []inlineSchema {
 	var found []inlineSchema
 	if text[i] != '{' || !plainKeys(text, i, "content", "$ref") {
 		return nil
@@ -522,7 +530,7 @@ func contentSchemas(text []byte, i int, method, response string) []inlineSchema 
 		}
 		eachMember(text, start, func(k []byte, vs, ve int) {
 			if unquote(k) == "schema" && text[vs] == '{' {
-				found = append(found, inlineSchema{method, response, unquote(key), vs, ve})
+				found = append(found, inlineSchema{method, body, response, unquote(key), vs, ve})
 			}
 		})
 	})
@@ -569,9 +577,9 @@ func mediaTypeOf(v any, s inlineSchema) *openapi3.MediaType {
 		op := v.GetOperation(strings.ToUpper(s.method))
 		switch {
 		case op == nil:
-		case s.response == "" && op.RequestBody != nil && op.RequestBody.Value != nil:
+		case s.body && op.RequestBody != nil && op.RequestBody.Value != nil:
 			content = op.RequestBody.Value.Content
-		case s.response != "" && op.Responses != nil:
+		case !s.body && op.Responses != nil:
 			if r := op.Responses.Value(s.response); r != nil && r.Value != nil {
 				content = r.Value.Content
 			}

@@ -115,18 +115,72 @@ func TestDecodeDocumentNamesThePieceInErrors(t *testing.T) {
 	}
 }
 
-// TestDecodeDocumentStopsWhenCancelled: on GitHub's description, a context
-// cancelled while the pieces are being decoded stops the decode soon after,
-// with an error wrapping context.Canceled.
-func TestDecodeDocumentStopsWhenCancelled(t *testing.T) {
-	text, ok := realDocuments(t)["@octokit/openapi/generated/api.github.com.json"]
-	if !ok {
-		t.Skip("@octokit/openapi is not installed (run scripts/test)")
+// TestLoadStopsWhenCancelled: loading GitHub's description (seconds of
+// work) with a context cancelled before or while it runs returns soon
+// after with an error wrapping context.Canceled.
+func TestLoadStopsWhenCancelled(t *testing.T) {
+	path := filepath.Join("..", "..", ".tools", "node_modules", "@octokit", "openapi", "generated", "api.github.com.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("@octokit/openapi is not installed (run scripts/test): %v", err)
 	}
+	opts := Options{Name: "github"}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := decodeDocument(ctx, text); !errors.Is(err, context.Canceled) {
+	if _, _, err := Load(ctx, path, opts); !errors.Is(err, context.Canceled) {
 		t.Fatalf("an already cancelled context: got %v", err)
 	}
-	_ = time.Second
+	for _, after := range []time.Duration{50 * time.Millisecond, 300 * time.Millisecond} {
+		ctx, cancel := context.WithCancel(context.Background())
+		timer := time.AfterFunc(after, cancel)
+		start := time.Now()
+		_, _, err := Load(ctx, path, opts)
+		late := time.Since(start) - after
+		timer.Stop()
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled after %s: got %v", after, err)
+		}
+		// A whole load takes seconds; stopping takes the piece being
+		// decoded or one stage after decoding (resolving or validating,
+		// about 0.2 s each): 2 s leaves room for a loaded machine.
+		if late > 2*time.Second {
+			t.Errorf("cancelled after %s, the load returned %s later", after, late)
+		}
+		t.Logf("cancelled after %s: returned %s later: %v", after, late, err)
+	}
+}
+
+// FuzzDecodeDocument: for any JSON text that kin-openapi decodes whole,
+// decoding in pieces succeeds with the same value. (The other way round
+// may differ: kin-openapi re-encodes path items and responses through
+// float64 numbers, which can fail where the pieces' direct decode does
+// not.)
+func FuzzDecodeDocument(f *testing.F) {
+	for _, s := range []string{
+		`{"openapi":"3.0.0","paths":{"/a":{"get":{"responses":{"200":{"content":{"application/json":{"schema":{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"}}}}}}}}}}}}`,
+		`{"openapi":"3.1.0","components":{"schemas":{"A":{"allOf":[{"$ref":"#/components/schemas/B"},{"properties":{"b":true}}],"additionalProperties":{"type":"integer"}},"B":{"oneOf":[]}}}}`,
+		`{"openapi":"3.0.0","components":{"responses":{"R":{"description":"d","content":{"a/b":{"schema":{"anyOf":[{"type":"string"}]}}}}},"requestBodies":{"B":{"content":{"x/y":{"schema":{"$ref":"#/x"}}}}}}}`,
+		`{"openapi":"3.0.0","paths":{"x-a":1,"/p":{"post":{"requestBody":{"$ref":"#/r"},"responses":{"x-b":{},"default":{"$ref":"#/s"}}}}}}`,
+		`{"openapi":"3.0.0","components":{"examples":{"e":{"value":[1,2]}},"parameters":{"p":{"name":"p","in":"query","schema":{"type":"string"}}}}}`,
+		`{"openapi":"3.0.0","paths":{"/a":{"GET":{},"get":{}}}}`,
+		`{"openapi":"3.0.0","components":{"schemas":{"A":{"properties":{"a":{}},"Properties":{"b":{}}}}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if !json.Valid(text) {
+			return
+		}
+		want := &openapi3.T{}
+		if json.Unmarshal(withoutExampleValues(text), want) != nil {
+			return
+		}
+		got, err := decodeDocument(context.Background(), text)
+		if err != nil {
+			t.Fatalf("%s: decoded whole but not in pieces: %v", text, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: decoding in pieces differs from decoding the whole document", text)
+		}
+	})
 }
