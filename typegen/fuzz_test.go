@@ -1,10 +1,13 @@
 package typegen
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -86,4 +89,39 @@ func FuzzLenientType(f *testing.F) {
 			t.Fatalf("LenientType(%q) is not repeatable: %q then %q", data, got, again)
 		}
 	})
+}
+
+// FuzzParseJSON: the direct parser gives the tree encoding/json's Decoder
+// gives, and the same error, for any text.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,-2.5e3,true,false,null,"x\u00e9\"y"],"b":{"c":{}},"d":[]}`,
+		`{"a":1,"a":2}`, ` [ {"\ud83d\ude00": "\ud800"} ] `, `"\xff"`, `{"a":`, `1 2`, `   `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, gotErr := parseJSON(data)
+		want, wantErr := parseJSONTokens(data)
+		if len(bytes.TrimSpace(data)) == 0 {
+			return // parseJSON refuses it before either parser
+		}
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("%q: error %v, the Decoder's %v", data, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: parsed differently from the Decoder", data)
+		}
+	})
+}
+
+// TestParseJSONDeepNesting: nesting past maxJSONDepth is refused by both
+// parsers with the same error.
+func TestParseJSONDeepNesting(t *testing.T) {
+	deep := []byte(strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1))
+	_, err := parseJSON(deep)
+	_, want := parseJSONTokens(deep)
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Fatalf("got %v, want %v", err, want)
+	}
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,7 +58,7 @@ func TestSyntheticCatalogue(t *testing.T) {
 func TestReferenceServers(t *testing.T) {
 	mcptest.Command(t, "mcp-server-memory") // skips when the servers are not installed
 	var out strings.Builder
-	if err := run(context.Background(), &out, "o200k_base", false, true); err != nil {
+	if err := run(context.Background(), &out, "o200k_base", false, true, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "1.00 (20/20)") {
@@ -161,4 +163,51 @@ func (noPrograms) TypeDefinitionFiles(context.Context) ([]drivers.TypeDefinition
 }
 func (noPrograms) Execute(context.Context, client.ExecuteRequest) (*client.Outcome, error) {
 	return nil, errors.New("no programs here")
+}
+
+// TestGitHubRow: the one-tool-per-operation list of GitHub's description
+// has a tool per operation, each input schema standing alone (every $ref
+// names one of its own $defs), and code mode costs at most 10% of it.
+func TestGitHubRow(t *testing.T) {
+	path, err := githubDescription()
+	if errors.Is(err, errNoGitHub) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadGitHub(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := perOperationTools(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) < 1000 {
+		t.Fatalf("%d tools, want one per operation (more than 1,000)", len(list))
+	}
+	ref := regexp.MustCompile(`"\$ref":"([^"]*)"`)
+	for _, tl := range list {
+		raw := tl.InputSchema.(json.RawMessage)
+		var schema struct {
+			Defs map[string]json.RawMessage `json:"$defs"`
+		}
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatalf("%s: %v", tl.Name, err)
+		}
+		for _, m := range ref.FindAllStringSubmatch(string(raw), -1) {
+			if _, ok := schema.Defs[strings.TrimPrefix(m[1], "#/$defs/")]; !ok || !strings.HasPrefix(m[1], "#/$defs/") {
+				t.Fatalf("%s refers to %s, which is not among its $defs", tl.Name, m[1])
+			}
+		}
+	}
+	m, err := measureGitHub(c, wordCount, false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.codeMode() > 0.1*float64(m.toolList) {
+		t.Errorf("code mode costs %.0f words, more than 10%% of the tool list's %d", m.codeMode(), m.toolList)
+	}
+	t.Logf("tool list %d words, code mode %.0f (%.1f%%), recall@5 %d/%d", m.toolList, m.codeMode(), 100*m.codeMode()/float64(m.toolList), m.hits, m.queries)
 }

@@ -3,8 +3,11 @@
 // a real tokenizer (OpenAI's o200k_base by default; cl100k_base with
 // -encoding; both embedded, nothing is downloaded), for two catalogues: the
 // three reference MCP servers together (everything, memory, filesystem,
-// started from .tools/) and a synthetic catalogue of 1,000 tools shaped
-// like real MCP tools.
+// started from .tools/), a synthetic catalogue of 1,000 tools shaped like
+// real MCP tools, and GitHub's REST description (@octokit/openapi in
+// .tools/, about 1,100 operations; skipped with a line saying so when it
+// is not installed) against an MCP server exposing each operation as a
+// tool.
 //
 // For each catalogue it prints (a) the tokens of the tools/list answer (the
 // tools' JSON: name, description, input schema, annotations), (b) the
@@ -21,6 +24,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,9 +44,10 @@ import (
 func main() {
 	encoding := flag.String("encoding", string(tokenizer.O200kBase), "tokenizer: o200k_base or cl100k_base")
 	verbose := flag.Bool("v", false, "print every query, its expected method and its rank")
-	skipServers := flag.Bool("no-servers", false, "measure only the synthetic catalogue (no Node.js MCP servers)")
+	skipServers := flag.Bool("no-servers", false, "do not measure the reference MCP servers (no Node.js)")
+	skipGitHub := flag.Bool("no-github", false, "do not measure GitHub's REST description")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *encoding, *verbose, !*skipServers); err != nil {
+	if err := run(context.Background(), os.Stdout, *encoding, *verbose, !*skipServers, !*skipGitHub); err != nil {
 		fmt.Fprintln(os.Stderr, "economy:", err)
 		os.Exit(1)
 	}
@@ -65,7 +70,7 @@ type measurement struct {
 
 func (m measurement) codeMode() float64 { return float64(m.description) + m.perTask }
 
-func run(ctx context.Context, w io.Writer, encoding string, verbose, servers bool) error {
+func run(ctx context.Context, w io.Writer, encoding string, verbose, servers, github bool) error {
 	codec, err := tokenizer.Get(tokenizer.Encoding(encoding))
 	if err != nil {
 		return fmt.Errorf("tokenizer %s: %w", encoding, err)
@@ -91,6 +96,26 @@ func run(ctx context.Context, w io.Writer, encoding string, verbose, servers boo
 		return err
 	}
 	results = append(results, m)
+	var skipped []string
+	if github {
+		path, err := githubDescription()
+		switch {
+		case errors.Is(err, errNoGitHub):
+			skipped = append(skipped, "GitHub REST API skipped: "+err.Error())
+		case err != nil:
+			return err
+		default:
+			c, err := loadGitHub(ctx, path)
+			if err != nil {
+				return fmt.Errorf("GitHub's description: %w", err)
+			}
+			m, err := measureGitHub(c, count, verbose, w)
+			if err != nil {
+				return fmt.Errorf("GitHub's description: %w", err)
+			}
+			results = append(results, m)
+		}
+	}
 
 	fmt.Fprintf(w, "\ntokens (%s)\n", encoding)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -100,6 +125,9 @@ func run(ctx context.Context, w io.Writer, encoding string, verbose, servers boo
 			m.perTask, m.searchAnswer, m.describeText, m.maxTask, m.codeMode(), 100*m.codeMode()/float64(m.toolList), float64(m.hits)/float64(m.queries), m.hits, m.queries)
 	}
 	tw.Flush()
+	for _, s := range skipped {
+		fmt.Fprintln(w, s)
+	}
 	for _, m := range results {
 		for _, miss := range m.misses {
 			fmt.Fprintf(w, "miss (%s): %s\n", m.name, miss)

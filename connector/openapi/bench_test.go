@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,7 +35,7 @@ func BenchmarkGitHubLoadAndDeclare(b *testing.B) {
 	var declBytes, methods int
 	cpu0 := cpuTime()
 	for b.Loop() {
-		c, _, err := openapi.Parse(data, openapi.Options{Name: "github"})
+		c, _, err := openapi.Parse(context.Background(), data, openapi.Options{Name: "github"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func BenchmarkGitHubLoadAndDeclare(b *testing.B) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	c, _, err := openapi.Parse(data, openapi.Options{Name: "github"})
+	c, _, err := openapi.Parse(context.Background(), data, openapi.Options{Name: "github"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func cpuTime() time.Duration {
 // reports its CPU time per operation.
 func BenchmarkGitHubStages(b *testing.B) {
 	data := githubDescription(b)
-	c, _, err := openapi.Parse(data, openapi.Options{Name: "github"})
+	c, _, err := openapi.Parse(context.Background(), data, openapi.Options{Name: "github"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -120,7 +121,10 @@ func BenchmarkGitHubStages(b *testing.B) {
 			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
-	stage("parse", func() error { _, _, err := openapi.Parse(data, openapi.Options{Name: "github"}); return err })
+	stage("parse", func() error {
+		_, _, err := openapi.Parse(context.Background(), data, openapi.Options{Name: "github"})
+		return err
+	})
 	stage("namespace", func() error { _, err := c.Namespace(); return err })
 	stage("contract", func() error { _, err := contract.NewNamespaced(ns); return err })
 }

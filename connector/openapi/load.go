@@ -36,7 +36,7 @@ func Load(ctx context.Context, source string, opts Options) (*Connector, []strin
 	if err != nil {
 		return nil, nil, fmt.Errorf("openapi: reading %s: %w", source, err)
 	}
-	c, warnings, err := Parse(data, opts)
+	c, warnings, err := Parse(ctx, data, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("openapi: %s: %w", source, err)
 	}
@@ -88,13 +88,20 @@ func readBounded(r io.Reader) ([]byte, error) {
 // warnings, with operations that were skipped and request bodies that are
 // not JSON. It returns an error for text that is not a document, for an
 // unsupported version, for an external or dangling reference, and for
-// invalid Options.
-func Parse(data []byte, opts Options) (*Connector, []string, error) {
+// invalid Options. A cancelled ctx stops it early with an error wrapping
+// ctx.Err().
+func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, nil, fmt.Errorf("the document is larger than %d MiB", MaxDocumentBytes>>20)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	jsonText, err := asJSON(data)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	var head struct {
@@ -105,6 +112,9 @@ func Parse(data []byte, opts Options) (*Connector, []string, error) {
 		return nil, nil, fmt.Errorf("not an OpenAPI document (a JSON or YAML object): %w", err)
 	}
 	if err := checkShape(jsonText); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	var warnings []string
@@ -118,8 +128,10 @@ func Parse(data []byte, opts Options) (*Connector, []string, error) {
 		// Decoded as JSON and resolved in place: the loader's LoadFromData
 		// reads JSON through its YAML decoder, which takes seconds on a
 		// 13 MiB document (GitHub's) where encoding/json takes a fraction.
-		doc = &openapi3.T{}
-		if err := json.Unmarshal(withoutExampleValues(jsonText), doc); err != nil {
+		if doc, err = decodeDocument(ctx, jsonText); err != nil {
+			return nil, nil, fmt.Errorf("reading the document: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("reading the document: %w", err)
 		}
 		loader := openapi3.NewLoader()
@@ -149,8 +161,14 @@ func Parse(data []byte, opts Options) (*Connector, []string, error) {
 	default:
 		return nil, nil, errors.New(`not an OpenAPI document: neither "openapi" nor "swagger" is set at the top level`)
 	}
-	if err := doc.Validate(context.Background(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation()); err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("resolving references: %w", err)
+	}
+	if err := doc.Validate(ctx, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation()); err != nil {
 		warnings = append(warnings, "the document does not validate (used as far as it can be): "+firstLine(err.Error()))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("validating the document: %w", err)
 	}
 	c, w, err := build(doc, opts)
 	if err != nil {
@@ -215,14 +233,25 @@ func skipSpace(b []byte, i int) int {
 }
 
 // stringEnd returns the index after the string starting at b[i] == '"'.
+// It jumps from quote to quote (bytes.IndexByte is vectorised): most of a
+// document's bytes are in strings.
 func stringEnd(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	for j := i + 1; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return 0, false
+		}
+		j += q
+		// The quote ends the string unless an odd number of backslashes
+		// stands before it.
+		n := 0
+		for k := j - 1; k > i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1, true
 		}
+		j++
 	}
 	return 0, false
 }
@@ -361,37 +390,70 @@ const (
 )
 
 // checkShape refuses a document past MaxComponents or MaxRefChain, naming
-// what is over and by how much.
+// what is over and by how much. It reads the text with the scanner below,
+// without decoding it (text it cannot take apart is left for the decoder
+// to report). Top-level keys are matched as encoding/json matches field
+// names, case-insensitively, so that no spelling escapes the count.
 func checkShape(jsonText []byte) error {
-	var top struct {
-		Components  map[string]map[string]json.RawMessage `json:"components"`
-		Definitions map[string]json.RawMessage            `json:"definitions"`
-		Parameters  map[string]json.RawMessage            `json:"parameters"`
-		Responses   map[string]json.RawMessage            `json:"responses"`
+	type member struct {
+		key   []byte
+		start int
 	}
-	if err := json.Unmarshal(jsonText, &top); err != nil {
-		return nil // the reader below says what is wrong with it
+	// count adds up the members of the object at i (if it is one) and
+	// returns them.
+	n := 0
+	count := func(i int) []member {
+		var ms []member
+		if i < len(jsonText) && jsonText[i] == '{' {
+			eachMember(jsonText, i, func(key []byte, start, _ int) { ms = append(ms, member{key, start}) })
+		}
+		n += len(ms)
+		return ms
 	}
-	n := len(top.Definitions) + len(top.Parameters) + len(top.Responses)
-	for _, group := range top.Components {
-		n += len(group)
-	}
+	var components, definitions []member
+	eachMember(jsonText, skipSpace(jsonText, 0), func(key []byte, start, _ int) {
+		name, err := keyString(key)
+		if err != nil {
+			return
+		}
+		switch {
+		case strings.EqualFold(name, "components"):
+			for _, group := range count(start) {
+				n-- // the group itself is not a component
+				if g, _ := keyString(group.key); g == "schemas" {
+					components = append(components, count(group.start)...)
+				} else {
+					count(group.start)
+				}
+			}
+		case strings.EqualFold(name, "definitions"):
+			definitions = append(definitions, count(start)...)
+		case strings.EqualFold(name, "parameters"), strings.EqualFold(name, "responses"):
+			count(start)
+		}
+	})
 	if n > MaxComponents {
 		return fmt.Errorf("the document has %d components, more than %d: refused (the limit bounds the memory a document can take)", n, MaxComponents)
 	}
-	schemas, prefix := top.Components["schemas"], "#/components/schemas/"
-	if top.Definitions != nil {
-		schemas, prefix = top.Definitions, "#/definitions/"
+	schemas, prefix := components, "#/components/schemas/"
+	if definitions != nil {
+		schemas, prefix = definitions, "#/definitions/"
 	}
 	// next maps a schema that is only {"$ref": ...} to the schema it names.
 	next := map[string]string{}
-	for name, raw := range schemas {
-		var only map[string]json.RawMessage
-		if json.Unmarshal(raw, &only) != nil || len(only) != 1 {
+	for _, sc := range schemas {
+		name, err := keyString(sc.key)
+		if err != nil {
 			continue
 		}
-		var ref string
-		if json.Unmarshal(only["$ref"], &ref) == nil && strings.HasPrefix(ref, prefix) {
+		members, ref := 0, ""
+		eachMember(jsonText, sc.start, func(key []byte, start, end int) {
+			members++
+			if k, _ := keyString(key); k == "$ref" {
+				_ = json.Unmarshal(jsonText[start:end], &ref)
+			}
+		})
+		if members == 1 && strings.HasPrefix(ref, prefix) {
 			next[name] = strings.TrimPrefix(ref, prefix)
 		}
 	}
