@@ -19,7 +19,7 @@ import (
 // TimeoutError saying so.
 func TestMaxEnginesBoundsRunningExecutions(t *testing.T) {
 	ctx := context.Background()
-	d := newDriver(quickjs.Options{MaxEngines: 2, Timeout: 3 * time.Second})
+	d := newDriver(quickjs.Options{MaxEngines: 2, Timeout: 60 * time.Second})
 	defer d.Close()
 	var running, peak atomic.Int32
 	release := make(chan struct{})
@@ -66,8 +66,12 @@ func TestMaxEnginesBoundsRunningExecutions(t *testing.T) {
 			outs[i] = out
 		})
 	}
-	// Two hold their engines; the others wait. Let them through after a
-	// while, two at a time.
+	// Two hold their engines; the others wait. Once two hold (however
+	// slow the machine), give the others time to get past the bound if
+	// they could, then let them through, two at a time.
+	for deadline := time.Now().Add(30 * time.Second); running.Load() < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	time.Sleep(300 * time.Millisecond)
 	close(release)
 	wg.Wait()
