@@ -1065,3 +1065,42 @@ func TestMissingSDKMethodNamesTheConnectors(t *testing.T) {
 		t.Fatalf("result %s", out.Result)
 	}
 }
+
+// A call's result is recorded with the pass's next journal write, or
+// within a few milliseconds when the program makes no other call: a
+// reader of the journal sees it applied while the program still runs.
+func TestResultRecordedWhileProgramWaits(t *testing.T) {
+	ids := make(chan string, 1)
+	get := must(durable.FuncTool("get", "Returns its input.", func(ctx context.Context, in repoInput) (repoInput, error) {
+		select {
+		case ids <- durable.ExecutionIDFrom(ctx):
+		default:
+		}
+		return in, nil
+	}))
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{}, durable.Connector{Name: "svc", Tools: []durable.ConnectorTool{get}})
+	done := make(chan durable.Output, 1)
+	go func() {
+		out, err := h.Execute(context.Background(), `await svc.get({ repo: "a" }); await new Promise((r) => setTimeout(r, 1500)); 1`)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	id := <-ids
+	deadline := time.Now().Add(time.Second)
+	for {
+		e := record(t, h, id)
+		if len(e.Log) == 1 && e.Log[0].State == durable.EntryApplied && string(e.Log[0].Result) == `{"repo":"a"}` {
+			if e.Status != durable.StatusRunning {
+				t.Fatalf("the result was recorded only when the run ended (%s)", e.Status)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the result is not recorded a second after the call returned: %s", states(e))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	wantStatus(t, <-done, durable.OutputCompleted)
+}
