@@ -432,6 +432,62 @@ await github.create_issue({ title: JSON.stringify(v) });
 	}
 }
 
+// A step whose function returns what JSON cannot hold ends its entry in
+// error with a message that says so: the program gets a TypeError naming
+// the step and the value's place, and no entry is left executing.
+func TestStepValueThatIsNotJSON(t *testing.T) { onEveryDriver(t, testStepValueThatIsNotJSON) }
+
+func testStepValueThatIsNotJSON(t *testing.T, ex client.Executor) {
+	h, _, _ := fixtureOn(t, ex)
+	for _, tc := range []struct{ name, value, want string }{
+		{"function", `() => 1`, `input.value is a function`},
+		{"bigint", `10n`, `is a bigint`},
+		{"nested bigint", `({ a: [1, 2n] })`, `.a[1] is a bigint`},
+		{"cycle", `(() => { const o = { n: 1 }; o.self = o; return o; })()`, `a circular reference`},
+		{"date", `new Date(0)`, `not a plain object`},
+		{"symbol", `Symbol("s")`, `a symbol`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := execute(t, h, `let msg = "";
+try { await codemode.step("s", () => `+tc.value+`) } catch (e) { msg = e.name + ": " + e.message }
+msg`)
+			wantStatus(t, out, durable.OutputCompleted)
+			var msg string
+			if err := json.Unmarshal(out.Result, &msg); err != nil {
+				t.Fatal(err)
+			}
+			want := `TypeError: codemode.step("s") returned a value that is not JSON`
+			if !strings.HasPrefix(msg, want) || !strings.Contains(msg, strings.TrimPrefix(tc.want, "input.")) {
+				t.Fatalf("the program caught %q, want %q... %q", msg, want, tc.want)
+			}
+			e := record(t, h, out.ExecutionID)
+			if states(e) != "1:codemode.step=error" || !strings.Contains(e.Log[0].Error, "not JSON") {
+				t.Fatalf("journal %s, error %q", states(e), e.Log[0].Error)
+			}
+		})
+	}
+	t.Run("uncaught", func(t *testing.T) {
+		out := execute(t, h, `await codemode.step("s", () => 10n); 1`)
+		wantStatus(t, out, durable.OutputError)
+		if !strings.Contains(out.Error, `codemode.step("s") returned a value that is not JSON`) {
+			t.Fatalf("error %q", out.Error)
+		}
+		if e := record(t, h, out.ExecutionID); states(e) != "1:codemode.step=error" {
+			t.Fatalf("journal %s", states(e))
+		}
+	})
+	t.Run("undefined", func(t *testing.T) {
+		out := execute(t, h, `const v = await codemode.step("s", () => undefined); typeof v`)
+		wantStatus(t, out, durable.OutputCompleted)
+		if string(out.Result) != `"undefined"` {
+			t.Fatalf("result %s", out.Result)
+		}
+		if e := record(t, h, out.ExecutionID); states(e) != "1:codemode.step=applied" {
+			t.Fatalf("journal %s", states(e))
+		}
+	})
+}
+
 func TestRejectEndsTheExecution(t *testing.T) {
 	h, svc, _ := fixture(t)
 	out := execute(t, h, readThenWrite)
@@ -555,8 +611,14 @@ func TestOversizeValues(t *testing.T) {
 			if !strings.Contains(out.Error, c.want) {
 				t.Fatalf("error %q, want %q", out.Error, c.want)
 			}
-			if e := record(t, h, out.ExecutionID); e.Status != durable.StatusError {
+			e := record(t, h, out.ExecutionID)
+			if e.Status != durable.StatusError {
 				t.Fatalf("status %s", e.Status)
+			}
+			for _, l := range e.Log {
+				if l.State == durable.EntryExecuting {
+					t.Fatalf("an entry is left executing: %s", states(e))
+				}
 			}
 		})
 	}

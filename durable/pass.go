@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/client"
 )
@@ -470,6 +471,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		Token  uint64          `json:"token"`
 		Value  json.RawMessage `json:"value"`
 		Failed bool            `json:"failed"`
+		Reason string          `json:"reason"` // why the step failed, when not a throw
 		Clock  int             `json:"clock"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
@@ -557,9 +559,16 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			}
 		}
 		from := []EntryState{EntryExecuting, EntryError}
+		failed := func(msg string) error {
+			_, err := p.transition(context.WithoutCancel(ctx), in.Token, from, EntryError, EntryUpdate{At: now(), Error: &msg})
+			return err
+		}
 		if in.Failed {
 			msg := "the step's function threw"
-			if _, err := p.transition(ctx, in.Token, from, EntryError, EntryUpdate{At: now(), Error: &msg}); err != nil {
+			if in.Reason != "" {
+				msg = truncate(in.Reason, 1000)
+			}
+			if err := failed(msg); err != nil {
 				return p.fail(err)
 			}
 			return json.RawMessage(`{}`), nil
@@ -569,10 +578,17 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if len(in.Value) > 0 {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, in.Value); err != nil {
-				return nil, fmt.Errorf("codemode.step(%q): the value is not JSON: %w", in.Name, err)
+				err = fmt.Errorf("codemode.step(%q): the value is not JSON: %w", in.Name, err)
+				if serr := failed(err.Error()); serr != nil {
+					return p.fail(serr)
+				}
+				return nil, err
 			}
 			v := json.RawMessage(buf.Bytes())
 			if err := checkDurable(fmt.Sprintf("result of step %q", in.Name), v); err != nil {
+				if serr := failed(err.Error()); serr != nil {
+					return p.fail(serr)
+				}
 				return halt(&endError{msg: err.Error()})
 			}
 			value, u.Result = v, v
@@ -740,4 +756,16 @@ func (h *Handle) current(ctx context.Context, id string) (Output, error) {
 		msg = "the execution is " + string(e.Status)
 	}
 	return Output{Status: OutputError, ExecutionID: id, Error: msg, Logs: e.Logs}, nil
+}
+
+// truncate returns s cut to at most n bytes, at a rune boundary, with "…"
+// when it was cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -27,6 +27,12 @@ import (
 //	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
 //	end   {name, token, clock, value} -> {value}   (records the value; the program continues with the recorded copy)
 //	end   {name, token, failed}   -> {}            (fn threw; the error goes on)
+//	end   {name, token, failed, reason} -> {}      (fn's value is not JSON: the program gets a TypeError that says so)
+//
+// The value goes to the host as the tool call's input, which the runner
+// encodes: a value JSON cannot hold (a function, a BigInt, a cycle, a
+// Date) fails that call before it leaves the program, so the step ends
+// as failed with the reason and the entry is not left executing.
 //
 // Both calls happen on every pass, so the runner's seq numbers stay those of
 // the first pass and later connector calls replay without divergence.
@@ -49,14 +55,19 @@ import (
 // same codemode object: the snippet's calls are the execution's own, so
 // their seq numbers continue the caller's. A missing snippet or connector
 // resolves to {error}.
-const sdkObject = `((__j) => { const __sdk = Object.freeze({ ` + sdkDiscovery + `step: async (name, fn) => { ` +
+const sdkObject = `((__j) => { const __TypeError = TypeError, __String = String, __stringify = JSON.stringify; const __sdk = Object.freeze({ ` + sdkDiscovery + `step: async (name, fn) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
 	`const b = await __j.step_begin({ name }); ` +
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
 	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); ` + sdkMissing + `})(` + sdkNamespace + `)`
+	`let r; try { r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); } catch (e) { ` +
+	`const m = e instanceof __TypeError ? __String(e.message) : "", p = "tool input is not JSON: input."; ` +
+	`const err = m.slice(0, p.length) === p ? new __TypeError("codemode.step(" + __stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) + ` +
+	`"; return plain data (objects, arrays, strings, finite numbers, booleans, null)") : e; ` +
+	`try { await __j.step_end({ name, token: b.token, failed: true, reason: err === e ? "" : err.message }); } catch {} throw err; } ` +
+	`return r.value; } }); ` + sdkMissing + `})(` + sdkNamespace + `)`
 
 // sdkMissing returns the codemode object behind a proxy whose other
 // methods throw a TypeError that names where the tools are: an agent used
