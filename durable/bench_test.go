@@ -85,11 +85,12 @@ func BenchmarkCallOverheadInProcess(b *testing.B) { benchCallOverhead(b, inProce
 func benchCallOverhead(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
 	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
+	pc := plainClient(h)
 	ctx := context.Background()
 	var p paired
 	for b.Loop() {
 		plain := measure(func() {
-			if out, err := h.Client().RunCode(ctx, hundredCalls, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := pc.RunCode(ctx, hundredCalls, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatal(err, out)
 			}
 		})
@@ -119,6 +120,7 @@ func BenchmarkReplay1000InProcess(b *testing.B) { benchReplay1000(b, inProcessEx
 func benchReplay1000(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
 	h := newHandleOn(b, ex, st, durable.Options{MaxExecutions: 5}, benchConnector())
+	pc := plainClient(h)
 	ctx := context.Background()
 	code := `for (let i = 0; i < 1000; i++) await svc.get({ repo: "r" + i }); await svc.get({ repo: "x" }); 1`
 	durableCode := `for (let i = 0; i < 1000; i++) await svc.get({ repo: "r" + i }); await svc.put({ repo: "x" }); 1`
@@ -129,7 +131,7 @@ func benchReplay1000(b *testing.B, ex client.Executor) {
 			b.Fatal(err, out)
 		}
 		plain := measure(func() {
-			if out, err := h.Client().RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := pc.RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatal(err, out)
 			}
 		})
@@ -154,12 +156,13 @@ func BenchmarkNoCallProgramInProcess(b *testing.B) { benchNoCallProgram(b, inPro
 func benchNoCallProgram(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
 	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
+	pc := plainClient(h)
 	ctx := context.Background()
 	var p paired
 	for i := 0; b.Loop(); i++ {
 		code := fmt.Sprint(i % 7)
 		plain := measure(func() {
-			if out, err := h.Client().RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := pc.RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatal(err, out)
 			}
 		})
@@ -183,4 +186,11 @@ func inProcessExecutor(b *testing.B) client.Executor {
 	}
 	b.Cleanup(func() { _ = rt.Close() })
 	return rt
+}
+
+// plainClient is the plain code mode client of h's contract: the same
+// tools, without the journal's scope setup (the codemode object), which is
+// the durable run's own cost.
+func plainClient(h *durable.Handle) *client.Client {
+	return client.New(h.Client().Executor(), h.Client().Contract())
 }

@@ -1059,10 +1059,12 @@ func TestValidateCode(t *testing.T) {
 	}
 }
 
-// A program cannot end a step it does not own through the SDK's host
-// namespace (which is in its reach): after a step's function threw, a
-// forged step_end with the step's token is refused, and the step's entry
-// stays an error.
+// A program cannot end a step it does not own: after a step's function
+// threw, a forged step_end with the step's token fails (the host namespace
+// is out of the program's reach, see
+// TestProgramCannotReachTheHostNamespace; the journal would refuse it
+// too: only a step the pass began and has not ended can be ended), and
+// the step's entry stays an error.
 func TestProgramCannotEndAStepItDoesNotOwn(t *testing.T) {
 	h, _, _ := fixture(t)
 	out := execute(t, h, `try { await codemode.step("t", () => { throw new Error("boom"); }); } catch {}
@@ -1070,7 +1072,7 @@ let refused = "";
 try { await __codemode.step_end({ name: "t", token: 1, value: { forged: true } }); } catch (e) { refused = e.message; }
 refused`)
 	wantStatus(t, out, durable.OutputCompleted)
-	if !strings.Contains(string(out.Result), `no step \"t\" is open at 1`) {
+	if !strings.Contains(string(out.Result), `step_end is not a function`) {
 		t.Fatalf("the forged step_end: %s", out.Result)
 	}
 	e := record(t, h, out.ExecutionID)
@@ -1078,6 +1080,35 @@ refused`)
 		if l.Seq == 1 && (l.State != durable.EntryError || l.Result != nil) {
 			t.Fatalf("step entry %+v: want an error without a value", l)
 		}
+	}
+}
+
+// The journal's host namespace (__codemode: step_begin, step_end, ...)
+// is out of the program's reach in every form: only the codemode object's
+// methods call it. A forged step_begin would add a journal entry.
+func TestProgramCannotReachTheHostNamespace(t *testing.T) {
+	h, _, _ := fixture(t)
+	probe := `const reached = [];
+  for (const [what, f] of [
+    ["__codemode", () => __codemode.step_begin({ name: "forged" })],
+    ["__codemodeScope", () => __codemodeScope.__codemode.step_begin({ name: "forged" })],
+    ["codemode", () => codemode.step_begin({ name: "forged" })],
+  ]) { try { await f(); reached.push(what); } catch (e) { if (!(e instanceof ReferenceError || e instanceof TypeError)) reached.push(what + ": " + e.message); } }`
+	for name, code := range map[string]string{
+		"statements": probe + "\nreached",
+		"function":   "async () => { " + probe + "\nreturn reached; }",
+		"module":     "export default async (scope) => {\n  const codemode = scope.codemode, __codemodeScope = scope, __codemode = scope.__codemode;\n  " + probe + "\n  return reached;\n};",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := execute(t, h, code)
+			wantStatus(t, out, durable.OutputCompleted)
+			if string(out.Result) != "[]" {
+				t.Errorf("the program reached the host namespace through %s", out.Result)
+			}
+			if e := record(t, h, out.ExecutionID); len(e.Log) != 0 {
+				t.Errorf("the program wrote to the journal: %s", states(e))
+			}
+		})
 	}
 }
 
