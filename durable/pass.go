@@ -58,9 +58,10 @@ type pass struct {
 	pending  int
 	changed  chan struct{} // closed and replaced when inflight or pending changes
 	// open are the steps this pass began and has not ended, by token (the
-	// step's seq): only these may be ended. The SDK's host namespace is in
-	// the program's reach, so a program could otherwise end a step it does
-	// not own, or one whose function threw (the adversarial review did).
+	// step's seq): only these may be ended, so a caller of the host
+	// namespace could not end a step it does not own, or one whose function
+	// threw (the adversarial review did, when the namespace was in the
+	// program's reach; sdkSetup now keeps it out).
 	open map[uint64]bool
 
 	// The pass's journal writes, in order (wmu). A call's result (its
