@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
 )
 
@@ -74,14 +75,22 @@ const hundredCalls = `for (let i = 0; i < 100; i++) await svc.get({ repo: "r" + 
 // (client.RunCode on the same contract) and with the journal (Execute: each
 // call recorded executing, then applied, in SQLite). overhead-us/call is
 // the median difference per call (target: <= 100 us).
-func BenchmarkCallOverhead(b *testing.B) {
+func BenchmarkCallOverhead(b *testing.B) { benchCallOverhead(b, executor(b)) }
+
+// BenchmarkCallOverheadInProcess is BenchmarkCallOverhead on QuickJS in
+// the host process (quickjs.Options.InProcess): no sandbox process round
+// trip per call.
+func BenchmarkCallOverheadInProcess(b *testing.B) { benchCallOverhead(b, inProcessExecutor(b)) }
+
+func benchCallOverhead(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
-	h := newHandle(b, st, durable.Options{}, benchConnector())
+	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
+	pc := plainClient(h)
 	ctx := context.Background()
 	var p paired
 	for b.Loop() {
 		plain := measure(func() {
-			if out, err := h.Client().RunCode(ctx, hundredCalls, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := pc.RunCode(ctx, hundredCalls, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatal(err, out)
 			}
 		})
@@ -100,9 +109,18 @@ func BenchmarkCallOverhead(b *testing.B) {
 // and runs the approved write. plain-us/run is the same program run plainly
 // (1,000 calls to the connector), durable-us/run the approval (target: <=
 // 100 ms), in the same iteration.
-func BenchmarkReplay1000(b *testing.B) {
+func BenchmarkReplay1000(b *testing.B) { benchReplay1000(b, executor(b)) }
+
+// BenchmarkReplay1000InProcess is BenchmarkReplay1000 on QuickJS in the
+// host process: a replayed call is the engine's round trip to the host
+// and a map lookup, so the sandbox process's round trip (some 280 us
+// against 67 in process, quiet machine) bounds the other.
+func BenchmarkReplay1000InProcess(b *testing.B) { benchReplay1000(b, inProcessExecutor(b)) }
+
+func benchReplay1000(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
-	h := newHandle(b, st, durable.Options{MaxExecutions: 5}, benchConnector())
+	h := newHandleOn(b, ex, st, durable.Options{MaxExecutions: 5}, benchConnector())
+	pc := plainClient(h)
 	ctx := context.Background()
 	code := `for (let i = 0; i < 1000; i++) await svc.get({ repo: "r" + i }); await svc.get({ repo: "x" }); 1`
 	durableCode := `for (let i = 0; i < 1000; i++) await svc.get({ repo: "r" + i }); await svc.put({ repo: "x" }); 1`
@@ -113,7 +131,7 @@ func BenchmarkReplay1000(b *testing.B) {
 			b.Fatal(err, out)
 		}
 		plain := measure(func() {
-			if out, err := h.Client().RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := pc.RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatal(err, out)
 			}
 		})
@@ -129,15 +147,22 @@ func BenchmarkReplay1000(b *testing.B) {
 
 // BenchmarkNoCallProgram: Execute of a program without connector calls
 // against a plain RunCode of the same code (target: <= 1 ms more).
-func BenchmarkNoCallProgram(b *testing.B) {
+func BenchmarkNoCallProgram(b *testing.B) { benchNoCallProgram(b, executor(b)) }
+
+// BenchmarkNoCallProgramInProcess is BenchmarkNoCallProgram on QuickJS in
+// the host process.
+func BenchmarkNoCallProgramInProcess(b *testing.B) { benchNoCallProgram(b, inProcessExecutor(b)) }
+
+func benchNoCallProgram(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
-	h := newHandle(b, st, durable.Options{}, benchConnector())
+	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
+	pc := plainClient(h)
 	ctx := context.Background()
 	var p paired
 	for i := 0; b.Loop(); i++ {
 		code := fmt.Sprint(i % 7)
 		plain := measure(func() {
-			if out, err := h.Client().RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := pc.RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatal(err, out)
 			}
 		})
@@ -149,4 +174,23 @@ func BenchmarkNoCallProgram(b *testing.B) {
 		p.add(plain, run)
 	}
 	p.report(b, 1, "run")
+}
+
+// inProcessExecutor is a QuickJS runtime in the host process for one
+// benchmark, closed at its end.
+func inProcessExecutor(b *testing.B) client.Executor {
+	b.Helper()
+	rt, err := client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{Timeout: 10 * time.Second, InProcess: true}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = rt.Close() })
+	return rt
+}
+
+// plainClient is the plain code mode client of h's contract: the same
+// tools, without the journal's scope setup (the codemode object), which is
+// the durable run's own cost.
+func plainClient(h *durable.Handle) *client.Client {
+	return client.New(h.Client().Executor(), h.Client().Contract())
 }

@@ -432,6 +432,62 @@ await github.create_issue({ title: JSON.stringify(v) });
 	}
 }
 
+// A step whose function returns what JSON cannot hold ends its entry in
+// error with a message that says so: the program gets a TypeError naming
+// the step and the value's place, and no entry is left executing.
+func TestStepValueThatIsNotJSON(t *testing.T) { onEveryDriver(t, testStepValueThatIsNotJSON) }
+
+func testStepValueThatIsNotJSON(t *testing.T, ex client.Executor) {
+	h, _, _ := fixtureOn(t, ex)
+	for _, tc := range []struct{ name, value, want string }{
+		{"function", `() => 1`, `input.value is a function`},
+		{"bigint", `10n`, `is a bigint`},
+		{"nested bigint", `({ a: [1, 2n] })`, `.a[1] is a bigint`},
+		{"cycle", `(() => { const o = { n: 1 }; o.self = o; return o; })()`, `a circular reference`},
+		{"date", `new Date(0)`, `not a plain object`},
+		{"symbol", `Symbol("s")`, `a symbol`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := execute(t, h, `let msg = "";
+try { await codemode.step("s", () => `+tc.value+`) } catch (e) { msg = e.name + ": " + e.message }
+msg`)
+			wantStatus(t, out, durable.OutputCompleted)
+			var msg string
+			if err := json.Unmarshal(out.Result, &msg); err != nil {
+				t.Fatal(err)
+			}
+			want := `TypeError: codemode.step("s") returned a value that is not JSON`
+			if !strings.HasPrefix(msg, want) || !strings.Contains(msg, strings.TrimPrefix(tc.want, "input.")) {
+				t.Fatalf("the program caught %q, want %q... %q", msg, want, tc.want)
+			}
+			e := record(t, h, out.ExecutionID)
+			if states(e) != "1:codemode.step=error" || !strings.Contains(e.Log[0].Error, "not JSON") {
+				t.Fatalf("journal %s, error %q", states(e), e.Log[0].Error)
+			}
+		})
+	}
+	t.Run("uncaught", func(t *testing.T) {
+		out := execute(t, h, `await codemode.step("s", () => 10n); 1`)
+		wantStatus(t, out, durable.OutputError)
+		if !strings.Contains(out.Error, `codemode.step("s") returned a value that is not JSON`) {
+			t.Fatalf("error %q", out.Error)
+		}
+		if e := record(t, h, out.ExecutionID); states(e) != "1:codemode.step=error" {
+			t.Fatalf("journal %s", states(e))
+		}
+	})
+	t.Run("undefined", func(t *testing.T) {
+		out := execute(t, h, `const v = await codemode.step("s", () => undefined); typeof v`)
+		wantStatus(t, out, durable.OutputCompleted)
+		if string(out.Result) != `"undefined"` {
+			t.Fatalf("result %s", out.Result)
+		}
+		if e := record(t, h, out.ExecutionID); states(e) != "1:codemode.step=applied" {
+			t.Fatalf("journal %s", states(e))
+		}
+	})
+}
+
 func TestRejectEndsTheExecution(t *testing.T) {
 	h, svc, _ := fixture(t)
 	out := execute(t, h, readThenWrite)
@@ -555,8 +611,14 @@ func TestOversizeValues(t *testing.T) {
 			if !strings.Contains(out.Error, c.want) {
 				t.Fatalf("error %q, want %q", out.Error, c.want)
 			}
-			if e := record(t, h, out.ExecutionID); e.Status != durable.StatusError {
+			e := record(t, h, out.ExecutionID)
+			if e.Status != durable.StatusError {
 				t.Fatalf("status %s", e.Status)
+			}
+			for _, l := range e.Log {
+				if l.State == durable.EntryExecuting {
+					t.Fatalf("an entry is left executing: %s", states(e))
+				}
 			}
 		})
 	}
@@ -1018,10 +1080,12 @@ func TestValidateCode(t *testing.T) {
 	}
 }
 
-// A program cannot end a step it does not own through the SDK's host
-// namespace (which is in its reach): after a step's function threw, a
-// forged step_end with the step's token is refused, and the step's entry
-// stays an error.
+// A program cannot end a step it does not own: after a step's function
+// threw, a forged step_end with the step's token fails (the host namespace
+// is out of the program's reach, see
+// TestProgramCannotReachTheHostNamespace; the journal would refuse it
+// too: only a step the pass began and has not ended can be ended), and
+// the step's entry stays an error.
 func TestProgramCannotEndAStepItDoesNotOwn(t *testing.T) {
 	h, _, _ := fixture(t)
 	out := execute(t, h, `try { await codemode.step("t", () => { throw new Error("boom"); }); } catch {}
@@ -1029,7 +1093,7 @@ let refused = "";
 try { await __codemode.step_end({ name: "t", token: 1, value: { forged: true } }); } catch (e) { refused = e.message; }
 refused`)
 	wantStatus(t, out, durable.OutputCompleted)
-	if !strings.Contains(string(out.Result), `no step \"t\" is open at 1`) {
+	if !strings.Contains(string(out.Result), `step_end is not a function`) {
 		t.Fatalf("the forged step_end: %s", out.Result)
 	}
 	e := record(t, h, out.ExecutionID)
@@ -1037,6 +1101,35 @@ refused`)
 		if l.Seq == 1 && (l.State != durable.EntryError || l.Result != nil) {
 			t.Fatalf("step entry %+v: want an error without a value", l)
 		}
+	}
+}
+
+// The journal's host namespace (__codemode: step_begin, step_end, ...)
+// is out of the program's reach in every form: only the codemode object's
+// methods call it. A forged step_begin would add a journal entry.
+func TestProgramCannotReachTheHostNamespace(t *testing.T) {
+	h, _, _ := fixture(t)
+	probe := `const reached = [];
+  for (const [what, f] of [
+    ["__codemode", () => __codemode.step_begin({ name: "forged" })],
+    ["__codemodeScope", () => __codemodeScope.__codemode.step_begin({ name: "forged" })],
+    ["codemode", () => codemode.step_begin({ name: "forged" })],
+  ]) { try { await f(); reached.push(what); } catch (e) { if (!(e instanceof ReferenceError || e instanceof TypeError)) reached.push(what + ": " + e.message); } }`
+	for name, code := range map[string]string{
+		"statements": probe + "\nreached",
+		"function":   "async () => { " + probe + "\nreturn reached; }",
+		"module":     "export default async (scope) => {\n  const codemode = scope.codemode, __codemodeScope = scope, __codemode = scope.__codemode;\n  " + probe + "\n  return reached;\n};",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := execute(t, h, code)
+			wantStatus(t, out, durable.OutputCompleted)
+			if string(out.Result) != "[]" {
+				t.Errorf("the program reached the host namespace through %s", out.Result)
+			}
+			if e := record(t, h, out.ExecutionID); len(e.Log) != 0 {
+				t.Errorf("the program wrote to the journal: %s", states(e))
+			}
+		})
 	}
 }
 
@@ -1085,4 +1178,43 @@ func TestMissingSDKMethodNamesTheConnectors(t *testing.T) {
 	if string(out.Result) != `["function","undefined","{}",1]` {
 		t.Fatalf("result %s", out.Result)
 	}
+}
+
+// A call's result is recorded with the pass's next journal write, or
+// within a few milliseconds when the program makes no other call: a
+// reader of the journal sees it applied while the program still runs.
+func TestResultRecordedWhileProgramWaits(t *testing.T) {
+	ids := make(chan string, 1)
+	get := must(durable.FuncTool("get", "Returns its input.", func(ctx context.Context, in repoInput) (repoInput, error) {
+		select {
+		case ids <- durable.ExecutionIDFrom(ctx):
+		default:
+		}
+		return in, nil
+	}))
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{}, durable.Connector{Name: "svc", Tools: []durable.ConnectorTool{get}})
+	done := make(chan durable.Output, 1)
+	go func() {
+		out, err := h.Execute(context.Background(), `await svc.get({ repo: "a" }); await new Promise((r) => setTimeout(r, 1500)); 1`)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	id := <-ids
+	deadline := time.Now().Add(time.Second)
+	for {
+		e := record(t, h, id)
+		if len(e.Log) == 1 && e.Log[0].State == durable.EntryApplied && string(e.Log[0].Result) == `{"repo":"a"}` {
+			if e.Status != durable.StatusRunning {
+				t.Fatalf("the result was recorded only when the run ended (%s)", e.Status)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the result is not recorded a second after the call returned: %s", states(e))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	wantStatus(t, <-done, durable.OutputCompleted)
 }

@@ -138,7 +138,7 @@ func New(store Store, executor client.Executor, connectors []Connector, opts Opt
 	if err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
-	h.client = client.New(executor, c)
+	h.client = client.New(executor, c).WithScopeSetup(sdkSetup)
 	return h, nil
 }
 

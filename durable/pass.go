@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/client"
 )
@@ -57,10 +58,120 @@ type pass struct {
 	pending  int
 	changed  chan struct{} // closed and replaced when inflight or pending changes
 	// open are the steps this pass began and has not ended, by token (the
-	// step's seq): only these may be ended. The SDK's host namespace is in
-	// the program's reach, so a program could otherwise end a step it does
-	// not own, or one whose function threw (the adversarial review did).
+	// step's seq): only these may be ended, so a caller of the host
+	// namespace could not end a step it does not own, or one whose function
+	// threw (the adversarial review did, when the namespace was in the
+	// program's reach; sdkSetup now keeps it out).
 	open map[uint64]bool
+
+	// The pass's journal writes, in order (wmu). A call's result (its
+	// entry executing -> applied) is recorded with the pass's next write,
+	// in one commit when the store is an EntryBatcher: the next call's
+	// executing mark, a step, the end of the pass, or recordDelay after
+	// the result at the latest. The program has the result before it is
+	// recorded, but it can act on it only through another call, whose mark
+	// commits the result first; a crash in between leaves the entry
+	// executing, the evidence a replay refuses to guess about.
+	wmu     sync.Mutex
+	results []EntryMove     // results to record
+	flusher *time.Timer     // records results after recordDelay
+	wctx    context.Context // the pass's context without its cancellation, for flusher
+	werr    error           // a failed write of results: every later write fails with it
+	ended   bool            // the pass is recording its end: results are recorded at once
+}
+
+// recordDelay bounds how long a call's result waits for the pass's next
+// journal write (see pass.results).
+const recordDelay = 10 * time.Millisecond
+
+// flushLocked records the results waiting (wmu held).
+func (p *pass) flushLocked(ctx context.Context) error {
+	if p.werr != nil {
+		return p.werr
+	}
+	moves := p.results
+	p.results = nil
+	if len(moves) == 0 {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx) // the actions happened: recorded even when the pass ended
+	if b, ok := p.store().(EntryBatcher); ok {
+		_, err := b.WriteEntries(ctx, p.h.name, p.id, moves, nil)
+		p.werr = err
+		return err
+	}
+	for _, m := range moves {
+		if _, err := p.store().TransitionEntry(ctx, p.h.name, p.id, m.Seq, m.From, m.To, m.Update); err != nil {
+			p.werr = err
+			return err
+		}
+	}
+	return nil
+}
+
+// recordResult records a call's result with the pass's next write (see
+// pass.results), or at once when the pass is ending.
+func (p *pass) recordResult(ctx context.Context, m EntryMove) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.results = append(p.results, m)
+	if p.ended {
+		return p.flushLocked(ctx)
+	}
+	if p.flusher == nil {
+		p.flusher = time.AfterFunc(recordDelay, p.flushLater)
+	} else if len(p.results) == 1 {
+		p.flusher.Reset(recordDelay)
+	}
+	return nil
+}
+
+// flushLater is the flusher's: the results waited recordDelay.
+func (p *pass) flushLater() {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_ = p.flushLocked(p.wctx) // a failure is kept in werr for the next write
+}
+
+// endWrites records the results waiting before the pass records its end;
+// a result that arrives later (a call still in flight) is recorded at once.
+func (p *pass) endWrites(ctx context.Context) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.ended = true
+	if p.flusher != nil {
+		p.flusher.Stop()
+	}
+	return p.flushLocked(ctx)
+}
+
+// insert adds e to the journal (Store.InsertEntry) with the results
+// waiting, in one commit when the store is an EntryBatcher.
+func (p *pass) insert(ctx context.Context, e *ToolLogEntry) (bool, error) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if b, ok := p.store().(EntryBatcher); ok && len(p.results) > 0 && p.werr == nil && ctx.Err() == nil {
+		moves := p.results
+		p.results = nil
+		ok, err := b.WriteEntries(context.WithoutCancel(ctx), p.h.name, p.id, moves, e)
+		p.werr = err
+		return ok, err
+	}
+	if err := p.flushLocked(ctx); err != nil {
+		return false, err
+	}
+	return p.store().InsertEntry(ctx, p.h.name, p.id, e)
+}
+
+// transition moves the entry at seq (Store.TransitionEntry) after
+// recording the results waiting.
+func (p *pass) transition(ctx context.Context, seq uint64, from []EntryState, to EntryState, u EntryUpdate) (bool, error) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if err := p.flushLocked(ctx); err != nil {
+		return false, err
+	}
+	return p.store().TransitionEntry(ctx, p.h.name, p.id, seq, from, to, u)
 }
 
 // openStep records that this pass began the step at seq; closeStep ends
@@ -220,7 +331,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 			return nil, errors.New(e.Error) // the recorded failure, replayed
 		case EntryPending:
 			// Approved: claim it. A reject that got there first wins.
-			ok, err := p.store().TransitionEntry(ctx, p.h.name, p.id, call.Seq, []EntryState{EntryPending}, EntryExecuting, EntryUpdate{At: now()})
+			ok, err := p.transition(ctx, call.Seq, []EntryState{EntryPending}, EntryExecuting, EntryUpdate{At: now()})
 			if err != nil {
 				return p.fail(err)
 			}
@@ -251,7 +362,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 		RequiresApproval: needs, Ephemeral: t.Replay == ReplayReexecute, UpdatedAt: now()}
 	if needs {
 		entry.State = EntryPending
-		ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
+		ok, err := p.insert(ctx, entry)
 		if err != nil {
 			return p.fail(err)
 		}
@@ -263,7 +374,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 		return p.awaitPause(ctx)
 	}
 	entry.State = EntryExecuting
-	ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
+	ok, err := p.insert(ctx, entry)
 	if err != nil {
 		return p.fail(err)
 	}
@@ -297,7 +408,7 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 	at := now()
 	if err != nil {
 		msg := err.Error()
-		if _, serr := p.store().TransitionEntry(context.WithoutCancel(ctx), p.h.name, p.id, call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg}); serr != nil {
+		if _, serr := p.transition(context.WithoutCancel(ctx), call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg}); serr != nil {
 			return p.fail(serr)
 		}
 		return nil, err
@@ -309,13 +420,13 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 		}
 		if err := checkDurable("result of "+call.Namespace+"."+call.Tool, out); err != nil {
 			msg := err.Error()
-			_, _ = p.store().TransitionEntry(context.WithoutCancel(ctx), p.h.name, p.id, call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg})
+			_, _ = p.transition(context.WithoutCancel(ctx), call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg})
 			return halt(&endError{msg: msg})
 		}
 		u.Result = out
 	}
 	// Recorded even when the pass has ended meanwhile: the action happened.
-	if _, err := p.store().TransitionEntry(context.WithoutCancel(ctx), p.h.name, p.id, call.Seq, []EntryState{EntryExecuting}, EntryApplied, u); err != nil {
+	if err := p.recordResult(ctx, EntryMove{Seq: call.Seq, From: []EntryState{EntryExecuting}, To: EntryApplied, Update: u}); err != nil {
 		return p.fail(err)
 	}
 	return out, nil
@@ -361,6 +472,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		Token  uint64          `json:"token"`
 		Value  json.RawMessage `json:"value"`
 		Failed bool            `json:"failed"`
+		Reason string          `json:"reason"` // why the step failed, when not a throw
 		Clock  int             `json:"clock"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
@@ -402,7 +514,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			return json.Marshal(map[string]any{"found": false, "token": call.Seq, "clock": call.Clock})
 		}
 		entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepMethod, Args: nameArgs, State: EntryExecuting, UpdatedAt: now()}
-		ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
+		ok, err := p.insert(ctx, entry)
 		if err != nil {
 			return p.fail(err)
 		}
@@ -433,7 +545,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			// replay skips them.
 			endArgs, _ := json.Marshal(stepEnd{Name: in.Name, Begin: in.Token, Clock: max(clock, 0)})
 			end := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepEndMethod, Args: endArgs, State: EntryApplied, UpdatedAt: now()}
-			ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, end)
+			ok, err := p.insert(ctx, end)
 			if err != nil {
 				return p.fail(err)
 			}
@@ -448,9 +560,16 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			}
 		}
 		from := []EntryState{EntryExecuting, EntryError}
+		failed := func(msg string) error {
+			_, err := p.transition(context.WithoutCancel(ctx), in.Token, from, EntryError, EntryUpdate{At: now(), Error: &msg})
+			return err
+		}
 		if in.Failed {
 			msg := "the step's function threw"
-			if _, err := p.store().TransitionEntry(ctx, p.h.name, p.id, in.Token, from, EntryError, EntryUpdate{At: now(), Error: &msg}); err != nil {
+			if in.Reason != "" {
+				msg = truncate(in.Reason, 1000)
+			}
+			if err := failed(msg); err != nil {
 				return p.fail(err)
 			}
 			return json.RawMessage(`{}`), nil
@@ -460,15 +579,22 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if len(in.Value) > 0 {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, in.Value); err != nil {
-				return nil, fmt.Errorf("codemode.step(%q): the value is not JSON: %w", in.Name, err)
+				err = fmt.Errorf("codemode.step(%q): the value is not JSON: %w", in.Name, err)
+				if serr := failed(err.Error()); serr != nil {
+					return p.fail(serr)
+				}
+				return nil, err
 			}
 			v := json.RawMessage(buf.Bytes())
 			if err := checkDurable(fmt.Sprintf("result of step %q", in.Name), v); err != nil {
+				if serr := failed(err.Error()); serr != nil {
+					return p.fail(serr)
+				}
 				return halt(&endError{msg: err.Error()})
 			}
 			value, u.Result = v, v
 		}
-		ok, err := p.store().TransitionEntry(ctx, p.h.name, p.id, in.Token, from, EntryApplied, u)
+		ok, err := p.transition(ctx, in.Token, from, EntryApplied, u)
 		if err != nil {
 			return p.fail(err)
 		}
@@ -507,8 +633,10 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 		},
 	}
 	code, moved := prepare(e.Code, h.scope)
+	p.wctx = context.WithoutCancel(ctx)
 	out, runErr := h.client.RunCode(ctx, code, opts)
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
+	werr := p.endWrites(ctx)
 	u := ExecutionUpdate{At: now(), Logs: logs.all()}
 	if out != nil && len(out.Clock) > len(e.Clock) {
 		u.Clock = out.Clock // the values replayed, then the new ones, in order
@@ -537,6 +665,14 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 			return Output{Status: OutputPaused, ExecutionID: e.ID, Pending: pending, Logs: u.Logs}, nil
 		}
 		return Output{Status: OutputError, ExecutionID: e.ID, Error: msg, Logs: u.Logs}, nil
+	}
+	if werr != nil {
+		se := &storeError{werr}
+		o, err := finish(StatusError, se.Error())
+		if err != nil {
+			return o, err
+		}
+		return o, se
 	}
 	if runErr != nil {
 		o, err := finish(StatusError, "the pass did not finish: "+runErr.Error())
@@ -621,4 +757,16 @@ func (h *Handle) current(ctx context.Context, id string) (Output, error) {
 		msg = "the execution is " + string(e.Status)
 	}
 	return Output{Status: OutputError, ExecutionID: id, Error: msg, Logs: e.Logs}, nil
+}
+
+// truncate returns s cut to at most n bytes, at a rune boundary, with "…"
+// when it was cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -15,18 +15,25 @@ import (
 
 // codemode.step(name, fn) runs fn in the program and records its value, so
 // it needs code in the program itself: a tool call cannot carry a closure.
-// The durable layer controls the code it passes to client.RunCode, so it
-// defines `codemode` in the program's own scope, in front of the agent's
-// code, on the code's first line (every line keeps its number; only columns
-// on the first line move). The object's step makes two calls to the host
-// tools __codemode.step_begin and __codemode.step_end, which the journal
-// answers:
+// The durable layer's client makes the codemode object in its scope setup
+// (sdkSetup), which replaces the host namespace __codemode in the
+// program's scope, and the code it passes to client.RunCode names it
+// `codemode` in front of the agent's code, on the code's first line (every
+// line keeps its number; only columns on the first line move). The
+// object's step makes two calls to the host tools __codemode.step_begin
+// and __codemode.step_end, which the journal answers:
 //
 //	begin {name}                  -> {found: true, value, skip, skipClock} on replay, else {found: false, token, clock}
 //	skip  {name}                  -> {}            (replayed: once per call fn made on the pass that recorded it)
 //	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
 //	end   {name, token, clock, value} -> {value}   (records the value; the program continues with the recorded copy)
 //	end   {name, token, failed}   -> {}            (fn threw; the error goes on)
+//	end   {name, token, failed, reason} -> {}      (fn's value is not JSON: the program gets a TypeError that says so)
+//
+// The value goes to the host as the tool call's input, which the runner
+// encodes: a value JSON cannot hold (a function, a BigInt, a cycle, a
+// Date) fails that call before it leaves the program, so the step ends
+// as failed with the reason and the entry is not left executing.
 //
 // Both calls happen on every pass, so the runner's seq numbers stay those of
 // the first pass and later connector calls replay without divergence.
@@ -49,34 +56,39 @@ import (
 // same codemode object: the snippet's calls are the execution's own, so
 // their seq numbers continue the caller's. A missing snippet or connector
 // resolves to {error}.
-const sdkObject = `((__j) => { const __sdk = Object.freeze({ ` + sdkDiscovery + `step: async (name, fn) => { ` +
+const sdkObject = `((__j: any) => { const __TypeError = TypeError, __String = String, __stringify = JSON.stringify; const __sdk: any = Object.freeze({ ` + sdkDiscovery + `step: async (name: any, fn: any) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
 	`const b = await __j.step_begin({ name }); ` +
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
 	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
-	`let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`const r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); return r.value; } }); ` + sdkMissing + `})(` + sdkNamespace + `)`
+	`let v: any; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
+	`let r: any; try { r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); } catch (e: any) { ` +
+	`const m = e instanceof __TypeError ? __String(e.message) : "", p = "tool input is not JSON: input."; ` +
+	`const err = m.slice(0, p.length) === p ? new __TypeError("codemode.step(" + __stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) + ` +
+	`"; return plain data (objects, arrays, strings, finite numbers, booleans, null)") : e; ` +
+	`try { await __j.step_end({ name, token: b.token, failed: true, reason: err === e ? "" : err.message }); } catch {} throw err; } ` +
+	`return r.value; } }); ` + sdkMissing + `})(__j)`
 
 // sdkMissing returns the codemode object behind a proxy whose other
 // methods throw a TypeError that names where the tools are: an agent used
 // to plain code mode writes codemode.getWeather(…) for a tool that durable
 // runs put on its connector (the CLI's tools file on "tools"), and would
 // otherwise get a bare "not a function".
-const sdkMissing = `return new Proxy(__sdk, { get: (t, p) => { ` +
+const sdkMissing = `return new Proxy(__sdk, { get: (t: any, p: any) => { ` +
 	`if (typeof p !== "string" || p in t || p === "then" || p === "toJSON") return t[p]; ` +
-	`return () => { const cs = Object.keys(` + snippetScope + `()).filter((k) => k !== "console" && k !== "result"); ` +
+	`return () => { const cs = Object.keys(` + snippetScope + `()).filter((k: string) => k !== "console" && k !== "result"); ` +
 	`throw new TypeError("codemode." + p + " is not a function: in durable runs codemode has step, search, describe and run, " + ` +
-	`(cs.length === 0 ? "and there are no tools" : "and the tools are on " + cs.map((c) => "\x60" + c + "\x60").join(", ") + (cs.length === 1 ? " (" + cs[0] + "." + p + ")" : ""))); }; } }); `
+	`(cs.length === 0 ? "and there are no tools" : "and the tools are on " + cs.map((c: string) => "\x60" + c + "\x60").join(", ") + (cs.length === 1 ? " (" + cs[0] + "." + p + ")" : ""))); }; } }); `
 
 // sdkDiscovery are codemode.search, codemode.describe and codemode.run.
-const sdkDiscovery = `search: async (query) => { ` +
+const sdkDiscovery = `search: async (query: any) => { ` +
 	`if (typeof query !== "string") throw new TypeError("codemode.search: the query must be a string"); ` +
 	`return await __j.search({ query }); }, ` +
-	`describe: async (target) => { ` +
+	`describe: async (target: any) => { ` +
 	`if (typeof target !== "string" || target === "") throw new TypeError("codemode.describe: the target must be a non-empty string"); ` +
 	`return await __j.describe({ target }); }, ` +
-	`run: async (name, input) => { ` +
+	`run: async (name: any, input: any) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.run: the name must be a non-empty string"); ` +
 	`const s = await __j.snippet({ name }); if (s.error !== undefined) return { error: s.error }; ` +
 	`const f = (0, eval)(s.code); return await f({ ...` + snippetScope + `(), input, codemode: __sdk }); }, `
@@ -85,6 +97,16 @@ const sdkDiscovery = `search: async (query) => { ` +
 // the program's scope (its connectors, console and result) for
 // codemode.run.
 const snippetScope = "__codemodeSnippetScope"
+
+// sdkSetup is the handle's client's scope setup (client.Client.WithScopeSetup):
+// it makes the codemode object from the journal's host namespace and puts
+// it in the namespace's place, so the program's scope (the __codemode
+// binding, and __codemodeScope, which the statement and function forms
+// can name) holds the codemode object and never the host tools: a program
+// cannot call step_begin or step_end itself to forge a journal record.
+// The setup runs before the agent's code, on the wrapper's own lines.
+const sdkSetup = `(__s: any): any => { const { ` + sdkNamespace + `: __j, ...__rest } = __s; const ` + snippetScope + ` = () => __rest; ` +
+	`return { ...__rest, ` + sdkNamespace + `: ` + sdkObject + ` }; }`
 
 // sdkDeclaration is the codemode object's declaration for the agent (the
 // one typegen prints for a contract WithDurableSDK).
@@ -107,11 +129,11 @@ func prepare(code string, scope []string) (string, shift) {
 		line := 1 + strings.Count(code[:loc[0]], "\n")
 		col := loc[0] - (strings.LastIndexByte(code[:loc[0]], '\n') + 1)
 		return code[:loc[0]] + decl + code[loc[1]:] +
-				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __j, ...__rest } = __s; const " + snippetScope + " = () => __rest; " +
-				"return await __codemodeProgram({ ...__rest, codemode: " + strings.Replace(sdkObject, "("+sdkNamespace+")", "(__j)", 1) + " }); };\n",
+				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __sdk, ...__rest } = __s; " +
+				"return await __codemodeProgram({ ...__rest, codemode: __sdk }); };\n",
 			shift{line: line, col: col, by: len(decl) - (loc[1] - loc[0])}
 	}
-	prefix := "const " + snippetScope + " = () => ({ " + strings.Join(scope, ", ") + " }); const codemode = " + sdkObject + "; "
+	prefix := "const codemode = " + sdkNamespace + "; " // the codemode object (sdkSetup)
 	if !mayBeFunction(code) {
 		// Statements (or an expression that is not a function, which the
 		// statement form returns as it is): no parse needed.

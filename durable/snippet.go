@@ -198,7 +198,7 @@ func (p *pass) snippet(ctx context.Context, call client.ToolCall) (json.RawMessa
 		return halt(&endError{msg: err.Error()})
 	}
 	entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: RunMethod, Args: args, Result: answer, State: EntryApplied, UpdatedAt: now()}
-	ok, err := p.store().InsertEntry(ctx, p.h.name, p.id, entry)
+	ok, err := p.insert(ctx, entry)
 	if err != nil {
 		return p.fail(err)
 	}

@@ -100,3 +100,29 @@ type EntryUpdate struct {
 	Result json.RawMessage // the recorded result's JSON
 	Error  *string         // the connector's error
 }
+
+// EntryMove is one entry transition of EntryBatcher.WriteEntries: the
+// entry at Seq moves from one of the states in From to To, applying
+// Update, as Store.TransitionEntry would move it.
+type EntryMove struct {
+	Seq    uint64
+	From   []EntryState
+	To     EntryState
+	Update EntryUpdate
+}
+
+// EntryBatcher is an optional interface of a Store that writes several
+// tool log changes in one transaction (one commit). The journal uses it to
+// record a call's result together with the next entry the pass writes (the
+// next call's executing mark): one commit per connector call instead of
+// two. A Store without it gets the same writes one by one.
+type EntryBatcher interface {
+	// WriteEntries applies moves in order (each as TransitionEntry would,
+	// a move that does not apply is skipped), then, when insert is not
+	// nil, inserts it as InsertEntry would, in one transaction, and
+	// reports whether insert was inserted. The moves are committed whether
+	// or not the insert is refused. A move to EntryExecuting is not
+	// allowed (a claim needs its own answer); WriteEntries returns an
+	// error for one.
+	WriteEntries(ctx context.Context, runtime, id string, moves []EntryMove, insert *ToolLogEntry) (inserted bool, err error)
+}

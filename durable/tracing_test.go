@@ -3,6 +3,7 @@ package durable_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -107,7 +108,8 @@ func TestTracingRecordsPassesToolCallsAndTransitions(t *testing.T) {
 	}
 
 	third := execute(t, h, readThenWrite)
-	ended, err := h.ExpirePaused(context.Background(), 1)
+	time.Sleep(5 * time.Millisecond) // the journal's clock is in milliseconds: let the pause be older than the cutoff
+	ended, err := h.ExpirePaused(context.Background(), time.Millisecond)
 	if err != nil || len(ended) != 1 || ended[0] != third.ExecutionID {
 		t.Fatalf("expire: %v %v", ended, err)
 	}

@@ -42,6 +42,36 @@ func BenchmarkCallRecord(b *testing.B) {
 	}
 }
 
+// BenchmarkCallRecordBatched is what the journal writes per connector call
+// in a sequence of calls: the call's executing mark and the previous
+// call's result in one commit (durable.EntryBatcher).
+func BenchmarkCallRecordBatched(b *testing.B) {
+	s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "j.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.CreateExecution(ctx, "default", &durable.Execution{ID: "exec_1", Code: "1", Status: durable.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"repo":"r1"}`)
+	seq := uint64(0)
+	c0 := cpuTime()
+	defer func() { b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N)/1000, "cpu-us/op") }()
+	for b.Loop() {
+		seq++
+		var moves []durable.EntryMove
+		if seq > 1 {
+			moves = []durable.EntryMove{{Seq: seq - 1, From: []durable.EntryState{durable.EntryExecuting}, To: durable.EntryApplied, Update: durable.EntryUpdate{At: 3, Result: args}}}
+		}
+		ok, err := s.WriteEntries(ctx, "default", "exec_1", moves, &durable.ToolLogEntry{Seq: seq, Connector: "svc", Method: "get", Args: args, State: durable.EntryExecuting, UpdatedAt: 2})
+		if err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
 // BenchmarkEntryRead is one replayed call's read.
 func BenchmarkEntryRead(b *testing.B) {
 	s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "j.db"), sqlite.Options{})

@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) durable.Store) {
 		{"ClaimOnlyWhileRunning", testClaimOnlyWhileRunning},
 		{"ArbitraryStrings", testArbitraryStrings},
 		{"Snippets", testSnippets},
+		{"WriteEntriesInOneBatch", testWriteEntries},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -509,5 +510,50 @@ func testArbitraryStrings(t *testing.T, s durable.Store) {
 	}
 	if _, err := s.Execution(ctx, rt, "exec\x00bad"); !errors.Is(err, durable.ErrNotFound) {
 		t.Fatalf("Execution of an ID holding NUL: %v, want ErrNotFound", err)
+	}
+}
+
+// testWriteEntries checks durable.EntryBatcher for a store that has it:
+// the moves apply in order and stay committed when the insert is refused.
+func testWriteEntries(t *testing.T, s durable.Store) {
+	b, ok := s.(durable.EntryBatcher)
+	if !ok {
+		t.Skip("the store is not a durable.EntryBatcher")
+	}
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, durable.EntryExecuting))
+	insert(t, s, rt, "exec_1", entry(2, durable.EntryExecuting))
+	applied := func(seq uint64, result string) durable.EntryMove {
+		return durable.EntryMove{Seq: seq, From: []durable.EntryState{durable.EntryExecuting}, To: durable.EntryApplied,
+			Update: durable.EntryUpdate{At: 7, Result: json.RawMessage(result)}}
+	}
+	inserted, err := b.WriteEntries(ctx, rt, "exec_1", []durable.EntryMove{applied(1, `{"n":1}`)}, entry(3, durable.EntryExecuting))
+	if err != nil || !inserted {
+		t.Fatalf("WriteEntries(apply 1, insert 3) = %v, %v", inserted, err)
+	}
+	// A taken seq: the insert is refused, the moves are committed; a move
+	// that does not apply (entry 1 is applied already) is skipped.
+	inserted, err = b.WriteEntries(ctx, rt, "exec_1", []durable.EntryMove{applied(1, `{"n":9}`), applied(2, `{"n":2}`)}, entry(3, durable.EntryExecuting))
+	if err != nil || inserted {
+		t.Fatalf("WriteEntries(apply 2, insert taken 3) = %v, %v", inserted, err)
+	}
+	// Moves alone, and on an execution no longer running (the actions
+	// happened: their results are recorded).
+	move(t, s, "exec_1", []durable.Status{durable.StatusRunning}, durable.StatusCompleted)
+	if inserted, err := b.WriteEntries(ctx, rt, "exec_1", []durable.EntryMove{applied(3, `{"n":3}`)}, entry(4, durable.EntryExecuting)); err != nil || inserted {
+		t.Fatalf("WriteEntries(apply 3, insert 4 into a completed execution) = %v, %v", inserted, err)
+	}
+	var got []string
+	for _, l := range get(t, s, rt, "exec_1").Log {
+		got = append(got, fmt.Sprintf("%d:%s:%s:%d", l.Seq, l.State, l.Result, l.UpdatedAt))
+	}
+	want := []string{`1:applied:{"n":1}:7`, `2:applied:{"n":2}:7`, `3:applied:{"n":3}:7`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("log after the batches: %v, want %v", got, want)
+	}
+	claim := durable.EntryMove{Seq: 4, From: []durable.EntryState{durable.EntryPending}, To: durable.EntryExecuting}
+	if _, err := b.WriteEntries(ctx, rt, "exec_1", []durable.EntryMove{claim}, nil); err == nil {
+		t.Fatal("a batch claimed an entry")
 	}
 }
