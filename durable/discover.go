@@ -237,9 +237,10 @@ func (c *Catalog) methodDocs() []searchDoc {
 				result: SearchResult{Path: cn.Name + "." + t.Name, Connector: cn.Name, Method: t.Name,
 					Description: firstParagraph(t.Description), RequiresApproval: t.RequiresApproval, Kind: KindMethod},
 				fields: []search.Field{
-					{Text: t.Name, Weight: search.WeightName},
+					{Text: t.Name, Weight: search.WeightName, Coverage: search.NameCoverage},
 					{Text: cn.Name, Weight: search.WeightNamespace},
 					{Text: strings.Join(propertyNames(t.InputSchema), " "), Weight: search.WeightParameters},
+					{Text: firstParagraph(t.Description), Weight: search.WeightSummary},
 					{Text: t.Description, Weight: search.WeightDescription},
 				},
 			})
@@ -252,9 +253,10 @@ func snippetDoc(s Snippet) searchDoc {
 	return searchDoc{
 		result: SearchResult{Path: s.Name, Connector: StepConnector, Method: s.Name, Description: firstParagraph(s.Description), Kind: KindSnippet},
 		fields: []search.Field{
-			{Text: s.Name, Weight: search.WeightName},
+			{Text: s.Name, Weight: search.WeightName, Coverage: search.NameCoverage},
 			{Text: strings.Join(s.Connectors, " "), Weight: search.WeightNamespace},
 			{Text: strings.Join(propertyNames(s.InputSchema), " "), Weight: search.WeightParameters},
+			{Text: firstParagraph(s.Description), Weight: search.WeightSummary},
 			{Text: s.Description, Weight: search.WeightDescription},
 		},
 	}

@@ -63,7 +63,7 @@ var catalogue = []struct{ ns, name, params, desc string }{
 func catalogueIndex() *Index {
 	docs := make([][]Field, len(catalogue))
 	for i, m := range catalogue {
-		docs[i] = []Field{{m.name, WeightName}, {m.ns, WeightNamespace}, {m.params, WeightParameters}, {m.desc, WeightDescription}}
+		docs[i] = []Field{{Text: m.name, Weight: WeightName, Coverage: NameCoverage}, {Text: m.ns, Weight: WeightNamespace}, {Text: m.params, Weight: WeightParameters}, {Text: m.desc, Weight: WeightSummary}, {Text: m.desc, Weight: WeightDescription}}
 	}
 	return New(docs)
 }
@@ -118,6 +118,49 @@ func TestRanking(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLongDescriptionDoesNotDrownName pins GitHub's pulls/list, which
+// ranked 24th for "list the open pull requests of a repository" among
+// GitHub's 1,223 operations when one length (the whole document's, a page
+// of description) normalised every field, and operations whose longer
+// names share as many words with the query ranked first. Each field is now
+// normalised by its own length, the summary is a field of its own and a
+// name the query covers whole gains (Field.Coverage).
+func TestLongDescriptionDoesNotDrownName(t *testing.T) {
+	draft := strings.Repeat("Draft pull requests are available in public repositories with GitHub Free and GitHub Free for organizations, "+
+		"GitHub Pro, and legacy per-repository billing plans. This endpoint supports the following custom media types. ", 4)
+	ops := []struct{ name, params, summary, rest string }{
+		{"pulls_list", "owner repo state head base sort direction per_page page", "List pull requests",
+			"Lists pull requests in a specified repository. " + draft},
+		{"repos_list_pull_requests_associated_with_commit", "owner repo commit_sha per_page page", "List pull requests associated with a commit",
+			"Lists the merged pull request that introduced the commit to the repository. If the commit is not present in the default branch, it will return merged and open pull requests associated with the commit."},
+		{"interactions_update_pull_request_creation_cap_for_repo", "owner repo", "Update pull request creation cap for a repository",
+			"Updates the pull request creation cap for a repository. The cap limits the number of open pull requests a user can have at one time."},
+		{"pulls_get", "owner repo pull_number", "Get a pull request", "Lists details of a pull request by providing its number. " + draft},
+		{"issues_list_for_repo", "owner repo state labels", "List repository issues", "List issues in a repository. Only open issues will be listed."},
+		{"repos_get", "owner repo", "Get a repository", "The parent and source objects are present when the repository is a fork."},
+	}
+	docs := make([][]Field, len(ops))
+	for i, op := range ops {
+		docs[i] = []Field{{Text: op.name, Weight: WeightName, Coverage: NameCoverage}, {Text: "github", Weight: WeightNamespace},
+			{Text: op.params, Weight: WeightParameters}, {Text: op.summary, Weight: WeightSummary},
+			{Text: op.summary + "\n\n" + op.rest, Weight: WeightDescription}}
+	}
+	ix := New(docs)
+	for _, tc := range []struct{ query, first string }{
+		{"list the open pull requests of a repository", "pulls_list"},
+		{"get one pull request", "pulls_get"},
+	} {
+		hits := ix.Search(tc.query)
+		var got []string
+		for _, h := range hits {
+			got = append(got, ops[h.Doc].name)
+		}
+		if len(got) == 0 || got[0] != tc.first {
+			t.Errorf("Search(%q) = %q, want %s first", tc.query, got, tc.first)
+		}
 	}
 }
 
