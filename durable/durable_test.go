@@ -1133,6 +1133,31 @@ func TestProgramCannotReachTheHostNamespace(t *testing.T) {
 	}
 }
 
+// The codemode object compiles its implementation on first use (see
+// sdkCold): a program that replaces eval, Function or TypeError before
+// its first codemode call gets neither the host namespace nor a forged
+// error class through them, and the step still records its value.
+func TestReplacedGlobalsDoNotReachTheHostNamespace(t *testing.T) {
+	h, _, _ := fixture(t)
+	out := execute(t, h, `const seen = [];
+const realEval = eval;
+globalThis.eval = (src) => { seen.push("eval"); const f = realEval(src); return typeof f === "function" ? (...a) => { seen.push(...a.filter((x) => x && typeof x.step_begin === "function").map(() => "host namespace")); return f(...a); } : f; };
+globalThis.Function = function () { seen.push("Function"); };
+globalThis.TypeError = class Fake extends Error {};
+const v = await codemode.step("s", async () => 41);
+let kind = "";
+try { await codemode.step("", async () => 1); } catch (e) { kind = Object.getPrototypeOf(e).constructor.name; }
+({ v, kind, seen })`)
+	wantStatus(t, out, durable.OutputCompleted)
+	if string(out.Result) != `{"v":41,"kind":"TypeError","seen":[]}` {
+		t.Fatalf("result %s", out.Result)
+	}
+	e := record(t, h, out.ExecutionID)
+	if len(e.Log) != 1 || e.Log[0].State != durable.EntryApplied || string(e.Log[0].Result) != "41" {
+		t.Fatalf("journal: %s", states(e))
+	}
+}
+
 // A failed program's error names where it failed in the agent's code and
 // shows the agent's own lines there, in every form, for a throw and for a
 // tool's input validation failure (whose client excerpt is of the prepared
