@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/connector/openapi"
 	"github.com/codemode-go/codemode/connector/openapi/openapidurable"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/durable"
@@ -167,21 +168,29 @@ func (noPrograms) Execute(context.Context, client.ExecuteRequest) (*client.Outco
 	return nil, errors.New("no programs here")
 }
 
+// githubForTest loads GitHub's description as the namespace github, and
+// skips the test when @octokit/openapi is not installed.
+func githubForTest(tb testing.TB) *openapi.Connector {
+	tb.Helper()
+	path, err := githubDescription()
+	if errors.Is(err, errNoGitHub) {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := loadGitHub(context.Background(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
 // TestGitHubRow: the one-tool-per-operation list of GitHub's description
 // has a tool per operation, each input schema standing alone (every $ref
 // names one of its own $defs), and code mode costs at most 10% of it.
 func TestGitHubRow(t *testing.T) {
-	path, err := githubDescription()
-	if errors.Is(err, errNoGitHub) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := loadGitHub(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := githubForTest(t)
 	list, err := perOperationTools(c)
 	if err != nil {
 		t.Fatal(err)
@@ -220,18 +229,7 @@ func TestGitHubRow(t *testing.T) {
 // index-ms. Goals (the OpenAPI issue): search <= 5 ms; load and index
 // <= 2 s with BenchmarkGitHubLoadAndDeclare in connector/openapi.
 func BenchmarkGitHubSearch(b *testing.B) {
-	path, err := githubDescription()
-	if errors.Is(err, errNoGitHub) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := loadGitHub(context.Background(), path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dc, err := openapidurable.Connector(c, openapidurable.Options{})
+	dc, err := openapidurable.Connector(githubForTest(b), openapidurable.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
