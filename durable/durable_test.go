@@ -1133,28 +1133,44 @@ func TestProgramCannotReachTheHostNamespace(t *testing.T) {
 	}
 }
 
-// The codemode object compiles its implementation on first use (see
-// sdkCold): a program that replaces eval, Function or TypeError before
-// its first codemode call gets neither the host namespace nor a forged
-// error class through them, and the step still records its value.
+// A program that replaces eval, Function or TypeError before its first
+// codemode call, or in a module's top level (which runs before the
+// client's scope setup makes the codemode object), gets neither the host
+// namespace through them, and its step records
+// the value its function returned. A codemode object that compiled its
+// implementation on first use through eval handed the host namespace to
+// the module's replacement (found by an adversarial review): the object
+// is compiled with the program instead.
 func TestReplacedGlobalsDoNotReachTheHostNamespace(t *testing.T) {
-	h, _, _ := fixture(t)
-	out := execute(t, h, `const seen = [];
-const realEval = eval;
+	onEveryDriver(t, testReplacedGlobalsDoNotReachTheHostNamespace)
+}
+
+func testReplacedGlobalsDoNotReachTheHostNamespace(t *testing.T, ex client.Executor) {
+	const hooks = `const realEval = eval;
 globalThis.eval = (src) => { seen.push("eval"); const f = realEval(src); return typeof f === "function" ? (...a) => { seen.push(...a.filter((x) => x && typeof x.step_begin === "function").map(() => "host namespace")); return f(...a); } : f; };
 globalThis.Function = function () { seen.push("Function"); };
 globalThis.TypeError = class Fake extends Error {};
-const v = await codemode.step("s", async () => 41);
-let kind = "";
-try { await codemode.step("", async () => 1); } catch (e) { kind = Object.getPrototypeOf(e).constructor.name; }
-({ v, kind, seen })`)
-	wantStatus(t, out, durable.OutputCompleted)
-	if string(out.Result) != `{"v":41,"kind":"TypeError","seen":[]}` {
-		t.Fatalf("result %s", out.Result)
-	}
-	e := record(t, h, out.ExecutionID)
-	if len(e.Log) != 1 || e.Log[0].State != durable.EntryApplied || string(e.Log[0].Result) != "41" {
-		t.Fatalf("journal: %s", states(e))
+`
+	const body = `const v = await codemode.step("s", async () => 41);
+try { await codemode.step("", async () => 1); } catch {}
+try { await codemode.search("x"); await codemode.run("none", {}); } catch {}
+`
+	for name, code := range map[string]string{
+		"statements": "const seen = [];\n" + hooks + body + "({ v, seen })",
+		"module":     "const seen = [];\n" + hooks + "export default async ({ codemode }) => {\n" + body + "return { v, seen };\n};",
+	} {
+		t.Run(name, func(t *testing.T) {
+			h, _, _ := fixtureOn(t, ex)
+			out := execute(t, h, code)
+			wantStatus(t, out, durable.OutputCompleted)
+			if string(out.Result) != `{"v":41,"seen":[]}` {
+				t.Fatalf("result %s", out.Result)
+			}
+			e := record(t, h, out.ExecutionID)
+			if len(e.Log) == 0 || e.Log[0].State != durable.EntryApplied || string(e.Log[0].Result) != "41" {
+				t.Fatalf("journal: %s", states(e))
+			}
+		})
 	}
 }
 

@@ -56,60 +56,42 @@ import (
 // same codemode object: the snippet's calls are the execution's own, so
 // their seq numbers continue the caller's. A missing snippet or connector
 // resolves to {error}.
-var sdkObject = `((__j: any) => { const __e = eval, __g = [TypeError, String, JSON.stringify]; let __c: any; ` +
-	`const __k = (): any => __c || (__c = __e(` + sdkColdLiteral + `)(__j, ` + snippetScope + `, () => __sdk, __e, __g[0], __g[1], __g[2])); ` +
-	`const __sdk: any = Object.freeze({ search: (q: any) => __k().search(q), describe: (t: any) => __k().describe(t), ` +
-	`run: (n: any, i: any) => __k().run(n, i), step: (n: any, f: any) => __k().step(n, f) }); ` +
-	`return new Proxy(__sdk, { get: (t: any, p: any) => typeof p !== "string" || p in t || p === "then" || p === "toJSON" ? t[p] : __k().missing(p) }); })(__j)`
+const sdkObject = `((__j: any) => { const __TypeError = TypeError, __String = String, __stringify = JSON.stringify; const __sdk: any = Object.freeze({ ` + sdkDiscovery + `step: async (name: any, fn: any) => { ` +
+	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
+	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
+	`const b = await __j.step_begin({ name }); ` +
+	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
+	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
+	`let v: any; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
+	`let r: any; try { r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); } catch (e: any) { ` +
+	`const m = e instanceof __TypeError ? __String(e.message) : "", p = "tool input is not JSON: input."; ` +
+	`const err = m.slice(0, p.length) === p ? new __TypeError("codemode.step(" + __stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) + ` +
+	`"; return plain data (objects, arrays, strings, finite numbers, booleans, null)") : e; ` +
+	`try { await __j.step_end({ name, token: b.token, failed: true, reason: err === e ? "" : err.message }); } catch {} throw err; } ` +
+	`return r.value; } }); ` + sdkMissing + `})(__j)`
 
-// The codemode object above is a stub whose methods compile its
-// implementation, sdkCold, on their first call (an indirect eval of a
-// string). QuickJS compiles functions at about 0.25 µs a character in this
-// build, and the implementation's 2,400 characters cost some 0.7 ms on
-// every execution when they were part of the program's text, most of the
-// journal's overhead on a program that makes no codemode call
-// (BenchmarkNoCallProgram); a string literal of the same length parses
-// about ten times faster. What the implementation relies on is taken
-// before the agent's code runs (eval, TypeError, String, JSON.stringify),
-// so a program that replaces a global cannot get the journal's host
-// namespace __j through it.
-//
-// sdkCold is (__j, scope, sdk, eval, TypeError, String, stringify) =>
-// {search, describe, run, step, missing}, in JavaScript:
-//   - search, describe and run: codemode.search, codemode.describe and
-//     codemode.run (see discover in snippet.go);
-//   - step: codemode.step (see above);
-//   - missing(p): the function for codemode.p when p is none of these,
-//     which throws a TypeError that names where the tools are: an agent
-//     used to plain code mode writes codemode.getWeather(…) for a tool
-//     that durable runs put on its connector (the CLI's tools file on
-//     "tools"), and would otherwise get a bare "not a function".
-const sdkCold = `(function (__j, __scope, __sdk, __eval, __TypeError, __String, __stringify) { return {
-search: async (query) => { if (typeof query !== "string") throw new __TypeError("codemode.search: the query must be a string"); return await __j.search({ query }); },
-describe: async (target) => { if (typeof target !== "string" || target === "") throw new __TypeError("codemode.describe: the target must be a non-empty string"); return await __j.describe({ target }); },
-run: async (name, input) => { if (typeof name !== "string" || name === "") throw new __TypeError("codemode.run: the name must be a non-empty string");
-  const s = await __j.snippet({ name }); if (s.error !== undefined) return { error: s.error };
-  const f = __eval(s.code); return await f({ ...__scope(), input, codemode: __sdk() }); },
-step: async (name, fn) => {
-  if (typeof name !== "string" || name === "") throw new __TypeError("codemode.step: the name must be a non-empty string");
-  if (typeof fn !== "function") throw new __TypeError("codemode.step: the second argument must be a function");
-  const b = await __j.step_begin({ name });
-  if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name });
-    for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; }
-  let v; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; }
-  let r; try { r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); } catch (e) {
-    const m = e instanceof __TypeError ? __String(e.message) : "", p = "tool input is not JSON: input.";
-    const err = m.slice(0, p.length) === p ? new __TypeError("codemode.step(" + __stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) +
-      "; return plain data (objects, arrays, strings, finite numbers, booleans, null)") : e;
-    try { await __j.step_end({ name, token: b.token, failed: true, reason: err === e ? "" : err.message }); } catch {} throw err; }
-  return r.value; },
-missing: (p) => () => { const cs = Object.keys(__scope()).filter((k) => k !== "console" && k !== "result");
-  throw new __TypeError("codemode." + p + " is not a function: in durable runs codemode has step, search, describe and run, " +
-    (cs.length === 0 ? "and there are no tools" : "and the tools are on " + cs.map((c) => "\x60" + c + "\x60").join(", ") + (cs.length === 1 ? " (" + cs[0] + "." + p + ")" : ""))); },
-}; })`
+// sdkMissing returns the codemode object behind a proxy whose other
+// methods throw a TypeError that names where the tools are: an agent used
+// to plain code mode writes codemode.getWeather(…) for a tool that durable
+// runs put on its connector (the CLI's tools file on "tools"), and would
+// otherwise get a bare "not a function".
+const sdkMissing = `return new Proxy(__sdk, { get: (t: any, p: any) => { ` +
+	`if (typeof p !== "string" || p in t || p === "then" || p === "toJSON") return t[p]; ` +
+	`return () => { const cs = Object.keys(` + snippetScope + `()).filter((k: string) => k !== "console" && k !== "result"); ` +
+	`throw new TypeError("codemode." + p + " is not a function: in durable runs codemode has step, search, describe and run, " + ` +
+	`(cs.length === 0 ? "and there are no tools" : "and the tools are on " + cs.map((c: string) => "\x60" + c + "\x60").join(", ") + (cs.length === 1 ? " (" + cs[0] + "." + p + ")" : ""))); }; } }); `
 
-// sdkColdLiteral is sdkCold as a JavaScript string literal.
-var sdkColdLiteral = strconv.Quote(sdkCold)
+// sdkDiscovery are codemode.search, codemode.describe and codemode.run.
+const sdkDiscovery = `search: async (query: any) => { ` +
+	`if (typeof query !== "string") throw new TypeError("codemode.search: the query must be a string"); ` +
+	`return await __j.search({ query }); }, ` +
+	`describe: async (target: any) => { ` +
+	`if (typeof target !== "string" || target === "") throw new TypeError("codemode.describe: the target must be a non-empty string"); ` +
+	`return await __j.describe({ target }); }, ` +
+	`run: async (name: any, input: any) => { ` +
+	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.run: the name must be a non-empty string"); ` +
+	`const s = await __j.snippet({ name }); if (s.error !== undefined) return { error: s.error }; ` +
+	`const f = (0, eval)(s.code); return await f({ ...` + snippetScope + `(), input, codemode: __sdk }); }, `
 
 // snippetScope names the function, defined before codemode, that returns
 // the program's scope (its connectors, console and result) for
@@ -123,7 +105,7 @@ const snippetScope = "__codemodeSnippetScope"
 // can name) holds the codemode object and never the host tools: a program
 // cannot call step_begin or step_end itself to forge a journal record.
 // The setup runs before the agent's code, on the wrapper's own lines.
-var sdkSetup = `(__s: any): any => { const { ` + sdkNamespace + `: __j, ...__rest } = __s; const ` + snippetScope + ` = () => __rest; ` +
+const sdkSetup = `(__s: any): any => { const { ` + sdkNamespace + `: __j, ...__rest } = __s; const ` + snippetScope + ` = () => __rest; ` +
 	`return { ...__rest, ` + sdkNamespace + `: ` + sdkObject + ` }; }`
 
 // sdkDeclaration is the codemode object's declaration for the agent (the
