@@ -1174,6 +1174,43 @@ try { await codemode.search("x"); await codemode.run("none", {}); } catch {}
 	}
 }
 
+// Error.prepareStackTrace's call sites do not hand a program the
+// runner's functions: on QuickJS, CallSite.getFunction() returned the
+// runner's callTool, which reaches every namespace's tools, the hidden
+// host namespace too, and the program wrote a step entry of its choosing
+// (an adversarial review found it). The QuickJS runner removes the hook
+// before any program runs; V8 gives no function for strict-mode frames.
+func TestStackTraceHookDoesNotReachTheRunner(t *testing.T) {
+	onEveryDriver(t, testStackTraceHookDoesNotReachTheRunner)
+}
+
+func testStackTraceHookDoesNotReachTheRunner(t *testing.T, ex client.Executor) {
+	h, _, _ := fixtureOn(t, ex)
+	out := execute(t, h, `const names = [];
+let callTool;
+try {
+  Error.prepareStackTrace = (e, cs) => {
+    for (const c of cs) { const f = c.getFunction(); if (typeof f === "function") { names.push(c.getFunctionName()); if (c.getFunctionName() === "callTool") callTool = f; } }
+    return "";
+  };
+} catch {}
+await github.list_pull_requests({ repo: "agents" });
+await codemode.step("s", async () => 1);
+let forged = null;
+if (callTool) {
+  const b = await callTool("__codemode", "step_begin", [{ name: "forged" }]);
+  forged = await callTool("__codemode", "step_end", [{ name: "forged", token: b.token, clock: b.clock, value: "forged" }]);
+}
+({ names, forged })`)
+	wantStatus(t, out, durable.OutputCompleted)
+	if string(out.Result) != `{"names":[],"forged":null}` {
+		t.Errorf("result %s", out.Result)
+	}
+	if e := record(t, h, out.ExecutionID); len(e.Log) != 2 {
+		t.Errorf("journal: %s", states(e))
+	}
+}
+
 // A failed program's error names where it failed in the agent's code and
 // shows the agent's own lines there, in every form, for a throw and for a
 // tool's input validation failure (whose client excerpt is of the prepared

@@ -2311,6 +2311,9 @@ return __codemodeURL;`);
   var quickjs = {
     /** install puts the timer functions, console, Date and Math.random on the global object. */
     install(global) {
+      if (!defineProperty(ErrorCtor, "prepareStackTrace", { __proto__: null, value: void 0, writable: false, enumerable: false, configurable: false })) {
+        throw new TypeErrorCtor("the runner cannot remove Error.prepareStackTrace");
+      }
       defineProperty(global, "setTimeout", data(setTimeout, false));
       defineProperty(global, "clearTimeout", data(clearTimeout, false));
       defineProperty(global, "setInterval", data(setInterval, false));

@@ -5,7 +5,7 @@
 // the outbox after each turn of the job queue, and calls deliver when a tool
 // call is answered or a timer fires.
 
-import { DateCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
+import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
 import { createExecution, installClock, type Content, type Execution, type Finish, type Namespace, type Request, type Stream } from "./core";
 import { installWeb } from "./web/index";
 
@@ -188,6 +188,15 @@ function request(text: string, tools: string): Request {
 export const quickjs = {
   /** install puts the timer functions, console, Date and Math.random on the global object. */
   install(global: Record<string, unknown>): void {
+    // QuickJS hands Error.prepareStackTrace call sites whose getFunction()
+    // is the frame's function, the runner's own included: callTool, which
+    // reaches every namespace's tools, those a client's scope setup hides
+    // too (V8 gives undefined for strict-mode frames; QuickJS does not).
+    // The hook's setter is replaced by an unwritable undefined before any
+    // program runs, so no program can install one.
+    if (!defineProperty(ErrorCtor, "prepareStackTrace", { __proto__: null, value: undefined, writable: false, enumerable: false, configurable: false } as PropertyDescriptor)) {
+      throw new TypeErrorCtor("the runner cannot remove Error.prepareStackTrace");
+    }
     defineProperty(global, "setTimeout", data(setTimeout, false));
     defineProperty(global, "clearTimeout", data(clearTimeout, false));
     defineProperty(global, "setInterval", data(setInterval, false));
