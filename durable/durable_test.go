@@ -1211,6 +1211,31 @@ if (callTool) {
 	}
 }
 
+// The host keeps a step's clock count at its beginning rather than take
+// it back from the program: a program that rewrote step_begin's answer
+// (a then getter on Object.prototype runs when the answer resolves)
+// recorded a step that read the clock two million times, and the
+// approval's replay ran out of memory before the approved write.
+func TestForgedStepClockIsNotRecorded(t *testing.T) { onEveryDriver(t, testForgedStepClockIsNotRecorded) }
+
+func testForgedStepClockIsNotRecorded(t *testing.T, ex client.Executor) {
+	h, _, _ := fixtureOn(t, ex)
+	out := execute(t, h, `Object.defineProperty(Object.prototype, "then", { __proto__: null, configurable: true, get() {
+  if (Object.prototype.hasOwnProperty.call(this, "token")) { const b = this; delete Object.prototype.then; return (ok) => ok({ found: false, token: b.token, clock: -2000000 }); }
+  return undefined; } });
+const v = await codemode.step("s", async () => 41);
+const created = await github.create_issue({ title: "x" });
+({ v, created })`)
+	wantStatus(t, out, durable.OutputPaused)
+	for _, l := range record(t, h, out.ExecutionID).Log {
+		if l.Method == durable.StepEndMethod {
+			t.Fatalf("a step that read no clock recorded its end: %s", l.Args)
+		}
+	}
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputCompleted)
+}
+
 // A failed program's error names where it failed in the agent's code and
 // shows the agent's own lines there, in every form, for a throw and for a
 // tool's input validation failure (whose client excerpt is of the prepared

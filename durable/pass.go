@@ -62,7 +62,13 @@ type pass struct {
 	// namespace could not end a step it does not own, or one whose function
 	// threw (the adversarial review did, when the namespace was in the
 	// program's reach; sdkSetup now keeps it out).
-	open map[uint64]bool
+	// Each holds the clock count (values the program had read) when the
+	// step began, which the host keeps rather than trust the program to
+	// echo it: a program that forged it (a then getter on
+	// Object.prototype rewrites step_begin's answer before the codemode
+	// object reads it) recorded a step that read the clock two million
+	// times, and its replay ran out of memory.
+	open map[uint64]int
 
 	// The pass's journal writes, in order (wmu). A call's result (its
 	// entry executing -> applied) is recorded with the pass's next write,
@@ -174,26 +180,27 @@ func (p *pass) transition(ctx context.Context, seq uint64, from []EntryState, to
 	return p.store().TransitionEntry(ctx, p.h.name, p.id, seq, from, to, u)
 }
 
-// openStep records that this pass began the step at seq; closeStep ends
-// it, reporting whether it was open.
-func (p *pass) openStep(seq uint64) {
+// openStep records that this pass began the step at seq with the
+// program's clock count at clock; closeStep ends it, returning that count
+// and whether it was open.
+func (p *pass) openStep(seq uint64, clock int) {
 	p.mu.Lock()
-	p.open[seq] = true
+	p.open[seq] = clock
 	p.mu.Unlock()
 }
 
-func (p *pass) closeStep(seq uint64) bool {
+func (p *pass) closeStep(seq uint64) (int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.open[seq] {
-		return false
+	clock, ok := p.open[seq]
+	if ok {
+		delete(p.open, seq)
 	}
-	delete(p.open, seq)
-	return true
+	return clock, ok
 }
 
 func (h *Handle) newPass(e *Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{}, open: map[uint64]bool{}}
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{}, open: map[uint64]int{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
@@ -473,7 +480,6 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		Value  json.RawMessage `json:"value"`
 		Failed bool            `json:"failed"`
 		Reason string          `json:"reason"` // why the step failed, when not a throw
-		Clock  int             `json:"clock"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return nil, fmt.Errorf("codemode.step: %w", err)
@@ -510,8 +516,8 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 				return json.Marshal(reply)
 			}
 			// executing or error: an earlier pass did not record a value; run fn again.
-			p.openStep(call.Seq)
-			return json.Marshal(map[string]any{"found": false, "token": call.Seq, "clock": call.Clock})
+			p.openStep(call.Seq, call.Clock)
+			return json.Marshal(map[string]any{"found": false, "token": call.Seq})
 		}
 		entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepMethod, Args: nameArgs, State: EntryExecuting, UpdatedAt: now()}
 		ok, err := p.insert(ctx, entry)
@@ -521,15 +527,16 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if !ok {
 			return p.notRunning(ctx, what)
 		}
-		p.openStep(call.Seq)
-		return json.Marshal(map[string]any{"found": false, "token": call.Seq, "clock": call.Clock})
+		p.openStep(call.Seq, call.Clock)
+		return json.Marshal(map[string]any{"found": false, "token": call.Seq})
 	case "step_skip":
 		return json.RawMessage(`{}`), nil // takes the seq of a call the replayed step's function made
 	case "step_end":
 		if in.Token == 0 {
 			return json.RawMessage(`{}`), nil // the replayed path
 		}
-		if !p.closeStep(in.Token) {
+		begin, open := p.closeStep(in.Token)
+		if !open {
 			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
 		}
 		e, found, err := p.store().Entry(ctx, p.h.name, p.id, in.Token)
@@ -539,7 +546,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if !found || !e.isStepStart() || !bytes.Equal(e.Args, nameArgs) || in.Token >= call.Seq {
 			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
 		}
-		if clock := call.Clock - in.Clock; (call.Seq > in.Token+1 || clock > 0) && !in.Failed {
+		if clock := call.Clock - begin; (call.Seq > in.Token+1 || clock > 0) && !in.Failed {
 			// The function made calls or read the clock: record where the
 			// step ended (see StepEndMethod) before the step's value, so a
 			// replay skips them.

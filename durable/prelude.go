@@ -23,10 +23,10 @@ import (
 // object's step makes two calls to the host tools __codemode.step_begin
 // and __codemode.step_end, which the journal answers:
 //
-//	begin {name}                  -> {found: true, value, skip, skipClock} on replay, else {found: false, token, clock}
+//	begin {name}                  -> {found: true, value, skip, skipClock} on replay, else {found: false, token}
 //	skip  {name}                  -> {}            (replayed: once per call fn made on the pass that recorded it)
 //	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
-//	end   {name, token, clock, value} -> {value}   (records the value; the program continues with the recorded copy)
+//	end   {name, token, value}    -> {value}       (records the value; the program continues with the recorded copy)
 //	end   {name, token, failed}   -> {}            (fn threw; the error goes on)
 //	end   {name, token, failed, reason} -> {}      (fn's value is not JSON: the program gets a TypeError that says so)
 //
@@ -63,7 +63,7 @@ const sdkObject = `((__j: any) => { const __TypeError = TypeError, __String = St
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
 	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v: any; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
-	`let r: any; try { r = await __j.step_end({ name, token: b.token, clock: b.clock, value: v }); } catch (e: any) { ` +
+	`let r: any; try { r = await __j.step_end({ name, token: b.token, value: v }); } catch (e: any) { ` +
 	`const m = e instanceof __TypeError ? __String(e.message) : "", p = "tool input is not JSON: input."; ` +
 	`const err = m.slice(0, p.length) === p ? new __TypeError("codemode.step(" + __stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) + ` +
 	`"; return plain data (objects, arrays, strings, finite numbers, booleans, null)") : e; ` +
