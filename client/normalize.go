@@ -363,6 +363,18 @@ type scanned struct {
 // scan tokenizes TypeScript loosely: comments, string, template and regular
 // expression literals and bracket depth, enough to find top-level
 // positions. It never fails; unbalanced input gives fewer candidates.
+// ExportDefault returns the byte offset and length of code's top-level
+// `export default` (from the first letter of export to the last of
+// default), as RunCode finds it when it runs code as a module, or -1 and
+// 0 when code has none. The words inside strings, comments, templates,
+// regular expressions and nested blocks do not count. A caller that
+// rewrites a module before RunCode (package durable does) uses it to
+// agree with RunCode on which code is a module.
+func ExportDefault(code string) (offset, length int) {
+	sc := scan(code)
+	return sc.exportDefault, sc.exportDefaultLen
+}
+
 func scan(code string) scanned {
 	sc := scanWith(code, false)
 	if sc.unterminated {

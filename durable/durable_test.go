@@ -1158,6 +1158,11 @@ try { await codemode.search("x"); await codemode.run("none", {}); } catch {}
 	for name, code := range map[string]string{
 		"statements": "const seen = [];\n" + hooks + body + "({ v, seen })",
 		"module":     "const seen = [];\n" + hooks + "export default async ({ codemode }) => {\n" + body + "return { v, seen };\n};",
+		// export default inside a line: a module for RunCode, and now for
+		// prepare too (it found export default only at a line's start, and
+		// the module's codemode was undefined).
+		"module on one line": "const seen = []; " + strings.ReplaceAll(hooks, "\n", " ") + "export default async ({ codemode }) => { " +
+			strings.ReplaceAll(body, "\n", " ") + "return { v, seen }; };",
 	} {
 		t.Run(name, func(t *testing.T) {
 			h, _, _ := fixtureOn(t, ex)
@@ -1216,7 +1221,9 @@ if (callTool) {
 // (a then getter on Object.prototype runs when the answer resolves)
 // recorded a step that read the clock two million times, and the
 // approval's replay ran out of memory before the approved write.
-func TestForgedStepClockIsNotRecorded(t *testing.T) { onEveryDriver(t, testForgedStepClockIsNotRecorded) }
+func TestForgedStepClockIsNotRecorded(t *testing.T) {
+	onEveryDriver(t, testForgedStepClockIsNotRecorded)
+}
 
 func testForgedStepClockIsNotRecorded(t *testing.T, ex client.Executor) {
 	h, _, _ := fixtureOn(t, ex)

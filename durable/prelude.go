@@ -112,9 +112,6 @@ const sdkSetup = `(__s: any): any => { const { ` + sdkNamespace + `: __j, ...__r
 // one typegen prints for a contract WithDurableSDK).
 var sdkDeclaration = typegen.DurableSDKDeclaration()
 
-// exportDefault finds a top-level `export default` at the start of a line.
-var exportDefault = regexp.MustCompile(`(?m)^export\s+default\s`)
-
 // prepare returns the code to run for the agent's code: the same program
 // with codemode defined (see sdkObject). scope names the properties the
 // program's function receives besides codemode (the connectors, console,
@@ -123,15 +120,17 @@ var exportDefault = regexp.MustCompile(`(?m)^export\s+default\s`)
 // function expression, or statements whose last expression is the value).
 func prepare(code string, scope []string) (string, shift) {
 	code = unfence(code)
-	if loc := exportDefault.FindStringIndex(code); loc != nil && !strings.Contains(code[loc[0]:loc[1]], "\n") {
-		// A module: its default export is called with a scope that has codemode.
-		const decl = "const __codemodeProgram = "
-		line := 1 + strings.Count(code[:loc[0]], "\n")
-		col := loc[0] - (strings.LastIndexByte(code[:loc[0]], '\n') + 1)
-		return code[:loc[0]] + decl + code[loc[1]:] +
+	if at, n := client.ExportDefault(code); at >= 0 {
+		// A module (wherever its export default stands, as RunCode finds
+		// it): its default export is called with a scope that has codemode.
+		// The lines a multi-line "export\ndefault" held are kept.
+		decl := "const __codemodeProgram = " + strings.Repeat("\n", strings.Count(code[at:at+n], "\n"))
+		line := 1 + strings.Count(code[:at], "\n")
+		col := at - (strings.LastIndexByte(code[:at], '\n') + 1)
+		return code[:at] + decl + code[at+n:] +
 				"\n;export default async (__s: any) => { const { " + sdkNamespace + ": __sdk, ...__rest } = __s; " +
 				"return await __codemodeProgram({ ...__rest, codemode: __sdk }); };\n",
-			shift{line: line, col: col, by: len(decl) - (loc[1] - loc[0])}
+			shift{line: line, col: col, by: len(decl) - n}
 	}
 	prefix := "const codemode = " + sdkNamespace + "; " // the codemode object (sdkSetup)
 	if !mayBeFunction(code) {
