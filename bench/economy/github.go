@@ -169,5 +169,20 @@ func githubTasks() []task {
 		{"list the deployments of a repository", "github.repos_list_deployments"},
 		{"add a webhook to a repository", "github.repos_create_webhook"},
 		{"lock the conversation on an issue", "github.issues_lock"},
+		// A second held-out set, written before verb synonyms were tried.
+		{"remove a label from an issue", "github.issues_remove_label"},
+		{"show me the latest release", "github.repos_get_latest_release"},
+		{"post a comment on a commit", "github.repos_create_commit_comment"},
+		{"fetch a gist", "github.gists_get"},
+		{"rename a branch", "github.repos_rename_branch"},
+		{"delete a comment on an issue", "github.issues_delete_comment"},
+		{"who starred a repository", "github.activity_list_stargazers_for_repo"},
+		{"unstar a repository", "github.activity_unstar_repo_for_authenticated_user"},
+		{"trigger a workflow", "github.actions_create_workflow_dispatch"},
+		{"get a check run", "github.checks_get"},
+		{"list the milestones of a repository", "github.issues_list_milestones"},
+		{"invite a collaborator to a repository", "github.repos_add_collaborator"},
+		{"make a new branch", "github.git_create_ref"},
+		{"list the secrets of a repository", "github.actions_list_repo_secrets"},
 	}
 }
