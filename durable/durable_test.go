@@ -1243,6 +1243,35 @@ const created = await github.create_issue({ title: "x" });
 	wantStatus(t, done, durable.OutputCompleted)
 }
 
+// A module that exports a function named then does not get the raw
+// scope: the runners resolved a promise with the module's namespace, which
+// called the export with the runner's resolve function; the program
+// resolved with a default export of its own, which the runner called with
+// the scope before the client's scope setup, hidden journal tools
+// included (an adversarial review found it, on every driver).
+func TestModuleThenExportDoesNotGetTheScope(t *testing.T) {
+	onEveryDriver(t, testModuleThenExportDoesNotGetTheScope)
+}
+
+func testModuleThenExportDoesNotGetTheScope(t *testing.T, ex client.Executor) {
+	h, _, _ := fixtureOn(t, ex)
+	out := execute(t, h, `export function then(resolve) {
+  resolve({ default: async (scope) => {
+    const j = scope.__codemode;
+    const b = await j.step_begin({ name: "forged" });
+    return await j.step_end({ name: "forged", token: b.token, value: "forged by program" });
+  } });
+}
+export default async ({ codemode }) => typeof codemode.step;`)
+	wantStatus(t, out, durable.OutputCompleted)
+	if string(out.Result) != `"function"` {
+		t.Errorf("result %s", out.Result)
+	}
+	if e := record(t, h, out.ExecutionID); len(e.Log) != 0 {
+		t.Errorf("journal: %s", states(e))
+	}
+}
+
 // A failed program's error names where it failed in the agent's code and
 // shows the agent's own lines there, in every form, for a throw and for a
 // tool's input validation failure (whose client excerpt is of the prepared

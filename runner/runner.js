@@ -1032,7 +1032,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       async run(evaluate) {
         let value;
         try {
-          const ns = await evaluate();
+          const ns = (await evaluate()).namespace;
           let program;
           try {
             program = ns.default;
@@ -2349,7 +2349,7 @@ return __codemodeURL;`);
       const ns = namespace;
       void execution.run(async () => {
         await evaluation;
-        return ns;
+        return { __proto__: null, namespace: ns };
       });
     },
     /** deliver answers tool call seq (ok: output JSON; not ok: {name, message} JSON). */

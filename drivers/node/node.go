@@ -156,7 +156,9 @@ async function importModule(source, filename, id) {
   const mod = new vm.SourceTextModule(source + "\n// codemode execution " + id + "\n", { identifier: filename, importModuleDynamically: (s) => import(s) });
   await mod.link(link);
   await mod.evaluate();
-  return mod.namespace;
+  // In a box without a prototype: resolving this async function's promise
+  // with the namespace itself would call the program's export named then.
+  return { __proto__: null, namespace: mod.namespace };
 }
 const receive = CodeModeRunner.startNodeRunner({
   channel: {

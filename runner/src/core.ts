@@ -356,10 +356,22 @@ interface Pending {
   error: Error;
 }
 
+/**
+ * ModuleBox carries a module namespace out of an async function, in an
+ * object without a prototype. A promise resolved with the namespace itself
+ * reads the namespace's `then`: a program module that exports a function
+ * named then was called with the runner's resolve function, resolved with
+ * a default export of its own, and run called that with the raw scope, past
+ * a client's scope setup (it reached durable's hidden journal tools).
+ */
+export interface ModuleBox {
+  readonly namespace: Record<string, unknown>;
+}
+
 /** Execution is one run of one program (see createExecution). */
 export interface Execution {
   /** run awaits module evaluation, then calls the default export with the scope. */
-  run(evaluate: () => Promise<Record<string, unknown>>): Promise<void>;
+  run(evaluate: () => Promise<ModuleBox>): Promise<void>;
   /** fail ends the execution as program-failed with the serialised value. */
   fail(error: unknown): void;
   /** deliver settles tool call seq: ok with output JSON text, or an error {name, message} as JSON. */
@@ -597,10 +609,10 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   const execution: Execution = objectFreeze({
     __proto__: null,
     limits,
-    async run(evaluate: () => Promise<Record<string, unknown>>): Promise<void> {
+    async run(evaluate: () => Promise<ModuleBox>): Promise<void> {
       let value: unknown;
       try {
-        const ns = await evaluate();
+        const ns = (await evaluate()).namespace;
         let program: unknown;
         try {
           program = ns.default;

@@ -6,13 +6,13 @@
 // where they cannot reach it, and bounds each execution's timers.
 
 import { ErrorCtor, RangeErrorCtor, apply, data, dateNow, DateCtor, defineProperty, push } from "./intrinsics";
-import { installClock, type Execution } from "./core";
+import { installClock, type Execution, type ModuleBox } from "./core";
 import { startRunner, type Channel, type RunnerLimits } from "./wire";
 import { installNodeWeb } from "./web/index";
 
 export interface NodeDeps {
   channel: Channel;
-  importModule(source: string, filename: string, execution: number): Promise<Record<string, unknown>>;
+  importModule(source: string, filename: string, execution: number): Promise<ModuleBox>;
   runner: string;
   limits: RunnerLimits;
   /** storage is a new AsyncLocalStorage. */

@@ -6,7 +6,7 @@
 // call is answered or a timer fires.
 
 import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
-import { createExecution, installClock, type Content, type Execution, type Finish, type Namespace, type Request, type Stream } from "./core";
+import { createExecution, installClock, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream } from "./core";
 import { installWeb } from "./web/index";
 
 // The outbox is text in this closure, a line per message, so that no
@@ -234,7 +234,7 @@ export const quickjs = {
     const ns = namespace;
     void execution.run(async () => {
       await evaluation;
-      return ns;
+      return { __proto__: null, namespace: ns } as unknown as ModuleBox;
     });
   },
 

@@ -10,7 +10,7 @@ import {
   mathMax, view,
 } from "./intrinsics";
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
-import { createExecution, listNamespace, type Execution, type Finish, type Host, type Limits, type Namespace } from "./core";
+import { createExecution, listNamespace, type Execution, type Finish, type Host, type Limits, type ModuleBox, type Namespace } from "./core";
 
 /** protocolVersion is the major version, protocolMinor the newest minor (wire/PROTOCOL.md, "Versions"). */
 export const protocolVersion = 1;
@@ -65,8 +65,12 @@ export interface Platform {
 
 export interface RunnerOptions {
   channel: Channel;
-  /** importModule evaluates source as a fresh root ES module named filename and returns its namespace. */
-  importModule(source: string, filename: string, execution: number): Promise<Record<string, unknown>>;
+  /**
+   * importModule evaluates source as a fresh root ES module named filename
+   * and returns its namespace in a ModuleBox (an object without a
+   * prototype: never resolve a promise with the namespace itself).
+   */
+  importModule(source: string, filename: string, execution: number): Promise<ModuleBox>;
   runner: string;
   limits: RunnerLimits;
   platform: Platform;
