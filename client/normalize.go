@@ -360,9 +360,6 @@ type scanned struct {
 	unterminated       bool  // a template literal ran to the end of the code
 }
 
-// scan tokenizes TypeScript loosely: comments, string, template and regular
-// expression literals and bracket depth, enough to find top-level
-// positions. It never fails; unbalanced input gives fewer candidates.
 // ExportDefault returns the byte offset and length of code's top-level
 // `export default` (from the first letter of export to the last of
 // default), as RunCode finds it when it runs code as a module, or -1 and
@@ -375,6 +372,9 @@ func ExportDefault(code string) (offset, length int) {
 	return sc.exportDefault, sc.exportDefaultLen
 }
 
+// scan tokenizes TypeScript loosely: comments, string, template and regular
+// expression literals and bracket depth, enough to find top-level
+// positions. It never fails; unbalanced input gives fewer candidates.
 func scan(code string) scanned {
 	sc := scanWith(code, false)
 	if sc.unterminated {
