@@ -1166,12 +1166,7 @@ try { await codemode.search("x"); await codemode.run("none", {}); } catch {}
 	} {
 		t.Run(name, func(t *testing.T) {
 			h, _, _ := fixtureOn(t, ex)
-			out := execute(t, h, code)
-			wantStatus(t, out, durable.OutputCompleted)
-			if string(out.Result) != `{"v":41,"seen":[]}` {
-				t.Fatalf("result %s", out.Result)
-			}
-			e := record(t, h, out.ExecutionID)
+			e := completedWith(t, h, code, `{"v":41,"seen":[]}`)
 			if len(e.Log) == 0 || e.Log[0].State != durable.EntryApplied || string(e.Log[0].Result) != "41" {
 				t.Fatalf("journal: %s", states(e))
 			}
@@ -1191,7 +1186,7 @@ func TestStackTraceHookDoesNotReachTheRunner(t *testing.T) {
 
 func testStackTraceHookDoesNotReachTheRunner(t *testing.T, ex client.Executor) {
 	h, _, _ := fixtureOn(t, ex)
-	out := execute(t, h, `const names = [];
+	e := completedWith(t, h, `const names = [];
 let callTool;
 try {
   Error.prepareStackTrace = (e, cs) => {
@@ -1206,14 +1201,22 @@ if (callTool) {
   const b = await callTool("__codemode", "step_begin", [{ name: "forged" }]);
   forged = await callTool("__codemode", "step_end", [{ name: "forged", token: b.token, clock: b.clock, value: "forged" }]);
 }
-({ names, forged })`)
-	wantStatus(t, out, durable.OutputCompleted)
-	if string(out.Result) != `{"names":[],"forged":null}` {
-		t.Errorf("result %s", out.Result)
-	}
-	if e := record(t, h, out.ExecutionID); len(e.Log) != 2 {
+({ names, forged })`, `{"names":[],"forged":null}`)
+	if len(e.Log) != 2 {
 		t.Errorf("journal: %s", states(e))
 	}
+}
+
+// completedWith executes code, fails the test unless it completed with
+// the result want (JSON text), and returns the execution's record.
+func completedWith(t *testing.T, h *durable.Handle, code, want string) *durable.Execution {
+	t.Helper()
+	out := execute(t, h, code)
+	wantStatus(t, out, durable.OutputCompleted)
+	if string(out.Result) != want {
+		t.Fatalf("result %s, want %s", out.Result, want)
+	}
+	return record(t, h, out.ExecutionID)
 }
 
 // The host keeps a step's clock count at its beginning rather than take
@@ -1255,19 +1258,15 @@ func TestModuleThenExportDoesNotGetTheScope(t *testing.T) {
 
 func testModuleThenExportDoesNotGetTheScope(t *testing.T, ex client.Executor) {
 	h, _, _ := fixtureOn(t, ex)
-	out := execute(t, h, `export function then(resolve) {
+	e := completedWith(t, h, `export function then(resolve) {
   resolve({ default: async (scope) => {
     const j = scope.__codemode;
     const b = await j.step_begin({ name: "forged" });
     return await j.step_end({ name: "forged", token: b.token, value: "forged by program" });
   } });
 }
-export default async ({ codemode }) => typeof codemode.step;`)
-	wantStatus(t, out, durable.OutputCompleted)
-	if string(out.Result) != `"function"` {
-		t.Errorf("result %s", out.Result)
-	}
-	if e := record(t, h, out.ExecutionID); len(e.Log) != 0 {
+export default async ({ codemode }) => typeof codemode.step;`, `"function"`)
+	if len(e.Log) != 0 {
 		t.Errorf("journal: %s", states(e))
 	}
 }
