@@ -452,7 +452,7 @@ func TestTypesAndCheckTakeDurableToolsFiles(t *testing.T) {
 // paused. code_result then reads the same outcome.
 func TestJournalMCPElicitation(t *testing.T) {
 	tools := findTools(t)
-	node := filepath.Join(tools, "node_modules", ".bin", "node")
+	node := testNode(tools)
 	if _, err := os.Stat(filepath.Join(tools, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Skip("the TypeScript MCP SDK is not installed in .tools: ", err)
 	}

