@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -266,13 +267,16 @@ func TestConnectBoundedByContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := mcpconnector.Connect(ctx, mcpconnector.Server{Name: "mute", Command: "sleep", Args: []string{"300"}})
+	// A duration of its own, so that pgrep below finds this test's process
+	// and no other sleep on the machine (a "sleep 300" elsewhere failed it).
+	secs := strconv.Itoa(300000 + os.Getpid())
+	_, err := mcpconnector.Connect(ctx, mcpconnector.Server{Name: "mute", Command: "sleep", Args: []string{secs}})
 	if err == nil || !strings.Contains(err.Error(), "mcp server mute") || time.Since(start) > 15*time.Second {
 		t.Fatalf("error %v after %v", err, time.Since(start))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		out, _ := exec.Command("pgrep", "-f", "^sleep 300$").Output()
+		out, _ := exec.Command("pgrep", "-f", "^sleep "+secs+"$").Output()
 		if len(strings.TrimSpace(string(out))) == 0 {
 			break
 		}
