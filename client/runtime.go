@@ -330,6 +330,15 @@ type ExecuteRequest struct {
 	// 10,000 tools is not carried and decoded per execution. Empty: the
 	// list travels with every execution.
 	Scope string
+	// Setup, when set, is a scope setup the runner applies (wire 1.3,
+	// PROTOCOL.md "Scope setup"): the JavaScript text of a function
+	// expression, at most wire.MaxSetupSize bytes, that receives the scope;
+	// the default export receives what it returns. The runner compiles it
+	// apart from Source, before Source's module runs, and may keep it
+	// compiled between executions. A runner older than 1.3 cannot take
+	// it: Execute then returns an error wrapping wire.ErrVersion and runs
+	// nothing.
+	Setup string
 	// Limits bound the execution (zero fields take their defaults).
 	Limits Limits
 	// Seed seeds the program's Math.random: wire.SeedSize (16) bytes, or nil
@@ -406,7 +415,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 		rt.mu.Unlock()
 	}()
 
-	msg := &wire.Message{Kind: wire.KindExecute, Execution: id, Source: req.Source, Filename: req.Filename}
+	msg := &wire.Message{Kind: wire.KindExecute, Execution: id, Source: req.Source, Filename: req.Filename, Setup: req.Setup}
 	if req.Input != nil {
 		msg.HasInput, msg.Input = true, req.Input
 	}

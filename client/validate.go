@@ -47,7 +47,7 @@ func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, c
 // program's scope; a global interface AgentProgramScope in one merges with
 // the contract's).
 func (c *Client) ValidateCodeWith(ctx context.Context, checker *typecheck.Checker, code string, extra ...typecheck.File) (*typecheck.Result, error) {
-	n := normalize(code, c.scopeNames(), c.setup)
+	n := normalize(code, c.scopeNames(), c.setupText())
 	res, err := c.validate(ctx, checker, n.module, extra)
 	if err != nil || res.Valid {
 		return res, err

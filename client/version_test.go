@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/wire"
 )
@@ -63,12 +65,12 @@ func TestVersionNegotiation(t *testing.T) {
 		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 2, Runner: "future",
 			Versions: &wire.VersionRange{Min: wire.Version{Major: 2}, Max: wire.Version{Major: 2, Minor: 3}}}}
 		_, err := client.NewRuntime(ctx, d)
-		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.2") {
+		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.3") {
 			t.Fatalf("got %v", err)
 		}
 		d.wg.Wait()
 	})
-	t.Run("a newer minor is served at 1.2", func(t *testing.T) {
+	t.Run("a newer minor is served at 1.3", func(t *testing.T) {
 		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 1, Runner: "newer",
 			Versions: &wire.VersionRange{Min: wire.Version{Major: 1}, Max: wire.Version{Major: 1, Minor: 7}}}}
 		rt, err := client.NewRuntime(ctx, d)
@@ -108,6 +110,52 @@ func TestVersionNegotiation(t *testing.T) {
 		d.mu.Unlock()
 		if n != 1 {
 			t.Fatalf("the runner received %d messages, want the one 1.0 execution", n)
+		}
+	})
+	t.Run("a scope setup travels apart to 1.3 and inside the module before", func(t *testing.T) {
+		add, err := contract.NewRawTool("add", "Adds.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{"type":"number"}`),
+			func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`1`), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := contract.New(add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const setup = `(s: any): any => ({ ...s, marker: "setupMarker" })`
+		for _, minor := range []uint32{2, 3} {
+			d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 1, Runner: "r",
+				Versions: &wire.VersionRange{Min: wire.Version{Major: 1}, Max: wire.Version{Major: 1, Minor: minor}}}}
+			rt, err := client.NewRuntime(ctx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl := client.New(rt, c).WithScopeSetup(setup)
+			for range 2 {
+				if out, err := cl.RunCode(ctx, `1`, client.RunOptions{}); err != nil || out.Kind != client.Success {
+					t.Fatalf("1.%d: %+v %v", minor, out, err)
+				}
+			}
+			_ = rt.Close()
+			d.mu.Lock()
+			got := d.got
+			d.mu.Unlock()
+			var executes []*wire.Message
+			for _, m := range got {
+				if m.Kind == wire.KindExecute {
+					executes = append(executes, m)
+				}
+			}
+			if len(executes) != 2 {
+				t.Fatalf("1.%d: the runner received %d executions, want 2", minor, len(executes))
+			}
+			for i, m := range executes {
+				inSource := strings.Contains(m.Source, "setupMarker")
+				inSetup := strings.Contains(m.Setup, "setupMarker") && !strings.Contains(m.Setup, ": any")
+				if minor < 3 && (!inSource || m.Setup != "") || minor >= 3 && (inSource || !inSetup) {
+					t.Fatalf("1.%d, execution %d: setup %q, the setup in the module: %v", minor, i, m.Setup, inSource)
+				}
+			}
 		}
 	})
 	t.Run("a bad seed is refused before it is sent", func(t *testing.T) {

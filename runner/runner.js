@@ -1043,7 +1043,13 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
             const what = program === void 0 ? "no default export" : `a default export of type ${typeof program}`;
             throw new TypeErrorCtor(`the program module has ${what}; it must default-export a function (scope) => …`);
           }
-          value = await program(scope());
+          let arg = scope();
+          const setup = request2.setup;
+          if (setup !== void 0 && setup !== null) {
+            if (typeof setup !== "function") throw new TypeErrorCtor(`the scope setup is ${typeof setup}, not a function`);
+            arg = apply(setup, void 0, [arg]);
+          }
+          value = await program(arg);
         } catch (error) {
           fail(error);
           return;
@@ -2331,10 +2337,13 @@ return __codemodeURL;`);
     /**
      * prepare creates the execution before its module is evaluated:
      * requestJSON is a Request whose namespaces are their names, and tools
-     * lists their tools (see request).
+     * lists their tools (see request); setup is the scope setup the Go
+     * runner compiled (wire 1.3), or null.
      */
-    prepare(requestJSON, tools) {
-      execution = createExecution(host, request(requestJSON, tools), realNow);
+    prepare(requestJSON, tools, setup) {
+      const r = request(requestJSON, tools);
+      r.setup = setup;
+      execution = createExecution(host, r, realNow);
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is
@@ -2701,7 +2710,7 @@ return __codemodeURL;`);
 
   // src/wire.ts
   var protocolVersion = 1;
-  var protocolMinor = 2;
+  var protocolMinor = 3;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -2729,7 +2738,8 @@ return __codemodeURL;`);
     clock: 22,
     value: 23,
     scope: 32,
-    scopeUnknown: 33
+    scopeUnknown: 33,
+    setup: 34
   };
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
@@ -2834,6 +2844,22 @@ return __codemodeURL;`);
       for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
       push(order, { __proto__: null, scope, namespaces, size });
       kept = order;
+    };
+    let setups = [];
+    const compiledSetup = (text) => {
+      for (let i = 0; i < setups.length; i++) {
+        const k = setups[i];
+        if (k.text !== text) continue;
+        for (let j = i; j + 1 < setups.length; j++) setups[j] = setups[j + 1];
+        setups[setups.length - 1] = k;
+        return k.fn;
+      }
+      const fn = opts.compileSetup(text);
+      const next = [];
+      for (let i = setups.length >= maxScopes ? 1 : 0; i < setups.length; i++) push(next, setups[i]);
+      push(next, { __proto__: null, text, fn });
+      setups = next;
+      return fn;
     };
     const fault = (reason) => {
       if (dead) return;
@@ -2969,6 +2995,16 @@ return __codemodeURL;`);
           }
         }
       };
+      let setup = null;
+      let setupError;
+      const setupText = m[K.setup];
+      if (typeof setupText === "string" && setupText !== "") {
+        try {
+          setup = compiledSetup(setupText);
+        } catch (error) {
+          setupError = { error };
+        }
+      }
       const request2 = {
         __proto__: null,
         filename,
@@ -2977,7 +3013,8 @@ return __codemodeURL;`);
         namespaces,
         limits,
         seed,
-        clock
+        clock,
+        setup
       };
       const execution2 = createExecution(host2, request2, platform.now);
       executions[id] = execution2;
@@ -2989,6 +3026,11 @@ return __codemodeURL;`);
           defineProperty(e, "stack", data("", false));
           execution2.fail(e);
         }, timeoutMs);
+      }
+      if (setupError !== void 0) {
+        const error = setupError.error;
+        platform.run(execution2, () => execution2.fail(error));
+        return;
       }
       const source = m[K.source];
       const text = typeof source === "string" ? source : "";
@@ -3152,6 +3194,7 @@ return __codemodeURL;`);
     return startRunner({
       channel: deps.channel,
       importModule: deps.importModule,
+      compileSetup: deps.compileSetup,
       runner: deps.runner,
       limits: deps.limits,
       platform: {

@@ -26,8 +26,9 @@ const ProtocolVersion = 1
 // message's limits, seed and clock, the clock of tool-call and
 // execution-result, and the execution-result's value. Minor 2 added the
 // execute message's scope (a digest that stands for its namespaces once the
-// runner holds them) and the execution-result's scopeUnknown.
-const ProtocolMinor = 2
+// runner holds them) and the execution-result's scopeUnknown. Minor 3 added
+// the execute message's setup (a function the runner applies to the scope).
+const ProtocolMinor = 3
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
 // ignores when it does not know it. A message (or a map nested in one) with
@@ -67,7 +68,7 @@ func (r VersionRange) String() string {
 	return r.Min.String() + "-" + r.Max.String()
 }
 
-// Supported is the range of versions this package speaks: 1.0 to 1.2. A
+// Supported is the range of versions this package speaks: 1.0 to 1.3. A
 // peer at an older version is served by leaving out every key it lacks
 // ([Message.CheckVersion] names one that is present).
 var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
@@ -271,7 +272,24 @@ type Message struct {
 	// runner keeps: nothing of the program ran, and the host may send the
 	// execution again (under a new id) with the list.
 	ScopeUnknown bool `cbor:"33,keyasint,omitempty"`
+
+	// Since 1.3.
+
+	// Setup is a scope setup (execute; PROTOCOL.md, "Scope setup"): the
+	// JavaScript text of a function expression, at most MaxSetupSize bytes.
+	// The runner compiles it apart from the program, before the program's
+	// module is evaluated (it may keep the compiled form between executions),
+	// calls it with the scope, and passes what it returns to the default
+	// export. Empty: the default export receives the scope itself.
+	Setup string `cbor:"34,keyasint,omitempty"`
 }
+
+// MaxSetupSize is the longest setup an execute message may carry, in bytes.
+const MaxSetupSize = 1 << 20
+
+// SetupFilename is the file name runners give a setup's code in stack
+// traces.
+const SetupFilename = "codemode-setup.js"
 
 // MaxScopeSize is the longest scope an execute message may carry, in bytes.
 const MaxScopeSize = 128
@@ -305,6 +323,7 @@ var since = []struct {
 	{23, 1, "value", func(m *Message) bool { return m.Value != nil }},
 	{32, 2, "scope", func(m *Message) bool { return m.Scope != "" }},
 	{33, 2, "scopeUnknown", func(m *Message) bool { return m.ScopeUnknown }},
+	{34, 3, "setup", func(m *Message) bool { return m.Setup != "" }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it
@@ -565,10 +584,17 @@ func Unmarshal(payload []byte) (*Message, error) {
 	return m, nil
 }
 
-// checkScopeKeys refuses scope and scopeUnknown where they mean nothing.
+// checkScopeKeys refuses scope, scopeUnknown and setup where they mean
+// nothing, and a setup over MaxSetupSize.
 func (m *Message) checkScopeKeys() error {
 	if m.Scope != "" && m.Kind != KindExecute {
 		return fmt.Errorf("%w: %s: carries a scope, which only execute carries", ErrMalformed, m.Kind)
+	}
+	if m.Setup != "" && m.Kind != KindExecute {
+		return fmt.Errorf("%w: %s: carries a setup, which only execute carries", ErrMalformed, m.Kind)
+	}
+	if len(m.Setup) > MaxSetupSize {
+		return fmt.Errorf("%w: %s: the setup is %d bytes, over the limit of %d", ErrMalformed, m.Kind, len(m.Setup), MaxSetupSize)
 	}
 	if m.ScopeUnknown && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
 		return fmt.Errorf("%w: %s: carries scopeUnknown, which only a program-failed execution-result carries", ErrMalformed, m.Kind)

@@ -100,6 +100,8 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"clock not finite", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 22: []float64{math.Inf(1)}})), ErrMalformed},
 		{"scope past its limit", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Scope: strings.Repeat("a", MaxScopeSize+1)})), ErrMalformed},
 		{"scope on a cancel", frame(mustMarshal(t, map[int]any{0: 3, 1: 1, 32: "sha256:00"})), ErrMalformed},
+		{"setup on a cancel", frame(mustMarshal(t, map[int]any{0: 3, 1: 1, 34: "(s) => s"})), ErrMalformed},
+		{"a setup over MaxSetupSize", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 34: strings.Repeat("x", MaxSetupSize+1)})), ErrMalformed},
 		{"scope of the wrong type", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 32: 7})), ErrMalformed},
 		{"scopeUnknown on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, ScopeUnknown: true})), ErrMalformed},
 		{"scopeUnknown on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 33: true})), ErrMalformed},
@@ -223,20 +225,21 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
-	v10, v11, v12, v13, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 3}, Version{2, 0}
+	v10, v11, v12, v13, v14, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 3}, Version{1, 4}, Version{2, 0}
 	tests := []struct {
 		name       string
 		self, peer VersionRange
 		want       Version
 		err        string
 	}{
-		{"same", Supported, Supported, v12, ""},
+		{"same", Supported, Supported, v13, ""},
+		{"a 1.2 peer", Supported, VersionRange{v10, v12}, v12, ""},
 		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
 		{"a 1.1 peer", Supported, VersionRange{v10, v11}, v11, ""},
-		{"a newer minor", Supported, VersionRange{v10, v13}, v12, ""},
+		{"a newer minor", Supported, VersionRange{v10, v14}, v13, ""},
 		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
-		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.2"},
-		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.2, this host 2.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.3"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.3, this host 2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -304,6 +307,21 @@ func TestCheckVersionRefusesScopeBefore12(t *testing.T) {
 		if err := tt.m.CheckVersion(Version{1, 2}); err != nil {
 			t.Errorf("%s on 1.2: %v", tt.key, err)
 		}
+	}
+}
+
+// A 1.2 runner would skip a setup and hand the program the scope as it is
+// (durable's journal tools included): setup is refused for any older peer.
+func TestCheckVersionRefusesSetupBefore13(t *testing.T) {
+	m := &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Setup: "(s) => s"}
+	for _, v := range []Version{{1, 0}, {1, 1}, {1, 2}} {
+		err := m.CheckVersion(v)
+		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "setup (key 34)") || !strings.Contains(err.Error(), "needs 1.3") {
+			t.Errorf("setup on %s: got %v, want an ErrVersion naming it and 1.3", v, err)
+		}
+	}
+	if err := m.CheckVersion(Version{1, 3}); err != nil {
+		t.Errorf("setup on 1.3: %v", err)
 	}
 }
 

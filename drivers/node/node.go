@@ -160,12 +160,18 @@ async function importModule(source, filename, id) {
   // with the namespace itself would call the program's export named then.
   return { __proto__: null, namespace: mod.namespace };
 }
+// A scope setup (wire 1.3) is compiled as a script of its own, in this
+// realm, before the program's module is evaluated.
+function compileSetup(text) {
+  return new vm.Script("(\n" + text + "\n)", { filename: "codemode-setup.js" }).runInThisContext();
+}
 const receive = CodeModeRunner.startNodeRunner({
   channel: {
     write: (bytes) => { socket.write(bytes); },
     close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); socket.destroy(); process.exit(70); },
   },
   importModule,
+  compileSetup,
   runner: "codemode-go node " + process.version,
   limits: { maxOutput: %d, maxContent: %d, maxTimers: %d, timeoutMs: %d },
   storage: new AsyncLocalStorage(),

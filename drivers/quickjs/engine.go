@@ -22,6 +22,11 @@ const (
 	evalTypeGlobal  = 0
 	evalTypeModule  = 1
 	evalFlagCompile = 1 << 5
+
+	// JS_WRITE_OBJ_BYTECODE and JS_READ_OBJ_BYTECODE (quickjs.h): allow
+	// function bytecode in JS_WriteObject and JS_ReadObject.
+	writeObjBytecode = 1 << 0
+	readObjBytecode  = 1 << 0
 )
 
 func (v jsValue) tag() int32 { return int32(uint32(uint64(v) >> 32)) }
@@ -52,6 +57,7 @@ type exports struct {
 	call, freeValue, dupValue                       api.Function
 	global, getProp, setProp, getException, runJobs api.Function
 	newRuntime, newContext, setMemoryLimit          api.Function
+	writeObject, readObject, jsFree                 api.Function
 	initialize                                      api.Function
 }
 
@@ -65,6 +71,7 @@ func lookupExports(m api.Module) (*exports, error) {
 		"JS_GetGlobalObject": &e.global, "JS_GetPropertyStr": &e.getProp, "JS_SetPropertyStr": &e.setProp,
 		"JS_GetException": &e.getException, "JS_ExecutePendingJob": &e.runJobs,
 		"JS_NewRuntime": &e.newRuntime, "JS_NewContext": &e.newContext, "JS_SetMemoryLimit": &e.setMemoryLimit,
+		"JS_WriteObject": &e.writeObject, "JS_ReadObject": &e.readObject, "js_free": &e.jsFree,
 		"_initialize": &e.initialize,
 	} {
 		f := m.ExportedFunction(name)
@@ -239,6 +246,51 @@ func (in *instance) callRunner(ctx context.Context, fn int, args ...jsValue) (js
 		return 0, fmt.Errorf("quickjs: runner %s threw: %s", fnNames[fn], text)
 	}
 	return v, nil
+}
+
+// writeObject serialises v, a compiled function (JS_WriteObject with
+// function bytecode allowed), without freeing it.
+func (in *instance) writeObject(ctx context.Context, v jsValue) ([]byte, error) {
+	sizePtr := in.l.scratch
+	p, err := in.invoke(ctx, in.x.writeObject, uint64(in.l.ctx), uint64(sizePtr), uint64(v), writeObjBytecode)
+	if err != nil {
+		return nil, err
+	}
+	if uint32(p) == 0 {
+		exc, err := in.exception(ctx)
+		if err != nil {
+			return nil, err
+		}
+		text, _ := in.goString(ctx, exc)
+		_ = in.freeValue(ctx, exc)
+		return nil, fmt.Errorf("quickjs: serialising a compiled function: %s", text)
+	}
+	sb, ok := in.mem.Read(sizePtr, 4)
+	if !ok {
+		return nil, fmt.Errorf("quickjs: reading a serialised function's size")
+	}
+	n := binary.LittleEndian.Uint32(sb)
+	b, ok := in.mem.Read(uint32(p), n)
+	if !ok {
+		return nil, fmt.Errorf("quickjs: reading a %d-byte serialised function", n)
+	}
+	out := append([]byte(nil), b...)
+	_, err = in.invoke(ctx, in.x.jsFree, uint64(in.l.ctx), p)
+	return out, err
+}
+
+// readObject rebuilds a compiled function from writeObject's bytes
+// (JS_ReadObject); the value, or an exception value, is the caller's.
+func (in *instance) readObject(ctx context.Context, b []byte) (jsValue, error) {
+	ptr, err := in.alloc(ctx, b)
+	if err != nil {
+		return 0, err
+	}
+	v, err := in.invoke(ctx, in.x.readObject, uint64(in.l.ctx), uint64(ptr), uint64(len(b)), readObjBytecode)
+	if err != nil {
+		return 0, err
+	}
+	return jsValue(v), in.release(ctx, ptr)
 }
 
 // runJobs runs the job queue (promise reactions) until it is empty.

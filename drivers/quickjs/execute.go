@@ -547,14 +547,32 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 		_ = in.freeValue(ctx, reqVal)
 		return err
 	}
-	r, err := in.callRunner(ctx, fnPrepare, reqVal, toolsVal)
+	setup, setupExc, err := s.setup(ctx, in, msg.Setup)
+	if err != nil {
+		_ = in.freeValue(ctx, reqVal)
+		_ = in.freeValue(ctx, toolsVal)
+		return err
+	}
+	r, err := in.callRunner(ctx, fnPrepare, reqVal, toolsVal, setup)
 	_ = in.freeValue(ctx, reqVal)
 	_ = in.freeValue(ctx, toolsVal)
+	_ = in.freeValue(ctx, setup)
 	if err != nil {
+		_ = in.freeValue(ctx, setupExc)
 		return err
 	}
 	if err := in.freeValue(ctx, r); err != nil {
 		return err
+	}
+	if setupExc != 0 {
+		// The setup does not compile: the execution fails as with a
+		// program that does not.
+		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, setupExc)
+		_ = in.freeValue(ctx, setupExc)
+		if err != nil {
+			return err
+		}
+		return in.freeValue(ctx, r)
 	}
 	mod, exc, err := in.evalRaw(ctx, msg.Source, msg.Filename, evalTypeModule|evalFlagCompile)
 	if err != nil {
@@ -600,6 +618,47 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 		return err
 	}
 	return in.freeValue(ctx, r)
+}
+
+// setup returns the execution's scope setup (wire 1.3) as a function
+// value, compiled before the program's module is (so nothing the program
+// does can change it), or null without one; or the exception its text
+// threw when it does not compile. Both values are the caller's. The
+// compiled form is kept as bytecode (server.setups).
+func (s *server) setup(ctx context.Context, in *instance, text string) (fn, exc jsValue, err error) {
+	if text == "" {
+		return jsNull, 0, nil
+	}
+	var code jsValue
+	if b, ok := s.setups.get(text); ok {
+		if code, err = in.readObject(ctx, b); err != nil {
+			return 0, 0, err
+		}
+	} else {
+		var exc jsValue
+		if code, exc, err = in.evalRaw(ctx, "(\n"+text+"\n)", wire.SetupFilename, evalTypeGlobal|evalFlagCompile); err != nil || exc != 0 {
+			return jsNull, exc, err
+		}
+		b, err := in.writeObject(ctx, code)
+		if err != nil {
+			_ = in.freeValue(ctx, code)
+			return 0, 0, err
+		}
+		s.setups.put(text, b, len(text)+len(b))
+	}
+	if code.isException() {
+		exc, err := in.exception(ctx)
+		return jsNull, exc, err
+	}
+	v, err := in.invoke(ctx, in.x.evalFunction, uint64(in.l.ctx), uint64(code)) // frees code
+	if err != nil {
+		return 0, 0, err
+	}
+	if jsValue(v).isException() {
+		exc, err := in.exception(ctx)
+		return jsNull, exc, err
+	}
+	return jsValue(v), 0, nil
 }
 
 func (s *server) deliver(ctx context.Context, in *instance, ev event) error {

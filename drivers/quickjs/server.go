@@ -23,6 +23,11 @@ type server struct {
 
 	// scopes are the namespaces kept per scope (wire 1.2).
 	scopes scopeCache[*scopeNames]
+	// setups are scope setups (wire 1.3) compiled to QuickJS bytecode, by
+	// their text: an engine is restored from its template for every
+	// execution, so what it compiled is gone; reading bytecode back costs a
+	// fraction of compiling the text again.
+	setups scopeCache[[]byte]
 
 	mu    sync.Mutex
 	execs map[uint64]*execution

@@ -88,6 +88,12 @@ export interface Request {
   seed: number[];
   /** clock holds the values Date.now() returns, in order, before the real clock. */
   clock: number[];
+  /**
+   * setup is the scope setup (wire 1.3): compiled by the platform before
+   * the program's module, called with the scope; the default export
+   * receives what it returns. Absent or null: none.
+   */
+  setup?: unknown;
 }
 
 export interface Limits {
@@ -623,7 +629,13 @@ export function createExecution(host: Host, request: Request, realNow: () => num
           const what = program === undefined ? "no default export" : `a default export of type ${typeof program}`;
           throw new TypeErrorCtor(`the program module has ${what}; it must default-export a function (scope) => …`);
         }
-        value = await (program as (scope: unknown) => unknown)(scope());
+        let arg: unknown = scope();
+        const setup = request.setup;
+        if (setup !== undefined && setup !== null) {
+          if (typeof setup !== "function") throw new TypeErrorCtor(`the scope setup is ${typeof setup}, not a function`);
+          arg = apply(setup as (s: unknown) => unknown, undefined, [arg]);
+        }
+        value = await (program as (scope: unknown) => unknown)(arg);
       } catch (error) {
         fail(error);
         return;

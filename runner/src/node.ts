@@ -13,6 +13,8 @@ import { installNodeWeb } from "./web/index";
 export interface NodeDeps {
   channel: Channel;
   importModule(source: string, filename: string, execution: number): Promise<ModuleBox>;
+  /** compileSetup compiles a scope setup (see RunnerOptions). */
+  compileSetup(text: string): unknown;
   runner: string;
   limits: RunnerLimits;
   /** storage is a new AsyncLocalStorage. */
@@ -111,6 +113,7 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   return startRunner({
     channel: deps.channel,
     importModule: deps.importModule,
+    compileSetup: deps.compileSetup,
     runner: deps.runner,
     limits: deps.limits,
     platform: {

@@ -215,10 +215,13 @@ export const quickjs = {
   /**
    * prepare creates the execution before its module is evaluated:
    * requestJSON is a Request whose namespaces are their names, and tools
-   * lists their tools (see request).
+   * lists their tools (see request); setup is the scope setup the Go
+   * runner compiled (wire 1.3), or null.
    */
-  prepare(requestJSON: string, tools: string): void {
-    execution = createExecution(host, request(requestJSON, tools), realNow);
+  prepare(requestJSON: string, tools: string, setup?: unknown): void {
+    const r = request(requestJSON, tools);
+    r.setup = setup;
+    execution = createExecution(host, r, realNow);
   },
 
   /**

@@ -14,13 +14,13 @@ import { createExecution, listNamespace, type Execution, type Finish, type Host,
 
 /** protocolVersion is the major version, protocolMinor the newest minor (wire/PROTOCOL.md, "Versions"). */
 export const protocolVersion = 1;
-export const protocolMinor = 2;
+export const protocolMinor = 3;
 export const maxFrameSize = 16 << 20;
 
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
-  versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33,
+  versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34,
 } as const;
 
 /**
@@ -71,6 +71,13 @@ export interface RunnerOptions {
    * prototype: never resolve a promise with the namespace itself).
    */
   importModule(source: string, filename: string, execution: number): Promise<ModuleBox>;
+  /**
+   * compileSetup compiles a scope setup's text (wire 1.3) as a script
+   * named codemode-setup.js and returns the function it evaluates to. It
+   * throws what compiling threw. The runner keeps what it returns, by
+   * text, for later executions.
+   */
+  compileSetup(text: string): unknown;
   runner: string;
   limits: RunnerLimits;
   platform: Platform;
@@ -205,6 +212,29 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
     push(order, { __proto__: null, scope, namespaces, size } as unknown as Kept);
     kept = order;
+  };
+
+  // The compiled scope setups (wire 1.3), by text, least recently used
+  // first: at most maxScopes.
+  interface Setup {
+    text: string;
+    fn: unknown;
+  }
+  let setups: Setup[] = [];
+  const compiledSetup = (text: string): unknown => {
+    for (let i = 0; i < setups.length; i++) {
+      const k = setups[i];
+      if (k.text !== text) continue;
+      for (let j = i; j + 1 < setups.length; j++) setups[j] = setups[j + 1];
+      setups[setups.length - 1] = k;
+      return k.fn;
+    }
+    const fn = opts.compileSetup(text);
+    const next: Setup[] = [];
+    for (let i = setups.length >= maxScopes ? 1 : 0; i < setups.length; i++) push(next, setups[i]);
+    push(next, { __proto__: null, text, fn } as unknown as Setup);
+    setups = next;
+    return fn;
   };
   const fault = (reason: Error) => {
     if (dead) return;
@@ -346,8 +376,20 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         }
       },
     };
+    // The scope setup, compiled before the program's module is evaluated
+    // (and kept: setups). One that does not compile fails the execution.
+    let setup: unknown = null;
+    let setupError: { error: unknown } | undefined;
+    const setupText = m[K.setup];
+    if (typeof setupText === "string" && setupText !== "") {
+      try {
+        setup = compiledSetup(setupText);
+      } catch (error) {
+        setupError = { error };
+      }
+    }
     const request = {
-      __proto__: null, filename, hasInput, input, namespaces, limits, seed, clock,
+      __proto__: null, filename, hasInput, input, namespaces, limits, seed, clock, setup,
     } as unknown as Parameters<typeof createExecution>[1];
     const execution = createExecution(host, request, platform.now);
     executions[id] = execution;
@@ -359,6 +401,11 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         defineProperty(e, "stack", data("", false));
         execution.fail(e);
       }, timeoutMs);
+    }
+    if (setupError !== undefined) {
+      const error = setupError.error;
+      platform.run(execution, () => execution.fail(error));
+      return;
     }
     const source = m[K.source];
     const text = typeof source === "string" ? source : "";

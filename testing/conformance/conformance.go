@@ -47,6 +47,7 @@ func TestRuntime(t *testing.T, factory Factory) {
 	t.Run("UnknownTool", func(t *testing.T) { shared.unknownTool(t) })
 	t.Run("ScopePerCatalogue", func(t *testing.T) { shared.scopes(t) })
 	t.Run("HostileErrors", func(t *testing.T) { shared.hostileErrors(t) })
+	t.Run("ScopeSetup", func(t *testing.T) { shared.scopeSetup(t) })
 	t.Run("ToolCallsNumberedInIssueOrder", func(t *testing.T) { shared.seqOrder(t) })
 	t.Run("ConcurrentBlockedExecutions", func(t *testing.T) { shared.concurrent(t, 200) })
 	t.Run("LimitsPerExecution", func(t *testing.T) { shared.limits(t) })
@@ -435,6 +436,60 @@ func (h *harness) scopes(t *testing.T) {
 				t.Fatalf("round %d, catalogue %d: got %+v (value %s), want the value %s", round, i, out, out.Value, want)
 			}
 		}
+	}
+}
+
+// scopeSetup runs programs through a client's scope setup
+// (client.Client.WithScopeSetup; wire 1.3 carries it apart from the
+// program): the setup hides the tools namespace behind a wrapper, its
+// errors fail the program, and a module's top level, which runs before
+// it, cannot reach what the setup hides by replacing globals.
+func (h *harness) scopeSetup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	base := h.client(t, nil, nil)
+	const hide = `(s: any): any => { const { codemode: hidden, ...rest } = s; ` +
+		`return { ...rest, codemode: { add: async (a: any) => (await hidden.add(a)).sum * 10 }, marker: "set up" }; }`
+	c := base.WithScopeSetup(hide)
+	tests := []struct {
+		name, code, value string
+	}{
+		{"statements", `await codemode.add({ a: 1, b: 2 })`, `30`},
+		{"function", `async () => [await codemode.add({ a: 2, b: 2 }), typeof codemode.echo]`, `[40,"undefined"]`},
+		{"module", `export default async (s: any) => [s.marker, Object.keys(s).sort().join(",")]`, `["set up","codemode,console,marker,result"]`},
+		// The globals are put back once the setup has run: on Node.js
+		// executions share a realm.
+		{"module replacing globals first", `const saved: any = {};
+for (const k of ["eval", "Function", "Object", "Proxy", "Reflect", "JSON"]) { saved[k] = (globalThis as any)[k]; (globalThis as any)[k] = () => { throw new Error("hijacked " + k); }; }
+export default async ({ codemode }: any) => { for (const k in saved) (globalThis as any)[k] = saved[k]; return [await codemode.add({ a: 1, b: 0 }), typeof codemode.echo]; }`, `[10,"undefined"]`},
+	}
+	for round := range 2 { // the second round runs the setup kept from the first
+		for _, tt := range tests {
+			out, err := c.RunCode(ctx, tt.code, client.RunOptions{})
+			if err != nil {
+				t.Fatalf("%s, round %d: %v", tt.name, round, err)
+			}
+			if out.Kind != client.Success || string(out.Value) != tt.value {
+				t.Fatalf("%s, round %d: got %+v (value %s), want the value %s", tt.name, round, out, out.Value, tt.value)
+			}
+		}
+	}
+	for _, tt := range []struct{ name, setup, errName, message string }{
+		{"a setup that throws", `(s: any): any => { throw new RangeError("setup refused"); }`, "RangeError", "setup refused"},
+		{"a setup that is not a function", `(42 as any)`, "TypeError", ""},
+	} {
+		out, err := base.WithScopeSetup(tt.setup).RunCode(ctx, `1`, client.RunOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if out.Kind != client.ProgramFailed || out.Error == nil || out.Error.Name != tt.errName || !strings.Contains(out.Error.Message, tt.message) {
+			t.Errorf("%s: got %+v, want a %s %q", tt.name, out, tt.errName, tt.message)
+		}
+	}
+	// The plain client is unaffected by the setups its derived clients ran.
+	out, err := base.RunCode(ctx, `[typeof codemode.echo, (await codemode.add({ a: 1, b: 2 })).sum]`, client.RunOptions{})
+	if err != nil || out.Kind != client.Success || string(out.Value) != `["function",3]` {
+		t.Fatalf("the plain client: %+v %v", out, err)
 	}
 }
 
