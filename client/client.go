@@ -140,6 +140,15 @@ type RunOptions struct {
 	// Clock holds the values Date.now() and new Date() return, in order,
 	// before the real clock (a previous run's Outcome.Clock, to replay it).
 	Clock []float64
+	// Prefill holds the results the run's tool calls will receive, by seq,
+	// when the caller knows them already (a journal replaying recorded
+	// calls): a runner that speaks wire 1.3 answers such a call at once,
+	// without a round trip to the host, and the host still runs the call
+	// through Middleware and the tool, in order, before anything the
+	// program did after it, and ends the run when the answer differs from
+	// the prefilled one (see ExecuteRequest.Prefill). An older runner
+	// ignores it.
+	Prefill map[uint64]json.RawMessage
 	// Fetch, when not nil, lets the program's fetch reach the origins it
 	// allows, through the host (see FetchPolicy); nil leaves fetch off. A
 	// policy that does not parse fails the run before it starts.
@@ -272,6 +281,7 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 		Namespaces:  scope.namespaces,
 		Scope:       scope.digest,
 		Setup:       setup,
+		Prefill:     opts.Prefill,
 		Limits:      opts.Limits,
 		Seed:        opts.Seed,
 		Clock:       opts.Clock,

@@ -2,11 +2,14 @@ package client
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -339,6 +342,16 @@ type ExecuteRequest struct {
 	// it: Execute then returns an error wrapping wire.ErrVersion and runs
 	// nothing.
 	Setup string
+	// Prefill holds results the host promises for tool calls, by seq (wire
+	// 1.3, PROTOCOL.md "Prefilled results"): the runner answers such a call
+	// at once with the result and reports it. Execute then runs the call
+	// through CallTool as any other, but on the execution's own goroutine,
+	// in order, before it handles anything the runner sent after the call,
+	// and sends the runner no result. An answer that differs from the
+	// prefilled result (bytes compared), or an error, ends the execution:
+	// a halt as a halt, otherwise a ProgramFailed outcome naming the call.
+	// A runner older than 1.3 receives no prefill and asks for every call.
+	Prefill map[uint64]json.RawMessage
 	// Limits bound the execution (zero fields take their defaults).
 	Limits Limits
 	// Seed seeds the program's Math.random: wire.SeedSize (16) bytes, or nil
@@ -438,6 +451,11 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 			MaxOutput: uint64(l.MaxOutput), MaxContent: uint64(l.MaxContent), MaxTimers: uint64(l.MaxTimers)}
 	}
 	msg.Seed, msg.Clock = req.Seed, req.Clock
+	if len(req.Prefill) > 0 && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 3 {
+		for _, seq := range slices.Sorted(maps.Keys(req.Prefill)) {
+			msg.Prefill = append(msg.Prefill, wire.Prefilled{Seq: seq, Output: req.Prefill[seq]})
+		}
+	}
 	if err := msg.Check(); err != nil { // a seed of the wrong size, a clock value that is not finite, a scope too long
 		return nil, &notStartedError{fmt.Errorf("codemode: %w", err)}
 	}
@@ -489,6 +507,14 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 						rt.cancelInRunner(id)
 						end.Clock = clock
 						return end, nil
+					}
+					if m.Prefilled {
+						if end := rt.checkPrefilled(execCtx, ex, req, m, len(clock)); end != nil {
+							rt.cancelInRunner(id)
+							end.Clock = clock
+							return end, nil
+						}
+						continue
 					}
 					rt.startCall(execCtx, ex, req, m, len(clock))
 				case wire.KindResult:
@@ -583,6 +609,35 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 		// A broken channel is seen by the reader, which fails the runtime.
 		_, _ = rt.out.send(ctx, rt.done, res)
 	}()
+}
+
+// checkPrefilled runs a tool call the runner answered from the execution's
+// prefilled results (ExecuteRequest.Prefill) and returns the execution's
+// end when the host's answer is not that result.
+func (rt *Runtime) checkPrefilled(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) *Outcome {
+	defer ex.release(int64(len(m.Input)))
+	what := fmt.Sprintf("tool call %d (%s.%s)", m.Seq, m.Namespace, m.Tool)
+	want, ok := req.Prefill[m.Seq]
+	if !ok {
+		return internalFailure("the runner answered %s from a prefilled result the host did not give", what)
+	}
+	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock}
+	out, err := safeCall(ctx, req.CallTool, call)
+	if h, ok := asHalt(err); ok {
+		return haltOutcome(h)
+	}
+	if err != nil {
+		name := "Error"
+		var n ErrorNamer
+		if errors.As(err, &n) {
+			name = n.ErrorName()
+		}
+		return failure(name, fmt.Sprintf("%s was answered from its prefilled result, but the host's answer is an error: %v", what, err))
+	}
+	if !bytes.Equal(out, want) {
+		return failure("Error", fmt.Sprintf("%s was answered from its prefilled result, but the host's answer differs: %s", what, boundText(string(out), 1000)))
+	}
+	return nil
 }
 
 // haltOutcome is the outcome of an execution a middleware halted.

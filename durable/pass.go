@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -216,6 +217,50 @@ func (h *Handle) newPass(e *Execution) *pass {
 		}
 	}
 	return p
+}
+
+// maxPrefillBytes bounds the recorded results a pass prefills
+// (client.RunOptions.Prefill), which travel in the execute message (16 MiB
+// at most): the first in seq order up to this many bytes. Later calls are
+// replayed through the round trip.
+const maxPrefillBytes = 8 << 20
+
+// prefill returns the recorded results of the connector calls applied when
+// the pass started, by seq, up to maxPrefillBytes; nil when there are none.
+func (p *pass) prefill() map[uint64]json.RawMessage {
+	if len(p.applied) == 0 {
+		return nil
+	}
+	// A recorded step's function does not run again: the calls it made
+	// are step_skip calls on replay, whose seqs are not prefilled.
+	skipped := func(seq uint64) bool {
+		for begin, end := range p.stepEnds {
+			if begin < seq && seq < end.seq && p.applied[begin] != nil {
+				return true
+			}
+		}
+		return false
+	}
+	seqs := make([]uint64, 0, len(p.applied))
+	for seq, e := range p.applied {
+		if e.Connector != StepConnector && p.h.tools[e.Connector][e.Method] != nil && len(e.Result) > 0 && !skipped(seq) {
+			seqs = append(seqs, seq)
+		}
+	}
+	slices.Sort(seqs)
+	out := make(map[uint64]json.RawMessage, len(seqs))
+	size := 0
+	for _, seq := range seqs {
+		r := p.applied[seq].Result
+		if size += len(r); size > maxPrefillBytes {
+			break
+		}
+		out[seq] = r
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // stepEnd is a StepEndMethod entry's arguments, and its seq.
@@ -631,6 +676,11 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 		// before it, so a program that branches on them takes the same path.
 		Seed:  e.Seed,
 		Clock: e.Clock,
+		// The recorded results of the calls the journal applied: the
+		// runner answers them without a round trip, and the middleware
+		// still checks each against the journal, in order, before the
+		// program's next call is handled (client.RunOptions.Prefill).
+		Prefill: p.prefill(),
 		// Spans for the pass's execution and tool calls.
 		TracerProvider: h.opts.TracerProvider,
 		OnTelemetry: func(ev client.Event) {

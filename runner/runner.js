@@ -920,10 +920,17 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         return promiseReject(cause);
       }
       const n = ++seq;
+      const prefill = request2.prefill;
+      if (prefill !== void 0 && prefill !== null && hasOwn(prefill, n)) {
+        const text = prefill[n];
+        delete prefill[n];
+        host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), true);
+        return new PromiseCtor((resolve) => resolve(jsonParse(text)));
+      }
       return new PromiseCtor((resolve, reject) => {
         pending[n] = { __proto__: null, resolve, reject, error };
         pendingCount++;
-        host2.toolCall(n, namespace2, tool, inputJSON, takeClock());
+        host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), false);
       });
     };
     const namespace = (ns) => {
@@ -2208,8 +2215,8 @@ return __codemodeURL;`);
     return `{"outcome":"success","content":[${content.take()}],${value}${clock}}`;
   }
   var host = {
-    toolCall(seq, ns, tool, input, clock) {
-      outbox.add(`c	${seq}	${ns}	${tool}	${numbers(clock)}	${input}
+    toolCall(seq, ns, tool, input, clock, prefilled) {
+      outbox.add(`${prefilled ? "p" : "c"}	${seq}	${ns}	${tool}	${numbers(clock)}	${input}
 `);
     },
     output(stream, text) {
@@ -2293,6 +2300,16 @@ return __codemodeURL;`);
       }
     });
   }
+  function prefillOf(p) {
+    if (typeof p !== "object" || p === null) return null;
+    const out = record();
+    const keys = objectKeys(p);
+    for (let i = 0; i < keys.length; i++) {
+      const v = p[keys[i]];
+      if (typeof v === "string") out[keys[i]] = v;
+    }
+    return out;
+  }
   function request(text, tools) {
     const r = jsonParse(text);
     const namespaces = [];
@@ -2311,7 +2328,8 @@ return __codemodeURL;`);
       namespaces,
       limits: { __proto__: null, maxOutput: r.limits.maxOutput, maxContent: r.limits.maxContent, maxTimers: r.limits.maxTimers },
       seed: r.seed,
-      clock: r.clock
+      clock: r.clock,
+      prefill: prefillOf(r.prefill)
     };
   }
   var quickjs = {
@@ -2739,7 +2757,9 @@ return __codemodeURL;`);
     value: 23,
     scope: 32,
     scopeUnknown: 33,
-    setup: 34
+    setup: 34,
+    prefill: 35,
+    prefilled: 36
   };
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
@@ -2937,7 +2957,7 @@ return __codemodeURL;`);
       }
       let deadline;
       const host2 = {
-        toolCall(seq, namespace, tool, inputJSON, observed) {
+        toolCall(seq, namespace, tool, inputJSON, observed, prefilled) {
           if (executions[id] === void 0) return;
           const c = head(Kind.toolCall, id);
           c.key(K.seq).uint(seq);
@@ -2945,6 +2965,7 @@ return __codemodeURL;`);
           textField(c, K.tool, tool);
           c.key(K.input).textAsBytes(inputJSON);
           clockField(c, observed);
+          if (prefilled) c.key(K.prefilled).bool(true);
           send(c);
         },
         output(stream, text2) {
@@ -3005,6 +3026,17 @@ return __codemodeURL;`);
           setupError = { error };
         }
       }
+      let prefill = null;
+      const prefillIn = m[K.prefill];
+      if (isArray(prefillIn)) {
+        prefill = record();
+        for (let i = 0; i < prefillIn.length; i++) {
+          const p = asMap(prefillIn[i]);
+          const output = p === void 0 ? void 0 : asBytes(p[2]);
+          if (p === void 0 || typeof p[1] !== "number" || output === void 0) throw new TypeErrorCtor("malformed prefilled result");
+          prefill[p[1]] = utf8Decode2(output, 0, typedArrayLength(output));
+        }
+      }
       const request2 = {
         __proto__: null,
         filename,
@@ -3014,7 +3046,8 @@ return __codemodeURL;`);
         limits,
         seed,
         clock,
-        setup
+        setup,
+        prefill
       };
       const execution2 = createExecution(host2, request2, platform.now);
       executions[id] = execution2;

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,9 @@ const ProtocolVersion = 1
 // execution-result, and the execution-result's value. Minor 2 added the
 // execute message's scope (a digest that stands for its namespaces once the
 // runner holds them) and the execution-result's scopeUnknown. Minor 3 added
-// the execute message's setup (a function the runner applies to the scope).
+// the execute message's setup (a function the runner applies to the scope)
+// and prefill (results the runner gives tool calls at once), and the
+// tool-call's prefilled.
 const ProtocolMinor = 3
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
@@ -282,6 +285,22 @@ type Message struct {
 	// calls it with the scope, and passes what it returns to the default
 	// export. Empty: the default export receives the scope itself.
 	Setup string `cbor:"34,keyasint,omitempty"`
+	// Prefill holds results the host promises for tool calls by seq
+	// (execute; PROTOCOL.md, "Prefilled results"), in ascending seq order:
+	// the runner answers such a call at once with the output and reports
+	// it in a tool-call message with Prefilled set, to which the host sends
+	// no tool-result.
+	Prefill []Prefilled `cbor:"35,keyasint,omitempty"`
+	// Prefilled marks a tool-call the runner answered from the execute
+	// message's Prefill: the host checks it and sends no tool-result.
+	Prefilled bool `cbor:"36,keyasint,omitempty"`
+}
+
+// Prefilled is one result of an execute message's Prefill: the JSON text
+// a tool call with this seq receives.
+type Prefilled struct {
+	Seq    uint64 `cbor:"1,keyasint"`
+	Output []byte `cbor:"2,keyasint"`
 }
 
 // MaxSetupSize is the longest setup an execute message may carry, in bytes.
@@ -324,6 +343,8 @@ var since = []struct {
 	{32, 2, "scope", func(m *Message) bool { return m.Scope != "" }},
 	{33, 2, "scopeUnknown", func(m *Message) bool { return m.ScopeUnknown }},
 	{34, 3, "setup", func(m *Message) bool { return m.Setup != "" }},
+	{35, 3, "prefill", func(m *Message) bool { return m.Prefill != nil }},
+	{36, 3, "prefilled", func(m *Message) bool { return m.Prefilled }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it
@@ -584,8 +605,9 @@ func Unmarshal(payload []byte) (*Message, error) {
 	return m, nil
 }
 
-// checkScopeKeys refuses scope, scopeUnknown and setup where they mean
-// nothing, and a setup over MaxSetupSize.
+// checkScopeKeys refuses scope, scopeUnknown, setup, prefill and
+// prefilled where they mean nothing, a setup over MaxSetupSize, and
+// prefilled results out of order or not JSON.
 func (m *Message) checkScopeKeys() error {
 	if m.Scope != "" && m.Kind != KindExecute {
 		return fmt.Errorf("%w: %s: carries a scope, which only execute carries", ErrMalformed, m.Kind)
@@ -595,6 +617,20 @@ func (m *Message) checkScopeKeys() error {
 	}
 	if len(m.Setup) > MaxSetupSize {
 		return fmt.Errorf("%w: %s: the setup is %d bytes, over the limit of %d", ErrMalformed, m.Kind, len(m.Setup), MaxSetupSize)
+	}
+	if m.Prefill != nil && m.Kind != KindExecute {
+		return fmt.Errorf("%w: %s: carries prefilled results, which only execute carries", ErrMalformed, m.Kind)
+	}
+	for i, p := range m.Prefill {
+		if p.Seq == 0 || i > 0 && p.Seq <= m.Prefill[i-1].Seq {
+			return fmt.Errorf("%w: %s: prefilled result %d has seq %d; seqs start at 1 and ascend", ErrMalformed, m.Kind, i, p.Seq)
+		}
+		if !json.Valid(p.Output) {
+			return fmt.Errorf("%w: %s: the prefilled result of seq %d is not JSON", ErrMalformed, m.Kind, p.Seq)
+		}
+	}
+	if m.Prefilled && m.Kind != KindToolCall {
+		return fmt.Errorf("%w: %s: is marked prefilled, which only a tool-call is", ErrMalformed, m.Kind)
 	}
 	if m.ScopeUnknown && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
 		return fmt.Errorf("%w: %s: carries scopeUnknown, which only a program-failed execution-result carries", ErrMalformed, m.Kind)

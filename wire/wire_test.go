@@ -102,6 +102,11 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"scope on a cancel", frame(mustMarshal(t, map[int]any{0: 3, 1: 1, 32: "sha256:00"})), ErrMalformed},
 		{"setup on a cancel", frame(mustMarshal(t, map[int]any{0: 3, 1: 1, 34: "(s) => s"})), ErrMalformed},
 		{"a setup over MaxSetupSize", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 34: strings.Repeat("x", MaxSetupSize+1)})), ErrMalformed},
+		{"prefill on a tool-result", frame(mustMarshal(t, map[int]any{0: 5, 1: 1, 9: 1, 13: []byte("1"), 35: []any{map[int]any{1: 1, 2: []byte("1")}}})), ErrMalformed},
+		{"a prefilled seq 0", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 35: []any{map[int]any{1: 0, 2: []byte("1")}}})), ErrMalformed},
+		{"prefilled seqs out of order", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 35: []any{map[int]any{1: 2, 2: []byte("1")}, map[int]any{1: 2, 2: []byte("2")}}})), ErrMalformed},
+		{"a prefilled result that is not JSON", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 35: []any{map[int]any{1: 1, 2: []byte("{")}}})), ErrMalformed},
+		{"prefilled on an output", frame(mustMarshal(t, map[int]any{0: 6, 1: 1, 15: "stdout", 16: "x", 36: true})), ErrMalformed},
 		{"scope of the wrong type", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 32: 7})), ErrMalformed},
 		{"scopeUnknown on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, ScopeUnknown: true})), ErrMalformed},
 		{"scopeUnknown on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 33: true})), ErrMalformed},
@@ -322,6 +327,30 @@ func TestCheckVersionRefusesSetupBefore13(t *testing.T) {
 	}
 	if err := m.CheckVersion(Version{1, 3}); err != nil {
 		t.Errorf("setup on 1.3: %v", err)
+	}
+	for _, m := range []*Message{
+		{Kind: KindExecute, Execution: 1, Filename: "a.js", Prefill: []Prefilled{{Seq: 1, Output: []byte("1")}}},
+		{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "a", Tool: "b", Input: []byte("{}"), Prefilled: true},
+	} {
+		if err := m.CheckVersion(Version{1, 2}); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "needs 1.3") {
+			t.Errorf("%s on 1.2: got %v, want an ErrVersion naming 1.3", m.Kind, err)
+		}
+	}
+}
+
+func TestPrefillRoundTrip(t *testing.T) {
+	m := &Message{Kind: KindExecute, Execution: 7, Filename: "a.js", Setup: "(s) => s",
+		Prefill: []Prefilled{{Seq: 1, Output: []byte(`{"a":1}`)}, {Seq: 3, Output: []byte(`null`)}}}
+	var buf bytes.Buffer
+	if err := NewWriter(&buf).Write(m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := NewReader(&buf).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Fatalf("got %+v, want %+v", got, m)
 	}
 }
 

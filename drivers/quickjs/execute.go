@@ -94,6 +94,9 @@ type requestJSON struct {
 	Limits     limitsJSON      `json:"limits"`
 	Seed       [4]uint32       `json:"seed"`
 	Clock      []float64       `json:"clock"`
+	// Prefill is the execute message's prefilled results (wire 1.3): the
+	// JSON text of each, by seq.
+	Prefill map[uint64]string `json:"prefill,omitempty"`
 }
 
 // nsJSON is a namespace of the engine's request: its name, and the length
@@ -240,6 +243,9 @@ type driveState struct {
 	seq    uint64                // the last tool call's seq
 	output int                   // UTF-16 code units of output sent
 	names  *scopeNames           // the namespaces, and the tools the execution may call
+	// prefill is the execution's prefilled results by seq (wire 1.3); a
+	// call the runner answers from one is taken out.
+	prefill map[uint64]string
 }
 
 // utf16Len is the length of s in UTF-16 code units, the unit of the limits.
@@ -299,6 +305,13 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		req.Input = msg.Input
 	}
 	req.Namespaces = st.names.namespaces
+	if len(msg.Prefill) > 0 {
+		req.Prefill = make(map[uint64]string, len(msg.Prefill))
+		for _, p := range msg.Prefill {
+			req.Prefill[p.Seq] = string(p.Output)
+		}
+		st.prefill = req.Prefill
+	}
 	reqText, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -377,7 +390,7 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 		}
 		kind, rest, _ := strings.Cut(line, "\t")
 		switch kind {
-		case "c":
+		case "c", "p":
 			f := strings.SplitN(rest, "\t", 5)
 			if len(f) != 5 {
 				return false, nil, badOutbox("held a malformed tool call: %.100q", line)
@@ -402,7 +415,16 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 			if !json.Valid([]byte(f[4])) {
 				return false, nil, badOutbox("held tool call %d with input that is not JSON", seq)
 			}
-			s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock})
+			prefilled := kind == "p"
+			if prefilled {
+				// Answered in the engine from the execute message's
+				// prefill: only a seq it holds, once.
+				if _, ok := st.prefill[seq]; !ok {
+					return false, nil, badOutbox("answered tool call %d from a prefilled result the execution does not have", seq)
+				}
+				delete(st.prefill, seq)
+			}
+			s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled})
 		case "o":
 			stream, quoted, _ := strings.Cut(rest, "\t")
 			if stream != wire.StreamStdout && stream != wire.StreamStderr {

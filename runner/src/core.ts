@@ -40,7 +40,8 @@ export type Finish =
 
 /** What an execution needs from the platform that carries its messages. */
 export interface Host {
-  toolCall(seq: number, namespace: string, tool: string, inputJSON: string, clock: number[]): void;
+  /** toolCall reports a call; prefilled marks one answered from Request.prefill (no result follows). */
+  toolCall(seq: number, namespace: string, tool: string, inputJSON: string, clock: number[], prefilled: boolean): void;
   output(stream: Stream, text: string): void;
   finish(result: Finish): void;
 }
@@ -94,6 +95,12 @@ export interface Request {
    * receives what it returns. Absent or null: none.
    */
   setup?: unknown;
+  /**
+   * prefill holds the JSON text of results the host promised, by seq
+   * (wire 1.3), in an object without a prototype: such a call is answered
+   * at once, and reported as prefilled. Absent or null: none.
+   */
+  prefill?: Record<number, string> | null;
 }
 
 export interface Limits {
@@ -490,10 +497,19 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       return promiseReject(cause);
     }
     const n = ++seq;
+    const prefill = request.prefill;
+    if (prefill !== undefined && prefill !== null && hasOwn(prefill, n)) {
+      // The host promised this call's result: answered now, reported so
+      // that the host checks it (before anything the program does next).
+      const text = prefill[n];
+      delete prefill[n];
+      host.toolCall(n, namespace, tool, inputJSON, takeClock(), true);
+      return new PromiseCtor((resolve) => resolve(jsonParse(text)));
+    }
     return new PromiseCtor((resolve, reject) => {
       pending[n] = { __proto__: null, resolve, reject, error } as unknown as Pending;
       pendingCount++;
-      host.toolCall(n, namespace, tool, inputJSON, takeClock());
+      host.toolCall(n, namespace, tool, inputJSON, takeClock(), false);
     });
   };
 

@@ -5,7 +5,7 @@
 // the outbox after each turn of the job queue, and calls deliver when a tool
 // call is answered or a timer fires.
 
-import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
+import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
 import { createExecution, installClock, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream } from "./core";
 import { installWeb } from "./web/index";
 
@@ -51,8 +51,8 @@ function finishJSON(result: Finish): string {
 }
 
 const host = {
-  toolCall(seq: number, ns: string, tool: string, input: string, clock: number[]) {
-    outbox.add(`c\t${seq}\t${ns}\t${tool}\t${numbers(clock)}\t${input}\n`);
+  toolCall(seq: number, ns: string, tool: string, input: string, clock: number[], prefilled: boolean) {
+    outbox.add(`${prefilled ? "p" : "c"}\t${seq}\t${ns}\t${tool}\t${numbers(clock)}\t${input}\n`);
   },
   output(stream: Stream, text: string) {
     outbox.add(`o\t${stream}\t${quote(text)}\n`);
@@ -158,6 +158,21 @@ function textNamespace(name: string, text: string): Namespace {
 }
 
 /**
+ * prefillOf copies the request's prefilled results (seq -> JSON text) into
+ * an object without a prototype, or gives null for none.
+ */
+function prefillOf(p: unknown): Record<number, string> | null {
+  if (typeof p !== "object" || p === null) return null;
+  const out = record<string>();
+  const keys = objectKeys(p);
+  for (let i = 0; i < keys.length; i++) {
+    const v = (p as Record<string, unknown>)[keys[i]];
+    if (typeof v === "string") out[keys[i]] = v;
+  }
+  return out;
+}
+
+/**
  * request copies the Go runner's request into objects without a prototype.
  * tools holds each namespace's tools (see textNamespace), one namespace
  * after the other in the order of the request's namespaces, each of the
@@ -182,6 +197,7 @@ function request(text: string, tools: string): Request {
     limits: { __proto__: null, maxOutput: r.limits.maxOutput, maxContent: r.limits.maxContent, maxTimers: r.limits.maxTimers },
     seed: r.seed,
     clock: r.clock,
+    prefill: prefillOf(r.prefill),
   } as unknown as Request;
 }
 

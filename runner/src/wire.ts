@@ -5,7 +5,7 @@
 // only (see there) and keeps its state in closures.
 
 import {
-  ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote,
+  ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote, record,
   typedArrayLength, typedArraySet,
   mathMax, view,
 } from "./intrinsics";
@@ -20,7 +20,7 @@ export const maxFrameSize = 16 << 20;
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
-  versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34,
+  versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34, prefill: 35, prefilled: 36,
 } as const;
 
 /**
@@ -318,7 +318,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
 
     let deadline: unknown;
     const host: Host = {
-      toolCall(seq, namespace, tool, inputJSON, observed) {
+      toolCall(seq, namespace, tool, inputJSON, observed, prefilled) {
         if (executions[id] === undefined) return;
         const c = head(Kind.toolCall, id);
         c.key(K.seq).uint(seq);
@@ -326,6 +326,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         textField(c, K.tool, tool);
         c.key(K.input).textAsBytes(inputJSON);
         clockField(c, observed);
+        if (prefilled) c.key(K.prefilled).bool(true);
         send(c);
       },
       output(stream, text) {
@@ -388,8 +389,20 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         setupError = { error };
       }
     }
+    // The results the host promised (wire 1.3), by seq.
+    let prefill: Record<number, string> | null = null;
+    const prefillIn = m[K.prefill];
+    if (isArray(prefillIn)) {
+      prefill = record<string>();
+      for (let i = 0; i < prefillIn.length; i++) {
+        const p = asMap(prefillIn[i]);
+        const output = p === undefined ? undefined : asBytes(p[2]);
+        if (p === undefined || typeof p[1] !== "number" || output === undefined) throw new TypeErrorCtor("malformed prefilled result");
+        prefill[p[1] as number] = utf8Decode(output, 0, typedArrayLength(output));
+      }
+    }
     const request = {
-      __proto__: null, filename, hasInput, input, namespaces, limits, seed, clock, setup,
+      __proto__: null, filename, hasInput, input, namespaces, limits, seed, clock, setup, prefill,
     } as unknown as Parameters<typeof createExecution>[1];
     const execution = createExecution(host, request, platform.now);
     executions[id] = execution;

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,7 @@ func TestRuntime(t *testing.T, factory Factory) {
 	t.Run("ScopePerCatalogue", func(t *testing.T) { shared.scopes(t) })
 	t.Run("HostileErrors", func(t *testing.T) { shared.hostileErrors(t) })
 	t.Run("ScopeSetup", func(t *testing.T) { shared.scopeSetup(t) })
+	t.Run("PrefilledResults", func(t *testing.T) { shared.prefill(t) })
 	t.Run("ToolCallsNumberedInIssueOrder", func(t *testing.T) { shared.seqOrder(t) })
 	t.Run("ConcurrentBlockedExecutions", func(t *testing.T) { shared.concurrent(t, 200) })
 	t.Run("LimitsPerExecution", func(t *testing.T) { shared.limits(t) })
@@ -490,6 +492,72 @@ export default async ({ codemode }: any) => { for (const k in saved) (globalThis
 	out, err := base.RunCode(ctx, `[typeof codemode.echo, (await codemode.add({ a: 1, b: 2 })).sum]`, client.RunOptions{})
 	if err != nil || out.Kind != client.Success || string(out.Value) != `["function",3]` {
 		t.Fatalf("the plain client: %+v %v", out, err)
+	}
+}
+
+// prefill runs programs whose first calls' results the host gives in
+// advance (client.RunOptions.Prefill): the program receives them, the
+// host still runs each call through the middleware, and an answer that
+// differs, fails or halts ends the execution before the host handles any
+// later call.
+func (h *harness) prefill(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := h.client(t, nil, nil)
+	const code = `const a = await codemode.add({ a: 1, b: 2 }); const b = await codemode.add({ a: a.sum, b: 10 }); [a.sum, b.sum]`
+	var mu sync.Mutex
+	var seen []uint64
+	answer := func(seq uint64, out json.RawMessage, err error) client.Middleware {
+		return func(next client.ToolCaller) client.ToolCaller {
+			return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+				mu.Lock()
+				seen = append(seen, call.Seq)
+				mu.Unlock()
+				if call.Seq == seq && (out != nil || err != nil) {
+					return out, err
+				}
+				return next.CallTool(ctx, call)
+			})
+		}
+	}
+	tests := []struct {
+		name    string
+		prefill map[uint64]json.RawMessage
+		mw      client.Middleware
+		value   string // on success
+		fail    string // in the failure's message
+		halt    bool
+		seen    []uint64
+	}{
+		{"the host agrees", map[uint64]json.RawMessage{1: json.RawMessage(`{"sum":3}`)}, answer(0, nil, nil), `[3,13]`, "", false, []uint64{1, 2}},
+		{"the host answers differently", map[uint64]json.RawMessage{1: json.RawMessage(`{"sum":30}`)}, answer(0, nil, nil), "", "tool call 1 (codemode.add) was answered from its prefilled result, but the host's answer differs", false, []uint64{1}},
+		{"the host fails the call", map[uint64]json.RawMessage{1: json.RawMessage(`{"sum":3}`)}, answer(1, nil, errors.New("no such sum")), "", "no such sum", false, []uint64{1}},
+		{"the host halts", map[uint64]json.RawMessage{1: json.RawMessage(`{"sum":3}`)}, answer(1, nil, client.Halt(errors.New("stop here"))), "", "stop here", true, []uint64{1}},
+		{"a later seq", map[uint64]json.RawMessage{2: json.RawMessage(`{"sum":13}`)}, answer(0, nil, nil), `[3,13]`, "", false, []uint64{1, 2}},
+	}
+	for _, tt := range tests {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		out, err := c.RunCode(ctx, code, client.RunOptions{Prefill: tt.prefill, Middleware: tt.mw})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		mu.Lock()
+		got := slices.Clone(seen)
+		mu.Unlock()
+		if !slices.Equal(got, tt.seen) {
+			t.Errorf("%s: the middleware saw calls %v, want %v", tt.name, got, tt.seen)
+		}
+		if tt.value != "" {
+			if out.Kind != client.Success || string(out.Value) != tt.value {
+				t.Errorf("%s: got %+v (value %s), want the value %s", tt.name, out, out.Value, tt.value)
+			}
+			continue
+		}
+		if out.Kind != client.ProgramFailed || out.Error == nil || !strings.Contains(out.Error.Message, tt.fail) || (out.Halt != nil) != tt.halt {
+			t.Errorf("%s: got %+v, want a failure saying %q (halt %v)", tt.name, out, tt.fail, tt.halt)
+		}
 	}
 }
 
