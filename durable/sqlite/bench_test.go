@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -106,4 +107,42 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkExecutionLifecycle is what the journal writes for a program
+// without calls: the execution created (and the terminal ones beyond keep
+// pruned, one each time in the steady state), then completed. sub-benchmarks
+// keep=50 (durable.DefaultMaxExecutions) and keep=-1 (no pruning) show what
+// the prune costs.
+func BenchmarkExecutionLifecycle(b *testing.B) {
+	for _, keep := range []int{50, -1} {
+		name := "keep=50"
+		if keep < 0 {
+			name = "keep=none"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "j.db"), sqlite.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			result := json.RawMessage(`1`)
+			i := 0
+			c0 := cpuTime()
+			defer func() { b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N)/1000, "cpu-us/op") }()
+			for b.Loop() {
+				i++
+				id := fmt.Sprintf("exec_%d", i)
+				at := int64(i)
+				if _, err := s.CreateExecution(ctx, "default", &durable.Execution{ID: id, Code: "1", Status: durable.StatusRunning, CreatedAt: at, UpdatedAt: at}, keep); err != nil {
+					b.Fatal(err)
+				}
+				ok, err := s.TransitionExecution(ctx, "default", id, []durable.Status{durable.StatusRunning}, durable.StatusCompleted, durable.ExecutionUpdate{At: at, Result: result, Logs: []string{}})
+				if err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
 }
