@@ -53,6 +53,14 @@ type pass struct {
 	// stepEnds maps the seq of a recorded step whose function made calls
 	// or read the clock to its StepEndMethod entry's arguments.
 	stepEnds map[uint64]stepEnd
+	// replayed maps the seqs a replay of the steps recorded as applied
+	// takes, to the step: the calls its function made (step_skip) and its
+	// end (step_end without a token). Only those calls may take them: a
+	// connector call, a step's beginning or another step's skip or end
+	// there is a divergence (an adversarial review ended a replayed step
+	// on the seq of an approved action, which was then never run, and the
+	// execution completed).
+	replayed map[uint64]replayedSeq
 
 	mu       sync.Mutex
 	inflight int
@@ -201,7 +209,8 @@ func (p *pass) closeStep(seq uint64) (int, bool) {
 }
 
 func (h *Handle) newPass(e *Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{}, open: map[uint64]int{}}
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{},
+		replayed: map[uint64]replayedSeq{}, open: map[uint64]int{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
@@ -216,6 +225,7 @@ func (h *Handle) newPass(e *Execution) *pass {
 			}
 		}
 	}
+	p.reserveReplayedSteps()
 	return p
 }
 
@@ -231,19 +241,11 @@ func (p *pass) prefill() map[uint64]json.RawMessage {
 	if len(p.applied) == 0 {
 		return nil
 	}
-	// A recorded step's function does not run again: the calls it made
-	// are step_skip calls on replay, whose seqs are not prefilled.
-	skipped := func(seq uint64) bool {
-		for begin, end := range p.stepEnds {
-			if begin < seq && seq < end.seq && p.applied[begin] != nil {
-				return true
-			}
-		}
-		return false
-	}
 	seqs := make([]uint64, 0, len(p.applied))
 	for seq, e := range p.applied {
-		if e.Connector != StepConnector && p.h.tools[e.Connector][e.Method] != nil && len(e.Result) > 0 && !skipped(seq) {
+		// A recorded step's function does not run again: the seqs of the
+		// calls it made are step_skip calls on replay (p.replayed).
+		if _, skipped := p.replayed[seq]; e.Connector != StepConnector && p.h.tools[e.Connector][e.Method] != nil && len(e.Result) > 0 && !skipped {
 			seqs = append(seqs, seq)
 		}
 	}
@@ -261,6 +263,63 @@ func (p *pass) prefill() map[uint64]json.RawMessage {
 		return nil
 	}
 	return out
+}
+
+// replayedSeq is a seq a replayed step takes (pass.replayed).
+type replayedSeq struct {
+	begin uint64 // the step's seq
+	name  string
+	end   bool // the step's end, else one of its function's calls
+}
+
+// reserveReplayedSteps fills p.replayed from the applied steps, outermost
+// first: a step inside another's function is not run on replay (the outer
+// one's skips cover it).
+func (p *pass) reserveReplayedSteps() {
+	var begins []uint64
+	for seq, e := range p.applied {
+		if e.isStepStart() {
+			begins = append(begins, seq)
+		}
+	}
+	slices.Sort(begins)
+	for _, b := range begins {
+		if _, inside := p.replayed[b]; inside {
+			continue
+		}
+		var a struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(p.applied[b].Args, &a)
+		end := b + 1
+		if se, ok := p.stepEnds[b]; ok {
+			end = se.seq
+		}
+		for seq := b + 1; seq < end; seq++ {
+			p.replayed[seq] = replayedSeq{begin: b, name: a.Name}
+		}
+		p.replayed[end] = replayedSeq{begin: b, name: a.Name, end: true}
+	}
+}
+
+// replayDivergence halts a call that took a seq a replayed step takes, or
+// a step's replay call that took another seq; got describes the call.
+func (p *pass) replayDivergence(ctx context.Context, seq uint64, got string) (json.RawMessage, error) {
+	want := "no call"
+	if r, ok := p.replayed[seq]; ok {
+		if r.end {
+			want = fmt.Sprintf("the end of codemode.step(%q), replayed", r.name)
+		} else {
+			want = fmt.Sprintf("a call of codemode.step(%q)'s function, replayed without running it", r.name)
+		}
+	} else if e, found := p.applied[seq]; found {
+		want = fmt.Sprintf("%s.%s(%s)", e.Connector, e.Method, e.Args)
+	} else if e, found, err := p.store().Entry(ctx, p.h.name, p.id, seq); err != nil {
+		return p.fail(err)
+	} else if found {
+		want = fmt.Sprintf("%s.%s(%s)", e.Connector, e.Method, e.Args)
+	}
+	return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s, got %s", seq, want, got)})
 }
 
 // stepEnd is a StepEndMethod entry's arguments, and its seq.
@@ -346,6 +405,9 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 	}
 	if err := checkDurable("arguments of "+what, args); err != nil {
 		return halt(&endError{msg: err.Error()})
+	}
+	if _, taken := p.replayed[call.Seq]; taken {
+		return p.replayDivergence(ctx, call.Seq, fmt.Sprintf("%s(%s)", what, args))
 	}
 	if call.Seq > p.known {
 		return p.newCall(ctx, next, call, t, args)
@@ -533,6 +595,9 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 	what := fmt.Sprintf("codemode.step(%q)", in.Name)
 	switch call.Tool {
 	case "step_begin":
+		if _, taken := p.replayed[call.Seq]; taken {
+			return p.replayDivergence(ctx, call.Seq, what)
+		}
 		e, found := p.applied[call.Seq]
 		if !found {
 			var err error
@@ -575,10 +640,18 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		p.openStep(call.Seq, call.Clock)
 		return json.Marshal(map[string]any{"found": false, "token": call.Seq})
 	case "step_skip":
-		return json.RawMessage(`{}`), nil // takes the seq of a call the replayed step's function made
+		// Takes the seq of a call the replayed step's function made.
+		if r, ok := p.replayed[call.Seq]; !ok || r.end || r.name != in.Name {
+			return p.replayDivergence(ctx, call.Seq, fmt.Sprintf("a call of codemode.step(%q)'s function, replayed", in.Name))
+		}
+		return json.RawMessage(`{}`), nil
 	case "step_end":
 		if in.Token == 0 {
-			return json.RawMessage(`{}`), nil // the replayed path
+			// The replayed path: the seq the step's end took.
+			if r, ok := p.replayed[call.Seq]; !ok || !r.end || r.name != in.Name {
+				return p.replayDivergence(ctx, call.Seq, fmt.Sprintf("the end of codemode.step(%q), replayed", in.Name))
+			}
+			return json.RawMessage(`{}`), nil
 		}
 		begin, open := p.closeStep(in.Token)
 		if !open {

@@ -176,6 +176,9 @@ func (p *pass) snippet(ctx context.Context, call client.ToolCall) (json.RawMessa
 		return nil, fmt.Errorf("codemode.run: %w", err)
 	}
 	args, _ := json.Marshal(map[string]string{"name": in.Name})
+	if _, taken := p.replayed[call.Seq]; taken {
+		return p.replayDivergence(ctx, call.Seq, fmt.Sprintf("codemode.run(%s)", args))
+	}
 	e, found := p.applied[call.Seq]
 	if !found {
 		var err error

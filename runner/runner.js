@@ -920,17 +920,25 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         return promiseReject(cause);
       }
       const n = ++seq;
+      const report = (prefilled) => {
+        try {
+          host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), prefilled);
+        } catch (cause) {
+          fail(cause);
+          throw cause;
+        }
+      };
       const prefill = request2.prefill;
       if (prefill !== void 0 && prefill !== null && hasOwn(prefill, n)) {
         const text = prefill[n];
         delete prefill[n];
-        host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), true);
+        report(true);
         return new PromiseCtor((resolve) => resolve(jsonParse(text)));
       }
       return new PromiseCtor((resolve, reject) => {
         pending[n] = { __proto__: null, resolve, reject, error };
         pendingCount++;
-        host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), false);
+        report(false);
       });
     };
     const namespace = (ns) => {

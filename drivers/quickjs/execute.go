@@ -408,9 +408,12 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 				return false, nil, err
 			}
 			if len(f[4]) > maxToolInput {
-				ex.post(event{seq: seq, err: &wire.Error{Name: "RangeError", Message: fmt.Sprintf(
-					"the input of %s.%s is %d bytes; a tool call carries at most %d", f[1], f[2], len(f[4]), maxToolInput)}})
-				continue
+				// The call cannot reach the host, whose next call would then
+				// skip a seq, and a prefilled one was answered already
+				// (an adversarial review kept a prefilled answer for a call
+				// the host never checked): the execution ends here.
+				return false, failure(ex.id, "RangeError", fmt.Sprintf(
+					"the input of %s.%s is %d bytes; a tool call carries at most %d", f[1], f[2], len(f[4]), maxToolInput)), nil
 			}
 			if !json.Valid([]byte(f[4])) {
 				return false, nil, badOutbox("held tool call %d with input that is not JSON", seq)

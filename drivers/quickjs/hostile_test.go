@@ -67,6 +67,9 @@ func TestHostileProgramsFailAlone(t *testing.T) {
 }`, "TimeoutError", "deadline"},
 		{"result over the frame limit", `export default async function ({ result }) { result.appendText("€".repeat(5.7e6)); }`, "RangeError", "16 MiB"},
 		{"tool input over the frame limit", `export default async function ({ codemode }) { await codemode.echo({ value: "x".repeat(17e6) }); }`, "RangeError", "at most"},
+		// The oversize call ends the execution: caught, it would leave the
+		// host a gap in the seqs (and a prefilled answer unchecked).
+		{"tool input over the frame limit, caught", `export default async function ({ codemode }) { try { await codemode.echo({ value: "x".repeat(17e6) }); } catch {} return (await codemode.echo({ value: "after" })).value; }`, "RangeError", "at most"},
 		{"timer delay of 1e300", `export default async function ({ result }) { setTimeout(() => {}, 1e300); result.appendText("armed"); }`, "", ""},
 		{"thrown function", `export default async function () { throw function evil() { return "source"; }; }`, "Error", `^a function \(evil\) was thrown$`},
 	}

@@ -85,6 +85,9 @@ func (c *Conn) Exec(source string, m wire.Message) *Result {
 		switch got.Kind {
 		case wire.KindToolCall:
 			run.Calls = append(run.Calls, got)
+			if got.Prefilled {
+				continue // answered in the runner (wire 1.3 prefill)
+			}
 			if err := c.w.Write(&wire.Message{Kind: wire.KindToolResult, Execution: got.Execution, Seq: got.Seq, Output: got.Input}); err != nil {
 				c.t.Fatal(err)
 			}
@@ -160,6 +163,8 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("TimerLimit", func(t *testing.T) { timers(t, c) })
 	t.Run("ExecuteLimits", func(t *testing.T) { limits(t, c, o) })
 	t.Run("Scopes", func(t *testing.T) { scopes(t, fresh(t, c)) })
+	t.Run("ScopeSetup", func(t *testing.T) { setups(t, c) })
+	t.Run("PrefilledResults", func(t *testing.T) { prefilled(t, c) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
@@ -301,6 +306,56 @@ func fresh(t *testing.T, c *Conn) *Conn {
 		return c
 	}
 	return Dial(t, c.d)
+}
+
+// setups runs programs with a scope setup (wire 1.3): applied to the
+// scope, kept compiled between executions, its failures the program's.
+func setups(t *testing.T, c *Conn) {
+	const add = `(s) => ({ ...s, extra: 42 })`
+	for round := range 2 {
+		run := c.Exec(`export default async (s) => [s.extra, typeof s.codemode.echo]`, wire.Message{Setup: add})
+		run.Texts(t)
+		if string(run.Result.Value) != `[42,"function"]` {
+			t.Fatalf("round %d: value %s", round, run.Result.Value)
+		}
+	}
+	run := c.Exec(`export default async (s) => s.extra === undefined`, wire.Message{})
+	if run.Texts(t); string(run.Result.Value) != `true` {
+		t.Fatalf("an execution without the setup got its scope: %s", run.Result.Value)
+	}
+	c.Exec(`export default async () => 1`, wire.Message{Setup: `(s) => {`}).Failed(t, "SyntaxError", ``)
+	run = c.Exec(`export default async () => 1`, wire.Message{Setup: `(s) => { throw new RangeError("no scope for you"); }`})
+	run.Failed(t, "RangeError", `^no scope for you$`)
+	if !strings.Contains(run.Result.Error.Stack, wire.SetupFilename) {
+		t.Errorf("the setup's frame is not named %s: %q", wire.SetupFilename, run.Result.Error.Stack)
+	}
+	c.Exec(`export default async () => 1`, wire.Message{Setup: `42`}).Failed(t, "TypeError", `scope setup is number, not a function`)
+	// A module's top level runs before the setup is called, but after it
+	// was compiled: replacing globals changes nothing the setup's text
+	// means (it uses none). They are put back for the executions after
+	// (Node.js runs them in one realm).
+	run = c.Exec(`const O = Object, R = Reflect; globalThis.Object = null; globalThis.Reflect = null;
+export default async (s) => { globalThis.Object = O; globalThis.Reflect = R; return s.extra; }`, wire.Message{Setup: add})
+	if run.Texts(t); string(run.Result.Value) != `42` {
+		t.Fatalf("value %s", run.Result.Value)
+	}
+}
+
+// prefilled runs a program whose first call's result the execute message
+// carries (wire 1.3): answered in the runner, reported as prefilled.
+func prefilled(t *testing.T, c *Conn) {
+	run := c.Exec(`export default async ({ codemode }) => {
+  const a = await codemode.echo({ value: "x" });
+  const b = await codemode.echo({ value: "y" });
+  return [a.value, b.value];
+}`, wire.Message{Prefill: []wire.Prefilled{{Seq: 1, Output: []byte(`{"value":"prefilled"}`)}}})
+	run.Texts(t)
+	if string(run.Result.Value) != `["prefilled","y"]` {
+		t.Fatalf("value %s", run.Result.Value)
+	}
+	if len(run.Calls) != 2 || !run.Calls[0].Prefilled || run.Calls[1].Prefilled || run.Calls[0].Seq != 1 || string(run.Calls[0].Input) != `{"value":"x"}` {
+		t.Fatalf("calls %+v, want seq 1 prefilled with its input, then seq 2 asked", run.Calls)
+	}
 }
 
 func value(t *testing.T, c *Conn) {

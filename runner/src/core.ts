@@ -497,19 +497,30 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       return promiseReject(cause);
     }
     const n = ++seq;
+    // A call the host cannot be told of (its message is over the frame
+    // limit) ends the execution: the host would see the next call skip a
+    // seq, and a prefilled answer would go unchecked.
+    const report = (prefilled: boolean): void => {
+      try {
+        host.toolCall(n, namespace, tool, inputJSON, takeClock(), prefilled);
+      } catch (cause) {
+        fail(cause);
+        throw cause;
+      }
+    };
     const prefill = request.prefill;
     if (prefill !== undefined && prefill !== null && hasOwn(prefill, n)) {
       // The host promised this call's result: answered now, reported so
       // that the host checks it (before anything the program does next).
       const text = prefill[n];
       delete prefill[n];
-      host.toolCall(n, namespace, tool, inputJSON, takeClock(), true);
+      report(true);
       return new PromiseCtor((resolve) => resolve(jsonParse(text)));
     }
     return new PromiseCtor((resolve, reject) => {
       pending[n] = { __proto__: null, resolve, reject, error } as unknown as Pending;
       pendingCount++;
-      host.toolCall(n, namespace, tool, inputJSON, takeClock(), false);
+      report(false);
     });
   };
 

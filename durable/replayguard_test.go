@@ -1,0 +1,69 @@
+package durable_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/durable"
+)
+
+// A replay must take each seq as the first pass did. The steps recorded as
+// applied are not run again: their function's calls become step_skip
+// calls and their end a step_end without a token, which the journal
+// checks against the seqs those took. Each program below knows it is
+// replaying (a step's function runs only on the first pass) and makes a
+// step's replay calls take the seq of the approved create_issue (an
+// adversarial review's programs: the approval then completed the run
+// without ever running the approved action), or a connector call take a
+// seq a replayed step takes. Each must end in a divergence, with the
+// approved action and every later call not run.
+func TestReplayedStepsKeepTheirSeqs(t *testing.T) {
+	onEveryDriver(t, testReplayedStepsKeepTheirSeqs)
+}
+
+func testReplayedStepsKeepTheirSeqs(t *testing.T, ex client.Executor) {
+	for _, tt := range []struct{ name, code, divergence string }{
+		{"a call on the seq of a replayed step's end", `let first = false;
+await codemode.step("probe", async () => { first = true; return 1; });
+const p = codemode.step("s", async () => 2);
+if (!first) await github.add_label({ title: "at the gap" });
+await p;
+if (first) await github.create_issue({ title: "approved" });
+await github.add_label({ title: "after the divergence" });
+1`, `replay divergence at step 4: expected the end of codemode.step("s"), replayed, got github.add_label`},
+		{"a forged skip count", `let first = false;
+await codemode.step("probe", async () => { first = true; return 1; });
+if (!first) {
+  Object.defineProperty(Object.prototype, "then", { configurable: true, get() {
+    if (Object.prototype.hasOwnProperty.call(this, "found") && this.found === true) { this.skip = 1; delete Object.prototype.then; }
+    return undefined; } });
+}
+await codemode.step("s", async () => 2);
+if (first) await github.create_issue({ title: "approved" });
+await github.add_label({ title: "after the divergence" });
+1`, `replay divergence at step 4: expected the end of codemode.step("s"), replayed, got a call of codemode.step("s")'s function, replayed`},
+		{"a step's end on an approved action", `let first = false;
+await codemode.step("probe", async () => { first = true; return 1; });
+const p = codemode.step("s", async () => 2);
+if (!first) await codemode.search("labels");
+await p;
+if (first) await github.create_issue({ title: "approved" });
+await github.add_label({ title: "after the divergence" });
+1`, `replay divergence at step 5: expected github.create_issue({"title":"approved"}), got the end of codemode.step("s"), replayed`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, svc, _ := fixtureOn(t, ex)
+			out := execute(t, h, tt.code)
+			wantStatus(t, out, durable.OutputPaused)
+			done := approve(t, h, out.ExecutionID)
+			e := record(t, h, out.ExecutionID)
+			if done.Status != durable.OutputError || !strings.Contains(done.Error, tt.divergence) {
+				t.Fatalf("the approval gave %+v (journal %s), want an error saying %q", done, states(e), tt.divergence)
+			}
+			if n, m := svc.count("create_issue"), svc.count("add_label"); n != 0 || m != 0 {
+				t.Fatalf("create_issue ran %d times and add_label %d after the divergence; journal %s", n, m, states(e))
+			}
+		})
+	}
+}
