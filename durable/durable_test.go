@@ -1356,3 +1356,71 @@ func TestResultRecordedWhileProgramWaits(t *testing.T) {
 	}
 	wantStatus(t, <-done, durable.OutputCompleted)
 }
+
+// ApprovePending approves only the actions a person saw: an approval of a
+// pause that has since moved on (another approval replayed it to its next
+// action) is refused and leaves the execution paused, and of two
+// approvals of one pause at once only one replays.
+func TestApprovePendingApprovesWhatWasSeen(t *testing.T) {
+	h, svc, _ := fixture(t)
+	ctx := context.Background()
+	const code = `await github.create_issue({ title: "first" }); await github.create_issue({ title: "second" }); 1`
+	out := execute(t, h, code)
+	wantStatus(t, out, durable.OutputPaused)
+	first := out.Pending[0].Seq
+	next, err := h.ApprovePending(ctx, out.ExecutionID, []uint64{first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, next, durable.OutputPaused)
+	second := next.Pending[0].Seq
+	// A second person approves the first action too, late.
+	_, err = h.ApprovePending(ctx, out.ExecutionID, []uint64{first})
+	if !errors.Is(err, durable.ErrPendingChanged) || !strings.Contains(err.Error(), fmt.Sprintf("awaits approval of %d (github.create_issue", second)) {
+		t.Fatalf("a late approval of action %d gave %v, want ErrPendingChanged naming action %d", first, err, second)
+	}
+	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusPaused || svc.count("create_issue") != 1 {
+		t.Fatalf("after the refused approval: status %s, create_issue ran %d times (journal %s)", e.Status, svc.count("create_issue"), states(e))
+	}
+	if _, err := h.ApprovePending(ctx, out.ExecutionID, nil); err == nil {
+		t.Fatal("an approval naming no action was accepted")
+	}
+	done, err := h.ApprovePending(ctx, out.ExecutionID, []uint64{second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, done, durable.OutputCompleted)
+
+	// Two approvals of one pause at once: one replays (and pauses at the
+	// second action), the other is refused; the second action stays
+	// pending.
+	for range 5 {
+		out := execute(t, h, code)
+		seen := out.Pending[0].Seq
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		outs := make([]durable.Output, 2)
+		for i := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i], errs[i] = h.ApprovePending(ctx, out.ExecutionID, []uint64{seen})
+			}()
+		}
+		wg.Wait()
+		ok := 0
+		for i := range 2 {
+			switch {
+			case errs[i] == nil:
+				ok++
+				wantStatus(t, outs[i], durable.OutputPaused)
+			case !errors.Is(errs[i], durable.ErrPendingChanged) && !errors.Is(errs[i], durable.ErrNotPaused):
+				t.Fatalf("approval %d: %v", i, errs[i])
+			}
+		}
+		e := record(t, h, out.ExecutionID)
+		if ok != 1 || e.Status != durable.StatusPaused {
+			t.Fatalf("%d approvals replayed, status %s (journal %s), want one and paused at the second action", ok, e.Status, states(e))
+		}
+	}
+}

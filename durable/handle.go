@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -257,6 +258,60 @@ var ErrNotPaused = errors.New("durable: execution is not paused")
 // ID, and an error naming them when connectors the execution started with
 // are not configured.
 func (h *Handle) Approve(ctx context.Context, id string) (out Output, err error) {
+	return h.approve(ctx, id, nil)
+}
+
+// ErrPendingChanged is returned by ApprovePending when the actions the
+// execution awaits approval for are not the ones the caller approved.
+var ErrPendingChanged = errors.New("durable: the actions awaiting approval changed")
+
+// ApprovePending is Approve for the pending actions a person saw: it
+// approves and replays only when the paused execution awaits approval for
+// exactly the actions seqs (in any order), and otherwise returns an error
+// wrapping ErrPendingChanged that lists what it awaits now, and leaves it
+// paused. Two people approving one pause at once, or an approval sent after
+// another approval's replay paused again at the next action, would
+// otherwise approve an action nobody has looked at. The check and the
+// start of the replay are one step for every other approver: the execution
+// is running (not paused) while it is made. Other errors are Approve's.
+func (h *Handle) ApprovePending(ctx context.Context, id string, seqs []uint64) (out Output, err error) {
+	if len(seqs) == 0 {
+		return Output{}, fmt.Errorf("durable: approving execution %s: no actions named", id)
+	}
+	return h.approve(ctx, id, seqs)
+}
+
+// samePending reports whether the pending entries of log are the actions
+// seqs, and describes those it has.
+func samePending(log []ToolLogEntry, seqs []uint64) (bool, string) {
+	want := map[uint64]bool{}
+	for _, s := range seqs {
+		want[s] = true
+	}
+	var now []string
+	same := true
+	n := 0
+	for _, e := range log {
+		if e.State != EntryPending {
+			continue
+		}
+		n++
+		now = append(now, fmt.Sprintf("%d (%s.%s %s)", e.Seq, e.Connector, e.Method, truncate(string(e.Args), 200)))
+		if !want[e.Seq] {
+			same = false
+		}
+	}
+	if n != len(want) {
+		same = false
+	}
+	if len(now) == 0 {
+		return same, "no action"
+	}
+	return same, strings.Join(now, ", ")
+}
+
+// approve is Approve, or ApprovePending when seqs is not nil.
+func (h *Handle) approve(ctx context.Context, id string, seqs []uint64) (out Output, err error) {
 	ctx, span := h.span(ctx, "codemode.journal.approve", id)
 	defer func() { endPassSpan(span, out, err) }()
 	e, err := h.store.Execution(ctx, h.name, id)
@@ -281,9 +336,38 @@ func (h *Handle) Approve(ctx context.Context, id string) (out Output, err error)
 		}
 		return Output{}, fmt.Errorf("%w: execution %s is not paused (status: %s)", ErrNotPaused, id, cur.Status)
 	}
+	if seqs != nil {
+		// Read again now that this approval holds the execution: another
+		// one may have replayed it to its next pause since it was read.
+		cur, err := h.store.Execution(ctx, h.name, id)
+		if err != nil {
+			return Output{}, fmt.Errorf("durable: %w", err)
+		}
+		if same, awaiting := samePending(cur.Log, seqs); !same {
+			back := cur.Passes - 1
+			if _, err := h.store.TransitionExecution(ctx, h.name, id, []Status{StatusRunning}, StatusPaused, ExecutionUpdate{At: now(), Passes: &back}); err != nil {
+				return Output{}, fmt.Errorf("durable: %w", err)
+			}
+			return Output{}, fmt.Errorf("%w: execution %s awaits approval of %s, not of %s: review it and approve again", ErrPendingChanged, id, awaiting, seqList(seqs))
+		}
+		e = cur
+		passes = cur.Passes
+	}
 	e.Status, e.Passes = StatusRunning, passes
 	h.log.Debug("durable: approved", "execution", id, "pass", passes)
 	return h.runPass(ctx, e)
+}
+
+// seqList prints seqs as "1, 2 and 3".
+func seqList(seqs []uint64) string {
+	parts := make([]string, len(seqs))
+	for i, s := range seqs {
+		parts[i] = strconv.FormatUint(s, 10)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 func (h *Handle) missing(names []string) []string {

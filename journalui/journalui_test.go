@@ -3,6 +3,7 @@ package journalui_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -150,7 +151,18 @@ func TestApproveRejectAndRollbackOverHTTP(t *testing.T) {
 	id := f.paused(t, triage)
 	_, page := get(t, c, srv.URL+"/executions/"+id)
 	token := csrfOf(t, page)
-	res, _ := post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}}, nil)
+	// The form names the actions the page showed; an approval naming
+	// others (the page was stale: another approval moved the run on) is
+	// refused and the run stays paused.
+	seq := f.record(t, id).Log[len(f.record(t, id).Log)-1].Seq
+	if !strings.Contains(page, fmt.Sprintf(`name="seq" value="%d"`, seq)) {
+		t.Errorf("the approve form does not name action %d", seq)
+	}
+	res, body := post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "seq": {fmt.Sprint(seq + 1)}}, nil)
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "Not approved") || f.record(t, id).Status != durable.StatusPaused {
+		t.Fatalf("a stale approval: %s %q, status %s", res.Status, body, f.record(t, id).Status)
+	}
+	res, _ = post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "seq": {fmt.Sprint(seq)}}, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/executions/"+id+"?done=approved" {
 		t.Fatalf("approve: %s -> %q", res.Status, res.Header.Get("Location"))
 	}

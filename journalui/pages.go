@@ -433,8 +433,30 @@ func (h *Handler) approve(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := h.actionContext(r)
 	defer cancel()
-	if _, err := d.Approve(ctx, r.PathValue("id")); err != nil {
-		h.problem(w, r, http.StatusConflict, "Approval failed: "+err.Error())
+	// The form names the actions the page showed: approved only if the
+	// execution still awaits exactly those (another approval may have
+	// moved it on to an action this person has not seen).
+	var seqs []uint64
+	for _, v := range r.PostForm["seq"] {
+		seq, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || seq == 0 {
+			h.problem(w, r, http.StatusBadRequest, fmt.Sprintf("The action number %q is not a positive number.", v))
+			return
+		}
+		seqs = append(seqs, seq)
+	}
+	var err2 error
+	if len(seqs) > 0 {
+		_, err2 = d.ApprovePending(ctx, r.PathValue("id"), seqs)
+	} else {
+		_, err2 = d.Approve(ctx, r.PathValue("id"))
+	}
+	if errors.Is(err2, durable.ErrPendingChanged) {
+		h.problem(w, r, http.StatusConflict, "Not approved: "+err2.Error()+" (reload the page to see them).")
+		return
+	}
+	if err2 != nil {
+		h.problem(w, r, http.StatusConflict, "Approval failed: "+err2.Error())
 		return
 	}
 	h.done(w, r, "approved")

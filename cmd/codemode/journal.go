@@ -42,7 +42,9 @@ const journalUsage = `durable code mode (a journal in a SQLite file; --journal d
   codemode executions [--limit N]          recent executions: status, age, pending action
   codemode show ID                          one execution: its code, tool log and result
   codemode pending [ID]                     actions awaiting approval
-  codemode approve (--tools FILE | ...) ID  approve every pending action of ID and replay it
+  codemode approve (--tools FILE | ...) ID [SEQ...]
+                                            approve the pending actions of ID and replay it; with
+                                            SEQs, only if they are exactly the actions it awaits
   codemode reject ID SEQ                    reject the pending action SEQ; ends the execution
   codemode rollback (--tools FILE | ...) ID revert applied actions that have a revert, newest first
   codemode expire [--max-age D]             end executions paused or running for longer than D (24h)
@@ -284,7 +286,7 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 	if err != nil {
 		return 0, err
 	}
-	want := map[string][2]int{"executions": {0, 0}, "show": {1, 1}, "pending": {0, 1}, "approve": {1, 1}, "reject": {2, 2},
+	want := map[string][2]int{"executions": {0, 0}, "show": {1, 1}, "pending": {0, 1}, "approve": {1, 1 << 16}, "reject": {2, 2},
 		"rollback": {1, 1}, "expire": {0, 0}, "delete": {1, 1}, "prune": {0, 0}}[command]
 	if command == "reject" && len(positional) == 1 {
 		return 0, usageError{fmt.Sprintf("reject: give the SEQ of the pending action after the ID: codemode reject %s SEQ (codemode pending %s lists them)", positional[0], positional[0])}
@@ -372,7 +374,27 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 		printPending(ctx, stdout, h, p, now)
 		return 0, nil
 	case "approve":
-		out, err := h.Approve(ctx, positional[0])
+		var out durable.Output
+		var err error
+		if len(positional) > 1 {
+			// The actions the person saw: approved only if the execution
+			// still awaits exactly those (another approval may have moved
+			// it on to the next action).
+			seqs := make([]uint64, 0, len(positional)-1)
+			for _, p := range positional[1:] {
+				seq, perr := strconv.ParseUint(p, 10, 64)
+				if perr != nil || seq == 0 {
+					return 0, usageError{fmt.Sprintf("approve: SEQ %q is not a positive number (codemode pending %s lists them)", p, positional[0])}
+				}
+				seqs = append(seqs, seq)
+			}
+			out, err = h.ApprovePending(ctx, positional[0], seqs)
+			if errors.Is(err, durable.ErrPendingChanged) {
+				return 0, fmt.Errorf("approve: %w", err)
+			}
+		} else {
+			out, err = h.Approve(ctx, positional[0])
+		}
 		if errors.Is(err, durable.ErrNotPaused) {
 			if e, eerr := h.Execution(ctx, positional[0]); eerr == nil {
 				return 0, fmt.Errorf("approve: execution %s is %s: only a paused execution can be approved", positional[0], e.Status)
@@ -586,7 +608,11 @@ func printOutput(out durable.Output, jf *journalFlags, cf *contractFlags, path s
 		if jf.name != durable.DefaultName {
 			journal += " --name " + jf.name
 		}
-		fmt.Fprintf(stdout, "approve all: codemode approve%s%s %s\n", journal, cf.given(), out.ExecutionID)
+		seqs := ""
+		for _, p := range out.Pending {
+			seqs += " " + strconv.FormatUint(p.Seq, 10)
+		}
+		fmt.Fprintf(stdout, "approve all: codemode approve%s%s %s%s\n", journal, cf.given(), out.ExecutionID, seqs)
 		fmt.Fprintf(stdout, "reject one:  codemode reject%s %s SEQ\n", journal, out.ExecutionID)
 	case durable.OutputError:
 		for _, l := range out.Logs {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -407,6 +408,10 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		{[]string{"approve", id}, 2, "it recorded the connector(s) tools"},
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
+		{[]string{"approve", "--tools", f.tools, id, "x"}, 2, `approve: SEQ "x" is not a positive number`},
+		// An approval of actions the execution no longer awaits (a late
+		// second approver's) is refused and leaves it paused.
+		{[]string{"approve", "--tools", f.tools, id, "999"}, 1, "awaits approval of " + fmt.Sprint(paused.Pending[0].Seq) + " (tools."},
 		{[]string{"run", "--tools", f.tools, "--input", `{"a":1}`, f.program}, 2, "run: --journal runs take no --input or --input-schema: an execution has no input"},
 		{[]string{"executions", "--journal", typo}, 1, "--journal " + typo + ": no journal there"},
 		{[]string{"show", "--journal", "sqlite:" + typo, id}, 1, "no journal there"},

@@ -302,7 +302,17 @@ func (s *server) decide(ctx context.Context, req *mcp.CallToolRequest, out durab
 		defer release()
 		pctx, cancel := s.passCtx(ctx)
 		defer cancel()
-		next, err := s.h.Approve(pctx, id)
+		// The actions the person was asked about, and only those: another
+		// approval may have moved the execution on meanwhile.
+		seqs := make([]uint64, len(out.Pending))
+		for i, p := range out.Pending {
+			seqs[i] = p.Seq
+		}
+		next, err := s.h.ApprovePending(pctx, id, seqs)
+		if errors.Is(err, durable.ErrPendingChanged) || errors.Is(err, durable.ErrNotPaused) {
+			s.opts.Logger.Info("durable approval overtaken", "execution", id, "err", err)
+			return out, "The person approved, but the execution had moved on meanwhile (approved or ended elsewhere); code_result gives its current state.", true
+		}
 		if err != nil {
 			s.opts.Logger.Warn("durable approval failed", "execution", id, "err", err)
 			return durable.Output{Status: durable.OutputError, ExecutionID: id, Error: fmt.Sprintf("the person approved, but the replay did not finish: %v", err)}, "", true
