@@ -248,6 +248,20 @@ func (h *Handle) connectorNames() []string {
 // paused.
 var ErrNotPaused = errors.New("durable: execution is not paused")
 
+// notPausedError is Approve's error for an execution that is not paused:
+// "durable: execution exec_… is not paused (status: completed)", which is
+// ErrNotPaused.
+type notPausedError struct {
+	id     string
+	status Status
+}
+
+func (e *notPausedError) Error() string {
+	return fmt.Sprintf("durable: execution %s is not paused (status: %s)", e.id, e.status)
+}
+
+func (e *notPausedError) Is(target error) bool { return target == ErrNotPaused }
+
 // Approve approves every pending action of a paused execution and replays
 // it: a new pass of the same code with the same execution ID, in which
 // applied calls return their recorded results, the approved actions run,
@@ -319,7 +333,7 @@ func (h *Handle) approve(ctx context.Context, id string, seqs []uint64) (out Out
 		return Output{}, fmt.Errorf("durable: %w", err)
 	}
 	if e.Status != StatusPaused {
-		return Output{}, fmt.Errorf("%w: execution %s is not paused (status: %s)", ErrNotPaused, id, e.Status)
+		return Output{}, &notPausedError{id: id, status: e.Status}
 	}
 	if missing := h.missing(e.Connectors); len(missing) > 0 {
 		return Output{}, fmt.Errorf("durable: execution %s needs connector(s) %s, which are not configured", id, strings.Join(missing, ", "))
@@ -334,7 +348,7 @@ func (h *Handle) approve(ctx context.Context, id string, seqs []uint64) (out Out
 		if err != nil {
 			return Output{}, fmt.Errorf("durable: %w", err)
 		}
-		return Output{}, fmt.Errorf("%w: execution %s is not paused (status: %s)", ErrNotPaused, id, cur.Status)
+		return Output{}, &notPausedError{id: id, status: cur.Status}
 	}
 	if seqs != nil {
 		// Read again now that this approval holds the execution: another

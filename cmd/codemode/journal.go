@@ -415,7 +415,10 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 			}
 		}
 		if !ok {
-			if !jf.asJSON {
+			// On stderr with --json too: the object says false, this says why.
+			if _, err := h.Execution(ctx, positional[0]); errors.Is(err, durable.ErrNotFound) {
+				fmt.Fprintf(stderr, "codemode: no execution %s in runtime %q\n", positional[0], jf.name)
+			} else {
 				fmt.Fprintf(stderr, "codemode: action %d of %s is not pending (see codemode pending)\n", seq, positional[0])
 			}
 			return exitError, nil
@@ -457,9 +460,8 @@ func journalCommand(ctx context.Context, command string, args []string, stdout, 
 			fmt.Fprintf(stdout, "deleted %s\n", positional[0])
 		}
 		if !ok {
-			if !jf.asJSON {
-				fmt.Fprintf(stderr, "codemode: no execution %s in runtime %q\n", positional[0], jf.name)
-			}
+			// On stderr with --json too: the object says false, this says why.
+			fmt.Fprintf(stderr, "codemode: no execution %s in runtime %q\n", positional[0], jf.name)
 			return exitError, nil
 		}
 		return 0, nil
@@ -520,11 +522,13 @@ func rollback(ctx context.Context, h *durable.Handle, id string, jf *journalFlag
 		fmt.Fprintf(stdout, "%s is %s; %d action(s) reverted\n", id, e.Status, reverted)
 		if rbErr != nil {
 			fmt.Fprintf(stderr, "codemode: %s\n", oneLine(rbErr.Error()))
-		} else if reverted == 0 && before.Status == durable.StatusRolledBack {
-			fmt.Fprintf(stderr, "codemode: nothing was reverted: %s was already rolled back (%d action(s) reverted then)\n", id, countReverted(before))
-		} else if reverted == 0 {
-			fmt.Fprintf(stderr, "codemode: nothing was reverted: no applied action of %s has a revert (the tools file's \"revert\")\n", id)
 		}
+	}
+	// Why nothing was reverted, on stderr with --json too.
+	if rbErr == nil && reverted == 0 && before.Status == durable.StatusRolledBack {
+		fmt.Fprintf(stderr, "codemode: nothing was reverted: %s was already rolled back (%d action(s) reverted then)\n", id, countReverted(before))
+	} else if rbErr == nil && reverted == 0 {
+		fmt.Fprintf(stderr, "codemode: nothing was reverted: no applied action of %s has a revert (the tools file's \"revert\")\n", id)
 	}
 	if rbErr != nil || reverted == 0 {
 		return exitError, nil
@@ -583,6 +587,15 @@ func printOutput(out durable.Output, jf *journalFlags, cf *contractFlags, path s
 	case durable.OutputCompleted:
 		for _, l := range out.Logs {
 			fmt.Fprintln(stderr, l)
+		}
+		// What the program appended, as a plain run prints it.
+		for _, c := range out.Content {
+			switch c.Type {
+			case "text":
+				fmt.Fprintln(stdout, c.Text)
+			case "image":
+				fmt.Fprintf(stdout, "[image %s, %d base64 characters]\n", c.MimeType, len(c.Data))
+			}
 		}
 		var s string
 		if json.Unmarshal(out.Result, &s) == nil {

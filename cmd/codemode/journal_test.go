@@ -409,6 +409,10 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
 		{[]string{"approve", "--tools", f.tools, id, "x"}, 2, `approve: SEQ "x" is not a positive number`},
+		// --json prints the false on stdout and why on stderr.
+		{[]string{"reject", "--json", id, "999"}, 1, "action 999 of " + id + " is not pending"},
+		{[]string{"reject", "exec_0_nope", "1"}, 1, "no execution exec_0_nope"},
+		{[]string{"delete", "--json", "exec_0_nope"}, 1, "no execution exec_0_nope"},
 		// An approval of actions the execution no longer awaits (a late
 		// second approver's) is refused and leaves it paused.
 		{[]string{"approve", "--tools", f.tools, id, "999"}, 1, "awaits approval of " + fmt.Sprint(paused.Pending[0].Seq) + " (tools."},
@@ -665,5 +669,22 @@ func TestJournalSelectsTheDurableSurface(t *testing.T) {
 		if code, _, _ := f.cli(t, append(args, bad)...); code != 1 {
 			t.Errorf("%s=%q: check %s: exit %d, want 1", journalEnv, env, bad, code)
 		}
+	}
+}
+
+// A completed durable run prints what the program appended, then its
+// value, as a plain run does (a new user's trial found the text only in
+// --json).
+func TestDurableRunPrintsContent(t *testing.T) {
+	f := newJournalFixture(t)
+	prog := filepath.Join(f.dir, "report.ts")
+	if err := os.WriteFile(prog, []byte(`const items = await tools.list_items({ prefix: "x" });
+result.appendText("report: " + items.join(", "));
+items.length`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := f.cli(t, "run", "--journal", f.journal, "--tools", f.tools, prog)
+	if code != 0 || stdout != "report: a, b\n2\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the appended text, then the value", code, stdout, stderr)
 	}
 }
