@@ -398,6 +398,9 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 	if code, _, stderr := noJournal.cli(t, "mcp", "serve", "--tools", f.tools); code != 2 || !strings.Contains(stderr, "mcp serve: --tools FILE needs --journal FILE.db") {
 		t.Errorf("mcp serve --tools without a journal: exit %d %q", code, stderr)
 	}
+	if code, _, stderr := noJournal.cli(t, "run", "--tools", f.tools, f.program); code != 1 || !strings.Contains(stderr, `"requiresApproval" is a durable tools file's field, for runs with a journal (give --journal FILE.db`) {
+		t.Errorf("a durable tools file without a journal: exit %d %q", code, stderr)
+	}
 	typo := filepath.Join(f.dir, "jounral.db")
 	for _, c := range []struct {
 		args []string

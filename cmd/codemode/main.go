@@ -246,6 +246,14 @@ var errHelp = errors.New("help")
 
 // parse parses flags anywhere among the arguments (`run prog.ts --json` is
 // the same as `run --json prog.ts`) and returns the positional arguments.
+// durableRunHelp ends run's help: the durable form has flags of its own,
+// which its help (codemode run --journal FILE.db --help) lists.
+const durableRunHelp = `
+durable runs: with --journal FILE.db [--name NAME] (or $CODEMODE_JOURNAL set), run records every call in a
+journal, pauses at actions that need approval (exit 3) and takes no --input, --input-schema or --repeat;
+codemode run --journal FILE.db --help lists its flags, codemode executions --help the journal commands.
+`
+
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var positional []string
@@ -255,6 +263,9 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), positionalHint(fs.Name()))
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
+				if fs.Name() == "run" {
+					fmt.Fprint(stdout, durableRunHelp)
+				}
 				return nil, errHelp
 			}
 			return nil, usageError{fmt.Sprintf("%s: %v (see codemode %s --help)", fs.Name(), err, fs.Name())}

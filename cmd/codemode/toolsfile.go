@@ -89,6 +89,11 @@ func loadTools(path string, maxCommands int) ([]*contract.Tool, error) {
 	dec.DisallowUnknownFields()
 	var f toolsFile
 	if err := dec.Decode(&f); err != nil {
+		for _, field := range []string{"requiresApproval", "replay", "revert"} {
+			if strings.Contains(err.Error(), `unknown field "`+field+`"`) {
+				return nil, fmt.Errorf("%s: %w: %q is a durable tools file's field, for runs with a journal (give --journal FILE.db, or set $CODEMODE_JOURNAL)", path, err, field)
+			}
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
