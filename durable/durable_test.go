@@ -1424,3 +1424,62 @@ func TestApprovePendingApprovesWhatWasSeen(t *testing.T) {
 		}
 	}
 }
+
+// An execution that ends while actions await approval records that they
+// will not run: the audit record shows no action pending in an ended run.
+func TestEndedExecutionsLeaveNoActionPending(t *testing.T) {
+	h, svc, _ := fixture(t)
+	ctx := context.Background()
+	pendingLeft := func(e *durable.Execution) []uint64 {
+		var out []uint64
+		for _, l := range e.Log {
+			if l.State == durable.EntryPending {
+				out = append(out, l.Seq)
+			}
+		}
+		return out
+	}
+	wantClosed := func(t *testing.T, e *durable.Execution, seq uint64, reason string) {
+		t.Helper()
+		for _, l := range e.Log {
+			if l.Seq == seq && (l.State != durable.EntryError || !strings.Contains(l.Error, reason)) {
+				t.Fatalf("action %d is %s (%q), want error saying %q; journal %s", seq, l.State, l.Error, reason, states(e))
+			}
+		}
+	}
+	// Two actions pause together; rejecting one ends the run and the
+	// other is not run.
+	out := execute(t, h, `await Promise.all([github.create_issue({ title: "a" }), github.create_issue({ title: "b" })]); 1`)
+	wantStatus(t, out, durable.OutputPaused)
+	if len(out.Pending) != 2 {
+		t.Fatalf("pending %+v, want two", out.Pending)
+	}
+	if ok, err := h.Reject(ctx, out.ExecutionID, out.Pending[0].Seq); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	e := record(t, h, out.ExecutionID)
+	if left := pendingLeft(e); len(left) != 0 {
+		t.Fatalf("after the reject, actions %v are still pending: %s", left, states(e))
+	}
+	wantClosed(t, e, out.Pending[1].Seq, "not run: the execution was rejected")
+
+	// A run paused at an action ends in a divergence on approval: the
+	// action it paused at is not run.
+	for _, tt := range []struct{ name, code string }{{"divergence", `let first = false;
+await codemode.step("probe", async () => { first = true; return 1; });
+await github.create_issue({ title: first ? "one" : "two" });
+1`}} {
+		out := execute(t, h, tt.code)
+		wantStatus(t, out, durable.OutputPaused)
+		done := approve(t, h, out.ExecutionID)
+		wantStatus(t, done, durable.OutputError)
+		e := record(t, h, out.ExecutionID)
+		if left := pendingLeft(e); len(left) != 0 {
+			t.Fatalf("%s: actions %v are still pending: %s", tt.name, left, states(e))
+		}
+		wantClosed(t, e, out.Pending[0].Seq, "not run: the execution ended in error")
+	}
+	if n := svc.count("create_issue"); n != 0 {
+		t.Fatalf("create_issue ran %d times", n)
+	}
+}

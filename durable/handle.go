@@ -426,6 +426,7 @@ func (h *Handle) Reject(ctx context.Context, id string, seq uint64) (rejected bo
 		return true, fmt.Errorf("durable: %w", err)
 	}
 	if moved {
+		h.closePending(ctx, id, fmt.Sprintf("not run: the execution was rejected (action %d rejected by user)", seq))
 		h.hooks(ctx, id, StatusRejected, false)
 	}
 	return true, nil
@@ -550,6 +551,7 @@ func (h *Handle) ExpirePaused(ctx context.Context, maxAge time.Duration) (ended 
 		return paused, fmt.Errorf("durable: %w", err)
 	}
 	for _, id := range paused {
+		h.closePending(ctx, id, "not run: the execution expired awaiting approval")
 		h.dispose(ctx, id, StatusRejected)
 	}
 	for _, id := range running {
@@ -664,6 +666,29 @@ func (h *Handle) hooks(ctx context.Context, id string, status Status, passEnded 
 	}
 	if status.Terminal() {
 		h.dispose(ctx, id, status)
+	}
+}
+
+// closePending records that the actions still pending in an execution
+// that has ended will not run: each moves to error with reason. Without
+// it, a run ended by a divergence, a rejection of one of several actions,
+// or expiry showed its other actions as pending in the audit record, while
+// nothing awaited them. Failures are logged: the execution's own end is
+// recorded already.
+func (h *Handle) closePending(ctx context.Context, id, reason string) {
+	ctx = context.WithoutCancel(ctx)
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		h.log.Warn("durable: closing pending actions", "execution", id, "err", err)
+		return
+	}
+	for _, l := range e.Log {
+		if l.State != EntryPending {
+			continue
+		}
+		if _, err := h.store.TransitionEntry(ctx, h.name, id, l.Seq, []EntryState{EntryPending}, EntryError, EntryUpdate{At: now(), Error: &reason}); err != nil {
+			h.log.Warn("durable: closing a pending action", "execution", id, "seq", l.Seq, "err", err)
+		}
 	}
 }
 

@@ -786,6 +786,9 @@ func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err 
 		if !ok {
 			return h.current(ctx, e.ID)
 		}
+		if to == StatusError {
+			h.closePending(ctx, e.ID, "not run: the execution ended in error")
+		}
 		h.hooks(ctx, e.ID, to, true)
 		if to == StatusPaused {
 			pending, err := h.store.Pending(ctx, h.name, e.ID)
