@@ -691,3 +691,17 @@ items.length`), 0o644); err != nil {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want the appended text, then the value", code, stdout, stderr)
 	}
 }
+
+// The plain run's help tells of durable runs; the durable run's own help
+// does not send the reader back to itself.
+func TestRunHelpTellsOfDurableRuns(t *testing.T) {
+	f := newJournalFixture(t)
+	noJournal := *f
+	noJournal.journal = ""
+	if _, stdout, _ := noJournal.cli(t, "run", "--help"); !strings.Contains(stdout, "durable runs: with --journal FILE.db") {
+		t.Errorf("run --help lacks the durable form:\n%s", stdout)
+	}
+	if _, stdout, _ := f.cli(t, "run", "--journal", f.journal, "--help"); strings.Contains(stdout, "durable runs: with --journal") || !strings.Contains(stdout, "-name") {
+		t.Errorf("run --journal --help:\n%s", stdout)
+	}
+}

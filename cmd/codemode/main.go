@@ -263,7 +263,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), positionalHint(fs.Name()))
 				fs.SetOutput(stdout)
 				fs.PrintDefaults()
-				if fs.Name() == "run" {
+				if fs.Name() == "run" && fs.Lookup("journal") == nil { // the plain run's help
 					fmt.Fprint(stdout, durableRunHelp)
 				}
 				return nil, errHelp
