@@ -467,10 +467,13 @@ msg`)
 		})
 	}
 	t.Run("uncaught", func(t *testing.T) {
-		out := execute(t, h, `await codemode.step("s", () => 10n); 1`)
+		out := execute(t, h, `const a = 1;
+await codemode.step("s", () => 10n); 1`)
 		wantStatus(t, out, durable.OutputError)
-		if !strings.Contains(out.Error, `codemode.step("s") returned a value that is not JSON`) {
-			t.Fatalf("error %q", out.Error)
+		// The place is the program's call of step (the SDK's error is made
+		// after an await, with the stack of the call).
+		if !strings.Contains(out.Error, `codemode.step("s") returned a value that is not JSON`) || !strings.Contains(out.Error, "at agent.ts:2:") || !strings.Contains(out.Error, `await codemode.step("s", () => 10n)`) {
+			t.Fatalf("error %q, want the message, then the place and line of the call", out.Error)
 		}
 		if e := record(t, h, out.ExecutionID); states(e) != "1:codemode.step=error" {
 			t.Fatalf("journal %s", states(e))

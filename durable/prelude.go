@@ -56,17 +56,23 @@ import (
 // same codemode object: the snippet's calls are the execution's own, so
 // their seq numbers continue the caller's. A missing snippet or connector
 // resolves to {error}.
-const sdkObject = `((__j: any) => { const __TypeError = TypeError, __String = String, __stringify = JSON.stringify; const __sdk: any = Object.freeze({ ` + sdkDiscovery + `step: async (name: any, fn: any) => { ` +
+const sdkObject = `((__j: any) => { const __TypeError = TypeError, __Error = Error, __String = String, __stringify = JSON.stringify; ` +
+	// at gives err the stack of site, an Error made where the program
+	// called step (before its first await): an error the SDK makes later
+	// would otherwise have no frame in the program, and the journal's
+	// message no place in the agent's code.
+	`const __at = (err: any, site: any) => { try { const s = __String(site.stack), i = s.indexOf("\n"); if (i >= 0) err.stack = err.name + ": " + err.message + s.slice(i); } catch {} return err; }; ` +
+	`const __sdk: any = Object.freeze({ ` + sdkDiscovery + `step: async (name: any, fn: any) => { ` +
 	`if (typeof name !== "string" || name === "") throw new TypeError("codemode.step: the name must be a non-empty string"); ` +
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
-	`const b = await __j.step_begin({ name }); ` +
+	`const site = new __Error(); const b = await __j.step_begin({ name }); ` +
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
 	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
 	`let v: any; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
 	`let r: any; try { r = await __j.step_end({ name, token: b.token, value: v }); } catch (e: any) { ` +
 	`const m = e instanceof __TypeError ? __String(e.message) : "", p = "tool input is not JSON: input."; ` +
-	`const err = m.slice(0, p.length) === p ? new __TypeError("codemode.step(" + __stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) + ` +
-	`"; return plain data (objects, arrays, strings, finite numbers, booleans, null)") : e; ` +
+	`const err = m.slice(0, p.length) === p ? __at(new __TypeError("codemode.step(" + __stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) + ` +
+	`"; return plain data (objects, arrays, strings, finite numbers, booleans, null)"), site) : e; ` +
 	`try { await __j.step_end({ name, token: b.token, failed: true, reason: err === e ? "" : err.message }); } catch {} throw err; } ` +
 	`return r.value; } }); ` + sdkMissing + `})(__j)`
 
