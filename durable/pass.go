@@ -305,13 +305,14 @@ func (p *pass) reserveReplayedSteps() {
 // replayDivergence halts a call that took a seq a replayed step takes, or
 // a step's replay call that took another seq; got describes the call.
 func (p *pass) replayDivergence(ctx context.Context, seq uint64, got string) (json.RawMessage, error) {
-	want := "no call"
+	want, hint := "no call", ""
 	if r, ok := p.replayed[seq]; ok {
 		if r.end {
 			want = fmt.Sprintf("the end of codemode.step(%q), replayed", r.name)
 		} else {
 			want = fmt.Sprintf("a call of codemode.step(%q)'s function, replayed without running it", r.name)
 		}
+		hint = " (calls and steps made while a codemode.step's function runs, but outside it, do not replay: await steps one at a time)"
 	} else if e, found := p.applied[seq]; found {
 		want = fmt.Sprintf("%s.%s(%s)", e.Connector, e.Method, e.Args)
 	} else if e, found, err := p.store().Entry(ctx, p.h.name, p.id, seq); err != nil {
@@ -319,7 +320,7 @@ func (p *pass) replayDivergence(ctx context.Context, seq uint64, got string) (js
 	} else if found {
 		want = fmt.Sprintf("%s.%s(%s)", e.Connector, e.Method, e.Args)
 	}
-	return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s, got %s", seq, want, got)})
+	return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s, got %s%s", seq, want, got, hint)})
 }
 
 // stepEnd is a StepEndMethod entry's arguments, and its seq.

@@ -67,3 +67,20 @@ await github.add_label({ title: "after the divergence" });
 		})
 	}
 }
+
+// Steps run concurrently (Promise.all) take each other's seqs on the
+// first pass: their replay is a divergence that says to await steps one at
+// a time, and the approved action does not run.
+func TestConcurrentStepsDivergeWithAHint(t *testing.T) {
+	h, svc, _ := fixture(t)
+	out := execute(t, h, `await Promise.all([codemode.step("a", async () => 1), codemode.step("b", async () => 2)]);
+await github.create_issue({ title: "x" }); 1`)
+	wantStatus(t, out, durable.OutputPaused)
+	done := approve(t, h, out.ExecutionID)
+	if done.Status != durable.OutputError || !strings.Contains(done.Error, "replay divergence at step 2") || !strings.Contains(done.Error, "await steps one at a time") {
+		t.Fatalf("approval gave %+v, want a divergence at step 2 with the hint", done)
+	}
+	if n := svc.count("create_issue"); n != 0 {
+		t.Fatalf("create_issue ran %d times", n)
+	}
+}
