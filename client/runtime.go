@@ -308,6 +308,11 @@ type ToolCall struct {
 	// program had observed when it issued the call, replayed ones
 	// (RunOptions.Clock) included: the index of the next one.
 	Clock int
+	// RandomDraws and RandomBytes are how much of its random streams the
+	// program had used when it issued the call: Math.random calls, and
+	// bytes of crypto.getRandomValues and crypto.randomUUID (16 each), from
+	// the execution's start. Zero from a runner older than wire 1.3.
+	RandomDraws, RandomBytes uint64
 }
 
 // ExecuteRequest is one execution on a runtime. The runtime knows nothing of
@@ -571,7 +576,8 @@ func (rt *Runtime) doneErr() error {
 }
 
 func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) {
-	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock}
+	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock,
+		RandomDraws: m.RandomDraws, RandomBytes: m.RandomBytes}
 	rt.calls.Add(1)
 	go func() {
 		defer rt.calls.Done()
@@ -621,7 +627,8 @@ func (rt *Runtime) checkPrefilled(ctx context.Context, ex *execution, req Execut
 	if !ok {
 		return internalFailure("the runner answered %s from a prefilled result the host did not give", what)
 	}
-	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock}
+	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock,
+		RandomDraws: m.RandomDraws, RandomBytes: m.RandomBytes}
 	out, err := safeCall(ctx, req.CallTool, call)
 	if h, ok := asHalt(err); ok {
 		return haltOutcome(h)

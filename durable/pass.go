@@ -77,7 +77,7 @@ type pass struct {
 	// Object.prototype rewrites step_begin's answer before the codemode
 	// object reads it) recorded a step that read the clock two million
 	// times, and its replay ran out of memory.
-	open map[uint64]int
+	open map[uint64]stepUse
 
 	// The pass's journal writes, in order (wmu). A call's result (its
 	// entry executing -> applied) is recorded with the pass's next write,
@@ -189,28 +189,48 @@ func (p *pass) transition(ctx context.Context, seq uint64, from []EntryState, to
 	return p.store().TransitionEntry(ctx, p.h.name, p.id, seq, from, to, u)
 }
 
-// openStep records that this pass began the step at seq with the
-// program's clock count at clock; closeStep ends it, returning that count
-// and whether it was open.
-func (p *pass) openStep(seq uint64, clock int) {
+// openStep records that this pass began the step at seq, and what the
+// program had used of the clock and the random streams then (call's
+// counts); closeStep ends it, returning those and whether it was open.
+func (p *pass) openStep(seq uint64, call client.ToolCall) {
 	p.mu.Lock()
-	p.open[seq] = clock
+	p.open[seq] = stepUse{clock: call.Clock, draws: call.RandomDraws, bytes: call.RandomBytes}
 	p.mu.Unlock()
 }
 
-func (p *pass) closeStep(seq uint64) (int, bool) {
+func (p *pass) closeStep(seq uint64) (stepUse, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	clock, ok := p.open[seq]
+	use, ok := p.open[seq]
 	if ok {
 		delete(p.open, seq)
 	}
-	return clock, ok
+	return use, ok
+}
+
+// stepUse is what the program had used of the clock and the random
+// streams when a step began (client.ToolCall's counts at its step_begin).
+type stepUse struct {
+	clock        int
+	draws, bytes uint64
+}
+
+// since returns what was used from u to call, none where a count went
+// backwards.
+func (u stepUse) since(call client.ToolCall) (clock int, draws, bytes uint64) {
+	clock = max(call.Clock-u.clock, 0)
+	if call.RandomDraws > u.draws {
+		draws = call.RandomDraws - u.draws
+	}
+	if call.RandomBytes > u.bytes {
+		bytes = call.RandomBytes - u.bytes
+	}
+	return clock, draws, bytes
 }
 
 func (h *Handle) newPass(e *Execution) *pass {
 	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{},
-		replayed: map[uint64]replayedSeq{}, open: map[uint64]int{}}
+		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
@@ -328,6 +348,10 @@ type stepEnd struct {
 	Name  string `json:"name"`
 	Begin uint64 `json:"begin"`           // the step's seq
 	Clock int    `json:"clock,omitempty"` // how many clock values the step's function read
+	// Draws and Bytes are how much of the random streams it used: Math.random
+	// calls, and bytes of crypto.getRandomValues and crypto.randomUUID.
+	Draws uint64 `json:"draws,omitempty"`
+	Bytes uint64 `json:"bytes,omitempty"`
 	seq   uint64
 }
 
@@ -617,17 +641,18 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 				// its end: the program skips them (step_skip) so the calls
 				// after the step keep theirs.
 				skip, skipClock := uint64(0), 0
+				var skipDraws, skipBytes uint64
 				if end, ok := p.stepEnds[call.Seq]; ok {
-					skip, skipClock = end.seq-call.Seq-1, end.Clock
+					skip, skipClock, skipDraws, skipBytes = end.seq-call.Seq-1, end.Clock, end.Draws, end.Bytes
 				}
-				reply := map[string]any{"found": true, "skip": skip, "skipClock": skipClock}
+				reply := map[string]any{"found": true, "skip": skip, "skipClock": skipClock, "skipDraws": skipDraws, "skipBytes": skipBytes}
 				if e.Result != nil {
 					reply["value"] = e.Result
 				}
 				return json.Marshal(reply)
 			}
 			// executing or error: an earlier pass did not record a value; run fn again.
-			p.openStep(call.Seq, call.Clock)
+			p.openStep(call.Seq, call)
 			return json.Marshal(map[string]any{"found": false, "token": call.Seq})
 		}
 		entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepMethod, Args: nameArgs, State: EntryExecuting, UpdatedAt: now()}
@@ -638,7 +663,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if !ok {
 			return p.notRunning(ctx, what)
 		}
-		p.openStep(call.Seq, call.Clock)
+		p.openStep(call.Seq, call)
 		return json.Marshal(map[string]any{"found": false, "token": call.Seq})
 	case "step_skip":
 		// Takes the seq of a call the replayed step's function made.
@@ -665,11 +690,12 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if !found || !e.isStepStart() || !bytes.Equal(e.Args, nameArgs) || in.Token >= call.Seq {
 			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
 		}
-		if clock := call.Clock - begin; (call.Seq > in.Token+1 || clock > 0) && !in.Failed {
-			// The function made calls or read the clock: record where the
-			// step ended (see StepEndMethod) before the step's value, so a
-			// replay skips them.
-			endArgs, _ := json.Marshal(stepEnd{Name: in.Name, Begin: in.Token, Clock: max(clock, 0)})
+		if clock, draws, rbytes := begin.since(call); (call.Seq > in.Token+1 || clock > 0 || draws > 0 || rbytes > 0) && !in.Failed {
+			// The function made calls, read the clock or used the random
+			// streams: record where the step ended (see StepEndMethod) and
+			// what it used before the step's value, so a replay skips them
+			// and the program's later values stay those of the first pass.
+			endArgs, _ := json.Marshal(stepEnd{Name: in.Name, Begin: in.Token, Clock: clock, Draws: draws, Bytes: rbytes})
 			end := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepEndMethod, Args: endArgs, State: EntryApplied, UpdatedAt: now()}
 			ok, err := p.insert(ctx, end)
 			if err != nil {

@@ -23,7 +23,7 @@ import (
 // object's step makes two calls to the host tools __codemode.step_begin
 // and __codemode.step_end, which the journal answers:
 //
-//	begin {name}                  -> {found: true, value, skip, skipClock} on replay, else {found: false, token}
+//	begin {name}                  -> {found: true, value, skip, skipClock, skipDraws, skipBytes} on replay, else {found: false, token}
 //	skip  {name}                  -> {}            (replayed: once per call fn made on the pass that recorded it)
 //	end   {name}                  -> {}            (replayed: keeps the pass's seq numbers those of the first pass)
 //	end   {name, token, value}    -> {value}       (records the value; the program continues with the recorded copy)
@@ -44,7 +44,10 @@ import (
 // one step_skip call per seq they took. Likewise for the clock: a replay
 // reads Date.now() once per clock value fn read (the runner answers them
 // from the recorded clock), so the program's later reads get the values
-// they got on the first pass. Calls the program makes
+// they got on the first pass; and for the random streams: it calls
+// Math.random once per call fn made and reads as many crypto bytes as fn
+// did (the runner reports both with every tool call, wire 1.3), so the
+// values after the step are those of the first pass too. Calls the program makes
 // concurrently with fn, outside it, are counted with fn's own: they diverge
 // on replay (an error, never a wrong result); await them apart.
 //
@@ -67,7 +70,10 @@ const sdkObject = `((__j: any) => { const __TypeError = TypeError, __Error = Err
 	`if (typeof fn !== "function") throw new TypeError("codemode.step: the second argument must be a function"); ` +
 	`const site = new __Error(); const b = await __j.step_begin({ name }); ` +
 	`if (b.found) { for (let i = 0; i < (b.skip || 0); i++) await __j.step_skip({ name }); ` +
-	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); await __j.step_end({ name }); return b.value; } ` +
+	`for (let i = 0; i < (b.skipClock || 0); i++) Date.now(); ` +
+	`for (let i = 0; i < (b.skipDraws || 0); i++) Math.random(); ` +
+	`for (let n = b.skipBytes || 0; n > 0; n -= 65536) crypto.getRandomValues(new Uint8Array(n < 65536 ? n : 65536)); ` +
+	`await __j.step_end({ name }); return b.value; } ` +
 	`let v: any; try { v = await fn(); } catch (e) { await __j.step_end({ name, token: b.token, failed: true }); throw e; } ` +
 	`let r: any; try { r = await __j.step_end({ name, token: b.token, value: v }); } catch (e: any) { ` +
 	`const m = e instanceof __TypeError ? __String(e.message) : "", p = "tool input is not JSON: input."; ` +

@@ -868,6 +868,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let perfOffset = 0;
     let seeded;
     let bytes;
+    let draws = 0;
+    let bytesUsed = 0;
     const takeClock = () => {
       const c = observed;
       observed = [];
@@ -922,7 +924,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       const n = ++seq;
       const report = (prefilled) => {
         try {
-          host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), prefilled);
+          host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), prefilled, { __proto__: null, draws, bytes: bytesUsed });
         } catch (cause) {
           fail(cause);
           throw cause;
@@ -1125,10 +1127,17 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       },
       random() {
         if (seeded === void 0) seeded = sfc32(mathRandomSeed(request2.seed));
+        draws++;
         return seeded();
       },
       randomBytes() {
-        if (bytes === void 0) bytes = chachaStream(request2.seed, 0);
+        if (bytes === void 0) {
+          const stream = chachaStream(request2.seed, 0);
+          bytes = (out, offset, length) => {
+            bytesUsed += length;
+            stream(out, offset, length);
+          };
+        }
         return bytes;
       },
       hostCall(ns, tool, input) {
@@ -2223,8 +2232,8 @@ return __codemodeURL;`);
     return `{"outcome":"success","content":[${content.take()}],${value}${clock}}`;
   }
   var host = {
-    toolCall(seq, ns, tool, input, clock, prefilled) {
-      outbox.add(`${prefilled ? "p" : "c"}	${seq}	${ns}	${tool}	${numbers(clock)}	${input}
+    toolCall(seq, ns, tool, input, clock, prefilled, random) {
+      outbox.add(`${prefilled ? "p" : "c"}	${seq}	${ns}	${tool}	${numbers(clock)}	${random.draws},${random.bytes}	${input}
 `);
     },
     output(stream, text) {
@@ -2767,7 +2776,9 @@ return __codemodeURL;`);
     scopeUnknown: 33,
     setup: 34,
     prefill: 35,
-    prefilled: 36
+    prefilled: 36,
+    randomDraws: 37,
+    randomBytes: 38
   };
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
@@ -2965,7 +2976,7 @@ return __codemodeURL;`);
       }
       let deadline;
       const host2 = {
-        toolCall(seq, namespace, tool, inputJSON, observed, prefilled) {
+        toolCall(seq, namespace, tool, inputJSON, observed, prefilled, random) {
           if (executions[id] === void 0) return;
           const c = head(Kind.toolCall, id);
           c.key(K.seq).uint(seq);
@@ -2974,6 +2985,8 @@ return __codemodeURL;`);
           c.key(K.input).textAsBytes(inputJSON);
           clockField(c, observed);
           if (prefilled) c.key(K.prefilled).bool(true);
+          if (random.draws > 0) c.key(K.randomDraws).uint(random.draws);
+          if (random.bytes > 0) c.key(K.randomBytes).uint(random.bytes);
           send(c);
         },
         output(stream, text2) {

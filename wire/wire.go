@@ -30,7 +30,7 @@ const ProtocolVersion = 1
 // runner holds them) and the execution-result's scopeUnknown. Minor 3 added
 // the execute message's setup (a function the runner applies to the scope)
 // and prefill (results the runner gives tool calls at once), and the
-// tool-call's prefilled.
+// tool-call's prefilled, randomDraws and randomBytes.
 const ProtocolMinor = 3
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
@@ -294,6 +294,14 @@ type Message struct {
 	// Prefilled marks a tool-call the runner answered from the execute
 	// message's Prefill: the host checks it and sends no tool-result.
 	Prefilled bool `cbor:"36,keyasint,omitempty"`
+	// RandomDraws and RandomBytes are how much of its random streams the
+	// program had used when it made the call (tool-call): Math.random
+	// calls, and bytes of the crypto stream (crypto.getRandomValues,
+	// crypto.randomUUID), counted from the execution's start. A host that
+	// replays a program without running part of it (a durable
+	// codemode.step) records them to use as much on replay.
+	RandomDraws uint64 `cbor:"37,keyasint,omitempty"`
+	RandomBytes uint64 `cbor:"38,keyasint,omitempty"`
 }
 
 // Prefilled is one result of an execute message's Prefill: the JSON text
@@ -345,6 +353,8 @@ var since = []struct {
 	{34, 3, "setup", func(m *Message) bool { return m.Setup != "" }},
 	{35, 3, "prefill", func(m *Message) bool { return m.Prefill != nil }},
 	{36, 3, "prefilled", func(m *Message) bool { return m.Prefilled }},
+	{37, 3, "randomDraws", func(m *Message) bool { return m.RandomDraws != 0 }},
+	{38, 3, "randomBytes", func(m *Message) bool { return m.RandomBytes != 0 }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it
@@ -631,6 +641,9 @@ func (m *Message) checkScopeKeys() error {
 	}
 	if m.Prefilled && m.Kind != KindToolCall {
 		return fmt.Errorf("%w: %s: is marked prefilled, which only a tool-call is", ErrMalformed, m.Kind)
+	}
+	if (m.RandomDraws != 0 || m.RandomBytes != 0) && m.Kind != KindToolCall {
+		return fmt.Errorf("%w: %s: carries random-stream counts, which only a tool-call carries", ErrMalformed, m.Kind)
 	}
 	if m.ScopeUnknown && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
 		return fmt.Errorf("%w: %s: carries scopeUnknown, which only a program-failed execution-result carries", ErrMalformed, m.Kind)

@@ -107,6 +107,7 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"prefilled seqs out of order", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 35: []any{map[int]any{1: 2, 2: []byte("1")}, map[int]any{1: 2, 2: []byte("2")}}})), ErrMalformed},
 		{"a prefilled result that is not JSON", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 35: []any{map[int]any{1: 1, 2: []byte("{")}}})), ErrMalformed},
 		{"prefilled on an output", frame(mustMarshal(t, map[int]any{0: 6, 1: 1, 15: "stdout", 16: "x", 36: true})), ErrMalformed},
+		{"random-stream use on an output", frame(mustMarshal(t, map[int]any{0: 6, 1: 1, 15: "stdout", 16: "x", 37: 2})), ErrMalformed},
 		{"scope of the wrong type", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 32: 7})), ErrMalformed},
 		{"scopeUnknown on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, ScopeUnknown: true})), ErrMalformed},
 		{"scopeUnknown on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 33: true})), ErrMalformed},
@@ -331,6 +332,8 @@ func TestCheckVersionRefusesSetupBefore13(t *testing.T) {
 	for _, m := range []*Message{
 		{Kind: KindExecute, Execution: 1, Filename: "a.js", Prefill: []Prefilled{{Seq: 1, Output: []byte("1")}}},
 		{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "a", Tool: "b", Input: []byte("{}"), Prefilled: true},
+		{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "a", Tool: "b", Input: []byte("{}"), RandomDraws: 2},
+		{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "a", Tool: "b", Input: []byte("{}"), RandomBytes: 16},
 	} {
 		if err := m.CheckVersion(Version{1, 2}); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "needs 1.3") {
 			t.Errorf("%s on 1.2: got %v, want an ErrVersion naming 1.3", m.Kind, err)

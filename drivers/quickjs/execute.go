@@ -260,6 +260,17 @@ func utf16Len(s string) int {
 	return n
 }
 
+// parseRandomUse reads a tool call's random-stream use, "draws,bytes".
+func parseRandomUse(text string) (draws, bytes uint64, err error) {
+	d, b, ok := strings.Cut(text, ",")
+	draws, err1 := strconv.ParseUint(d, 10, 64)
+	bytes, err2 := strconv.ParseUint(b, 10, 64)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, badOutbox("held a malformed random-stream use: %.40q", text)
+	}
+	return draws, bytes, nil
+}
+
 // parseClock reads the comma-separated clock values of an outbox entry.
 func parseClock(text string) ([]float64, error) {
 	if text == "" {
@@ -391,10 +402,17 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 		kind, rest, _ := strings.Cut(line, "\t")
 		switch kind {
 		case "c", "p":
-			f := strings.SplitN(rest, "\t", 5)
-			if len(f) != 5 {
+			// seq, namespace, tool, clock values, random-stream use
+			// ("draws,bytes"), input.
+			f := strings.SplitN(rest, "\t", 6)
+			if len(f) != 6 {
 				return false, nil, badOutbox("held a malformed tool call: %.100q", line)
 			}
+			draws, bytesUsed, err := parseRandomUse(f[4])
+			if err != nil {
+				return false, nil, err
+			}
+			f = append(f[:4], f[5])
 			seq, err := strconv.ParseUint(f[0], 10, 64)
 			if err != nil || seq != st.seq+1 {
 				return false, nil, badOutbox("held tool call seq %.20q where %d was due", f[0], st.seq+1)
@@ -427,7 +445,8 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 				}
 				delete(st.prefill, seq)
 			}
-			s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled})
+			s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled,
+				RandomDraws: draws, RandomBytes: bytesUsed})
 		case "o":
 			stream, quoted, _ := strings.Cut(rest, "\t")
 			if stream != wire.StreamStdout && stream != wire.StreamStderr {

@@ -21,12 +21,13 @@ func TestOutboxRefusesForgedEntries(t *testing.T) {
 		{"an unknown stream", "o\tstdin\t\"x\"\nw\t0", "neither stdout nor stderr"},
 		{"output that is not a JSON string", "o\tstdout\tx\nw\t0", "not a JSON string"},
 		{"output past the limit", "o\tstdout\t\"" + big + "\"\nw\t0", "past the limit of 100"},
-		{"a tool call out of order", "c\t2\tcodemode\techo\t\t{}\nw\t1", "seq \"2\" where 1 was due"},
-		{"a tool call repeated", "c\t1\tcodemode\techo\t\t{}\nc\t1\tcodemode\techo\t\t{}\nw\t1", "where 2 was due"},
-		{"an undeclared tool", "c\t1\tcodemode\trm_rf\t\t{}\nw\t1", "does not declare"},
+		{"a tool call out of order", "c\t2\tcodemode\techo\t\t0,0\t{}\nw\t1", "seq \"2\" where 1 was due"},
+		{"a tool call repeated", "c\t1\tcodemode\techo\t\t0,0\t{}\nc\t1\tcodemode\techo\t\t0,0\t{}\nw\t1", "where 2 was due"},
+		{"an undeclared tool", "c\t1\tcodemode\trm_rf\t\t0,0\t{}\nw\t1", "does not declare"},
 		{"a malformed tool call", "c\t1\tcodemode\nw\t1", "malformed tool call"},
-		{"tool input that is not JSON", "c\t1\tcodemode\techo\t\t{oops\nw\t1", "not JSON"},
-		{"a clock that is not a number", "c\t1\tcodemode\techo\tNaN\t{}\nw\t1", "not a finite number"},
+		{"tool input that is not JSON", "c\t1\tcodemode\techo\t\t0,0\t{oops\nw\t1", "not JSON"},
+		{"a clock that is not a number", "c\t1\tcodemode\techo\tNaN\t0,0\t{}\nw\t1", "not a finite number"},
+		{"a random-stream use that is not two numbers", "c\t1\tcodemode\techo\t\t3\t{}\nw\t1", "malformed random-stream use"},
 		{"a timer past the limit", "t\t1\t5\nt\t2\t5\nt\t3\t5\nw\t1", "more than 2 timers"},
 		{"a timer armed twice", "t\t1\t5\nt\t1\t5\nw\t1", "twice"},
 		{"a negative delay", "t\t1\t-5\nw\t1", "malformed timer"},
@@ -82,7 +83,7 @@ func TestOutboxPassesWellFormedEntries(t *testing.T) {
 	ex := &execution{id: 3, wake: make(chan struct{}, 1)}
 	st := &driveState{lim: limits{maxOutput: 100, maxContent: 100, maxTimers: 2, memory: 1 << 20},
 		timers: map[int32]*time.Timer{}, names: &scopeNames{tools: map[string]bool{"codemode\x00echo": true}}}
-	text := "c\t1\tcodemode\techo\t1000,2.5\t{\"a\":1}\no\tstderr\t\"hi\\n\"\nt\t1\t100000\nx\t1\nw\t1"
+	text := "c\t1\tcodemode\techo\t1000,2.5\t3,16\t{\"a\":1}\no\tstderr\t\"hi\\n\"\nt\t1\t100000\nx\t1\nw\t1"
 	waiting, res, err := s.readOutbox(ex, text, st)
 	if err != nil || res != nil || !waiting {
 		t.Fatalf("got %v %+v %v", waiting, res, err)
@@ -92,7 +93,7 @@ func TestOutboxPassesWellFormedEntries(t *testing.T) {
 	}
 	r := wire.NewReader(&sent)
 	call, err := r.Read()
-	if err != nil || call.Kind != wire.KindToolCall || call.Seq != 1 || string(call.Input) != `{"a":1}` || len(call.Clock) != 2 || call.Clock[1] != 2.5 {
+	if err != nil || call.Kind != wire.KindToolCall || call.Seq != 1 || string(call.Input) != `{"a":1}` || len(call.Clock) != 2 || call.Clock[1] != 2.5 || call.RandomDraws != 3 || call.RandomBytes != 16 {
 		t.Fatalf("tool call %+v %v", call, err)
 	}
 	out, err := r.Read()

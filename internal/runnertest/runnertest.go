@@ -165,6 +165,7 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("Scopes", func(t *testing.T) { scopes(t, fresh(t, c)) })
 	t.Run("ScopeSetup", func(t *testing.T) { setups(t, c) })
 	t.Run("PrefilledResults", func(t *testing.T) { prefilled(t, c) })
+	t.Run("RandomUse", func(t *testing.T) { randomUse(t, c) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
@@ -355,6 +356,28 @@ func prefilled(t *testing.T, c *Conn) {
 	}
 	if len(run.Calls) != 2 || !run.Calls[0].Prefilled || run.Calls[1].Prefilled || run.Calls[0].Seq != 1 || string(run.Calls[0].Input) != `{"value":"x"}` {
 		t.Fatalf("calls %+v, want seq 1 prefilled with its input, then seq 2 asked", run.Calls)
+	}
+}
+
+// randomUse runs a program that uses the random streams between calls: each
+// tool call says how much it had used (wire 1.3).
+func randomUse(t *testing.T, c *Conn) {
+	run := c.Exec(`export default async ({ codemode }) => {
+  await codemode.echo({ value: "a" });
+  Math.random(); Math.random(); crypto.randomUUID(); crypto.getRandomValues(new Uint8Array(10));
+  await codemode.echo({ value: "b" });
+  Math.random();
+  await codemode.echo({ value: "c" });
+}`, wire.Message{Seed: seed(7)})
+	run.Texts(t)
+	want := [][2]uint64{{0, 0}, {2, 26}, {3, 26}}
+	if len(run.Calls) != len(want) {
+		t.Fatalf("%d calls, want %d", len(run.Calls), len(want))
+	}
+	for i, w := range want {
+		if got := [2]uint64{run.Calls[i].RandomDraws, run.Calls[i].RandomBytes}; got != w {
+			t.Errorf("call %d: random use %v, want %v", i+1, got, w)
+		}
 	}
 }
 

@@ -38,10 +38,23 @@ export type Finish =
   | { outcome: "success"; content: Content[]; value: string; clock: number[] }
   | { outcome: "program-failed"; error: SerializedError; clock: number[] };
 
+/**
+ * RandomUse is how much of the execution's random streams the program has
+ * used so far (wire 1.3): Math.random calls, and bytes of the crypto stream
+ * (crypto.getRandomValues, crypto.randomUUID). A durable host records them
+ * around a codemode.step, whose function does not run on replay, so that
+ * the replay can use as much and the values after the step stay those of
+ * the first pass.
+ */
+export interface RandomUse {
+  draws: number;
+  bytes: number;
+}
+
 /** What an execution needs from the platform that carries its messages. */
 export interface Host {
   /** toolCall reports a call; prefilled marks one answered from Request.prefill (no result follows). */
-  toolCall(seq: number, namespace: string, tool: string, inputJSON: string, clock: number[], prefilled: boolean): void;
+  toolCall(seq: number, namespace: string, tool: string, inputJSON: string, clock: number[], prefilled: boolean, random: RandomUse): void;
   output(stream: Stream, text: string): void;
   finish(result: Finish): void;
 }
@@ -441,6 +454,8 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // (web/random.ts) costs a block per 64 bytes.
   let seeded: (() => number) | undefined;
   let bytes: Bytes | undefined;
+  let draws = 0;
+  let bytesUsed = 0;
 
   const takeClock = (): number[] => {
     const c = observed;
@@ -502,7 +517,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     // seq, and a prefilled answer would go unchecked.
     const report = (prefilled: boolean): void => {
       try {
-        host.toolCall(n, namespace, tool, inputJSON, takeClock(), prefilled);
+        host.toolCall(n, namespace, tool, inputJSON, takeClock(), prefilled, { __proto__: null, draws, bytes: bytesUsed } as unknown as RandomUse);
       } catch (cause) {
         fail(cause);
         throw cause;
@@ -724,10 +739,17 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     },
     random(): number {
       if (seeded === undefined) seeded = sfc32(mathRandomSeed(request.seed));
+      draws++;
       return seeded();
     },
     randomBytes(): Bytes {
-      if (bytes === undefined) bytes = chachaStream(request.seed, 0);
+      if (bytes === undefined) {
+        const stream = chachaStream(request.seed, 0);
+        bytes = (out, offset, length) => {
+          bytesUsed += length;
+          stream(out, offset, length);
+        };
+      }
       return bytes;
     },
     hostCall(ns: string, tool: string, input: unknown): Promise<unknown> | undefined {

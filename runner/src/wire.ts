@@ -20,7 +20,7 @@ export const maxFrameSize = 16 << 20;
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
-  versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34, prefill: 35, prefilled: 36,
+  versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34, prefill: 35, prefilled: 36, randomDraws: 37, randomBytes: 38,
 } as const;
 
 /**
@@ -318,7 +318,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
 
     let deadline: unknown;
     const host: Host = {
-      toolCall(seq, namespace, tool, inputJSON, observed, prefilled) {
+      toolCall(seq, namespace, tool, inputJSON, observed, prefilled, random) {
         if (executions[id] === undefined) return;
         const c = head(Kind.toolCall, id);
         c.key(K.seq).uint(seq);
@@ -327,6 +327,8 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         c.key(K.input).textAsBytes(inputJSON);
         clockField(c, observed);
         if (prefilled) c.key(K.prefilled).bool(true);
+        if (random.draws > 0) c.key(K.randomDraws).uint(random.draws);
+        if (random.bytes > 0) c.key(K.randomBytes).uint(random.bytes);
         send(c);
       },
       output(stream, text) {
