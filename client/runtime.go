@@ -600,12 +600,7 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 			}
 		}
 		if err != nil {
-			name := "Error"
-			var n ErrorNamer
-			if errors.As(err, &n) {
-				name = n.ErrorName()
-			}
-			res.Error = &wire.Error{Name: name, Message: boundText(err.Error(), maxErrorMessage)}
+			res.Error = &wire.Error{Name: errorName(err, "Error"), Message: boundText(err.Error(), maxErrorMessage)}
 		} else {
 			res.Output = out
 		}
@@ -634,12 +629,7 @@ func (rt *Runtime) checkPrefilled(ctx context.Context, ex *execution, req Execut
 		return haltOutcome(h)
 	}
 	if err != nil {
-		name := "Error"
-		var n ErrorNamer
-		if errors.As(err, &n) {
-			name = n.ErrorName()
-		}
-		return failure(name, fmt.Sprintf("%s was answered from its prefilled result, but the host's answer is an error: %v", what, err))
+		return failure(errorName(err, "Error"), fmt.Sprintf("%s was answered from its prefilled result, but the host's answer is an error: %v", what, err))
 	}
 	if !bytes.Equal(out, want) {
 		return failure("Error", fmt.Sprintf("%s was answered from its prefilled result, but the host's answer differs: %s", what, boundText(string(out), 1000)))
@@ -647,14 +637,19 @@ func (rt *Runtime) checkPrefilled(ctx context.Context, ex *execution, req Execut
 	return nil
 }
 
+// errorName is the JavaScript error name for err: its ErrorNamer's, else
+// fallback.
+func errorName(err error, fallback string) string {
+	var n ErrorNamer
+	if errors.As(err, &n) {
+		return n.ErrorName()
+	}
+	return fallback
+}
+
 // haltOutcome is the outcome of an execution a middleware halted.
 func haltOutcome(h *HaltError) *Outcome {
-	name := "HaltError"
-	var n ErrorNamer
-	if errors.As(h.Err, &n) {
-		name = n.ErrorName()
-	}
-	out := failure(name, h.Err.Error())
+	out := failure(errorName(h.Err, "HaltError"), h.Err.Error())
 	out.Halt = h.Err
 	return out
 }

@@ -2783,6 +2783,36 @@ return __codemodeURL;`);
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
   var Kind = { ready: 1, execute: 2, cancel: 3, toolCall: 4, toolResult: 5, output: 6, result: 7 };
+  function keptCache() {
+    let kept = [];
+    return {
+      get(key) {
+        for (let i = 0; i < kept.length; i++) {
+          const k = kept[i];
+          if (k.key !== key) continue;
+          for (let j = i; j + 1 < kept.length; j++) kept[j] = kept[j + 1];
+          kept[kept.length - 1] = k;
+          return k.value;
+        }
+        return void 0;
+      },
+      put(key, value, size) {
+        const next = [];
+        let bytes = size;
+        for (let i = kept.length - 1; i >= 0; i--) {
+          const k = kept[i];
+          if (k.key === key) continue;
+          if (next.length + 1 >= maxScopes || bytes + k.size > maxScopeBytes) break;
+          push(next, k);
+          bytes += k.size;
+        }
+        const order = [];
+        for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
+        push(order, { __proto__: null, key, value, size });
+        kept = order;
+      }
+    };
+  }
   function frame(m) {
     const w = new Writer();
     m.into(w);
@@ -2858,46 +2888,13 @@ return __codemodeURL;`);
       if (dead) return;
       channel.write(frame(m));
     };
-    let kept = [];
-    const lookupScope = (scope) => {
-      for (let i = 0; i < kept.length; i++) {
-        const k = kept[i];
-        if (k.scope !== scope) continue;
-        for (let j = i; j + 1 < kept.length; j++) kept[j] = kept[j + 1];
-        kept[kept.length - 1] = k;
-        return k.namespaces;
-      }
-      return void 0;
-    };
-    const keepScope = (scope, namespaces, size) => {
-      const next = [];
-      let bytes = size;
-      for (let i = kept.length - 1; i >= 0; i--) {
-        const k = kept[i];
-        if (k.scope === scope) continue;
-        if (next.length + 1 >= maxScopes || bytes + k.size > maxScopeBytes) break;
-        push(next, k);
-        bytes += k.size;
-      }
-      const order = [];
-      for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
-      push(order, { __proto__: null, scope, namespaces, size });
-      kept = order;
-    };
-    let setups = [];
+    const scopes = keptCache();
+    const setups = keptCache();
     const compiledSetup = (text) => {
-      for (let i = 0; i < setups.length; i++) {
-        const k = setups[i];
-        if (k.text !== text) continue;
-        for (let j = i; j + 1 < setups.length; j++) setups[j] = setups[j + 1];
-        setups[setups.length - 1] = k;
-        return k.fn;
-      }
+      const kept = setups.get(text);
+      if (kept !== void 0) return kept;
       const fn = opts.compileSetup(text);
-      const next = [];
-      for (let i = setups.length >= maxScopes ? 1 : 0; i < setups.length; i++) push(next, setups[i]);
-      push(next, { __proto__: null, text, fn });
-      setups = next;
+      setups.put(text, fn, text.length);
       return fn;
     };
     const fault = (reason) => {
@@ -2917,7 +2914,7 @@ return __codemodeURL;`);
       const nsList = m[K.namespaces];
       let namespaces;
       if (typeof scope === "string" && scope !== "" && !isArray(nsList)) {
-        const found = lookupScope(scope);
+        const found = scopes.get(scope);
         if (found === void 0) {
           const f = failure(id, "InternalError", `the runner keeps no namespaces for scope ${scope}; nothing ran (the host sends them again)`);
           f.key(K.scopeUnknown).bool(true);
@@ -2944,7 +2941,7 @@ return __codemodeURL;`);
             push(namespaces, listNamespace(ns[1], tools));
           }
         }
-        if (typeof scope === "string" && scope !== "") keepScope(scope, namespaces, size);
+        if (typeof scope === "string" && scope !== "") scopes.put(scope, namespaces, size);
       }
       const hasInput = m[K.hasInput] === true;
       let input;

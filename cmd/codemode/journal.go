@@ -588,15 +588,7 @@ func printOutput(out durable.Output, jf *journalFlags, cf *contractFlags, path s
 		for _, l := range out.Logs {
 			fmt.Fprintln(stderr, l)
 		}
-		// What the program appended, as a plain run prints it.
-		for _, c := range out.Content {
-			switch c.Type {
-			case "text":
-				fmt.Fprintln(stdout, c.Text)
-			case "image":
-				fmt.Fprintf(stdout, "[image %s, %d base64 characters]\n", c.MimeType, len(c.Data))
-			}
-		}
+		printContent(stdout, out.Content) // what the program appended, as a plain run prints it
 		var s string
 		if json.Unmarshal(out.Result, &s) == nil {
 			fmt.Fprintln(stdout, s)

@@ -617,16 +617,22 @@ func named(text, path string) string {
 	return strings.ReplaceAll(text, "agent.ts:", filepath.Base(path)+":")
 }
 
+// printContent prints a program's result content for a person: text as
+// it is, an image as a line naming it.
+func printContent(stdout io.Writer, content []client.Content) {
+	for _, c := range content {
+		switch c.Type {
+		case "text":
+			fmt.Fprintln(stdout, c.Text)
+		case "image":
+			fmt.Fprintf(stdout, "[image %s, %d base64 characters]\n", c.MimeType, len(c.Data))
+		}
+	}
+}
+
 func printForPerson(rec *runRecord, path string, stdout, stderr io.Writer) {
 	if rec.Outcome == client.Success {
-		for _, c := range rec.Content {
-			switch c.Type {
-			case "text":
-				fmt.Fprintln(stdout, c.Text)
-			case "image":
-				fmt.Fprintf(stdout, "[image %s, %d base64 characters]\n", c.MimeType, len(c.Data))
-			}
-		}
+		printContent(stdout, rec.Content)
 		if text, ok := (&client.Outcome{Value: rec.Value}).ValueText(); ok {
 			fmt.Fprintln(stdout, text)
 		}

@@ -611,24 +611,14 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 	if setupExc != 0 {
 		// The setup does not compile: the execution fails as with a
 		// program that does not.
-		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, setupExc)
-		_ = in.freeValue(ctx, setupExc)
-		if err != nil {
-			return err
-		}
-		return in.freeValue(ctx, r)
+		return in.startFailed(ctx, setupExc)
 	}
 	mod, exc, err := in.evalRaw(ctx, msg.Source, msg.Filename, evalTypeModule|evalFlagCompile)
 	if err != nil {
 		return err
 	}
 	if exc != 0 {
-		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, exc)
-		_ = in.freeValue(ctx, exc)
-		if err != nil {
-			return err
-		}
-		return in.freeValue(ctx, r)
+		return in.startFailed(ctx, exc)
 	}
 	if mod.tag() != tagModule {
 		return fmt.Errorf("quickjs: compiling a module gave a value with tag %d", mod.tag())
@@ -644,12 +634,7 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 		if err != nil {
 			return err
 		}
-		r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, exc)
-		_ = in.freeValue(ctx, exc)
-		if err != nil {
-			return err
-		}
-		return in.freeValue(ctx, r)
+		return in.startFailed(ctx, exc)
 	}
 	ns, err := in.invoke(ctx, in.x.moduleNamespace, uint64(in.l.ctx), uint64(def))
 	if err != nil {
@@ -658,6 +643,18 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 	r, err = in.callRunner(ctx, fnStart, promise, jsValue(ns))
 	_ = in.freeValue(ctx, promise)
 	_ = in.freeValue(ctx, jsValue(ns))
+	if err != nil {
+		return err
+	}
+	return in.freeValue(ctx, r)
+}
+
+// startFailed hands the runner's start the exception that kept the
+// program from starting (its module or its setup did not compile or
+// evaluate), and frees it.
+func (in *instance) startFailed(ctx context.Context, exc jsValue) error {
+	r, err := in.callRunner(ctx, fnStart, jsNull, jsNull, exc)
+	_ = in.freeValue(ctx, exc)
 	if err != nil {
 		return err
 	}

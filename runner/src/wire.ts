@@ -83,6 +83,49 @@ export interface RunnerOptions {
   platform: Platform;
 }
 
+/**
+ * keptCache keeps values by key, least recently used first: at most
+ * maxScopes, whose sizes add up to at most maxScopeBytes; the newest is
+ * kept whatever its size. A miss is undefined.
+ */
+function keptCache<T>(): { get(key: string): T | undefined; put(key: string, value: T, size: number): void } {
+  interface Kept {
+    key: string;
+    value: T;
+    size: number;
+  }
+  let kept: Kept[] = [];
+  return {
+    get(key: string): T | undefined {
+      for (let i = 0; i < kept.length; i++) {
+        const k = kept[i];
+        if (k.key !== key) continue;
+        for (let j = i; j + 1 < kept.length; j++) kept[j] = kept[j + 1];
+        kept[kept.length - 1] = k;
+        return k.value;
+      }
+      return undefined;
+    },
+    put(key: string, value: T, size: number): void {
+      const next: Kept[] = [];
+      let bytes = size;
+      // The newest first, then the others from the most recently used,
+      // while they fit.
+      for (let i = kept.length - 1; i >= 0; i--) {
+        const k = kept[i];
+        if (k.key === key) continue;
+        if (next.length + 1 >= maxScopes || bytes + k.size > maxScopeBytes) break;
+        push(next, k);
+        bytes += k.size;
+      }
+      const order: Kept[] = [];
+      for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
+      push(order, { __proto__: null, key, value, size } as unknown as Kept);
+      kept = order;
+    },
+  };
+}
+
 function frame(m: MapWriter): Uint8Array {
   const w = new Writer();
   m.into(w);
@@ -179,61 +222,14 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     channel.write(frame(m));
   };
 
-  // The kept scopes, least recently used first (see maxScopes).
-  interface Kept {
-    scope: string;
-    namespaces: Namespace[];
-    size: number;
-  }
-  let kept: Kept[] = [];
-  const lookupScope = (scope: string): Namespace[] | undefined => {
-    for (let i = 0; i < kept.length; i++) {
-      const k = kept[i];
-      if (k.scope !== scope) continue;
-      for (let j = i; j + 1 < kept.length; j++) kept[j] = kept[j + 1];
-      kept[kept.length - 1] = k;
-      return k.namespaces;
-    }
-    return undefined;
-  };
-  const keepScope = (scope: string, namespaces: Namespace[], size: number) => {
-    const next: Kept[] = [];
-    let bytes = size;
-    // The newest first, then the others from the most recently used,
-    // while they fit.
-    for (let i = kept.length - 1; i >= 0; i--) {
-      const k = kept[i];
-      if (k.scope === scope) continue;
-      if (next.length + 1 >= maxScopes || bytes + k.size > maxScopeBytes) break;
-      push(next, k);
-      bytes += k.size;
-    }
-    const order: Kept[] = [];
-    for (let i = next.length - 1; i >= 0; i--) push(order, next[i]);
-    push(order, { __proto__: null, scope, namespaces, size } as unknown as Kept);
-    kept = order;
-  };
-
-  // The compiled scope setups (wire 1.3), by text, least recently used
-  // first: at most maxScopes.
-  interface Setup {
-    text: string;
-    fn: unknown;
-  }
-  let setups: Setup[] = [];
+  // The kept scopes (wire 1.2) and compiled scope setups (wire 1.3).
+  const scopes = keptCache<Namespace[]>();
+  const setups = keptCache<unknown>();
   const compiledSetup = (text: string): unknown => {
-    for (let i = 0; i < setups.length; i++) {
-      const k = setups[i];
-      if (k.text !== text) continue;
-      for (let j = i; j + 1 < setups.length; j++) setups[j] = setups[j + 1];
-      setups[setups.length - 1] = k;
-      return k.fn;
-    }
+    const kept = setups.get(text);
+    if (kept !== undefined) return kept;
     const fn = opts.compileSetup(text);
-    const next: Setup[] = [];
-    for (let i = setups.length >= maxScopes ? 1 : 0; i < setups.length; i++) push(next, setups[i]);
-    push(next, { __proto__: null, text, fn } as unknown as Setup);
-    setups = next;
+    setups.put(text, fn, text.length);
     return fn;
   };
   const fault = (reason: Error) => {
@@ -256,7 +252,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     const nsList = m[K.namespaces];
     let namespaces: Namespace[];
     if (typeof scope === "string" && scope !== "" && !isArray(nsList)) {
-      const found = lookupScope(scope);
+      const found = scopes.get(scope);
       if (found === undefined) {
         const f = failure(id, "InternalError", `the runner keeps no namespaces for scope ${scope}; nothing ran (the host sends them again)`);
         f.key(K.scopeUnknown).bool(true);
@@ -285,7 +281,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
           push(namespaces, listNamespace(ns[1] as string, tools));
         }
       }
-      if (typeof scope === "string" && scope !== "") keepScope(scope, namespaces, size);
+      if (typeof scope === "string" && scope !== "") scopes.put(scope, namespaces, size);
     }
     const hasInput = m[K.hasInput] === true;
     let input: unknown;
