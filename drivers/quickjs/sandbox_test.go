@@ -34,6 +34,7 @@ func TestSandboxSurvivesStuckPrograms(t *testing.T) {
 	for _, hostile := range []struct{ name, expr string }{
 		{"deep JSON.parse", `JSON.parse("[".repeat(6000) + "]".repeat(6000))`},
 		{"long indexOf", `"a".repeat(1 << 23).indexOf("a".repeat(1 << 13) + "b")`},
+		{"timer flood", `await new Promise(() => { for (let i = 0; i < 100; i++) setInterval(() => { for (let j = 0; j < 1000; j++); }, 0); })`},
 	} {
 		t.Run(hostile.name, func(t *testing.T) {
 			type res struct {
