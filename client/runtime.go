@@ -608,7 +608,11 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 			return // the execution is over; nobody waits for this answer
 		}
 		// A broken channel is seen by the reader, which fails the runtime.
-		_, _ = rt.out.send(ctx, rt.done, res)
+		if len(res.Output) <= directWriteMax { // an error's message is bounded below it
+			_, _ = rt.out.sendNow(ctx, rt.done, res)
+		} else {
+			_, _ = rt.out.send(ctx, rt.done, res)
+		}
 	}()
 }
 
@@ -671,6 +675,11 @@ func internalFailure(format string, args ...any) *Outcome {
 const (
 	maxToolOutput   = wire.MaxFrameSize - 64<<10
 	maxErrorMessage = 8192
+	// directWriteMax bounds the output of a tool result that the call's
+	// goroutine writes itself (sender.sendNow): small enough for what a
+	// socket or the in-process pipe buffers, so that the write does not
+	// wait on the peer.
+	directWriteMax = 16 << 10
 )
 
 // boundText cuts text to at most limit bytes (on a UTF-8 boundary), marking

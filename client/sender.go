@@ -12,8 +12,13 @@ import (
 // sender is the one owner of a runtime's writes. Callers queue messages and
 // never block on the peer: a peer that stops reading stalls the sender
 // alone, and every caller waiting for a write selects on its own context.
+// The exception is sendNow, for small messages, which writes on the
+// caller's goroutine when the writer is idle.
 type sender struct {
 	w *wire.Writer
+	// wmu is held by whoever writes: the writer goroutine, from taking a
+	// message off the queue until it is written, or a caller of sendNow.
+	wmu sync.Mutex
 
 	mu    sync.Mutex
 	queue []*outgoing
@@ -49,9 +54,11 @@ func (s *sender) run() {
 			return
 		}
 		for {
+			s.wmu.Lock()
 			s.mu.Lock()
 			if len(s.queue) == 0 {
 				s.mu.Unlock()
+				s.wmu.Unlock()
 				break
 			}
 			o := s.queue[0]
@@ -60,21 +67,51 @@ func (s *sender) run() {
 			err := s.err
 			s.mu.Unlock()
 			if !o.state.CompareAndSwap(queued, writing) {
+				s.wmu.Unlock()
 				continue // its caller gave up before it was written
 			}
 			if err == nil {
-				err = s.w.Write(o.msg)
-				if err != nil && !isEncodeError(err) {
-					s.mu.Lock()
-					if s.err == nil {
-						s.err = err
-					}
-					s.mu.Unlock()
-				}
+				err = s.write(o.msg)
 			}
+			s.wmu.Unlock()
 			o.sent <- err
 		}
 	}
+}
+
+// write writes m; the caller holds wmu. A failure other than a message too
+// large to encode breaks the channel: it is kept, and later messages fail
+// with it.
+func (s *sender) write(m *wire.Message) error {
+	err := s.w.Write(m)
+	if err != nil && !isEncodeError(err) {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// sendNow writes m on the calling goroutine when nothing is queued or being
+// written, sparing the hand-off to the writer goroutine and back (a tool
+// call's round trip pays for each goroutine it wakes); otherwise it queues
+// m as send does. Only for small messages: a caller that writes is blocked
+// while the peer does not read, and a small frame fits in what the channel
+// buffers. written and err are as for send.
+func (s *sender) sendNow(ctx context.Context, done <-chan struct{}, m *wire.Message) (written bool, err error) {
+	s.mu.Lock()
+	if len(s.queue) == 0 && s.err == nil && s.wmu.TryLock() {
+		// Holding wmu with an empty queue: no message taken off the
+		// queue is waiting to be written, so m keeps its place in order.
+		s.mu.Unlock()
+		err := s.write(m)
+		s.wmu.Unlock()
+		return err == nil, err
+	}
+	s.mu.Unlock()
+	return s.send(ctx, done, m)
 }
 
 // isEncodeError reports a message refused before anything was written (too
