@@ -21,8 +21,32 @@ import (
 // benchModes runs a benchmark on both modes of the driver: "sandbox" (the
 // default: engines in a sandbox process per runtime) and "in-process".
 func benchModes(b *testing.B, bench func(b *testing.B, opts quickjs.Options)) {
-	b.Run("sandbox", func(b *testing.B) { bench(b, quickjs.Options{}) })
-	b.Run("in-process", func(b *testing.B) { bench(b, quickjs.Options{InProcess: true}) })
+	benchModesWith(b, quickjs.Options{}, bench)
+}
+
+func benchModesWith(b *testing.B, opts quickjs.Options, bench func(b *testing.B, opts quickjs.Options)) {
+	b.Run("sandbox", func(b *testing.B) { bench(b, opts) })
+	opts.InProcess = true
+	b.Run("in-process", func(b *testing.B) { bench(b, opts) })
+}
+
+// BenchmarkReset compares the two ways an engine is reset after an
+// execution: copying back the pages the kernel saw written (the default
+// where Linux can track them) and copying the whole snapshot
+// (Options.FullReset), on warm executions one at a time (the erase cache
+// answers) and 64 at once on one runtime.
+func BenchmarkReset(b *testing.B) {
+	for _, full := range []bool{false, true} {
+		name := "written-pages"
+		if full {
+			name = "full-copy"
+		}
+		opts := quickjs.Options{FullReset: full}
+		b.Run("warm/"+name, func(b *testing.B) { benchModesWith(b, opts, benchWarmExecution) })
+		b.Run("concurrent64/"+name, func(b *testing.B) {
+			benchModesWith(b, opts, func(b *testing.B, opts quickjs.Options) { benchConcurrent64Sizes(b, opts, 0) })
+		})
+	}
 }
 
 func benchClient(b *testing.B, opts quickjs.Options, input *contract.Schema) *client.Client {
@@ -227,8 +251,12 @@ func memory() (heap, rss uint64) {
 // pool of two; the figure to compare is executions per second.
 func BenchmarkConcurrent64(b *testing.B) { benchModes(b, benchConcurrent64) }
 
-func benchConcurrent64(b *testing.B, opts quickjs.Options) {
-	for _, size := range []int{0, 2} {
+func benchConcurrent64(b *testing.B, opts quickjs.Options) { benchConcurrent64Sizes(b, opts, 0, 2) }
+
+// benchConcurrent64Sizes runs BenchmarkConcurrent64 on one runtime (size 0)
+// and on pools of the given sizes.
+func benchConcurrent64Sizes(b *testing.B, opts quickjs.Options, sizes ...int) {
+	for _, size := range sizes {
 		name := "runtime"
 		if size > 0 {
 			name = "pool-of-2"

@@ -62,6 +62,9 @@ type childBoot struct {
 	Landlock string `json:"landlock"`
 	Seccomp  string `json:"seccomp"`
 	Probe    string `json:"probe,omitempty"`
+	// Reset is how the sandbox resets engines, checked once confined
+	// (template.resetMode); probe boots only.
+	Reset string `json:"reset,omitempty"`
 }
 
 // sandboxGCPercent is the sandbox process's GOGC.
@@ -149,11 +152,12 @@ func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
 	if probe {
 		boot.Probe = sandboxProbe("before seccomp")
 	}
-	boot.Seccomp = confineSyscalls()
+	boot.Seccomp = confineSyscalls(t.tracker.ioctls())
 	if cfg.Probe {
 		if probe {
 			boot.Probe += sandboxProbe("after seccomp")
 		}
+		boot.Reset = t.resetMode(ctx)
 		report(boot)
 		return 0
 	}

@@ -8,6 +8,10 @@
 // instance, taken from a pool of instances restored from a memory snapshot of
 // an engine with the runner installed, so a deadline, memory or stack limit
 // that kills an engine fails only that execution and the runtime carries on.
+// After an execution its engine is reset from the snapshot: on Linux 6.7 and
+// later only the pages the kernel saw written are copied back (asynchronous
+// userfaultfd write protection and the PAGEMAP_SCAN ioctl), elsewhere, or
+// with Options.FullReset, the whole snapshot.
 //
 // # The sandbox process
 //
@@ -26,7 +30,8 @@
 // it runs any program: no_new_privs, a Landlock domain (no file system access
 // beyond its binary and the compilation cache, no TCP, no signals or abstract
 // sockets beyond itself; where the kernel has Landlock) and a seccomp filter
-// (no open, socket, exec, fork, ptrace or ioctl at all). Options.InProcess
+// (no open, socket, exec, fork or ptrace, no ioctl but the reset's two on
+// its own descriptors). Options.InProcess
 // runs the engines in the host process instead, for trusted programs.
 //
 // The child is recognised by an init function of this package, so any binary

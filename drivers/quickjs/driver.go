@@ -77,6 +77,15 @@ type Options struct {
 	// memory is about that of an idle runtime) while the driver has a live
 	// runtime; it ends with the driver's last runtime, or at Close.
 	NoSpare bool `json:"-"`
+	// FullReset resets an engine after each execution by copying its whole
+	// snapshot (about 3.6 MiB) back. By default, on Linux 6.7 and later, the
+	// driver has the kernel track the pages an execution writes
+	// (asynchronous userfaultfd write protection, read back with the
+	// PAGEMAP_SCAN ioctl) and copies those pages only: about 170 for a
+	// one-call program. Where the kernel cannot track, every reset is full
+	// whatever this says. It is there to compare the two, and as a way
+	// out should a kernel's tracking be in doubt.
+	FullReset bool
 }
 
 func (o Options) withDefaults() Options {
@@ -303,7 +312,7 @@ func (d *Driver) Close() error {
 	defer d.mu.Unlock()
 	var first error
 	for src, t := range d.templates {
-		if err := t.rt.Close(context.Background()); err != nil && first == nil {
+		if err := t.close(); err != nil && first == nil {
 			first = err
 		}
 		delete(d.templates, src)

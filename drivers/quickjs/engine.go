@@ -117,6 +117,12 @@ type instance struct {
 	// sp and floor are the module's __stack_pointer and the stack guard's
 	// floor, oom the out-of-memory flag (patch.go, instrument).
 	sp, floor, oom api.MutableGlobal
+	// tracked: the memory is registered with the template's write
+	// tracker; armed: its pages are protected, so the tracker knows what
+	// was written since the last reset. written is the scan's buffer.
+	tracked, armed bool
+	written        []pageRegion
+	resets         int
 }
 
 func (in *instance) invoke(ctx context.Context, f api.Function, params ...uint64) (uint64, error) {

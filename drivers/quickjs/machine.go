@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
+	"unsafe"
 
 	quickjswasi "github.com/aperturerobotics/go-quickjs-wasi-reactor"
 	"github.com/tetratelabs/wazero"
@@ -25,6 +27,10 @@ type template struct {
 	compiled wazero.CompiledModule
 	snapshot []byte
 	l        layout
+	// tracker, when not nil, finds the pages an execution wrote, so that
+	// a reset copies those only (dirty_linux.go).
+	tracker  *writeTracker
+	trackErr error // why there is no tracker
 	// interruptSlot is the function table index of the interrupt handler.
 	interruptSlot uint32
 }
@@ -85,7 +91,46 @@ func newTemplate(ctx context.Context, cache wazero.CompilationCache, o Options, 
 		_ = t.rt.Close(context.Background())
 		return nil, err
 	}
+	if o.FullReset {
+		t.trackErr = errors.New("Options.FullReset is set")
+	} else {
+		// Without a tracker (an older kernel, or userfaultfd refused),
+		// engines are reset by copying the whole snapshot.
+		t.tracker, t.trackErr = newWriteTracker()
+	}
 	return t, nil
+}
+
+// resetMode says how engines made from the template are reset, having
+// reset one: "written pages", or "full copy: " and why. The sandbox reports
+// it once confined, where the tracker's calls must pass the seccomp filter.
+func (m *template) resetMode(ctx context.Context) string {
+	if m.tracker == nil {
+		return "full copy: " + m.trackErr.Error()
+	}
+	mm := &machine{template: m, poolSize: 1}
+	in, err := mm.get(ctx)
+	if err != nil {
+		return "full copy: " + err.Error()
+	}
+	defer mm.discard(in)
+	if !in.armed {
+		return "full copy: the engine's memory could not be registered"
+	}
+	if !in.mem.WriteByte(0, 1) || m.restore(in) != nil || !in.armed {
+		return "full copy: the tracker failed in a reset"
+	}
+	return "written pages"
+}
+
+// close releases the compiled engine and the write tracker; engines made
+// from the template must be closed first.
+func (m *template) close() error {
+	err := m.rt.Close(context.Background())
+	if m.tracker != nil {
+		m.tracker.close()
+	}
+	return err
 }
 
 // memoryOverhead is linear memory beyond the JavaScript heap limit: the C
@@ -326,7 +371,8 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader)
-	mod, err := m.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, memoryAllocator), m.compiled, cfg)
+	alloc := newMemoryAllocator(m.tracker)
+	mod, err := m.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, alloc), m.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating the QuickJS module: %w", err)
 	}
@@ -342,7 +388,7 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 		_ = mod.Close(context.Background())
 		return nil, errors.New("quickjs: the module does not export the stack globals")
 	}
-	return &instance{mod: mod, mem: mod.Memory(), x: x, l: m.l, sp: sp, floor: floor, oom: oom}, nil
+	return &instance{mod: mod, mem: mod.Memory(), x: x, l: m.l, sp: sp, floor: floor, oom: oom, tracked: alloc.tracked}, nil
 }
 
 // restore writes the snapshot over an instance's memory, growing it first
@@ -361,15 +407,106 @@ func (m *template) restore(in *instance) error {
 	if m.l.stackFloor == 0 || hi <= lo || int(hi) > len(m.snapshot) {
 		lo, hi = uint32(len(m.snapshot)), uint32(len(m.snapshot))
 	}
+	if in.armed {
+		// Only the pages written since the last reset differ from the
+		// snapshot.
+		if err := m.restoreWritten(in, lo, hi); err == nil {
+			in.l = m.l
+			in.setStack()
+			return nil
+		}
+		// The tracker failed: copy everything from now on.
+		in.armed, in.tracked = false, false
+	}
 	if err := in.write(0, m.snapshot[:lo]); err != nil {
 		return err
 	}
 	if err := in.write(hi, m.snapshot[hi:]); err != nil {
 		return err
 	}
+	if in.tracked {
+		// Protect every page, so that the next reset finds what the next
+		// execution writes.
+		_, err := m.scanTracked(in, lo, hi, true, nil)
+		in.armed = err == nil
+	}
 	in.l = m.l
 	in.setStack()
 	return nil
+}
+
+// trackedRanges are the parts of an instance's memory whose writes the
+// tracker follows: all of it but the pages wholly inside the C stack's dead
+// region [lo, hi), page-aligned.
+func trackedRanges(size, lo, hi uint64) [2][2]uint64 {
+	page := uint64(os.Getpagesize())
+	plo, phi := (lo+page-1)/page*page, hi/page*page
+	if phi <= plo || phi > size {
+		return [2][2]uint64{{0, size}, {size, size}}
+	}
+	return [2][2]uint64{{0, plo}, {phi, size}}
+}
+
+// scanTracked appends the runs of pages written in the tracked ranges to
+// out, as offsets; with protect it write-protects them in the same walk.
+func (m *template) scanTracked(in *instance, lo, hi uint32, protect bool, out []pageRegion) ([]pageRegion, error) {
+	size := in.mem.Size()
+	b, ok := in.mem.Read(0, size)
+	if !ok || size == 0 {
+		return out, errors.New("quickjs: reading the engine's memory")
+	}
+	var err error
+	for _, r := range trackedRanges(uint64(size), uint64(lo), uint64(hi)) {
+		if r[0] < r[1] {
+			if out, err = m.tracker.scan(unsafe.Pointer(&b[0]), r[0], r[1], protect, out); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// reprotectEvery is how many resets an engine's written pages stay
+// writable before they are protected again (restoreWritten).
+const reprotectEvery = 256
+
+// restoreWritten resets an armed instance: it copies the snapshot over the
+// pages written since they were last protected and releases those past the
+// snapshot's end (memory an execution grew, which the restored C library
+// no longer uses: its next growth starts at the memory's end).
+func (m *template) restoreWritten(in *instance, lo, hi uint32) error {
+	regions, err := m.scanTracked(in, lo, hi, false, in.written[:0])
+	in.written = regions[:0]
+	if err != nil {
+		return err
+	}
+	b, ok := in.mem.Read(0, in.mem.Size())
+	if !ok {
+		return errors.New("quickjs: reading the engine's memory")
+	}
+	snap := uint64(len(m.snapshot))
+	written := uint64(0) // bytes, in whole pages
+	for _, r := range regions {
+		s, e := r.start, min(r.end, uint64(len(b)))
+		written += e - s
+		if s < snap {
+			copy(b[s:min(e, snap)], m.snapshot[s:min(e, snap)])
+		}
+		if e > snap {
+			releasePages(b[max(s, snap):e])
+		}
+	}
+	// A written page is left writable and copied at every reset, which
+	// is cheaper than protecting it again and taking a fault when the next
+	// execution writes it (executions write much the same pages). Every
+	// reprotectEvery resets, or once the set has grown past half the
+	// memory, every page is protected again, so that pages one execution
+	// wrote are not copied for ever.
+	in.resets++
+	if in.resets%reprotectEvery == 0 || 2*written > uint64(len(b)) {
+		_, err = m.scanTracked(in, lo, hi, true, nil)
+	}
+	return err
 }
 
 // get returns a ready engine: an idle one, or a new one restored from the

@@ -6,9 +6,10 @@ import "github.com/tetratelabs/wazero/experimental"
 
 // sliceAllocator reserves each engine's maximum memory up front, so the
 // backing array never moves (see memory_unix.go).
-type sliceAllocator struct{}
+// There is no write tracking here: tracked stays false.
+type sliceAllocator struct{ tracked bool }
 
-func (sliceAllocator) Allocate(cap, max uint64) experimental.LinearMemory {
+func (*sliceAllocator) Allocate(cap, max uint64) experimental.LinearMemory {
 	return &sliceMemory{buf: make([]byte, 0, max)}
 }
 
@@ -23,4 +24,8 @@ func (m *sliceMemory) Reallocate(size uint64) []byte {
 
 func (m *sliceMemory) Free() { m.buf = nil }
 
-var memoryAllocator experimental.MemoryAllocator = sliceAllocator{}
+// newMemoryAllocator returns the allocator for one instantiation.
+func newMemoryAllocator(*writeTracker) *sliceAllocator { return &sliceAllocator{} }
+
+// releasePages clears memory no longer in use.
+func releasePages(b []byte) { clear(b) }

@@ -146,6 +146,10 @@ func restrictFiles(cacheDir string) string {
 		access uint64
 	}{
 		{"/proc/self/exe", read | unix.LANDLOCK_ACCESS_FS_EXECUTE},
+		// The write tracker's page map (dirty_linux.go). Stage 2 is the same
+		// process, so /proc/self/pagemap is the same file after the exec;
+		// it gives this process's own page table entries only.
+		{"/proc/self/pagemap", read},
 	}
 	if dynamicallyLinked() {
 		// The dynamic loader and the C libraries of a cgo binary, read
@@ -210,8 +214,8 @@ func dynamicallyLinked() bool {
 // can compute, allocate, use its threads and signals, and read and write the
 // descriptors it already has; it cannot open files, create sockets or
 // processes, or execute anything.
-func confineSyscalls() string {
-	prog, err := seccompProgram(os.Getpid())
+func confineSyscalls(ioctls []ioctlRule) string {
+	prog, err := seccompProgram(os.Getpid(), ioctls)
 	if err != nil {
 		return "unavailable: " + err.Error()
 	}

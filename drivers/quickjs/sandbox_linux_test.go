@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/codemode-go/codemode/runner"
 	"golang.org/x/sys/unix"
@@ -72,6 +73,17 @@ func probeConfinement(when string) string {
 			err = e
 		}
 		report("fork", err)
+		// The filter lets through the write tracker's ioctls on its own
+		// two descriptors only.
+		_, err = unix.IoctlGetInt(0, unix.TIOCINQ)
+		report("ioctl TIOCINQ", err)
+		var arg [32]byte
+		_, _, e = unix.Syscall(unix.SYS_IOCTL, 0, uffdioRegisterIoctl, uintptr(unsafe.Pointer(&arg[0])))
+		err = nil
+		if e != 0 {
+			err = e
+		}
+		report("ioctl UFFDIO_REGISTER on another descriptor", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var caps [2]unix.CapUserData
@@ -129,23 +141,25 @@ func TestSandboxConfinement(t *testing.T) {
 		t.Fatalf("seccomp: %s", boot.Seccomp)
 	}
 	want := map[string]string{
-		"after seccomp read /etc/passwd":               "EPERM",
-		"after seccomp create a file":                  "EPERM",
-		"after seccomp execute /bin/sh":                "EPERM",
-		"after seccomp connect over TCP":               "EPERM",
-		"after seccomp connect to an abstract socket":  "EPERM",
-		"after seccomp signal the parent":              "EPERM",
-		"after seccomp fork":                           "EPERM",
-		"after seccomp no_new_privs":                   "EPERM", // prctl itself is filtered
-		"before seccomp no_new_privs":                  "ok",
-		"before seccomp capabilities":                  "ok", // none, even when the host runs as root
-		"after seccomp capabilities":                   "EPERM",
-		"before seccomp read /etc/passwd":              "EACCES",
-		"before seccomp create a file":                 "EACCES",
-		"before seccomp execute /bin/sh":               "EACCES",
-		"before seccomp connect over TCP":              "EACCES",
-		"before seccomp connect to an abstract socket": "EPERM",
-		"before seccomp signal the parent":             "EPERM",
+		"after seccomp read /etc/passwd":                            "EPERM",
+		"after seccomp create a file":                               "EPERM",
+		"after seccomp execute /bin/sh":                             "EPERM",
+		"after seccomp connect over TCP":                            "EPERM",
+		"after seccomp connect to an abstract socket":               "EPERM",
+		"after seccomp signal the parent":                           "EPERM",
+		"after seccomp fork":                                        "EPERM",
+		"after seccomp ioctl TIOCINQ":                               "EPERM",
+		"after seccomp ioctl UFFDIO_REGISTER on another descriptor": "EPERM",
+		"after seccomp no_new_privs":                                "EPERM", // prctl itself is filtered
+		"before seccomp no_new_privs":                               "ok",
+		"before seccomp capabilities":                               "ok", // none, even when the host runs as root
+		"after seccomp capabilities":                                "EPERM",
+		"before seccomp read /etc/passwd":                           "EACCES",
+		"before seccomp create a file":                              "EACCES",
+		"before seccomp execute /bin/sh":                            "EACCES",
+		"before seccomp connect over TCP":                           "EACCES",
+		"before seccomp connect to an abstract socket":              "EPERM",
+		"before seccomp signal the parent":                          "EPERM",
 	}
 	abi := 0
 	fmt.Sscanf(boot.Landlock, "abi %d", &abi)
@@ -164,5 +178,16 @@ func TestSandboxConfinement(t *testing.T) {
 	}
 	if abi == 0 {
 		t.Logf("Landlock is not available here (%s): only seccomp was checked", boot.Landlock)
+	}
+	// The write tracker (dirty_linux.go) works confined wherever it works
+	// in this process: Landlock lets the sandbox open its page map and
+	// seccomp lets its ioctls through.
+	if tr, err := newWriteTracker(); err != nil {
+		t.Logf("no write tracking on this kernel (%v); the sandbox resets by %s", err, boot.Reset)
+	} else {
+		tr.close()
+		if boot.Reset != "written pages" {
+			t.Errorf("the confined sandbox resets engines by %q, want written pages", boot.Reset)
+		}
 	}
 }

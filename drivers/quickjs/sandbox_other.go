@@ -22,6 +22,6 @@ func confineAndReexec(token, cacheDir string) error {
 
 // confineSyscalls: Landlock and seccomp are Linux's; elsewhere the sandbox
 // is a separate process and nothing more.
-func confineSyscalls() string { return "unavailable: not Linux" }
+func confineSyscalls([]ioctlRule) string { return "unavailable: not Linux" }
 
 const sandboxFirstStage = "2" // no stage 1 outside Linux

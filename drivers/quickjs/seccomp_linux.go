@@ -32,8 +32,9 @@ func seccompErrno(errno unix.Errno) uint32 {
 	return unix.SECCOMP_RET_ERRNO | uint32(errno)&unix.SECCOMP_RET_DATA
 }
 
-// seccompProgram builds the filter for the process pid.
-func seccompProgram(pid int) ([]unix.SockFilter, error) {
+// seccompProgram builds the filter for the process pid; ioctls are the
+// only ioctl calls it allows (the write tracker's, dirty_linux.go).
+func seccompProgram(pid int, ioctls []ioctlRule) ([]unix.SockFilter, error) {
 	var a bpfAsm
 	a.ld(4)
 	a.jeq(seccompArch, "", "kill")
@@ -48,8 +49,25 @@ func seccompProgram(pid int) ([]unix.SockFilter, error) {
 	a.jeq(unix.SYS_KILL, "self", "")
 	a.jeq(unix.SYS_TGKILL, "self", "")
 	a.jeq(unix.SYS_CLONE3, "enosys", "")
+	if len(ioctls) > 0 {
+		a.jeq(unix.SYS_IOCTL, "ioctl", "")
+	}
 	a.label("deny")
 	a.ret(seccompErrno(unix.EPERM))
+	// ioctl: allowed for the listed descriptor (args[0]) and request
+	// (args[1]) pairs. The kernel reads both as 32-bit values.
+	if len(ioctls) > 0 {
+		a.label("ioctl")
+		for i, r := range ioctls {
+			next := fmt.Sprintf("ioctl%d", i+1)
+			a.ld(16 + seccompArgLow)
+			a.jeq(uint32(r.fd), "", next)
+			a.ld(24 + seccompArgLow)
+			a.jeq(r.req, "allow", next)
+			a.label(next)
+		}
+		a.ret(seccompErrno(unix.EPERM))
+	}
 	// clone: allowed when its flags (args[0]) make a thread, not a process.
 	a.label("clone")
 	a.ld(16 + seccompArgLow)
@@ -133,7 +151,8 @@ func (a *bpfAsm) assemble() ([]unix.SockFilter, error) {
 // descriptors the sandbox already holds, memory, threads (futex, rseq,
 // robust lists), signals, the network poller on those descriptors, clocks,
 // timers, random bytes and exit. Absent: every open, socket, connect, bind,
-// exec, fork, ptrace, mount, ioctl and prctl.
+// exec, fork, ptrace, mount and prctl, and every ioctl but the write
+// tracker's (seccompProgram).
 func sandboxCommonSyscalls() []uintptr {
 	return []uintptr{
 		unix.SYS_READ, unix.SYS_WRITE, unix.SYS_READV, unix.SYS_WRITEV, unix.SYS_PREAD64, unix.SYS_PWRITE64,

@@ -9,6 +9,6 @@ import (
 )
 
 // seccompProgram: the filter is written for amd64 and arm64 only.
-func seccompProgram(pid int) ([]unix.SockFilter, error) {
+func seccompProgram(pid int, ioctls []ioctlRule) ([]unix.SockFilter, error) {
 	return nil, errors.New("no seccomp filter for this architecture")
 }

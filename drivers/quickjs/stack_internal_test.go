@@ -64,7 +64,7 @@ func testTemplate(t testing.TB) *machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tpl.rt.Close(context.Background()) })
+	t.Cleanup(func() { _ = tpl.close() })
 	return &machine{template: tpl, poolSize: 1}
 }
 

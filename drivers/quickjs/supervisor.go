@@ -360,8 +360,14 @@ func (d *Driver) bootSandbox(ctx context.Context, source string, probe bool) (*s
 		closeAll(dataP, ctrlP)
 		return nil, nil, fmt.Errorf("quickjs: starting the sandbox process: %w", err)
 	}
+	// A probe sandbox exits as soon as it has written its report: its
+	// sockets are closed once the report is read, not before.
+	reportRead := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
+		if probe {
+			<-reportRead
+		}
 		closeAll(dataP, ctrlP)
 		close(box.exited)
 	}()
@@ -380,11 +386,14 @@ func (d *Driver) bootSandbox(ctx context.Context, source string, probe bool) (*s
 	}
 	done := make(chan booted, 1)
 	go func() {
+		read := sync.OnceFunc(func() { close(reportRead) })
+		defer read()
 		if err := wire.WriteFrame(dataP, cfg); err != nil {
 			done <- booted{err: fmt.Errorf("sending the configuration: %w", err)}
 			return
 		}
 		raw, err := wire.ReadFrame(dataP, 1<<20)
+		read()
 		if err != nil {
 			done <- booted{err: fmt.Errorf("reading the boot report: %w", err)}
 			return
