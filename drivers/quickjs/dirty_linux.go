@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -31,7 +32,7 @@ import (
 // Where the kernel lacks any of this, newWriteTracker fails and engines are
 // reset by copying the whole snapshot, as before.
 type writeTracker struct {
-	uffd    int
+	uffd    *os.File // closed by its finalizer too, should the driver never be closed
 	pagemap *os.File
 }
 
@@ -72,7 +73,7 @@ type pageRegion struct{ start, end, categories uint64 }
 // where the kernel has no asynchronous write protection or no PAGEMAP_SCAN;
 // the caller then resets engines by copying.
 func newWriteTracker() (*writeTracker, error) {
-	fd, _, e := unix.Syscall(unix.SYS_USERFAULTFD, unix.O_CLOEXEC|unix.O_NONBLOCK|uffdUserModeOnly, 0, 0)
+	fd, _, e := unix.Syscall(unix.SYS_USERFAULTFD, unix.O_CLOEXEC|uffdUserModeOnly, 0, 0)
 	if e != 0 {
 		return nil, fmt.Errorf("quickjs: userfaultfd: %w", e)
 	}
@@ -86,7 +87,7 @@ func newWriteTracker() (*writeTracker, error) {
 		_ = unix.Close(int(fd))
 		return nil, fmt.Errorf("quickjs: opening the page map: %w", err)
 	}
-	t := &writeTracker{uffd: int(fd), pagemap: pm}
+	t := &writeTracker{uffd: os.NewFile(fd, "userfaultfd"), pagemap: pm}
 	// Probe PAGEMAP_SCAN (Linux 6.7) with an empty range: older kernels
 	// answer ENOTTY.
 	a := pmScanArg{size: pmScanArgSize, start: 1 << 16, end: 1 << 16}
@@ -110,7 +111,7 @@ func (t *writeTracker) ioctls() []ioctlRule {
 	if t == nil {
 		return nil
 	}
-	return []ioctlRule{{t.uffd, uffdioRegisterIoctl}, {int(t.pagemap.Fd()), pagemapScanIoctl}}
+	return []ioctlRule{{int(t.uffd.Fd()), uffdioRegisterIoctl}, {int(t.pagemap.Fd()), pagemapScanIoctl}}
 }
 
 // register puts a whole mapping under asynchronous write protection.
@@ -122,9 +123,11 @@ func (t *writeTracker) register(b []byte) error {
 	}
 	// Per-page tracking: a transparent huge page would be reported, and
 	// copied, 2 MiB at a time.
-	//_ = unix.Madvise(b, unix.MADV_NOHUGEPAGE)
+	_ = unix.Madvise(b, unix.MADV_NOHUGEPAGE)
 	r := uffdioRegisterArg{start: uint64(uintptr(unsafe.Pointer(&b[0]))), len: uint64(len(b)), mode: uffdRegisterModeWP}
-	if err := ioctlPtr(t.uffd, uffdioRegisterIoctl, unsafe.Pointer(&r)); err != nil {
+	err := ioctlPtr(int(t.uffd.Fd()), uffdioRegisterIoctl, unsafe.Pointer(&r))
+	runtime.KeepAlive(t)
+	if err != nil {
 		return fmt.Errorf("quickjs: registering memory for write tracking: %w", err)
 	}
 	return nil
@@ -161,13 +164,14 @@ func (t *writeTracker) scan(base unsafe.Pointer, lo, hi uint64, protect bool, ou
 		}
 		start = a.walkEnd
 	}
+	runtime.KeepAlive(t)
 	return out, nil
 }
 
 // close closes the tracker's descriptors. Registered mappings stay
 // registered until they are unmapped.
 func (t *writeTracker) close() {
-	_ = unix.Close(t.uffd)
+	_ = t.uffd.Close()
 	_ = t.pagemap.Close()
 }
 

@@ -83,8 +83,14 @@ type Options struct {
 	// (asynchronous userfaultfd write protection, read back with the
 	// PAGEMAP_SCAN ioctl) and copies those pages only: about 170 for a
 	// one-call program. Where the kernel cannot track, every reset is full
-	// whatever this says. It is there to compare the two, and as a way
-	// out should a kernel's tracking be in doubt.
+	// whatever this says. It is there to compare the two, as a way out
+	// should a kernel's tracking be in doubt, and for hosts whose tenants
+	// share a runtime and must not learn about each other by timing:
+	// pages an execution wrote stay writable for later executions on the
+	// same engine (until it is protected again, every 256 resets), so a
+	// program that times its own allocations can tell roughly how much
+	// heap an earlier execution used (RATIONALE.md, "Resetting an
+	// engine"). A full reset leaves no such trace.
 	FullReset bool
 }
 

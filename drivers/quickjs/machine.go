@@ -424,6 +424,12 @@ func (m *template) restore(in *instance) error {
 	if err := in.write(hi, m.snapshot[hi:]); err != nil {
 		return err
 	}
+	// Memory an execution grew past the snapshot is dead (the restored C
+	// library grows from the memory's end), but may hold its data.
+	if size := int(in.mem.Size()); size > len(m.snapshot) {
+		b, _ := in.mem.Read(0, uint32(size))
+		releasePages(b[len(m.snapshot):])
+	}
 	if in.tracked {
 		// Protect every page, so that the next reset finds what the next
 		// execution writes.

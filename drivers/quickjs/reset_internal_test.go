@@ -7,7 +7,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemode-go/codemode/runner"
 	"golang.org/x/sys/unix"
@@ -15,8 +18,8 @@ import (
 
 // TestResetRestoresTheSnapshot runs programs that write an engine's memory
 // in different ways on one engine, resetting it after each, and checks that
-// every byte outside the C stack's dead region is the snapshot's again and,
-// with write tracking, that memory grown past the snapshot reads as zeros.
+// every byte outside the C stack's dead region is the snapshot's again and
+// that memory grown past the snapshot reads as zeros.
 // It runs with the kernel's write tracking (where there is one) and with
 // full copies, over more resets than reprotectEvery, so that pages written
 // after their protection was renewed are covered too.
@@ -86,7 +89,7 @@ func TestResetRestoresTheSnapshot(t *testing.T) {
 				if err := sameOutside(mem[:len(snap)], snap, lo, hi); err != nil {
 					t.Fatalf("%d %s: %v", i, p.name, err)
 				}
-				if !full {
+				{
 					zero := make([]byte, 4096)
 					for at := len(snap); at < len(mem); at += len(zero) {
 						if !bytes.Equal(mem[at:min(at+len(zero), len(mem))], zero[:min(len(zero), len(mem)-at)]) {
@@ -186,5 +189,44 @@ func TestTrackerSeesEveryKindOfWrite(t *testing.T) {
 		if got[i].start != want[i].start || got[i].end != want[i].end {
 			t.Fatalf("written %v, want %v", got, want)
 		}
+	}
+}
+
+// TestTrackerDescriptorsDoNotOutliveTheDriver: drivers that are dropped
+// without Close do not leave their userfaultfd open for ever.
+func TestTrackerDescriptorsDoNotOutliveTheDriver(t *testing.T) {
+	if tr, err := newWriteTracker(); err != nil {
+		t.Skipf("no write tracking on this kernel: %v", err)
+	} else {
+		tr.close()
+	}
+	count := func() (n int) {
+		es, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range es {
+			if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); strings.Contains(l, "userfaultfd") {
+				n++
+			}
+		}
+		return n
+	}
+	before := count()
+	drivers := make([]*Driver, 10)
+	for i := range drivers {
+		drivers[i] = New(Options{InProcess: true})
+		if _, err := drivers[i].template(context.Background(), runner.Source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(); n < before+len(drivers) {
+		t.Fatalf("%d userfaultfd descriptors with 10 live drivers, %d before: the trackers were not made", n, before)
+	}
+	runtime.KeepAlive(drivers)
+	deadline := time.Now().Add(10 * time.Second)
+	for count() > before && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := count(); n > before {
+		t.Fatalf("%d userfaultfd descriptors stay open after 10 dropped drivers were collected (%d before)", n, before)
 	}
 }
