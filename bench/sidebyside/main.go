@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -449,11 +450,36 @@ func main() {
 	only := flag.String("rows", "warm,roundtrip,conc64,big,retained,boot", "rows to run, comma-separated")
 	which := flag.String("drivers", "quickjs,quickjs-inprocess,node", "our drivers to run, comma-separated")
 	scale := flag.Float64("scale", 1, "multiplies each row's executions per measurement")
+	cpuProfile := flag.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file (go tool pprof; see bench/PROFILING.md)")
 	flag.Parse()
-	if err := run(*refPath, *nodePath, *rounds, *only, *which, *scale); err != nil {
+	if err := profiled(*cpuProfile, func() error { return run(*refPath, *nodePath, *rounds, *only, *which, *scale) }); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
+}
+
+// profiled runs f, under the Go CPU profiler writing to path when path is
+// not empty. The profile covers this process only: the in-process QuickJS
+// driver, the clients and the erasure, not a sandbox's or Node.js's
+// processes.
+func profiled(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating the CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		_ = out.Close()
+		return fmt.Errorf("starting the CPU profile: %w", err)
+	}
+	err = f()
+	pprof.StopCPUProfile()
+	if cerr := out.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("writing the CPU profile: %w", cerr)
+	}
+	return err
 }
 
 func run(refPath, nodePath string, rounds int, only, which string, scale float64) error {
