@@ -78,8 +78,8 @@ type Options struct {
 	// runtime; it ends with the driver's last runtime, or at Close.
 	NoSpare bool `json:"-"`
 	// FullReset resets an engine after each execution by copying its whole
-	// snapshot (about 3.6 MiB) back. By default, on Linux 6.7 and later, the
-	// driver has the kernel track the pages an execution writes
+	// snapshot back (3.6 MB, all but the C stack). By default, on Linux 6.7
+	// and later, the driver has the kernel track the pages an execution writes
 	// (asynchronous userfaultfd write protection, read back with the
 	// PAGEMAP_SCAN ioctl) and copies those pages only: about 170 for a
 	// one-call program. Where the kernel cannot track, every reset is full
