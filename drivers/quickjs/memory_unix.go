@@ -3,10 +3,10 @@
 package quickjs
 
 import (
-	"golang.org/x/sys/unix"
 	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
+	"golang.org/x/sys/unix"
 )
 
 // mmapAllocator backs each engine's linear memory with one anonymous

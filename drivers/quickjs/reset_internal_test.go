@@ -39,20 +39,7 @@ func TestResetRestoresTheSnapshot(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			tpl, err := newTemplate(ctx, nil, Options{FullReset: full}.withDefaults(), runner.Source)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tpl.close()
-			if !full && tpl.tracker == nil {
-				t.Skipf("no write tracking on this kernel: %v", tpl.trackErr)
-			}
-			m := &machine{template: tpl, poolSize: 1}
-			in, err := m.get(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.discard(in)
+			tpl, in := resetEngine(t, full)
 			if in.armed == full {
 				t.Fatalf("armed %v with FullReset %v", in.armed, full)
 			}
@@ -102,6 +89,28 @@ func TestResetRestoresTheSnapshot(t *testing.T) {
 	}
 }
 
+// resetEngine boots a template (with full resets, or with write tracking,
+// skipping the test where the kernel has none) and takes one engine from
+// it; both are closed when the test ends.
+func resetEngine(t *testing.T, full bool) (*template, *instance) {
+	t.Helper()
+	tpl, err := newTemplate(context.Background(), nil, Options{FullReset: full}.withDefaults(), runner.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tpl.close() })
+	if !full && tpl.tracker == nil {
+		t.Skipf("no write tracking on this kernel: %v", tpl.trackErr)
+	}
+	m := &machine{template: tpl, poolSize: 1}
+	in, err := m.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.discard(in) })
+	return tpl, in
+}
+
 // sameOutside reports the first page where got and want differ outside
 // [lo, hi).
 func sameOutside(got, want []byte, lo, hi uint32) error {
@@ -146,21 +155,7 @@ func TestResetModeInProcess(t *testing.T) {
 // memory grown past the snapshot (wazero clears a grown wasm page, so all
 // 64 KiB of it count as written), and nothing else.
 func TestTrackerSeesEveryKindOfWrite(t *testing.T) {
-	ctx := context.Background()
-	tpl, err := newTemplate(ctx, nil, Options{}.withDefaults(), runner.Source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tpl.close()
-	if tpl.tracker == nil {
-		t.Skipf("no write tracking on this kernel: %v", tpl.trackErr)
-	}
-	m := &machine{template: tpl, poolSize: 1}
-	in, err := m.get(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.discard(in)
+	tpl, in := resetEngine(t, false)
 	lo, hi := tpl.l.stackFloor-stackRedZone, tpl.l.stackTop
 	if got, err := tpl.scanTracked(in, lo, hi, false, nil); err != nil || len(got) != 0 {
 		t.Fatalf("a freshly armed engine has written pages %v (%v)", got, err)
