@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/codemode-go/codemode/wire"
@@ -34,6 +35,14 @@ type execution struct {
 	calls    int
 	inFlight int
 	held     int64 // bytes of tool inputs and outputs held for in-flight calls
+	// clock holds the clock values the program observed, in the order of
+	// the runner's messages: each tool call's, appended by whoever admits
+	// it (admit).
+	clock []float64
+	// start, when set, starts a tool call on the reader's goroutine (see
+	// call); nil while the execution's own goroutine takes every call
+	// (an execution with prefilled results checks those in order there).
+	start func(m *wire.Message, clock int)
 }
 
 func newExecution(id uint64, lim Limits) *execution {
@@ -61,6 +70,51 @@ func (e *execution) post(it item) {
 	}
 }
 
+// call takes a tool-call message on the reader's goroutine. When the
+// execution starts calls there (start is set), it admits the call and starts
+// it at once: a round trip then spares the hand-off to the execution's
+// goroutine, one goroutine wake-up of the several a call pays. Otherwise, and
+// once the execution has ended, the message is queued as post queues it.
+func (e *execution) call(m *wire.Message) {
+	e.mu.Lock()
+	if e.start == nil || e.ended {
+		e.mu.Unlock()
+		e.post(item{msg: m})
+		return
+	}
+	clock, end := e.admitLocked(m)
+	start := e.start
+	e.mu.Unlock()
+	if end != nil {
+		e.post(item{end: end})
+		return
+	}
+	start(m, clock)
+}
+
+// startCalls has the reader start tool calls with start (see call).
+func (e *execution) startCalls(start func(m *wire.Message, clock int)) {
+	e.mu.Lock()
+	e.start = start
+	e.mu.Unlock()
+}
+
+// finish marks the execution over for the reader: later messages are
+// dropped and no more calls start. Execute calls it as it returns.
+func (e *execution) finish() {
+	e.mu.Lock()
+	e.ended = true
+	e.start = nil
+	e.mu.Unlock()
+}
+
+// observed returns a copy of the clock values the admitted calls carried.
+func (e *execution) observed() []float64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.clock)
+}
+
 // take removes and returns the queued items.
 func (e *execution) take() []item {
 	e.mu.Lock()
@@ -70,14 +124,23 @@ func (e *execution) take() []item {
 	return items
 }
 
-// admit counts a tool call against the execution's bounds. It returns the
-// execution's end when the call breaks one: a seq out of issuance order (a
-// runner the host cannot trust) or a tool-call limit.
-func (e *execution) admit(m *wire.Message) *Outcome {
+// admit counts a tool call against the execution's bounds and adds the
+// clock values it carries. It returns the number of clock values observed
+// up to the call, and the execution's end when the call breaks a bound: a
+// seq out of issuance order (a runner the host cannot trust) or a
+// tool-call limit.
+func (e *execution) admit(m *wire.Message) (clock int, end *Outcome) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.admitLocked(m)
+}
+
+// admitLocked is admit with e.mu held.
+func (e *execution) admitLocked(m *wire.Message) (clock int, end *Outcome) {
+	e.clock = append(e.clock, m.Clock...)
+	clock = len(e.clock)
 	if m.Seq != e.lastSeq+1 {
-		return internalFailure("the runner sent tool call seq %d after seq %d; calls are numbered in order", m.Seq, e.lastSeq)
+		return clock, internalFailure("the runner sent tool call seq %d after seq %d; calls are numbered in order", m.Seq, e.lastSeq)
 	}
 	e.lastSeq = m.Seq
 	e.calls++
@@ -85,13 +148,13 @@ func (e *execution) admit(m *wire.Message) *Outcome {
 	e.held += int64(len(m.Input))
 	switch {
 	case e.calls > e.lim.MaxToolCalls:
-		return failure("RangeError", fmt.Sprintf("the program made more than %d tool calls (Limits.MaxToolCalls)", e.lim.MaxToolCalls))
+		return clock, failure("RangeError", fmt.Sprintf("the program made more than %d tool calls (Limits.MaxToolCalls)", e.lim.MaxToolCalls))
 	case e.inFlight > e.lim.MaxInFlightCalls:
-		return failure("RangeError", fmt.Sprintf("the program had more than %d tool calls in flight at once (Limits.MaxInFlightCalls)", e.lim.MaxInFlightCalls))
+		return clock, failure("RangeError", fmt.Sprintf("the program had more than %d tool calls in flight at once (Limits.MaxInFlightCalls)", e.lim.MaxInFlightCalls))
 	case e.held > e.lim.MaxInFlightBytes:
-		return failure("RangeError", fmt.Sprintf("the tool calls in flight held more than %d bytes of input and output (Limits.MaxInFlightBytes)", e.lim.MaxInFlightBytes))
+		return clock, failure("RangeError", fmt.Sprintf("the tool calls in flight held more than %d bytes of input and output (Limits.MaxInFlightBytes)", e.lim.MaxInFlightBytes))
 	}
-	return nil
+	return clock, nil
 }
 
 // hold counts n more bytes of output held for an in-flight call, returning

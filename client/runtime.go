@@ -224,7 +224,11 @@ func (rt *Runtime) readLoop() {
 			continue
 		}
 		switch m.Kind {
-		case wire.KindToolCall, wire.KindOutput, wire.KindResult:
+		case wire.KindToolCall:
+			if ex := rt.lookup(m.Execution); ex != nil {
+				ex.call(m)
+			}
+		case wire.KindOutput, wire.KindResult:
 			if ex := rt.lookup(m.Execution); ex != nil {
 				ex.post(item{msg: m})
 			}
@@ -426,7 +430,13 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 	rt.execs[id] = ex
 	rt.mu.Unlock()
 	execCtx, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
+	if len(req.Prefill) == 0 {
+		// No prefilled result to check in order: the reader starts each
+		// call itself (execution.call).
+		ex.startCalls(func(m *wire.Message, clock int) { rt.startCall(execCtx, ex, req, m, clock) })
+	}
 	defer func() {
+		ex.finish()
 		cancelCalls()
 		rt.mu.Lock()
 		delete(rt.execs, id)
@@ -489,15 +499,15 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 	}
 	// The clock values the program observed: each tool-call and the result
 	// carry those since the previous message (wire 1.1), so an execution
-	// that ends early (a halt) still reports every value seen until then.
-	var clock []float64
+	// that ends early (a halt) still reports every value seen until then
+	// (ex.observed).
 	for {
 		select {
 		case <-ex.wake:
 			for _, it := range ex.take() {
 				if it.end != nil {
 					rt.cancelInRunner(id)
-					it.end.Clock = clock
+					it.end.Clock = ex.observed()
 					return it.end, nil
 				}
 				m := it.msg
@@ -507,21 +517,21 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 						req.OnOutput(m.Stream, m.Text)
 					}
 				case wire.KindToolCall:
-					clock = append(clock, m.Clock...)
-					if end := ex.admit(m); end != nil {
+					clock, end := ex.admit(m)
+					if end != nil {
 						rt.cancelInRunner(id)
-						end.Clock = clock
+						end.Clock = ex.observed()
 						return end, nil
 					}
 					if m.Prefilled {
-						if end := rt.checkPrefilled(execCtx, ex, req, m, len(clock)); end != nil {
+						if end := rt.checkPrefilled(execCtx, ex, req, m, clock); end != nil {
 							rt.cancelInRunner(id)
-							end.Clock = clock
+							end.Clock = ex.observed()
 							return end, nil
 						}
 						continue
 					}
-					rt.startCall(execCtx, ex, req, m, len(clock))
+					rt.startCall(execCtx, ex, req, m, clock)
 				case wire.KindResult:
 					if rt.closing.Load() {
 						return nil, ErrRuntimeClosed
@@ -534,7 +544,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 						return nil, errScopeUnknown
 					}
 					out := outcomeOf(m)
-					out.Clock = append(clock, m.Clock...)
+					out.Clock = append(ex.observed(), m.Clock...)
 					if len(out.Clock) == 0 {
 						out.Clock = nil
 					}
