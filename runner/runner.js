@@ -717,75 +717,103 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
   };
   var maxJSONDepth = 64;
   function toJSONText(value, what = "tool input", root = "input", dates = false) {
-    const ancestors = [];
-    const walk = (v, path) => {
+    const ancestors = record();
+    let depth = 0;
+    const trail = record();
+    let steps = 0;
+    const where = () => {
+      let path = root;
+      for (let i = 0; i < steps; i++) {
+        const step = trail[i];
+        path += typeof step === "number" ? `[${step}]` : `.${step}`;
+      }
+      return path;
+    };
+    const refuse = (found) => {
+      throw new JSONValueError(what, where(), found);
+    };
+    const out = textBuffer();
+    const walk = (v) => {
       switch (typeof v) {
         case "string":
-          return quote(v);
+          out.add(quote(v));
+          return;
         case "number":
-          if (!numberIsFinite(v)) throw new JSONValueError(what, path, StringCtor(v));
-          return "" + v;
+          if (!numberIsFinite(v)) refuse(StringCtor(v));
+          out.add("" + v);
+          return;
         case "boolean":
-          return v ? "true" : "false";
+          out.add(v ? "true" : "false");
+          return;
         case "undefined":
-          throw new JSONValueError(what, path, "undefined");
+          return refuse("undefined");
         case "bigint":
-          throw new JSONValueError(what, path, "a bigint");
+          return refuse("a bigint");
         case "symbol":
-          throw new JSONValueError(what, path, "a symbol");
+          return refuse("a symbol");
         case "function":
-          throw new JSONValueError(what, path, "a function");
+          return refuse("a function");
       }
-      if (v === null) return "null";
+      if (v === null) {
+        out.add("null");
+        return;
+      }
       const object = v;
-      for (let i = 0; i < ancestors.length; i++) {
-        if (ancestors[i] === object) throw new JSONValueError(what, path, "a circular reference");
+      for (let i = 0; i < depth; i++) {
+        if (ancestors[i] === object) refuse("a circular reference");
       }
-      if (ancestors.length >= maxJSONDepth) throw new JSONValueError(what, path, `nested deeper than ${maxJSONDepth} levels`);
-      push(ancestors, object);
-      let out;
+      if (depth >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
+      ancestors[depth++] = object;
       if (isArray(object)) {
         const list = object;
         const n = list.length;
-        out = "[";
+        out.add("[");
         for (let i = 0; i < n; i++) {
-          if (!hasOwn(list, i)) throw new JSONValueError(what, `${path}[${i}]`, "a hole in an array");
-          if (i > 0) out += ",";
-          out += walk(list[i], `${path}[${i}]`);
+          trail[steps++] = i;
+          if (!hasOwn(list, i)) refuse("a hole in an array");
+          if (i > 0) out.add(",");
+          walk(list[i]);
+          steps--;
         }
-        out += "]";
-      } else if (dates && isDate(object)) {
-        const time = dateGetTime(object);
-        if (!numberIsFinite(time)) throw new JSONValueError(what, path, "an invalid Date");
-        out = quote(dateToISOString(object));
+        out.add("]");
       } else {
-        const proto = getPrototypeOf(object);
-        if (proto !== ObjectPrototype && proto !== null) {
-          const kind = safeText(() => objectToString(object), 100);
-          throw new JSONValueError(what, path, `not a plain object (${kind})`);
+        const plain = isPlain(object);
+        if (!plain && dates && isDate(object)) {
+          const time = dateGetTime(object);
+          if (!numberIsFinite(time)) refuse("an invalid Date");
+          out.add(quote(dateToISOString(object)));
+          depth--;
+          return;
         }
+        if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
         const keys = objectKeys(object);
-        out = "{";
+        out.add("{");
         let first = true;
         for (let i = 0; i < keys.length; i++) {
           const key = keys[i];
           const item = object[key];
           if (item === void 0) continue;
-          const text = walk(item, `${path}.${key}`);
-          out += (first ? "" : ",") + quote(key) + ":" + text;
+          trail[steps++] = key;
+          out.add(first ? quote(key) + ":" : "," + quote(key) + ":");
+          walk(item);
+          steps--;
           first = false;
         }
-        out += "}";
+        out.add("}");
       }
-      ancestors.length--;
-      return out;
+      depth--;
     };
     try {
-      return walk(value, root);
+      walk(value);
+      return out.take();
     } catch (error) {
       if (error instanceof JSONValueError) throw error;
       throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
     }
+  }
+  function isPlain(object) {
+    const proto = getPrototypeOf(object);
+    return proto === ObjectPrototype || proto === null;
   }
   function isDate(object) {
     try {

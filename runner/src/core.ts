@@ -3,7 +3,7 @@ import {
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
   jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
   getOwnPropertyDescriptor,
-  promiseReject, push, quote, record, stringSlice,
+  promiseReject, push, quote, record, stringSlice, textBuffer,
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
 
@@ -237,81 +237,124 @@ const maxJSONDepth = 64;
  * replaced JSON.stringify play no part. Plain JSON only: null, booleans,
  * finite numbers, strings, dense arrays and plain objects (prototype
  * Object.prototype or null); object properties whose value is undefined are
- * left out, as JSON.stringify does. With dates, a Date becomes its ISO
- * string. Anything else throws a TypeError that names what (for example
+ * left out, as JSON.stringify does. With dates, a Date (or an instance of
+ * a subclass) becomes its ISO string; a Date whose prototype was set to
+ * Object.prototype or null is written as a plain object, as JSON.stringify
+ * writes it. Anything else throws a TypeError that names what (for example
  * "tool input") and where (root "input", then ".key" and "[i]").
  */
 export function toJSONText(value: unknown, what = "tool input", root = "input", dates = false): string {
-  const ancestors: object[] = [];
-  const walk = (v: unknown, path: string): string => {
+  // The objects being walked, outermost first, and the keys and indices
+  // from the root to the value being walked. Both are objects without a
+  // prototype written by index (no program setter on Array.prototype can
+  // see them, and no descriptor is made per value), and a path is spelled
+  // only for an error, not for every value.
+  const ancestors = record<object>();
+  let depth = 0;
+  const trail = record<string | number>();
+  let steps = 0;
+  const where = (): string => {
+    let path = root;
+    for (let i = 0; i < steps; i++) {
+      const step = trail[i];
+      path += typeof step === "number" ? `[${step}]` : `.${step}`;
+    }
+    return path;
+  };
+  const refuse = (found: string): never => {
+    throw new JSONValueError(what, where(), found);
+  };
+  // The text goes into a buffer: appending to one string copies it whole in
+  // this engine (textBuffer).
+  const out = textBuffer();
+  const walk = (v: unknown): void => {
     switch (typeof v) {
       case "string":
-        return quote(v);
+        out.add(quote(v));
+        return;
       case "number":
-        if (!numberIsFinite(v)) throw new JSONValueError(what, path, StringCtor(v));
-        return "" + v;
+        if (!numberIsFinite(v)) refuse(StringCtor(v));
+        out.add("" + v);
+        return;
       case "boolean":
-        return v ? "true" : "false";
+        out.add(v ? "true" : "false");
+        return;
       case "undefined":
-        throw new JSONValueError(what, path, "undefined");
+        return refuse("undefined");
       case "bigint":
-        throw new JSONValueError(what, path, "a bigint");
+        return refuse("a bigint");
       case "symbol":
-        throw new JSONValueError(what, path, "a symbol");
+        return refuse("a symbol");
       case "function":
-        throw new JSONValueError(what, path, "a function");
+        return refuse("a function");
     }
-    if (v === null) return "null";
+    if (v === null) {
+      out.add("null");
+      return;
+    }
     const object = v as object;
-    for (let i = 0; i < ancestors.length; i++) {
-      if (ancestors[i] === object) throw new JSONValueError(what, path, "a circular reference");
+    for (let i = 0; i < depth; i++) {
+      if (ancestors[i] === object) refuse("a circular reference");
     }
-    if (ancestors.length >= maxJSONDepth) throw new JSONValueError(what, path, `nested deeper than ${maxJSONDepth} levels`);
-    push(ancestors, object);
-    let out: string;
+    if (depth >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
+    ancestors[depth++] = object;
     if (isArray(object)) {
       const list = object as unknown[];
       const n = list.length;
-      out = "[";
+      out.add("[");
       for (let i = 0; i < n; i++) {
-        if (!hasOwn(list, i)) throw new JSONValueError(what, `${path}[${i}]`, "a hole in an array");
-        if (i > 0) out += ",";
-        out += walk(list[i], `${path}[${i}]`);
+        trail[steps++] = i;
+        if (!hasOwn(list, i)) refuse("a hole in an array");
+        if (i > 0) out.add(",");
+        walk(list[i]);
+        steps--;
       }
-      out += "]";
-    } else if (dates && isDate(object)) {
-      const time = dateGetTime(object);
-      if (!numberIsFinite(time)) throw new JSONValueError(what, path, "an invalid Date");
-      out = quote(dateToISOString(object));
+      out.add("]");
     } else {
-      const proto = getPrototypeOf(object);
-      if (proto !== ObjectPrototype && proto !== null) {
-        const kind = safeText(() => objectToString(object), 100);
-        throw new JSONValueError(what, path, `not a plain object (${kind})`);
+      const plain = isPlain(object);
+      if (!plain && dates && isDate(object)) {
+        // Only an object that is not plain is asked whether it is a Date:
+        // asking throws for any other object, and each throw builds a
+        // stack trace. A Date given Object.prototype is written as the
+        // plain object it passes for, as JSON.stringify writes it.
+        const time = dateGetTime(object);
+        if (!numberIsFinite(time)) refuse("an invalid Date");
+        out.add(quote(dateToISOString(object)));
+        depth--;
+        return;
       }
+      if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
       const keys = objectKeys(object);
-      out = "{";
+      out.add("{");
       let first = true;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i];
         const item = (object as Record<string, unknown>)[key];
         if (item === undefined) continue;
-        const text = walk(item, `${path}.${key}`);
-        out += (first ? "" : ",") + quote(key) + ":" + text;
+        trail[steps++] = key;
+        out.add(first ? quote(key) + ":" : "," + quote(key) + ":");
+        walk(item);
+        steps--;
         first = false;
       }
-      out += "}";
+      out.add("}");
     }
-    ancestors.length--;
-    return out;
+    depth--;
   };
   try {
-    return walk(value, root);
+    walk(value);
+    return out.take();
   } catch (error) {
     if (error instanceof JSONValueError) throw error;
     // A revoked Proxy, a getter that throws, a stack overflow.
     throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
   }
+}
+
+/** isPlain reports an object whose prototype is Object.prototype or null. */
+function isPlain(object: object): boolean {
+  const proto = getPrototypeOf(object);
+  return proto === ObjectPrototype || proto === null;
 }
 
 function isDate(object: object): boolean {

@@ -43,6 +43,7 @@ func TestRuntime(t *testing.T, factory Factory) {
 	t.Run("InputBearingAndInputless", func(t *testing.T) { shared.inputForms(t) })
 	t.Run("ToolValidationOnHost", func(t *testing.T) { shared.toolValidation(t) })
 	t.Run("NonJSONToolValuesFailOneProgram", func(t *testing.T) { shared.nonJSON(t) })
+	t.Run("ProgramValuesAsJSON", func(t *testing.T) { shared.programValues(t) })
 	t.Run("OversizedErrorMessageTruncated", func(t *testing.T) { shared.oversizedError(t) })
 	t.Run("UnawaitedToolCallAtCompletion", func(t *testing.T) { shared.unawaited(t) })
 	t.Run("UnknownTool", func(t *testing.T) { shared.unknownTool(t) })
@@ -340,6 +341,9 @@ func (h *harness) nonJSON(t *testing.T) {
 		{`{ value: new Date(0) }`, `not a plain object`},
 		{`{ value: new Uint8Array([1, 2]) }`, `input\.value is not a plain object`}, // bytes go as base64 strings (package contract)
 		{`{ value: Symbol("s") }`, `symbol`},
+		{`{ list: [1, { a: [0, undefined] }] }`, `input\.list\[1\]\.a\[1\] is undefined`},
+		{`{ list: [1, , 3] }`, `input\.list\[1\] is a hole in an array`},
+		{`{ deep: { "odd key": Infinity } }`, `input\.deep\.odd key is Infinity`},
 	} {
 		out, rec := h.run(t, `export default async function ({ codemode }) { await codemode.echo(`+tc.arg+`); }`, nil)
 		wantFailure(t, out, "TypeError", tc.path)
@@ -349,6 +353,43 @@ func (h *harness) nonJSON(t *testing.T) {
 	}
 	out, _ := h.run(t, `export default async function ({ codemode, result }) { const r = await codemode.echo({ value: "ok", dropped: undefined }); result.appendText(r.value); }`, nil)
 	wantSuccess(t, out, text("ok"))
+}
+
+// programValues: what a program's default export resolves to becomes the
+// outcome's value as JSON, with Dates as ISO strings (a Date subclass too),
+// key order kept and undefined properties left out; what JSON cannot hold
+// fails the execution with a TypeError naming its place. The large value
+// (20,000 items) is there because the value's JSON was once built by
+// copying one string per item.
+func (h *harness) programValues(t *testing.T) {
+	for _, tc := range []struct{ value, want, fails string }{
+		{`({ b: 1, a: [true, null, "x"], u: undefined })`, `{"b":1,"a":[true,null,"x"]}`, ""},
+		{`new Date(0)`, `"1970-01-01T00:00:00.000Z"`, ""},
+		{`{ when: new (class D extends Date {})(86400000) }`, `{"when":"1970-01-02T00:00:00.000Z"}`, ""},
+		{`Object.assign(Object.create(null), { k: [] })`, `{"k":[]}`, ""},
+		{`{ d: Object.setPrototypeOf(new Date(0), Object.prototype) }`, `{"d":{}}`, ""}, // as JSON.stringify: no toJSON on its chain
+		{`{ when: new Date(NaN) }`, "", `value\.when is an invalid Date`},
+		{`{ list: [{ f: () => 1 }] }`, "", `value\.list\[0\]\.f is a function`},
+		{`{ m: new Map() }`, "", `value\.m is not a plain object`},
+		{`Array.from({ length: 20000 }, (_, i) => ({ id: i }))`, "", ""},
+	} {
+		out, _ := h.run(t, `export default async function () { return `+tc.value+`; }`, nil)
+		switch {
+		case tc.fails != "":
+			wantFailure(t, out, "TypeError", tc.fails)
+		case tc.want != "":
+			wantSuccess(t, out)
+			if string(out.Value) != tc.want {
+				t.Errorf("%s: value %s, want %s", tc.value, out.Value, tc.want)
+			}
+		default:
+			wantSuccess(t, out)
+			var items []struct{ ID int }
+			if err := json.Unmarshal(out.Value, &items); err != nil || len(items) != 20000 || items[19999].ID != 19999 {
+				t.Errorf("%s: value of %d bytes (%v), want 20,000 items in order", tc.value, len(out.Value), err)
+			}
+		}
+	}
 }
 
 func (h *harness) oversizedError(t *testing.T) {
