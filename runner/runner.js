@@ -716,99 +716,131 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     }
   };
   var maxJSONDepth = 64;
-  function toJSONText(value, what = "tool input", root = "input", dates = false) {
-    const ancestors = record();
-    let depth = 0;
-    const trail = record();
-    let steps = 0;
-    const where = () => {
-      let path = root;
-      for (let i = 0; i < steps; i++) {
-        const step = trail[i];
-        path += typeof step === "number" ? `[${step}]` : `.${step}`;
+  var walkObjects = record();
+  var walkDepth = 0;
+  var walkSteps = record();
+  var walkStepCount = 0;
+  var walkText = "";
+  var walkParts = null;
+  var walkDates = false;
+  var walkTailSize = 4096;
+  var WalkRefusal = class {
+    constructor(found) {
+      __publicField(this, "found", found);
+    }
+  };
+  function refuse(found) {
+    throw new WalkRefusal(found);
+  }
+  function flushWalkText() {
+    if (walkParts === null) walkParts = [];
+    push(walkParts, walkText);
+    walkText = "";
+  }
+  function walkValue(v, base) {
+    switch (typeof v) {
+      case "string":
+        walkText += quote(v);
+        return;
+      case "number":
+        if (!numberIsFinite(v)) refuse(StringCtor(v));
+        walkText += "" + v;
+        return;
+      case "boolean":
+        walkText += v ? "true" : "false";
+        return;
+      case "undefined":
+        return refuse("undefined");
+      case "bigint":
+        return refuse("a bigint");
+      case "symbol":
+        return refuse("a symbol");
+      case "function":
+        return refuse("a function");
+    }
+    if (v === null) {
+      walkText += "null";
+      return;
+    }
+    const object = v;
+    for (let i = base; i < walkDepth; i++) {
+      if (walkObjects[i] === object) refuse("a circular reference");
+    }
+    if (walkDepth - base >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
+    walkObjects[walkDepth++] = object;
+    if (isArray(object)) {
+      const list = object;
+      const n = list.length;
+      walkText += "[";
+      for (let i = 0; i < n; i++) {
+        walkSteps[walkStepCount++] = i;
+        if (!hasOwn(list, i)) refuse("a hole in an array");
+        if (i > 0) walkText += ",";
+        walkValue(list[i], base);
+        walkStepCount--;
+        if (walkText.length >= walkTailSize) flushWalkText();
       }
-      return path;
-    };
-    const refuse = (found) => {
-      throw new JSONValueError(what, where(), found);
-    };
-    const out = textBuffer();
-    const walk = (v) => {
-      switch (typeof v) {
-        case "string":
-          out.add(quote(v));
-          return;
-        case "number":
-          if (!numberIsFinite(v)) refuse(StringCtor(v));
-          out.add("" + v);
-          return;
-        case "boolean":
-          out.add(v ? "true" : "false");
-          return;
-        case "undefined":
-          return refuse("undefined");
-        case "bigint":
-          return refuse("a bigint");
-        case "symbol":
-          return refuse("a symbol");
-        case "function":
-          return refuse("a function");
-      }
-      if (v === null) {
-        out.add("null");
+      walkText += "]";
+    } else {
+      const plain = isPlain(object);
+      if (!plain && walkDates && isDate(object)) {
+        const time = dateGetTime(object);
+        if (!numberIsFinite(time)) refuse("an invalid Date");
+        walkText += quote(dateToISOString(object));
+        walkObjects[--walkDepth] = null;
         return;
       }
-      const object = v;
-      for (let i = 0; i < depth; i++) {
-        if (ancestors[i] === object) refuse("a circular reference");
+      if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
+      const keys = objectKeys(object);
+      walkText += "{";
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        const item = object[key];
+        if (item === void 0) continue;
+        walkSteps[walkStepCount++] = key;
+        walkText += first ? quote(key) + ":" : "," + quote(key) + ":";
+        walkValue(item, base);
+        walkStepCount--;
+        first = false;
+        if (walkText.length >= walkTailSize) flushWalkText();
       }
-      if (depth >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
-      ancestors[depth++] = object;
-      if (isArray(object)) {
-        const list = object;
-        const n = list.length;
-        out.add("[");
-        for (let i = 0; i < n; i++) {
-          trail[steps++] = i;
-          if (!hasOwn(list, i)) refuse("a hole in an array");
-          if (i > 0) out.add(",");
-          walk(list[i]);
-          steps--;
-        }
-        out.add("]");
-      } else {
-        const plain = isPlain(object);
-        if (!plain && dates && isDate(object)) {
-          const time = dateGetTime(object);
-          if (!numberIsFinite(time)) refuse("an invalid Date");
-          out.add(quote(dateToISOString(object)));
-          depth--;
-          return;
-        }
-        if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
-        const keys = objectKeys(object);
-        out.add("{");
-        let first = true;
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i];
-          const item = object[key];
-          if (item === void 0) continue;
-          trail[steps++] = key;
-          out.add(first ? quote(key) + ":" : "," + quote(key) + ":");
-          walk(item);
-          steps--;
-          first = false;
-        }
-        out.add("}");
-      }
-      depth--;
-    };
+      walkText += "}";
+    }
+    walkObjects[--walkDepth] = null;
+  }
+  function toJSONText(value, what = "tool input", root = "input", dates = false) {
+    const base = walkDepth;
+    const stepBase = walkStepCount;
+    const outerText = walkText;
+    const outerParts = walkParts;
+    const outerDates = walkDates;
+    walkText = "";
+    walkParts = null;
+    walkDates = dates;
     try {
-      walk(value);
-      return out.take();
+      walkValue(value, base);
+      if (walkParts === null) return walkText;
+      flushWalkText();
+      return arrayJoin(walkParts, "");
     } catch (error) {
+      if (error instanceof WalkRefusal) {
+        let path = root;
+        for (let i = stepBase; i < walkStepCount; i++) {
+          const step = walkSteps[i];
+          path += typeof step === "number" ? `[${step}]` : `.${step}`;
+        }
+        throw new JSONValueError(what, path, error.found);
+      }
       if (error instanceof JSONValueError) throw error;
       throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
+    } finally {
+      for (let i = base; i < walkDepth; i++) walkObjects[i] = null;
+      walkDepth = base;
+      walkStepCount = stepBase;
+      walkText = outerText;
+      walkParts = outerParts;
+      walkDates = outerDates;
     }
   }
   function isPlain(object) {

@@ -3,7 +3,7 @@ import {
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
   jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
   getOwnPropertyDescriptor,
-  promiseReject, push, quote, record, stringSlice, textBuffer,
+  promiseReject, push, quote, record, stringSlice, arrayJoin,
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
 
@@ -232,6 +232,121 @@ class JSONValueError extends TypeErrorCtor {
 const maxJSONDepth = 64;
 
 /**
+ * The state of toJSONText's walk, kept between calls so that serialising a
+ * small tool input allocates nothing but its text. The objects being walked
+ * (outermost first) and the keys and indices leading to the value being
+ * walked are stacks in objects without a prototype, written by index: no
+ * program setter on Array.prototype sees them, and a walk inside a walk (a
+ * getter that calls a tool) uses the entries above those of the walk it
+ * interrupts. A path is spelled only for an error.
+ */
+const walkObjects = record<object | null>();
+let walkDepth = 0;
+const walkSteps = record<string | number>();
+let walkStepCount = 0;
+/**
+ * The walk's text: a short tail appended to, and the full tails before it
+ * (appending to one long string copies it whole in this engine: textBuffer).
+ */
+let walkText = "";
+let walkParts: string[] | null = null;
+let walkDates = false;
+const walkTailSize = 4096;
+
+/** WalkRefusal carries what toJSONText found that JSON cannot hold. */
+class WalkRefusal {
+  constructor(readonly found: string) {}
+}
+
+function refuse(found: string): never {
+  throw new WalkRefusal(found);
+}
+
+function flushWalkText(): void {
+  if (walkParts === null) walkParts = [];
+  push(walkParts, walkText);
+  walkText = "";
+}
+
+function walkValue(v: unknown, base: number): void {
+  switch (typeof v) {
+    case "string":
+      walkText += quote(v);
+      return;
+    case "number":
+      if (!numberIsFinite(v)) refuse(StringCtor(v));
+      walkText += "" + v;
+      return;
+    case "boolean":
+      walkText += v ? "true" : "false";
+      return;
+    case "undefined":
+      return refuse("undefined");
+    case "bigint":
+      return refuse("a bigint");
+    case "symbol":
+      return refuse("a symbol");
+    case "function":
+      return refuse("a function");
+  }
+  if (v === null) {
+    walkText += "null";
+    return;
+  }
+  const object = v as object;
+  for (let i = base; i < walkDepth; i++) {
+    if (walkObjects[i] === object) refuse("a circular reference");
+  }
+  if (walkDepth - base >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
+  walkObjects[walkDepth++] = object;
+  if (isArray(object)) {
+    const list = object as unknown[];
+    const n = list.length;
+    walkText += "[";
+    for (let i = 0; i < n; i++) {
+      walkSteps[walkStepCount++] = i;
+      if (!hasOwn(list, i)) refuse("a hole in an array");
+      if (i > 0) walkText += ",";
+      walkValue(list[i], base);
+      walkStepCount--;
+      if (walkText.length >= walkTailSize) flushWalkText();
+    }
+    walkText += "]";
+  } else {
+    const plain = isPlain(object);
+    if (!plain && walkDates && isDate(object)) {
+      // Only an object that is not plain is asked whether it is a Date:
+      // asking throws for any other object, and each throw builds a stack
+      // trace. A Date given Object.prototype is written as the plain
+      // object it passes for, as JSON.stringify writes it.
+      const time = dateGetTime(object);
+      if (!numberIsFinite(time)) refuse("an invalid Date");
+      walkText += quote(dateToISOString(object));
+      walkObjects[--walkDepth] = null;
+      return;
+    }
+    if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
+    const keys = objectKeys(object);
+    walkText += "{";
+    let first = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const item = (object as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      walkSteps[walkStepCount++] = key;
+      walkText += first ? quote(key) + ":" : "," + quote(key) + ":";
+      walkValue(item, base);
+      walkStepCount--;
+      first = false;
+      if (walkText.length >= walkTailSize) flushWalkText();
+    }
+    walkText += "}";
+  }
+  // Let go of the object: the runner outlives an execution on Node.js.
+  walkObjects[--walkDepth] = null;
+}
+
+/**
  * toJSONText returns the JSON text of value, walking it with the runner's
  * own captured functions: toJSON methods (on prototypes or not) and a
  * replaced JSON.stringify play no part. Plain JSON only: null, booleans,
@@ -244,110 +359,38 @@ const maxJSONDepth = 64;
  * "tool input") and where (root "input", then ".key" and "[i]").
  */
 export function toJSONText(value: unknown, what = "tool input", root = "input", dates = false): string {
-  // The objects being walked, outermost first, and the keys and indices
-  // from the root to the value being walked. Both are objects without a
-  // prototype written by index (no program setter on Array.prototype can
-  // see them, and no descriptor is made per value), and a path is spelled
-  // only for an error, not for every value.
-  const ancestors = record<object>();
-  let depth = 0;
-  const trail = record<string | number>();
-  let steps = 0;
-  const where = (): string => {
-    let path = root;
-    for (let i = 0; i < steps; i++) {
-      const step = trail[i];
-      path += typeof step === "number" ? `[${step}]` : `.${step}`;
-    }
-    return path;
-  };
-  const refuse = (found: string): never => {
-    throw new JSONValueError(what, where(), found);
-  };
-  // The text goes into a buffer: appending to one string copies it whole in
-  // this engine (textBuffer).
-  const out = textBuffer();
-  const walk = (v: unknown): void => {
-    switch (typeof v) {
-      case "string":
-        out.add(quote(v));
-        return;
-      case "number":
-        if (!numberIsFinite(v)) refuse(StringCtor(v));
-        out.add("" + v);
-        return;
-      case "boolean":
-        out.add(v ? "true" : "false");
-        return;
-      case "undefined":
-        return refuse("undefined");
-      case "bigint":
-        return refuse("a bigint");
-      case "symbol":
-        return refuse("a symbol");
-      case "function":
-        return refuse("a function");
-    }
-    if (v === null) {
-      out.add("null");
-      return;
-    }
-    const object = v as object;
-    for (let i = 0; i < depth; i++) {
-      if (ancestors[i] === object) refuse("a circular reference");
-    }
-    if (depth >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
-    ancestors[depth++] = object;
-    if (isArray(object)) {
-      const list = object as unknown[];
-      const n = list.length;
-      out.add("[");
-      for (let i = 0; i < n; i++) {
-        trail[steps++] = i;
-        if (!hasOwn(list, i)) refuse("a hole in an array");
-        if (i > 0) out.add(",");
-        walk(list[i]);
-        steps--;
-      }
-      out.add("]");
-    } else {
-      const plain = isPlain(object);
-      if (!plain && dates && isDate(object)) {
-        // Only an object that is not plain is asked whether it is a Date:
-        // asking throws for any other object, and each throw builds a
-        // stack trace. A Date given Object.prototype is written as the
-        // plain object it passes for, as JSON.stringify writes it.
-        const time = dateGetTime(object);
-        if (!numberIsFinite(time)) refuse("an invalid Date");
-        out.add(quote(dateToISOString(object)));
-        depth--;
-        return;
-      }
-      if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
-      const keys = objectKeys(object);
-      out.add("{");
-      let first = true;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i];
-        const item = (object as Record<string, unknown>)[key];
-        if (item === undefined) continue;
-        trail[steps++] = key;
-        out.add(first ? quote(key) + ":" : "," + quote(key) + ":");
-        walk(item);
-        steps--;
-        first = false;
-      }
-      out.add("}");
-    }
-    depth--;
-  };
+  const base = walkDepth;
+  const stepBase = walkStepCount;
+  const outerText = walkText;
+  const outerParts = walkParts;
+  const outerDates = walkDates;
+  walkText = "";
+  walkParts = null;
+  walkDates = dates;
   try {
-    walk(value);
-    return out.take();
+    walkValue(value, base);
+    if (walkParts === null) return walkText;
+    flushWalkText();
+    return arrayJoin(walkParts, "");
   } catch (error) {
+    if (error instanceof WalkRefusal) {
+      let path = root;
+      for (let i = stepBase; i < walkStepCount; i++) {
+        const step = walkSteps[i];
+        path += typeof step === "number" ? `[${step}]` : `.${step}`;
+      }
+      throw new JSONValueError(what, path, error.found);
+    }
     if (error instanceof JSONValueError) throw error;
     // A revoked Proxy, a getter that throws, a stack overflow.
     throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
+  } finally {
+    for (let i = base; i < walkDepth; i++) walkObjects[i] = null;
+    walkDepth = base;
+    walkStepCount = stepBase;
+    walkText = outerText;
+    walkParts = outerParts;
+    walkDates = outerDates;
   }
 }
 

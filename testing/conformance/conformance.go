@@ -353,6 +353,25 @@ func (h *harness) nonJSON(t *testing.T) {
 	}
 	out, _ := h.run(t, `export default async function ({ codemode, result }) { const r = await codemode.echo({ value: "ok", dropped: undefined }); result.appendText(r.value); }`, nil)
 	wantSuccess(t, out, text("ok"))
+	// A getter that calls tools while its object is being serialised: the
+	// inner inputs are serialised inside the outer one's walk, and neither
+	// walk sees the other's text or place (one that fails fails its own call).
+	out, rec := h.run(t, `export default async function ({ codemode, result }) {
+  let inner, bad;
+  const input = { get value() {
+    inner = codemode.echo({ value: "inner" });
+    bad = codemode.echo({ value: [2n] });
+    return "outer";
+  } };
+  const r = await codemode.echo(input);
+  await bad.catch((e) => result.appendText(e.message));
+  result.appendText((await inner).value);
+  result.appendText(r.value);
+}`, nil)
+	wantSuccess(t, out, text("tool input is not JSON: input.value[0] is a bigint"), text("inner"), text("outer"))
+	if got := strings.Join(rec.calls, ","); got != "echo,echo" {
+		t.Errorf("calls %s, want two echo calls (the failed one never reaches the host)", got)
+	}
 }
 
 // programValues: what a program's default export resolves to becomes the
