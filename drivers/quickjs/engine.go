@@ -3,6 +3,7 @@ package quickjs
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/tetratelabs/wazero/api"
@@ -109,8 +110,11 @@ var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain"}
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.
 type instance struct {
-	mod   api.Module
-	mem   api.Memory
+	mod api.Module
+	mem api.Memory
+	// unmap releases the engine's memory; close calls it after closing the
+	// module (memory_unix.go says why not before).
+	unmap func()
 	x     *exports
 	l     layout
 	stack []uint64
@@ -125,7 +129,24 @@ type instance struct {
 	resets         int
 }
 
+// errEngineClosed is what a call into an engine whose module is closed
+// returns: the interrupt handler closed it to stop a program.
+var errEngineClosed = errors.New("quickjs: the engine was closed")
+
+// close closes the engine's module and then unmaps its memory; nothing may
+// use the instance afterwards.
+func (in *instance) close() {
+	_ = in.mod.Close(context.Background())
+	in.unmap()
+}
+
+// invoke calls f with params and returns its first result. It refuses to
+// enter a closed module: wazero would run its code (it does not check), and
+// after an interrupt the engine's state is that of a C call cut short.
 func (in *instance) invoke(ctx context.Context, f api.Function, params ...uint64) (uint64, error) {
+	if in.mod.IsClosed() {
+		return 0, errEngineClosed
+	}
 	n := len(params)
 	if n < 1 {
 		n = 1

@@ -3,6 +3,7 @@ package quickjs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +143,61 @@ func TestBusyProgramDoesNotDelayOthers(t *testing.T) {
 		t.Fatalf("the victim took %s behind a busy program", d)
 	}
 	<-attacker
+}
+
+// TestStoppedWithCallsInFlight: an execution stopped while many of its tool
+// calls are in flight, by a middleware's halt or by the caller's cancel,
+// fails alone and leaves the runtime serving. The engine is stopped from
+// inside a call into it (the interrupt handler closes its module); its
+// memory used to be unmapped there, and the engine's goroutine then touched
+// it: in process that was a SIGSEGV that killed the host, in the sandbox a
+// dead process (an adversarial review).
+func TestStoppedWithCallsInFlight(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		opts quickjs.Options
+	}{
+		{"in-process", quickjs.Options{InProcess: true}},
+		{"sandbox", quickjs.Options{}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			if !mode.opts.InProcess {
+				needSandbox(t)
+			}
+			c := echoClient(t, mode.opts)
+			halt := func(next client.ToolCaller) client.ToolCaller {
+				return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+					if call.Seq == 50 {
+						return nil, client.Halt(errors.New("stop"))
+					}
+					return next.CallTool(ctx, call)
+				})
+			}
+			fanOut := `export default async function ({ codemode }) {
+  const ps = [];
+  for (let i = 0; i < 100; i++) ps.push(codemode.echo({ value: "v" + i }).catch(() => 0));
+  await Promise.all(ps);
+}`
+			forever := `export default async function ({ codemode }) {
+  for (;;) {
+    const ps = [];
+    for (let i = 0; i < 20; i++) ps.push(codemode.echo({ value: "v" + i }));
+    await Promise.all(ps);
+  }
+}`
+			for i := range 30 {
+				out, err := c.Run(context.Background(), fanOut, client.RunOptions{Middleware: halt})
+				if err != nil || out.Kind != client.ProgramFailed || out.Halt == nil {
+					t.Fatalf("run %d with a halt: %+v %v", i, out, err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+i%10)*time.Millisecond)
+				_, err = c.Run(ctx, forever, client.RunOptions{})
+				cancel()
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("run %d cancelled: %v, want the context's error", i, err)
+				}
+			}
+			mustRun(t, c, `export default async function ({ codemode, result }) { result.appendText((await codemode.echo({ value: "after" })).value); }`)
+		})
+	}
 }

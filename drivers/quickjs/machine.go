@@ -169,7 +169,7 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) err
 	if err != nil {
 		return err
 	}
-	defer in.mod.Close(context.Background())
+	defer in.close()
 	if _, err := in.invoke(ctx, in.x.initialize); err != nil {
 		return fmt.Errorf("quickjs: initialising the C runtime: %w", err)
 	}
@@ -374,11 +374,13 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 	alloc := newMemoryAllocator(m.tracker)
 	mod, err := m.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, alloc), m.compiled, cfg)
 	if err != nil {
+		alloc.unmap()
 		return nil, fmt.Errorf("quickjs: instantiating the QuickJS module: %w", err)
 	}
 	x, err := lookupExports(mod)
 	if err != nil {
 		_ = mod.Close(context.Background())
+		alloc.unmap()
 		return nil, err
 	}
 	sp, ok1 := mod.ExportedGlobal(stackPointerExport).(api.MutableGlobal)
@@ -386,9 +388,10 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 	oom, ok3 := mod.ExportedGlobal(outOfMemoryExport).(api.MutableGlobal)
 	if !ok1 || !ok2 || !ok3 {
 		_ = mod.Close(context.Background())
+		alloc.unmap()
 		return nil, errors.New("quickjs: the module does not export the stack globals")
 	}
-	return &instance{mod: mod, mem: mod.Memory(), x: x, l: m.l, sp: sp, floor: floor, oom: oom, tracked: alloc.tracked}, nil
+	return &instance{mod: mod, mem: mod.Memory(), unmap: alloc.unmap, x: x, l: m.l, sp: sp, floor: floor, oom: oom, tracked: alloc.tracked}, nil
 }
 
 // restore writes the snapshot over an instance's memory, growing it first
@@ -531,7 +534,7 @@ func (m *machine) get(ctx context.Context) (*instance, error) {
 	in, err := m.instantiate(ctx)
 	if err == nil {
 		if err = m.restore(in); err != nil {
-			_ = in.mod.Close(context.Background())
+			in.close()
 		}
 	}
 	if err != nil {
@@ -566,13 +569,13 @@ func (m *machine) put(in *instance) {
 		}
 		m.mu.Unlock()
 		for _, x := range extra {
-			_ = x.mod.Close(context.Background())
+			x.close()
 		}
 		if in == nil {
 			return
 		}
 	}
-	_ = in.mod.Close(context.Background())
+	in.close()
 }
 
 // discard closes an engine that trapped or was stopped.
@@ -580,7 +583,7 @@ func (m *machine) discard(in *instance) {
 	m.mu.Lock()
 	m.inUse--
 	m.mu.Unlock()
-	_ = in.mod.Close(context.Background())
+	in.close()
 }
 
 // close closes the machine's idle engines; engines in use are closed by
@@ -592,6 +595,6 @@ func (m *machine) close() {
 	m.closed = true
 	m.mu.Unlock()
 	for _, in := range idle {
-		_ = in.mod.Close(context.Background())
+		in.close()
 	}
 }

@@ -3,6 +3,7 @@
 package quickjs
 
 import (
+	"sync"
 	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -18,10 +19,12 @@ import (
 // With a write tracker, the allocator registers the mapping with it, so
 // that the engine can be reset by copying back only the pages a program
 // wrote (dirty_linux.go); tracked reports whether it did. An allocator
-// serves one instantiation.
+// serves one instantiation, and keeps the memory it made so that the
+// driver can unmap it (unmap).
 type mmapAllocator struct {
 	track   *writeTracker
 	tracked bool
+	mem     *mmapMemory
 }
 
 func (a *mmapAllocator) Allocate(cap, max uint64) experimental.LinearMemory {
@@ -30,14 +33,26 @@ func (a *mmapAllocator) Allocate(cap, max uint64) experimental.LinearMemory {
 		return nil
 	}
 	a.tracked = a.track != nil && a.track.register(buf) == nil
-	return &mmapMemory{buf: buf}
+	a.mem = &mmapMemory{buf: buf}
+	return a.mem
+}
+
+// unmap gives the memory back to the kernel. The driver calls it once
+// nothing can touch the engine any more (instance.close).
+func (a *mmapAllocator) unmap() {
+	if a.mem != nil {
+		a.mem.unmap()
+	}
 }
 
 // newMemoryAllocator returns the allocator for one instantiation; track
 // may be nil.
 func newMemoryAllocator(track *writeTracker) *mmapAllocator { return &mmapAllocator{track: track} }
 
-type mmapMemory struct{ buf []byte }
+type mmapMemory struct {
+	mu  sync.Mutex
+	buf []byte
+}
 
 func (m *mmapMemory) Reallocate(size uint64) []byte {
 	if size > uint64(len(m.buf)) {
@@ -46,7 +61,19 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 	return m.buf[:size]
 }
 
-func (m *mmapMemory) Free() {
+// Free is wazero closing the module, which can happen in the middle of a
+// call into it: the interrupt handler closes the module to stop a program
+// (host.go), and the engine's goroutine then still reads the engine's
+// memory and may call into it while it unwinds. Unmapping here made those
+// touches hit unmapped pages, a SIGSEGV that killed the process (an
+// adversarial review: a halt or cancel with tool calls in flight). The
+// mapping is left to unmap, which the driver calls when it is done with
+// the engine.
+func (m *mmapMemory) Free() {}
+
+func (m *mmapMemory) unmap() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.buf != nil {
 		_ = syscall.Munmap(m.buf)
 		m.buf = nil
