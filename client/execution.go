@@ -92,6 +92,17 @@ func (e *execution) call(m *wire.Message) {
 	start(m, clock)
 }
 
+// result queues the execution's result message. From then on the reader
+// starts no call: one a runner sends after its result is queued behind the
+// result, which ends the execution, so it never runs and its clock values
+// are not the outcome's.
+func (e *execution) result(m *wire.Message) {
+	e.mu.Lock()
+	e.start = nil
+	e.mu.Unlock()
+	e.post(item{msg: m})
+}
+
 // startCalls has the reader start tool calls with start (see call).
 func (e *execution) startCalls(start func(m *wire.Message, clock int)) {
 	e.mu.Lock()

@@ -228,7 +228,11 @@ func (rt *Runtime) readLoop() {
 			if ex := rt.lookup(m.Execution); ex != nil {
 				ex.call(m)
 			}
-		case wire.KindOutput, wire.KindResult:
+		case wire.KindResult:
+			if ex := rt.lookup(m.Execution); ex != nil {
+				ex.result(m)
+			}
+		case wire.KindOutput:
 			if ex := rt.lookup(m.Execution); ex != nil {
 				ex.post(item{msg: m})
 			}
