@@ -100,7 +100,11 @@ func (p *Pool) Finished() Finished {
 }
 
 // Execute runs one execution on the least busy runtime. Errors are those of
-// Runtime.Execute; after Close it returns ErrRuntimeClosed.
+// Runtime.Execute; after Close it returns ErrRuntimeClosed. An execution that
+// never reached its runtime because that runtime had failed or closed is run
+// on another (at most once per runtime of the pool), and the runtime is
+// replaced; one the runtime refused (its limits, its wire version) or whose
+// caller gave up first is not.
 func (p *Pool) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
 	for attempt := 0; ; attempt++ {
 		m, rt, err := p.acquire(ctx)
@@ -110,7 +114,12 @@ func (p *Pool) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error
 		out, err := rt.Execute(ctx, req)
 		p.release(m, rt)
 		var ns *notStartedError
-		if err != nil && errors.As(err, &ns) && attempt < len(p.members) {
+		// Only a runtime that failed or closed before the execution reached
+		// it is replaced and the execution tried elsewhere. A request the
+		// runtime refused (its limits, its version) would be refused by every
+		// runtime, and replacing a healthy one would end the executions it
+		// was running.
+		if err != nil && errors.As(err, &ns) && (errors.Is(err, ErrRuntimeFailed) || errors.Is(err, ErrRuntimeClosed)) && ctx.Err() == nil && attempt < len(p.members) {
 			p.mu.Lock()
 			if m.rt == rt && !p.closed {
 				p.replace(m)

@@ -487,6 +487,11 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 		if errors.Is(err, errRuntimeDone) {
 			err = rt.doneErr()
 		}
+		if !written && ctx.Err() != nil && !errors.Is(err, ErrRuntimeFailed) && !errors.Is(err, ErrRuntimeClosed) {
+			// The caller gave up while the execution waited to be sent:
+			// nothing ran, and the runtime is as good as before.
+			return nil, context.Cause(ctx)
+		}
 		if !written {
 			return nil, fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, &notStartedError{err})
 		}
