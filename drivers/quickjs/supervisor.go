@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -89,6 +90,10 @@ type sandbox struct {
 	qmu     sync.Mutex
 	queries map[uint64]chan bool
 	ctrlMu  sync.Mutex
+	// heard counts the messages read from the process: a process that
+	// sends messages is not frozen, even when it is too busy to answer a
+	// liveness query in time (checkCancelled).
+	heard atomic.Uint64
 }
 
 // watched is an execution the supervisor relays.
@@ -99,8 +104,11 @@ type watched struct {
 	timer     *time.Timer // the deadline watch
 	check     *time.Timer // after a cancel, the check that it stopped
 	cancelled bool
-	// cancelledAt is when the client cancelled it.
+	// cancelledAt is when the client cancelled it, or when the process
+	// was last seen busy rather than frozen (checkCancelled); heard is the
+	// process's message count at the previous check.
 	cancelledAt time.Time
+	heard       uint64
 	slot        bool          // holds one of the driver's engine slots
 	gone        chan struct{} // closed when it leaves the table
 }
@@ -699,6 +707,7 @@ func (s *supervisor) cancel(m *wire.Message) {
 	}
 	w.cancelled = true
 	w.cancelledAt = time.Now()
+	w.heard = w.box.heard.Load()
 	s.armCheck(w, w.box)
 	box := w.box
 	s.mu.Unlock()
@@ -733,6 +742,7 @@ func (s *supervisor) readSandbox(box *sandbox) {
 			s.lost(box, err)
 			return
 		}
+		box.heard.Add(1)
 		switch m.Kind {
 		case wire.KindToolCall, wire.KindOutput, wire.KindResult:
 		default:
@@ -845,7 +855,7 @@ func (s *supervisor) checkCancelled(w *watched, box *sandbox) {
 		return
 	}
 	s.mu.Unlock()
-	live := box.query(w.id, 2*killGrace)
+	live, answered := box.query(w.id, 2*killGrace)
 	s.mu.Lock()
 	if s.execs[w.id] != w || box.killed || s.closing {
 		s.mu.Unlock()
@@ -856,6 +866,16 @@ func (s *supervisor) checkCancelled(w *watched, box *sandbox) {
 		s.mu.Unlock()
 		return
 	}
+	// A process that did not answer in time but sent messages since the
+	// previous check is busy (a burst of executions on two cores can keep the answering
+	// goroutine waiting for a thread for seconds), not frozen by a guest:
+	// ask again later rather than count the silence against the cancelled
+	// execution. A frozen process sends nothing, and one that answers
+	// "still running" is counted as before.
+	if heard := box.heard.Load(); !answered && heard != w.heard {
+		w.cancelledAt = time.Now()
+	}
+	w.heard = box.heard.Load()
 	if time.Since(w.cancelledAt) < cancelStop {
 		s.armCheck(w, box)
 		s.mu.Unlock()
@@ -874,7 +894,7 @@ func (s *supervisor) checkCancelled(w *watched, box *sandbox) {
 
 // query asks the sandbox process whether it still runs execution id. No
 // answer within timeout counts as yes.
-func (b *sandbox) query(id uint64, timeout time.Duration) bool {
+func (b *sandbox) query(id uint64, timeout time.Duration) (live, answered bool) {
 	ch := make(chan bool, 1)
 	b.qmu.Lock()
 	b.queries[id] = ch
@@ -891,17 +911,17 @@ func (b *sandbox) query(id uint64, timeout time.Duration) bool {
 	_, err := b.ctrl.Write(q[:])
 	b.ctrlMu.Unlock()
 	if err != nil {
-		return true
+		return true, false
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case live := <-ch:
-		return live
+		return live, true
 	case <-t.C:
-		return true
+		return true, false
 	case <-b.exited:
-		return false
+		return false, true
 	}
 }
 
