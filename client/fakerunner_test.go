@@ -54,3 +54,22 @@ func (c *pipeConn) Close() error {
 	<-c.done
 	return nil
 }
+
+// answerExecutes is a runner that reads the host's messages and calls
+// answer for each execute message, until the channel ends or answer fails.
+func answerExecutes(answer func(m *wire.Message, w *wire.Writer, conn net.Conn) error) func(r *wire.Reader, w *wire.Writer, conn net.Conn) {
+	return func(r *wire.Reader, w *wire.Writer, conn net.Conn) {
+		for {
+			m, err := r.Read()
+			if err != nil {
+				return
+			}
+			if m.Kind != wire.KindExecute {
+				continue
+			}
+			if err := answer(m, w, conn); err != nil {
+				return
+			}
+		}
+	}
+}

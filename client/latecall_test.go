@@ -17,19 +17,10 @@ import (
 // adversarial review found calls started, and their clock values reported,
 // once the reader started calls itself).
 func TestCallAfterResultIsNotRun(t *testing.T) {
-	d := &pipeDriver{serve: func(r *wire.Reader, w *wire.Writer, _ net.Conn) {
-		for {
-			m, err := r.Read()
-			if err != nil {
-				return
-			}
-			if m.Kind != wire.KindExecute {
-				continue
-			}
-			_ = w.Write(&wire.Message{Kind: wire.KindResult, Execution: m.Execution, Outcome: wire.OutcomeSuccess, Value: []byte(`1`), Clock: []float64{2}})
-			_ = w.Write(&wire.Message{Kind: wire.KindToolCall, Execution: m.Execution, Seq: 1, Namespace: "codemode", Tool: "echo", Input: []byte(`{}`), Clock: []float64{99}})
-		}
-	}}
+	d := &pipeDriver{serve: answerExecutes(func(m *wire.Message, w *wire.Writer, _ net.Conn) error {
+		_ = w.Write(&wire.Message{Kind: wire.KindResult, Execution: m.Execution, Outcome: wire.OutcomeSuccess, Value: []byte(`1`), Clock: []float64{2}})
+		return w.Write(&wire.Message{Kind: wire.KindToolCall, Execution: m.Execution, Seq: 1, Namespace: "codemode", Tool: "echo", Input: []byte(`{}`), Clock: []float64{99}})
+	})}
 	defer d.wg.Wait()
 	rt, err := client.NewRuntime(context.Background(), d)
 	if err != nil {

@@ -107,26 +107,12 @@ func TestRunReturnsWhenThePeerStopsReading(t *testing.T) {
 // echoRunner answers each execute: execution 1 with a message the host
 // cannot decode (an unknown key), later ones with a success.
 func echoRunner(bad func(id uint64) []byte) func(r *wire.Reader, w *wire.Writer, conn net.Conn) {
-	return func(r *wire.Reader, w *wire.Writer, conn net.Conn) {
-		for {
-			m, err := r.Read()
-			if err != nil {
-				return
-			}
-			if m.Kind != wire.KindExecute {
-				continue
-			}
-			if payload := bad(m.Execution); payload != nil {
-				if err := wire.WriteFrame(conn, payload); err != nil {
-					return
-				}
-				continue
-			}
-			if err := w.Write(&wire.Message{Kind: wire.KindResult, Execution: m.Execution, Outcome: wire.OutcomeSuccess}); err != nil {
-				return
-			}
+	return answerExecutes(func(m *wire.Message, w *wire.Writer, conn net.Conn) error {
+		if payload := bad(m.Execution); payload != nil {
+			return wire.WriteFrame(conn, payload)
 		}
-	}
+		return w.Write(&wire.Message{Kind: wire.KindResult, Execution: m.Execution, Outcome: wire.OutcomeSuccess})
+	})
 }
 
 // TestMalformedMessageFailsOnlyItsExecution: a runner message the host
