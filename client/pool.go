@@ -24,9 +24,9 @@ type PoolOptions struct {
 	// the old one keeps serving, then takes the old one's place, and the
 	// old one is closed once its last execution ends. No execution waits
 	// for the boot or is cut short. It bounds what a runtime can retain
-	// across executions: a Node.js process keeps about 4 KiB of V8 heap per
-	// execution (a module record per program), so a Node.js pool with
-	// RecycleAfter 10,000 holds at most about 40 MiB of it per process.
+	// across executions, such as what programs leave in a Node.js process's
+	// global state (the drivers themselves retain nothing measurable per
+	// execution: see README, "Speed").
 	RecycleAfter int
 }
 

@@ -200,7 +200,15 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	if err != nil {
 		return nil, fmt.Errorf("node: socket: %w", err)
 	}
-	args := append([]string{"--experimental-vm-modules", "--no-warnings"}, d.opts.Permission.args()...)
+	// --no-compilation-cache: V8's compilation cache kept every program's
+	// module record alive, about 4 KiB of heap each that forced
+	// collections did not free (TestProgramsAreCollected). Every program's
+	// text is unique here, so the cache never answers anyway. Upstream
+	// reports of SourceTextModule retention:
+	// https://github.com/nodejs/node/issues/59118 and
+	// https://github.com/nodejs/node/issues/63186; RATIONALE.md, "Node.js
+	// keeps no program".
+	args := append([]string{"--experimental-vm-modules", "--no-warnings", "--no-compilation-cache"}, d.opts.Permission.args()...)
 	args = append(args, d.opts.NodeArgs...)
 	args = append(args, "-")
 	cmd := exec.Command(d.opts.NodePath, args...)
