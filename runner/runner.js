@@ -935,16 +935,41 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       observed = [];
       return c;
     };
+    let unsent;
+    let unsentError;
+    let failing = false;
+    const flush = () => {
+      if (failing) {
+        unsent = { outcome: "program-failed", error: serializeError(unsentError), clock: takeClock() };
+        failing = false;
+        unsentError = void 0;
+      }
+      if (unsent === void 0) return;
+      host2.finish(unsent);
+      unsent = void 0;
+    };
     const finish = (result) => {
-      if (done) return;
+      if (done) {
+        flush();
+        return;
+      }
       done = true;
-      pending = record();
+      unsent = result;
       pendingCount = 0;
-      host2.finish(result);
+      pending = record();
+      flush();
     };
     const fail = (error) => {
-      if (done) return;
-      finish({ outcome: "program-failed", error: serializeError(error), clock: takeClock() });
+      if (done) {
+        flush();
+        return;
+      }
+      done = true;
+      failing = true;
+      unsentError = error;
+      pendingCount = 0;
+      pending = record();
+      flush();
     };
     const write2 = (stream, values) => {
       if (done || outputCut) return;
@@ -1085,7 +1110,10 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       return objectFreeze(s);
     };
     const succeed = (value) => {
-      if (done) return;
+      if (done) {
+        flush();
+        return;
+      }
       let valueJSON = "";
       if (value !== void 0) {
         try {
@@ -1135,6 +1163,10 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       },
       fail,
       deliver(n, ok, payload) {
+        if (done) {
+          flush();
+          return;
+        }
         const call = pending[n];
         if (call === void 0) return;
         delete pending[n];
@@ -1166,6 +1198,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       write: write2,
       pendingCalls: () => pendingCount,
       finished: () => done,
+      flush,
       now() {
         const t = replayed < replay.length ? replay[replayed++] : realNow2();
         push(observed, t);
@@ -2484,6 +2517,7 @@ return __codemodeURL;`);
      * outstanding) or "w\t0" when it cannot.
      */
     drain() {
+      if (execution !== void 0) execution.flush();
       const ids = unarmedIds;
       for (let i = 0; i < ids.length; i++) {
         const ms = unarmed[ids[i]];

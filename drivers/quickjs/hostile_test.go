@@ -201,3 +201,35 @@ func TestStoppedWithCallsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestRunawayRecursionThatCallsTools: a recursion that calls a tool at every
+// level runs out of stack inside the runner's own code, where the failed
+// call ends the execution and no further call fits to hand the outcome
+// over. The outcome goes out from the bottom of the stack, after the turn:
+// a RangeError, not "awaits a promise that nothing can settle" (what the
+// execution ended as before, in both modes).
+func TestRunawayRecursionThatCallsTools(t *testing.T) {
+	for _, mode := range []struct {
+		name      string
+		inProcess bool
+	}{{"sandbox", false}, {"in-process", true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			c := echoClient(t, quickjs.Options{InProcess: mode.inProcess, Timeout: 30 * time.Second})
+			for i := range 3 {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				out, err := c.Run(ctx, `export default async function ({ codemode }) {
+  function f(n) { codemode.echo({ value: "q" }); return f(n + 1); }
+  return f(0);
+}`, client.RunOptions{Limits: client.Limits{MaxInFlightCalls: 1 << 20}})
+				cancel()
+				if err != nil {
+					t.Fatalf("run %d: %v", i, err)
+				}
+				if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "stack") {
+					t.Fatalf("run %d: %s %+v, want a RangeError for the stack", i, out.Kind, out.Error)
+				}
+			}
+			mustRun(t, c, `export default async function () {}`)
+		})
+	}
+}

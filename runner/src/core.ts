@@ -492,8 +492,13 @@ export interface Execution {
   write(stream: Stream, values: unknown[]): void;
   /** pendingCalls is the number of tool calls the host has not answered. */
   pendingCalls(): number;
-  /** finished reports whether the outcome has been handed to the host. */
+  /** finished reports whether the execution has ended (its outcome is decided). */
   finished(): boolean;
+  /**
+   * flush hands the host an outcome that could not be handed over when the
+   * execution ended (the stack was exhausted); nothing when there is none.
+   */
+  flush(): void;
   /** now is Date.now() for the program: the next replayed clock value, else the real clock; recorded. */
   now(): number;
   /**
@@ -549,17 +554,54 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     return c;
   };
 
+  // The outcome is recorded before it is handed to the host, and handed
+  // over by flush. A program that exhausts the stack can end the execution
+  // where no further call fits (a tool call reported at the deepest frame
+  // of a runaway recursion): then handing it over throws, and the next
+  // flush from a shallower stack (the Go runner's drain after the turn, the
+  // program's end, the deadline) hands it over. Before, the execution was
+  // marked done with its outcome lost, and ended as a program awaiting a
+  // promise nothing could settle, or at its deadline.
+  let unsent: Finish | undefined;
+  let unsentError: unknown;
+  let failing = false;
+
+  const flush = (): void => {
+    if (failing) {
+      unsent = { outcome: "program-failed", error: serializeError(unsentError), clock: takeClock() } as Finish;
+      failing = false;
+      unsentError = undefined;
+    }
+    if (unsent === undefined) return;
+    host.finish(unsent);
+    unsent = undefined;
+  };
+
   const finish = (result: Finish): void => {
-    if (done) return;
+    if (done) {
+      flush();
+      return;
+    }
     done = true;
-    pending = record<Pending>();
+    unsent = result;
     pendingCount = 0;
-    host.finish(result);
+    pending = record<Pending>();
+    flush();
   };
 
   const fail = (error: unknown): void => {
-    if (done) return;
-    finish({ outcome: "program-failed", error: serializeError(error), clock: takeClock() });
+    if (done) {
+      flush();
+      return;
+    }
+    // Nothing is called before done is set: this may run with almost no
+    // stack left. The error is serialised by flush.
+    done = true;
+    failing = true;
+    unsentError = error;
+    pendingCount = 0;
+    pending = record<Pending>();
+    flush();
   };
 
   const write = (stream: Stream, values: unknown[]): void => {
@@ -721,7 +763,10 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   };
 
   const succeed = (value: unknown): void => {
-    if (done) return;
+    if (done) {
+      flush();
+      return;
+    }
     let valueJSON = "";
     if (value !== undefined) {
       try {
@@ -772,6 +817,10 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     },
     fail,
     deliver(n: number, ok: boolean, payload: string): void {
+      if (done) {
+        flush();
+        return;
+      }
       const call = pending[n];
       if (call === undefined) return;
       delete pending[n];
@@ -804,6 +853,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     write,
     pendingCalls: () => pendingCount,
     finished: () => done,
+    flush,
     now(): number {
       const t = replayed < replay.length ? replay[replayed++] : realNow();
       push(observed, t);

@@ -288,6 +288,9 @@ export const quickjs = {
    * outstanding) or "w\t0" when it cannot.
    */
   drain(): string {
+    // An outcome the execution could not hand over where it ended (see
+    // Execution.flush) goes out now, from the bottom of the stack.
+    if (execution !== undefined) execution.flush();
     const ids = unarmedIds;
     for (let i = 0; i < ids.length; i++) {
       const ms = unarmed[ids[i]];
