@@ -938,15 +938,23 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let unsent;
     let unsentError;
     let failing = false;
+    let flushing = false;
     const flush = () => {
-      if (failing) {
-        unsent = { outcome: "program-failed", error: serializeError(unsentError), clock: takeClock() };
-        failing = false;
-        unsentError = void 0;
+      if (flushing) return;
+      flushing = true;
+      try {
+        if (failing) {
+          const error = serializeError(unsentError);
+          unsent = { outcome: "program-failed", error, clock: takeClock() };
+          failing = false;
+          unsentError = void 0;
+        }
+        if (unsent === void 0) return;
+        host2.finish(unsent);
+        unsent = void 0;
+      } finally {
+        flushing = false;
       }
-      if (unsent === void 0) return;
-      host2.finish(unsent);
-      unsent = void 0;
     };
     const finish = (result) => {
       if (done) {
@@ -3090,9 +3098,6 @@ return __codemodeURL;`);
         finish(result) {
           const ex = executions[id];
           if (ex === void 0) return;
-          delete executions[id];
-          if (deadline !== void 0) platform.clearTimer(deadline);
-          platform.ended(ex);
           const r = head(Kind.result, id);
           if (result.outcome === "success") {
             r.key(K.outcome).text("success");
@@ -3126,6 +3131,9 @@ return __codemodeURL;`);
           } catch (error) {
             send(failure(id, "RangeError", error.message));
           }
+          delete executions[id];
+          if (deadline !== void 0) platform.clearTimer(deadline);
+          platform.ended(ex);
         }
       };
       let setup = null;

@@ -562,19 +562,31 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // program's end, the deadline) hands it over. Before, the execution was
   // marked done with its outcome lost, and ended as a program awaiting a
   // promise nothing could settle, or at its deadline.
+  // Serialising the error may run the program's getters, which may end up
+  // here again (a getter that throws an error with a getter): flushing
+  // keeps that from sending the outcome twice. A throw (no stack left)
+  // leaves everything as it was, for the next flush.
   let unsent: Finish | undefined;
   let unsentError: unknown;
   let failing = false;
+  let flushing = false;
 
   const flush = (): void => {
-    if (failing) {
-      unsent = { outcome: "program-failed", error: serializeError(unsentError), clock: takeClock() } as Finish;
-      failing = false;
-      unsentError = undefined;
+    if (flushing) return;
+    flushing = true;
+    try {
+      if (failing) {
+        const error = serializeError(unsentError);
+        unsent = { outcome: "program-failed", error, clock: takeClock() } as Finish;
+        failing = false;
+        unsentError = undefined;
+      }
+      if (unsent === undefined) return;
+      host.finish(unsent);
+      unsent = undefined;
+    } finally {
+      flushing = false;
     }
-    if (unsent === undefined) return;
-    host.finish(unsent);
-    unsent = undefined;
   };
 
   const finish = (result: Finish): void => {

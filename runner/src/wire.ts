@@ -337,9 +337,6 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       finish(result: Finish) {
         const ex = executions[id];
         if (ex === undefined) return;
-        delete executions[id];
-        if (deadline !== undefined) platform.clearTimer(deadline);
-        platform.ended(ex);
         const r = head(Kind.result, id);
         if (result.outcome === "success") {
           r.key(K.outcome).text("success");
@@ -373,6 +370,12 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         } catch (error) {
           send(failure(id, "RangeError", (error as Error).message));
         }
+        // Only once the result is sent: an execution that ended where the
+        // stack ran out calls finish again from a shallower stack
+        // (Execution.flush), and the host ignores a second result.
+        delete executions[id];
+        if (deadline !== undefined) platform.clearTimer(deadline);
+        platform.ended(ex);
       },
     };
     // The scope setup, compiled before the program's module is evaluated

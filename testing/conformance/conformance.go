@@ -813,6 +813,21 @@ func (h *harness) limits(t *testing.T) {
 }`, client.Limits{MaxContent: 100})
 		wantSuccess(t, out, text(strings.Repeat("x", 50)), text("RangeError"))
 	})
+	// A recursion that calls a tool at every level runs out of stack inside
+	// the runner's tool call, where the outcome cannot be handed over: it
+	// must still end as a RangeError (it ended as a program awaiting a
+	// promise nothing could settle on QuickJS, at the deadline on Node.js).
+	t.Run("stack exhausted inside tool calls", func(t *testing.T) {
+		for i := range 3 {
+			out, _ := run(t, `export default async function ({ codemode }) {
+  function f(n) { codemode.echo({ value: "q" }); return f(n + 1); }
+  return f(0);
+}`, client.Limits{MaxInFlightCalls: 1 << 20, Timeout: 30 * time.Second})
+			if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "stack") {
+				t.Fatalf("run %d: %s %+v, want a RangeError for the stack", i, out.Kind, out.Error)
+			}
+		}
+	})
 	out, _ := run(t, `export default async function ({ result }) { result.appendText("still serving"); }`, client.Limits{})
 	wantSuccess(t, out, text("still serving"))
 }
