@@ -220,6 +220,9 @@ func durableRun(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	jf.register(fs)
 	timeout := fs.Duration("timeout", 30*time.Second, "each pass's deadline")
 	input := fs.String("input", "", "not taken: an execution has no input; a snippet reads the input codemode.run gives it")
+	// Registered with the contract's flags so that using it gets the error
+	// below rather than "flag provided but not defined"; --help says so.
+	fs.Lookup("input-schema").Usage = "not taken: an execution has no input; a snippet declares its input schema when it is saved (codemode snippet save NAME --from ID --input-schema FILE)"
 	var rf runtimeFlags
 	rf.register(fs)
 	positional, err := parse(fs, args, stdout)

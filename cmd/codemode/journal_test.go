@@ -701,7 +701,15 @@ func TestRunHelpTellsOfDurableRuns(t *testing.T) {
 	if _, stdout, _ := noJournal.cli(t, "run", "--help"); !strings.Contains(stdout, "durable runs: with --journal FILE.db") {
 		t.Errorf("run --help lacks the durable form:\n%s", stdout)
 	}
-	if _, stdout, _ := f.cli(t, "run", "--journal", f.journal, "--help"); strings.Contains(stdout, "durable runs: with --journal") || !strings.Contains(stdout, "-name") {
+	_, stdout, _ := f.cli(t, "run", "--journal", f.journal, "--help")
+	if strings.Contains(stdout, "durable runs: with --journal") || !strings.Contains(stdout, "-name") {
 		t.Errorf("run --journal --help:\n%s", stdout)
+	}
+	// The flags a durable run refuses say so.
+	for _, flag := range []string{"-input string", "-input-schema string"} {
+		i := strings.Index(stdout, flag)
+		if i < 0 || !strings.HasPrefix(strings.TrimSpace(stdout[i+len(flag):]), "not taken") {
+			t.Errorf("run --journal --help does not say %s is not taken:\n%s", flag, stdout)
+		}
 	}
 }
