@@ -937,6 +937,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     };
     let unsent;
     let unsentError;
+    let unsentClock = [];
     let failing = false;
     let flushing = false;
     const flush = () => {
@@ -945,7 +946,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       try {
         if (failing) {
           const error = serializeError(unsentError);
-          unsent = { outcome: "program-failed", error, clock: takeClock() };
+          unsent = { outcome: "program-failed", error, clock: unsentClock };
           failing = false;
           unsentError = void 0;
         }
@@ -975,6 +976,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       done = true;
       failing = true;
       unsentError = error;
+      unsentClock = observed;
+      observed = [];
       pendingCount = 0;
       pending = record();
       flush();
@@ -3131,9 +3134,9 @@ return __codemodeURL;`);
           } catch (error) {
             send(failure(id, "RangeError", error.message));
           }
-          delete executions[id];
           if (deadline !== void 0) platform.clearTimer(deadline);
           platform.ended(ex);
+          delete executions[id];
         }
       };
       let setup = null;
@@ -3317,7 +3320,12 @@ return __codemodeURL;`);
       let handle;
       const fire = function() {
         if (once) apply(setDelete, t.timers, [handle]);
-        return apply(callback, this, args);
+        try {
+          return apply(callback, this, args);
+        } catch (error) {
+          t.ex.fail(error);
+          return void 0;
+        }
       };
       handle = apply(real, g, [fire, ms]);
       apply(setAdd2, t.timers, [handle]);

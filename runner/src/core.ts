@@ -568,6 +568,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // leaves everything as it was, for the next flush.
   let unsent: Finish | undefined;
   let unsentError: unknown;
+  let unsentClock: number[] = [];
   let failing = false;
   let flushing = false;
 
@@ -577,7 +578,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     try {
       if (failing) {
         const error = serializeError(unsentError);
-        unsent = { outcome: "program-failed", error, clock: takeClock() } as Finish;
+        unsent = { outcome: "program-failed", error, clock: unsentClock } as Finish;
         failing = false;
         unsentError = undefined;
       }
@@ -607,10 +608,13 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       return;
     }
     // Nothing is called before done is set: this may run with almost no
-    // stack left. The error is serialised by flush.
+    // stack left. The error is serialised by flush; the clock values are
+    // those observed until now (the program may read the clock after).
     done = true;
     failing = true;
     unsentError = error;
+    unsentClock = observed;
+    observed = [];
     pendingCount = 0;
     pending = record<Pending>();
     flush();

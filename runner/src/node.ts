@@ -77,9 +77,17 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
         throw error;
       }
       let handle: unknown;
+      // A throw from the callback fails the execution, as on QuickJS;
+      // uncaught, it went to the process's uncaughtException handler and
+      // the program went on.
       const fire = function (this: unknown) {
         if (once) apply(setDelete, t.timers, [handle]);
-        return apply(callback as never, this, args);
+        try {
+          return apply(callback as never, this, args);
+        } catch (error) {
+          t.ex.fail(error);
+          return undefined;
+        }
       };
       handle = apply(real as never, g, [fire, ms]);
       apply(setAdd, t.timers, [handle]);

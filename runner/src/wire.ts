@@ -370,12 +370,13 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         } catch (error) {
           send(failure(id, "RangeError", (error as Error).message));
         }
-        // Only once the result is sent: an execution that ended where the
-        // stack ran out calls finish again from a shallower stack
-        // (Execution.flush), and the host ignores a second result.
-        delete executions[id];
+        // Only once the result is sent, and forgotten last: an execution
+        // that ended where the stack ran out calls finish again from a
+        // shallower stack (Execution.flush) until all of this has run; the
+        // host ignores a second result, and ended may run twice.
         if (deadline !== undefined) platform.clearTimer(deadline);
         platform.ended(ex);
+        delete executions[id];
       },
     };
     // The scope setup, compiled before the program's module is evaluated

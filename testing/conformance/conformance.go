@@ -638,6 +638,14 @@ func (h *harness) hostileErrors(t *testing.T) {
 	}
 	out, _ := h.run(t, `export default async function ({ result }) { Promise.reject(new Error("ignored")); result.appendText("survived"); }`, nil)
 	wantSuccess(t, out, text("survived"))
+	// A throw from a timer's callback fails the program (it went on, on
+	// Node.js).
+	out, _ = h.run(t, `export default async function ({ result }) {
+  setTimeout(() => { throw new RangeError("thrown in a timer"); }, 0);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  result.appendText("survived");
+}`, nil)
+	wantFailure(t, out, "RangeError", "thrown in a timer")
 }
 
 func (h *harness) seqOrder(t *testing.T) {
