@@ -178,6 +178,14 @@ const receive = CodeModeRunner.startNodeRunner({
   randomBytes: (n) => randomBytes(n),
   global: globalThis,
 });
+// V8's compilation cache kept every program's module record alive, about
+// 4 KiB of heap each that forced collections did not free; every program's
+// text is unique, so it never answers for one. It is turned off once the
+// runner is up, not on the command line, where it made the process boot
+// about 50%% slower. Upstream reports of SourceTextModule retention:
+// https://github.com/nodejs/node/issues/59118,
+// https://github.com/nodejs/node/issues/63186.
+require("node:v8").setFlagsFromString("--no-compilation-cache");
 socket.on("data", (chunk) => receive(chunk));
 socket.on("end", () => process.exit(0));
 socket.on("error", () => process.exit(0));
@@ -200,15 +208,7 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	if err != nil {
 		return nil, fmt.Errorf("node: socket: %w", err)
 	}
-	// --no-compilation-cache: V8's compilation cache kept every program's
-	// module record alive, about 4 KiB of heap each that forced
-	// collections did not free (TestProgramsAreCollected). Every program's
-	// text is unique here, so the cache never answers anyway. Upstream
-	// reports of SourceTextModule retention:
-	// https://github.com/nodejs/node/issues/59118 and
-	// https://github.com/nodejs/node/issues/63186; RATIONALE.md, "Node.js
-	// keeps no program".
-	args := append([]string{"--experimental-vm-modules", "--no-warnings", "--no-compilation-cache"}, d.opts.Permission.args()...)
+	args := append([]string{"--experimental-vm-modules", "--no-warnings"}, d.opts.Permission.args()...)
 	args = append(args, d.opts.NodeArgs...)
 	args = append(args, "-")
 	cmd := exec.Command(d.opts.NodePath, args...)
