@@ -251,15 +251,32 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 		}
 		input = raw
 	}
-	prog, setup, err := c.program(source, isCode)
-	if err != nil {
+	// A syntax error that erasure found is the program's failure.
+	syntaxError := func(err error) *Outcome {
 		var pe *ProgramError
-		if errors.As(err, &pe) {
-			out := &Outcome{Kind: ProgramFailed, Error: pe}
-			tel.emit(Event{Kind: EventExecutionCompleted, Outcome: out})
-			return out, nil
+		if !errors.As(err, &pe) {
+			return nil
 		}
-		return nil, err
+		out := &Outcome{Kind: ProgramFailed, Error: pe}
+		tel.emit(Event{Kind: EventExecutionCompleted, Outcome: out})
+		return out
+	}
+	var prog positions
+	var js, setup string
+	var erase func() (string, error)
+	if st := c.strippable(source, isCode); st != nil {
+		// The runner strips the types itself (wire 1.4), or the runtime
+		// asks for them erased here (erase).
+		prog, js, erase = st, source, st.erase
+	} else {
+		e, s, err := c.program(source, isCode)
+		if err != nil {
+			if out := syntaxError(err); out != nil {
+				return out, nil
+			}
+			return nil, err
+		}
+		prog, js, setup = e, e.js, s
 	}
 	scope := c.scopes.get(false)
 	var fetch *fetcher
@@ -274,7 +291,8 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 		inner = opts.Middleware(inner)
 	}
 	req := ExecuteRequest{
-		Source:      prog.js,
+		Source:      js,
+		Erase:       erase,
 		Filename:    programFilename,
 		ExecutionID: execID,
 		Input:       input,
@@ -307,12 +325,16 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 		// A runner older than wire 1.3 takes no setup: from now on the
 		// client's programs apply it in their own module.
 		c.setup.plain.Store(true)
-		if prog, _, err = c.program(source, isCode); err == nil {
-			req.Source, req.Setup = prog.js, ""
+		var e *erased
+		if e, _, err = c.program(source, isCode); err == nil {
+			prog, req.Source, req.Setup = e, e.js, ""
 			out, err = c.rt.Execute(ctx, req)
 		}
 	}
 	if err != nil {
+		if out := syntaxError(err); out != nil { // found when the runtime erased the program (Erase)
+			return out, nil
+		}
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
 	}

@@ -13,8 +13,9 @@ import (
 // pipeDriver is a driver whose runner is a Go function on the far end of a
 // net.Pipe, so a test can play a runner that misbehaves in a precise way.
 type pipeDriver struct {
-	serve func(r *wire.Reader, w *wire.Writer, conn net.Conn)
-	wg    sync.WaitGroup
+	serve      func(r *wire.Reader, w *wire.Writer, conn net.Conn)
+	typeScript bool // the ready message offers to strip TypeScript (wire 1.4)
+	wg         sync.WaitGroup
 }
 
 func (d *pipeDriver) Description() string { return "a test runner on a net.Pipe" }
@@ -32,7 +33,7 @@ func (d *pipeDriver) Connect(ctx context.Context, req drivers.ConnectRequest) (d
 		defer close(c.done)
 		defer runner.Close()
 		w := wire.NewWriter(runner)
-		if err := w.Write(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Versions: &wire.Supported, Runner: "test"}); err != nil {
+		if err := w.Write(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Versions: &wire.Supported, Runner: "test", TypeScript: d.typeScript}); err != nil {
 			return
 		}
 		d.serve(wire.NewReader(runner), w, runner)

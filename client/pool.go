@@ -46,6 +46,8 @@ type Pool struct {
 	closed  bool
 	done    chan struct{}
 
+	stripsTypes bool // the first runtime's runner strips TypeScript (wire 1.4)
+
 	inflight map[*Runtime]int  // executions running on each runtime
 	draining map[*Runtime]bool // recycled runtimes to close when their last execution ends
 }
@@ -73,6 +75,7 @@ func NewPool(ctx context.Context, driver drivers.Driver, opts PoolOptions) (*Poo
 			return nil, fmt.Errorf("codemode: booting pool runtime %d of %d: %w", i+1, opts.Size, err)
 		}
 		p.members = append(p.members, &member{rt: rt})
+		p.stripsTypes = p.stripsTypes || rt.stripsTypes
 	}
 	return p, nil
 }

@@ -67,6 +67,9 @@ type Runtime struct {
 	nextID atomic.Uint64
 	// version is the wire protocol version agreed with the runner at boot.
 	version wire.Version
+	// stripsTypes: the runner's ready said typeScript (wire 1.4): it strips
+	// a program's types itself (ExecuteRequest.Erase).
+	stripsTypes bool
 	// scopes are the scopes this runtime sent the runner with their
 	// namespaces (wire 1.2): later executions send the scope alone.
 	scopes scopeSet
@@ -150,6 +153,7 @@ func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
 			ready <- fmt.Errorf("the runner sent %s before ready", m.Kind)
 		default:
 			rt.version, err = wire.Negotiate(wire.Supported, m.PeerVersions(), "this client", "the runner ("+m.Runner+")")
+			rt.stripsTypes = m.TypeScript && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 4
 			ready <- err
 		}
 	}()
@@ -326,8 +330,16 @@ type ToolCall struct {
 // ExecuteRequest is one execution on a runtime. The runtime knows nothing of
 // schemas: Client builds these.
 type ExecuteRequest struct {
-	// Source is a JavaScript ES module (TypeScript already erased).
+	// Source is a JavaScript ES module (TypeScript already erased), or,
+	// when Erase is set, the TypeScript module itself.
 	Source string
+	// Erase, when set, makes Source TypeScript: a runtime whose runner
+	// strips types in place (wire 1.4: the Node.js driver) sends it as it
+	// is, and positions in the outcome are the source's own; otherwise, or
+	// when the runner refuses to strip it (an enum, a syntax error; nothing
+	// ran), the runtime sends the JavaScript Erase returns. An error from
+	// Erase (a *ProgramError for a syntax error) is returned by Execute.
+	Erase func() (string, error)
 	// Filename names the module in stack traces, e.g. "agent.ts".
 	Filename string
 	// ExecutionID is copied into every ToolCall.
@@ -400,11 +412,33 @@ type ErrorNamer interface {
 // (wire 1.2 scopeUnknown: nothing ran), the execution is sent once more,
 // under a new id, with the list.
 func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
-	out, err := rt.execute(ctx, req, false)
+	if req.Erase != nil {
+		if rt.stripsTypes {
+			out, err := rt.executeScoped(ctx, req, true)
+			if !errors.Is(err, errStripRefused) {
+				return out, err
+			}
+			// The runner did not strip this program; nothing ran.
+		}
+		js, err := req.Erase()
+		if err != nil {
+			return nil, err
+		}
+		req.Source, req.Erase = js, nil
+	}
+	return rt.executeScoped(ctx, req, false)
+}
+
+// executeScoped runs one execution, sending it once more with its
+// namespaces when the runner answers that it no longer keeps the list its
+// scope names (wire 1.2 scopeUnknown: nothing ran). typeScript sends
+// req.Source for the runner to strip (wire 1.4).
+func (rt *Runtime) executeScoped(ctx context.Context, req ExecuteRequest, typeScript bool) (*Outcome, error) {
+	out, err := rt.execute(ctx, req, false, typeScript)
 	if errors.Is(err, errScopeUnknown) {
 		// The runner no longer keeps the list the scope names (it was
 		// restarted or evicted it); nothing ran. Once more, with the list.
-		out, err = rt.execute(ctx, req, true)
+		out, err = rt.execute(ctx, req, true, typeScript)
 		if errors.Is(err, errScopeUnknown) {
 			return internalFailure("the runner does not keep scope %s even after it was sent with its namespaces", req.Scope), nil
 		}
@@ -416,9 +450,14 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 // does not keep the scope an execute message named without its namespaces.
 var errScopeUnknown = errors.New("codemode: the runner does not keep the execution's scope")
 
+// errStripRefused is what execute returns when the runner answered that it
+// did not strip the types of a program sent as TypeScript.
+var errStripRefused = errors.New("codemode: the runner did not strip the program's types")
+
 // execute runs one execution; full sends the namespaces even when the
-// runner was sent them under req.Scope before.
-func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (*Outcome, error) {
+// runner was sent them under req.Scope before; typeScript marks req.Source
+// as TypeScript for the runner to strip.
+func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeScript bool) (*Outcome, error) {
 	if err := req.Limits.check(); err != nil {
 		return nil, &notStartedError{err}
 	}
@@ -447,7 +486,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 		rt.mu.Unlock()
 	}()
 
-	msg := &wire.Message{Kind: wire.KindExecute, Execution: id, Source: req.Source, Filename: req.Filename, Setup: req.Setup}
+	msg := &wire.Message{Kind: wire.KindExecute, Execution: id, Source: req.Source, Filename: req.Filename, Setup: req.Setup, TypeScript: typeScript}
 	if req.Input != nil {
 		msg.HasInput, msg.Input = true, req.Input
 	}
@@ -544,6 +583,12 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full bool) (
 				case wire.KindResult:
 					if rt.closing.Load() {
 						return nil, ErrRuntimeClosed
+					}
+					if m.StripRefused {
+						if !typeScript {
+							return internalFailure("the runner answered that it did not strip the types of a program sent as JavaScript"), nil
+						}
+						return nil, errStripRefused
 					}
 					if m.ScopeUnknown {
 						if !bare {

@@ -201,13 +201,19 @@ func (e *erased) mapText(text string) string {
 // excerptAt renders the excerpt around the first "agent.ts:L:C" in text,
 // which is already in submitted coordinates.
 func (e *erased) excerptAt(text string) string {
+	return excerptIn(e.original(), text)
+}
+
+// excerptIn renders the excerpt of lines (the submitted source's) around
+// the first "agent.ts:L:C" in text, or "" when text names no position in
+// them.
+func excerptIn(lines []string, text string) string {
 	m := position.FindStringSubmatch(text)
 	if m == nil || m[2] == "" {
 		return ""
 	}
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
-	lines := e.original()
 	if line < 1 || line > len(lines) {
 		return ""
 	}

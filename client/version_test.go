@@ -65,12 +65,12 @@ func TestVersionNegotiation(t *testing.T) {
 		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 2, Runner: "future",
 			Versions: &wire.VersionRange{Min: wire.Version{Major: 2}, Max: wire.Version{Major: 2, Minor: 3}}}}
 		_, err := client.NewRuntime(ctx, d)
-		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.3") {
+		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.4") {
 			t.Fatalf("got %v", err)
 		}
 		d.wg.Wait()
 	})
-	t.Run("a newer minor is served at 1.3", func(t *testing.T) {
+	t.Run("a newer minor is served at 1.4", func(t *testing.T) {
 		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 1, Runner: "newer",
 			Versions: &wire.VersionRange{Min: wire.Version{Major: 1}, Max: wire.Version{Major: 1, Minor: 7}}}}
 		rt, err := client.NewRuntime(ctx, d)
@@ -88,6 +88,29 @@ func TestVersionNegotiation(t *testing.T) {
 		d.mu.Unlock()
 		if m.Limits == nil || m.Limits.MaxTimers != 3 || len(m.Seed) != wire.SeedSize || len(m.Clock) != 1 {
 			t.Fatalf("execute message %+v", m)
+		}
+	})
+	t.Run("a 1.3 runner is sent JavaScript even when its ready says typeScript", func(t *testing.T) {
+		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 1, Runner: "1.3", TypeScript: true,
+			Versions: &wire.VersionRange{Min: wire.Version{Major: 1}, Max: wire.Version{Major: 1, Minor: 3}}}}
+		rt, err := client.NewRuntime(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		k, err := contract.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := client.New(rt, k).Run(ctx, "export default async function (): Promise<void> {}", client.RunOptions{})
+		if err != nil || out.Kind != client.Success {
+			t.Fatalf("%+v %v", out, err)
+		}
+		d.mu.Lock()
+		m := d.got[0]
+		d.mu.Unlock()
+		if m.TypeScript || strings.Contains(m.Source, "Promise<void>") {
+			t.Fatalf("execute message sent TypeScript to a 1.3 runner: %+v", m)
 		}
 	})
 	t.Run("an old runner gets 1.0 messages or a clear error", func(t *testing.T) {

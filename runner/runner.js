@@ -2850,7 +2850,7 @@ return __codemodeURL;`);
 
   // src/wire.ts
   var protocolVersion = 1;
-  var protocolMinor = 3;
+  var protocolMinor = 4;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -2883,7 +2883,9 @@ return __codemodeURL;`);
     prefill: 35,
     prefilled: 36,
     randomDraws: 37,
-    randomBytes: 38
+    randomBytes: 38,
+    typeScript: 39,
+    stripRefused: 40
   };
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
@@ -3015,6 +3017,26 @@ return __codemodeURL;`);
       }
       const filename = m[K.filename];
       if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
+      const source = m[K.source];
+      let text = typeof source === "string" ? source : "";
+      if (m[K.typeScript] === true) {
+        let refused = "this runner does not strip TypeScript";
+        if (opts.stripTypes !== void 0) {
+          try {
+            text = opts.stripTypes(text);
+            refused = "";
+          } catch (error) {
+            const e = serializeError(error);
+            refused = `${e.name}: ${e.message}`;
+          }
+        }
+        if (refused !== "") {
+          const f = failure(id, "SyntaxError", `the runner did not strip the program's types (${refused}); nothing ran (the host erases them itself)`);
+          f.key(K.stripRefused).bool(true);
+          send(f);
+          return;
+        }
+      }
       const scope = m[K.scope];
       const nsList = m[K.namespaces];
       let namespaces;
@@ -3188,8 +3210,6 @@ return __codemodeURL;`);
         platform.run(execution2, () => execution2.fail(error));
         return;
       }
-      const source = m[K.source];
-      const text = typeof source === "string" ? source : "";
       platform.run(execution2, () => execution2.run(() => opts.importModule(text, filename, id)));
     };
     const handle = (m) => {
@@ -3238,6 +3258,7 @@ return __codemodeURL;`);
       max.key(2).uint(protocolMinor);
       max.into(vr.key(2));
       vr.into(ready.key(K.versions));
+      if (opts.stripTypes !== void 0) ready.key(K.typeScript).bool(true);
       send(ready);
     }
     return (chunk) => {
@@ -3356,6 +3377,7 @@ return __codemodeURL;`);
       channel: deps.channel,
       importModule: deps.importModule,
       compileSetup: deps.compileSetup,
+      stripTypes: deps.stripTypes,
       runner: deps.runner,
       limits: deps.limits,
       platform: {

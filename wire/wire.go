@@ -30,8 +30,11 @@ const ProtocolVersion = 1
 // runner holds them) and the execution-result's scopeUnknown. Minor 3 added
 // the execute message's setup (a function the runner applies to the scope)
 // and prefill (results the runner gives tool calls at once), and the
-// tool-call's prefilled, randomDraws and randomBytes.
-const ProtocolMinor = 3
+// tool-call's prefilled, randomDraws and randomBytes. Minor 4 added
+// typeScript (a runner that strips TypeScript's types itself says so in
+// ready, and a host sends such a runner the program before erasure) and the
+// execution-result's stripRefused.
+const ProtocolMinor = 4
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
 // ignores when it does not know it. A message (or a map nested in one) with
@@ -130,7 +133,7 @@ const (
 	KindToolCall   Kind = 4 // R→H: Execution, Seq, Namespace, Tool, Input, Site, Clock
 	KindToolResult Kind = 5 // H→R: Execution, Seq, Output or Error
 	KindOutput     Kind = 6 // R→H: Execution, Stream, Text
-	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock, ScopeUnknown
+	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock, ScopeUnknown, StripRefused
 )
 
 // String returns the protocol name of the kind, as used in PROTOCOL.md.
@@ -302,6 +305,21 @@ type Message struct {
 	// codemode.step) records them to use as much on replay.
 	RandomDraws uint64 `cbor:"37,keyasint,omitempty"`
 	RandomBytes uint64 `cbor:"38,keyasint,omitempty"`
+
+	// Since 1.4.
+
+	// TypeScript, in ready, says that the runner strips TypeScript's types
+	// from a program itself, keeping every line and column where it was
+	// (PROTOCOL.md, "Type stripping"); in execute, that Source is TypeScript
+	// for the runner to strip. A host sends it only to a runner whose ready
+	// said so.
+	TypeScript bool `cbor:"39,keyasint,omitempty"`
+	// StripRefused marks the program-failed execution-result of an execute
+	// message whose TypeScript the runner did not strip (syntax that
+	// stripping cannot erase, such as an enum, or a syntax error): nothing
+	// of the program ran, and the host may send the execution again, under
+	// a new id, as JavaScript.
+	StripRefused bool `cbor:"40,keyasint,omitempty"`
 }
 
 // Prefilled is one result of an execute message's Prefill: the JSON text
@@ -355,6 +373,8 @@ var since = []struct {
 	{36, 3, "prefilled", func(m *Message) bool { return m.Prefilled }},
 	{37, 3, "randomDraws", func(m *Message) bool { return m.RandomDraws != 0 }},
 	{38, 3, "randomBytes", func(m *Message) bool { return m.RandomBytes != 0 }},
+	{39, 4, "typeScript", func(m *Message) bool { return m.TypeScript }},
+	{40, 4, "stripRefused", func(m *Message) bool { return m.StripRefused }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it
@@ -615,8 +635,8 @@ func Unmarshal(payload []byte) (*Message, error) {
 	return m, nil
 }
 
-// checkScopeKeys refuses scope, scopeUnknown, setup, prefill and
-// prefilled where they mean nothing, a setup over MaxSetupSize, and
+// checkScopeKeys refuses scope, scopeUnknown, setup, prefill, prefilled,
+// typeScript and stripRefused where they mean nothing, a setup over MaxSetupSize, and
 // prefilled results out of order or not JSON.
 func (m *Message) checkScopeKeys() error {
 	if m.Scope != "" && m.Kind != KindExecute {
@@ -647,6 +667,12 @@ func (m *Message) checkScopeKeys() error {
 	}
 	if m.ScopeUnknown && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
 		return fmt.Errorf("%w: %s: carries scopeUnknown, which only a program-failed execution-result carries", ErrMalformed, m.Kind)
+	}
+	if m.TypeScript && m.Kind != KindReady && m.Kind != KindExecute {
+		return fmt.Errorf("%w: %s: carries typeScript, which only ready and execute carry", ErrMalformed, m.Kind)
+	}
+	if m.StripRefused && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
+		return fmt.Errorf("%w: %s: carries stripRefused, which only a program-failed execution-result carries", ErrMalformed, m.Kind)
 	}
 	return nil
 }

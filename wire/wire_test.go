@@ -35,6 +35,10 @@ func TestRoundTripEveryKind(t *testing.T) {
 			Namespaces: []Namespace{{Name: "codemode", Tools: []string{"echo"}}}},
 		{Kind: KindExecute, Execution: 5, Filename: "agent.js", Scope: "sha256:00ff"},
 		{Kind: KindResult, Execution: 5, Outcome: OutcomeProgramFailed, Error: &Error{Name: "InternalError", Message: "unknown scope"}, ScopeUnknown: true},
+		// The keys of 1.4.
+		{Kind: KindReady, Version: 1, Runner: "node", TypeScript: true},
+		{Kind: KindExecute, Execution: 6, Filename: "agent.ts", Source: "export default (n: number) => n;", TypeScript: true},
+		{Kind: KindResult, Execution: 6, Outcome: OutcomeProgramFailed, Error: &Error{Name: "SyntaxError", Message: "enum"}, StripRefused: true},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -111,7 +115,9 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"scope of the wrong type", frame(mustMarshal(t, map[int]any{0: 2, 1: 1, 5: "a.js", 32: 7})), ErrMalformed},
 		{"scopeUnknown on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, ScopeUnknown: true})), ErrMalformed},
 		{"scopeUnknown on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 33: true})), ErrMalformed},
-		{"unknown extension key with a bad value", frame(append(mustMarshal(t, map[int]any{0: 3, 1: 1, 40: 1})[:0:0], 0xa3, 0x00, 0x03, 0x01, 0x01, 0x18, 0x28, 0xff)), ErrMalformed},
+		{"typeScript on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 39: true})), ErrMalformed},
+		{"stripRefused on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, StripRefused: true})), ErrMalformed},
+		{"unknown extension key with a bad value", frame(append(mustMarshal(t, map[int]any{0: 3, 1: 1, 60: 1})[:0:0], 0xa3, 0x00, 0x03, 0x01, 0x01, 0x18, 0x3c, 0xff)), ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +170,8 @@ func FuzzRead(f *testing.F) {
 		{Kind: KindExecute, Execution: 2, Filename: "a.js", Scope: "sha256:ab", Namespaces: []Namespace{{Name: "n", Tools: []string{"t"}}}},
 		{Kind: KindExecute, Execution: 3, Filename: "a.js", Scope: "sha256:ab"},
 		{Kind: KindResult, Execution: 3, Outcome: OutcomeProgramFailed, Error: &Error{Name: "InternalError", Message: "m"}, ScopeUnknown: true},
+		{Kind: KindExecute, Execution: 4, Filename: "a.ts", Source: "let a: number = 1;", TypeScript: true},
+		{Kind: KindResult, Execution: 4, Outcome: OutcomeProgramFailed, Error: &Error{Name: "SyntaxError", Message: "m"}, StripRefused: true},
 	} {
 		p, _ := Marshal(m)
 		f.Add(frame(p))
@@ -206,7 +214,7 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 		in   map[int]any
 		want *Message
 	}{
-		{"in the message", map[int]any{0: 3, 1: 9, 40: "later", 1000: []any{1, map[int]any{1: 2}}},
+		{"in the message", map[int]any{0: 3, 1: 9, 60: "later", 1000: []any{1, map[int]any{1: 2}}},
 			&Message{Kind: KindCancel, Execution: 9}},
 		{"in a nested error", map[int]any{0: 7, 1: 2, 17: "program-failed", 14: map[int]any{1: "E", 2: "m", 40: map[int]any{5: 1}}},
 			&Message{Kind: KindResult, Execution: 2, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E", Message: "m"}}},
@@ -231,21 +239,21 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
-	v10, v11, v12, v13, v14, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 3}, Version{1, 4}, Version{2, 0}
+	v10, v11, v12, v14, v15, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 4}, Version{1, 5}, Version{2, 0}
 	tests := []struct {
 		name       string
 		self, peer VersionRange
 		want       Version
 		err        string
 	}{
-		{"same", Supported, Supported, v13, ""},
+		{"same", Supported, Supported, v14, ""},
 		{"a 1.2 peer", Supported, VersionRange{v10, v12}, v12, ""},
 		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
 		{"a 1.1 peer", Supported, VersionRange{v10, v11}, v11, ""},
-		{"a newer minor", Supported, VersionRange{v10, v14}, v13, ""},
+		{"a newer minor", Supported, VersionRange{v10, v15}, v14, ""},
 		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
-		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.3"},
-		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.3, this host 2.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.4"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.4, this host 2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -378,6 +386,27 @@ func TestScopeDigest(t *testing.T) {
 	for _, tt := range tests {
 		if got := ScopeDigest(tt.other) == d; got != tt.same {
 			t.Errorf("%s: equal digests %v, want %v", tt.name, got, tt.same)
+		}
+	}
+}
+
+// A 1.3 runner would run TypeScript as JavaScript: the keys of 1.4 are
+// refused for any older peer.
+func TestCheckVersionRefusesTypeScriptBefore14(t *testing.T) {
+	tests := []struct {
+		m   *Message
+		key string
+	}{
+		{&Message{Kind: KindExecute, Execution: 1, Filename: "a.ts", Source: "let a: number = 1;", TypeScript: true}, "typeScript (key 39)"},
+		{&Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E"}, StripRefused: true}, "stripRefused (key 40)"},
+	}
+	for _, tt := range tests {
+		err := tt.m.CheckVersion(Version{1, 3})
+		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), tt.key) || !strings.Contains(err.Error(), "needs 1.4") {
+			t.Errorf("%s on 1.3: got %v, want an ErrVersion naming it and 1.4", tt.key, err)
+		}
+		if err := tt.m.CheckVersion(Version{1, 4}); err != nil {
+			t.Errorf("%s on 1.4: %v", tt.key, err)
 		}
 	}
 }

@@ -17,6 +17,16 @@
 // an uncaught exception in a program does not take the process down, but a
 // program that never yields blocks every execution on the runtime.
 //
+// The runner strips a program's TypeScript types itself, with Node.js's
+// module.stripTypeScriptTypes (blanks in place of types, so every line and
+// column stays where it was), and says so in its ready message (wire 1.4):
+// a client then sends modules as written and skips its own erasure with
+// esbuild, which costs several times more. A program blanks cannot erase
+// (an enum, a namespace, a parameter property) or that does not parse is
+// refused before anything of it runs, and the client erases it and sends it
+// again. Modules with imports or export lists, and model-written code
+// (Client.RunCode), are erased by the client as before.
+//
 // The checker's declarations of the runtime (Driver.TypeDefinitionFiles)
 // are those of an installed @types/node 24 package; another Node.js driver
 // reuses them with TypeDefinitionFilesFromDir.

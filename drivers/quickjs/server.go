@@ -73,6 +73,14 @@ func (s *server) serve(ctx context.Context) error {
 				continue
 			}
 			s.mu.Unlock()
+			if msg.TypeScript {
+				// This runner's ready does not offer to strip types (wire
+				// 1.4): the host erases them itself and sends again.
+				m := failure(msg.Execution, "SyntaxError", "the runner did not strip the program's types (this runner does not strip TypeScript); nothing ran (the host erases them itself)")
+				m.StripRefused = true
+				s.send(m)
+				continue
+			}
 			// The scope is resolved here, in the order of the messages,
 			// so that an execute naming it alone finds what an earlier one
 			// carried.

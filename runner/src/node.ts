@@ -15,6 +15,8 @@ export interface NodeDeps {
   importModule(source: string, filename: string, execution: number): Promise<ModuleBox>;
   /** compileSetup compiles a scope setup (see RunnerOptions). */
   compileSetup(text: string): unknown;
+  /** stripTypes erases a program's TypeScript types in place (see RunnerOptions); absent, the host erases them. */
+  stripTypes?(source: string): string;
   runner: string;
   limits: RunnerLimits;
   /** storage is a new AsyncLocalStorage. */
@@ -122,6 +124,7 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
     channel: deps.channel,
     importModule: deps.importModule,
     compileSetup: deps.compileSetup,
+    stripTypes: deps.stripTypes,
     runner: deps.runner,
     limits: deps.limits,
     platform: {

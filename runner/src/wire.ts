@@ -10,17 +10,18 @@ import {
   mathMax, view,
 } from "./intrinsics";
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
-import { createExecution, listNamespace, type Execution, type Finish, type Host, type Limits, type ModuleBox, type Namespace } from "./core";
+import { createExecution, listNamespace, serializeError, type Execution, type Finish, type Host, type Limits, type ModuleBox, type Namespace } from "./core";
 
 /** protocolVersion is the major version, protocolMinor the newest minor (wire/PROTOCOL.md, "Versions"). */
 export const protocolVersion = 1;
-export const protocolMinor = 3;
+export const protocolMinor = 4;
 export const maxFrameSize = 16 << 20;
 
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
   versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34, prefill: 35, prefilled: 36, randomDraws: 37, randomBytes: 38,
+  typeScript: 39, stripRefused: 40,
 } as const;
 
 /**
@@ -78,6 +79,14 @@ export interface RunnerOptions {
    * text, for later executions.
    */
   compileSetup(text: string): unknown;
+  /**
+   * stripTypes, where the platform has it, erases TypeScript's types from
+   * a program in place (blanks, so every line and column stays where it
+   * was) and returns the JavaScript; it throws for syntax that blanks cannot
+   * erase (an enum) and for syntax errors. With it, the runner's ready says
+   * typeScript (wire 1.4, PROTOCOL.md "Type stripping").
+   */
+  stripTypes?(source: string): string;
   runner: string;
   limits: RunnerLimits;
   platform: Platform;
@@ -246,6 +255,28 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     }
     const filename = m[K.filename];
     if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
+    const source = m[K.source];
+    let text = typeof source === "string" ? source : "";
+    if (m[K.typeScript] === true) {
+      // TypeScript to strip before anything runs; a program this runner
+      // cannot strip goes back to the host, which erases it itself.
+      let refused = "this runner does not strip TypeScript";
+      if (opts.stripTypes !== undefined) {
+        try {
+          text = opts.stripTypes(text);
+          refused = "";
+        } catch (error) {
+          const e = serializeError(error);
+          refused = `${e.name}: ${e.message}`;
+        }
+      }
+      if (refused !== "") {
+        const f = failure(id, "SyntaxError", `the runner did not strip the program's types (${refused}); nothing ran (the host erases them itself)`);
+        f.key(K.stripRefused).bool(true);
+        send(f);
+        return;
+      }
+    }
     // The namespaces: the message's, kept under its scope if it names one,
     // or those kept under the scope it names alone.
     const scope = m[K.scope];
@@ -422,8 +453,6 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       platform.run(execution, () => execution.fail(error));
       return;
     }
-    const source = m[K.source];
-    const text = typeof source === "string" ? source : "";
     platform.run(execution, () => execution.run(() => opts.importModule(text, filename, id)));
   };
 
@@ -474,6 +503,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     max.key(2).uint(protocolMinor);
     max.into(vr.key(2));
     vr.into(ready.key(K.versions));
+    if (opts.stripTypes !== undefined) ready.key(K.typeScript).bool(true);
     send(ready);
   }
 

@@ -1,0 +1,90 @@
+package client
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// positions maps an outcome's "agent.ts:L:C" positions to the submitted
+// source and renders excerpts of it: an *erased program, or a *stripped
+// one.
+type positions interface {
+	mapText(text string) string
+	excerptAt(text string) string
+}
+
+// typeStripper is an executor whose runners strip TypeScript's types
+// themselves (wire 1.4): a Runtime or Pool of the Node.js driver.
+type typeStripper interface {
+	stripsTypeScript() bool
+}
+
+func (rt *Runtime) stripsTypeScript() bool { return rt.stripsTypes }
+
+func (p *Pool) stripsTypeScript() bool { return p.stripsTypes }
+
+// notStrippable finds what makes a module's meaning depend on erasing it
+// rather than blanking its types: imports (TypeScript elides those only
+// used as types; blanks keep them) and export lists (which may name types).
+// A false match only costs the erasure.
+var notStrippable = regexp.MustCompile(`\bimport\b|\bexport\s*(\{|\*|type\b)`)
+
+// strippable returns source as a program for the runner to strip, or nil
+// when the client erases it: model-written code (RunCode wraps it, with
+// esbuild's help), a module whose meaning blanks could change, or an
+// executor whose runners do not strip.
+func (c *Client) strippable(source string, isCode bool) *stripped {
+	if isCode || notStrippable.MatchString(source) {
+		return nil
+	}
+	if ts, ok := c.rt.(typeStripper); !ok || !ts.stripsTypeScript() {
+		return nil
+	}
+	return &stripped{source: source, cache: c.erased}
+}
+
+// stripped is a program sent as TypeScript for the runner to strip in
+// place: the outcome's positions are the source's own, unless the runtime
+// had it erased after all (erase: the runner refused it), and then they
+// are mapped as an erased program's are.
+type stripped struct {
+	source string
+	cache  *eraseCache
+
+	mu     sync.Mutex
+	erased *erased // set by erase
+}
+
+// erase erases the program here, for a runtime that sends JavaScript
+// (ExecuteRequest.Erase).
+func (s *stripped) erase() (string, error) {
+	e, err := s.cache.eraseWith(s.source, func() (string, *normalized) { return s.source, nil })
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.erased = e
+	s.mu.Unlock()
+	return e.js, nil
+}
+
+func (s *stripped) get() *erased {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.erased
+}
+
+func (s *stripped) mapText(text string) string {
+	if e := s.get(); e != nil {
+		return e.mapText(text)
+	}
+	return text
+}
+
+func (s *stripped) excerptAt(text string) string {
+	if e := s.get(); e != nil {
+		return e.excerptAt(text)
+	}
+	return excerptIn(strings.Split(s.source, "\n"), text)
+}

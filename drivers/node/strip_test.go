@@ -1,0 +1,108 @@
+package node_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/runner"
+	"github.com/codemode-go/codemode/wire"
+)
+
+// TestRunnerStripsTypeScript: the Node.js runner offers to strip types
+// (wire 1.4), runs a program sent as TypeScript, and refuses, with nothing
+// run, one whose syntax blanks cannot erase (an enum) or that does not
+// parse.
+func TestRunnerStripsTypeScript(t *testing.T) {
+	d := driver(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := d.Connect(ctx, drivers.ConnectRequest{RunnerSource: runner.Source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, w := wire.NewReader(c.Channel()), wire.NewWriter(c.Channel())
+	ready, err := r.Read()
+	if err != nil || ready.Kind != wire.KindReady || !ready.TypeScript {
+		t.Fatalf("ready %+v %v: want typeScript", ready, err)
+	}
+	tests := []struct {
+		source  string
+		refused bool
+		value   string
+	}{
+		{"export default async function (): Promise<number> { const n: number = 41; return (n as number) + 1; }", false, "42"},
+		{"enum E { A = 1 }\nexport default async function () { return E.A; }", true, ""},
+		{"export default async function () { const n: number = ; }", true, ""},
+	}
+	for i, tt := range tests {
+		id := uint64(i + 1)
+		if err := w.Write(&wire.Message{Kind: wire.KindExecute, Execution: id, Filename: "agent.ts", Source: tt.source, TypeScript: true}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := r.Read()
+		if err != nil || m.Kind != wire.KindResult || m.Execution != id {
+			t.Fatalf("%q: got %+v %v, want its result", tt.source, m, err)
+		}
+		if m.StripRefused != tt.refused {
+			t.Fatalf("%q: stripRefused %v (%+v), want %v", tt.source, m.StripRefused, m.Error, tt.refused)
+		}
+		if tt.refused {
+			if m.Outcome != wire.OutcomeProgramFailed || !strings.Contains(m.Error.Message, "nothing ran") {
+				t.Errorf("%q: refusal %+v", tt.source, m.Error)
+			}
+			continue
+		}
+		if m.Outcome != wire.OutcomeSuccess || string(m.Value) != tt.value {
+			t.Errorf("%q: outcome %s %+v value %s, want %s", tt.source, m.Outcome, m.Error, m.Value, tt.value)
+		}
+	}
+}
+
+// TestStrippedProgramsOnTheDriver: through a client, programs the runner
+// strips report errors at the submitted source's lines and columns (with
+// no source map), a tool validation error quotes the calling line, and an
+// enum, which the runner refuses, runs after the client erased it.
+func TestStrippedProgramsOnTheDriver(t *testing.T) {
+	rt, err := client.NewRuntime(context.Background(), driver(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)
+	echo, err := contract.NewRawTool("echo", "Echo.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := contract.New(echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(rt, k)
+	run := func(src string) *client.Outcome {
+		t.Helper()
+		out, err := c.Run(context.Background(), src, client.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	out := run("export default async function () {\n  const a: { x: number } = { x: 1 }; const b: string = \"q\"; throw new Error(\"here \" + b + a.x);\n}\n")
+	if out.Kind != client.ProgramFailed || !strings.Contains(out.Error.Stack, "agent.ts:2:67") {
+		t.Errorf("throw: %s %+v stack %q, want a stack at agent.ts:2:67", out.Kind, out.Error, out.Error.Stack)
+	}
+	out = run("export default async function ({ codemode }: AgentProgramScope) {\n  const v: number = 3;\n  await codemode.echo({ value: v as any });\n}\n")
+	if out.Kind != client.ProgramFailed || out.Error.Name != "ToolValidationError" || !strings.Contains(out.Error.Message, "await codemode.echo({ value: v as any });") {
+		t.Errorf("validation: %s %+v, want an excerpt of line 3", out.Kind, out.Error)
+	}
+	out = run("enum Colour { Red = 1, Green = 2 }\nexport default async function (): Promise<number> { return Colour.Green; }\n")
+	if out.Kind != client.Success || string(out.Value) != "2" {
+		t.Errorf("enum: %s %+v %s", out.Kind, out.Error, out.Value)
+	}
+}
