@@ -39,3 +39,28 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusesTypeScript: the QuickJS runner does not offer to strip types
+// (wire 1.4) and refuses TypeScript it is sent anyway, with nothing run, so
+// that the host erases it and sends it again.
+func TestRefusesTypeScript(t *testing.T) {
+	for _, inProcess := range []bool{false, true} {
+		d := New(Options{InProcess: inProcess})
+		c, err := d.Connect(context.Background(), drivers.ConnectRequest{RunnerSource: runner.Source})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, w := wire.NewReader(c.Channel()), wire.NewWriter(c.Channel())
+		ready, err := r.Read()
+		if err != nil || ready.Kind != wire.KindReady || ready.TypeScript {
+			t.Fatalf("ready %+v %v: want no typeScript", ready, err)
+		}
+		go w.Write(&wire.Message{Kind: wire.KindExecute, Execution: 1, Source: "export default async function (): Promise<number> { return 1; }", Filename: "agent.ts", TypeScript: true})
+		m, err := r.Read()
+		if err != nil || m.Kind != wire.KindResult || !m.StripRefused || m.Outcome != wire.OutcomeProgramFailed {
+			t.Fatalf("in process %v: got %+v %v, want a stripRefused result", inProcess, m, err)
+		}
+		c.Close()
+		d.Close()
+	}
+}
