@@ -35,10 +35,10 @@ var notStrippable = regexp.MustCompile(`\bimport\b|\bexport\s*(\{|\*|type\b)`)
 // esbuild's help), a module whose meaning blanks could change, or an
 // executor whose runners do not strip.
 func (c *Client) strippable(source string, isCode bool) *stripped {
-	if isCode || notStrippable.MatchString(source) {
+	if isCode {
 		return nil
 	}
-	if ts, ok := c.rt.(typeStripper); !ok || !ts.stripsTypeScript() {
+	if ts, ok := c.rt.(typeStripper); !ok || !ts.stripsTypeScript() || notStrippable.MatchString(source) {
 		return nil
 	}
 	return &stripped{source: source, cache: c.erased}
