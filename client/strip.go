@@ -26,9 +26,18 @@ func (p *Pool) stripsTypeScript() bool { return p.stripsTypes }
 
 // notStrippable finds what makes a module's meaning depend on erasing it
 // rather than blanking its types: imports (TypeScript elides those only
-// used as types; blanks keep them) and export lists (which may name types).
-// A false match only costs the erasure.
-var notStrippable = regexp.MustCompile(`\bimport\b|\bexport\s*(\{|\*|type\b)`)
+// used as types; blanks keep them) and classes (Node.js's stripper puts
+// no semicolon where it blanked a member, so "x = 1", a declare field,
+// then "['z'] = 2" became "x = 1['z'] = 2"). A false match, in a string or
+// a comment, only costs the erasure.
+var notStrippable = regexp.MustCompile(`\bimport\b|\bclass\b`)
+
+// onlyDefaultExports reports whether every "export" in source starts
+// "export default": any other export (a list, which may name types, or a
+// comment between the keywords) is left to the erasure.
+func onlyDefaultExports(source string) bool {
+	return strings.Count(source, "export") == strings.Count(source, "export default")
+}
 
 // strippable returns source as a program for the runner to strip, or nil
 // when the client erases it: model-written code (RunCode wraps it, with
@@ -38,7 +47,12 @@ func (c *Client) strippable(source string, isCode bool) *stripped {
 	if isCode {
 		return nil
 	}
-	if ts, ok := c.rt.(typeStripper); !ok || !ts.stripsTypeScript() || notStrippable.MatchString(source) {
+	if ts, ok := c.rt.(typeStripper); !ok || !ts.stripsTypeScript() {
+		return nil
+	}
+	// A byte order mark: Node.js's stripper drops it, which would move
+	// every column of the first line.
+	if strings.HasPrefix(source, "\uFEFF") || notStrippable.MatchString(source) || !onlyDefaultExports(source) {
 		return nil
 	}
 	return &stripped{source: source, cache: c.erased}

@@ -38,8 +38,9 @@ func strippingRunner(refuse func(source string) bool, mu *sync.Mutex, got *[]sen
 // TestTypeStripping: to a runner that strips TypeScript itself (wire 1.4)
 // the client sends a module as it was written, and the JavaScript it
 // erased only when the runner refuses it, or when blanking the types could
-// change the module's meaning (imports, export lists); a syntax error the
-// erasure then finds is the program's failure, as it always was.
+// change the module's meaning or positions (imports, exports other than the
+// default, classes, a byte order mark); a syntax error the erasure then
+// finds is the program's failure, as it always was.
 func TestTypeStripping(t *testing.T) {
 	const typed = "export default async function (): Promise<number> { const n: number = 1; return n; }\n"
 	tests := []struct {
@@ -56,6 +57,10 @@ func TestTypeStripping(t *testing.T) {
 		{"a runner that does not strip", false, typed, false, []bool{false}, false},
 		{"an import", true, "import { x } from \"node:os\";\n" + typed, false, []bool{false}, false},
 		{"an export list", true, "const a: number = 1;\nexport { a };\n" + typed, false, []bool{false}, false},
+		{"an export list after a comment", true, "const a: number = 1;\nexport/**/{ a };\n" + typed, false, []bool{false}, false},
+		{"another export", true, "export const a: number = 1;\n" + typed, false, []bool{false}, false},
+		{"a class", true, "class A { x = 1\n declare y: number\n ['z'] = 2 }\n" + typed, false, []bool{false}, false},
+		{"a byte order mark", true, "\uFEFF" + typed, false, []bool{false}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

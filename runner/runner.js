@@ -3019,11 +3019,13 @@ return __codemodeURL;`);
       if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
       const source = m[K.source];
       let text = typeof source === "string" ? source : "";
+      let compiled;
       if (m[K.typeScript] === true) {
         let refused = "this runner does not strip TypeScript";
         if (opts.stripTypes !== void 0) {
           try {
             text = opts.stripTypes(text);
+            if (opts.compileModule !== void 0) compiled = opts.compileModule(text, filename, id);
             refused = "";
           } catch (error) {
             const e = serializeError(error);
@@ -3210,7 +3212,7 @@ return __codemodeURL;`);
         platform.run(execution2, () => execution2.fail(error));
         return;
       }
-      platform.run(execution2, () => execution2.run(() => opts.importModule(text, filename, id)));
+      platform.run(execution2, () => execution2.run(() => opts.importModule(text, filename, id, compiled)));
     };
     const handle = (m) => {
       const kind = m[K.kind];
@@ -3376,6 +3378,7 @@ return __codemodeURL;`);
     return startRunner({
       channel: deps.channel,
       importModule: deps.importModule,
+      compileModule: deps.compileModule,
       compileSetup: deps.compileSetup,
       stripTypes: deps.stripTypes,
       runner: deps.runner,

@@ -22,9 +22,10 @@
 // column stays where it was), and says so in its ready message (wire 1.4):
 // a client then sends modules as written and skips its own erasure with
 // esbuild, which costs several times more. A program blanks cannot erase
-// (an enum, a namespace, a parameter property) or that does not parse is
-// refused before anything of it runs, and the client erases it and sends it
-// again. Modules with imports or export lists, and model-written code
+// (an enum, a namespace, a parameter property), that does not parse, or
+// that does not compile once stripped is refused before anything of it
+// runs, and the client erases it and sends it again. Modules with imports,
+// classes or exports other than the default, and model-written code
 // (Client.RunCode), are erased by the client as before.
 //
 // The checker's declarations of the runtime (Driver.TypeDefinitionFiles)

@@ -152,8 +152,11 @@ async function link(specifier) {
 // id): V8 slows down on every compilation of a module text it has compiled
 // before, in proportion to how many times it has (1 ms per execution after
 // 1000 runs of one program, 7 ms after 6000).
-async function importModule(source, filename, id) {
-  const mod = new vm.SourceTextModule(source + "\n// codemode execution " + id + "\n", { identifier: filename, importModuleDynamically: (s) => import(s) });
+function compileModule(source, filename, id) {
+  return new vm.SourceTextModule(source + "\n// codemode execution " + id + "\n", { identifier: filename, importModuleDynamically: (s) => import(s) });
+}
+async function importModule(source, filename, id, compiled) {
+  const mod = compiled !== undefined ? compiled : compileModule(source, filename, id);
   await mod.link(link);
   await mod.evaluate();
   // In a box without a prototype: resolving this async function's promise
@@ -175,6 +178,7 @@ const receive = CodeModeRunner.startNodeRunner({
     close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); socket.destroy(); process.exit(70); },
   },
   importModule,
+  compileModule,
   compileSetup,
   stripTypes: typeof stripTypeScriptTypes === "function" ? (source) => stripTypeScriptTypes(source, { mode: "strip" }) : undefined,
   runner: "codemode-go node " + process.version,

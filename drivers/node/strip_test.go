@@ -40,6 +40,9 @@ func TestRunnerStripsTypeScript(t *testing.T) {
 		{"export default async function (): Promise<number> { const n: number = 41; return (n as number) + 1; }", false, "42"},
 		{"enum E { A = 1 }\nexport default async function () { return E.A; }", true, ""},
 		{"export default async function () { const n: number = ; }", true, ""},
+		// Found by the engine, not the stripper: refused too, so that the
+		// host's erasure reports it with its position.
+		{"let x: number = 1;\nlet x: number = 2;\nexport default async function () { return x; }", true, ""},
 	}
 	for i, tt := range tests {
 		id := uint64(i + 1)
@@ -104,5 +107,21 @@ func TestStrippedProgramsOnTheDriver(t *testing.T) {
 	out = run("enum Colour { Red = 1, Green = 2 }\nexport default async function (): Promise<number> { return Colour.Green; }\n")
 	if out.Kind != client.Success || string(out.Value) != "2" {
 		t.Errorf("enum: %s %+v %s", out.Kind, out.Error, out.Value)
+	}
+	// Differences a helper found between stripped and erased programs: each
+	// now reads as the erasure's.
+	out = run("let x: number = 1;\nlet x: number = 2;\nexport default async function () { return x; }\n")
+	if out.Kind != client.ProgramFailed || out.Error.Name != "SyntaxError" || !strings.Contains(out.Error.Message, "agent.ts:2:5") {
+		t.Errorf("redeclared let: %s %+v, want the erasure's SyntaxError at agent.ts:2:5", out.Kind, out.Error)
+	}
+	out = run("class A {\n  x = 1\n  declare y: number\n  ['z'] = 2\n}\nexport default async function () { const a: any = new A(); return [a.x, a.z]; }\n")
+	if out.Kind != client.Success || string(out.Value) != "[1,2]" {
+		t.Errorf("class with a declare field: %s %+v %s", out.Kind, out.Error, out.Value)
+	}
+	out = run("\uFEFFexport default async function () { const n: number = 1; throw new Error(String(n)); }\n")
+	if out.Kind != client.ProgramFailed || !strings.Contains(out.Error.Stack, "agent.ts:1:") {
+		t.Errorf("byte order mark: %s %+v", out.Kind, out.Error)
+	} else if i := strings.Index(out.Error.Stack, "agent.ts:1:"); !strings.HasPrefix(out.Error.Stack[i:], "agent.ts:1:64") {
+		t.Errorf("byte order mark: stack %q, want agent.ts:1:64 (the column of new Error, counting the mark, as the erasure counts it)", out.Error.Stack)
 	}
 }

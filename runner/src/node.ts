@@ -12,7 +12,9 @@ import { installNodeWeb } from "./web/index";
 
 export interface NodeDeps {
   channel: Channel;
-  importModule(source: string, filename: string, execution: number): Promise<ModuleBox>;
+  importModule(source: string, filename: string, execution: number, compiled?: unknown): Promise<ModuleBox>;
+  /** compileModule compiles a stripped program's module before it runs (see RunnerOptions). */
+  compileModule?(source: string, filename: string, execution: number): unknown;
   /** compileSetup compiles a scope setup (see RunnerOptions). */
   compileSetup(text: string): unknown;
   /** stripTypes erases a program's TypeScript types in place (see RunnerOptions); absent, the host erases them. */
@@ -123,6 +125,7 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   return startRunner({
     channel: deps.channel,
     importModule: deps.importModule,
+    compileModule: deps.compileModule,
     compileSetup: deps.compileSetup,
     stripTypes: deps.stripTypes,
     runner: deps.runner,

@@ -71,7 +71,16 @@ export interface RunnerOptions {
    * and returns its namespace in a ModuleBox (an object without a
    * prototype: never resolve a promise with the namespace itself).
    */
-  importModule(source: string, filename: string, execution: number): Promise<ModuleBox>;
+  importModule(source: string, filename: string, execution: number, compiled?: unknown): Promise<ModuleBox>;
+  /**
+   * compileModule, with stripTypes, compiles a stripped program's module
+   * before anything of it runs, so that an error only the engine finds
+   * (a redeclared let, a duplicate parameter) refuses the program like
+   * a syntax error the stripper finds: the host then erases it and reports
+   * the error with its position. It returns the compiled module, which
+   * importModule takes as compiled.
+   */
+  compileModule?(source: string, filename: string, execution: number): unknown;
   /**
    * compileSetup compiles a scope setup's text (wire 1.3) as a script
    * named codemode-setup.js and returns the function it evaluates to. It
@@ -257,13 +266,16 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     if (typeof filename !== "string") throw new TypeErrorCtor("execute message without a filename");
     const source = m[K.source];
     let text = typeof source === "string" ? source : "";
+    let compiled: unknown;
     if (m[K.typeScript] === true) {
-      // TypeScript to strip before anything runs; a program this runner
-      // cannot strip goes back to the host, which erases it itself.
+      // TypeScript to strip and compile before anything runs; a program
+      // this runner cannot strip goes back to the host, which erases it
+      // itself.
       let refused = "this runner does not strip TypeScript";
       if (opts.stripTypes !== undefined) {
         try {
           text = opts.stripTypes(text);
+          if (opts.compileModule !== undefined) compiled = opts.compileModule(text, filename, id);
           refused = "";
         } catch (error) {
           const e = serializeError(error);
@@ -453,7 +465,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       platform.run(execution, () => execution.fail(error));
       return;
     }
-    platform.run(execution, () => execution.run(() => opts.importModule(text, filename, id)));
+    platform.run(execution, () => execution.run(() => opts.importModule(text, filename, id, compiled)));
   };
 
   const handle = (m: CBORMap) => {
