@@ -74,7 +74,7 @@ func (r VersionRange) String() string {
 	return r.Min.String() + "-" + r.Max.String()
 }
 
-// Supported is the range of versions this package speaks: 1.0 to 1.3. A
+// Supported is the range of versions this package speaks: 1.0 to 1.4. A
 // peer at an older version is served by leaving out every key it lacks
 // ([Message.CheckVersion] names one that is present).
 var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
