@@ -445,8 +445,19 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 				}
 				delete(st.prefill, seq)
 			}
-			s.send(&wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled,
-				RandomDraws: draws, RandomBytes: bytesUsed})
+			call := &wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled,
+				RandomDraws: draws, RandomBytes: bytesUsed}
+			if err := s.w.Write(call); errors.Is(err, wire.ErrFrameTooLarge) {
+				// The input fits (checked above), so the clock values the
+				// program read since its last call make the message too
+				// large. Nothing was written; like an input too large, the
+				// call cannot reach the host and the execution ends here.
+				return false, failure(ex.id, "RangeError", fmt.Sprintf(
+					"the call of %s.%s does not fit in a message with the %d clock values the program read since its previous call (Date.now, performance.now, new Date), which are kept for replay: %v",
+					f[1], f[2], len(clock), err)), nil
+			} else {
+				s.sent(err)
+			}
 		case "o":
 			stream, quoted, _ := strings.Cut(rest, "\t")
 			if stream != wire.StreamStdout && stream != wire.StreamStderr {
@@ -574,7 +585,11 @@ func finishMessage(id uint64, text string, lim limits) (*wire.Message, error) {
 		return nil, badOutbox("held an outcome the wire refuses: %v", err)
 	}
 	if p, err := wire.Marshal(res); err != nil || len(p) > wire.MaxFrameSize {
-		return failure(id, "RangeError", fmt.Sprintf("the result is %d bytes; a result carries at most %d (16 MiB)", len(p), wire.MaxFrameSize)), nil
+		msg := fmt.Sprintf("the result is %d bytes; a result carries at most %d (16 MiB)", len(p), wire.MaxFrameSize)
+		if len(res.Clock) > 0 {
+			msg += fmt.Sprintf(", including the %d clock values the program read (Date.now, performance.now, new Date), which are kept for replay", len(res.Clock))
+		}
+		return failure(id, "RangeError", msg), nil
 	}
 	return res, nil
 }

@@ -71,6 +71,17 @@ func TestHostileProgramsFailAlone(t *testing.T) {
 		// The oversize call ends the execution: caught, it would leave the
 		// host a gap in the seqs (and a prefilled answer unchecked).
 		{"tool input over the frame limit, caught", `export default async function ({ codemode }) { try { await codemode.echo({ value: "x".repeat(17e6) }); } catch {} return (await codemode.echo({ value: "after" })).value; }`, "RangeError", "at most"},
+		// The clock values a program read since its previous call travel
+		// with the call (for replay): an input that fits, with them, may
+		// not. The call used to be dropped, and the execution ended at its
+		// deadline.
+		{"tool call over the frame limit with its clock values", `export default async function ({ codemode }) {
+  const value = "x".repeat(16 * 1024 * 1024 - 64 * 1024 - 12); for (let i = 0; i < 10000; i++) Date.now();
+  await codemode.echo({ value });
+}`, "RangeError", "the 10000 clock values"},
+		{"result over the frame limit with its clock values", `export default async function ({ result }) {
+  result.appendText("€".repeat(5.58e6)); for (let i = 0; i < 10000; i++) performance.now();
+}`, "RangeError", "including the 10000 clock values"},
 		{"timer delay of 1e300", `export default async function ({ result }) { setTimeout(() => {}, 1e300); result.appendText("armed"); }`, "", ""},
 		{"thrown function", `export default async function () { throw function evil() { return "source"; }; }`, "Error", `^a function \(evil\) was thrown$`},
 	}

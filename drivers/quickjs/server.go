@@ -36,8 +36,11 @@ type server struct {
 	sendErr error
 }
 
-func (s *server) send(m *wire.Message) {
-	if err := s.w.Write(m); err != nil {
+func (s *server) send(m *wire.Message) { s.sent(s.w.Write(m)) }
+
+// sent records err, the result of a write, when it is the first failure.
+func (s *server) sent(err error) {
+	if err != nil {
 		s.mu.Lock()
 		if s.sendErr == nil {
 			s.sendErr = err
