@@ -503,9 +503,15 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 			msg.Namespaces = append(msg.Namespaces, wire.Namespace{Name: name, Tools: req.Namespaces[name]})
 		}
 	}
-	// The limits the runner applies, as asked (zero: the runner's default).
-	if l := req.Limits; l.Timeout > 0 || l.MemoryBytes > 0 || l.MaxOutput > 0 || l.MaxContent > 0 || l.MaxTimers > 0 {
-		msg.Limits = &wire.Limits{TimeoutMs: uint64((l.Timeout + time.Millisecond - 1) / time.Millisecond), MemoryBytes: l.MemoryBytes,
+	// The limits the runner applies: the others as asked (zero: the
+	// runner's default), the deadline always, defaults included. The host
+	// keeps that deadline whatever the runner's own default: a runner left
+	// to a longer one (quickjs.Options.Timeout of a minute) had its program
+	// cut at DefaultTimeout by the host, as if it could not be stopped.
+	// A 1.0 runner takes no limits: it is sent them only when asked, and
+	// then refuses them (CheckVersion below).
+	if l := req.Limits; rt.version.Minor >= 1 || l.Timeout > 0 || l.MemoryBytes > 0 || l.MaxOutput > 0 || l.MaxContent > 0 || l.MaxTimers > 0 {
+		msg.Limits = &wire.Limits{TimeoutMs: uint64((lim.Timeout + time.Millisecond - 1) / time.Millisecond), MemoryBytes: l.MemoryBytes,
 			MaxOutput: uint64(l.MaxOutput), MaxContent: uint64(l.MaxContent), MaxTimers: uint64(l.MaxTimers)}
 	}
 	msg.Seed, msg.Clock = req.Seed, req.Clock

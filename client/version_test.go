@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
@@ -86,7 +87,9 @@ func TestVersionNegotiation(t *testing.T) {
 		d.mu.Lock()
 		m := d.got[0]
 		d.mu.Unlock()
-		if m.Limits == nil || m.Limits.MaxTimers != 3 || len(m.Seed) != wire.SeedSize || len(m.Clock) != 1 {
+		// The deadline travels whether asked or not: the runner stops the
+		// program at the host's deadline, not at a longer one of its own.
+		if m.Limits == nil || m.Limits.MaxTimers != 3 || m.Limits.TimeoutMs != uint64(client.DefaultTimeout/time.Millisecond) || len(m.Seed) != wire.SeedSize || len(m.Clock) != 1 {
 			t.Fatalf("execute message %+v", m)
 		}
 	})
