@@ -2920,10 +2920,16 @@ return __codemodeURL;`);
       }
     };
   }
+  var FrameTooLarge = class extends RangeErrorCtor {
+  };
+  function withClock(error, what, clock) {
+    if (!(error instanceof FrameTooLarge) || clock.length === 0) return error;
+    return new RangeErrorCtor(`${what} does not fit in a message with the ${clock.length} clock values the program read (Date.now, performance.now, new Date), which are kept for replay: ${error.message}`);
+  }
   function frame(m) {
     const w = new Writer();
     m.into(w);
-    if (w.n > maxFrameSize) throw new RangeErrorCtor(`message of ${w.n} bytes exceeds the 16 MiB frame limit`);
+    if (w.n > maxFrameSize) throw new FrameTooLarge(`message of ${w.n} bytes exceeds the 16 MiB frame limit`);
     const out = w.result(4);
     out[0] = w.n >>> 24;
     out[1] = w.n >>> 16 & 255;
@@ -3113,7 +3119,11 @@ return __codemodeURL;`);
           if (prefilled) c.key(K.prefilled).bool(true);
           if (random.draws > 0) c.key(K.randomDraws).uint(random.draws);
           if (random.bytes > 0) c.key(K.randomBytes).uint(random.bytes);
-          send(c);
+          try {
+            send(c);
+          } catch (error) {
+            throw withClock(error, `the call of ${namespace}.${tool}`, observed);
+          }
         },
         output(stream, text2) {
           if (executions[id] === void 0) return;
@@ -3156,7 +3166,7 @@ return __codemodeURL;`);
           try {
             send(r);
           } catch (error) {
-            send(failure(id, "RangeError", error.message));
+            send(failure(id, "RangeError", withClock(error, "the result", result.clock).message));
           }
           if (deadline !== void 0) platform.clearTimer(deadline);
           platform.ended(ex);

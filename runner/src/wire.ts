@@ -144,10 +144,23 @@ function keptCache<T>(): { get(key: string): T | undefined; put(key: string, val
   };
 }
 
+/** FrameTooLarge is the RangeError frame throws for a message over the frame limit. */
+class FrameTooLarge extends RangeErrorCtor {}
+
+/**
+ * withClock says, of a message over the frame limit, how many of its values
+ * are the clock values it carries (which a program can pile up by reading
+ * the clock in a loop); other errors are returned as they are.
+ */
+function withClock(error: unknown, what: string, clock: number[]): unknown {
+  if (!(error instanceof FrameTooLarge) || clock.length === 0) return error;
+  return new RangeErrorCtor(`${what} does not fit in a message with the ${clock.length} clock values the program read (Date.now, performance.now, new Date), which are kept for replay: ${error.message}`);
+}
+
 function frame(m: MapWriter): Uint8Array {
   const w = new Writer();
   m.into(w);
-  if (w.n > maxFrameSize) throw new RangeErrorCtor(`message of ${w.n} bytes exceeds the 16 MiB frame limit`);
+  if (w.n > maxFrameSize) throw new FrameTooLarge(`message of ${w.n} bytes exceeds the 16 MiB frame limit`);
   const out = w.result(4);
   out[0] = w.n >>> 24;
   out[1] = (w.n >>> 16) & 255;
@@ -368,7 +381,11 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         if (prefilled) c.key(K.prefilled).bool(true);
         if (random.draws > 0) c.key(K.randomDraws).uint(random.draws);
         if (random.bytes > 0) c.key(K.randomBytes).uint(random.bytes);
-        send(c);
+        try {
+          send(c);
+        } catch (error) {
+          throw withClock(error, `the call of ${namespace}.${tool}`, observed);
+        }
       },
       output(stream, text) {
         if (executions[id] === undefined) return;
@@ -411,7 +428,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         try {
           send(r);
         } catch (error) {
-          send(failure(id, "RangeError", (error as Error).message));
+          send(failure(id, "RangeError", (withClock(error, "the result", result.clock) as Error).message));
         }
         // Only once the result is sent, and forgotten last: an execution
         // that ended where the stack ran out calls finish again from a
