@@ -936,6 +936,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       return c;
     };
     let unsent;
+    let lost = 0;
+    const lostCall = () => new RangeErrorCtor(`tool call ${lost} could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on`);
     let unsentError;
     let unsentClock = [];
     let failing = false;
@@ -968,9 +970,22 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       pending = record();
       flush();
     };
+    const later = async () => {
+      await void 0;
+      try {
+        flush();
+      } catch {
+      }
+    };
+    const flushLater = () => {
+      try {
+        void later();
+      } catch {
+      }
+    };
     const fail = (error) => {
       if (done) {
-        flush();
+        flushLater();
         return;
       }
       done = true;
@@ -980,7 +995,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       observed = [];
       pendingCount = 0;
       pending = record();
-      flush();
+      flushLater();
     };
     const write2 = (stream, values) => {
       if (done || outputCut) return;
@@ -1017,7 +1032,12 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       } catch (cause) {
         return promiseReject(cause);
       }
+      if (lost !== 0) {
+        fail(lostCall());
+        return promiseReject(new ErrorCtor(`${namespace2}.${tool} was called after the program finished`));
+      }
       const n = ++seq;
+      lost = n;
       const report = (prefilled) => {
         try {
           host2.toolCall(n, namespace2, tool, inputJSON, takeClock(), prefilled, { __proto__: null, draws, bytes: bytesUsed });
@@ -1025,6 +1045,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
           fail(cause);
           throw cause;
         }
+        lost = 0;
       };
       const prefill = request2.prefill;
       if (prefill !== void 0 && prefill !== null && hasOwn(prefill, n)) {
@@ -1033,11 +1054,18 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         report(true);
         return new PromiseCtor((resolve) => resolve(jsonParse(text)));
       }
-      return new PromiseCtor((resolve, reject) => {
-        pending[n] = { __proto__: null, resolve, reject, error };
-        pendingCount++;
-        report(false);
+      let settle;
+      const promise = new PromiseCtor((resolve, reject) => {
+        settle = { __proto__: null, resolve, reject, error };
       });
+      if (settle === void 0) {
+        fail(lostCall());
+        return promise;
+      }
+      pending[n] = settle;
+      pendingCount++;
+      report(false);
+      return promise;
     };
     const namespace = (ns) => {
       const tools = record();
@@ -1137,6 +1165,10 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
           fail(new RangeErrorCtor(`the program's value (${valueJSON.length} characters of JSON) and its result content exceed the limit of ${limits.maxContent} characters`));
           return;
         }
+      }
+      if (lost !== 0) {
+        fail(lostCall());
+        return;
       }
       const items = [];
       for (let i = 0; i < content.length; i++) push(items, content[i]);
@@ -2997,9 +3029,33 @@ return __codemodeURL;`);
     const channel = opts.channel;
     const platform = opts.platform;
     const defaults = opts.limits;
+    const queued = record();
+    let queuedCount = 0;
+    let draining = false;
+    const drain = () => {
+      draining = false;
+      const n = queuedCount;
+      queuedCount = 0;
+      for (let i = 0; i < n; i++) {
+        const bytes = queued[i];
+        queued[i] = void 0;
+        if (!dead) channel.write(bytes);
+      }
+    };
     const send = (m) => {
       if (dead) return;
-      channel.write(frame(m));
+      const bytes = frame(m);
+      queued[queuedCount] = bytes;
+      queuedCount++;
+      if (!draining) {
+        try {
+          platform.defer(drain);
+        } catch (error) {
+          queuedCount--;
+          throw error;
+        }
+        draining = true;
+      }
     };
     const scopes = keptCache();
     const setups = keptCache();
@@ -3317,6 +3373,7 @@ return __codemodeURL;`);
     const realClearTimeout = g.clearTimeout;
     const realSetInterval = g.setInterval;
     const realClearInterval = g.clearInterval;
+    const realQueueMicrotask = g.queueMicrotask;
     const randomBytes = deps.randomBytes;
     const SetCtor2 = Set;
     const setAdd2 = Set.prototype.add;
@@ -3402,6 +3459,7 @@ return __codemodeURL;`);
           return out;
         },
         now: () => apply(dateNow, DateCtor, []),
+        defer: (f) => apply(realQueueMicrotask, g, [f]),
         setTimer: (f, ms) => apply(realSetTimeout, g, [f, ms]),
         clearTimer: (h) => apply(realClearTimeout, g, [h]),
         started(ex) {

@@ -567,6 +567,11 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // keeps that from sending the outcome twice. A throw (no stack left)
   // leaves everything as it was, for the next flush.
   let unsent: Finish | undefined;
+  // lost is the seq of a tool call not yet handed to the host, 0 when none
+  // is (callTool).
+  let lost = 0;
+  const lostCall = (): Error =>
+    new RangeErrorCtor(`tool call ${lost} could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on`);
   let unsentError: unknown;
   let unsentClock: number[] = [];
   let failing = false;
@@ -602,9 +607,33 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     flush();
   };
 
+  // later flushes from a job of its own, at the bottom of the stack. fail
+  // may run with almost no stack left, where serialising the error does not
+  // throw but reads blanks (serializeError turns what it cannot read into
+  // "Error" with no message): a caught runaway recursion ended as "Error: ".
+  // await on a value that is not a promise reads nothing a program can
+  // change (no then, no species). Should even scheduling fail, the next
+  // flush from a shallower stack hands the outcome over (the Go runner's
+  // drain, a delivered result, the program's end).
+  const later = async (): Promise<void> => {
+    await undefined;
+    try {
+      flush();
+    } catch {
+      // left for the next flush
+    }
+  };
+  const flushLater = (): void => {
+    try {
+      void later();
+    } catch {
+      // left for the next flush
+    }
+  };
+
   const fail = (error: unknown): void => {
     if (done) {
-      flush();
+      flushLater();
       return;
     }
     // Nothing is called before done is set: this may run with almost no
@@ -617,7 +646,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     observed = [];
     pendingCount = 0;
     pending = record<Pending>();
-    flush();
+    flushLater();
   };
 
   const write = (stream: Stream, values: unknown[]): void => {
@@ -655,10 +684,20 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     } catch (cause) {
       return promiseReject(cause);
     }
+    if (lost !== 0) {
+      // A call took seq lost and never reached the host (below), and the
+      // program caught what was thrown: it ends here.
+      fail(lostCall());
+      return promiseReject(new ErrorCtor(`${namespace}.${tool} was called after the program finished`));
+    }
     const n = ++seq;
     // A call the host cannot be told of (its message is over the frame
-    // limit) ends the execution: the host would see the next call skip a
-    // seq, and a prefilled answer would go unchecked.
+    // limit, or no stack is left to send it) ends the execution: the host
+    // would see the next call skip a seq, and a prefilled answer would go
+    // unchecked. lost holds the seq until the host has it, for when not
+    // even fail can be called: the next call, or the program's end, fails
+    // the execution then.
+    lost = n;
     const report = (prefilled: boolean): void => {
       try {
         host.toolCall(n, namespace, tool, inputJSON, takeClock(), prefilled, { __proto__: null, draws, bytes: bytesUsed } as unknown as RandomUse);
@@ -666,6 +705,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         fail(cause);
         throw cause;
       }
+      lost = 0;
     };
     const prefill = request.prefill;
     if (prefill !== undefined && prefill !== null && hasOwn(prefill, n)) {
@@ -676,11 +716,21 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       report(true);
       return new PromiseCtor((resolve) => resolve(jsonParse(text)));
     }
-    return new PromiseCtor((resolve, reject) => {
-      pending[n] = { __proto__: null, resolve, reject, error } as unknown as Pending;
-      pendingCount++;
-      report(false);
+    // The executor only keeps the functions: a throw inside it (no stack
+    // left) would reject the promise, not reach the program, and leave the
+    // seq taken and unreported.
+    let settle: Pending | undefined;
+    const promise = new PromiseCtor((resolve, reject) => {
+      settle = { __proto__: null, resolve, reject, error } as unknown as Pending;
     });
+    if (settle === undefined) {
+      fail(lostCall());
+      return promise;
+    }
+    pending[n] = settle;
+    pendingCount++;
+    report(false);
+    return promise;
   };
 
   // A namespace makes a tool's function when the program first reads it,
@@ -795,6 +845,10 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         fail(new RangeErrorCtor(`the program's value (${valueJSON.length} characters of JSON) and its result content exceed the limit of ${limits.maxContent} characters`));
         return;
       }
+    }
+    if (lost !== 0) {
+      fail(lostCall());
+      return;
     }
     const items: Content[] = [];
     for (let i = 0; i < content.length; i++) push(items, content[i]);

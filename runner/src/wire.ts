@@ -59,6 +59,11 @@ export interface Platform {
   /** setTimer and clearTimer are the host's own timers, for deadlines. */
   setTimer(f: () => void, ms: number): unknown;
   clearTimer(handle: unknown): void;
+  /**
+   * defer runs f in a job of its own, after the current one (queueMicrotask),
+   * with the stack of a fresh job.
+   */
+  defer(f: () => void): void;
   /** started and ended bracket an execution (the platform tracks its timers). */
   started(ex: Execution): void;
   ended(ex: Execution): void;
@@ -248,9 +253,40 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   const platform = opts.platform;
   const defaults = opts.limits;
 
+  // Frames are written by a job of their own, in the order sent, not where
+  // they are sent: a tool call is sent from inside the program's stack, and
+  // a runaway recursion that ran out of stack inside the platform's write
+  // (Node.js's socket.write) left the socket's stream broken, and the whole
+  // runtime unable to send another message. A frame that send queued is
+  // sent; when send throws (the frame too large, no stack left to queue
+  // it), nothing of it is.
+  const queued = record<Uint8Array | undefined>();
+  let queuedCount = 0;
+  let draining = false;
+  const drain = (): void => {
+    draining = false;
+    const n = queuedCount;
+    queuedCount = 0;
+    for (let i = 0; i < n; i++) {
+      const bytes = queued[i] as Uint8Array;
+      queued[i] = undefined;
+      if (!dead) channel.write(bytes);
+    }
+  };
   const send = (m: MapWriter) => {
     if (dead) return;
-    channel.write(frame(m));
+    const bytes = frame(m);
+    queued[queuedCount] = bytes;
+    queuedCount++;
+    if (!draining) {
+      try {
+        platform.defer(drain);
+      } catch (error) {
+        queuedCount--;
+        throw error;
+      }
+      draining = true;
+    }
   };
 
   // The kept scopes (wire 1.2) and compiled scope setups (wire 1.3).

@@ -836,6 +836,44 @@ func (h *harness) limits(t *testing.T) {
 			}
 		}
 	})
+	// The same, caught: wherever the stack ran out, a call that took a seq
+	// and never reached the host ends the execution, with its error whole.
+	// On Node.js the stack could run out inside the runner's promise
+	// executor, which swallowed the throw (the program ended as a success
+	// with a call lost, or its next call failed the execution as the
+	// runner's fault, a seq skipped), or inside socket.write, which broke
+	// the socket and the runtime with it; and the error read where no
+	// stack was left came out as "Error" with no message.
+	t.Run("stack exhausted inside tool calls, caught", func(t *testing.T) {
+		// Where the stack runs out depends on the engine's frames: the
+		// program first finds how deep f goes, then runs out of stack 30
+		// times, each under k more frames, calling the tool only in the
+		// last 200 levels. f's frame is large (its locals), so that those
+		// levels hold the runner's whole call path.
+		const attempts = `
+  let depth = 0, from = Infinity;
+  function f(n) {
+    let a = n + 1, b = a + 1, c = b + 1, d = c + 1, e = d + 1, g = e + 1, h = g + 1, i = h + 1, j = i + 1, l = j + 1;
+    let m = l + 1, o = m + 1, p = o + 1, q = p + 1, r = q + 1, s = r + 1, t = s + 1, u = t + 1, v = u + 1, w = v + 1;
+    depth = n; if (n > from) codemode.echo({ value: "q" });
+    return f(n + 1) + a + b + c + d + e + g + h + i + j + l + m + o + p + q + r + s + t + u + v + w;
+  }
+  function pad(k) { return k === 0 ? f(0) : pad(k - 1) + 1; }
+  try { f(0); } catch {}
+  from = depth - 200;
+  for (let k = 0; k < 30; k++) try { pad(k); } catch {}`
+		for i, source := range []string{
+			`export default async function ({ codemode }) {` + attempts + `
+  return "went on";
+}`, `export default async function ({ codemode }) {` + attempts + `
+  return (await codemode.echo({ value: "went on" })).value;
+}`} {
+			out, _ := run(t, source, client.Limits{MaxInFlightCalls: 1 << 20, Timeout: 30 * time.Second})
+			if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || out.Error.Message == "" {
+				t.Fatalf("program %d: %s %+v %s, want a RangeError with its message", i, out.Kind, out.Error, out.Value)
+			}
+		}
+	})
 	// The clock values a program read travel with its result, kept for a
 	// durable replay: with them a result may not fit in a message although
 	// its content does. The execution fails with a RangeError that says so.
