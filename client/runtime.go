@@ -224,8 +224,13 @@ func (rt *Runtime) readLoop() {
 		if derr != nil {
 			if id, ok := wire.PeekExecution(payload); ok {
 				rt.failExecution(id, internalFailure("the runner sent a malformed message: %v", derr))
+				continue
 			}
-			continue
+			// Naming no execution, it cannot be failed alone, and skipping
+			// it left its execution waiting for a result until the deadline
+			// (wire/PROTOCOL.md: such a message ends the connection).
+			err = fmt.Errorf("the runner sent a malformed message naming no execution: %w", derr)
+			break
 		}
 		switch m.Kind {
 		case wire.KindToolCall:

@@ -131,6 +131,14 @@ func TestMalformedMessageFailsOnlyItsExecution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A result whose clock holds more values than a message's array may:
+	// the decoder refuses it, and it still names its execution (reading
+	// the id skips the long array). It was skipped before, and its
+	// execution waited for a result until the deadline.
+	longClock, err := cbor.Marshal(map[int]any{0: uint64(wire.KindResult), 1: uint64(4), 17: wire.OutcomeSuccess, 22: make([]float64, wire.MaxArrayElements+1)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	d := &pipeDriver{serve: echoRunner(func(id uint64) []byte {
 		switch id {
 		case 1:
@@ -139,6 +147,8 @@ func TestMalformedMessageFailsOnlyItsExecution(t *testing.T) {
 			return badStream
 		case 3:
 			return runnerSends
+		case 4:
+			return longClock
 		}
 		return nil
 	})}
@@ -153,7 +163,7 @@ func TestMalformedMessageFailsOnlyItsExecution(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl := client.New(rt, c)
-	for i, want := range []string{"malformed", "malformed", "only the host sends"} {
+	for i, want := range []string{"malformed", "malformed", "only the host sends", "exceeded max number of elements"} {
 		out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{})
 		if err != nil {
 			t.Fatalf("execution %d: %v", i+1, err)
@@ -165,6 +175,36 @@ func TestMalformedMessageFailsOnlyItsExecution(t *testing.T) {
 	out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{})
 	if err != nil || out.Kind != client.Success {
 		t.Fatalf("the runtime no longer serves: %+v %v", out, err)
+	}
+}
+
+// TestMalformedMessageNamingNoExecutionFailsTheRuntime: a runner message the
+// host cannot decode and whose execution id cannot be read ends the
+// connection (wire/PROTOCOL.md), and the execution waiting on it fails at
+// once, rather than at its deadline as when the message was skipped.
+func TestMalformedMessageNamingNoExecutionFailsTheRuntime(t *testing.T) {
+	noID, err := cbor.Marshal(map[int]any{0: uint64(wire.KindResult), 17: wire.OutcomeSuccess, 30: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &pipeDriver{serve: echoRunner(func(uint64) []byte { return noID })}
+	defer d.wg.Wait()
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	c, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := client.New(rt, c).Run(context.Background(), `export default () => {}`, client.RunOptions{Limits: client.Limits{Timeout: time.Minute}})
+	if !errors.Is(err, client.ErrRuntimeFailed) || !strings.Contains(err.Error(), "naming no execution") {
+		t.Fatalf("Run: %+v %v, want the runtime failed for a message naming no execution", out, err)
+	}
+	if waited := time.Since(start); waited > 30*time.Second {
+		t.Fatalf("the run ended after %s, at its deadline", waited)
 	}
 }
 

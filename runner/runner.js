@@ -715,6 +715,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       defineProperty(this, "name", data("TypeError", false));
     }
   };
+  var maxArrayItems = 1 << 20;
   var maxJSONDepth = 64;
   var walkObjects = record();
   var walkDepth = 0;
@@ -930,6 +931,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let bytes;
     let draws = 0;
     let bytesUsed = 0;
+    const clockFull = () => new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times since its previous tool call, the most a message carries; the values are kept for replay`);
     const takeClock = () => {
       const c = observed;
       observed = [];
@@ -1014,6 +1016,9 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     };
     const append = (item, size) => {
       if (done) throw new ErrorCtor("result content was appended after the program finished");
+      if (content.length >= maxArrayItems) {
+        throw new RangeErrorCtor(`result content holds at most ${maxArrayItems} items`);
+      }
       if (contentSize + size > limits.maxContent) {
         throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
       }
@@ -1243,11 +1248,13 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       finished: () => done,
       flush,
       now() {
+        if (observed.length >= maxArrayItems) throw clockFull();
         const t = replayed < replay.length ? replay[replayed++] : realNow2();
         push(observed, t);
         return t;
       },
       perfNow(real) {
+        if (observed.length >= maxArrayItems) throw clockFull();
         let t;
         if (replayed < replay.length) t = replay[replayed++];
         else {

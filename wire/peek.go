@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/fxamacker/cbor/v2"
+import (
+	"math"
+
+	"github.com/fxamacker/cbor/v2"
+)
 
 // PeekExecution returns the execution id (key 1) of a payload that Unmarshal
 // refused, when the payload is a CBOR map whose key 1 is an unsigned
@@ -17,9 +21,11 @@ func PeekExecution(payload []byte) (id uint64, ok bool) {
 }
 
 // peekMode decodes leniently: unknown and duplicate keys are ignored, and
-// nesting is bounded like the strict mode's.
+// nesting is bounded like the strict mode's. Arrays and maps may be as long
+// as the format allows: skipping them allocates nothing, and a message
+// refused for an array past MaxArrayElements still names its execution.
 var peekMode = func() cbor.DecMode {
-	m, err := cbor.DecOptions{MaxNestedLevels: 16, MaxArrayElements: 1 << 20, MaxMapPairs: 1 << 20}.DecMode()
+	m, err := cbor.DecOptions{MaxNestedLevels: 16, MaxArrayElements: math.MaxInt32, MaxMapPairs: math.MaxInt32}.DecMode()
 	if err != nil {
 		panic(err)
 	}

@@ -109,6 +109,13 @@ func Negotiate(self, peer VersionRange, selfName, peerName string) (Version, err
 	return hi, nil
 }
 
+// MaxArrayElements is the most items an array of a message may hold:
+// 1,048,576 (a message's clock values, a result's content items). Unmarshal
+// refuses a message with a longer array; a runner keeps its messages within
+// it (a program reading the clock more often between tool calls, or
+// appending more content items, gets a RangeError).
+const MaxArrayElements = 1 << 20
+
 // MaxFrameSize is the largest payload a frame may carry: 16 MiB. A larger
 // length prefix ends the connection with [ErrFrameTooLarge].
 const MaxFrameSize = 16 << 20
@@ -527,7 +534,7 @@ func init() {
 		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
 		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
 		MaxNestedLevels:   16,
-		MaxArrayElements:  1 << 20,
+		MaxArrayElements:  MaxArrayElements,
 		MaxMapPairs:       1 << 16,
 		IndefLength:       cbor.IndefLengthForbidden,
 		TagsMd:            cbor.TagsForbidden,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/wire"
 )
 
 // TestClockValuesPastTheFrameLimit: the clock values a program read since
@@ -48,5 +49,53 @@ func TestClockValuesPastTheFrameLimit(t *testing.T) {
 	out, err = c.Run(ctx, `export default async function ({ codemode }) { return (await codemode.echo({ value: "next" })).value; }`, client.RunOptions{})
 	if err != nil || out.Kind != client.Success || string(out.Value) != `"next"` {
 		t.Fatalf("the next program: %+v %v", out, err)
+	}
+}
+
+// TestMessageArraysStayWithinTheDecoderLimit: a message's arrays hold at
+// most wire.MaxArrayElements items, and the runner keeps its messages
+// within that: the clock read past it, and the content item past it, throw
+// a RangeError naming the limit. A message with more was refused by the
+// host's decoder: the execution's outcome was lost until the deadline (on
+// QuickJS's sandbox, the process was killed with every execution on it).
+func TestMessageArraysStayWithinTheDecoderLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rt, err := client.NewRuntime(ctx, driver(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(rt, k)
+	for _, tc := range []struct{ name, source, want string }{
+		{"clock", `export default async function () { for (let i = 0; i <= 1048576; i++) Date.now(); }`,
+			"read the clock (Date.now, performance.now, new Date) 1048576 times since its previous tool call"},
+		{"clock, caught", `export default async function () {
+  let caught = "";
+  for (let i = 0; i <= 1048576; i++) try { performance.now(); } catch (e) { caught = e.name; }
+  return caught;
+}`, ""},
+		{"content", `export default async function ({ result }) { for (let i = 0; i <= 1048576; i++) result.appendText(""); }`,
+			"result content holds at most 1048576 items"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := c.Run(ctx, tc.source, client.RunOptions{Limits: client.Limits{Timeout: time.Minute}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if out.Kind != client.Success || string(out.Value) != `"RangeError"` || len(out.Clock) != wire.MaxArrayElements {
+					t.Fatalf("%s %+v %s with %d clock values, want the RangeError caught and %d values", out.Kind, out.Error, out.Value, len(out.Clock), wire.MaxArrayElements)
+				}
+				return
+			}
+			if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, tc.want) {
+				t.Fatalf("%s %+v, want a RangeError saying %q", out.Kind, out.Error, tc.want)
+			}
+		})
 	}
 }

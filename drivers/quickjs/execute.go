@@ -276,6 +276,9 @@ func parseClock(text string) ([]float64, error) {
 	if text == "" {
 		return nil, nil
 	}
+	if n := strings.Count(text, ",") + 1; n > wire.MaxArrayElements {
+		return nil, badOutbox("held %d clock values, more than a message carries (%d)", n, wire.MaxArrayElements)
+	}
 	parts := strings.Split(text, ",")
 	out := make([]float64, len(parts))
 	for i, p := range parts {

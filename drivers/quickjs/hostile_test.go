@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,40 @@ func TestRunawayRecursionThatCallsTools(t *testing.T) {
 			}
 			mustRun(t, c, `export default async function () {}`)
 		})
+	}
+}
+
+// TestClockReadsPastTheArrayLimitFailAlone: in the sandbox, with room for
+// more than 2^20 clock values in the heap, a program that reads the clock
+// past wire.MaxArrayElements times between tool calls gets a RangeError,
+// and an execution beside it on the same process succeeds. The result
+// carried every value before, the host's decoder refused it as a broken
+// protocol, and the process was killed with every execution on it.
+func TestClockReadsPastTheArrayLimitFailAlone(t *testing.T) {
+	c := echoClient(t, quickjs.Options{Timeout: 2 * time.Minute, MemoryLimit: 96 << 20})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The benign execution waits on a timer while the other reads the
+	// clock (about 5 µs a read here), then calls a tool.
+	benign := make(chan error, 1)
+	go func() {
+		out, err := c.Run(ctx, `export default async function ({ codemode }) {
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  return (await codemode.echo({ value: "beside" })).value;
+}`, client.RunOptions{})
+		if err == nil && (out.Kind != client.Success || string(out.Value) != `"beside"`) {
+			err = fmt.Errorf("%s %+v %s", out.Kind, out.Error, out.Value)
+		}
+		benign <- err
+	}()
+	out, err := c.Run(ctx, `export default async function () { for (let i = 0; i <= 1048576; i++) Date.now(); }`, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "1048576 times since its previous tool call") {
+		t.Fatalf("%s %+v, want a RangeError for the clock reads", out.Kind, out.Error)
+	}
+	if err := <-benign; err != nil {
+		t.Fatalf("the execution beside it: %v", err)
 	}
 }

@@ -228,6 +228,14 @@ class JSONValueError extends TypeErrorCtor {
   }
 }
 
+/**
+ * maxArrayItems is the most items an array of a message may hold
+ * (wire.MaxArrayElements, 1,048,576): the clock values a tool call or a
+ * result carries, the content items of a result. A message with more is
+ * refused by the host's decoder, which takes the runner for broken.
+ */
+export const maxArrayItems = 1 << 20;
+
 /** maxJSONDepth bounds the nesting of tool input and values. */
 const maxJSONDepth = 64;
 
@@ -548,6 +556,12 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   let draws = 0;
   let bytesUsed = 0;
 
+  // The clock values read since the previous tool call go with the next
+  // call or the outcome, kept for replay, and a message holds at most
+  // maxArrayItems of them: a program that reads the clock more often
+  // between calls (a busy wait) gets a RangeError from the read.
+  const clockFull = (): Error =>
+    new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times since its previous tool call, the most a message carries; the values are kept for replay`);
   const takeClock = (): number[] => {
     const c = observed;
     observed = [];
@@ -665,6 +679,9 @@ export function createExecution(host: Host, request: Request, realNow: () => num
 
   const append = (item: Content, size: number): void => {
     if (done) throw new ErrorCtor("result content was appended after the program finished");
+    if (content.length >= maxArrayItems) {
+      throw new RangeErrorCtor(`result content holds at most ${maxArrayItems} items`);
+    }
     if (contentSize + size > limits.maxContent) {
       throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
     }
@@ -925,11 +942,13 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     finished: () => done,
     flush,
     now(): number {
+      if (observed.length >= maxArrayItems) throw clockFull();
       const t = replayed < replay.length ? replay[replayed++] : realNow();
       push(observed, t);
       return t;
     },
     perfNow(real: () => number): number {
+      if (observed.length >= maxArrayItems) throw clockFull();
       let t: number;
       if (replayed < replay.length) t = replay[replayed++];
       else {
