@@ -143,6 +143,23 @@ process.on("uncaughtException", (e) => { try { process.stderr.write("codemode: u
 ;
 const socket = new net.Socket({ fd: %d, readable: true, writable: true });
 const linked = new Map();
+// Frames go to the socket one at a time, each once the one before has left
+// Node.js's buffer: a write to a busy socket is buffered with
+// Array.prototype.push, which a program may have replaced, and a throw
+// there lost the frame or ended the process. The frames waiting are kept
+// in an object without a prototype, by index; each write's callback writes
+// the next.
+const waiting = { __proto__: null };
+let head = 0;
+let tail = 0;
+function writeWaiting() {
+  while (head < tail && socket.writableLength === 0) {
+    const bytes = waiting[head];
+    waiting[head++] = undefined;
+    socket.write(bytes, writeWaiting);
+  }
+  if (head === tail) head = tail = 0;
+}
 async function link(specifier) {
   const ns = await import(specifier);
   const names = Object.keys(ns);
@@ -174,7 +191,7 @@ function compileSetup(text) {
 const { stripTypeScriptTypes } = require("node:module");
 const receive = CodeModeRunner.startNodeRunner({
   channel: {
-    write: (bytes) => { socket.write(bytes); },
+    write: (bytes) => { waiting[tail++] = bytes; writeWaiting(); },
     close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); socket.destroy(); process.exit(70); },
   },
   importModule,
