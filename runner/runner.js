@@ -2965,6 +2965,45 @@ return __codemodeURL;`);
     if (!(error instanceof FrameTooLarge) || clock.length === 0) return error;
     return new RangeErrorCtor(`${what} does not fit in a message with the ${clock.length} clock values the program read (Date.now, performance.now, new Date), which are kept for replay: ${error.message}`);
   }
+  function isBlank(c) {
+    return c <= 32 || c === 160 || c === 65279 || c === 8232 || c === 8233;
+  }
+  function joinedByBlanks(source, stripped) {
+    let before = -1;
+    let blanked = -1;
+    const n = stripped.length;
+    for (let i = 0; i < n; i++) {
+      const c = charCodeAt(stripped, i);
+      if (isBlank(c)) {
+        if (blanked < 0) {
+          const o = charCodeAt(source, i);
+          if (!isBlank(o)) blanked = o;
+        }
+        continue;
+      }
+      if (blanked >= 0 && c === 47 && i + 1 < n) {
+        const d = charCodeAt(stripped, i + 1);
+        if (d === 47) {
+          while (i + 1 < n && charCodeAt(stripped, i + 1) !== 10) i++;
+          continue;
+        }
+        if (d === 42) {
+          i += 2;
+          while (i + 1 < n && !(charCodeAt(stripped, i) === 42 && charCodeAt(stripped, i + 1) === 47)) i++;
+          i++;
+          continue;
+        }
+      }
+      if (blanked >= 0) {
+        const continues = c === 40 || c === 91 || c === 96 || c === 43 || c === 45 || c === 47;
+        const ends = before === -1 || before === 59 || before === 123;
+        if (continues && !ends && blanked !== 60 && blanked !== 33) return i;
+        blanked = -1;
+      }
+      before = c;
+    }
+    return -1;
+  }
   function frame(m) {
     const w = new Writer();
     m.into(w);
@@ -3093,7 +3132,10 @@ return __codemodeURL;`);
         let refused = "this runner does not strip TypeScript";
         if (opts.stripTypes !== void 0) {
           try {
-            text = opts.stripTypes(text);
+            const stripped = opts.stripTypes(text);
+            const joined = joinedByBlanks(text, stripped);
+            if (joined >= 0) throw new ErrorCtor(`blanking types at offset ${joined} would join two statements`);
+            text = stripped;
             if (opts.compileModule !== void 0) compiled = opts.compileModule(text, filename, id);
             refused = "";
           } catch (error) {

@@ -43,6 +43,16 @@ func TestRunnerStripsTypeScript(t *testing.T) {
 		// Found by the engine, not the stripper: refused too, so that the
 		// host's erasure reports it with its position.
 		{"let x: number = 1;\nlet x: number = 2;\nexport default async function () { return x; }", true, ""},
+		// Blanks that would join a statement to the next line's: refused.
+		// Blanks after which the next token continues the same expression
+		// in TypeScript too (type arguments, a non-null assertion), or the
+		// code before ended its statement, or only a comment follows: run.
+		{"const t = { x: [1] }\ntype K = \"x\"\n;[\"x\"].forEach(() => {})\nexport default async function () { return t; }", true, ""},
+		{"const y = [1] as number[]\n[1, 2].map(String)\nexport default async function () { return y; }", false, "[1]"}, // the stripper puts a ; back
+		{"export default async function () { const m = new Map<string, number>([[\"a\", 1]]); return m.get(\"a\")! + 1; }", false, "2"},
+		{"export default async function () { const f = (x?: () => number) => x!(); return f(() => 3); }", false, "3"},
+		{"type K = \"x\";\n[1].forEach(() => {})\nexport default async function () { return 4; }", false, "4"},
+		{"const a = 5\ntype K = \"x\"\n// a comment\n/* and another */\nexport default async function () { return a; }", false, "5"},
 	}
 	for i, tt := range tests {
 		id := uint64(i + 1)
@@ -117,6 +127,21 @@ func TestStrippedProgramsOnTheDriver(t *testing.T) {
 	out = run("class A {\n  x = 1\n  declare y: number\n  ['z'] = 2\n}\nexport default async function () { const a: any = new A(); return [a.x, a.z]; }\n")
 	if out.Kind != client.Success || string(out.Value) != "[1,2]" {
 		t.Errorf("class with a declare field: %s %+v %s", out.Kind, out.Error, out.Value)
+	}
+	// Blanking a statement's own semicolon, or a statement that a line
+	// break ended, let the next line continue the statement before it
+	// (an adversarial review): these go to the erasure now.
+	for _, tc := range []struct{ name, src, want string }{
+		{"type alias ended on the next line", "export default async function () {\n  const out: string[] = []\n  const table = { x: [\"wrong\"] }\n  type Key = \"x\"\n  ;[\"x\"].forEach((k) => out.push(k))\n  return { out, table }\n}\n", `{"out":["x"],"table":{"x":["wrong"]}}`},
+		{"type alias, then a line starting with ;[", "export default async function () {\n  let q = 1\n  type T = number\n  ;[1, 2].forEach((n) => { q += n })\n  return q\n}\n", "4"},
+		{"type alias and an index on one line", "export default async function () {\n  const a = [7]\n  type T = 1;[0].forEach(() => {})\n  return a\n}\n", "[7]"},
+		{"declare, then a line starting with (", "export default async function () {\n  const f = () => 5\n  let r = 0\n  r = f()\n  declare const z: number\n  ;(() => { r += 1 })()\n  return r\n}\n", "6"},
+		{"type arguments before a call stay stripped", "export default async function () {\n  const m = new Map<string, number>()\n  m.set(\"a\", 1)\n  return m.get(\"a\")\n}\n", "1"},
+	} {
+		out = run(tc.src)
+		if out.Kind != client.Success || string(out.Value) != tc.want {
+			t.Errorf("%s: %s %+v %s, want %s", tc.name, out.Kind, out.Error, out.Value, tc.want)
+		}
 	}
 	out = run("\uFEFFexport default async function () { const n: number = 1; throw new Error(String(n)); }\n")
 	if out.Kind != client.ProgramFailed || !strings.Contains(out.Error.Stack, "agent.ts:1:") {

@@ -5,7 +5,7 @@
 // only (see there) and keeps its state in closures.
 
 import {
-  ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote, record,
+  ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, charCodeAt, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote, record,
   typedArrayLength, typedArraySet,
   mathMax, view,
 } from "./intrinsics";
@@ -160,6 +160,66 @@ class FrameTooLarge extends RangeErrorCtor {}
 function withClock(error: unknown, what: string, clock: number[]): unknown {
   if (!(error instanceof FrameTooLarge) || clock.length === 0) return error;
   return new RangeErrorCtor(`${what} does not fit in a message with the ${clock.length} clock values the program read (Date.now, performance.now, new Date), which are kept for replay: ${error.message}`);
+}
+
+/** isBlank reports a whitespace character (ASCII, NBSP, BOM, line separators). */
+function isBlank(c: number): boolean {
+  return c <= 32 || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029;
+}
+
+/**
+ * joinedByBlanks returns the offset in stripped of a token that blanking
+ * types may have joined to the statement before, or -1. Blanking keeps
+ * every position, and where it blanks a statement's own semicolon (a type
+ * alias ended by a semicolon on the next line, `type T = 1;[0]`) or a
+ * statement that ended by a line break, the next line can continue the
+ * statement before it: `const t = {}\ntype K = "x"\n;["x"].map(f)` becomes
+ * `const t = {}` indexed by `["x"]`. Node.js's stripper puts a semicolon
+ * back in some such places, not in all. This refuses, conservatively, a
+ * blanked stretch followed by a token that continues an expression ( ( [ `
+ * + - / ) unless the code before it ends a statement (; or { or nothing)
+ * or the stretch was type arguments (<...>) or a non-null assertion (!),
+ * after which the token continues the same expression in TypeScript too.
+ * Comments count as blanks. A false alarm costs the host's erasure, not
+ * meaning.
+ */
+export function joinedByBlanks(source: string, stripped: string): number {
+  let before = -1; // the last character of stripped that is not blank; -1 at the start
+  let blanked = -1; // the first blanked character of source since then; -1 for none
+  const n = stripped.length;
+  for (let i = 0; i < n; i++) {
+    const c = charCodeAt(stripped, i);
+    if (isBlank(c)) {
+      if (blanked < 0) {
+        const o = charCodeAt(source, i);
+        if (!isBlank(o)) blanked = o;
+      }
+      continue;
+    }
+    if (blanked >= 0 && c === 47 && i + 1 < n) {
+      // A comment after the stretch (// or /* at the start of a token is
+      // never division or a regular expression) is skipped, like blanks.
+      const d = charCodeAt(stripped, i + 1);
+      if (d === 47) {
+        while (i + 1 < n && charCodeAt(stripped, i + 1) !== 10) i++;
+        continue;
+      }
+      if (d === 42) {
+        i += 2;
+        while (i + 1 < n && !(charCodeAt(stripped, i) === 42 && charCodeAt(stripped, i + 1) === 47)) i++;
+        i++;
+        continue;
+      }
+    }
+    if (blanked >= 0) {
+      const continues = c === 40 || c === 91 || c === 96 || c === 43 || c === 45 || c === 47; // ( [ ` + - /
+      const ends = before === -1 || before === 59 || before === 123; // start ; {
+      if (continues && !ends && blanked !== 60 && blanked !== 33) return i; // < !
+      blanked = -1;
+    }
+    before = c;
+  }
+  return -1;
 }
 
 function frame(m: MapWriter): Uint8Array {
@@ -323,7 +383,10 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       let refused = "this runner does not strip TypeScript";
       if (opts.stripTypes !== undefined) {
         try {
-          text = opts.stripTypes(text);
+          const stripped = opts.stripTypes(text);
+          const joined = joinedByBlanks(text, stripped);
+          if (joined >= 0) throw new ErrorCtor(`blanking types at offset ${joined} would join two statements`);
+          text = stripped;
           if (opts.compileModule !== undefined) compiled = opts.compileModule(text, filename, id);
           refused = "";
         } catch (error) {
