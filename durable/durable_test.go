@@ -911,6 +911,41 @@ await github.create_issue({ title: [branch, r, t, d, p].join(" ") });
 	}
 }
 
+// Event.timeStamp reads the execution's recorded clock on QuickJS (the
+// runner's own Event), so a replay after approval sees the first pass's
+// value. It read the wall clock before, unrecorded, and the replay diverged
+// at the call that carried it (an adversarial review). Node.js's Event is
+// its own, not recorded.
+func TestEventTimeStampReplays(t *testing.T) {
+	h, svc, _ := fixture(t)
+	out := execute(t, h, `const ts = new Event("x").timeStamp;
+await github.create_issue({ title: String(ts) });
+({ ts })`)
+	wantStatus(t, out, durable.OutputPaused)
+	var args issueInput
+	if err := json.Unmarshal(out.Pending[0].Args, &args); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the real clock moves on
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, durable.OutputCompleted)
+	var res struct{ TS json.Number }
+	dec := json.NewDecoder(strings.NewReader(string(done.Result)))
+	dec.UseNumber()
+	if err := dec.Decode(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.TS.String() != args.Title {
+		t.Fatalf("the replay saw timeStamp %s, the first pass %s", res.TS, args.Title)
+	}
+	if ts, err := res.TS.Float64(); err != nil || ts < 0 || ts > 1e9 {
+		t.Fatalf("timeStamp %s: want milliseconds since the time origin, as performance.now", res.TS)
+	}
+	if svc.count("create_issue") != 1 {
+		t.Fatalf("create_issue ran %d times", svc.count("create_issue"))
+	}
+}
+
 // result.appendText and result.appendImage reach a completed output, on the
 // first pass and on the approval's pass; a paused pass's content is dropped
 // with the pass.

@@ -1536,7 +1536,10 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     if (s === void 0) throw new TypeErrorCtor("Illegal invocation: not an EventTarget");
     return s;
   }
-  var timeOrigin = 0;
+  var eventClock = () => 0;
+  function setEventClock(now) {
+    eventClock = now;
+  }
   var Event = class {
     constructor(type, init) {
       if (arguments.length === 0) throw new TypeErrorCtor("Event: 1 argument required, but only 0 present");
@@ -1553,7 +1556,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         dispatching: false,
         target: null,
         current: null,
-        timeStamp: apply(dateNow, DateCtor, []) - timeOrigin,
+        timeStamp: eventClock(),
         inPassive: false
       }]);
     }
@@ -2315,6 +2318,9 @@ return __codemodeURL;`);
   }
   function installWeb(global, deps) {
     setReportError(deps.reportError);
+    const perf = global.performance;
+    const perfNow = perf.now;
+    setEventClock(() => apply(perfNow, perf, []));
     setSignalTimer((f, ms) => {
       deps.setTimeout(f, ms);
     });

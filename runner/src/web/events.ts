@@ -6,7 +6,7 @@
 // State lives in WeakMaps captured when the runner loads, never on the
 // objects a program sees.
 
-import { TypeErrorCtor, apply, dateNow, DateCtor } from "../intrinsics";
+import { TypeErrorCtor, apply } from "../intrinsics";
 import { domError } from "./dom";
 
 const WeakMapCtor = WeakMap;
@@ -52,10 +52,15 @@ function listeners(self: unknown): Listener[] {
   return s;
 }
 
-let timeOrigin = 0;
-/** setTimeOrigin sets the origin of Event.timeStamp (the execution's start). */
-export function setTimeOrigin(t: number): void {
-  timeOrigin = t;
+let eventClock = (): number => 0;
+/**
+ * setEventClock sets what Event.timeStamp reads: performance.now as the
+ * runner installed it, the execution's recorded clock, so that a durable
+ * replay sees the value the first pass saw (the wall clock, before, was
+ * neither relative to the time origin nor recorded).
+ */
+export function setEventClock(now: () => number): void {
+  eventClock = now;
 }
 
 /** Event is the DOM's Event. */
@@ -70,7 +75,7 @@ export class Event {
     apply(wmSet, eventStates, [this, {
       __proto__: null, type: `${type}`, bubbles: !!i.bubbles, cancelable: !!i.cancelable, composed: !!i.composed,
       canceled: false, stop: false, stopNow: false, dispatching: false, target: null, current: null,
-      timeStamp: apply(dateNow, DateCtor, []) - timeOrigin, inPassive: false,
+      timeStamp: eventClock(), inPassive: false,
     }]);
   }
   get type(): string { return eventState(this).type; }

@@ -4,10 +4,10 @@
 // installs only fetch (through the host's policy) and crypto's random
 // functions (from the execution's seed).
 
-import { TypeErrorCtor, data, defineProperty, getPrototypeOf, objectCreate } from "../intrinsics";
+import { TypeErrorCtor, apply, data, defineProperty, getPrototypeOf, objectCreate } from "../intrinsics";
 import type { Execution } from "../core";
 import { structuredClone } from "./clone";
-import { AbortController, AbortSignal, Event, EventTarget, setReportError, setSignalTimer } from "./events";
+import { AbortController, AbortSignal, Event, EventTarget, setEventClock, setReportError, setSignalTimer } from "./events";
 import { Headers, Request, Response, fetchNamespace, fetchTool, makeFetch, setSignalFactory } from "./fetch";
 import { makeCrypto, type Bytes } from "./random";
 import { TextDecoder, TextEncoder, atob, btoa } from "./text";
@@ -47,6 +47,10 @@ function define(global: Record<string, unknown>, name: string, value: unknown): 
 /** installWeb puts the web globals on the QuickJS global object. */
 export function installWeb(global: Record<string, unknown>, deps: WebDeps): void {
   setReportError(deps.reportError);
+  // performance.now as installClock left it: the execution's recorded clock.
+  const perf = global.performance as { now: () => number };
+  const perfNow = perf.now;
+  setEventClock(() => apply(perfNow, perf, []));
   setSignalTimer((f, ms) => {
     deps.setTimeout(f, ms);
   });
