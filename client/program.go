@@ -13,7 +13,9 @@ import (
 // last expression is the value, any of them in a Markdown fence), as one
 // JavaScript expression that evaluates to an async function of a scope
 // object and resolves to the code's value. names are the scope properties
-// the code sees as variables (for statements and function expressions).
+// the code sees as variables: in statements and function expressions, and
+// in a module (anywhere in it, its top level running on each call; a
+// declaration of its own shadows a name).
 // A program evaluates the expression to run another program, such as a
 // saved snippet, inside its own execution: the other program's tool calls
 // are then the execution's own.
@@ -34,7 +36,16 @@ func ProgramFunction(code string, names []string) (string, error) {
 		return "", errors.New("codemode: the program has no default export to run")
 	}
 	body := n.module[:at] + "return async (" + scopeVar + n.module[at+len(head):]
-	r := api.Transform("(() => {\n"+body+"\n})()", api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
+	wrapped := "(() => {\n" + body + "\n})()"
+	if off, _ := ExportDefault(code); off >= 0 && len(names) > 0 {
+		// A module sees names as variables too, read from the scope each
+		// call (a snippet saved as a module reads its input as input, as
+		// the checker declares it); its own top-level declarations of the
+		// same names shadow them. Its top level runs on each call.
+		wrapped = "(async (" + scopeVar + ": any) => { const { " + strings.Join(names, ", ") + " } = " + scopeVar + "; return await (() => {\n" +
+			body + "\n})()(" + scopeVar + "); })"
+	}
+	r := api.Transform(wrapped, api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
 	if len(r.Errors) > 0 {
 		e := r.Errors[0]
 		if e.Location != nil {

@@ -21,6 +21,12 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 		{"statements", "const { sum } = await codemode.add({ a: input, b: 1 });\nsum * 2", "12"},
 		{"function expression", "async ({ codemode, input }) => (await codemode.add({ a: input, b: input })).sum", "10"},
 		{"module", "const k: number = 3;\nexport default async ({ input }: { input: number }) => input * k;", "15"},
+		// A module sees the names as variables too (a snippet saved as a
+		// module reads input as the checker declares it); its own
+		// declarations shadow them.
+		{"module reading a name", "declare const input: number;\nexport default async function () { return input + 2; }", "7"},
+		{"module at its top level", "const twice = input * 2;\nexport default async () => twice;", "10"},
+		{"module shadowing a name", "const input = 40;\nexport default async () => input + 2;", "42"},
 		{"fenced", "```ts\ninput + 1\n```", "6"},
 		{"typed statements", "type N = number;\nconst n: N = input as N;\n[n, n]", "[5,5]"},
 		{"last expression", "await codemode.add({ a: 1, b: 1 });", `{"sum":2}`},

@@ -212,6 +212,34 @@ func testSnippetsSDK(t *testing.T, ex client.Executor) {
 	}
 }
 
+// TestSnippetModuleReadsItsInput: a snippet saved as a module reads the
+// input codemode.run gives it as input, as the checker declares it, and
+// from its scope. It read undefined before (input was a variable only in
+// the statement form), and fell back silently (a new user's trial).
+func TestSnippetModuleReadsItsInput(t *testing.T) {
+	h, _, _ := fixture(t)
+	ctx := context.Background()
+	for i, code := range []string{
+		`export default async function () { return typeof input === "object" && input !== null ? "city " + input.city : "no input"; }`,
+		`export default async function ({ input }: AgentProgramScope) { return input === undefined ? "no input" : "city " + input.city; }`,
+	} {
+		src := execute(t, h, code)
+		wantStatus(t, src, durable.OutputCompleted)
+		if string(src.Result) != `"no input"` {
+			t.Fatalf("program %d as an execution: %s", i, src.Result)
+		}
+		name := fmt.Sprintf("city-%d", i)
+		if _, err := h.SaveSnippet(ctx, name, durable.SaveSnippetOptions{ExecutionID: src.ExecutionID}); err != nil {
+			t.Fatal(err)
+		}
+		out := execute(t, h, `await codemode.run("`+name+`", { city: "London" })`)
+		wantStatus(t, out, durable.OutputCompleted)
+		if string(out.Result) != `"city London"` {
+			t.Errorf("snippet %d: %s, want \"city London\"", i, out.Result)
+		}
+	}
+}
+
 // TestSnippetMissingConnector: a snippet saved where a connector existed
 // resolves to {error} on a handle without it, and does not throw.
 func TestSnippetMissingConnector(t *testing.T) {

@@ -1108,6 +1108,9 @@ func TestValidateCode(t *testing.T) {
 		// A program saved as a snippet reads the input codemode.run gives it.
 		"const title = typeof input === \"object\" && input !== null ? input.title : \"none\";\nawait github.create_issue({ title: String(title) });",
 		"const input = 1;\ninput + 1",
+		// ... in a module too: as a variable, or from its scope.
+		"export default async ({ github }: AgentProgramScope) => (await github.create_issue({ title: typeof input === \"string\" ? input : \"none\" })).id;",
+		"export default async ({ github, input }: AgentProgramScope) => (await github.create_issue({ title: String(input?.title) })).id;",
 	} {
 		res, err := h.ValidateCode(ctx, checker, code)
 		if err != nil || !res.Valid {

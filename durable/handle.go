@@ -182,11 +182,12 @@ func (h *Handle) TypeDefinitions() string { return h.decls() }
 // checker. The result's positions are the code's own.
 func (h *Handle) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
 	return h.client.ValidateCodeWith(ctx, checker, unfence(code), typecheck.File{Name: "codemode-sdk.d.ts",
-		Text: sdkDeclaration + "interface AgentProgramScope {\n  readonly codemode: typeof codemode;\n}\n" + inputDeclaration})
+		Text: sdkDeclaration + "interface AgentProgramScope {\n  readonly codemode: typeof codemode;\n  /** The input of codemode.run when this program runs as a saved snippet; undefined in an execution. */\n  readonly input?: any;\n}\n" + inputDeclaration})
 }
 
 // inputDeclaration declares, for checking, the input a program saved as a
-// snippet reads when codemode.run runs it (loadSnippet passes it as input).
+// snippet reads when codemode.run runs it (loadSnippet passes it as input,
+// a variable in every form of the snippet, and the scope's input).
 // Executions take no input (as upstream's execute(code)): at the top level
 // of one, input is not defined, and typeof input is "undefined".
 const inputDeclaration = "/** The input of codemode.run when this program runs as a saved snippet; not defined at the top level of an execution (test typeof input). */\ndeclare const input: any;\n"
