@@ -110,7 +110,9 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 
 // SchemaFor reflects the JSON Schema of T with invopop/jsonschema: struct
 // types are inlined (no $ref), objects are closed (additionalProperties:
-// false) and fields without `omitempty` are required. See the package
+// false) and fields without `omitempty` are required and not null (a nil
+// slice, map or pointer in one encodes as null and fails validation: give it
+// omitempty, or fill it). See the package
 // documentation for const and discriminated unions. It returns an error for
 // a type that has no JSON Schema (a channel, a function, a complex number)
 // and for a recursive type, which cannot be inlined.

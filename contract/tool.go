@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -98,8 +99,17 @@ func (t *Tool) OutputSchema() *Schema { return t.output }
 //		func(ctx context.Context, in WeatherInput) (WeatherReport, error) { … })
 //
 // It returns an error for an invalid name, an empty description, a nil fn or
-// a type whose schema cannot be reflected.
+// a type whose schema cannot be reflected or declared exactly (a map or an
+// interface field, such as map[string]any or any), checked in that order.
+//
+// Fields without omitempty are required and not null (see SchemaFor): a
+// handler whose Out holds a nil slice, map or pointer in such a field fails
+// output validation ("got null, want array"). Give such fields omitempty,
+// or fill them.
 func NewTool[In, Out any](name, description string, fn func(ctx context.Context, input In) (Out, error)) (*Tool, error) {
+	if err := checkHead(name, description); err != nil {
+		return nil, err
+	}
 	if fn == nil {
 		// Checked here: the Handler wrapping fn below is never nil.
 		return newTool(name, description, nil, nil, nil)
@@ -131,7 +141,8 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 			if errors.As(err, &se) {
 				err = &typegen.SchemaError{Pointer: DefaultNamespace + "." + name + "." + phase + se.Pointer, Keyword: se.Keyword, Message: se.Message}
 			}
-			return nil, fmt.Errorf("contract: tool %s %s: %w", name, phase, err)
+			return nil, fmt.Errorf("contract: tool %s %s: %w (reflected from the Go type %s: a map or interface field, such as map[string]any or any, has no exact declaration; use a struct, or NewRawTool with a schema of your own)",
+				name, phase, err, map[string]string{"input": typeName[In](), "output": typeName[Out]()}[phase])
 		}
 	}
 	return newTool(name, description, in, out, h)
@@ -141,6 +152,9 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 // text. It returns an error for an invalid name, an empty description, a nil
 // handler or a schema that does not compile.
 func NewRawTool(name, description string, inputSchema, outputSchema json.RawMessage, handler Handler) (*Tool, error) {
+	if err := checkHead(name, description); err != nil {
+		return nil, err
+	}
 	in, err := NewSchema(inputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
@@ -269,12 +283,24 @@ func (t *Tool) Degraded() error {
 	return t.degraded()
 }
 
-func newTool(name, description string, in, out *Schema, h Handler) (*Tool, error) {
+// checkHead checks a tool's name and description, before its schemas: an
+// invalid name is reported as such, not as a schema problem.
+func checkHead(name, description string) error {
 	if err := CheckToolName(name); err != nil {
-		return nil, err
+		return err
 	}
 	if strings.TrimSpace(description) == "" {
-		return nil, fmt.Errorf("contract: tool %s: the description is empty; it becomes the tool's JSDoc", name)
+		return fmt.Errorf("contract: tool %s: the description is empty; it becomes the tool's JSDoc", name)
+	}
+	return nil
+}
+
+// typeName is T's Go type as printed, for errors.
+func typeName[T any]() string { return reflect.TypeFor[T]().String() }
+
+func newTool(name, description string, in, out *Schema, h Handler) (*Tool, error) {
+	if err := checkHead(name, description); err != nil {
+		return nil, err
 	}
 	if h == nil {
 		return nil, fmt.Errorf("contract: tool %s: nil handler", name)

@@ -393,3 +393,30 @@ func TestToolValidationErrorFormat(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", e.Error(), want)
 	}
 }
+
+type mapOut struct {
+	M map[string]any `json:"m"`
+}
+
+// TestNewToolChecksTheNameBeforeTheSchemas: an invalid name or an empty
+// description is reported as such, even when a type has no exact
+// declaration; that error names the Go type and what to do (a new user's
+// trial got the schema error for a name with a hyphen).
+func TestNewToolChecksTheNameBeforeTheSchemas(t *testing.T) {
+	fn := func(ctx context.Context, in counterIn) (mapOut, error) { return mapOut{}, nil }
+	for _, tc := range []struct{ name, description, want string }{
+		{"get-weather", "Weather.", "not a JavaScript identifier"},
+		{"delete", "Weather.", "reserved"},
+		{"x", " ", "the description is empty"},
+		{"x", "Weather.", "reflected from the Go type contract_test.mapOut: a map or interface field"},
+	} {
+		_, err := contract.NewTool(tc.name, tc.description, fn)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewTool(%q, %q) = %v, want %q", tc.name, tc.description, err, tc.want)
+		}
+		_, err = contract.NewRawTool(tc.name, tc.description, json.RawMessage(`{`), json.RawMessage(`{`), nil)
+		if tc.name != "x" && !errors.Is(err, contract.ErrInvalidToolName) {
+			t.Errorf("NewRawTool(%q) with bad schemas = %v, want ErrInvalidToolName", tc.name, err)
+		}
+	}
+}
