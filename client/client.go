@@ -122,7 +122,13 @@ type RunOptions struct {
 	Input any
 	// OnTelemetry observes the run. It is called from the run's goroutines,
 	// one event at a time per run; a panic in it is recovered and ignored. A
-	// slow observer slows only its own run.
+	// slow observer slows only its own run. Output events arrive in the
+	// order the program wrote, and each tool call's events in order (started,
+	// then completed or failed; Seq numbers the calls as the program made
+	// them), but the two are not ordered against each other: a tool call
+	// starts as soon as the host reads it, while output is delivered on the
+	// run's goroutine, so output written before a call may arrive after the
+	// call's started event.
 	OnTelemetry func(Event)
 	// ExecutionID names the run to Middleware and tool handlers
 	// (ToolCall.ExecutionID, CallFromContext). When empty the client
