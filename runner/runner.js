@@ -3036,11 +3036,43 @@ return __codemodeURL;`);
     w.head(4, clock.length);
     for (let i = 0; i < clock.length; i++) w.float(clock[i]);
   }
+  var ownFile = (() => {
+    const stack = new ErrorCtor("").stack;
+    if (typeof stack !== "string") return "";
+    const lines = stringSplit(stack, "\n");
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      const at = stringIndexOf(line, "    at ");
+      if (at !== 0) continue;
+      let where = stringSlice(line, 7);
+      const open = stringIndexOf(where, "(");
+      if (open >= 0) where = stringSlice(where, open + 1, where.length - 1);
+      const parts = stringSplit(where, ":");
+      if (parts.length < 3) return "";
+      return stringSlice(where, 0, where.length - parts[parts.length - 1].length - parts[parts.length - 2].length - 2);
+    }
+    return "";
+  })();
+  function programStack(stack, name, message) {
+    const headLine = message === "" ? name : `${name}: ${message}`;
+    if (stack === headLine) return "";
+    if (stringIndexOf(stack, headLine + "\n") === 0) stack = stringSlice(stack, headLine.length + 1);
+    if (ownFile === "" || stringIndexOf(stack, ownFile + ":") < 0) return stack;
+    const lines = stringSplit(stack, "\n");
+    const kept = [];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (stringIndexOf(line, "(" + ownFile + ":") >= 0 || stringIndexOf(line, "at " + ownFile + ":") >= 0) continue;
+      push(kept, line);
+    }
+    return join(kept, "\n");
+  }
   function errorField(m, e) {
     const em = new MapWriter();
     em.key(1).text(e.name);
     em.key(2).text(e.message);
-    if (e.stack !== void 0 && e.stack !== "") em.key(3).text(e.stack);
+    const stack = e.stack === void 0 || e.stack === "" ? "" : programStack(e.stack, e.name, e.message);
+    if (stack !== "") em.key(3).text(stack);
     em.into(m.key(K.error));
   }
   function failure(id, name, message) {

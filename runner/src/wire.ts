@@ -7,7 +7,7 @@
 import {
   ErrorCtor, RangeErrorCtor, TypeErrorCtor, Uint8ArrayCtor, charCodeAt, data, defineProperty, hasOwn, isArray, jsonParse, numberIsSafeInteger, push, quote, record,
   typedArrayLength, typedArraySet,
-  mathMax, view,
+  mathMax, view, join, stringIndexOf, stringSlice, stringSplit,
 } from "./intrinsics";
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
 import { createExecution, listNamespace, serializeError, type Execution, type Finish, type Host, type Limits, type ModuleBox, type Namespace } from "./core";
@@ -252,11 +252,57 @@ function clockField(m: MapWriter, clock: number[]): void {
   for (let i = 0; i < clock.length; i++) w.float(clock[i]);
 }
 
+/**
+ * ownFile is the name V8 gives the file of the runner's own frames
+ * ("[stdin]" when the bootstrap is read from standard input), from a stack
+ * made as the runner loads; "" when none can be read.
+ */
+const ownFile = ((): string => {
+  const stack = new ErrorCtor("").stack;
+  if (typeof stack !== "string") return "";
+  const lines = stringSplit(stack, "\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const at = stringIndexOf(line, "    at ");
+    if (at !== 0) continue;
+    let where = stringSlice(line, 7);
+    const open = stringIndexOf(where, "(");
+    if (open >= 0) where = stringSlice(where, open + 1, where.length - 1);
+    // file:line:column
+    const parts = stringSplit(where, ":");
+    if (parts.length < 3) return "";
+    return stringSlice(where, 0, where.length - parts[parts.length - 1].length - parts[parts.length - 2].length - 2);
+  }
+  return "";
+})();
+
+/**
+ * programStack is a program error's stack as the program sees it: without
+ * V8's first line (the name and message, which the outcome carries apart,
+ * as QuickJS's stacks leave them out) and without the runner's own frames
+ * (its tool call, its run), as the QuickJS driver leaves them out.
+ */
+export function programStack(stack: string, name: string, message: string): string {
+  const headLine = message === "" ? name : `${name}: ${message}`;
+  if (stack === headLine) return "";
+  if (stringIndexOf(stack, headLine + "\n") === 0) stack = stringSlice(stack, headLine.length + 1);
+  if (ownFile === "" || stringIndexOf(stack, ownFile + ":") < 0) return stack;
+  const lines = stringSplit(stack, "\n");
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (stringIndexOf(line, "(" + ownFile + ":") >= 0 || stringIndexOf(line, "at " + ownFile + ":") >= 0) continue;
+    push(kept, line);
+  }
+  return join(kept, "\n");
+}
+
 function errorField(m: MapWriter, e: { name: string; message: string; stack?: string }): void {
   const em = new MapWriter();
   em.key(1).text(e.name);
   em.key(2).text(e.message);
-  if (e.stack !== undefined && e.stack !== "") em.key(3).text(e.stack);
+  const stack = e.stack === undefined || e.stack === "" ? "" : programStack(e.stack, e.name, e.message);
+  if (stack !== "") em.key(3).text(stack);
   em.into(m.key(K.error));
 }
 
