@@ -320,7 +320,7 @@ type ToolCall struct {
 	Namespace string          // scope property, e.g. "codemode"
 	Tool      string          // tool name
 	Input     json.RawMessage // JSON text; through a Client, validated against the tool's input schema
-	Site      string          // "file:line:column" of the call in the executed source, when known
+	Site      string          // "file:line:column" of the call in the executed source, when the runner sends it (wire key 12; neither shipped runner does: a tool call's position is found from its error's stack when it fails)
 	// Clock counts the clock values (Date.now(), new Date(), Date()) the
 	// program had observed when it issued the call, replayed ones
 	// (RunOptions.Clock) included: the index of the next one.
