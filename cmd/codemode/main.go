@@ -161,7 +161,7 @@ func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tools, "tools", "", "JSON file declaring the tools (name, description, inputSchema, outputSchema, command)")
 	fs.StringVar(&c.inputSchema, "input-schema", "", "JSON Schema file of the program input (makes the contract input-bearing)")
 	fs.StringVar(&c.mcp, "mcp", "", `an MCP server whose tools go on codemode: a command line ("npx -y @modelcontextprotocol/server-memory") or an http(s) URL`)
-	fs.IntVar(&c.maxCommands, "max-commands", defaultMaxCommands(), "most --tools commands running at once; further calls wait (default: twice the CPUs, at least 4)")
+	fs.IntVar(&c.maxCommands, "max-commands", defaultMaxCommands(), "most --tools commands running at once; further calls wait (the default is twice the CPUs, at least 4)")
 	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
 	c.openapi.register(fs)
 }
