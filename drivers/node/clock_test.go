@@ -2,13 +2,11 @@ package node_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/wire"
 )
 
@@ -20,21 +18,7 @@ import (
 func TestClockValuesPastTheFrameLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	rt, err := client.NewRuntime(ctx, driver(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)
-	echo, err := contract.NewRawTool("echo", "Echo.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := contract.New(echo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.New(rt, k)
+	c := echoClient(t, driver(t))
 	out, err := c.Run(ctx, `export default async function ({ codemode }) {
   const value = "x".repeat(16 * 1024 * 1024 - 64 * 1024 - 12); for (let i = 0; i < 10000; i++) Date.now();
   try { await codemode.echo({ value }); } catch {}
@@ -61,16 +45,7 @@ func TestClockValuesPastTheFrameLimit(t *testing.T) {
 func TestMessageArraysStayWithinTheDecoderLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rt, err := client.NewRuntime(ctx, driver(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	k, err := contract.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.New(rt, k)
+	c := echoClient(t, driver(t))
 	for _, tc := range []struct{ name, source, want string }{
 		{"clock", `export default async function () { for (let i = 0; i <= 1048576; i++) Date.now(); }`,
 			"read the clock (Date.now, performance.now, new Date) 1048576 times since its previous tool call"},

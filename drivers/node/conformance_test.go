@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -95,4 +96,26 @@ func TestPoolReplacesAFailedRuntime(t *testing.T) {
 			t.Fatalf("run %d after the kill: %+v %v", i, out, err)
 		}
 	}
+}
+
+// echoClient returns a client, on a new runtime of d (closed when the test
+// ends), of a contract with one tool: codemode.echo, which returns its
+// input {value: string}.
+func echoClient(t testing.TB, d *node.Driver) *client.Client {
+	t.Helper()
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)
+	echo, err := contract.NewRawTool("echo", "Echo.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := contract.New(echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.New(rt, k)
 }

@@ -2,13 +2,11 @@ package node_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/runner"
 	"github.com/codemode-go/codemode/wire"
@@ -83,21 +81,7 @@ func TestRunnerStripsTypeScript(t *testing.T) {
 // no source map), a tool validation error quotes the calling line, and an
 // enum, which the runner refuses, runs after the client erased it.
 func TestStrippedProgramsOnTheDriver(t *testing.T) {
-	rt, err := client.NewRuntime(context.Background(), driver(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)
-	echo, err := contract.NewRawTool("echo", "Echo.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := contract.New(echo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.New(rt, k)
+	c := echoClient(t, driver(t))
 	run := func(src string) *client.Outcome {
 		t.Helper()
 		out, err := c.Run(context.Background(), src, client.RunOptions{})

@@ -2,12 +2,10 @@ package node_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 )
 
@@ -22,21 +20,7 @@ func TestReplacedPushWhileTheSocketIsBusy(t *testing.T) {
 	driver(t) // skips without Node.js 24
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rt, err := client.NewRuntime(ctx, node.New(node.Options{MaxOutput: 1 << 20}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)
-	echo, err := contract.NewRawTool("echo", "Echo.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := contract.New(echo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.New(rt, k)
+	c := echoClient(t, node.New(node.Options{MaxOutput: 1 << 20}))
 	for i := range 3 {
 		out, err := c.Run(ctx, `export default async function ({ codemode, console }) {
   for (let i = 0; i < 4000; i++) console.log("x".repeat(200));
