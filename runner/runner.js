@@ -98,8 +98,11 @@ var CodeModeRunner = (() => {
   function data(value, enumerable = true) {
     return { __proto__: null, value, writable: true, enumerable, configurable: true };
   }
+  var pushed = data(void 0);
   function push(list, value) {
-    defineProperty(list, list.length, data(value));
+    pushed.value = value;
+    defineProperty(list, list.length, pushed);
+    pushed.value = void 0;
   }
   function record() {
     return objectCreate(null);
