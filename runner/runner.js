@@ -3126,7 +3126,11 @@ return __codemodeURL;`);
       for (let i = 0; i < n; i++) {
         const bytes = queued[i];
         queued[i] = void 0;
-        if (!dead) channel.write(bytes);
+        if (dead) continue;
+        try {
+          channel.write(bytes);
+        } catch {
+        }
       }
     };
     const send = (m) => {

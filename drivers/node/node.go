@@ -152,11 +152,17 @@ const linked = new Map();
 const waiting = { __proto__: null };
 let head = 0;
 let tail = 0;
+// A write that throws (a program replaced process.nextTick, which the
+// stream calls after it took the frame) does not stop the frames after it.
 function writeWaiting() {
   while (head < tail && socket.writableLength === 0) {
     const bytes = waiting[head];
     waiting[head++] = undefined;
-    socket.write(bytes, writeWaiting);
+    try {
+      socket.write(bytes, writeWaiting);
+    } catch (e) {
+      try { process.stderr.write("codemode runner: writing a frame: " + String(e && e.message || e) + "\n"); } catch {}
+    }
   }
   if (head === tail) head = tail = 0;
 }

@@ -40,3 +40,38 @@ func TestReplacedPushWhileTheSocketIsBusy(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenNextTickBesideAnotherExecution: Node.js's stream calls
+// process.nextTick after a write it completed at once; a program that
+// replaced it for a moment made that write throw, and the frames queued
+// after it in the same job (another execution's second tool call) were
+// dropped: that execution waited until its deadline (an adversarial
+// review). Each frame now goes out whatever the one before did.
+func TestBrokenNextTickBesideAnotherExecution(t *testing.T) {
+	c := echoClient(t, driver(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hostile := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx, `export default async function () {
+  const nextTick = process.nextTick;
+  process.nextTick = () => { throw new Error("nextTick replaced"); };
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  process.nextTick = nextTick;
+}`, client.RunOptions{})
+		hostile <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	for i := range 3 {
+		out, err := c.Run(ctx, `export default async function ({ codemode }) {
+  const [a, b] = await Promise.all([codemode.echo({ value: "a" }), codemode.echo({ value: "b" })]);
+  return a.value + b.value;
+}`, client.RunOptions{Limits: client.Limits{Timeout: 5 * time.Second}})
+		if err != nil || out.Kind != client.Success || string(out.Value) != `"ab"` {
+			t.Fatalf("run %d beside the program: %+v %v", i, out, err)
+		}
+	}
+	if err := <-hostile; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -369,6 +369,10 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   const queued = record<Uint8Array | undefined>();
   let queuedCount = 0;
   let draining = false;
+  // A write that throws does not keep the frames after it from going out:
+  // Node.js's stream throws after it took the frame when a program replaced
+  // process.nextTick, and the rest of the batch (another execution's tool
+  // call) was dropped with it.
   const drain = (): void => {
     draining = false;
     const n = queuedCount;
@@ -376,7 +380,12 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     for (let i = 0; i < n; i++) {
       const bytes = queued[i] as Uint8Array;
       queued[i] = undefined;
-      if (!dead) channel.write(bytes);
+      if (dead) continue;
+      try {
+        channel.write(bytes);
+      } catch {
+        // the platform's to report; the next frame still goes
+      }
     }
   };
   const send = (m: MapWriter) => {
