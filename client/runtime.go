@@ -542,6 +542,10 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 			// nothing ran, and the runtime is as good as before.
 			return nil, context.Cause(ctx)
 		}
+		if !written && errors.Is(err, wire.ErrFrameTooLarge) {
+			// Nothing was written: the runtime is as good as before.
+			return nil, &notStartedError{fmt.Errorf("codemode: the execute message does not fit in a frame (a clock, a prefill or a source too large): %w", err)}
+		}
 		if !written {
 			return nil, fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, &notStartedError{err})
 		}

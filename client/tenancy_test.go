@@ -237,3 +237,29 @@ func TestHostGivesUpAtTheDeadline(t *testing.T) {
 		t.Fatalf("outcome %+v %+v", out, out.Error)
 	}
 }
+
+// TestReplayClockTooLongIsRefusedUpFront: a clock to replay longer than a
+// message carries is refused before anything is sent, naming it, and the
+// runtime serves the next run. It was sent, refused as a frame too large,
+// and reported as a failed runtime (an adversarial review).
+func TestReplayClockTooLongIsRefusedUpFront(t *testing.T) {
+	d := &pipeDriver{serve: echoRunner(func(uint64) []byte { return nil })}
+	defer d.wg.Wait()
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	c, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := client.New(rt, c)
+	out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{Clock: make([]float64, wire.MaxArrayElements+1)})
+	if err == nil || errors.Is(err, client.ErrRuntimeFailed) || !strings.Contains(err.Error(), "clock values") {
+		t.Fatalf("Run: %+v %v, want an error naming the clock, not a failed runtime", out, err)
+	}
+	if out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{}); err != nil || out.Kind != client.Success {
+		t.Fatalf("the next run: %+v %v", out, err)
+	}
+}

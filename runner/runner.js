@@ -719,6 +719,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     }
   };
   var maxArrayItems = 1 << 20;
+  var maxContentItems = 1 << 16;
   var maxJSONDepth = 64;
   var walkObjects = record();
   var walkDepth = 0;
@@ -934,7 +935,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let bytes;
     let draws = 0;
     let bytesUsed = 0;
-    const clockFull = () => new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times since its previous tool call, the most a message carries; the values are kept for replay`);
+    let clockReads = 0;
+    const clockFull = () => new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
     const takeClock = () => {
       const c = observed;
       observed = [];
@@ -1019,8 +1021,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     };
     const append = (item, size) => {
       if (done) throw new ErrorCtor("result content was appended after the program finished");
-      if (content.length >= maxArrayItems) {
-        throw new RangeErrorCtor(`result content holds at most ${maxArrayItems} items`);
+      if (content.length >= maxContentItems) {
+        throw new RangeErrorCtor(`result content holds at most ${maxContentItems} items`);
       }
       if (contentSize + size > limits.maxContent) {
         throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
@@ -1251,13 +1253,15 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       finished: () => done,
       flush,
       now() {
-        if (observed.length >= maxArrayItems) throw clockFull();
+        if (clockReads >= maxArrayItems) throw clockFull();
+        clockReads++;
         const t = replayed < replay.length ? replay[replayed++] : realNow2();
         push(observed, t);
         return t;
       },
       perfNow(real) {
-        if (observed.length >= maxArrayItems) throw clockFull();
+        if (clockReads >= maxArrayItems) throw clockFull();
+        clockReads++;
         let t;
         if (replayed < replay.length) t = replay[replayed++];
         else {

@@ -111,9 +111,10 @@ func Negotiate(self, peer VersionRange, selfName, peerName string) (Version, err
 
 // MaxArrayElements is the most items an array of a message may hold:
 // 1,048,576 (a message's clock values, a result's content items). Unmarshal
-// refuses a message with a longer array; a runner keeps its messages within
-// it (a program reading the clock more often between tool calls, or
-// appending more content items, gets a RangeError).
+// refuses a message with a longer array, and Check a clock longer than
+// that; a runner keeps its messages within it (a program reading the clock
+// more often in an execution, or appending more content items, gets a
+// RangeError).
 const MaxArrayElements = 1 << 20
 
 // MaxFrameSize is the largest payload a frame may carry: 16 MiB. A larger
@@ -510,6 +511,9 @@ func (m *Message) Check() error {
 
 // checkClock refuses clock values that are not finite numbers.
 func checkClock(clock []float64) error {
+	if len(clock) > MaxArrayElements {
+		return fmt.Errorf("%d clock values, more than a message carries (%d)", len(clock), MaxArrayElements)
+	}
 	for i, t := range clock {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
 			return fmt.Errorf("clock value %d is %v", i, t)

@@ -116,6 +116,11 @@ type limitsJSON struct {
 // room for the message's other fields.
 const maxToolInput = wire.MaxFrameSize - 64<<10
 
+// maxContentItems is the most content items a result holds, as the runner
+// enforces it (maxContentItems in runner/src/core.ts): the host decodes each
+// into a Go value of about 200 bytes.
+const maxContentItems = 1 << 16
+
 // maxTimerDelay is the largest timer delay the runner arms, in ms (2^31-1).
 const maxTimerDelay = 1<<31 - 1
 
@@ -545,6 +550,9 @@ func finishMessage(id uint64, text string, lim limits) (*wire.Message, error) {
 	case wire.OutcomeSuccess:
 		if f.Error != nil {
 			return nil, badOutbox("held a success that carries an error")
+		}
+		if len(f.Content) > maxContentItems {
+			return nil, badOutbox("held %d content items, past the limit of %d", len(f.Content), maxContentItems)
 		}
 		size := 0
 		for i, c := range f.Content {

@@ -273,7 +273,7 @@ func TestClockReadsPastTheArrayLimitFailAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "1048576 times since its previous tool call") {
+	if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "1048576 times, the most an execution may") {
 		t.Fatalf("%s %+v, want a RangeError for the clock reads", out.Kind, out.Error)
 	}
 	if err := <-benign; err != nil {

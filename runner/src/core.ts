@@ -236,6 +236,13 @@ class JSONValueError extends TypeErrorCtor {
  */
 export const maxArrayItems = 1 << 20;
 
+/**
+ * maxContentItems is the most content items a result holds (65,536): the
+ * host decodes each into a Go value of about 200 bytes, and a million empty
+ * items made it allocate 200 MB for a 7 MB message.
+ */
+export const maxContentItems = 1 << 16;
+
 /** maxJSONDepth bounds the nesting of tool input and values. */
 const maxJSONDepth = 64;
 
@@ -556,12 +563,15 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   let draws = 0;
   let bytesUsed = 0;
 
-  // The clock values read since the previous tool call go with the next
-  // call or the outcome, kept for replay, and a message holds at most
-  // maxArrayItems of them: a program that reads the clock more often
-  // between calls (a busy wait) gets a RangeError from the read.
+  // The clock values read go with the next tool call or the outcome, kept
+  // for replay, and a replay's execute message carries them all back: an
+  // execution reads the clock at most maxArrayItems times (the most a
+  // message's array holds, about 9 MB), and the read past that (a busy
+  // wait) throws a RangeError. Replayed values count: a replay reads no
+  // more than its first pass did.
+  let clockReads = 0;
   const clockFull = (): Error =>
-    new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times since its previous tool call, the most a message carries; the values are kept for replay`);
+    new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
   const takeClock = (): number[] => {
     const c = observed;
     observed = [];
@@ -679,8 +689,8 @@ export function createExecution(host: Host, request: Request, realNow: () => num
 
   const append = (item: Content, size: number): void => {
     if (done) throw new ErrorCtor("result content was appended after the program finished");
-    if (content.length >= maxArrayItems) {
-      throw new RangeErrorCtor(`result content holds at most ${maxArrayItems} items`);
+    if (content.length >= maxContentItems) {
+      throw new RangeErrorCtor(`result content holds at most ${maxContentItems} items`);
     }
     if (contentSize + size > limits.maxContent) {
       throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
@@ -942,13 +952,15 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     finished: () => done,
     flush,
     now(): number {
-      if (observed.length >= maxArrayItems) throw clockFull();
+      if (clockReads >= maxArrayItems) throw clockFull();
+      clockReads++;
       const t = replayed < replay.length ? replay[replayed++] : realNow();
       push(observed, t);
       return t;
     },
     perfNow(real: () => number): number {
-      if (observed.length >= maxArrayItems) throw clockFull();
+      if (clockReads >= maxArrayItems) throw clockFull();
+      clockReads++;
       let t: number;
       if (replayed < replay.length) t = replay[replayed++];
       else {
