@@ -2979,18 +2979,33 @@ return __codemodeURL;`);
     return new RangeErrorCtor(`${what} does not fit in a message with the ${clock.length} clock values the program read (Date.now, performance.now, new Date), which are kept for replay: ${error.message}`);
   }
   function isBlank(c) {
-    return c <= 32 || c === 160 || c === 65279 || c === 8232 || c === 8233;
+    return c <= 32 || c === 160 || c === 65279 || c === 5760 || c >= 8192 && c <= 8202 || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288;
+  }
+  function inComment(text, at) {
+    for (let i = at - 1; i > 0; i--) {
+      const c = charCodeAt(text, i);
+      if (c === 10 || c === 13 || c === 8232 || c === 8233) return false;
+      if ((c === 47 || c === 42) && charCodeAt(text, i - 1) === 47) return true;
+    }
+    return false;
   }
   function joinedByBlanks(source, stripped) {
     let before = -1;
+    let beforeAt = -1;
     let blanked = -1;
+    let simple = true;
     const n = stripped.length;
     for (let i = 0; i < n; i++) {
       const c = charCodeAt(stripped, i);
       if (isBlank(c)) {
+        const o = charCodeAt(source, i);
         if (blanked < 0) {
-          const o = charCodeAt(source, i);
-          if (!isBlank(o)) blanked = o;
+          if (!isBlank(o)) {
+            blanked = o;
+            simple = true;
+          }
+        } else if (c === 10 || c === 13 || o === 59) {
+          simple = false;
         }
         continue;
       }
@@ -3009,11 +3024,13 @@ return __codemodeURL;`);
       }
       if (blanked >= 0) {
         const continues = c === 40 || c === 91 || c === 96 || c === 43 || c === 45 || c === 47;
-        const ends = before === -1 || before === 59 || before === 123;
-        if (continues && !ends && blanked !== 60 && blanked !== 33) return i;
+        const ends = before === -1 || (before === 59 || before === 123) && !inComment(stripped, beforeAt);
+        const sameExpression = simple && (blanked === 60 || blanked === 33);
+        if (continues && !ends && !sameExpression) return i;
         blanked = -1;
       }
       before = c;
+      beforeAt = i;
     }
     return -1;
   }

@@ -162,9 +162,28 @@ function withClock(error: unknown, what: string, clock: number[]): unknown {
   return new RangeErrorCtor(`${what} does not fit in a message with the ${clock.length} clock values the program read (Date.now, performance.now, new Date), which are kept for replay: ${error.message}`);
 }
 
-/** isBlank reports a whitespace character (ASCII, NBSP, BOM, line separators). */
+/**
+ * isBlank reports JavaScript's white space and line terminators: ASCII
+ * controls and space, NBSP, BOM, and Unicode's space separators (Zs) and
+ * line and paragraph separators (ECMA-262, "White Space").
+ */
 function isBlank(c: number): boolean {
-  return c <= 32 || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029;
+  return c <= 32 || c === 0xa0 || c === 0xfeff || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/**
+ * inComment reports whether a comment may be open before offset at on its
+ * line of text (a // or /* before it on the line, in a string or not): then
+ * the character at offset does not end a statement.
+ */
+function inComment(text: string, at: number): boolean {
+  for (let i = at - 1; i > 0; i--) {
+    const c = charCodeAt(text, i);
+    if (c === 10 || c === 13 || c === 0x2028 || c === 0x2029) return false;
+    if ((c === 47 || c === 42) && charCodeAt(text, i - 1) === 47) return true;
+  }
+  return false;
 }
 
 /**
@@ -177,22 +196,29 @@ function isBlank(c: number): boolean {
  * `const t = {}` indexed by `["x"]`. Node.js's stripper puts a semicolon
  * back in some such places, not in all. This refuses, conservatively, a
  * blanked stretch followed by a token that continues an expression ( ( [ `
- * + - / ) unless the code before it ends a statement (; or { or nothing)
- * or the stretch was type arguments (<...>) or a non-null assertion (!),
- * after which the token continues the same expression in TypeScript too.
- * Comments count as blanks. A false alarm costs the host's erasure, not
- * meaning.
+ * + - / ) unless the code before it ends a statement (; or { or nothing,
+ * outside a comment) or the stretch was only type arguments (<...>) or a
+ * non-null assertion (!) on one line, after which the token continues the
+ * same expression in TypeScript too. Comments count as blanks. A false
+ * alarm costs the host's erasure, not meaning.
  */
 export function joinedByBlanks(source: string, stripped: string): number {
   let before = -1; // the last character of stripped that is not blank; -1 at the start
+  let beforeAt = -1; // its offset
   let blanked = -1; // the first blanked character of source since then; -1 for none
+  let simple = true; // the stretch is on one line and blanks no semicolon
   const n = stripped.length;
   for (let i = 0; i < n; i++) {
     const c = charCodeAt(stripped, i);
     if (isBlank(c)) {
+      const o = charCodeAt(source, i);
       if (blanked < 0) {
-        const o = charCodeAt(source, i);
-        if (!isBlank(o)) blanked = o;
+        if (!isBlank(o)) {
+          blanked = o;
+          simple = true;
+        }
+      } else if (c === 10 || c === 13 || o === 59) {
+        simple = false;
       }
       continue;
     }
@@ -213,11 +239,13 @@ export function joinedByBlanks(source: string, stripped: string): number {
     }
     if (blanked >= 0) {
       const continues = c === 40 || c === 91 || c === 96 || c === 43 || c === 45 || c === 47; // ( [ ` + - /
-      const ends = before === -1 || before === 59 || before === 123; // start ; {
-      if (continues && !ends && blanked !== 60 && blanked !== 33) return i; // < !
+      const ends = before === -1 || ((before === 59 || before === 123) && !inComment(stripped, beforeAt)); // start ; {
+      const sameExpression = simple && (blanked === 60 || blanked === 33); // < !
+      if (continues && !ends && !sameExpression) return i;
       blanked = -1;
     }
     before = c;
+    beforeAt = i;
   }
   return -1;
 }
