@@ -36,16 +36,7 @@ func ProgramFunction(code string, names []string) (string, error) {
 		return "", errors.New("codemode: the program has no default export to run")
 	}
 	body := n.module[:at] + "return async (" + scopeVar + n.module[at+len(head):]
-	wrapped := "(() => {\n" + body + "\n})()"
-	if off, _ := ExportDefault(code); off >= 0 && len(names) > 0 {
-		// A module sees names as variables too, read from the scope each
-		// call (a snippet saved as a module reads its input as input, as
-		// the checker declares it); its own top-level declarations of the
-		// same names shadow them. Its top level runs on each call.
-		wrapped = "(async (" + scopeVar + ": any) => { const { " + strings.Join(names, ", ") + " } = " + scopeVar + "; return await (() => {\n" +
-			body + "\n})()(" + scopeVar + "); })"
-	}
-	r := api.Transform(wrapped, api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
+	r := api.Transform("(() => {\n"+body+"\n})()", api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
 	if len(r.Errors) > 0 {
 		e := r.Errors[0]
 		if e.Location != nil {
@@ -53,5 +44,16 @@ func ProgramFunction(code string, names []string) (string, error) {
 		}
 		return "", fmt.Errorf("codemode: the program does not compile: %s", e.Text)
 	}
-	return strings.TrimSuffix(strings.TrimSpace(string(r.Code)), ";"), nil
+	js := strings.TrimSuffix(strings.TrimSpace(string(r.Code)), ";")
+	if off, _ := ExportDefault(code); off >= 0 && len(names) > 0 {
+		// A module sees names as variables too, read from the scope on
+		// each call (a snippet saved as a module reads its input as input,
+		// as the checker declares it); its own top-level declarations of
+		// the same names shadow them, and its top level runs on each call.
+		// The names are bound around esbuild's output, not given to
+		// esbuild, which would rename the module's own declarations of
+		// them (function input becoming input2).
+		js = "(async (" + scopeVar + ") => { const { " + strings.Join(names, ", ") + " } = " + scopeVar + "; return await " + js + "(" + scopeVar + "); })"
+	}
+	return js, nil
 }

@@ -27,6 +27,7 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 		{"module reading a name", "declare const input: number;\nexport default async function () { return input + 2; }", "7"},
 		{"module at its top level", "const twice = input * 2;\nexport default async () => twice;", "10"},
 		{"module shadowing a name", "const input = 40;\nexport default async () => input + 2;", "42"},
+		{"module declaring a function of a name", "function input() {}\nexport default async () => input.name;", `"input"`},
 		{"fenced", "```ts\ninput + 1\n```", "6"},
 		{"typed statements", "type N = number;\nconst n: N = input as N;\n[n, n]", "[5,5]"},
 		{"last expression", "await codemode.add({ a: 1, b: 1 });", `{"sum":2}`},
