@@ -838,6 +838,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         throw new JSONValueError(what, path, error.found);
       }
       if (error instanceof JSONValueError) throw error;
+      if (isPlainRangeError(error)) throw error;
       throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
     } finally {
       for (let i = base; i < walkDepth; i++) walkObjects[i] = null;
@@ -846,6 +847,14 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       walkText = outerText;
       walkParts = outerParts;
       walkDates = outerDates;
+    }
+  }
+  var RangeErrorPrototype = RangeErrorCtor.prototype;
+  function isPlainRangeError(value) {
+    try {
+      return typeof value === "object" && value !== null && getPrototypeOf(value) === RangeErrorPrototype;
+    } catch {
+      return false;
     }
   }
   function isPlain(object) {

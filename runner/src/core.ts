@@ -397,7 +397,10 @@ export function toJSONText(value: unknown, what = "tool input", root = "input", 
       throw new JSONValueError(what, path, error.found);
     }
     if (error instanceof JSONValueError) throw error;
-    // A revoked Proxy, a getter that throws, a stack overflow.
+    // The stack ran out while walking (an engine RangeError, not the
+    // value's fault): thrown as it is, not as "tool input is not JSON".
+    if (isPlainRangeError(error)) throw error;
+    // A revoked Proxy, a getter that throws.
     throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
   } finally {
     for (let i = base; i < walkDepth; i++) walkObjects[i] = null;
@@ -406,6 +409,21 @@ export function toJSONText(value: unknown, what = "tool input", root = "input", 
     walkText = outerText;
     walkParts = outerParts;
     walkDates = outerDates;
+  }
+}
+
+const RangeErrorPrototype = RangeErrorCtor.prototype;
+
+/**
+ * isPlainRangeError reports an object whose prototype is RangeError's, as
+ * the engine's stack overflow is (not instanceof, which would call a
+ * Symbol.hasInstance a program defined on RangeError).
+ */
+function isPlainRangeError(value: unknown): boolean {
+  try {
+    return typeof value === "object" && value !== null && getPrototypeOf(value) === RangeErrorPrototype;
+  } catch {
+    return false;
   }
 }
 
