@@ -25,6 +25,9 @@ import (
 //
 // # Notes
 //   - TypeScript is erased (esbuild); types are not checked.
+//   - The code runs in strict mode, as it did as an execution's module; a
+//     module's top level runs on each call, in an async function (its
+//     top-level await works).
 //   - It returns an error naming the first syntax error for code that does
 //     not parse, and for a module that imports or exports anything but its
 //     default export (a function body cannot hold them).
@@ -36,7 +39,19 @@ func ProgramFunction(code string, names []string) (string, error) {
 		return "", errors.New("codemode: the program has no default export to run")
 	}
 	body := n.module[:at] + "return async (" + scopeVar + n.module[at+len(head):]
-	r := api.Transform("(() => {\n"+body+"\n})()", api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
+	// Strict, as the code was when it ran as an execution's module (an
+	// indirect eval is sloppy: this at the top level was the global
+	// object, and assigning an undeclared name made a global). A module's
+	// body runs in an async function, so that its top-level await works.
+	module := false
+	if off, _ := ExportDefault(code); off >= 0 {
+		module = true
+	}
+	open := "(() => { \"use strict\";\n"
+	if module {
+		open = "(async () => { \"use strict\";\n"
+	}
+	r := api.Transform(open+body+"\n})()", api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
 	if len(r.Errors) > 0 {
 		e := r.Errors[0]
 		if e.Location != nil {
@@ -45,7 +60,7 @@ func ProgramFunction(code string, names []string) (string, error) {
 		return "", fmt.Errorf("codemode: the program does not compile: %s", e.Text)
 	}
 	js := strings.TrimSuffix(strings.TrimSpace(string(r.Code)), ";")
-	if off, _ := ExportDefault(code); off >= 0 && len(names) > 0 {
+	if module {
 		// A module sees names as variables too, read from the scope on
 		// each call (a snippet saved as a module reads its input as input,
 		// as the checker declares it); its own top-level declarations of
@@ -53,7 +68,11 @@ func ProgramFunction(code string, names []string) (string, error) {
 		// The names are bound around esbuild's output, not given to
 		// esbuild, which would rename the module's own declarations of
 		// them (function input becoming input2).
-		js = "(async (" + scopeVar + ") => { const { " + strings.Join(names, ", ") + " } = " + scopeVar + "; return await " + js + "(" + scopeVar + "); })"
+		bind := ""
+		if len(names) > 0 {
+			bind = "const { " + strings.Join(names, ", ") + " } = " + scopeVar + "; "
+		}
+		js = "(async (" + scopeVar + ") => { " + bind + "return await (await " + js + ")(" + scopeVar + "); })"
 	}
 	return js, nil
 }

@@ -28,6 +28,11 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 		{"module at its top level", "const twice = input * 2;\nexport default async () => twice;", "10"},
 		{"module shadowing a name", "const input = 40;\nexport default async () => input + 2;", "42"},
 		{"module declaring a function of a name", "function input() {}\nexport default async () => input.name;", `"input"`},
+		// Strict, as when the code ran as an execution's module, and a
+		// module's top-level await works.
+		{"module with top-level await", "const n = await Promise.resolve(input * 3);\nexport default async () => n;", "15"},
+		{"strict module", "const self = (function () { return this; })();\nexport default async () => typeof self;", `"undefined"`},
+		{"strict statements", "let caught = \"\";\ntry { (0, eval)(\"0\"); undeclaredName = 1; } catch (e) { caught = e.name; }\ncaught", `"ReferenceError"`},
 		{"fenced", "```ts\ninput + 1\n```", "6"},
 		{"typed statements", "type N = number;\nconst n: N = input as N;\n[n, n]", "[5,5]"},
 		{"last expression", "await codemode.add({ a: 1, b: 1 });", `{"sum":2}`},
