@@ -152,17 +152,7 @@ func TestMalformedMessageFailsOnlyItsExecution(t *testing.T) {
 		}
 		return nil
 	})}
-	defer d.wg.Wait()
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	c, err := contract.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := client.New(rt, c)
+	cl := pipeClient(t, d)
 	for i, want := range []string{"malformed", "malformed", "only the host sends", "exceeded max number of elements"} {
 		out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{})
 		if err != nil {
@@ -188,18 +178,9 @@ func TestMalformedMessageNamingNoExecutionFailsTheRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &pipeDriver{serve: echoRunner(func(uint64) []byte { return noID })}
-	defer d.wg.Wait()
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	c, err := contract.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := pipeClient(t, d)
 	start := time.Now()
-	out, err := client.New(rt, c).Run(context.Background(), `export default () => {}`, client.RunOptions{Limits: client.Limits{Timeout: time.Minute}})
+	out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{Limits: client.Limits{Timeout: time.Minute}})
 	if !errors.Is(err, client.ErrRuntimeFailed) || !strings.Contains(err.Error(), "naming no execution") {
 		t.Fatalf("Run: %+v %v, want the runtime failed for a message naming no execution", out, err)
 	}
@@ -244,17 +225,7 @@ func TestHostGivesUpAtTheDeadline(t *testing.T) {
 // and reported as a failed runtime (an adversarial review).
 func TestReplayClockTooLongIsRefusedUpFront(t *testing.T) {
 	d := &pipeDriver{serve: echoRunner(func(uint64) []byte { return nil })}
-	defer d.wg.Wait()
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	c, err := contract.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := client.New(rt, c)
+	cl := pipeClient(t, d)
 	out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{Clock: make([]float64, wire.MaxArrayElements+1)})
 	if err == nil || errors.Is(err, client.ErrRuntimeFailed) || !strings.Contains(err.Error(), "clock values") {
 		t.Fatalf("Run: %+v %v, want an error naming the clock, not a failed runtime", out, err)
@@ -262,4 +233,23 @@ func TestReplayClockTooLongIsRefusedUpFront(t *testing.T) {
 	if out, err := cl.Run(context.Background(), `export default () => {}`, client.RunOptions{}); err != nil || out.Kind != client.Success {
 		t.Fatalf("the next run: %+v %v", out, err)
 	}
+}
+
+// pipeClient returns a client of an empty contract on a runtime of d, and
+// closes the runtime and waits for d's runner when the test ends.
+func pipeClient(t *testing.T, d *pipeDriver) *client.Client {
+	t.Helper()
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rt.Close()
+		d.wg.Wait()
+	})
+	c, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.New(rt, c)
 }
