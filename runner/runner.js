@@ -3146,37 +3146,9 @@ return __codemodeURL;`);
     const channel = opts.channel;
     const platform = opts.platform;
     const defaults = opts.limits;
-    const queued = record();
-    let queuedCount = 0;
-    let draining = false;
-    const drain = () => {
-      draining = false;
-      const n = queuedCount;
-      queuedCount = 0;
-      for (let i = 0; i < n; i++) {
-        const bytes = queued[i];
-        queued[i] = void 0;
-        if (dead) continue;
-        try {
-          channel.write(bytes);
-        } catch {
-        }
-      }
-    };
     const send = (m) => {
       if (dead) return;
-      const bytes = frame(m);
-      queued[queuedCount] = bytes;
-      queuedCount++;
-      if (!draining) {
-        try {
-          platform.defer(drain);
-        } catch (error) {
-          queuedCount--;
-          throw error;
-        }
-        draining = true;
-      }
+      channel.write(frame(m));
     };
     const scopes = keptCache();
     const setups = keptCache();
@@ -3497,7 +3469,6 @@ return __codemodeURL;`);
     const realClearTimeout = g.clearTimeout;
     const realSetInterval = g.setInterval;
     const realClearInterval = g.clearInterval;
-    const realQueueMicrotask = g.queueMicrotask;
     const randomBytes = deps.randomBytes;
     const SetCtor2 = Set;
     const setAdd2 = Set.prototype.add;
@@ -3583,7 +3554,6 @@ return __codemodeURL;`);
           return out;
         },
         now: () => apply(dateNow, DateCtor, []),
-        defer: (f) => apply(realQueueMicrotask, g, [f]),
         setTimer: (f, ms) => apply(realSetTimeout, g, [f, ms]),
         clearTimer: (h) => apply(realClearTimeout, g, [h]),
         started(ex) {

@@ -143,18 +143,37 @@ process.on("uncaughtException", (e) => { try { process.stderr.write("codemode: u
 ;
 const socket = new net.Socket({ fd: %d, readable: true, writable: true });
 const linked = new Map();
-// Frames go to the socket one at a time, each once the one before has left
-// Node.js's buffer: a write to a busy socket is buffered with
-// Array.prototype.push, which a program may have replaced, and a throw
-// there lost the frame or ended the process. The frames waiting are kept
-// in an object without a prototype, by index; each write's callback writes
-// the next.
+// The runner's frames are queued where it sends them and written from a
+// microtask, at the bottom of the stack: a tool call is sent from inside the
+// program's stack, and a runaway recursion that ran out of stack inside
+// socket.write left the stream broken, and the runtime unable to write.
+// They go to the socket one at a time, each once the one before has left
+// Node.js's buffer (from its write's callback): a write to a busy socket is
+// buffered with Array.prototype.push, which a program may have replaced. The
+// queue is an object without a prototype, by index; queueMicrotask is
+// captured before any program runs. A write that throws (a program replaced
+// process.nextTick, which the stream calls after it took the frame) does not
+// stop the frames after it. When queueing throws (no stack left), the frame
+// is taken back out: the runner counts it as not sent.
+const enqueue = queueMicrotask;
 const waiting = { __proto__: null };
 let head = 0;
 let tail = 0;
-// A write that throws (a program replaced process.nextTick, which the
-// stream calls after it took the frame) does not stop the frames after it.
+let scheduled = false;
+function queueFrame(bytes) {
+  waiting[tail++] = bytes;
+  if (!scheduled) {
+    try {
+      enqueue(writeWaiting);
+    } catch (e) {
+      waiting[--tail] = undefined;
+      throw e;
+    }
+    scheduled = true;
+  }
+}
 function writeWaiting() {
+  scheduled = false;
   while (head < tail && socket.writableLength === 0) {
     const bytes = waiting[head];
     waiting[head++] = undefined;
@@ -197,7 +216,7 @@ function compileSetup(text) {
 const { stripTypeScriptTypes } = require("node:module");
 const receive = CodeModeRunner.startNodeRunner({
   channel: {
-    write: (bytes) => { waiting[tail++] = bytes; writeWaiting(); },
+    write: queueFrame,
     close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); socket.destroy(); process.exit(70); },
   },
   importModule,

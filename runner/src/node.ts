@@ -42,7 +42,6 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   const realClearTimeout = g.clearTimeout as (h: unknown) => void;
   const realSetInterval = g.setInterval as (f: () => void, ms: number) => unknown;
   const realClearInterval = g.clearInterval as (h: unknown) => void;
-  const realQueueMicrotask = g.queueMicrotask as (f: () => void) => void;
   const randomBytes = deps.randomBytes;
   const SetCtor = Set;
   const setAdd = Set.prototype.add;
@@ -140,7 +139,6 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
         return out;
       },
       now: () => apply(dateNow, DateCtor, []),
-      defer: (f) => apply(realQueueMicrotask as never, g, [f]),
       setTimer: (f, ms) => apply(realSetTimeout as never, g, [f, ms]),
       clearTimer: (h) => apply(realClearTimeout as never, g, [h]),
       started(ex) {

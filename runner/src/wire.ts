@@ -37,6 +37,12 @@ const Kind = { ready: 1, execute: 2, cancel: 3, toolCall: 4, toolResult: 5, outp
 
 /** A channel carries bytes both ways; the runner calls write, the platform calls receive. */
 export interface Channel {
+  /**
+   * write queues a frame, in order, and returns: the runner sends from
+   * inside a program's stack (a tool call), where the platform's own
+   * writing may run out of stack and break (Node.js's socket.write did).
+   * When write throws, the frame is not sent.
+   */
   write(bytes: Uint8Array): void;
   /** close ends the channel after a protocol fault. */
   close(reason: Error): void;
@@ -59,11 +65,6 @@ export interface Platform {
   /** setTimer and clearTimer are the host's own timers, for deadlines. */
   setTimer(f: () => void, ms: number): unknown;
   clearTimer(handle: unknown): void;
-  /**
-   * defer runs f in a job of its own, after the current one (queueMicrotask),
-   * with the stack of a fresh job.
-   */
-  defer(f: () => void): void;
   /** started and ended bracket an execution (the platform tracks its timers). */
   started(ex: Execution): void;
   ended(ex: Execution): void;
@@ -387,49 +388,11 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
   const platform = opts.platform;
   const defaults = opts.limits;
 
-  // Frames are written by a job of their own, in the order sent, not where
-  // they are sent: a tool call is sent from inside the program's stack, and
-  // a runaway recursion that ran out of stack inside the platform's write
-  // (Node.js's socket.write) left the socket's stream broken, and the whole
-  // runtime unable to send another message. A frame that send queued is
-  // sent; when send throws (the frame too large, no stack left to queue
-  // it), nothing of it is.
-  const queued = record<Uint8Array | undefined>();
-  let queuedCount = 0;
-  let draining = false;
-  // A write that throws does not keep the frames after it from going out:
-  // Node.js's stream throws after it took the frame when a program replaced
-  // process.nextTick, and the rest of the batch (another execution's tool
-  // call) was dropped with it.
-  const drain = (): void => {
-    draining = false;
-    const n = queuedCount;
-    queuedCount = 0;
-    for (let i = 0; i < n; i++) {
-      const bytes = queued[i] as Uint8Array;
-      queued[i] = undefined;
-      if (dead) continue;
-      try {
-        channel.write(bytes);
-      } catch {
-        // the platform's to report; the next frame still goes
-      }
-    }
-  };
+  // A frame too large throws here, and nothing of it is sent; the channel
+  // queues the rest and writes them later (see Channel.write).
   const send = (m: MapWriter) => {
     if (dead) return;
-    const bytes = frame(m);
-    queued[queuedCount] = bytes;
-    queuedCount++;
-    if (!draining) {
-      try {
-        platform.defer(drain);
-      } catch (error) {
-        queuedCount--;
-        throw error;
-      }
-      draining = true;
-    }
+    channel.write(frame(m));
   };
 
   // The kept scopes (wire 1.2) and compiled scope setups (wire 1.3).
