@@ -945,7 +945,12 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let draws = 0;
     let bytesUsed = 0;
     let clockReads = 0;
-    const clockFull = () => new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
+    const countClockRead = () => {
+      if (clockReads >= maxArrayItems) {
+        throw new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
+      }
+      clockReads++;
+    };
     const takeClock = () => {
       const c = observed;
       observed = [];
@@ -1262,15 +1267,13 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       finished: () => done,
       flush,
       now() {
-        if (clockReads >= maxArrayItems) throw clockFull();
-        clockReads++;
+        countClockRead();
         const t = replayed < replay.length ? replay[replayed++] : realNow2();
         push(observed, t);
         return t;
       },
       perfNow(real) {
-        if (clockReads >= maxArrayItems) throw clockFull();
-        clockReads++;
+        countClockRead();
         let t;
         if (replayed < replay.length) t = replay[replayed++];
         else {
@@ -3077,12 +3080,11 @@ return __codemodeURL;`);
       const line = lines[i];
       const at = stringIndexOf(line, "    at ");
       if (at !== 0) continue;
-      let where = stringSlice(line, 7);
-      const open = stringIndexOf(where, "(");
-      if (open >= 0) where = stringSlice(where, open + 1, where.length - 1);
-      const parts = stringSplit(where, ":");
-      if (parts.length < 3) return "";
-      return stringSlice(where, 0, where.length - parts[parts.length - 1].length - parts[parts.length - 2].length - 2);
+      let where = line.slice(7);
+      const open = where.indexOf("(");
+      if (open >= 0) where = where.slice(open + 1, where.length - 1);
+      const end = where.lastIndexOf(":", where.lastIndexOf(":") - 1);
+      return end > 0 ? where.slice(0, end) : "";
     }
     return "";
   })();

@@ -588,8 +588,12 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // wait) throws a RangeError. Replayed values count: a replay reads no
   // more than its first pass did.
   let clockReads = 0;
-  const clockFull = (): Error =>
-    new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
+  const countClockRead = (): void => {
+    if (clockReads >= maxArrayItems) {
+      throw new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
+    }
+    clockReads++;
+  };
   const takeClock = (): number[] => {
     const c = observed;
     observed = [];
@@ -970,15 +974,13 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     finished: () => done,
     flush,
     now(): number {
-      if (clockReads >= maxArrayItems) throw clockFull();
-      clockReads++;
+      countClockRead();
       const t = replayed < replay.length ? replay[replayed++] : realNow();
       push(observed, t);
       return t;
     },
     perfNow(real: () => number): number {
-      if (clockReads >= maxArrayItems) throw clockFull();
-      clockReads++;
+      countClockRead();
       let t: number;
       if (replayed < replay.length) t = replay[replayed++];
       else {

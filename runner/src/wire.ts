@@ -294,13 +294,13 @@ const ownFile = ((): string => {
     const line = lines[i];
     const at = stringIndexOf(line, "    at ");
     if (at !== 0) continue;
-    let where = stringSlice(line, 7);
-    const open = stringIndexOf(where, "(");
-    if (open >= 0) where = stringSlice(where, open + 1, where.length - 1);
-    // file:line:column
-    const parts = stringSplit(where, ":");
-    if (parts.length < 3) return "";
-    return stringSlice(where, 0, where.length - parts[parts.length - 1].length - parts[parts.length - 2].length - 2);
+    // "    at f (file:line:column)" or "    at file:line:column"; this runs
+    // as the runner loads, before any program could change String.prototype.
+    let where = line.slice(7);
+    const open = where.indexOf("(");
+    if (open >= 0) where = where.slice(open + 1, where.length - 1);
+    const end = where.lastIndexOf(":", where.lastIndexOf(":") - 1);
+    return end > 0 ? where.slice(0, end) : "";
   }
   return "";
 })();
