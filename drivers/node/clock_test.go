@@ -30,6 +30,17 @@ func TestClockValuesPastTheFrameLimit(t *testing.T) {
 	if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "the call of codemode.echo does not fit in a message with the 10000 clock values") {
 		t.Fatalf("%s %+v, want a RangeError naming the call and its 10000 clock values", out.Kind, out.Error)
 	}
+	// The same for a result (TestHostileProgramsFailAlone has both on
+	// QuickJS, whose default heap of 64 MiB is too small for them).
+	out, err = c.Run(ctx, `export default async function ({ result }) {
+  result.appendText("€".repeat(5.58e6)); for (let i = 0; i < 10000; i++) performance.now();
+}`, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "the result does not fit in a message with the 10000 clock values") {
+		t.Fatalf("%s %+v, want a RangeError naming the result and its 10000 clock values", out.Kind, out.Error)
+	}
 	out, err = c.Run(ctx, `export default async function ({ codemode }) { return (await codemode.echo({ value: "next" })).value; }`, client.RunOptions{})
 	if err != nil || out.Kind != client.Success || string(out.Value) != `"next"` {
 		t.Fatalf("the next program: %+v %v", out, err)
