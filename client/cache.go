@@ -3,11 +3,13 @@ package client
 import (
 	"container/list"
 	"sync"
+
+	"github.com/codemode-go/codemode/internal/codeform"
 )
 
 // eraseCache keeps the most recently erased programs, so that a program run
-// again (a retry, a saved snippet, a durable run's replay after an approval,
-// `codemode run --repeat`) skips esbuild. It is bounded in bytes and evicts
+// again (a retry, a saved program, a recorded run resumed after an
+// approval, `codemode run --repeat`) skips esbuild. It is bounded in bytes and evicts
 // the least recently used program first. Entries are immutable; the cache
 // is safe for concurrent use. Erasure has no options that vary between runs
 // of one client (the esbuild options are constant, and a client's scope
@@ -51,14 +53,14 @@ func entrySize(key string, prog *erased) int {
 // erase returns the erased program for source, from the cache when present.
 // key identifies the program: the source itself, or for model-written code a
 // key derived from the code (see Client.RunCode); back is as for erase.
-func (c *eraseCache) erase(key, source string, back *normalized) (*erased, error) {
-	return c.eraseWith(key, func() (string, *normalized) { return source, back })
+func (c *eraseCache) erase(key, source string, back *codeform.Normalized) (*erased, error) {
+	return c.eraseWith(key, func() (string, *codeform.Normalized) { return source, back })
 }
 
 // eraseWith is erase for a program made on a cache miss only: prepare
 // returns the source and its normalization (model-written code is
 // normalized only when not cached).
-func (c *eraseCache) eraseWith(key string, prepare func() (string, *normalized)) (*erased, error) {
+func (c *eraseCache) eraseWith(key string, prepare func() (string, *codeform.Normalized)) (*erased, error) {
 	c.mu.Lock()
 	if e, ok := c.index[key]; ok {
 		c.order.MoveToFront(e)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/wire"
 )
 
@@ -26,10 +27,17 @@ type Client struct {
 	rt       Executor
 	contract *contract.Contract
 	erased   *eraseCache
-	// setup is the scope setup of WithScopeSetup, or empty.
+	// setup is the scope setup: the SDK's (sdkSetup) or an Extension's.
 	setup *scopeSetup
+	// declarations are an Extension's declarations, or empty.
+	declarations string
+	// defaults are Execute's run options (WithDefaults).
+	defaults RunOptions
 	// scopes are the contract's namespaces as runs send them.
 	scopes *scopeLists
+	// sdk holds the SDK's host tools (search, describe), shared by the
+	// clients of one contract.
+	sdk *sdk
 }
 
 // scopeSetup is a client's scope setup: its TypeScript text, and how runs
@@ -79,33 +87,60 @@ type Executor interface {
 // New binds an executor (a *Runtime or a *Pool) and a contract. The client
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
-	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}}
+	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}, sdk: &sdk{},
+		setup: &scopeSetup{text: sdkSetup}}
 }
 
-// WithScopeSetup returns a client for the same executor and contract whose
-// RunCode and ValidateCode programs see the scope through setup: a
-// TypeScript function expression, written on one line, that receives the
-// program's scope (AgentProgramScope) and returns the scope the code sees,
-// for example one whose namespace wraps a tool's result in a Proxy. It runs
-// inside the program (in the sandbox), before the code, on every run; the
-// type checker checks it with the code, so it must type-check on its own
-// (annotate its parameter). Run and Validate, which take whole modules, do
-// not apply it. An empty setup is the plain client.
-//
-// A runner that speaks wire 1.3 receives the setup erased, apart from the
-// program (ExecuteRequest.Setup), compiles it before the program's module
-// and keeps it compiled, so a long setup costs a run little (the durable
-// runtime's 2,800 characters cost 0.9 ms of QuickJS compilation per run
-// inside the module, about 0.15 ms this way). For an older runner, or a
-// setup esbuild cannot erase on its own, every program's module applies
-// it inline, on the wrapper's own lines. Either way the program's
-// positions are its own.
-func (c *Client) WithScopeSetup(setup string) *Client {
-	var s *scopeSetup
-	if setup != "" {
-		s = &scopeSetup{text: setup}
+// Extension is what a layer above the client adds to the programs it runs:
+// a scope setup, and the declarations of what the setup adds. A runner that
+// records executions extends the client this way with its own codemode.step
+// and codemode.run.
+type Extension struct {
+	// Setup is a TypeScript function expression, written on one line, that
+	// receives the program's scope (AgentProgramScope) and returns the scope
+	// the code sees, for example one whose namespace wraps a tool's result
+	// in a Proxy. It runs inside the program (in the sandbox), before the
+	// code, on every run, in every form (a module's default export receives
+	// its scope). It replaces the client's own setup, which gives the
+	// codemode namespace step and run: an extension that keeps that
+	// namespace provides them itself. The type checker checks it with the
+	// code, so it must type-check on its own (annotate its parameter).
+	// Empty keeps the client's own setup.
+	Setup string
+	// Declarations are TypeScript declarations beside the contract's: what
+	// Setup adds, merged into the contract's interfaces by TypeScript's
+	// declaration merging (an `interface Tools { run(...): ... }` adds a
+	// member to the codemode namespace). TypeDefinitions, Validate and
+	// ValidateCode include them.
+	Declarations string
+}
+
+// Extend returns a client for the same executor and contract that runs
+// programs with e (see Extension). A runner that speaks wire 1.3 receives
+// the setup erased, apart from the program (ExecuteRequest.Setup), compiles
+// it before the program's module and keeps it compiled, so a long setup
+// costs a run little (2,800 characters cost 0.9 ms of QuickJS compilation
+// per run inside the module, about 0.15 ms this way). For an older runner,
+// or a setup esbuild cannot erase on its own, the program's module applies
+// it inline, on the wrapper's own lines (modules then see the scope as it
+// is). Either way the program's positions are its own.
+func (c *Client) Extend(e Extension) *Client {
+	setup := c.setup
+	if e.Setup != "" {
+		setup = &scopeSetup{text: e.Setup}
 	}
-	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: s, scopes: c.scopes}
+	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup, scopes: c.scopes, sdk: c.sdk,
+		declarations: c.declarations + e.Declarations, defaults: c.defaults}
+}
+
+// TypeDefinitions returns the declarations programs are written against:
+// the contract's TypeDefinitions and, after them, the Declarations of the
+// client's Extension.
+func (c *Client) TypeDefinitions() string {
+	if c.declarations == "" {
+		return c.contract.TypeDefinitions()
+	}
+	return c.contract.TypeDefinitions() + "\n" + c.declarations
 }
 
 // Contract returns the client's contract.
@@ -147,8 +182,8 @@ type RunOptions struct {
 	// before the real clock (a previous run's Outcome.Clock, to replay it).
 	Clock []float64
 	// Prefill holds the results the run's tool calls will receive, by seq,
-	// when the caller knows them already (a journal replaying recorded
-	// calls): a runner that speaks wire 1.3 answers such a call at once,
+	// when the caller knows them already (recorded calls run again): a
+	// runner that speaks wire 1.3 answers such a call at once,
 	// without a round trip to the host, and the host still runs the call
 	// through Middleware and the tool, in order, before anything the
 	// program did after it, and ends the run when the answer differs from
@@ -159,6 +194,15 @@ type RunOptions struct {
 	// allows, through the host (see FetchPolicy); nil leaves fetch off. A
 	// policy that does not parse fails the run before it starts.
 	Fetch *FetchPolicy
+	// Approve decides each call whose tool's policy needs approval
+	// (contract.Policy.NeedsApproval), after Middleware and just before
+	// the handler: nil lets the call run, an error refuses it (the program
+	// sees the error, and the handler does not run). It may block, for
+	// example while a person is asked; ctx ends with the run. Nil refuses
+	// every such call with an error naming the tool. A middleware that
+	// gates approvals itself (one that can pause a run until a person
+	// decides) sets an Approve that returns nil.
+	Approve func(ctx context.Context, call ToolCall) error
 	// TracerProvider, when set, records the run as OpenTelemetry spans: the
 	// execution ("codemode.execution": execution ID, driver, outcome), the
 	// program input's validation ("codemode.validate") and each tool call
@@ -201,33 +245,40 @@ func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Ou
 // (ExecuteRequest.Setup; "" when the module applies the client's setup
 // itself, or there is none).
 func (c *Client) program(source string, isCode bool) (*erased, string, error) {
+	setup := c.setup.erasedText()
 	if !isCode {
-		prog, err := c.erased.eraseWith(source, func() (string, *normalized) { return source, nil })
-		return prog, "", err
-	}
-	var setup string
-	if c.setup != nil {
-		setup = c.setup.erasedText()
+		// A module's default export receives the scope through the setup
+		// when the runner takes it apart (wire 1.3); an older runner's
+		// modules see the scope as it is.
+		prog, err := c.erased.eraseWith(source, func() (string, *codeform.Normalized) { return source, nil })
+		return prog, setup, err
 	}
 	key, inline := "\x00code\x00"+source, ""
-	if c.setup != nil && setup == "" {
+	if setup == "" {
 		key, inline = "\x00inline\x00"+source, c.setup.text
 	}
-	prog, err := c.erased.eraseWith(key, func() (string, *normalized) {
-		n := normalize(source, c.scopeNames(), inline)
-		return n.module, n
+	prog, err := c.erased.eraseWith(key, func() (string, *codeform.Normalized) {
+		n := codeform.Normalize(source, c.scopeNames(), inline)
+		return n.Module, n
 	})
 	return prog, setup, err
 }
 
-// scopeNames are the scope properties a program receives.
+// scopeNames are the scope properties a program receives: input when the
+// contract is input-bearing, its namespaces, codemode (the SDK's, when the
+// contract has no tools there), console and result.
 func (c *Client) scopeNames() []string {
 	var names []string
 	if c.contract.HasInput() {
 		names = append(names, "input")
 	}
+	sdk := false
 	for _, ns := range c.contract.NamespaceList() {
 		names = append(names, ns.Name)
+		sdk = sdk || ns.Name == sdkNamespace
+	}
+	if !sdk {
+		names = append(names, sdkNamespace)
 	}
 	return append(names, "console", "result")
 }
@@ -273,7 +324,7 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 	if st := c.strippable(source, isCode); st != nil {
 		// The runner strips the types itself (wire 1.4), or the runtime
 		// asks for them erased here (erase).
-		prog, js, erase = st, source, st.erase
+		prog, js, erase, setup = st, source, st.erase, c.setup.erasedText()
 	} else {
 		e, s, err := c.program(source, isCode)
 		if err != nil {
@@ -292,7 +343,9 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 		}
 		scope = c.scopes.get(true)
 	}
-	inner := ToolCaller(ToolCallerFunc(handle))
+	inner := ToolCaller(ToolCallerFunc(func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+		return handle(ctx, call, opts.Approve)
+	}))
 	if opts.Middleware != nil {
 		inner = opts.Middleware(inner)
 	}
@@ -353,20 +406,39 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 			if x := prog.excerptAt(out.Error.Stack); x != "" {
 				out.Error.Message += "\n" + x
 			}
+		} else {
+			out.Error.excerpt = prog.excerptAt(out.Error.Stack)
 		}
 	}
 	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
 	return out, nil
 }
 
-// handle is the innermost ToolCaller: the contract tool's handler, or for
-// a fetch, the run's fetch policy.
-func handle(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+// handle is the innermost ToolCaller: the contract tool's handler, once
+// approve let a call that needs approval through, or for a fetch, the
+// run's fetch policy.
+func handle(ctx context.Context, call ToolCall, approve func(context.Context, ToolCall) error) (json.RawMessage, error) {
 	if f, ok := ctx.Value(fetchKey{}).(*fetcher); ok && call.Namespace == FetchNamespace {
 		return f.do(ctx, call.Input)
 	}
 	t := toolFromContext(ctx)
+	if t.Policy().NeedsApproval(call.Input) {
+		if approve == nil {
+			return nil, &approvalError{what: call.Namespace + "." + call.Tool}
+		}
+		if err := approve(ctx, call); err != nil {
+			return nil, err
+		}
+	}
 	return t.Handle(ctx, call.Input)
+}
+
+// approvalError refuses a call that needs approval in a run that cannot
+// ask for it.
+type approvalError struct{ what string }
+
+func (e *approvalError) Error() string {
+	return e.what + " needs a person's approval before it runs, and this run has no way to ask for it (the host may pass RunOptions.Approve, or give the tool a policy without approval)"
 }
 
 type fetchKey struct{}
@@ -403,6 +475,9 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 	start := time.Now()
 	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
 	t := c.contract.Tool(call.Namespace, call.Tool)
+	if t == nil && call.Namespace == sdkNamespace {
+		t = c.sdk.tool(c.contract, call.Tool)
+	}
 	if t == nil {
 		err := fmt.Errorf("unknown tool %s.%s", call.Namespace, call.Tool)
 		ev.Kind, ev.Err = EventToolCallFailed, err
@@ -460,7 +535,7 @@ func (f *toolValidationFailure) Error() string {
 func cloneOutcome(o *Outcome) *Outcome {
 	c := *o
 	if o.Content != nil {
-		c.Content = append([]Content{}, o.Content...)
+		c.Content = append([]contract.Content{}, o.Content...)
 	}
 	if o.Error != nil {
 		e := *o.Error
@@ -474,12 +549,4 @@ func newExecutionID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("run_%d_%x", time.Now().UnixMilli(), b)
-}
-
-// setupText is the client's scope setup as WithScopeSetup received it, or "".
-func (c *Client) setupText() string {
-	if c.setup == nil {
-		return ""
-	}
-	return c.setup.text
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 )
@@ -151,8 +152,8 @@ func BenchmarkRunCodeErase(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			loopCPU(b, func() {
 				i++
-				n := normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "")
-				if _, err := erase(n.module, n); err != nil {
+				n := codeform.Normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "")
+				if _, err := erase(n.Module, n); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -20,8 +20,8 @@ import (
 // FetchNamespace and FetchTool name the host call a program's fetch makes
 // (runner/src/web/fetch.ts): a tool call on a namespace that is not a
 // JavaScript identifier, so it cannot clash with a contract namespace and
-// is not in the program's scope. Middleware, telemetry and the durable
-// journal see it like any tool call.
+// is not in the program's scope. Middleware and telemetry see it like any
+// tool call.
 const (
 	FetchNamespace = "@web"
 	FetchTool      = "fetch"
@@ -63,8 +63,8 @@ type FetchPolicy struct {
 	// MaxRequests caps the requests one execution may send; default
 	// DefaultMaxFetchRequests. A fetch past it fails with a TypeError
 	// naming the cap, as a denied origin does. Redirects followed for a
-	// request do not count again; requests a durable pass replays from the
-	// journal are not sent and do not count.
+	// request do not count again; requests a middleware answers itself (a
+	// recorded result) are not sent and do not count.
 	MaxRequests int
 	// Transport sends the requests; nil means http.DefaultTransport. A
 	// test's server certificate is trusted through it.

@@ -22,13 +22,13 @@ func (f ToolCallerFunc) CallTool(ctx context.Context, call ToolCall) (json.RawMe
 }
 
 // Middleware wraps every tool call of a run (RunOptions.Middleware): a
-// journal, an approval gate, an audit log, a rate limit. It sees the call
+// recorder, an approval gate, an audit log, a rate limit. It sees the call
 // after its input passed the tool's input schema, and what it returns is
 // checked against the tool's output schema afterwards, so validation stays
 // outside its reach. It may answer without calling next (a recorded result),
 // fail the call with an error the program can catch, or end the whole
 // execution with Halt. The context ends when the execution ends: a call
-// still in flight then sees ctx.Done(), so a journal can record it as
+// still in flight then sees ctx.Done(), so a recorder can note it as
 // ended.
 //
 //	logCalls := func(next client.ToolCaller) client.ToolCaller {
@@ -79,8 +79,8 @@ func withCall(ctx context.Context, call ToolCall) context.Context {
 // ProgramFailed outcome whose Halt field is err (test it with errors.As or
 // errors.Is) and whose Error is named by err's ErrorName method, else
 // "HaltError". A halt is not a cancellation: the runtime is not probed, and
-// other executions carry on. A durable journal halts to pause a run for
-// approval and to stop a run whose replay diverged. Halt(nil) is nil.
+// other executions carry on. A recording runner halts to stop a run that
+// waits for a person's approval. Halt(nil) is nil.
 func Halt(err error) error {
 	if err == nil {
 		return nil

@@ -39,12 +39,13 @@ func BenchmarkToolDispatch(b *testing.B) {
 			}
 		}
 	})
+	inner := ToolCallerFunc(func(ctx context.Context, call ToolCall) (json.RawMessage, error) { return handle(ctx, call, nil) })
 	for _, tc := range []struct {
 		name   string
 		caller ToolCaller
 	}{
-		{"no-middleware", ToolCallerFunc(handle)},
-		{"one-middleware", pass(ToolCallerFunc(handle))},
+		{"no-middleware", inner},
+		{"one-middleware", pass(inner)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/wire"
 )
 
@@ -17,15 +18,6 @@ const (
 	ProgramFailed OutcomeKind = "program-failed"
 )
 
-// Content is one item of a program's ordered result: Type "text" with Text,
-// or Type "image" with base64 Data and MimeType.
-type Content struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	Data     string `json:"data,omitempty"`
-	MimeType string `json:"mimeType,omitempty"`
-}
-
 // ProgramError is the error a failed program ended with: the JavaScript
 // error's name, message and stack (bounded by the runner: name 200, message
 // 8,192, stack 16,384 characters), with stack positions in the submitted
@@ -34,18 +26,32 @@ type ProgramError struct {
 	Name    string `json:"name"`
 	Message string `json:"message"`
 	Stack   string `json:"stack,omitempty"`
+
+	// excerpt is where the program failed, "  at agent.ts:L:C" and the
+	// source's lines around it, when the stack names a place in it.
+	excerpt string
 }
 
 // Error returns "name: message".
 func (e *ProgramError) Error() string { return e.Name + ": " + e.Message }
 
+// Text is the error as an agent reads it: "name: message", then, when the
+// stack names a place in the program, "  at agent.ts:LINE:COLUMN" and the
+// program's lines around it, with a caret under the column.
+func (e *ProgramError) Text() string {
+	if e.excerpt == "" {
+		return e.Error()
+	}
+	return e.Error() + "\n" + e.excerpt
+}
+
 // Outcome is the result of one run: Kind Success with Content (never nil;
 // empty when the program appended nothing), or Kind ProgramFailed with
 // Error.
 type Outcome struct {
-	Kind    OutcomeKind   `json:"kind"`
-	Content []Content     `json:"content,omitempty"`
-	Error   *ProgramError `json:"error,omitempty"`
+	Kind    OutcomeKind        `json:"kind"`
+	Content []contract.Content `json:"content,omitempty"`
+	Error   *ProgramError      `json:"error,omitempty"`
 	// Halt is the error a Middleware or tool handler ended the execution
 	// with (see Halt), for errors.As; nil otherwise. Error then carries its
 	// name and message.
@@ -63,9 +69,9 @@ type Outcome struct {
 
 func outcomeOf(m *wire.Message) *Outcome {
 	if m.Outcome == wire.OutcomeSuccess {
-		c := make([]Content, len(m.Content))
+		c := make([]contract.Content, len(m.Content))
 		for i, x := range m.Content {
-			c[i] = Content{Type: x.Type, Text: x.Text, Data: x.Data, MimeType: x.MimeType}
+			c[i] = contract.Content{Type: x.Type, Text: x.Text, Data: x.Data, MimeType: x.MimeType}
 		}
 		return &Outcome{Kind: Success, Content: c, Value: json.RawMessage(m.Value), Clock: m.Clock}
 	}

@@ -29,13 +29,13 @@ type scopeLists struct {
 func (l *scopeLists) get(fetch bool) runScope {
 	if fetch {
 		l.with.Do(func() {
-			ns := l.contract.Namespaces()
+			ns := withSDK(l.contract.Namespaces())
 			ns[FetchNamespace] = []string{FetchTool}
 			l.withScope = newRunScope(ns)
 		})
 		return l.withScope
 	}
-	l.plain.Do(func() { l.plainScope = newRunScope(l.contract.Namespaces()) })
+	l.plain.Do(func() { l.plainScope = newRunScope(withSDK(l.contract.Namespaces())) })
 	return l.plainScope
 }
 

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/codemode-go/codemode/internal/codeform"
 )
 
 // positions maps an outcome's "agent.ts:L:C" positions to the submitted
@@ -73,7 +75,7 @@ type stripped struct {
 // erase erases the program here, for a runtime that sends JavaScript
 // (ExecuteRequest.Erase).
 func (s *stripped) erase() (string, error) {
-	e, err := s.cache.eraseWith(s.source, func() (string, *normalized) { return s.source, nil })
+	e, err := s.cache.eraseWith(s.source, func() (string, *codeform.Normalized) { return s.source, nil })
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // TracerName is the instrumentation scope of the spans codemode records
-// (RunOptions.TracerProvider, durable.Options.TracerProvider).
+// (RunOptions.TracerProvider, and the layers built on the client).
 const TracerName = "github.com/codemode-go/codemode"
 
 // Span attributes of a run (RunOptions.TracerProvider). The tool call

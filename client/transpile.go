@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
@@ -22,8 +23,8 @@ const programFilename = "agent.ts"
 // JavaScript: see sourceMap. An erased program is safe for concurrent use.
 type erased struct {
 	js     string
-	source string      // the TypeScript that was erased
-	back   *normalized // for model-written code: the way back to its coordinates
+	source string               // the TypeScript that was erased
+	back   *codeform.Normalized // for model-written code: the way back to its coordinates
 
 	mapOnce sync.Once
 	smap    *sourcemap.Consumer // nil when no map could be made
@@ -53,7 +54,7 @@ func transformOptions(m api.SourceMap) api.TransformOptions {
 // submitted line and column. back, when not nil, is the normalization that
 // made source from model-written code; positions are then reported in the
 // code's coordinates.
-func erase(source string, back *normalized) (*erased, error) {
+func erase(source string, back *codeform.Normalized) (*erased, error) {
 	res := api.Transform(source, transformOptions(api.SourceMapNone))
 	if len(res.Errors) > 0 {
 		var b strings.Builder
@@ -62,14 +63,14 @@ func erase(source string, back *normalized) (*erased, error) {
 				b.WriteString("\n")
 			}
 			if m.Location != nil {
-				l, c := back.position(m.Location.Line, m.Location.Column+1)
+				l, c := back.Position(m.Location.Line, m.Location.Column+1)
 				fmt.Fprintf(&b, "%s:%d:%d: ", programFilename, l, c)
 			}
 			b.WriteString(m.Text)
 		}
 		stack := ""
 		if loc := res.Errors[0].Location; loc != nil {
-			l, c := back.position(loc.Line, loc.Column+1)
+			l, c := back.Position(loc.Line, loc.Column+1)
 			stack = fmt.Sprintf("    at %s:%d:%d", programFilename, l, c)
 		}
 		return nil, &ProgramError{Name: "SyntaxError", Message: b.String(), Stack: stack}
@@ -85,7 +86,7 @@ func erase(source string, back *normalized) (*erased, error) {
 func (e *erased) prepare() {
 	e.mapOnce.Do(func() {
 		if e.back != nil {
-			e.lines = e.back.lines
+			e.lines = e.back.Lines
 		} else {
 			e.lines = strings.Split(e.source, "\n")
 		}
@@ -122,7 +123,7 @@ func (e *erased) mapPosition(line, col int) (int, int, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	l, c = e.back.position(l, c)
+	l, c = e.back.Position(l, c)
 	return l, c, true
 }
 
@@ -161,7 +162,7 @@ func (e *erased) mapText(text string) string {
 				if m[2] != "" {
 					col, _ = strconv.Atoi(m[2])
 				}
-				if ml, mc, ok := e.smapSource(line, col); ok && !e.back.inCode(ml, mc) {
+				if ml, mc, ok := e.smapSource(line, col); ok && !e.back.InCode(ml, mc) {
 					// A frame of the code's function after the code (the end
 					// of its last statement) may stand in when no frame is in
 					// the code; the wrapper's own frames (default) and its

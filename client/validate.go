@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -17,12 +18,14 @@ import (
 //	res, err := cl.Validate(ctx, checker, source)
 //	if err == nil && !res.Valid { tellTheAgent(res.Report) }
 func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, source string) (*typecheck.Result, error) {
-	return c.validate(ctx, checker, source, nil)
+	return c.validate(ctx, checker, source)
 }
 
-func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, source string, extra []typecheck.File) (*typecheck.Result, error) {
+func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, source string) (*typecheck.Result, error) {
 	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.contract.TypeDefinitions(), Checker: c.contract.CheckerDeclarations()}}
-	files = append(files, extra...)
+	if c.declarations != "" {
+		files = append(files, typecheck.File{Name: "codemode-extension.d.ts", Text: c.declarations})
+	}
 	rtFiles, err := c.rt.TypeDefinitionFiles(ctx)
 	if err != nil {
 		return nil, err
@@ -39,26 +42,20 @@ func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, sourc
 // adds (for example a function whose parameter does not fit the program
 // contract) is reported at the nearest code position.
 func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
-	return c.ValidateCodeWith(ctx, checker, code)
-}
-
-// ValidateCodeWith is ValidateCode with extra declaration files beside the
-// contract's (for example what a layer above the client defines in the
-// program's scope; a global interface AgentProgramScope in one merges with
-// the contract's).
-func (c *Client) ValidateCodeWith(ctx context.Context, checker *typecheck.Checker, code string, extra ...typecheck.File) (*typecheck.Result, error) {
-	n := normalize(code, c.scopeNames(), c.setupText())
-	res, err := c.validate(ctx, checker, n.module, extra)
+	// The setup is left out: what it adds is declared (the contract's SDK,
+	// an Extension's Declarations), and its own code is the host's.
+	n := codeform.Normalize(code, c.scopeNames(), "")
+	res, err := c.validate(ctx, checker, n.Module)
 	if err != nil || res.Valid {
 		return res, err
 	}
 	out := &typecheck.Result{Diagnostics: make([]typecheck.Diagnostic, len(res.Diagnostics))}
 	for i, d := range res.Diagnostics {
 		if d.File == programFilename {
-			d.Line, d.Column = n.position(d.Line, d.Column)
+			d.Line, d.Column = n.Position(d.Line, d.Column)
 		}
 		out.Diagnostics[i] = d
 	}
-	out.Report = typecheck.Report(strings.Join(n.lines, "\n"), out.Diagnostics)
+	out.Report = typecheck.Report(strings.Join(n.Lines, "\n"), out.Diagnostics)
 	return out, nil
 }

@@ -156,7 +156,7 @@ func TestVersionNegotiation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cl := client.New(rt, c).WithScopeSetup(setup)
+			cl := client.New(rt, c).Extend(client.Extension{Setup: setup})
 			for range 2 {
 				if out, err := cl.RunCode(ctx, `1`, client.RunOptions{}); err != nil || out.Kind != client.Success {
 					t.Fatalf("1.%d: %+v %v", minor, out, err)

@@ -1,14 +1,3 @@
-// Package codetool is the code tool as a Go agent program hands it to a
-// model: a descriptor (name, description, input JSON Schema {code}) and a
-// Call that runs the model's arguments and returns the answer as JSON. A
-// durable handle (durable.Handle.Tool) and a plain client
-// (client.Client.Tool) make one; adapters in codetool/openaitool and
-// codetool/anthropictool turn it into the OpenAI and Anthropic Go SDKs'
-// tool types, so that this package and its makers import no model SDK.
-//
-//	tool, err := handle.Tool(codetool.Options{ConnectorHints: map[string]string{"github": "issues and pull requests of acme/*"}})
-//	…
-//	answer, err := tool.Call(ctx, json.RawMessage(`{"code": "await github.list_issues({})"}`))
 package codetool
 
 import (
@@ -16,76 +5,45 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/codemode-go/codemode/typecheck"
 )
 
-// Name is the code tool's name, as MCP servers of this module also call it.
+// Name is the code tool's name, as the MCP server of this module also
+// calls it.
 const Name = "code"
 
 // InputSchema is the JSON Schema of the code tool's arguments: an object
 // with one required, non-empty string property, code.
-const InputSchema = `{"type":"object","properties":{"code":{"type":"string","minLength":1,"description":"The TypeScript program: an async arrow function, or statements with top-level await whose last expression is the answer."}},"required":["code"],"additionalProperties":false}`
+const InputSchema = `{"type":"object","properties":{"code":{"type":"string","minLength":1,"description":"The TypeScript program: statements with top-level await whose last expression is the answer, an async arrow function, or a module with a default export."}},"required":["code"],"additionalProperties":false}`
 
-// Options shape the descriptor, as the runtime's tool options do
-// (description, connectorHints).
-type Options struct {
-	// Description, when not empty, replaces the generated description
-	// whole; ConnectorHints are then not used.
-	Description string
-	// ConnectorHints add one line each, under the namespace named by the
-	// key, to the generated description: what the connector is for, as the
-	// agent should read it ("issues and pull requests of acme/*"). A key
-	// that names no namespace of the catalogue is an error; a hint is one
-	// line (no newline).
-	ConnectorHints map[string]string
-}
-
-// CheckHints returns an error for a ConnectorHints key that names none of
-// namespaces, or a hint that holds a newline (a hint is one line).
-func (o Options) CheckHints(namespaces []string) error {
-	known := map[string]bool{}
-	for _, n := range namespaces {
-		known[n] = true
-	}
-	keys := make([]string, 0, len(o.ConnectorHints))
-	for k := range o.ConnectorHints {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !known[k] {
-			return fmt.Errorf("codetool: ConnectorHints[%q]: no namespace is named %s (namespaces: %s)", k, k, strings.Join(namespaces, ", "))
-		}
-		if strings.ContainsAny(o.ConnectorHints[k], "\r\n") {
-			return fmt.Errorf("codetool: ConnectorHints[%q]: a hint is one line", k)
-		}
-	}
-	return nil
-}
-
-// Descriptor is the code tool as a model sees it.
-type Descriptor struct {
-	Name        string          // Name ("code")
-	Description string          // what the tool does, the namespaces and how to write a program
-	InputSchema json.RawMessage // InputSchema
-}
-
-// Tool is a descriptor and the function that answers a call of it. It is
-// safe for concurrent use when its maker's runner is (a durable handle and
-// a client are).
+// Tool is the code tool as a Go agent program hands it to a model: the
+// descriptor the model sees and Call, which runs the model's arguments.
+// Adapters in codetool/openaitool and codetool/anthropictool turn it into
+// those SDKs' tool types. It is safe for concurrent use.
 type Tool struct {
-	Descriptor
-	run func(ctx context.Context, code string) (json.RawMessage, error)
+	Name        string          // Name ("code")
+	Description string          // what the tool does, the namespaces and how to write a program (see Description)
+	InputSchema json.RawMessage // InputSchema
+
+	runner  Runner
+	checker *typecheck.Checker
 }
 
-// New returns a tool with descriptor d whose Call runs the code of valid
-// arguments with run. Makers (durable.Handle.Tool, client.Client.Tool)
-// call it; run returns the answer as JSON, and an error only when no
-// answer could be made (a journal that failed, a runtime that closed), not
-// for a program that failed, which is an answer.
-func New(d Descriptor, run func(ctx context.Context, code string) (json.RawMessage, error)) *Tool {
-	return &Tool{Descriptor: d, run: run}
+// New returns the code tool over r (a *client.Client or a
+// *durable.Handle). It returns an error for a hint that names no namespace
+// of r's contract, or that holds a newline.
+//
+//	tool, err := codetool.New(cl, codetool.Options{Hints: map[string]string{"github": "issues of acme/*"}})
+//	…
+//	answer, err := tool.Call(ctx, toolCall.Arguments) // the answer's JSON, for the model
+func New(r Runner, opts Options) (*Tool, error) {
+	desc, err := Description(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Tool{Name: Name, Description: desc, InputSchema: json.RawMessage(InputSchema), runner: r, checker: opts.Checker}, nil
 }
 
 // ArgumentsError is arguments that are not the code tool's input: not a
@@ -101,18 +59,46 @@ func (e *ArgumentsError) Error() string {
 	return fmt.Sprintf(`codetool: bad arguments: %s; the code tool takes {"code": "<TypeScript program>"}`, e.Reason)
 }
 
-// Call decodes argumentsJSON ({"code": "…"}), runs the code and returns the
-// answer as JSON (for a durable handle the execution's output, for a plain
-// client the outcome). It returns an *ArgumentsError for arguments that are
-// not the tool's input (nothing runs), and the maker's error when no answer
-// could be made; a program that fails is an answer, not an error.
+// Call decodes argumentsJSON ({"code": "…"}), type-checks the code when the
+// tool has a checker, runs it and returns the Answer's JSON. A program that
+// does not type-check is answered as an error naming the compiler's
+// diagnostics, and nothing runs. It returns an *ArgumentsError for
+// arguments that are not the tool's input (nothing runs), and the runner's
+// error when no answer could be made; a program that fails is an answer,
+// not an error.
 func (t *Tool) Call(ctx context.Context, argumentsJSON json.RawMessage) (json.RawMessage, error) {
 	code, err := Code(argumentsJSON)
 	if err != nil {
 		return nil, err
 	}
-	return t.run(ctx, code)
+	answer, err := Run(ctx, t.runner, t.checker, code)
+	if err != nil {
+		return nil, err
+	}
+	return answer.MarshalJSON()
 }
+
+// Run type-checks code with checker (when not nil) and runs it with r. A
+// program that does not type-check is an Answer with StatusError whose
+// Error holds the compiler's report, and starts nothing; a checker that
+// fails is ignored (the program runs unchecked: a broken checker must not
+// stop programs). Errors are r's.
+func Run(ctx context.Context, r Runner, checker *typecheck.Checker, code string) (Answer, error) {
+	if checker != nil {
+		res, err := r.ValidateCode(ctx, checker, code)
+		if err != nil && ctx.Err() != nil {
+			return Answer{}, err
+		}
+		if err == nil && !res.Valid {
+			return Answer{Status: StatusError, Error: NotTypeChecked + "\n\n" + res.Report}, nil
+		}
+	}
+	return r.Execute(ctx, code)
+}
+
+// NotTypeChecked starts the Error of an answer for a program that does not
+// type-check.
+const NotTypeChecked = "The program does not type-check, so nothing ran. Fix these errors and send it again:"
 
 // Code returns the program in the code tool's arguments, or an
 // *ArgumentsError naming what is wrong with them.
@@ -141,72 +127,12 @@ func Code(argumentsJSON json.RawMessage) (string, error) {
 	return code, nil
 }
 
-// Catalogue is what a generated description is made from.
-type Catalogue struct {
-	// Namespaces are the scope names a program calls tools through
-	// (connectors, for a durable handle), in order.
-	Namespaces []string
-	// Declarations are the TypeScript declarations of the namespaces.
-	Declarations string
-	// Durable selects the durable runtime's text: executions are
-	// journalled, may pause for approval, and codemode.step exists.
-	Durable bool
-}
-
-// Description returns the code tool's description for catalogue c: the
-// options' Description when given, else a generated one that lists the
-// namespaces with their hints, says how to write a program and what the
-// answer looks like, and ends with the declarations. It returns an error
-// for a hint whose key names no namespace of c, or that holds a newline.
-//
-// A plain client's tool (client.Client.Tool) is described by it; a durable
-// handle's uses durable.Handle.ToolDescription, which knows discovery
-// (codemode.search and describe) and checks hints with Options.CheckHints.
-func Description(c Catalogue, opts Options) (string, error) {
-	if err := opts.CheckHints(c.Namespaces); err != nil {
-		return "", err
-	}
-	if opts.Description != "" {
-		return opts.Description, nil
-	}
-	var b strings.Builder
-	if c.Durable {
-		b.WriteString("Run a TypeScript program that calls the connectors declared below, as one durable execution: every connector call is recorded in a journal, with its arguments and result.\n\n")
-	} else {
-		b.WriteString("Run a TypeScript program that calls the tools declared below, and answer with its result. Use it to do in one step what would otherwise take many tool calls: call several tools, loop, filter and combine their results, and return only what matters.\n\n")
-	}
-	b.WriteString("Namespaces in scope:\n")
-	for _, n := range c.Namespaces {
-		b.WriteString("- " + n)
-		if h := strings.TrimSpace(opts.ConnectorHints[n]); h != "" {
-			b.WriteString(": " + h)
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("\nWrite an async arrow function, or plain statements with top-level await whose value (or a returned value) is the answer; console is in scope too.")
-	if c.Durable {
-		b.WriteString(" Use codemode.step(name, fn) around non-deterministic work that is not a connector call.\n\n")
-		b.WriteString(`Some actions need a person's approval. When the program reaches one, the execution pauses and the answer has "status": "paused" with the pending actions: nothing more runs until a person approves or rejects them outside this conversation. Do not call this tool again to retry a paused action; tell the user what waits for approval, with the executionId.` + "\n\n")
-		b.WriteString(`The answer is JSON: {"status": "completed", "executionId", "result", "logs"?} | {"status": "paused", "executionId", "pending": [{"seq", "connector", "method", "args"}]} | {"status": "error", "executionId", "error", "logs"?}.` + "\n\n")
-	} else {
-		b.WriteString("\n\n")
-		b.WriteString(`The answer is JSON: {"kind": "success", "value"?, "content"?} | {"kind": "program-failed", "error": {"name", "message", "stack"}}.` + "\n\n")
-	}
-	b.WriteString("Declarations:\n```ts\n" + strings.TrimRight(c.Declarations, "\n") + "\n```")
-	return b.String(), nil
-}
-
 // Failed reports whether an answer of Call is a failure the model should
-// see flagged as an error result: a durable output whose status is "error"
-// or a plain outcome whose kind is "program-failed". Adapters set their
-// SDK's error flag from it (a paused execution is not a failure).
+// see flagged as an error result: status "error". Adapters set their SDK's
+// error flag from it (a paused execution is not a failure).
 func Failed(answer json.RawMessage) bool {
 	var a struct {
-		Status string `json:"status"`
-		Kind   string `json:"kind"`
+		Status Status `json:"status"`
 	}
-	if json.Unmarshal(answer, &a) != nil {
-		return false
-	}
-	return a.Status == "error" || a.Kind == "program-failed"
+	return json.Unmarshal(answer, &a) == nil && a.Status == StatusError
 }

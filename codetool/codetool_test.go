@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -60,46 +63,122 @@ func FuzzCode(f *testing.F) {
 	})
 }
 
-// TestCallRunsOnlyValidArguments: Call hands the program to the maker and
+// fakeRunner answers from a function and records the programs it ran;
+// its contract has a github and a slack namespace.
+type fakeRunner struct {
+	c       *contract.Contract
+	ran     []string
+	answer  func(code string) (codetool.Answer, error)
+	invalid bool // ValidateCode finds every program invalid
+}
+
+func newFakeRunner(t *testing.T) *fakeRunner {
+	t.Helper()
+	mk := func(name, desc string) *contract.Tool {
+		tool, err := contract.NewRawTool(name, desc, json.RawMessage(`{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"],"additionalProperties":false}`), json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tool
+	}
+	c, err := contract.NewNamespaced(
+		contract.Namespace{Name: "github", Instructions: "# GitHub\n\nThe issues of acme.", Tools: []*contract.Tool{mk("create_issue", "Creates an issue."), mk("list_issues", "Lists the issues.")}},
+		contract.Namespace{Name: "slack", Tools: []*contract.Tool{mk("post", "Posts a message.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fakeRunner{c: c, answer: func(string) (codetool.Answer, error) {
+		return codetool.Answer{Status: codetool.StatusCompleted, ExecutionID: "run_1", Value: json.RawMessage(`1`)}, nil
+	}}
+}
+
+func (f *fakeRunner) Execute(ctx context.Context, code string) (codetool.Answer, error) {
+	f.ran = append(f.ran, code)
+	return f.answer(code)
+}
+func (f *fakeRunner) Contract() *contract.Contract { return f.c }
+func (f *fakeRunner) TypeDefinitions() string      { return f.c.TypeDefinitions() }
+func (f *fakeRunner) Environment() string          { return "a test double" }
+func (f *fakeRunner) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
+	if f.invalid {
+		return &typecheck.Result{Report: "agent.ts:1:1 - error TS2304: Cannot find name 'x'."}, nil
+	}
+	return &typecheck.Result{Valid: true}, nil
+}
+
+// fakeApprover is a fakeRunner that pauses.
+type fakeApprover struct{ *fakeRunner }
+
+func (f fakeApprover) Answer(context.Context, string) (codetool.Answer, error) {
+	return codetool.Answer{}, nil
+}
+func (f fakeApprover) ApprovePending(context.Context, string, []uint64) (codetool.Answer, error) {
+	return codetool.Answer{}, nil
+}
+func (f fakeApprover) Reject(context.Context, string, uint64) (bool, error) { return false, nil }
+
+// TestCallRunsOnlyValidArguments: Call hands the program to the runner and
 // passes its answer and error through; bad arguments never reach it.
 func TestCallRunsOnlyValidArguments(t *testing.T) {
-	var got []string
+	r := newFakeRunner(t)
 	boom := errors.New("journal down")
-	tool := codetool.New(codetool.Descriptor{Name: codetool.Name}, func(ctx context.Context, code string) (json.RawMessage, error) {
-		got = append(got, code)
+	r.answer = func(code string) (codetool.Answer, error) {
 		if code == "fail" {
-			return nil, boom
+			return codetool.Answer{}, boom
 		}
-		return json.RawMessage(`{"status":"completed"}`), nil
-	})
-	if out, err := tool.Call(context.Background(), json.RawMessage(`{"code":"ok"}`)); err != nil || string(out) != `{"status":"completed"}` {
+		return codetool.Answer{Status: codetool.StatusCompleted, ExecutionID: "run_1"}, nil
+	}
+	tool, err := codetool.New(r, codetool.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tool.Call(context.Background(), json.RawMessage(`{"code":"ok"}`)); err != nil || string(out) != `{"status":"completed","executionId":"run_1","value":null}` {
 		t.Fatalf("Call: %s, %v", out, err)
 	}
 	if _, err := tool.Call(context.Background(), json.RawMessage(`{"code":"fail"}`)); !errors.Is(err, boom) {
-		t.Fatalf("Call: %v, want the maker's error", err)
+		t.Fatalf("Call: %v, want the runner's error", err)
 	}
 	if _, err := tool.Call(context.Background(), json.RawMessage(`{"cod":"x"}`)); err == nil {
 		t.Fatal("bad arguments ran")
 	}
-	if strings.Join(got, ",") != "ok,fail" {
-		t.Fatalf("the maker ran %q", got)
+	if strings.Join(r.ran, ",") != "ok,fail" {
+		t.Fatalf("the runner ran %q", r.ran)
+	}
+}
+
+// TestRunTypeChecks: with a checker, a program that does not type-check
+// is an error answer with the report, and nothing runs.
+func TestRunTypeChecks(t *testing.T) {
+	r := newFakeRunner(t)
+	r.invalid = true
+	checker := &typecheck.Checker{} // the fake never uses it
+	a, err := codetool.Run(context.Background(), r, checker, "x")
+	if err != nil || a.Status != codetool.StatusError || !strings.HasPrefix(a.Error, codetool.NotTypeChecked) || !strings.Contains(a.Error, "TS2304") || len(r.ran) != 0 {
+		t.Fatalf("answer %+v, %v; ran %q", a, err, r.ran)
+	}
+	if a, err := codetool.Run(context.Background(), r, nil, "x"); err != nil || a.Status != codetool.StatusCompleted || len(r.ran) != 1 {
+		t.Fatalf("without a checker: %+v, %v", a, err)
 	}
 }
 
 // TestDescription: the generated texts, pinned by golden files; hints for
 // namespaces that do not exist, or of more than one line, are errors; a
-// given description replaces the generated one.
+// given description replaces the generated one, placeholders filled.
 func TestDescription(t *testing.T) {
-	cat := codetool.Catalogue{Namespaces: []string{"github", "slack"}, Declarations: "declare const github: {};\ndeclare const slack: {};\n"}
-	hints := codetool.Options{ConnectorHints: map[string]string{"github": "issues and pull requests of acme/*"}}
+	r := newFakeRunner(t)
+	hints := codetool.Options{Hints: map[string]string{"github": "issues and pull requests of acme/*"}}
 	for _, tc := range []struct {
-		golden  string
-		durable bool
-	}{{"durable.golden", true}, {"plain.golden", false}} {
+		golden string
+		runner codetool.Runner
+		opts   codetool.Options
+	}{
+		{"plain.golden", r, hints},
+		{"approver.golden", fakeApprover{r}, codetool.Options{Hints: hints.Hints, ResultTool: "code_result", SeparateContent: true}},
+		{"discover.golden", r, codetool.Options{Declarations: codetool.DeclarationsDiscover}},
+	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			c := cat
-			c.Durable = tc.durable
-			got, err := codetool.Description(c, hints)
+			got, err := codetool.Description(tc.runner, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,26 +197,84 @@ func TestDescription(t *testing.T) {
 			}
 		})
 	}
-	if _, err := codetool.Description(cat, codetool.Options{ConnectorHints: map[string]string{"jira": "tickets"}}); err == nil || !strings.Contains(err.Error(), "jira") {
-		t.Fatalf("hint for a missing namespace: %v", err)
+	for _, bad := range []codetool.Options{
+		{Hints: map[string]string{"jira": "tickets"}},
+		{Hints: map[string]string{"slack": "a\nb"}},
+		{Declarations: "some"},
+	} {
+		if _, err := codetool.Description(r, bad); err == nil {
+			t.Errorf("%+v: accepted", bad)
+		}
 	}
-	if _, err := codetool.Description(cat, codetool.Options{ConnectorHints: map[string]string{"slack": "a\nb"}}); err == nil || !strings.Contains(err.Error(), "one line") {
-		t.Fatalf("two-line hint: %v", err)
-	}
-	if got, err := codetool.Description(cat, codetool.Options{Description: "Mine."}); err != nil || got != "Mine." {
+	if got, err := codetool.Description(r, codetool.Options{Description: "Mine: {{namespaces}}."}); err != nil || got != "Mine: github and slack." {
 		t.Fatalf("given description: %q, %v", got, err)
+	}
+	// Past 2,000 estimated tokens of declarations, the default is discover.
+	var tools []*contract.Tool
+	for i := range 100 {
+		tool, err := contract.NewRawTool(fmt.Sprintf("tool_%d", i), "A tool with a description long enough to count for something.",
+			json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","description":"The first parameter."}},"additionalProperties":false}`), json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
+	big, err := contract.NewNamespaced(contract.Namespace{Name: "big", Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.c = big
+	if d, _ := codetool.Description(r, codetool.Options{}); strings.Contains(d, "interface BigTools") || !strings.Contains(d, "- big: tools tool_0, tool_1, tool_2, tool_3, tool_4, … (100 tools)") {
+		t.Errorf("a large catalogue's default description:\n%s", d)
+	}
+	if d, _ := codetool.Description(r, codetool.Options{Declarations: codetool.DeclarationsFull}); !strings.Contains(d, "interface BigTools") {
+		t.Error("DeclarationsFull left the declarations out")
+	}
+}
+
+// TestAnswerJSON: each status encodes only its fields, "<", ">" and "&"
+// as they are, and decodes back.
+func TestAnswerJSON(t *testing.T) {
+	cases := []struct {
+		a    codetool.Answer
+		want string
+	}{
+		{codetool.Answer{Status: codetool.StatusCompleted, ExecutionID: "exec_1"}, `{"status":"completed","executionId":"exec_1","value":null}`},
+		{codetool.Answer{Status: codetool.StatusCompleted, ExecutionID: "run_1", Value: json.RawMessage(`"a > b"`), Content: []contract.Content{{Type: "text", Text: "x & y"}}},
+			`{"status":"completed","executionId":"run_1","value":"a > b","content":[{"type":"text","text":"x & y"}]}`},
+		{codetool.Answer{Status: codetool.StatusPaused, ExecutionID: "exec_1", Pending: []codetool.Pending{{Seq: 2, Connector: "github", Method: "create_issue", Args: json.RawMessage(`{"x":"<y>"}`)}}},
+			`{"status":"paused","executionId":"exec_1","pending":[{"seq":2,"connector":"github","method":"create_issue","args":{"x":"<y>"}}]}`},
+		{codetool.Answer{Status: codetool.StatusPaused, ExecutionID: "exec_1"}, `{"status":"paused","executionId":"exec_1","pending":[]}`},
+		{codetool.Answer{Status: codetool.StatusError, ExecutionID: "exec_1", Error: "boom", Logs: []string{"a"}}, `{"status":"error","executionId":"exec_1","error":"boom","logs":["a"]}`},
+		{codetool.Answer{Status: codetool.StatusError, Error: "does not type-check"}, `{"status":"error","error":"does not type-check"}`},
+	}
+	for _, c := range cases {
+		b, err := c.a.MarshalJSON()
+		if err != nil || string(b) != c.want {
+			t.Errorf("MarshalJSON = %s, %v; want %s", b, err, c.want)
+		}
+		var back codetool.Answer
+		if err := json.Unmarshal(b, &back); err != nil || back.Status != c.a.Status || back.ExecutionID != c.a.ExecutionID || back.Error != c.a.Error {
+			t.Errorf("Unmarshal(%s) = %+v, %v", b, back, err)
+		}
+	}
+	if _, err := (codetool.Answer{Status: "running"}).MarshalJSON(); err == nil {
+		t.Error("an unknown status encoded")
+	}
+	var a codetool.Answer
+	if err := json.Unmarshal([]byte(`{"status":"running"}`), &a); err == nil {
+		t.Error("an unknown status decoded")
 	}
 }
 
 // TestFailed: which answers adapters flag as errors.
 func TestFailed(t *testing.T) {
 	for answer, want := range map[string]bool{
-		`{"status":"error","error":"x"}`:       true,
-		`{"kind":"program-failed","error":{}}`: true,
-		`{"status":"paused","pending":[]}`:     false,
-		`{"status":"completed","result":null}`: false,
-		`{"kind":"success","value":1}`:         false,
-		`not json`:                             false,
+		`{"status":"error","error":"x"}`:      true,
+		`{"status":"paused","pending":[]}`:    false,
+		`{"status":"completed","value":null}`: false,
+		`not json`:                            false,
 	} {
 		if got := codetool.Failed(json.RawMessage(answer)); got != want {
 			t.Errorf("Failed(%s) = %v", answer, got)

@@ -243,11 +243,4 @@ func TestDigest(t *testing.T) {
 			}
 		})
 	}
-	sdk, err := build(t, nil).WithDurableSDK()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sdk.Digest() == base {
-		t.Fatal("declaring the durable SDK did not change the digest")
-	}
 }

@@ -36,6 +36,11 @@ type Contract struct {
 type Namespace struct {
 	Name  string
 	Tools []*Tool
+	// Instructions, optional, is guidance about the namespace as a whole
+	// for the agent (an MCP server's instructions): its first line is the
+	// namespace's summary in a code tool's description, and a describe of
+	// the namespace answers it whole.
+	Instructions string
 	// Definitions, optional, are named types the namespace's foreign tools
 	// refer to: their declarations resolve fragment references in its
 	// document and print each named schema once, by name (see
@@ -83,7 +88,7 @@ func NewNamespacedWithInput(input *Schema, namespaces ...Namespace) (*Contract, 
 
 func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 	c := &Contract{input: input, byName: map[string]map[string]*Tool{}}
-	s := typegen.Surface{}
+	s := typegen.Surface{SDK: true}
 	if input != nil {
 		s.InputSchema = input.JSON()
 	}
@@ -107,14 +112,14 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 				return nil, fmt.Errorf("contract: namespace %s: two tools are named %s", n.Name, t.name)
 			}
 			if n.Name == typegen.SDKNamespace && typegen.IsSDKMethod(t.name) {
-				return nil, fmt.Errorf("contract: tool %s.%s: %w %q: step, search, describe and run in the %s namespace belong to the durable runtime's SDK (codemode.step, codemode.search, codemode.describe, codemode.run); rename the tool or put it in another namespace",
+				return nil, fmt.Errorf("contract: tool %s.%s: %w %q: step, search, describe and run in the %s namespace belong to code mode's SDK (codemode.step, codemode.search, codemode.describe, codemode.run); rename the tool or put it in another namespace",
 					n.Name, t.name, ErrInvalidToolName, t.name, n.Name)
 			}
 			byName[t.name] = t
 			c.tools = append(c.tools, t)
 			ns.Tools = append(ns.Tools, t.decl())
 		}
-		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools), Definitions: n.Definitions})
+		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools), Definitions: n.Definitions, Instructions: n.Instructions})
 		s.Namespaces = append(s.Namespaces, ns)
 	}
 	if err := c.print(s); err != nil {
@@ -159,39 +164,6 @@ func (c *Contract) print(s typegen.Surface) error {
 	c.digest = sync.OnceValue(func() string { return surfaceDigest(s) })
 	return nil
 }
-
-// WithDurableSDK returns a copy of the contract whose declarations also
-// declare the durable runtime's SDK in the codemode namespace:
-//
-//	codemode.search(query: string): Promise<SearchOutput>
-//	codemode.describe(target: string): Promise<DescribeOutput>
-//	codemode.step<T>(name: string, fn: () => T | Promise<T>): Promise<T>
-//	codemode.run(name: string, input?: unknown): Promise<unknown>
-//
-// with the SearchResult, SearchOutput and DescribeOutput types
-// (typegen.Surface.DurableSDK). A durable runtime, which provides these
-// functions to programs, calls it; the tools, their validation and the
-// receiver are unchanged. When the contract has no codemode namespace, the
-// declarations add one holding only the SDK.
-//
-// # Notes
-//   - Only the declarations change: Namespaces, NamespaceList and Tool do
-//     not list the SDK's methods, which are not tools.
-//   - No tool can clash: New and its variants refuse those four names in the
-//     codemode namespace whether or not the SDK is asked for.
-func (c *Contract) WithDurableSDK() (*Contract, error) {
-	s := c.surface
-	s.DurableSDK = true
-	out := &Contract{input: c.input, namespaces: c.namespaces, tools: c.tools, byName: c.byName}
-	if err := out.print(s); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// HasDurableSDK reports whether the declarations include the durable SDK
-// (WithDurableSDK).
-func (c *Contract) HasDurableSDK() bool { return c.surface.DurableSDK }
 
 // CheckerDeclarations returns what a type checker needs beside
 // TypeDefinitions to check programs as strictly as the host runs them

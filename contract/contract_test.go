@@ -248,7 +248,6 @@ func TestTypeDefinitionsPrintDiscriminatedUnion(t *testing.T) {
   }): Promise<{
     area: number;
   }>;
-}
 `
 	if got := c.TypeDefinitions(); !strings.HasPrefix(got, want) {
 		t.Errorf("declarations start\n%s\nwant\n%s", got[:min(len(got), len(want)+40)], want)
@@ -339,7 +338,7 @@ func TestContractAccessors(t *testing.T) {
 			}
 		})
 	}
-	if !strings.HasPrefix(empty.TypeDefinitions(), "interface Tools {}\n") {
+	if !strings.HasPrefix(empty.TypeDefinitions(), "interface Tools {\n  /**\n   * Searches the tools") {
 		t.Errorf("empty contract declarations:\n%s", empty.TypeDefinitions())
 	}
 }

@@ -16,8 +16,7 @@ const digestPrefix = "codemode contract digest 1\n"
 // Digest returns a stable hash of the contract's catalogue: "sha256:"
 // followed by 64 lowercase hex digits, over the input schema, the
 // namespaces in order with their Definitions, and every tool's name,
-// description, schemas, annotations and kind (strict or foreign), and
-// whether the durable SDK is declared. Two contracts built from the same
+// description, schemas, annotations and kind (strict or foreign). Two contracts built from the same
 // catalogue, in any process, have the same digest; a change to anything a
 // program or the agent can see changes it. A runner, host or cache that
 // keeps something per catalogue (declarations, a checker, a compiled

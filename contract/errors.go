@@ -35,8 +35,8 @@ const (
 	// ErrorInternal: the engine ran out of memory ("out of memory"), or the
 	// program corrupted what the runner reports.
 	ErrorInternal ErrorName = "InternalError"
-	// ErrorHalt: a tool-call middleware ended the execution (a durable
-	// runtime's pause for an approval, or a replay divergence); the
+	// ErrorHalt: a tool-call middleware ended the execution (for example a
+	// recording runner that stops to wait for a person's approval); the
 	// program cannot catch it or continue past it.
 	ErrorHalt ErrorName = "HaltError"
 	// ErrorRunnerDraining: the remote runner host is shutting down and did

@@ -40,7 +40,12 @@ func ExampleNewTool() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(c.TypeDefinitions())
+	// TypeDefinitions declares the whole program scope; this is the tool's part.
+	decls, err := c.NamespaceDeclarations("codemode", "getForecast")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(decls)
 
 	// The host validates every call against the schemas.
 	out, err := forecast.Call(context.Background(), json.RawMessage(`{"city":"Lyon","days":2}`))
@@ -65,33 +70,7 @@ func ExampleNewTool() {
 	//   }>;
 	// }
 	//
-	// interface CodeModeConsole {
-	//   debug(...values: unknown[]): void;
-	//   error(...values: unknown[]): void;
-	//   info(...values: unknown[]): void;
-	//   log(...values: unknown[]): void;
-	//   warn(...values: unknown[]): void;
-	// }
-	//
-	// interface CodeModeResult {
-	//   appendImage(image: {
-	//     readonly data: string;
-	//     readonly mimeType: string;
-	//   }): void;
-	//   appendText(text: string): void;
-	// }
-	//
-	// type ProgramContent =
-	//   | { readonly type: "text"; readonly text: string }
-	//   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
-	//
-	// interface AgentProgramScope {
-	//   readonly codemode: Tools;
-	//   readonly console: CodeModeConsole;
-	//   readonly result: CodeModeResult;
-	// }
-	//
-	// type AgentProgram = (scope: AgentProgramScope) => unknown;
+	// declare const codemode: Tools;
 	// {"city":"Lyon","highs":[0,0]} <nil>
 	// input /days: maximum: got 9, want 7
 }
@@ -136,7 +115,8 @@ func ExampleNewWithInput() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(c.TypeDefinitions())
+	decls := c.TypeDefinitions()
+	fmt.Print(decls[strings.Index(decls, "interface AgentProgramScope"):])
 
 	// Every run's input is checked before anything runs.
 	raw, err := c.ValidateInput(OrderPlaced{Type: "order.placed", OrderID: "A-1"})
@@ -144,35 +124,6 @@ func ExampleNewWithInput() {
 	_, err = c.ValidateInput(OrderPlaced{Type: "order.cancelled", OrderID: "A-1"})
 	fmt.Println(err)
 	// Output:
-	// interface Tools {
-	//   /** Shipping status of an order. */
-	//   orderStatus(input: {
-	//     orderId: string;
-	//   }): Promise<{
-	//     status: "pending" | "shipped";
-	//   }>;
-	// }
-	//
-	// interface CodeModeConsole {
-	//   debug(...values: unknown[]): void;
-	//   error(...values: unknown[]): void;
-	//   info(...values: unknown[]): void;
-	//   log(...values: unknown[]): void;
-	//   warn(...values: unknown[]): void;
-	// }
-	//
-	// interface CodeModeResult {
-	//   appendImage(image: {
-	//     readonly data: string;
-	//     readonly mimeType: string;
-	//   }): void;
-	//   appendText(text: string): void;
-	// }
-	//
-	// type ProgramContent =
-	//   | { readonly type: "text"; readonly text: string }
-	//   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
-	//
 	// interface AgentProgramScope {
 	//   readonly input: {
 	//     readonly type: "order.placed";
@@ -207,8 +158,11 @@ func ExampleTool_WithAnnotations() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	decls := c.TypeDefinitions()
-	fmt.Print(decls[:strings.Index(decls, "\n\n")+1])
+	decls, err := c.NamespaceDeclarations("codemode", "removeFile")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(decls)
 	// Output:
 	// interface Tools {
 	//   /**
@@ -221,20 +175,19 @@ func ExampleTool_WithAnnotations() {
 	//     path: string;
 	//   }): Promise<null>;
 	// }
+	//
+	// declare const codemode: Tools;
 }
 
-// A durable runtime declares its SDK (codemode.step, search, describe, run)
-// beside the tools; the tools are unchanged.
-func ExampleContract_WithDurableSDK() {
+// Every contract's codemode namespace has code mode's SDK beside its tools:
+// codemode.search and codemode.describe find and declare tools, and
+// codemode.step marks work whose value a recording runner keeps.
+func ExampleNew_sdk() {
 	c, err := contract.New()
 	if err != nil {
 		log.Fatal(err)
 	}
-	durable, err := c.WithDurableSDK()
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, line := range strings.Split(durable.TypeDefinitions(), "\n") {
+	for _, line := range strings.Split(c.TypeDefinitions(), "\n") {
 		if strings.Contains(line, "): Promise<") {
 			fmt.Println(strings.TrimSpace(line))
 		}
@@ -243,5 +196,4 @@ func ExampleContract_WithDurableSDK() {
 	// search(query: string): Promise<SearchOutput>;
 	// describe(target: string): Promise<DescribeOutput>;
 	// step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
-	// run(name: string, input?: unknown): Promise<unknown>;
 }

@@ -34,8 +34,8 @@ func TestNamespacedContract(t *testing.T) {
 			t.Fatalf("declarations lack %q:\n%s", want, d)
 		}
 	}
-	if strings.Contains(d, "codemode") {
-		t.Fatalf("declarations name codemode without a codemode namespace:\n%s", d)
+	if !strings.Contains(d, "readonly codemode: Tools;") || !strings.Contains(d, "search(query: string): Promise<SearchOutput>;") {
+		t.Fatalf("declarations lack the SDK's codemode namespace:\n%s", d)
 	}
 }
 

@@ -35,6 +35,7 @@ type Tool struct {
 	degraded              func() error // compiles the schemas once; nil for other tools
 
 	annotations Annotations
+	policy      Policy
 }
 
 // Annotations are a tool's behaviour hints (read-only, destructive,
@@ -86,6 +87,17 @@ func (t *Tool) Description() string { return t.description }
 
 // InputSchema returns the schema the tool's input must satisfy.
 func (t *Tool) InputSchema() *Schema { return t.input }
+
+// InputDeclaration returns the JSON Schema text the tool's input is
+// declared with: InputSchema's text, or for a foreign or declared tool the
+// text its declaration is printed from (which the host may not validate
+// against). Callers must not modify it.
+func (t *Tool) InputDeclaration() json.RawMessage {
+	if t.foreign {
+		return t.inputDecl
+	}
+	return t.input.JSON()
+}
 
 // OutputSchema returns the schema the tool's output must satisfy.
 func (t *Tool) OutputSchema() *Schema { return t.output }
@@ -414,10 +426,18 @@ func (e *ToolValidationError) Error() string {
 	return fmt.Sprintf("%s %s validation failed:\n  %s", e.Tool, e.Phase, strings.Join(e.Lines, "\n  "))
 }
 
-// decl is the tool's entry in the declaration surface.
+// decl is the tool's entry in the declaration surface: a tool that needs
+// approval says so in its JSDoc (@requiresApproval).
 func (t *Tool) decl() typegen.ToolDecl {
-	if t.foreign {
-		return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true, Annotations: t.annotations}
+	desc := t.description
+	switch {
+	case t.policy.ApprovalFor != nil:
+		desc += "\n@requiresApproval some calls (by their input) wait for a person's approval before they run"
+	case t.policy.RequiresApproval:
+		desc += "\n@requiresApproval every call waits for a person's approval before it runs"
 	}
-	return typegen.ToolDecl{Name: t.name, Description: t.description, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON(), Annotations: t.annotations}
+	if t.foreign {
+		return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true, Annotations: t.annotations}
+	}
+	return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON(), Annotations: t.annotations}
 }

@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
 )
 
-func benchConnector() durable.Connector {
-	get := must(durable.FuncTool("get", "Returns its input.", func(ctx context.Context, in repoInput) (repoInput, error) { return in, nil }))
-	put := must(durable.FuncTool("put", "Needs approval.", func(ctx context.Context, in repoInput) (repoInput, error) { return in, nil }))
+func benchConnector() connector {
+	get := must(funcTool("get", "Returns its input.", func(ctx context.Context, in repoInput) (repoInput, error) { return in, nil }))
+	put := must(funcTool("put", "Needs approval.", func(ctx context.Context, in repoInput) (repoInput, error) { return in, nil }))
 	put.RequiresApproval = true
-	return durable.Connector{Name: "svc", Tools: []durable.ConnectorTool{get, put}}
+	return connector{Name: "svc", Tools: []connectorTool{get, put}}
 }
 
 // The machine these run on is shared and loaded, so each benchmark runs the
@@ -85,7 +86,7 @@ func BenchmarkCallOverheadInProcess(b *testing.B) { benchCallOverhead(b, inProce
 func benchCallOverhead(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
 	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
-	pc := plainClient(h)
+	pc := client.New(ex, h.Contract())
 	ctx := context.Background()
 	var p paired
 	for b.Loop() {
@@ -95,7 +96,7 @@ func benchCallOverhead(b *testing.B, ex client.Executor) {
 			}
 		})
 		journal := measure(func() {
-			if out, err := h.Execute(ctx, hundredCalls); err != nil || out.Status != durable.OutputCompleted {
+			if out, err := h.Execute(ctx, hundredCalls); err != nil || out.Status != codetool.StatusCompleted {
 				b.Fatal(err, out)
 			}
 		})
@@ -120,14 +121,14 @@ func BenchmarkReplay1000InProcess(b *testing.B) { benchReplay1000(b, inProcessEx
 func benchReplay1000(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
 	h := newHandleOn(b, ex, st, durable.Options{MaxExecutions: 5}, benchConnector())
-	pc := plainClient(h)
+	pc := client.New(ex, h.Contract())
 	ctx := context.Background()
 	code := `for (let i = 0; i < 1000; i++) await svc.get({ repo: "r" + i }); await svc.get({ repo: "x" }); 1`
 	durableCode := `for (let i = 0; i < 1000; i++) await svc.get({ repo: "r" + i }); await svc.put({ repo: "x" }); 1`
 	var p paired
 	for b.Loop() {
 		out, err := h.Execute(ctx, durableCode)
-		if err != nil || out.Status != durable.OutputPaused {
+		if err != nil || out.Status != codetool.StatusPaused {
 			b.Fatal(err, out)
 		}
 		plain := measure(func() {
@@ -136,7 +137,7 @@ func benchReplay1000(b *testing.B, ex client.Executor) {
 			}
 		})
 		replay := measure(func() {
-			if done, err := h.Approve(ctx, out.ExecutionID); err != nil || done.Status != durable.OutputCompleted {
+			if done, err := h.Approve(ctx, out.ExecutionID); err != nil || done.Status != codetool.StatusCompleted {
 				b.Fatal(err, done)
 			}
 		})
@@ -156,7 +157,7 @@ func BenchmarkNoCallProgramInProcess(b *testing.B) { benchNoCallProgram(b, inPro
 func benchNoCallProgram(b *testing.B, ex client.Executor) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
 	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
-	pc := plainClient(h)
+	pc := client.New(ex, h.Contract())
 	ctx := context.Background()
 	var p paired
 	for i := 0; b.Loop(); i++ {
@@ -167,7 +168,7 @@ func benchNoCallProgram(b *testing.B, ex client.Executor) {
 			}
 		})
 		run := measure(func() {
-			if out, err := h.Execute(ctx, code); err != nil || out.Status != durable.OutputCompleted {
+			if out, err := h.Execute(ctx, code); err != nil || out.Status != codetool.StatusCompleted {
 				b.Fatal(err, out)
 			}
 		})
@@ -186,11 +187,4 @@ func inProcessExecutor(b *testing.B) client.Executor {
 	}
 	b.Cleanup(func() { _ = rt.Close() })
 	return rt
-}
-
-// plainClient is the plain code mode client of h's contract: the same
-// tools, without the journal's scope setup (the codemode object), which is
-// the durable run's own cost.
-func plainClient(h *durable.Handle) *client.Client {
-	return client.New(h.Client().Executor(), h.Client().Contract())
 }

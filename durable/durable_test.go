@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/durable/store/sqlite"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -77,15 +80,15 @@ func must[T any](v T, err error) T {
 
 // github is the seeds' example connector: a read, a write that needs
 // approval (with a revert), a write that does not, and a reexecute read.
-func (s *service) github() durable.Connector {
-	list := must(durable.FuncTool("list_pull_requests", "Open pull requests of a repository.",
+func (s *service) github() connector {
+	list := must(funcTool("list_pull_requests", "Open pull requests of a repository.",
 		func(ctx context.Context, in repoInput) ([]pull, error) {
 			s.mu.Lock()
 			s.calls["list_pull_requests"]++
 			s.mu.Unlock()
 			return []pull{{1, "Fix " + in.Repo}, {2, "Docs"}}, nil
 		}))
-	create := must(durable.FuncTool("create_issue", "Creates an issue.",
+	create := must(funcTool("create_issue", "Creates an issue.",
 		func(ctx context.Context, in issueInput) (issue, error) {
 			if durable.ExecutionIDFrom(ctx) == "" {
 				return issue{}, errors.New("no execution ID on the context")
@@ -97,13 +100,13 @@ func (s *service) github() durable.Connector {
 			return issue{ID: len(s.created), Title: in.Title}, nil
 		}))
 	create.RequiresApproval = true
-	create.Revert = durable.FuncRevert(func(ctx context.Context, in issueInput, out issue) error {
+	create.Revert = contract.TypedRevert(func(ctx context.Context, in issueInput, out issue) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.reverted = append(s.reverted, in.Title)
 		return nil
 	})
-	label := must(durable.FuncTool("add_label", "Adds a label (no approval).",
+	label := must(funcTool("add_label", "Adds a label (no approval).",
 		func(ctx context.Context, in issueInput) (issue, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -111,7 +114,7 @@ func (s *service) github() durable.Connector {
 			s.created = append(s.created, in.Title)
 			return issue{ID: len(s.created), Title: in.Title}, nil
 		}))
-	label.Revert = durable.FuncRevert(func(ctx context.Context, in issueInput, out issue) error {
+	label.Revert = contract.TypedRevert(func(ctx context.Context, in issueInput, out issue) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.failRevert[in.Title] {
@@ -120,7 +123,7 @@ func (s *service) github() durable.Connector {
 		s.reverted = append(s.reverted, in.Title)
 		return nil
 	})
-	counter := must(durable.FuncTool("counter", "A value that changes on every call.",
+	counter := must(funcTool("counter", "A value that changes on every call.",
 		func(ctx context.Context, _ empty) (countOutput, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -128,22 +131,22 @@ func (s *service) github() durable.Connector {
 			s.counter++
 			return countOutput{N: s.counter}, nil
 		}))
-	counter.Replay = durable.ReplayReexecute
-	fail := must(durable.FuncTool("flaky", "Always fails.",
+	counter.Replay = contract.ReplayReexecute
+	fail := must(funcTool("flaky", "Always fails.",
 		func(ctx context.Context, _ empty) (countOutput, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			s.calls["flaky"]++
 			return countOutput{}, errors.New("upstream is down")
 		}))
-	return durable.Connector{
+	return connector{
 		Name:  "github",
-		Tools: []durable.ConnectorTool{list, create, label, counter, fail},
-		OnPassEnd: func(ctx context.Context, id string, st durable.Status) error {
+		Tools: []connectorTool{list, create, label, counter, fail},
+		OnPassEnd: func(ctx context.Context, id string, st store.Status) error {
 			s.record("github.OnPassEnd(%s)", st)
 			return nil
 		},
-		DisposeExecution: func(ctx context.Context, id string, st durable.Status) error {
+		DisposeExecution: func(ctx context.Context, id string, st store.Status) error {
 			s.record("github.DisposeExecution(%s)", st)
 			return errors.New("dispose errors are ignored")
 		},
@@ -180,14 +183,18 @@ func openStore(t testing.TB, path string) *sqlite.Store {
 	return s
 }
 
-func newHandle(t testing.TB, store durable.Store, opts durable.Options, cs ...durable.Connector) *durable.Handle {
+func newHandle(t testing.TB, st store.Store, opts durable.Options, cs ...connector) *durable.Handle {
 	t.Helper()
-	return newHandleOn(t, executor(t), store, opts, cs...)
+	return newHandleOn(t, executor(t), st, opts, cs...)
 }
 
-func newHandleOn(t testing.TB, ex client.Executor, store durable.Store, opts durable.Options, cs ...durable.Connector) *durable.Handle {
+func newHandleOn(t testing.TB, ex client.Executor, st store.Store, opts durable.Options, cs ...connector) *durable.Handle {
 	t.Helper()
-	h, err := durable.New(store, ex, cs, opts)
+	c, err := contractOf(cs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := durable.New(st, ex, c, withHooks(opts, cs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +212,7 @@ func fixtureOn(t testing.TB, ex client.Executor) (*durable.Handle, *service, *sq
 	return newHandleOn(t, ex, st, durable.Options{}, svc.github()), svc, st
 }
 
-func execute(t testing.TB, h *durable.Handle, code string) durable.Output {
+func execute(t testing.TB, h *durable.Handle, code string) codetool.Answer {
 	t.Helper()
 	out, err := h.Execute(context.Background(), code)
 	if err != nil {
@@ -214,7 +221,7 @@ func execute(t testing.TB, h *durable.Handle, code string) durable.Output {
 	return out
 }
 
-func approve(t testing.TB, h *durable.Handle, id string) durable.Output {
+func approve(t testing.TB, h *durable.Handle, id string) codetool.Answer {
 	t.Helper()
 	out, err := h.Approve(context.Background(), id)
 	if err != nil {
@@ -223,7 +230,7 @@ func approve(t testing.TB, h *durable.Handle, id string) durable.Output {
 	return out
 }
 
-func wantStatus(t testing.TB, out durable.Output, want durable.OutputStatus) {
+func wantStatus(t testing.TB, out codetool.Answer, want codetool.Status) {
 	t.Helper()
 	if out.Status != want {
 		b, _ := json.Marshal(out)
@@ -231,7 +238,7 @@ func wantStatus(t testing.TB, out durable.Output, want durable.OutputStatus) {
 	}
 }
 
-func states(e *durable.Execution) string {
+func states(e *store.Execution) string {
 	var s []string
 	for _, l := range e.Log {
 		s = append(s, fmt.Sprintf("%d:%s.%s=%s", l.Seq, l.Connector, l.Method, l.State))
@@ -239,7 +246,7 @@ func states(e *durable.Execution) string {
 	return strings.Join(s, " ")
 }
 
-func record(t testing.TB, h *durable.Handle, id string) *durable.Execution {
+func record(t testing.TB, h *durable.Handle, id string) *store.Execution {
 	t.Helper()
 	e, err := h.Execution(context.Background(), id)
 	if err != nil {
@@ -262,16 +269,16 @@ func TestReadThenApprovedWrite(t *testing.T) { onEveryDriver(t, testReadThenAppr
 func testReadThenApprovedWrite(t *testing.T, ex client.Executor) {
 	h, svc, _ := fixtureOn(t, ex)
 	out := execute(t, h, readThenWrite)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	if len(out.Pending) != 1 || out.Pending[0].Seq != 2 || out.Pending[0].Method != "create_issue" ||
-		string(out.Pending[0].Args) != `{"title":"Review Fix agents"}` || out.Pending[0].ExecutionID != out.ExecutionID {
+		string(out.Pending[0].Args) != `{"title":"Review Fix agents"}` {
 		t.Fatalf("pending %+v", out.Pending)
 	}
 	if !strings.HasPrefix(out.ExecutionID, "exec_") {
 		t.Fatalf("execution ID %q", out.ExecutionID)
 	}
 	e := record(t, h, out.ExecutionID)
-	if e.Status != durable.StatusPaused || states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=pending" {
+	if e.Status != store.StatusPaused || states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=pending" {
 		t.Fatalf("journal after pausing: %s %s", e.Status, states(e))
 	}
 	if svc.count("create_issue") != 0 {
@@ -283,8 +290,8 @@ func testReadThenApprovedWrite(t *testing.T, ex client.Executor) {
 	}
 
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
-	if got := string(done.Result); got != `{"created":{"id":1,"title":"Review Fix agents"},"prs":2}` {
+	wantStatus(t, done, codetool.StatusCompleted)
+	if got := string(done.Value); got != `{"created":{"id":1,"title":"Review Fix agents"},"prs":2}` {
 		t.Fatalf("result %s", got)
 	}
 	if svc.count("list_pull_requests") != 1 || svc.count("create_issue") != 1 {
@@ -294,11 +301,11 @@ func testReadThenApprovedWrite(t *testing.T, ex client.Executor) {
 		t.Fatalf("logs %q", done.Logs)
 	}
 	e = record(t, h, out.ExecutionID)
-	if e.Status != durable.StatusCompleted || states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=applied" || e.Passes != 2 {
+	if e.Status != store.StatusCompleted || states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=applied" || e.Passes != 2 {
 		t.Fatalf("journal after approval: %s %s passes %d", e.Status, states(e), e.Passes)
 	}
-	if string(e.Result) != string(done.Result) {
-		t.Fatalf("recorded result %s", e.Result)
+	if string(e.Value) != string(done.Value) {
+		t.Fatalf("recorded result %s", e.Value)
 	}
 	if _, err := h.Approve(context.Background(), out.ExecutionID); !errors.Is(err, durable.ErrNotPaused) ||
 		!strings.Contains(err.Error(), "execution "+out.ExecutionID+" is not paused (status: completed)") {
@@ -324,7 +331,7 @@ func testPromiseAllPausesSiblingsTogether(t *testing.T, ex client.Executor) {
   ]);
   return [a[0].title, b[0].title, c[0].title, x.title, y.title];
 }`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	var seqs []uint64
 	for _, p := range out.Pending {
 		seqs = append(seqs, p.Seq)
@@ -336,9 +343,9 @@ func testPromiseAllPausesSiblingsTogether(t *testing.T, ex client.Executor) {
 		t.Fatalf("reads %d, want 3", svc.count("list_pull_requests"))
 	}
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
-	if string(done.Result) != `["Fix a","Fix b","Fix c","x","y"]` {
-		t.Fatalf("result %s", done.Result)
+	wantStatus(t, done, codetool.StatusCompleted)
+	if string(done.Value) != `["Fix a","Fix b","Fix c","x","y"]` {
+		t.Fatalf("result %s", done.Value)
 	}
 	if svc.count("list_pull_requests") != 3 || svc.count("create_issue") != 2 {
 		t.Fatalf("calls %v after approval", svc.calls)
@@ -354,9 +361,9 @@ func testDivergenceEndsTheExecution(t *testing.T, ex client.Executor) {
 	// so the write's arguments change.
 	out := execute(t, h, `const { n } = await github.counter();
 await github.create_issue({ title: "n=" + n });`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputError)
+	wantStatus(t, done, codetool.StatusError)
 	want := `replay divergence at step 2: expected github.create_issue({"title":"n=1"}), got github.create_issue({"title":"n=2"})`
 	if !strings.Contains(done.Error, want) {
 		t.Fatalf("error %q, want %q", done.Error, want)
@@ -364,7 +371,7 @@ await github.create_issue({ title: "n=" + n });`)
 	if svc.count("create_issue") != 0 {
 		t.Fatal("a diverged write ran")
 	}
-	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusError || !e.Log[0].Ephemeral || e.Log[0].Result != nil {
+	if e := record(t, h, out.ExecutionID); e.Status != store.StatusError || !e.Log[0].Ephemeral || e.Log[0].Result != nil {
 		t.Fatalf("journal: %s, entry 1 %+v", e.Status, e.Log[0])
 	}
 }
@@ -395,15 +402,15 @@ t`,
 		t.Run(name, func(t *testing.T) {
 			h, _, _ := fixtureOn(t, ex)
 			out := execute(t, h, code)
-			wantStatus(t, out, durable.OutputPaused)
+			wantStatus(t, out, codetool.StatusPaused)
 			var args issueInput
 			if err := json.Unmarshal(out.Pending[0].Args, &args); err != nil {
 				t.Fatal(err)
 			}
 			done := approve(t, h, out.ExecutionID)
-			wantStatus(t, done, durable.OutputCompleted)
-			if "t="+string(done.Result) != args.Title {
-				t.Fatalf("step value %s on replay, %s on the first pass", done.Result, args.Title)
+			wantStatus(t, done, codetool.StatusCompleted)
+			if "t="+string(done.Value) != args.Title {
+				t.Fatalf("step value %s on replay, %s on the first pass", done.Value, args.Title)
 			}
 			e := record(t, h, out.ExecutionID)
 			// The step's end is recorded: its function drew a random number,
@@ -422,11 +429,11 @@ try { await codemode.step("x", () => { throw new Error("nope") }) } catch (e) { 
 const v = await codemode.step("y", () => ({ when: "now", n: [1, 2] }));
 await github.create_issue({ title: JSON.stringify(v) });
 [tries, v]`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
-	if string(done.Result) != `[1,{"when":"now","n":[1,2]}]` {
-		t.Fatalf("result %s", done.Result)
+	wantStatus(t, done, codetool.StatusCompleted)
+	if string(done.Value) != `[1,{"when":"now","n":[1,2]}]` {
+		t.Fatalf("result %s", done.Value)
 	}
 	e := record(t, h, out.ExecutionID)
 	if states(e) != "1:codemode.step=error 3:codemode.step=applied 5:github.create_issue=applied" {
@@ -453,9 +460,9 @@ func testStepValueThatIsNotJSON(t *testing.T, ex client.Executor) {
 			out := execute(t, h, `let msg = "";
 try { await codemode.step("s", () => `+tc.value+`) } catch (e) { msg = e.name + ": " + e.message }
 msg`)
-			wantStatus(t, out, durable.OutputCompleted)
+			wantStatus(t, out, codetool.StatusCompleted)
 			var msg string
-			if err := json.Unmarshal(out.Result, &msg); err != nil {
+			if err := json.Unmarshal(out.Value, &msg); err != nil {
 				t.Fatal(err)
 			}
 			want := `TypeError: codemode.step("s") returned a value that is not JSON`
@@ -471,7 +478,7 @@ msg`)
 	t.Run("uncaught", func(t *testing.T) {
 		out := execute(t, h, `const a = 1;
 await codemode.step("s", () => 10n); 1`)
-		wantStatus(t, out, durable.OutputError)
+		wantStatus(t, out, codetool.StatusError)
 		// The place is the program's call of step (the SDK's error is made
 		// after an await, with the stack of the call).
 		if !strings.Contains(out.Error, `codemode.step("s") returned a value that is not JSON`) || !strings.Contains(out.Error, "at agent.ts:2:") || !strings.Contains(out.Error, `await codemode.step("s", () => 10n)`) {
@@ -483,9 +490,9 @@ await codemode.step("s", () => 10n); 1`)
 	})
 	t.Run("undefined", func(t *testing.T) {
 		out := execute(t, h, `const v = await codemode.step("s", () => undefined); typeof v`)
-		wantStatus(t, out, durable.OutputCompleted)
-		if string(out.Result) != `"undefined"` {
-			t.Fatalf("result %s", out.Result)
+		wantStatus(t, out, codetool.StatusCompleted)
+		if string(out.Value) != `"undefined"` {
+			t.Fatalf("result %s", out.Value)
 		}
 		if e := record(t, h, out.ExecutionID); states(e) != "1:codemode.step=applied" {
 			t.Fatalf("journal %s", states(e))
@@ -496,7 +503,7 @@ await codemode.step("s", () => 10n); 1`)
 func TestRejectEndsTheExecution(t *testing.T) {
 	h, svc, _ := fixture(t)
 	out := execute(t, h, readThenWrite)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	ctx := context.Background()
 	if ok, err := h.Reject(ctx, out.ExecutionID, 1); ok || err != nil {
 		t.Fatalf("Reject of an applied entry: %v, %v", ok, err)
@@ -505,7 +512,7 @@ func TestRejectEndsTheExecution(t *testing.T) {
 		t.Fatalf("Reject: %v, %v", ok, err)
 	}
 	e := record(t, h, out.ExecutionID)
-	if e.Status != durable.StatusRejected || e.Error != "Action github.create_issue rejected by user" {
+	if e.Status != store.StatusRejected || e.Error != "Action github.create_issue rejected by user" {
 		t.Fatalf("after reject: %s %q", e.Status, e.Error)
 	}
 	if states(e) != "1:github.list_pull_requests=applied 2:github.create_issue=error" {
@@ -531,7 +538,7 @@ func TestRollbackRevertsInReverseOrderAndReportsFailures(t *testing.T) {
 	out := execute(t, h, `for (const title of ["a", "b", "c"]) await github.add_label({ title });
 await github.list_pull_requests({ repo: "r" });
 "ok"`)
-	wantStatus(t, out, durable.OutputCompleted)
+	wantStatus(t, out, codetool.StatusCompleted)
 	err := h.Rollback(context.Background(), out.ExecutionID)
 	var rb *durable.RollbackError
 	if !errors.As(err, &rb) || rb.Reverted != 2 || len(rb.Failures) != 1 ||
@@ -542,7 +549,7 @@ await github.list_pull_requests({ repo: "r" });
 		t.Fatalf("reverted %v, want [c a] (reverse order, b failed)", svc.reverted)
 	}
 	e := record(t, h, out.ExecutionID)
-	if e.Status != durable.StatusRolledBack ||
+	if e.Status != store.StatusRolledBack ||
 		states(e) != "1:github.add_label=reverted 2:github.add_label=applied 3:github.add_label=reverted 4:github.list_pull_requests=applied" {
 		t.Fatalf("journal %s %s", e.Status, states(e))
 	}
@@ -562,38 +569,38 @@ func TestRollbackWithNothingToRevertKeepsStatus(t *testing.T) {
 	if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
 		t.Fatal(err)
 	}
-	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusCompleted {
+	if e := record(t, h, out.ExecutionID); e.Status != store.StatusCompleted {
 		t.Fatalf("status %s, want completed (nothing reverted)", e.Status)
 	}
 }
 
 func TestLifecycleHookOrder(t *testing.T) {
 	svc := newService()
-	gh := svc.github()
-	other := durable.Connector{
-		Name: "slack",
-		OnPassEnd: func(ctx context.Context, id string, st durable.Status) error {
-			svc.record("slack.OnPassEnd(%s)", st)
+	ends := 0
+	opts := durable.Options{
+		OnPassEnd: func(ctx context.Context, id string, st store.Status) error {
+			if durable.ExecutionIDFrom(ctx) != id {
+				svc.record("OnPassEnd without its execution ID on the context")
+			}
+			svc.record("OnPassEnd(%s)", st)
 			return nil
 		},
-		DisposeExecution: func(ctx context.Context, id string, st durable.Status) error {
-			svc.record("slack.DisposeExecution(%s)", st)
-			panic("a panicking hook is contained")
+		OnEnd: func(ctx context.Context, id string, st store.Status) error {
+			svc.record("OnEnd(%s)", st)
+			if ends++; ends == 2 {
+				panic("a panicking hook is contained")
+			}
+			return errors.New("hook errors are logged, not returned")
 		},
 	}
-	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{}, gh, other)
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), opts, svc.github())
 	out := execute(t, h, readThenWrite)
-	wantStatus(t, out, durable.OutputPaused)
-	wantStatus(t, approve(t, h, out.ExecutionID), durable.OutputCompleted)
+	wantStatus(t, out, codetool.StatusPaused)
+	wantStatus(t, approve(t, h, out.ExecutionID), codetool.StatusCompleted)
 	if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{
-		"github.OnPassEnd(paused)", "slack.OnPassEnd(paused)",
-		"github.OnPassEnd(completed)", "slack.OnPassEnd(completed)",
-		"github.DisposeExecution(completed)", "slack.DisposeExecution(completed)",
-		"github.DisposeExecution(rolled_back)", "slack.DisposeExecution(rolled_back)",
-	}
+	want := []string{"OnPassEnd(paused)", "OnPassEnd(completed)", "OnEnd(completed)", "OnEnd(rolled_back)"}
 	if !slices.Equal(svc.events, want) {
 		t.Fatalf("hooks\n%s\nwant\n%s", strings.Join(svc.events, "\n"), strings.Join(want, "\n"))
 	}
@@ -612,16 +619,16 @@ func TestOversizeValues(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := execute(t, h, c.code)
-			wantStatus(t, out, durable.OutputError)
+			wantStatus(t, out, codetool.StatusError)
 			if !strings.Contains(out.Error, c.want) {
 				t.Fatalf("error %q, want %q", out.Error, c.want)
 			}
 			e := record(t, h, out.ExecutionID)
-			if e.Status != durable.StatusError {
+			if e.Status != store.StatusError {
 				t.Fatalf("status %s", e.Status)
 			}
 			for _, l := range e.Log {
-				if l.State == durable.EntryExecuting {
+				if l.State == store.EntryExecuting {
 					t.Fatalf("an entry is left executing: %s", states(e))
 				}
 			}
@@ -629,13 +636,13 @@ func TestOversizeValues(t *testing.T) {
 	}
 	t.Run("final result", func(t *testing.T) {
 		out := execute(t, h, big)
-		wantStatus(t, out, durable.OutputCompleted)
-		if len(out.Result) != 1000003 {
-			t.Fatalf("the model received %d bytes, want the whole result", len(out.Result))
+		wantStatus(t, out, codetool.StatusCompleted)
+		if len(out.Value) != 1000003 {
+			t.Fatalf("the model received %d bytes, want the whole result", len(out.Value))
 		}
 		e := record(t, h, out.ExecutionID)
-		if !strings.Contains(string(e.Result), "result omitted from the journal: 1000003 characters of JSON") {
-			t.Fatalf("recorded %.100s", e.Result)
+		if !strings.Contains(string(e.Value), "result omitted from the journal: 1000003 characters of JSON") {
+			t.Fatalf("recorded %.100s", e.Value)
 		}
 	})
 }
@@ -648,18 +655,18 @@ func TestTransformResultIsNotRecorded(t *testing.T) {
 		},
 	}, svc.github())
 	out := execute(t, h, `[1, 2, 3]`)
-	if string(out.Result) != `{"size":7}` {
-		t.Fatalf("model saw %s", out.Result)
+	if string(out.Value) != `{"size":7}` {
+		t.Fatalf("model saw %s", out.Value)
 	}
-	if e := record(t, h, out.ExecutionID); string(e.Result) != `[1,2,3]` {
-		t.Fatalf("journal kept %s", e.Result)
+	if e := record(t, h, out.ExecutionID); string(e.Value) != `[1,2,3]` {
+		t.Fatalf("journal kept %s", e.Value)
 	}
 }
 
 func TestProgramFailureIsAnOutput(t *testing.T) {
 	h, svc, _ := fixture(t)
 	out := execute(t, h, `console.log("before"); throw new TypeError("bad input")`)
-	wantStatus(t, out, durable.OutputError)
+	wantStatus(t, out, codetool.StatusError)
 	if !strings.Contains(out.Error, "TypeError: bad input") || !slices.Equal(out.Logs, []string{"before"}) {
 		t.Fatalf("output %+v", out)
 	}
@@ -669,18 +676,18 @@ func TestProgramFailureIsAnOutput(t *testing.T) {
 try { await github.flaky() } catch (e) { msg = e.message }
 await github.create_issue({ title: msg });
 msg`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
-	if string(done.Result) != `"upstream is down"` || svc.count("flaky") != 1 {
-		t.Fatalf("result %s, flaky called %d times", done.Result, svc.count("flaky"))
+	wantStatus(t, done, codetool.StatusCompleted)
+	if string(done.Value) != `"upstream is down"` || svc.count("flaky") != 1 {
+		t.Fatalf("result %s, flaky called %d times", done.Value, svc.count("flaky"))
 	}
 }
 
 func TestExpirePaused(t *testing.T) {
 	h, _, _ := fixture(t)
 	out := execute(t, h, readThenWrite)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	ctx := context.Background()
 	if ids, err := h.ExpirePaused(ctx, time.Hour); err != nil || len(ids) != 0 {
 		t.Fatalf("ExpirePaused(1h) = %v, %v", ids, err)
@@ -691,7 +698,7 @@ func TestExpirePaused(t *testing.T) {
 		t.Fatalf("ExpirePaused = %v, %v", ids, err)
 	}
 	e := record(t, h, out.ExecutionID)
-	if e.Status != durable.StatusRejected || e.Error != "expired awaiting approval" {
+	if e.Status != store.StatusRejected || e.Error != "expired awaiting approval" {
 		t.Fatalf("%s %q", e.Status, e.Error)
 	}
 	if _, err := h.Approve(ctx, out.ExecutionID); !errors.Is(err, durable.ErrNotPaused) {
@@ -705,7 +712,7 @@ func TestRuntimeNamesKeepSeparateHistories(t *testing.T) {
 	research := newHandle(t, st, durable.Options{Name: "research"}, svc.github())
 	ops := newHandle(t, st, durable.Options{Name: "operations"}, svc.github())
 	out := execute(t, research, readThenWrite)
-	if _, err := ops.Approve(context.Background(), out.ExecutionID); !errors.Is(err, durable.ErrNotFound) {
+	if _, err := ops.Approve(context.Background(), out.ExecutionID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("another runtime approved: %v", err)
 	}
 	if l, _ := ops.Executions(context.Background(), 0); len(l) != 0 {
@@ -753,65 +760,49 @@ func TestDeleteExecution(t *testing.T) {
 	}
 }
 
-func TestNewRefusesBadConnectors(t *testing.T) {
+func TestNewRefusesBadContracts(t *testing.T) {
 	st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
-	tool := must(durable.FuncTool("get", "Gets.", func(ctx context.Context, _ empty) (empty, error) { return empty{}, nil }))
+	tool := must(funcTool("get", "Gets.", func(ctx context.Context, _ empty) (empty, error) { return empty{}, nil }))
 	both := tool
-	both.RequiresApproval, both.Replay = true, durable.ReplayReexecute
-	cases := map[string][]durable.Connector{
-		"reexecute with approval": {{Name: "svc", Tools: []durable.ConnectorTool{both}}},
-		"reserved codemode":       {{Name: "codemode", Tools: []durable.ConnectorTool{tool}}},
+	both.RequiresApproval, both.Replay = true, contract.ReplayReexecute
+	cases := map[string][]connector{
+		"reexecute with approval": {{Name: "svc", Tools: []connectorTool{both}}},
 		"duplicate":               {{Name: "a"}, {Name: "a"}},
 		"not an identifier":       {{Name: "my-svc"}},
-		"duplicate tool":          {{Name: "a", Tools: []durable.ConnectorTool{tool, tool}}},
+		"duplicate tool":          {{Name: "a", Tools: []connectorTool{tool, tool}}},
 	}
 	for name, cs := range cases {
-		if _, err := durable.New(st, executor(t), cs, durable.Options{}); err == nil {
+		if _, err := contractOf(cs...); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	input, err := contract.SchemaFor[repoInput]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withInput, err := contract.NewWithInput(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := durable.New(st, executor(t), withInput, durable.Options{}); err == nil || !strings.Contains(err.Error(), "input") {
+		t.Errorf("an input-bearing contract: %v", err)
+	}
+	if _, err := durable.New(st, executor(t), must(contractOf()), durable.Options{Name: "no spaces"}); err == nil {
+		t.Error("a runtime name with a space was accepted")
 	}
 }
 
 func TestApproveNeedsRecordedConnectors(t *testing.T) {
 	svc := newService()
 	st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
-	h := newHandle(t, st, durable.Options{}, svc.github(), durable.Connector{Name: "slack"})
+	h := newHandle(t, st, durable.Options{}, svc.github(), connector{Name: "slack"})
 	out := execute(t, h, readThenWrite)
 	h2 := newHandle(t, st, durable.Options{}, svc.github())
-	if _, err := h2.Approve(context.Background(), out.ExecutionID); err == nil || !strings.Contains(err.Error(), "needs connector(s) slack") {
+	if _, err := h2.Approve(context.Background(), out.ExecutionID); err == nil || !strings.Contains(err.Error(), "needs the namespace(s) slack") {
 		t.Fatalf("approval without slack: %v", err)
 	}
-	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusPaused {
+	if e := record(t, h, out.ExecutionID); e.Status != store.StatusPaused {
 		t.Fatalf("status %s after a refused approval", e.Status)
-	}
-}
-
-func TestOutputJSON(t *testing.T) {
-	cases := []struct {
-		out  durable.Output
-		want string
-	}{
-		{durable.Output{Status: durable.OutputCompleted, ExecutionID: "exec_1"}, `{"status":"completed","executionId":"exec_1","result":null}`},
-		{durable.Output{Status: durable.OutputPaused, ExecutionID: "exec_1", Pending: []durable.PendingAction{{ExecutionID: "exec_1", Seq: 2, Connector: "github", Method: "create_issue", Args: json.RawMessage(`{}`)}}},
-			`{"status":"paused","executionId":"exec_1","pending":[{"executionId":"exec_1","seq":2,"connector":"github","method":"create_issue","args":{}}]}`},
-		{durable.Output{Status: durable.OutputError, ExecutionID: "exec_1", Error: "boom", Logs: []string{"a"}}, `{"status":"error","executionId":"exec_1","error":"boom","logs":["a"]}`},
-	}
-	for _, c := range cases {
-		b, err := json.Marshal(c.out)
-		if err != nil || string(b) != c.want {
-			t.Errorf("Marshal = %s, %v; want %s", b, err, c.want)
-		}
-		var back durable.Output
-		if err := json.Unmarshal(b, &back); err != nil || back.Status != c.out.Status {
-			t.Errorf("Unmarshal(%s) = %+v, %v", b, back, err)
-		}
-	}
-	// The method itself keeps "<", ">" and "&" (json.Marshal escapes them).
-	plain := durable.Output{Status: durable.OutputPaused, ExecutionID: "exec_1", Logs: []string{"a > b"},
-		Pending: []durable.PendingAction{{ExecutionID: "exec_1", Seq: 1, Connector: "c", Method: "m", Args: json.RawMessage(`{"x":"<y> & z"}`)}}}
-	want := `{"status":"paused","executionId":"exec_1","pending":[{"executionId":"exec_1","seq":1,"connector":"c","method":"m","args":{"x":"<y> & z"}}],"logs":["a > b"]}`
-	if b, err := plain.MarshalJSON(); err != nil || string(b) != want {
-		t.Errorf("MarshalJSON = %s, %v; want %s", b, err, want)
 	}
 }
 
@@ -820,10 +811,10 @@ func TestOutputJSON(t *testing.T) {
 func TestPausedOutputHasLogs(t *testing.T) {
 	h, _, _ := fixture(t)
 	out := execute(t, h, `console.log("before", 1); await github.create_issue({ title: "t" }); console.log("after");`)
-	if out.Status != durable.OutputPaused || strings.Join(out.Logs, "|") != "before 1" {
+	if out.Status != codetool.StatusPaused || strings.Join(out.Logs, "|") != "before 1" {
 		t.Fatalf("Execute = %+v, want paused with logs [before 1]", out)
 	}
-	again, err := h.Output(context.Background(), out.ExecutionID)
+	again, err := h.Answer(context.Background(), out.ExecutionID)
 	if err != nil || strings.Join(again.Logs, "|") != "before 1" {
 		t.Fatalf("Output = %+v, %v; want logs [before 1]", again, err)
 	}
@@ -834,7 +825,7 @@ func TestPausedOutputHasLogs(t *testing.T) {
 func TestTypeDefinitionsHideTheJournalTools(t *testing.T) {
 	h, _, _ := fixture(t)
 	d := h.TypeDefinitions()
-	for _, want := range []string{"readonly github:", "list_pull_requests", "create_issue", "declare const codemode", "step<T>("} {
+	for _, want := range []string{"readonly github:", "list_pull_requests", "create_issue", "readonly codemode: Tools;", "step<T>(", "run(name: string, input?: unknown)"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("declarations lack %q:\n%s", want, d)
 		}
@@ -857,7 +848,7 @@ func TestCodeForms(t *testing.T) {
 		"\"text\"": `"text"`,
 	} {
 		out := execute(t, h, code)
-		if out.Status != durable.OutputCompleted || string(out.Result) != want {
+		if out.Status != codetool.StatusCompleted || string(out.Value) != want {
 			t.Errorf("%q: %+v, want %s", code, out, want)
 		}
 	}
@@ -878,7 +869,7 @@ const p = performance.now();
 const branch = (Math.floor(t) % 2 === 0 ? "even" : "odd") + (r < 0.5 ? "-low" : "-high");
 await github.create_issue({ title: [branch, r, t, d, p].join(" ") });
 ({ branch, r, t, d, p, later: Date.now() >= d })`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	var args issueInput
 	if err := json.Unmarshal(out.Pending[0].Args, &args); err != nil {
 		t.Fatal(err)
@@ -889,13 +880,13 @@ await github.create_issue({ title: [branch, r, t, d, p].join(" ") });
 	}
 	time.Sleep(20 * time.Millisecond) // the real clock moves on
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
+	wantStatus(t, done, codetool.StatusCompleted)
 	var res struct {
 		Branch     string
 		R, T, D, P json.Number // as JavaScript wrote them
 		Later      bool
 	}
-	dec := json.NewDecoder(strings.NewReader(string(done.Result)))
+	dec := json.NewDecoder(strings.NewReader(string(done.Value)))
 	dec.UseNumber()
 	if err := dec.Decode(&res); err != nil {
 		t.Fatal(err)
@@ -921,16 +912,16 @@ func TestEventTimeStampReplays(t *testing.T) {
 	out := execute(t, h, `const ts = new Event("x").timeStamp;
 await github.create_issue({ title: String(ts) });
 ({ ts })`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	var args issueInput
 	if err := json.Unmarshal(out.Pending[0].Args, &args); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond) // the real clock moves on
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
+	wantStatus(t, done, codetool.StatusCompleted)
 	var res struct{ TS json.Number }
-	dec := json.NewDecoder(strings.NewReader(string(done.Result)))
+	dec := json.NewDecoder(strings.NewReader(string(done.Value)))
 	dec.UseNumber()
 	if err := dec.Decode(&res); err != nil {
 		t.Fatal(err)
@@ -952,24 +943,24 @@ await github.create_issue({ title: String(ts) });
 func TestCompletedOutputCarriesContent(t *testing.T) {
 	h, _, _ := fixture(t)
 	out := execute(t, h, `result.appendText("hello"); result.appendImage({ data: "aGk=", mimeType: "image/png" }); 7`)
-	wantStatus(t, out, durable.OutputCompleted)
-	want := []client.Content{{Type: "text", Text: "hello"}, {Type: "image", Data: "aGk=", MimeType: "image/png"}}
-	if !slices.Equal(out.Content, want) || string(out.Result) != "7" {
-		t.Fatalf("content %+v result %s, want %+v and 7", out.Content, out.Result, want)
+	wantStatus(t, out, codetool.StatusCompleted)
+	want := []contract.Content{{Type: "text", Text: "hello"}, {Type: "image", Data: "aGk=", MimeType: "image/png"}}
+	if !slices.Equal(out.Content, want) || string(out.Value) != "7" {
+		t.Fatalf("content %+v result %s, want %+v and 7", out.Content, out.Value, want)
 	}
 	b, _ := json.Marshal(out)
 	if !strings.Contains(string(b), `"content":[{"type":"text","text":"hello"},{"type":"image","data":"aGk=","mimeType":"image/png"}]`) {
 		t.Errorf("JSON %s lacks the content", b)
 	}
-	var back durable.Output
+	var back codetool.Answer
 	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back.Content, want) {
 		t.Errorf("Unmarshal(%s) = %+v, %v", b, back.Content, err)
 	}
 	out = execute(t, h, `result.appendText("before"); const c = await github.create_issue({ title: "x" }); result.appendText("made " + c.id); c.id`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	out = approve(t, h, out.ExecutionID)
-	wantStatus(t, out, durable.OutputCompleted)
-	if want := []client.Content{{Type: "text", Text: "before"}, {Type: "text", Text: "made 1"}}; !slices.Equal(out.Content, want) {
+	wantStatus(t, out, codetool.StatusCompleted)
+	if want := []contract.Content{{Type: "text", Text: "before"}, {Type: "text", Text: "made 1"}}; !slices.Equal(out.Content, want) {
 		t.Errorf("approved content %+v, want %+v", out.Content, want)
 	}
 }
@@ -992,11 +983,11 @@ func testConnectorCallsInsideAStep(t *testing.T, ex client.Executor) {
 const c = await github.create_issue({ title: "n=" + prs });
 const after = await github.list_pull_requests({ repo: "after" });
 [prs, c.id, after.length]`)
-		wantStatus(t, out, durable.OutputPaused)
+		wantStatus(t, out, codetool.StatusPaused)
 		done := approve(t, h, out.ExecutionID)
-		wantStatus(t, done, durable.OutputCompleted)
-		if string(done.Result) != `[9,1,2]` {
-			t.Fatalf("result %s", done.Result)
+		wantStatus(t, done, codetool.StatusCompleted)
+		if string(done.Value) != `[9,1,2]` {
+			t.Fatalf("result %s", done.Value)
 		}
 		if n := svc.count("list_pull_requests"); n != 3 {
 			t.Errorf("list_pull_requests ran %d times, want 3 (once per call, none replayed)", n)
@@ -1006,7 +997,7 @@ const after = await github.list_pull_requests({ repo: "after" });
 		if states(e) != want {
 			t.Fatalf("journal %s\nwant    %s", states(e), want)
 		}
-		if len(done.Pending) != 0 || e.Status != durable.StatusCompleted {
+		if len(done.Pending) != 0 || e.Status != store.StatusCompleted {
 			t.Errorf("status %s", e.Status)
 		}
 	})
@@ -1018,11 +1009,11 @@ const after = await github.list_pull_requests({ repo: "after" });
 });
 const l = await github.add_label({ title: "after" });
 [id, l.id]`)
-		wantStatus(t, out, durable.OutputPaused)
+		wantStatus(t, out, codetool.StatusPaused)
 		done := approve(t, h, out.ExecutionID)
-		wantStatus(t, done, durable.OutputCompleted)
-		if string(done.Result) != `[1,2]` || svc.count("list_pull_requests") != 1 || svc.count("create_issue") != 1 {
-			t.Fatalf("result %s, list ran %d, create ran %d", done.Result, svc.count("list_pull_requests"), svc.count("create_issue"))
+		wantStatus(t, done, codetool.StatusCompleted)
+		if string(done.Value) != `[1,2]` || svc.count("list_pull_requests") != 1 || svc.count("create_issue") != 1 {
+			t.Fatalf("result %s, list ran %d, create ran %d", done.Value, svc.count("list_pull_requests"), svc.count("create_issue"))
 		}
 		e := record(t, h, out.ExecutionID)
 		want := "1:codemode.step=applied 2:github.list_pull_requests=applied 3:github.create_issue=applied 4:codemode.step_end=applied 5:github.add_label=applied"
@@ -1034,7 +1025,7 @@ const l = await github.add_label({ title: "after" });
 		if err := h.Rollback(context.Background(), out.ExecutionID); err != nil {
 			t.Fatal(err)
 		}
-		if e := record(t, h, out.ExecutionID); e.Status != durable.StatusRolledBack {
+		if e := record(t, h, out.ExecutionID); e.Status != store.StatusRolledBack {
 			t.Fatalf("status after rollback %s", e.Status)
 		}
 	})
@@ -1051,12 +1042,12 @@ await new Promise((r) => setTimeout(r, 20));
 const b = Date.now();
 await github.create_issue({ title: String(b) });
 [a, b, Date.now() >= b]`)
-		wantStatus(t, out, durable.OutputPaused)
+		wantStatus(t, out, codetool.StatusPaused)
 		done := approve(t, h, out.ExecutionID)
-		wantStatus(t, done, durable.OutputCompleted)
+		wantStatus(t, done, codetool.StatusCompleted)
 		var got []any
-		if err := json.Unmarshal(done.Result, &got); err != nil || len(got) != 3 || got[0] == got[1] || got[2] != true {
-			t.Fatalf("result %s: want two distinct times and true", done.Result)
+		if err := json.Unmarshal(done.Value, &got); err != nil || len(got) != 3 || got[0] == got[1] || got[2] != true {
+			t.Fatalf("result %s: want two distinct times and true", done.Value)
 		}
 		e := record(t, h, out.ExecutionID)
 		if want := "1:codemode.step=applied 2:codemode.step_end=applied 3:github.create_issue=applied"; states(e) != want {
@@ -1077,13 +1068,13 @@ func TestErrorPositionsAreTheCodesOwn(t *testing.T) {
 		"// m\nexport default async () => {\n  const x = ) 1; }",
 	} {
 		out := execute(t, h, code)
-		wantStatus(t, out, durable.OutputError)
-		plain, err := h.Client().RunCode(context.Background(), code, client.RunOptions{})
+		wantStatus(t, out, codetool.StatusError)
+		plain, err := client.New(executor(t), h.Contract()).RunCode(context.Background(), code, client.RunOptions{})
 		if err != nil || plain.Error == nil {
 			t.Fatalf("%q: plain run %+v %v", code, plain, err)
 		}
-		if out.Error != plain.Error.Error() {
-			t.Errorf("%q: durable error %q, plain run %q", code, out.Error, plain.Error.Error())
+		if out.Error != plain.Error.Text() {
+			t.Errorf("%q: durable error %q, plain run %q", code, out.Error, plain.Error.Text())
 		}
 	}
 }
@@ -1135,13 +1126,14 @@ func TestProgramCannotEndAStepItDoesNotOwn(t *testing.T) {
 let refused = "";
 try { await __codemode.step_end({ name: "t", token: 1, value: { forged: true } }); } catch (e) { refused = e.message; }
 refused`)
-	wantStatus(t, out, durable.OutputCompleted)
-	if !strings.Contains(string(out.Result), `step_end is not a function`) {
-		t.Fatalf("the forged step_end: %s", out.Result)
+	wantStatus(t, out, codetool.StatusCompleted)
+	// __codemode is not in the program's scope at all: reading it fails.
+	if v := string(out.Value); !strings.Contains(v, "step_end") && !strings.Contains(v, "undefined") {
+		t.Fatalf("the forged step_end: %s", out.Value)
 	}
 	e := record(t, h, out.ExecutionID)
 	for _, l := range e.Log {
-		if l.Seq == 1 && (l.State != durable.EntryError || l.Result != nil) {
+		if l.Seq == 1 && (l.State != store.EntryError || l.Result != nil) {
 			t.Fatalf("step entry %+v: want an error without a value", l)
 		}
 	}
@@ -1165,9 +1157,9 @@ func TestProgramCannotReachTheHostNamespace(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := execute(t, h, code)
-			wantStatus(t, out, durable.OutputCompleted)
-			if string(out.Result) != "[]" {
-				t.Errorf("the program reached the host namespace through %s", out.Result)
+			wantStatus(t, out, codetool.StatusCompleted)
+			if string(out.Value) != "[]" {
+				t.Errorf("the program reached the host namespace through %s", out.Value)
 			}
 			if e := record(t, h, out.ExecutionID); len(e.Log) != 0 {
 				t.Errorf("the program wrote to the journal: %s", states(e))
@@ -1210,7 +1202,7 @@ try { await codemode.search("x"); await codemode.run("none", {}); } catch {}
 		t.Run(name, func(t *testing.T) {
 			h, _, _ := fixtureOn(t, ex)
 			e := completedWith(t, h, code, `{"v":41,"seen":[]}`)
-			if len(e.Log) == 0 || e.Log[0].State != durable.EntryApplied || string(e.Log[0].Result) != "41" {
+			if len(e.Log) == 0 || e.Log[0].State != store.EntryApplied || string(e.Log[0].Result) != "41" {
 				t.Fatalf("journal: %s", states(e))
 			}
 		})
@@ -1252,12 +1244,12 @@ if (callTool) {
 
 // completedWith executes code, fails the test unless it completed with
 // the result want (JSON text), and returns the execution's record.
-func completedWith(t *testing.T, h *durable.Handle, code, want string) *durable.Execution {
+func completedWith(t *testing.T, h *durable.Handle, code, want string) *store.Execution {
 	t.Helper()
 	out := execute(t, h, code)
-	wantStatus(t, out, durable.OutputCompleted)
-	if string(out.Result) != want {
-		t.Fatalf("result %s, want %s", out.Result, want)
+	wantStatus(t, out, codetool.StatusCompleted)
+	if string(out.Value) != want {
+		t.Fatalf("result %s, want %s", out.Value, want)
 	}
 	return record(t, h, out.ExecutionID)
 }
@@ -1279,14 +1271,14 @@ func testForgedStepClockIsNotRecorded(t *testing.T, ex client.Executor) {
 const v = await codemode.step("s", async () => 41);
 const created = await github.create_issue({ title: "x" });
 ({ v, created })`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	for _, l := range record(t, h, out.ExecutionID).Log {
-		if l.Method == durable.StepEndMethod {
+		if l.Method == "step_end" {
 			t.Fatalf("a step that read no clock recorded its end: %s", l.Args)
 		}
 	}
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
+	wantStatus(t, done, codetool.StatusCompleted)
 }
 
 // A module that exports a function named then does not get the raw
@@ -1330,34 +1322,38 @@ func TestErrorsShowTheAgentsLines(t *testing.T) {
 		{"// m\nexport default async () => {\n  throw new Error(\"m\") }", "Error: m\n  at agent.ts:3:13\n  2 | export default async () => {\n> 3 |   throw new Error(\"m\") }\n    |             ^"},
 	} {
 		out := execute(t, h, c.code)
-		wantStatus(t, out, durable.OutputError)
+		wantStatus(t, out, codetool.StatusError)
 		if !strings.HasSuffix(out.Error, c.want) || strings.Contains(out.Error, "__codemode") {
 			t.Errorf("%q: error\n%s\nwant it to end with\n%s", c.code, out.Error, c.want)
 		}
 	}
 }
 
-// A call of a method codemode does not have (a tool, as plain code mode
-// puts them on codemode) names where the tools are, in every form; the
-// SDK's own methods and a look at codemode's properties work as before.
-func TestMissingSDKMethodNamesTheConnectors(t *testing.T) {
+// A call of a tool codemode does not have names what it has, in every
+// form, and, when another namespace has that tool, where it is; the SDK's
+// own members and a look at codemode's properties work as before.
+func TestMissingToolNamesItsNamespace(t *testing.T) {
 	h, _, _ := fixture(t)
-	const want = "TypeError: codemode.list_pulls is not a function: in durable runs codemode has step, search, describe and run, and the tools are on `github` (github.list_pulls)"
+	const want = "TypeError: unknown tool codemode.list_pulls: the contract declares search, describe"
 	for _, code := range []string{
 		`await codemode.list_pulls({ repo: "a/b" })`,
 		`async () => await codemode.list_pulls({ repo: "a/b" })`,
 		"export default async ({ codemode }) => await codemode.list_pulls({ repo: \"a/b\" });",
 	} {
 		out := execute(t, h, code)
-		wantStatus(t, out, durable.OutputError)
+		wantStatus(t, out, codetool.StatusError)
 		if !strings.HasPrefix(out.Error, want+"\n") {
 			t.Errorf("%q: error %q, want it to start with %q", code, out.Error, want)
 		}
 	}
-	out := execute(t, h, `[typeof codemode.step, typeof codemode.then, JSON.stringify(codemode), await codemode.step("s", () => 1)]`)
-	wantStatus(t, out, durable.OutputCompleted)
-	if string(out.Result) != `["function","undefined","{}",1]` {
-		t.Fatalf("result %s", out.Result)
+	out := execute(t, h, `await codemode.list_pull_requests({ repo: "a/b" })`)
+	if want := "TypeError: unknown tool codemode.list_pull_requests: the contract declares search, describe (github.list_pull_requests is a tool of github)\n"; !strings.HasPrefix(out.Error, want) {
+		t.Errorf("error %q, want it to start with %q", out.Error, want)
+	}
+	out = execute(t, h, `[typeof codemode.step, typeof codemode.then, JSON.stringify(codemode), await codemode.step("s", () => 1)]`)
+	wantStatus(t, out, codetool.StatusCompleted)
+	if string(out.Value) != `["function","undefined","{}",1]` {
+		t.Fatalf("result %s", out.Value)
 	}
 }
 
@@ -1366,15 +1362,15 @@ func TestMissingSDKMethodNamesTheConnectors(t *testing.T) {
 // reader of the journal sees it applied while the program still runs.
 func TestResultRecordedWhileProgramWaits(t *testing.T) {
 	ids := make(chan string, 1)
-	get := must(durable.FuncTool("get", "Returns its input.", func(ctx context.Context, in repoInput) (repoInput, error) {
+	get := must(funcTool("get", "Returns its input.", func(ctx context.Context, in repoInput) (repoInput, error) {
 		select {
 		case ids <- durable.ExecutionIDFrom(ctx):
 		default:
 		}
 		return in, nil
 	}))
-	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{}, durable.Connector{Name: "svc", Tools: []durable.ConnectorTool{get}})
-	done := make(chan durable.Output, 1)
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), durable.Options{}, connector{Name: "svc", Tools: []connectorTool{get}})
+	done := make(chan codetool.Answer, 1)
 	go func() {
 		out, err := h.Execute(context.Background(), `await svc.get({ repo: "a" }); await new Promise((r) => setTimeout(r, 1500)); 1`)
 		if err != nil {
@@ -1386,8 +1382,8 @@ func TestResultRecordedWhileProgramWaits(t *testing.T) {
 	deadline := time.Now().Add(time.Second)
 	for {
 		e := record(t, h, id)
-		if len(e.Log) == 1 && e.Log[0].State == durable.EntryApplied && string(e.Log[0].Result) == `{"repo":"a"}` {
-			if e.Status != durable.StatusRunning {
+		if len(e.Log) == 1 && e.Log[0].State == store.EntryApplied && string(e.Log[0].Result) == `{"repo":"a"}` {
+			if e.Status != store.StatusRunning {
 				t.Fatalf("the result was recorded only when the run ended (%s)", e.Status)
 			}
 			break
@@ -1397,7 +1393,7 @@ func TestResultRecordedWhileProgramWaits(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	wantStatus(t, <-done, durable.OutputCompleted)
+	wantStatus(t, <-done, codetool.StatusCompleted)
 }
 
 // ApprovePending approves only the actions a person saw: an approval of a
@@ -1409,20 +1405,20 @@ func TestApprovePendingApprovesWhatWasSeen(t *testing.T) {
 	ctx := context.Background()
 	const code = `await github.create_issue({ title: "first" }); await github.create_issue({ title: "second" }); 1`
 	out := execute(t, h, code)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	first := out.Pending[0].Seq
 	next, err := h.ApprovePending(ctx, out.ExecutionID, []uint64{first})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStatus(t, next, durable.OutputPaused)
+	wantStatus(t, next, codetool.StatusPaused)
 	second := next.Pending[0].Seq
 	// A second person approves the first action too, late.
 	_, err = h.ApprovePending(ctx, out.ExecutionID, []uint64{first})
 	if !errors.Is(err, durable.ErrPendingChanged) || !strings.Contains(err.Error(), fmt.Sprintf("awaits approval of %d (github.create_issue", second)) {
 		t.Fatalf("a late approval of action %d gave %v, want ErrPendingChanged naming action %d", first, err, second)
 	}
-	if e := record(t, h, out.ExecutionID); e.Status != durable.StatusPaused || svc.count("create_issue") != 1 {
+	if e := record(t, h, out.ExecutionID); e.Status != store.StatusPaused || svc.count("create_issue") != 1 {
 		t.Fatalf("after the refused approval: status %s, create_issue ran %d times (journal %s)", e.Status, svc.count("create_issue"), states(e))
 	}
 	if _, err := h.ApprovePending(ctx, out.ExecutionID, nil); err == nil {
@@ -1432,7 +1428,7 @@ func TestApprovePendingApprovesWhatWasSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStatus(t, done, durable.OutputCompleted)
+	wantStatus(t, done, codetool.StatusCompleted)
 
 	// Two approvals of one pause at once: one replays (and pauses at the
 	// second action), the other is refused; the second action stays
@@ -1442,7 +1438,7 @@ func TestApprovePendingApprovesWhatWasSeen(t *testing.T) {
 		seen := out.Pending[0].Seq
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		outs := make([]durable.Output, 2)
+		outs := make([]codetool.Answer, 2)
 		for i := range 2 {
 			wg.Add(1)
 			go func() {
@@ -1456,13 +1452,13 @@ func TestApprovePendingApprovesWhatWasSeen(t *testing.T) {
 			switch {
 			case errs[i] == nil:
 				ok++
-				wantStatus(t, outs[i], durable.OutputPaused)
+				wantStatus(t, outs[i], codetool.StatusPaused)
 			case !errors.Is(errs[i], durable.ErrPendingChanged) && !errors.Is(errs[i], durable.ErrNotPaused):
 				t.Fatalf("approval %d: %v", i, errs[i])
 			}
 		}
 		e := record(t, h, out.ExecutionID)
-		if ok != 1 || e.Status != durable.StatusPaused {
+		if ok != 1 || e.Status != store.StatusPaused {
 			t.Fatalf("%d approvals replayed, status %s (journal %s), want one and paused at the second action", ok, e.Status, states(e))
 		}
 	}
@@ -1473,19 +1469,19 @@ func TestApprovePendingApprovesWhatWasSeen(t *testing.T) {
 func TestEndedExecutionsLeaveNoActionPending(t *testing.T) {
 	h, svc, _ := fixture(t)
 	ctx := context.Background()
-	pendingLeft := func(e *durable.Execution) []uint64 {
+	pendingLeft := func(e *store.Execution) []uint64 {
 		var out []uint64
 		for _, l := range e.Log {
-			if l.State == durable.EntryPending {
+			if l.State == store.EntryPending {
 				out = append(out, l.Seq)
 			}
 		}
 		return out
 	}
-	wantClosed := func(t *testing.T, e *durable.Execution, seq uint64, reason string) {
+	wantClosed := func(t *testing.T, e *store.Execution, seq uint64, reason string) {
 		t.Helper()
 		for _, l := range e.Log {
-			if l.Seq == seq && (l.State != durable.EntryError || !strings.Contains(l.Error, reason)) {
+			if l.Seq == seq && (l.State != store.EntryError || !strings.Contains(l.Error, reason)) {
 				t.Fatalf("action %d is %s (%q), want error saying %q; journal %s", seq, l.State, l.Error, reason, states(e))
 			}
 		}
@@ -1493,7 +1489,7 @@ func TestEndedExecutionsLeaveNoActionPending(t *testing.T) {
 	// Two actions pause together; rejecting one ends the run and the
 	// other is not run.
 	out := execute(t, h, `await Promise.all([github.create_issue({ title: "a" }), github.create_issue({ title: "b" })]); 1`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	if len(out.Pending) != 2 {
 		t.Fatalf("pending %+v, want two", out.Pending)
 	}
@@ -1513,9 +1509,9 @@ await codemode.step("probe", async () => { first = true; return 1; });
 await github.create_issue({ title: first ? "one" : "two" });
 1`}} {
 		out := execute(t, h, tt.code)
-		wantStatus(t, out, durable.OutputPaused)
+		wantStatus(t, out, codetool.StatusPaused)
 		done := approve(t, h, out.ExecutionID)
-		wantStatus(t, done, durable.OutputError)
+		wantStatus(t, done, codetool.StatusError)
 		e := record(t, h, out.ExecutionID)
 		if left := pendingLeft(e); len(left) != 0 {
 			t.Fatalf("%s: actions %v are still pending: %s", tt.name, left, states(e))

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/durable/store/sqlite"
 )
 
 type exampleRepo struct {
@@ -24,57 +26,29 @@ type examplePull struct {
 	Title  string `json:"title"`
 }
 
-// exampleGitHub is a connector with two methods.
-func exampleGitHub() durable.Connector {
-	list, err := durable.FuncTool("list_pull_requests", "List the open pull requests of a repository.",
+// exampleGitHub is a contract with two tools in the github namespace; the
+// one that creates needs approval.
+func exampleGitHub() *contract.Contract {
+	list, err := contract.NewTool("list_pull_requests", "List the open pull requests of a repository.",
 		func(ctx context.Context, in exampleRepo) ([]examplePull, error) {
 			return []examplePull{{Number: 7, Title: "Fix the build of " + in.Repo}}, nil
 		})
 	if err != nil {
 		log.Fatal(err)
 	}
-	create, err := durable.FuncTool("create_pull_request", "Create a pull request from a branch.",
+	create, err := contract.NewTool("create_pull_request", "Create a pull request from a branch.",
 		func(ctx context.Context, in exampleRepo) (examplePull, error) { return examplePull{Number: 8}, nil })
 	if err != nil {
 		log.Fatal(err)
 	}
-	create.RequiresApproval = true
-	return durable.Connector{Name: "github", Tools: []durable.ConnectorTool{list, create}}
-}
-
-// A catalog answers search and describe without a journal or a runtime.
-func ExampleNewCatalog() {
-	cat, err := durable.NewCatalog([]durable.Connector{exampleGitHub()})
+	if create, err = create.WithPolicy(contract.Policy{RequiresApproval: true}); err != nil {
+		log.Fatal(err)
+	}
+	c, err := contract.NewNamespaced(contract.Namespace{Name: "github", Tools: []*contract.Tool{list, create}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	found := cat.Search("create a pull request", nil)
-	for _, r := range found.Results {
-		fmt.Println(r.Path, r.RequiresApproval)
-	}
-	d, err := cat.Describe("github.create_pull_request", nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Print(d.Types)
-	// Output:
-	// github.create_pull_request true
-	// github.list_pull_requests false
-	// interface GithubTools {
-	//   /**
-	//    * Create a pull request from a branch.
-	//    * @requiresApproval the execution pauses here until a person approves the call
-	//    */
-	//   create_pull_request(input: {
-	//     owner: string;
-	//     repo: string;
-	//   }): Promise<{
-	//     number: number;
-	//     title: string;
-	//   }>;
-	// }
-	//
-	// declare const github: GithubTools;
+	return c
 }
 
 // A completed run saved as a snippet is found by codemode.search and run
@@ -96,19 +70,19 @@ func ExampleHandle_SaveSnippet() {
 		log.Fatal(err)
 	}
 	defer rt.Close()
-	h, err := durable.New(store, rt, []durable.Connector{exampleGitHub()}, durable.Options{})
+	h, err := durable.New(store, rt, exampleGitHub(), durable.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 
 	first, err := h.Execute(ctx, `const prs = await github.list_pull_requests({ owner: "acme", repo: input?.repo ?? "site" });
 prs.map((p) => p.title)`)
-	if err != nil || first.Status != durable.OutputError { // input is only defined when codemode.run runs it
+	if err != nil || first.Status != codetool.StatusError { // input is only defined when codemode.run runs it
 		log.Fatal(first, err)
 	}
 	first, err = h.Execute(ctx, `const repo = typeof input === "object" ? input.repo : "site";
 (await github.list_pull_requests({ owner: "acme", repo })).map((p) => p.title)`)
-	if err != nil || first.Status != durable.OutputCompleted {
+	if err != nil || first.Status != codetool.StatusCompleted {
 		log.Fatal(first, err)
 	}
 	if _, err := h.SaveSnippet(ctx, "pr-titles", durable.SaveSnippetOptions{ExecutionID: first.ExecutionID,
@@ -121,6 +95,6 @@ const titles = await codemode.run("pr-titles", { repo: "api" });
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.Status, string(out.Result))
+	fmt.Println(out.Status, string(out.Value))
 	// Output: completed {"snippet":"pr-titles","titles":["Fix the build of api"]}
 }

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/durable/store"
 )
 
 // Why a pass was halted (client.Halt): the journal's decisions that end a
@@ -49,9 +51,9 @@ type pass struct {
 	// the pass started, by seq: they cannot change while the execution is
 	// running (only a rollback moves them, and it refuses a running
 	// execution), so a replayed call is answered without reading the store.
-	applied map[uint64]*ToolLogEntry
+	applied map[uint64]*store.Entry
 	// stepEnds maps the seq of a recorded step whose function made calls
-	// or read the clock to its StepEndMethod entry's arguments.
+	// or read the clock to its stepEndMethod entry's arguments.
 	stepEnds map[uint64]stepEnd
 	// replayed maps the seqs a replay of the steps recorded as applied
 	// takes, to the step: the calls its function made (step_skip) and its
@@ -88,11 +90,11 @@ type pass struct {
 	// commits the result first; a crash in between leaves the entry
 	// executing, the evidence a replay refuses to guess about.
 	wmu     sync.Mutex
-	results []EntryMove     // results to record
-	flusher *time.Timer     // records results after recordDelay
-	wctx    context.Context // the pass's context without its cancellation, for flusher
-	werr    error           // a failed write of results: every later write fails with it
-	ended   bool            // the pass is recording its end: results are recorded at once
+	results []store.EntryMove // results to record
+	flusher *time.Timer       // records results after recordDelay
+	wctx    context.Context   // the pass's context without its cancellation, for flusher
+	werr    error             // a failed write of results: every later write fails with it
+	ended   bool              // the pass is recording its end: results are recorded at once
 }
 
 // recordDelay bounds how long a call's result waits for the pass's next
@@ -110,7 +112,7 @@ func (p *pass) flushLocked(ctx context.Context) error {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx) // the actions happened: recorded even when the pass ended
-	if b, ok := p.store().(EntryBatcher); ok {
+	if b, ok := p.store().(store.EntryBatcher); ok {
 		_, err := b.WriteEntries(ctx, p.h.name, p.id, moves, nil)
 		p.werr = err
 		return err
@@ -126,7 +128,7 @@ func (p *pass) flushLocked(ctx context.Context) error {
 
 // recordResult records a call's result with the pass's next write (see
 // pass.results), or at once when the pass is ending.
-func (p *pass) recordResult(ctx context.Context, m EntryMove) error {
+func (p *pass) recordResult(ctx context.Context, m store.EntryMove) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	p.results = append(p.results, m)
@@ -160,12 +162,12 @@ func (p *pass) endWrites(ctx context.Context) error {
 	return p.flushLocked(ctx)
 }
 
-// insert adds e to the journal (Store.InsertEntry) with the results
-// waiting, in one commit when the store is an EntryBatcher.
-func (p *pass) insert(ctx context.Context, e *ToolLogEntry) (bool, error) {
+// insert adds e to the journal (store.Store.InsertEntry) with the results
+// waiting, in one commit when the store is an store.EntryBatcher.
+func (p *pass) insert(ctx context.Context, e *store.Entry) (bool, error) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	if b, ok := p.store().(EntryBatcher); ok && len(p.results) > 0 && p.werr == nil && ctx.Err() == nil {
+	if b, ok := p.store().(store.EntryBatcher); ok && len(p.results) > 0 && p.werr == nil && ctx.Err() == nil {
 		moves := p.results
 		p.results = nil
 		ok, err := b.WriteEntries(context.WithoutCancel(ctx), p.h.name, p.id, moves, e)
@@ -178,9 +180,9 @@ func (p *pass) insert(ctx context.Context, e *ToolLogEntry) (bool, error) {
 	return p.store().InsertEntry(ctx, p.h.name, p.id, e)
 }
 
-// transition moves the entry at seq (Store.TransitionEntry) after
+// transition moves the entry at seq (store.Store.TransitionEntry) after
 // recording the results waiting.
-func (p *pass) transition(ctx context.Context, seq uint64, from []EntryState, to EntryState, u EntryUpdate) (bool, error) {
+func (p *pass) transition(ctx context.Context, seq uint64, from []store.EntryState, to store.EntryState, u store.EntryUpdate) (bool, error) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	if err := p.flushLocked(ctx); err != nil {
@@ -228,16 +230,16 @@ func (u stepUse) since(call client.ToolCall) (clock int, draws, bytes uint64) {
 	return clock, draws, bytes
 }
 
-func (h *Handle) newPass(e *Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*ToolLogEntry{}, stepEnds: map[uint64]stepEnd{},
+func (h *Handle) newPass(e *store.Execution) *pass {
+	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*store.Entry{}, stepEnds: map[uint64]stepEnd{},
 		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		p.known = max(p.known, l.Seq)
-		if l.State == EntryApplied && !l.Ephemeral {
+		if l.State == store.EntryApplied && !l.Ephemeral {
 			p.applied[l.Seq] = l
 		}
-		if l.Connector == StepConnector && l.Method == StepEndMethod {
+		if l.Connector == stepConnector && l.Method == stepEndMethod {
 			var a stepEnd
 			if json.Unmarshal(l.Args, &a) == nil && a.Begin > 0 && a.Begin < l.Seq && a.Clock >= 0 {
 				a.seq = l.Seq
@@ -265,7 +267,7 @@ func (p *pass) prefill() map[uint64]json.RawMessage {
 	for seq, e := range p.applied {
 		// A recorded step's function does not run again: the seqs of the
 		// calls it made are step_skip calls on replay (p.replayed).
-		if _, skipped := p.replayed[seq]; e.Connector != StepConnector && p.h.tools[e.Connector][e.Method] != nil && len(e.Result) > 0 && !skipped {
+		if _, skipped := p.replayed[seq]; e.Connector != stepConnector && p.h.tools[e.Connector][e.Method] != nil && len(e.Result) > 0 && !skipped {
 			seqs = append(seqs, seq)
 		}
 	}
@@ -298,7 +300,7 @@ type replayedSeq struct {
 func (p *pass) reserveReplayedSteps() {
 	var begins []uint64
 	for seq, e := range p.applied {
-		if e.isStepStart() {
+		if isStepStart(e) {
 			begins = append(begins, seq)
 		}
 	}
@@ -343,7 +345,7 @@ func (p *pass) replayDivergence(ctx context.Context, seq uint64, got string) (js
 	return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s, got %s%s", seq, want, got, hint)})
 }
 
-// stepEnd is a StepEndMethod entry's arguments, and its seq.
+// stepEnd is a stepEndMethod entry's arguments, and its seq.
 type stepEnd struct {
 	Name  string `json:"name"`
 	Begin uint64 `json:"begin"`           // the step's seq
@@ -368,20 +370,22 @@ func (p *pass) middleware(next client.ToolCaller) client.ToolCaller {
 	return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 		p.bump(1, 0)
 		defer p.bump(-1, 0)
-		if call.Namespace == sdkNamespace {
-			switch call.Tool {
-			case "search", "describe":
-				return p.discover(ctx, call)
-			case "snippet":
-				return p.snippet(ctx, call)
-			}
+		switch {
+		case call.Namespace == journalNamespace && call.Tool == "snippet":
+			return p.snippet(ctx, call)
+		case call.Namespace == journalNamespace:
 			return p.step(ctx, call)
+		case call.Namespace == stepConnector && (call.Tool == "search" || call.Tool == "describe") && p.h.tools[call.Namespace][call.Tool] == nil:
+			return p.discover(ctx, call)
 		}
 		return p.connectorCall(ctx, next, call)
 	})
 }
 
-func (p *pass) store() Store { return p.h.store }
+func (p *pass) store() store.Store { return p.h.store }
+
+// isStepStart reports whether e records the beginning of a codemode.step.
+func isStepStart(e *store.Entry) bool { return e.Connector == stepConnector && e.Method == stepMethod }
 
 // canonical returns v as canonical JSON: object keys sorted, no
 // insignificant space, numbers as written.
@@ -412,7 +416,7 @@ func (p *pass) notRunning(ctx context.Context, what string) (json.RawMessage, er
 	if err != nil {
 		return p.fail(err)
 	}
-	if e.Status == StatusRejected || e.Status == StatusError {
+	if e.Status == store.StatusRejected || e.Status == store.StatusError {
 		return halt(&endError{msg: e.Error})
 	}
 	return halt(&endError{msg: fmt.Sprintf("%s was refused: the execution is %s", what, e.Status)})
@@ -441,7 +445,7 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 }
 
 // recordedCall decides a call whose seq may be in the journal.
-func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, args json.RawMessage) (json.RawMessage, error) {
 	what := call.Namespace + "." + call.Tool
 	e, found := p.applied[call.Seq]
 	if !found {
@@ -456,7 +460,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 				call.Seq, e.Connector, e.Method, e.Args, what, args)})
 		}
 		switch e.State {
-		case EntryApplied:
+		case store.EntryApplied:
 			if !e.Ephemeral {
 				p.h.log.Debug("durable: replay", "execution", p.id, "seq", call.Seq, "call", what)
 				markCall(ctx, "replayed")
@@ -465,12 +469,12 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 			p.h.log.Debug("durable: reexecute", "execution", p.id, "seq", call.Seq, "call", what)
 			markCall(ctx, "reexecuted")
 			return p.execute(ctx, next, call, t, false)
-		case EntryError:
+		case store.EntryError:
 			markCall(ctx, "recorded-error")
 			return nil, errors.New(e.Error) // the recorded failure, replayed
-		case EntryPending:
+		case store.EntryPending:
 			// Approved: claim it. A reject that got there first wins.
-			ok, err := p.transition(ctx, call.Seq, []EntryState{EntryPending}, EntryExecuting, EntryUpdate{At: now()})
+			ok, err := p.transition(ctx, call.Seq, []store.EntryState{store.EntryPending}, store.EntryExecuting, store.EntryUpdate{At: now()})
 			if err != nil {
 				return p.fail(err)
 			}
@@ -480,7 +484,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 			p.h.log.Debug("durable: execute approved", "execution", p.id, "seq", call.Seq, "call", what)
 			markCall(ctx, "executed")
 			return p.execute(ctx, next, call, t, true)
-		case EntryExecuting:
+		case store.EntryExecuting:
 			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was interrupted in an earlier pass: it may or may not have been applied, so it is not run again", call.Seq, what)})
 		default: // reverted
 			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was rolled back; the execution cannot continue", call.Seq, what)})
@@ -491,16 +495,13 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 
 // newCall records a call the journal does not have and executes or pauses
 // it. When the insert finds the seq taken, the recorded entry decides.
-func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, args json.RawMessage) (json.RawMessage, error) {
 	what := call.Namespace + "." + call.Tool
-	needs := t.RequiresApproval
-	if t.ApprovalFor != nil {
-		needs = t.ApprovalFor(args)
-	}
-	entry := &ToolLogEntry{Seq: call.Seq, Connector: call.Namespace, Method: call.Tool, Args: args,
-		RequiresApproval: needs, Ephemeral: t.Replay == ReplayReexecute, UpdatedAt: now()}
+	needs := t.Policy().NeedsApproval(args)
+	entry := &store.Entry{Seq: call.Seq, Connector: call.Namespace, Method: call.Tool, Args: args,
+		RequiresApproval: needs, Ephemeral: t.Policy().Replay == contract.ReplayReexecute, UpdatedAt: now()}
 	if needs {
-		entry.State = EntryPending
+		entry.State = store.EntryPending
 		ok, err := p.insert(ctx, entry)
 		if err != nil {
 			return p.fail(err)
@@ -512,7 +513,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 		markCall(ctx, "paused")
 		return p.awaitPause(ctx)
 	}
-	entry.State = EntryExecuting
+	entry.State = store.EntryExecuting
 	ok, err := p.insert(ctx, entry)
 	if err != nil {
 		return p.fail(err)
@@ -527,7 +528,7 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 
 // refused handles an insert the store refused: the seq is taken (decide
 // from the recorded entry) or the execution is no longer running.
-func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, args json.RawMessage) (json.RawMessage, error) {
+func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, args json.RawMessage) (json.RawMessage, error) {
 	if _, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
 		return p.fail(err)
 	} else if found && call.Seq > p.known {
@@ -539,7 +540,7 @@ func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.
 // execute runs the connector for an entry that is executing and records
 // the outcome: applied with the result (none for an ephemeral entry), or
 // error with the connector's message, which the program receives.
-func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *ConnectorTool, record bool) (json.RawMessage, error) {
+func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, record bool) (json.RawMessage, error) {
 	out, err := next.CallTool(withExecutionID(ctx, p.id), call)
 	if !record {
 		return out, err
@@ -547,25 +548,25 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 	at := now()
 	if err != nil {
 		msg := err.Error()
-		if _, serr := p.transition(context.WithoutCancel(ctx), call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg}); serr != nil {
+		if _, serr := p.transition(context.WithoutCancel(ctx), call.Seq, []store.EntryState{store.EntryExecuting}, store.EntryError, store.EntryUpdate{At: at, Error: &msg}); serr != nil {
 			return p.fail(serr)
 		}
 		return nil, err
 	}
-	u := EntryUpdate{At: at}
-	if t.Replay != ReplayReexecute {
+	u := store.EntryUpdate{At: at}
+	if t.Policy().Replay != contract.ReplayReexecute {
 		if len(out) == 0 {
 			out = json.RawMessage("null")
 		}
 		if err := checkDurable("result of "+call.Namespace+"."+call.Tool, out); err != nil {
 			msg := err.Error()
-			_, _ = p.transition(context.WithoutCancel(ctx), call.Seq, []EntryState{EntryExecuting}, EntryError, EntryUpdate{At: at, Error: &msg})
+			_, _ = p.transition(context.WithoutCancel(ctx), call.Seq, []store.EntryState{store.EntryExecuting}, store.EntryError, store.EntryUpdate{At: at, Error: &msg})
 			return halt(&endError{msg: msg})
 		}
 		u.Result = out
 	}
 	// Recorded even when the pass has ended meanwhile: the action happened.
-	if err := p.recordResult(ctx, EntryMove{Seq: call.Seq, From: []EntryState{EntryExecuting}, To: EntryApplied, Update: u}); err != nil {
+	if err := p.recordResult(ctx, store.EntryMove{Seq: call.Seq, From: []store.EntryState{store.EntryExecuting}, To: store.EntryApplied, Update: u}); err != nil {
 		return p.fail(err)
 	}
 	return out, nil
@@ -631,11 +632,11 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			}
 		}
 		if found {
-			if !e.isStepStart() || !bytes.Equal(e.Args, nameArgs) {
+			if !isStepStart(e) || !bytes.Equal(e.Args, nameArgs) {
 				return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got codemode.step(%s)",
 					call.Seq, e.Connector, e.Method, e.Args, nameArgs)})
 			}
-			if e.State == EntryApplied {
+			if e.State == store.EntryApplied {
 				p.h.log.Debug("durable: replay step", "execution", p.id, "seq", call.Seq, "name", in.Name)
 				// The calls the function made took the seq numbers up to
 				// its end: the program skips them (step_skip) so the calls
@@ -655,7 +656,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			p.openStep(call.Seq, call)
 			return json.Marshal(map[string]any{"found": false, "token": call.Seq})
 		}
-		entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepMethod, Args: nameArgs, State: EntryExecuting, UpdatedAt: now()}
+		entry := &store.Entry{Seq: call.Seq, Connector: stepConnector, Method: stepMethod, Args: nameArgs, State: store.EntryExecuting, UpdatedAt: now()}
 		ok, err := p.insert(ctx, entry)
 		if err != nil {
 			return p.fail(err)
@@ -687,16 +688,16 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		if err != nil {
 			return p.fail(err)
 		}
-		if !found || !e.isStepStart() || !bytes.Equal(e.Args, nameArgs) || in.Token >= call.Seq {
+		if !found || !isStepStart(e) || !bytes.Equal(e.Args, nameArgs) || in.Token >= call.Seq {
 			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
 		}
 		if clock, draws, rbytes := begin.since(call); (call.Seq > in.Token+1 || clock > 0 || draws > 0 || rbytes > 0) && !in.Failed {
 			// The function made calls, read the clock or used the random
-			// streams: record where the step ended (see StepEndMethod) and
+			// streams: record where the step ended (see stepEndMethod) and
 			// what it used before the step's value, so a replay skips them
 			// and the program's later values stay those of the first pass.
 			endArgs, _ := json.Marshal(stepEnd{Name: in.Name, Begin: in.Token, Clock: clock, Draws: draws, Bytes: rbytes})
-			end := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: StepEndMethod, Args: endArgs, State: EntryApplied, UpdatedAt: now()}
+			end := &store.Entry{Seq: call.Seq, Connector: stepConnector, Method: stepEndMethod, Args: endArgs, State: store.EntryApplied, UpdatedAt: now()}
 			ok, err := p.insert(ctx, end)
 			if err != nil {
 				return p.fail(err)
@@ -706,14 +707,14 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 				if err != nil {
 					return p.fail(err)
 				}
-				if !found || prev.Method != StepEndMethod || !bytes.Equal(prev.Args, endArgs) {
+				if !found || prev.Method != stepEndMethod || !bytes.Equal(prev.Args, endArgs) {
 					return p.notRunning(ctx, what)
 				}
 			}
 		}
-		from := []EntryState{EntryExecuting, EntryError}
+		from := []store.EntryState{store.EntryExecuting, store.EntryError}
 		failed := func(msg string) error {
-			_, err := p.transition(context.WithoutCancel(ctx), in.Token, from, EntryError, EntryUpdate{At: now(), Error: &msg})
+			_, err := p.transition(context.WithoutCancel(ctx), in.Token, from, store.EntryError, store.EntryUpdate{At: now(), Error: &msg})
 			return err
 		}
 		if in.Failed {
@@ -726,7 +727,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			}
 			return json.RawMessage(`{}`), nil
 		}
-		u := EntryUpdate{At: now()}
+		u := store.EntryUpdate{At: now()}
 		var value json.RawMessage
 		if len(in.Value) > 0 {
 			var buf bytes.Buffer
@@ -746,7 +747,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 			}
 			value, u.Result = v, v
 		}
-		ok, err := p.transition(ctx, in.Token, from, EntryApplied, u)
+		ok, err := p.transition(ctx, in.Token, from, store.EntryApplied, u)
 		if err != nil {
 			return p.fail(err)
 		}
@@ -759,164 +760,6 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		return json.Marshal(map[string]any{"value": value})
 	}
 	return nil, fmt.Errorf("unknown tool %s.%s", call.Namespace, call.Tool)
-}
-
-// runPass runs one pass of e (status running) and records how it ended.
-func (h *Handle) runPass(ctx context.Context, e *Execution) (output Output, err error) {
-	ctx, span := h.span(ctx, "codemode.durable.pass", e.ID, AttrPass.Int(e.Passes))
-	defer func() { endPassSpan(span, output, err) }()
-	p := h.newPass(e)
-	var logs logLines
-	opts := client.RunOptions{
-		ExecutionID: e.ID,
-		Middleware:  p.middleware,
-		Limits:      h.opts.Limits,
-		// The first pass's randomness and every time value observed so far:
-		// a replay sees the same Math.random and Date.now() as the passes
-		// before it, so a program that branches on them takes the same path.
-		Seed:  e.Seed,
-		Clock: e.Clock,
-		// The recorded results of the calls the journal applied: the
-		// runner answers them without a round trip, and the middleware
-		// still checks each against the journal, in order, before the
-		// program's next call is handled (client.RunOptions.Prefill).
-		Prefill: p.prefill(),
-		// Spans for the pass's execution and tool calls.
-		TracerProvider: h.opts.TracerProvider,
-		OnTelemetry: func(ev client.Event) {
-			if ev.Kind == client.EventProgramOutput {
-				logs.add(ev.Stream, ev.Text)
-			}
-		},
-	}
-	code, moved := prepare(e.Code, h.scope)
-	p.wctx = context.WithoutCancel(ctx)
-	out, runErr := h.client.RunCode(ctx, code, opts)
-	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
-	werr := p.endWrites(ctx)
-	u := ExecutionUpdate{At: now(), Logs: logs.all()}
-	if out != nil && len(out.Clock) > len(e.Clock) {
-		u.Clock = out.Clock // the values replayed, then the new ones, in order
-	}
-	if u.Logs == nil {
-		u.Logs = []string{}
-	}
-	running := []Status{StatusRunning}
-	finish := func(to Status, msg string) (Output, error) {
-		if to == StatusError {
-			u.Error = &msg
-		}
-		ok, err := h.store.TransitionExecution(ctx, h.name, e.ID, running, to, u)
-		if err != nil {
-			return Output{}, fmt.Errorf("durable: recording the end of the pass: %w", err)
-		}
-		if !ok {
-			return h.current(ctx, e.ID)
-		}
-		if to == StatusError {
-			h.closePending(ctx, e.ID, "not run: the execution ended in error")
-		}
-		h.hooks(ctx, e.ID, to, true)
-		if to == StatusPaused {
-			pending, err := h.store.Pending(ctx, h.name, e.ID)
-			if err != nil {
-				return Output{}, fmt.Errorf("durable: %w", err)
-			}
-			return Output{Status: OutputPaused, ExecutionID: e.ID, Pending: pending, Logs: u.Logs}, nil
-		}
-		return Output{Status: OutputError, ExecutionID: e.ID, Error: msg, Logs: u.Logs}, nil
-	}
-	if werr != nil {
-		se := &storeError{werr}
-		o, err := finish(StatusError, se.Error())
-		if err != nil {
-			return o, err
-		}
-		return o, se
-	}
-	if runErr != nil {
-		o, err := finish(StatusError, "the pass did not finish: "+runErr.Error())
-		if err != nil {
-			return o, err
-		}
-		return o, fmt.Errorf("durable: execution %s: %w", e.ID, runErr)
-	}
-	if out.Halt != nil {
-		var se *storeError
-		if errors.As(out.Halt, &se) {
-			o, err := finish(StatusError, se.Error())
-			if err != nil {
-				return o, err
-			}
-			return o, se
-		}
-		if errors.As(out.Halt, new(pauseSignal)) {
-			return finish(StatusPaused, "")
-		}
-		return finish(StatusError, out.Halt.Error())
-	}
-	if out.Kind != client.Success {
-		msg := "the program failed"
-		if out.Error != nil {
-			msg = moved.describe(out.Error, e.Code) // positions and lines of the agent's code, not the prepared one
-		}
-		return finish(StatusError, msg)
-	}
-	result := outcomeValue(out)
-	if len(result) == 0 {
-		result = json.RawMessage("null")
-	}
-	recorded := result
-	if err := checkDurable("result", result); err != nil {
-		placeholder, _ := json.Marshal(fmt.Sprintf("[result omitted from the journal: %d characters of JSON, over the limit of %d; the model received it]", jsLength(result), MaxDurableValueLength))
-		recorded = placeholder
-	}
-	u.Result = recorded
-	ok, err := h.store.TransitionExecution(ctx, h.name, e.ID, running, StatusCompleted, u)
-	if err != nil {
-		return Output{}, fmt.Errorf("durable: recording the end of the pass: %w", err)
-	}
-	if !ok {
-		return h.current(ctx, e.ID)
-	}
-	h.hooks(ctx, e.ID, StatusCompleted, true)
-	if h.opts.TransformResult != nil {
-		t, err := h.opts.TransformResult(ctx, result)
-		if err != nil {
-			return Output{Status: OutputError, ExecutionID: e.ID, Error: "transforming the result: " + err.Error(), Logs: u.Logs}, nil
-		}
-		result = t
-	}
-	var content []client.Content
-	if len(out.Content) > 0 {
-		content = out.Content
-	}
-	return Output{Status: OutputCompleted, ExecutionID: e.ID, Result: result, Content: content, Logs: u.Logs}, nil
-}
-
-// current answers from the journal's record when a pass could not record
-// its own end (another process rejected or expired the run meanwhile).
-func (h *Handle) current(ctx context.Context, id string) (Output, error) {
-	e, err := h.store.Execution(ctx, h.name, id)
-	if err != nil {
-		return Output{}, fmt.Errorf("durable: %w", err)
-	}
-	switch e.Status {
-	case StatusCompleted:
-		return Output{Status: OutputCompleted, ExecutionID: id, Result: e.Result, Logs: e.Logs}, nil
-	case StatusPaused:
-		pending, err := h.store.Pending(ctx, h.name, id)
-		if err != nil {
-			return Output{}, fmt.Errorf("durable: %w", err)
-		}
-		return Output{Status: OutputPaused, ExecutionID: id, Pending: pending, Logs: e.Logs}, nil
-	}
-	h.hooks(ctx, id, e.Status, true)
-	msg := e.Error
-	if msg == "" {
-		msg = "the execution is " + string(e.Status)
-	}
-	return Output{Status: OutputError, ExecutionID: id, Error: msg, Logs: e.Logs}, nil
 }
 
 // truncate returns s cut to at most n bytes, at a rune boundary, with "…"

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
 )
 
 // The child side of the process tests: TestMain runs it instead of the
@@ -63,12 +65,12 @@ func childHang(path string) int {
 func childHandle(t *testing.T, path string, entered chan struct{}) (*durable.Handle, *service, error) {
 	svc := newService()
 	st := openStore(t, path)
-	wait := must(durable.FuncTool("wait", "Never returns.", func(ctx context.Context, _ empty) (empty, error) {
+	wait := must(funcTool("wait", "Never returns.", func(ctx context.Context, _ empty) (empty, error) {
 		close(entered)
 		<-ctx.Done()
 		select {}
 	}))
-	return newHandle(t, st, durable.Options{}, svc.github(), durable.Connector{Name: "slow", Tools: []durable.ConnectorTool{wait}}), svc, nil
+	return newHandle(t, st, durable.Options{}, svc.github(), connector{Name: "slow", Tools: []connectorTool{wait}}), svc, nil
 }
 
 func child(t *testing.T, mode, path string) *exec.Cmd {
@@ -83,11 +85,11 @@ func child(t *testing.T, mode, path string) *exec.Cmd {
 	return cmd
 }
 
-func slowConnector() durable.Connector {
-	wait := must(durable.FuncTool("wait", "Never returns.", func(ctx context.Context, _ empty) (empty, error) {
+func slowConnector() connector {
+	wait := must(funcTool("wait", "Never returns.", func(ctx context.Context, _ empty) (empty, error) {
 		return empty{}, nil
 	}))
-	return durable.Connector{Name: "slow", Tools: []durable.ConnectorTool{wait}}
+	return connector{Name: "slow", Tools: []connectorTool{wait}}
 }
 
 // A journal reopened by a new process approves a run that another process
@@ -98,16 +100,16 @@ func TestApproveFromAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("child: %v", err)
 	}
-	var out durable.Output
+	var out codetool.Answer
 	if err := json.Unmarshal(outText, &out); err != nil {
 		t.Fatalf("child printed %q: %v", outText, err)
 	}
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 
 	svc := newService()
 	h := newHandle(t, openStore(t, path), durable.Options{}, svc.github(), slowConnector())
 	done := approve(t, h, out.ExecutionID)
-	wantStatus(t, done, durable.OutputCompleted)
+	wantStatus(t, done, codetool.StatusCompleted)
 	if svc.count("list_pull_requests") != 0 || svc.count("create_issue") != 1 {
 		t.Fatalf("calls in this process %v: the read must come from the journal", svc.calls)
 	}
@@ -144,7 +146,7 @@ func TestKilledProcessLeavesEvidenceAndExpires(t *testing.T) {
 		t.Fatalf("executions after the kill: %d, %v", len(list), err)
 	}
 	e := list[0]
-	if e.Status != durable.StatusRunning || states(e) != "1:github.list_pull_requests=applied 2:slow.wait=executing" {
+	if e.Status != store.StatusRunning || states(e) != "1:github.list_pull_requests=applied 2:slow.wait=executing" {
 		t.Fatalf("after kill -9: %s %s", e.Status, states(e))
 	}
 	if _, err := h.Approve(ctx, e.ID); err == nil || !strings.Contains(err.Error(), "(status: running)") {
@@ -156,7 +158,7 @@ func TestKilledProcessLeavesEvidenceAndExpires(t *testing.T) {
 		t.Fatalf("ExpirePaused = %v, %v", ids, err)
 	}
 	e = record(t, h, e.ID)
-	if e.Status != durable.StatusError || e.Error != "expired while running: the host never completed the pass" {
+	if e.Status != store.StatusError || e.Error != "expired while running: the host never completed the pass" {
 		t.Fatalf("after expiry: %s %q", e.Status, e.Error)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/codetool"
 )
 
 // A replay must take each seq as the first pass did. The steps recorded as
@@ -55,10 +55,10 @@ await github.add_label({ title: "after the divergence" });
 		t.Run(tt.name, func(t *testing.T) {
 			h, svc, _ := fixtureOn(t, ex)
 			out := execute(t, h, tt.code)
-			wantStatus(t, out, durable.OutputPaused)
+			wantStatus(t, out, codetool.StatusPaused)
 			done := approve(t, h, out.ExecutionID)
 			e := record(t, h, out.ExecutionID)
-			if done.Status != durable.OutputError || !strings.Contains(done.Error, tt.divergence) {
+			if done.Status != codetool.StatusError || !strings.Contains(done.Error, tt.divergence) {
 				t.Fatalf("the approval gave %+v (journal %s), want an error saying %q", done, states(e), tt.divergence)
 			}
 			if n, m := svc.count("create_issue"), svc.count("add_label"); n != 0 || m != 0 {
@@ -75,9 +75,9 @@ func TestConcurrentStepsDivergeWithAHint(t *testing.T) {
 	h, svc, _ := fixture(t)
 	out := execute(t, h, `await Promise.all([codemode.step("a", async () => 1), codemode.step("b", async () => 2)]);
 await github.create_issue({ title: "x" }); 1`)
-	wantStatus(t, out, durable.OutputPaused)
+	wantStatus(t, out, codetool.StatusPaused)
 	done := approve(t, h, out.ExecutionID)
-	if done.Status != durable.OutputError || !strings.Contains(done.Error, "replay divergence at step 2") || !strings.Contains(done.Error, "await steps one at a time") {
+	if done.Status != codetool.StatusError || !strings.Contains(done.Error, "replay divergence at step 2") || !strings.Contains(done.Error, "await steps one at a time") {
 		t.Fatalf("approval gave %+v, want a divergence at step 2 with the hint", done)
 	}
 	if n := svc.count("create_issue"); n != 0 {
@@ -116,11 +116,11 @@ await github.add_label({ title: "key2 " + key2 });
 		t.Run(tt.name, func(t *testing.T) {
 			h, svc, _ := fixtureOn(t, ex)
 			out := execute(t, h, tt.code)
-			wantStatus(t, out, durable.OutputPaused)
+			wantStatus(t, out, codetool.StatusPaused)
 			done := approve(t, h, out.ExecutionID)
-			wantStatus(t, done, durable.OutputCompleted)
-			if strings.Contains(string(done.Result), "true") {
-				t.Fatalf("a value after the step repeated the step's: %s", done.Result)
+			wantStatus(t, done, codetool.StatusCompleted)
+			if strings.Contains(string(done.Value), "true") {
+				t.Fatalf("a value after the step repeated the step's: %s", done.Value)
 			}
 			if n := svc.count("create_issue"); n != 1 {
 				t.Fatalf("create_issue ran %d times", n)

@@ -7,25 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/codemode-go/codemode/internal/discovery"
 )
-
-// Snippet is a saved program (Cloudflare Code Mode's Snippet): the code of
-// an execution, kept under a name, that programs find with codemode.search,
-// read with codemode.describe and run with codemode.run(name, input).
-type Snippet struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Code        string          `json:"code"`
-	SavedAt     int64           `json:"savedAt"`               // Unix milliseconds
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"` // JSON Schema of run's input, or nil
-	// Connectors are every connector configured when the source execution
-	// started; running the snippet needs all of them.
-	Connectors []string `json:"connectors,omitempty"`
-}
 
 // SaveSnippetOptions say what SaveSnippet saves.
 type SaveSnippetOptions struct {
@@ -45,9 +34,9 @@ var ErrNoSnippet = errors.New("durable: snippet not found")
 
 var snippetName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
-// CheckSnippetName reports whether name can name a snippet: 1 to 128
+// checkSnippetName reports whether name can name a snippet: 1 to 128
 // letters, digits, '_', '-' and '.', not starting with '-' or '.'.
-func CheckSnippetName(name string) error {
+func checkSnippetName(name string) error {
 	if !snippetName.MatchString(name) {
 		return fmt.Errorf("durable: snippet name %q: use 1 to 128 letters, digits, '_', '-' or '.', starting with a letter, digit or '_'", name)
 	}
@@ -57,13 +46,13 @@ func CheckSnippetName(name string) error {
 // SaveSnippet saves the code of opts.ExecutionID as the snippet name,
 // replacing a snippet of that name, with the execution's connector list.
 // It returns an error for an invalid name, an input schema that is not a
-// JSON object, an unknown execution (wrapping ErrNotFound) or a store
+// JSON object, an unknown execution (wrapping store.ErrNotFound) or a store
 // failure.
 //
 //	runs, _ := h.Executions(ctx, 1)
 //	s, err := h.SaveSnippet(ctx, "list-open-prs", durable.SaveSnippetOptions{ExecutionID: runs[0].ID, Description: "List open pull requests."})
-func (h *Handle) SaveSnippet(ctx context.Context, name string, opts SaveSnippetOptions) (*Snippet, error) {
-	if err := CheckSnippetName(name); err != nil {
+func (h *Handle) SaveSnippet(ctx context.Context, name string, opts SaveSnippetOptions) (*store.Snippet, error) {
+	if err := checkSnippetName(name); err != nil {
 		return nil, err
 	}
 	if s := bytes.TrimSpace(opts.InputSchema); len(s) > 0 {
@@ -76,7 +65,7 @@ func (h *Handle) SaveSnippet(ctx context.Context, name string, opts SaveSnippetO
 	if err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
-	s := &Snippet{Name: name, Description: opts.Description, Code: e.Code, SavedAt: now(), InputSchema: bytes.TrimSpace(opts.InputSchema), Connectors: e.Connectors}
+	s := &store.Snippet{Name: name, Description: opts.Description, Code: e.Code, SavedAt: now(), InputSchema: bytes.TrimSpace(opts.InputSchema), Connectors: e.Connectors}
 	if len(s.InputSchema) == 0 {
 		s.InputSchema = nil
 	}
@@ -87,7 +76,7 @@ func (h *Handle) SaveSnippet(ctx context.Context, name string, opts SaveSnippetO
 }
 
 // Snippets returns the saved snippets by name.
-func (h *Handle) Snippets(ctx context.Context) ([]Snippet, error) {
+func (h *Handle) Snippets(ctx context.Context) ([]store.Snippet, error) {
 	s, err := h.store.Snippets(ctx, h.name)
 	return s, wrapStore(err)
 }
@@ -98,67 +87,44 @@ func (h *Handle) DeleteSnippet(ctx context.Context, name string) (bool, error) {
 	return ok, wrapStore(err)
 }
 
-// Search ranks the connectors' methods and the saved snippets for query
-// (Catalog.Search), as codemode.search does in programs.
-//
-//	out, err := h.Search(ctx, "create a pull request")
-//	// out.Results[0].Path == "github.create_pull_request"
-func (h *Handle) Search(ctx context.Context, query string) (SearchOutput, error) {
+// saved returns the saved snippets as discovery sees them.
+func (h *Handle) saved(ctx context.Context) ([]discovery.Saved, error) {
 	snippets, err := h.store.Snippets(ctx, h.name)
 	if err != nil {
-		return SearchOutput{}, fmt.Errorf("durable: %w", err)
+		return nil, fmt.Errorf("durable: %w", err)
 	}
-	return h.catalog.Search(query, snippets), nil
+	out := make([]discovery.Saved, len(snippets))
+	for i, s := range snippets {
+		out[i] = discovery.Saved{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema, Namespaces: s.Connectors, SavedAt: s.SavedAt}
+	}
+	return out, nil
 }
 
-// Describe returns the TypeScript declarations of a snippet, a connector
-// or a connector.method, in that order of precedence (Catalog.Describe),
-// as codemode.describe does in programs. An unknown target is an error
-// wrapping ErrUnknownTarget.
-func (h *Handle) Describe(ctx context.Context, target string) (DescribeOutput, error) {
-	snippets, err := h.store.Snippets(ctx, h.name)
-	if err != nil {
-		return DescribeOutput{}, fmt.Errorf("durable: %w", err)
-	}
-	return h.catalog.Describe(target, snippets)
-}
-
-// Catalog returns the handle's discovery catalog.
-func (h *Handle) Catalog() *Catalog { return h.catalog }
-
-// RunMethod is the tool log method of a codemode.run entry (connector
-// StepConnector): its arguments are {"name": …} and its result the
-// snippet as the program ran it (or the error it resolved to), so that a
-// replay runs the same code even when the snippet changed meanwhile.
-const RunMethod = "run"
-
-// snippetAnswer is what the prelude's codemode.run receives: the code as a
+// snippetAnswer is what the SDK's codemode.run receives: the code as a
 // function expression, or the error run resolves to.
 type snippetAnswer struct {
 	Code  string `json:"code,omitempty"`
 	Error string `json:"error,omitempty"`
 }
 
-// discover answers codemode.search and codemode.describe (not journaled:
-// they read the catalog and the snippets; a replay asks again).
+// discover answers codemode.search and codemode.describe with the saved
+// snippets beside the tools (not journaled: they read the contract and the
+// snippets; a replay asks again).
 func (p *pass) discover(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
-	var in struct {
-		Query  string `json:"query"`
-		Target string `json:"target"`
+	var arg string
+	if err := json.Unmarshal(call.Input, &arg); err != nil {
+		return nil, fmt.Errorf("codemode.%s: the argument must be a string", call.Tool)
 	}
-	if err := json.Unmarshal(call.Input, &in); err != nil {
-		return nil, fmt.Errorf("codemode.%s: %w", call.Tool, err)
+	saved, err := p.h.saved(ctx)
+	if err != nil {
+		return p.fail(err)
 	}
 	if call.Tool == "search" {
-		out, err := p.h.Search(ctx, in.Query)
-		if err != nil {
-			return p.fail(err)
-		}
-		return json.Marshal(out)
+		return json.Marshal(p.h.catalog.Search(arg, saved))
 	}
-	out, err := p.h.Describe(ctx, in.Target)
-	if errors.Is(err, ErrUnknownTarget) {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), ErrUnknownTarget.Error()+": "))
+	out, err := p.h.catalog.Describe(arg, saved)
+	if errors.Is(err, discovery.ErrUnknownTarget) {
+		return nil, fmt.Errorf("codemode.describe: %w", err)
 	}
 	if err != nil {
 		return p.fail(err)
@@ -187,7 +153,7 @@ func (p *pass) snippet(ctx context.Context, call client.ToolCall) (json.RawMessa
 		}
 	}
 	if found {
-		if e.Connector != StepConnector || e.Method != RunMethod || !bytes.Equal(e.Args, args) {
+		if e.Connector != stepConnector || e.Method != runMethod || !bytes.Equal(e.Args, args) {
 			return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got codemode.run(%s)",
 				call.Seq, e.Connector, e.Method, e.Args, args)})
 		}
@@ -200,7 +166,7 @@ func (p *pass) snippet(ctx context.Context, call client.ToolCall) (json.RawMessa
 	if err := checkDurable(fmt.Sprintf("code of snippet %q", in.Name), answer); err != nil {
 		return halt(&endError{msg: err.Error()})
 	}
-	entry := &ToolLogEntry{Seq: call.Seq, Connector: StepConnector, Method: RunMethod, Args: args, Result: answer, State: EntryApplied, UpdatedAt: now()}
+	entry := &store.Entry{Seq: call.Seq, Connector: stepConnector, Method: runMethod, Args: args, Result: answer, State: store.EntryApplied, UpdatedAt: now()}
 	ok, err := p.insert(ctx, entry)
 	if err != nil {
 		return p.fail(err)
@@ -222,30 +188,17 @@ func (h *Handle) loadSnippet(ctx context.Context, name string) snippetAnswer {
 		return snippetAnswer{Error: fmt.Sprintf("no snippet named %q; codemode.search finds saved snippets", name)}
 	}
 	if missing := h.missing(s.Connectors); len(missing) > 0 {
-		return snippetAnswer{Error: fmt.Sprintf("snippet %q needs connector(s) %s, which are not configured", name, strings.Join(missing, ", "))}
+		return snippetAnswer{Error: fmt.Sprintf("snippet %q needs the namespace(s) %s, which this run does not have", name, strings.Join(missing, ", "))}
 	}
-	names := append(append([]string{}, s.Connectors...), "input", "console", "result", "codemode")
-	js, err := client.ProgramFunction(s.Code, names)
+	names := []string{"input", "console", "result", "codemode"}
+	for _, c := range s.Connectors {
+		if !slices.Contains(names, c) {
+			names = append(names, c)
+		}
+	}
+	js, err := codeform.ProgramFunction(s.Code, names)
 	if err != nil {
 		return snippetAnswer{Error: fmt.Sprintf("snippet %q: %v", name, err)}
 	}
 	return snippetAnswer{Code: js}
-}
-
-// discoveryTools are the host halves of codemode.search, codemode.describe
-// and codemode.run's lookup; the pass answers them.
-func discoveryTools(refuse func(context.Context, json.RawMessage) (json.RawMessage, error)) ([]*contract.Tool, error) {
-	var tools []*contract.Tool
-	for _, t := range []struct{ name, desc, schema string }{
-		{"search", "codemode.search: ranked methods and snippets.", `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`},
-		{"describe", "codemode.describe: declarations of a target.", `{"type":"object","properties":{"target":{"type":"string"}},"required":["target"]}`},
-		{"snippet", "codemode.run: a snippet's code, recorded.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`},
-	} {
-		ct, err := contract.NewForeignTool(t.name, t.desc, json.RawMessage(t.schema), nil, refuse)
-		if err != nil {
-			return nil, err
-		}
-		tools = append(tools, ct)
-	}
-	return tools, nil
 }

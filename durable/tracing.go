@@ -8,44 +8,33 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 )
-
-// Revertible reports whether connector.method is configured on this handle
-// with a Revert, so that an applied call of it can be rolled back here.
-func (h *Handle) Revertible(connector, method string) bool {
-	t := h.tools[connector][method]
-	return t != nil && t.Revert != nil
-}
-
-// Configured reports whether a connector of that name is configured on
-// this handle (approving or rolling back a run needs every connector it
-// started with).
-func (h *Handle) Configured(connector string) bool { return h.byName[connector] != nil }
 
 // Span attributes of the journal (Options.TracerProvider), beside the
 // client's (client.AttrExecutionID, …).
 const (
-	// AttrRuntime is the runtime name.
-	AttrRuntime = attribute.Key("codemode.durable.runtime")
-	// AttrStatus is the execution's durable status after the pass or
+	// attrRuntime is the runtime name.
+	attrRuntime = attribute.Key("codemode.durable.runtime")
+	// attrStatus is the execution's durable status after the pass or
 	// transition.
-	AttrStatus = attribute.Key("codemode.durable.status")
-	// AttrPass is the pass number (1 for Execute, one more per approval).
-	AttrPass = attribute.Key("codemode.durable.pass")
-	// AttrCall says what the journal did with a tool call, on its
+	attrStatus = attribute.Key("codemode.durable.status")
+	// attrPass is the pass number (1 for Execute, one more per approval).
+	attrPass = attribute.Key("codemode.durable.pass")
+	// attrCall says what the journal did with a tool call, on its
 	// "execute_tool" span: "executed" (the connector ran and its result was
 	// recorded), "replayed" (the recorded result was returned without
 	// calling the connector), "reexecuted" (a reexecute entry ran again),
 	// "paused" (it awaits approval), "recorded-error" (a recorded failure
 	// was returned again).
-	AttrCall = attribute.Key("codemode.durable.call")
-	// AttrReplayed is true when a tool call was answered from the journal.
-	AttrReplayed = attribute.Key("codemode.durable.replayed")
-	// AttrSeq is the tool log entry a transition is about (reject).
-	AttrSeq = attribute.Key("codemode.tool.seq")
-	// AttrCount is how many actions a rollback reverted, or how many
+	attrCall = attribute.Key("codemode.durable.call")
+	// attrReplayed is true when a tool call was answered from the journal.
+	attrReplayed = attribute.Key("codemode.durable.replayed")
+	// attrSeq is the tool log entry a transition is about (reject).
+	attrSeq = attribute.Key("codemode.tool.seq")
+	// attrCount is how many actions a rollback reverted, or how many
 	// executions an expiry ended.
-	AttrCount = attribute.Key("codemode.durable.count")
+	attrCount = attribute.Key("codemode.durable.count")
 )
 
 // span starts a journal span (a no-op span without a TracerProvider).
@@ -53,7 +42,7 @@ func (h *Handle) span(ctx context.Context, name, id string, attrs ...attribute.K
 	if h.opts.TracerProvider == nil {
 		return ctx, trace.SpanFromContext(context.Background()) // non-recording
 	}
-	attrs = append(attrs, AttrRuntime.String(h.name))
+	attrs = append(attrs, attrRuntime.String(h.name))
 	if id != "" {
 		attrs = append(attrs, client.AttrExecutionID.String(id))
 	}
@@ -70,17 +59,10 @@ func endSpan(span trace.Span, err error) {
 }
 
 // endPassSpan ends a pass span with the outcome and the durable status.
-func endPassSpan(span trace.Span, out Output, err error) {
+func endPassSpan(span trace.Span, out codetool.Answer, err error) {
 	if out.Status != "" {
-		st := StatusCompleted
-		switch out.Status {
-		case OutputPaused:
-			st = StatusPaused
-		case OutputError:
-			st = StatusError
-		}
-		span.SetAttributes(AttrStatus.String(string(st)))
-		if out.Status == OutputError && err == nil {
+		span.SetAttributes(attrStatus.String(string(out.Status)))
+		if out.Status == codetool.StatusError && err == nil {
 			span.SetStatus(codes.Error, out.Error)
 		}
 	}
@@ -93,5 +75,5 @@ func markCall(ctx context.Context, how string) {
 	if !span.IsRecording() {
 		return
 	}
-	span.SetAttributes(AttrCall.String(how), AttrReplayed.Bool(how == "replayed" || how == "recorded-error"))
+	span.SetAttributes(attrCall.String(how), attrReplayed.Bool(how == "replayed" || how == "recorded-error"))
 }

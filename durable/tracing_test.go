@@ -10,6 +10,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 )
 
@@ -42,7 +43,7 @@ func TestTracingRecordsPassesToolCallsAndTransitions(t *testing.T) {
 	h := newHandle(t, st, durable.Options{TracerProvider: tp, Name: "ops"}, svc.github())
 
 	out := execute(t, h, readThenWrite)
-	if out.Status != durable.OutputPaused {
+	if out.Status != codetool.StatusPaused {
 		t.Fatalf("not paused: %+v", out)
 	}
 	passes := spansNamed(rec, "codemode.durable.pass")
@@ -70,7 +71,7 @@ func TestTracingRecordsPassesToolCallsAndTransitions(t *testing.T) {
 		t.Fatalf("the pending write's span is missing or not marked paused")
 	}
 
-	if out := approve(t, h, out.ExecutionID); out.Status != durable.OutputCompleted {
+	if out := approve(t, h, out.ExecutionID); out.Status != codetool.StatusCompleted {
 		t.Fatalf("approve: %+v", out)
 	}
 	approvals := spansNamed(rec, "codemode.journal.approve")
@@ -120,7 +121,7 @@ func TestTracingRecordsPassesToolCallsAndTransitions(t *testing.T) {
 	failed := execute(t, h, `async () => { await github.list_pull_requests({ repo: "x" }); throw new Error("boom") }`)
 	p := spansNamed(rec, "codemode.durable.pass")
 	last := p[len(p)-1]
-	if attrs(last)["codemode.durable.status"].AsString() != "error" || last.Status().Code != codes.Error || failed.Status != durable.OutputError {
+	if attrs(last)["codemode.durable.status"].AsString() != "error" || last.Status().Code != codes.Error || failed.Status != codetool.StatusError {
 		t.Errorf("a failed pass: %v %v", attrs(last), last.Status())
 	}
 	ex := spansNamed(rec, "codemode.execution")
@@ -132,10 +133,10 @@ func TestTracingRecordsPassesToolCallsAndTransitions(t *testing.T) {
 func TestNoTracerProviderRecordsNothing(t *testing.T) {
 	h, _, _ := fixture(t)
 	out := execute(t, h, readThenWrite)
-	if out.Status != durable.OutputPaused {
+	if out.Status != codetool.StatusPaused {
 		t.Fatalf("%+v", out)
 	}
-	if out := approve(t, h, out.ExecutionID); out.Status != durable.OutputCompleted {
+	if out := approve(t, h, out.ExecutionID); out.Status != codetool.StatusCompleted {
 		t.Fatalf("%+v", out)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/journalui"
 )
 
@@ -250,7 +250,7 @@ func TestBrowserRejectFromTheList(t *testing.T) {
 func TestBrowserRollback(t *testing.T) {
 	f := newFixture(t)
 	id := f.paused(t, triage)
-	if out, err := f.h.Approve(context.Background(), id); err != nil || out.Status != durable.OutputCompleted {
+	if out, err := f.h.Approve(context.Background(), id); err != nil || out.Status != codetool.StatusCompleted {
 		t.Fatalf("approve: %+v %v", out, err)
 	}
 	srv, ctx := browse(t, f, journalui.Options{})
@@ -289,7 +289,7 @@ func TestBrowserUpdatesLiveWhenAnotherProcessPauses(t *testing.T) {
 	waitFor(t, ctx, `document.getElementById("conn").textContent === "live"`)
 	eval[bool](t, ctx, `window.sameDocument = true`)
 	other := newHandle(t, openStore(t, f.path), &tracker{})
-	if out, err := other.Approve(context.Background(), id); err != nil || out.Status != durable.OutputCompleted {
+	if out, err := other.Approve(context.Background(), id); err != nil || out.Status != codetool.StatusCompleted {
 		t.Fatalf("approve from another handle: %+v %v", out, err)
 	}
 	waitFor(t, ctx, `document.getElementById("status").textContent === "completed"`)

@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/durable/store/sqlite"
 )
 
 // TestMain runs the child side of the cross-process tests when
@@ -104,20 +107,19 @@ func must[T any](v T, err error) T {
 
 // github is the connector of the tests: a read, and a write that needs
 // approval and has a revert.
-func (s *tracker) github() durable.Connector {
-	list := must(durable.FuncTool("list_pull_requests", "Open pull requests of a repository.",
+func (s *tracker) github() *contract.Contract {
+	list := must(contract.NewTool("list_pull_requests", "Open pull requests of a repository.",
 		func(ctx context.Context, in repoIn) ([]pull, error) {
 			return []pull{{1, "Fix " + in.Repo}, {2, "Docs"}}, nil
 		}))
-	create := must(durable.FuncTool("create_issue", "Creates an issue.",
+	create := must(contract.NewTool("create_issue", "Creates an issue.",
 		func(ctx context.Context, in issueIn) (issue, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			s.created = append(s.created, in.Title)
 			return issue{ID: 100 + len(s.created), Title: in.Title}, nil
 		}))
-	create.RequiresApproval = true
-	create.Revert = durable.FuncRevert(func(ctx context.Context, in issueIn, out issue) error {
+	create = must(create.WithPolicy(contract.Policy{RequiresApproval: true, Revert: contract.TypedRevert(func(ctx context.Context, in issueIn, out issue) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if out.ID == 0 {
@@ -125,8 +127,8 @@ func (s *tracker) github() durable.Connector {
 		}
 		s.reverted = append(s.reverted, in.Title)
 		return nil
-	})
-	return durable.Connector{Name: "github", Tools: []durable.ConnectorTool{list, create}}
+	})}))
+	return must(contract.NewNamespaced(contract.Namespace{Name: "github", Tools: []*contract.Tool{list, create}}))
 }
 
 // triage reads, then creates an issue (paused until approved).
@@ -154,9 +156,9 @@ func openStore(t testing.TB, path string) *sqlite.Store {
 	return st
 }
 
-func newHandle(t testing.TB, st durable.Store, svc *tracker) *durable.Handle {
+func newHandle(t testing.TB, st store.Store, svc *tracker) *durable.Handle {
 	t.Helper()
-	h, err := durable.New(st, executor(t), []durable.Connector{svc.github()}, durable.Options{})
+	h, err := durable.New(st, executor(t), svc.github(), durable.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func newFixture(t testing.TB) *fixture {
 	return &fixture{path: path, h: newHandle(t, openStore(t, path), svc), svc: svc}
 }
 
-func (f *fixture) execute(t testing.TB, code string) durable.Output {
+func (f *fixture) execute(t testing.TB, code string) codetool.Answer {
 	t.Helper()
 	out, err := f.h.Execute(context.Background(), code)
 	if err != nil {
@@ -189,13 +191,13 @@ func (f *fixture) execute(t testing.TB, code string) durable.Output {
 func (f *fixture) paused(t testing.TB, code string) string {
 	t.Helper()
 	out := f.execute(t, code)
-	if out.Status != durable.OutputPaused {
+	if out.Status != codetool.StatusPaused {
 		t.Fatalf("the program did not pause: %+v", out)
 	}
 	return out.ExecutionID
 }
 
-func (f *fixture) record(t testing.TB, id string) *durable.Execution {
+func (f *fixture) record(t testing.TB, id string) *store.Execution {
 	t.Helper()
 	e, err := f.h.Execution(context.Background(), id)
 	if err != nil {
@@ -222,7 +224,7 @@ func child(mode, path string) int {
 	}
 	defer rt.Close()
 	svc := &tracker{}
-	h, err := durable.New(st, rt, []durable.Connector{svc.github()}, durable.Options{})
+	h, err := durable.New(st, rt, svc.github(), durable.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -256,11 +258,11 @@ func pauseInAnotherProcess(t *testing.T, path, mode string) string {
 	if err != nil {
 		t.Fatalf("child: %v", err)
 	}
-	var out durable.Output
+	var out codetool.Answer
 	if err := json.Unmarshal([]byte(strings.TrimSpace(string(raw))), &out); err != nil {
 		t.Fatalf("child printed %q: %v", raw, err)
 	}
-	if out.Status != durable.OutputPaused {
+	if out.Status != codetool.StatusPaused {
 		t.Fatalf("child's run did not pause: %s", raw)
 	}
 	return out.ExecutionID

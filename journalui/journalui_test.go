@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/journalui"
 )
 
@@ -159,14 +160,14 @@ func TestApproveRejectAndRollbackOverHTTP(t *testing.T) {
 		t.Errorf("the approve form does not name action %d", seq)
 	}
 	res, body := post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "seq": {fmt.Sprint(seq + 1)}}, nil)
-	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "Not approved") || f.record(t, id).Status != durable.StatusPaused {
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "Not approved") || f.record(t, id).Status != store.StatusPaused {
 		t.Fatalf("a stale approval: %s %q, status %s", res.Status, body, f.record(t, id).Status)
 	}
 	res, _ = post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "seq": {fmt.Sprint(seq)}}, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/executions/"+id+"?done=approved" {
 		t.Fatalf("approve: %s -> %q", res.Status, res.Header.Get("Location"))
 	}
-	if e := f.record(t, id); e.Status != durable.StatusCompleted {
+	if e := f.record(t, id); e.Status != store.StatusCompleted {
 		t.Fatalf("after approval the run is %s: %s", e.Status, e.Error)
 	}
 	_, page = get(t, c, srv.URL+"/executions/"+id+"?done=approved")
@@ -187,7 +188,7 @@ func TestApproveRejectAndRollbackOverHTTP(t *testing.T) {
 	if _, reverted := f.svc.snapshot(); len(reverted) != 1 || reverted[0] != "Triage 2 pull requests" {
 		t.Errorf("reverted %q", reverted)
 	}
-	if e := f.record(t, id); e.Status != durable.StatusRolledBack {
+	if e := f.record(t, id); e.Status != store.StatusRolledBack {
 		t.Errorf("after rollback the run is %s", e.Status)
 	}
 
@@ -204,7 +205,7 @@ func TestApproveRejectAndRollbackOverHTTP(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reject: %s", res.Status)
 	}
-	if e := f.record(t, other); e.Status != durable.StatusRejected || e.Error != "Action github.create_issue rejected by user" {
+	if e := f.record(t, other); e.Status != store.StatusRejected || e.Error != "Action github.create_issue rejected by user" {
 		t.Errorf("after reject: %s %q", e.Status, e.Error)
 	}
 }
@@ -238,7 +239,7 @@ func TestStateChangesNeedTheCSRFTokenAndTheSameOrigin(t *testing.T) {
 	if res.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET approve: %s, want 405", res.Status)
 	}
-	if e := f.record(t, id); e.Status != durable.StatusPaused {
+	if e := f.record(t, id); e.Status != store.StatusPaused {
 		t.Errorf("a refused request changed the run: %s", e.Status)
 	}
 }

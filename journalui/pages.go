@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
 )
 
 // maxShown is how many characters of one value (arguments, a result, an
@@ -26,8 +27,8 @@ import (
 const maxShown = 20_000
 
 // statuses are the filters of the list, in lifecycle order.
-var statuses = []durable.Status{durable.StatusPaused, durable.StatusRunning, durable.StatusCompleted,
-	durable.StatusError, durable.StatusRejected, durable.StatusRolledBack}
+var statuses = []store.Status{store.StatusPaused, store.StatusRunning, store.StatusCompleted,
+	store.StatusError, store.StatusRejected, store.StatusRolledBack}
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"lower": strings.ToLower}
@@ -90,7 +91,7 @@ func (h *Handler) runtimeNames() string {
 // row is one execution in the list.
 type row struct {
 	ID, Runtime, Age, Created, Summary string
-	Status                             durable.Status
+	Status                             store.Status
 	Calls                              int
 }
 
@@ -107,7 +108,7 @@ type pendingView struct {
 }
 
 type filter struct {
-	Status   durable.Status
+	Status   store.Status
 	Count    int
 	Selected bool
 }
@@ -117,15 +118,15 @@ type listView struct {
 	Pending  []pendingGroup
 	Filters  []filter
 	Total    int
-	Selected durable.Status
+	Selected store.Status
 	Version  string
 	Problem  string
 }
 
 // snapshot reads every handle's executions, newest first.
-func (h *Handler) snapshot(ctx context.Context) ([]*durable.Execution, map[*durable.Execution]*durable.Handle, error) {
-	var all []*durable.Execution
-	owner := map[*durable.Execution]*durable.Handle{}
+func (h *Handler) snapshot(ctx context.Context) ([]*store.Execution, map[*store.Execution]*durable.Handle, error) {
+	var all []*store.Execution
+	owner := map[*store.Execution]*durable.Handle{}
 	for _, d := range h.handles {
 		l, err := d.Executions(ctx, h.opts.Limit)
 		if err != nil {
@@ -136,7 +137,7 @@ func (h *Handler) snapshot(ctx context.Context) ([]*durable.Execution, map[*dura
 		}
 		all = append(all, l...)
 	}
-	slices.SortStableFunc(all, func(a, b *durable.Execution) int {
+	slices.SortStableFunc(all, func(a, b *store.Execution) int {
 		if a.CreatedAt != b.CreatedAt {
 			return int(b.CreatedAt - a.CreatedAt)
 		}
@@ -147,7 +148,7 @@ func (h *Handler) snapshot(ctx context.Context) ([]*durable.Execution, map[*dura
 
 // version fingerprints what a page shows of executions: it changes when
 // any execution or tool log entry changes state, is added or is removed.
-func version(list []*durable.Execution) string {
+func version(list []*store.Execution) string {
 	s := sha256.New()
 	var b [8]byte
 	for _, e := range list {
@@ -172,7 +173,7 @@ func version(list []*durable.Execution) string {
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 	v := &listView{}
 	if s := r.URL.Query().Get("status"); s != "" {
-		v.Selected = durable.Status(s)
+		v.Selected = store.Status(s)
 		if !v.Selected.Valid() {
 			http.Error(w, fmt.Sprintf("unknown status %q: use one of running, paused, completed, error, rejected, rolled_back", s), http.StatusBadRequest)
 			return
@@ -188,14 +189,14 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 	v.Version = version(all)
 	v.Total = len(all)
 	now := time.Now()
-	counts := map[durable.Status]int{}
+	counts := map[store.Status]int{}
 	for _, e := range all {
 		counts[e.Status]++
 		d := owner[e]
-		if e.Status == durable.StatusPaused {
+		if e.Status == store.StatusPaused {
 			g := pendingGroup{ID: e.ID, Runtime: d.Name(), Age: age(e.UpdatedAt, now)}
 			for _, l := range e.Log {
-				if l.State == durable.EntryPending {
+				if l.State == store.EntryPending {
 					g.Actions = append(g.Actions, pendingView{Seq: l.Seq, Call: l.Connector + "." + l.Method, Args: pretty(l.Args)})
 				}
 			}
@@ -216,7 +217,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 }
 
 // calls counts the connector calls of an execution (steps excluded).
-func calls(e *durable.Execution) int {
+func calls(e *store.Execution) int {
 	n := 0
 	for _, l := range e.Log {
 		if !l.IsStep() {
@@ -227,19 +228,19 @@ func calls(e *durable.Execution) int {
 }
 
 // summary is one line about an execution for the list.
-func summary(e *durable.Execution) string {
+func summary(e *store.Execution) string {
 	switch e.Status {
-	case durable.StatusPaused:
+	case store.StatusPaused:
 		var p []string
 		for _, l := range e.Log {
-			if l.State == durable.EntryPending {
+			if l.State == store.EntryPending {
 				p = append(p, l.Connector+"."+l.Method)
 			}
 		}
 		return "awaits approval: " + strings.Join(p, ", ")
-	case durable.StatusCompleted:
-		return "result: " + cut(string(e.Result), 120)
-	case durable.StatusRunning:
+	case store.StatusCompleted:
+		return "result: " + cut(string(e.Value), 120)
+	case store.StatusRunning:
 		return fmt.Sprintf("pass %d running", e.Passes)
 	}
 	return cut(e.Error, 160)
@@ -296,7 +297,7 @@ func bounded(s string) string {
 type entryView struct {
 	Seq              uint64
 	Call             string
-	State            durable.EntryState
+	State            store.EntryState
 	Args             string
 	Result           string
 	Error            string
@@ -308,7 +309,7 @@ type entryView struct {
 
 type detailView struct {
 	ID, Runtime       string
-	Status            durable.Status
+	Status            store.Status
 	Created, Updated  string
 	CreatedAge        string
 	Passes            int
@@ -329,17 +330,17 @@ type detailView struct {
 }
 
 // find returns the handle and record of the execution id.
-func (h *Handler) find(ctx context.Context, id string) (*durable.Handle, *durable.Execution, error) {
+func (h *Handler) find(ctx context.Context, id string) (*durable.Handle, *store.Execution, error) {
 	for _, d := range h.handles {
 		e, err := d.Execution(ctx, id)
 		if err == nil {
 			return d, e, nil
 		}
-		if !errors.Is(err, durable.ErrNotFound) {
+		if !errors.Is(err, store.ErrNotFound) {
 			return nil, nil, err
 		}
 	}
-	return nil, nil, fmt.Errorf("execution %s: %w", id, durable.ErrNotFound)
+	return nil, nil, fmt.Errorf("execution %s: %w", id, store.ErrNotFound)
 }
 
 // notices are the fixed messages a redirect after a POST may show.
@@ -358,7 +359,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int,
 	d, e, err := h.find(r.Context(), id)
 	if err != nil {
 		code := http.StatusInternalServerError
-		if errors.Is(err, durable.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			code = http.StatusNotFound
 		} else {
 			h.log.Warn("journalui: reading an execution", "execution", id, "err", err)
@@ -371,17 +372,17 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int,
 	h.render(w, r, status, "detail", v)
 }
 
-func buildDetail(d *durable.Handle, e *durable.Execution, now time.Time) *detailView {
+func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailView {
 	v := &detailView{
 		ID: e.ID, Runtime: d.Name(), Status: e.Status, Exists: true,
 		Created:    time.UnixMilli(e.CreatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		Updated:    time.UnixMilli(e.UpdatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		CreatedAge: age(e.CreatedAt, now), Passes: e.Passes, Connectors: strings.Join(e.Connectors, ", "),
 		Code: strings.Split(strings.TrimRight(e.Code, "\n"), "\n"), Error: bounded(e.Error),
-		Logs: bounded(strings.Join(e.Logs, "\n")), Version: version([]*durable.Execution{e}),
+		Logs: bounded(strings.Join(e.Logs, "\n")), Version: version([]*store.Execution{e}),
 	}
-	if e.Status == durable.StatusCompleted {
-		v.HasResult, v.Result = true, pretty(e.Result)
+	if e.Status == store.StatusCompleted {
+		v.HasResult, v.Result = true, pretty(e.Value)
 	}
 	for _, l := range e.Log {
 		ev := entryView{Seq: l.Seq, State: l.State, Args: pretty(l.Args), Result: pretty(l.Result), Error: bounded(l.Error),
@@ -396,21 +397,25 @@ func buildDetail(d *durable.Handle, e *durable.Execution, now time.Time) *detail
 			ev.Call, ev.Args = "codemode.step", strconv.Quote(a.Name)
 		}
 		v.Log = append(v.Log, ev)
-		if l.State == durable.EntryPending {
+		if l.State == store.EntryPending {
 			v.Pending = append(v.Pending, pendingView{Seq: l.Seq, Call: ev.Call, Args: ev.Args})
 		}
-		if l.State == durable.EntryApplied && !ev.Step && d.Revertible(l.Connector, l.Method) {
+		if l.State == store.EntryApplied && !ev.Step && d.Revertible(l.Connector, l.Method) {
 			v.Revertible++
 		}
 	}
 	var missing []string
+	have := map[string]bool{}
+	for _, ns := range d.Contract().NamespaceList() {
+		have[ns.Name] = true
+	}
 	for _, c := range e.Connectors {
-		if !d.Configured(c) {
+		if !have[c] {
 			missing = append(missing, c)
 		}
 	}
 	v.Missing = strings.Join(missing, ", ")
-	v.CanApprove = e.Status == durable.StatusPaused
+	v.CanApprove = e.Status == store.StatusPaused
 	v.CanRollback = e.Status.Terminal() && v.Revertible > 0
 	return v
 }
@@ -570,5 +575,5 @@ func (h *Handler) currentVersion(ctx context.Context, id string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	return version([]*durable.Execution{e}), nil
+	return version([]*store.Execution{e}), nil
 }

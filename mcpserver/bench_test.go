@@ -77,7 +77,10 @@ func BenchmarkUpstreamCall(b *testing.B) {
 	})
 
 	b.Run("code-tool", func(b *testing.B) {
-		srv := mcpserver.New(cl, mcpserver.Options{})
+		srv, err := mcpserver.New(cl, mcpserver.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := srv.Connect(ctx, st, nil)
 		if err != nil {

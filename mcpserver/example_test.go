@@ -2,12 +2,14 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/mcpserver"
@@ -35,7 +37,10 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	defer rt.Close()
-	srv := mcpserver.New(client.New(rt, c), mcpserver.Options{})
+	srv, err := mcpserver.New(client.New(rt, c), mcpserver.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	serverEnd, agentEnd := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, serverEnd, nil)
@@ -54,7 +59,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	fmt.Println(tools.Tools[0].Name)
-	res, err := agent.CallTool(ctx, &mcp.CallToolParams{Name: mcpserver.ToolName, Arguments: map[string]any{
+	res, err := agent.CallTool(ctx, &mcp.CallToolParams{Name: codetool.Name, Arguments: map[string]any{
 		"code": `const words = ["code", "mode"];
 const loud = [];
 for (const word of words) loud.push(await codemode.shout({ word }));
@@ -63,8 +68,12 @@ loud.join(" ")`,
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	var answer codetool.Answer
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &answer); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.IsError, answer.Status, string(answer.Value))
 	// Output:
 	// code
-	// false code! mode!
+	// false completed "code! mode!"
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/mcpserver"
@@ -48,7 +49,11 @@ func gatedServer(t *testing.T, opts mcpserver.Options, started chan<- struct{}, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	return mcpserver.New(client.New(rt, c), opts)
+	srv, err := mcpserver.New(client.New(rt, c), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }
 
 func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
@@ -67,8 +72,8 @@ func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 	return cs
 }
 
-func callCode(cs *mcp.ClientSession, code string) (string, bool, error) {
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.ToolName, Arguments: map[string]any{"code": code}})
+func callText(cs *mcp.ClientSession, code string) (string, bool, error) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codetool.Name, Arguments: map[string]any{"code": code}})
 	if err != nil {
 		return "", false, err
 	}
@@ -94,7 +99,7 @@ func TestBusyServerAnswersAtOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			text, isErr, err := callCode(cs, `await codemode.wait({}); "done"`)
+			text, isErr, err := callText(cs, `await codemode.wait({}); "done"`)
 			answers[i] = fmt.Sprint(text, isErr, err)
 		}()
 		if i == 0 {
@@ -102,7 +107,7 @@ func TestBusyServerAnswersAtOnce(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // let the second reach the queue
-	text, isErr, err := callCode(cs, `"third"`)
+	text, isErr, err := callText(cs, `"third"`)
 	if err != nil || !isErr || !strings.Contains(text, "busy") {
 		t.Fatalf("third program: %q isError=%v err=%v, want a busy answer", text, isErr, err)
 	}
@@ -128,7 +133,7 @@ func TestOneSessionCannotTakeEveryTurn(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			text, isErr, err := callCode(greedy, `await codemode.wait({}); "done"`)
+			text, isErr, err := callText(greedy, `await codemode.wait({}); "done"`)
 			answers[i] = fmt.Sprint(text, isErr, err)
 		}()
 	}
@@ -138,7 +143,7 @@ func TestOneSessionCannotTakeEveryTurn(t *testing.T) {
 		t.Fatal("the greedy session's second program started: it took both slots")
 	case <-time.After(300 * time.Millisecond):
 	}
-	text, isErr, err := callCode(other, `"other ran"`)
+	text, isErr, err := callText(other, `"other ran"`)
 	if err != nil || isErr || !strings.Contains(text, "other ran") {
 		t.Fatalf("the other session: %q isError=%v err=%v", text, isErr, err)
 	}

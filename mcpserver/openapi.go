@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/connector/openapi"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,7 +20,7 @@ const (
 	ExecuteToolName = "execute"
 )
 
-// specSetup is the scope setup (client.Client.WithScopeSetup) of the
+// specSetup is the scope setup (client.Extension.Setup) of the
 // OpenAPI tools: codemode.spec() returns the document with its local
 // references ("#/components/schemas/Pet") resolved lazily, when a program
 // reads them, through a Proxy; a reference back to a schema already being
@@ -100,83 +100,85 @@ items
 Declarations:
 ` + "```ts\n{{types}}\n```"
 
-// OpenAPI is an MCP server over one OpenAPI description with two tools, as
-// Cloudflare's API MCP server: search, a program over the document
-// (codemode.spec()), and execute, a program that may also call the API
-// (codemode.request(options)). Build it with NewOpenAPI.
-type OpenAPI struct {
-	// Server is the MCP server; serve it over stdio (Server.Run) or
-	// streamable HTTP (NewHTTPHandler).
-	Server *mcp.Server
-	// Search and Execute are the clients the tools run programs with;
-	// their contracts hold codemode.spec and, for Execute,
-	// codemode.request.
-	Search, Execute *client.Client
+// NewOpenAPI returns an MCP server over one OpenAPI document with two code
+// tools, as Cloudflare's API MCP server: search, a program over the
+// document (codemode.spec()), and execute, a program that may also call the
+// API (codemode.request(options)). Search programs run on a client of ex;
+// execute programs run on execute: nil runs them on a client of ex too, and
+// a *durable.Handle over OpenAPIContract(conn) journals them (its calls
+// needing approval by HTTP method, with code_result beside). The connector
+// holds the base URL, the credentials and the allow-list of hosts;
+// programs see neither. opts.Tool.Description, when set, replaces the
+// execute tool's description; opts.Name defaults to "codemode-openapi".
+// It fails when the document cannot be encoded or a contract cannot be
+// built.
+func NewOpenAPI(ex client.Executor, conn *openapi.Connector, execute codetool.Runner, opts Options) (*mcp.Server, error) {
+	if opts.Name == "" {
+		opts.Name = "codemode-openapi"
+	}
+	opts = opts.withDefaults()
+	searchK, err := openAPIContract(conn, false)
+	if err != nil {
+		return nil, err
+	}
+	search := client.New(ex, searchK).Extend(client.Extension{Setup: specSetup})
+	if execute == nil {
+		executeK, err := openAPIContract(conn, true)
+		if err != nil {
+			return nil, err
+		}
+		execute = client.New(ex, executeK).Extend(client.Extension{Setup: specSetup})
+	}
+	fill := openAPIFiller(conn, opts, ex.Description())
+	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
+	s := newServer(opts)
+	yes, no := true, false
+	searchOpts := opts.Tool
+	searchOpts.Description = fill(searchDescription, search.TypeDefinitions())
+	if err := s.addCodeTool(srv, codeTool{name: SearchToolName, runner: search, title: "Search the API description with a TypeScript program", options: searchOpts,
+		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}}); err != nil {
+		return nil, err
+	}
+	executeOpts := opts.Tool
+	if executeOpts.Description == "" {
+		executeOpts.Description = fill(executeDescription, execute.TypeDefinitions())
+	}
+	if err := s.addCodeTool(srv, codeTool{name: ExecuteToolName, runner: execute, title: "Call the API with a TypeScript program", options: executeOpts,
+		annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}}); err != nil {
+		return nil, err
+	}
+	return srv, nil
 }
 
-// OpenAPIOptions configure NewOpenAPI.
-type OpenAPIOptions struct {
-	// Options are those of the code tool: Name, Version, Instructions,
-	// Checker, Timeout, MaxTokens, Logger, MaxExecutions, MaxQueued and
-	// MaxExecutionsPerSession apply to both tools (one pool of execution
-	// slots); Description and Fetch are not used.
-	Options
-	// Execute, when not nil, answers the execute tool instead of running
-	// the program on the Execute client: a durable runtime sets it to run
-	// each program as a durable execution (durablemcp.CodeHandler). The
-	// scope setup of codemode.spec() is not applied there.
-	Execute mcp.ToolHandler
-	// ExecuteDescription, when not empty, replaces the execute tool's
-	// description template ({{title}}, {{operations}}, {{chars}},
-	// {{runtime}} and {{types}} are filled in), and ExecuteTypes, when not
-	// empty, the declarations put in {{types}}: for an Execute hook whose
-	// programs see another scope.
-	ExecuteDescription, ExecuteTypes string
+// OpenAPIContract returns the contract of NewOpenAPI's execute programs:
+// codemode.spec() and codemode.request(options) over conn, request needing
+// approval by each call's HTTP method (conn's policy). A durable handle
+// over it journals the execute tool's programs.
+func OpenAPIContract(conn *openapi.Connector) (*contract.Contract, error) {
+	return openAPIContract(conn, true)
 }
 
-// NewOpenAPI returns an MCP server with the search and execute tools over
-// conn's document, running programs on ex. The connector holds the base
-// URL, the credentials and the allow-list of hosts; programs see neither.
-// Answers are bounded by Options.MaxTokens, JSON cut structurally so it
-// stays valid JSON (see Truncate). It fails when the document cannot be
-// encoded or a contract cannot be built.
-func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions) (*OpenAPI, error) {
-	o := opts.Options
-	if o.Name == "" {
-		o.Name = "codemode-openapi"
-	}
-	if o.Version == "" {
-		o.Version = "0.1.0"
-	}
-	if o.MaxTokens <= 0 {
-		o.MaxTokens = DefaultMaxTokens
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.MaxExecutions <= 0 {
-		o.MaxExecutions = DefaultMaxExecutions
-	}
-	if o.MaxQueued <= 0 {
-		o.MaxQueued = DefaultMaxQueued
-	}
-	o.Fetch = nil
+// openAPIContract is the contract of spec, with request when withRequest
+// is set.
+func openAPIContract(conn *openapi.Connector, withRequest bool) (*contract.Contract, error) {
 	spec, request, err := openAPITools(conn)
 	if err != nil {
 		return nil, err
 	}
-	searchK, err := contract.New(spec)
+	tools := []*contract.Tool{spec}
+	if withRequest {
+		tools = append(tools, request)
+	}
+	c, err := contract.New(tools...)
 	if err != nil {
-		return nil, fmt.Errorf("mcpserver: the search contract: %w", err)
+		return nil, fmt.Errorf("mcpserver: the OpenAPI contract: %w", err)
 	}
-	executeK, err := contract.New(spec, request)
-	if err != nil {
-		return nil, fmt.Errorf("mcpserver: the execute contract: %w", err)
-	}
-	out := &OpenAPI{
-		Search:  client.New(ex, searchK).WithScopeSetup(specSetup),
-		Execute: client.New(ex, executeK).WithScopeSetup(specSetup),
-	}
+	return c, nil
+}
+
+// openAPIFiller fills a description template with the document's title and
+// size, the answer budget, the runtime and the declarations.
+func openAPIFiller(conn *openapi.Connector, opts Options, runtime string) func(template, types string) string {
 	doc := conn.Document()
 	title := "the API"
 	if doc.Info != nil && strings.TrimSpace(doc.Info.Title) != "" {
@@ -188,36 +190,10 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 			operations += len(item.Operations())
 		}
 	}
-	fill := func(template, types string) string {
-		return strings.NewReplacer("{{title}}", title, "{{operations}}", fmt.Sprint(operations), "{{chars}}", fmt.Sprint(o.MaxTokens*4),
-			"{{types}}", strings.TrimRight(types, "\n"), "{{runtime}}", ex.Description()).Replace(template)
+	return func(template, types string) string {
+		return strings.NewReplacer("{{title}}", title, "{{operations}}", fmt.Sprint(operations), "{{chars}}", fmt.Sprint(opts.MaxTokens*4),
+			"{{types}}", strings.TrimRight(types, "\n"), "{{runtime}}", runtime).Replace(template)
 	}
-	executeTemplate, executeTypes := executeDescription, executeK.TypeDefinitions()
-	if opts.ExecuteDescription != "" {
-		executeTemplate = opts.ExecuteDescription
-	}
-	if opts.ExecuteTypes != "" {
-		executeTypes = opts.ExecuteTypes
-	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
-	turns := NewTurns(TurnsOptions{MaxExecutions: o.MaxExecutions, MaxQueued: o.MaxQueued, MaxExecutionsPerSession: o.MaxExecutionsPerSession})
-	search := &handler{cl: out.Search, opts: o, turns: turns}
-	execute := &handler{cl: out.Execute, opts: o, turns: turns}
-	yes, no := true, false
-	srv.AddTool(&mcp.Tool{
-		Name: SearchToolName, Description: fill(searchDescription, searchK.TypeDefinitions()), InputSchema: json.RawMessage(inputSchema),
-		Annotations: &mcp.ToolAnnotations{Title: "Search the API description with a TypeScript program", ReadOnlyHint: true, OpenWorldHint: &no},
-	}, search.call)
-	executeCall := execute.call
-	if opts.Execute != nil {
-		executeCall = opts.Execute
-	}
-	srv.AddTool(&mcp.Tool{
-		Name: ExecuteToolName, Description: fill(executeTemplate, executeTypes), InputSchema: json.RawMessage(inputSchema),
-		Annotations: &mcp.ToolAnnotations{Title: "Call the API with a TypeScript program", DestructiveHint: &yes, OpenWorldHint: &yes},
-	}, executeCall)
-	out.Server = srv
-	return out, nil
 }
 
 // openAPITools are the spec and request tools of the codemode namespace:
@@ -233,17 +209,13 @@ func openAPITools(conn *openapi.Connector) (spec, request *contract.Tool, err er
 	}
 	yes := true
 	spec = spec.WithAnnotations(contract.Annotations{ReadOnly: &yes})
-	tools, err := conn.Tools()
+	ns, err := conn.Namespace()
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcpserver: %w", err)
 	}
-	for _, t := range tools {
-		if t.Name == "request" && t.Method == "" {
-			request, err = contract.NewDeclaredTool(t.Name, t.Description, t.InputSchema, nil, t.Call)
-			if err != nil {
-				return nil, nil, fmt.Errorf("mcpserver: %w", err)
-			}
-			return spec, request, nil
+	for _, t := range ns.Tools {
+		if t.Name() == "request" && t.Policy().ApprovalFor != nil {
+			return spec, t, nil
 		}
 	}
 	return nil, nil, fmt.Errorf("mcpserver: the connector has no request method")

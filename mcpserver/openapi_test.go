@@ -40,7 +40,7 @@ func oasExample(t *testing.T, rel string) string {
 
 // openAPISession serves the OpenAPI tools over doc, bound to a local API
 // server that records what it receives, to an in-process go-sdk client.
-func openAPISession(t *testing.T, doc string, opts mcpserver.OpenAPIOptions) (*mcp.ClientSession, *[]*http.Request, *sync.Mutex) {
+func openAPISession(t *testing.T, doc string, opts mcpserver.Options, approval func(string) bool) (*mcp.ClientSession, *[]*http.Request, *sync.Mutex) {
 	t.Helper()
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -67,7 +67,7 @@ func openAPISession(t *testing.T, doc string, opts mcpserver.OpenAPIOptions) (*m
 		}
 	}))
 	t.Cleanup(api.Close)
-	conn, _, err := openapi.Load(ctx, doc, openapi.Options{BaseURL: api.URL, Headers: http.Header{"Authorization": {"Bearer host-secret"}}})
+	conn, _, err := openapi.Load(ctx, doc, openapi.Options{BaseURL: api.URL, Headers: http.Header{"Authorization": {"Bearer host-secret"}}, Approval: approval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func openAPISession(t *testing.T, doc string, opts mcpserver.OpenAPIOptions) (*m
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	srv, err := mcpserver.NewOpenAPI(rt, conn, opts)
+	srv, err := mcpserver.NewOpenAPI(rt, conn, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Server.Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func callProgram(t *testing.T, cs *mcp.ClientSession, tool, code string) (string
 }
 
 func TestOpenAPIServerTools(t *testing.T) {
-	cs, _, _ := openAPISession(t, oasExample(t, "3.0/json/petstore.json"), mcpserver.OpenAPIOptions{})
+	cs, _, _ := openAPISession(t, oasExample(t, "3.0/json/petstore.json"), mcpserver.Options{}, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestOpenAPIServerTools(t *testing.T) {
 }
 
 func TestOpenAPIServerSearch(t *testing.T) {
-	cs, seen, mu := openAPISession(t, oasExample(t, "3.0/json/petstore.json"), mcpserver.OpenAPIOptions{})
+	cs, seen, mu := openAPISession(t, oasExample(t, "3.0/json/petstore.json"), mcpserver.Options{}, nil)
 	cases := []struct {
 		name, code string
 		want       []string
@@ -183,7 +183,7 @@ const body = spec.paths["/pet"].post.requestBody;
 }
 
 func TestOpenAPIServerSearchMarksCycles(t *testing.T) {
-	cs, _, _ := openAPISession(t, oasExample(t, "3.0/json/circular.json"), mcpserver.OpenAPIOptions{})
+	cs, _, _ := openAPISession(t, oasExample(t, "3.0/json/circular.json"), mcpserver.Options{}, nil)
 	text, isErr := callProgram(t, cs, "search", `const spec = await codemode.spec();
 const schema = spec.paths["/anything"].get.responses["404"].content["application/json"].schema;
 const direct = spec.components.schemas.ErrorMessage;
@@ -199,7 +199,8 @@ const direct = spec.components.schemas.ErrorMessage;
 }
 
 func TestOpenAPIServerExecute(t *testing.T) {
-	cs, seen, mu := openAPISession(t, oasExample(t, "3.0/json/petstore.json"), mcpserver.OpenAPIOptions{Options: mcpserver.Options{MaxTokens: 500}})
+	never := func(string) bool { return false }
+	cs, seen, mu := openAPISession(t, oasExample(t, "3.0/json/petstore.json"), mcpserver.Options{MaxTokens: 500}, never)
 	text, isErr := callProgram(t, cs, "execute", `const pets = await codemode.request({ path: "/pets", params: { tags: ["dog", "cat"], limit: 2 } });
 const made = await codemode.request({ method: "POST", path: "/pets", body: { name: "Kit" }, headers: { "X-Trace": "t1", "Authorization": "Bearer program" } });
 const op = (await codemode.spec()).paths["/pet/{petId}"].get.operationId;
@@ -237,13 +238,33 @@ const op = (await codemode.spec()).paths["/pet/{petId}"].get.operationId;
 	if isErr || len(text) > 500*4+100 {
 		t.Fatalf("big answer: isError %v, %d characters", isErr, len(text))
 	}
-	var v []any
-	if err := json.Unmarshal([]byte(text), &v); err != nil || len(v) < 2 {
-		t.Errorf("big answer is not a JSON array (%v): %s", err, text)
+	var a struct{ Value []any }
+	if err := json.Unmarshal([]byte(text), &a); err != nil || len(a.Value) < 2 {
+		t.Errorf("big answer's value is not a JSON array (%v): %s", err, text)
 	}
 	// The host's credentials never reach the program.
 	text, _ = callProgram(t, cs, "execute", `JSON.stringify(await codemode.request({ path: "/pets" })) + JSON.stringify(Object.keys(globalThis))`)
 	if strings.Contains(text, "host-secret") {
 		t.Errorf("the credential reached the program: %s", text)
+	}
+}
+
+// TestOpenAPIServerWriteNeedsApproval: by default a request that may change
+// the server (POST) needs a person's approval; a plain execute runner whose
+// client cannot be asked refuses it, and nothing is sent.
+func TestOpenAPIServerWriteNeedsApproval(t *testing.T) {
+	cs, seen, mu := openAPISession(t, oasExample(t, "3.0/json/petstore.json"), mcpserver.Options{}, nil)
+	text, isErr := callProgram(t, cs, "execute", `await codemode.request({ method: "POST", path: "/pets", body: { name: "Kit" } })`)
+	if !isErr || !strings.Contains(text, "codemode.request needs a person's approval") {
+		t.Fatalf("isError %v: %s", isErr, text)
+	}
+	text, isErr = callProgram(t, cs, "execute", `(await codemode.request({ path: "/pets" })).length`)
+	if isErr || !strings.Contains(text, `"value":2`) {
+		t.Fatalf("a GET: isError %v: %s", isErr, text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(*seen) != 1 || (*seen)[0].Method != http.MethodGet {
+		t.Fatalf("requests sent: %d", len(*seen))
 	}
 }

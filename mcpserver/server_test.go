@@ -2,11 +2,13 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/internal/fixtures"
@@ -34,7 +36,10 @@ func session(t *testing.T, opts mcpserver.Options) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	srv := mcpserver.New(client.New(rt, c), opts)
+	srv, err := mcpserver.New(client.New(rt, c), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
@@ -59,41 +64,63 @@ func TestCodeToolDescription(t *testing.T) {
 		t.Fatalf("tools %v", res.Tools)
 	}
 	d := res.Tools[0].Description
-	for _, want := range []string{"In scope: fx (the tools", "interface FxTools {", "const answer = await fx.getWeather({ location: \"…\" });", "MCPToolError", "Where the program runs: QuickJS-NG", "WebAssembly sandbox"} {
+	for _, want := range []string{"- fx: tools ", "interface FxTools {", "const answer = await fx.getWeather({ location: \"…\" });", "MCPToolError", "Where the program runs: QuickJS-NG", "WebAssembly sandbox", "codemode.search(query)", `{"status": "completed", "executionId", "value", "logs"?} (followed by what the program appended`} {
 		if !strings.Contains(d, want) {
 			t.Fatalf("description lacks %q:\n%s", want, d)
 		}
 	}
-	if strings.Contains(d, "{{") {
-		t.Fatalf("a placeholder is left:\n%s", d)
+	if strings.Contains(d, "code_result") || strings.Contains(d, `"status": "paused"`) {
+		t.Fatalf("a plain runner's description speaks of pauses:\n%s", d)
 	}
-	cs2 := session(t, mcpserver.Options{Description: "Tools: {{namespaces}}. {{example}}"})
+	cs2 := session(t, mcpserver.Options{Tool: codetool.Options{Description: "Tools: {{namespaces}}."}})
 	res, _ = cs2.ListTools(context.Background(), nil)
-	if got := res.Tools[0].Description; !strings.HasPrefix(got, "Tools: fx. const answer = await fx.") {
+	if got := res.Tools[0].Description; got != "Tools: fx." {
 		t.Fatalf("custom description %q", got)
 	}
+}
+
+// answerOf decodes an MCP result's first text item as a code tool answer.
+func answerOf(t *testing.T, res *mcp.CallToolResult) (codetool.Answer, []string, int) {
+	t.Helper()
+	var texts []string
+	images := 0
+	for _, item := range res.Content {
+		switch item := item.(type) {
+		case *mcp.TextContent:
+			texts = append(texts, item.Text)
+		case *mcp.ImageContent:
+			images++
+		}
+	}
+	var a codetool.Answer
+	if len(texts) == 0 {
+		t.Fatalf("no text in %+v", res)
+	}
+	if err := json.Unmarshal([]byte(texts[0]), &a); err != nil {
+		t.Fatalf("the first item is not an answer: %v\n%s", err, texts[0])
+	}
+	return a, texts[1:], images
 }
 
 func TestCodeToolAnswers(t *testing.T) {
 	cs := session(t, mcpserver.Options{MaxTokens: 100})
 	cases := []struct {
 		name, code string
-		isError    bool
-		want       []string // each text item's prefix, in order
+		status     codetool.Status
+		want       string   // in the answer's JSON
+		items      []string // the later text items' prefixes, in order
 		images     int
 	}{
-		{"value", "(await fx.add({ a: 1, b: 2 })).sum", false, []string{"3"}, 0},
-		{"string value as it is", "'plain'", false, []string{"plain"}, 0},
-		{"no value", "const r = await fx.add({ a: 1, b: 2 });", false, []string{"The program finished and returned no value."}, 0},
-		{"image and text", "const img = await fx.tinyImage({}); result.appendImage(img); 'done'", false, []string{"done"}, 1},
-		{"console block", "console.log('a'); console.error('b'); 1", false, []string{"1", "Console output:\na\n[stderr] b"}, 0},
-		{"failure names the line", "const x = 1;\nthrow new TypeError('bad ' + x);", true, []string{"The program failed with TypeError: bad 1\n    at <anonymous> (agent.ts:2:"}, 0},
-		{"tool error", "await fx.fail({ message: 'nope' })", true, []string{"The program failed with Error: nope"}, 0},
-		{"deadline", "while (true) {}", true, []string{"The program failed with TimeoutError"}, 0},
-		{"empty code", "  ", true, []string{"the code tool takes"}, 0},
-		{"answer cut to the budget", "'x'.repeat(10000)", false, []string{"xxxx"}, 0},
-		{"many text items bounded", "for (let i = 0; i < 2000; i++) result.appendText('y'.repeat(300)); 'done'", false, []string{"yyy", "… [2000 more text items left out"}, 0},
-		{"console total told", "for (let i = 0; i < 1000; i++) console.log('line ' + i); 0", false, []string{"0", "Console output:\nline 0"}, 0},
+		{"value", "(await fx.add({ a: 1, b: 2 })).sum", codetool.StatusCompleted, `"value":3`, nil, 0},
+		{"string value", "'plain'", codetool.StatusCompleted, `"value":"plain"`, nil, 0},
+		{"no value", "const r = await fx.add({ a: 1, b: 2 });", codetool.StatusCompleted, `"value":null`, nil, 0},
+		{"image and text", "const img = await fx.tinyImage({}); result.appendImage(img); result.appendText('done'); 1", codetool.StatusCompleted, `"value":1`, []string{"done"}, 1},
+		{"console lines", "console.log('a'); console.error('b'); 1", codetool.StatusCompleted, `"logs":["a","[stderr] b"]`, nil, 0},
+		{"failure names the line", "const x = 1;\nthrow new TypeError('bad ' + x);", codetool.StatusError, `"error":"TypeError: bad 1\n  at agent.ts:2:`, nil, 0},
+		{"tool error", "await fx.fail({ message: 'nope' })", codetool.StatusError, `"error":"Error: nope`, nil, 0},
+		{"deadline", "while (true) {}", codetool.StatusError, `"error":"TimeoutError`, nil, 0},
+		{"answer cut to the budget", "'x'.repeat(10000)", codetool.StatusCompleted, `"value":"xxxx`, nil, 0},
+		{"many text items bounded", "for (let i = 0; i < 2000; i++) result.appendText('y'.repeat(300)); 'done'", codetool.StatusCompleted, `"value":"done"`, []string{"yyy", "… [1999 more text items left out"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,27 +128,33 @@ func TestCodeToolAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var texts []string
-			images := 0
-			for _, item := range res.Content {
-				switch item := item.(type) {
-				case *mcp.TextContent:
-					texts = append(texts, item.Text)
-				case *mcp.ImageContent:
-					images++
+			a, items, images := answerOf(t, res)
+			head := res.Content[0].(*mcp.TextContent).Text
+			if a.Status != c.status || res.IsError != (c.status == codetool.StatusError) || !strings.Contains(head, c.want) || images != c.images || len(items) != len(c.items) {
+				t.Fatalf("isError %v, %d images, answer %s, items %q", res.IsError, images, head, items)
+			}
+			for i, w := range c.items {
+				if !strings.HasPrefix(items[i], w) {
+					t.Fatalf("item %d %q, want prefix %q", i, items[i], w)
 				}
 			}
-			if res.IsError != c.isError || images != c.images || len(texts) != len(c.want) {
-				t.Fatalf("isError %v, %d images, texts %q", res.IsError, images, texts)
-			}
-			for i, w := range c.want {
-				if !strings.HasPrefix(texts[i], w) {
-					t.Fatalf("text %d %q, want prefix %q", i, texts[i], w)
-				}
-				if len([]rune(texts[i])) > 400+80 {
-					t.Fatalf("text %d has %d characters, over the budget", i, len([]rune(texts[i])))
-				}
+			if n := len([]rune(textOf(res))); n > 400+200 {
+				t.Fatalf("%d characters, over the budget", n)
 			}
 		})
 	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": "  "}})
+	if err != nil || !res.IsError || !strings.Contains(textOf(res), `"code" is empty`) {
+		t.Fatalf("empty code: %+v, %v", res, err)
+	}
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
 }

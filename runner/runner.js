@@ -1091,9 +1091,20 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       report(false);
       return promise;
     };
+    const otherNamespace = (name, tool) => {
+      for (let i = 0; i < request2.namespaces.length; i++) {
+        const other = request2.namespaces[i];
+        if (other.name !== name && charCodeAt(other.name, 0) !== 64 && other.has(tool)) return other.name;
+      }
+      return "";
+    };
+    const members = record();
+    let defining = false;
     const namespace = (ns) => {
       const tools = record();
       const isTool = (key) => reservedToolKeys[key] !== true && ns.has(key);
+      const added = [];
+      members[ns.name] = { tools, isTool, added };
       const make = (tool) => {
         if (!hasOwn(tools, tool)) {
           defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(ns.name, tool, args), writable: false, enumerable: true, configurable: false });
@@ -1108,13 +1119,16 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
           if (isTool(key)) return make(key);
           if (reservedToolKeys[key] === true) return void 0;
           if (known === "") known = join(ns.names(), ", ") || "(none)";
-          return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
+          const elsewhere = otherNamespace(ns.name, key);
+          const hint = elsewhere === "" ? "" : ` (${elsewhere}.${key} is a tool of ${elsewhere})`;
+          return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}${hint}`));
         },
         has(target, key) {
           return typeof key === "string" && (hasOwn(target, key) || isTool(key));
         },
         ownKeys() {
           const keys = [];
+          for (let i = 0; i < added.length; i++) push(keys, added[i]);
           const names = ns.names();
           for (let i = 0; i < names.length; i++) {
             if (reservedToolKeys[names[i]] === true) continue;
@@ -1172,6 +1186,16 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       defineProperty(s, "result", data(result));
       return objectFreeze(s);
     };
+    const define2 = (namespaceName, name, value) => {
+      if (!defining) throw new TypeErrorCtor("define works only while the scope setup runs");
+      if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor(`define: the scope has no namespace ${StringCtor(namespaceName)}`);
+      const m = members[namespaceName];
+      if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || m.isTool(name) || hasOwn(m.tools, name)) {
+        throw new TypeErrorCtor(`define: ${namespaceName}.${StringCtor(name)} is a tool, a reserved name or already defined`);
+      }
+      defineProperty(m.tools, name, { __proto__: null, value, writable: false, enumerable: true, configurable: false });
+      push(m.added, name);
+    };
     const succeed = (value) => {
       if (done) {
         flush();
@@ -1219,7 +1243,12 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
           const setup = request2.setup;
           if (setup !== void 0 && setup !== null) {
             if (typeof setup !== "function") throw new TypeErrorCtor(`the scope setup is ${typeof setup}, not a function`);
-            arg = apply(setup, void 0, [arg]);
+            defining = true;
+            try {
+              arg = apply(setup, void 0, [arg, define2]);
+            } finally {
+              defining = false;
+            }
           }
           value = await program(arg);
         } catch (error) {

@@ -50,7 +50,7 @@ func ForChecker(s Surface) (*CheckerDeclarations, error) {
 	var b strings.Builder
 	seen := map[string]bool{}
 	namespaces := s.Namespaces
-	if s.DurableSDK {
+	if s.SDK {
 		namespaces = append(namespaces[:len(namespaces):len(namespaces)], Namespace{Name: SDKNamespace})
 	}
 	for _, ns := range namespaces {

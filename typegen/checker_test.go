@@ -51,13 +51,13 @@ func TestAnnotationsUseMCPNames(t *testing.T) {
 	}
 }
 
-func TestDeclarationsRefuseSDKNamesWithTheDurableSDK(t *testing.T) {
+func TestDeclarationsRefuseSDKNamesWithTheSDK(t *testing.T) {
 	for _, name := range []string{"step", "search", "describe", "run"} {
-		s := Surface{DurableSDK: true, Namespaces: []Namespace{{Name: "codemode", Tools: []ToolDecl{{Name: name, Description: "x", Lenient: true}}}}}
+		s := Surface{SDK: true, Namespaces: []Namespace{{Name: "codemode", Tools: []ToolDecl{{Name: name, Description: "x", Lenient: true}}}}}
 		_, err := Declarations(s)
 		var se *SchemaError
-		if !errors.As(err, &se) || se.Pointer != "codemode."+name || se.Keyword != "name" || !strings.Contains(se.Message, "durable SDK") {
-			t.Errorf("%s: err = %v, want a name error about the durable SDK", name, err)
+		if !errors.As(err, &se) || se.Pointer != "codemode."+name || se.Keyword != "name" || !strings.Contains(se.Message, "member of the SDK") {
+			t.Errorf("%s: err = %v, want a name error about the SDK", name, err)
 		}
 		if _, err := ForChecker(s); err == nil {
 			t.Errorf("%s: ForChecker accepted what Declarations refuses", name)
@@ -67,7 +67,7 @@ func TestDeclarationsRefuseSDKNamesWithTheDurableSDK(t *testing.T) {
 		if _, err := Declarations(s); err != nil {
 			t.Errorf("%s in github: %v", name, err)
 		}
-		s.Namespaces[0].Name, s.DurableSDK = "codemode", false
+		s.Namespaces[0].Name, s.SDK = "codemode", false
 		if _, err := Declarations(s); err != nil {
 			t.Errorf("%s without the SDK: %v", name, err)
 		}
@@ -168,15 +168,18 @@ func TestCheckerDeclarationsCompileWithTypeScript(t *testing.T) {
 	}
 }
 
-// TestDurableSDKTypesWithTypeScript: a program uses the SDK as seed
-// programs do, and the types flow (step's T, search's results).
-func TestDurableSDKTypesWithTypeScript(t *testing.T) {
+// TestSDKTypesWithTypeScript: a program uses the SDK as the seeds'
+// programs do, and the types flow (step's T, search's results); run is
+// declared by a runner that keeps saved programs, through interface
+// merging.
+func TestSDKTypesWithTypeScript(t *testing.T) {
 	tsc := findTSC(t)
-	surface, err := os.ReadFile(filepath.Join("testdata", "durable-sdk.d.ts"))
+	surface, err := os.ReadFile(filepath.Join("testdata", "sdk.d.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	compileWithTSC(t, tsc, string(surface), `const p: AgentProgram = async ({ codemode, github }) => {
+	run := "interface Tools { run(name: string, input?: unknown): Promise<unknown>; }\n"
+	compileWithTSC(t, tsc, string(surface)+run, `const p: AgentProgram = async ({ codemode, github }) => {
   const createdAt: number = await codemode.step("created-at", () => Date.now());
   const later: string = await codemode.step("async", async () => "x");
   const found = await codemode.search("pull requests");

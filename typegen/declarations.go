@@ -129,20 +129,21 @@ type Surface struct {
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	// Namespaces are printed in order; normally one, named "codemode".
 	Namespaces []Namespace `json:"namespaces"`
-	// DurableSDK adds the durable runtime's SDK to the codemode namespace:
-	// codemode.search, codemode.describe, codemode.step and codemode.run
-	// with the SearchResult, SearchOutput and DescribeOutput types (see
-	// [SDKDeclarations]). The namespace is added, last, when Namespaces
-	// has none named codemode. A codemode tool named like an SDK method is
-	// then an error.
-	DurableSDK bool `json:"durableSDK,omitempty"`
+	// SDK adds code mode's own members to the codemode namespace, after its
+	// tools: codemode.search, codemode.describe and codemode.step, with the
+	// SearchResult, SearchOutput and DescribeOutput types. The namespace is added, last, when Namespaces has none
+	// named codemode. A codemode tool named like an SDK member is then an
+	// error.
+	SDK bool `json:"sdk,omitempty"`
 }
 
-// SDKNamespace is the namespace that holds the durable SDK's methods.
+// SDKNamespace is the namespace that holds the SDK's members.
 const SDKNamespace = "codemode"
 
-// IsSDKMethod reports whether name is a method of the durable SDK (step,
-// search, describe, run), which a tool in [SDKNamespace] must not be named.
+// IsSDKMethod reports whether name is reserved for the SDK in
+// [SDKNamespace]: step, search, describe and run (run is declared by a
+// runner that keeps saved programs, through interface merging). A tool of
+// that namespace must not be named so.
 func IsSDKMethod(name string) bool {
 	switch name {
 	case "step", "search", "describe", "run":
@@ -151,44 +152,29 @@ func IsSDKMethod(name string) bool {
 	return false
 }
 
-// sdkMembers are the durable SDK's members of the codemode namespace
-// interface, printed when [Surface].DurableSDK is set, after the tools. The
-// signatures and the result types (sdkTypes) are those of Cloudflare's
-// @cloudflare/codemode runtime API reference (the codemode global of the
-// sandbox, SearchResult, SearchOutput and DescribeOutput).
+// sdkMembers are the SDK's members of the codemode namespace interface,
+// printed when [Surface].SDK is set, after the tools. search and describe
+// take the shape of Cloudflare's Code Mode discovery API
+// (https://developers.cloudflare.com/agents/api-reference/codemode/: the
+// codemode global, SearchResult, SearchOutput, DescribeOutput).
 const sdkMembers = `  /**
-   * Searches tool methods and saved snippets; at most 50 results, ranked.
-   * Returns paths, not schemas: pass one to describe for its declarations.
+   * Searches the tools (and saved programs, where there are any); at most 50
+   * results, best first. Returns paths, not schemas: pass one to describe for
+   * its declarations.
    */
   search(query: string): Promise<SearchOutput>;
 
-  /** TypeScript declarations of a namespace, a namespace.method or a snippet name. */
+  /** TypeScript declarations of a namespace, a namespace.tool or a saved program's name. */
   describe(target: string): Promise<DescribeOutput>;
 
   /**
-   * Runs fn once and records its result; when the execution is replayed
-   * (after an approval), returns the recorded result without running fn.
-   * Wrap non-deterministic or side-effecting work that is not a tool call,
-   * such as Date.now() or Math.random().
+   * Runs fn and returns its value. Wrap work that is not a tool call and may
+   * give another value each time it runs (Date.now(), Math.random(), fetch):
+   * where executions are recorded, its value is recorded and, when the
+   * execution runs again, returned without running fn.
    */
   step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
-
-  /**
-   * Runs the saved snippet name with input. A missing snippet, or one whose
-   * recorded namespaces are not all configured, resolves to an object with
-   * an error property instead of throwing.
-   */
-  run(name: string, input?: unknown): Promise<unknown>;
 `
-
-// DurableSDKDeclaration is the durable SDK alone, as a global: `declare
-// const codemode: {search, describe, step, run}` and the result types, for
-// a runtime whose programs get codemode beside their connectors' own
-// namespaces (package durable). It is the text a Surface with DurableSDK
-// prints for the codemode namespace's SDK members.
-func DurableSDKDeclaration() string {
-	return "/** The durable runtime's SDK. */\ndeclare const codemode: {\n" + sdkMembers + "};\n\n" + sdkTypes
-}
 
 // sdkTypes are printed after the namespace interfaces.
 const sdkTypes = `type SearchResult = {
@@ -285,7 +271,7 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 	}
 
 	namespaces := s.Namespaces
-	if s.DurableSDK && !slices.ContainsFunc(namespaces, func(n Namespace) bool { return n.Name == SDKNamespace }) {
+	if s.SDK && !slices.ContainsFunc(namespaces, func(n Namespace) bool { return n.Name == SDKNamespace }) {
 		namespaces = append(slices.Clip(namespaces), Namespace{Name: SDKNamespace})
 	}
 	namespaceNames := make(map[string]bool, len(namespaces))
@@ -322,7 +308,7 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 			}
 			interfaceNames[TypesNamespaceName(ns.Name)] = true
 		}
-		sdk := s.DurableSDK && ns.Name == SDKNamespace
+		sdk := s.SDK && ns.Name == SDKNamespace
 		var nb strings.Builder
 		names, err := writeNamespace(&nb, ns, iface, sdk, exact, defs)
 		if err != nil {
@@ -338,7 +324,7 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 		methods = append(methods, names...)
 		b.WriteByte('\n')
 	}
-	if s.DurableSDK {
+	if s.SDK {
 		b.WriteString(sdkTypes)
 		b.WriteByte('\n')
 	}
@@ -389,8 +375,8 @@ type ProgramContent =
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
 `
 
-// writeNamespace writes the interface of one namespace, with the durable
-// SDK's members after the tools when sdk is set, and returns the names of
+// writeNamespace writes the interface of one namespace, with the SDK's
+// members after the tools when sdk is set, and returns the names of
 // the tool methods it printed exact (only when exact is set).
 func writeNamespace(b *strings.Builder, ns Namespace, iface string, sdk, exact bool, defs *defsState) ([]string, error) {
 	if len(ns.Tools) == 0 && !sdk {
@@ -409,7 +395,7 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string, sdk, exact b
 			return nil, schemaErr(where, "name", "duplicate tool")
 		}
 		if sdk && IsSDKMethod(tool.Name) {
-			return nil, schemaErr(where, "name", "%s.%s is a method of the durable SDK (step, search, describe and run are reserved in the %s namespace)", SDKNamespace, tool.Name, SDKNamespace)
+			return nil, schemaErr(where, "name", "%s.%s is a member of the SDK (step, search, describe and run are reserved in the %s namespace)", SDKNamespace, tool.Name, SDKNamespace)
 		}
 		seen[tool.Name] = true
 		if len(jsdocLines(tool.Description)) == 0 {

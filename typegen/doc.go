@@ -22,9 +22,8 @@
 //
 // A tool's [Annotations] (MCP's tool annotations) print as JSDoc tags after
 // its description (@readonly, @destructive, @idempotent, @openWorld).
-// [Surface].DurableSDK adds the durable runtime's SDK to the codemode
-// namespace (codemode.search, describe, step and run, with their result
-// types). [ForChecker] prints, from the same surface, what a type checker
+// [Surface].SDK adds code mode's own members to the codemode namespace
+// (codemode.search, describe and step, with their result types). [ForChecker] prints, from the same surface, what a type checker
 // needs beside the declarations (exact tool inputs, namespaces without
 // Object.prototype members), so no checker has to parse the printed text.
 //

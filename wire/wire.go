@@ -309,8 +309,8 @@ type Message struct {
 	// program had used when it made the call (tool-call): Math.random
 	// calls, and bytes of the crypto stream (crypto.getRandomValues,
 	// crypto.randomUUID), counted from the execution's start. A host that
-	// replays a program without running part of it (a durable
-	// codemode.step) records them to use as much on replay.
+	// runs a program again without running part of it (a recorded
+	// codemode.step) records them to use as much the next time.
 	RandomDraws uint64 `cbor:"37,keyasint,omitempty"`
 	RandomBytes uint64 `cbor:"38,keyasint,omitempty"`
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/contract"
 )
 
 // The synthetic catalogue: 25 services, 8 resources each, 5 operations on
@@ -388,9 +388,9 @@ func inputSchema(verb string, r resource) json.RawMessage {
 	return raw
 }
 
-// connectors groups tools by connector, in order.
-func connectors(tools []tool) []durable.Connector {
-	var out []durable.Connector
+// namespaces groups tools by connector, in order: one namespace each.
+func namespaces(tools []tool) ([]contract.Namespace, error) {
+	var out []contract.Namespace
 	index := map[string]int{}
 	noop := func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`null`), nil }
 	for _, t := range tools {
@@ -398,11 +398,18 @@ func connectors(tools []tool) []durable.Connector {
 		if !ok {
 			i = len(out)
 			index[t.connector] = i
-			out = append(out, durable.Connector{Name: t.connector})
+			out = append(out, contract.Namespace{Name: t.connector})
 		}
-		out[i].Tools = append(out[i].Tools, durable.ConnectorTool{Name: t.name, Description: t.description, InputSchema: t.input, RequiresApproval: t.requiresApproval, Execute: noop})
+		ct, err := contract.NewForeignTool(t.name, t.description, t.input, nil, noop)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", t.connector, t.name, err)
+		}
+		if ct, err = ct.WithPolicy(contract.Policy{RequiresApproval: t.requiresApproval}); err != nil {
+			return nil, err
+		}
+		out[i].Tools = append(out[i].Tools, ct)
 	}
-	return out
+	return out, nil
 }
 
 // mcpToolList is the tools/list answer an agent would receive for tools

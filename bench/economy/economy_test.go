@@ -5,18 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/openapi"
-	"github.com/codemode-go/codemode/connector/openapi/openapidurable"
-	"github.com/codemode-go/codemode/drivers"
-	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/discovery"
 	"github.com/codemode-go/codemode/internal/mcptest"
 )
 
@@ -36,7 +32,11 @@ func TestSyntheticCatalogue(t *testing.T) {
 		}
 		seen[tl.connector+"."+tl.name] = true
 	}
-	m, err := measure("synthetic", connectors(tools), mcpToolList(tools), syntheticTasks(), wordCount, false, io.Discard)
+	ns, err := namespaces(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := measure("synthetic", ns, mcpToolList(tools), syntheticTasks(), wordCount, false, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +70,16 @@ func TestReferenceServers(t *testing.T) {
 	t.Log("\n" + out.String())
 }
 
-func syntheticCatalog(b testing.TB) *durable.Catalog {
-	cat, err := durable.NewCatalog(connectors(syntheticCatalogue()))
+func syntheticCatalog(b testing.TB) *discovery.Catalog {
+	ns, err := namespaces(syntheticCatalogue())
 	if err != nil {
 		b.Fatal(err)
 	}
-	return cat
+	k, err := contract.NewNamespaced(ns...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return discovery.New(k)
 }
 
 // BenchmarkSearch1000 is one search over the 1,000 methods, the index
@@ -91,33 +95,20 @@ func BenchmarkSearch1000(b *testing.B) {
 	}
 }
 
-// BenchmarkHandleSearch1000 is Handle.Search over the 1,000 methods with
-// a SQLite journal holding 20 snippets (read on every search).
-func BenchmarkHandleSearch1000(b *testing.B) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "j.db"), sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+// BenchmarkSearch1000Saved is one search over the 1,000 methods and 20
+// saved programs, as a durable handle's codemode.search ranks them (the
+// index over the saved programs is rebuilt when they change).
+func BenchmarkSearch1000Saved(b *testing.B) {
+	cat := syntheticCatalog(b)
+	var saved []discovery.Saved
 	for i := range 20 {
-		if err := st.SaveSnippet(context.Background(), durable.DefaultName, &durable.Snippet{Name: "snippet-" + string(rune('a'+i)), Description: "Weekly report of open issues and deals.", Code: "1", SavedAt: 1}); err != nil {
-			b.Fatal(err)
-		}
+		saved = append(saved, discovery.Saved{Name: "snippet-" + string(rune('a'+i)), Description: "Weekly report of open issues and deals.", SavedAt: 1})
 	}
-	h, err := durable.New(st, noPrograms{}, connectors(syntheticCatalogue()), durable.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := h.Search(ctx, "warm up"); err != nil {
-		b.Fatal(err)
-	}
+	cat.Search("warm up", saved)
 	tasks := syntheticTasks()
 	i := 0
 	for b.Loop() {
-		if _, err := h.Search(ctx, tasks[i%len(tasks)].query); err != nil {
-			b.Fatal(err)
-		}
+		cat.Search(tasks[i%len(tasks)].query, saved)
 		i++
 	}
 }
@@ -155,17 +146,6 @@ func BenchmarkDescribeMethodFirst(b *testing.B) {
 		}
 		i++
 	}
-}
-
-// noPrograms is an executor for handles that run no program.
-type noPrograms struct{}
-
-func (noPrograms) Description() string { return "no runtime" }
-func (noPrograms) TypeDefinitionFiles(context.Context) ([]drivers.TypeDefinitionFile, error) {
-	return nil, nil
-}
-func (noPrograms) Execute(context.Context, client.ExecuteRequest) (*client.Outcome, error) {
-	return nil, errors.New("no programs here")
 }
 
 // githubForTest loads GitHub's description as the namespace github, and
@@ -229,14 +209,15 @@ func TestGitHubRow(t *testing.T) {
 // index-ms. Goals (the OpenAPI issue): search <= 5 ms; load and index
 // <= 2 s with BenchmarkGitHubLoadAndDeclare in connector/openapi.
 func BenchmarkGitHubSearch(b *testing.B) {
-	dc, err := openapidurable.Connector(githubForTest(b), openapidurable.Options{})
+	ns, err := githubForTest(b).Namespace()
 	if err != nil {
 		b.Fatal(err)
 	}
-	cat, err := durable.NewCatalog([]durable.Connector{dc})
+	k, err := contract.NewNamespaced(ns)
 	if err != nil {
 		b.Fatal(err)
 	}
+	cat := discovery.New(k)
 	t0 := time.Now()
 	cat.Search("warm up", nil)
 	index := time.Since(t0)

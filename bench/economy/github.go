@@ -15,8 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-go/codemode/connector/openapi"
-	"github.com/codemode-go/codemode/connector/openapi/openapidurable"
-	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/contract"
 )
 
 // errNoGitHub says GitHub's description is not installed.
@@ -61,11 +60,11 @@ func measureGitHub(c *openapi.Connector, count func(string) int, verbose bool, w
 	if err != nil {
 		return measurement{}, err
 	}
-	dc, err := openapidurable.Connector(c, openapidurable.Options{})
+	ns, err := c.Namespace()
 	if err != nil {
 		return measurement{}, err
 	}
-	return measure("GitHub REST API", []durable.Connector{dc}, list, githubTasks(), count, verbose, w)
+	return measure("GitHub REST API", []contract.Namespace{ns}, list, githubTasks(), count, verbose, w)
 }
 
 // componentRef matches a reference to a schema component in a schema's
@@ -78,7 +77,7 @@ var componentRef = regexp.MustCompile(`"#/components/schemas/([^"]+)"`)
 // (each once, by name), the smallest faithful form: inlining them instead
 // repeats shared ones.
 func perOperationTools(c *openapi.Connector) ([]*mcp.Tool, error) {
-	tools, err := c.Tools()
+	ns, err := c.Namespace()
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +92,12 @@ func perOperationTools(c *openapi.Connector) ([]*mcp.Tool, error) {
 		}
 	}
 	var list []*mcp.Tool
-	for _, t := range tools {
-		if t.Method == "" { // request and spec: code mode's own
+	for _, t := range ns.Tools {
+		if t.Name() == "request" || t.Name() == "spec" { // code mode's own
 			continue
 		}
 		defs := map[string]json.RawMessage{}
-		pending := []json.RawMessage{t.InputSchema}
+		pending := []json.RawMessage{t.InputDeclaration()}
 		for len(pending) > 0 {
 			raw := pending[len(pending)-1]
 			pending = pending[:len(pending)-1]
@@ -109,22 +108,22 @@ func perOperationTools(c *openapi.Connector) ([]*mcp.Tool, error) {
 				}
 				def, ok := components[name]
 				if !ok {
-					return nil, fmt.Errorf("%s refers to a missing component %s", t.Name, name)
+					return nil, fmt.Errorf("%s refers to a missing component %s", t.Name(), name)
 				}
 				defs[name] = def
 				pending = append(pending, def)
 			}
 		}
 		var schema map[string]json.RawMessage
-		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-			return nil, fmt.Errorf("%s input schema: %w", t.Name, err)
+		if err := json.Unmarshal(t.InputDeclaration(), &schema); err != nil {
+			return nil, fmt.Errorf("%s input schema: %w", t.Name(), err)
 		}
 		if len(defs) > 0 {
 			schema["$defs"], _ = json.Marshal(defs) // keys sorted
 		}
 		raw, _ := json.Marshal(schema)
 		raw = []byte(strings.ReplaceAll(string(raw), `"#/components/schemas/`, `"#/$defs/`))
-		list = append(list, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(raw)})
+		list = append(list, &mcp.Tool{Name: t.Name(), Description: t.Description(), InputSchema: json.RawMessage(raw)})
 	}
 	return list, nil
 }

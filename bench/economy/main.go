@@ -36,9 +36,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tiktoken-go/tokenizer"
 
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
-	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/durablemcp"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/discovery"
 )
 
 func main() {
@@ -91,7 +94,11 @@ func run(ctx context.Context, w io.Writer, encoding string, verbose, servers, gi
 		results = append(results, m)
 	}
 	tools := syntheticCatalogue()
-	m, err := measure("synthetic catalogue", connectors(tools), mcpToolList(tools), syntheticTasks(), count, verbose, w)
+	ns, err := namespaces(tools)
+	if err != nil {
+		return err
+	}
+	m, err := measure("synthetic catalogue", ns, mcpToolList(tools), syntheticTasks(), count, verbose, w)
 	if err != nil {
 		return err
 	}
@@ -137,8 +144,13 @@ func run(ctx context.Context, w io.Writer, encoding string, verbose, servers, gi
 }
 
 // measure counts one catalogue's tokens and its tasks' recall.
-func measure(name string, cs []durable.Connector, list []*mcp.Tool, tasks []task, count func(string) int, verbose bool, w io.Writer) (measurement, error) {
-	cat, err := durable.NewCatalog(cs)
+func measure(name string, cs []contract.Namespace, list []*mcp.Tool, tasks []task, count func(string) int, verbose bool, w io.Writer) (measurement, error) {
+	k, err := contract.NewNamespaced(cs...)
+	if err != nil {
+		return measurement{}, err
+	}
+	cat := discovery.New(k)
+	description, err := codetool.Description(client.New(noPrograms{}, k), codetool.Options{Declarations: codetool.DeclarationsDiscover})
 	if err != nil {
 		return measurement{}, err
 	}
@@ -147,11 +159,11 @@ func measure(name string, cs []durable.Connector, list []*mcp.Tool, tasks []task
 		return measurement{}, err
 	}
 	m := measurement{name: name, tools: len(list), toolList: count(string(listJSON)),
-		description: count(cat.ToolDescription(durable.DescriptionOptions{Declarations: durable.DeclarationsDiscover}))}
+		description: count(description)}
 	var sum, searchSum, describeSum int
 	for _, t := range tasks {
 		out := cat.Search(t.query, nil)
-		rank := slices.IndexFunc(out.Results, func(r durable.SearchResult) bool { return r.Path == t.want })
+		rank := slices.IndexFunc(out.Results, func(r discovery.Result) bool { return r.Path == t.want })
 		if rank >= 0 && rank < 5 {
 			m.hits++
 		} else {
@@ -197,7 +209,7 @@ func measureReference(ctx context.Context, count func(string) int, verbose bool,
 		return measurement{}, err
 	}
 	defer os.RemoveAll(dir)
-	var cs []durable.Connector
+	var cs []contract.Namespace
 	var list []*mcp.Tool
 	for _, s := range []mcpconnector.Server{
 		{Name: "everything", Command: filepath.Join(bin, "mcp-server-everything")},
@@ -209,11 +221,11 @@ func measureReference(ctx context.Context, count func(string) int, verbose bool,
 			return measurement{}, fmt.Errorf("starting %s: %w (run ./scripts/test once to install the servers, or pass -no-servers)", s.Name, err)
 		}
 		defer u.Close()
-		c, err := durablemcp.Connector(u, durablemcp.Options{})
+		tools, _, err := u.ContractTools()
 		if err != nil {
 			return measurement{}, err
 		}
-		cs = append(cs, c)
+		cs = append(cs, contract.Namespace{Name: s.Name, Tools: tools})
 		list = append(list, u.Tools()...)
 	}
 	return measure("3 reference servers", cs, list, referenceTasks(), count, verbose, w)
@@ -310,4 +322,16 @@ func syntheticTasks() []task {
 		{"delete a GitHub gist", "github.delete_gist"},
 		{"rerun a GitHub Actions workflow", "github.create_workflow_run"},
 	}
+}
+
+// noPrograms is the executor of a client that only describes its contract
+// (the code tool's description); it runs no program.
+type noPrograms struct{}
+
+func (noPrograms) Description() string { return "no runtime" }
+func (noPrograms) TypeDefinitionFiles(context.Context) ([]drivers.TypeDefinitionFile, error) {
+	return nil, nil
+}
+func (noPrograms) Execute(context.Context, client.ExecuteRequest) (*client.Outcome, error) {
+	return nil, errors.New("no programs here")
 }

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-go/codemode/durable"
+	catalog "github.com/codemode-go/codemode/internal/discovery"
+
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,20 +21,20 @@ import (
 func TestDiscoveryCLI(t *testing.T) {
 	f := newJournalFixture(t)
 	code, stdout, stderr := f.cli(t, "search", "--tools", f.tools, "list the items")
-	if code != 0 || !strings.Contains(stdout, "tools.list_items") {
+	if code != 0 || !strings.Contains(stdout, "codemode.list_items") {
 		t.Fatalf("search: exit %d %q %q", code, stdout, stderr)
 	}
-	var found durable.SearchOutput
+	var found catalog.Output
 	code, stdout, _ = f.cli(t, "search", "--tools", f.tools, "--json", "create an item")
 	if err := json.Unmarshal([]byte(stdout), &found); err != nil || code != 0 || len(found.Results) == 0 ||
-		found.Results[0].Path != "tools.create_item" || !found.Results[0].RequiresApproval {
+		found.Results[0].Path != "codemode.create_item" || !found.Results[0].RequiresApproval {
 		t.Fatalf("search --json: exit %d %q %v", code, stdout, err)
 	}
 	if code, stdout, _ = f.cli(t, "search", "--tools", f.tools, "send slack message"); code != 0 || !strings.Contains(stdout, "nothing matches") {
 		t.Fatalf("search without a match: exit %d %q", code, stdout)
 	}
-	code, stdout, _ = f.cli(t, "describe", "--tools", f.tools, "tools.create_item")
-	for _, want := range []string{"// tools.create_item (method, needs approval)", "create_item(input: {", "@requiresApproval", "declare const tools: ToolsTools;"} {
+	code, stdout, _ = f.cli(t, "describe", "--tools", f.tools, "codemode.create_item")
+	for _, want := range []string{"// codemode.create_item (method, needs approval)", "create_item(input: {", "@requiresApproval", "declare const codemode: Tools;"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("describe: exit %d, lacks %q:\n%s", code, want, stdout)
 		}
@@ -40,15 +42,15 @@ func TestDiscoveryCLI(t *testing.T) {
 	if strings.Contains(stdout, "list_items") {
 		t.Errorf("describe of one method printed another:\n%s", stdout)
 	}
-	if code, _, stderr = f.cli(t, "describe", "--tools", f.tools, "tools.nothing"); code != 1 || !strings.Contains(stderr, "connector tools has no method nothing") {
+	if code, _, stderr = f.cli(t, "describe", "--tools", f.tools, "codemode.nothing"); code != 1 || !strings.Contains(stderr, "namespace codemode has no tool nothing") {
 		t.Errorf("describe of an unknown method: exit %d %q", code, stderr)
 	}
-	if code, _, stderr = f.cli(t, "search", "--journal", "", "x"); code != 2 || !strings.Contains(stderr, "give the connectors") {
+	if code, _, stderr = f.cli(t, "search", "--journal", "", "x"); code != 2 || !strings.Contains(stderr, "give the tools (--tools FILE") {
 		t.Errorf("search without a source: exit %d %q", code, stderr)
 	}
 
 	// A completed run becomes a snippet; a paused one is refused.
-	list := writeProgram(t, f, "list.ts", `await tools.list_items({ prefix: typeof input === "undefined" ? "p" : input.prefix })`)
+	list := writeProgram(t, f, "list.ts", `await codemode.list_items({ prefix: typeof input === "undefined" ? "p" : input.prefix })`)
 	done := f.output(t, exitCompleted, "run", "--journal", f.journal, "--tools", f.tools, "--json", list)
 	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
 	if code, _, stderr = f.cli(t, "snippet", "save", "bad", "--from", paused.ExecutionID); code != 1 || !strings.Contains(stderr, "is paused; only a completed execution") {
@@ -61,8 +63,8 @@ func TestDiscoveryCLI(t *testing.T) {
 		t.Fatalf("snippets: exit %d %q", code, stdout)
 	}
 	code, stdout, _ = f.cli(t, "search", "--tools", f.tools, "--json", "items by prefix")
-	if err := json.Unmarshal([]byte(stdout), &found); err != nil || code != 0 || !slices.ContainsFunc(found.Results, func(r durable.SearchResult) bool {
-		return r.Path == "list-items" && r.Kind == durable.KindSnippet && r.Connector == "codemode"
+	if err := json.Unmarshal([]byte(stdout), &found); err != nil || code != 0 || !slices.ContainsFunc(found.Results, func(r catalog.Result) bool {
+		return r.Path == "list-items" && r.Kind == catalog.KindSaved && r.Connector == "codemode"
 	}) {
 		t.Fatalf("search with the journal's snippets: %q %v", stdout, err)
 	}
@@ -92,11 +94,11 @@ func writeProgram(t *testing.T, f *journalFixture, name, text string) string {
 // through it.
 func TestJournalMCPServeDiscovery(t *testing.T) {
 	f := newJournalFixture(t)
-	list := writeProgram(t, f, "list.ts", `await tools.list_items({ prefix: input.prefix })`)
+	list := writeProgram(t, f, "list.ts", `await codemode.list_items({ prefix: input.prefix })`)
 	// Save a snippet from a completed run (statements that read input).
 	src := f.output(t, exitError, "run", "--journal", f.journal, "--tools", f.tools, "--json", list) // no input at top level
 	_ = src
-	ok := f.output(t, exitCompleted, "run", "--journal", f.journal, "--tools", f.tools, "--json", writeProgram(t, f, "ok.ts", `await tools.list_items({ prefix: "q" })`))
+	ok := f.output(t, exitCompleted, "run", "--journal", f.journal, "--tools", f.tools, "--json", writeProgram(t, f, "ok.ts", `await codemode.list_items({ prefix: "q" })`))
 	if code, _, stderr := f.cli(t, "snippet", "save", "list-q", "--from", ok.ExecutionID, "--description", "Items starting with q."); code != 0 {
 		t.Fatalf("snippet save: %d %q", code, stderr)
 	}
@@ -123,12 +125,12 @@ func TestJournalMCPServeDiscovery(t *testing.T) {
 			desc = tool.Description
 		}
 	}
-	for _, want := range []string{"- tools: methods list_items, create_item (2 methods)", "codemode.search(query)", "codemode.describe(target)", "codemode.step(name, fn)", "codemode.run(name, input?)", "```ts\nconst found = await codemode.search(\"list items\");"} {
+	for _, want := range []string{"- codemode: tools list_items, create_item (2 tools)", "codemode.search(query)", "codemode.describe(target)", "codemode.step(name, fn)", "codemode.run(name, input?)", "```ts\nconst found = await codemode.search(\"list items\");"} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("description lacks %q:\n%s", want, desc)
 		}
 	}
-	if strings.Contains(desc, "interface ToolsTools") {
+	if strings.Contains(desc, "create_item(input: {") {
 		t.Errorf("discover mode printed the declarations:\n%s", desc)
 	}
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `async () => {
@@ -141,13 +143,13 @@ func TestJournalMCPServeDiscovery(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("code: %+v %v", res, err)
 	}
-	var out durable.Output
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != durable.OutputCompleted {
+	var out codetool.Answer
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != codetool.StatusCompleted {
 		t.Fatalf("answer %q: %v", res.Content[0].(*mcp.TextContent).Text, err)
 	}
-	want := `{"path":"tools.create_item","approval":true,"typed":true,"q":["a","b"],"missing":{"error":"no snippet named \"nope\"; codemode.search finds saved snippets"}}`
-	if string(out.Result) != want {
-		t.Fatalf("result %s\nwant   %s", out.Result, want)
+	want := `{"path":"codemode.create_item","approval":true,"typed":true,"q":["a","b"],"missing":{"error":"no snippet named \"nope\"; codemode.search finds saved snippets"}}`
+	if string(out.Value) != want {
+		t.Fatalf("result %s\nwant   %s", out.Value, want)
 	}
 	if got := f.lines(t, "list.log"); len(got) != 2 { // the snippet's source run and the snippet's run
 		t.Fatalf("list_items ran %d times: %q", len(got), got)

@@ -17,7 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/mcptest"
 	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,9 +49,9 @@ func newJournalFixture(t *testing.T) *journalFixture {
 			"revert":           []string{"sh", "-c", `cat >> revert.log; echo >> revert.log`}},
 	}}
 	raw, _ := json.Marshal(tools)
-	for name, text := range map[string]string{f.tools: string(raw), f.program: `const items = await tools.list_items({ prefix: "x" });
+	for name, text := range map[string]string{f.tools: string(raw), f.program: `const items = await codemode.list_items({ prefix: "x" });
 console.log("found", items.length);
-const created = await tools.create_item({ name: "item-" + items.join("+") });
+const created = await codemode.create_item({ name: "item-" + items.join("+") });
 return { created, n: items.length };
 `} {
 		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
@@ -109,11 +110,11 @@ func (f *journalFixture) cli(t *testing.T, args ...string) (code int, stdout, st
 	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
 }
 
-// output runs a command that prints one durable.Output as JSON.
-func (f *journalFixture) output(t *testing.T, wantCode int, args ...string) durable.Output {
+// output runs a command that prints one codetool.Answer as JSON.
+func (f *journalFixture) output(t *testing.T, wantCode int, args ...string) codetool.Answer {
 	t.Helper()
 	code, stdout, stderr := f.cli(t, args...)
-	var out durable.Output
+	var out codetool.Answer
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != wantCode {
 		t.Fatalf("codemode %q: exit %d (want %d), stdout %q, stderr %q, %v", args, code, wantCode, stdout, stderr, err)
 	}
@@ -123,17 +124,17 @@ func (f *journalFixture) output(t *testing.T, wantCode int, args ...string) dura
 	return out
 }
 
-func (f *journalFixture) record(t *testing.T, id string) *durable.Execution {
+func (f *journalFixture) record(t *testing.T, id string) *store.Execution {
 	t.Helper()
 	code, stdout, stderr := f.cli(t, "show", "--json", id)
-	var e durable.Execution
+	var e store.Execution
 	if err := json.Unmarshal([]byte(stdout), &e); err != nil || code != 0 {
 		t.Fatalf("show: exit %d, %q, %q, %v", code, stdout, stderr, err)
 	}
 	return &e
 }
 
-func logStates(e *durable.Execution) string {
+func logStates(e *store.Execution) string {
 	var s []string
 	for _, l := range e.Log {
 		s = append(s, l.Method+"="+string(l.State))
@@ -148,7 +149,7 @@ func logStates(e *durable.Execution) string {
 func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 	f := newJournalFixture(t)
 	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
-	if paused.Status != durable.OutputPaused || len(paused.Pending) != 1 || paused.Pending[0].Seq != 2 ||
+	if paused.Status != codetool.StatusPaused || len(paused.Pending) != 1 || paused.Pending[0].Seq != 2 ||
 		paused.Pending[0].Method != "create_item" || string(paused.Pending[0].Args) != `{"name":"item-a+b"}` {
 		t.Fatalf("run: %+v", paused)
 	}
@@ -159,21 +160,21 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 
 	// Human output: the pending action with its arguments, at a glance.
 	code, stdout, _ := f.cli(t, "pending")
-	if code != 0 || !strings.Contains(stdout, id) || !strings.Contains(stdout, `tools.create_item({"name":"item-a+b"})`) {
+	if code != 0 || !strings.Contains(stdout, id) || !strings.Contains(stdout, `codemode.create_item({"name":"item-a+b"})`) {
 		t.Fatalf("pending: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = f.cli(t, "executions")
-	if code != 0 || !strings.Contains(stdout, "STATUS") || !regexpMatch(`(?m)^`+id+`\s+paused\s+\d+s\s+\d+s\s+2\s+awaits approval: #2 tools\.create_item\(\{"name":"item-a\+b"\}\)$`, stdout) {
+	if code != 0 || !strings.Contains(stdout, "STATUS") || !regexpMatch(`(?m)^`+id+`\s+paused\s+\d+s\s+\d+s\s+2\s+awaits approval: #2 codemode\.create_item\(\{"name":"item-a\+b"\}\)$`, stdout) {
 		t.Fatalf("executions:\n%s", stdout)
 	}
 	code, stdout, _ = f.cli(t, "pending", "--json", id)
-	var pending []durable.PendingAction
+	var pending []store.PendingAction
 	if err := json.Unmarshal([]byte(stdout), &pending); err != nil || code != 0 || len(pending) != 1 || pending[0].ExecutionID != id {
 		t.Fatalf("pending --json: exit %d %q", code, stdout)
 	}
 
 	done := f.output(t, exitCompleted, "approve", "--tools", f.tools, "--json", id)
-	if done.Status != durable.OutputCompleted || string(done.Result) != `{"created":{"id":7},"n":2}` || strings.Join(done.Logs, "|") != "found 2" {
+	if done.Status != codetool.StatusCompleted || string(done.Value) != `{"created":{"id":7},"n":2}` || strings.Join(done.Logs, "|") != "found 2" {
 		t.Fatalf("approve: %+v", done)
 	}
 	if got := f.lines(t, "list.log"); len(got) != 1 {
@@ -182,7 +183,7 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 	if got := f.lines(t, "create.log"); len(got) != 1 || got[0] != `{"name":"item-a+b"}` {
 		t.Fatalf("the write's input: %q", got)
 	}
-	if e := f.record(t, id); e.Status != durable.StatusCompleted || logStates(e) != "list_items=applied create_item=applied" || e.Passes != 2 {
+	if e := f.record(t, id); e.Status != store.StatusCompleted || logStates(e) != "list_items=applied create_item=applied" || e.Passes != 2 {
 		t.Fatalf("journal: %s %s passes %d", e.Status, logStates(e), e.Passes)
 	}
 	code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id)
@@ -197,7 +198,7 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 	if got := f.lines(t, "revert.log"); len(got) != 1 || got[0] != `{"args":{"name":"item-a+b"},"result":{"id":7}}` {
 		t.Fatalf("revert input %q", got)
 	}
-	if e := f.record(t, id); e.Status != durable.StatusRolledBack || logStates(e) != "list_items=applied create_item=reverted" {
+	if e := f.record(t, id); e.Status != store.StatusRolledBack || logStates(e) != "list_items=applied create_item=reverted" {
 		t.Fatalf("after rollback: %s %s", e.Status, logStates(e))
 	}
 	code, _, stderr = f.cli(t, "rollback", "--tools", f.tools, id)
@@ -225,7 +226,7 @@ func TestJournalCLIReject(t *testing.T) {
 		t.Fatalf("reject: exit %d %q %q", code, stdout, stderr)
 	}
 	e := f.record(t, id)
-	if e.Status != durable.StatusRejected || e.Error != "Action tools.create_item rejected by user" || logStates(e) != "list_items=applied create_item=error" {
+	if e.Status != store.StatusRejected || e.Error != "Action codemode.create_item rejected by user" || logStates(e) != "list_items=applied create_item=error" {
 		t.Fatalf("after reject: %s %q %s", e.Status, e.Error, logStates(e))
 	}
 	if code, _, _ := f.cli(t, "reject", id, "2"); code != exitError {
@@ -261,7 +262,7 @@ func TestJournalCLIExpireDeletePrune(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &expired); err != nil || code != 0 || len(expired.Expired) != 3 {
 		t.Fatalf("expire: exit %d %q", code, stdout)
 	}
-	if e := f.record(t, ids[0]); e.Status != durable.StatusRejected || e.Error != "expired awaiting approval" {
+	if e := f.record(t, ids[0]); e.Status != store.StatusRejected || e.Error != "expired awaiting approval" {
 		t.Fatalf("expired run: %s %q", e.Status, e.Error)
 	}
 	code, stdout, _ = f.cli(t, "delete", ids[0])
@@ -279,7 +280,7 @@ func TestJournalCLIExpireDeletePrune(t *testing.T) {
 		t.Fatalf("prune: exit %d %q", code, stdout)
 	}
 	code, stdout, _ = f.cli(t, "executions", "--json")
-	var list []*durable.Execution
+	var list []*store.Execution
 	if err := json.Unmarshal([]byte(stdout), &list); err != nil || code != 0 || len(list) != 1 || list[0].ID != ids[2] {
 		t.Fatalf("executions after prune: %q", stdout)
 	}
@@ -299,13 +300,13 @@ func TestJournalCLIExpireDeletePrune(t *testing.T) {
 func TestJournalCLIRunErrorAndCompleted(t *testing.T) {
 	f := newJournalFixture(t)
 	failing := filepath.Join(f.dir, "fail.ts")
-	os.WriteFile(failing, []byte(`await tools.list_items({ prefix: "y" }); throw new Error("boom");`), 0o644)
+	os.WriteFile(failing, []byte(`await codemode.list_items({ prefix: "y" }); throw new Error("boom");`), 0o644)
 	code, _, stderr := f.cli(t, "run", "--journal", f.journal, "--tools", f.tools, failing)
 	if code != exitError || !strings.Contains(stderr, "boom") {
 		t.Fatalf("failing program: exit %d %q", code, stderr)
 	}
 	ok := filepath.Join(f.dir, "ok.ts")
-	os.WriteFile(ok, []byte(`const a = await tools.list_items({ prefix: "y" }); return a.join("");`), 0o644)
+	os.WriteFile(ok, []byte(`const a = await codemode.list_items({ prefix: "y" }); return a.join("");`), 0o644)
 	code, stdout, _ := f.cli(t, "run", "--journal", f.journal, "--tools", f.tools, ok)
 	if code != 0 || stdout != "ab\n" {
 		t.Fatalf("completed program: exit %d %q", code, stdout)
@@ -342,7 +343,7 @@ func TestJournalMCPServe(t *testing.T) {
 		t.Fatalf("tools %+v %v", tools, err)
 	}
 	desc := tools.Tools[0].Description
-	for _, want := range []string{"readonly memory:", "delete_entities", "readonly tools:", "list_items", "step<T>(", "Do not call this tool again to retry"} {
+	for _, want := range []string{"readonly memory:", "delete_entities", "readonly codemode: Tools;", "list_items", "step<T>(", "run(name: string", "Do not call this tool again to retry"} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("description lacks %q", want)
 		}
@@ -352,15 +353,15 @@ func TestJournalMCPServe(t *testing.T) {
 	}
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": `async () => {
   await memory.create_entities({ entities: [{ name: "a", entityType: "t", observations: [] }] });
-  const items = await tools.list_items({ prefix: "p" });
+  const items = await codemode.list_items({ prefix: "p" });
   await memory.delete_entities({ entityNames: ["a"] });
   return items.length;
 }`}})
 	if err != nil || res.IsError || len(res.Content) != 2 {
 		t.Fatalf("code: %+v %v", res, err)
 	}
-	var out durable.Output
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != durable.OutputPaused ||
+	var out codetool.Answer
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != codetool.StatusPaused ||
 		len(out.Pending) != 1 || out.Pending[0].Connector != "memory" || out.Pending[0].Method != "delete_entities" {
 		t.Fatalf("answer %q: %v", res.Content[0].(*mcp.TextContent).Text, err)
 	}
@@ -368,7 +369,7 @@ func TestJournalMCPServe(t *testing.T) {
 		t.Fatalf("paused note %q", note)
 	}
 	done := f.output(t, exitCompleted, "approve", "--config", config, "--tools", f.tools, "--json", out.ExecutionID)
-	if string(done.Result) != "2" {
+	if string(done.Value) != "2" {
 		t.Fatalf("approve: %+v", done)
 	}
 	if got := f.lines(t, "list.log"); len(got) != 1 {
@@ -393,13 +394,12 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 	if want := "approve all: codemode approve --tools " + f.tools + " exec_"; code != exitPaused || !strings.Contains(stdout, want) {
 		t.Errorf("paused run: exit %d %q, want %q", code, stdout, want)
 	}
+	// The same tools file runs plain: the call that needs approval is
+	// refused, saying how to get one.
 	noJournal := *f
 	noJournal.journal = ""
-	if code, _, stderr := noJournal.cli(t, "mcp", "serve", "--tools", f.tools); code != 2 || !strings.Contains(stderr, "mcp serve: --tools FILE needs --journal FILE.db") {
-		t.Errorf("mcp serve --tools without a journal: exit %d %q", code, stderr)
-	}
-	if code, _, stderr := noJournal.cli(t, "run", "--tools", f.tools, f.program); code != 1 || !strings.Contains(stderr, `"requiresApproval" is a durable tools file's field, for runs with a journal (give --journal FILE.db`) {
-		t.Errorf("a durable tools file without a journal: exit %d %q", code, stderr)
+	if code, _, stderr := noJournal.cli(t, "run", "--tools", f.tools, f.program); code != 1 || !strings.Contains(stderr, "codemode.create_item needs a person's approval before it runs, and a plain run cannot ask for it: run with --journal FILE.db") {
+		t.Errorf("a tools file with approvals without a journal: exit %d %q", code, stderr)
 	}
 	typo := filepath.Join(f.dir, "jounral.db")
 	for _, c := range []struct {
@@ -408,7 +408,7 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"approve", id}, 2, "approve: give the tools " + id + " ran with: --tools FILE"},
-		{[]string{"approve", id}, 2, "it recorded the connector(s) tools"},
+		{[]string{"approve", id}, 2, "it recorded the namespace(s) codemode"},
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
 		{[]string{"approve", "--tools", f.tools, id, "x"}, 2, `approve: SEQ "x" is not a positive number`},
@@ -418,8 +418,8 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		{[]string{"delete", "--json", "exec_0_nope"}, 1, "no execution exec_0_nope"},
 		// An approval of actions the execution no longer awaits (a late
 		// second approver's) is refused and leaves it paused.
-		{[]string{"approve", "--tools", f.tools, id, "999"}, 1, "awaits approval of " + fmt.Sprint(paused.Pending[0].Seq) + " (tools."},
-		{[]string{"run", "--tools", f.tools, "--input", `{"a":1}`, f.program}, 2, "run: --journal runs take no --input or --input-schema: an execution has no input"},
+		{[]string{"approve", "--tools", f.tools, id, "999"}, 1, "awaits approval of " + fmt.Sprint(paused.Pending[0].Seq) + " (codemode."},
+		{[]string{"run", "--tools", f.tools, "--input", `{"a":1}`, f.program}, 2, "run: with --journal a run takes no --input or --input-schema: an execution has no input"},
 		{[]string{"executions", "--journal", typo}, 1, "--journal " + typo + ": no journal there"},
 		{[]string{"show", "--journal", "sqlite:" + typo, id}, 1, "no journal there"},
 		{[]string{"pending", "--journal", typo}, 1, typo},
@@ -435,13 +435,13 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 	}
 }
 
-// TestTypesAndCheckTakeDurableToolsFiles: types prints the durable surface
-// of a tools file with approvals (the tools connector and codemode.step),
-// and check checks a program as run --journal runs it.
+// TestTypesAndCheckTakeDurableToolsFiles: types prints the surface of a
+// tools file with approvals, with a journal's codemode.run, and check checks
+// a program as run --journal runs it.
 func TestTypesAndCheckTakeDurableToolsFiles(t *testing.T) {
 	f := newJournalFixture(t)
 	code, stdout, stderr := f.cli(t, "types", "--tools", f.tools)
-	if code != 0 || !strings.Contains(stdout, "create_item(") || !strings.Contains(stdout, "declare const codemode") {
+	if code != 0 || !strings.Contains(stdout, "create_item(") || !strings.Contains(stdout, "@requiresApproval") || !strings.Contains(stdout, "run(name: string, input?: unknown)") {
 		t.Fatalf("types: exit %d %q %q", code, stdout, stderr)
 	}
 	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
@@ -451,7 +451,7 @@ func TestTypesAndCheckTakeDurableToolsFiles(t *testing.T) {
 		t.Fatalf("check: exit %d %q %q", code, stdout, stderr)
 	}
 	bad := filepath.Join(f.dir, "bad.ts")
-	os.WriteFile(bad, []byte("const s = await codemode.step(\"s\", () => 1);\nawait tools.create_item({ name: s });\n"), 0o644)
+	os.WriteFile(bad, []byte("const s = await codemode.step(\"s\", () => 1);\nawait codemode.create_item({ name: s });\n"), 0o644)
 	if code, stdout, _ := f.cli(t, "check", "--tools", f.tools, bad); code != 1 || !strings.Contains(stdout, "bad.ts:2:") {
 		t.Fatalf("check of a bad program: exit %d %q", code, stdout)
 	}
@@ -474,14 +474,14 @@ func TestJournalMCPElicitation(t *testing.T) {
 	}
 	for _, c := range []struct {
 		action string // "" : no elicitation capability
-		status durable.OutputStatus
-		record durable.Status
+		status codetool.Status
+		record store.Status
 		asked  int
 	}{
-		{"", durable.OutputPaused, durable.StatusPaused, 0},
-		{"accept", durable.OutputCompleted, durable.StatusCompleted, 1},
-		{"decline", durable.OutputError, durable.StatusRejected, 1},
-		{"cancel", durable.OutputPaused, durable.StatusPaused, 1},
+		{"", codetool.StatusPaused, store.StatusPaused, 0},
+		{"accept", codetool.StatusCompleted, store.StatusCompleted, 1},
+		{"decline", codetool.StatusError, store.StatusRejected, 1},
+		{"cancel", codetool.StatusPaused, store.StatusPaused, 1},
 	} {
 		t.Run("action="+c.action, func(t *testing.T) {
 			f := newJournalFixture(t)
@@ -512,15 +512,15 @@ func TestJournalMCPElicitation(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 				t.Fatalf("client output %q: %v", stdout.String(), err)
 			}
-			var out, later durable.Output
+			var out, later codetool.Answer
 			if err := json.Unmarshal([]byte(got.Answer.Content[0].Text), &out); err != nil || out.Status != c.status {
 				t.Fatalf("answer %+v (%v), want %s", got.Answer, err, c.status)
 			}
-			if len(got.Asked) != c.asked || (c.asked > 0 && !strings.Contains(got.Asked[0], "tools.create_item with {\"name\":\"item-a+b\"}")) {
+			if len(got.Asked) != c.asked || (c.asked > 0 && !strings.Contains(got.Asked[0], "codemode.create_item with {\"name\":\"item-a+b\"}")) {
 				t.Fatalf("asked %q", got.Asked)
 			}
-			if c.action == "accept" && string(out.Result) != `{"created":{"id":7},"n":2}` {
-				t.Errorf("result %s", out.Result)
+			if c.action == "accept" && string(out.Value) != `{"created":{"id":7},"n":2}` {
+				t.Errorf("result %s", out.Value)
 			}
 			if err := json.Unmarshal([]byte(got.Later.Content[0].Text), &later); err != nil || later.Status != c.status || later.ExecutionID != out.ExecutionID {
 				t.Errorf("code_result %+v (%v)", got.Later, err)
@@ -582,8 +582,8 @@ func TestJournalMCPServeUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out durable.Output
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != durable.OutputPaused {
+	var out codetool.Answer
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil || out.Status != codetool.StatusPaused {
 		t.Fatalf("answer %v: %v", res.Content, err)
 	}
 	get := func(path string) string {
@@ -610,67 +610,58 @@ func TestJournalMCPServeUI(t *testing.T) {
 	}
 }
 
-// TestJournalSelectsTheDurableSurface: with --journal or $CODEMODE_JOURNAL,
-// types and check use the declarations of durable runs for a tools file
-// without durable fields (its tools on tools), and run is durable, so the
-// three agree; without, all three use codemode. A durable run's failure
-// names the place in the program's own lines, and codemode.<tool> names
-// where the tools are.
-func TestJournalSelectsTheDurableSurface(t *testing.T) {
+// TestOneProgramPlainAndDurable: a tools file's tools are on codemode
+// with and without a journal, so the same program runs, type-checks and is
+// declared the same way in both; $CODEMODE_JOURNAL makes a run durable and
+// says so on stderr. A failure names the place in the program's own lines.
+func TestOneProgramPlainAndDurable(t *testing.T) {
 	f := newJournalFixture(t)
 	plain := filepath.Join(f.dir, "plain.json")
 	os.WriteFile(plain, []byte(`{"tools": [{"name": "echo", "description": "Echoes.",
   "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
   "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
   "command": ["cat"]}]}`), 0o644)
-	onTools := filepath.Join(f.dir, "on_tools.ts")
-	os.WriteFile(onTools, []byte("const a = 1;\nconst r = await tools.echo({ text: \"hi\" });\nreturn r.text;\n"), 0o644)
-	onCodemode := filepath.Join(f.dir, "on_codemode.ts")
-	os.WriteFile(onCodemode, []byte("const r = await codemode.echo({ text: \"hi\" });\nreturn r.text;\n"), 0o644)
+	prog := filepath.Join(f.dir, "echo.ts")
+	os.WriteFile(prog, []byte("const a = 1;\nconst r = await codemode.echo({ text: \"hi\" });\nreturn r.text;\n"), 0o644)
 	badInput := filepath.Join(f.dir, "bad_input.ts")
-	os.WriteFile(badInput, []byte("const a = 1;\nawait tools.echo({ text: a });\n"), 0o644)
+	os.WriteFile(badInput, []byte("const a = 1;\nawait codemode.echo({ text: a });\n"), 0o644)
+	noJournal := *f
+	noJournal.journal = ""
 
-	// $CODEMODE_JOURNAL (set by f.cli) and --journal: the durable surface.
-	code, stdout, stderr := f.cli(t, "types", "--tools", plain)
-	if code != 0 || !strings.Contains(stdout, "readonly tools: ToolsTools") || !strings.Contains(stdout, "step<T>") {
-		t.Fatalf("types with $%s: exit %d %q %q", journalEnv, code, stdout, stderr)
+	for name, g := range map[string]*journalFixture{"plain": &noJournal, "with $" + journalEnv: f} {
+		code, stdout, stderr := g.cli(t, "run", "--tools", plain, prog)
+		if code != 0 || stdout != "hi\n" {
+			t.Fatalf("%s: run: exit %d %q %q", name, code, stdout, stderr)
+		}
+		if announced := strings.Contains(stderr, "codemode: durable: journal "+f.journal+" (from $"+journalEnv+")"); announced != (g == f) {
+			t.Errorf("%s: the journal announced: %v (stderr %q)", name, announced, stderr)
+		}
+		code, stdout, stderr = g.cli(t, "types", "--tools", plain)
+		if code != 0 || !strings.Contains(stdout, "readonly codemode: Tools;") || !strings.Contains(stdout, "echo(input: {") || !strings.Contains(stdout, "step<T>") {
+			t.Fatalf("%s: types: exit %d %q %q", name, code, stdout, stderr)
+		}
+		if hasRun := strings.Contains(stdout, "run(name: string"); hasRun != (g == f) {
+			t.Errorf("%s: codemode.run declared: %v", name, hasRun)
+		}
+		code, _, stderr = g.cli(t, "run", "--tools", plain, badInput)
+		if want := "  at bad_input.ts:2:16\n  1 | const a = 1;\n> 2 | await codemode.echo({ text: a });\n    |                ^\n"; code != exitError || !strings.Contains(stderr, want) {
+			t.Fatalf("%s: run of a bad input: exit %d %q, want %q", name, code, stderr, want)
+		}
 	}
-	code, stdout, stderr = f.cli(t, "run", "--tools", plain, onTools)
-	if code != 0 || stdout != "hi\n" {
-		t.Fatalf("run with $%s: exit %d %q %q", journalEnv, code, stdout, stderr)
-	}
-	_, stdout, _ = f.cli(t, "executions", "--json")
-	var list []*durable.Execution
-	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 1 || list[0].Status != durable.StatusCompleted {
-		t.Fatalf("the run is not in the journal: %q %v", stdout, err)
-	}
-	code, _, stderr = f.cli(t, "run", "--tools", plain, onCodemode)
-	if want := "codemode.echo is not a function: in durable runs codemode has step, search, describe and run, and the tools are on `tools` (tools.echo)\n  at on_codemode.ts:1:"; code != exitError || !strings.Contains(stderr, want) {
-		t.Fatalf("run of codemode.echo: exit %d %q, want %q", code, stderr, want)
-	}
-	code, _, stderr = f.cli(t, "run", "--tools", plain, badInput)
-	if want := "  at bad_input.ts:2:13\n  1 | const a = 1;\n> 2 | await tools.echo({ text: a });\n    |             ^\n"; code != exitError || !strings.Contains(stderr, want) {
-		t.Fatalf("run of a bad input: exit %d %q, want %q", code, stderr, want)
+	_, stdout, _ := f.cli(t, "executions", "--json")
+	var list []*store.Execution
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 2 || list[1].Status != store.StatusCompleted {
+		t.Fatalf("the durable runs are not in the journal: %q %v", stdout, err)
 	}
 	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
 		t.Skip(err)
 	}
-	for _, env := range []string{f.journal, ""} {
-		f := *f
-		f.journal = env
-		args := []string{"check", "--tools", plain}
-		good, bad := onTools, onCodemode
-		if env == "" {
-			good, bad = onCodemode, onTools
-			if code, _, _ := f.cli(t, "check", "--journal", "x.db", "--tools", plain, onTools); code != 0 {
-				t.Errorf("check --journal of %s: exit %d", onTools, code)
-			}
+	for name, g := range map[string]*journalFixture{"plain": &noJournal, "with $" + journalEnv: f} {
+		if code, stdout, stderr := g.cli(t, "check", "--tools", plain, prog); code != 0 || strings.TrimSpace(stdout) != "valid" {
+			t.Errorf("%s: check: exit %d %q %q", name, code, stdout, stderr)
 		}
-		if code, stdout, stderr := f.cli(t, append(args, good)...); code != 0 || strings.TrimSpace(stdout) != "valid" {
-			t.Errorf("%s=%q: check %s: exit %d %q %q", journalEnv, env, good, code, stdout, stderr)
-		}
-		if code, _, _ := f.cli(t, append(args, bad)...); code != 1 {
-			t.Errorf("%s=%q: check %s: exit %d, want 1", journalEnv, env, bad, code)
+		if code, _, _ := g.cli(t, "check", "--tools", plain, badInput); code != 1 {
+			t.Errorf("%s: check of a bad input: exit %d, want 1", name, code)
 		}
 	}
 }
@@ -681,7 +672,7 @@ func TestJournalSelectsTheDurableSurface(t *testing.T) {
 func TestDurableRunPrintsContent(t *testing.T) {
 	f := newJournalFixture(t)
 	prog := filepath.Join(f.dir, "report.ts")
-	if err := os.WriteFile(prog, []byte(`const items = await tools.list_items({ prefix: "x" });
+	if err := os.WriteFile(prog, []byte(`const items = await codemode.list_items({ prefix: "x" });
 result.appendText("report: " + items.join(", "));
 items.length`), 0o644); err != nil {
 		t.Fatal(err)
@@ -692,24 +683,13 @@ items.length`), 0o644); err != nil {
 	}
 }
 
-// The plain run's help tells of durable runs; the durable run's own help
-// does not send the reader back to itself.
-func TestRunHelpTellsOfDurableRuns(t *testing.T) {
+// run's help lists --journal, and what a run with one does not take.
+func TestRunHelpTellsOfJournals(t *testing.T) {
 	f := newJournalFixture(t)
-	noJournal := *f
-	noJournal.journal = ""
-	if _, stdout, _ := noJournal.cli(t, "run", "--help"); !strings.Contains(stdout, "durable runs: with --journal FILE.db") {
-		t.Errorf("run --help lacks the durable form:\n%s", stdout)
-	}
-	_, stdout, _ := f.cli(t, "run", "--journal", f.journal, "--help")
-	if strings.Contains(stdout, "durable runs: with --journal") || !strings.Contains(stdout, "-name") {
-		t.Errorf("run --journal --help:\n%s", stdout)
-	}
-	// The flags a durable run refuses say so.
-	for _, flag := range []string{"-input string", "-input-schema string"} {
-		i := strings.Index(stdout, flag)
-		if i < 0 || !strings.HasPrefix(strings.TrimSpace(stdout[i+len(flag):]), "not taken") {
-			t.Errorf("run --journal --help does not say %s is not taken:\n%s", flag, stdout)
+	_, stdout, _ := f.cli(t, "run", "--help")
+	for _, want := range []string{"-journal string", "-name string", "plain runs only"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run --help lacks %q:\n%s", want, stdout)
 		}
 	}
 }

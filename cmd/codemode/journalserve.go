@@ -13,19 +13,19 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable"
-	journalstore "github.com/codemode-go/codemode/durable/journal"
 	"github.com/codemode-go/codemode/journalui"
 )
 
 // uiTokenEnv names the variable holding the journal page's login token.
 const uiTokenEnv = "CODEMODE_UI_TOKEN"
 
-const journalServeUsage = `usage: codemode journal serve --journal FILE.db [--tools FILE] [--listen 127.0.0.1:7312] [flags]
+const journalServeUsage = `usage: codemode journal serve --journal FILE.db [--tools FILE | --mcp CMD|URL | --config FILE | --openapi NAME=SPEC] [--listen 127.0.0.1:7312] [flags]
 
 Serves the journal's web page: executions, their code and tool log, the actions
 awaiting approval (approve, reject) and rollback of ended runs, updated live.
 Approving replays the program and rolling back calls reverts, so give the tools
-the runs were started with (--tools FILE, with requiresApproval/replay/revert).
+the runs were started with (the same --tools, --mcp, --config and --openapi).
+--name takes several runtime names, comma-separated.
 On a loopback address the page needs no login; any other address needs a token
 in $CODEMODE_UI_TOKEN, asked for once by a login form. With OTEL_EXPORTER_OTLP_ENDPOINT
 set, approvals, replays and rollbacks are exported as OpenTelemetry spans.
@@ -33,84 +33,104 @@ set, approvals, replays and rollbacks are exported as OpenTelemetry spans.
 flags:
 `
 
-// journalUICommand runs `codemode journal serve`.
-func journalUICommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "serve" {
-		return usageError{"journal: the only subcommand is serve (see codemode journal serve --help)"}
+// cmdJournal is `codemode journal serve`: the journal page of --journal's
+// runtime names. Approving and rolling back need the tools the runs were
+// started with.
+func cmdJournal(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	args, err := subcommand("journal", "serve", args, stdout)
+	if err != nil {
+		return 0, err
 	}
 	fs := flag.NewFlagSet("journal serve", flag.ContinueOnError)
-	journal := fs.String("journal", os.Getenv("CODEMODE_JOURNAL"), "the journal: a SQLite file (default $CODEMODE_JOURNAL)")
-	name := fs.String("name", durable.DefaultName, "runtime names to show, comma-separated (each is a separate history in the journal)")
-	tools := fs.String("tools", "", "tools file of the runs (needed to approve and roll back)")
+	var cf contractFlags
+	cf.register(fs)
+	var jf journalFlags
+	jf.register(fs)
 	listen := fs.String("listen", "127.0.0.1:7312", "address to serve the page on; a non-loopback one needs $"+uiTokenEnv)
-	timeout := fs.Duration("timeout", 30*time.Second, "per-execution deadline of a replay (quickjs)")
+	timeout := fs.Duration("timeout", 30*time.Second, "a replay's deadline")
 	var rf runtimeFlags
 	rf.register(fs)
-	for _, a := range args[1:] {
+	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
 			fmt.Fprint(stdout, journalServeUsage)
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
-			return errHelp
+			return 0, errHelp
 		}
 	}
-	positional, err := parse(fs, args[1:], stdout)
+	positional, err := parse(fs, args, stdout)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	jf.parsed(fs, stderr)
 	switch {
 	case len(positional) > 0:
-		return usageError{fmt.Sprintf("journal serve: unexpected argument %q", positional[0])}
-	case *journal == "":
-		return usageError{"journal serve: --journal FILE.db is required (or set $CODEMODE_JOURNAL)"}
+		return 0, usageError{fmt.Sprintf("journal serve: unexpected argument %q", positional[0])}
+	case jf.path == "":
+		return 0, usageError{"journal serve: --journal FILE.db is required (or set $" + journalEnv + ")"}
 	}
 	if err := rf.check("journal serve"); err != nil {
-		return err
+		return 0, err
 	}
 	token, err := uiToken("journal serve: --listen", *listen)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	var connectors []durable.Connector
-	if *tools != "" {
-		c, err := loadDurableTools(*tools, defaultMaxCommands())
+	if !cf.any() {
+		fmt.Fprintln(stderr, "codemode: warning: no tools: the page can show the journal, reject and expire, but not approve or roll back")
+	}
+	names := strings.Split(jf.name, ",")
+	jf.name = strings.TrimSpace(names[0])
+	s, err := openSession(ctx, sessionOptions{command: "journal serve", cf: &cf, jf: &jf, rf: &rf, timeout: *timeout}, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	handles := []*durable.Handle{s.handle}
+	for _, n := range names[1:] {
+		h, err := s.handleFor(strings.TrimSpace(n))
 		if err != nil {
-			return fmt.Errorf("--tools: %w", err)
-		}
-		connectors = append(connectors, c)
-	} else {
-		fmt.Fprintln(stderr, "codemode: warning: no --tools: the page can show the journal, reject and expire, but not approve or roll back")
-	}
-
-	tp, stopTracing, err := startTracing(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
-	st, err := journalstore.OpenStore(ctx, *journal)
-	if err != nil {
-		return fmt.Errorf("--journal %s: %w", *journal, err)
-	}
-	defer st.Close()
-	ex, closeRuntime, err := rf.open(ctx, *timeout)
-	if err != nil {
-		return err
-	}
-	defer closeRuntime()
-	var handles []*durable.Handle
-	for _, n := range strings.Split(*name, ",") {
-		h, err := durable.New(st, ex, connectors, durable.Options{Name: strings.TrimSpace(n), TracerProvider: tp})
-		if err != nil {
-			return usageError{"journal serve: " + strings.TrimPrefix(err.Error(), "durable: ")}
+			return 0, usageError{"journal serve: --name: " + strings.TrimPrefix(err.Error(), "durable: ")}
 		}
 		handles = append(handles, h)
 	}
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
-		return fmt.Errorf("journal serve: %w", err)
+		return 0, fmt.Errorf("journal serve: %w", err)
 	}
-	fmt.Fprintf(stderr, "codemode: journal page on http://%s/ (%s)\n", l.Addr(), *journal)
-	return serveJournalUI(ctx, l, handles, token)
+	fmt.Fprintf(stderr, "codemode: journal page on http://%s/ (%s)\n", l.Addr(), redactDSN(jf.path))
+	return 0, serveJournalUI(ctx, l, handles, token)
+}
+
+// uiListener opens --ui's listener and its token, or nothing without --ui.
+func uiListener(addr string) (net.Listener, string, error) {
+	if addr == "" {
+		return nil, "", nil
+	}
+	token, err := uiToken("--ui", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", usageError{"--ui: " + err.Error()}
+	}
+	return l, token, nil
+}
+
+// startJournalUI serves the journal page of handles on l until the
+// returned stop is called (or ctx ends).
+func startJournalUI(ctx context.Context, l net.Listener, handles []*durable.Handle, token string, logf func(string, ...any)) (stop func()) {
+	uictx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- serveJournalUI(uictx, l, handles, token) }()
+	logf("journal page on http://%s/", l.Addr())
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			logf("journal page: %v", err)
+		}
+	}
 }
 
 // uiToken returns the page's login token ($CODEMODE_UI_TOKEN) for a

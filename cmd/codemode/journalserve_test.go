@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/durable/store/sqlite"
 )
 
 func TestJournalServeCommandLines(t *testing.T) {
@@ -50,7 +53,11 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
    "outputSchema": {"type": "object"}, "command": ["sh", "-c", "cat"]}]}`)
 	journal := filepath.Join(t.TempDir(), "journal.db")
-	conn, err := loadDurableTools(tools, defaultMaxCommands())
+	ns, err := loadTools(tools, defaultMaxCommands())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.NewNamespaced(ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +73,12 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	h, err := durable.New(st, rt, []durable.Connector{conn}, durable.Options{})
+	h, err := durable.New(st, rt, c, durable.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := h.Execute(context.Background(), `async () => (await tools.echo({ text: "hello" })).text`)
-	if err != nil || out.Status != durable.OutputPaused {
+	out, err := h.Execute(context.Background(), `async () => (await codemode.echo({ text: "hello" })).text`)
+	if err != nil || out.Status != codetool.StatusPaused {
 		t.Fatalf("%+v %v", out, err)
 	}
 
@@ -127,7 +134,7 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
 		t.Fatalf("approve: %s\n%s", res.Status, b)
 	}
 	e, err := h.Execution(context.Background(), out.ExecutionID)
-	if err != nil || e.Status != durable.StatusCompleted || string(e.Result) != `"hello"` {
+	if err != nil || e.Status != store.StatusCompleted || string(e.Value) != `"hello"` {
 		t.Errorf("after approval: %+v %v", e, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/cases"
 	"github.com/codemode-go/codemode/internal/cloexec"
 	"github.com/codemode-go/codemode/internal/fixtures"
@@ -140,43 +141,56 @@ func TestCasesThroughTheCLI(t *testing.T) {
 				t.Errorf("exit %d, want %d (stderr %q)", code, wantCode, stderr)
 			}
 			for _, line := range lines {
-				var rec runRecord
-				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				var a codetool.Answer
+				if err := json.Unmarshal([]byte(line), &a); err != nil {
 					t.Fatalf("line %q: %v", line, err)
 				}
-				if string(rec.Outcome) != c.Expect.Outcome {
-					t.Fatalf("outcome %s (%+v), want %s", rec.Outcome, rec.Error, c.Expect.Outcome)
-				}
-				if c.Expect.Content != nil {
-					got, _ := json.Marshal(rec.Content)
-					want, _ := json.Marshal(c.Expect.Content)
-					if string(got) != string(want) {
-						t.Errorf("content %s, want %s", got, want)
-					}
-				}
-				if rec.Error != nil {
-					if c.Expect.ErrorName != "" && rec.Error.Name != c.Expect.ErrorName {
-						t.Errorf("error name %s, want %s", rec.Error.Name, c.Expect.ErrorName)
-					}
-					matches(t, "message", c.Expect.MessageMatches, rec.Error.Message)
-					matches(t, "stack", c.Expect.StackMatches, rec.Error.Stack)
-				}
-				matches(t, "stdout", c.Expect.StdoutMatches, rec.Stdout)
-				matches(t, "stderr", c.Expect.StderrMatches, rec.Stderr)
-				if c.Expect.ToolCalls != nil {
-					var names []string
-					for _, tc := range rec.ToolCalls {
-						if !strings.Contains(tc.Error, "input validation failed") { // input failures never reach a handler
-							names = append(names, tc.Tool)
-						}
-					}
-					if strings.Join(names, ",") != strings.Join(c.Expect.ToolCalls, ",") {
-						t.Errorf("tool calls %v, want %v", names, c.Expect.ToolCalls)
-					}
-				}
+				checkCaseAnswer(t, c, a)
 			}
 		})
 	}
+}
+
+// checkCaseAnswer checks an answer of `run --json` against a case: the
+// outcome, the content, the error's name, message and stack (the answer's
+// error text: "Name: message", then where the program failed), and the
+// console streams (the answer's lines; stderr's start with "[stderr] ").
+// The tool calls are checked on every driver by internal/cases.
+func checkCaseAnswer(t *testing.T, c cases.Case, a codetool.Answer) {
+	t.Helper()
+	want := map[string]codetool.Status{"success": codetool.StatusCompleted, "program-failed": codetool.StatusError}[c.Expect.Outcome]
+	if a.Status != want {
+		t.Fatalf("status %s (%s), want %s", a.Status, a.Error, want)
+	}
+	if c.Expect.Content != nil {
+		got, _ := json.Marshal(a.Content)
+		wantContent, _ := json.Marshal(c.Expect.Content)
+		if len(c.Expect.Content) == 0 {
+			wantContent = []byte("null")
+		}
+		if string(got) != string(wantContent) {
+			t.Errorf("content %s, want %s", got, wantContent)
+		}
+	}
+	if a.Status == codetool.StatusError {
+		name, message, _ := strings.Cut(a.Error, ": ")
+		message, _, _ = strings.Cut(message, "\n  at agent.ts:")
+		if c.Expect.ErrorName != "" && name != c.Expect.ErrorName {
+			t.Errorf("error name %s, want %s", name, c.Expect.ErrorName)
+		}
+		matches(t, "message", c.Expect.MessageMatches, message)
+		matches(t, "stack", c.Expect.StackMatches, a.Error)
+	}
+	var stdout, stderr []string
+	for _, l := range a.Logs {
+		if rest, ok := strings.CutPrefix(l, "[stderr] "); ok {
+			stderr = append(stderr, rest)
+		} else {
+			stdout = append(stdout, l)
+		}
+	}
+	matches(t, "stdout", c.Expect.StdoutMatches, strings.Join(stdout, "\n"))
+	matches(t, "stderr", c.Expect.StderrMatches, strings.Join(stderr, "\n"))
 }
 
 func matches(t *testing.T, what, pattern, text string) {
@@ -221,21 +235,19 @@ func TestBadCommandLines(t *testing.T) {
 		{"tools file not JSON", []string{"types", "--tools", writeFile(t, "t.json", "{")}, 1, "unexpected EOF"},
 		{"tool without command", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"a","description":"d","inputSchema":{},"outputSchema":{}}]}`)}, 1, "command is missing"},
 		{"bad tool name", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"then","description":"d","inputSchema":{},"outputSchema":{},"command":["true"]}]}`)}, 1, "reserved"},
-		{"schema typegen cannot print", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"a","description":"d","inputSchema":{"type":"object"},"outputSchema":{},"command":["true"]}]}`)}, 1, "additionalProperties"},
+		{"tool schema not a schema", []string{"types", "--tools", writeFile(t, "t.json", `{"tools":[{"name":"a","description":"d","inputSchema":{"type":5},"outputSchema":{},"command":["true"]}]}`)}, 1, "tools[0] (a): inputSchema"},
 		{"bad pool", []string{"run", "--pool", "0", prog}, 2, "--pool must be at least 1"},
 		{"bad runtime", []string{"run", "--tools", tools, "--runtime", "deno", prog}, 2, `--runtime "deno" is not quickjs, node or a runner host address`},
 		{"runner host without token", []string{"run", "--tools", tools, "--runtime", "127.0.0.1:1", prog}, 2, "CODEMODE_RUNNER_TOKEN"},
-		{"tools and mcp", []string{"types", "--tools", tools, "--mcp", "x"}, 2, "--tools cannot be combined with --mcp"},
-		{"mcp serve without servers", []string{"mcp", "serve"}, 2, "--config FILE (mcpServers JSON) or --mcp CMD|URL is required"},
-		{"declarations without a journal", []string{"mcp", "serve", "--mcp", "x", "--declarations", "full"}, 2, "--declarations is for the durable code tool"},
-		{"unknown declarations mode", []string{"mcp", "serve", "--journal", "j.db", "--tools", "t.json", "--declarations", "all"}, 2, `--declarations: declarations "all": use full, discover`},
+		{"mcp serve without servers", []string{"mcp", "serve"}, 2, "give the tools: --tools FILE, --config FILE (mcpServers JSON), --mcp CMD|URL or --openapi NAME=SPEC"},
+		{"unknown declarations mode", []string{"mcp", "serve", "--tools", tools, "--declarations", "all"}, 2, `--declarations "all": use full or discover`},
 		{"search without a query", []string{"search", "--tools", "t.json"}, 2, "search: the QUERY is missing"},
 		{"snippet without a subcommand", []string{"snippet"}, 2, "use `codemode snippet save NAME --from ID`"},
 		{"snippet save without --from", []string{"snippet", "save", "x", "--journal", "j.db"}, 2, "--from EXECUTION_ID is required"},
 		{"mcp without serve", []string{"mcp"}, 2, "the only subcommand is serve"},
 		{"bad mcp config", []string{"types", "--config", writeFile(t, "m.json", `{"mcpServers": {"a": {}}}`)}, 1, "neither command nor url"},
 		{"ok", []string{"run", "--tools", tools, prog}, 0, ""},
-		{"no tools warned", []string{"run", prog}, 0, "warning: no tools (give --tools FILE, --mcp CMD|URL or --config FILE)"},
+		{"no tools warned", []string{"run", prog}, 0, "warning: no tools (give --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC)"},
 		{"flags after the program", []string{"run", prog, "--tools", tools, "--json"}, 0, ""},
 		{"help", []string{"run", "--help"}, 0, ""},
 	}
@@ -295,7 +307,7 @@ func TestRunForAPerson(t *testing.T) {
 	}
 	failing := writeFile(t, "f.ts", "export default async function () {\n  throw new Error(\"nope\");\n}\n")
 	code, _, stderr = runCLI(t, "run", failing)
-	if code != 1 || !strings.Contains(stderr, "program failed: Error: nope") || !strings.Contains(stderr, "(f.ts:2:") {
+	if code != 1 || !strings.Contains(stderr, "program failed: Error: nope") || !strings.Contains(stderr, "at f.ts:2:") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 }

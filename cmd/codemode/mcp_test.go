@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/mcptest"
 	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,7 +79,7 @@ func testConfig(t *testing.T, dir, mark string) string {
 func TestMCPServeEndToEnd(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	mark := "mark-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	s := agent(t, "--config", testConfig(t, dir, mark), "--timeout", "8s")
+	s := agent(t, "--config", testConfig(t, dir, mark), "--timeout", "8s", "--declarations", "full")
 
 	tools, err := s.ListTools(context.Background(), nil)
 	if err != nil {
@@ -104,7 +105,8 @@ const hits = await memory.search_nodes({ query: "compiler" });
 console.log("hits:", hits.entities.length);
 ({ names: hits.entities.map((e) => e.name), graph: (await memory.read_graph()).relations })
 `+"```")
-		if isErr || len(texts) != 2 {
+		a := answerOf(t, texts)
+		if isErr || len(texts) != 1 || a.Status != codetool.StatusCompleted {
 			t.Fatalf("answer %q (error %v)", texts, isErr)
 		}
 		var v struct {
@@ -113,11 +115,11 @@ console.log("hits:", hits.entities.length);
 				From, To string
 			} `json:"graph"`
 		}
-		if err := json.Unmarshal([]byte(texts[0]), &v); err != nil || strings.Join(v.Names, ",") != "Grace" || len(v.Graph) != 1 || v.Graph[0].To != "COBOL" {
+		if err := json.Unmarshal(a.Value, &v); err != nil || strings.Join(v.Names, ",") != "Grace" || len(v.Graph) != 1 || v.Graph[0].To != "COBOL" {
 			t.Fatalf("answer %s (%v)", texts[0], err)
 		}
-		if texts[1] != "Console output:\nhits: 1" {
-			t.Fatalf("log block %q", texts[1])
+		if strings.Join(a.Logs, "\n") != "hits: 1" {
+			t.Fatalf("logs %q", a.Logs)
 		}
 	})
 
@@ -140,7 +142,7 @@ console.log("hits:", hits.entities.length);
 		texts, images, isErr := code(t, s, `const r = await everything.get_tiny_image();
 for (const item of r.content) if (item.type === "image") result.appendImage(item);
 "forwarded"`)
-		if isErr || len(images) != 1 || images[0].MIMEType != "image/png" || len(images[0].Data) < 50 || texts[0] != "forwarded" {
+		if isErr || len(images) != 1 || images[0].MIMEType != "image/png" || len(images[0].Data) < 50 || string(answerOf(t, texts).Value) != `"forwarded"` {
 			t.Fatalf("answer %q, %d images (error %v)", texts, len(images), isErr)
 		}
 		if string(images[0].Data[1:4]) != "PNG" {
@@ -160,7 +162,8 @@ for (const item of r.content) if (item.type === "image") result.appendImage(item
 
 	t.Run("failure names the line", func(t *testing.T) {
 		texts, _, isErr := code(t, s, "const a = await everything.echo({ message: 'hi' });\nconsole.log(a);\nthrow new RangeError('too far: ' + a);")
-		if !isErr || !strings.Contains(texts[0], "RangeError: too far") || !strings.Contains(texts[0], "agent.ts:3:") || !strings.Contains(strings.Join(texts, "\n"), "Console output:\nEcho: hi") {
+		a := answerOf(t, texts)
+		if !isErr || a.Status != codetool.StatusError || !strings.Contains(a.Error, "RangeError: too far") || !strings.Contains(a.Error, "agent.ts:3:") || strings.Join(a.Logs, "\n") != "Echo: hi" {
 			t.Fatalf("answer %q (error %v)", texts, isErr)
 		}
 	})
@@ -186,7 +189,7 @@ answer`)
 		killMarked(t, mark, "server-everything")
 		select {
 		case texts := <-done:
-			if !strings.HasPrefix(texts[0], "caught: ") || !strings.Contains(texts[0], "mcp server everything") {
+			if v := string(answerOf(t, texts).Value); !strings.HasPrefix(v, `"caught: `) || !strings.Contains(v, "mcp server everything") {
 				t.Fatalf("answer %q", texts)
 			}
 		case <-time.After(20 * time.Second):
@@ -201,10 +204,20 @@ answer`)
 	t.Run("upstream that never answers is bounded by the deadline", func(t *testing.T) {
 		start := time.Now()
 		texts, _, isErr := code(t, s, `await everything.trigger_long_running_operation({ duration: 60, steps: 1 })`)
-		if !isErr || time.Since(start) > 20*time.Second || !strings.Contains(strings.ToLower(texts[0]), "time") {
+		if a := answerOf(t, texts); !isErr || time.Since(start) > 20*time.Second || !strings.HasPrefix(a.Error, "TimeoutError") {
 			t.Fatalf("answer %q after %v (error %v)", texts, time.Since(start), isErr)
 		}
 	})
+}
+
+// answerOf decodes the code tool's JSON answer, the first text item.
+func answerOf(t *testing.T, texts []string) codetool.Answer {
+	t.Helper()
+	var a codetool.Answer
+	if len(texts) == 0 || json.Unmarshal([]byte(texts[0]), &a) != nil {
+		t.Fatalf("not a JSON answer: %q", texts)
+	}
+	return a
 }
 
 // killMarked SIGKILLs, once one exists, every process whose command line

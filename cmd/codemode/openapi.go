@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/codemode-go/codemode/connector/openapi"
-	"github.com/codemode-go/codemode/connector/openapi/openapidurable"
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/durable"
 )
 
 // openapiFlags are --openapi NAME=SPEC (repeatable), --base-url NAME=URL and
@@ -20,10 +20,11 @@ import (
 // whose requests go to the base URL with headers read from the environment,
 // so that credentials stay out of shell history.
 type openapiFlags struct {
-	specs     []namedValue
-	bases     map[string]string
-	headers   map[string]http.Header
-	responses openapi.ResponseValidation
+	specs      []namedValue
+	bases      map[string]string
+	headers    map[string]http.Header
+	headerEnvs []string // the --header-env values as given, for hints
+	responses  openapi.ResponseValidation
 }
 
 // responsesFlag parses warn, error or off into an
@@ -59,7 +60,7 @@ func (o *openapiFlags) register(fs interface {
 	Func(name, usage string, fn func(string) error)
 }) {
 	o.bases, o.headers = map[string]string{}, map[string]http.Header{}
-	fs.Func("openapi", "NAME=SPEC: an OpenAPI document (file or URL) whose operations become the namespace NAME (repeatable)", func(s string) error {
+	fs.Func("openapi", "NAME=SPEC: an OpenAPI document (file or URL) whose operations, with request and spec, become the namespace NAME (repeatable)", func(s string) error {
 		name, spec, err := splitNamed("openapi", s)
 		if err == nil {
 			o.specs = append(o.specs, namedValue{name, spec})
@@ -91,6 +92,7 @@ func (o *openapiFlags) register(fs interface {
 			o.headers[name] = http.Header{}
 		}
 		o.headers[name].Add(header, value)
+		o.headerEnvs = append(o.headerEnvs, s)
 		return nil
 	})
 }
@@ -98,8 +100,23 @@ func (o *openapiFlags) register(fs interface {
 // used reports whether any --openapi was given.
 func (o *openapiFlags) used() bool { return len(o.specs) > 0 }
 
-// load checks the flags and loads each document (warnings on stderr).
-func (o *openapiFlags) load(ctx context.Context, stderr io.Writer) ([]*openapi.Connector, error) {
+// given calls add for each flag as given (--header-env by the variable it
+// names, never its value).
+func (o *openapiFlags) given(add func(flag, value string)) {
+	for _, s := range o.specs {
+		add("openapi", s.name+"="+s.value)
+	}
+	for _, name := range slices.Sorted(maps.Keys(o.bases)) {
+		add("base-url", name+"="+o.bases[name])
+	}
+	for _, h := range o.headerEnvs {
+		add("header-env", h)
+	}
+}
+
+// load checks the flags and loads each document (warnings on stderr); each
+// method's approval follows approve (nil: unsafe HTTP methods).
+func (o *openapiFlags) load(ctx context.Context, approve func(string) bool, stderr io.Writer) ([]*openapi.Connector, error) {
 	warnings := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	names := map[string]bool{}
 	for _, s := range o.specs {
@@ -117,7 +134,7 @@ func (o *openapiFlags) load(ctx context.Context, stderr io.Writer) ([]*openapi.C
 	}
 	var out []*openapi.Connector
 	for _, s := range o.specs {
-		c, loadWarnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name], Responses: o.responses, Logger: warnings})
+		c, loadWarnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name], Responses: o.responses, Logger: warnings, Approval: approve, ExposeSpec: true})
 		if err != nil {
 			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
 		}
@@ -131,8 +148,8 @@ func (o *openapiFlags) load(ctx context.Context, stderr io.Writer) ([]*openapi.C
 
 // namespaces loads each document (warnings on stderr) and returns its
 // namespace.
-func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]contract.Namespace, error) {
-	cs, err := o.load(ctx, stderr)
+func (o *openapiFlags) namespaces(ctx context.Context, approve func(string) bool, stderr io.Writer) ([]contract.Namespace, error) {
+	cs, err := o.load(ctx, approve, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -143,25 +160,6 @@ func (o *openapiFlags) namespaces(ctx context.Context, stderr io.Writer) ([]cont
 			return nil, fmt.Errorf("--openapi %s: %w", c.Name(), err)
 		}
 		out = append(out, ns)
-	}
-	return out, nil
-}
-
-// durableConnectors loads each document as a durable connector
-// (openapidurable): calls journaled, and every method but GET, HEAD,
-// OPTIONS and TRACE, request included, paused for approval.
-func (o *openapiFlags) durableConnectors(ctx context.Context, stderr io.Writer) ([]durable.Connector, error) {
-	cs, err := o.load(ctx, stderr)
-	if err != nil {
-		return nil, err
-	}
-	var out []durable.Connector
-	for _, c := range cs {
-		dc, err := openapidurable.Connector(c, openapidurable.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("--openapi %s: %w", c.Name(), err)
-		}
-		out = append(out, dc)
 	}
 	return out, nil
 }

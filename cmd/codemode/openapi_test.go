@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/codetool"
 )
 
 // TestRunWithOpenAPI runs a program against the petstore document through
@@ -59,6 +59,15 @@ func TestRunWithOpenAPI(t *testing.T) {
 	if strings.Contains(stdout+stderr, "from-env") {
 		t.Error("the credential was printed")
 	}
+	// Asked to keep unsafe methods for a person, a plain run (which cannot
+	// wait for one) refuses the PUT before it is sent.
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	code, _, stderr = runCLI(t, append([]string{"run", "--approval", "destructive"}, append(flags, prog)...)...)
+	if code != exitError || !strings.Contains(stderr, "petstore.updatePet needs a person's approval") || len(seen) != 1 {
+		t.Fatalf("run --approval destructive: exit %d, the server saw %q\n%s", code, seen, stderr)
+	}
 
 	code, stdout, stderr = runCLI(t, append([]string{"types"}, flags...)...)
 	if code != 0 || !strings.Contains(stdout, "declare namespace PetstoreTypes {") || !strings.Contains(stdout, "getPetById(input: {") {
@@ -105,13 +114,13 @@ await petstore.updatePet({ body: { ...pet, name: "Max" } });
 pet.name
 `)
 	code, stdout, stderr := runCLI(t, append(append([]string{"run", "--json"}, flags...), prog)...)
-	var out durable.Output
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitPaused || out.Status != durable.OutputPaused || len(out.Pending) != 1 || out.Pending[0].Method != "updatePet" {
+	var out codetool.Answer
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitPaused || out.Status != codetool.StatusPaused || len(out.Pending) != 1 || out.Pending[0].Method != "updatePet" {
 		t.Fatalf("run: exit %d, %v\nstdout: %s\nstderr: %s", code, err, stdout, stderr)
 	}
 	code, stdout, stderr = runCLI(t, append(append([]string{"approve", "--json"}, flags...), out.ExecutionID)...)
-	var done durable.Output
-	if err := json.Unmarshal([]byte(stdout), &done); err != nil || code != exitCompleted || string(done.Result) != `"Rex"` {
+	var done codetool.Answer
+	if err := json.Unmarshal([]byte(stdout), &done); err != nil || code != exitCompleted || string(done.Value) != `"Rex"` {
 		t.Fatalf("approve: exit %d, %v\nstdout: %s\nstderr: %s", code, err, stdout, stderr)
 	}
 	mu.Lock()

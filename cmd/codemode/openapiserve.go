@@ -6,53 +6,61 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/connector/openapi"
-	"github.com/codemode-go/codemode/connector/openapi/openapidurable"
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/durablemcp"
 	"github.com/codemode-go/codemode/mcpserver"
-	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const openapiUsage = "usage: codemode openapi serve --spec FILE|URL [--base-url URL] [--header \"Name: value\"] [--header-env Name:ENVVAR] [--journal FILE.db] [--tools search-execute|per-operation] [--http ADDR] [flags]\n"
-
-// openapiCommand runs `codemode openapi SUBCOMMAND`.
-func openapiCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "serve" {
-		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-			fmt.Fprint(stdout, openapiUsage)
-			return errHelp
-		}
-		return usageError{"openapi: the only subcommand is serve (codemode openapi serve --help)"}
-	}
-	return openapiServe(ctx, args[1:], stdout, stderr)
-}
-
-// openapiServe is `codemode openapi serve`: an MCP server over one OpenAPI
+// cmdOpenAPI is `codemode openapi serve`: an MCP server over one OpenAPI
 // description with the search and execute tools (mcpserver.NewOpenAPI), or
 // with --tools per-operation the code tool over one method per operation.
-// With --journal, execute runs each program as a durable execution whose
-// unsafe requests wait for `codemode approve`.
-func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// With --journal, programs run as recorded executions whose unsafe requests
+// wait for a person's approval.
+func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	args, err := subcommand("openapi", "serve", args, stdout)
+	if err != nil {
+		return 0, err
+	}
+	o, err := parseOpenAPIServe(args, stdout, stderr)
+	if err != nil {
+		return 0, err
+	}
+	return 0, o.serve(ctx, stderr)
+}
+
+// openapiServe is openapi serve's command line.
+type openapiServe struct {
+	spec, baseURL, toolsMode, namespace string
+	headers                             http.Header
+	headerEnvs                          []string // --header-env as given, for the approve hint
+	literalHeaders                      bool     // --header was given
+	allowHosts                          []string
+	responses                           openapi.ResponseValidation
+	readOnly                            bool
+	jf                                  journalFlags
+	sf                                  serveFlags
+	rf                                  runtimeFlags
+}
+
+// parseOpenAPIServe parses and checks openapi serve's flags.
+func parseOpenAPIServe(args []string, stdout, stderr io.Writer) (*openapiServe, error) {
+	o := &openapiServe{headers: http.Header{}}
 	fs := flag.NewFlagSet("openapi serve", flag.ContinueOnError)
-	spec := fs.String("spec", "", "the OpenAPI document: a file or an http(s) URL (OpenAPI 3.0, 3.1, or Swagger 2.0, JSON or YAML)")
-	baseURL := fs.String("base-url", "", "the API's base URL (default: the document's first server)")
-	headers := http.Header{}
+	fs.StringVar(&o.spec, "spec", "", "the OpenAPI document: a file or an http(s) URL (OpenAPI 3.0, 3.1, or Swagger 2.0, JSON or YAML)")
+	fs.StringVar(&o.baseURL, "base-url", "", "the API's base URL (default: the document's first server)")
 	fs.Func("header", `"Name: value": send this header on every request (repeatable; prefer --header-env for credentials, which keeps them out of shell history)`, func(s string) error {
 		name, value, ok := strings.Cut(s, ":")
 		if !ok || strings.TrimSpace(name) == "" {
 			return fmt.Errorf("--header %q: want \"Name: value\"", s)
 		}
-		headers.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		o.headers.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		o.literalHeaders = true
 		return nil
 	})
 	fs.Func("header-env", "Name:ENVVAR: send the header Name with the value of $ENVVAR on every request (repeatable)", func(s string) error {
@@ -64,155 +72,145 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if !set {
 			return fmt.Errorf("--header-env %q: $%s is not set", s, env)
 		}
-		headers.Add(name, value)
+		o.headers.Add(name, value)
+		o.headerEnvs = append(o.headerEnvs, s)
 		return nil
 	})
-	var allowHosts []string
 	fs.Func("allow-host", "HOST[:PORT]: a further host requests and redirects may go to (repeatable; the base URL's host is always allowed)", func(s string) error {
-		allowHosts = append(allowHosts, s)
+		o.allowHosts = append(o.allowHosts, s)
 		return nil
 	})
-	var responses openapi.ResponseValidation
-	fs.Func("responses", "warn (default), error or off: what an operation method (--tools per-operation) does with a JSON response that does not match the document", responsesFlag("responses", &responses))
-	toolsMode := fs.String("tools", "search-execute", "search-execute: the search and execute tools; per-operation: the code tool over one method per operation, on --namespace")
-	namespace := fs.String("namespace", "api", "the namespace of the API's methods (--tools per-operation, and --journal)")
-	journalPath := fs.String("journal", "", "run execute's programs as durable executions in this journal (FILE.db, sqlite:FILE or postgres://...); requests other than GET, HEAD, OPTIONS and TRACE wait for codemode approve")
-	runtimeName := fs.String("name", durable.DefaultName, "--journal: the runtime name (separate histories in one journal)")
-	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
-	timeout := fs.Duration("timeout", 30*time.Second, "per-program deadline")
-	noCheck := fs.Bool("no-check", false, "do not type-check programs before running them")
-	maxTokens := fs.Int("max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
-	maxExec := fs.Int("max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
-	maxQueue := fs.Int("max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn")
-	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions")
-	var rf runtimeFlags
-	rf.register(fs)
-	fs.IntVar(&rf.memoryMiB, "memory", 256, "QuickJS heap limit per program, in MiB: search holds the whole document (GitHub's 7 MB description fails at 64 and runs at 128)")
+	fs.Func("responses", "warn (default), error or off: what an operation method (--tools per-operation) does with a JSON response that does not match the document", responsesFlag("responses", &o.responses))
+	fs.StringVar(&o.toolsMode, "tools", "search-execute", "search-execute: the search and execute tools; per-operation: the code tool over one method per operation, on --namespace")
+	fs.StringVar(&o.namespace, "namespace", "api", "the namespace of the API's methods (--tools per-operation)")
+	fs.BoolVar(&o.readOnly, "read-only", false, "serve reads only: requests other than GET, HEAD, OPTIONS and TRACE are refused, and operations of other methods are left out (a plain server that must not write)")
+	o.jf.register(fs)
+	o.sf.register(fs)
+	o.rf.register(fs)
+	fs.IntVar(&o.rf.memoryMiB, "memory", 256, "QuickJS heap limit per program, in MiB: search holds the whole document (GitHub's 7 MB description fails at 64 and runs at 128)")
 	positional, err := parse(fs, args, stdout)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := rf.check("openapi serve"); err != nil {
-		return err
-	}
+	o.jf.parsed(fs, stderr)
+	return o, o.check(positional)
+}
+
+// check validates the command line.
+func (o *openapiServe) check(positional []string) error {
 	switch {
 	case len(positional) > 0:
 		return usageError{fmt.Sprintf("openapi serve: unexpected argument %q", positional[0])}
-	case *spec == "":
+	case o.spec == "":
 		return usageError{"openapi serve: --spec FILE|URL is required"}
-	case *toolsMode != "search-execute" && *toolsMode != "per-operation":
-		return usageError{fmt.Sprintf("openapi serve: --tools %q: want search-execute or per-operation", *toolsMode)}
-	case *toolsMode == "per-operation" && *journalPath != "":
-		return usageError{"openapi serve: --tools per-operation with --journal: use codemode mcp serve --journal --openapi NAME=SPEC, which serves durable per-operation methods"}
-	case contract.CheckToolName(*namespace) != nil || *namespace == contract.DefaultNamespace:
-		return usageError{fmt.Sprintf("openapi serve: --namespace %q: want a JavaScript identifier other than codemode", *namespace)}
-	case *timeout <= 0 || *timeout > 24*time.Hour:
-		return usageError{"openapi serve: --timeout must be positive and at most 24h"}
-	case *maxTokens < 100 || *maxTokens > 1_000_000:
-		return usageError{"openapi serve: --max-tokens must be between 100 and 1000000"}
-	case *maxExec < 1 || *maxQueue < 1 || *maxSessions < 1:
-		return usageError{"openapi serve: --max-executions, --max-queue and --max-sessions must be at least 1"}
-	case rf.memoryMiB < 16 || rf.memoryMiB > 4096:
+	case o.toolsMode != "search-execute" && o.toolsMode != "per-operation":
+		return usageError{fmt.Sprintf("openapi serve: --tools %q: want search-execute or per-operation", o.toolsMode)}
+	case contract.CheckToolName(o.namespace) != nil || o.namespace == contract.DefaultNamespace:
+		return usageError{fmt.Sprintf("openapi serve: --namespace %q: want a JavaScript identifier other than codemode", o.namespace)}
+	case o.rf.memoryMiB < 16 || o.rf.memoryMiB > 4096:
 		return usageError{"openapi serve: --memory must be between 16 and 4096 (MiB)"}
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
-	var ln net.Listener
-	if *httpAddr != "" {
-		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
-			return usageError{"openapi serve: --http: " + err.Error()}
-		}
-		defer ln.Close()
-		if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
-			logf("warning: the API's tools are served without authentication on %s, beyond this machine; put them behind an authenticating proxy or listen on 127.0.0.1", ln.Addr())
-		}
+	if err := o.rf.check("openapi serve"); err != nil {
+		return err
 	}
-	conn, warnings, err := openapi.Load(ctx, *spec, openapi.Options{Name: *namespace, BaseURL: *baseURL, Headers: headers, AllowedHosts: allowHosts, ExposeSpec: true, Responses: responses, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	return o.sf.check("openapi serve")
+}
+
+// serve loads the document and serves its tools until ctx ends.
+func (o *openapiServe) serve(ctx context.Context, stderr io.Writer) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
+	ln, err := o.sf.listen("openapi serve", logf)
+	if err != nil {
+		return err
+	}
+	if ln != nil {
+		defer ln.Close()
+	}
+	opts := openapi.Options{Name: o.namespace, BaseURL: o.baseURL, Headers: o.headers, AllowedHosts: o.allowHosts, ExposeSpec: true, Responses: o.responses,
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), ReadOnly: o.readOnly}
+	if o.toolsMode == "search-execute" {
+		opts.Name = contract.DefaultNamespace
+	}
+	if o.jf.path == "" {
+		// Without a journal nothing can wait for a person: requests run
+		// (--read-only keeps a plain server from writing).
+		opts.Approval = func(string) bool { return false }
+	}
+	conn, warnings, err := openapi.Load(ctx, o.spec, opts)
 	if err != nil {
 		return fmt.Errorf("--spec: %w", err)
 	}
 	for _, w := range warnings {
 		logf("warning: %s", oneLine(w))
 	}
-	rt, closeRuntime, err := rf.open(ctx, *timeout)
+	srv, what, closeAll, err := o.server(ctx, conn, stderr, logf)
 	if err != nil {
 		return err
 	}
-	defer closeRuntime()
-	opts := mcpserver.Options{MaxTokens: *maxTokens, Logger: stderrLogger(stderr), Timeout: *timeout, MaxExecutions: *maxExec, MaxQueued: *maxQueue}
-	if !*noCheck {
-		checker, err := typecheck.New(typecheck.Options{})
-		if err != nil {
-			logf("programs are not type-checked before they run: %s", oneLine(err.Error()))
-		} else {
-			defer checker.Close()
-			opts.Checker = checker
-		}
-	}
-	var srv *mcp.Server
-	what := ""
-	switch {
-	case *toolsMode == "per-operation":
-		ns, err := conn.Namespace()
-		if err != nil {
-			return err
-		}
-		k, err := contract.NewNamespaced(ns)
-		if err != nil {
-			return err
-		}
-		srv = mcpserver.New(client.New(rt, k), opts)
-		what = fmt.Sprintf("the code tool over %d methods of %s", len(ns.Tools), *namespace)
-	default:
-		oo := mcpserver.OpenAPIOptions{Options: opts}
-		what = "the search and execute tools"
-		if *journalPath != "" {
-			h, closeJournal, err := openAPIJournal(ctx, conn, *journalPath, *runtimeName, rt, *timeout)
-			if err != nil {
-				return err
-			}
-			defer closeJournal()
-			oo.Execute = durablemcp.CodeHandler(h, durablemcp.ServerOptions{Logger: opts.Logger, Timeout: *timeout, MaxTokens: *maxTokens, Checker: opts.Checker})
-			oo.ExecuteDescription = strings.ReplaceAll(durableExecuteDescription, "{{ns}}", *namespace)
-			oo.ExecuteTypes = h.TypeDefinitions()
-			what += " (execute durable, journal " + *journalPath + ")"
-		}
-		s, err := mcpserver.NewOpenAPI(rt, conn, oo)
-		if err != nil {
-			return err
-		}
-		srv = s.Server
-	}
-	return serveMCP(ctx, srv, ln, mcpserver.HTTPOptions{MaxSessions: *maxSessions}, *timeout, what, logf)
+	defer closeAll()
+	return serveMCP(ctx, srv, ln, o.sf.hopts(), o.sf.timeout, what, logf)
 }
 
-// durableExecuteDescription is execute's description with --journal:
-// programs call the API on the connector {{ns}}.
-const durableExecuteDescription = `Call the {{title}} API by running a TypeScript program as a durable execution. {{ns}}.request({ method, path, params, body, headers }) sends one request (the base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string; a status outside 2xx throws an HTTPError. {{ns}}.spec() returns the OpenAPI description (use the search tool to find operations). Requests are journaled: a request other than GET, HEAD, OPTIONS or TRACE pauses the execution until a person approves it, and the answer then has "status": "paused" with the pending actions; do not send the program again, tell the user. After approval the same program continues without repeating earlier requests. Use codemode.step(name, fn) around other non-deterministic work. The answer is cut to about {{chars}} characters.
-
-Write an async arrow function, or plain statements with top-level await whose last expression is the answer. Where the program runs: {{runtime}}.
-
-Declarations:
-` + "```ts\n{{types}}\n```"
-
-// openAPIJournal opens the journal at path and a durable runtime whose one
-// connector holds conn's request and spec methods (openapidurable).
-func openAPIJournal(ctx context.Context, conn *openapi.Connector, path, name string, rt client.Executor, timeout time.Duration) (*durable.Handle, func(), error) {
-	jf := journalFlags{path: path, name: name}
-	st, err := jf.open(ctx, "openapi serve")
-	if err != nil {
-		return nil, nil, err
+// server builds the MCP server over conn: its runner (plain, or durable
+// with --journal) and its tools.
+func (o *openapiServe) server(ctx context.Context, conn *openapi.Connector, stderr io.Writer, logf func(string, ...any)) (*mcp.Server, string, func(), error) {
+	var k *contract.Contract
+	var err error
+	if o.toolsMode == "per-operation" {
+		ns, nerr := conn.Namespace()
+		if nerr != nil {
+			return nil, "", nil, nerr
+		}
+		k, err = contract.NewNamespaced(ns)
+	} else {
+		k, err = mcpserver.OpenAPIContract(conn)
 	}
-	dc, err := openapidurable.Connector(conn, openapidurable.Options{RequestOnly: true})
 	if err != nil {
-		st.Close()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	opts := durable.Options{Name: name}
-	opts.Limits.Timeout = timeout
-	h, err := durable.New(st, rt, []durable.Connector{dc}, opts)
+	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout}, stderr)
 	if err != nil {
-		st.Close()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return h, func() { st.Close() }, nil
+	opts, closeChecker := o.sf.options(stderr, logf)
+	closeAll := func() { closeChecker(); s.close() }
+	what := "the search and execute tools"
+	var srv *mcp.Server
+	if o.toolsMode == "per-operation" {
+		what = fmt.Sprintf("the code tool over %d methods of %s", len(k.Tools()), o.namespace)
+		srv, err = mcpserver.New(s.runner(), opts)
+	} else {
+		var execute codetool.Runner
+		if s.handle != nil {
+			execute = s.handle
+		}
+		srv, err = mcpserver.NewOpenAPI(s.ex, conn, execute, opts)
+	}
+	if err != nil {
+		closeAll()
+		return nil, "", nil, err
+	}
+	if s.handle != nil {
+		what += " (journal " + redactDSN(o.jf.path) + ")"
+		logf("%s", o.approveHint(conn.Name()))
+	}
+	return srv, what, closeAll, nil
+}
+
+// approveHint tells the operator how to decide on a paused execution from
+// the command line: the journal and the API as a namespace of the same
+// name, with the same base URL and header variables.
+func (o *openapiServe) approveHint(namespace string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "paused executions are decided with: codemode approve|reject EXECUTION_ID --journal %s --openapi %s=%s", shellQuote(redactDSN(o.jf.path)), namespace, shellQuote(o.spec))
+	if o.baseURL != "" {
+		fmt.Fprintf(&b, " --base-url %s=%s", namespace, shellQuote(o.baseURL))
+	}
+	for _, h := range o.headerEnvs {
+		fmt.Fprintf(&b, " --header-env %s=%s", namespace, shellQuote(h))
+	}
+	if o.literalHeaders {
+		b.WriteString(" (the --header values, as --header-env: they are not repeated here)")
+	}
+	return b.String()
 }

@@ -119,10 +119,10 @@ func TestOpenAPIServeWithTheTypeScriptSDK(t *testing.T) {
 		if strings.Join(a.Tools, ",") != "execute,search" {
 			t.Errorf("tools %v", a.Tools)
 		}
-		if a.Search.IsError || !strings.Contains(a.Search.Text, `"path": "/pet/findByStatus"`) || !strings.Contains(a.Search.Text, `"pending"`) {
+		if a.Search.IsError || !strings.Contains(a.Search.Text, `"path":"/pet/findByStatus"`) || !strings.Contains(a.Search.Text, `"pending"`) {
 			t.Errorf("search: %+v", a.Search)
 		}
-		if a.Execute.IsError || !strings.Contains(a.Execute.Text, `"Rex"`) || !strings.Contains(a.Execute.Text, `"added": "Kit"`) {
+		if a.Execute.IsError || !strings.Contains(a.Execute.Text, `"Rex"`) || !strings.Contains(a.Execute.Text, `"added":"Kit"`) {
 			t.Errorf("execute: %+v", a.Execute)
 		}
 		want := []string{"GET /v3/pet/findByStatus?status=available Bearer from-env key-1 ", `POST /v3/pet Bearer from-env key-1 {"name":"Kit","photoUrls":[]}`}
@@ -195,12 +195,12 @@ func TestOpenAPIServeDurable(t *testing.T) {
 	api, seen := petAPI(t)
 	t.Setenv("PETSTORE_TOKEN", "Bearer from-env")
 	journal := filepath.Join(t.TempDir(), "journal.db")
-	a := tsAgent(t, agentSearch, strings.ReplaceAll(agentExecute, "codemode.request", "api.request"), "stdio", self, "-codemode-cli", "openapi", "serve", "--spec", spec,
+	a := tsAgent(t, agentSearch, agentExecute, "stdio", self, "-codemode-cli", "openapi", "serve", "--spec", spec,
 		"--base-url", api.URL+"/v3", "--header-env", "Authorization:PETSTORE_TOKEN", "--header", "X-Api-Key: key-1", "--journal", journal)
 	if a.Search.IsError || !strings.Contains(a.Search.Text, "/pet/findByStatus") {
 		t.Errorf("search: %+v", a.Search)
 	}
-	if !strings.Contains(a.Descriptions["execute"], "api.request") || !strings.Contains(a.Descriptions["execute"], "interface ApiTools") {
+	if !strings.Contains(a.Descriptions["execute"], "codemode.request") || !strings.Contains(a.Descriptions["execute"], "request(input: {") {
 		t.Errorf("execute's description:\n%s", a.Descriptions["execute"])
 	}
 	var paused struct {
@@ -214,8 +214,8 @@ func TestOpenAPIServeDurable(t *testing.T) {
 	if got := seen(); len(got) != 1 {
 		t.Fatalf("before approval the API saw %q", got)
 	}
-	code, stdout, stderr := runCLI(t, "approve", "--json", "--journal", journal, "--openapi", "api="+spec, "--base-url", "api="+api.URL+"/v3", "--header-env", "api=Authorization:PETSTORE_TOKEN", paused.ExecutionID)
-	if code != exitCompleted || !strings.Contains(stdout, `"result":{"names":["Rex","Tom"],"added":"Kit"}`) {
+	code, stdout, stderr := runCLI(t, "approve", "--json", "--journal", journal, "--openapi", "codemode="+spec, "--base-url", "codemode="+api.URL+"/v3", "--header-env", "codemode=Authorization:PETSTORE_TOKEN", paused.ExecutionID)
+	if code != exitCompleted || !strings.Contains(stdout, `"value":{"names":["Rex","Tom"],"added":"Kit"}`) {
 		t.Fatalf("approve: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if got := seen(); len(got) != 2 || !strings.HasPrefix(got[1], "POST /v3/pet Bearer from-env") {

@@ -89,9 +89,9 @@ func TestCommandsExportTraces(t *testing.T) {
 	wantSpans(t, "run", c.take(), "codemode.execution", "execute_tool codemode.echo")
 
 	paused := f.output(t, exitPaused, "run", "--journal", f.journal, "--tools", f.tools, "--json", f.program)
-	wantSpans(t, "run --journal", c.take(), "codemode.durable.pass", "codemode.execution", "execute_tool tools.list_items")
+	wantSpans(t, "run --journal", c.take(), "codemode.durable.pass", "codemode.execution", "execute_tool codemode.list_items")
 	f.output(t, exitCompleted, "approve", "--tools", f.tools, "--json", paused.ExecutionID)
-	wantSpans(t, "approve", c.take(), "codemode.journal.approve", "codemode.durable.pass", "execute_tool tools.create_item")
+	wantSpans(t, "approve", c.take(), "codemode.journal.approve", "codemode.durable.pass", "execute_tool codemode.create_item")
 
 	self, err := os.Executable()
 	if err != nil {

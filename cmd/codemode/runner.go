@@ -257,3 +257,8 @@ func readCgroupMax(path string) uint64 {
 func stderrLogger(stderr io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr, nil))
 }
+
+// cmdRunner is `codemode runner serve` (runnerCommand).
+func cmdRunner(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	return 0, runnerCommand(ctx, args, stdout, stderr)
+}

@@ -17,11 +17,14 @@ import (
 	"github.com/codemode-go/codemode/internal/childenv"
 	"github.com/codemode-go/codemode/internal/procgroup"
 	"github.com/codemode-go/codemode/internal/tail"
+	"github.com/codemode-go/codemode/typegen"
 )
 
-// toolsFile is the JSON file of `--tools`: tools that run commands.
+// toolsFile is the JSON file of `--tools`: tools that run commands, on the
+// codemode namespace, in plain and durable runs alike.
 //
-//	{"tools": [{"name": "getWeather", "description": "…",
+//	{"description": "…",
+//	 "tools": [{"name": "getWeather", "description": "…",
 //	            "inputSchema": {…}, "outputSchema": {…},
 //	            "command": ["./weather.sh", "--celsius"]}]}
 //
@@ -29,7 +32,18 @@ import (
 // the output JSON on stdout. A non-zero exit is the tool's error, with its
 // stderr as the message. A relative command path (one containing a slash)
 // is resolved against the tools file's folder, which is also the working
-// directory.
+// directory. The file's description is the codemode namespace's
+// instructions.
+//
+// A tool's policy (contract.Policy) takes four optional fields:
+//
+//	"requiresApproval": true         a call waits for a person's approval: a run with a journal pauses,
+//	                                 a plain run refuses the call
+//	"replay": "log" | "reexecute"    reexecute: a replay runs the command again instead of
+//	                                 returning the recorded result (idempotent reads only)
+//	"revert": ["./undo.sh", "--x"]   compensation for rollback: receives {"args", "result"}
+//	                                 as JSON on stdin; a non-zero exit is the revert's error
+//	"idempotent": true               running a call twice does what running it once does
 //
 // The command's environment is HOME, LOGNAME, PATH, SHELL, TERM and USER
 // from the host plus the tool's "env" object (see internal/childenv): no
@@ -37,19 +51,24 @@ import (
 // "env" names it. It runs in a process group of its own: when its call ends
 // (it exits, is cancelled, or codemode exits) the whole group is killed, so
 // background jobs it started do not outlive the call. At most
-// --max-commands commands run at once; further calls wait their turn.
+// --max-commands commands (reverts included) run at once; further calls
+// wait their turn.
 type toolsFile struct {
 	Description string     `json:"description,omitempty"`
 	Tools       []toolSpec `json:"tools"`
 }
 
 type toolSpec struct {
-	Name         string            `json:"name"`
-	Description  string            `json:"description"`
-	InputSchema  json.RawMessage   `json:"inputSchema"`
-	OutputSchema json.RawMessage   `json:"outputSchema"`
-	Command      []string          `json:"command"`
-	Env          map[string]string `json:"env,omitempty"`
+	Name             string            `json:"name"`
+	Description      string            `json:"description"`
+	InputSchema      json.RawMessage   `json:"inputSchema"`
+	OutputSchema     json.RawMessage   `json:"outputSchema"`
+	Command          []string          `json:"command"`
+	Env              map[string]string `json:"env,omitempty"`
+	RequiresApproval bool              `json:"requiresApproval,omitempty"`
+	Replay           contract.Replay   `json:"replay,omitempty"`
+	Revert           []string          `json:"revert,omitempty"`
+	Idempotent       bool              `json:"idempotent,omitempty"`
 }
 
 // commandSlots bounds how many tool commands run at once, across every tool
@@ -74,52 +93,110 @@ func (s commandSlots) acquire(ctx context.Context) error {
 
 func (s commandSlots) release() { <-s }
 
-// loadTools reads the tools file at path; at most maxCommands of its
-// commands run at once.
-func loadTools(path string, maxCommands int) ([]*contract.Tool, error) {
+// loadTools reads the tools file at path as the codemode namespace; at most
+// maxCommands of its commands run at once.
+func loadTools(path string, maxCommands int) (contract.Namespace, error) {
 	if maxCommands < 1 {
-		return nil, fmt.Errorf("at most %d commands at once: must be at least 1", maxCommands)
+		return contract.Namespace{}, fmt.Errorf("at most %d commands at once: must be at least 1", maxCommands)
 	}
 	slots := make(commandSlots, maxCommands)
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return contract.Namespace{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var f toolsFile
 	if err := dec.Decode(&f); err != nil {
-		for _, field := range []string{"requiresApproval", "replay", "revert"} {
-			if strings.Contains(err.Error(), `unknown field "`+field+`"`) {
-				return nil, fmt.Errorf("%s: %w: %q is a durable tools file's field, for runs with a journal (give --journal FILE.db, or set $CODEMODE_JOURNAL)", path, err, field)
-			}
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return contract.Namespace{}, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
+		return contract.Namespace{}, err
+	}
+	ns := contract.Namespace{Name: contract.DefaultNamespace, Instructions: f.Description}
+	for i, s := range f.Tools {
+		t, err := s.tool(dir, slots)
+		if err != nil {
+			return contract.Namespace{}, fmt.Errorf("%s: tools[%d] (%s): %w", path, i, s.Name, err)
+		}
+		ns.Tools = append(ns.Tools, t)
+	}
+	return ns, nil
+}
+
+// tool makes the contract tool of s, its commands resolved against dir.
+func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
+	switch {
+	case len(s.Command) == 0 || s.Command[0] == "":
+		return nil, errors.New("command is missing or empty")
+	case s.InputSchema == nil || s.OutputSchema == nil:
+		return nil, errors.New("inputSchema and outputSchema are required")
+	case s.Revert != nil && (len(s.Revert) == 0 || s.Revert[0] == ""):
+		return nil, errors.New("revert is empty: give a command, or leave it out")
+	}
+	t, err := s.newTool(commandHandler(resolveCommand(s.Command, dir), dir, s.Env, slots))
+	if err != nil {
 		return nil, err
 	}
-	var tools []*contract.Tool
-	for i, s := range f.Tools {
-		where := fmt.Sprintf("%s: tools[%d] (%s)", path, i, s.Name)
-		if len(s.Command) == 0 || s.Command[0] == "" {
-			return nil, fmt.Errorf("%s: command is missing or empty", where)
-		}
-		if s.InputSchema == nil || s.OutputSchema == nil {
-			return nil, fmt.Errorf("%s: inputSchema and outputSchema are required", where)
-		}
-		argv := append([]string(nil), s.Command...)
-		if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
-			argv[0] = filepath.Join(dir, argv[0])
-		}
-		t, err := contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, commandHandler(argv, dir, s.Env, slots))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		tools = append(tools, t)
+	p := contract.Policy{RequiresApproval: s.RequiresApproval, Replay: s.Replay, Idempotent: s.Idempotent}
+	if s.Revert != nil {
+		p.Revert = revertCommand(commandHandler(resolveCommand(s.Revert, dir), dir, s.Env, slots))
 	}
-	return tools, nil
+	return t.WithPolicy(p)
+}
+
+// newTool makes the tool of s with handler h: declared exactly when its
+// schemas have an exact declaration (closed objects; typegen.Type), else
+// declared leniently (open objects, unknown where TypeScript cannot say
+// it), and validated against them either way. A schema that does not
+// compile is an error.
+func (s toolSpec) newTool(h contract.Handler) (*contract.Tool, error) {
+	if exact(s.InputSchema) && exact(s.OutputSchema) {
+		return contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)
+	}
+	for phase, schema := range map[string]json.RawMessage{"inputSchema": s.InputSchema, "outputSchema": s.OutputSchema} {
+		if _, err := contract.NewSchema(schema); err != nil {
+			return nil, fmt.Errorf("%s: %w", phase, err)
+		}
+	}
+	return contract.NewForeignTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)
+}
+
+// exact reports whether schema has an exact TypeScript declaration.
+func exact(schema json.RawMessage) bool {
+	_, err := typegen.Type(schema)
+	return err == nil
+}
+
+// resolveCommand resolves a relative command path (one with a slash)
+// against the tools file's folder.
+func resolveCommand(command []string, dir string) []string {
+	argv := append([]string(nil), command...)
+	if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
+		argv[0] = filepath.Join(dir, argv[0])
+	}
+	return argv
+}
+
+// revertCommand runs a command handler with {"args": …, "result": …} on
+// stdin; what it prints is ignored, a non-zero exit (with its stderr) is the
+// error.
+func revertCommand(run contract.Handler) func(ctx context.Context, args, result json.RawMessage) error {
+	return func(ctx context.Context, args, result json.RawMessage) error {
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
+		in, err := json.Marshal(map[string]json.RawMessage{"args": args, "result": result})
+		if err != nil {
+			return err
+		}
+		_, err = run(ctx, in)
+		if err != nil && strings.Contains(err.Error(), "printed output that is not JSON") {
+			return nil // a revert's output is not used
+		}
+		return err
+	}
 }
 
 // commandHandler runs argv for each call: input on stdin, output on stdout.

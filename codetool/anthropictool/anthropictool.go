@@ -1,6 +1,6 @@
 // Package anthropictool adapts the code tool (package codetool) to the
 // Anthropic Go SDK (github.com/anthropics/anthropic-sdk-go/v2), Messages
-// API: the descriptor as a client tool, and the model's tool_use blocks
+// API: the code tool as a client tool, and the model's tool_use blocks
 // of it, from a Message, answered as tool_result blocks.
 //
 //	params.Tools = []anthropic.ToolUnionParam{anthropictool.Tool(tool)}
@@ -21,13 +21,12 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 )
 
-// Tool returns t's descriptor as a Messages API client tool: its name,
+// Tool returns t as a Messages API client tool: its name,
 // description and input schema (properties and required, and any other
 // keyword, such as additionalProperties, as the schema's extra fields).
 func Tool(t *codetool.Tool) anthropic.ToolUnionParam {
 	var schema map[string]any
-	// The descriptor's schema is codetool.InputSchema or a maker's own
-	// JSON object; one that is not an object leaves the schema bare.
+	// The tool's schema is codetool.InputSchema, a JSON object.
 	_ = json.Unmarshal(t.InputSchema, &schema)
 	in := anthropic.ToolInputSchemaParam{Properties: schema["properties"]}
 	if req, ok := schema["required"].([]any); ok {

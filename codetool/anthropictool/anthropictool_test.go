@@ -21,7 +21,7 @@ func newTool(t *testing.T) (*codetool.Tool, *agenttest.Env) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { env.Close() })
-	tool, err := env.Handle.Tool(codetool.Options{})
+	tool, err := codetool.New(env.Handle, codetool.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func newTool(t *testing.T) (*codetool.Tool, *agenttest.Env) {
 }
 
 // TestToolParamCarriesTheDescriptor: the tool sent to the API has the
-// descriptor's name, description and whole input schema (with
+// tool's name, description and whole input schema (with
 // additionalProperties), as JSON.
 func TestToolParamCarriesTheDescriptor(t *testing.T) {
 	tool, _ := newTool(t)
@@ -79,7 +79,7 @@ func TestAnswer(t *testing.T) {
 		isError     bool
 		executions  int
 	}{
-		{"completed", `{"code": "return (await issues.list_issues({repo: \"a\"})).map(i => i.number)"}`, []string{`"status":"completed"`, `"result":[1,2,3]`}, false, 1},
+		{"completed", `{"code": "return (await issues.list_issues({repo: \"a\"})).map(i => i.number)"}`, []string{`"status":"completed"`, `"value":[1,2,3]`}, false, 1},
 		{"paused for approval", `{"code": "await issues.close_issue({number: 2})"}`, []string{`"status":"paused"`, `"seq":1`}, false, 1},
 		{"program throws", `{"code": "throw new TypeError(\"nope\")"}`, []string{`"status":"error"`, `TypeError`}, true, 1},
 		{"code not a string", `{"code": 42}`, []string{`"code" is not a string`}, true, 0},
@@ -124,7 +124,7 @@ func TestStep(t *testing.T) {
 	if err != nil || len(msgs) != 2 || msgs[0].OfAssistant == nil || msgs[1].OfUser == nil || len(msgs[1].OfUser.Content) != 2 {
 		t.Fatalf("Step: %v, %+v", err, msgs)
 	}
-	for i, want := range []string{`"result":2`, `"result":4`} {
+	for i, want := range []string{`"value":2`, `"value":4`} {
 		if text := msgs[1].OfUser.Content[i].OfToolResult.Content[0].OfText.Text; !strings.Contains(text, want) {
 			t.Fatalf("result %d: %s, want %s", i, text, want)
 		}

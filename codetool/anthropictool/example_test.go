@@ -42,7 +42,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer env.Close()
-	tool, err := env.Handle.Tool(codetool.Options{ConnectorHints: map[string]string{"issues": "the issue tracker of acme/*"}})
+	tool, err := codetool.New(env.Handle, codetool.Options{Hints: map[string]string{"issues": "the issue tracker of acme/*"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -65,12 +65,12 @@ func Example() {
 	result := msgs[1].OfUser.Content[0].OfToolResult
 	var out struct {
 		Status string          `json:"status"`
-		Result json.RawMessage `json:"result"`
+		Value  json.RawMessage `json:"value"`
 	}
 	if err := json.Unmarshal([]byte(result.Content[0].OfText.Text), &out); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(len(params.Messages), "messages; user:", result.ToolUseID, out.Status, string(out.Result))
+	fmt.Println(len(params.Messages), "messages; user:", result.ToolUseID, out.Status, string(out.Value))
 	// Output:
 	// tool: code
 	// 2 messages; user: toolu_1 completed [1]

@@ -46,7 +46,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer env.Close()
-	tool, err := env.Handle.Tool(codetool.Options{ConnectorHints: map[string]string{"issues": "the issue tracker of acme/*"}})
+	tool, err := codetool.New(env.Handle, codetool.Options{Hints: map[string]string{"issues": "the issue tracker of acme/*"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -77,12 +77,12 @@ func Example() {
 	}
 	var out struct {
 		Status string          `json:"status"`
-		Result json.RawMessage `json:"result"`
+		Value  json.RawMessage `json:"value"`
 	}
 	if err := json.Unmarshal([]byte(sent.Content), &out); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(len(params.Messages), "messages;", sent.Role, sent.ToolCallID, out.Status, string(out.Result))
+	fmt.Println(len(params.Messages), "messages;", sent.Role, sent.ToolCallID, out.Status, string(out.Value))
 	// Output:
 	// tool: code
 	// 2 messages; tool call_1 completed [1]

@@ -1,6 +1,6 @@
 // Package openaitool adapts the code tool (package codetool) to the
 // official OpenAI Go SDK (github.com/openai/openai-go/v3), Chat
-// Completions: the descriptor as a function tool, and the model's calls of
+// Completions: the code tool as a function tool, and the model's calls of
 // it, from a ChatCompletion, answered as tool messages.
 //
 //	params.Tools = []openai.ChatCompletionToolUnionParam{openaitool.Tool(tool)}
@@ -22,12 +22,11 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 )
 
-// Tool returns t's descriptor as a Chat Completions function tool: its
+// Tool returns t as a Chat Completions function tool: its
 // name, description, and input schema as the function's parameters.
 func Tool(t *codetool.Tool) openai.ChatCompletionToolUnionParam {
 	var params shared.FunctionParameters
-	// The descriptor's schema is codetool.InputSchema or a maker's own
-	// JSON object; one that is not an object leaves the parameters empty.
+	// The tool's schema is codetool.InputSchema, a JSON object.
 	_ = json.Unmarshal(t.InputSchema, &params)
 	return openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 		Name:        t.Name,

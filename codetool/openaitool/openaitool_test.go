@@ -21,7 +21,7 @@ func newTool(t *testing.T) (*codetool.Tool, *agenttest.Env) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { env.Close() })
-	tool, err := env.Handle.Tool(codetool.Options{})
+	tool, err := codetool.New(env.Handle, codetool.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func newTool(t *testing.T) (*codetool.Tool, *agenttest.Env) {
 }
 
 // TestToolParamCarriesTheDescriptor: the function tool sent to the API has
-// the descriptor's name, description and schema, as JSON.
+// the tool's name, description and schema, as JSON.
 func TestToolParamCarriesTheDescriptor(t *testing.T) {
 	tool, _ := newTool(t)
 	text, err := json.Marshal(openaitool.Tool(tool))
@@ -83,7 +83,7 @@ func TestAnswer(t *testing.T) {
 		want            []string // in the tool message
 		executions      int
 	}{
-		{"completed", `{"code": "return (await issues.list_issues({repo: \"a\"})).length"}`, []string{`"status":"completed"`, `"result":3`}, 1},
+		{"completed", `{"code": "return (await issues.list_issues({repo: \"a\"})).length"}`, []string{`"status":"completed"`, `"value":3`}, 1},
 		{"paused for approval", `{"code": "await issues.close_issue({number: 2})"}`, []string{`"status":"paused"`, `"method":"close_issue"`}, 1},
 		{"program throws", `{"code": "throw new Error(\"nope\")"}`, []string{`"status":"error"`, `nope`}, 1},
 		{"code missing", `{"program": "1"}`, []string{"bad arguments", "code"}, 0},

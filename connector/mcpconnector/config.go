@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/codemode-go/codemode/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Server configures one upstream MCP server: either a command spoken to over
@@ -32,6 +35,51 @@ type Server struct {
 	// (for example Authorization).
 	URL     string
 	Headers map[string]string
+	// Approval says which of the server's tool calls need a person's
+	// approval (their contract.Policy): ApprovalDestructive (the default,
+	// also ""), ApprovalAlways or ApprovalNever. The configuration file's
+	// "approval" member sets it.
+	Approval Approval
+	// Policies, by tool name (as the server spells it, or as programs call
+	// it), replace the policy Approval gives those tools: approval, replay,
+	// revert (for example a revert that calls the server's delete tool). A
+	// name that matches no tool of the server is an error when the tools
+	// are made.
+	Policies map[string]contract.Policy
+}
+
+// Approval is a server's approval rule (Server.Approval).
+type Approval string
+
+// The approval rules.
+const (
+	// ApprovalDestructive: a call needs approval unless the tool's MCP
+	// annotations say it only reads, or that it is not destructive. MCP's
+	// defaults apply to hints left out (readOnlyHint false, destructiveHint
+	// true: https://modelcontextprotocol.io/specification/2025-06-18/schema#toolannotations),
+	// so a tool without annotations needs approval.
+	ApprovalDestructive Approval = "destructive"
+	// ApprovalAlways: every call needs approval.
+	ApprovalAlways Approval = "always"
+	// ApprovalNever: no call needs approval (the server is trusted).
+	ApprovalNever Approval = "never"
+)
+
+// needs reports whether a rule asks approval of a tool with annotations a.
+func (r Approval) needs(a *mcp.ToolAnnotations) bool {
+	switch r {
+	case ApprovalAlways:
+		return true
+	case ApprovalNever:
+		return false
+	}
+	if a == nil {
+		return true
+	}
+	if a.ReadOnlyHint {
+		return false
+	}
+	return a.DestructiveHint == nil || *a.DestructiveHint
 }
 
 // String describes the server for messages: its name and command or URL.
@@ -56,16 +104,21 @@ type configEntry struct {
 	URL     string            `json:"url"`
 	Type    string            `json:"type"`
 	Headers map[string]string `json:"headers"`
+	// Approval is codemode's own member (Server.Approval); MCP clients
+	// ignore members they do not know.
+	Approval Approval `json:"approval"`
 }
 
 // ParseConfig reads an MCP client configuration: a JSON object whose
 // "mcpServers" (or "servers") member maps names to {command, args, env, cwd}
-// for stdio servers or {url, headers, type} for streamable HTTP servers. Each
+// for stdio servers or {url, headers, type} for streamable HTTP servers,
+// each with codemode's optional "approval" ("destructive", "always" or
+// "never"; see Server.Approval). Each
 // name becomes a namespace, so it must be usable as one after
 // SanitizeToolName; servers are returned sorted by name. It returns an error
 // naming the entry at fault: not JSON, no servers, an entry with neither or
-// both of command and url, an unsupported type ("sse"), or two names that
-// sanitise alike.
+// both of command and url, an unsupported type ("sse"), an unknown approval
+// rule, or two names that sanitise alike.
 func ParseConfig(data []byte) ([]Server, error) {
 	var file struct {
 		MCPServers map[string]configEntry `json:"mcpServers"`
@@ -111,7 +164,12 @@ func ParseConfig(data []byte) ([]Server, error) {
 				return nil, fmt.Errorf("mcpconnector: config server %q: url: %w", n, err)
 			}
 		}
-		servers = append(servers, Server{Name: ns, Command: e.Command, Args: e.Args, Env: e.Env, Dir: e.Cwd, URL: e.URL, Headers: e.Headers})
+		switch e.Approval {
+		case "", ApprovalDestructive, ApprovalAlways, ApprovalNever:
+		default:
+			return nil, fmt.Errorf("mcpconnector: config server %q: approval %q is not %q, %q or %q", n, e.Approval, ApprovalDestructive, ApprovalAlways, ApprovalNever)
+		}
+		servers = append(servers, Server{Name: ns, Command: e.Command, Args: e.Args, Env: e.Env, Dir: e.Cwd, URL: e.URL, Headers: e.Headers, Approval: e.Approval})
 	}
 	return servers, nil
 }

@@ -23,19 +23,22 @@ const CheckedAtConnect = 200
 // ContractTools makes each of the upstream's tools a contract tool (see
 // contract.NewForeignTool): named by SanitizeToolName, described by the MCP
 // description (or title), declared leniently from the server's schemas,
-// carrying the server's tool annotations (contract.Annotations),
-// validated against them on the host, and calling CallTool. A tool whose
+// carrying the server's tool annotations (contract.Annotations) and the
+// policy of the server's Approval rule or Policies, validated against the
+// schemas on the host, and calling CallTool. A tool whose
 // schema cannot be compiled still works; for the first CheckedAtConnect
 // tools its problem is in the returned warnings, and for the others it is
 // reported on the tool's first call, to the upstream's OnWarning (one
 // returned warning says how many tools that concerns). It returns an error
-// naming both originals when two tool names sanitise alike.
+// naming both originals when two tool names sanitise alike, or when a
+// policy (Server.Policies) names no tool.
 func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, err error) {
 	seen := map[string]string{}
 	if n := len(u.tools); n > CheckedAtConnect {
 		warnings = append(warnings, fmt.Errorf("mcp server %s: the schemas of %d of its %d tools are checked on each tool's first call, not at connect; a schema that does not compile is reported then",
 			u.server, n-CheckedAtConnect, n))
 	}
+	used := map[string]bool{}
 	for i, t := range u.tools {
 		name := SanitizeToolName(t.Name)
 		if other, dup := seen[name]; dup {
@@ -82,6 +85,9 @@ func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, er
 		if t.Annotations != nil {
 			tool = tool.WithAnnotations(annotations(t.Annotations))
 		}
+		if tool, err = u.withPolicy(tool, t, used); err != nil {
+			return nil, nil, err
+		}
 		if checked {
 			if d := tool.Degraded(); d != nil {
 				warnings = append(warnings, degradedWarning(u.server, d))
@@ -89,7 +95,31 @@ func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, er
 		}
 		tools = append(tools, tool)
 	}
+	for n := range u.server.Policies {
+		if !used[n] {
+			return nil, nil, fmt.Errorf("mcp server %s has no tool %q (a policy names it)", u.server, n)
+		}
+	}
 	return tools, warnings, nil
+}
+
+// withPolicy gives tool, the server's t, its policy: the one Server.Policies
+// names it by (its own name or the program's), else the server's Approval
+// rule's. used records the policies taken.
+func (u *Upstream) withPolicy(tool *contract.Tool, t *mcp.Tool, used map[string]bool) (*contract.Tool, error) {
+	p, ok := u.server.Policies[t.Name]
+	if ok {
+		used[t.Name] = true
+	} else if p, ok = u.server.Policies[tool.Name()]; ok {
+		used[tool.Name()] = true
+	} else {
+		p = contract.Policy{RequiresApproval: u.server.Approval.needs(t.Annotations)}
+	}
+	tool, err := tool.WithPolicy(p)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %s: %w", u.server, err)
+	}
+	return tool, nil
 }
 
 // degradedWarning says that a tool's schema degraded.
@@ -219,7 +249,7 @@ func (s *Set) Namespaces() ([]contract.Namespace, []error, error) {
 		if name == "" {
 			name = contract.DefaultNamespace
 		}
-		out = append(out, contract.Namespace{Name: name, Tools: tools})
+		out = append(out, contract.Namespace{Name: name, Tools: tools, Instructions: strings.TrimSpace(u.Instructions())})
 	}
 	return out, warnings, nil
 }

@@ -80,7 +80,9 @@ func TestMemoryAndFilesystemTogether(t *testing.T) {
 	dir, _ = filepath.EvalSymlinks(dir)
 	servers := []mcpconnector.Server{
 		memoryServer(t),
-		{Name: "files", Command: mcptest.Command(t, "mcp-server-filesystem"), Args: []string{dir}},
+		// write_file is marked destructive: approval-free here, as a plain
+		// run has no one to ask.
+		{Name: "files", Command: mcptest.Command(t, "mcp-server-filesystem"), Args: []string{dir}, Approval: mcpconnector.ApprovalNever},
 	}
 	code := `
 await memory.create_entities({ entities: [

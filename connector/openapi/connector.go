@@ -66,6 +66,18 @@ type Options struct {
 	// ResponsesWarn (the default) returns it and logs a warning,
 	// ResponsesError fails the call, ResponsesOff does not look.
 	Responses ResponseValidation
+	// Approval decides, by HTTP method ("GET", "POST", …, upper-cased; ""
+	// for a request call whose method is not a string), whether a call
+	// needs a person's approval (the method's contract.Policy): an
+	// operation by its own method, request by each call's. Nil asks
+	// approval of every method that is not safe (RFC 9110, section 9.2.1:
+	// GET, HEAD, OPTIONS and TRACE change nothing on the server), an
+	// unknown one included; spec never needs it.
+	Approval func(method string) bool
+	// ReadOnly serves reads only: operations whose method is not safe
+	// (RFC 9110, section 9.2.1) are left out, and request refuses such a
+	// method before sending anything.
+	ReadOnly bool
 }
 
 // ResponseValidation is how operation methods check responses against the
@@ -106,6 +118,8 @@ type Connector struct {
 	maxResponse int64
 	exposeSpec  bool
 	responses   ResponseValidation
+	approval    func(method string) bool
+	readOnly    bool
 	// source is the document's JSON text as read (OpenAPI 3), or nil for
 	// a converted Swagger 2.0 document.
 	source    json.RawMessage
@@ -149,6 +163,8 @@ func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
 		exposeSpec:  opts.ExposeSpec,
 		logger:      opts.Logger,
 		responses:   opts.Responses,
+		approval:    opts.Approval,
+		readOnly:    opts.ReadOnly,
 	}
 	if c.name == "" {
 		c.name = contract.DefaultNamespace

@@ -60,6 +60,11 @@
 // checked against the document's schema for its status (Options.Responses:
 // a warning by default, or an error, or off).
 //
-// The openapidurable package makes a connector durable; mcpserver.NewOpenAPI
-// serves one document as an MCP server with search and execute tools.
+// # Policy
+//
+// Every method carries its contract.Policy, in plain and durable runs
+// alike: an operation whose HTTP method is not safe needs a person's
+// approval (Options.Approval), request asks by each call's method, and spec
+// never does. The MCP server (package mcpserver) can also serve one
+// document with search and execute tools.
 package openapi

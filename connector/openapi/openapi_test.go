@@ -109,7 +109,9 @@ func runCode(t *testing.T, code string, cs ...*openapi.Connector) *client.Outcom
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	out, err := client.New(rt, k).RunCode(ctx, code, client.RunOptions{})
+	// The test stands for the person: every unsafe request is approved.
+	approve := func(context.Context, client.ToolCall) error { return nil }
+	out, err := client.New(rt, k).RunCode(ctx, code, client.RunOptions{Approve: approve})
 	if err != nil {
 		t.Fatal(err)
 	}

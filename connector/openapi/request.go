@@ -69,6 +69,9 @@ func (c *Connector) Request(ctx context.Context, o RequestOptions) (json.RawMess
 	if method == "" {
 		method = http.MethodGet
 	}
+	if c.readOnly && unsafeMethod(method) {
+		return nil, fmt.Errorf("%s %s: this API is served read-only: only GET, HEAD, OPTIONS and TRACE requests are sent", method, o.Path)
+	}
 	if err := checkPath(o.Path); err != nil {
 		return nil, err
 	}

@@ -74,15 +74,15 @@ const bad = await petstore.getPetById({ petId: 8 });
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := c.Tools()
+	ns, err := c.Namespace()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range tools {
-		if tool.Name != "getPetById" {
+	for _, tool := range ns.Tools {
+		if tool.Name() != "getPetById" {
 			continue
 		}
-		_, err := tool.Call(context.Background(), []byte(`{"petId": 8}`))
+		_, err := tool.Handle(context.Background(), []byte(`{"petId": 8}`))
 		var tve *contract.ToolValidationError
 		if !errors.As(err, &tve) || tve.Phase != "output" || tve.Tool != "getPetById" {
 			t.Fatalf("error %v", err)

@@ -14,9 +14,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// Tool is one method of the namespace, for embedders that build their own
-// tool records (a durable connector, see the openapidurable package).
-type Tool struct {
+// method is one method of the namespace, before it is a contract tool.
+type method struct {
 	// Name is the method name programs call.
 	Name string
 	// Description is the method's documentation: the operation's summary
@@ -39,11 +38,15 @@ type Tool struct {
 	Call contract.Handler
 }
 
-// Tools returns the namespace's methods: one per operation, then request
-// and, with Options.ExposeSpec, spec.
-func (c *Connector) Tools() ([]Tool, error) {
-	var out []Tool
+// methods returns the namespace's methods: one per operation (with
+// Options.ReadOnly, per safe operation), then request and, with
+// Options.ExposeSpec, spec.
+func (c *Connector) methods() ([]method, error) {
+	var out []method
 	for _, op := range c.ops {
+		if c.readOnly && unsafeMethod(op.method) {
+			continue
+		}
 		in, err := op.inputSchema()
 		if err != nil {
 			return nil, fmt.Errorf("openapi: %s: %w", op.name, err)
@@ -54,7 +57,7 @@ func (c *Connector) Tools() ([]Tool, error) {
 				return nil, fmt.Errorf("openapi: %s output schema: %w", op.name, err)
 			}
 		}
-		out = append(out, Tool{
+		out = append(out, method{
 			Name: op.name, Description: op.description(), Method: op.method, Path: op.path,
 			ReadOnly:    op.method == http.MethodGet || op.method == http.MethodHead,
 			InputSchema: in, OutputSchema: outSchema,
@@ -63,7 +66,7 @@ func (c *Connector) Tools() ([]Tool, error) {
 			},
 		})
 	}
-	out = append(out, Tool{
+	out = append(out, method{
 		Name:        requestMethod,
 		Description: "Sends one HTTP request to the API (base URL and credentials are added by the host) and returns the response: JSON parsed, other text as a string, empty as null. A status outside 2xx throws an HTTPError. Use it for what the other methods do not cover.",
 		InputSchema: json.RawMessage(requestInputSchema),
@@ -82,7 +85,7 @@ func (c *Connector) Tools() ([]Tool, error) {
 		var once sync.Once
 		var spec json.RawMessage
 		var specErr error
-		out = append(out, Tool{
+		out = append(out, method{
 			Name: specMethod, Description: "Returns the API's OpenAPI document.", ReadOnly: true,
 			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object"}`),
 			Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
@@ -106,7 +109,7 @@ const requestInputSchema = `{"type":"object","required":["path"],"additionalProp
 // typegen.Definitions), validated by Call, and annotated read-only when
 // Tool.ReadOnly is set.
 func (c *Connector) Namespace() (contract.Namespace, error) {
-	tools, err := c.Tools()
+	tools, err := c.methods()
 	if err != nil {
 		return contract.Namespace{}, err
 	}
@@ -114,7 +117,7 @@ func (c *Connector) Namespace() (contract.Namespace, error) {
 	if err != nil {
 		return contract.Namespace{}, fmt.Errorf("openapi: %w", err)
 	}
-	ns := contract.Namespace{Name: c.name, Definitions: defs}
+	ns := contract.Namespace{Name: c.name, Definitions: defs, Instructions: c.instructions()}
 	for _, t := range tools {
 		ct, err := contract.NewDeclaredTool(t.Name, t.Description, t.InputSchema, t.OutputSchema, t.Call)
 		if err != nil {
@@ -124,9 +127,79 @@ func (c *Connector) Namespace() (contract.Namespace, error) {
 			yes := true
 			ct = ct.WithAnnotations(contract.Annotations{ReadOnly: &yes})
 		}
+		if ct, err = ct.WithPolicy(c.policy(t)); err != nil {
+			return contract.Namespace{}, fmt.Errorf("openapi: %w", err)
+		}
 		ns.Tools = append(ns.Tools, ct)
 	}
 	return ns, nil
+}
+
+// policy is a method's contract.Policy: an operation needs approval by its
+// HTTP method (Options.Approval), request by the method of each call, and
+// spec never; a call's response is answered from the record on replay,
+// but spec reads the document again rather than copying it into a record.
+func (c *Connector) policy(t method) contract.Policy {
+	approve := c.approval
+	if approve == nil {
+		approve = unsafeMethod
+	}
+	switch {
+	case t.Method != "":
+		return contract.Policy{RequiresApproval: approve(t.Method)}
+	case t.ReadOnly: // spec
+		return contract.Policy{Replay: contract.ReplayReexecute}
+	}
+	return contract.Policy{ApprovalFor: func(input json.RawMessage) bool { return approve(callMethod(input)) }}
+}
+
+// unsafeMethod reports whether method may change something on the server:
+// every method but GET, HEAD, OPTIONS and TRACE (RFC 9110, section 9.2.1),
+// an unknown one ("") included.
+func unsafeMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return false
+	}
+	return true
+}
+
+// callMethod is the upper-cased method of a request call's input: GET
+// when absent or blank, "" when it is not a string.
+func callMethod(input json.RawMessage) string {
+	var in struct {
+		Method any `json:"method"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	switch m := in.Method.(type) {
+	case nil:
+		return http.MethodGet
+	case string:
+		if strings.TrimSpace(m) == "" {
+			return http.MethodGet
+		}
+		return strings.ToUpper(strings.TrimSpace(m))
+	}
+	return ""
+}
+
+// instructions is the namespace's summary for an agent: the document's
+// title and the first paragraph of its description.
+func (c *Connector) instructions() string {
+	info := c.doc.Info
+	if info == nil {
+		return ""
+	}
+	parts := []string{strings.TrimSpace(info.Title)}
+	if d := strings.TrimSpace(info.Description); d != "" {
+		if i := strings.Index(d, "\n\n"); i >= 0 {
+			d = d[:i]
+		}
+		parts = append(parts, d)
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
 // description is the operation's summary and description, then its method

@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
-	"github.com/codemode-go/codemode/durable/sqlite"
+	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/durable/store/sqlite"
 )
 
 // ListInput is list_issues' input.
@@ -43,7 +45,7 @@ var Issues = []Issue{{Number: 1, Title: "Crash on start"}, {Number: 2, Title: "T
 // Env is a durable handle on a SQLite journal and a QuickJS runtime.
 type Env struct {
 	Handle *durable.Handle
-	Store  *sqlite.Store
+	Store  store.Store
 	rt     *client.Runtime
 }
 
@@ -56,33 +58,39 @@ func (e *Env) Close() error {
 // connector, issues, has list_issues (read-only) and close_issue (needs a
 // person's approval).
 func New(ctx context.Context, dir string) (*Env, error) {
-	list, err := durable.FuncTool("list_issues", "List the open issues of a repository.", func(ctx context.Context, in ListInput) ([]Issue, error) {
+	list, err := contract.NewTool("list_issues", "List the open issues of a repository.", func(ctx context.Context, in ListInput) ([]Issue, error) {
 		return Issues, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	closeIssue, err := durable.FuncTool("close_issue", "Close an issue.", func(ctx context.Context, in CloseInput) (Closed, error) {
+	closeIssue, err := contract.NewTool("close_issue", "Close an issue.", func(ctx context.Context, in CloseInput) (Closed, error) {
 		return Closed{Closed: true}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	closeIssue.RequiresApproval = true
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "journal.db"), sqlite.Options{})
+	if closeIssue, err = closeIssue.WithPolicy(contract.Policy{RequiresApproval: true}); err != nil {
+		return nil, err
+	}
+	c, err := contract.NewNamespaced(contract.Namespace{Name: "issues", Tools: []*contract.Tool{list, closeIssue}})
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "journal.db"), sqlite.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("agenttest: %w", err)
 	}
 	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{}))
 	if err != nil {
-		store.Close()
+		st.Close()
 		return nil, fmt.Errorf("agenttest: %w", err)
 	}
-	h, err := durable.New(store, rt, []durable.Connector{{Name: "issues", Tools: []durable.ConnectorTool{list, closeIssue}}}, durable.Options{})
+	h, err := durable.New(st, rt, c, durable.Options{})
 	if err != nil {
 		rt.Close()
-		store.Close()
+		st.Close()
 		return nil, fmt.Errorf("agenttest: %w", err)
 	}
-	return &Env{Handle: h, Store: store, rt: rt}, nil
+	return &Env{Handle: h, Store: st, rt: rt}, nil
 }

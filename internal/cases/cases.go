@@ -31,15 +31,15 @@ type Case struct {
 
 // Expect is a case's expected outcome (testdata/cases/README.md).
 type Expect struct {
-	Outcome        string           `json:"outcome"`
-	Content        []client.Content `json:"content"`
-	ErrorName      string           `json:"errorName"`
-	MessageMatches string           `json:"messageMatches"`
-	StackMatches   string           `json:"stackMatches"`
-	StdoutMatches  string           `json:"stdoutMatches"`
-	StderrMatches  string           `json:"stderrMatches"`
-	ToolCalls      []string         `json:"toolCalls"`
-	HostRejects    bool             `json:"hostRejects"`
+	Outcome        string             `json:"outcome"`
+	Content        []contract.Content `json:"content"`
+	ErrorName      string             `json:"errorName"`
+	MessageMatches string             `json:"messageMatches"`
+	StackMatches   string             `json:"stackMatches"`
+	StdoutMatches  string             `json:"stdoutMatches"`
+	StderrMatches  string             `json:"stderrMatches"`
+	ToolCalls      []string           `json:"toolCalls"`
+	HostRejects    bool               `json:"hostRejects"`
 }
 
 // Load reads every case under dir/programs.

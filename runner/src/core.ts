@@ -788,9 +788,28 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // defined on the target (read-only, not configurable) so that it stays
   // the same function; the namespace refuses writes, definitions and
   // deletions, as the frozen object it replaces did.
+  // otherNamespace names another namespace of the scope that has tool, or
+  // is "": a program that calls codemode.list_issues for github's tool is
+  // told where it is.
+  const otherNamespace = (name: string, tool: string): string => {
+    for (let i = 0; i < request.namespaces.length; i++) {
+      const other = request.namespaces[i];
+      if (other.name !== name && charCodeAt(other.name, 0) !== 64 && other.has(tool)) return other.name;
+    }
+    return "";
+  };
+
+  // members holds, by namespace name, what the scope setup's define may add
+  // to: the namespace's target, its tool test and the names added, which
+  // ownKeys lists (a non-configurable property of the target must be).
+  const members = record<{ tools: Record<string, unknown>; isTool: (key: string) => boolean; added: string[] }>();
+  let defining = false;
+
   const namespace = (ns: Namespace): object => {
     const tools = record<unknown>();
     const isTool = (key: string): boolean => reservedToolKeys[key] !== true && ns.has(key);
+    const added: string[] = [];
+    members[ns.name] = { tools, isTool, added };
     const make = (tool: string): unknown => {
       if (!hasOwn(tools, tool)) {
         // A call with no argument sends {}: tools whose input has no
@@ -807,7 +826,9 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         if (isTool(key)) return make(key);
         if (reservedToolKeys[key] === true) return undefined;
         if (known === "") known = join(ns.names(), ", ") || "(none)";
-        return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}`));
+        const elsewhere = otherNamespace(ns.name, key);
+        const hint = elsewhere === "" ? "" : ` (${elsewhere}.${key} is a tool of ${elsewhere})`;
+        return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}${hint}`));
       },
       has(target: Record<string, unknown>, key: string | symbol) {
         return typeof key === "string" && (hasOwn(target, key) || isTool(key));
@@ -816,6 +837,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         // Every tool made (the result must list each non-configurable
         // property of the target), listed in the contract's order.
         const keys: string[] = [];
+        for (let i = 0; i < added.length; i++) push(keys, added[i]);
         const names = ns.names();
         for (let i = 0; i < names.length; i++) {
           if (reservedToolKeys[names[i]] === true) continue;
@@ -877,6 +899,23 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     return objectFreeze(s);
   };
 
+  // define is the scope setup's second argument: it adds a member to a
+  // namespace of the scope (read-only, enumerable), beside its tools, so
+  // that the namespace stays the runner's own object (a wrapper such as a
+  // Proxy would add a frame to every tool call). It works only while the
+  // setup runs, and refuses a tool's name, a reserved key and a name
+  // already added.
+  const define = (namespaceName: unknown, name: unknown, value: unknown): void => {
+    if (!defining) throw new TypeErrorCtor("define works only while the scope setup runs");
+    if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor(`define: the scope has no namespace ${StringCtor(namespaceName)}`);
+    const m = members[namespaceName];
+    if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || m.isTool(name) || hasOwn(m.tools, name)) {
+      throw new TypeErrorCtor(`define: ${namespaceName}.${StringCtor(name)} is a tool, a reserved name or already defined`);
+    }
+    defineProperty(m.tools, name, { __proto__: null, value, writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
+    push(m.added, name);
+  };
+
   const succeed = (value: unknown): void => {
     if (done) {
       flush();
@@ -925,7 +964,12 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         const setup = request.setup;
         if (setup !== undefined && setup !== null) {
           if (typeof setup !== "function") throw new TypeErrorCtor(`the scope setup is ${typeof setup}, not a function`);
-          arg = apply(setup as (s: unknown) => unknown, undefined, [arg]);
+          defining = true;
+          try {
+            arg = apply(setup as (s: unknown, d: typeof define) => unknown, undefined, [arg, define]);
+          } finally {
+            defining = false;
+          }
         }
         value = await (program as (scope: unknown) => unknown)(arg);
       } catch (error) {

@@ -138,13 +138,13 @@ func (h *harness) run(t *testing.T, source string, input any) (*client.Outcome, 
 	return out, rec
 }
 
-func wantSuccess(t *testing.T, out *client.Outcome, content ...client.Content) {
+func wantSuccess(t *testing.T, out *client.Outcome, content ...contract.Content) {
 	t.Helper()
 	if out.Kind != client.Success {
 		t.Fatalf("outcome %s (%v), want success", out.Kind, out.Error)
 	}
 	if len(content) == 0 {
-		content = []client.Content{}
+		content = []contract.Content{}
 	}
 	got, _ := json.Marshal(out.Content)
 	want, _ := json.Marshal(content)
@@ -166,7 +166,7 @@ func wantFailure(t *testing.T, out *client.Outcome, name, message string) {
 	}
 }
 
-func text(s string) client.Content { return client.Content{Type: "text", Text: s} }
+func text(s string) contract.Content { return contract.Content{Type: "text", Text: s} }
 
 func (h *harness) toolCallWithOutput(t *testing.T) {
 	out, rec := h.run(t, `export default async function ({ codemode, console, result }) {
@@ -277,7 +277,7 @@ func (h *harness) content(t *testing.T) {
   img.data = "mutated";
   result.appendText("three");
 }`, nil)
-	wantSuccess(t, out, text("one"), client.Content{Type: "image", Data: fixtures.TinyPNG, MimeType: "image/png"}, text("three"))
+	wantSuccess(t, out, text("one"), contract.Content{Type: "image", Data: fixtures.TinyPNG, MimeType: "image/png"}, text("three"))
 
 	out, _ = h.run(t, `export default async function ({ result }) { result.appendText("partial"); throw new Error("late"); }`, nil)
 	wantFailure(t, out, "Error", "late")
@@ -502,17 +502,18 @@ func (h *harness) scopes(t *testing.T) {
 }
 
 // scopeSetup runs programs through a client's scope setup
-// (client.Client.WithScopeSetup; wire 1.3 carries it apart from the
-// program): the setup hides the tools namespace behind a wrapper, its
-// errors fail the program, and a module's top level, which runs before
-// it, cannot reach what the setup hides by replacing globals.
+// (client.Extension; wire 1.3 carries it apart from the program): the
+// setup hides the tools namespace behind a wrapper, its errors fail the
+// program, a module's top level, which runs before it, cannot reach what
+// the setup hides by replacing globals, and define (its second argument)
+// adds read-only members to a namespace only while it runs.
 func (h *harness) scopeSetup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	base := h.client(t, nil, nil)
 	const hide = `(s: any): any => { const { codemode: hidden, ...rest } = s; ` +
 		`return { ...rest, codemode: { add: async (a: any) => (await hidden.add(a)).sum * 10 }, marker: "set up" }; }`
-	c := base.WithScopeSetup(hide)
+	c := base.Extend(client.Extension{Setup: hide})
 	tests := []struct {
 		name, code, value string
 	}{
@@ -540,7 +541,7 @@ export default async ({ codemode }: any) => { for (const k in saved) (globalThis
 		{"a setup that throws", `(s: any): any => { throw new RangeError("setup refused"); }`, "RangeError", "setup refused"},
 		{"a setup that is not a function", `(42 as any)`, "TypeError", ""},
 	} {
-		out, err := base.WithScopeSetup(tt.setup).RunCode(ctx, `1`, client.RunOptions{})
+		out, err := base.Extend(client.Extension{Setup: tt.setup}).RunCode(ctx, `1`, client.RunOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -548,8 +549,22 @@ export default async ({ codemode }: any) => { for (const k in saved) (globalThis
 			t.Errorf("%s: got %+v, want a %s %q", tt.name, out, tt.errName, tt.message)
 		}
 	}
+	// define adds members beside the tools, on the namespace itself, and
+	// refuses a tool's name; kept for later, it refuses to work.
+	const defining = `(s: any, define: any): any => { define("codemode", "twice", (n: any) => n * 2); ` +
+		`let clash = ""; try { define("codemode", "echo", 1); } catch (e: any) { clash = e.name; } ` +
+		`return { ...s, clash, later: () => define("codemode", "late", 1) }; }`
+	out, err := base.Extend(client.Extension{Setup: defining}).RunCode(ctx, `export default async ({ codemode, clash, later }: any) => {
+  let late = "";
+  try { later(); } catch (e: any) { late = e.name; }
+  const d = Object.getOwnPropertyDescriptor(codemode, "twice");
+  return [codemode.twice(21), clash, late, d.writable, d.configurable, Object.keys(codemode).includes("twice"), typeof codemode.echo, "late" in codemode];
+}`, client.RunOptions{})
+	if err != nil || out.Kind != client.Success || string(out.Value) != `[42,"TypeError","TypeError",false,false,true,"function",false]` {
+		t.Fatalf("define: %+v %s %v", out, out.Value, err)
+	}
 	// The plain client is unaffected by the setups its derived clients ran.
-	out, err := base.RunCode(ctx, `[typeof codemode.echo, (await codemode.add({ a: 1, b: 2 })).sum]`, client.RunOptions{})
+	out, err = base.RunCode(ctx, `[typeof codemode.echo, (await codemode.add({ a: 1, b: 2 })).sum]`, client.RunOptions{})
 	if err != nil || out.Kind != client.Success || string(out.Value) != `["function",3]` {
 		t.Fatalf("the plain client: %+v %v", out, err)
 	}

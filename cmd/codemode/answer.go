@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
+)
+
+// Exit statuses of run and approve: 0 completed, 1 error (and any failure
+// of the command), 3 paused awaiting approval.
+const (
+	exitCompleted = 0
+	exitError     = 1
+	exitPaused    = 3
+)
+
+// exitStatus is an answer's exit status.
+func exitStatus(a codetool.Answer) int {
+	switch a.Status {
+	case codetool.StatusCompleted:
+		return exitCompleted
+	case codetool.StatusPaused:
+		return exitPaused
+	}
+	return exitError
+}
+
+// answerPrinter prints answers: as one JSON line with --json, else for a
+// person (the program's file name in positions, the approve and reject
+// commands of a pause).
+type answerPrinter struct {
+	asJSON bool
+	path   string        // the program's file, or "" (approve)
+	jf     *journalFlags // for a pause's hints; nil for plain runs
+	cf     *contractFlags
+}
+
+// print prints a and returns its exit status.
+func (p answerPrinter) print(a codetool.Answer, stdout, stderr io.Writer) (int, error) {
+	if p.asJSON {
+		b, err := a.MarshalJSON()
+		if err != nil {
+			return 0, err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return exitStatus(a), err
+	}
+	for _, l := range a.Logs {
+		fmt.Fprintln(stderr, escapeControls(l))
+	}
+	switch a.Status {
+	case codetool.StatusCompleted:
+		printContent(stdout, a.Content)
+		if text, ok := valueText(a.Value); ok {
+			fmt.Fprintln(stdout, text)
+		}
+	case codetool.StatusPaused:
+		p.printPause(a, stdout)
+	default:
+		what := "program failed"
+		if p.jf != nil {
+			what = "execution " + a.ExecutionID + " failed"
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", what, escapeControls(p.named(a.Error)))
+	}
+	return exitStatus(a), nil
+}
+
+// printPause lists a pause's pending actions and the commands that decide
+// them, with the journal and tools flags the run was given.
+func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
+	fmt.Fprintf(stdout, "paused: execution %s waits for approval of %d action(s)\n", a.ExecutionID, len(a.Pending))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEQ\tACTION")
+	for _, pa := range a.Pending {
+		fmt.Fprintf(tw, "%d\t%s\n", pa.Seq, action(pa.Connector, pa.Method, pa.Args, 200))
+	}
+	tw.Flush()
+	journal := ""
+	if p.jf != nil && !p.jf.fromEnv {
+		journal = " --journal " + shellQuote(redactDSN(p.jf.path))
+	}
+	if p.jf != nil && p.jf.name != "default" {
+		journal += " --name " + shellQuote(p.jf.name)
+	}
+	seqs := ""
+	for _, pa := range a.Pending {
+		seqs += " " + strconv.FormatUint(pa.Seq, 10)
+	}
+	tools := " --tools FILE"
+	if p.cf != nil {
+		tools = p.cf.given()
+	}
+	fmt.Fprintf(stdout, "approve all: codemode approve%s%s %s%s\n", journal, tools, a.ExecutionID, seqs)
+	fmt.Fprintf(stdout, "reject one:  codemode reject%s %s SEQ\n", journal, a.ExecutionID)
+}
+
+// named shows positions in the program's file name instead of the name
+// programs run under ("agent.ts:3:5" becomes "report.ts:3:5"), for a person
+// reading the command's output; --json keeps the names as they are.
+func (p answerPrinter) named(text string) string {
+	if p.path == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, "agent.ts:", filepath.Base(p.path)+":")
+}
+
+// valueText renders a value for a person: a JSON string as its text, any
+// other JSON as it is; ok is false for none (null).
+func valueText(v json.RawMessage) (string, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return escapeControls(s), true
+	}
+	return escapeControls(string(v)), true
+}
+
+// printContent prints a program's result content for a person: text as
+// it is (control characters escaped), an image as a line naming it.
+func printContent(stdout io.Writer, content []contract.Content) {
+	for _, c := range content {
+		switch c.Type {
+		case "text":
+			fmt.Fprintln(stdout, escapeControls(c.Text))
+		case "image":
+			fmt.Fprintf(stdout, "[image %s, %d base64 characters]\n", escapeControls(c.MimeType), len(c.Data))
+		}
+	}
+}
+
+// escapeControls escapes the control characters a program wrote (terminal
+// escapes, carriage returns) so it cannot repaint the terminal of the
+// person reading: each becomes \xNN or \uNNNN; newlines and tabs stay.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isControl reports whether r is a control character other than a newline
+// or a tab: C0, DEL, C1, and the bidirectional overrides that reorder what
+// a terminal shows.
+func isControl(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// shellQuote quotes a word for a shell command line when it needs it.
+func shellQuote(value string) string {
+	if strings.ContainsAny(value, " \t'\"\\$`;&|<>()*?!#~") {
+		return "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
+	}
+	return value
+}
+
+// action renders a call as connector.method(args), args cut to max
+// characters, control characters escaped.
+func action(connector, method string, args json.RawMessage, max int) string {
+	return escapeControls(connector + "." + method + "(" + cut(string(args), max) + ")")
+}
+
+// cut shortens s to at most max runes, marking the cut with "…", and puts
+// it on one line.
+func cut(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max-1]) + "…"
+}
+
+// printJSON writes v as one line of JSON, "<", ">" and "&" as they are
+// (json.Marshal would write \u003c, \u003e and \u0026).
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
+)
+
+// cmdApprove is `codemode approve ID [SEQ...]`: approve the pending
+// actions of a paused execution and continue it; with SEQs, only if they
+// are exactly the actions it awaits (the ones a person saw).
+func cmdApprove(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("approve").withTools().withRuntime()
+	if err := j.parse(args, 1, 1<<16, stdout, stderr); err != nil {
+		return 0, err
+	}
+	seqs, err := parseSeqs(j.args[1:], j.args[0])
+	if err != nil {
+		return 0, err
+	}
+	s, err := j.open(ctx, j.args[0], stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	h, id := s.handle, j.args[0]
+	var answer codetool.Answer
+	if len(seqs) > 0 {
+		answer, err = h.ApprovePending(ctx, id, seqs)
+		if errors.Is(err, durable.ErrPendingChanged) {
+			return 0, fmt.Errorf("approve: %w", err)
+		}
+	} else {
+		answer, err = h.Approve(ctx, id)
+	}
+	if errors.Is(err, durable.ErrNotPaused) {
+		if e, eerr := h.Execution(ctx, id); eerr == nil {
+			return 0, fmt.Errorf("approve: execution %s is %s: only a paused execution can be approved", id, e.Status)
+		}
+	}
+	if err != nil {
+		return 0, notFound(err, id, j.jf.name)
+	}
+	return j.printer().print(answer, stdout, stderr)
+}
+
+// parseSeqs parses the SEQ arguments of approve.
+func parseSeqs(args []string, id string) ([]uint64, error) {
+	var seqs []uint64
+	for _, a := range args {
+		seq, err := strconv.ParseUint(a, 10, 64)
+		if err != nil || seq == 0 {
+			return nil, usageError{fmt.Sprintf("approve: SEQ %q is not a positive number (codemode pending %s lists them)", a, id)}
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, nil
+}
+
+// cmdReject is `codemode reject ID SEQ`: reject a pending action, which
+// ends the execution.
+func cmdReject(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("reject")
+	if err := j.parse(args, 1, 2, stdout, stderr); err != nil {
+		return 0, err
+	}
+	if len(j.args) == 1 {
+		return 0, usageError{fmt.Sprintf("reject: give the SEQ of the pending action after the ID: codemode reject %s SEQ (codemode pending %s lists them)", j.args[0], j.args[0])}
+	}
+	id := j.args[0]
+	seq, err := strconv.ParseUint(j.args[1], 10, 64)
+	if err != nil || seq == 0 {
+		return 0, usageError{fmt.Sprintf("reject: SEQ %q is not a positive number (codemode pending lists them)", j.args[1])}
+	}
+	s, err := j.open(ctx, id, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	ok, err := s.handle.Reject(ctx, id, seq)
+	if err != nil {
+		return 0, err
+	}
+	if j.jf.asJSON {
+		if err := printJSON(stdout, map[string]bool{"rejected": ok}); err != nil {
+			return 0, err
+		}
+	}
+	if !ok {
+		// On stderr with --json too: the object says false, this says why.
+		if _, err := s.handle.Execution(ctx, id); errors.Is(err, store.ErrNotFound) {
+			fmt.Fprintf(stderr, "codemode: no execution %s in runtime %q\n", id, j.jf.name)
+		} else {
+			fmt.Fprintf(stderr, "codemode: action %d of %s is not pending (see codemode pending)\n", seq, id)
+		}
+		return exitError, nil
+	}
+	if !j.jf.asJSON {
+		fmt.Fprintf(stdout, "rejected action %d; execution %s is rejected (earlier actions stay applied: codemode rollback undoes them)\n", seq, id)
+	}
+	return 0, nil
+}
+
+// cmdRollback is `codemode rollback ID`: revert the execution's applied
+// actions that have a revert, newest first.
+func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("rollback").withTools()
+	if err := j.parse(args, 1, 1, stdout, stderr); err != nil {
+		return 0, err
+	}
+	id := j.args[0]
+	s, err := j.open(ctx, id, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	h := s.handle
+	before, err := h.Execution(ctx, id)
+	if err != nil {
+		return 0, notFound(err, id, j.jf.name)
+	}
+	rbErr := h.Rollback(ctx, id)
+	var rb *durable.RollbackError
+	if rbErr != nil && !errors.As(rbErr, &rb) {
+		return 0, rbErr
+	}
+	e, err := h.Execution(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	reverted := countReverted(e) - countReverted(before)
+	if err := printRollback(j, id, e, reverted, rbErr, stdout, stderr); err != nil {
+		return 0, err
+	}
+	// Why nothing was reverted, on stderr with --json too.
+	if rbErr == nil && reverted == 0 && before.Status == store.StatusRolledBack {
+		fmt.Fprintf(stderr, "codemode: nothing was reverted: %s was already rolled back (%d action(s) reverted then)\n", id, countReverted(before))
+	} else if rbErr == nil && reverted == 0 {
+		fmt.Fprintf(stderr, "codemode: nothing was reverted: no applied action of %s has a revert (the tools file's \"revert\")\n", id)
+	}
+	if rbErr != nil || reverted == 0 {
+		return exitError, nil
+	}
+	return 0, nil
+}
+
+// printRollback says what a rollback did.
+func printRollback(j *journalCommand, id string, e *store.Execution, reverted int, rbErr error, stdout, stderr io.Writer) error {
+	if j.jf.asJSON {
+		v := map[string]any{"executionId": id, "status": e.Status, "reverted": reverted}
+		if rbErr != nil {
+			v["error"] = rbErr.Error()
+		}
+		return printJSON(stdout, v)
+	}
+	fmt.Fprintf(stdout, "%s is %s; %d action(s) reverted\n", id, e.Status, reverted)
+	if rbErr != nil {
+		fmt.Fprintf(stderr, "codemode: %s\n", escapeControls(oneLine(rbErr.Error())))
+	}
+	return nil
+}
+
+// cmdExpire is `codemode expire`: end executions paused or running for
+// longer than --max-age.
+func cmdExpire(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("expire")
+	maxAge := j.fs.Duration("max-age", durable.DefaultPausedTTL, "end executions paused or running for longer than this")
+	if err := j.parse(args, 0, 0, stdout, stderr); err != nil {
+		return 0, err
+	}
+	if *maxAge <= 0 {
+		return 0, usageError{"expire: --max-age must be positive"}
+	}
+	s, err := j.open(ctx, "", stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	ids, err := s.handle.ExpirePaused(ctx, *maxAge)
+	if err != nil {
+		return 0, err
+	}
+	if j.jf.asJSON {
+		if ids == nil {
+			ids = []string{}
+		}
+		return 0, printJSON(stdout, map[string][]string{"expired": ids})
+	}
+	for _, id := range ids {
+		fmt.Fprintln(stdout, id)
+	}
+	if len(ids) == 0 {
+		fmt.Fprintf(stderr, "codemode: no execution was paused or running for longer than %s\n", *maxAge)
+	}
+	return 0, nil
+}
+
+// cmdDelete is `codemode delete ID`: remove an execution from the journal.
+func cmdDelete(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("delete")
+	if err := j.parse(args, 1, 1, stdout, stderr); err != nil {
+		return 0, err
+	}
+	id := j.args[0]
+	s, err := j.open(ctx, id, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	ok, err := s.handle.DeleteExecution(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if j.jf.asJSON {
+		if err := printJSON(stdout, map[string]bool{"deleted": ok}); err != nil {
+			return 0, err
+		}
+	} else if ok {
+		fmt.Fprintf(stdout, "deleted %s\n", id)
+	}
+	if !ok {
+		// On stderr with --json too: the object says false, this says why.
+		fmt.Fprintf(stderr, "codemode: no execution %s in runtime %q\n", id, j.jf.name)
+		return exitError, nil
+	}
+	return 0, nil
+}
+
+// cmdPrune is `codemode prune`: keep only the --keep newest ended
+// executions.
+func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("prune")
+	keep := j.fs.Int("keep", durable.DefaultMaxExecutions, "how many ended executions to keep")
+	if err := j.parse(args, 0, 0, stdout, stderr); err != nil {
+		return 0, err
+	}
+	if *keep < 0 {
+		return 0, usageError{"prune: --keep must be at least 0"}
+	}
+	s, err := j.open(ctx, "", stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	n, err := s.handle.PruneExecutions(ctx, *keep)
+	if err != nil {
+		return 0, err
+	}
+	if j.jf.asJSON {
+		return 0, printJSON(stdout, map[string]int{"removed": n})
+	}
+	fmt.Fprintf(stdout, "removed %d ended execution(s)\n", n)
+	return 0, nil
+}

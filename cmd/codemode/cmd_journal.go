@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
+)
+
+// journalCommand is the set-up of a command over recorded executions: its
+// flags, parsed, and, once open is called, the session over the journal.
+type journalCommand struct {
+	name string
+	fs   *flag.FlagSet
+	jf   journalFlags
+	cf   *contractFlags // approve and rollback: the tools the runs used
+	rf   *runtimeFlags  // approve: where the replay runs
+	// timeout is approve's replay deadline.
+	timeout time.Duration
+	args    []string
+}
+
+// newJournalCommand registers the journal flags of command on a new flag
+// set; the caller registers its own before parsing.
+func newJournalCommand(name string) *journalCommand {
+	j := &journalCommand{name: name, fs: flag.NewFlagSet(name, flag.ContinueOnError), timeout: 30 * time.Second}
+	j.jf.register(j.fs)
+	return j
+}
+
+// withTools registers the tools flags (approve, rollback).
+func (j *journalCommand) withTools() *journalCommand {
+	j.cf = &contractFlags{}
+	j.cf.register(j.fs)
+	return j
+}
+
+// withRuntime registers the runtime flags and the replay's deadline
+// (approve).
+func (j *journalCommand) withRuntime() *journalCommand {
+	j.rf = &runtimeFlags{}
+	j.rf.register(j.fs)
+	j.fs.DurationVar(&j.timeout, "timeout", j.timeout, "the replay's deadline")
+	return j
+}
+
+// parse parses args and checks that the positional arguments number
+// between least and most.
+func (j *journalCommand) parse(args []string, least, most int, stdout, stderr io.Writer) error {
+	positional, err := parse(j.fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	j.jf.parsed(j.fs, stderr)
+	if len(positional) < least || len(positional) > most {
+		return usageError{fmt.Sprintf("%s: wrong arguments %q (see codemode %s --help)", j.name, positional, j.name)}
+	}
+	if j.rf != nil {
+		if err := j.rf.check(j.name); err != nil {
+			return err
+		}
+	}
+	if j.timeout <= 0 {
+		return usageError{j.name + ": --timeout must be positive"}
+	}
+	j.args = positional
+	return nil
+}
+
+// open opens the journal (which must exist) and the handle; with tools
+// flags but no tools, it says which tools the execution id ran with.
+func (j *journalCommand) open(ctx context.Context, id string, stderr io.Writer) (*session, error) {
+	if j.jf.path == "" {
+		return nil, usageError{j.name + ": --journal FILE.db is required (or set $" + journalEnv + ")"}
+	}
+	j.jf.mustExist = true
+	if j.cf != nil && !j.cf.any() {
+		return nil, j.missingTools(ctx, id, stderr)
+	}
+	return openSession(ctx, sessionOptions{command: j.name, cf: j.cf, jf: &j.jf, rf: j.rf, timeout: j.timeout}, stderr)
+}
+
+// missingTools is the error of approve or rollback without the tools: it
+// names those the execution ran with.
+func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.Writer) error {
+	what := map[string]string{"approve": "the replay calls them", "rollback": "their reverts undo the actions"}[j.name]
+	hint := fmt.Sprintf("%s: give the tools %s ran with: --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC (%s)", j.name, id, what)
+	s, err := openSession(ctx, sessionOptions{command: j.name, jf: &j.jf}, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if e, err := s.handle.Execution(ctx, id); err == nil && len(e.Connectors) > 0 {
+		hint += "; it recorded the namespace(s) " + strings.Join(e.Connectors, ", ")
+	}
+	return usageError{hint}
+}
+
+// notFound rewords a missing execution for a person.
+func notFound(err error, id, name string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no execution %s in runtime %q (codemode executions lists them)", id, name)
+	}
+	return err
+}
+
+// cmdExecutions is `codemode executions`: the newest executions.
+func cmdExecutions(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("executions")
+	limit := j.fs.Int("limit", 20, "show the N newest executions (0: all)")
+	if err := j.parse(args, 0, 0, stdout, stderr); err != nil {
+		return 0, err
+	}
+	if *limit < 0 {
+		return 0, usageError{"executions: --limit must be at least 0"}
+	}
+	s, err := j.open(ctx, "", stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	list, err := s.handle.Executions(ctx, *limit)
+	if err != nil {
+		return 0, err
+	}
+	if j.jf.asJSON {
+		if list == nil {
+			list = []*store.Execution{}
+		}
+		return 0, printJSON(stdout, list)
+	}
+	if len(list) == 0 && j.jf.name != "default" {
+		fmt.Fprintf(stdout, "no executions under the runtime name %q (--name) in %s\n", j.jf.name, redactDSN(j.jf.path))
+		return 0, nil
+	}
+	printExecutions(stdout, list, time.Now())
+	return 0, nil
+}
+
+// cmdShow is `codemode show ID`: one execution.
+func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("show")
+	if err := j.parse(args, 1, 1, stdout, stderr); err != nil {
+		return 0, err
+	}
+	s, err := j.open(ctx, j.args[0], stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	e, err := s.handle.Execution(ctx, j.args[0])
+	if err != nil {
+		return 0, notFound(err, j.args[0], j.jf.name)
+	}
+	if j.jf.asJSON {
+		return 0, printJSON(stdout, e)
+	}
+	printExecution(stdout, e, time.Now())
+	return 0, nil
+}
+
+// cmdPending is `codemode pending [ID]`: the actions awaiting approval.
+func cmdPending(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("pending")
+	if err := j.parse(args, 0, 1, stdout, stderr); err != nil {
+		return 0, err
+	}
+	id := ""
+	if len(j.args) == 1 {
+		id = j.args[0]
+	}
+	s, err := j.open(ctx, id, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	if id != "" {
+		if _, err := s.handle.Execution(ctx, id); err != nil {
+			return 0, notFound(err, id, j.jf.name)
+		}
+	}
+	p, err := s.handle.Pending(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if j.jf.asJSON {
+		if p == nil {
+			p = []store.PendingAction{}
+		}
+		return 0, printJSON(stdout, p)
+	}
+	printPending(ctx, stdout, s.handle, p, time.Now())
+	return 0, nil
+}
+
+// printer is the answer printer of a journal command.
+func (j *journalCommand) printer() answerPrinter {
+	return answerPrinter{asJSON: j.jf.asJSON, jf: &j.jf, cf: j.cf}
+}
+
+// age renders how long ago ms (Unix milliseconds) was: 42s, 5m, 3h, 2d.
+func age(ms int64, now time.Time) string {
+	d := now.Sub(time.UnixMilli(ms))
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// detail is what a person most needs to know about an execution: its
+// pending actions, its error, or its result.
+func detail(e *store.Execution) string {
+	switch e.Status {
+	case store.StatusPaused:
+		var parts []string
+		for _, l := range e.Log {
+			if l.State == store.EntryPending {
+				parts = append(parts, fmt.Sprintf("#%d %s", l.Seq, action(l.Connector, l.Method, l.Args, 60)))
+			}
+		}
+		return "awaits approval: " + strings.Join(parts, ", ")
+	case store.StatusCompleted:
+		return "value: " + escapeControls(cut(string(e.Value), 70))
+	case store.StatusRunning:
+		return ""
+	case store.StatusRolledBack:
+		return fmt.Sprintf("%d action(s) reverted", countReverted(e))
+	}
+	return escapeControls(cut(e.Error, 80))
+}
+
+func calls(e *store.Execution) int {
+	n := 0
+	for _, l := range e.Log {
+		if !l.IsStep() {
+			n++
+		}
+	}
+	return n
+}
+
+func printExecutions(w io.Writer, list []*store.Execution, now time.Time) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no executions")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tAGE\tUPDATED\tCALLS\tDETAIL")
+	for _, e := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", e.ID, e.Status, age(e.CreatedAt, now), age(e.UpdatedAt, now), calls(e), detail(e))
+	}
+	tw.Flush()
+}
+
+func printExecution(w io.Writer, e *store.Execution, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "execution\t%s\n", e.ID)
+	fmt.Fprintf(tw, "status\t%s\n", e.Status)
+	fmt.Fprintf(tw, "created\t%s (%s ago)\n", time.UnixMilli(e.CreatedAt).Format(time.RFC3339), age(e.CreatedAt, now))
+	fmt.Fprintf(tw, "updated\t%s (%s ago)\n", time.UnixMilli(e.UpdatedAt).Format(time.RFC3339), age(e.UpdatedAt, now))
+	fmt.Fprintf(tw, "passes\t%d\n", e.Passes)
+	fmt.Fprintf(tw, "connectors\t%s\n", strings.Join(e.Connectors, ", "))
+	if e.Error != "" {
+		fmt.Fprintf(tw, "error\t%s\n", escapeControls(oneLine(e.Error)))
+	}
+	if e.Status == store.StatusCompleted || len(e.Value) > 0 {
+		fmt.Fprintf(tw, "value\t%s\n", escapeControls(cut(string(e.Value), 500)))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\ncode:")
+	for _, l := range strings.Split(strings.TrimRight(e.Code, "\n"), "\n") {
+		fmt.Fprintln(w, "  "+escapeControls(l))
+	}
+	fmt.Fprintln(w, "\ntool log:")
+	if len(e.Log) == 0 {
+		fmt.Fprintln(w, "  (no calls)")
+	} else {
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SEQ\tSTATE\tACTION\tRESULT")
+		for _, l := range e.Log {
+			res := escapeControls(cut(string(l.Result), 60))
+			switch {
+			case l.Error != "":
+				res = "error: " + escapeControls(cut(l.Error, 60))
+			case l.Ephemeral:
+				res = "(not kept: replay reexecute)"
+			}
+			call := action(l.Connector, l.Method, l.Args, 80)
+			if l.RequiresApproval {
+				call += " [approval]"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", l.Seq, l.State, call, res)
+		}
+		tw.Flush()
+	}
+	if len(e.Logs) > 0 {
+		fmt.Fprintln(w, "\nconsole:")
+		for _, l := range e.Logs {
+			fmt.Fprintln(w, "  "+escapeControls(l))
+		}
+	}
+}
+
+func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store.PendingAction, now time.Time) {
+	if len(p) == 0 {
+		fmt.Fprintln(w, "no actions await approval")
+		return
+	}
+	ages := map[string]string{}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXECUTION\tSEQ\tWAITING\tACTION")
+	for _, a := range p {
+		if _, ok := ages[a.ExecutionID]; !ok {
+			ages[a.ExecutionID] = "?"
+			if e, err := h.Execution(ctx, a.ExecutionID); err == nil {
+				ages[a.ExecutionID] = age(e.UpdatedAt, now)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", a.ExecutionID, a.Seq, ages[a.ExecutionID], action(a.Connector, a.Method, a.Args, 200))
+	}
+	tw.Flush()
+}
+
+func countReverted(e *store.Execution) int {
+	n := 0
+	for _, l := range e.Log {
+		if l.State == store.EntryReverted {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
+)
+
+// journalEnv names the variable holding --journal's default.
+const journalEnv = "CODEMODE_JOURNAL"
+
+// journalFlags name the journal and the runtime name in it.
+type journalFlags struct {
+	path   string
+	name   string
+	asJSON bool
+	// fromEnv: the journal came from $CODEMODE_JOURNAL, not the command
+	// line (set by parsed).
+	fromEnv bool
+	// mustExist: open refuses a SQLite file that does not exist (the
+	// commands that work on recorded executions).
+	mustExist bool
+}
+
+func (j *journalFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&j.path, "journal", os.Getenv(journalEnv), "the journal: a SQLite file (FILE.db or sqlite:FILE, created when missing) or a PostgreSQL URL (postgres://…, shared by replicas) (default $"+journalEnv+")")
+	fs.StringVar(&j.name, "name", "default", "the runtime name: each name is a separate history in the journal")
+	fs.BoolVar(&j.asJSON, "json", false, "print JSON on one line instead of text")
+}
+
+// parsed notes, once fs is parsed, whether the journal came from the
+// environment, and says so on stderr: a journal is never used silently.
+func (j *journalFlags) parsed(fs *flag.FlagSet, stderr io.Writer) {
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "journal" })
+	if j.path != "" && !explicit {
+		j.fromEnv = true
+		fmt.Fprintf(stderr, "codemode: durable: journal %s (from $%s)\n", redactDSN(j.path), journalEnv)
+	}
+}
+
+// dsnPassword matches the password of a URL's user information.
+var dsnPassword = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
+
+// redactDSN hides a journal URL's password in messages.
+func redactDSN(dsn string) string { return dsnPassword.ReplaceAllString(dsn, "${1}xxxxx@") }
+
+// open opens the journal the flags name.
+func (j *journalFlags) open(ctx context.Context, command string) (store.Store, error) {
+	if j.path == "" {
+		return nil, usageError{command + ": --journal FILE.db is required (or set $" + journalEnv + ")"}
+	}
+	if j.mustExist {
+		if file, ok := sqliteFile(j.path); ok {
+			if _, err := os.Stat(file); err != nil {
+				return nil, fmt.Errorf("--journal %s: no journal there (%w); codemode run --journal creates one, the other commands open an existing one", j.path, err)
+			}
+		}
+	}
+	st, err := durable.OpenStore(ctx, j.path)
+	if err != nil {
+		return nil, fmt.Errorf("--journal %s: %w", redactDSN(j.path), err)
+	}
+	return st, nil
+}
+
+// sqliteFile returns the file a journal DSN names when durable.OpenStore
+// opens it as SQLite (a path, or sqlite:FILE), and false for PostgreSQL, an
+// unknown scheme, an in-memory database (":memory:") or a "file:" URI.
+func sqliteFile(dsn string) (string, bool) {
+	scheme, _, hasScheme := strings.Cut(dsn, "://")
+	path := dsn
+	switch {
+	case strings.TrimSpace(dsn) == "":
+		return "", false
+	case strings.HasPrefix(strings.ToLower(dsn), "sqlite:"):
+		path = dsn[len("sqlite:"):]
+	case hasScheme && !strings.ContainsAny(scheme, `/\`):
+		return "", false
+	}
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return "", false
+	}
+	return path, true
+}
+
+// session is what a command works with: the contract the tools flags name,
+// a runtime when it runs programs, and, with a journal, the durable handle
+// over them. close releases everything it opened, last opened first.
+type session struct {
+	contract *contract.Contract
+	client   *client.Client
+	handle   *durable.Handle
+	closes   []func()
+
+	// ex runs the programs (noPrograms without a runtime); store and run
+	// make more handles on the same journal (handleFor).
+	ex    client.Executor
+	store store.Store
+	run   client.RunOptions
+}
+
+func (s *session) close() {
+	for i := len(s.closes) - 1; i >= 0; i-- {
+		s.closes[i]()
+	}
+}
+
+// runner is what runs the session's programs: the durable handle with a
+// journal, else the plain client.
+func (s *session) runner() codetool.Runner {
+	if s.handle != nil {
+		return s.handle
+	}
+	return s.client
+}
+
+// sessionOptions say what a session opens.
+type sessionOptions struct {
+	command string
+	cf      *contractFlags // nil: no tools (journal commands that run nothing)
+	jf      *journalFlags  // nil or an empty path: plain
+	rf      *runtimeFlags  // nil: no runtime (the command runs no program)
+	timeout time.Duration  // each program's deadline
+	run     client.RunOptions
+	// contract, when set, is the contract, in place of cf's.
+	contract *contract.Contract
+}
+
+// openSession opens what o asks for.
+func openSession(ctx context.Context, o sessionOptions, stderr io.Writer) (*session, error) {
+	s := &session{}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+	var err error
+	if err := s.openContract(ctx, o, stderr); err != nil {
+		return nil, err
+	}
+	s.ex = noPrograms{}
+	if o.rf != nil {
+		rt, closeRuntime, err := o.rf.open(ctx, o.timeout)
+		if err != nil {
+			return nil, err
+		}
+		s.closes = append(s.closes, closeRuntime)
+		s.ex = rt
+	}
+	tp, stopTracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.closes = append(s.closes, stopTracing)
+	run := o.run
+	run.TracerProvider = tp
+	run.Limits.Timeout = o.timeout
+	if run.Approve == nil {
+		run.Approve = refuseApproval
+	}
+	s.client = client.New(s.ex, s.contract).WithDefaults(run)
+	if o.jf != nil && o.jf.path != "" {
+		if err := s.openHandle(ctx, o, s.ex, run); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return s, nil
+}
+
+// openContract builds the contract the tools flags name (an empty one
+// without them).
+func (s *session) openContract(ctx context.Context, o sessionOptions, stderr io.Writer) error {
+	if o.contract != nil {
+		s.contract = o.contract
+		return nil
+	}
+	if o.cf == nil {
+		c, err := contract.New()
+		s.contract = c
+		return err
+	}
+	o.cf.unattended = o.jf == nil || o.jf.path == ""
+	c, closeTools, err := o.cf.build(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	s.closes = append(s.closes, closeTools)
+	s.contract = c
+	return nil
+}
+
+// openHandle opens the journal and the durable handle over the contract.
+func (s *session) openHandle(ctx context.Context, o sessionOptions, ex client.Executor, run client.RunOptions) error {
+	if s.contract.HasInput() {
+		return usageError{o.command + ": --input-schema is for plain runs: an execution with a journal takes no input (a snippet reads the input codemode.run gives it)"}
+	}
+	st, err := o.jf.open(ctx, o.command)
+	if err != nil {
+		return err
+	}
+	s.closes = append(s.closes, func() { st.Close() })
+	s.store, s.ex, s.run = st, ex, run
+	h, err := s.handleFor(o.jf.name)
+	if err != nil {
+		return usageError{o.command + ": " + strings.TrimPrefix(err.Error(), "durable: ")}
+	}
+	s.handle = h
+	return nil
+}
+
+// handleFor is a durable handle on the session's journal for the runtime
+// name.
+func (s *session) handleFor(name string) (*durable.Handle, error) {
+	return durable.New(s.store, s.ex, s.contract, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider})
+}
+
+// refuseApproval answers a plain run's call that needs approval: a plain
+// run has no one to ask, so it says how to get one.
+func refuseApproval(_ context.Context, call client.ToolCall) error {
+	return fmt.Errorf("%s.%s needs a person's approval before it runs, and a plain run cannot ask for it: run with --journal FILE.db (the run pauses until a person approves), or mark the tool approval-free (--approval never for MCP and OpenAPI tools; the tools file's requiresApproval)",
+		call.Namespace, call.Tool)
+}
+
+// noPrograms is the executor of commands that run no program.
+type noPrograms struct{}
+
+func (noPrograms) Description() string { return "no runtime" }
+func (noPrograms) TypeDefinitionFiles(context.Context) ([]drivers.TypeDefinitionFile, error) {
+	return nil, nil
+}
+func (noPrograms) Execute(context.Context, client.ExecuteRequest) (*client.Outcome, error) {
+	return nil, errors.New("this command runs no program")
+}

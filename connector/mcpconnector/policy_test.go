@@ -1,0 +1,85 @@
+package mcpconnector_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/mcptest"
+)
+
+// memory connects the real memory MCP server with a fresh graph file,
+// under an approval rule and policies.
+func memory(t *testing.T, approval mcpconnector.Approval, policies map[string]contract.Policy) *mcpconnector.Upstream {
+	t.Helper()
+	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Name: "memory", Command: mcptest.Command(t, "mcp-server-memory"),
+		Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}, Approval: approval, Policies: policies})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { u.Close() })
+	return u
+}
+
+// approvals are which of an upstream's tools need approval.
+func approvals(t *testing.T, u *mcpconnector.Upstream) map[string]bool {
+	t.Helper()
+	tools, _, err := u.ContractTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, tool := range tools {
+		got[tool.Name()] = tool.Policy().NeedsApproval(json.RawMessage(`{}`))
+	}
+	return got
+}
+
+// TestApprovalFromAnnotations: the memory server annotates its tools, and
+// under the default rule deletions (destructive) need approval while
+// creations and reads do not; the other rules and a policy override that.
+func TestApprovalFromAnnotations(t *testing.T) {
+	destructive := map[string]bool{"create_entities": false, "create_relations": false, "add_observations": false, "delete_entities": true,
+		"delete_observations": true, "delete_relations": true, "read_graph": false, "search_nodes": false, "open_nodes": false}
+	revert := func(context.Context, json.RawMessage, json.RawMessage) error { return nil }
+	for _, tc := range []struct {
+		name     string
+		rule     mcpconnector.Approval
+		policies map[string]contract.Policy
+		want     func(tool string) bool
+	}{
+		{"default", "", nil, func(tool string) bool { return destructive[tool] }},
+		{"destructive", mcpconnector.ApprovalDestructive, nil, func(tool string) bool { return destructive[tool] }},
+		{"always", mcpconnector.ApprovalAlways, nil, func(string) bool { return true }},
+		{"never", mcpconnector.ApprovalNever, nil, func(string) bool { return false }},
+		{"a policy replaces the rule", "", map[string]contract.Policy{"delete_relations": {Revert: revert}},
+			func(tool string) bool { return destructive[tool] && tool != "delete_relations" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := approvals(t, memory(t, tc.rule, tc.policies))
+			for tool := range destructive {
+				if got[tool] != tc.want(tool) {
+					t.Errorf("%s: needs approval %v, want %v", tool, got[tool], tc.want(tool))
+				}
+			}
+		})
+	}
+	u := memory(t, "", map[string]contract.Policy{"drop_everything": {}})
+	if _, _, err := u.ContractTools(); err == nil || !strings.Contains(err.Error(), `no tool "drop_everything"`) {
+		t.Fatalf("a policy for a missing tool: %v", err)
+	}
+}
+
+func TestConfigApprovalRule(t *testing.T) {
+	servers, err := mcpconnector.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "approval": "never"}, "b": {"command": "y"}}}`))
+	if err != nil || servers[0].Approval != mcpconnector.ApprovalNever || servers[1].Approval != "" {
+		t.Fatalf("servers %+v, %v", servers, err)
+	}
+	if _, err := mcpconnector.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "approval": "sometimes"}}}`)); err == nil || !strings.Contains(err.Error(), `approval "sometimes"`) {
+		t.Fatalf("an unknown rule: %v", err)
+	}
+}

@@ -1,0 +1,52 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"github.com/codemode-go/codemode/durable/store"
+)
+
+// A journal written by schema version 1 (a rowid tool log with a state
+// index) is migrated in place: its history is kept and pending actions are
+// still found.
+func TestMigrateFromVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{migrations[0], "PRAGMA user_version = 1",
+		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`,
+		`INSERT INTO tool_log VALUES ('default', 'exec_1', 1, 'gh', 'list', '{}', '[1]', '', 0, 0, 'applied', 2)`,
+		`INSERT INTO tool_log VALUES ('default', 'exec_1', 2, 'gh', 'create', '{"t":"x"}', NULL, '', 1, 0, 'pending', 2)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version %d, %v", v, err)
+	}
+	e, err := s.Execution(context.Background(), "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || string(e.Log[0].Result) != "[1]" || e.Log[1].State != store.EntryPending {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+	p, err := s.Pending(context.Background(), "default", "")
+	if err != nil || len(p) != 1 || p[0].Seq != 2 || string(p[0].Args) != `{"t":"x"}` {
+		t.Fatalf("pending %+v, %v", p, err)
+	}
+	var withoutRowid int
+	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'tool_log' AND sql LIKE '%WITHOUT ROWID%'`).Scan(&withoutRowid); err != nil || withoutRowid != 1 {
+		t.Fatalf("tool_log is not WITHOUT ROWID: %d %v", withoutRowid, err)
+	}
+}

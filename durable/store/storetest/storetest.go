@@ -1,0 +1,559 @@
+// Package storetest is the contract test suite of store.Store: every store
+// (durable/store/sqlite, durable/store/postgres) runs Run against a fresh, empty
+// store.
+//
+//	func TestStore(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) store.Store { return openFresh(t) })
+//	}
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/codemode-go/codemode/durable/store"
+)
+
+// Run runs the suite. newStore returns an empty store; Run closes it.
+func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"CreateAndRead", testCreateAndRead},
+		{"NotFound", testNotFound},
+		{"RuntimesAreSeparate", testRuntimesAreSeparate},
+		{"TransitionIsConditional", testTransitionIsConditional},
+		{"ConcurrentTransitionHasOneWinner", testConcurrentTransition},
+		{"EntriesOnlyWhileRunning", testEntriesOnlyWhileRunning},
+		{"EntryTransitions", testEntryTransitions},
+		{"ConcurrentEntryTransitionHasOneWinner", testConcurrentEntryTransition},
+		{"Pending", testPending},
+		{"Expire", testExpire},
+		{"Delete", testDelete},
+		{"PruneKeepsNewestTerminal", testPrune},
+		{"ExecutionsNewestFirst", testExecutionsOrder},
+		{"LargeValues", testLargeValues},
+		{"ClaimOnlyWhileRunning", testClaimOnlyWhileRunning},
+		{"ArbitraryStrings", testArbitraryStrings},
+		{"Snippets", testSnippets},
+		{"WriteEntriesInOneBatch", testWriteEntries},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() { _ = s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+const rt = "default"
+
+func create(t *testing.T, s store.Store, runtime, id string, at int64) {
+	t.Helper()
+	_, err := s.CreateExecution(context.Background(), runtime, &store.Execution{
+		ID: id, Code: "async () => 1", Status: store.StatusRunning, Connectors: []string{"github"},
+		CreatedAt: at, UpdatedAt: at, Passes: 1,
+	}, -1)
+	if err != nil {
+		t.Fatalf("CreateExecution(%s): %v", id, err)
+	}
+}
+
+func get(t *testing.T, s store.Store, runtime, id string) *store.Execution {
+	t.Helper()
+	e, err := s.Execution(context.Background(), runtime, id)
+	if err != nil {
+		t.Fatalf("Execution(%s): %v", id, err)
+	}
+	return e
+}
+
+func move(t *testing.T, s store.Store, id string, from []store.Status, to store.Status) bool {
+	t.Helper()
+	ok, err := s.TransitionExecution(context.Background(), rt, id, from, to, store.ExecutionUpdate{})
+	if err != nil {
+		t.Fatalf("TransitionExecution(%s -> %s): %v", id, to, err)
+	}
+	return ok
+}
+
+func entry(seq uint64, state store.EntryState) *store.Entry {
+	return &store.Entry{Seq: seq, Connector: "github", Method: "create_issue", Args: json.RawMessage(`{"title":"t"}`),
+		RequiresApproval: state == store.EntryPending, State: state, UpdatedAt: 5}
+}
+
+func insert(t *testing.T, s store.Store, runtime, id string, e *store.Entry) bool {
+	t.Helper()
+	ok, err := s.InsertEntry(context.Background(), runtime, id, e)
+	if err != nil {
+		t.Fatalf("InsertEntry(%s, %d): %v", id, e.Seq, err)
+	}
+	return ok
+}
+
+func testCreateAndRead(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	want := &store.Execution{ID: "exec_1_a", Code: "async () => github.x({})", Status: store.StatusRunning,
+		Connectors: []string{"github", "stripe"}, Seed: []byte("0123456789abcdef"), Clock: []float64{1.5, 1700000000000},
+		CreatedAt: 10, UpdatedAt: 10, Passes: 1}
+	if _, err := s.CreateExecution(ctx, rt, want, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateExecution(ctx, rt, want, -1); err == nil {
+		t.Fatal("creating the same ID twice succeeded")
+	}
+	insert(t, s, rt, want.ID, entry(2, store.EntryExecuting))
+	insert(t, s, rt, want.ID, entry(1, store.EntryApplied))
+	got := get(t, s, rt, want.ID)
+	if got.Code != want.Code || got.Status != want.Status || !slices.Equal(got.Connectors, want.Connectors) ||
+		string(got.Seed) != string(want.Seed) || !slices.Equal(got.Clock, want.Clock) || got.CreatedAt != 10 || got.Passes != 1 {
+		t.Fatalf("read back %+v, want %+v", got, want)
+	}
+	if len(got.Log) != 2 || got.Log[0].Seq != 1 || got.Log[1].Seq != 2 {
+		t.Fatalf("log %+v, want seq 1 then 2", got.Log)
+	}
+	if e := got.Log[1]; e.Connector != "github" || e.Method != "create_issue" || string(e.Args) != `{"title":"t"}` || e.State != store.EntryExecuting || e.Result != nil {
+		t.Fatalf("entry %+v", e)
+	}
+	res, msg, passes := json.RawMessage(`{"n":[1,2]}`), "", 2
+	ok, err := s.TransitionExecution(ctx, rt, want.ID, []store.Status{store.StatusRunning}, store.StatusCompleted,
+		store.ExecutionUpdate{At: 20, Value: res, Error: &msg, Logs: []string{"a", "b"}, Clock: []float64{3}, Passes: &passes})
+	if err != nil || !ok {
+		t.Fatalf("completing: %v, %v", ok, err)
+	}
+	got = get(t, s, rt, want.ID)
+	if got.Status != store.StatusCompleted || string(got.Value) != string(res) || !slices.Equal(got.Logs, []string{"a", "b"}) ||
+		got.UpdatedAt != 20 || !slices.Equal(got.Clock, []float64{3}) || got.Passes != 2 || string(got.Seed) != string(want.Seed) {
+		t.Fatalf("after completing: %+v", got)
+	}
+}
+
+func testNotFound(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if _, err := s.Execution(ctx, rt, "exec_missing"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Execution of a missing ID: %v, want ErrNotFound", err)
+	}
+	if ok := move(t, s, "exec_missing", []store.Status{store.StatusPaused}, store.StatusRunning); ok {
+		t.Fatal("a missing execution moved")
+	}
+	if e, err := s.DeleteExecution(ctx, rt, "exec_missing"); err != nil || e != nil {
+		t.Fatalf("DeleteExecution of a missing ID: %v, %v", e, err)
+	}
+	if _, ok, err := s.Entry(ctx, rt, "exec_missing", 1); ok || err != nil {
+		t.Fatalf("Entry of a missing execution: %v, %v", ok, err)
+	}
+}
+
+func testRuntimesAreSeparate(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, "research", "exec_1", 1)
+	create(t, s, "operations", "exec_2", 2)
+	if _, err := s.Execution(ctx, "operations", "exec_1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("runtime operations sees research's execution: %v", err)
+	}
+	for name, want := range map[string]string{"research": "exec_1", "operations": "exec_2"} {
+		list, err := s.Executions(ctx, name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1 || list[0].ID != want {
+			t.Fatalf("Executions(%s) = %d records, want only %s", name, len(list), want)
+		}
+	}
+	// The same ID may exist in two runtimes.
+	create(t, s, "operations", "exec_1", 3)
+	if insert(t, s, "research", "exec_1", entry(1, store.EntryApplied)); len(get(t, s, "operations", "exec_1").Log) != 0 {
+		t.Fatal("an entry of research's exec_1 shows in operations' exec_1")
+	}
+	if n, err := s.PruneExecutions(ctx, "research", 0); err != nil || n != 0 {
+		t.Fatalf("pruning research (nothing terminal): %d, %v", n, err)
+	}
+}
+
+func testTransitionIsConditional(t *testing.T, s store.Store) {
+	create(t, s, rt, "exec_1", 1)
+	paused := []store.Status{store.StatusPaused}
+	if move(t, s, "exec_1", paused, store.StatusRunning) {
+		t.Fatal("a running execution moved from paused")
+	}
+	if !move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused) {
+		t.Fatal("running -> paused failed")
+	}
+	if !move(t, s, "exec_1", []store.Status{store.StatusRunning, store.StatusPaused}, store.StatusRejected) {
+		t.Fatal("paused -> rejected (from a set) failed")
+	}
+	if move(t, s, "exec_1", paused, store.StatusRunning) {
+		t.Fatal("a rejected execution was revived")
+	}
+	if got := get(t, s, rt, "exec_1").Status; got != store.StatusRejected {
+		t.Fatalf("status %s, want rejected", got)
+	}
+}
+
+func testConcurrentTransition(t *testing.T, s store.Store) {
+	create(t, s, rt, "exec_1", 1)
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused)
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			ok, err := s.TransitionExecution(context.Background(), rt, "exec_1", []store.Status{store.StatusPaused}, store.StatusRunning, store.ExecutionUpdate{})
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d approvals won, want exactly 1", wins.Load())
+	}
+}
+
+func testEntriesOnlyWhileRunning(t *testing.T, s store.Store) {
+	create(t, s, rt, "exec_1", 1)
+	if !insert(t, s, rt, "exec_1", entry(1, store.EntryExecuting)) {
+		t.Fatal("insert into a running execution failed")
+	}
+	if insert(t, s, rt, "exec_1", entry(1, store.EntryExecuting)) {
+		t.Fatal("a taken seq was inserted twice")
+	}
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused)
+	if insert(t, s, rt, "exec_1", entry(2, store.EntryExecuting)) {
+		t.Fatal("an entry was added to a paused execution")
+	}
+	if insert(t, s, rt, "exec_missing", entry(1, store.EntryExecuting)) {
+		t.Fatal("an entry was added to a missing execution")
+	}
+}
+
+func testEntryTransitions(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, store.EntryExecuting))
+	res := json.RawMessage(`{"id":7}`)
+	ok, err := s.TransitionEntry(ctx, rt, "exec_1", 1, []store.EntryState{store.EntryPending}, store.EntryApplied, store.EntryUpdate{Result: res})
+	if err != nil || ok {
+		t.Fatalf("executing moved as if pending: %v, %v", ok, err)
+	}
+	ok, err = s.TransitionEntry(ctx, rt, "exec_1", 1, []store.EntryState{store.EntryExecuting}, store.EntryApplied, store.EntryUpdate{At: 9, Result: res})
+	if err != nil || !ok {
+		t.Fatalf("executing -> applied: %v, %v", ok, err)
+	}
+	e, found, err := s.Entry(ctx, rt, "exec_1", 1)
+	if err != nil || !found || e.State != store.EntryApplied || string(e.Result) != string(res) || e.UpdatedAt != 9 {
+		t.Fatalf("entry after applying: %+v, %v, %v", e, found, err)
+	}
+	msg := "boom"
+	insert(t, s, rt, "exec_1", entry(2, store.EntryExecuting))
+	if ok, err := s.TransitionEntry(ctx, rt, "exec_1", 2, []store.EntryState{store.EntryExecuting}, store.EntryError, store.EntryUpdate{Error: &msg}); !ok || err != nil {
+		t.Fatalf("executing -> error: %v, %v", ok, err)
+	}
+	if e, _, _ := s.Entry(ctx, rt, "exec_1", 2); e.Error != "boom" || e.State != store.EntryError {
+		t.Fatalf("entry 2: %+v", e)
+	}
+	// Entries of ended executions still move (rollback marks them reverted).
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusCompleted)
+	if ok, err := s.TransitionEntry(ctx, rt, "exec_1", 1, []store.EntryState{store.EntryApplied}, store.EntryReverted, store.EntryUpdate{}); !ok || err != nil {
+		t.Fatalf("applied -> reverted on a completed execution: %v, %v", ok, err)
+	}
+}
+
+func testConcurrentEntryTransition(t *testing.T, s store.Store) {
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, store.EntryPending))
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		to := store.EntryExecuting // an approval's replay
+		if i%2 == 1 {
+			to = store.EntryError // a reject
+		}
+		wg.Go(func() {
+			ok, err := s.TransitionEntry(context.Background(), rt, "exec_1", 1, []store.EntryState{store.EntryPending}, to, store.EntryUpdate{})
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d transitions out of pending won, want exactly 1", wins.Load())
+	}
+}
+
+func testPending(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i, id := range []string{"exec_1", "exec_2", "exec_3"} {
+		create(t, s, rt, id, int64(i+1))
+		insert(t, s, rt, id, entry(1, store.EntryApplied))
+		insert(t, s, rt, id, entry(3, store.EntryPending))
+		insert(t, s, rt, id, entry(2, store.EntryPending))
+	}
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused)
+	move(t, s, "exec_2", []store.Status{store.StatusRunning}, store.StatusPaused)
+	// exec_3 stays running: its pending entries are not shown yet.
+	all, err := s.Pending(ctx, rt, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range all {
+		got = append(got, fmt.Sprintf("%s/%d", p.ExecutionID, p.Seq))
+	}
+	if want := []string{"exec_1/2", "exec_1/3", "exec_2/2", "exec_2/3"}; !slices.Equal(got, want) {
+		t.Fatalf("Pending() = %v, want %v", got, want)
+	}
+	one, err := s.Pending(ctx, rt, "exec_2")
+	if err != nil || len(one) != 2 || one[0].ExecutionID != "exec_2" || one[0].Method != "create_issue" || string(one[0].Args) != `{"title":"t"}` {
+		t.Fatalf("Pending(exec_2) = %+v, %v", one, err)
+	}
+	if none, err := s.Pending(ctx, "other", ""); err != nil || len(none) != 0 {
+		t.Fatalf("Pending of another runtime = %+v, %v", none, err)
+	}
+}
+
+func testExpire(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_old_paused", 1)
+	create(t, s, rt, "exec_new_paused", 100)
+	create(t, s, rt, "exec_old_running", 1)
+	create(t, s, rt, "exec_done", 1)
+	move(t, s, "exec_old_paused", []store.Status{store.StatusRunning}, store.StatusPaused)
+	move(t, s, "exec_new_paused", []store.Status{store.StatusRunning}, store.StatusPaused)
+	move(t, s, "exec_done", []store.Status{store.StatusRunning}, store.StatusCompleted)
+	ids, err := s.ExpireExecutions(ctx, rt, store.StatusPaused, 50, store.StatusRejected, "expired awaiting approval", 200)
+	if err != nil || !slices.Equal(ids, []string{"exec_old_paused"}) {
+		t.Fatalf("expiring paused: %v, %v", ids, err)
+	}
+	ids, err = s.ExpireExecutions(ctx, rt, store.StatusRunning, 50, store.StatusError, "expired while running", 200)
+	if err != nil || !slices.Equal(ids, []string{"exec_old_running"}) {
+		t.Fatalf("expiring running: %v, %v", ids, err)
+	}
+	if e := get(t, s, rt, "exec_old_paused"); e.Status != store.StatusRejected || e.Error != "expired awaiting approval" || e.UpdatedAt != 200 {
+		t.Fatalf("expired paused run: %+v", e)
+	}
+	if e := get(t, s, rt, "exec_new_paused"); e.Status != store.StatusPaused {
+		t.Fatalf("a recent paused run was expired: %s", e.Status)
+	}
+	if move(t, s, "exec_old_paused", []store.Status{store.StatusPaused}, store.StatusRunning) {
+		t.Fatal("an approval revived an expired run")
+	}
+}
+
+func testDelete(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, store.EntryApplied))
+	e, err := s.DeleteExecution(ctx, rt, "exec_1")
+	if err != nil || e == nil || e.ID != "exec_1" || e.Status != store.StatusRunning {
+		t.Fatalf("DeleteExecution = %+v, %v", e, err)
+	}
+	if _, err := s.Execution(ctx, rt, "exec_1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted execution still readable: %v", err)
+	}
+	if _, found, _ := s.Entry(ctx, rt, "exec_1", 1); found {
+		t.Fatal("a deleted execution's entry is still readable")
+	}
+	// The ID is free again, with an empty log.
+	create(t, s, rt, "exec_1", 2)
+	if n := len(get(t, s, rt, "exec_1").Log); n != 0 {
+		t.Fatalf("a recreated execution has %d old entries", n)
+	}
+}
+
+func testPrune(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	statuses := []store.Status{store.StatusCompleted, store.StatusError, store.StatusRunning, store.StatusRejected,
+		store.StatusPaused, store.StatusRolledBack, store.StatusCompleted}
+	for i, st := range statuses {
+		id := fmt.Sprintf("exec_%d", i)
+		create(t, s, rt, id, int64(i))
+		insert(t, s, rt, id, entry(1, store.EntryApplied))
+		if st != store.StatusRunning {
+			move(t, s, id, []store.Status{store.StatusRunning}, st)
+		}
+	}
+	n, err := s.PruneExecutions(ctx, rt, 2)
+	if err != nil || n != 3 {
+		t.Fatalf("PruneExecutions(2) = %d, %v; want 3 (5 terminal, keep 2)", n, err)
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	// Newest first: exec_6 (completed), exec_5 (rolled_back) kept; exec_4
+	// (paused) and exec_2 (running) are never pruned.
+	if want := []string{"exec_6", "exec_5", "exec_4", "exec_2"}; !slices.Equal(ids, want) {
+		t.Fatalf("after pruning: %v, want %v", ids, want)
+	}
+	// Creating an execution prunes in the same step: the new one is running.
+	n, err = s.CreateExecution(ctx, rt, &store.Execution{ID: "exec_7", Code: "1", Status: store.StatusRunning, CreatedAt: 7, UpdatedAt: 7}, 1)
+	if err != nil || n != 1 {
+		t.Fatalf("CreateExecution(keep 1) pruned %d, %v; want 1", n, err)
+	}
+	if get(t, s, rt, "exec_7").Status != store.StatusRunning {
+		t.Fatal("the created execution is missing")
+	}
+	if n, err := s.PruneExecutions(ctx, rt, 0); err != nil || n != 1 {
+		t.Fatalf("PruneExecutions(0) = %d, %v; want 1", n, err)
+	}
+}
+
+func testExecutionsOrder(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i := range 5 {
+		create(t, s, rt, fmt.Sprintf("exec_%d", i), int64(100+i))
+	}
+	list, err := s.Executions(ctx, rt, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 || list[0].ID != "exec_4" || list[2].ID != "exec_2" {
+		t.Fatalf("Executions(3): %d records starting %v", len(list), list)
+	}
+	if list[0].Log == nil {
+		t.Fatal("Executions returns a nil log; want an empty one")
+	}
+}
+
+func testLargeValues(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	big := make([]byte, 0, store.MaxValueLength+2)
+	big = append(big, '"')
+	for len(big) < store.MaxValueLength-1 {
+		big = append(big, "é☃𝄞x"...)
+	}
+	big = append(big, '"')
+	e := entry(1, store.EntryApplied)
+	e.Result = big
+	insert(t, s, rt, "exec_1", e)
+	got, _, err := s.Entry(ctx, rt, "exec_1", 1)
+	if err != nil || string(got.Result) != string(big) {
+		t.Fatalf("a %d-byte result did not round-trip: %v", len(big), err)
+	}
+}
+
+// A pending action is claimed (pending -> executing) only while its run is
+// running: an approval cannot apply an action of a paused, rejected or
+// expired run. Other moves out of pending (a reject) do not need it.
+func testClaimOnlyWhileRunning(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	claim := func(seq uint64) bool {
+		t.Helper()
+		ok, err := s.TransitionEntry(ctx, rt, "exec_1", seq, []store.EntryState{store.EntryPending}, store.EntryExecuting, store.EntryUpdate{At: 7})
+		if err != nil {
+			t.Fatalf("claiming seq %d: %v", seq, err)
+		}
+		return ok
+	}
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, store.EntryPending))
+	insert(t, s, rt, "exec_1", entry(2, store.EntryPending))
+	insert(t, s, rt, "exec_1", entry(3, store.EntryPending))
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused)
+	if claim(1) {
+		t.Fatal("a pending action of a paused run was claimed")
+	}
+	move(t, s, "exec_1", []store.Status{store.StatusPaused}, store.StatusRunning) // approved
+	if !claim(1) {
+		t.Fatal("a pending action of a running run was not claimed")
+	}
+	msg := "rejected by user"
+	if ok, err := s.TransitionEntry(ctx, rt, "exec_1", 3, []store.EntryState{store.EntryPending}, store.EntryError, store.EntryUpdate{Error: &msg}); !ok || err != nil {
+		t.Fatalf("rejecting a pending action of a running run: %v, %v", ok, err)
+	}
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusError) // expired while running
+	if claim(2) {
+		t.Fatal("a pending action of an expired run was claimed")
+	}
+	if e, _, _ := s.Entry(ctx, rt, "exec_1", 2); e.State != store.EntryPending {
+		t.Fatalf("entry 2 is %s after a refused claim, want pending", e.State)
+	}
+}
+
+// Code, error messages and console lines are arbitrary strings: NUL,
+// astral characters and quotes round-trip exactly.
+func testArbitraryStrings(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	code := "async () => \"a\x00b\" + '𝄞' // \u0000 é"
+	if _, err := s.CreateExecution(ctx, rt, &store.Execution{ID: "exec_1", Code: code, Status: store.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
+		t.Fatal(err)
+	}
+	msg := "Error: bad\x00 input 'x' \"y\" 𝄞"
+	ok, err := s.TransitionExecution(ctx, rt, "exec_1", []store.Status{store.StatusRunning}, store.StatusError,
+		store.ExecutionUpdate{Error: &msg, Logs: []string{"nul\x00line", "[stderr] 𝄞"}})
+	if err != nil || !ok {
+		t.Fatalf("ending with an error message holding NUL: %v, %v", ok, err)
+	}
+	e := get(t, s, rt, "exec_1")
+	if e.Code != code || e.Error != msg || !slices.Equal(e.Logs, []string{"nul\x00line", "[stderr] 𝄞"}) {
+		t.Fatalf("read back code %q error %q logs %q", e.Code, e.Error, e.Logs)
+	}
+	if _, err := s.Execution(ctx, rt, "exec\x00bad"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Execution of an ID holding NUL: %v, want ErrNotFound", err)
+	}
+}
+
+// testWriteEntries checks store.EntryBatcher for a store that has it:
+// the moves apply in order and stay committed when the insert is refused.
+func testWriteEntries(t *testing.T, s store.Store) {
+	b, ok := s.(store.EntryBatcher)
+	if !ok {
+		t.Skip("the store is not a store.EntryBatcher")
+	}
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	insert(t, s, rt, "exec_1", entry(1, store.EntryExecuting))
+	insert(t, s, rt, "exec_1", entry(2, store.EntryExecuting))
+	applied := func(seq uint64, result string) store.EntryMove {
+		return store.EntryMove{Seq: seq, From: []store.EntryState{store.EntryExecuting}, To: store.EntryApplied,
+			Update: store.EntryUpdate{At: 7, Result: json.RawMessage(result)}}
+	}
+	inserted, err := b.WriteEntries(ctx, rt, "exec_1", []store.EntryMove{applied(1, `{"n":1}`)}, entry(3, store.EntryExecuting))
+	if err != nil || !inserted {
+		t.Fatalf("WriteEntries(apply 1, insert 3) = %v, %v", inserted, err)
+	}
+	// A taken seq: the insert is refused, the moves are committed; a move
+	// that does not apply (entry 1 is applied already) is skipped.
+	inserted, err = b.WriteEntries(ctx, rt, "exec_1", []store.EntryMove{applied(1, `{"n":9}`), applied(2, `{"n":2}`)}, entry(3, store.EntryExecuting))
+	if err != nil || inserted {
+		t.Fatalf("WriteEntries(apply 2, insert taken 3) = %v, %v", inserted, err)
+	}
+	// Moves alone, and on an execution no longer running (the actions
+	// happened: their results are recorded).
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusCompleted)
+	if inserted, err := b.WriteEntries(ctx, rt, "exec_1", []store.EntryMove{applied(3, `{"n":3}`)}, entry(4, store.EntryExecuting)); err != nil || inserted {
+		t.Fatalf("WriteEntries(apply 3, insert 4 into a completed execution) = %v, %v", inserted, err)
+	}
+	var got []string
+	for _, l := range get(t, s, rt, "exec_1").Log {
+		got = append(got, fmt.Sprintf("%d:%s:%s:%d", l.Seq, l.State, l.Result, l.UpdatedAt))
+	}
+	want := []string{`1:applied:{"n":1}:7`, `2:applied:{"n":2}:7`, `3:applied:{"n":3}:7`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("log after the batches: %v, want %v", got, want)
+	}
+	claim := store.EntryMove{Seq: 4, From: []store.EntryState{store.EntryPending}, To: store.EntryExecuting}
+	if _, err := b.WriteEntries(ctx, rt, "exec_1", []store.EntryMove{claim}, nil); err == nil {
+		t.Fatal("a batch claimed an entry")
+	}
+}

@@ -1,0 +1,575 @@
+// Package codeform turns code as models write it (a module with a default
+// export, a function expression, statements whose last expression is the
+// value, any of them in a Markdown fence) into a module the runner runs, and
+// maps positions in that module back to the code's own lines and columns.
+// The client runs and type-checks code through it; a recording runner
+// compiles saved programs with ProgramFunction.
+package codeform
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/codemode-go/codemode/typegen"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// Model-written code (normalizeCode in https://developers.cloudflare.com/agents/tools/codemode/api-reference/) comes in four forms: a module
+// with a default export, a function expression (`async () => {…}`), bare
+// statements whose last expression is the value, and any of these inside a
+// Markdown fence. normalize turns each into a module whose default export
+// runs the code with the scope's names in lexical scope and appends the
+// code's value as text content. Every code line keeps its line number plus
+// one (the wrapper's first line), and the few columns the wrapper shifts are
+// recorded, so positions map back exactly.
+
+// valueVar holds the code's value inside the wrapper; scopeVar is the scope.
+const (
+	scopeVar = "__codemodeScope"
+	valueVar = "__codemodeValue"
+)
+
+// edit is a change the wrapper made inside the code: at 1-based line and
+// 0-based column col (UTF-16 code units, in code coordinates), delta
+// ASCII characters were inserted (delta may be 0 for a same-length
+// replacement).
+type edit struct {
+	line, col, delta int
+}
+
+// Normalized is model-written code as a runnable module, with the way back
+// to the code's own coordinates.
+type Normalized struct {
+	// Module is the runnable module.
+	Module string
+	// Lines are the code's lines, as submitted.
+	Lines []string
+	edits []edit
+}
+
+// InCode reports whether a 1-based line and column of the module are in the
+// code rather than the wrapper (which also follows the code's last line).
+func (n *Normalized) InCode(line, col int) bool {
+	l := line - 1
+	if l < 1 || l > len(n.Lines) {
+		return false
+	}
+	end := 0
+	for _, r := range n.Lines[l-1] {
+		end += utf16.RuneLen(r)
+	}
+	for _, e := range n.edits {
+		if e.line == l {
+			end += e.delta
+		}
+	}
+	return col-1 <= end
+}
+
+// position maps a 1-based line and column of the module to the submitted
+// code. Positions in the wrapper's own text map to the nearest code line. A
+// nil n is the identity.
+func (n *Normalized) Position(line, col int) (int, int) {
+	if n == nil {
+		return line, col
+	}
+	l := line - 1
+	switch {
+	case l < 1:
+		return 1, 1
+	case l > len(n.Lines):
+		last := len(n.Lines)
+		return last, len(utf16.Encode([]rune(n.Lines[last-1]))) + 1
+	}
+	c := col
+	for _, e := range n.edits {
+		if e.line != l || col-1 < e.col {
+			continue
+		}
+		if col-1 < e.col+e.delta {
+			c -= col - 1 - e.col
+		} else {
+			c -= e.delta
+		}
+	}
+	return l, max(c, 1)
+}
+
+// wrapperPrefix is the module's first line for the statement and function
+// forms: it puts the scope's names in lexical scope and runs the code in an
+// async function whose value is kept.
+func wrapperPrefix(names []string, setup, opener string) string {
+	setScope := ""
+	if setup != "" {
+		setScope = fmt.Sprintf("%s = %s; ", scopeVar, scopeArg(setup))
+	}
+	return fmt.Sprintf("export default async (%s: %s) => { %sconst { %s } = %s; const %s = await (async () => {%s",
+		scopeVar, typegen.ScopeTypeName, setScope, strings.Join(names, ", "), scopeVar, valueVar, opener)
+}
+
+// scopeArg is the scope as the code receives it: passed through setup
+// when there is one.
+func scopeArg(setup string) string {
+	if setup == "" {
+		return scopeVar
+	}
+	return "((" + strings.ReplaceAll(setup, "\n", " ") + ") as (s: " + typegen.ScopeTypeName + ") => " + typegen.ScopeTypeName + ")(" + scopeVar + ")"
+}
+
+// returnValue makes the code's value the wrapper's: the runner sends it as
+// the outcome's value (Outcome.Value), and fails the program when JSON
+// cannot hold it (a function, a BigInt, a cycle).
+const returnValue = "return " + valueVar + ";"
+
+// Normalize turns model-written code into a module for a scope with the
+// given property names (namespaces, console, result and, for an
+// input-bearing contract, input).
+//
+// setup, when not empty, is a TypeScript expression of a function that the
+// wrapper applies to the scope before the code sees it (a client's
+// scope setup, for a runner too old to take it apart); it is printed on the wrapper's own lines, so the
+// code's positions do not move.
+func Normalize(code string, names []string, setup string) *Normalized {
+	if strings.Contains(code, "```") {
+		// Fences wrap the program when the text starts with one or is not
+		// code at all (prose around a fence); a fence inside valid code that
+		// starts otherwise is data (a template string building Markdown).
+		if strings.HasPrefix(strings.TrimSpace(code), "```") {
+			code = blankFences(code)
+		} else if _, ok := transform(code); !ok {
+			code = blankFences(code)
+		}
+	}
+	n := &Normalized{Lines: strings.Split(code, "\n")}
+	sc := scan(code)
+	switch {
+	case sc.exportDefault >= 0:
+		// A module: its default export is kept as a constant typed by the
+		// program contract and called by the wrapper's default export.
+		const repl = "const __codemodeDefault: " + typegen.ProgramTypeName + " ="
+		l, c := lineCol(code, sc.exportDefault)
+		n.edits = append(n.edits, edit{line: l, col: c, delta: len(repl) - sc.exportDefaultLen})
+		body := code[:sc.exportDefault] + repl + code[sc.exportDefault+sc.exportDefaultLen:]
+		n.Module = "\n" + body + "\n;\nexport default async (" + scopeVar + ": " + typegen.ScopeTypeName + ") => { " +
+			`if (typeof __codemodeDefault !== "function") throw new TypeError("the default export must be a function (the program), not " + (__codemodeDefault === null ? "null" : typeof __codemodeDefault)); ` +
+			"const " + valueVar + " = await __codemodeDefault(" + scopeArg(setup) + "); " + returnValue + " };\n"
+	case sc.exports:
+		// A module without a default export: it runs (its top level may
+		// throw first), then fails saying what a program is.
+		n.Module = "\n" + code + "\n;\nexport default async () => { throw new TypeError(\"the module has no default export: a program is a module whose default export is a function (export default async function ({ codemode }) { … }), a function expression, or statements\"); };\n"
+	case sc.isFunction && isExpression(trimFinalSemicolon(code, sc)):
+		// A function expression: called with the scope, contextually typed
+		// by the program contract.
+		body := trimFinalSemicolon(code, sc)
+		n.Module = wrapperPrefix(names, setup, " return await ((") + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + returnValue + " };\n"
+	case sc.startsParen && isExpression(trimFinalSemicolon(code, sc)):
+		// A parenthesized expression, such as (async () => …): called with
+		// the scope when it is a function, its value otherwise.
+		body := trimFinalSemicolon(code, sc)
+		n.Module = wrapperPrefix(names, setup, " const __codemodeFn: any = (") + "\n" + body + "\n); return typeof __codemodeFn === \"function\" ? await __codemodeFn(" + scopeVar + ") : await __codemodeFn;\n})(); " + returnValue + " };\n"
+	default:
+		body := code
+		if at, ok := lastExpression(code, sc); ok {
+			tail := trimFinalSemicolon(code[at:], scan(code[at:]))
+			body = code[:at] + "return (" + tail + "\n);"
+			l, c := lineCol(code, at)
+			n.edits = append(n.edits, edit{line: l, col: c, delta: len("return (")})
+		}
+		n.Module = wrapperPrefix(names, setup, "") + "\n" + body + "\n})(); " + returnValue + " };\n"
+	}
+	return n
+}
+
+// lineCol returns the 1-based line and the 0-based column of offset, in
+// UTF-16 code units as source maps, QuickJS and the TypeScript compiler
+// count them.
+func lineCol(s string, offset int) (int, int) {
+	line := 1 + strings.Count(s[:offset], "\n")
+	start := strings.LastIndexByte(s[:offset], '\n') + 1
+	col := 0
+	for _, r := range s[start:offset] {
+		col += utf16.RuneLen(r)
+	}
+	return line, col
+}
+
+// blankFences keeps only the first Markdown code fence's contents, blanking
+// the fence lines and everything outside them so line numbers stay those of
+// the submitted text. Code without a fence is returned as it is. normalize
+// applies it only to code that is not valid TypeScript as submitted.
+func blankFences(code string) string {
+	lines := strings.Split(code, "\n")
+	open, end := -1, -1
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			if open < 0 {
+				open = i
+			} else {
+				end = i
+				break
+			}
+		}
+	}
+	if open < 0 {
+		return code
+	}
+	if end < 0 {
+		end = len(lines)
+	}
+	for i := range lines {
+		if i <= open || i >= end {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// trimFinalSemicolon replaces a top-level semicolon that ends the code (only
+// space and comments after it) with a space, so the code can sit inside
+// parentheses; columns do not move.
+func trimFinalSemicolon(code string, sc scanned) string {
+	if sc.lastSemicolon < 0 || sc.afterLastSemicolon {
+		return code
+	}
+	return code[:sc.lastSemicolon] + " " + code[sc.lastSemicolon+1:]
+}
+
+// transform erases code as TypeScript and reports whether it parsed.
+func transform(code string) (string, bool) {
+	r := api.Transform(code, api.TransformOptions{Loader: api.LoaderTS, Target: api.ESNext})
+	return string(r.Code), len(r.Errors) == 0
+}
+
+// isExpression reports whether code parses as one expression.
+func isExpression(code string) bool {
+	_, ok := transform("(\n" + code + "\n);")
+	return ok
+}
+
+// statementKeywords start statements that are not expression statements.
+var statementKeywords = []string{"const", "let", "var", "function", "class", "if", "for", "while", "do", "switch",
+	"try", "return", "throw", "import", "export", "interface", "type", "enum", "declare", "namespace", "break",
+	"continue", "debugger", "with", "abstract", "module"}
+
+// lastExpression finds where the code's last top-level statement starts when
+// it is an expression statement. A candidate start is a line start or a
+// point after a semicolon at bracket depth 0; it is a real statement
+// boundary when putting a semicolon there leaves the program's meaning (its
+// erased JavaScript) unchanged.
+func lastExpression(code string, sc scanned) (int, bool) {
+	var whole string
+	attempts := 0
+	for i := len(sc.starts) - 1; i >= 0; i-- {
+		at := sc.starts[i]
+		tail := code[at:]
+		t := strings.TrimSpace(stripComments(tail))
+		if t == "" {
+			continue
+		}
+		if slices.Contains(statementKeywords, firstWord(tail)) || strings.HasPrefix(t, "{") || asyncFunction.MatchString(t) {
+			return 0, false // a declaration or another statement: no value
+		}
+		if strings.IndexByte(continuations, t[0]) >= 0 && continues(code[:at]) {
+			continue // a line that continues the statement before it
+		}
+		// Verified with esbuild, a bounded number of times, so that the work
+		// stays linear in the code's size.
+		if attempts++; attempts > maxExpressionAttempts {
+			return 0, false
+		}
+		if whole == "" {
+			js, ok := transform(code)
+			if !ok {
+				return 0, false
+			}
+			whole = dropEmptyStatements(js)
+		}
+		split, ok := transform(code[:at] + ";" + tail)
+		if !ok || dropEmptyStatements(split) != whole {
+			continue
+		}
+		if !isExpression(trimFinalSemicolon(tail, scan(tail))) {
+			return 0, false
+		}
+		return at, true
+	}
+	return 0, false
+}
+
+// continuations are the first characters of a line that continues the
+// statement on the lines before it (JavaScript inserts no semicolon before
+// them): member access, calls, indexing, tagged templates and binary
+// operators.
+const continuations = ".,?:=+-*/%&|^<>([`"
+
+// continues reports whether a line starting with a continuation character
+// surely continues the statement at the end of head: head is not empty and
+// ends neither with a semicolon nor with "}", after which a block statement
+// may have ended (that case is left to the esbuild check).
+func continues(head string) bool {
+	h := strings.TrimRight(head, " \t\r\n")
+	return h != "" && !strings.HasSuffix(h, ";") && !strings.HasSuffix(h, "}")
+}
+
+// maxExpressionAttempts bounds the esbuild checks lastExpression makes.
+const maxExpressionAttempts = 8
+
+// asyncFunction matches an async function declaration.
+var asyncFunction = regexp.MustCompile(`^async\s+function\b`)
+
+// dropEmptyStatements removes the lines esbuild prints for empty statements.
+func dropEmptyStatements(js string) string {
+	lines := strings.Split(js, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.TrimSpace(l) == ";" }), "\n")
+}
+
+// firstWord returns the identifier that starts s after space and comments.
+func firstWord(s string) string {
+	s = strings.TrimSpace(stripComments(s))
+	end := 0
+	for end < len(s) && (isIdentByte(s[end])) {
+		end++
+	}
+	return s[:end]
+}
+
+// stripComments blanks leading comments of s (only those before the first
+// token matter to callers).
+func stripComments(s string) string {
+	for {
+		t := strings.TrimLeft(s, " \t\r\n")
+		switch {
+		case strings.HasPrefix(t, "//"):
+			i := strings.IndexByte(t, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = t[i:]
+		case strings.HasPrefix(t, "/*"):
+			i := strings.Index(t[2:], "*/")
+			if i < 0 {
+				return ""
+			}
+			s = t[i+4:]
+		default:
+			return t
+		}
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+// scanned is what a light tokenizer learns about code: top-level statement
+// candidates, a top-level `export default`, whether the code starts as a
+// function expression, and its last top-level semicolon.
+type scanned struct {
+	starts             []int // candidate statement starts at depth 0
+	exportDefault      int   // offset of a top-level "export default", or -1
+	exportDefaultLen   int   // its length in bytes ("export default" plus the space between)
+	isFunction         bool  // the first token starts a function expression
+	startsParen        bool  // the first token is "(" (a parenthesized expression, or an arrow's parameters)
+	exports            bool  // a line starts with a top-level export: the code is a module
+	lastSemicolon      int   // offset of the last top-level ";", or -1
+	afterLastSemicolon bool  // a token follows the last top-level ";"
+	unterminated       bool  // a template literal ran to the end of the code
+}
+
+// ExportDefault returns the byte offset and length of code's top-level
+// `export default` (from the first letter of export to the last of
+// default), as Normalize finds it when it takes code for a module, or -1
+// and 0 when code has none. The words inside strings, comments, templates,
+// regular expressions and nested blocks do not count.
+func ExportDefault(code string) (offset, length int) {
+	sc := scan(code)
+	return sc.exportDefault, sc.exportDefaultLen
+}
+
+// scan tokenizes TypeScript loosely: comments, string, template and regular
+// expression literals and bracket depth, enough to find top-level
+// positions. It never fails; unbalanced input gives fewer candidates.
+func scan(code string) scanned {
+	sc := scanWith(code, false)
+	if sc.unterminated {
+		// A "/" after "}" began a regular expression (after a block), not a
+		// division, and a backtick inside it opened no template.
+		sc = scanWith(code, true)
+	}
+	return sc
+}
+
+// scanWith is scan; regexAfterBrace reads a "/" after "}" as the start of a
+// regular expression.
+func scanWith(code string, regexAfterBrace bool) scanned {
+	sc := scanned{exportDefault: -1, lastSemicolon: -1}
+	depth := 0
+	var templates []int // bracket depth at each open template substitution
+	prevWord := ""      // previous token when an identifier or keyword
+	regexOK := true
+	lineStart := true
+	first := true
+	var lastWordAt int
+	i := 0
+	for i < len(code) {
+		c := code[i]
+		if c == '\n' {
+			lineStart = true
+			i++
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' {
+			i++
+			continue
+		}
+		if c == '/' && i+1 < len(code) && code[i+1] == '/' {
+			for i < len(code) && code[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		if c == '/' && i+1 < len(code) && code[i+1] == '*' {
+			end := strings.Index(code[i+2:], "*/")
+			if end < 0 {
+				return sc
+			}
+			i += end + 4
+			continue
+		}
+		atLineStart := lineStart
+		if depth == 0 && lineStart {
+			sc.starts = append(sc.starts, i)
+		}
+		lineStart = false
+		tokenStart := i
+		if sc.lastSemicolon >= 0 && depth == 0 {
+			sc.afterLastSemicolon = true
+		}
+		switch {
+		case isIdentByte(c):
+			for i < len(code) && isIdentByte(code[i]) {
+				i++
+			}
+			w := code[tokenStart:i]
+			if first {
+				sc.isFunction = w == "async" || w == "function"
+			}
+			if depth == 0 && w == "export" && atLineStart {
+				sc.exports = true
+			}
+			if depth == 0 && w == "default" && prevWord == "export" && sc.exportDefault < 0 {
+				sc.exportDefault = lastWordAt
+				sc.exportDefaultLen = i - lastWordAt
+			}
+			prevWord, lastWordAt = w, tokenStart
+			regexOK = slices.Contains([]string{"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"}, w)
+		case c == '"' || c == '\'':
+			i++
+			for i < len(code) && code[i] != c && code[i] != '\n' {
+				if code[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+			prevWord, regexOK = "", false
+		case c == '`' || (c == '}' && len(templates) > 0 && templates[len(templates)-1] == depth):
+			if c == '}' {
+				templates = templates[:len(templates)-1]
+			}
+			i++
+			closed := false
+			for i < len(code) {
+				if code[i] == '\\' {
+					i += 2
+					continue
+				}
+				if code[i] == '`' {
+					i++
+					closed = true
+					break
+				}
+				if code[i] == '$' && i+1 < len(code) && code[i+1] == '{' {
+					i += 2
+					templates = append(templates, depth)
+					closed = true
+					break
+				}
+				i++
+			}
+			if !closed {
+				sc.unterminated = true
+			}
+			prevWord, regexOK = "", len(templates) > 0 && code[i-1] == '{'
+		case c == '/' && regexOK:
+			i++
+			inClass := false
+			for i < len(code) && code[i] != '\n' {
+				if code[i] == '\\' {
+					i += 2
+					continue
+				}
+				if code[i] == '[' {
+					inClass = true
+				} else if code[i] == ']' {
+					inClass = false
+				} else if code[i] == '/' && !inClass {
+					i++
+					break
+				}
+				i++
+			}
+			for i < len(code) && isIdentByte(code[i]) {
+				i++
+			}
+			prevWord, regexOK = "", false
+		default:
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth = max(depth-1, 0)
+			case ';':
+				if depth == 0 {
+					sc.lastSemicolon = i
+					sc.afterLastSemicolon = false
+					sc.starts = append(sc.starts, i+1)
+				}
+			}
+			if first && c == '(' {
+				sc.isFunction = arrowAfterParens(code, i)
+				sc.startsParen = true
+			}
+			i++
+			regexOK = c != ')' && c != ']' && (c != '}' || regexAfterBrace)
+			prevWord = ""
+		}
+		first = false
+	}
+	// A candidate right after the final semicolon with nothing after it is
+	// not a statement.
+	return sc
+}
+
+// arrowAfterParens reports whether the parenthesis at open closes and is
+// followed by "=>" (or a return type annotation), as an arrow function's
+// parameter list is.
+func arrowAfterParens(code string, open int) bool {
+	depth := 0
+	for i := open; i < len(code); i++ {
+		switch code[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				rest := strings.TrimSpace(stripComments(code[i+1:]))
+				return strings.HasPrefix(rest, "=>") || strings.HasPrefix(rest, ":")
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,81 @@
+interface MemoryTools {
+  /**
+   * Read the whole knowledge graph.
+   * @readonly
+   * @openWorld false
+   */
+  read_graph(input?: Record<string, unknown>): Promise<any>;
+}
+
+interface Tools {
+  /**
+   * Searches the tools (and saved programs, where there are any); at most 50
+   * results, best first. Returns paths, not schemas: pass one to describe for
+   * its declarations.
+   */
+  search(query: string): Promise<SearchOutput>;
+
+  /** TypeScript declarations of a namespace, a namespace.tool or a saved program's name. */
+  describe(target: string): Promise<DescribeOutput>;
+
+  /**
+   * Runs fn and returns its value. Wrap work that is not a tool call and may
+   * give another value each time it runs (Date.now(), Math.random(), fetch):
+   * where executions are recorded, its value is recorded and, when the
+   * execution runs again, returned without running fn.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+}
+
+type SearchResult = {
+  path: string;
+  connector: string;
+  method: string;
+  description?: string;
+  requiresApproval?: boolean;
+  kind: "method" | "snippet";
+  score: number;
+};
+
+type SearchOutput = {
+  results: SearchResult[];
+  total: number;
+  truncated: boolean;
+};
+
+type DescribeOutput = {
+  path: string;
+  description?: string;
+  requiresApproval?: boolean;
+  types: string;
+  kind: "connector" | "method" | "snippet";
+};
+
+interface CodeModeConsole {
+  debug(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  log(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+}
+
+interface CodeModeResult {
+  appendImage(image: {
+    readonly data: string;
+    readonly mimeType: string;
+  }): void;
+  appendText(text: string): void;
+}
+
+type ProgramContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+interface AgentProgramScope {
+  readonly memory: MemoryTools;
+  readonly codemode: Tools;
+  readonly console: CodeModeConsole;
+  readonly result: CodeModeResult;
+}
+
+type AgentProgram = (scope: AgentProgramScope) => unknown;
