@@ -101,7 +101,9 @@ type openExtended struct {
 	Name string `json:"name"`
 }
 
-func (openExtended) JSONSchemaExtend(s *jsonschema.Schema) { s.AdditionalProperties = jsonschema.TrueSchema }
+func (openExtended) JSONSchemaExtend(s *jsonschema.Schema) {
+	s.AdditionalProperties = jsonschema.TrueSchema
+}
 
 func TestNewReportsUnprintableSchemas(t *testing.T) {
 	type wrapsOpen struct {

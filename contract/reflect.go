@@ -565,4 +565,3 @@ func fieldTags(f jsonField, s, parent *invopop.Schema) error {
 	parent.AnyOf = append(parent.AnyOf, got.AnyOf...)
 	return nil
 }
-
