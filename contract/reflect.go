@@ -92,8 +92,9 @@ func (r *reflector) schema(t reflect.Type, w where) (*invopop.Schema, *fillPlan,
 		return nil, nil, &reflectError{w.path, t, "the type refers to itself through pointers or JSONSchemaAlias methods alone, without end"}
 	}
 	if t.Kind() == reflect.Pointer {
-		s, p, err := r.schema(t.Elem(), where{w.path, true})
-		return s, p.nullable(), err
+		// Null only where the schema says so (see field): elsewhere a
+		// null here is filled as the element's would be.
+		return r.schema(t.Elem(), where{w.path, true})
 	}
 	if s, p, ok, err := r.hooked(t, w); ok {
 		return s, p, err
@@ -375,6 +376,10 @@ func (r *reflector) composite(t reflect.Type, w where) (*invopop.Schema, *fillPl
 		var items *invopop.Schema
 		var ip *fillPlan
 		items, ip, err = r.schema(t.Elem(), where{w.path + "[]", w.addressable})
+		if t.Elem().Kind() == reflect.Pointer && !r.strict && err == nil {
+			// An array's zero value holds nil pointers.
+			items, ip = &invopop.Schema{AnyOf: []*invopop.Schema{items, {Type: "null"}}}, ip.nullable()
+		}
 		n := uint64(t.Len())
 		s = &invopop.Schema{Type: "array", Items: items, MinItems: &n, MaxItems: &n}
 		if ip != nil {
@@ -468,7 +473,7 @@ func (r *reflector) field(f jsonField, w where) (*invopop.Schema, *fillPlan, err
 		s = quotedSchema(f.sf.Type, s)
 	}
 	if f.sf.Type.Kind() == reflect.Pointer && !f.omitEmpty && !f.omitZero && !r.strict {
-		s = &invopop.Schema{AnyOf: []*invopop.Schema{s, {Type: "null"}}}
+		s, p = &invopop.Schema{AnyOf: []*invopop.Schema{s, {Type: "null"}}}, p.nullable()
 	}
 	return s, p, nil
 }
