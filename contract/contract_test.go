@@ -121,14 +121,14 @@ func TestNewReportsUnprintableSchemas(t *testing.T) {
 				return nil, err
 			}
 			return contract.New(rawTool(t, "first"), tool)
-		}, "codemode.wrapped.output#/properties/inner", "additionalProperties"},
+		}, "codemode.wrapped.output#/$defs/github.com.codemode-go.codemode.contract_test.openExtended", "additionalProperties"},
 		{"extended Go type in program input", func() (*contract.Contract, error) {
 			s, err := contract.SchemaFor[wrapsOpen]()
 			if err != nil {
 				return nil, err
 			}
 			return contract.NewWithInput(s)
-		}, "input#/properties/inner", "additionalProperties"},
+		}, "input#/$defs/github.com.codemode-go.codemode.contract_test.openExtended", "additionalProperties"},
 		{"open raw schema", func() (*contract.Contract, error) {
 			tool, err := contract.NewRawTool("open", "Open object.", json.RawMessage(`{"type":"object"}`), json.RawMessage(`{"type":"string"}`),
 				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return nil, nil })
@@ -183,9 +183,9 @@ func TestTypeDefinitionsPrintConstAsLiteral(t *testing.T) {
 	}
 	decls := c.TypeDefinitions()
 	for _, want := range []string{
-		"    readonly type: \"weather.requested\";\n", // program input: readonly
-		"      type: \"weather.requested\";\n",        // tool input, nested
-		"    type: \"weather.requested\";\n",          // tool output
+		"    readonly type: \"weather.requested\";\n",  // program input: readonly
+		"    event: CodemodeTypes.WeatherRequested;\n", // tool input, nested: a named type
+		"    type: \"weather.requested\";\n",           // tool output
 	} {
 		if !strings.Contains(decls, want) {
 			t.Errorf("declarations lack %q:\n%s", want, decls)

@@ -108,21 +108,18 @@ func (r *reflector) refsOf(s *invopop.Schema, out []string) []string {
 }
 
 // kept chooses the definitions that stay named: those on a cycle (which
-// cannot be inlined) and the structs used more than once. Strict schemas
-// keep none, and a cycle is an error.
+// cannot be inlined) and every struct but the value's own type. What a
+// definition holds then depends on its type alone, never on the value
+// around it, so the tools of a namespace that share a type declare it the
+// same way (package typegen declares it once and refuses two different
+// definitions of a name). Strict schemas keep none, and a cycle is an
+// error.
 func (r *reflector) kept(root *invopop.Schema) (map[string]bool, error) {
-	uses := map[string]int{}
 	graph := map[string][]string{}
-	for _, key := range r.refsOf(root, nil) {
-		uses[key]++
-	}
 	keys := make([]string, 0, len(r.defs))
 	for key, s := range r.defs {
 		keys = append(keys, key)
 		graph[key] = r.refsOf(s, nil)
-		for _, to := range graph[key] {
-			uses[to]++
-		}
 	}
 	slices.Sort(keys)
 	kept := map[string]bool{}
@@ -140,13 +137,16 @@ func (r *reflector) kept(root *invopop.Schema) (map[string]bool, error) {
 	}
 	if !r.strict {
 		for _, key := range keys {
-			if r.kinds[key] == reflect.Struct && uses[key] > 1 {
+			if r.kinds[key] == reflect.Struct && !isRoot(root, key) {
 				kept[key] = true
 			}
 		}
 	}
 	return kept, nil
 }
+
+// isRoot reports whether root is a reference to the definition key.
+func isRoot(root *invopop.Schema, key string) bool { return root.Ref == refTo(key) }
 
 // cycles returns the strongly connected components of graph that hold a
 // cycle (Tarjan's algorithm), each in discovery order.
