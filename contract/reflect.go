@@ -71,7 +71,6 @@ var (
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	numberType        = reflect.TypeFor[json.Number]()
-	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	timeType          = reflect.TypeFor[time.Time]()
 	bigIntType        = reflect.TypeFor[big.Int]()
 	schemaHookType    = reflect.TypeFor[interface{ JSONSchema() *invopop.Schema }]()
