@@ -39,8 +39,8 @@ type reflector struct {
 	hookPlans map[reflect.Type]*fillPlan
 }
 
-func newReflector(strict bool) *reflector {
-	return &reflector{strict: strict, defs: map[string]*invopop.Schema{}, plans: map[string]*fillPlan{},
+func newReflector(o toolOptions) *reflector {
+	return &reflector{strict: o.strict, defs: map[string]*invopop.Schema{}, plans: map[string]*fillPlan{},
 		kinds: map[string]reflect.Kind{}, keys: map[reflect.Type]string{}, owners: map[string]reflect.Type{}, paths: map[string]string{},
 		hookPlans: map[reflect.Type]*fillPlan{}}
 }
@@ -150,7 +150,7 @@ func (r *reflector) planOf(t reflect.Type, w where) *fillPlan {
 		return nil
 	}
 	if r.plain == nil {
-		r.plain = newReflector(r.strict)
+		r.plain = newReflector(toolOptions{strict: r.strict})
 		r.plain.plain = r.plain
 	}
 	if p, ok := r.plain.hookPlans[t]; ok {

@@ -92,11 +92,19 @@ func fuzzType(b *fuzzBytes, depth int) reflect.Type {
 // elsewhere (the value itself, a slice element, a map value) not null, and
 // a nil one there a bug of the handler.
 func fuzzValue(v reflect.Value, b *fuzzBytes, depth int) {
-	fuzzValueAt(v, b, depth, false)
+	fuzzValueAt(v, b, depth, pointerSet)
 }
 
-func fuzzValueAt(v reflect.Value, b *fuzzBytes, depth int, field bool) {
-	if (depth > 6 || b.next(4) == 0) && (field || v.Kind() != reflect.Pointer) {
+// pointerRule says whether a pointer may be left nil.
+type pointerRule int
+
+const (
+	pointerSet pointerRule = iota
+	pointerMayBeNil
+)
+
+func fuzzValueAt(v reflect.Value, b *fuzzBytes, depth int, rule pointerRule) {
+	if (depth > 6 || b.next(4) == 0) && (rule == pointerMayBeNil || v.Kind() != reflect.Pointer) {
 		return // the zero value
 	}
 	switch v.Type() {
@@ -132,7 +140,7 @@ func fuzzValueAt(v reflect.Value, b *fuzzBytes, depth int, field bool) {
 		v.Set(s)
 	case reflect.Array:
 		for i := range v.Len() {
-			fuzzValueAt(v.Index(i), b, depth+1, true)
+			fuzzValueAt(v.Index(i), b, depth+1, pointerMayBeNil)
 		}
 	case reflect.Map:
 		m := reflect.MakeMap(v.Type())
@@ -160,7 +168,7 @@ func fuzzValueAt(v reflect.Value, b *fuzzBytes, depth int, field bool) {
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Type().Field(i); f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
-				fuzzValueAt(v.Field(i), b, depth+1, true)
+				fuzzValueAt(v.Field(i), b, depth+1, pointerMayBeNil)
 			}
 		}
 	}
@@ -180,7 +188,7 @@ func FuzzReflectedSchemasHoldGoValues(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, shape, value []byte) {
 		typ := fuzzType(&fuzzBytes{data: shape}, 0)
-		raw, plan, err := reflectType(typ, false)
+		raw, plan, err := reflectType(typ, toolOptions{})
 		if err != nil {
 			t.Fatalf("reflecting %s: %v", typ, err)
 		}

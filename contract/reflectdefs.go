@@ -17,12 +17,12 @@ const maxInlinedSchemas = 100_000
 
 // reflectType reflects t (see reflector): the JSON Schema text, with the
 // named types it keeps in its root $defs, and the fill plan of its
-// values, nil when no value of t needs filling. strict refuses what has
-// no closed-object schema (maps, interfaces, recursive types, types that
-// write their own JSON without a JSONSchema method), inlines every type
-// and leaves pointers non-null.
-func reflectType(t reflect.Type, strict bool) (json.RawMessage, *fillPlan, error) {
-	r := newReflector(strict)
+// values, nil when no value of t needs filling. With o.strict it refuses
+// what has no closed-object schema (maps, interfaces, recursive types,
+// types that write their own JSON without a JSONSchema method), inlines
+// every type and leaves pointers non-null (see StrictSchemas).
+func reflectType(t reflect.Type, o toolOptions) (json.RawMessage, *fillPlan, error) {
+	r := newReflector(o)
 	root, plan, err := r.schema(t, where{path: t.String(), addressable: true})
 	if err != nil {
 		return nil, nil, err
@@ -33,7 +33,7 @@ func reflectType(t reflect.Type, strict bool) (json.RawMessage, *fillPlan, error
 	}
 	resolved := map[string]*invopop.Schema{}
 	root = r.inline(root, kept, resolved)
-	if strict && expandedSize(root, map[*invopop.Schema]int{}) > maxInlinedSchemas {
+	if o.strict && expandedSize(root, map[*invopop.Schema]int{}) > maxInlinedSchemas {
 		return nil, nil, &reflectError{t.String(), t, fmt.Sprintf("inlined at every use, its schema would hold more than %d schemas; strict schemas inline every type", maxInlinedSchemas)}
 	}
 	if len(kept) > 0 {

@@ -135,7 +135,7 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 // encoding.TextMarshaler.
 func SchemaFor[T any]() (*Schema, error) {
 	t := reflect.TypeFor[T]()
-	raw, _, err := reflectType(t, false)
+	raw, _, err := reflectType(t, toolOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("contract: schema of %s: %w", t, err)
 	}

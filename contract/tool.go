@@ -129,11 +129,11 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	for _, opt := range opts {
 		opt(&o)
 	}
-	in, _, err := typedSchema[In](o.strict)
+	in, _, err := typedSchema[In](o)
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
 	}
-	out, plan, err := typedSchema[Out](o.strict)
+	out, plan, err := typedSchema[Out](o)
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
 	}
@@ -170,9 +170,9 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 
 // typedSchema reflects T for NewTool: its compiled schema and the fill plan
 // of its values.
-func typedSchema[T any](strict bool) (*Schema, *fillPlan, error) {
+func typedSchema[T any](o toolOptions) (*Schema, *fillPlan, error) {
 	t := reflect.TypeFor[T]()
-	raw, plan, err := reflectType(t, strict)
+	raw, plan, err := reflectType(t, o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("schema of %s: %w", t, err)
 	}

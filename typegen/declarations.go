@@ -282,22 +282,9 @@ func Declarations(s Surface) (string, error) {
 func declarations(s Surface, exact bool) (string, []string, error) {
 	var b strings.Builder
 
-	var input *tsType
-	var inputDoc string
-	var inDefs *defsState
-	if len(bytes.TrimSpace(s.InputSchema)) > 0 {
-		var err error
-		if inDefs, err = inputDefs(s.InputSchema); err != nil {
-			return "", nil, err
-		}
-		t, root, err := compileSchemaIn(s.InputSchema, inDefs)
-		if err != nil {
-			return "", nil, prefixed(err, "input")
-		}
-		input, inputDoc = t, description(root)
-		if err := writeNamedOf(&b, inputTypesName, inDefs); err != nil {
-			return "", nil, err
-		}
+	input, inputDoc, inDefs, err := compileInput(&b, s.InputSchema)
+	if err != nil {
+		return "", nil, err
 	}
 
 	namespaces := s.Namespaces
@@ -379,6 +366,25 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 		b.WriteString(exactHelpers)
 	}
 	return b.String(), methods, nil
+}
+
+// compileInput compiles the program input's schema, when there is one,
+// and writes the named types it reaches (InputTypes) to b.
+func compileInput(b *strings.Builder, schema json.RawMessage) (input *tsType, doc string, defs *defsState, err error) {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		return nil, "", nil, nil
+	}
+	if defs, err = inputDefs(schema); err != nil {
+		return nil, "", nil, err
+	}
+	t, root, err := compileSchemaIn(schema, defs)
+	if err != nil {
+		return nil, "", nil, prefixed(err, "input")
+	}
+	if err := writeNamedOf(b, inputTypesName, defs); err != nil {
+		return nil, "", nil, err
+	}
+	return t, description(root), defs, nil
 }
 
 // fixedDeclarations are the console, result writer and content types of
