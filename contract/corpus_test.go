@@ -278,6 +278,16 @@ func TestCorpusRoundTripsOnQuickJSAndNode(t *testing.T) {
 				if !res.Valid {
 					t.Fatalf("the program does not check against the corpus declarations:\n%s", res.Report)
 				}
+				// A property a named input type lacks is still caught on a
+				// variable, not only on a literal.
+				extra := "const u = await codemode.getUser({ index: 0 });\nconst v = { ...u, extra: 1 };\nawait codemode.putUser({ index: 0, value: v });"
+				res, err = cl.ValidateCode(context.Background(), checker, extra)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Valid || !strings.Contains(res.Report, "input.value.extra") {
+					t.Errorf("an extra property in a named input type: valid=%v\n%s", res.Valid, res.Report)
+				}
 			}
 			out, err := cl.RunCode(context.Background(), corpusProgram, client.RunOptions{})
 			if err != nil {

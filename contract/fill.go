@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -134,8 +135,12 @@ func (f *filler) object(p *fillPlan) {
 		f.copyValue() // the key
 		member := p.elem
 		if p.fields != nil {
-			var key string
-			if json.Unmarshal(f.data[start:f.i], &key) != nil {
+			raw := f.data[start:f.i]
+			key := ""
+			switch {
+			case len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0:
+				key = string(raw[1 : len(raw)-1]) // the common case: no escapes
+			case json.Unmarshal(raw, &key) != nil:
 				return
 			}
 			member = p.fields[key]
