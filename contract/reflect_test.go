@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +121,17 @@ type (
 		Name     string  `json:"name"`
 		Children []*tree `json:"children"`
 	}
+	xString struct {
+		X string `json:"x"`
+	}
+	xInt struct {
+		X int `json:"x"`
+	}
+	ambiguous struct {
+		xString
+		xInt
+		Link url.URL `json:"link"`
+	}
 )
 
 func TestNewToolDeclaresWhatGoSends(t *testing.T) {
@@ -151,6 +163,9 @@ func TestNewToolDeclaresWhatGoSends(t *testing.T) {
 			"{\n  any: unknown;\n  raw: unknown;\n  meta?: Record<string, unknown>;\n  byId: Record<string, string>;\n  addr: string;\n  err: unknown;\n  lists: Record<string, number[]>;\n  pairs: Record<string, boolean>[];\n}",
 			[]string{`{"any":null,"raw":null,"byId":{},"addr":"","err":null,"lists":{},"pairs":[{},{}]}`,
 				`{"any":{"tags":null,"score":null,"raw":null,"grid":null},"raw":[1],"byId":{"-3":"a"},"addr":"::1","err":null,"lists":{"a":[]},"pairs":[{},{}]}`}},
+		{caseOf("ambiguous embedded names, and a struct without JSON methods", ambiguous{Link: url.URL{Scheme: "https", Host: "x"}}),
+			"declare namespace CodemodeTypes {\n  interface URL {\n    Scheme: string;\n    Opaque: string;\n    User: CodemodeTypes.Userinfo | null;\n    Host: string;\n    Path: string;\n    Fragment: string;\n    RawQuery: string;\n    RawPath: string;\n    RawFragment: string;\n    ForceQuery: boolean;\n    OmitHost: boolean;\n  }\n\n  type Userinfo = Record<string, never>;\n}\n\n{\n  link: CodemodeTypes.URL;\n}",
+			[]string{`{"link":{"Scheme":"https","Opaque":"","User":null,"Host":"x","Path":"","Fragment":"","RawQuery":"","RawPath":"","RawFragment":"","ForceQuery":false,"OmitHost":false}}`}},
 		{caseOf("recursive tree", tree{}, tree{Name: "a", Children: []*tree{{Name: "b"}}}),
 			"declare namespace CodemodeTypes {\n  interface tree {\n    name: string;\n    children: CodemodeTypes.tree[];\n  }\n}\n\nCodemodeTypes.tree",
 			[]string{`{"name":"","children":[]}`, `{"name":"a","children":[{"name":"b","children":[]}]}`}},
