@@ -122,10 +122,10 @@ type (
 		Children []*tree `json:"children"`
 	}
 	xString struct {
-		X string `json:"x"`
+		X string
 	}
 	xInt struct {
-		X int `json:"x"`
+		X int
 	}
 	ambiguous struct {
 		xString
