@@ -253,7 +253,7 @@ func (c *Contract) ValidateInput(value any) (json.RawMessage, error) {
 	raw, ok := value.(json.RawMessage)
 	if !ok {
 		var err error
-		raw, err = json.Marshal(value)
+		raw, err = encodeGo(value)
 		if err != nil {
 			return nil, &InputValidationError{Lines: []string{"/: not encodable as JSON: " + err.Error()}}
 		}

@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 )
 
 // fillPlan says where a value of a Go type may hold a nil slice, map or
@@ -53,6 +54,26 @@ func (p *fillPlan) useful() bool {
 		return false
 	}
 	return walk(p)
+}
+
+// encodeGo encodes a Go value as a typed tool sends it: json.Marshal of a
+// pointer to it, filled by its type's plan (a nil slice as [], ...). A type
+// that has no schema is encoded as json.Marshal encodes it.
+func encodeGo(v any) (json.RawMessage, error) {
+	if v == nil {
+		return json.Marshal(v)
+	}
+	t := reflect.TypeOf(v)
+	p := reflect.New(t)
+	p.Elem().Set(reflect.ValueOf(v))
+	text, err := json.Marshal(p.Interface())
+	if err != nil {
+		return nil, err
+	}
+	if _, plan, err := reflectType(t, toolOptions{}); err == nil {
+		text = fill(text, plan)
+	}
+	return text, nil
 }
 
 // fill rewrites data, one JSON text (as encoding/json writes it), by plan

@@ -253,3 +253,28 @@ func TestNewToolDecodesWhatTheProgramSends(t *testing.T) {
 		t.Errorf("decoded %+v, sent back %s", got, out)
 	}
 }
+
+func TestProgramInputTakesRecursiveTypes(t *testing.T) {
+	s, err := contract.SchemaFor[*Category]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.NewWithInput(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls := c.TypeDefinitions()
+	for _, want := range []string{"declare namespace InputTypes {\n  interface Category {\n    name: string;\n    children: InputTypes.Category[];\n  }\n}\n", "  readonly input: InputTypes.Category;\n"} {
+		if !strings.Contains(decls, want) {
+			t.Errorf("declarations lack %q:\n%s", want, decls)
+		}
+	}
+	// Program input follows the rule of tool values: nil slices are [].
+	raw, err := c.ValidateInput(&Category{Name: "a", Children: []*Category{{Name: "b"}}})
+	if err != nil || string(raw) != `{"name":"a","children":[{"name":"b","children":[]}]}` {
+		t.Errorf("ValidateInput = %s, %v", raw, err)
+	}
+	if _, err := c.ValidateInput(json.RawMessage(`{"name":"a","children":[{"name":"b"}]}`)); err == nil || !strings.Contains(err.Error(), "/children/0: missing property 'children'") {
+		t.Errorf("ValidateInput of a missing nested property: %v", err)
+	}
+}
