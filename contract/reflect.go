@@ -21,9 +21,10 @@ import (
 // jsonschema tags work as that package documents them.
 //
 // Every named struct, slice, array and map type is first reflected into a
-// definition of its own; finish then keeps as named definitions ($defs,
-// which package typegen declares as named types) those on a cycle and the
-// structs used more than once, and inlines the rest.
+// definition of its own; reflectType then keeps as named definitions
+// ($defs, which package typegen declares as named types) those on a cycle
+// and every struct but the value's own type, and inlines the rest (see
+// kept).
 type reflector struct {
 	strict bool
 	defs   map[string]*invopop.Schema // by key, as reflected
@@ -125,7 +126,11 @@ func (r *reflector) hooked(t reflect.Type, w where) (*invopop.Schema, *fillPlan,
 	switch {
 	case implements(t, schemaHookType):
 		s := reflect.New(t).Interface().(interface{ JSONSchema() *invopop.Schema }).JSONSchema()
-		return s, r.planOf(t, w), true, nil
+		if s == nil {
+			return nil, nil, true, &reflectError{w.path, t, "JSONSchema returns nil"}
+		}
+		c := *s // tags and annotations apply to a copy: the method may return a shared value
+		return &c, r.planOf(t, w), true, nil
 	case implements(t, aliasHookType):
 		alias := reflect.TypeOf(reflect.New(t).Interface().(interface{ JSONSchemaAlias() any }).JSONSchemaAlias())
 		if alias == nil || alias == t {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/invopop/jsonschema"
+
 	"github.com/codemode-go/codemode/contract"
 )
 
@@ -276,5 +278,26 @@ func TestProgramInputTakesRecursiveTypes(t *testing.T) {
 	}
 	if _, err := c.ValidateInput(json.RawMessage(`{"name":"a","children":[{"name":"b"}]}`)); err == nil || !strings.Contains(err.Error(), "/children/0: missing property 'children'") {
 		t.Errorf("ValidateInput of a missing nested property: %v", err)
+	}
+}
+
+type nilSchema struct{}
+
+func (nilSchema) JSONSchema() *jsonschema.Schema { return nil }
+
+type panickyExtend struct {
+	A int `json:"a"`
+}
+
+func (panickyExtend) JSONSchemaExtend(*jsonschema.Schema) { panic("boom") }
+
+func TestSchemaMethodsFailingAreErrors(t *testing.T) {
+	if _, err := contract.SchemaFor[struct {
+		N nilSchema `json:"n"`
+	}](); err == nil || !strings.Contains(err.Error(), ".N (contract_test.nilSchema): JSONSchema returns nil") {
+		t.Errorf("nil JSONSchema: %v", err)
+	}
+	if _, err := contract.SchemaFor[[]panickyExtend](); err == nil || !strings.Contains(err.Error(), "a schema method panicked: boom") {
+		t.Errorf("panicking JSONSchemaExtend: %v", err)
 	}
 }

@@ -21,7 +21,14 @@ const maxInlinedSchemas = 100_000
 // what has no closed-object schema (maps, interfaces, recursive types,
 // types that write their own JSON without a JSONSchema method), inlines
 // every type and leaves pointers non-null (see StrictSchemas).
-func reflectType(t reflect.Type, o toolOptions) (json.RawMessage, *fillPlan, error) {
+func reflectType(t reflect.Type, o toolOptions) (_ json.RawMessage, _ *fillPlan, err error) {
+	defer func() {
+		// A type's JSONSchema, JSONSchemaAlias or JSONSchemaExtend method
+		// runs here, and may panic.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("reflecting %s: a schema method panicked: %v", t, p)
+		}
+	}()
 	r := newReflector(o)
 	root, plan, err := r.schema(t, where{path: t.String(), addressable: true})
 	if err != nil {
