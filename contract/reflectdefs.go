@@ -44,15 +44,14 @@ func reflectType(t reflect.Type, o toolOptions) (_ json.RawMessage, _ *fillPlan,
 		return nil, nil, &reflectError{t.String(), t, fmt.Sprintf("inlined at every use, its schema would hold more than %d schemas; strict schemas inline every type", maxInlinedSchemas)}
 	}
 	if len(kept) > 0 {
+		c := *root
+		root = &c
 		defs := invopop.Definitions{}
+		for key, d := range root.Definitions {
+			defs[key] = d // a JSONSchema method's own
+		}
 		for key := range kept {
 			defs[key] = resolved[key]
-		}
-		if root.Ref != "" {
-			root = &invopop.Schema{Ref: root.Ref}
-		} else {
-			c := *root
-			root = &c
 		}
 		root.Definitions = defs
 	}
