@@ -215,7 +215,9 @@ func (c *Contract) Namespaces() map[string][]string {
 func (c *Contract) TypeDefinitions() string { return c.decls() }
 
 // ValidateInput checks program input against the input schema and returns it
-// as JSON text. It returns an *InputValidationError when the value breaks the
+// as JSON text. A value other than json.RawMessage is encoded as NewTool
+// encodes a tool's output (a nil slice as [], a nil map as {}; see
+// SchemaFor). It returns an *InputValidationError when the value breaks the
 // schema or cannot be encoded as JSON, and an error for an inputless
 // contract.
 func (c *Contract) ValidateInput(value any) (json.RawMessage, error) {
@@ -225,7 +227,7 @@ func (c *Contract) ValidateInput(value any) (json.RawMessage, error) {
 	raw, ok := value.(json.RawMessage)
 	if !ok {
 		var err error
-		raw, err = json.Marshal(value)
+		raw, err = encodeGo(value)
 		if err != nil {
 			return nil, &InputValidationError{Lines: []string{"/: not encodable as JSON: " + err.Error()}}
 		}

@@ -95,15 +95,19 @@ func TestNewWithInputRejectsNilSchema(t *testing.T) {
 	}
 }
 
+// openExtended declares an open object through JSONSchemaExtend, which the
+// strict declarations cannot print.
+type openExtended struct {
+	Name string `json:"name"`
+}
+
+func (openExtended) JSONSchemaExtend(s *jsonschema.Schema) {
+	s.AdditionalProperties = jsonschema.TrueSchema
+}
+
 func TestNewReportsUnprintableSchemas(t *testing.T) {
-	type tagged struct {
-		Tags map[string]string `json:"tags"`
-	}
-	type free struct {
-		Anything any `json:"anything"`
-	}
-	type byIndex struct {
-		Scores map[int]float64 `json:"scores"`
+	type wrapsOpen struct {
+		Inner openExtended `json:"inner"`
 	}
 	for _, tc := range []struct {
 		label   string
@@ -111,48 +115,20 @@ func TestNewReportsUnprintableSchemas(t *testing.T) {
 		pointer string
 		keyword string
 	}{
-		{"map field in tool input", func() (*contract.Contract, error) {
-			tool, err := contract.NewTool("tagged", "Tag things.", func(ctx context.Context, in tagged) (string, error) { return "", nil })
-			if err != nil {
-				return nil, err
-			}
-			return contract.New(tool)
-		}, "codemode.tagged.input#/properties/tags", "additionalProperties"},
-		{"map field in tool output", func() (*contract.Contract, error) {
-			tool, err := contract.NewTool("tags", "List tags.", func(ctx context.Context, in struct{}) (tagged, error) { return tagged{}, nil })
+		{"extended Go type in tool output", func() (*contract.Contract, error) {
+			tool, err := contract.NewTool("wrapped", "Wrap things.", func(ctx context.Context, in struct{}) (wrapsOpen, error) { return wrapsOpen{}, nil })
 			if err != nil {
 				return nil, err
 			}
 			return contract.New(rawTool(t, "first"), tool)
-		}, "codemode.tags.output#/properties/tags", "additionalProperties"},
-		{"map output", func() (*contract.Contract, error) {
-			tool, err := contract.NewTool("counts", "Count things.", func(ctx context.Context, in struct{}) (map[string]int, error) { return nil, nil })
-			if err != nil {
-				return nil, err
-			}
-			return contract.New(tool)
-		}, "codemode.counts.output#", "additionalProperties"},
-		{"int-keyed map", func() (*contract.Contract, error) {
-			tool, err := contract.NewTool("scores", "Scores.", func(ctx context.Context, in byIndex) (string, error) { return "", nil })
-			if err != nil {
-				return nil, err
-			}
-			return contract.New(tool)
-		}, "codemode.scores.input#/properties/scores", "patternProperties"},
-		{"interface field", func() (*contract.Contract, error) {
-			tool, err := contract.NewTool("store", "Store anything.", func(ctx context.Context, in free) (string, error) { return "", nil })
-			if err != nil {
-				return nil, err
-			}
-			return contract.New(tool)
-		}, "codemode.store.input#/properties/anything", "true"},
-		{"map field in program input", func() (*contract.Contract, error) {
-			s, err := contract.SchemaFor[tagged]()
+		}, "codemode.wrapped.output#/$defs/github.com.codemode-go.codemode.contract_test.openExtended", "additionalProperties"},
+		{"extended Go type in program input", func() (*contract.Contract, error) {
+			s, err := contract.SchemaFor[wrapsOpen]()
 			if err != nil {
 				return nil, err
 			}
 			return contract.NewWithInput(s)
-		}, "input#/properties/tags", "additionalProperties"},
+		}, "input#/$defs/github.com.codemode-go.codemode.contract_test.openExtended", "additionalProperties"},
 		{"open raw schema", func() (*contract.Contract, error) {
 			tool, err := contract.NewRawTool("open", "Open object.", json.RawMessage(`{"type":"object"}`), json.RawMessage(`{"type":"string"}`),
 				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return nil, nil })
@@ -161,8 +137,8 @@ func TestNewReportsUnprintableSchemas(t *testing.T) {
 			}
 			return contract.New(tool)
 		}, "codemode.open.input#", "additionalProperties"},
-		{"raw $ref", func() (*contract.Contract, error) {
-			tool, err := contract.NewRawTool("refd", "Uses $ref.", json.RawMessage(`{"$ref":"#/$defs/a","$defs":{"a":{"type":"string"}}}`), json.RawMessage(`{"type":"string"}`),
+		{"raw $ref past the root $defs", func() (*contract.Contract, error) {
+			tool, err := contract.NewRawTool("refd", "Uses $ref.", json.RawMessage(`{"$ref":"#/$defs/a/items","$defs":{"a":{"type":"array","items":{"type":"string"}}}}`), json.RawMessage(`{"type":"string"}`),
 				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return nil, nil })
 			if err != nil {
 				return nil, err
@@ -207,9 +183,9 @@ func TestTypeDefinitionsPrintConstAsLiteral(t *testing.T) {
 	}
 	decls := c.TypeDefinitions()
 	for _, want := range []string{
-		"    readonly type: \"weather.requested\";\n", // program input: readonly
-		"      type: \"weather.requested\";\n",        // tool input, nested
-		"    type: \"weather.requested\";\n",          // tool output
+		"    readonly type: \"weather.requested\";\n",  // program input: readonly
+		"    event: CodemodeTypes.WeatherRequested;\n", // tool input, nested: a named type
+		"    type: \"weather.requested\";\n",           // tool output
 	} {
 		if !strings.Contains(decls, want) {
 			t.Errorf("declarations lack %q:\n%s", want, decls)

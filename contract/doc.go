@@ -5,11 +5,32 @@
 // forms are explicit: [New] builds an inputless contract and [NewWithInput]
 // an input-bearing one; there is no optional fallback between them.
 //
-// Schemas come from Go types through github.com/invopop/jsonschema
-// ([SchemaFor], [NewTool]) or from raw JSON Schema ([NewSchema],
-// [NewRawTool]). Every value crossing the host boundary (program input, tool
-// input, tool output) is validated with github.com/santhosh-tekuri/jsonschema/v6
-// and, for typed tools, decoded into the handler's Go types.
+// Schemas come from Go types ([SchemaFor], [NewTool]) or from raw JSON
+// Schema ([NewSchema], [NewRawTool]). Every value crossing the host boundary
+// (program input, tool input, tool output) is validated with
+// github.com/santhosh-tekuri/jsonschema/v6 and, for typed tools, decoded into
+// the handler's Go types.
+//
+// # Go types
+//
+// A typed tool takes the types Go programs already have: any type that
+// encoding/json encodes has a schema saying what it sends, reflected by the
+// rules of encoding/json (embedded structs, omitempty, omitzero, the string
+// option, MarshalJSON and MarshalText) into github.com/invopop/jsonschema
+// values, whose hooks and tags apply (below). The declarations the program
+// sees say the same: a recursive type, and every struct within a tool's
+// own type, is a named declaration in the namespace's types
+// (CodemodeTypes.Issue), declared once however many tools use it; a map is
+// Record<string, V>; an interface or json.RawMessage is unknown (validated
+// only as JSON); time.Time is a date-time string; []byte a base64 string.
+// One rule makes Go's zero values valid, for input and output alike: a nil
+// slice is sent as [], a nil map as {} and a nil []byte as "", as their
+// schemas say, while a pointer field without omitempty or omitzero (and a
+// pointer element of an array) is declared T | null, null being Go's nil.
+// Another nil pointer (a tool's whole output, a slice element, a map value)
+// is declared T; a handler that returns one has a bug, which fails the call
+// (see [NewTool]). [StrictSchemas] keeps closed, inlined, null-free
+// schemas for embedders who want them.
 //
 // # const and discriminated unions from Go types
 //

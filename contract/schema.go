@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
-	invopop "github.com/invopop/jsonschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -108,140 +106,44 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return compiled, nil
 }
 
-// SchemaFor reflects the JSON Schema of T with invopop/jsonschema: struct
-// types are inlined (no $ref), objects are closed (additionalProperties:
-// false) and fields without `omitempty` are required and not null (a nil
-// slice, map or pointer in one encodes as null and fails validation: give it
-// omitempty, or fill it). See the package
-// documentation for const and discriminated unions. It returns an error for
-// a type that has no JSON Schema (a channel, a function, a complex number)
-// and for a recursive type, which cannot be inlined.
-func SchemaFor[T any]() (_ *Schema, err error) {
-	var zero T
-	t := reflect.TypeOf(&zero).Elem()
-	defer func() {
-		// invopop/jsonschema panics on kinds it cannot express; the mapper
-		// below panics with a reflectError on recursion.
-		if p := recover(); p != nil {
-			if re, ok := p.(reflectError); ok {
-				err = fmt.Errorf("contract: schema of %s: %s", t, string(re))
-				return
-			}
-			err = fmt.Errorf("contract: schema of %s: %v", t, p)
-		}
-	}()
-	guard := newRecursionGuard()
-	r := &invopop.Reflector{
-		DoNotReference:             true,
-		ExpandedStruct:             true,
-		Anonymous:                  true,
-		AllowAdditionalProperties:  false,
-		RequiredFromJSONSchemaTags: false,
-		Mapper:                     guard.check,
-	}
-	s := r.ReflectFromType(t)
-	s.Version = ""
-	raw, err := json.Marshal(s)
+// SchemaFor reflects the JSON Schema that every value of T satisfies as
+// encoding/json encodes it (https://pkg.go.dev/encoding/json#Marshal): a
+// struct is a closed object (additionalProperties: false) of the members
+// encoding/json writes, embedded structs' included, each required unless
+// omitempty or omitzero can leave it out; a pointer field without
+// omitempty or omitzero is T or null; a map is an object of its value's
+// schema (Record<string, V>); an interface and json.RawMessage are any
+// JSON value ({}); []byte is a base64 string; time.Time is a date-time
+// string; *big.Int and json.Number are numbers; a type that writes its
+// own JSON is a string (MarshalText) or any JSON value (MarshalJSON) unless
+// it gets the method by embedding (github.Timestamp embeds time.Time),
+// when it is that embedded type's; the string option makes a string. A
+// named struct used more than once, and a recursive type, is a definition
+// in the root $defs that the schema refers to ($ref), which the
+// declarations print as a named type. The fill rule of NewTool (a nil
+// slice is sent as [], a nil map as {}) is what lets a nil slice or map
+// satisfy it.
+//
+// A type's JSONSchema, JSONSchemaAlias and JSONSchemaExtend methods and a
+// field's jsonschema tags apply as github.com/invopop/jsonschema documents
+// them (see the package documentation), except the tags required, nullable
+// and "-", since what encoding/json writes decides those.
+//
+// It returns an error naming the Go path (Order.Items[].Callback) of a
+// type that encoding/json cannot encode: a channel, a function, a complex
+// number, a map whose keys are not strings, integers or
+// encoding.TextMarshaler.
+func SchemaFor[T any]() (*Schema, error) {
+	t := reflect.TypeFor[T]()
+	raw, _, err := reflectType(t, toolOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("contract: encoding the schema of %s: %w", t, err)
+		return nil, fmt.Errorf("contract: schema of %s: %w", t, err)
 	}
 	out, err := NewSchema(raw)
 	if err != nil {
 		return nil, fmt.Errorf("contract: schema of %s: %w", t, err)
 	}
 	return out, nil
-}
-
-// reflectError is the panic value recursionGuard raises to stop reflection.
-type reflectError string
-
-// maxReflectFrames bounds how much deeper than SchemaFor's own frame the
-// reflector may recurse. Each nested schema costs about seven to ten
-// frames, so this allows some two hundred levels, far beyond the 64 that
-// package typegen prints; only a recursive type (which, inlined, never
-// ends) reaches it.
-const maxReflectFrames = 2048
-
-// reflectDepthEvery is how many Mapper calls pass between two measurements
-// of the stack depth: measuring walks the stack, so measuring on every call
-// would make rejecting a recursive type quadratic in maxReflectFrames.
-const reflectDepthEvery = 16
-
-// recursionGuard stops the reflection of a recursive type, which with
-// DoNotReference would otherwise recurse until the goroutine's stack
-// overflows, a fatal error that no recover can catch. Its check is the
-// reflector's Mapper, called for every type before it is reflected.
-type recursionGuard struct {
-	base  int       // stack depth at SchemaFor
-	pcs   []uintptr // reused buffer for runtime.Callers
-	calls int       // Mapper calls so far
-}
-
-func newRecursionGuard() *recursionGuard {
-	pcs := make([]uintptr, 256)
-	for {
-		n := runtime.Callers(0, pcs)
-		if n < len(pcs) {
-			return &recursionGuard{base: n, pcs: make([]uintptr, n+maxReflectFrames+1)}
-		}
-		pcs = make([]uintptr, 2*len(pcs))
-	}
-}
-
-func (g *recursionGuard) check(t reflect.Type) *invopop.Schema {
-	g.calls++
-	if g.calls%reflectDepthEvery == 0 && runtime.Callers(0, g.pcs) > g.base+maxReflectFrames {
-		panic(reflectError(fmt.Sprintf("type %s nests too deeply: a recursive type cannot be inlined into a schema", t)))
-	}
-	if t.Kind() == reflect.Struct {
-		if cycle := embeddingCycle(t, nil); cycle != nil {
-			panic(reflectError(fmt.Sprintf("type %s embeds itself (%s): a recursive type cannot be inlined into a schema", t, strings.Join(cycle, " embeds "))))
-		}
-	}
-	return nil
-}
-
-// embeddingCycle returns the chain of struct types by which t, through
-// fields the reflector inlines (embedded structs or struct pointers without
-// a JSON name), embeds a type already on path, or nil. The reflector walks
-// such fields without calling its Mapper, so check must look ahead.
-func embeddingCycle(t reflect.Type, path []reflect.Type) []string {
-	for i, p := range path {
-		if p == t {
-			var names []string
-			for _, q := range path[i:] {
-				names = append(names, q.String())
-			}
-			return append(names, t.String())
-		}
-	}
-	path = append(path, t)
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		jsonTag := strings.Split(f.Tag.Get("json"), ",")
-		schemaTag := strings.Split(f.Tag.Get("jsonschema"), ",")
-		if jsonTag[0] == "-" || schemaTag[0] == "-" {
-			continue
-		}
-		inline := f.Anonymous && jsonTag[0] == ""
-		for _, opt := range jsonTag[1:] {
-			inline = inline || opt == "inline"
-		}
-		if !inline {
-			continue
-		}
-		ft := f.Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		if ft.Kind() != reflect.Struct {
-			continue
-		}
-		if cycle := embeddingCycle(ft, path); cycle != nil {
-			return cycle
-		}
-	}
-	return nil
 }
 
 // JSON returns the schema text. Callers must not modify it.

@@ -55,15 +55,30 @@ func requiredOf(s map[string]any) []string {
 	return out
 }
 
-func TestSchemaForReflectsClosedInlinedObjects(t *testing.T) {
+// deref returns the definition a {"$ref": "#/$defs/<key>"} schema names,
+// or the schema itself.
+func deref(t *testing.T, root, s map[string]any) map[string]any {
+	t.Helper()
+	ref, ok := s["$ref"].(string)
+	if !ok {
+		return s
+	}
+	def, ok := root["$defs"].(map[string]any)[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+	if !ok {
+		t.Fatalf("%s names no definition in %v", ref, root["$defs"])
+	}
+	return def
+}
+
+func TestSchemaForReflectsClosedObjects(t *testing.T) {
 	s, err := contract.SchemaFor[outer]()
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(s.JSON())
-	for _, banned := range []string{`"$ref"`, `"$defs"`, `"definitions"`, `"$schema"`, `"$id"`} {
+	for _, banned := range []string{`"definitions"`, `"$schema"`, `"$id"`} {
 		if strings.Contains(text, banned) {
-			t.Errorf("schema contains %s, want it inlined and anonymous: %s", banned, text)
+			t.Errorf("schema contains %s, want it anonymous: %s", banned, text)
 		}
 	}
 	root := decode(t, s.JSON())
@@ -95,16 +110,21 @@ func TestSchemaForReflectsClosedInlinedObjects(t *testing.T) {
 			t.Errorf("%s type = %v, want %s", tc.prop, got, tc.wantType)
 		}
 	}
-	// Nested structs, through a value, a pointer and a slice, are inlined
-	// closed objects with their own required lists.
+	// inner, used through a value, a pointer and a slice, is one named
+	// definition: a closed object with its own required list.
+	defs, _ := root["$defs"].(map[string]any)
+	if len(defs) != 1 {
+		t.Fatalf("$defs = %v, want one definition (inner)", root["$defs"])
+	}
 	nested := map[string]map[string]any{
 		"inner": props["inner"].(map[string]any),
 		"ptr":   props["ptr"].(map[string]any),
 		"list":  props["list"].(map[string]any)["items"].(map[string]any),
 	}
 	for where, n := range nested {
+		n = deref(t, root, n)
 		if n["type"] != "object" || n["additionalProperties"] != false {
-			t.Errorf("%s is not an inlined closed object: %v", where, n)
+			t.Errorf("%s is not a closed object: %v", where, n)
 		}
 		if got := requiredOf(n); !reflect.DeepEqual(got, []string{"a"}) {
 			t.Errorf("%s required = %v, want [a]", where, got)
@@ -333,32 +353,50 @@ type diamond struct {
 	L, R       deep7
 }
 
-func TestSchemaForRejectsRecursiveTypes(t *testing.T) {
+func TestSchemaForNamesRecursiveTypes(t *testing.T) {
 	for _, tc := range []struct {
 		label string
 		get   func() (*contract.Schema, error)
+		valid []string
+		wrong string
 	}{
-		{"self through slice", contract.SchemaFor[Node]},
-		{"self through slice, nested", contract.SchemaFor[wrapsNode]},
-		{"mutual through pointers", contract.SchemaFor[linkedA]},
-		{"embedded self pointer", contract.SchemaFor[selfEmbedding]},
-		{"inline tag loop", contract.SchemaFor[inlineLoop]},
-		{"slice of recursive", contract.SchemaFor[[]Node]},
+		{"self through slice", contract.SchemaFor[Node], []string{`{"name":"a","children":[{"name":"b","children":[{"name":"c"}]}]}`}, `{"name":"a","children":[{"children":[]}]}`},
+		{"self through slice, nested", contract.SchemaFor[wrapsNode], []string{`{"root":{"name":"a","children":[{"name":"b"}]}}`}, `{"root":{"name":"a","children":[1]}}`},
+		{"mutual through pointers", contract.SchemaFor[linkedA], []string{`{}`, `{"b":{"a":{"b":{}}}}`}, `{"b":{"a":{"c":1}}}`},
+		{"inline tag loop: encoding/json knows no inline", contract.SchemaFor[inlineLoop], []string{`{"loop":null,"name":"a"}`, `{"loop":{"loop":null,"name":"b"},"name":"a"}`}, `{"name":"a"}`},
+		{"slice of recursive", contract.SchemaFor[[]Node], []string{`[]`, `[{"name":"a","children":[{"name":"b"}]}]`}, `[{"name":"a","children":[{}]}]`},
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			s, err := tc.get()
-			if err == nil {
-				t.Fatalf("schema = %.200s…, want an error", s.JSON())
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(err.Error(), "recursive type") {
-				t.Errorf("err = %v, want it to mention a recursive type", err)
+			if !strings.Contains(string(s.JSON()), `"$ref"`) {
+				t.Errorf("schema = %s, want a $ref to a named definition", s.JSON())
+			}
+			for _, v := range tc.valid {
+				if err := s.Validate(json.RawMessage(v)); err != nil {
+					t.Errorf("Validate(%s) = %v", v, err)
+				}
+			}
+			if err := s.Validate(json.RawMessage(tc.wrong)); err == nil {
+				t.Errorf("Validate(%s) passed, want a violation deep in the recursion", tc.wrong)
 			}
 		})
 	}
-	t.Run("NewTool", func(t *testing.T) {
-		_, err := contract.NewTool("walk", "Walk a tree.", func(ctx context.Context, n Node) (int, error) { return 0, nil })
-		if err == nil || !strings.Contains(err.Error(), "tool walk input") {
-			t.Errorf("err = %v, want the tool's input to be named", err)
+	t.Run("an embedded self pointer adds nothing", func(t *testing.T) {
+		s, err := contract.SchemaFor[selfEmbedding]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"properties":{"name":{"type":"string"}},"additionalProperties":false,"type":"object","required":["name"]}`; string(s.JSON()) != want {
+			t.Errorf("schema = %s, want %s", s.JSON(), want)
+		}
+	})
+	t.Run("strict NewTool refuses them", func(t *testing.T) {
+		_, err := contract.NewTool("walk", "Walk a tree.", func(ctx context.Context, n Node) (int, error) { return 0, nil }, contract.StrictSchemas())
+		if err == nil || !strings.Contains(err.Error(), "tool walk input") || !strings.Contains(err.Error(), "recursive type (contract_test.Node → contract_test.Node)") {
+			t.Errorf("err = %v, want the tool's input and the recursive type named", err)
 		}
 	})
 }

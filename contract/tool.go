@@ -110,15 +110,26 @@ func (t *Tool) OutputSchema() *Schema { return t.output }
 //	weather, err := contract.NewTool("getWeather", "Current weather for a city.",
 //		func(ctx context.Context, in WeatherInput) (WeatherReport, error) { … })
 //
-// It returns an error for an invalid name, an empty description, a nil fn or
-// a type whose schema cannot be reflected or declared exactly (a map or an
-// interface field, such as map[string]any or any), checked in that order.
+// Any type encoding/json encodes works, and the program is declared what
+// Go sends: recursive and shared named types are named declarations
+// (CodemodeTypes.Node), a map is Record<string, V>, an interface unknown.
+// One rule makes Go's zero values valid, for input and output alike: a nil
+// slice is sent as [], a nil map as {}, a nil []byte as "" (what their
+// schemas say), while a pointer field without omitempty is declared
+// `T | null` and a nil one sent as null. A pointer anywhere else (the
+// output itself, a slice element, a map value) is declared T: a handler
+// that returns a nil one, or any value its own type's schema refuses,
+// has a bug, and the call fails with a ToolValidationError of phase
+// "output" naming the JSON pointer of each fault, which the client's
+// telemetry reports to the embedder (an EventToolCallFailed event) as it
+// rejects the call in the program.
 //
-// Fields without omitempty are required and not null (see SchemaFor): a
-// handler whose Out holds a nil slice, map or pointer in such a field fails
-// output validation ("got null, want array"). Give such fields omitempty,
-// or fill them.
-func NewTool[In, Out any](name, description string, fn func(ctx context.Context, input In) (Out, error)) (*Tool, error) {
+// It returns an error for an invalid name, an empty description, a nil
+// fn, a type that encoding/json cannot encode (naming its Go path) or a
+// schema that the declarations cannot print exactly (one that a
+// JSONSchema method or jsonschema tag made), checked in that order. The
+// options apply in order (see StrictSchemas).
+func NewTool[In, Out any](name, description string, fn func(ctx context.Context, input In) (Out, error), opts ...ToolOption) (*Tool, error) {
 	if err := checkHead(name, description); err != nil {
 		return nil, err
 	}
@@ -126,11 +137,15 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		// Checked here: the Handler wrapping fn below is never nil.
 		return newTool(name, description, nil, nil, nil)
 	}
-	in, err := SchemaFor[In]()
+	var o toolOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	in, _, err := typedSchema[In](o)
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
 	}
-	out, err := SchemaFor[Out]()
+	out, plan, err := typedSchema[Out](o)
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
 	}
@@ -143,21 +158,59 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(res)
-	}
-	// A Go type whose schema has no exact declaration (a map, an any field)
-	// fails here rather than at contract.New.
-	for phase, schema := range map[string]*Schema{"input": in, "output": out} {
-		if _, err := typegen.Type(schema.JSON()); err != nil {
-			var se *typegen.SchemaError
-			if errors.As(err, &se) {
-				err = &typegen.SchemaError{Pointer: DefaultNamespace + "." + name + "." + phase + se.Pointer, Keyword: se.Keyword, Message: se.Message}
-			}
-			return nil, fmt.Errorf("contract: tool %s %s: %w (reflected from the Go type %s: a map or interface field, such as map[string]any or any, has no exact declaration; use a struct, or NewRawTool with a schema of your own)",
-				name, phase, err, map[string]string{"input": typeName[In](), "output": typeName[Out]()}[phase])
+		// Through a pointer, as encoding/json calls pointer-receiver
+		// MarshalJSON methods only on addressable values (SchemaFor
+		// declares what they write).
+		text, err := json.Marshal(&res)
+		if err != nil {
+			return nil, err
 		}
+		return fill(text, plan), nil
 	}
-	return newTool(name, description, in, out, h)
+	t, err := newTool(name, description, in, out, h)
+	if err != nil {
+		return nil, err
+	}
+	// A schema the declarations cannot print fails here rather than at
+	// contract.New.
+	if _, err := typegen.NamespaceDeclarations(typegen.Namespace{Name: DefaultNamespace, Tools: []typegen.ToolDecl{t.decl()}}); err != nil {
+		return nil, fmt.Errorf("contract: tool %s: %w (reflected from the Go types %s and %s; a JSONSchema or JSONSchemaExtend method or a jsonschema tag made a schema that strict declarations cannot print: use NewRawTool with a schema of your own)",
+			name, err, typeName[In](), typeName[Out]())
+	}
+	return t, nil
+}
+
+// typedSchema reflects T for NewTool: its compiled schema and the fill plan
+// of its values.
+func typedSchema[T any](o toolOptions) (*Schema, *fillPlan, error) {
+	t := reflect.TypeFor[T]()
+	raw, plan, err := reflectType(t, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema of %s: %w", t, err)
+	}
+	s, err := NewSchema(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema of %s: %w", t, err)
+	}
+	return s, plan, nil
+}
+
+// ToolOption changes how NewTool defines a tool.
+type ToolOption func(*toolOptions)
+
+type toolOptions struct {
+	strict bool
+}
+
+// StrictSchemas makes NewTool reflect closed schemas without nulls, for an
+// embedder whose programs must see only closed objects: every type is
+// inlined (no named declarations), a pointer field without omitempty is
+// required and not null (a nil one fails output validation), and a map,
+// an interface, json.RawMessage, a recursive type and a type that writes
+// its own JSON without a JSONSchema method are errors naming their Go
+// path. Nil slices and maps are still sent as [] and {}.
+func StrictSchemas() ToolOption {
+	return func(o *toolOptions) { o.strict = true }
 }
 
 // NewRawTool defines a tool from raw JSON Schema texts and a handler of JSON

@@ -166,12 +166,18 @@ func TestToolCallRejectsBadOutput(t *testing.T) {
 				return WeatherReport{Location: in.Location, ObservedHour: 24}, nil
 			})
 		}, "/observedHour: maximum"},
-		{"typed: nil slice of an array output", func() (*contract.Tool, error) {
-			return contract.NewTool("list", "List things.", func(ctx context.Context, in WeatherInput) ([]string, error) {
+		{"typed: nil pointer output", func() (*contract.Tool, error) {
+			return contract.NewTool("find", "Find a thing.", func(ctx context.Context, in WeatherInput) (*WeatherReport, error) {
 				calls.Add(1)
 				return nil, nil
 			})
-		}, "/: got null, want array"},
+		}, "/: got null, want object"},
+		{"typed: nil element", func() (*contract.Tool, error) {
+			return contract.NewTool("list", "List things.", func(ctx context.Context, in WeatherInput) ([]*WeatherReport, error) {
+				calls.Add(1)
+				return []*WeatherReport{{Location: "Oslo"}, nil}, nil
+			})
+		}, "/1: got null, want object"},
 		{"raw: wrong type", func() (*contract.Tool, error) {
 			return contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`),
 				json.RawMessage(`{"type":"object","properties":{"temperature":{"type":"number"}},"required":["temperature"]}`),
@@ -394,8 +400,8 @@ func TestToolValidationErrorFormat(t *testing.T) {
 	}
 }
 
-type mapOut struct {
-	M map[string]any `json:"m"`
+type chanOut struct {
+	Updates chan string `json:"updates"`
 }
 
 // TestNewToolChecksTheNameBeforeTheSchemas: an invalid name or an empty
@@ -403,12 +409,12 @@ type mapOut struct {
 // declaration; that error names the Go type and what to do (a new user's
 // trial got the schema error for a name with a hyphen).
 func TestNewToolChecksTheNameBeforeTheSchemas(t *testing.T) {
-	fn := func(ctx context.Context, in counterIn) (mapOut, error) { return mapOut{}, nil }
+	fn := func(ctx context.Context, in counterIn) (chanOut, error) { return chanOut{}, nil }
 	for _, tc := range []struct{ name, description, want string }{
 		{"get-weather", "Weather.", "not a JavaScript identifier"},
 		{"delete", "Weather.", "reserved"},
 		{"x", " ", "the description is empty"},
-		{"x", "Weather.", "reflected from the Go type contract_test.mapOut: a map or interface field"},
+		{"x", "Weather.", "tool x output: schema of contract_test.chanOut: contract_test.chanOut.Updates (chan string): encoding/json cannot encode a chan"},
 	} {
 		_, err := contract.NewTool(tc.name, tc.description, fn)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

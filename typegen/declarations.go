@@ -204,10 +204,12 @@ type DescribeOutput = {
 
 // Declarations renders the complete surface as .d.ts-style global script
 // declarations (no import or export), in this order, separated by blank lines
-// and ending in a newline: one interface per namespace (Tools for
-// "codemode", FooTools for "foo"), each preceded by `declare namespace
-// FooTypes { … }` with the named types its tools reach when the namespace
-// has Definitions, CodeModeConsole, CodeModeResult,
+// and ending in a newline: `declare namespace InputTypes { … }` when the
+// program input's schema has named types ($defs), one interface per
+// namespace (Tools for "codemode", FooTools for "foo"), each preceded by
+// `declare namespace FooTypes { … }` with the named types its tools reach
+// (the namespace's Definitions, and the root $defs of its strict tools'
+// schemas), CodeModeConsole, CodeModeResult,
 // ProgramContent, AgentProgramScope and AgentProgram. For example:
 //
 //	interface Tools {
@@ -246,6 +248,12 @@ type DescribeOutput = {
 //     namespace named input, console or result (Keyword "name"), and a blank
 //     tool description (Keyword "description") are errors too, with the
 //     namespace or "namespace.tool" as Pointer.
+//   - A $defs member that two strict tools of a namespace both define
+//     must be the same schema in both (Keyword "$defs" otherwise, at the
+//     second): a name is one type per namespace. Its type name is the
+//     member's name after its last "." or "/" ("example.com.shop.User"
+//     is User), numbered (User2) when another type of the namespace or
+//     TypeScript already has it.
 //   - The root description of InputSchema, if any, is the JSDoc of the
 //     scope's input property; root descriptions of tool schemas are not
 //     printed (the tool description is).
@@ -260,14 +268,9 @@ func Declarations(s Surface) (string, error) {
 func declarations(s Surface, exact bool) (string, []string, error) {
 	var b strings.Builder
 
-	var input *tsType
-	var inputDoc string
-	if len(bytes.TrimSpace(s.InputSchema)) > 0 {
-		t, root, err := compileSchema(s.InputSchema)
-		if err != nil {
-			return "", nil, prefixed(err, "input")
-		}
-		input, inputDoc = t, description(root)
+	input, inputDoc, inDefs, err := compileInput(&b, s.InputSchema)
+	if err != nil {
+		return "", nil, err
 	}
 
 	namespaces := s.Namespaces
@@ -276,6 +279,9 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 	}
 	namespaceNames := make(map[string]bool, len(namespaces))
 	interfaceNames := make(map[string]bool, len(namespaces))
+	if inDefs != nil {
+		interfaceNames[inputTypesName] = true
+	}
 	interfaces := make([]string, len(namespaces))
 	var methods []string
 	for i, ns := range namespaces {
@@ -297,12 +303,11 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 		interfaceNames[iface] = true
 		interfaces[i] = iface
 
-		var defs *defsState
-		if ns.Definitions != nil {
-			var err error
-			if defs, err = newDefsState(ns.Name, ns.Definitions); err != nil {
-				return "", nil, err
-			}
+		defs, err := namespaceDefs(ns)
+		if err != nil {
+			return "", nil, err
+		}
+		if defs != nil {
 			if interfaceNames[TypesNamespaceName(ns.Name)] {
 				return "", nil, schemaErr(ns.Name, "name", "types namespace name %s is already used", TypesNamespaceName(ns.Name))
 			}
@@ -314,11 +319,8 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		if defs != nil {
-			if decls := defs.compileNamed(); len(decls) > 0 {
-				writeNamed(&b, TypesNamespaceName(ns.Name), decls)
-				b.WriteByte('\n')
-			}
+		if err := writeNamedOf(&b, TypesNamespaceName(ns.Name), defs); err != nil {
+			return "", nil, err
 		}
 		b.WriteString(nb.String())
 		methods = append(methods, names...)
@@ -350,6 +352,25 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 		b.WriteString(exactHelpers)
 	}
 	return b.String(), methods, nil
+}
+
+// compileInput compiles the program input's schema, when there is one,
+// and writes the named types it reaches (InputTypes) to b.
+func compileInput(b *strings.Builder, schema json.RawMessage) (input *tsType, doc string, defs *defsState, err error) {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		return nil, "", nil, nil
+	}
+	if defs, err = inputDefs(schema); err != nil {
+		return nil, "", nil, err
+	}
+	t, root, err := compileSchemaIn(schema, defs)
+	if err != nil {
+		return nil, "", nil, prefixed(err, "input")
+	}
+	if err := writeNamedOf(b, inputTypesName, defs); err != nil {
+		return nil, "", nil, err
+	}
+	return t, description(root), defs, nil
 }
 
 // fixedDeclarations are the console, result writer and content types of
@@ -485,11 +506,11 @@ func toolTypes(tool ToolDecl, where string, defs *defsState) (in, out *tsType, e
 		}
 		return in, out, nil
 	}
-	in, _, err = compileSchema(tool.InputSchema)
+	in, _, err = compileSchemaIn(tool.InputSchema, defs)
 	if err != nil {
 		return nil, nil, prefixed(err, where+".input")
 	}
-	out, _, err = compileSchema(tool.OutputSchema)
+	out, _, err = compileSchemaIn(tool.OutputSchema, defs)
 	if err != nil {
 		return nil, nil, prefixed(err, where+".output")
 	}

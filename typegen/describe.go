@@ -12,7 +12,8 @@ const DefaultDescribeChars = 4000
 // Describer renders the declarations of single tools of one namespace, for a
 // describe answer: the tool's method in its namespace interface and only the
 // named types (see [Definitions]) that the method reaches, directly or
-// through other named types. The namespace's Definitions document is parsed
+// through other named types (Definitions, and the root $defs of strict
+// tool schemas). The namespace's Definitions document is parsed
 // once, by [NewDescriber]; a Describer is safe for concurrent use.
 type Describer struct {
 	ns   Namespace
@@ -29,11 +30,11 @@ func NewDescriber(ns Namespace) (*Describer, error) {
 		return nil, schemaErr(ns.Name, "name", "namespace name must be a JavaScript identifier")
 	}
 	d := &Describer{ns: ns}
-	if ns.Definitions != nil {
-		defs, err := newDefsState(ns.Name, ns.Definitions)
-		if err != nil {
-			return nil, err
-		}
+	defs, err := namespaceDefs(ns)
+	if err != nil {
+		return nil, err
+	}
+	if defs != nil {
 		d.defs = defs
 		d.byName = make(map[string]string, len(defs.names))
 		for key, name := range defs.names {
@@ -85,8 +86,7 @@ func (d *Describer) Tool(name string, maxChars int) (string, error) {
 	}
 	var defs *defsState
 	if d.defs != nil {
-		// A fresh reach state over the shared document and names.
-		defs = &defsState{root: d.defs.root, names: d.defs.names, qualify: d.defs.qualify, seen: map[string]bool{}, resolved: map[string]resolvedRef{}}
+		defs = d.defs.fresh()
 	}
 	iface := interfaceName(d.ns.Name)
 	method := func(t ToolDecl) (string, error) {
@@ -103,7 +103,9 @@ func (d *Describer) Tool(name string, maxChars int) (string, error) {
 	}
 	var decls []namedDecl
 	if defs != nil {
-		decls = defs.compileNamed()
+		if decls, err = defs.compileNamed(); err != nil {
+			return "", err
+		}
 	}
 	short := func() (string, error) {
 		if s := shortDescription(tool.Description); s != tool.Description {
@@ -133,9 +135,12 @@ func (d *Describer) Type(name string, maxChars int) (string, error) {
 	if !ok {
 		return "", schemaErr(TypesNamespaceName(d.ns.Name)+"."+name, "name", "no named type %s in namespace %s", name, d.ns.Name)
 	}
-	defs := &defsState{root: d.defs.root, names: d.defs.names, qualify: d.defs.qualify, seen: map[string]bool{}, resolved: map[string]resolvedRef{}}
+	defs := d.defs.fresh()
 	defs.named(key)
-	decls := defs.compileNamed()
+	decls, err := defs.compileNamed()
+	if err != nil {
+		return "", err
+	}
 	none := func() (string, error) { return "", nil }
 	return fitDescription(TypesNamespaceName(d.ns.Name), "", none, decls, 1, maxChars)
 }
@@ -225,9 +230,9 @@ func writeNamedCompact(b *strings.Builder, typesName string, decls []namedDecl) 
 	b.WriteString("declare namespace " + typesName + " {\n")
 	p := printer{compact: true}
 	for _, d := range decls {
-		if d.typ.kind == tsObject && len(d.typ.props) > 0 {
+		if isInterface(d.typ) {
 			b.WriteString("  interface " + d.name + " ")
-			p.writeType(b, d.typ, 1)
+			p.writeObject(b, d.typ, 1)
 			b.WriteString("\n")
 			continue
 		}

@@ -5,10 +5,16 @@
 // Schemas are JSON Schema (draft 2020-12) given as JSON text. The printer is
 // strict, following
 // https://github.com/torkbot/code-mode#schemas-tools-and-checking: it supports
-// closed objects (additionalProperties: false), arrays, strings (with a const
-// or an enum of strings giving literal types), numbers, integers, booleans,
-// null, and one narrow form of anyOf/oneOf, a discriminated union of closed
-// objects. Every other keyword or shape fails with a [*SchemaError] that names
+// closed objects (additionalProperties: false), maps (additionalProperties a
+// schema, without properties: Record<string, V>), arrays, strings (with a
+// const or an enum of strings giving literal types), numbers, integers,
+// booleans, null, unknown (a schema of annotations alone), two narrow forms
+// of anyOf/oneOf (a discriminated union of closed objects, and T | null),
+// and named types: a $ref to the root $defs of a tool's (or the program
+// input's) schema prints a name, and the definition is declared once per
+// namespace, in the namespace that [TypesNamespaceName] names
+// (InputTypes for the program input), so recursive and shared types stay
+// exact and the declarations proportional to the types. Every other keyword or shape fails with a [*SchemaError] that names
 // the JSON pointer and keyword, instead of being represented loosely, so the
 // declarations are always exact. Validation-only keywords (minLength, pattern,
 // minimum, minItems and the like) are accepted on their matching types and do

@@ -39,7 +39,7 @@ func ExampleType_error() {
 	fmt.Println(err)
 	// Output:
 	// # additionalProperties
-	// typegen: #: keyword "additionalProperties": missing; strict declarations need closed objects with additionalProperties: false
+	// typegen: #: keyword "additionalProperties": missing; strict declarations need closed objects with additionalProperties: false, or a map's value schema
 }
 
 func ExampleLenientType() {

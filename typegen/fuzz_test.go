@@ -125,3 +125,50 @@ func TestParseJSONDeepNesting(t *testing.T) {
 		t.Fatalf("got %v, want %v", err, want)
 	}
 }
+
+// FuzzStrictNamedDeclarations feeds arbitrary schema texts, with root
+// $defs, to two strict tools of one namespace and to a describer: they must
+// never panic, every error must be a *SchemaError, and a success must be
+// repeatable and declare every named type it refers to.
+func FuzzStrictNamedDeclarations(f *testing.F) {
+	var golden Surface
+	if data, err := os.ReadFile(filepath.Join("testdata", "strict-named.json")); err == nil && json.Unmarshal(data, &golden) == nil {
+		tools := golden.Namespaces[0].Tools
+		f.Add([]byte(tools[0].OutputSchema), []byte(tools[1].OutputSchema))
+		f.Add([]byte(golden.InputSchema), []byte(tools[0].OutputSchema))
+	}
+	f.Add([]byte(`{"$ref":"#/$defs/a.T","$defs":{"a.T":{"type":"array","items":{"$ref":"#/$defs/a.T"}}}}`), []byte(`{"$ref":"#/$defs/a.T","$defs":{"a.T":{"type":"string"}}}`))
+	f.Add([]byte(`{"$ref":"#/%24defs/a~1b","$defs":{"a/b":{"type":"object","additionalProperties":{"$ref":"#/$defs/a~1b"}}}}`), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		ns := Namespace{Name: "codemode", Tools: []ToolDecl{
+			{Name: "a", Description: "A.", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: a},
+			{Name: "b", Description: "B.", InputSchema: b, OutputSchema: a},
+		}}
+		got, err := Declarations(Surface{InputSchema: b, Namespaces: []Namespace{ns}})
+		if err != nil {
+			var se *SchemaError
+			if !errors.As(err, &se) || se.Pointer == "" || se.Message == "" {
+				t.Fatalf("error %v (%T) is not a complete *SchemaError", err, err)
+			}
+			return
+		}
+		again, err := Declarations(Surface{InputSchema: b, Namespaces: []Namespace{ns}})
+		if err != nil || again != got {
+			t.Fatalf("not repeatable: %v", err)
+		}
+		for _, ref := range strings.Fields(got) {
+			name, ok := strings.CutPrefix(strings.Trim(ref, "();:[]<>|,"), "CodemodeTypes.")
+			name = strings.TrimSuffix(name, "[]")
+			if ok && !strings.Contains(got, "interface "+name+" ") && !strings.Contains(got, "type "+name+" =") {
+				t.Fatalf("CodemodeTypes.%s is used but not declared:\n%s", name, got)
+			}
+		}
+		d, err := NewDescriber(ns)
+		if err != nil {
+			t.Fatalf("NewDescriber after Declarations succeeded: %v", err)
+		}
+		if _, err := d.Tool("a", 200); err != nil {
+			t.Fatalf("Describer.Tool after Declarations succeeded: %v", err)
+		}
+	})
+}

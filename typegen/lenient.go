@@ -130,6 +130,9 @@ func lenientCompileIn(data []byte, defs *defsState) *tsType {
 	if err != nil {
 		return typeUnknown
 	}
+	if defs != nil && defs.root == nil {
+		defs = nil // no Definitions (only strict $defs): references resolve in the schema
+	}
 	c := &lenientCompiler{root: root, budget: lenientBudget, defs: defs}
 	if defs != nil {
 		c.root = defs.root

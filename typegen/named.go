@@ -1,8 +1,10 @@
 package typegen
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -61,6 +63,122 @@ type defsState struct {
 	// resolved caches reference resolution: a document's pointers are
 	// resolved once however many tools refer to them.
 	resolved map[string]resolvedRef
+	// strict holds the named types of the strict schemas' $defs, by
+	// strictKey; their names are in names too.
+	strict map[string]*strictDef
+	// used are the type names taken, by Definitions or by strict $defs.
+	used map[string]bool
+}
+
+// strictDef is one named type from the root $defs of a strict schema
+// (a Go type that package contract reflected, or a hand-written schema).
+type strictDef struct {
+	value *jsonValue
+	root  *jsonValue // the schema document it is in
+	where string     // the document's place: "codemode.getIssue.output"
+	ptr   string     // its pointer there: "#/$defs/<key>"
+}
+
+// strictKey is the key of the $defs member key in a defsState: it never
+// starts with "#", as the canonical pointers of Definitions do.
+func strictKey(key string) string { return "$defs/" + key }
+
+// emptyDefsState is the state of a namespace without Definitions, which
+// its strict schemas' $defs fill (addStrict).
+func emptyDefsState(ns string) *defsState {
+	return &defsState{names: map[string]string{}, qualify: TypesNamespaceName(ns) + ".", seen: map[string]bool{}, resolved: map[string]resolvedRef{}, used: map[string]bool{}}
+}
+
+// fresh is a new reach state over the same document and names, for one
+// describe answer.
+func (s *defsState) fresh() *defsState {
+	return &defsState{root: s.root, names: s.names, qualify: s.qualify, seen: map[string]bool{}, resolved: map[string]resolvedRef{}, strict: s.strict, used: s.used}
+}
+
+// addStrict declares the root $defs of a strict schema document, found at
+// where ("codemode.getIssue.output"), as named types. A key that another
+// schema of the namespace already defined must define the same schema (a
+// Go type reflects to one schema wherever it is used); a different one is
+// an error naming both places. Each new key gets a type name: the key's
+// text after its last "." or "/" (package contract names a Go type's
+// definition "<package path>.<type name>"), made an identifier, and
+// followed by 2, 3, ... when another type or TypeScript already has it.
+func (s *defsState) addStrict(root *jsonValue, where string) error {
+	defs := root.get("$defs")
+	if defs == nil || defs.kind != kindObject {
+		return nil // not there, or malformed: the compiler reports it
+	}
+	if s.strict == nil {
+		s.strict = map[string]*strictDef{}
+	}
+	for _, m := range defs.obj {
+		key := strictKey(m.key)
+		ptr := childPointer(childPointer("#", "$defs"), m.key)
+		if d, ok := s.strict[key]; ok {
+			if !sameJSON(d.value, m.value) {
+				return schemaErr(where+ptr, "$defs", "the definition %q differs from the one of the same name at %s%s; give the types different names", m.key, d.where, d.ptr)
+			}
+			continue
+		}
+		s.strict[key] = &strictDef{value: m.value, root: root, where: where, ptr: ptr}
+		s.names[key] = s.freeName(defTypeName(m.key))
+	}
+	return nil
+}
+
+// freeName returns name, or name followed by the first number from 2 that
+// makes it a name no type has and TypeScript does not predefine, and takes
+// it.
+func (s *defsState) freeName(name string) string {
+	try := name
+	for i := 2; s.used[try] || reservedTypeNames[try]; i++ {
+		try = name + strconv.Itoa(i)
+	}
+	s.used[try] = true
+	return try
+}
+
+// defTypeName is the type name a $defs key suggests: its text after the
+// last "." or "/", with every character that cannot be in an identifier
+// replaced by "_", leading and trailing ones dropped, and "_" before a
+// leading digit ("Type" when nothing is left).
+func defTypeName(key string) string {
+	base := key[strings.LastIndexAny(key, "./")+1:]
+	var b strings.Builder
+	for _, r := range base {
+		if r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteByte('_')
+	}
+	name := strings.Trim(b.String(), "_")
+	if r, _ := utf8.DecodeRuneInString(name); unicode.IsDigit(r) {
+		name = "_" + name
+	}
+	if name == "" || !isIdentifier(name) {
+		return "Type"
+	}
+	return name
+}
+
+// sameJSON reports whether a and b are the same JSON value, object members
+// in the same order.
+func sameJSON(a, b *jsonValue) bool {
+	if a.kind != b.kind || a.b != b.b || a.num != b.num || a.str != b.str || len(a.arr) != len(b.arr) || len(a.obj) != len(b.obj) {
+		return false
+	}
+	for i := range a.arr {
+		if !sameJSON(a.arr[i], b.arr[i]) {
+			return false
+		}
+	}
+	for i := range a.obj {
+		if a.obj[i].key != b.obj[i].key || !sameJSON(a.obj[i].value, b.obj[i].value) {
+			return false
+		}
+	}
+	return true
 }
 
 type resolvedRef struct {
@@ -78,7 +196,7 @@ func newDefsState(ns string, d *Definitions) (*defsState, error) {
 	if err != nil {
 		return nil, prefixed(err, ns+".definitions")
 	}
-	s := &defsState{root: root, names: map[string]string{}, qualify: TypesNamespaceName(ns) + ".", seen: map[string]bool{}, resolved: map[string]resolvedRef{}}
+	s := &defsState{root: root, names: map[string]string{}, qualify: TypesNamespaceName(ns) + ".", seen: map[string]bool{}, resolved: map[string]resolvedRef{}, used: map[string]bool{}}
 	used := map[string]string{}
 	// Sorted, so that the error for a set with several faults is stable.
 	refs := make([]string, 0, len(d.Names))
@@ -98,6 +216,7 @@ func newDefsState(ns string, d *Definitions) (*defsState, error) {
 			return nil, schemaErr(ns+".definitions", "name", "type name %q is given to both %s and %s", name, used[name], ref)
 		}
 		used[name] = ref
+		s.used[name] = true
 		r := c.resolveCached(ref)
 		if !r.ok {
 			continue // a name for nothing in the document is never reached
@@ -151,7 +270,7 @@ type namedDecl struct {
 // reach in turn, each with its own budget; then it breaks the cycles that
 // TypeScript cannot express (a type alias that is, through unions and
 // intersections alone, itself) by printing unknown at the closing spot.
-func (s *defsState) compileNamed() []namedDecl {
+func (s *defsState) compileNamed() ([]namedDecl, error) {
 	var decls []namedDecl
 	index := map[string]int{} // qualified name -> position in decls
 	parents := make([]int, len(s.reached), len(s.reached)+16)
@@ -160,15 +279,25 @@ func (s *defsState) compileNamed() []namedDecl {
 	}
 	for i := 0; i < len(s.reached); i++ {
 		key := s.reached[i]
-		r := (&lenientCompiler{root: s.root, defs: s}).resolveCached(key)
-		c := &lenientCompiler{root: s.root, budget: lenientBudget, defs: s, expanding: []string{key}}
-		t := c.schema(r.target, 0, r.foreign)
+		var t *tsType
+		var doc string
+		if d, ok := s.strict[key]; ok {
+			var err error
+			if t, err = (&strictCompiler{root: d.root, defs: s}).compile(d.value, d.ptr, 0); err != nil {
+				return nil, prefixed(err, d.where)
+			}
+			doc = description(d.value)
+		} else {
+			r := (&lenientCompiler{root: s.root, defs: s}).resolveCached(key)
+			c := &lenientCompiler{root: s.root, budget: lenientBudget, defs: s, expanding: []string{key}}
+			t, doc = c.schema(r.target, 0, r.foreign), description(r.target)
+		}
 		for len(parents) < len(s.reached) {
 			parents = append(parents, i)
 		}
 		name := s.qualify + s.names[key]
 		index[name] = len(decls)
-		decls = append(decls, namedDecl{name: s.names[key], doc: description(r.target), typ: t, parent: parents[i]})
+		decls = append(decls, namedDecl{name: s.names[key], doc: doc, typ: t, parent: parents[i]})
 	}
 	// Depth-first search over the unguarded references; a reference to a
 	// type on the current path closes a cycle.
@@ -200,7 +329,7 @@ func (s *defsState) compileNamed() []namedDecl {
 			visit(i)
 		}
 	}
-	return decls
+	return decls, nil
 }
 
 // unguardedRefs appends the references of t that TypeScript resolves
@@ -219,6 +348,14 @@ func unguardedRefs(t *tsType, out []*tsType) []*tsType {
 	return out
 }
 
+// isInterface reports whether a named type is declared as an interface: an
+// object type with properties or an index signature. A type alias of
+// Record<string, T> cannot refer to itself (TypeScript error 2456), an
+// interface's index signature can.
+func isInterface(t *tsType) bool {
+	return t.kind == tsObject && (len(t.props) > 0 || t.index != nil)
+}
+
 // writeNamed writes the types namespace of one namespace's named types.
 func writeNamed(b *strings.Builder, typesName string, decls []namedDecl) {
 	b.WriteString("declare namespace " + typesName + " {\n")
@@ -227,9 +364,9 @@ func writeNamed(b *strings.Builder, typesName string, decls []namedDecl) {
 			b.WriteByte('\n')
 		}
 		writeJSDoc(b, d.doc, 1)
-		if d.typ.kind == tsObject && len(d.typ.props) > 0 {
+		if isInterface(d.typ) {
 			b.WriteString("  interface " + d.name + " ")
-			printer{}.writeType(b, d.typ, 1)
+			printer{}.writeObject(b, d.typ, 1)
 			b.WriteString("\n")
 			continue
 		}
@@ -238,4 +375,83 @@ func writeNamed(b *strings.Builder, typesName string, decls []namedDecl) {
 		b.WriteString(";\n")
 	}
 	b.WriteString("}\n")
+}
+
+// namespaceDefs is the named-type state of a namespace: its Definitions and
+// the root $defs of its strict tools' schemas (see addStrict), or nil when
+// it has neither.
+func namespaceDefs(ns Namespace) (*defsState, error) {
+	var s *defsState
+	if ns.Definitions != nil {
+		var err error
+		if s, err = newDefsState(ns.Name, ns.Definitions); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range ns.Tools {
+		if t.Lenient {
+			continue
+		}
+		if s == nil {
+			s = emptyDefsState(ns.Name)
+		}
+		if err := s.addStrictSchema(t.InputSchema, ns.Name+"."+t.Name+".input"); err != nil {
+			return nil, err
+		}
+		if err := s.addStrictSchema(t.OutputSchema, ns.Name+"."+t.Name+".output"); err != nil {
+			return nil, err
+		}
+	}
+	if s != nil && s.root == nil && len(s.strict) == 0 {
+		return nil, nil
+	}
+	return s, nil
+}
+
+// addStrictSchema is addStrict for schema text; text that does not parse
+// is left to the compiler to report.
+func (s *defsState) addStrictSchema(schema json.RawMessage, where string) error {
+	if !bytes.Contains(schema, []byte(`"$defs"`)) {
+		return nil
+	}
+	root, err := parseJSON(schema)
+	if err != nil {
+		return nil
+	}
+	return s.addStrict(root, where)
+}
+
+// inputTypesName is the TypeScript namespace of the program input's named
+// types (the root $defs of its schema).
+const inputTypesName = "InputTypes"
+
+// inputDefs is the named-type state of the program input's schema, or nil
+// when it has no $defs.
+func inputDefs(schema json.RawMessage) (*defsState, error) {
+	s := emptyDefsState("input")
+	if err := s.addStrictSchema(schema, "input"); err != nil {
+		return nil, err
+	}
+	if len(s.strict) == 0 {
+		return nil, nil
+	}
+	return s, nil
+}
+
+// writeNamedOf writes the named types that defs reached, as the types
+// namespace typesName followed by a blank line; nothing when defs is nil
+// or reached none.
+func writeNamedOf(b *strings.Builder, typesName string, defs *defsState) error {
+	if defs == nil {
+		return nil
+	}
+	decls, err := defs.compileNamed()
+	if err != nil {
+		return err
+	}
+	if len(decls) > 0 {
+		writeNamed(b, typesName, decls)
+		b.WriteByte('\n')
+	}
+	return nil
 }

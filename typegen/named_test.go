@@ -2,6 +2,7 @@ package typegen
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,5 +83,90 @@ func TestDefinitionsNameErrors(t *testing.T) {
 	_, err := Declarations(Surface{Namespaces: []Namespace{{Name: "api", Definitions: &Definitions{Document: json.RawMessage(`{`)}}}})
 	if err == nil || !strings.Contains(err.Error(), "api.definitions") {
 		t.Fatalf("unparsable document: error %v, want one naming api.definitions", err)
+	}
+}
+
+// TestStrictNamedTypesHoldValuesWithTypeScript checks, with the real
+// compiler, that the strict-named golden's types hold the values their
+// schemas accept: recursion through arrays, nullable references, maps of
+// themselves, unknown.
+func TestStrictNamedTypesHoldValuesWithTypeScript(t *testing.T) {
+	tsc := findTSC(t)
+	surface, err := os.ReadFile(filepath.Join("testdata", "strict-named.d.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := `const tree: InputTypes.Tree = { name: "a", children: [{ name: "b", children: [] }] };
+const first: CodemodeTypes.User = { id: 1, invitedBy: null, labels: {}, extra: null, settings: {} };
+const second: Awaited<ReturnType<Tools["getUser"]>> = { id: 2, invitedBy: first, labels: { team: "x" }, extra: [1, "two"], settings: { a: { b: {} } } };
+const list: Awaited<ReturnType<Tools["listUsers"]>> = { users: [first, second], admins: [{ login: "root" }] };
+const p: AgentProgram = async ({ input, codemode }) => {
+  const u = await codemode.getUser({ id: input.tree.children.length });
+  return u.invitedBy?.labels["team"] ?? list.admins[0]?.login;
+};
+// @ts-expect-error a user's invitedBy may be null
+const bad: string = second.invitedBy.labels["x"];
+`
+	compileWithTSC(t, tsc, string(surface), check)
+}
+
+func TestStrictDefinitionsMustAgreeAcrossTools(t *testing.T) {
+	tool := func(name, def string) ToolDecl {
+		return ToolDecl{Name: name, Description: "A tool.", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+			OutputSchema: json.RawMessage(`{"$ref":"#/$defs/p.T","$defs":{"p.T":` + def + `}}`)}
+	}
+	same := `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`
+	got, err := Declarations(Surface{Namespaces: []Namespace{{Name: "codemode", Tools: []ToolDecl{tool("a", same), tool("b", same)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(got, "interface T "); c != 1 {
+		t.Errorf("declared T %d times, want once:\n%s", c, got)
+	}
+	_, err = Declarations(Surface{Namespaces: []Namespace{{Name: "codemode", Tools: []ToolDecl{tool("a", same), tool("b", `{"type":"string"}`)}}}})
+	var se *SchemaError
+	if !errors.As(err, &se) || se.Pointer != "codemode.b.output#/$defs/p.T" || !strings.Contains(se.Message, "codemode.a.output#/$defs/p.T") {
+		t.Errorf("err = %v, want a conflict at codemode.b.output#/$defs/p.T naming codemode.a.output", err)
+	}
+	// A definition's own fault is reported where it is.
+	_, err = Declarations(Surface{Namespaces: []Namespace{{Name: "codemode", Tools: []ToolDecl{tool("a", `{"type":"object"}`)}}}})
+	if !errors.As(err, &se) || se.Pointer != "codemode.a.output#/$defs/p.T" || se.Keyword != "additionalProperties" {
+		t.Errorf("err = %v, want one at codemode.a.output#/$defs/p.T, keyword additionalProperties", err)
+	}
+}
+
+func TestStrictNamedTypesAvoidDefinitionsNames(t *testing.T) {
+	doc := json.RawMessage(`{"components":{"schemas":{"T":{"type":"string"}}}}`)
+	got, err := Declarations(Surface{Namespaces: []Namespace{{
+		Name:        "api",
+		Definitions: &Definitions{Document: doc, Names: map[string]string{"#/components/schemas/T": "T"}},
+		Tools: []ToolDecl{
+			{Name: "open", Description: "Open.", Lenient: true, InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"$ref":"#/components/schemas/T"}`)},
+			{Name: "typed", Description: "Typed.", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+				OutputSchema: json.RawMessage(`{"$ref":"#/$defs/x.T","$defs":{"x.T":{"type":"array","items":{"$ref":"#/$defs/x.T"}}}}`)},
+		},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"type T = string;", "type T2 = ApiTypes.T2[];", "open(input?: Record<string, unknown>): Promise<ApiTypes.T>;", "typed(input: Record<string, never>): Promise<ApiTypes.T2>;"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("declarations lack %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestDefTypeName(t *testing.T) {
+	for key, want := range map[string]string{
+		"Node": "Node",
+		"github.com.google.go-github.v75.github.User": "User",
+		"a/b.Page_User_int":                           "Page_User_int",
+		"x.":                                          "Type",
+		"x.1a":                                        "_1a",
+		"x.é":                                         "é",
+	} {
+		if got := defTypeName(key); got != want {
+			t.Errorf("defTypeName(%q) = %q, want %q", key, got, want)
+		}
 	}
 }

@@ -27,12 +27,9 @@ func NamespaceDeclarations(ns Namespace) (string, error) {
 	case "input", "console", "result":
 		return "", schemaErr(ns.Name, "name", "namespace name %q is reserved by the program scope", ns.Name)
 	}
-	var defs *defsState
-	if ns.Definitions != nil {
-		var err error
-		if defs, err = newDefsState(ns.Name, ns.Definitions); err != nil {
-			return "", err
-		}
+	defs, err := namespaceDefs(ns)
+	if err != nil {
+		return "", err
 	}
 	iface := interfaceName(ns.Name)
 	var nb strings.Builder
@@ -40,11 +37,8 @@ func NamespaceDeclarations(ns Namespace) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	if defs != nil {
-		if decls := defs.compileNamed(); len(decls) > 0 {
-			writeNamed(&b, TypesNamespaceName(ns.Name), decls)
-			b.WriteByte('\n')
-		}
+	if err := writeNamedOf(&b, TypesNamespaceName(ns.Name), defs); err != nil {
+		return "", err
 	}
 	b.WriteString(nb.String())
 	b.WriteString("\ndeclare const " + ns.Name + ": " + iface + ";\n")

@@ -26,6 +26,16 @@ import (
 //   - type "number" and "integer": number; "boolean": boolean; "null": null.
 //   - anyOf or oneOf of at least two closed objects that all require one
 //     property with a distinct string const: A | B.
+//   - anyOf or oneOf of a schema and {"type":"null"}: T | null (a Go
+//     pointer).
+//   - type "object" with additionalProperties a schema V and no
+//     properties: Record<string, V> (a map; propertyNames may narrow the
+//     keys).
+//   - a schema of annotations alone, such as {}: unknown (any JSON value).
+//   - $ref "#/$defs/<name>": the named type that the root $defs declare,
+//     qualified by its namespace; only [Declarations] and the functions
+//     printing a namespace declare them (see [Definitions]), so Type
+//     rejects a $ref.
 //
 // # Notes
 //   - Annotations (description, title, $schema, $id, $comment, examples,
@@ -34,8 +44,9 @@ import (
 //     exclusiveMinimum, exclusiveMaximum and multipleOf on numbers and
 //     integers; minItems, maxItems and uniqueItems on arrays are accepted and
 //     do not change the type. On another type they are an error.
-//   - Every other keyword, a missing or non-false additionalProperties, type
-//     arrays, boolean schemas, non-string const or enum values, other anyOf or
+//   - Every other keyword, a missing or true additionalProperties, a schema
+//     additionalProperties beside properties, $defs other than the root's,
+//     type arrays, boolean schemas, non-string const or enum values, other anyOf or
 //     oneOf shapes, duplicate JSON keys, invalid JSON and nesting deeper than
 //     64 schemas fail with a *[SchemaError] whose Pointer starts at "#".
 func Type(schema json.RawMessage) (string, error) {
@@ -118,34 +129,41 @@ func (p printer) writeType(b *strings.Builder, t *tsType, indent int) {
 			b.WriteByte('>')
 			return
 		}
-		if p.compact {
-			p.writeCompactObject(b, t)
-			return
-		}
-		b.WriteString("{\n")
-		for _, prop := range t.props {
-			writeJSDoc(b, prop.description, indent+1)
-			writeIndent(b, indent+1)
-			if p.readonly {
-				b.WriteString("readonly ")
-			}
-			b.WriteString(propertyName(prop.name))
-			if prop.optional {
-				b.WriteByte('?')
-			}
-			b.WriteString(": ")
-			p.writeType(b, prop.typ, indent+1)
-			b.WriteString(";\n")
-		}
-		if t.index != nil {
-			writeIndent(b, indent+1)
-			b.WriteString("[key: string]: ")
-			p.writeType(b, t.index, indent+1)
-			b.WriteString(";\n")
-		}
-		writeIndent(b, indent)
-		b.WriteByte('}')
+		p.writeObject(b, t, indent)
 	}
+}
+
+// writeObject writes an object type as a braced literal, compactly when
+// the printer is compact, even when it has no properties (an interface's
+// body).
+func (p printer) writeObject(b *strings.Builder, t *tsType, indent int) {
+	if p.compact {
+		p.writeCompactObject(b, t)
+		return
+	}
+	b.WriteString("{\n")
+	for _, prop := range t.props {
+		writeJSDoc(b, prop.description, indent+1)
+		writeIndent(b, indent+1)
+		if p.readonly {
+			b.WriteString("readonly ")
+		}
+		b.WriteString(propertyName(prop.name))
+		if prop.optional {
+			b.WriteByte('?')
+		}
+		b.WriteString(": ")
+		p.writeType(b, prop.typ, indent+1)
+		b.WriteString(";\n")
+	}
+	if t.index != nil {
+		writeIndent(b, indent+1)
+		b.WriteString("[key: string]: ")
+		p.writeType(b, t.index, indent+1)
+		b.WriteString(";\n")
+	}
+	writeIndent(b, indent)
+	b.WriteByte('}')
 }
 
 // writeCompactObject writes an object type with properties on one line:

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -454,11 +456,21 @@ var validationKeywords = map[string]validationKeyword{
 	"minItems":         {isNonNegativeInteger, "array"},
 	"maxItems":         {isNonNegativeInteger, "array"},
 	"uniqueItems":      {isBool, "array"},
+	// propertyNames narrows a map's keys (a Go map[int]T's are decimal
+	// integers); the keys stay strings in TypeScript.
+	"propertyNames": {isSchemaObject, "object"},
 	// Bytes cross the tool boundary as base64 strings (JSON Schema
 	// Validation draft 2020-12, section 8, "A Vocabulary for the Contents
 	// of String-Encoded Data"): the one content encoding accepted.
 	"contentEncoding":  {isBase64, "string"},
 	"contentMediaType": {isString, "string"},
+}
+
+func isSchemaObject(v *jsonValue) string {
+	if v.kind != kindObject {
+		return "must be a schema object"
+	}
+	return ""
 }
 
 func isBase64(v *jsonValue) string {
@@ -479,7 +491,7 @@ func keywordSet(words ...string) map[string]bool {
 // formKeywords lists, for each form a schema can take, the keywords beyond
 // the annotations that it accepts.
 var formKeywords = map[string]map[string]bool{
-	"object":  keywordSet("type", "properties", "required", "additionalProperties"),
+	"object":  keywordSet("type", "properties", "required", "additionalProperties", "propertyNames"),
 	"array":   keywordSet("type", "items", "minItems", "maxItems", "uniqueItems"),
 	"string":  keywordSet("type", "const", "enum", "minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"),
 	"number":  keywordSet("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
@@ -490,20 +502,40 @@ var formKeywords = map[string]map[string]bool{
 	"oneOf":   keywordSet("oneOf"),
 	"const":   keywordSet("const"),
 	"enum":    keywordSet("enum"),
+	"$ref":    keywordSet("$ref"),
+	"unknown": keywordSet(),
 }
 
 // compileSchema parses and checks one schema. Errors carry pointers that
 // start with "#"; callers add a prefix.
 func compileSchema(data []byte) (*tsType, *jsonValue, error) {
+	return compileSchemaIn(data, nil)
+}
+
+// compileSchemaIn is compileSchema for a schema whose root $defs are named
+// types of defs (see defsState.addStrict): a $ref to one prints its name.
+// With defs nil, a $ref is an error.
+func compileSchemaIn(data []byte, defs *defsState) (*tsType, *jsonValue, error) {
 	root, err := parseJSON(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := compile(root, "#", 0)
+	c := &strictCompiler{root: root, defs: defs}
+	t, err := c.compile(root, "#", 0)
 	if err != nil {
 		return nil, nil, err
 	}
 	return t, root, nil
+}
+
+// strictCompiler compiles one strict schema document.
+type strictCompiler struct {
+	// root is the document: its $defs member is allowed there alone, and
+	// holds the definitions a $ref names ("#/$defs/<key>").
+	root *jsonValue
+	// defs, when not nil, declares the root's $defs as named types (the
+	// namespace's or the program input's); nil refuses $ref.
+	defs *defsState
 }
 
 // description returns a schema's description annotation, or "".
@@ -536,7 +568,7 @@ func propertyDoc(v *jsonValue) string {
 	return doc
 }
 
-func compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
+func (c *strictCompiler) compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
 	if depth > maxSchemaDepth {
 		return nil, schemaErr(ptr, "", "schemas nested deeper than %d levels", maxSchemaDepth)
 	}
@@ -554,6 +586,12 @@ func compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
 	}
 	allowed := formKeywords[form]
 	for _, m := range v.obj {
+		if m.key == "$defs" && v == c.root {
+			if m.value.kind != kindObject {
+				return nil, schemaErr(ptr, "$defs", "must be an object of schemas")
+			}
+			continue // the named types, compiled where a $ref names them
+		}
 		if check, ok := annotations[m.key]; ok {
 			if problem := check(m.value); problem != "" {
 				return nil, schemaErr(ptr, m.key, "%s", problem)
@@ -570,6 +608,8 @@ func compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
 			continue
 		}
 		switch {
+		case form == "$ref":
+			return nil, schemaErr(ptr, m.key, "cannot be combined with $ref (annotations can)")
 		case isValidation:
 			return nil, schemaErr(ptr, m.key, "applies to %s schemas, not %s", vk.types, formName(form))
 		case m.key == "anyOf" || m.key == "oneOf" || m.key == "const" || m.key == "enum":
@@ -580,16 +620,16 @@ func compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
 
 	switch form {
 	case "object":
-		return compileObject(v, ptr, depth)
+		return c.compileObject(v, ptr, depth)
 	case "array":
-		return compileArray(v, ptr, depth)
+		return c.compileArray(v, ptr, depth)
 	case "string":
-		c, e := v.get("const"), v.get("enum")
+		cv, e := v.get("const"), v.get("enum")
 		switch {
-		case c != nil && e != nil:
+		case cv != nil && e != nil:
 			return nil, schemaErr(ptr, "enum", "cannot be combined with const")
-		case c != nil:
-			return compileConst(c, ptr)
+		case cv != nil:
+			return compileConst(cv, ptr)
 		case e != nil:
 			return compileEnum(e, ptr)
 		}
@@ -601,18 +641,26 @@ func compile(v *jsonValue, ptr string, depth int) (*tsType, error) {
 	case "null":
 		return typeNull, nil
 	case "anyOf", "oneOf":
-		return compileUnion(v, form, ptr, depth)
+		return c.compileUnion(v, form, ptr, depth)
 	case "const":
 		return compileConst(v.get("const"), ptr)
 	case "enum":
 		return compileEnum(v.get("enum"), ptr)
+	case "$ref":
+		return c.compileRef(v.get("$ref"), ptr)
+	case "unknown":
+		return typeUnknown, nil
 	}
 	panic("typegen: unreachable schema form " + form)
 }
 
 // schemaForm decides which form a schema takes: a type name, or "anyOf",
-// "oneOf", "const" or "enum" for a schema without type.
+// "oneOf", "const", "enum", "$ref" or "unknown" (annotations alone) for a
+// schema without type.
 func schemaForm(v *jsonValue, ptr string) (string, error) {
+	if v.get("$ref") != nil {
+		return "$ref", nil
+	}
 	if t := v.get("type"); t != nil {
 		switch t.kind {
 		case kindString:
@@ -648,7 +696,7 @@ func schemaForm(v *jsonValue, ptr string) (string, error) {
 	// Without type, name the first keyword that cannot stand alone, so that
 	// {"$ref": ...} or {"allOf": ...} reports $ref or allOf.
 	for _, m := range v.obj {
-		if _, ok := annotations[m.key]; ok {
+		if _, ok := annotations[m.key]; ok || m.key == "$defs" {
 			continue
 		}
 		if vk, ok := validationKeywords[m.key]; ok {
@@ -659,30 +707,49 @@ func schemaForm(v *jsonValue, ptr string) (string, error) {
 		}
 		return "", schemaErr(ptr, m.key, "not supported in strict declarations")
 	}
-	return "", schemaErr(ptr, "type", "missing; strict declarations need type, a string const, a string enum, or a discriminated anyOf/oneOf")
+	for _, m := range v.obj {
+		if _, ok := annotations[m.key]; !ok && m.key != "$defs" {
+			return "", schemaErr(ptr, "type", "missing; strict declarations need type, a string const, a string enum, a discriminated anyOf/oneOf, a $ref, or annotations alone (any JSON value)")
+		}
+	}
+	// Annotations alone (or {}): every JSON value passes.
+	return "unknown", nil
 }
 
 func formName(form string) string {
 	return form + " schemas"
 }
 
-func compileObject(v *jsonValue, ptr string, depth int) (*tsType, error) {
+func (c *strictCompiler) compileObject(v *jsonValue, ptr string, depth int) (*tsType, error) {
 	ap := v.get("additionalProperties")
 	if ap == nil {
-		return nil, schemaErr(ptr, "additionalProperties", "missing; strict declarations need closed objects with additionalProperties: false")
+		return nil, schemaErr(ptr, "additionalProperties", "missing; strict declarations need closed objects with additionalProperties: false, or a map's value schema")
 	}
-	if ap.kind != kindBool || ap.b {
-		return nil, schemaErr(ptr, "additionalProperties", "must be false; strict declarations need closed objects")
-	}
-
 	obj := &tsType{kind: tsObject}
-	if pv := v.get("properties"); pv != nil {
+	pv := v.get("properties")
+	switch {
+	case ap.kind == kindObject:
+		// A map: Record<string, V>. Beside properties, TypeScript would
+		// need every property's type to fit the index type, which the
+		// schema does not promise.
+		if pv != nil && (pv.kind != kindObject || len(pv.obj) > 0) {
+			return nil, schemaErr(ptr, "additionalProperties", "a schema here needs an object without properties (a map); strict declarations need closed objects otherwise")
+		}
+		index, err := c.compile(ap, childPointer(ptr, "additionalProperties"), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		obj.index = index
+	case ap.kind != kindBool || ap.b:
+		return nil, schemaErr(ptr, "additionalProperties", "must be false or a schema; strict declarations need closed objects or maps")
+	}
+	if pv != nil {
 		if pv.kind != kindObject {
 			return nil, schemaErr(ptr, "properties", "must be an object")
 		}
 		propsPtr := childPointer(ptr, "properties")
 		for _, m := range pv.obj {
-			t, err := compile(m.value, childPointer(propsPtr, m.key), depth+1)
+			t, err := c.compile(m.value, childPointer(propsPtr, m.key), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -724,7 +791,7 @@ func compileObject(v *jsonValue, ptr string, depth int) (*tsType, error) {
 	return obj, nil
 }
 
-func compileArray(v *jsonValue, ptr string, depth int) (*tsType, error) {
+func (c *strictCompiler) compileArray(v *jsonValue, ptr string, depth int) (*tsType, error) {
 	items := v.get("items")
 	if items == nil {
 		return nil, schemaErr(ptr, "items", "missing; arrays need an items schema")
@@ -732,7 +799,7 @@ func compileArray(v *jsonValue, ptr string, depth int) (*tsType, error) {
 	if items.kind == kindArray {
 		return nil, schemaErr(ptr, "items", "must be a single schema; tuples are not supported")
 	}
-	elem, err := compile(items, childPointer(ptr, "items"), depth+1)
+	elem, err := c.compile(items, childPointer(ptr, "items"), depth+1)
 	if err != nil {
 		return nil, err
 	}
@@ -767,11 +834,12 @@ func compileEnum(e *jsonValue, ptr string) (*tsType, error) {
 	return u, nil
 }
 
-// compileUnion accepts the one composition the strict printer allows: at least two
+// compileUnion accepts the two compositions the strict printer allows: a
+// schema and {"type":"null"} (T | null, a Go pointer), and at least two
 // closed object branches sharing a property that every branch requires with
 // a distinct string const. The distinct values make the branches mutually
 // exclusive, so a TypeScript union is exact for oneOf as well as anyOf.
-func compileUnion(v *jsonValue, keyword, ptr string, depth int) (*tsType, error) {
+func (c *strictCompiler) compileUnion(v *jsonValue, keyword, ptr string, depth int) (*tsType, error) {
 	list := v.get(keyword)
 	if list.kind != kindArray {
 		return nil, schemaErr(ptr, keyword, "must be an array of schemas")
@@ -782,15 +850,26 @@ func compileUnion(v *jsonValue, keyword, ptr string, depth int) (*tsType, error)
 	listPtr := childPointer(ptr, keyword)
 	u := &tsType{kind: tsUnion}
 	for i, b := range list.arr {
-		bp := childPointer(listPtr, strconv.Itoa(i))
-		t, err := compile(b, bp, depth+1)
+		t, err := c.compile(b, childPointer(listPtr, strconv.Itoa(i)), depth+1)
 		if err != nil {
 			return nil, err
 		}
-		if t.kind != tsObject {
-			return nil, schemaErr(bp, "type", "%s branches must be closed object schemas", keyword)
-		}
 		u.members = append(u.members, t)
+	}
+	// A schema or null, as a Go pointer is: T | null.
+	if len(u.members) == 2 && (u.members[0] == typeNull) != (u.members[1] == typeNull) {
+		if u.members[0] == typeNull {
+			u.members[0], u.members[1] = u.members[1], typeNull
+		}
+		if u.members[0].kind == tsUnion {
+			u.members = append(slices.Clone(u.members[0].members), typeNull)
+		}
+		return u, nil
+	}
+	for i, t := range u.members {
+		if t.kind != tsObject {
+			return nil, schemaErr(childPointer(listPtr, strconv.Itoa(i)), "type", "%s branches must be closed object schemas (or two branches, one of them {\"type\":\"null\"})", keyword)
+		}
 	}
 	if discriminator(u.members) == "" {
 		return nil, schemaErr(ptr, keyword, "branches must share a property that each requires with a distinct string const")
@@ -829,4 +908,30 @@ func findProp(obj *tsType, name string) *tsProp {
 		}
 	}
 	return nil
+}
+
+// compileRef compiles a $ref, which in strict declarations names a member
+// of the document's root $defs ("#/$defs/<key>", the key escaped as an RFC
+// 6901 token and optionally percent-encoded): the named type it declares.
+func (c *strictCompiler) compileRef(ref *jsonValue, ptr string) (*tsType, error) {
+	if ref.kind != kindString {
+		return nil, schemaErr(ptr, "$ref", "must be a string")
+	}
+	frag, err := url.PathUnescape(strings.TrimPrefix(ref.str, "#"))
+	token, ok := strings.CutPrefix(frag, "/$defs/")
+	if err != nil || !strings.HasPrefix(ref.str, "#") || !ok || strings.Contains(token, "/") {
+		return nil, schemaErr(ptr, "$ref", "%q is not a reference to the root $defs (#/$defs/<name>), the one form strict declarations support", ref.str)
+	}
+	key := jsonpointer.Unescape(token)
+	if defs := c.root.get("$defs"); defs == nil || defs.kind != kindObject || defs.get(key) == nil {
+		return nil, schemaErr(ptr, "$ref", "%q names no member of the root $defs", ref.str)
+	}
+	if c.defs == nil {
+		return nil, schemaErr(ptr, "$ref", "named types are declared only in a surface's declarations (Declarations), not in one type")
+	}
+	t := c.defs.named(strictKey(key))
+	if t == nil {
+		return nil, schemaErr(ptr, "$ref", "%q is not declared in this namespace", ref.str)
+	}
+	return t, nil
 }

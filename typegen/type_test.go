@@ -73,6 +73,17 @@ var typeCases = []struct {
 	{"union in property", closed(`{"e":{"anyOf":[`+closed(`{"t":{"const":"a"}}`, "t")+`,`+closed(`{"t":{"const":"b"}}`, "t")+`]}}`, "e"),
 		"{\n  e: {\n    t: \"a\";\n  } | {\n    t: \"b\";\n  };\n}"},
 	{"surrounding whitespace", " \n{\"type\":\"string\"}\n ", `string`},
+	{"empty schema", `{}`, `unknown`},
+	{"annotations alone", `{"description":"Any JSON value.","title":"x"}`, `unknown`},
+	{"root $defs unused", `{"type":"string","$defs":{}}`, `string`},
+	{"map", `{"type":"object","additionalProperties":{"type":"integer"}}`, `Record<string, number>`},
+	{"map with empty properties", `{"type":"object","properties":{},"additionalProperties":{"type":"string"}}`, `Record<string, string>`},
+	{"map of anything with integer keys", `{"type":"object","additionalProperties":{},"propertyNames":{"pattern":"^-?[0-9]+$"}}`, `Record<string, unknown>`},
+	{"nullable", `{"anyOf":[{"type":"string"},{"type":"null"}]}`, `string | null`},
+	{"nullable, null first", `{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"number"}}]}`, `number[] | null`},
+	{"nullable enum", `{"anyOf":[{"enum":["a","b"]},{"type":"null"}]}`, `"a" | "b" | null`},
+	{"array of nullable", `{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"null"}]}}`, `(string | null)[]`},
+	{"nullable object", `{"anyOf":[` + closed(`{"a":{"type":"string"}}`, "a") + `,{"type":"null"}]}`, "{\n  a: string;\n} | null"},
 }
 
 func TestTypePrintsSupportedSchemas(t *testing.T) {
@@ -124,8 +135,6 @@ var typeErrorCases = []struct {
 	{"true items schema", `{"type":"array","items":true}`, "#/items", "true"},
 
 	// type.
-	{"missing type", `{}`, "#", "type"},
-	{"missing type with description", `{"description":"x"}`, "#", "type"},
 	{"missing object type", `{"properties":{},"additionalProperties":false}`, "#", "type"},
 	{"missing array type", `{"items":{"type":"string"}}`, "#", "type"},
 	{"validation keyword without type", `{"minLength":1}`, "#", "minLength"},
@@ -135,7 +144,13 @@ var typeErrorCases = []struct {
 
 	// Unsupported keywords.
 	{"$ref", `{"$ref":"#/$defs/x"}`, "#", "$ref"},
-	{"$defs", `{"type":"string","$defs":{}}`, "#", "$defs"},
+	{"nested $defs", closed(`{"a":{"type":"string","$defs":{}}}`), "#/properties/a", "$defs"},
+	{"$defs not an object", `{"type":"string","$defs":[]}`, "#", "$defs"},
+	{"$ref outside a surface", `{"$ref":"#/$defs/a","$defs":{"a":{"type":"string"}}}`, "#", "$ref"},
+	{"$ref to a missing definition", `{"$ref":"#/$defs/b","$defs":{"a":{"type":"string"}}}`, "#", "$ref"},
+	{"$ref elsewhere", `{"$ref":"#/$defs/a/properties/b","$defs":{"a":{"type":"string"}}}`, "#", "$ref"},
+	{"remote $ref", `{"$ref":"https://example.com/s.json"}`, "#", "$ref"},
+	{"$ref with type", `{"$ref":"#/$defs/a","type":"string","$defs":{"a":{"type":"string"}}}`, "#", "type"},
 	{"allOf", `{"allOf":[{"type":"string"}]}`, "#", "allOf"},
 	{"not", `{"type":"string","not":{"type":"null"}}`, "#", "not"},
 	{"if", `{"type":"string","if":{}}`, "#", "if"},
@@ -174,7 +189,9 @@ var typeErrorCases = []struct {
 	// Objects.
 	{"missing additionalProperties", `{"type":"object","properties":{}}`, "#", "additionalProperties"},
 	{"additionalProperties true", `{"type":"object","additionalProperties":true}`, "#", "additionalProperties"},
-	{"additionalProperties schema", `{"type":"object","additionalProperties":{"type":"string"}}`, "#", "additionalProperties"},
+	{"additionalProperties schema beside properties", `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":{"type":"string"}}`, "#", "additionalProperties"},
+	{"bad map value", `{"type":"object","additionalProperties":{"type":"date"}}`, "#/additionalProperties", "type"},
+	{"propertyNames not a schema", `{"type":"object","additionalProperties":{"type":"string"},"propertyNames":1}`, "#", "propertyNames"},
 	{"nested open object", closed(`{"a":{"type":"object","properties":{}}}`), "#/properties/a", "additionalProperties"},
 	{"properties not an object", `{"type":"object","properties":[],"additionalProperties":false}`, "#", "properties"},
 	{"required not an array", `{"type":"object","properties":{"a":{"type":"string"}},"required":"a","additionalProperties":false}`, "#", "required"},
@@ -211,7 +228,8 @@ var typeErrorCases = []struct {
 	{"anyOf with type", `{"type":"object","additionalProperties":false,"anyOf":[]}`, "#", "anyOf"},
 	{"anyOf and oneOf", `{"anyOf":[],"oneOf":[]}`, "#", "oneOf"},
 	{"anyOf with properties", `{"anyOf":[],"properties":{}}`, "#", "properties"},
-	{"nullable anyOf", `{"anyOf":[{"type":"string"},{"type":"null"}]}`, "#/anyOf/0", "type"},
+	{"two nulls", `{"anyOf":[{"type":"null"},{"type":"null"}]}`, "#/anyOf/0", "type"},
+	{"three branches with null", `{"anyOf":[{"type":"string"},{"type":"number"},{"type":"null"}]}`, "#/anyOf/0", "type"},
 	{"anyOf branch open", `{"anyOf":[` + closed(`{"t":{"const":"a"}}`, "t") + `,{"type":"object","properties":{"t":{"const":"b"}}}]}`, "#/anyOf/1", "additionalProperties"},
 	{"anyOf branch boolean schema", `{"anyOf":[` + closed(`{"t":{"const":"a"}}`, "t") + `,true]}`, "#/anyOf/1", "true"},
 	{"oneOf branch union", `{"oneOf":[` + closed(`{"t":{"const":"a"}}`, "t") + `,{"oneOf":[` + closed(`{"t":{"const":"b"}}`, "t") + `,` + closed(`{"t":{"const":"c"}}`, "t") + `]}]}`, "#/oneOf/1", "type"},
