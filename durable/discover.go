@@ -91,7 +91,7 @@ type Catalog struct {
 
 type searchDoc struct {
 	result SearchResult
-	fields []search.Field
+	doc    search.Document
 }
 
 // NewCatalog builds the catalog of connectors (checked as New checks them;
@@ -210,11 +210,11 @@ func (c *Catalog) Search(query string, snippets []Snippet) SearchOutput {
 		for _, s := range snippets {
 			docs = append(docs, snippetDoc(s))
 		}
-		fields := make([][]search.Field, len(docs))
+		documents := make([]search.Document, len(docs))
 		for i, d := range docs {
-			fields[i] = d.fields
+			documents[i] = d.doc
 		}
-		c.index, c.indexKey, c.docs = search.New(fields), key, docs
+		c.index, c.indexKey, c.docs = search.New(documents), key, docs
 	}
 	index, docs := c.index, c.docs
 	c.mu.Unlock()
@@ -236,13 +236,7 @@ func (c *Catalog) methodDocs() []searchDoc {
 			docs = append(docs, searchDoc{
 				result: SearchResult{Path: cn.Name + "." + t.Name, Connector: cn.Name, Method: t.Name,
 					Description: firstParagraph(t.Description), RequiresApproval: t.RequiresApproval, Kind: KindMethod},
-				fields: []search.Field{
-					{Text: t.Name, Weight: search.WeightName, Coverage: search.NameCoverage},
-					{Text: cn.Name, Weight: search.WeightNamespace},
-					{Text: strings.Join(propertyNames(t.InputSchema), " "), Weight: search.WeightParameters},
-					{Text: firstParagraph(t.Description), Weight: search.WeightSummary},
-					{Text: t.Description, Weight: search.WeightDescription},
-				},
+				doc: search.NewDocument(search.Tool{Namespace: cn.Name, Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}),
 			})
 		}
 	}
@@ -252,13 +246,7 @@ func (c *Catalog) methodDocs() []searchDoc {
 func snippetDoc(s Snippet) searchDoc {
 	return searchDoc{
 		result: SearchResult{Path: s.Name, Connector: StepConnector, Method: s.Name, Description: firstParagraph(s.Description), Kind: KindSnippet},
-		fields: []search.Field{
-			{Text: s.Name, Weight: search.WeightName, Coverage: search.NameCoverage},
-			{Text: strings.Join(s.Connectors, " "), Weight: search.WeightNamespace},
-			{Text: strings.Join(propertyNames(s.InputSchema), " "), Weight: search.WeightParameters},
-			{Text: firstParagraph(s.Description), Weight: search.WeightSummary},
-			{Text: s.Description, Weight: search.WeightDescription},
-		},
+		doc:    search.NewDocument(search.Tool{Namespace: strings.Join(s.Connectors, " "), Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}),
 	}
 }
 
@@ -286,43 +274,6 @@ func firstParagraph(s string) string {
 		s = strings.TrimSpace(s[:cut]) + "…"
 	}
 	return s
-}
-
-// propertyNames returns the property names of an input schema, nested
-// objects and array items included (depth-first, at most 64), for the
-// search index. A schema that is not an object gives none.
-func propertyNames(schema json.RawMessage) []string {
-	if len(schema) == 0 {
-		return nil
-	}
-	var root any
-	if err := json.Unmarshal(schema, &root); err != nil {
-		return nil
-	}
-	var names []string
-	var walk func(v any, depth int)
-	walk = func(v any, depth int) {
-		m, ok := v.(map[string]any)
-		if !ok || depth > 4 || len(names) >= 64 {
-			return
-		}
-		if props, ok := m["properties"].(map[string]any); ok {
-			keys := make([]string, 0, len(props))
-			for k := range props {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				if len(names) < 64 {
-					names = append(names, k)
-				}
-				walk(props[k], depth+1)
-			}
-		}
-		walk(m["items"], depth+1)
-	}
-	walk(root, 0)
-	return names
 }
 
 // Describe returns the declarations of target, looked up in this order: a

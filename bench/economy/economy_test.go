@@ -61,7 +61,7 @@ func TestSyntheticCatalogue(t *testing.T) {
 func TestReferenceServers(t *testing.T) {
 	mcptest.Command(t, "mcp-server-memory") // skips when the servers are not installed
 	var out strings.Builder
-	if err := run(context.Background(), &out, "o200k_base", false, true, false); err != nil {
+	if err := run(context.Background(), &out, options{encoding: "o200k_base", servers: true, tokens: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "1.00 (20/20)") {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -25,8 +26,8 @@ func TestWordsSplitsIdentifiers(t *testing.T) {
 		{"", nil},
 		{"--__//", nil},
 	} {
-		if got := Words(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("Words(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := words(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("words(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -41,8 +42,8 @@ func TestTermsStemsAndDropsStopWords(t *testing.T) {
 		{"listing repositories", []string{"list", "repositori"}},
 		{"the of to", nil},
 	} {
-		if got := Terms(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("Terms(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := terms(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("terms(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -61,11 +62,21 @@ var catalogue = []struct{ ns, name, params, desc string }{
 }
 
 func catalogueIndex() *Index {
-	docs := make([][]Field, len(catalogue))
+	docs := make([]Document, len(catalogue))
 	for i, m := range catalogue {
-		docs[i] = []Field{{Text: m.name, Weight: WeightName, Coverage: NameCoverage}, {Text: m.ns, Weight: WeightNamespace}, {Text: m.params, Weight: WeightParameters}, {Text: m.desc, Weight: WeightSummary}, {Text: m.desc, Weight: WeightDescription}}
+		docs[i] = NewDocument(Tool{Namespace: m.ns, Name: m.name, Description: m.desc, InputSchema: schemaOf(m.params)})
 	}
 	return New(docs)
+}
+
+// schemaOf is an object schema with the named properties.
+func schemaOf(params string) json.RawMessage {
+	props := map[string]any{}
+	for _, p := range strings.Fields(params) {
+		props[p] = map[string]any{"type": "string"}
+	}
+	raw, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
+	return raw
 }
 
 func names(ix *Index, hits []Hit) []string {
@@ -142,11 +153,9 @@ func TestLongDescriptionDoesNotDrownName(t *testing.T) {
 		{"issues_list_for_repo", "owner repo state labels", "List repository issues", "List issues in a repository. Only open issues will be listed."},
 		{"repos_get", "owner repo", "Get a repository", "The parent and source objects are present when the repository is a fork."},
 	}
-	docs := make([][]Field, len(ops))
+	docs := make([]Document, len(ops))
 	for i, op := range ops {
-		docs[i] = []Field{{Text: op.name, Weight: WeightName, Coverage: NameCoverage}, {Text: "github", Weight: WeightNamespace},
-			{Text: op.params, Weight: WeightParameters}, {Text: op.summary, Weight: WeightSummary},
-			{Text: op.summary + "\n\n" + op.rest, Weight: WeightDescription}}
+		docs[i] = NewDocument(Tool{Namespace: "github", Name: op.name, Description: op.summary + "\n\n" + op.rest, InputSchema: schemaOf(op.params)})
 	}
 	ix := New(docs)
 	for _, tc := range []struct{ query, first string }{
@@ -178,7 +187,7 @@ func TestSearchScoresDescendAndEveryHitMatches(t *testing.T) {
 			t.Errorf("hits out of order at %d: %v", i, hits)
 		}
 		m := catalogue[h.Doc]
-		text := strings.Join(Terms(m.ns+" "+m.name+" "+m.params+" "+m.desc), " ")
+		text := strings.Join(terms(m.ns+" "+m.name+" "+m.params+" "+m.desc), " ")
 		if !strings.Contains(text, "send") && !strings.Contains(text, "messag") && !strings.Contains(text, "channel") {
 			t.Errorf("%s.%s matched without a query word", m.ns, m.name)
 		}
@@ -197,14 +206,14 @@ func FuzzTerms(f *testing.F) {
 	}
 	ix := catalogueIndex()
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, w := range Words(s) {
+		for _, w := range words(s) {
 			if w == "" || !utf8.ValidString(w) && utf8.ValidString(s) {
-				t.Fatalf("Words(%q) has %q", s, w)
+				t.Fatalf("words(%q) has %q", s, w)
 			}
 		}
-		for _, w := range Terms(s) {
+		for _, w := range terms(s) {
 			if w == "" {
-				t.Fatalf("Terms(%q) has an empty term", s)
+				t.Fatalf("terms(%q) has an empty term", s)
 			}
 		}
 		for _, h := range ix.Search(s) {
@@ -217,6 +226,6 @@ func FuzzTerms(f *testing.F) {
 
 func BenchmarkWords(b *testing.B) {
 	for b.Loop() {
-		Words("github.create_pull_request: Create a new pull request in a GitHub repository (HTTPServer v2beta).")
+		words("github.create_pull_request: Create a new pull request in a GitHub repository (HTTPServer v2beta).")
 	}
 }
