@@ -87,7 +87,8 @@ func parseSummary(ws []string) summaryParts {
 }
 
 // nounPhrase is the noun phrase ws start with: its words up to a
-// preposition, a relative pronoun or the fourth word, stop words left out.
+// preposition, a relative pronoun, a participle or the fourth word, stop
+// words left out.
 // With generic set, generic words are left out too, and a phrase of only
 // generic words continues after "of" ("a list of your customers":
 // customers); lists reports a leading "list" so skipped.
@@ -108,6 +109,10 @@ func nounPhrase(ws []string, generic bool) (phrase []string, lists bool) {
 				lists = true
 			}
 			continue
+		case len(phrase) > 0 && len(w) > 4 && strings.HasSuffix(w, "ed"):
+			// A participle after the noun ends it: "pull requests
+			// associated with a commit", "repositories starred by a user".
+			return phrase, lists
 		}
 		phrase = append(phrase, w)
 		if len(phrase) == 4 {
@@ -201,7 +206,7 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 // trailingVerb reads a verb at the end of d's path, after a parameter:
 // /pulls/{pull_number}/merge, /runs/{run_id}/rerun-failed-jobs (rerun,
 // and the object failed jobs). The segment's first word must be a verb
-// the documents use, or, for a POST, PUT or PATCH to a one-word segment
+// a summary starts with (as written: /protection is not protect), or, for a POST, PUT or PATCH to a one-word segment
 // that is not a plural (/invoices/{invoice}/void), is taken to be one:
 // such a segment is an action on the item, not a collection under it.
 func (ix *Index) trailingVerb(d *Document) (verb string, rest []string, ok bool) {
@@ -210,10 +215,9 @@ func (ix *Index) trailingVerb(d *Document) (verb string, rest []string, ok bool)
 		return "", nil, false
 	}
 	ws := d.segments[n-1].words
-	id, known := ix.ids[ix.stems.stem(ws[0])]
 	switch {
-	case known && ix.verbs[id] && !strings.HasSuffix(ws[0], "s"):
-	case len(ws) == 1 && !strings.HasSuffix(ws[0], "s") && (d.method == "POST" || d.method == "PUT" || d.method == "PATCH"):
+	case ix.rawVerbs[ws[0]]:
+	case len(ws) == 1 && !strings.HasSuffix(ws[0], "s") && d.method == "POST":
 	default:
 		return "", nil, false
 	}
@@ -283,7 +287,12 @@ type query struct {
 	// requests").
 	modifiers []*queryWord
 	verbWord  *queryWord // the verb's word, nil without one
-	plural    bool       // the object names many ("labels", "all pods")
+	// general says the verb is of a general family (publish, remove).
+	general bool
+	// verbWeight weighs verb agreement: unknownVerbWeight for a verb
+	// neither general nor the documents', whose family is a guess.
+	verbWeight float64
+	plural     bool // the object names many ("labels", "all pods")
 }
 
 // queryWord is one distinct query word and the terms it matches.
@@ -333,7 +342,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			raw = append(raw, w)
 		}
 	}
-	q := &query{match: match, verb: -1}
+	q := &query{match: match, verb: -1, verbWeight: 1}
 	phrase, verbWord := ix.readVerb(q, raw)
 	seen := map[string]bool{}
 	for _, w := range raw {
@@ -343,7 +352,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 		seen[t] = true
 		qw := ix.expand(t)
-		if t == verbWord && q.family != 0 {
+		if t == verbWord && q.general {
 			qw.factor = verbWordFactor
 		}
 		q.words = append(q.words, qw)
@@ -376,6 +385,19 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	return q
 }
 
+// inObject reports whether the query's object phrase matches term t.
+func (q *query) inObject(t int32) bool {
+	if q.object != nil && q.object.match(t) > 0 {
+		return true
+	}
+	for _, m := range q.modifiers {
+		if m.match(t) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // reset clears what q set in its match slice.
 func (q *query) reset() {
 	for _, w := range q.words {
@@ -404,25 +426,25 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		}
 		switch {
 		case known && ix.verbs[id]:
-			q.verb, q.family = id, ix.family[id]
+			q.verb, q.family, q.general = id, ix.family[id], ix.family[id] != 0
 			if q.family&familyBit(familyGet) != 0 && next == "all" {
 				q.family = familyBit(familyList)
 			}
-			phrase, _ = nounPhrase(after, false)
+			phrase, _ = nounPhrase(after, true)
 			return phrase, t
 		case known && ix.heads[id] && (determiners[next] || next == "on" || next == "to"):
 			q.family = familyBit(familyCreate)
 			return []string{w}, t
 		case determiners[next]:
-			q.family = familyBit(familyUpdate)
-			phrase, _ = nounPhrase(after, false)
+			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
+			phrase, _ = nounPhrase(after, true)
 			return phrase, t
 		case prepositions[next] && !(known && ix.heads[id]):
-			phrase, _ = nounPhrase(raw[i+2:], false)
+			phrase, _ = nounPhrase(raw[i+2:], true)
 			return phrase, ""
 		}
 		q.family = familyBit(familyGet)
-		phrase, _ = nounPhrase(raw[i:], false)
+		phrase, _ = nounPhrase(raw[i:], true)
 		return phrase, ""
 	}
 	return nil, ""

@@ -61,6 +61,9 @@ const (
 	aliasFactor = 0.7
 	// minPrefix is the shortest query word that matches as a prefix.
 	minPrefix = 4
+	// associationFactor discounts an object matched through a word its
+	// operations' descriptions use for it (learnAssociations).
+	associationFactor = 0.5
 	// verbWordFactor weighs the BM25F score of a query's verb when it is of
 	// a general family: the verb is matched as an action, and the same
 	// word in prose ("you can fetch up to 3000 gists") says little.
@@ -79,9 +82,21 @@ const (
 	// verbAgrees is added when the query's verb and the operation's agree
 	// (half of it for related families: get, list, search).
 	verbAgrees = 4.0
+	// verbDisagrees is taken when the query's verb is of a general family
+	// and the operation's verbs are of other, unrelated families (rename
+	// for "make a new branch").
+	verbDisagrees = 3.0
 	// objectAgrees is added when the query's object is the operation's.
 	objectAgrees = 6.0
-	// bothAgree is added when both verb and object agree.
+	// extraModifier is the share of the object agreement lost when none
+	// of the operation's object modifiers is in the query ("admin" in
+	// "admin branch protection").
+	extraModifier = 0.3
+	// unknownVerbWeight weighs the agreement of a verb the ranking does
+	// not know, taken to update ("suspend a cron job").
+	unknownVerbWeight = 0.5
+	// bothAgree is added when both verb and object agree (times the
+	// object's agreement).
 	bothAgree = 3.0
 	// numberAgrees is added when a query that reads, updates or deletes
 	// names one object ("a label") and the path is an item's, or many
@@ -111,8 +126,13 @@ type Index struct {
 	// verbs are the stems the documents use as verbs (their summaries'
 	// first words), and the general families' members.
 	verbs map[int32]bool
+	// rawVerbs are the verbs the summaries start with, as written.
+	rawVerbs map[string]bool
 	// family is the family bit of each general family member's stem.
 	family map[int32]uint8
+	// associated are, by object term, the words its operations'
+	// descriptions use for it (learnAssociations).
+	associated map[int32][]int32
 	// heads are the terms that head some document's object.
 	heads map[int32]bool
 	// contextRarity is, per term, how rare it is as a context object (0..1).
@@ -145,21 +165,23 @@ const (
 
 // New indexes the documents; document i is identified by i in results.
 func New(documents []Document) *Index {
-	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, verbs: map[int32]bool{},
-		family: map[int32]uint8{}, heads: map[int32]bool{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
+	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
+		family: map[int32]uint8{}, heads: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
 			id := ix.id(ix.stems.stem(w))
 			ix.family[id] |= familyBit(name)
 			ix.verbs[id] = true
+			ix.rawVerbs[w] = true
 		}
 	}
-	ix.indexFields(documents)
+	described := ix.indexFields(documents)
 	parsed := make([]summaryParts, len(documents))
 	for i := range documents {
 		parsed[i] = parseSummary(documents[i].summary)
 		for _, v := range parsed[i].verbs {
 			ix.verbs[ix.id(ix.stems.stem(v))] = true
+			ix.rawVerbs[v] = true
 		}
 	}
 	for i := range documents {
@@ -180,6 +202,7 @@ func New(documents []Document) *Index {
 			}
 		}
 	}
+	ix.learnAssociations(described)
 	maxIDF := math.Log(1 + (float64(ix.n)-0.5)/1.5)
 	for t, df := range contextDocs {
 		ix.contextRarity[t] = math.Log(1+(float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5)) / maxIDF
@@ -208,7 +231,8 @@ func (ix *Index) id(term string) int32 {
 }
 
 // indexFields builds the postings and idf of the documents' fields.
-func (ix *Index) indexFields(documents []Document) {
+// It returns each document's description terms, distinct.
+func (ix *Index) indexFields(documents []Document) (described [][]int32) {
 	terms := make([][numFields][]int32, len(documents))
 	var total [numFields]float64
 	for i := range documents {
@@ -221,8 +245,10 @@ func (ix *Index) indexFields(documents []Document) {
 			total[f] += float64(len(terms[i][f]))
 		}
 	}
+	described = make([][]int32, len(documents))
 	tf := map[int32]float64{}
 	for i := range documents {
+		described[i] = slices.Compact(slices.Sorted(slices.Values(terms[i][fieldDescription])))
 		clear(tf)
 		for f := range numFields {
 			avg := max(total[f]/float64(max(len(documents), 1)), 1)
@@ -239,6 +265,52 @@ func (ix *Index) indexFields(documents []Document) {
 		slices.SortFunc(ps, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) })
 		df := float64(len(ps))
 		ix.idf[t] = math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
+	}
+	return described
+}
+
+// learnAssociations finds the words an object's operations keep using in
+// their descriptions for what they act on, though the object is named
+// otherwise: GitHub's references (git/refs) are described with branches
+// ("heads/<branch name> for branches"). A word in at least half the
+// descriptions of an object's three or more operations, in at most a
+// fifth of all descriptions and itself the object of some operation is
+// associated with the object.
+func (ix *Index) learnAssociations(described [][]int32) {
+	byHead := map[int32][]int{}
+	for i := range ix.docs {
+		var hs []int32
+		for _, o := range ix.docs[i].objects {
+			if len(o) > 0 {
+				hs = appendNew(hs, o[len(o)-1])
+			}
+		}
+		for _, h := range hs {
+			byHead[h] = append(byHead[h], i)
+		}
+	}
+	df := map[int32]int{}
+	for _, ts := range described {
+		for _, t := range ts {
+			df[t]++
+		}
+	}
+	count := map[int32]int{}
+	for h, docs := range byHead {
+		if len(docs) < 3 {
+			continue
+		}
+		clear(count)
+		for _, i := range docs {
+			for _, t := range described[i] {
+				count[t]++
+			}
+		}
+		for t, c := range count {
+			if t != h && ix.heads[t] && 2*c >= len(docs) && 5*df[t] <= ix.n {
+				ix.associated[h] = append(ix.associated[h], t)
+			}
+		}
 	}
 }
 
@@ -432,28 +504,22 @@ func (ix *Index) structure(d int32, q *query) float64 {
 			verb = 1
 		case related(q.family, doc.families):
 			verb = 0.5
+		case q.general && doc.families != 0:
+			verb = -verbDisagrees / verbAgrees
 		}
+		verb *= q.verbWeight
 	}
 	if q.object != nil {
 		for _, phrase := range doc.objects {
-			if len(phrase) == 0 {
-				continue
-			}
-			if f := q.object.match(phrase[len(phrase)-1]); f > 0 {
-				object = max(object, f)
-			} else {
-				for _, t := range phrase {
-					object = max(object, 0.4*q.object.match(t))
-				}
-			}
+			object = max(object, ix.objectMatch(phrase, q.object, q))
 		}
 	}
 	if object > 0 && len(q.modifiers) > 0 {
 		object *= 0.5 + 0.5*ix.modifiersShare(doc, q)
 	}
 	score := verbAgrees*verb + objectAgrees*object
-	if verb == 1 && object >= 1 {
-		score += bothAgree
+	if verb == 1 {
+		score += bothAgree * object
 	}
 	// "fork a repository": GitHub's "Create a fork".
 	if q.verbWord != nil && q.family&familyBit(familyCreate) == 0 && doc.families&familyBit(familyCreate) != 0 && headIs(doc, q.verbWord) {
@@ -466,16 +532,53 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	}
 	agreed := 0
 	for _, c := range doc.context {
-		if q.match[c] > 0 {
-			if agreed < 2 {
-				score += contextAgrees
-			}
-			agreed++
-		} else {
+		switch {
+		case q.match[c] == 0:
 			score -= unrelatedContext * ix.contextRarity[c]
+		case q.inObject(c):
+			// The query's object words said it already ("workflow runs"
+			// against /workflows/{id}/runs): neither for nor against.
+		case agreed < 2:
+			score += contextAgrees
+			agreed++
 		}
 	}
 	return score
+}
+
+// objectMatch is how well the query's object matches one of an
+// operation's object phrases: 1 when its head is the query's head (less
+// through a prefix or abbreviation), 0.4 when the query's head is another
+// of its words; words of the phrase the query does not have lower it
+// ("admin branch protection" for "branch protection").
+func (ix *Index) objectMatch(phrase []int32, object *queryWord, q *query) float64 {
+	if len(phrase) == 0 {
+		return 0
+	}
+	head := phrase[len(phrase)-1]
+	f := object.match(head)
+	if f == 0 {
+		for _, t := range phrase[:len(phrase)-1] {
+			f = max(f, 0.4*object.match(t))
+		}
+		for _, t := range ix.associated[head] {
+			f = max(f, associationFactor*object.match(t))
+		}
+	}
+	if f == 0 || len(phrase) == 1 {
+		return f
+	}
+	var all, missed float64
+	for _, t := range phrase[:len(phrase)-1] {
+		all += ix.idf[t]
+		if q.match[t] == 0 {
+			missed += ix.idf[t]
+		}
+	}
+	if all == 0 {
+		return f
+	}
+	return f * (1 - extraModifier*missed/all)
 }
 
 // headIs reports whether w heads one of doc's objects.
