@@ -81,7 +81,7 @@ func querySet(api, kind string) ([]task, error) {
 }
 
 // mustQuerySet is querySet for the embedded files, which are known good
-// (TestQuerySetsParse).
+// (TestQuerySets).
 func mustQuerySet(api, kind string) []task {
 	tasks, err := querySet(api, kind)
 	if err != nil {

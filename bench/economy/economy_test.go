@@ -337,3 +337,53 @@ func BenchmarkGitHubSearch(b *testing.B) {
 	}
 	b.ReportMetric(float64(index.Microseconds())/1000, "index-ms")
 }
+
+// TestQuerySets: every discovery query set parses, has queries, shares no
+// query with the other set of its API, and (when the API's description is
+// installed) names only operations the description has.
+func TestQuerySets(t *testing.T) {
+	for _, api := range largeAPIs() {
+		t.Run(api.name, func(t *testing.T) {
+			queries := map[string]string{}
+			for _, kind := range []string{tuningSet, heldOutSet} {
+				tasks, err := querySet(api.name, kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(tasks) < 25 {
+					t.Errorf("%s has %d queries, want at least 25", kind, len(tasks))
+				}
+				for _, task := range tasks {
+					if other, ok := queries[task.query]; ok {
+						t.Errorf("%q is in the %s set and the %s set", task.query, other, kind)
+					}
+					queries[task.query] = kind
+				}
+			}
+			path, err := toolsFile(api.file)
+			if errors.Is(err, fs.ErrNotExist) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dc, _, err := loadAPI(context.Background(), path, api.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			methods := map[string]bool{}
+			for _, tl := range dc.Tools {
+				methods[api.name+"."+tl.Name] = true
+			}
+			for _, kind := range []string{tuningSet, heldOutSet} {
+				for _, task := range mustQuerySet(api.name, kind) {
+					for _, want := range strings.Fields(task.want) {
+						if !methods[want] {
+							t.Errorf("%s %q wants %s, which %s does not have", kind, task.query, want, api.file)
+						}
+					}
+				}
+			}
+		})
+	}
+}
