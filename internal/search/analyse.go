@@ -159,7 +159,8 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	var rest []string
 	if verb, r, ok := ix.trailingVerb(d); ok {
 		info.actions = appendNew(info.actions, ix.id(ix.stems.stem(verb)))
-		segs, rest, item = segs[:len(segs)-1], r, true
+		segs, rest = segs[:len(segs)-1], r
+		item = len(segs) > 0 && segs[len(segs)-1].param
 	}
 	head := -1
 	if len(rest) > 0 {
@@ -203,19 +204,22 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	return info
 }
 
-// trailingVerb reads a verb at the end of d's path, after a parameter:
-// /pulls/{pull_number}/merge, /runs/{run_id}/rerun-failed-jobs (rerun,
-// and the object failed jobs). The segment's first word must be a verb
+// trailingVerb reads a verb at the end of d's path: a one-word segment
+// after a parameter (/pulls/{pull_number}/merge) or the first word of a
+// longer one (/runs/{run_id}/rerun-failed-jobs: rerun, and the object
+// failed jobs; /releases/generate-notes). The segment's first word must be a verb
 // a summary starts with (as written: /protection is not protect), or, for a POST, PUT or PATCH to a one-word segment
 // that is not a plural (/invoices/{invoice}/void), is taken to be one:
 // such a segment is an action on the item, not a collection under it.
 func (ix *Index) trailingVerb(d *Document) (verb string, rest []string, ok bool) {
 	n := len(d.segments)
-	if n < 2 || d.segments[n-1].param || !d.segments[n-2].param || len(d.segments[n-1].words) == 0 {
+	if n < 2 || d.segments[n-1].param || len(d.segments[n-1].words) == 0 {
 		return "", nil, false
 	}
 	ws := d.segments[n-1].words
 	switch {
+	case !d.segments[n-2].param && len(ws) == 1:
+		return "", nil, false
 	case ix.rawVerbs[ws[0]]:
 	case len(ws) == 1 && !strings.HasSuffix(ws[0], "s") && d.method == "POST":
 	default:
@@ -289,6 +293,10 @@ type query struct {
 	verbWord  *queryWord // the verb's word, nil without one
 	// general says the verb is of a general family (publish, remove).
 	general bool
+	// verbNoun says the verb may name what is made: "fork a repository"
+	// is GitHub's "Create a fork", "comment on an issue" creates a
+	// comment.
+	verbNoun bool
 	// verbWeight weighs verb agreement: unknownVerbWeight for a verb
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
@@ -427,14 +435,21 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		switch {
 		case known && ix.verbs[id]:
 			q.verb, q.family, q.general = id, ix.family[id], ix.family[id] != 0
+			q.verbNoun = !q.general
 			if q.family&familyBit(familyGet) != 0 && next == "all" {
 				q.family = familyBit(familyList)
 			}
 			phrase, _ = nounPhrase(after, true)
 			return phrase, t
 		case known && ix.heads[id] && (determiners[next] || next == "on" || next == "to"):
-			q.family = familyBit(familyCreate)
-			return []string{w}, t
+			// It makes one, or sets it on the object: read the object as
+			// what is made, with less certainty.
+			q.family, q.verbNoun, q.verbWeight = familyBit(familyCreate), true, unknownVerbWeight
+			phrase, _ = nounPhrase(after, true)
+			if next == "on" || next == "to" {
+				phrase = nil // "comment on an issue": the issue is where
+			}
+			return phrase, t
 		case determiners[next]:
 			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
 			phrase, _ = nounPhrase(after, true)

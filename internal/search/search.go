@@ -95,6 +95,10 @@ const (
 	// unknownVerbWeight weighs the agreement of a verb the ranking does
 	// not know, taken to update ("suspend a cron job").
 	unknownVerbWeight = 0.5
+	// contextAsObject is taken when the operation's object is not the
+	// query's but a word the query names as context: for "create a branch
+	// from a commit", creating a commit.
+	contextAsObject = 2.0
 	// bothAgree is added when both verb and object agree (times the
 	// object's agreement).
 	bothAgree = 3.0
@@ -517,13 +521,22 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	if object > 0 && len(q.modifiers) > 0 {
 		object *= 0.5 + 0.5*ix.modifiersShare(doc, q)
 	}
+	if object == 0 && ix.headInContext(doc, q) {
+		object = -contextAsObject / objectAgrees
+	}
 	score := verbAgrees*verb + objectAgrees*object
 	if verb == 1 {
 		score += bothAgree * object
 	}
-	// "fork a repository": GitHub's "Create a fork".
-	if q.verbWord != nil && q.family&familyBit(familyCreate) == 0 && doc.families&familyBit(familyCreate) != 0 && headIs(doc, q.verbWord) {
-		score = max(score, verbAgrees+objectAgrees+bothAgree)
+	// "fork a repository": GitHub's "Create a fork"; "scale a stateful
+	// set": update its scale.
+	if q.verbNoun && q.verbWord != nil && headIs(doc, q.verbWord) {
+		switch {
+		case doc.families&familyBit(familyCreate) != 0:
+			score = max(score, verbAgrees+objectAgrees+bothAgree)
+		case doc.families&familyBit(familyUpdate) != 0:
+			score = max(score, verbAgrees*0.75+objectAgrees+bothAgree)
+		}
 	}
 	if q.object != nil && doc.shape != 0 && q.family&(familyBit(familyGet)|familyBit(familyUpdate)|familyBit(familyDelete)) != 0 {
 		if (doc.shape == shapeItem) != q.plural {
@@ -579,6 +592,22 @@ func (ix *Index) objectMatch(phrase []int32, object *queryWord, q *query) float6
 		return f
 	}
 	return f * (1 - extraModifier*missed/all)
+}
+
+// headInContext reports whether one of doc's objects is headed by a word
+// the query says where the action happens, not what it acts on ("a
+// commit" in "create a branch from a commit").
+func (ix *Index) headInContext(doc *docInfo, q *query) bool {
+	for _, phrase := range doc.objects {
+		if len(phrase) == 0 {
+			continue
+		}
+		h := phrase[len(phrase)-1]
+		if q.match[h] > 0 && !q.inObject(h) && (q.verbWord == nil || q.verbWord.match(h) == 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // headIs reports whether w heads one of doc's objects.

@@ -20,6 +20,8 @@ func TestWordsSplitsIdentifiers(t *testing.T) {
 		{"HTTPServer", []string{"http", "server"}},
 		{"getURLForID", []string{"get", "url", "for", "id"}},
 		{"v2beta", []string{"v", "2", "beta"}},
+		{"list my PRs", []string{"list", "my", "prs"}},
+		{"getIDsForURLs", []string{"get", "ids", "for", "urls"}},
 		{"kebab-case-name", []string{"kebab", "case", "name"}},
 		{"  Send a Slack message!  ", []string{"send", "a", "slack", "message"}},
 		{"Über_größe", []string{"über", "größe"}},

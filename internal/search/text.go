@@ -78,8 +78,8 @@ func terms(text string) []string {
 // words splits text into lower-case words: at every rune that is not a
 // letter or digit, between a lower-case letter or digit and an upper-case
 // letter (listPull), before the last upper-case letter of a run followed
-// by a lower-case one (HTTPServer: http, server), and between letters and
-// digits (v2beta: v, 2, beta).
+// by a lower-case one (HTTPServer: http, server; but PRs and IDs stay
+// whole), and between letters and digits (v2beta: v, 2, beta).
 func words(text string) []string {
 	var ws []string
 	rs := []rune(text)
@@ -104,7 +104,7 @@ func words(text string) []string {
 		case unicode.IsUpper(r) && (unicode.IsLower(p) || unicode.IsDigit(p)):
 			flush(i)
 			start = i
-		case unicode.IsUpper(r) && unicode.IsUpper(p) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+		case unicode.IsUpper(r) && unicode.IsUpper(p) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) && !pluralAcronym(rs, i+1):
 			flush(i)
 			start = i
 		case unicode.IsDigit(r) != unicode.IsDigit(p):
@@ -114,4 +114,10 @@ func words(text string) []string {
 	}
 	flush(len(rs))
 	return ws
+}
+
+// pluralAcronym reports whether rs[i] is the "s" ending a plural acronym
+// (PRs, IDsFor): a lone lower-case s not followed by a lower-case letter.
+func pluralAcronym(rs []rune, i int) bool {
+	return rs[i] == 's' && (i+1 == len(rs) || !unicode.IsLower(rs[i+1]))
 }
