@@ -317,3 +317,56 @@ func TestSearchLimitAndTotal(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSearch indexes a fuzzed tool among GitHub-like operations and runs a
+// fuzzed query: nothing panics, limit and total hold, scores are positive
+// and descend.
+func FuzzSearch(f *testing.F) {
+	f.Add("repos_create_release", "Create a release\n\nPOST /repos/{owner}/{repo}/releases", "publish a new release with notes")
+	f.Add("PostInvoicesInvoiceVoid", "<p>Mark a <b>finalized</b> invoice as void.</p>\n\nPOST /v1/invoices/{invoice}/void", "void an invoice")
+	f.Add("x", "\n\nGET /{a}/{b}/c-d/{e}", "who starred a repository")
+	f.Add("listCoreV1NamespacedPersistentVolumeClaim", "list or watch objects of kind PersistentVolumeClaim", "list PRs of all repos")
+	f.Add("", "<<<>&amp;", "get all")
+	f.Fuzz(func(t *testing.T, name, desc, query string) {
+		docs := []Document{NewDocument(Tool{Name: name, Description: desc})}
+		for _, op := range githubLike[:12] {
+			docs = append(docs, NewDocument(Tool{Name: op.name, Description: op.summary + "\n\n" + op.method + " " + op.path}))
+		}
+		ix := New(docs)
+		all, total := ix.Search(query, 0)
+		if len(all) != total {
+			t.Fatalf("Search(%q, 0) = %d hits, total %d", query, len(all), total)
+		}
+		hits, n := ix.Search(query, 5)
+		if n != total || len(hits) != min(5, total) {
+			t.Fatalf("Search(%q, 5) = %d hits, total %d; all: %d", query, len(hits), n, total)
+		}
+		for i, h := range all {
+			if h.Score <= 0 || h.Doc < 0 || h.Doc >= ix.Len() || i > 0 && all[i-1].Score < h.Score {
+				t.Fatalf("Search(%q) = %v", query, all)
+			}
+		}
+	})
+}
+
+// TestSearchIsSafeForConcurrentUse runs searches in parallel (with -race).
+func TestSearchIsSafeForConcurrentUse(t *testing.T) {
+	ix := githubLikeIndex()
+	want, _ := ix.Search("publish a new release with notes", 0)
+	done := make(chan []Hit)
+	for range 8 {
+		go func() {
+			var last []Hit
+			for range 20 {
+				last, _ = ix.Search("publish a new release with notes", 0)
+				ix.Search("delete a comment on an issue", 3)
+			}
+			done <- last
+		}()
+	}
+	for range 8 {
+		if got := <-done; !slices.Equal(got, want) {
+			t.Errorf("a parallel search gave %v, want %v", got, want)
+		}
+	}
+}

@@ -125,7 +125,15 @@ func NewDocument(t Tool) Document {
 		d.name = d.name[1:]
 	}
 	d.summary = words(firstSentence(summary))
-	vocabulary := append(slices.Clone(d.name), d.fields[fieldSummary]...)
+	var vocabulary []string // the name's words, then the summary's: at most maxVocabulary
+	for _, w := range append(slices.Clone(d.name), d.fields[fieldSummary]...) {
+		if len(vocabulary) == maxVocabulary {
+			break
+		}
+		if !slices.Contains(vocabulary, w) {
+			vocabulary = append(vocabulary, w)
+		}
+	}
 	for _, s := range strings.Split(path, "/") {
 		switch {
 		case s == "":
@@ -170,12 +178,19 @@ func firstSentence(s string) string {
 	return s
 }
 
+// maxJoined and maxVocabulary bound splitJoined's work (a segment's
+// letters times the vocabulary's words) for a hostile description.
+const (
+	maxJoined     = 64
+	maxVocabulary = 256
+)
+
 // splitJoined splits a path segment written as one word
 // ("persistentvolumeclaims") into the words of vocabulary it joins
 // (persistent, volume, claims), a plural ending allowed; anything else is
 // returned as it is.
 func splitJoined(ws []string, vocabulary []string) []string {
-	if len(ws) != 1 || len(ws[0]) < 8 {
+	if len(ws) != 1 || len(ws[0]) < 8 || len(ws[0]) > maxJoined {
 		return ws
 	}
 	w := ws[0]
