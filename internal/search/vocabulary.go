@@ -16,7 +16,7 @@ var verbFamilies = map[string][]string{
 	familyList:   {"list", "enumerate", "browse"},
 	familySearch: {"search", "find", "query", "lookup", "filter"},
 	familyUpdate: {"update", "edit", "change", "modify", "set", "patch", "replace", "configure", "adjust", "alter", "rename", "move", "toggle"},
-	familyDelete: {"delete", "remove", "unset", "destroy", "drop", "erase", "clear", "purge", "discard", "uninstall", "deleting", "removing"},
+	familyDelete: {"delete", "remove", "unset", "destroy", "drop", "erase", "clear", "purge", "discard", "uninstall"},
 }
 
 // The verb families.
@@ -28,18 +28,6 @@ const (
 	familyUpdate = "update"
 	familyDelete = "delete"
 )
-
-// relatedFamilies are families whose verbs half agree: reading one object,
-// listing many and searching are all ways to look.
-var relatedFamilies = map[[2]string]bool{
-	{familyGet, familyList}: true, {familyList, familyGet}: true,
-	{familyGet, familySearch}: true, {familySearch, familyGet}: true,
-	{familyList, familySearch}: true, {familySearch, familyList}: true,
-}
-
-// questionWords start a question that asks to look something up ("who
-// starred a repository", "which files changed").
-var questionWords = map[string]bool{"who": true, "which": true, "what": true, "how": true, "whose": true, "where": true, "when": true}
 
 // abbreviations are common short forms and what they stand for.
 var abbreviations = map[string]string{
