@@ -25,10 +25,13 @@ import (
 //go:embed testdata/queries/*.tsv
 var queryFiles embed.FS
 
-// The two kinds of query set.
+// The kinds of query set: the tuning set; the held-out set, evaluated
+// once and then read; the second held-out set, written after that and
+// before any further ranking change.
 const (
-	tuningSet  = "tuning"
-	heldOutSet = "heldout"
+	tuningSet   = "tuning"
+	heldOutSet  = "heldout"
+	heldOut2Set = "heldout2"
 )
 
 // largeAPI is a large real OpenAPI description discovery is measured on,

@@ -339,13 +339,13 @@ func BenchmarkGitHubSearch(b *testing.B) {
 }
 
 // TestQuerySets: every discovery query set parses, has queries, shares no
-// query with the other set of its API, and (when the API's description is
+// query with the other sets of its API, and (when the API's description is
 // installed) names only operations the description has.
 func TestQuerySets(t *testing.T) {
 	for _, api := range largeAPIs() {
 		t.Run(api.name, func(t *testing.T) {
 			queries := map[string]string{}
-			for _, kind := range []string{tuningSet, heldOutSet} {
+			for _, kind := range []string{tuningSet, heldOutSet, heldOut2Set} {
 				tasks, err := querySet(api.name, kind)
 				if err != nil {
 					t.Fatal(err)
@@ -375,7 +375,7 @@ func TestQuerySets(t *testing.T) {
 			for _, tl := range dc.Tools {
 				methods[api.name+"."+tl.Name] = true
 			}
-			for _, kind := range []string{tuningSet, heldOutSet} {
+			for _, kind := range []string{tuningSet, heldOutSet, heldOut2Set} {
 				for _, task := range mustQuerySet(api.name, kind) {
 					for _, want := range strings.Fields(task.want) {
 						if !methods[want] {
