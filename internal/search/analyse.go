@@ -436,8 +436,11 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		case known && ix.verbs[id]:
 			q.verb, q.family, q.general = id, ix.family[id], ix.family[id] != 0
 			q.verbNoun = !q.general
-			if q.family&familyBit(familyGet) != 0 && next == "all" {
+			switch {
+			case q.family&familyBit(familyGet) != 0 && next == "all":
 				q.family = familyBit(familyList)
+			case w == "set" && next == "up":
+				q.family = familyBit(familyCreate) // "set up autoscaling"
 			}
 			phrase, _ = nounPhrase(after, true)
 			return phrase, t

@@ -11,7 +11,7 @@ package search
 // object: "publish a release" means create, "remove a label" means delete.
 // A query verb and an operation's verb of the same family agree.
 var verbFamilies = map[string][]string{
-	familyCreate: {"create", "add", "new", "make", "open", "publish", "post", "insert", "put", "write"},
+	familyCreate: {"create", "add", "new", "make", "open", "publish", "post", "insert", "put", "write", "register", "upload", "save"},
 	familyGet:    {"get", "read", "retrieve", "fetch", "show", "view", "see", "display", "describe", "inspect", "look", "return"},
 	familyList:   {"list", "enumerate", "browse"},
 	familySearch: {"search", "find", "query", "lookup", "filter"},
