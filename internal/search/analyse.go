@@ -87,7 +87,7 @@ func parseSummary(ws []string) summaryParts {
 }
 
 // nounPhrase is the noun phrase ws start with: its words up to a
-// preposition, a relative pronoun, a participle or the fourth word, stop
+// preposition, a relative clause, a participle or the fourth word, stop
 // words left out.
 // With generic set, generic words are left out too, and a phrase of only
 // generic words continues after "of" ("a list of your customers":
@@ -100,7 +100,9 @@ func nounPhrase(ws []string, generic bool) (phrase []string, lists bool) {
 				continue
 			}
 			return phrase, lists
-		case w == "that" || w == "which" || w == "who" || w == "if" || w == "whose" || w == "where" || w == "when":
+		case w == "that" || w == "which" || w == "who" || w == "if" || w == "whose" || w == "where" || w == "when",
+			w == "i" || w == "we" || w == "you" || w == "they" || w == "he" || w == "she":
+			// A relative clause: "the organizations I belong to".
 			return phrase, lists
 		case stopWords[w] || !letters(w):
 			continue
@@ -192,9 +194,11 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	for _, a := range info.actions {
 		info.families |= ix.family[a]
 	}
-	if len(d.segments) > 0 {
+	if len(segs) > 0 {
 		info.shape = shapeCollection
-		if item {
+		// An item's path ends with its id, or names a single thing
+		// (/repos/{owner}/{repo}/license).
+		if last := segs[len(segs)-1]; item || len(last.words) > 0 && !plural(last.words[len(last.words)-1], nil) {
 			info.shape = shapeItem
 		}
 	}
