@@ -25,6 +25,12 @@ func familyBit(family string) uint8 {
 	return 0
 }
 
+// auxiliaries after a noun start a clause about it.
+var auxiliaries = map[string]bool{
+	"do": true, "does": true, "did": true, "is": true, "are": true, "was": true, "were": true,
+	"has": true, "have": true, "had": true, "can": true, "should": true, "will": true, "would": true,
+}
+
 // particles after a verb belong to it ("look up an event").
 var particles = map[string]bool{"up": true, "out": true, "down": true, "off": true, "back": true}
 
@@ -104,6 +110,8 @@ func nounPhrase(ws []string, generic bool) (phrase []string, lists bool) {
 			w == "i" || w == "we" || w == "you" || w == "they" || w == "he" || w == "she":
 			// A relative clause: "the organizations I belong to".
 			return phrase, lists
+		case len(phrase) > 0 && auxiliaries[w]:
+			return phrase, lists // "what labels does an issue have"
 		case stopWords[w] || !letters(w):
 			continue
 		case generic && genericNouns[w]:
@@ -297,6 +305,9 @@ type query struct {
 	verbWord  *queryWord // the verb's word, nil without one
 	// general says the verb is of a general family (publish, remove).
 	general bool
+	// undo says the verb undoes another ("unassign"): verbWord is the
+	// undone verb, and what it made is removed.
+	undo bool
 	// verbNoun says the verb may name what is made: "fork a repository"
 	// is GitHub's "Create a fork", "comment on an issue" creates a
 	// comment.
@@ -368,6 +379,9 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			qw.factor = verbWordFactor
 		}
 		q.words = append(q.words, qw)
+	}
+	if verbWord != "" && !seen[verbWord] {
+		q.words = append(q.words, ix.expand(verbWord)) // an undone verb's own word
 	}
 	for i := range q.words {
 		if q.words[i].stem == verbWord {
@@ -448,6 +462,12 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 			}
 			phrase, _ = nounPhrase(after, true)
 			return phrase, t
+		case strings.HasPrefix(w, "un") && len(w) > 5 && ix.knownWord(w[2:]):
+			// "unassign someone from an issue": undo it, remove what it
+			// made (the assignees).
+			q.family, q.verbNoun, q.undo = familyBit(familyDelete), true, true
+			phrase, _ = nounPhrase(after, true)
+			return phrase, ix.stems.termQuery(w[2:])
 		case known && ix.heads[id] && (determiners[next] || next == "on" || next == "to"):
 			// It makes one, or sets it on the object: read the object as
 			// what is made, with less certainty.
@@ -465,11 +485,22 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 			phrase, _ = nounPhrase(raw[i+2:], true)
 			return phrase, ""
 		}
+		// No verb: a look at one thing, or a list of many ("what labels
+		// does an issue have").
 		q.family = familyBit(familyGet)
 		phrase, _ = nounPhrase(raw[i:], true)
+		if len(phrase) > 0 && plural(phrase[len(phrase)-1], raw) {
+			q.family = familyBit(familyList)
+		}
 		return phrase, ""
 	}
 	return nil, ""
+}
+
+// knownWord reports whether w is a verb or an object of the documents.
+func (ix *Index) knownWord(w string) bool {
+	id, ok := ix.ids[ix.stems.termQuery(w)]
+	return ok && (ix.verbs[id] || ix.heads[id])
 }
 
 // plural reports whether the object word w (in the query raw) names many:

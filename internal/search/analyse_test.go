@@ -176,6 +176,8 @@ func TestParseQuery(t *testing.T) {
 		{query: "get all pull requests", verb: "get", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "list my PRs", verb: "list", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "the authenticated user", family: familyBit(familyGet), object: "user", modifiers: "authent"},
+		{query: "what pull requests does a repository have", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "unfork a repository", verb: "", family: familyBit(familyDelete), object: "repositori"},
 		{query: "the of to", family: 0},
 	} {
 		t.Run(tc.query, func(t *testing.T) {

@@ -532,6 +532,10 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	// set": update its scale.
 	if q.verbNoun && q.verbWord != nil && headIs(doc, q.verbWord) {
 		switch {
+		case q.undo:
+			if doc.families&familyBit(familyDelete) != 0 {
+				score = max(score, verbAgrees+objectAgrees+bothAgree)
+			}
 		case doc.families&familyBit(familyCreate) != 0:
 			score = max(score, verbAgrees+objectAgrees+bothAgree)
 		case doc.families&familyBit(familyUpdate) != 0:

@@ -55,6 +55,7 @@ var genericNouns = map[string]bool{
 	"given": true, "existing": true, "new": true, "single": true, "collection": true, "information": true,
 	"current": true, "kind": true, "one": true, "previously": true, "created": true, "particular": true,
 	"specific": true, "individual": true, "changes": true, "multiple": true, "partially": true, "or": true,
+	"number": true, "count": true, "amount": true,
 }
 
 // versionSegment reports whether a path segment is an API version (v1,
