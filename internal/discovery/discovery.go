@@ -110,8 +110,11 @@ type Catalog struct {
 
 type doc struct {
 	result Result
-	fields []search.Field
+	doc    search.Document
 }
+
+// isSet reports whether an annotation hint is present and true.
+func isSet(hint *bool) bool { return hint != nil && *hint }
 
 // New returns the catalog of c's tools.
 func New(c *contract.Contract) *Catalog {
@@ -130,9 +133,9 @@ func (c *Catalog) Search(query string, saved []Saved) Output {
 		query = query[:cut]
 	}
 	index, docs := c.indexFor(saved)
-	hits := index.Search(query)
-	out := Output{Results: []Result{}, Total: len(hits), Truncated: len(hits) > MaxResults}
-	for _, h := range hits[:min(len(hits), MaxResults)] {
+	hits, total := index.Search(query, MaxResults)
+	out := Output{Results: []Result{}, Total: total, Truncated: total > MaxResults}
+	for _, h := range hits {
 		r := docs[h.Doc].result
 		r.Score = math.Round(h.Score*1000) / 1000
 		out.Results = append(out.Results, r)
@@ -154,11 +157,11 @@ func (c *Catalog) indexFor(saved []Saved) (*search.Index, []doc) {
 		for _, s := range saved {
 			docs = append(docs, savedDoc(s))
 		}
-		fields := make([][]search.Field, len(docs))
+		documents := make([]search.Document, len(docs))
 		for i, d := range docs {
-			fields[i] = d.fields
+			documents[i] = d.doc
 		}
-		c.index, c.indexKey, c.docs = search.New(fields), key, docs
+		c.index, c.indexKey, c.docs = search.New(documents), key, docs
 	}
 	return c.index, c.docs
 }
@@ -171,13 +174,8 @@ func toolDocs(c *contract.Contract) []doc {
 			docs = append(docs, doc{
 				result: Result{Path: ns.Name + "." + t.Name(), Connector: ns.Name, Method: t.Name(),
 					Description: firstParagraph(desc), RequiresApproval: t.Policy().RequiresApproval || t.Policy().ApprovalFor != nil, Kind: KindTool},
-				fields: []search.Field{
-					{Text: t.Name(), Weight: search.WeightName, Coverage: search.NameCoverage},
-					{Text: ns.Name, Weight: search.WeightNamespace},
-					{Text: strings.Join(propertyNames(t.InputDeclaration()), " "), Weight: search.WeightParameters},
-					{Text: firstParagraph(desc), Weight: search.WeightSummary},
-					{Text: desc, Weight: search.WeightDescription},
-				},
+				doc: search.NewDocument(search.Tool{Namespace: ns.Name, Name: t.Name(), Description: desc, InputSchema: t.InputDeclaration(),
+					ReadOnly: isSet(t.Annotations().ReadOnly), Destructive: isSet(t.Annotations().Destructive)}),
 			})
 		}
 	}
@@ -187,13 +185,7 @@ func toolDocs(c *contract.Contract) []doc {
 func savedDoc(s Saved) doc {
 	return doc{
 		result: Result{Path: s.Name, Connector: SavedNamespace, Method: s.Name, Description: firstParagraph(s.Description), Kind: KindSaved},
-		fields: []search.Field{
-			{Text: s.Name, Weight: search.WeightName, Coverage: search.NameCoverage},
-			{Text: strings.Join(s.Namespaces, " "), Weight: search.WeightNamespace},
-			{Text: strings.Join(propertyNames(s.InputSchema), " "), Weight: search.WeightParameters},
-			{Text: firstParagraph(s.Description), Weight: search.WeightSummary},
-			{Text: s.Description, Weight: search.WeightDescription},
-		},
+		doc:    search.NewDocument(search.Tool{Namespace: strings.Join(s.Namespaces, " "), Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}),
 	}
 }
 
@@ -221,41 +213,4 @@ func firstParagraph(s string) string {
 		s = strings.TrimSpace(s[:cut]) + "…"
 	}
 	return s
-}
-
-// propertyNames returns the property names of an input schema, nested
-// objects and array items included (depth-first, at most 64), for the
-// index. A schema that is not an object gives none.
-func propertyNames(schema json.RawMessage) []string {
-	if len(schema) == 0 {
-		return nil
-	}
-	var root any
-	if err := json.Unmarshal(schema, &root); err != nil {
-		return nil
-	}
-	var names []string
-	var walk func(v any, depth int)
-	walk = func(v any, depth int) {
-		m, ok := v.(map[string]any)
-		if !ok || depth > 4 || len(names) >= 64 {
-			return
-		}
-		if props, ok := m["properties"].(map[string]any); ok {
-			keys := make([]string, 0, len(props))
-			for k := range props {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				if len(names) < 64 {
-					names = append(names, k)
-				}
-				walk(props[k], depth+1)
-			}
-		}
-		walk(m["items"], depth+1)
-	}
-	walk(root, 0)
-	return names
 }

@@ -52,6 +52,7 @@ func TestSearch(t *testing.T) {
 		kind  string
 	}{
 		{"create an issue", nil, "github.create_issue", discovery.KindTool},
+		{"open an issue", nil, "github.create_issue", discovery.KindTool},
 		{"list the issues of a repository", nil, "github.list_issues", discovery.KindTool},
 		{"send a message to a channel", nil, "slack.post_message", discovery.KindTool},
 		{"weekly report", saved, "weekly-report", discovery.KindSaved},

@@ -1,25 +1,44 @@
-// Package search ranks documents (connector methods, saved snippets) for a
-// natural-language query with Okapi BM25 over weighted fields (BM25F:
-// Robertson, Zaragoza and Taylor, "Simple BM25 extension to multiple
-// weighted fields", CIKM 2004). As in that paper, each field's term
-// frequency is normalised by that field's own length against its average
-// over the documents before the fields are weighted and summed, so a long
-// description does not drown a match in a short name (GitHub's pulls/list,
-// whose description runs to a page, ranked 24th for "list the open pull
-// requests" when the whole document's length normalised the name).
+// Package search ranks documents (connector methods, OpenAPI operations,
+// saved snippets) for a natural-language query.
+//
+// The base is Okapi BM25 over weighted fields (BM25F: Robertson, Zaragoza
+// and Taylor, "Simple BM25 extension to multiple weighted fields", CIKM
+// 2004). As in that paper, each field's term frequency is normalised by
+// that field's own length against its average over the documents before
+// the fields are weighted and summed, so a long description does not drown
+// a match in a short name (GitHub's pulls/list, whose description runs to
+// a page, ranked 24th for "list the open pull requests" when the whole
+// document's length normalised the name).
+//
+// On top of the words, the ranking reads what a query asks and what an
+// operation does as a verb and an object, the way people name API actions
+// ("publish a release": create, release). An operation's verb comes from
+// its summary's first word, its name, a verb at the end of its path
+// (/invoices/{invoice}/void) or, failing those, its HTTP method; its
+// object from its summary's noun phrase and its path's last object; its
+// context from the objects its path is under. A query's verb is its first
+// word when that is a verb (of the general families in vocabulary.go, or
+// one the document's own summaries start with), its object the noun phrase
+// after it, its context the words after a preposition. An operation whose
+// verb agrees (same family: publish/create/add/open) and whose object is
+// the query's ranks above one that only shares words with it, and an
+// operation under an object the query does not mention is marked down.
 //
 // Text is split into words at every character that is not a letter or a
 // digit and at identifier boundaries (listPullRequests, list_pull_requests,
 // pulls/list, HTTPServer and v2beta all split), lower-cased, stripped of
 // common English stop words and stemmed with the Snowball English (Porter2)
 // stemmer, so "sends messages" and "send_message" meet on send and messag.
+// A few common abbreviations in queries are expanded (PR, repo), and the
+// abbreviations a document uses in its names and paths for words of its
+// summaries (GitHub's refs for reference) are learnt from it.
 //
-// A document matches only through a whole stemmed word, or a query word of
-// four or more letters that begins a document word (repo finds repository);
-// a document with no such match is never returned. Short prefixes do not
-// match: one- and two-letter prefix tokens are how Cloudflare's Code Mode
-// search returned weather.getForecast for "send slack message"
-// (https://github.com/cloudflare/agents/issues/2296).
+// A document matches only through a whole stemmed word, a query word of
+// four or more letters that begins a document word (repo finds
+// repository), or an abbreviation; a document with no such match is never
+// returned. Short prefixes do not match: one- and two-letter prefix tokens
+// are how Cloudflare's Code Mode search returned weather.getForecast for
+// "send slack message" (https://github.com/cloudflare/agents/issues/2296).
 package search
 
 import (
@@ -28,42 +47,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
-
-	"github.com/kljensen/snowball/english"
-)
-
-// Field is one part of a document with its weight: a word in a field of
-// weight 3 counts as three occurrences of a word in a field of weight 1 of
-// the same relative length. Fields are matched up by position: field i of
-// every document is the same kind of text (the name, the namespace, ...),
-// and its length is compared with the average length of field i.
-type Field struct {
-	Text   string
-	Weight float64
-	// Coverage, when above zero, adds to a matching document's score
-	// Coverage times the share of this field's words (each weighed by its
-	// inverse document frequency) that the query matches: a name the query
-	// covers whole (pulls_list for "list the open pull requests") ranks
-	// above a longer name that shares as many words with the query but says
-	// more (repos_list_pull_requests_associated_with_commit).
-	Coverage float64
-}
-
-// The field weights Index uses for the parts of a method or snippet.
-const (
-	WeightName        = 3.0 // the method or snippet name
-	WeightNamespace   = 2.0 // the connector name
-	WeightParameters  = 1.5 // the input's property names
-	WeightSummary     = 1.5 // the description's first paragraph (an OpenAPI operation's summary)
-	WeightDescription = 1.0 // the description
-
-	// NameCoverage is the name's Field.Coverage: a name the query covers
-	// whole gains about what one or two more well-matched words add. Set on
-	// the first 15 GitHub queries of bench/economy (recall@5 9/15 -> 13/15)
-	// and checked on 18 written afterwards and not tuned on (14/18 ->
-	// 18/18).
-	NameCoverage = 4.0
+	"sync"
 )
 
 // BM25's parameters: k1 saturates a word's frequency, b normalises by
@@ -73,71 +57,302 @@ const (
 	b  = 0.75
 	// prefixFactor discounts a match through a prefix against a whole word.
 	prefixFactor = 0.5
+	// aliasFactor discounts a match through an abbreviation.
+	aliasFactor = 0.7
 	// minPrefix is the shortest query word that matches as a prefix.
 	minPrefix = 4
+	// associationFactor discounts an object matched through a word its
+	// operations' descriptions use for it (learnAssociations).
+	associationFactor = 0.5
+	// verbWordFactor weighs the BM25F score of a query's verb when it is of
+	// a general family: the verb is matched as an action, and the same
+	// word in prose ("you can fetch up to 3000 gists") says little.
+	verbWordFactor = 0.3
 )
 
-// Index is an immutable BM25F index over documents given as weighted
-// fields. Build it once with New; Search is safe for concurrent use.
-type Index struct {
-	n       int            // documents
-	cover   []coverField   // per document, the field whose coverage counts (Field.Coverage)
-	df      map[string]int // documents containing each term
-	terms   []string       // every term, sorted (for prefix matches)
-	posting map[string][]posting
-}
+// The weights of the ranking's parts beside BM25F, in BM25F's units (a
+// well-matched rare word adds about 10).
+const (
+	// nameCoverage times the idf-weighted share of the name's words the
+	// query matches: a name the query covers whole (pulls_list for "list
+	// the open pull requests") ranks above a longer name that shares as
+	// many words with the query but says more
+	// (repos_list_pull_requests_associated_with_commit).
+	nameCoverage = 4.0
+	// verbAgrees is added when the query's verb and the operation's agree
+	// (half of it for related families: get, list, search).
+	verbAgrees = 4.0
+	// verbDisagrees is taken when the query's verb is of a general family
+	// and the operation's verbs are of other, unrelated families (rename
+	// for "make a new branch").
+	verbDisagrees = 3.0
+	// objectAgrees is added when the query's object is the operation's.
+	objectAgrees = 6.0
+	// extraModifier is the share of the object agreement lost when none
+	// of the operation's object modifiers is in the query ("admin" in
+	// "admin branch protection").
+	extraModifier = 0.3
+	// unknownVerbWeight weighs the agreement of a verb the ranking does
+	// not know, taken to update ("suspend a cron job").
+	unknownVerbWeight = 0.5
+	// contextAsObject is taken when the operation's object is not the
+	// query's but a word the query names as context: for "create a branch
+	// from a commit", creating a commit.
+	contextAsObject = 2.0
+	// bothAgree is added when both verb and object agree (times the
+	// object's agreement).
+	bothAgree = 3.0
+	// numberAgrees is added when a query that reads, updates or deletes
+	// names one object ("a label") and the path is an item's, or many
+	// ("all labels") and it is a collection's.
+	numberAgrees = 1.5
+	// contextAgrees is added per object the operation's path is under that
+	// the query names (at most two).
+	contextAgrees = 1.0
+	// unrelatedContext is taken per object the operation's path is under
+	// that the query does not name, times that object's rarity among
+	// paths (0..1): GitHub's repos are under almost every path and cost
+	// little, dependabot's cost more.
+	unrelatedContext = 3.0
+)
 
-type coverField struct {
-	weight float64
-	terms  []string // distinct
+// Index is an immutable index over documents. Build it once with New;
+// Search is safe for concurrent use.
+type Index struct {
+	n        int
+	ids      map[string]int32 // every term's id
+	sorted   []string         // every term, sorted (for prefix matches)
+	idf      []float64        // by term id
+	postings [][]posting      // by term id
+	docs     []docInfo
+	// aliases are abbreviations learnt from the documents, both ways.
+	aliases map[int32][]int32
+	// verbs are the stems the documents use as verbs (their summaries'
+	// first words), and the general families' members.
+	verbs map[int32]bool
+	// rawVerbs are the verbs the summaries start with, as written.
+	rawVerbs map[string]bool
+	// family is the family bit of each general family member's stem.
+	family map[int32]uint8
+	// associated are, by object term, the words its operations'
+	// descriptions use for it (learnAssociations).
+	associated map[int32][]int32
+	// heads are the terms that head some document's object.
+	heads map[int32]bool
+	// contextRarity is, per term, how rare it is as a context object (0..1).
+	contextRarity map[int32]float64
+	stems         *stemmer
+	pool          sync.Pool // of *scratch
 }
 
 type posting struct {
-	doc int
-	tf  float64 // the fields' weighted, length-normalised frequencies, summed
+	doc int32
+	tf  float32 // the fields' weighted, length-normalised frequencies, summed
 }
 
+// docInfo is what the ranking reads of one document beside its postings.
+type docInfo struct {
+	cover    []int32 // the name's distinct terms
+	actions  []int32 // the operation's verbs' stems
+	families uint8   // the verb families they belong to
+	objects  [][]int32
+	context  []int32 // objects its path is under
+	shape    uint8   // shapeItem, shapeCollection or 0 (no path)
+}
+
+// The shapes of a path: one item (/labels/{name}) or a collection
+// (/labels).
+const (
+	shapeItem = iota + 1
+	shapeCollection
+)
+
 // New indexes the documents; document i is identified by i in results.
-func New(documents [][]Field) *Index {
-	ix := &Index{n: len(documents), cover: make([]coverField, len(documents)), df: map[string]int{}, posting: map[string][]posting{}}
-	// Each document's terms per field, and each field's average length.
-	terms := make([][][]string, len(documents))
-	var total []float64
-	for i, fields := range documents {
-		terms[i] = make([][]string, len(fields))
-		for f, field := range fields {
-			terms[i][f] = Terms(field.Text)
-			if f == len(total) {
-				total = append(total, 0)
+func New(documents []Document) *Index {
+	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
+		family: map[int32]uint8{}, heads: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
+	for name, members := range verbFamilies {
+		for _, w := range members {
+			id := ix.id(ix.stems.stem(w))
+			ix.family[id] |= familyBit(name)
+			ix.verbs[id] = true
+			ix.rawVerbs[w] = true
+		}
+	}
+	described := ix.indexFields(documents)
+	parsed := make([]summaryParts, len(documents))
+	for i := range documents {
+		parsed[i] = parseSummary(documents[i].summary)
+		for _, v := range parsed[i].verbs {
+			ix.verbs[ix.id(ix.stems.stem(v))] = true
+			ix.rawVerbs[v] = true
+		}
+	}
+	for i := range documents {
+		if v, _, ok := ix.trailingVerb(&documents[i]); ok {
+			ix.verbs[ix.id(ix.stems.stem(v))] = true
+		}
+	}
+	ix.learnAliases(documents)
+	contextDocs := map[int32]int{}
+	for i := range documents {
+		ix.docs[i] = ix.analyse(&documents[i], parsed[i])
+		for _, c := range ix.docs[i].context {
+			contextDocs[c]++
+		}
+		for _, o := range ix.docs[i].objects {
+			if len(o) > 0 {
+				ix.heads[o[len(o)-1]] = true
+			}
+		}
+	}
+	ix.learnAssociations(described)
+	maxIDF := math.Log(1 + (float64(ix.n)-0.5)/1.5)
+	for t, df := range contextDocs {
+		ix.contextRarity[t] = math.Log(1+(float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5)) / maxIDF
+	}
+	for w := range ix.ids {
+		ix.sorted = append(ix.sorted, w)
+	}
+	sort.Strings(ix.sorted)
+	n, terms := ix.n, len(ix.ids)
+	ix.pool.New = func() any {
+		return &scratch{scores: make([]float64, n), best: make([]float64, n), match: make([]float64, terms)}
+	}
+	return ix
+}
+
+// id is term's id, a new one for a new term.
+func (ix *Index) id(term string) int32 {
+	if id, ok := ix.ids[term]; ok {
+		return id
+	}
+	id := int32(len(ix.ids))
+	ix.ids[term] = id
+	ix.idf = append(ix.idf, 0)
+	ix.postings = append(ix.postings, nil)
+	return id
+}
+
+// indexFields builds the postings and idf of the documents' fields.
+// It returns each document's description terms, distinct.
+func (ix *Index) indexFields(documents []Document) (described [][]int32) {
+	terms := make([][numFields][]int32, len(documents))
+	var total [numFields]float64
+	for i := range documents {
+		for f, ws := range documents[i].fields {
+			for _, w := range ws {
+				if s := ix.stems.term(w); s != "" {
+					terms[i][f] = append(terms[i][f], ix.id(s))
+				}
 			}
 			total[f] += float64(len(terms[i][f]))
-			if field.Coverage > 0 && ix.cover[i].weight == 0 {
-				ts := slices.Clone(terms[i][f])
-				slices.Sort(ts)
-				ix.cover[i] = coverField{weight: field.Coverage, terms: slices.Compact(ts)}
-			}
 		}
 	}
-	for i, fields := range documents {
-		tf := map[string]float64{}
-		for f, field := range fields {
-			avg := max(total[f]/float64(len(documents)), 1)
+	described = make([][]int32, len(documents))
+	tf := map[int32]float64{}
+	for i := range documents {
+		described[i] = slices.Compact(slices.Sorted(slices.Values(terms[i][fieldDescription])))
+		clear(tf)
+		for f := range numFields {
+			avg := max(total[f]/float64(max(len(documents), 1)), 1)
 			norm := 1 - b + b*float64(len(terms[i][f]))/avg
-			for _, w := range terms[i][f] {
-				tf[w] += field.Weight / norm
+			for _, t := range terms[i][f] {
+				tf[t] += fieldWeights[f] / norm
 			}
 		}
-		for w, n := range tf {
-			ix.df[w]++
-			ix.posting[w] = append(ix.posting[w], posting{doc: i, tf: n})
+		for t, n := range tf {
+			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), tf: float32(n)})
 		}
 	}
-	ix.terms = make([]string, 0, len(ix.df))
-	for w := range ix.df {
-		ix.terms = append(ix.terms, w)
+	for t, ps := range ix.postings {
+		slices.SortFunc(ps, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) })
+		df := float64(len(ps))
+		ix.idf[t] = math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
 	}
-	sort.Strings(ix.terms)
-	return ix
+	return described
+}
+
+// learnAssociations finds the words an object's operations keep using in
+// their descriptions for what they act on, though the object is named
+// otherwise: GitHub's references (git/refs) are described with branches
+// ("heads/<branch name> for branches"). A word in at least half the
+// descriptions of an object's three or more operations, in at most a
+// fifth of all descriptions and itself the object of some operation is
+// associated with the object.
+func (ix *Index) learnAssociations(described [][]int32) {
+	byHead := map[int32][]int{}
+	for i := range ix.docs {
+		var hs []int32
+		for _, o := range ix.docs[i].objects {
+			if len(o) > 0 {
+				hs = appendNew(hs, o[len(o)-1])
+			}
+		}
+		for _, h := range hs {
+			byHead[h] = append(byHead[h], i)
+		}
+	}
+	df := map[int32]int{}
+	for _, ts := range described {
+		for _, t := range ts {
+			df[t]++
+		}
+	}
+	count := map[int32]int{}
+	for h, docs := range byHead {
+		if len(docs) < 3 {
+			continue
+		}
+		clear(count)
+		for _, i := range docs {
+			for _, t := range described[i] {
+				count[t]++
+			}
+		}
+		for t, c := range count {
+			if t != h && ix.heads[t] && 2*c >= len(docs) && 5*df[t] <= ix.n {
+				ix.associated[h] = append(ix.associated[h], t)
+			}
+		}
+	}
+}
+
+// learnAliases finds the abbreviations a document uses: a word of an
+// operation's name or path that its summary does not use but begins a
+// word its summary does (GitHub's git_create_ref, "Create a reference";
+// repos_get, "Get a repository"). A pair seen in two documents or more is
+// an alias.
+func (ix *Index) learnAliases(documents []Document) {
+	seen := map[[2]int32]int{}
+	for i := range documents {
+		d := &documents[i]
+		summary := map[string]bool{}
+		for _, w := range d.fields[fieldSummary] {
+			if s := ix.stems.term(w); s != "" {
+				summary[s] = true
+			}
+		}
+		short := map[string]bool{}
+		for _, w := range append(slices.Clone(d.name), d.fields[fieldPath]...) {
+			if s := ix.stems.term(w); len(s) >= 2 && !summary[s] {
+				short[s] = true
+			}
+		}
+		for s := range short {
+			for long := range summary {
+				if len(long) > len(s)+1 && strings.HasPrefix(long, s) {
+					seen[[2]int32{ix.id(s), ix.id(long)}]++
+				}
+			}
+		}
+	}
+	for pair, n := range seen {
+		if n >= 2 {
+			ix.aliases[pair[0]] = append(ix.aliases[pair[0]], pair[1])
+			ix.aliases[pair[1]] = append(ix.aliases[pair[1]], pair[0])
+		}
+	}
 }
 
 // Len returns the number of documents.
@@ -149,46 +364,116 @@ type Hit struct {
 	Score float64
 }
 
-// Search returns every document that matches a query word, best first (ties
-// by document order). A query with no word left after stop words and
-// stemming matches nothing.
-func (ix *Index) Search(query string) []Hit {
-	scores := map[int]float64{}
-	seen := map[string]bool{}
-	for _, q := range Terms(query) {
-		if seen[q] {
-			continue
-		}
-		seen[q] = true
-		if _, ok := ix.df[q]; ok {
-			ix.add(scores, q, 1)
-		}
-		if len(q) < minPrefix {
-			continue
-		}
-		// Whole words that q begins (repo -> repositori); the best one per
-		// document counts, discounted.
-		best := map[int]float64{}
-		i := sort.SearchStrings(ix.terms, q)
-		for ; i < len(ix.terms) && strings.HasPrefix(ix.terms[i], q); i++ {
-			t := ix.terms[i]
-			if t == q {
-				continue
-			}
-			for _, p := range ix.posting[t] {
-				best[p.doc] = max(best[p.doc], ix.termScore(t, p))
+// Search ranks the documents that match a query word and returns the
+// best limit of them, best first (ties by document order; every one when
+// limit is 0 or less), and how many matched in all. A query with no word
+// left after stop words and stemming matches nothing.
+func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
+	sc := ix.pool.Get().(*scratch)
+	defer ix.pool.Put(sc)
+	q := ix.parseQuery(query, sc.match)
+	defer q.reset()
+	if len(q.words) == 0 {
+		return []Hit{}, 0
+	}
+	scores, best := sc.scores, sc.best
+	touched, matched := sc.touched[:0], sc.matched[:0]
+	for _, w := range q.words {
+		matched = matched[:0]
+		for _, e := range w.expansions {
+			for _, p := range ix.postings[e.term] {
+				s := w.factor * e.factor * ix.termScore(e.term, p)
+				if best[p.doc] == 0 {
+					matched = append(matched, p.doc)
+				}
+				best[p.doc] = max(best[p.doc], s)
 			}
 		}
-		for d, s := range best {
-			scores[d] += prefixFactor * s
+		for _, d := range matched {
+			if scores[d] == 0 {
+				touched = append(touched, d)
+			}
+			scores[d] += best[d]
+			best[d] = 0
 		}
 	}
-	for d := range scores {
-		scores[d] += ix.coverage(d, seen)
+	top := topHits{limit: limit}
+	for _, d := range touched {
+		s := scores[d] + ix.coverage(d, q) + ix.structure(d, q)
+		top.add(Hit{Doc: int(d), Score: max(s, scores[d]/100)})
+		scores[d] = 0
 	}
-	hits := make([]Hit, 0, len(scores))
-	for d, s := range scores {
-		hits = append(hits, Hit{Doc: d, Score: s})
+	sc.touched, sc.matched = touched, matched
+	return top.sorted(), len(touched)
+}
+
+// scratch is one search's working memory, reused through Index.pool.
+type scratch struct {
+	scores, best     []float64 // by document
+	match            []float64 // by term: how well the query matches it
+	touched, matched []int32
+}
+
+// better reports whether x ranks above y.
+func better(x, y Hit) bool {
+	return x.Score > y.Score || x.Score == y.Score && x.Doc < y.Doc
+}
+
+// topHits keeps the best limit hits (all of them when limit <= 0) in a
+// min-heap: the worst kept hit is at the root.
+type topHits struct {
+	limit int
+	heap  []Hit
+}
+
+func (t *topHits) add(h Hit) {
+	if t.limit <= 0 || len(t.heap) < t.limit {
+		t.heap = append(t.heap, h)
+		if t.limit > 0 {
+			t.up(len(t.heap) - 1)
+		}
+		return
+	}
+	if !better(h, t.heap[0]) {
+		return
+	}
+	t.heap[0] = h
+	t.down(0)
+}
+
+func (t *topHits) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(t.heap[p], t.heap[i]) {
+			return
+		}
+		t.heap[p], t.heap[i] = t.heap[i], t.heap[p]
+		i = p
+	}
+}
+
+func (t *topHits) down(i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(t.heap) && better(t.heap[worst], t.heap[l]) {
+			worst = l
+		}
+		if r < len(t.heap) && better(t.heap[worst], t.heap[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		t.heap[i], t.heap[worst] = t.heap[worst], t.heap[i]
+		i = worst
+	}
+}
+
+// sorted returns the kept hits, best first.
+func (t *topHits) sorted() []Hit {
+	hits := t.heap
+	if hits == nil {
+		hits = []Hit{}
 	}
 	slices.SortFunc(hits, func(x, y Hit) int {
 		if c := cmp.Compare(y.Score, x.Score); c != 0 {
@@ -199,112 +484,191 @@ func (ix *Index) Search(query string) []Hit {
 	return hits
 }
 
-// coverage is document d's Field.Coverage bonus for the query's terms:
-// the idf-weighted share of the field's words that a query term equals or,
-// with minPrefix letters or more, begins.
-func (ix *Index) coverage(d int, query map[string]bool) float64 {
-	c := ix.cover[d]
-	if c.weight == 0 {
-		return 0
-	}
+// coverage is document d's name coverage bonus: nameCoverage times the
+// idf-weighted share of its name's terms the query matches.
+func (ix *Index) coverage(d int32, q *query) float64 {
 	var all, hit float64
-	for _, t := range c.terms {
-		w := ix.idf(t)
-		all += w
-		for q := range query {
-			if q == t || (len(q) >= minPrefix && strings.HasPrefix(t, q)) {
-				hit += w
-				break
-			}
-		}
+	for _, t := range ix.docs[d].cover {
+		all += ix.idf[t]
+		hit += ix.idf[t] * q.match[t]
 	}
 	if all == 0 {
 		return 0
 	}
-	return c.weight * hit / all
+	return nameCoverage * hit / all
 }
 
-func (ix *Index) idf(term string) float64 {
-	n, df := float64(ix.n), float64(ix.df[term])
-	return math.Log(1 + (n-df+0.5)/(df+0.5))
-}
-
-func (ix *Index) add(scores map[int]float64, term string, factor float64) {
-	for _, p := range ix.posting[term] {
-		scores[p.doc] += factor * ix.termScore(term, p)
+// structure is document d's verb, object and context agreement with q.
+func (ix *Index) structure(d int32, q *query) float64 {
+	doc := &ix.docs[d]
+	var verb, object float64
+	if q.family != 0 || q.verb >= 0 {
+		switch {
+		case q.verb >= 0 && slices.Contains(doc.actions, q.verb), q.family&doc.families != 0:
+			verb = 1
+		case related(q.family, doc.families):
+			verb = 0.5
+		case q.general && doc.families != 0:
+			verb = -verbDisagrees / verbAgrees
+		}
+		verb *= q.verbWeight
 	}
+	if q.object != nil {
+		for _, phrase := range doc.objects {
+			object = max(object, ix.objectMatch(phrase, q.object, q))
+		}
+	}
+	if object > 0 && len(q.modifiers) > 0 {
+		object *= 0.5 + 0.5*ix.modifiersShare(doc, q)
+	}
+	if object == 0 && ix.headInContext(doc, q) {
+		object = -contextAsObject / objectAgrees
+	}
+	score := verbAgrees*verb + objectAgrees*object
+	if verb == 1 {
+		score += bothAgree * object
+	}
+	// "fork a repository": GitHub's "Create a fork"; "scale a stateful
+	// set": update its scale.
+	if q.verbNoun && q.verbWord != nil && headIs(doc, q.verbWord) {
+		switch {
+		case q.undo:
+			if doc.families&familyBit(familyDelete) != 0 {
+				score = max(score, verbAgrees+objectAgrees+bothAgree)
+			}
+		case doc.families&familyBit(familyCreate) != 0:
+			score = max(score, verbAgrees+objectAgrees+bothAgree)
+		case doc.families&familyBit(familyUpdate) != 0:
+			score = max(score, verbAgrees*0.75+objectAgrees+bothAgree)
+		}
+	}
+	if q.object != nil && doc.shape != 0 && q.family&(familyBit(familyGet)|familyBit(familyUpdate)|familyBit(familyDelete)) != 0 {
+		if (doc.shape == shapeItem) != q.plural {
+			score += numberAgrees
+		}
+	}
+	agreed := 0
+	for _, c := range doc.context {
+		switch {
+		case q.match[c] == 0:
+			score -= unrelatedContext * ix.contextRarity[c]
+		case q.inObject(c):
+			// The query's object words said it already ("workflow runs"
+			// against /workflows/{id}/runs): neither for nor against.
+		case agreed < 2:
+			score += contextAgrees
+			agreed++
+		}
+	}
+	return score
+}
+
+// objectMatch is how well the query's object matches one of an
+// operation's object phrases: 1 when its head is the query's head (less
+// through a prefix or abbreviation), 0.4 when the query's head is another
+// of its words; words of the phrase the query does not have lower it
+// ("admin branch protection" for "branch protection").
+func (ix *Index) objectMatch(phrase []int32, object *queryWord, q *query) float64 {
+	if len(phrase) == 0 {
+		return 0
+	}
+	head := phrase[len(phrase)-1]
+	f := object.match(head)
+	if f == 0 {
+		for _, t := range phrase[:len(phrase)-1] {
+			f = max(f, 0.4*object.match(t))
+		}
+		for _, t := range ix.associated[head] {
+			f = max(f, associationFactor*object.match(t))
+		}
+	}
+	if f == 0 || len(phrase) == 1 {
+		return f
+	}
+	var all, missed float64
+	for _, t := range phrase[:len(phrase)-1] {
+		all += ix.idf[t]
+		if q.match[t] == 0 {
+			missed += ix.idf[t]
+		}
+	}
+	if all == 0 {
+		return f
+	}
+	return f * (1 - extraModifier*missed/all)
+}
+
+// headInContext reports whether one of doc's objects is headed by a word
+// the query says where the action happens, not what it acts on ("a
+// commit" in "create a branch from a commit").
+func (ix *Index) headInContext(doc *docInfo, q *query) bool {
+	for _, phrase := range doc.objects {
+		if len(phrase) == 0 {
+			continue
+		}
+		h := phrase[len(phrase)-1]
+		if q.match[h] > 0 && !q.inObject(h) && (q.verbWord == nil || q.verbWord.match(h) == 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// headIs reports whether w heads one of doc's objects.
+func headIs(doc *docInfo, w *queryWord) bool {
+	for _, phrase := range doc.objects {
+		if len(phrase) > 0 && w.match(phrase[len(phrase)-1]) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// modifiersShare is the idf-weighted share of the query's object
+// modifiers ("pull" in "pull requests") that doc's objects or name have.
+func (ix *Index) modifiersShare(doc *docInfo, q *query) float64 {
+	var all, hit float64
+	for _, m := range q.modifiers {
+		w := ix.wordIDF(m)
+		all += w
+		var f float64
+		for _, phrase := range doc.objects {
+			for _, t := range phrase {
+				f = max(f, m.match(t))
+			}
+		}
+		for _, t := range doc.cover {
+			f = max(f, m.match(t))
+		}
+		hit += w * f
+	}
+	if all == 0 {
+		return 1
+	}
+	return hit / all
+}
+
+// wordIDF is the idf of a query word's own term (its first expansion when
+// that is the word itself), else of the rarest term it matches.
+func (ix *Index) wordIDF(w *queryWord) float64 {
+	var idf float64
+	for _, e := range w.expansions {
+		idf = max(idf, ix.idf[e.term])
+	}
+	return idf
+}
+
+// related reports whether the families of a query and of an operation half
+// agree (get, list and search).
+func related(query, doc uint8) bool {
+	look := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
+	return query&look != 0 && doc&look != 0
 }
 
 // termScore is BM25F's contribution of one term to one document: the
 // term's pseudo-frequency (already length-normalised per field) saturated
 // by k1, times its inverse document frequency.
-func (ix *Index) termScore(term string, p posting) float64 {
-	return ix.idf(term) * p.tf * (k1 + 1) / (p.tf + k1)
-}
-
-// stopWords are common English words that say nothing about a method.
-var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true,
-	"can": true, "do": true, "for": true, "from": true, "how": true, "i": true, "in": true, "into": true,
-	"is": true, "it": true, "its": true, "me": true, "my": true, "of": true, "on": true, "or": true,
-	"our": true, "that": true, "the": true, "their": true, "this": true, "to": true, "was": true,
-	"we": true, "what": true, "when": true, "which": true, "will": true, "with": true, "you": true,
-	"your": true, "some": true, "all": true, "any": true, "please": true, "want": true, "need": true,
-}
-
-// Terms returns the index terms of text: words split at non-alphanumeric
-// characters and identifier boundaries, lower-cased, without stop words,
-// stemmed (Snowball English).
-func Terms(text string) []string {
-	var out []string
-	for _, w := range Words(text) {
-		if stopWords[w] {
-			continue
-		}
-		if s := english.Stem(w, false); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// Words splits text into lower-case words: at every rune that is not a
-// letter or digit, between a lower-case letter or digit and an upper-case
-// letter (listPull), before the last upper-case letter of a run followed
-// by a lower-case one (HTTPServer: http, server), and between letters and
-// digits (v2beta: v, 2, beta).
-func Words(text string) []string {
-	var words []string
-	rs := []rune(text)
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			words = append(words, strings.ToLower(string(rs[start:end])))
-		}
-		start = -1
-	}
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush(i)
-			continue
-		}
-		if start < 0 {
-			start = i
-			continue
-		}
-		p := rs[i-1]
-		switch {
-		case unicode.IsUpper(r) && (unicode.IsLower(p) || unicode.IsDigit(p)):
-			flush(i)
-			start = i
-		case unicode.IsUpper(r) && unicode.IsUpper(p) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			flush(i)
-			start = i
-		case unicode.IsDigit(r) != unicode.IsDigit(p):
-			flush(i)
-			start = i
-		}
-	}
-	flush(len(rs))
-	return words
+func (ix *Index) termScore(term int32, p posting) float64 {
+	tf := float64(p.tf)
+	return ix.idf[term] * tf * (k1 + 1) / (tf + k1)
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -19,14 +20,16 @@ func TestWordsSplitsIdentifiers(t *testing.T) {
 		{"HTTPServer", []string{"http", "server"}},
 		{"getURLForID", []string{"get", "url", "for", "id"}},
 		{"v2beta", []string{"v", "2", "beta"}},
+		{"list my PRs", []string{"list", "my", "prs"}},
+		{"getIDsForURLs", []string{"get", "ids", "for", "urls"}},
 		{"kebab-case-name", []string{"kebab", "case", "name"}},
 		{"  Send a Slack message!  ", []string{"send", "a", "slack", "message"}},
 		{"Über_größe", []string{"über", "größe"}},
 		{"", nil},
 		{"--__//", nil},
 	} {
-		if got := Words(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("Words(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := words(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("words(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -41,8 +44,8 @@ func TestTermsStemsAndDropsStopWords(t *testing.T) {
 		{"listing repositories", []string{"list", "repositori"}},
 		{"the of to", nil},
 	} {
-		if got := Terms(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("Terms(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := terms(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("terms(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -61,11 +64,21 @@ var catalogue = []struct{ ns, name, params, desc string }{
 }
 
 func catalogueIndex() *Index {
-	docs := make([][]Field, len(catalogue))
+	docs := make([]Document, len(catalogue))
 	for i, m := range catalogue {
-		docs[i] = []Field{{Text: m.name, Weight: WeightName, Coverage: NameCoverage}, {Text: m.ns, Weight: WeightNamespace}, {Text: m.params, Weight: WeightParameters}, {Text: m.desc, Weight: WeightSummary}, {Text: m.desc, Weight: WeightDescription}}
+		docs[i] = NewDocument(Tool{Namespace: m.ns, Name: m.name, Description: m.desc, InputSchema: schemaOf(m.params)})
 	}
 	return New(docs)
+}
+
+// schemaOf is an object schema with the named properties.
+func schemaOf(params string) json.RawMessage {
+	props := map[string]any{}
+	for _, p := range strings.Fields(params) {
+		props[p] = map[string]any{"type": "string"}
+	}
+	raw, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
+	return raw
 }
 
 func names(ix *Index, hits []Hit) []string {
@@ -102,7 +115,7 @@ func TestRanking(t *testing.T) {
 		{query: "kubernetes deployment", noMatch: true},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
-			got := names(ix, ix.Search(tc.query))
+			got := names(ix, all(ix.Search(tc.query, 0)))
 			if tc.noMatch {
 				if len(got) != 0 {
 					t.Fatalf("Search(%q) = %q, want no result", tc.query, got)
@@ -142,18 +155,16 @@ func TestLongDescriptionDoesNotDrownName(t *testing.T) {
 		{"issues_list_for_repo", "owner repo state labels", "List repository issues", "List issues in a repository. Only open issues will be listed."},
 		{"repos_get", "owner repo", "Get a repository", "The parent and source objects are present when the repository is a fork."},
 	}
-	docs := make([][]Field, len(ops))
+	docs := make([]Document, len(ops))
 	for i, op := range ops {
-		docs[i] = []Field{{Text: op.name, Weight: WeightName, Coverage: NameCoverage}, {Text: "github", Weight: WeightNamespace},
-			{Text: op.params, Weight: WeightParameters}, {Text: op.summary, Weight: WeightSummary},
-			{Text: op.summary + "\n\n" + op.rest, Weight: WeightDescription}}
+		docs[i] = NewDocument(Tool{Namespace: "github", Name: op.name, Description: op.summary + "\n\n" + op.rest, InputSchema: schemaOf(op.params)})
 	}
 	ix := New(docs)
 	for _, tc := range []struct{ query, first string }{
 		{"list the open pull requests of a repository", "pulls_list"},
 		{"get one pull request", "pulls_get"},
 	} {
-		hits := ix.Search(tc.query)
+		hits, _ := ix.Search(tc.query, 0)
 		var got []string
 		for _, h := range hits {
 			got = append(got, ops[h.Doc].name)
@@ -166,7 +177,7 @@ func TestLongDescriptionDoesNotDrownName(t *testing.T) {
 
 func TestSearchScoresDescendAndEveryHitMatches(t *testing.T) {
 	ix := catalogueIndex()
-	hits := ix.Search("send message to a channel")
+	hits, _ := ix.Search("send message to a channel", 0)
 	if len(hits) < 2 {
 		t.Fatalf("hits = %v", hits)
 	}
@@ -178,7 +189,7 @@ func TestSearchScoresDescendAndEveryHitMatches(t *testing.T) {
 			t.Errorf("hits out of order at %d: %v", i, hits)
 		}
 		m := catalogue[h.Doc]
-		text := strings.Join(Terms(m.ns+" "+m.name+" "+m.params+" "+m.desc), " ")
+		text := strings.Join(terms(m.ns+" "+m.name+" "+m.params+" "+m.desc), " ")
 		if !strings.Contains(text, "send") && !strings.Contains(text, "messag") && !strings.Contains(text, "channel") {
 			t.Errorf("%s.%s matched without a query word", m.ns, m.name)
 		}
@@ -186,7 +197,7 @@ func TestSearchScoresDescendAndEveryHitMatches(t *testing.T) {
 }
 
 func TestEmptyIndex(t *testing.T) {
-	if hits := New(nil).Search("anything"); len(hits) != 0 {
+	if hits, total := New(nil).Search("anything", 0); len(hits) != 0 || total != 0 {
 		t.Fatalf("hits = %v", hits)
 	}
 }
@@ -197,17 +208,17 @@ func FuzzTerms(f *testing.F) {
 	}
 	ix := catalogueIndex()
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, w := range Words(s) {
+		for _, w := range words(s) {
 			if w == "" || !utf8.ValidString(w) && utf8.ValidString(s) {
-				t.Fatalf("Words(%q) has %q", s, w)
+				t.Fatalf("words(%q) has %q", s, w)
 			}
 		}
-		for _, w := range Terms(s) {
+		for _, w := range terms(s) {
 			if w == "" {
-				t.Fatalf("Terms(%q) has an empty term", s)
+				t.Fatalf("terms(%q) has an empty term", s)
 			}
 		}
-		for _, h := range ix.Search(s) {
+		for _, h := range all(ix.Search(s, 0)) {
 			if h.Score <= 0 || h.Doc < 0 || h.Doc >= ix.Len() {
 				t.Fatalf("Search(%q) = %v", s, h)
 			}
@@ -217,6 +228,9 @@ func FuzzTerms(f *testing.F) {
 
 func BenchmarkWords(b *testing.B) {
 	for b.Loop() {
-		Words("github.create_pull_request: Create a new pull request in a GitHub repository (HTTPServer v2beta).")
+		words("github.create_pull_request: Create a new pull request in a GitHub repository (HTTPServer v2beta).")
 	}
 }
+
+// all drops Search's total.
+func all(hits []Hit, _ int) []Hit { return hits }

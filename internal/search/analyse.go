@@ -1,0 +1,534 @@
+package search
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// familyBit is a verb family's bit in a set of families.
+func familyBit(family string) uint8 {
+	switch family {
+	case familyCreate:
+		return 1
+	case familyGet:
+		return 2
+	case familyList:
+		return 4
+	case familySearch:
+		return 8
+	case familyUpdate:
+		return 16
+	case familyDelete:
+		return 32
+	}
+	return 0
+}
+
+// auxiliaries after a noun start a clause about it.
+var auxiliaries = map[string]bool{
+	"do": true, "does": true, "did": true, "is": true, "are": true, "was": true, "were": true,
+	"has": true, "have": true, "had": true, "can": true, "should": true, "will": true, "would": true,
+}
+
+// particles after a verb belong to it ("look up an event").
+var particles = map[string]bool{"up": true, "out": true, "down": true, "off": true, "back": true}
+
+// determiners come before a noun: a word before one is a verb.
+var determiners = map[string]bool{
+	"a": true, "an": true, "the": true, "my": true, "our": true, "your": true, "this": true, "these": true,
+	"those": true, "some": true, "its": true, "their": true, "his": true, "her": true, "every": true, "each": true,
+}
+
+// familyMember holds every general family's members.
+var familyMember = func() map[string]bool {
+	m := map[string]bool{}
+	for _, members := range verbFamilies {
+		for _, w := range members {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+// summaryParts are the verbs a summary starts with ("Create or update
+// file contents": create, update) and the noun phrase after them (file,
+// contents).
+type summaryParts struct {
+	verbs, phrase []string
+}
+
+// parseSummary reads a summary's (lower-case) words: leading adverbs are
+// skipped (Kubernetes' "partially update"), "re-run" is one verb, verbs
+// joined by "or" or "and" all count, "returns a list of" lists, and the
+// object phrase leaves out generic words ("Retrieves the details of an
+// account": account). A summary that does not start with a word that can
+// be a verb has neither.
+func parseSummary(ws []string) summaryParts {
+	i := 0
+	for i < len(ws) && len(ws[i]) >= 7 && strings.HasSuffix(ws[i], "ly") {
+		i++
+	}
+	if i >= len(ws) || !familyMember[ws[i]] && (stopWords[ws[i]] || genericNouns[ws[i]] || prepositions[ws[i]] || !letters(ws[i])) {
+		return summaryParts{}
+	}
+	var sp summaryParts
+	v := ws[i]
+	if v == "re" && i+1 < len(ws) {
+		i++
+		v += ws[i]
+	}
+	sp.verbs = append(sp.verbs, v)
+	i++
+	for i+1 < len(ws) && (ws[i] == "or" || ws[i] == "and") && !stopWords[ws[i+1]] && !genericNouns[ws[i+1]] {
+		sp.verbs = append(sp.verbs, ws[i+1])
+		i += 2
+	}
+	var lists bool
+	sp.phrase, lists = nounPhrase(ws[i:], true)
+	if lists {
+		sp.verbs = append(sp.verbs, "list")
+	}
+	return sp
+}
+
+// nounPhrase is the noun phrase ws start with: its words up to a
+// preposition, a relative clause, a participle or the fourth word, stop
+// words left out.
+// With generic set, generic words are left out too, and a phrase of only
+// generic words continues after "of" ("a list of your customers":
+// customers); lists reports a leading "list" so skipped.
+func nounPhrase(ws []string, generic bool) (phrase []string, lists bool) {
+	for _, w := range ws {
+		switch {
+		case prepositions[w]:
+			if generic && len(phrase) == 0 && w == "of" {
+				continue
+			}
+			return phrase, lists
+		case w == "that" || w == "which" || w == "who" || w == "if" || w == "whose" || w == "where" || w == "when",
+			w == "i" || w == "we" || w == "you" || w == "they" || w == "he" || w == "she":
+			// A relative clause: "the organizations I belong to".
+			return phrase, lists
+		case len(phrase) > 0 && auxiliaries[w]:
+			return phrase, lists // "what labels does an issue have"
+		case stopWords[w] || !letters(w):
+			continue
+		case generic && genericNouns[w]:
+			if w == "list" && len(phrase) == 0 {
+				lists = true
+			}
+			continue
+		case len(phrase) > 0 && len(w) > 4 && strings.HasSuffix(w, "ed"):
+			// A participle after the noun ends it: "pull requests
+			// associated with a commit", "repositories starred by a user".
+			return phrase, lists
+		}
+		phrase = append(phrase, w)
+		if len(phrase) == 4 {
+			break
+		}
+	}
+	return phrase, lists
+}
+
+// letters reports whether w has a letter (is not a number).
+func letters(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// analyse reads document d's verbs, objects and context.
+func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
+	var info docInfo
+	for _, w := range d.name {
+		if t := ix.stems.term(w); t != "" {
+			if id := ix.id(t); !slices.Contains(info.cover, id) {
+				info.cover = append(info.cover, id)
+			}
+		}
+	}
+	for _, v := range sp.verbs {
+		info.actions = appendNew(info.actions, ix.id(ix.stems.stem(v)))
+	}
+	if len(info.actions) == 0 {
+		for _, w := range d.name {
+			if id, ok := ix.ids[ix.stems.stem(w)]; ok && ix.family[id] != 0 {
+				info.actions = appendNew(info.actions, id)
+			}
+		}
+	}
+	// The path: a trailing verb (/invoices/{invoice}/void) is an action,
+	// the last object before it the object, the others the context.
+	segs := d.segments
+	item := len(segs) > 0 && segs[len(segs)-1].param
+	var rest []string
+	if verb, r, ok := ix.trailingVerb(d); ok {
+		info.actions = appendNew(info.actions, ix.id(ix.stems.stem(verb)))
+		segs, rest = segs[:len(segs)-1], r
+		item = len(segs) > 0 && segs[len(segs)-1].param
+	}
+	head := -1
+	if len(rest) > 0 {
+		info.objects = append(info.objects, ix.termIDs(rest))
+	} else {
+		for i := len(segs) - 1; i >= 0; i-- {
+			if !segs[i].param {
+				head = i
+				break
+			}
+		}
+	}
+	if len(sp.phrase) > 0 {
+		info.objects = append(info.objects, ix.termIDs(sp.phrase))
+	}
+	for i, s := range segs {
+		if s.param {
+			continue
+		}
+		ids := ix.termIDs(s.words)
+		if i == head {
+			info.objects = append(info.objects, ids)
+			continue
+		}
+		for _, id := range ids {
+			info.context = appendNew(info.context, id)
+		}
+	}
+	for _, a := range info.actions {
+		info.families |= ix.family[a]
+	}
+	if len(segs) > 0 {
+		info.shape = shapeCollection
+		// An item's path ends with its id, or names a single thing
+		// (/repos/{owner}/{repo}/license).
+		if last := segs[len(segs)-1]; item || len(last.words) > 0 && !plural(last.words[len(last.words)-1], nil) {
+			info.shape = shapeItem
+		}
+	}
+	if len(info.actions) == 0 {
+		info.families = httpFamily(d, len(segs) > 0, item)
+	}
+	return info
+}
+
+// trailingVerb reads a verb at the end of d's path: a one-word segment
+// after a parameter (/pulls/{pull_number}/merge) or the first word of a
+// longer one (/runs/{run_id}/rerun-failed-jobs: rerun, and the object
+// failed jobs; /releases/generate-notes). The segment's first word must be a verb
+// a summary starts with (as written: /protection is not protect), or, for a POST, PUT or PATCH to a one-word segment
+// that is not a plural (/invoices/{invoice}/void), is taken to be one:
+// such a segment is an action on the item, not a collection under it.
+func (ix *Index) trailingVerb(d *Document) (verb string, rest []string, ok bool) {
+	n := len(d.segments)
+	if n < 2 || d.segments[n-1].param || len(d.segments[n-1].words) == 0 {
+		return "", nil, false
+	}
+	ws := d.segments[n-1].words
+	switch {
+	case !d.segments[n-2].param && len(ws) == 1:
+		return "", nil, false
+	case ix.rawVerbs[ws[0]]:
+	case len(ws) == 1 && !strings.HasSuffix(ws[0], "s") && d.method == "POST":
+	default:
+		return "", nil, false
+	}
+	return ws[0], ws[1:], true
+}
+
+// httpFamily is the verb family an operation's HTTP method and path shape
+// imply (RFC 9110 §9.3): GET reads one item or lists a collection, POST to
+// a collection creates (to an item it updates, as Stripe's API does), PUT
+// and PATCH update, DELETE deletes. Without a method, a read-only tool
+// reads and a destructive one deletes.
+func httpFamily(d *Document, hasPath, item bool) uint8 {
+	switch d.method {
+	case "GET", "HEAD":
+		if hasPath && !item {
+			return familyBit(familyList)
+		}
+		return familyBit(familyGet)
+	case "POST":
+		if item {
+			return familyBit(familyUpdate)
+		}
+		return familyBit(familyCreate)
+	case "PUT", "PATCH":
+		return familyBit(familyUpdate)
+	case "DELETE":
+		return familyBit(familyDelete)
+	}
+	switch {
+	case d.readOnly:
+		return familyBit(familyGet)
+	case d.destructive:
+		return familyBit(familyDelete)
+	}
+	return 0
+}
+
+// termIDs are the ids of ws's terms (stop words left out).
+func (ix *Index) termIDs(ws []string) []int32 {
+	var ids []int32
+	for _, w := range ws {
+		if t := ix.stems.term(w); t != "" {
+			ids = append(ids, ix.id(t))
+		}
+	}
+	return ids
+}
+
+func appendNew(ids []int32, id int32) []int32 {
+	if slices.Contains(ids, id) {
+		return ids
+	}
+	return append(ids, id)
+}
+
+// query is a parsed query: its words and what each matches, its verb and
+// the head of its object.
+type query struct {
+	words []queryWord
+	// match is, by term, how well the query matches it (the best factor
+	// of a word that matches it); reset clears it for the next query.
+	match  []float64
+	verb   int32      // the verb's term, -1 without one
+	family uint8      // the verb's families
+	object *queryWord // the object phrase's last word, nil without one
+	// modifiers are the object phrase's other words ("pull" in "pull
+	// requests").
+	modifiers []*queryWord
+	verbWord  *queryWord // the verb's word, nil without one
+	// general says the verb is of a general family (publish, remove).
+	general bool
+	// undo says the verb undoes another ("unassign"): verbWord is the
+	// undone verb, and what it made is removed.
+	undo bool
+	// verbNoun says the verb may name what is made: "fork a repository"
+	// is GitHub's "Create a fork", "comment on an issue" creates a
+	// comment.
+	verbNoun bool
+	// verbWeight weighs verb agreement: unknownVerbWeight for a verb
+	// neither general nor the documents', whose family is a guess.
+	verbWeight float64
+	plural     bool // the object names many ("labels", "all pods")
+}
+
+// queryWord is one distinct query word and the terms it matches.
+type queryWord struct {
+	stem       string
+	expansions []expansion
+	factor     float64 // weighs the word's BM25F score (1 unless set)
+}
+
+type expansion struct {
+	term   int32
+	factor float64
+}
+
+// match is how well w matches term t: 1 for the same term, less through a
+// prefix or an abbreviation, 0 for no match.
+func (w *queryWord) match(t int32) float64 {
+	var f float64
+	for _, e := range w.expansions {
+		if e.term == t {
+			f = max(f, e.factor)
+		}
+	}
+	return f
+}
+
+// parseQuery reads a query: abbreviations expanded, its verb, the noun
+// phrase after it (its object) and its words. The verb is its first word
+// that is not a stop word, when that is
+//   - a member of a general verb family (publish: create);
+//   - a verb the documents use (their summaries' first words, their paths'
+//     trailing verbs): the query asks for that action, or to create one
+//     ("fork a repository" is GitHub's "Create a fork");
+//   - a noun of the documents used as a verb, before a determiner or "on"
+//     or "to": it creates one ("comment on an issue");
+//   - any other word before a determiner: an action on an existing object,
+//     most likely an update ("suspend a cron job"); before a preposition
+//     it says nothing ("ask for reviewers": reviewers).
+//
+// A query without a verb names something to look at: it reads.
+func (ix *Index) parseQuery(text string, match []float64) *query {
+	var raw []string
+	for _, w := range words(text) {
+		if long, ok := abbreviations[w]; ok {
+			raw = append(raw, words(long)...)
+		} else {
+			raw = append(raw, w)
+		}
+	}
+	q := &query{match: match, verb: -1, verbWeight: 1}
+	phrase, verbWord := ix.readVerb(q, raw)
+	seen := map[string]bool{}
+	for _, w := range raw {
+		t := ix.stems.termQuery(w)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		qw := ix.expand(t)
+		if t == verbWord && q.general {
+			qw.factor = verbWordFactor
+		}
+		q.words = append(q.words, qw)
+	}
+	if verbWord != "" && !seen[verbWord] {
+		q.words = append(q.words, ix.expand(verbWord)) // an undone verb's own word
+	}
+	for i := range q.words {
+		if q.words[i].stem == verbWord {
+			q.verbWord = &q.words[i]
+		}
+	}
+	// The object's head is the phrase's last word, its modifiers the others.
+	for j, w := range phrase {
+		t := ix.stems.termQuery(w)
+		for i := range q.words {
+			if q.words[i].stem != t || len(q.words[i].expansions) == 0 {
+				continue
+			}
+			if j == len(phrase)-1 {
+				q.object = &q.words[i]
+				q.plural = plural(phrase[j], raw)
+			} else {
+				q.modifiers = append(q.modifiers, &q.words[i])
+			}
+		}
+	}
+	for _, w := range q.words {
+		for _, e := range w.expansions {
+			q.match[e.term] = max(q.match[e.term], e.factor)
+		}
+	}
+	return q
+}
+
+// inObject reports whether the query's object phrase matches term t.
+func (q *query) inObject(t int32) bool {
+	if q.object != nil && q.object.match(t) > 0 {
+		return true
+	}
+	for _, m := range q.modifiers {
+		if m.match(t) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reset clears what q set in its match slice.
+func (q *query) reset() {
+	for _, w := range q.words {
+		for _, e := range w.expansions {
+			q.match[e.term] = 0
+		}
+	}
+}
+
+// readVerb sets q's verb and families from raw (see parseQuery) and
+// returns the object phrase and the verb's term ("" without one).
+func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string) {
+	for i, w := range raw {
+		if stopWords[w] || !letters(w) {
+			continue
+		}
+		t := ix.stems.termQuery(w)
+		id, known := ix.ids[t]
+		next := ""
+		if i+1 < len(raw) {
+			next = raw[i+1]
+		}
+		after := raw[i+1:]
+		for len(after) > 0 && particles[after[0]] {
+			after = after[1:]
+		}
+		switch {
+		case known && ix.verbs[id]:
+			q.verb, q.family, q.general = id, ix.family[id], ix.family[id] != 0
+			q.verbNoun = !q.general
+			switch {
+			case q.family&familyBit(familyGet) != 0 && next == "all":
+				q.family = familyBit(familyList)
+			case w == "set" && next == "up":
+				q.family = familyBit(familyCreate) // "set up autoscaling"
+			}
+			phrase, _ = nounPhrase(after, true)
+			return phrase, t
+		case strings.HasPrefix(w, "un") && len(w) > 5 && ix.knownWord(w[2:]):
+			// "unassign someone from an issue": undo it, remove what it
+			// made (the assignees).
+			q.family, q.verbNoun, q.undo = familyBit(familyDelete), true, true
+			phrase, _ = nounPhrase(after, true)
+			return phrase, ix.stems.termQuery(w[2:])
+		case known && ix.heads[id] && (determiners[next] || next == "on" || next == "to"):
+			// It makes one, or sets it on the object: read the object as
+			// what is made, with less certainty.
+			q.family, q.verbNoun, q.verbWeight = familyBit(familyCreate), true, unknownVerbWeight
+			phrase, _ = nounPhrase(after, true)
+			if next == "on" || next == "to" {
+				phrase = nil // "comment on an issue": the issue is where
+			}
+			return phrase, t
+		case determiners[next]:
+			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
+			phrase, _ = nounPhrase(after, true)
+			return phrase, t
+		case prepositions[next] && !(known && ix.heads[id]):
+			phrase, _ = nounPhrase(raw[i+2:], true)
+			return phrase, ""
+		}
+		// No verb: a look at one thing, or a list of many ("what labels
+		// does an issue have").
+		q.family = familyBit(familyGet)
+		phrase, _ = nounPhrase(raw[i:], true)
+		if len(phrase) > 0 && plural(phrase[len(phrase)-1], raw) {
+			q.family = familyBit(familyList)
+		}
+		return phrase, ""
+	}
+	return nil, ""
+}
+
+// knownWord reports whether w is a verb or an object of the documents.
+func (ix *Index) knownWord(w string) bool {
+	id, ok := ix.ids[ix.stems.termQuery(w)]
+	return ok && (ix.verbs[id] || ix.heads[id])
+}
+
+// plural reports whether the object word w (in the query raw) names many:
+// a plural ("labels") or a word after "all" or "every".
+func plural(w string, raw []string) bool {
+	if i := slices.Index(raw, w); i > 0 && (raw[i-1] == "all" || raw[i-1] == "every") {
+		return true
+	}
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
+}
+
+// expand is the query word t (a term) with the terms it matches: itself,
+// its abbreviations and, with minPrefix letters or more, the terms it
+// begins (repo: repositori).
+func (ix *Index) expand(t string) queryWord {
+	qw := queryWord{stem: t, factor: 1}
+	if id, ok := ix.ids[t]; ok {
+		qw.expansions = append(qw.expansions, expansion{id, 1})
+		for _, a := range ix.aliases[id] {
+			qw.expansions = append(qw.expansions, expansion{a, aliasFactor})
+		}
+	}
+	if len(t) >= minPrefix {
+		for i := sort.SearchStrings(ix.sorted, t); i < len(ix.sorted) && strings.HasPrefix(ix.sorted[i], t); i++ {
+			if ix.sorted[i] != t {
+				qw.expansions = append(qw.expansions, expansion{ix.ids[ix.sorted[i]], prefixFactor})
+			}
+		}
+	}
+	return qw
+}

@@ -1,0 +1,374 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestNewDocumentReadsOpenAPIDescriptions(t *testing.T) {
+	for _, tc := range []struct {
+		name, desc     string
+		method, path   string // given
+		wantMethod     string
+		wantSegments   string // words, {} for a parameter
+		wantSummary    string
+		notDescription string // a word the description field must not have
+	}{
+		{
+			name: "repos_create_release", desc: "Create a release\n\nUsers with push access can create a release.\n\nPOST /repos/{owner}/{repo}/releases",
+			wantMethod: "POST", wantSegments: "repos {} {} releases", wantSummary: "create a release", notDescription: "post",
+		},
+		{
+			name: "GetCustomers", desc: "<p>Returns a list of your <code>customers</code>.</p>\n\nGET /v1/customers (deprecated)",
+			wantMethod: "GET", wantSegments: "customers", wantSummary: "returns a list of your customers", notDescription: "code",
+		},
+		{
+			name: "listCoreV1NamespacedPersistentVolumeClaim", desc: "list or watch objects of kind PersistentVolumeClaim",
+			method: "get", path: "/api/v1/namespaces/{namespace}/persistentvolumeclaims",
+			wantMethod: "GET", wantSegments: "namespaces {} persistent volume claims", wantSummary: "list or watch objects of kind persistent volume claim",
+		},
+		{name: "send_message", desc: "Send a message.\n\nGET is not a path here", wantSummary: "send a message"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewDocument(Tool{Name: tc.name, Description: tc.desc, Method: tc.method, Path: tc.path})
+			if d.method != tc.wantMethod {
+				t.Errorf("method = %q, want %q", d.method, tc.wantMethod)
+			}
+			var segs []string
+			for _, s := range d.segments {
+				if s.param {
+					segs = append(segs, "{}")
+				} else {
+					segs = append(segs, s.words...)
+				}
+			}
+			if got := strings.Join(segs, " "); got != tc.wantSegments {
+				t.Errorf("segments = %q, want %q", got, tc.wantSegments)
+			}
+			if got := strings.Join(d.summary, " "); got != tc.wantSummary {
+				t.Errorf("summary = %q, want %q", got, tc.wantSummary)
+			}
+			if tc.notDescription != "" && slices.Contains(d.fields[fieldDescription], tc.notDescription) {
+				t.Errorf("description field %q has %q", d.fields[fieldDescription], tc.notDescription)
+			}
+		})
+	}
+}
+
+func TestParseSummary(t *testing.T) {
+	for _, tc := range []struct {
+		summary, verbs, phrase string
+	}{
+		{"Create or update file contents", "create update", "file contents"},
+		{"list or watch objects of kind Pod", "list watch", "pod"},
+		{"Returns a list of your customers", "returns list", "customers"},
+		{"Retrieves the details of an account", "retrieves", "account"},
+		{"partially update the specified Deployment", "update", "deployment"},
+		{"Re-run a workflow", "rerun", "workflow"},
+		{"List pull requests associated with a commit", "list", "pull requests"},
+		{"List review comments on a pull request", "list", "review comments"},
+		{"Creates a new customer object", "creates", "customer"},
+		{"A webhook endpoint must have a url", "", ""},
+		{"With Connect, you can create accounts", "", ""},
+		{"", "", ""},
+	} {
+		sp := parseSummary(words(tc.summary))
+		if got := strings.Join(sp.verbs, " "); got != tc.verbs {
+			t.Errorf("parseSummary(%q) verbs = %q, want %q", tc.summary, got, tc.verbs)
+		}
+		if got := strings.Join(sp.phrase, " "); got != tc.phrase {
+			t.Errorf("parseSummary(%q) phrase = %q, want %q", tc.summary, got, tc.phrase)
+		}
+	}
+}
+
+// operation is an OpenAPI operation as connector/openapi describes it.
+type operation struct{ name, summary, method, path string }
+
+func operationIndex(ops []operation) *Index {
+	docs := make([]Document, len(ops))
+	for i, op := range ops {
+		docs[i] = NewDocument(Tool{Namespace: "api", Name: op.name, Description: op.summary + "\n\n" + op.method + " " + op.path})
+	}
+	return New(docs)
+}
+
+// stems returns the terms of ids.
+func (ix *Index) stemsOf(ids []int32) string {
+	var out []string
+	for _, id := range ids {
+		for s, i := range ix.ids {
+			if i == id {
+				out = append(out, s)
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func TestAnalyseReadsVerbObjectAndContext(t *testing.T) {
+	ops := []operation{
+		{"issues_delete_comment", "Delete an issue comment", "DELETE", "/repos/{owner}/{repo}/issues/comments/{comment_id}"},
+		{"PostInvoicesInvoiceVoid", "Mark a finalized invoice as void", "POST", "/v1/invoices/{invoice}/void"},
+		{"GetCustomers", "", "GET", "/v1/customers"},
+		{"GetCustomersCustomer", "", "GET", "/v1/customers/{customer}"},
+		{"PostCustomersCustomer", "", "POST", "/v1/customers/{customer}"},
+		{"pulls_merge", "Merge a pull request", "PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
+		{"repos_update_branch_protection", "Update branch protection", "PUT", "/repos/{owner}/{repo}/branches/{branch}/protection"},
+		{"repos_generate_release_notes", "Generate release notes content for a release", "POST", "/repos/{owner}/{repo}/releases/generate-notes"},
+	}
+	ix := operationIndex(ops)
+	for i, tc := range []struct {
+		actions  string
+		families uint8
+		objects  string // phrases, | between
+		context  string
+	}{
+		{"delet", familyBit(familyDelete), "issu comment|comment", "repo issu"},
+		{"mark void", 0, "final invoic|invoic", ""},
+		{"", familyBit(familyList), "custom", ""},
+		{"", familyBit(familyGet), "custom", ""},
+		{"", familyBit(familyUpdate), "custom", ""},
+		{"merg", 0, "pull request|pull", "repo"},
+		{"updat", familyBit(familyUpdate), "branch protect|protect", "repo branch"},
+		{"generat", 0, "note|releas note content", "repo releas"},
+	} {
+		doc := ix.docs[i]
+		var objects []string
+		for _, o := range doc.objects {
+			objects = append(objects, ix.stemsOf(o))
+		}
+		got := []string{ix.stemsOf(doc.actions), strings.Join(objects, "|"), ix.stemsOf(doc.context)}
+		want := []string{tc.actions, tc.objects, tc.context}
+		if !slices.Equal(got, want) || doc.families != tc.families {
+			t.Errorf("%s: actions, objects, context = %q, families %d; want %q, %d", ops[i].name, got, doc.families, want, tc.families)
+		}
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	ix := operationIndex([]operation{
+		{"issues_create_comment", "Create an issue comment", "POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+		{"repos_create_fork", "Create a fork", "POST", "/repos/{owner}/{repo}/forks"},
+		{"gists_fork", "Fork a gist", "POST", "/gists/{gist_id}/forks"},
+		{"pulls_list", "List pull requests", "GET", "/repos/{owner}/{repo}/pulls"},
+		{"repos_get", "Get a repository", "GET", "/repos/{owner}/{repo}"},
+		{"repos_create_release", "Create a release", "POST", "/repos/{owner}/{repo}/releases"},
+		{"pulls_request_reviewers", "Request reviewers for a pull request", "POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"},
+		{"users_get_authenticated", "Get the authenticated user", "GET", "/user"},
+		{"createBatchV1NamespacedCronJob", "create a CronJob", "POST", "/apis/batch/v1/namespaces/{namespace}/cronjobs"},
+	})
+	for _, tc := range []struct {
+		query        string
+		verb         string
+		family       uint8
+		object       string
+		modifiers    string
+		plural, weak bool
+	}{
+		{query: "publish a new release with notes", verb: "publish", family: familyBit(familyCreate), object: "releas"},
+		{query: "comment on an issue", family: familyBit(familyCreate), weak: true},
+		{query: "comment a gist", family: familyBit(familyCreate), object: "gist", weak: true},
+		{query: "fork a repository", verb: "fork", object: "repositori"},
+		{query: "suspend a cron job", family: familyBit(familyUpdate), object: "job", modifiers: "cron", weak: true},
+		{query: "ask for reviewers on a pull request", object: "review", plural: true},
+		{query: "get all pull requests", verb: "get", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "list my PRs", verb: "list", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "the authenticated user", family: familyBit(familyGet), object: "user", modifiers: "authent"},
+		{query: "what pull requests does a repository have", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "unfork a repository", verb: "", family: familyBit(familyDelete), object: "repositori"},
+		{query: "the of to", family: 0},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+			verb := ""
+			if q.verb >= 0 {
+				verb = ix.stemsOf([]int32{q.verb})
+			}
+			object := ""
+			if q.object != nil {
+				object = q.object.stem
+			}
+			var mods []string
+			for _, m := range q.modifiers {
+				mods = append(mods, m.stem)
+			}
+			if verb != tc.verb || q.family != tc.family || object != tc.object || strings.Join(mods, " ") != tc.modifiers ||
+				q.plural != tc.plural || (q.verbWeight < 1) != tc.weak {
+				t.Errorf("verb %q family %d object %q modifiers %q plural %v weight %v; want %q %d %q %q %v weak %v",
+					verb, q.family, object, mods, q.plural, q.verbWeight, tc.verb, tc.family, tc.object, tc.modifiers, tc.plural, tc.weak)
+			}
+		})
+	}
+}
+
+// githubLike is a slice of GitHub's REST API as connector/openapi
+// describes it: summaries, a few descriptions, paths.
+var githubLike = []struct{ name, summary, desc, method, path string }{
+	{"repos_create_release", "Create a release", "Users with push access to the repository can create a release.", "POST", "/repos/{owner}/{repo}/releases"},
+	{"repos_get_latest_release", "Get the latest release", "View the latest published full release for the repository.", "GET", "/repos/{owner}/{repo}/releases/latest"},
+	{"repos_generate_release_notes", "Generate release notes content for a release", "Generate a name and body describing a release.", "POST", "/repos/{owner}/{repo}/releases/generate-notes"},
+	{"repos_list_releases", "List releases", "This returns a list of releases.", "GET", "/repos/{owner}/{repo}/releases"},
+	{"repos_get_branch", "Get a branch", "", "GET", "/repos/{owner}/{repo}/branches/{branch}"},
+	{"repos_rename_branch", "Rename a branch", "Renames a branch in a repository.", "POST", "/repos/{owner}/{repo}/branches/{branch}/rename"},
+	{"repos_delete_branch_protection", "Delete branch protection", "", "DELETE", "/repos/{owner}/{repo}/branches/{branch}/protection"},
+	{"repos_delete_admin_branch_protection", "Delete admin branch protection", "Removing admin enforcement requires admin access.", "DELETE", "/repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"},
+	{"repos_remove_status_check_protection", "Remove status check protection", "", "DELETE", "/repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"},
+	{"git_create_ref", "Create a reference", "Creates a reference for your repository. Empty repositories are repositories without branches.", "POST", "/repos/{owner}/{repo}/git/refs"},
+	{"git_get_ref", "Get a reference", "The ref must be formatted as heads/<branch name> for branches.", "GET", "/repos/{owner}/{repo}/git/ref/{ref}"},
+	{"git_list_matching_refs", "List matching references", "The ref must be formatted as heads/<branch name> for branches.", "GET", "/repos/{owner}/{repo}/git/matching-refs/{ref}"},
+	{"git_delete_ref", "Delete a reference", "Deletes the provided reference.", "DELETE", "/repos/{owner}/{repo}/git/refs/{ref}"},
+	{"git_create_commit", "Create a commit", "Creates a new Git commit object.", "POST", "/repos/{owner}/{repo}/git/commits"},
+	{"issues_delete_comment", "Delete an issue comment", "", "DELETE", "/repos/{owner}/{repo}/issues/comments/{comment_id}"},
+	{"pulls_delete_review_comment", "Delete a review comment for a pull request", "", "DELETE", "/repos/{owner}/{repo}/pulls/comments/{comment_id}"},
+	{"repos_delete_commit_comment", "Delete a commit comment", "", "DELETE", "/repos/{owner}/{repo}/comments/{comment_id}"},
+	{"issues_remove_label", "Remove a label from an issue", "", "DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"},
+	{"issues_remove_all_labels", "Remove all labels from an issue", "", "DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels"},
+	{"repos_get", "Get a repository", "", "GET", "/repos/{owner}/{repo}"},
+	{"repos_delete", "Delete a repository", "", "DELETE", "/repos/{owner}/{repo}"},
+	{"repos_create_fork", "Create a fork", "", "POST", "/repos/{owner}/{repo}/forks"},
+	{"repos_list_forks", "List forks", "", "GET", "/repos/{owner}/{repo}/forks"},
+	{"gists_fork", "Fork a gist", "", "POST", "/gists/{gist_id}/forks"},
+	{"issues_create_comment", "Create an issue comment", "", "POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+	{"issues_list_comments", "List issue comments", "", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"},
+	{"PostInvoicesInvoiceVoid", "<p>Mark a finalized invoice as void.</p>", "", "POST", "/v1/invoices/{invoice}/void"},
+	{"PostInvoicesInvoice", "<p>Draft invoices are fully editable.</p>", "", "POST", "/v1/invoices/{invoice}"},
+	{"GetInvoicesInvoice", "<p>Retrieves the invoice with the given ID.</p>", "", "GET", "/v1/invoices/{invoice}"},
+	{"issues_create", "Create an issue", "Any user with pull access to a repository can create an issue.", "POST", "/repos/{owner}/{repo}/issues"},
+	{"issues_get", "Get an issue", "", "GET", "/repos/{owner}/{repo}/issues/{issue_number}"},
+	{"issues_list_for_repo", "List repository issues", "List issues in a repository. Only open issues will be listed.", "GET", "/repos/{owner}/{repo}/issues"},
+	{"issues_lock", "Lock an issue", "Users with push access can lock an issue's conversation.", "PUT", "/repos/{owner}/{repo}/issues/{issue_number}/lock"},
+	{"users_get_authenticated", "Get the authenticated user", "", "GET", "/user"},
+	{"users_list_followers_for_user", "List followers of a user", "Lists the people following the specified user.", "GET", "/users/{username}/followers"},
+	{"gists_create", "Create a gist", "Allows you to add a new gist with one or more files.", "POST", "/gists"},
+	{"gists_get", "Get a gist", "", "GET", "/gists/{gist_id}"},
+	{"pulls_list", "List pull requests", "Lists pull requests in a specified repository.", "GET", "/repos/{owner}/{repo}/pulls"},
+	{"pulls_merge", "Merge a pull request", "Merges a pull request into the base branch.", "PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
+	{"actions_list_workflow_runs_for_repo", "List workflow runs for a repository", "", "GET", "/repos/{owner}/{repo}/actions/runs"},
+	{"search_code", "Search code", "Searches for query terms inside of a file.", "GET", "/search/code"},
+}
+
+func githubLikeIndex() *Index {
+	docs := make([]Document, len(githubLike))
+	for i, op := range githubLike {
+		docs[i] = NewDocument(Tool{Namespace: "github", Name: op.name, Description: op.summary + "\n\n" + op.desc + "\n\n" + op.method + " " + op.path})
+	}
+	return New(docs)
+}
+
+// TestRankingReadsVerbAndObject pins the cases of the issue that asked for
+// discovery in large APIs: the operation whose verb and object both agree
+// ranks above one that only shares words, and one under an object the
+// query does not name is marked down.
+func TestRankingReadsVerbAndObject(t *testing.T) {
+	ix := githubLikeIndex()
+	for _, tc := range []struct{ query, first string }{
+		{"publish a new release with notes", "repos_create_release"},
+		{"remove branch protection from a branch", "repos_delete_branch_protection"},
+		{"create a branch from a commit", "git_create_ref"}, // GitHub's refs are branches: learnt from the descriptions
+		{"delete a comment on an issue", "issues_delete_comment"},
+		{"remove a label from an issue", "issues_remove_label"},
+		{"remove all labels from an issue", "issues_remove_all_labels"},
+		{"fork a repository", "repos_create_fork"},
+		{"comment on an issue", "issues_create_comment"},
+		{"void an invoice", "PostInvoicesInvoiceVoid"},
+		{"change an invoice", "PostInvoicesInvoice"},
+		{"show me the latest release", "repos_get_latest_release"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		var got []string
+		for _, h := range hits {
+			got = append(got, githubLike[h.Doc].name)
+		}
+		if len(got) == 0 || got[0] != tc.first {
+			t.Errorf("Search(%q) = %q, want %s first", tc.query, got, tc.first)
+		}
+	}
+}
+
+func TestLearntAliasesAndAssociations(t *testing.T) {
+	ix := githubLikeIndex()
+	pair := func(m map[int32][]int32, a, b string) bool {
+		return slices.Contains(m[ix.ids[a]], ix.ids[b])
+	}
+	if !pair(ix.aliases, "ref", "refer") || !pair(ix.aliases, "refer", "ref") {
+		t.Errorf("ref and reference (refer) are not aliases: %v", ix.aliases)
+	}
+	if !pair(ix.aliases, "repo", "repositori") {
+		t.Errorf("repo and repository (repositori) are not aliases")
+	}
+	if !pair(ix.associated, "refer", "branch") && !pair(ix.associated, "ref", "branch") {
+		t.Errorf("references are not associated with branches: %v", ix.associated)
+	}
+	if pair(ix.associated, "branch", "refer") {
+		t.Errorf("branches are associated with references, whose descriptions they do not use")
+	}
+}
+
+func TestSearchLimitAndTotal(t *testing.T) {
+	ix := githubLikeIndex()
+	all, total := ix.Search("delete", 0)
+	if len(all) != total || total < 5 {
+		t.Fatalf("Search(delete, 0) = %d hits, total %d", len(all), total)
+	}
+	for _, limit := range []int{1, 3, total, total + 5} {
+		hits, n := ix.Search("delete", limit)
+		if n != total || len(hits) != min(limit, total) || !slices.Equal(hits, all[:len(hits)]) {
+			t.Errorf("Search(delete, %d) = %v (total %d), want the first %d of %v", limit, hits, n, min(limit, total), all)
+		}
+	}
+}
+
+// FuzzSearch indexes a fuzzed tool among GitHub-like operations and runs a
+// fuzzed query: nothing panics, limit and total hold, scores are positive
+// and descend.
+func FuzzSearch(f *testing.F) {
+	f.Add("repos_create_release", "Create a release\n\nPOST /repos/{owner}/{repo}/releases", "publish a new release with notes")
+	f.Add("PostInvoicesInvoiceVoid", "<p>Mark a <b>finalized</b> invoice as void.</p>\n\nPOST /v1/invoices/{invoice}/void", "void an invoice")
+	f.Add("x", "\n\nGET /{a}/{b}/c-d/{e}", "who starred a repository")
+	f.Add("listCoreV1NamespacedPersistentVolumeClaim", "list or watch objects of kind PersistentVolumeClaim", "list PRs of all repos")
+	f.Add("", "<<<>&amp;", "get all")
+	f.Fuzz(func(t *testing.T, name, desc, query string) {
+		docs := []Document{NewDocument(Tool{Name: name, Description: desc})}
+		for _, op := range githubLike[:12] {
+			docs = append(docs, NewDocument(Tool{Name: op.name, Description: op.summary + "\n\n" + op.method + " " + op.path}))
+		}
+		ix := New(docs)
+		all, total := ix.Search(query, 0)
+		if len(all) != total {
+			t.Fatalf("Search(%q, 0) = %d hits, total %d", query, len(all), total)
+		}
+		hits, n := ix.Search(query, 5)
+		if n != total || len(hits) != min(5, total) {
+			t.Fatalf("Search(%q, 5) = %d hits, total %d; all: %d", query, len(hits), n, total)
+		}
+		for i, h := range all {
+			if h.Score <= 0 || h.Doc < 0 || h.Doc >= ix.Len() || i > 0 && all[i-1].Score < h.Score {
+				t.Fatalf("Search(%q) = %v", query, all)
+			}
+		}
+	})
+}
+
+// TestSearchIsSafeForConcurrentUse runs searches in parallel (with -race).
+func TestSearchIsSafeForConcurrentUse(t *testing.T) {
+	ix := githubLikeIndex()
+	want, _ := ix.Search("publish a new release with notes", 0)
+	done := make(chan []Hit)
+	for range 8 {
+		go func() {
+			var last []Hit
+			for range 20 {
+				last, _ = ix.Search("publish a new release with notes", 0)
+				ix.Search("delete a comment on an issue", 3)
+			}
+			done <- last
+		}()
+	}
+	for range 8 {
+		if got := <-done; !slices.Equal(got, want) {
+			t.Errorf("a parallel search gave %v, want %v", got, want)
+		}
+	}
+}

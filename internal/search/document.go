@@ -1,0 +1,263 @@
+package search
+
+import (
+	"encoding/json"
+	"html"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Tool is what discovery knows of one callable thing: a connector's method
+// (an MCP tool, a Go function, an OpenAPI operation) or a saved snippet.
+// Only Name is required; what is unknown stays empty.
+type Tool struct {
+	// Namespace is the connector's name ("github"); for a snippet, the
+	// connectors it uses, separated by spaces.
+	Namespace string
+	// Name is the method's name ("repos_create_release",
+	// "listCoreV1NamespacedPod").
+	Name string
+	// Description is the method's documentation; its first paragraph is
+	// its summary. HTML tags in it are ignored.
+	Description string
+	// InputSchema is the declared input's JSON Schema: its property names
+	// (nested ones and array items' included, at most 64) are indexed.
+	InputSchema json.RawMessage
+	// ReadOnly and Destructive are the tool's annotations (MCP's
+	// readOnlyHint and destructiveHint): an operation with no verb of its
+	// own is taken to read, or to delete.
+	ReadOnly, Destructive bool
+	// Method and Path are an HTTP operation's ("POST",
+	// "/repos/{owner}/{repo}/releases"). When both are empty and the
+	// description's last paragraph is "METHOD /path" (optionally followed
+	// by " (deprecated)"), as connector/openapi writes an operation's
+	// description, they are read from there and that line is not indexed
+	// as prose.
+	Method, Path string
+	// Tags are the operation's OpenAPI tags.
+	Tags []string
+	// OperationID is the operation's operationId when Name is not it
+	// verbatim (connector/openapi sanitises it into Name).
+	OperationID string
+}
+
+// Document is a tool made ready for New: its words by field, and the parts
+// (name, summary, path) the ranking reads a verb and an object from. Make
+// one with NewDocument.
+type Document struct {
+	fields [numFields][]string // lower-case words per field
+	// name are the name's words without a leading HTTP method ("Post" in
+	// Stripe's PostCustomers); summary the first sentence's words.
+	name, summary []string
+	segments      []segment // the path's segments, versions left out
+	method        string
+	readOnly      bool
+	destructive   bool
+}
+
+// segment is a path segment: a parameter ("{owner}") or an object's words.
+type segment struct {
+	param bool
+	words []string
+}
+
+// The fields of a document, in the order of fieldWeights.
+const (
+	fieldName = iota
+	fieldNamespace
+	fieldParameters
+	fieldSummary
+	fieldDescription
+	fieldPath
+	numFields
+)
+
+// fieldWeights weigh a word by where it occurs: a word in a field of weight
+// 3 counts as three occurrences in a field of weight 1 of the same
+// relative length.
+var fieldWeights = [numFields]float64{
+	fieldName:        3.0, // the method or snippet name
+	fieldNamespace:   2.0, // the connector name
+	fieldParameters:  1.5, // the input's property names
+	fieldSummary:     1.5, // the description's first paragraph (an OpenAPI operation's summary)
+	fieldDescription: 1.0, // the whole description
+	fieldPath:        1.0, // an HTTP operation's path and tags
+}
+
+// httpLine matches the last paragraph connector/openapi gives an
+// operation's description: its method and path.
+var httpLine = regexp.MustCompile(`^(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE) (/\S*)( \(deprecated\))?$`)
+
+// htmlTag matches an HTML tag (Stripe's descriptions are HTML).
+var htmlTag = regexp.MustCompile(`<[^<>]*>`)
+
+// NewDocument prepares t for indexing. It never fails: a tool with an
+// empty name and description is a document no query matches.
+func NewDocument(t Tool) Document {
+	desc := strings.TrimSpace(t.Description)
+	method, path := strings.ToUpper(strings.TrimSpace(t.Method)), strings.TrimSpace(t.Path)
+	if method == "" && path == "" {
+		last := desc
+		if i := strings.LastIndex(desc, "\n\n"); i >= 0 {
+			last = desc[i+2:]
+		}
+		if m := httpLine.FindStringSubmatch(strings.TrimSpace(last)); m != nil {
+			method, path = m[1], m[2]
+			desc = strings.TrimSpace(strings.TrimSuffix(desc, last))
+		}
+	}
+	desc = plainText(desc)
+	summary := firstParagraph(desc)
+
+	var d Document
+	d.method, d.readOnly, d.destructive = method, t.ReadOnly, t.Destructive
+	d.fields[fieldName] = words(t.Name)
+	if t.OperationID != "" && !slices.Equal(words(t.OperationID), d.fields[fieldName]) {
+		d.fields[fieldName] = append(d.fields[fieldName], words(t.OperationID)...)
+	}
+	d.fields[fieldNamespace] = words(t.Namespace)
+	d.fields[fieldParameters] = words(strings.Join(propertyNames(t.InputSchema), " "))
+	d.fields[fieldSummary] = words(summary)
+	d.fields[fieldDescription] = words(desc)
+	d.name = words(t.Name)
+	if len(d.name) > 1 && method != "" && d.name[0] == strings.ToLower(method) {
+		d.name = d.name[1:]
+	}
+	d.summary = words(firstSentence(summary))
+	var vocabulary []string // the name's words, then the summary's: at most maxVocabulary
+	for _, w := range append(slices.Clone(d.name), d.fields[fieldSummary]...) {
+		if len(vocabulary) == maxVocabulary {
+			break
+		}
+		if !slices.Contains(vocabulary, w) {
+			vocabulary = append(vocabulary, w)
+		}
+	}
+	for _, s := range strings.Split(path, "/") {
+		switch {
+		case s == "":
+		case strings.HasPrefix(s, "{") || strings.HasPrefix(s, ":"):
+			d.segments = append(d.segments, segment{param: true})
+		case versionSegment(strings.ToLower(s)):
+		default:
+			ws := splitJoined(words(s), vocabulary)
+			d.segments = append(d.segments, segment{words: ws})
+			d.fields[fieldPath] = append(d.fields[fieldPath], ws...)
+		}
+	}
+	for _, tag := range t.Tags {
+		d.fields[fieldPath] = append(d.fields[fieldPath], words(tag)...)
+	}
+	return d
+}
+
+// plainText is s without HTML tags and with HTML entities decoded, when s
+// has any; otherwise s.
+func plainText(s string) string {
+	if !strings.ContainsAny(s, "<&") {
+		return s
+	}
+	return html.UnescapeString(htmlTag.ReplaceAllString(s, " "))
+}
+
+// firstParagraph is a description's first paragraph.
+func firstParagraph(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// firstSentence is s up to its first full stop followed by a space.
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// maxJoined and maxVocabulary bound splitJoined's work (a segment's
+// letters times the vocabulary's words) for a hostile description.
+const (
+	maxJoined     = 64
+	maxVocabulary = 256
+)
+
+// splitJoined splits a path segment written as one word
+// ("persistentvolumeclaims") into the words of vocabulary it joins
+// (persistent, volume, claims), a plural ending allowed; anything else is
+// returned as it is.
+func splitJoined(ws []string, vocabulary []string) []string {
+	if len(ws) != 1 || len(ws[0]) < 8 || len(ws[0]) > maxJoined {
+		return ws
+	}
+	w := ws[0]
+	for _, stem := range []string{w, strings.TrimSuffix(w, "s"), strings.TrimSuffix(w, "es")} {
+		if parts := segmentWord(stem, vocabulary); len(parts) > 1 {
+			if stem != w {
+				parts[len(parts)-1] += w[len(stem):]
+			}
+			return parts
+		}
+	}
+	return ws
+}
+
+// segmentWord splits w into words of vocabulary (each at least two
+// letters), preferring fewer parts; nil when it cannot.
+func segmentWord(w string, vocabulary []string) []string {
+	// best[i] is the shortest split of w[:i], nil when there is none.
+	best := make([][]string, len(w)+1)
+	best[0] = []string{}
+	for i := 1; i <= len(w); i++ {
+		for _, v := range vocabulary {
+			j := i - len(v)
+			if len(v) < 2 || j < 0 || best[j] == nil || w[j:i] != v {
+				continue
+			}
+			if best[i] == nil || len(best[j])+1 < len(best[i]) {
+				best[i] = append(slices.Clone(best[j]), v)
+			}
+		}
+	}
+	return best[len(w)]
+}
+
+// propertyNames returns the property names of an input schema, nested
+// objects and array items included (depth-first, at most 64). A schema
+// that is not an object gives none.
+func propertyNames(schema json.RawMessage) []string {
+	if len(schema) == 0 {
+		return nil
+	}
+	var root any
+	if err := json.Unmarshal(schema, &root); err != nil {
+		return nil
+	}
+	var names []string
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		m, ok := v.(map[string]any)
+		if !ok || depth > 4 || len(names) >= 64 {
+			return
+		}
+		if props, ok := m["properties"].(map[string]any); ok {
+			keys := make([]string, 0, len(props))
+			for k := range props {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				if len(names) < 64 {
+					names = append(names, k)
+				}
+				walk(props[k], depth+1)
+			}
+		}
+		walk(m["items"], depth+1)
+	}
+	walk(root, 0)
+	return names
+}

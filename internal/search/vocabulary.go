@@ -1,0 +1,77 @@
+package search
+
+// The general vocabulary: how people name API actions and a few common
+// abbreviations. It is deliberately small and not tuned to any one API:
+// what an API's own document reveals (the verbs its summaries start with,
+// the abbreviations its paths use) is derived from the document when the
+// index is built (see New). Every word here is written as a person types
+// it; the index stems it.
+
+// verbFamilies group the verbs people use for the same action on an API
+// object: "publish a release" means create, "remove a label" means delete.
+// A query verb and an operation's verb of the same family agree.
+var verbFamilies = map[string][]string{
+	familyCreate: {"create", "add", "new", "make", "open", "publish", "post", "insert", "put", "write", "register", "upload", "save"},
+	familyGet:    {"get", "read", "retrieve", "fetch", "show", "view", "see", "display", "describe", "inspect", "look", "return"},
+	familyList:   {"list", "enumerate", "browse"},
+	familySearch: {"search", "find", "query", "lookup", "filter"},
+	familyUpdate: {"update", "edit", "change", "modify", "set", "patch", "replace", "configure", "adjust", "alter", "rename", "move", "toggle"},
+	familyDelete: {"delete", "remove", "unset", "destroy", "drop", "erase", "clear", "purge", "discard", "uninstall"},
+}
+
+// The verb families.
+const (
+	familyCreate = "create"
+	familyGet    = "get"
+	familyList   = "list"
+	familySearch = "search"
+	familyUpdate = "update"
+	familyDelete = "delete"
+)
+
+// abbreviations are common short forms and what they stand for.
+var abbreviations = map[string]string{
+	"pr": "pull request", "prs": "pull requests", "repo": "repository", "repos": "repositories",
+	"org": "organization", "orgs": "organizations", "config": "configuration", "configs": "configurations",
+	"env": "environment", "envs": "environments", "info": "information", "msg": "message", "msgs": "messages",
+	"db": "database", "dir": "directory", "dirs": "directories", "app": "application", "apps": "applications",
+	"admin": "administrator", "stats": "statistics", "cert": "certificate", "certs": "certificates",
+	"img": "image", "pkg": "package", "pkgs": "packages", "auth": "authentication", "creds": "credentials",
+	"sub": "subscription", "subs": "subscriptions", "txn": "transaction", "txns": "transactions",
+}
+
+// prepositions end a noun phrase: in "list the comments on a pull
+// request" the object is comments and "pull request" says where.
+var prepositions = map[string]bool{
+	"of": true, "on": true, "in": true, "to": true, "from": true, "for": true, "with": true, "by": true,
+	"into": true, "at": true, "across": true, "under": true, "about": true, "between": true, "within": true,
+	"via": true, "as": true, "onto": true, "over": true, "without": true, "after": true, "before": true,
+}
+
+// genericNouns say nothing about which object an operation acts on
+// ("Retrieves the details of an account", "list objects of kind Pod").
+var genericNouns = map[string]bool{
+	"object": true, "objects": true, "details": true, "detail": true, "list": true, "specified": true,
+	"given": true, "existing": true, "new": true, "single": true, "collection": true, "information": true,
+	"current": true, "kind": true, "one": true, "previously": true, "created": true, "particular": true,
+	"specific": true, "individual": true, "changes": true, "multiple": true, "partially": true, "or": true,
+	"number": true, "count": true, "amount": true,
+}
+
+// versionSegment reports whether a path segment is an API version (v1,
+// v2beta1, 2010-04-01) or a generic prefix (api, apis), not an object.
+func versionSegment(s string) bool {
+	switch s {
+	case "api", "apis", "rest":
+		return true
+	}
+	if len(s) >= 2 && s[0] == 'v' && s[1] >= '0' && s[1] <= '9' {
+		return true
+	}
+	for _, r := range s {
+		if (r < '0' || r > '9') && r != '-' && r != '.' {
+			return false
+		}
+	}
+	return true
+}
