@@ -36,8 +36,14 @@ type Limits struct {
 	// MaxInFlightCalls caps the tool calls running at once. Default
 	// DefaultMaxInFlightCalls.
 	MaxInFlightCalls int
-	// MaxInFlightBytes caps the bytes of tool inputs and outputs the host
-	// holds for calls still running or not yet delivered. Default
+	// MaxInFlightBytes caps the bytes the host holds for tool calls still
+	// running or not yet delivered, reserved before the memory is taken:
+	// each input twice (it and the handler's decoded copy) from the call's
+	// admission, each output from its handler's return until it is
+	// written, and what the host's own handlers read (a fetch's response
+	// body, an OpenAPI connector's) as it arrives. A call whose input or
+	// output would pass the bound ends the execution with a RangeError; a
+	// body that would pass it fails its call with a RangeError. Default
 	// DefaultMaxInFlightBytes.
 	MaxInFlightBytes int64
 }
