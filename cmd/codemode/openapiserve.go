@@ -47,7 +47,7 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	spec := fs.String("spec", "", "the OpenAPI document: a file or an http(s) URL (OpenAPI 3.0, 3.1, or Swagger 2.0, JSON or YAML)")
 	baseURL := fs.String("base-url", "", "the API's base URL (default: the document's first server)")
 	headers := http.Header{}
-	fs.Func("header", `"Name: value": send this header on every request (repeatable; prefer --header-env for credentials, which keeps them out of shell history)`, func(s string) error {
+	fs.Func("header", `"Name: value": send this header on every request to the base URL's origin, never to another host, and redact its value from responses (repeatable; prefer --header-env for credentials, which keeps them out of shell history)`, func(s string) error {
 		name, value, ok := strings.Cut(s, ":")
 		if !ok || strings.TrimSpace(name) == "" {
 			return fmt.Errorf("--header %q: want \"Name: value\"", s)
@@ -55,7 +55,7 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		headers.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 		return nil
 	})
-	fs.Func("header-env", "Name:ENVVAR: send the header Name with the value of $ENVVAR on every request (repeatable)", func(s string) error {
+	fs.Func("header-env", "Name:ENVVAR: send the header Name with the value of $ENVVAR on every request to the base URL's origin, never to another host, and redact the value from responses (repeatable)", func(s string) error {
 		name, env, ok := strings.Cut(s, ":")
 		if !ok || name == "" || env == "" {
 			return fmt.Errorf("--header-env %q: want Name:ENVVAR", s)
@@ -68,7 +68,7 @@ func openapiServe(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	})
 	var allowHosts []string
-	fs.Func("allow-host", "HOST[:PORT]: a further host requests and redirects may go to (repeatable; the base URL's host is always allowed)", func(s string) error {
+	fs.Func("allow-host", "HOST[:PORT]: a further host requests and redirects may go to, without the --header credentials (repeatable; the base URL's host is always allowed)", func(s string) error {
 		allowHosts = append(allowHosts, s)
 		return nil
 	})
