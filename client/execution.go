@@ -169,33 +169,18 @@ func (e *execution) admitLocked(m *wire.Message) (clock int, end *Outcome) {
 	case e.inFlight > e.lim.MaxInFlightCalls:
 		return clock, failure("RangeError", fmt.Sprintf("the program had more than %d tool calls in flight at once (Limits.MaxInFlightCalls)", e.lim.MaxInFlightCalls))
 	}
-	if err := e.budget.Take(inputCost(m)); err != nil {
-		return clock, failure("RangeError", err.Error())
-	}
 	return clock, nil
 }
 
-// inputCost is what an admitted call's input holds until the call ends:
-// the input, and the copy of it the tool's handler decodes.
-func inputCost(m *wire.Message) int64 { return 2 * int64(len(m.Input)) }
-
-// open returns the account of a call admitted with m: its input's
-// reservation, and what its handler and its output reserve. Closing it
-// (release) ends the call.
-func (e *execution) open(m *wire.Message) *membudget.Account {
+// open returns the account of a call admitted with m, which holds what the
+// call holds until it ends (release): its input twice (the input, and the
+// copy of it the tool's handler decodes), what its handler reserves (a
+// fetch's body), and its output until written. The error is the
+// *membudget.ExceededError of an input that would pass MaxInFlightBytes on
+// its own: the call then fails unrun.
+func (e *execution) open(m *wire.Message) (*membudget.Account, error) {
 	a := e.budget.Open()
-	a.Adopt(inputCost(m))
-	return a
-}
-
-// hold reserves n more bytes of output held for an in-flight call on its
-// account, returning the execution's end when that breaks
-// MaxInFlightBytes.
-func (e *execution) hold(a *membudget.Account, n int64) *Outcome {
-	if err := a.Take(n); err != nil {
-		return failure("RangeError", err.Error())
-	}
-	return nil
+	return a, a.Take(2 * int64(len(m.Input)))
 }
 
 // release ends an in-flight call, giving back what its account holds.

@@ -332,8 +332,7 @@ func (f *fetcher) follow(in fetchRequest, next *url.URL, hops int) error {
 }
 
 // answer encodes the program's response: the body in base64, written into
-// one buffer reserved on the call's account before it is allocated; the
-// decoded body is given back once encoded.
+// one buffer reserved on the call's account before it is allocated.
 func (f *fetcher) answer(acct *membudget.Account, r *credhttp.Response, redirected bool) (json.RawMessage, error) {
 	out := fetchResponse{URL: r.URL, Status: r.Status, StatusText: r.StatusText, Redirected: redirected, Headers: [][2]string{}}
 	for name, values := range r.Header {
@@ -351,14 +350,12 @@ func (f *fetcher) answer(acct *membudget.Account, r *credhttp.Response, redirect
 	head := meta[:len(meta)-len(tail)]
 	size := len(head) + base64.StdEncoding.EncodedLen(len(r.Body)) + len(tail)
 	if err := acct.Take(int64(size)); err != nil {
-		acct.Give(int64(cap(r.Body)))
 		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
 	}
 	buf := make([]byte, size)
 	n := copy(buf, head)
 	base64.StdEncoding.Encode(buf[n:], r.Body)
 	copy(buf[size-len(tail):], tail)
-	acct.Give(int64(cap(r.Body)))
 	return buf, nil
 }
 

@@ -37,13 +37,17 @@ type Limits struct {
 	// DefaultMaxInFlightCalls.
 	MaxInFlightCalls int
 	// MaxInFlightBytes caps the bytes the host holds for tool calls still
-	// running or not yet delivered, reserved before the memory is taken:
-	// each input twice (it and the handler's decoded copy) from the call's
-	// admission, each output from its handler's return until it is
-	// written, and what the host's own handlers read (a fetch's response
-	// body, an OpenAPI connector's) as it arrives. A call whose input or
-	// output would pass the bound ends the execution with a RangeError; a
-	// body that would pass it fails its call with a RangeError. Default
+	// running or not yet delivered, reserved before the memory is taken
+	// and kept until the call's answer is written: each input twice (it,
+	// and the handler's decoded copy), each output three times (it, its
+	// encoding and its frame), and what the host's own handlers allocate
+	// (a fetch's or an OpenAPI connector's response body as it arrives,
+	// and the buffers it outgrew, which are garbage only once collected).
+	// A call that would pass the bound fails with a RangeError naming it,
+	// unrun when its input alone would. So the Go heap of the calls in
+	// flight stays within about the bound (twice it at most with the
+	// garbage the default GOGC lets wait for a collection; see
+	// RATIONALE.md, "Memory bounds are reservations"). Default
 	// DefaultMaxInFlightBytes.
 	MaxInFlightBytes int64
 }

@@ -659,11 +659,14 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock,
 		RandomDraws: m.RandomDraws, RandomBytes: m.RandomBytes}
 	rt.calls.Add(1)
-	acct := ex.open(m)
+	acct, err := ex.open(m)
 	go func() {
 		defer rt.calls.Done()
 		defer ex.release(acct)
-		out, err := safeCall(membudget.WithAccount(ctx, acct), req.CallTool, call)
+		var out json.RawMessage
+		if err == nil { // else the input alone would pass MaxInFlightBytes: the call fails unrun
+			out, err = safeCall(membudget.WithAccount(ctx, acct), req.CallTool, call)
+		}
 		if h, ok := asHalt(err); ok {
 			ex.post(item{end: haltOutcome(h)})
 			return
@@ -673,11 +676,9 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 			err = fmt.Errorf("the output of %s.%s is %d bytes; a tool result carries at most %d", call.Namespace, call.Tool, len(out), maxToolOutput)
 		}
 		if err == nil {
-			// The output is held until written, and its frame is a copy.
-			if end := ex.hold(acct, int64(len(out))); end != nil {
-				ex.post(item{end: end})
-				return
-			}
+			// Writing the output makes two copies (its encoding, and
+			// the frame), held until written, beside the output.
+			err = acct.Take(2 * int64(len(out)))
 		}
 		if err != nil {
 			res.Error = &wire.Error{Name: errorName(err, "Error"), Message: boundText(err.Error(), maxErrorMessage)}
@@ -700,8 +701,11 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 // prefilled results (ExecuteRequest.Prefill) and returns the execution's
 // end when the host's answer is not that result.
 func (rt *Runtime) checkPrefilled(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) *Outcome {
-	acct := ex.open(m)
+	acct, err := ex.open(m)
 	defer ex.release(acct)
+	if err != nil {
+		return failure("RangeError", err.Error())
+	}
 	ctx = membudget.WithAccount(ctx, acct)
 	what := fmt.Sprintf("tool call %d (%s.%s)", m.Seq, m.Namespace, m.Tool)
 	want, ok := req.Prefill[m.Seq]

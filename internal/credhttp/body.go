@@ -23,8 +23,9 @@ type Response struct {
 	StatusText string      // the reason phrase
 	URL        string      // the final URL, after redirects
 	Header     http.Header // without Content-Encoding and Content-Length when the body was decoded
-	// Body is the decoded body. Its capacity stays reserved on the call's
-	// account (membudget.AccountFrom) until the call ends.
+	// Body is the decoded body. It, and every buffer that led to it, stays
+	// reserved on the call's account (membudget.AccountFrom) until the
+	// call ends.
 	Body []byte
 }
 
@@ -65,18 +66,10 @@ func (p *Policy) Read(ctx context.Context, resp *http.Response, max int64) (*Res
 		hint = resp.ContentLength
 	}
 	data, err := membudget.ReadAll(acct, body, max, hint)
-	acct.Give(int64(decoders) * decoderCost)
 	if err != nil {
 		return nil, err
 	}
-	copied := false
-	out, err := p.red.redact(data, func(n int) error {
-		copied = true
-		return acct.Take(int64(n))
-	})
-	if err != nil || copied {
-		acct.Give(int64(cap(data))) // data is garbage now
-	}
+	out, err := p.red.redact(data, func(n int) error { return acct.Take(int64(n)) })
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func TestReadDecodesThenRedacts(t *testing.T) {
 func TestReadReservesTheBody(t *testing.T) {
 	a := echoserver.Start(t, "127.0.0.1")
 	p := originPolicy(a)
-	b := membudget.New(200<<10, "Limits.MaxInFlightBytes", nil)
+	b := membudget.New(400<<10, "Limits.MaxInFlightBytes", nil)
 	acct := b.Open()
 	ctx := membudget.WithAccount(context.Background(), acct)
 	r, err := send(t, p, ctx, "GET", a.URL+"/big?n=100000", http.Header{})

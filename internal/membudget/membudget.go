@@ -140,27 +140,6 @@ func (a *Account) Take(n int64) error {
 	return nil
 }
 
-// Adopt makes n bytes already reserved on the account's budget (by
-// Budget.Take) the account's, so that Close gives them back.
-func (a *Account) Adopt(n int64) {
-	a.mu.Lock()
-	a.n += n
-	a.mu.Unlock()
-}
-
-// Give returns n bytes of the account's reservations early (memory the
-// call no longer holds).
-func (a *Account) Give(n int64) {
-	if a == nil || n <= 0 {
-		return
-	}
-	a.mu.Lock()
-	n = min(n, a.n)
-	a.n -= n
-	a.mu.Unlock()
-	a.b.Give(n)
-}
-
 // Close gives back everything the account holds. The client closes a
 // call's account once the call's answer is written.
 func (a *Account) Close() {
@@ -211,18 +190,16 @@ var ErrTooLarge = errors.New("membudget: more bytes than the limit")
 const firstRead = 4 << 10
 
 // ReadAll reads r to its end and returns what it read: at most max bytes,
-// else ErrTooLarge. Each buffer is reserved on a before it is allocated, and
-// a buffer outgrown is given back once copied, so that the account holds
-// the buffer's capacity; hint, when positive and at most max, is the
-// expected size (a Content-Length), allocated at once. A reservation that
-// fails ends the read with the *ExceededError; a read error is returned as
-// is. The returned slice's capacity stays reserved: give it back with
-// a.Give(int64(cap(data))) when it is dropped, or let the account's Close
-// do it.
+// else ErrTooLarge. Each buffer is reserved on a before it is allocated,
+// and stays reserved until the account closes, outgrown buffers included:
+// memory a call has dropped is still memory until the collector takes it.
+// hint, when positive and at most max, is the expected size (a
+// Content-Length), allocated at once. A reservation that fails ends the
+// read with the *ExceededError; a read error is returned as is.
 func ReadAll(a *Account, r io.Reader, max, hint int64) ([]byte, error) {
 	size := int64(firstRead)
 	if hint > 0 && hint <= max {
-		size = hint + 1 // room to see the end without growing
+		size = hint
 	}
 	size = min(size, max+1)
 	if err := a.Take(size); err != nil {
@@ -231,31 +208,37 @@ func ReadAll(a *Account, r io.Reader, max, hint int64) ([]byte, error) {
 	buf := make([]byte, 0, size)
 	for {
 		if len(buf) == cap(buf) {
-			if int64(len(buf)) > max {
-				a.Give(int64(cap(buf)))
+			// A body that fills the buffer exactly may be complete: one
+			// byte read tells before the buffer doubles.
+			var probe [1]byte
+			n, err := io.ReadFull(r, probe[:])
+			if n == 0 && err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			if int64(len(buf)) >= max {
 				return nil, ErrTooLarge
 			}
 			next := min(2*int64(cap(buf)), max+1)
 			if err := a.Take(next); err != nil {
-				a.Give(int64(cap(buf)))
 				return nil, err
 			}
 			grown := make([]byte, len(buf), next)
 			copy(grown, buf)
-			a.Give(int64(cap(buf)))
-			buf = grown
+			buf = append(grown, probe[0])
+			continue
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			a.Give(int64(cap(buf)))
 			return nil, ErrTooLarge
 		}
 		if err == io.EOF {
 			return buf, nil
 		}
 		if err != nil {
-			a.Give(int64(cap(buf)))
 			return nil, err
 		}
 	}
