@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/openapi"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/echoserver"
+	"github.com/codemode-go/codemode/internal/memtest"
 )
 
 const (
@@ -147,5 +150,58 @@ return typeof r === "string" ? r : JSON.stringify(r);`, conn)
 	got := string(out.Value)
 	if echoserver.Leak(got, apiToken, apiKey) != "" || !strings.Contains(got, "[redacted]") {
 		t.Fatalf("the program saw %s", got)
+	}
+}
+
+// TestConcurrentRequestsStayWithinMaxInFlightBytes: a program that sends
+// 100 requests at once for 2 MiB bodies, under a MaxInFlightBytes of 32
+// MiB, takes the host's heap up by less than twice the bound; the requests
+// past it fail with a RangeError naming it. (The review took the host to
+// 1.7 GB with 300 requests of 4 MB under the 256 MiB default.)
+func TestConcurrentRequestsStayWithinMaxInFlightBytes(t *testing.T) {
+	const bound, body, calls = 32 << 20, 2 << 20, 100
+	a := echoserver.Start(t, "127.0.0.1")
+	conn := echoConnector(t, a)
+	ns, err := conn.Namespace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := contract.NewNamespaced(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := []byte(fmt.Sprintf(`{"path":"/big","params":{"n":%d}}`, body))
+	answers := make(chan string, calls)
+	flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: func(int) []byte { return input }}
+	rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out *client.Outcome
+	grew := memtest.HeapGrowth(func() {
+		out, err = client.New(rt, k).Run(context.Background(), "export default async () => {}", client.RunOptions{Limits: client.Limits{MaxInFlightBytes: bound}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, refused := 0, 0
+	for a := range answers {
+		switch {
+		case a == "":
+			ok++
+		case strings.HasPrefix(a, "RangeError") && strings.Contains(a, "Limits.MaxInFlightBytes"):
+			refused++
+		default:
+			t.Errorf("a request failed otherwise: %s", a)
+		}
+	}
+	t.Logf("%d requests answered, %d refused by the bound, outcome %v; the heap grew by %.1f MiB at most, %.2fx MaxInFlightBytes",
+		ok, refused, out.Kind, float64(grew)/(1<<20), float64(grew)/bound)
+	if refused == 0 {
+		t.Errorf("no request met the bound: the test did not test it")
+	}
+	if grew >= 2*bound {
+		t.Errorf("the heap grew by %d bytes, past twice MaxInFlightBytes (%d)", grew, 2*bound)
 	}
 }

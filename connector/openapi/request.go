@@ -215,7 +215,7 @@ var methodOverride = map[string]bool{"X-Http-Method-Override": true, "X-Http-Met
 // responseValue turns a 2xx body into the program's value: JSON as it is,
 // other UTF-8 text as a JSON string, anything else as {"contentType",
 // "base64"}. A new value's buffer is reserved on acct before it is
-// allocated, and the body's given back once copied.
+// allocated.
 func responseValue(acct *membudget.Account, contentType string, data []byte) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return json.RawMessage("null"), nil
@@ -247,7 +247,6 @@ func responseValue(acct *membudget.Account, contentType string, data []byte) (js
 		out = base64.StdEncoding.AppendEncode(out, data)
 	}
 	out = append(out, tail...)
-	acct.Give(int64(cap(data)))
 	return out, nil
 }
 
