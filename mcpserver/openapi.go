@@ -201,8 +201,9 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, opts OpenAPIOptions
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
 	turns := NewTurns(TurnsOptions{MaxExecutions: o.MaxExecutions, MaxQueued: o.MaxQueued, MaxExecutionsPerSession: o.MaxExecutionsPerSession})
-	search := &handler{cl: out.Search, opts: o, turns: turns}
-	execute := &handler{cl: out.Execute, opts: o, turns: turns}
+	inFlight := newInFlight(o)
+	search := &handler{cl: out.Search, opts: o, turns: turns, inFlight: inFlight}
+	execute := &handler{cl: out.Execute, opts: o, turns: turns, inFlight: inFlight}
 	yes, no := true, false
 	srv.AddTool(&mcp.Tool{
 		Name: SearchToolName, Description: fill(searchDescription, searchK.TypeDefinitions()), InputSchema: json.RawMessage(inputSchema),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/typecheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
@@ -89,6 +90,13 @@ type Options struct {
 	// MaxQueued) for one of its own to end. Default MaxExecutions/2, at
 	// least 1; set it to MaxExecutions for a server with one client (stdio).
 	MaxExecutionsPerSession int
+	// MaxInFlightBytes caps the bytes the server's programs hold in tool
+	// calls all together, as client.Limits.MaxInFlightBytes caps one
+	// program's (reserved as the memory is taken): without it,
+	// MaxExecutions programs could each hold their own bound. A call that
+	// would pass it fails with a RangeError naming it. Default
+	// client.DefaultMaxInFlightBytes.
+	MaxInFlightBytes int64
 }
 
 // Defaults of Options.MaxExecutions and Options.MaxQueued: eight programs of
@@ -130,7 +138,8 @@ func New(cl *client.Client, opts Options) *mcp.Server {
 	}
 	desc := strings.ReplaceAll(description(cl.Contract(), opts.Description), "{{runtime}}", cl.Executor().Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
-	h := &handler{cl: cl, opts: opts, turns: NewTurns(TurnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession})}
+	h := &handler{cl: cl, opts: opts, turns: NewTurns(TurnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession}),
+		inFlight: newInFlight(opts)}
 	srv.AddTool(&mcp.Tool{
 		Name:        ToolName,
 		Description: desc,
@@ -245,6 +254,16 @@ type handler struct {
 	// one set for all the tools of a server (NewOpenAPI's search and
 	// execute draw on the same).
 	turns *Turns
+	// inFlight is Options.MaxInFlightBytes, shared like turns.
+	inFlight *membudget.Budget
+}
+
+// newInFlight returns the server's budget of in-flight bytes.
+func newInFlight(o Options) *membudget.Budget {
+	if o.MaxInFlightBytes <= 0 {
+		o.MaxInFlightBytes = client.DefaultMaxInFlightBytes
+	}
+	return membudget.New(o.MaxInFlightBytes, "mcpserver.Options.MaxInFlightBytes", nil)
 }
 
 // TurnsOptions are the limits of a Turns; zero fields take the defaults of
@@ -435,7 +454,8 @@ func (h *handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	// The program's deadline is its own limit: ending it is a TimeoutError
 	// outcome naming the limit on every runtime.
 	opts.Limits.Timeout = h.opts.Timeout
-	out, err := h.cl.RunCode(ctx, in.Code, opts)
+	// Every program's in-flight bytes are also the server's.
+	out, err := h.cl.RunCode(membudget.WithShared(ctx, h.inFlight), in.Code, opts)
 	mu.Lock()
 	logText, logChars := logs.String(), logTotal
 	mu.Unlock()
