@@ -80,7 +80,7 @@ func TestConcurrentFetchesStayWithinMaxInFlightBytes(t *testing.T) {
 	const bound, body = 32 << 20, 2 << 20
 	srv := echoserver.Start(t, "127.0.0.1")
 	input, _ := json.Marshal(map[string]any{"url": fmt.Sprintf("%s/big?n=%d", srv.URL, body), "method": "GET", "headers": [][2]string{}, "redirect": "follow"})
-	flood := memtest.Flood{Calls: 100, Namespace: client.FetchNamespace, Tool: client.FetchTool, Input: func(int) []byte { return input }}
+	flood := memtest.Flood{Calls: 100, Namespace: client.FetchNamespace, Tool: client.FetchTool, Input: input}
 	k, err := contract.New()
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestSlowToolInputsStayWithinMaxInFlightBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	input, _ := json.Marshal(map[string]string{"value": strings.Repeat("x", size)})
-	flood := memtest.Flood{Calls: calls, Namespace: contract.DefaultNamespace, Tool: "hold", Input: func(int) []byte { return input }}
+	flood := memtest.Flood{Calls: calls, Namespace: contract.DefaultNamespace, Tool: "hold", Input: input}
 	// The refused calls are answered at once; the handlers are released
 	// once every call has started or been refused.
 	answers, seen := make(chan string, calls), make(chan string, calls)

@@ -660,6 +660,11 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 		RandomDraws: m.RandomDraws, RandomBytes: m.RandomBytes}
 	rt.calls.Add(1)
 	acct, err := ex.open(m)
+	if err != nil {
+		// Refused unrun: the input is not kept while the refusal waits
+		// for the runner to read it.
+		m.Input, call.Input = nil, nil
+	}
 	go func() {
 		defer rt.calls.Done()
 		defer ex.release(acct)

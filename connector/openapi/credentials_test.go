@@ -172,7 +172,7 @@ func TestConcurrentRequestsStayWithinMaxInFlightBytes(t *testing.T) {
 	}
 	input := []byte(fmt.Sprintf(`{"path":"/big","params":{"n":%d}}`, body))
 	answers := make(chan string, calls)
-	flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: func(int) []byte { return input }}
+	flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: input}
 	rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
 	if err != nil {
 		t.Fatal(err)

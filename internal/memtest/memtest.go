@@ -21,14 +21,15 @@ import (
 )
 
 // Flood is a runner that answers an execute with Calls tool calls of
-// Namespace.Tool made at once (Input(seq) each), reads the host's answers
-// without keeping them (a large frame is skipped unread, so the runner's
-// side adds nothing to the heap it measures), and ends the execution once
-// every call is answered or the host cancels it.
+// Namespace.Tool made at once, each with Input, and ends the execution once
+// every call is answered or the host cancels it. Its side adds nothing to
+// the heap it measures: the calls are written from one encoding, their seq
+// patched in, and the host's answers are read without being kept (a large
+// frame is skipped unread). Calls is at most 255.
 type Flood struct {
 	Calls           int
 	Namespace, Tool string
-	Input           func(seq int) []byte
+	Input           []byte
 }
 
 // Driver returns a driver whose runtimes run f. Answers receives, for each
@@ -92,11 +93,8 @@ func (f Flood) serve(conn net.Conn, w *wire.Writer, answers chan<- string) {
 	if err != nil || m.Kind != wire.KindExecute {
 		return
 	}
-	for seq := 1; seq <= f.Calls; seq++ {
-		call := &wire.Message{Kind: wire.KindToolCall, Execution: m.Execution, Seq: uint64(seq), Namespace: f.Namespace, Tool: f.Tool, Input: f.Input(seq)}
-		if w.Write(call) != nil {
-			return
-		}
+	if f.writeCalls(conn, m.Execution) != nil {
+		return
 	}
 	for answered := 0; answered < f.Calls; {
 		a, skipped, err := readAnswer(conn)
@@ -116,6 +114,46 @@ func (f Flood) serve(conn net.Conn, w *wire.Writer, answers chan<- string) {
 		}
 	}
 	_ = w.Write(&wire.Message{Kind: wire.KindResult, Execution: m.Execution, Outcome: wire.OutcomeSuccess, Value: []byte(`null`)})
+}
+
+// writeCalls writes the tool calls. A seq of 1 to 23 is one byte of CBOR
+// and one of 24 to 255 two, the second the seq itself (RFC 8949 §3.1): two
+// encodings, each made twice to find the seq's byte, serve every call.
+func (f Flood) writeCalls(conn net.Conn, execution uint64) error {
+	encode := func(seq uint64) []byte {
+		b, err := wire.Marshal(&wire.Message{Kind: wire.KindToolCall, Execution: execution, Seq: seq, Namespace: f.Namespace, Tool: f.Tool, Input: f.Input})
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
+	type template struct {
+		b  []byte
+		at int // the seq's byte
+	}
+	var templates []template
+	for _, seq := range []uint64{1, 24} {
+		a, b := encode(seq), encode(seq+1)
+		at := 0
+		for a[at] == b[at] {
+			at++
+		}
+		templates = append(templates, template{a, at})
+	}
+	for seq := 1; seq <= f.Calls; seq++ {
+		t := templates[0]
+		if seq >= 24 {
+			t = templates[1]
+		}
+		var hdr [4]byte
+		binary.BigEndian.PutUint32(hdr[:], uint32(len(t.b)))
+		for _, part := range [][]byte{hdr[:], t.b[:t.at], {byte(seq)}, t.b[t.at+1:]} {
+			if _, err := conn.Write(part); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // readAnswer reads one frame: a large one (a tool's output) is skipped,
