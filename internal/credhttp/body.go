@@ -38,6 +38,7 @@ const decoderCost = 64 << 10
 // body it cannot redact.
 type UnsupportedEncodingError struct{ Encoding string }
 
+// Error names the coding and the ones the host decodes.
 func (e *UnsupportedEncodingError) Error() string {
 	return fmt.Sprintf("the response's Content-Encoding %q is not one the host decodes (it asks for gzip; it decodes gzip and deflate)", e.Encoding)
 }

@@ -99,6 +99,7 @@ var bodyHeaders = []string{"Content-Type", "Content-Encoding", "Content-Language
 // header.
 type RangeRefusedError struct{ URL string }
 
+// Error names the request's URL, redacted, and why it was refused.
 func (e *RangeRefusedError) Error() string {
 	return fmt.Sprintf("the request to %s carries the host's credentials, so it may not carry Range or If-Range: a partial response could hide a secret from the host's redaction", e.URL)
 }
@@ -113,10 +114,12 @@ type hop struct {
 	crossed bool        // a hop has gone to another origin
 }
 
-// headers returns the headers of a hop to u: the program's, less the
-// sensitive ones once the request has left its first origin and the body
-// headers when the body was dropped, plus the credentials bound to u.
-func (p *Policy) headers(st *hop, u *url.URL, withBody bool) (http.Header, error) {
+// headers returns the headers of hop r: the program's, less the sensitive
+// ones once the request has left its first origin and the body headers
+// when it has no body (a redirect dropped it), plus the credentials bound
+// to r's URL.
+func (p *Policy) headers(st *hop, r *http.Request) (http.Header, error) {
+	u := r.URL
 	if Origin(u) != st.first {
 		st.crossed = true
 	}
@@ -126,7 +129,7 @@ func (p *Policy) headers(st *hop, u *url.URL, withBody bool) (http.Header, error
 			h.Del(name)
 		}
 	}
-	if !withBody {
+	if r.Body == nil || r.Body == http.NoBody {
 		for _, name := range bodyHeaders {
 			h.Del(name)
 		}
@@ -147,7 +150,7 @@ func (p *Policy) headers(st *hop, u *url.URL, withBody bool) (http.Header, error
 // redirect: it returns nil to follow one to next, after hops redirects
 // already followed, http.ErrUseLastResponse to return the redirect itself,
 // or an error to fail. The client is copied; its CheckRedirect is not used.
-// The response's body must be read with ReadBody.
+// The response must be read with Read, which decodes and redacts it.
 func (p *Policy) Do(client *http.Client, req *http.Request, follow func(next *url.URL, hops int) error) (*http.Response, error) {
 	st := &hop{program: http.Header{}, first: Origin(req.URL)}
 	for name, values := range req.Header {
@@ -157,7 +160,7 @@ func (p *Policy) Do(client *http.Client, req *http.Request, follow func(next *ur
 		}
 		st.program[name] = append(st.program[name], values...)
 	}
-	h, err := p.headers(st, req.URL, true)
+	h, err := p.headers(st, req)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +170,7 @@ func (p *Policy) Do(client *http.Client, req *http.Request, follow func(next *ur
 		if err := follow(next.URL, len(via)); err != nil {
 			return err
 		}
-		withBody := next.Body != nil && next.Body != http.NoBody
-		h, err := p.headers(st, next.URL, withBody)
+		h, err := p.headers(st, next)
 		if err != nil {
 			return err
 		}

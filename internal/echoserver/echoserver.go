@@ -22,7 +22,6 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -172,7 +171,6 @@ func big(w http.ResponseWriter, n int) {
 		}
 		n -= k
 	}
-	_, _ = io.WriteString(w, "")
 }
 
 // Leak returns the first of secrets that s reveals, as it is or once
