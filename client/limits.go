@@ -39,10 +39,11 @@ type Limits struct {
 	// MaxInFlightBytes caps the bytes the host holds for tool calls still
 	// running or not yet delivered, reserved before the memory is taken
 	// and kept until the call's answer is written: each input twice (it,
-	// and the handler's decoded copy), each output three times (it, its
-	// encoding and its frame), and what the host's own handlers allocate
-	// (a fetch's or an OpenAPI connector's response body as it arrives,
-	// and the buffers it outgrew, which are garbage only once collected).
+	// and the handler's decoded copy), each output twice (its encoding and
+	// its frame), and what the host's own handlers allocate (a fetch's or
+	// an OpenAPI connector's response body as it arrives, the buffers it
+	// outgrew, which are garbage only once collected, and the output they
+	// build).
 	// A call that would pass the bound fails with a RangeError naming it,
 	// unrun when its input alone would. So the Go heap of the calls in
 	// flight stays within about the bound (twice it at most with the
