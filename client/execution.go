@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/wire"
 )
 
@@ -34,7 +35,9 @@ type execution struct {
 	lastSeq  uint64
 	calls    int
 	inFlight int
-	held     int64 // bytes of tool inputs and outputs held for in-flight calls
+	// budget holds the bytes of tool inputs and outputs, and of what their
+	// handlers read, held for in-flight calls (Limits.MaxInFlightBytes).
+	budget *membudget.Budget
 	// clock holds the clock values the program observed, in the order of
 	// the runner's messages: each tool call's, appended by whoever admits
 	// it (admit).
@@ -45,8 +48,11 @@ type execution struct {
 	start func(m *wire.Message, clock int)
 }
 
-func newExecution(id uint64, lim Limits) *execution {
-	return &execution{id: id, lim: lim, wake: make(chan struct{}, 1)}
+// newExecution returns an execution's state; shared, when not nil, is a
+// wider budget its in-flight bytes are also taken from (a server's).
+func newExecution(id uint64, lim Limits, shared *membudget.Budget) *execution {
+	return &execution{id: id, lim: lim, wake: make(chan struct{}, 1),
+		budget: membudget.New(lim.MaxInFlightBytes, "Limits.MaxInFlightBytes", shared)}
 }
 
 // post appends it to the queue without blocking.
@@ -117,6 +123,7 @@ func (e *execution) finish() {
 	e.ended = true
 	e.start = nil
 	e.mu.Unlock()
+	e.budget.Close()
 }
 
 // observed returns a copy of the clock values the admitted calls carried.
@@ -156,35 +163,31 @@ func (e *execution) admitLocked(m *wire.Message) (clock int, end *Outcome) {
 	e.lastSeq = m.Seq
 	e.calls++
 	e.inFlight++
-	e.held += int64(len(m.Input))
 	switch {
 	case e.calls > e.lim.MaxToolCalls:
 		return clock, failure("RangeError", fmt.Sprintf("the program made more than %d tool calls (Limits.MaxToolCalls)", e.lim.MaxToolCalls))
 	case e.inFlight > e.lim.MaxInFlightCalls:
 		return clock, failure("RangeError", fmt.Sprintf("the program had more than %d tool calls in flight at once (Limits.MaxInFlightCalls)", e.lim.MaxInFlightCalls))
-	case e.held > e.lim.MaxInFlightBytes:
-		return clock, failure("RangeError", fmt.Sprintf("the tool calls in flight held more than %d bytes of input and output (Limits.MaxInFlightBytes)", e.lim.MaxInFlightBytes))
 	}
 	return clock, nil
 }
 
-// hold counts n more bytes of output held for an in-flight call, returning
-// the execution's end when that breaks MaxInFlightBytes.
-func (e *execution) hold(n int64) *Outcome {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.held += n
-	if e.held > e.lim.MaxInFlightBytes {
-		return failure("RangeError", fmt.Sprintf("the tool calls in flight held more than %d bytes of input and output (Limits.MaxInFlightBytes)", e.lim.MaxInFlightBytes))
-	}
-	return nil
+// open returns the account of a call admitted with m, which holds what the
+// call holds until it ends (release): its input twice (the input, and the
+// copy of it the tool's handler decodes), what its handler reserves (a
+// fetch's body), and its output until written. The error is the
+// *membudget.ExceededError of an input that would pass MaxInFlightBytes on
+// its own: the call then fails unrun.
+func (e *execution) open(m *wire.Message) (*membudget.Account, error) {
+	a := e.budget.Open()
+	return a, a.Take(2 * int64(len(m.Input)))
 }
 
-// release ends an in-flight call that held n bytes.
-func (e *execution) release(n int64) {
+// release ends an in-flight call, giving back what its account holds.
+func (e *execution) release(a *membudget.Account) {
+	a.Close()
 	e.mu.Lock()
 	e.inFlight--
-	e.held -= n
 	e.mu.Unlock()
 }
 

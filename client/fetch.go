@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/codemode-go/codemode/internal/credhttp"
+	"github.com/codemode-go/codemode/internal/membudget"
 )
 
 // FetchNamespace and FetchTool name the host call a program's fetch makes
@@ -48,14 +50,32 @@ type FetchPolicy struct {
 	// HEAD, POST, PUT, PATCH, DELETE and OPTIONS.
 	Methods []string
 	// Headers are added by the host to requests to an origin, keyed by an
-	// Allow entry; they replace the program's headers of the same name
-	// and the program never sees them (credentials: "Authorization:
-	// Bearer …"). A redirect to another origin drops them.
+	// Allow entry (credentials: "Authorization: Bearer …"). They are bound
+	// to the origins of their entry, hop by hop: a request, or a redirect,
+	// to another origin never carries them, nor any header of the same
+	// name the program set (those names are the host's). The program never
+	// sees them: the host asks for gzip itself (a program's
+	// Accept-Encoding is dropped), decodes the body, and replaces each
+	// value, JSON-escaped, percent-encoded or in base64, by "[redacted]" in
+	// the body, the headers and the URL of every response; a request with
+	// a Range header to an origin with Headers is refused. A server that
+	// transforms a value in another way defeats the search (see
+	// RATIONALE.md, "Credentials stay with their origin"); values shorter
+	// than 8 bytes are not searched for.
+	//
+	// Whatever the policy, the program's own Authorization, Cookie,
+	// Proxy-Authorization and Referer stop at the first redirect to
+	// another origin, as the Fetch Standard's Authorization does
+	// (https://fetch.spec.whatwg.org/#http-redirect-fetch), and
+	// hop-by-hop headers (RFC 9110 §7.6.1) are the host's.
 	Headers map[string]http.Header
 	// MaxRequestBytes caps a request body; default 1 MiB.
 	MaxRequestBytes int64
-	// MaxResponseBytes caps a response body; default 8 MiB, at most 11
-	// MiB (a tool result carries the body in base64).
+	// MaxResponseBytes caps a response body, decoded; default 8 MiB, at
+	// most 11 MiB (a tool result carries the body in base64). The body is
+	// reserved against Limits.MaxInFlightBytes as it arrives, and its
+	// base64 answer with it: a fetch whose body would take the execution
+	// past that bound fails with a RangeError.
 	MaxResponseBytes int64
 	// Timeout bounds one request, from sending it to the end of its
 	// body; default 30s. The execution's deadline comes first anyway.
@@ -86,8 +106,8 @@ type fetchResponse struct {
 	Status     int         `json:"status"`
 	StatusText string      `json:"statusText"`
 	Headers    [][2]string `json:"headers"`
-	Body       string      `json:"body"` // base64
 	Redirected bool        `json:"redirected"`
+	Body       string      `json:"body"` // base64; last, for fetcher.answer
 }
 
 // fetchError is a failed fetch: the program sees a TypeError, as the Fetch
@@ -172,6 +192,7 @@ func match(origins []origin, u *url.URL) string {
 type fetcher struct {
 	p       FetchPolicy
 	origins []origin
+	creds   *credhttp.Policy // the policy's Headers, each bound to its Allow entry
 	client  *http.Client
 	sent    atomic.Int64 // requests sent in this execution
 }
@@ -191,6 +212,7 @@ func newFetcher(p *FetchPolicy) (*fetcher, error) {
 		}
 	}
 	f := &fetcher{p: *p, origins: origins}
+	f.creds = credhttp.New(func(u *url.URL) string { return match(origins, u) }, p.Headers)
 	if f.p.Methods == nil {
 		f.p.Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 	}
@@ -244,6 +266,13 @@ func (f *fetcher) do(ctx context.Context, input json.RawMessage) (json.RawMessag
 	if !slices.Contains(f.p.Methods, in.Method) {
 		return nil, &fetchError{fmt.Sprintf("fetch %s: the method %s is not allowed by the host's fetch policy (allowed: %s)", in.URL, in.Method, strings.Join(f.p.Methods, ", "))}
 	}
+	if int64(base64.StdEncoding.DecodedLen(len(in.Body))) > f.p.MaxRequestBytes+2 {
+		return nil, &fetchError{fmt.Sprintf("fetch %s: the request body of about %d bytes exceeds the host's fetch policy limit of %d bytes (MaxRequestBytes)", in.URL, base64.StdEncoding.DecodedLen(len(in.Body)), f.p.MaxRequestBytes)}
+	}
+	acct := membudget.AccountFrom(ctx)
+	if err := acct.Take(int64(base64.StdEncoding.DecodedLen(len(in.Body)))); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", in.URL, err)
+	}
 	body, err := base64.StdEncoding.DecodeString(in.Body)
 	if err != nil {
 		return nil, fmt.Errorf("fetch: malformed body from the runner: %w", err)
@@ -258,83 +287,88 @@ func (f *fetcher) do(ctx context.Context, input json.RawMessage) (json.RawMessag
 		return nil, &fetchError{fmt.Sprintf("fetch %s: %v", in.URL, err)}
 	}
 	if len(body) == 0 {
-		req.Body, req.ContentLength = http.NoBody, 0
+		req.Body, req.GetBody, req.ContentLength = http.NoBody, nil, 0
 	}
 	for _, h := range in.Headers {
 		req.Header.Add(h[0], h[1])
 	}
-	f.addHeaders(req, entry)
 	redirected := false
-	client := *f.client
-	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
-		switch in.Redirect {
-		case "manual":
-			return http.ErrUseLastResponse
-		case "error":
-			return &fetchError{fmt.Sprintf("fetch %s: redirected to %s, and the request's redirect mode is \"error\"", in.URL, next.URL)}
+	resp, err := f.creds.Do(f.client, req, func(next *url.URL, hops int) error {
+		if err := f.follow(in, next, hops); err != nil {
+			return err
 		}
-		if len(via) >= 20 {
-			return &fetchError{fmt.Sprintf("fetch %s: more than 20 redirects", in.URL)}
-		}
-		e := match(f.origins, next.URL)
-		if e == "" {
-			return &fetchError{fmt.Sprintf("fetch %s: redirected to %s, whose origin is not allowed by the host's fetch policy (allowed: %s)", in.URL, next.URL, f.allowed())}
-		}
-		// The previous origin's host headers do not follow the request.
-		prev := match(f.origins, via[len(via)-1].URL)
-		if prev != e {
-			for name := range f.p.Headers[prev] {
-				next.Header.Del(name)
-			}
-		}
-		f.addHeaders(next, e)
 		redirected = true
 		return nil
-	}
-	resp, err := client.Do(req)
+	})
 	if err != nil {
 		return nil, f.failure(ctx, in.URL, err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, f.p.MaxResponseBytes+1))
-	if err != nil {
-		return nil, f.failure(ctx, in.URL, err)
-	}
-	if int64(len(data)) > f.p.MaxResponseBytes {
+	r, err := f.creds.Read(ctx, resp, f.p.MaxResponseBytes)
+	if errors.Is(err, membudget.ErrTooLarge) {
 		return nil, &fetchError{fmt.Sprintf("fetch %s: the response body exceeds the host's fetch policy limit of %d bytes (MaxResponseBytes)", in.URL, f.p.MaxResponseBytes)}
 	}
-	out := fetchResponse{
-		URL:        resp.Request.URL.String(),
-		Status:     resp.StatusCode,
-		StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, fmt.Sprint(resp.StatusCode))),
-		Body:       base64.StdEncoding.EncodeToString(data),
-		Redirected: redirected,
-		Headers:    [][2]string{},
+	if err != nil {
+		return nil, f.failure(ctx, in.URL, err)
 	}
-	for name, values := range resp.Header {
+	return f.answer(acct, r, redirected)
+}
+
+// follow decides a redirect by the request's redirect mode and the
+// policy's origins.
+func (f *fetcher) follow(in fetchRequest, next *url.URL, hops int) error {
+	switch in.Redirect {
+	case "manual":
+		return http.ErrUseLastResponse
+	case "error":
+		return &fetchError{fmt.Sprintf("fetch %s: redirected to %s, and the request's redirect mode is \"error\"", in.URL, next)}
+	}
+	if hops >= 20 {
+		return &fetchError{fmt.Sprintf("fetch %s: more than 20 redirects", in.URL)}
+	}
+	if match(f.origins, next) == "" {
+		return &fetchError{fmt.Sprintf("fetch %s: redirected to %s, whose origin is not allowed by the host's fetch policy (allowed: %s)", in.URL, next, f.allowed())}
+	}
+	return nil
+}
+
+// answer encodes the program's response: the body in base64, written into
+// one buffer reserved on the call's account before it is allocated.
+func (f *fetcher) answer(acct *membudget.Account, r *credhttp.Response, redirected bool) (json.RawMessage, error) {
+	out := fetchResponse{URL: r.URL, Status: r.Status, StatusText: r.StatusText, Redirected: redirected, Headers: [][2]string{}}
+	for name, values := range r.Header {
 		for _, v := range values {
 			out.Headers = append(out.Headers, [2]string{strings.ToLower(name), v})
 		}
 	}
 	slices.SortStableFunc(out.Headers, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
-	return json.Marshal(out)
-}
-
-// addHeaders sets the policy's headers for entry on req.
-func (f *fetcher) addHeaders(req *http.Request, entry string) {
-	for name, values := range f.p.Headers[entry] {
-		req.Header.Del(name)
-		for _, v := range values {
-			req.Header.Add(name, v)
-		}
+	meta, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: encoding the response: %w", err)
 	}
+	// meta ends with `"body":""}`; the body goes between the quotes.
+	const tail = `"}`
+	head := meta[:len(meta)-len(tail)]
+	size := len(head) + base64.StdEncoding.EncodedLen(len(r.Body)) + len(tail)
+	if err := acct.Take(int64(size)); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
+	}
+	buf := make([]byte, size)
+	n := copy(buf, head)
+	base64.StdEncoding.Encode(buf[n:], r.Body)
+	copy(buf[size-len(tail):], tail)
+	return buf, nil
 }
 
 // failure is the program's TypeError for a request that got no response.
 func (f *fetcher) failure(ctx context.Context, rawURL string, err error) error {
 	var fe *fetchError
 	if errors.As(err, &fe) {
-		return fe
+		// The message may name a URL a server chose (a redirect's).
+		return &fetchError{f.creds.RedactString(fe.msg)}
+	}
+	var named ErrorNamer
+	if errors.As(err, &named) {
+		return fmt.Errorf("fetch %s: %w", rawURL, err)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &fetchError{fmt.Sprintf("fetch %s: no complete response within %s (the host's fetch policy Timeout)", rawURL, f.p.Timeout)}

@@ -36,8 +36,19 @@ type Limits struct {
 	// MaxInFlightCalls caps the tool calls running at once. Default
 	// DefaultMaxInFlightCalls.
 	MaxInFlightCalls int
-	// MaxInFlightBytes caps the bytes of tool inputs and outputs the host
-	// holds for calls still running or not yet delivered. Default
+	// MaxInFlightBytes caps the bytes the host holds for tool calls still
+	// running or not yet delivered, reserved before the memory is taken
+	// and kept until the call's answer is written: each input twice (it,
+	// and the handler's decoded copy), each output twice (its encoding and
+	// its frame), and what the host's own handlers allocate (a fetch's or
+	// an OpenAPI connector's response body as it arrives, the buffers it
+	// outgrew, which are garbage only once collected, and the output they
+	// build).
+	// A call that would pass the bound fails with a RangeError naming it,
+	// unrun when its input alone would. So the Go heap of the calls in
+	// flight stays within about the bound (twice it at most with the
+	// garbage the default GOGC lets wait for a collection; see
+	// RATIONALE.md, "Memory bounds are reservations"). Default
 	// DefaultMaxInFlightBytes.
 	MaxInFlightBytes int64
 }

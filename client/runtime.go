@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/runner"
 	"github.com/codemode-go/codemode/wire"
 )
@@ -473,7 +474,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 	}
 	lim := req.Limits.withDefaults()
 	id := rt.nextID.Add(1)
-	ex := newExecution(id, lim)
+	ex := newExecution(id, lim, membudget.SharedFrom(ctx))
 	rt.mu.Lock()
 	rt.execs[id] = ex
 	rt.mu.Unlock()
@@ -658,11 +659,19 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock,
 		RandomDraws: m.RandomDraws, RandomBytes: m.RandomBytes}
 	rt.calls.Add(1)
+	acct, err := ex.open(m)
+	if err != nil {
+		// Refused unrun: the input is not kept while the refusal waits
+		// for the runner to read it.
+		m.Input, call.Input = nil, nil
+	}
 	go func() {
 		defer rt.calls.Done()
-		held := int64(len(m.Input))
-		defer func() { ex.release(held) }()
-		out, err := safeCall(ctx, req.CallTool, call)
+		defer ex.release(acct)
+		var out json.RawMessage
+		if err == nil { // else the input alone would pass MaxInFlightBytes: the call fails unrun
+			out, err = safeCall(membudget.WithAccount(ctx, acct), req.CallTool, call)
+		}
 		if h, ok := asHalt(err); ok {
 			ex.post(item{end: haltOutcome(h)})
 			return
@@ -672,11 +681,9 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 			err = fmt.Errorf("the output of %s.%s is %d bytes; a tool result carries at most %d", call.Namespace, call.Tool, len(out), maxToolOutput)
 		}
 		if err == nil {
-			held += int64(len(out))
-			if end := ex.hold(int64(len(out))); end != nil {
-				ex.post(item{end: end})
-				return
-			}
+			// Writing the output makes two copies (its encoding, and
+			// the frame), held until written, beside the output.
+			err = acct.Take(2 * int64(len(out)))
 		}
 		if err != nil {
 			res.Error = &wire.Error{Name: errorName(err, "Error"), Message: boundText(err.Error(), maxErrorMessage)}
@@ -699,7 +706,12 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 // prefilled results (ExecuteRequest.Prefill) and returns the execution's
 // end when the host's answer is not that result.
 func (rt *Runtime) checkPrefilled(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) *Outcome {
-	defer ex.release(int64(len(m.Input)))
+	acct, err := ex.open(m)
+	defer ex.release(acct)
+	if err != nil {
+		return failure("RangeError", err.Error())
+	}
+	ctx = membudget.WithAccount(ctx, acct)
 	what := fmt.Sprintf("tool call %d (%s.%s)", m.Seq, m.Namespace, m.Tool)
 	want, ok := req.Prefill[m.Seq]
 	if !ok {

@@ -226,3 +226,76 @@ func TestSlowRequestBodyIsCut(t *testing.T) {
 	conn.Close()
 	<-done
 }
+
+// TestServerBoundsInFlightBytesAcrossPrograms: MaxInFlightBytes bounds what
+// the server's programs hold together: with one program's 1.5 MB input held
+// by a slow tool, another program's equal input would pass the server's 4
+// MiB and fails with a RangeError naming the bound, though each is within
+// its own client.Limits.MaxInFlightBytes.
+func TestServerBoundsInFlightBytesAcrossPrograms(t *testing.T) {
+	started, release := make(chan struct{}, 2), make(chan struct{})
+	hold, err := contract.NewTool("hold", "Holds its input until the test releases it.", func(ctx context.Context, in struct {
+		Value string `json:"value"`
+	}) (struct{}, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return struct{}{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(hold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
+	t.Cleanup(func() { d.Close() })
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	srv, err := mcpserver.New(client.New(rt, c), mcpserver.Options{MaxInFlightBytes: 4 << 20, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv)
+	const program = `await codemode.hold({ value: "x".repeat(1_500_000) }); "held"`
+	first := make(chan string, 1)
+	go func() {
+		text, isErr, err := codeText(cs, program)
+		first <- fmt.Sprint(text, isErr, err)
+	}()
+	<-started
+	text, _, err := codeText(cs, program)
+	if err != nil || !strings.Contains(text, "RangeError") || !strings.Contains(text, "mcpserver.Options.MaxInFlightBytes") {
+		t.Errorf("the second program: %q %v, want a RangeError naming the server's bound", text, err)
+	}
+	close(release)
+	if a := <-first; !strings.Contains(a, "held") {
+		t.Errorf("the first program: %s", a)
+	}
+	text, _, err = codeText(cs, program)
+	if err != nil || !strings.Contains(text, "held") {
+		t.Errorf("once the first ended, a program: %q %v", text, err)
+	}
+}
+
+// codeText calls the code tool from any goroutine: the answer's first text,
+// whether it is an error, and the call's error.
+func codeText(cs *mcp.ClientSession, code string) (string, bool, error) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code", Arguments: map[string]any{"code": code}})
+	if err != nil {
+		return "", false, err
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	return text, res.IsError, nil
+}

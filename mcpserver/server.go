@@ -10,7 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/internal/membudget"
 )
 
 // ResultToolName is the name of the tool that reads an execution's current
@@ -73,6 +75,13 @@ type Options struct {
 	// MaxQueued) for one of its own to end. Default MaxExecutions/2, at
 	// least 1; set it to MaxExecutions for a server with one client (stdio).
 	MaxExecutionsPerSession int
+	// MaxInFlightBytes caps the bytes the server's programs hold in tool
+	// calls all together, as client.Limits.MaxInFlightBytes caps one
+	// program's (reserved as the memory is taken): without it,
+	// MaxExecutions programs could each hold their own bound. A call that
+	// would pass it fails with a RangeError naming it. Default
+	// client.DefaultMaxInFlightBytes.
+	MaxInFlightBytes int64
 	// NoElicitation turns off asking the person through the client. By
 	// default, when the client declared the elicitation capability, the
 	// person decides approvals there: for a codetool.Approver, a pause sends
@@ -156,11 +165,19 @@ type server struct {
 	opts  Options
 	turns *turns
 	key   []byte
+	// inFlight is Options.MaxInFlightBytes, shared by every code tool of
+	// the server (NewOpenAPI's search and execute draw on the same).
+	inFlight *membudget.Budget
 }
 
 func newServer(opts Options) *server {
+	limit := opts.MaxInFlightBytes
+	if limit <= 0 {
+		limit = client.DefaultMaxInFlightBytes
+	}
 	return &server{opts: opts, key: newKey(),
-		turns: newTurns(turnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession})}
+		turns:    newTurns(turnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession}),
+		inFlight: membudget.New(limit, "mcpserver.Options.MaxInFlightBytes", nil)}
 }
 
 // addCodeTool adds t (and code_result when its runner is an Approver).
@@ -252,7 +269,8 @@ func (h *codeHandler) run(ctx context.Context, req *mcp.CallToolRequest, code st
 		// in results, and a plain run cannot wait for the next call).
 		ctx = codetool.WithApprove(ctx, s.askApproval(req))
 	}
-	answer, err := codetool.Run(ctx, h.r, h.tool.Checker, code)
+	// Every program's in-flight bytes are also the server's.
+	answer, err := codetool.Run(membudget.WithShared(ctx, s.inFlight), h.r, h.tool.Checker, code)
 	if err == nil {
 		s.opts.Logger.Info("program ended", "status", answer.Status, "execution", answer.ExecutionID)
 	}

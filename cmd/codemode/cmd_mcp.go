@@ -29,6 +29,7 @@ type serveFlags struct {
 	maxExec        int
 	maxPerSession  int
 	maxQueue       int
+	maxInFlightMiB int64
 	maxSessions    int
 	sessionIdle    time.Duration
 	bodyTimeout    time.Duration
@@ -48,6 +49,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxExec, "max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
 	fs.IntVar(&f.maxPerSession, "max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
 	fs.IntVar(&f.maxQueue, "max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
+	fs.Int64Var(&f.maxInFlightMiB, "max-in-flight", client.DefaultMaxInFlightBytes>>20, "MiB the server's programs hold in tool calls' inputs and results all together; a call past it fails with a RangeError")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
 	fs.DurationVar(&f.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "--http: close a session with no request for this long")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "--http: bound on reading one request's body")
@@ -61,8 +63,8 @@ func (f *serveFlags) check(command string) error {
 		return usageError{command + ": --timeout must be positive and at most 24h"}
 	case f.maxTokens < 100 || f.maxTokens > 1_000_000:
 		return usageError{command + ": --max-tokens must be between 100 and 1000000"}
-	case f.maxExec < 1 || f.maxQueue < 1 || f.maxSessions < 1:
-		return usageError{command + ": --max-executions, --max-queue and --max-sessions must be at least 1"}
+	case f.maxExec < 1 || f.maxQueue < 1 || f.maxSessions < 1 || f.maxInFlightMiB < 1:
+		return usageError{command + ": --max-executions, --max-queue, --max-sessions and --max-in-flight must be at least 1"}
 	case f.maxPerSession < 0 || f.maxPerSession > f.maxExec:
 		return usageError{command + ": --max-executions-per-session must be between 1 and --max-executions"}
 	case f.sessionIdle <= 0 || f.bodyTimeout <= 0 || f.elicitDeadline <= 0:
@@ -77,7 +79,7 @@ func (f *serveFlags) options(stderr io.Writer, logf func(string, ...any)) (mcpse
 	// The program's own deadline (the runner's --timeout) ends it first,
 	// with a TimeoutError answer; the server's bound is a backstop.
 	opts := mcpserver.Options{MaxTokens: f.maxTokens, Logger: stderrLogger(stderr), Timeout: f.timeout + timeoutGrace, MaxExecutions: f.maxExec,
-		MaxQueued: f.maxQueue, MaxExecutionsPerSession: f.maxPerSession, NoElicitation: f.noElicitation, ElicitTimeout: f.elicitDeadline}
+		MaxQueued: f.maxQueue, MaxExecutionsPerSession: f.maxPerSession, NoElicitation: f.noElicitation, ElicitTimeout: f.elicitDeadline, MaxInFlightBytes: f.maxInFlightMiB << 20}
 	if f.http == "" {
 		opts.MaxExecutionsPerSession = f.maxExec // stdio: one client, the only session
 	}

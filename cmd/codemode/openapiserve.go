@@ -54,7 +54,7 @@ func parseOpenAPIServe(args []string, stdout, stderr io.Writer) (*openapiServe, 
 	fs := flag.NewFlagSet("openapi serve", flag.ContinueOnError)
 	fs.StringVar(&o.spec, "spec", "", "the OpenAPI document: a file or an http(s) URL (OpenAPI 3.0, 3.1, or Swagger 2.0, JSON or YAML)")
 	fs.StringVar(&o.baseURL, "base-url", "", "the API's base URL (default: the document's first server)")
-	fs.Func("header", `"Name: value": send this header on every request (repeatable; prefer --header-env for credentials, which keeps them out of shell history)`, func(s string) error {
+	fs.Func("header", `"Name: value": send this header on every request to the base URL's origin, never to another host, and redact its value from responses (repeatable; prefer --header-env for credentials, which keeps them out of shell history)`, func(s string) error {
 		name, value, ok := strings.Cut(s, ":")
 		if !ok || strings.TrimSpace(name) == "" {
 			return fmt.Errorf("--header %q: want \"Name: value\"", s)
@@ -63,7 +63,7 @@ func parseOpenAPIServe(args []string, stdout, stderr io.Writer) (*openapiServe, 
 		o.literalHeaders = true
 		return nil
 	})
-	fs.Func("header-env", "Name:ENVVAR: send the header Name with the value of $ENVVAR on every request (repeatable)", func(s string) error {
+	fs.Func("header-env", "Name:ENVVAR: send the header Name with the value of $ENVVAR on every request to the base URL's origin, never to another host, and redact the value from responses (repeatable)", func(s string) error {
 		name, env, ok := strings.Cut(s, ":")
 		if !ok || name == "" || env == "" {
 			return fmt.Errorf("--header-env %q: want Name:ENVVAR", s)
@@ -76,7 +76,7 @@ func parseOpenAPIServe(args []string, stdout, stderr io.Writer) (*openapiServe, 
 		o.headerEnvs = append(o.headerEnvs, s)
 		return nil
 	})
-	fs.Func("allow-host", "HOST[:PORT]: a further host requests and redirects may go to (repeatable; the base URL's host is always allowed)", func(s string) error {
+	fs.Func("allow-host", "HOST[:PORT]: a further host requests and redirects may go to, without the --header credentials (repeatable; the base URL's host is always allowed)", func(s string) error {
 		o.allowHosts = append(o.allowHosts, s)
 		return nil
 	})

@@ -139,8 +139,10 @@ func TestOpenAPIServeWithTheTypeScriptSDK(t *testing.T) {
 
 	t.Run("stdio", func(t *testing.T) {
 		api, seen := petAPI(t)
+		// --allow-host names a further host: the base URL's is allowed
+		// without being repeated, as the flag's help says.
 		a := tsAgent(t, agentSearch, agentExecute, "stdio", self, "-codemode-cli", "openapi", "serve", "--spec", spec,
-			"--base-url", api.URL+"/v3", "--header-env", "Authorization:PETSTORE_TOKEN", "--header", "X-Api-Key: key-1")
+			"--base-url", api.URL+"/v3", "--header-env", "Authorization:PETSTORE_TOKEN", "--header", "X-Api-Key: key-1", "--allow-host", "cdn.example.com")
 		check(t, a, seen())
 	})
 	t.Run("http", func(t *testing.T) {

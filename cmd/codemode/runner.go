@@ -55,6 +55,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	maxEngines := fs.Int("max-engines", defaultMaxEngines(), "quickjs: executions running at once across all connections; more wait for a free engine (0: no cap). Default: half the memory (the smaller of MemTotal and the cgroup's memory.max) over 80 MiB an engine (its 64 MiB memory limit and the engine's own), at least 1")
 	authTimeout := fs.Duration("auth-timeout", 3*time.Second, "bound on TLS and authentication (a silent peer holds a slot at most this long)")
 	perAddress := fs.Int("max-handshakes-per-address", 8, "connections authenticating at once from one source IP address; more are refused")
+	perNetwork := fs.Int("max-handshakes-per-network", 16, "connections authenticating at once from one network (an IPv4 /24, an IPv6 /64); more are refused, and the last quarter of the 64 slots is kept for networks holding none")
 	drainTimeout := fs.Duration("drain-timeout", 5*time.Minute, "after SIGTERM, how long executions in flight may take before the remaining connections are closed")
 	tlsCert := fs.String("tls-cert", "", "PEM certificate of this host (enables TLS, with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
@@ -82,8 +83,8 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageError{"runner serve: --max-engines must be 0 (no cap) or more"}
 	case *idle < 0 || *handshake <= 0 || *timeout <= 0 || *authTimeout <= 0:
 		return usageError{"runner serve: --idle-timeout must not be negative; --handshake-timeout, --auth-timeout and --timeout must be positive"}
-	case *perAddress < 1:
-		return usageError{"runner serve: --max-handshakes-per-address must be at least 1"}
+	case *perAddress < 1 || *perNetwork < 1:
+		return usageError{"runner serve: --max-handshakes-per-address and --max-handshakes-per-network must be at least 1"}
 	case (*tlsCert == "") != (*tlsKey == ""):
 		return usageError{"runner serve: --tls-cert and --tls-key go together"}
 	case *tlsClientCA != "" && *tlsCert == "":
@@ -121,7 +122,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	srv, err := remote.NewServer(remote.ServerOptions{
 		Driver: local, Token: token, TLS: tlsConfig,
 		MaxConnections: *maxConns, IdleTimeout: *idle, HandshakeTimeout: *handshake,
-		AuthTimeout: *authTimeout, MaxHandshakesPerAddress: *perAddress,
+		AuthTimeout: *authTimeout, MaxHandshakesPerAddress: *perAddress, MaxHandshakesPerNetwork: *perNetwork,
 		Logger: log,
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/credhttp"
 	"github.com/codemode-go/codemode/typegen"
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -37,12 +38,22 @@ type Options struct {
 	// "https://api.example.com/v1". Empty takes the document's first server
 	// URL (with its variables' defaults), which must then be absolute.
 	BaseURL string
-	// Headers are added to every request, replacing any header of the same
-	// name that a program passes: credentials such as Authorization belong
-	// here. Programs never see them.
+	// Headers are added to every request to the base URL's origin (its
+	// scheme, host and port), replacing any header of the same name that
+	// a program passes: credentials such as Authorization belong here.
+	// They are bound to that origin hop by hop: a redirect to another
+	// allowed host carries neither them nor a header of their names, and
+	// the program's own Authorization, Cookie and Referer stop there too.
+	// Programs never see them: the host asks for gzip itself (a program's
+	// Accept-Encoding is dropped), decodes the body, and replaces each
+	// value, JSON-escaped, percent-encoded or in base64, by "[redacted]" in
+	// the response; a Range header on a request that carries them is
+	// refused. A server that transforms a value in another way defeats the
+	// search; values shorter than 8 bytes are not searched for.
 	Headers http.Header
-	// AllowedHosts are the hosts (host or host:port, as in a URL) requests
-	// may go to, redirects included. Empty allows only the base URL's host.
+	// AllowedHosts are further hosts (host or host:port, as in a URL)
+	// requests may go to, redirects included; the base URL's host is
+	// always allowed.
 	AllowedHosts []string
 	// Client sends the requests; nil uses a client without a cookie jar.
 	// Its CheckRedirect is replaced by one that keeps redirects on
@@ -112,6 +123,7 @@ type Connector struct {
 	doc         *openapi3.T
 	base        *url.URL
 	headers     http.Header
+	creds       *credhttp.Policy // headers, bound to the base URL's origin
 	allowed     map[string]bool
 	client      *http.Client
 	timeout     time.Duration
@@ -180,30 +192,22 @@ func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
 		return nil, nil, err
 	}
 	c.base = base
-	c.allowed = map[string]bool{}
+	c.allowed = map[string]bool{strings.ToLower(base.Host): true}
 	for _, h := range opts.AllowedHosts {
 		c.allowed[strings.ToLower(h)] = true
 	}
-	if len(c.allowed) == 0 {
-		c.allowed[strings.ToLower(base.Host)] = true
-	}
-	if !c.allowed[strings.ToLower(base.Host)] {
-		return nil, nil, fmt.Errorf("the base URL's host %s is not among the allowed hosts %v", base.Host, opts.AllowedHosts)
-	}
-	client := http.Client{}
+	origin := credhttp.Origin(base)
+	c.creds = credhttp.New(func(u *url.URL) string {
+		if credhttp.Origin(u) == origin {
+			return origin
+		}
+		return ""
+	}, map[string]http.Header{origin: c.headers})
+	c.client = &http.Client{}
 	if opts.Client != nil {
-		client = *opts.Client
+		client := *opts.Client
+		c.client = &client
 	}
-	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		if !c.allowed[strings.ToLower(req.URL.Host)] {
-			return fmt.Errorf("redirect to %s refused: the host is not allowed", req.URL.Host)
-		}
-		return nil
-	}
-	c.client = &client
 	c.typeNames = componentTypeNames(doc)
 
 	var warnings []string

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/codemode-go/codemode/internal/membudget"
 )
 
 // RequestOptions is one HTTP request through the connector
@@ -160,45 +162,51 @@ func (c *Connector) do(ctx context.Context, method, escapedPath, rawQuery string
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "application/json, */*;q=0.5")
 	}
-	for k, v := range c.headers {
-		req.Header[http.CanonicalHeaderKey(k)] = v
-	}
 	start := time.Now()
-	resp, err := c.client.Do(req)
+	resp, err := c.creds.Do(c.client, req, c.follow)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		// The URL may carry what a program should not learn from an error;
-		// name the request by its method and path only.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
+		// The error names the request by its method and path only: a URL
+		// may carry what a program should not learn.
 		return nil, fmt.Errorf("%s %s: %w", method, escapedPath, err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxResponse+1))
+	r, err := c.creds.Read(ctx, resp, c.maxResponse)
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return nil, context.Cause(ctx)
+		case errors.Is(err, membudget.ErrTooLarge):
+			return nil, fmt.Errorf("%s %s: the response is larger than %d bytes", method, escapedPath, c.maxResponse)
 		}
 		return nil, fmt.Errorf("%s %s: reading the response: %w", method, escapedPath, err)
 	}
 	if c.logger != nil {
 		c.logger.DebugContext(ctx, "openapi request", "namespace", c.name, "method", method, "path", escapedPath, "status", resp.StatusCode, "duration", time.Since(start))
 	}
-	if int64(len(data)) > c.maxResponse {
-		return nil, fmt.Errorf("%s %s: the response is larger than %d bytes", method, escapedPath, c.maxResponse)
+	data := r.Body
+	if r.Status < 200 || r.Status > 299 {
+		return nil, &HTTPError{Status: r.Status, Method: method, Path: escapedPath, Body: cut(data, maxErrorBody)}
 	}
-	data = c.redact(data)
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &HTTPError{Status: resp.StatusCode, Method: method, Path: escapedPath, Body: cut(string(data), maxErrorBody)}
-	}
-	ct := resp.Header.Get("Content-Type")
+	ct := r.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
-	value := responseValue(ct, data)
-	return &response{status: resp.StatusCode, json: isJSON(mt) && len(bytes.TrimSpace(data)) > 0 && json.Valid(data), size: len(data), value: value}, nil
+	value, err := responseValue(membudget.AccountFrom(ctx), ct, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, escapedPath, err)
+	}
+	return &response{status: r.Status, json: isJSON(mt) && len(bytes.TrimSpace(data)) > 0 && json.Valid(data), size: len(data), value: value}, nil
+}
+
+// follow keeps redirects on the allowed hosts.
+func (c *Connector) follow(next *url.URL, hops int) error {
+	if hops >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if !c.allowed[strings.ToLower(next.Host)] {
+		return fmt.Errorf("redirect to %s refused: the host is not allowed", next.Host)
+	}
+	return nil
 }
 
 // methodOverride are the headers by which many web frameworks take a
@@ -207,56 +215,88 @@ func (c *Connector) do(ctx context.Context, method, escapedPath, rawQuery string
 // host approves requests by method.
 var methodOverride = map[string]bool{"X-Http-Method-Override": true, "X-Http-Method": true, "X-Method-Override": true}
 
-// redact replaces the values of the connector's own headers (credentials
-// the host adds) in a response body by "[redacted]": an API that echoes
-// the request's headers back, in an error page or a debugging endpoint,
-// would otherwise hand them to the program. Each value is looked for as it
-// is, JSON-escaped, and, for "Scheme token" values, the token alone;
-// values shorter than 8 bytes are left (they would match ordinary text).
-func (c *Connector) redact(data []byte) []byte {
-	for _, values := range c.headers {
-		for _, v := range values {
-			forms := []string{v}
-			if q, err := json.Marshal(v); err == nil {
-				forms = append(forms, string(q[1:len(q)-1]))
-			}
-			if _, token, ok := strings.Cut(v, " "); ok {
-				forms = append(forms, strings.TrimSpace(token))
-			}
-			for _, f := range forms {
-				if len(f) >= 8 && bytes.Contains(data, []byte(f)) {
-					data = bytes.ReplaceAll(data, []byte(f), []byte("[redacted]"))
-				}
-			}
-		}
-	}
-	return data
-}
-
-// responseValue turns a 2xx body into the program's value.
-func responseValue(contentType string, data []byte) json.RawMessage {
+// responseValue turns a 2xx body into the program's value: JSON as it is,
+// other UTF-8 text as a JSON string, anything else as {"contentType",
+// "base64"}. A new value's buffer is reserved on acct before it is
+// allocated.
+func responseValue(acct *membudget.Account, contentType string, data []byte) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return json.RawMessage("null")
+		return json.RawMessage("null"), nil
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if isJSON(mt) && json.Valid(data) {
-		return data
+		return data, nil
 	}
+	var head, tail []byte
+	var size int
 	if utf8.Valid(data) {
-		out, _ := json.Marshal(string(data))
-		return out
+		head, tail = []byte(`"`), []byte(`"`)
+		size = quotedLen(data)
+	} else {
+		ct, _ := json.Marshal(contentType)
+		head = append(append([]byte(`{"contentType":`), ct...), `,"base64":"`...)
+		tail = []byte(`"}`)
+		size = base64.StdEncoding.EncodedLen(len(data))
 	}
-	out, _ := json.Marshal(map[string]string{"contentType": contentType, "base64": base64.StdEncoding.EncodeToString(data)})
-	return out
+	size += len(head) + len(tail)
+	if err := acct.Take(int64(size)); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, size)
+	out = append(out, head...)
+	if utf8.Valid(data) {
+		out = appendQuoted(out, data)
+	} else {
+		out = base64.StdEncoding.AppendEncode(out, data)
+	}
+	out = append(out, tail...)
+	return out, nil
+}
+
+// quotedLen is the length of s's contents as a JSON string (RFC 8259 §7),
+// quotes not counted, as appendQuoted writes it.
+func quotedLen(s []byte) int {
+	n := len(s)
+	for _, b := range s {
+		switch {
+		case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t':
+			n++
+		case b < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// appendQuoted appends s, valid UTF-8, escaped for a JSON string.
+func appendQuoted(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	for _, b := range s {
+		switch {
+		case b == '"' || b == '\\':
+			dst = append(dst, '\\', b)
+		case b == '\n':
+			dst = append(dst, '\\', 'n')
+		case b == '\r':
+			dst = append(dst, '\\', 'r')
+		case b == '\t':
+			dst = append(dst, '\\', 't')
+		case b < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
+		default:
+			dst = append(dst, b)
+		}
+	}
+	return dst
 }
 
 // cut bounds s to n bytes on a character boundary, marking a cut with "…".
-func cut(s string, n int) string {
+func cut(s []byte, n int) string {
 	if len(s) <= n {
-		return s
+		return string(s)
 	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return string(s[:n]) + "…"
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -414,6 +415,11 @@ func (c *Connector) checkResponse(ctx context.Context, op *operation, r *respons
 		}
 		return nil
 	}
+	// Decoded for validation, a JSON text takes several times its size
+	// (maps, interfaces, float64s): reserved like the body it came from.
+	if err := membudget.AccountFrom(ctx).Take(decodedCost * int64(r.size)); err != nil {
+		return err
+	}
 	var v any
 	if err := json.Unmarshal(r.value, &v); err != nil {
 		return nil
@@ -435,6 +441,11 @@ func (c *Connector) checkResponse(ctx context.Context, op *operation, r *respons
 	}
 	return nil
 }
+
+// decodedCost is what decoding a JSON text into Go values takes, per byte
+// of text, at most for ordinary API responses (a short string field's map
+// entry and interface, a number's float64).
+const decodedCost = 8
 
 // requestValidation validates a request value: readOnly properties are
 // not required, and not refused either, because OpenAPI 3.0 says they

@@ -138,8 +138,9 @@ func TestGarbageBeforeAuthentication(t *testing.T) {
 // error; the ones inside it keep working, and a freed slot is reusable.
 func TestConnectionLimit(t *testing.T) {
 	const limit, flood = 4, 24
-	// All from one address: the per-address handshake cap must not be what refuses.
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{MaxConnections: limit, MaxHandshakesPerAddress: flood})
+	// All from one address: the per-address and per-network handshake caps
+	// must not be what refuses.
+	h := startHost(t, quickjsDriver(t), remote.ServerOptions{MaxConnections: limit, MaxHandshakesPerAddress: flood, MaxHandshakesPerNetwork: flood})
 	d := h.driver(t)
 	var (
 		wg       sync.WaitGroup

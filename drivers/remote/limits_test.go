@@ -53,3 +53,43 @@ func TestSilentConnectionsFromOneAddressDoNotLockOutOthers(t *testing.T) {
 		t.Errorf("the silent connections were held for %s", d)
 	}
 }
+
+// TestSilentConnectionsFromOneNetworkDoNotLockOutOthers is the review's
+// attack and more: 72 silent connections from 9 addresses of one /24 (8
+// each, within MaxHandshakesPerAddress), then 16 from each of four other
+// /24s. One network takes at most MaxHandshakesPerNetwork slots, and the
+// last quarter of MaxHandshakes stays for networks holding none, so a
+// client from a fifth network is served at once.
+func TestSilentConnectionsFromOneNetworkDoNotLockOutOthers(t *testing.T) {
+	h := startHost(t, quickjsDriver(t), remote.ServerOptions{AuthTimeout: 30 * time.Second, HandshakeTimeout: time.Minute})
+	var silent []net.Conn
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	dial := func(ip net.IP, n int) {
+		dialer := net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}, Timeout: 5 * time.Second}
+		for range n {
+			c, err := dialer.Dial("tcp", h.addr)
+			if err != nil {
+				t.Skipf("cannot dial from %s (%v)", ip, err)
+			}
+			silent = append(silent, c)
+		}
+	}
+	for host := byte(2); host <= 10; host++ {
+		dial(net.IPv4(127, 0, 1, host), 8)
+	}
+	for network := byte(2); network <= 5; network++ {
+		dial(net.IPv4(127, 0, network, 2), 8)
+		dial(net.IPv4(127, 0, network, 3), 8)
+	}
+	// The client dials from 127.0.0.1: another /24.
+	rt, err := client.NewRuntime(context.Background(), h.driver(t))
+	if err != nil {
+		t.Fatalf("a client from another network was locked out: %v", err)
+	}
+	runOK(t, rt)
+	rt.Close()
+}

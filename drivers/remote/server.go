@@ -54,6 +54,19 @@ type ServerOptions struct {
 	// from elsewhere; past it a connection from that address is refused
 	// like one past MaxHandshakes. Default 8.
 	MaxHandshakesPerAddress int
+	// MaxHandshakesPerNetwork caps the connections still authenticating
+	// from one network (NetworkPrefixIPv4, NetworkPrefixIPv6), since a
+	// peer holding a few addresses of one network, or an IPv6 /64, would
+	// pass MaxHandshakesPerAddress alone. Default 16. Besides, once three
+	// quarters of MaxHandshakes are taken, a network that already holds a
+	// slot gets no other: the last quarter is kept for networks that hold
+	// none, so that a handful of networks cannot lock everyone out.
+	MaxHandshakesPerNetwork int
+	// NetworkPrefixIPv4 and NetworkPrefixIPv6 are the prefix lengths, in
+	// bits, of the networks MaxHandshakesPerNetwork counts by; default 24
+	// (an IPv4 /24) and 64 (an IPv6 /64, what one site is usually given:
+	// RFC 6177 §2).
+	NetworkPrefixIPv4, NetworkPrefixIPv6 int
 	// AuthTimeout bounds what a connection may take before it has proved the
 	// token: TLS and the hello/auth exchange. A silent or slow peer holds a
 	// slot at most this long. Default 3s; at most HandshakeTimeout.
@@ -81,8 +94,9 @@ type Server struct {
 
 	mu          sync.Mutex
 	listeners   map[net.Listener]struct{}
-	handshaking map[net.Conn]string // connections authenticating -> source IP
+	handshaking map[net.Conn]source // connections authenticating -> where from
 	perAddress  map[string]int      // source IP -> connections authenticating
+	perNetwork  map[string]int      // source network -> connections authenticating
 	sessions    map[*session]struct{}
 	runtimes    int // reserved runtime slots: sessions and boots
 	draining    bool
@@ -110,6 +124,15 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.MaxHandshakesPerAddress <= 0 {
 		opts.MaxHandshakesPerAddress = 8
 	}
+	if opts.MaxHandshakesPerNetwork <= 0 {
+		opts.MaxHandshakesPerNetwork = 16
+	}
+	if opts.NetworkPrefixIPv4 <= 0 || opts.NetworkPrefixIPv4 > 32 {
+		opts.NetworkPrefixIPv4 = 24
+	}
+	if opts.NetworkPrefixIPv6 <= 0 || opts.NetworkPrefixIPv6 > 128 {
+		opts.NetworkPrefixIPv6 = 64
+	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
@@ -125,8 +148,9 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	return &Server{
 		opts: opts, log: log, ctx: ctx, cancel: cancel,
 		listeners:   map[net.Listener]struct{}{},
-		handshaking: map[net.Conn]string{},
+		handshaking: map[net.Conn]source{},
 		perAddress:  map[string]int{},
+		perNetwork:  map[string]int{},
 		sessions:    map[*session]struct{}{},
 	}, nil
 }
@@ -185,16 +209,8 @@ func (s *Server) accept(c net.Conn) {
 		_ = c.Close()
 		return
 	}
-	addr := sourceIP(c.RemoteAddr())
-	busy := ""
-	switch {
-	case len(s.handshaking) >= s.opts.MaxHandshakes:
-		s.log.Warn("remote runner: connection refused: too many connections authenticating", "remote", c.RemoteAddr().String(), "limit", s.opts.MaxHandshakes)
-		busy = "connection refused: too many connections are authenticating; try again"
-	case s.perAddress[addr] >= s.opts.MaxHandshakesPerAddress:
-		s.log.Warn("remote runner: connection refused: too many connections authenticating from one address", "remote", c.RemoteAddr().String(), "limit", s.opts.MaxHandshakesPerAddress)
-		busy = "connection refused: too many connections from your address are authenticating; try again"
-	}
+	from := s.sourceOf(c.RemoteAddr())
+	busy := s.preAuthBusy(c, from)
 	if busy != "" {
 		// Say so, briefly, so a client can tell a busy host from another
 		// service; a peer that does not read loses nothing but a second.
@@ -207,8 +223,9 @@ func (s *Server) accept(c net.Conn) {
 		}()
 		return
 	}
-	s.handshaking[c] = addr
-	s.perAddress[addr]++
+	s.handshaking[c] = from
+	s.perAddress[from.addr]++
+	s.perNetwork[from.network]++
 	s.nextID++
 	id := s.nextID
 	s.wg.Add(1)
@@ -325,23 +342,57 @@ func (s *Server) serveConn(id uint64, raw net.Conn) {
 // untrack forgets an authenticating connection; s.mu is held. It may be
 // called again for the same connection.
 func (s *Server) untrack(c net.Conn) {
-	addr, ok := s.handshaking[c]
+	from, ok := s.handshaking[c]
 	if !ok {
 		return
 	}
 	delete(s.handshaking, c)
-	if s.perAddress[addr]--; s.perAddress[addr] <= 0 {
-		delete(s.perAddress, addr)
+	if s.perAddress[from.addr]--; s.perAddress[from.addr] <= 0 {
+		delete(s.perAddress, from.addr)
+	}
+	if s.perNetwork[from.network]--; s.perNetwork[from.network] <= 0 {
+		delete(s.perNetwork, from.network)
 	}
 }
 
-// sourceIP is the IP address a connection comes from (the whole address for
-// a Unix socket, whose peers are all local).
-func sourceIP(a net.Addr) string {
-	if tcp, ok := a.(*net.TCPAddr); ok {
-		return tcp.IP.String()
+// preAuthBusy returns why a connection from from may not take a
+// pre-authentication slot, for the peer, or "" when it may; s.mu is held.
+func (s *Server) preAuthBusy(c net.Conn, from source) string {
+	// The last quarter of the slots is kept for networks holding none.
+	shared := s.opts.MaxHandshakes - s.opts.MaxHandshakes/4
+	refuse := func(why string, limit int, peer string) string {
+		s.log.Warn("remote runner: connection refused: "+why, "remote", c.RemoteAddr().String(), "limit", limit)
+		return "connection refused: " + peer + "; try again"
 	}
-	return a.String()
+	switch {
+	case len(s.handshaking) >= s.opts.MaxHandshakes:
+		return refuse("too many connections authenticating", s.opts.MaxHandshakes, "too many connections are authenticating")
+	case s.perAddress[from.addr] >= s.opts.MaxHandshakesPerAddress:
+		return refuse("too many connections authenticating from one address", s.opts.MaxHandshakesPerAddress, "too many connections from your address are authenticating")
+	case s.perNetwork[from.network] >= s.opts.MaxHandshakesPerNetwork:
+		return refuse("too many connections authenticating from one network", s.opts.MaxHandshakesPerNetwork, "too many connections from your network are authenticating")
+	case s.perNetwork[from.network] > 0 && len(s.handshaking) >= shared:
+		return refuse("the remaining authentication slots are kept for other networks", s.opts.MaxHandshakes, "too many connections are authenticating")
+	}
+	return ""
+}
+
+// source is where a connection comes from: its IP address, and the network
+// that address belongs to ("127.0.0.0/24"). For a Unix socket, whose peers
+// are all local, both are the whole address.
+type source struct{ addr, network string }
+
+func (s *Server) sourceOf(a net.Addr) source {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return source{a.String(), a.String()}
+	}
+	ip, bits := tcp.IP, s.opts.NetworkPrefixIPv6
+	if v4 := ip.To4(); v4 != nil {
+		ip, bits = v4, s.opts.NetworkPrefixIPv4
+	}
+	network := &net.IPNet{IP: ip.Mask(net.CIDRMask(bits, 8*len(ip))), Mask: net.CIDRMask(bits, 8*len(ip))}
+	return source{ip.String(), network.String()}
 }
 
 // refusalGrace is how long a refusal may take to write, past the handshake
