@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/internal/membudget"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // maxQueued bounds the bytes of runner messages waiting for one execution

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/drivers"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // pipeDriver is a driver whose runner is a Go function on the far end of a

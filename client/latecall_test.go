@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // A tool call a runner sends after the execution's result is not run, and

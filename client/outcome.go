@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // OutcomeKind says how a program ended.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/internal/membudget"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
-	"github.com/codemode-go/codemode/wire"
 )
 
 // Errors returned by Runtime.Execute and Client.Run; test with errors.Is.
@@ -229,7 +229,7 @@ func (rt *Runtime) readLoop() {
 			}
 			// Naming no execution, it cannot be failed alone, and skipping
 			// it left its execution waiting for a result until the deadline
-			// (wire/PROTOCOL.md: such a message ends the connection).
+			// (docs/runner-protocol.md: such a message ends the connection).
 			err = fmt.Errorf("the runner sent a malformed message naming no execution: %w", derr)
 			break
 		}
@@ -356,8 +356,8 @@ type ExecuteRequest struct {
 	Input json.RawMessage
 	// Namespaces maps scope properties to the tool names under them.
 	Namespaces map[string][]string
-	// Scope, when set, names Namespaces for the runner (at most
-	// wire.MaxScopeSize bytes): wire.ScopeDigest of the list, or any name
+	// Scope, when set, names Namespaces for the runner (at most 128
+	// bytes): a digest of the list, or any name
 	// the caller never gives another list on the same runtime. A runner
 	// that speaks wire 1.2 then receives the list with the first execution
 	// that names it, and the name alone afterwards, so that a catalogue of
@@ -365,16 +365,16 @@ type ExecuteRequest struct {
 	// list travels with every execution.
 	Scope string
 	// Setup, when set, is a scope setup the runner applies (wire 1.3,
-	// PROTOCOL.md "Scope setup"): the JavaScript text of a function
-	// expression, at most wire.MaxSetupSize bytes, that receives the scope;
+	// docs/runner-protocol.md "Scope setup"): the JavaScript text of a function
+	// expression, at most 1 MiB, that receives the scope;
 	// the default export receives what it returns. The runner compiles it
 	// apart from Source, before Source's module runs, and may keep it
 	// compiled between executions. A runner older than 1.3 cannot take
-	// it: Execute then returns an error wrapping wire.ErrVersion and runs
+	// it: Execute then returns an error saying the versions differ, and runs
 	// nothing.
 	Setup string
 	// Prefill holds results the host promises for tool calls, by seq (wire
-	// 1.3, PROTOCOL.md "Prefilled results"): the runner answers such a call
+	// 1.3, docs/runner-protocol.md "Prefilled results"): the runner answers such a call
 	// at once with the result and reports it. Execute then runs the call
 	// through CallTool as any other, but on the execution's own goroutine,
 	// in order, before it handles anything the runner sent after the call,
@@ -385,7 +385,7 @@ type ExecuteRequest struct {
 	Prefill map[uint64]json.RawMessage
 	// Limits bound the execution (zero fields take their defaults).
 	Limits Limits
-	// Seed seeds the program's Math.random: wire.SeedSize (16) bytes, or nil
+	// Seed seeds the program's Math.random: 16 bytes, or nil
 	// for a seed from the runner's CSPRNG. One seed gives one sequence.
 	Seed []byte
 	// Clock holds the values (ms since the Unix epoch) that Date.now() and

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // runScope is the namespaces a run sends (read only: runs share it) and the

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // frameRecorder records the frames written to it.

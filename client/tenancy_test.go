@@ -12,7 +12,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/fxamacker/cbor/v2"
 )
 
@@ -170,7 +170,7 @@ func TestMalformedMessageFailsOnlyItsExecution(t *testing.T) {
 
 // TestMalformedMessageNamingNoExecutionFailsTheRuntime: a runner message the
 // host cannot decode and whose execution id cannot be read ends the
-// connection (wire/PROTOCOL.md), and the execution waiting on it fails at
+// connection (docs/runner-protocol.md), and the execution waiting on it fails at
 // once, rather than at its deadline as when the message was skipped.
 func TestMalformedMessageNamingNoExecutionFailsTheRuntime(t *testing.T) {
 	noID, err := cbor.Marshal(map[int]any{0: uint64(wire.KindResult), 17: wire.OutcomeSuccess, 30: "x"})

@@ -10,7 +10,7 @@ import "strings"
 // (client.ErrorNamer).
 type ErrorName string
 
-// The error names programs can see. wire/PROTOCOL.md carries them as the
+// The error names programs can see. docs/runner-protocol.md carries them as the
 // error's name.
 const (
 	// ErrorToolValidation: a tool's input broke its input schema (the

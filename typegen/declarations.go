@@ -40,7 +40,7 @@ type ToolDecl struct {
 	// Promise<any>: the tool declares nothing about its value. Name and Description are checked as for strict
 	// tools. When the input is an object type with no required property the
 	// parameter is optional (`input?: {…}`): a call without an argument sends
-	// {} (wire/PROTOCOL.md).
+	// {} (docs/runner-protocol.md).
 	Lenient bool `json:"lenient,omitempty"`
 	// Annotations are the tool's behaviour hints, printed as JSDoc block
 	// tags after Description (see [Annotations.Tags]).

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // TestClockValuesPastTheFrameLimit: the clock values a program read since

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
-	"github.com/codemode-go/codemode/wire"
 )
 
 // TestRunnerRejectsGarbage feeds malformed frames to the JavaScript runner

@@ -60,7 +60,7 @@ type Options struct {
 	//
 	// Timeout, MaxOutput, MaxContent and MaxTimers are each execution's
 	// defaults and hard caps: an execute message's limits
-	// (client.RunOptions.Limits, wire.Limits) lower them for one execution
+	// (client.RunOptions.Limits) lower them for one execution
 	// and never raise them. A Node.js runtime shares one heap among its
 	// executions, so a per-execution memory limit does not apply.
 	Timeout time.Duration

@@ -8,8 +8,8 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
-	"github.com/codemode-go/codemode/wire"
 )
 
 // TestRunnerStripsTypeScript: the Node.js runner offers to strip types

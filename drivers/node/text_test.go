@@ -12,8 +12,8 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
-	"github.com/codemode-go/codemode/wire"
 )
 
 // TestRunnerDecodesText: the runner decodes the wire's text with the

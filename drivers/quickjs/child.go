@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/tetratelabs/wazero"
 	"golang.org/x/sys/unix"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -19,7 +19,7 @@ import (
 //
 // Timeout, MemoryLimit, MaxOutput, MaxContent and MaxTimers are each
 // execution's defaults and hard caps: an execute message's limits
-// (client.RunOptions.Limits, wire.Limits) lower them for one execution and
+// (client.RunOptions.Limits) lower them for one execution and
 // never raise them.
 type Options struct {
 	// Timeout is the per-execution deadline, measured from the execute

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // event is something an execution waits for: a tool result, a timer, or the

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // The Go runner trusts nothing from an engine: every outbox entry that is

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
-// The scopes a runner and a supervisor keep (wire 1.2, PROTOCOL.md
+// The scopes a runner and a supervisor keep (wire 1.2, docs/runner-protocol.md
 // "Scopes"): at most maxScopes, whose tool names take at most maxScopeBytes
 // (their bytes plus 16 per name), the least recently used evicted first.
 // The newest is kept whatever its size, so that the scope of the execution

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
-	"github.com/codemode-go/codemode/wire"
 )
 
 func TestSmoke(t *testing.T) {

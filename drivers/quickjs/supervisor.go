@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 	"golang.org/x/sys/unix"
 )
 

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/drivers"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/fxamacker/cbor/v2"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
-	"github.com/codemode-go/codemode/wire"
 )
 
 // ErrServerClosed is returned by Server.Serve after Shutdown or Close.

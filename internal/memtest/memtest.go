@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
-	"github.com/codemode-go/codemode/wire"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // Flood is a runner that answers an execute with Calls tool calls of

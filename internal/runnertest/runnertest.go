@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
-	"github.com/codemode-go/codemode/wire"
 )
 
 // Conn is a test's end of a runner: it sends execute messages and collects

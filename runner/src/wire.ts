@@ -1,4 +1,4 @@
-// The wire protocol of wire/PROTOCOL.md, on the JavaScript side: frames
+// The wire protocol of docs/runner-protocol.md, on the JavaScript side: frames
 // (4-byte big-endian length + CBOR map with small-integer keys) and the
 // runner loop that serves execute, tool-result and cancel messages. It runs
 // in the realm of the programs it serves (Node.js), so it uses ./intrinsics
@@ -12,7 +12,7 @@ import {
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
 import { createExecution, listNamespace, serializeError, type Execution, type Finish, type Host, type Limits, type ModuleBox, type Namespace } from "./core";
 
-/** protocolVersion is the major version, protocolMinor the newest minor (wire/PROTOCOL.md, "Versions"). */
+/** protocolVersion is the major version, protocolMinor the newest minor (docs/runner-protocol.md, "Versions"). */
 export const protocolVersion = 1;
 export const protocolMinor = 4;
 export const maxFrameSize = 16 << 20;
@@ -99,7 +99,7 @@ export interface RunnerOptions {
    * a program in place (blanks, so every line and column stays where it
    * was) and returns the JavaScript; it throws for syntax that blanks cannot
    * erase (an enum) and for syntax errors. With it, the runner's ready says
-   * typeScript (wire 1.4, PROTOCOL.md "Type stripping").
+   * typeScript (wire 1.4, docs/runner-protocol.md "Type stripping").
    */
   stripTypes?(source: string): string;
   runner: string;

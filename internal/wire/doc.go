@@ -7,5 +7,5 @@
 // host sends execute, tool-result and cancel messages and the runner answers
 // with tool-call, program-output and execution-result messages, all correlated
 // by execution id. The package knows nothing of tools, schemas or programs: it
-// moves and checks messages. wire/PROTOCOL.md describes every message kind.
+// moves and checks messages. docs/runner-protocol.md describes every message kind.
 package wire

@@ -44,7 +44,7 @@ const ProtocolMinor = 4
 // minor 1.
 const ExtensionKeys = 32
 
-// Version is one protocol version, major.minor (PROTOCOL.md, "Versions").
+// Version is one protocol version, major.minor (docs/runner-protocol.md, "Versions").
 type Version struct {
 	Major uint32 `cbor:"1,keyasint"`
 	Minor uint32 `cbor:"2,keyasint,omitempty"`
@@ -144,7 +144,7 @@ const (
 	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock, ScopeUnknown, StripRefused
 )
 
-// String returns the protocol name of the kind, as used in PROTOCOL.md.
+// String returns the protocol name of the kind, as used in docs/runner-protocol.md.
 func (k Kind) String() string {
 	switch k {
 	case KindReady:
@@ -275,7 +275,7 @@ type Message struct {
 
 	// Since 1.2.
 
-	// Scope names the execute message's namespaces (PROTOCOL.md, "Scopes"):
+	// Scope names the execute message's namespaces (docs/runner-protocol.md, "Scopes"):
 	// a digest of them, at most MaxScopeSize bytes, such as [ScopeDigest]
 	// gives. With Namespaces the runner keeps the list under it; without,
 	// the runner runs with the list it kept, or answers ScopeUnknown when it
@@ -289,7 +289,7 @@ type Message struct {
 
 	// Since 1.3.
 
-	// Setup is a scope setup (execute; PROTOCOL.md, "Scope setup"): the
+	// Setup is a scope setup (execute; docs/runner-protocol.md, "Scope setup"): the
 	// JavaScript text of a function expression, at most MaxSetupSize bytes.
 	// The runner compiles it apart from the program, before the program's
 	// module is evaluated (it may keep the compiled form between executions),
@@ -297,7 +297,7 @@ type Message struct {
 	// export. Empty: the default export receives the scope itself.
 	Setup string `cbor:"34,keyasint,omitempty"`
 	// Prefill holds results the host promises for tool calls by seq
-	// (execute; PROTOCOL.md, "Prefilled results"), in ascending seq order:
+	// (execute; docs/runner-protocol.md, "Prefilled results"), in ascending seq order:
 	// the runner answers such a call at once with the output and reports
 	// it in a tool-call message with Prefilled set, to which the host sends
 	// no tool-result.
@@ -318,7 +318,7 @@ type Message struct {
 
 	// TypeScript, in ready, says that the runner strips TypeScript's types
 	// from a program itself, keeping every line and column where it was
-	// (PROTOCOL.md, "Type stripping"); in execute, that Source is TypeScript
+	// (docs/runner-protocol.md, "Type stripping"); in execute, that Source is TypeScript
 	// for the runner to strip. A host sends it only to a runner whose ready
 	// said so.
 	TypeScript bool `cbor:"39,keyasint,omitempty"`
