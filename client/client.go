@@ -273,7 +273,7 @@ func (c *Client) scopeNames() []string {
 		names = append(names, "input")
 	}
 	sdk := false
-	for _, ns := range c.contract.NamespaceList() {
+	for _, ns := range c.contract.Namespaces() {
 		names = append(names, ns.Name)
 		sdk = sdk || ns.Name == sdkNamespace
 	}
@@ -343,9 +343,9 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 		}
 		scope = c.scopes.get(true)
 	}
-	inner := ToolCaller(ToolCallerFunc(func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+	inner := ToolCaller(func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 		return handle(ctx, call, opts.Approve)
-	}))
+	})
 	if opts.Middleware != nil {
 		inner = opts.Middleware(inner)
 	}
@@ -450,7 +450,7 @@ func fetchCall(ctx context.Context, call ToolCall, f *fetcher, caller ToolCaller
 	ev := Event{Kind: EventToolCallStarted, Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
 	tel.emit(ev)
 	ctx = context.WithValue(withCall(ctx, call), fetchKey{}, f)
-	out, err := caller.CallTool(ctx, call)
+	out, err := caller(ctx, call)
 	ev.Duration = time.Since(start)
 	if err != nil {
 		ev.Kind, ev.Err = EventToolCallFailed, err
@@ -499,7 +499,7 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 	ev.Kind = EventToolCallStarted
 	tel.emit(ev)
 	ctx = context.WithValue(withCall(ctx, call), toolKey{}, t)
-	out, err := caller.CallTool(ctx, call)
+	out, err := caller(ctx, call)
 	ev.Duration = time.Since(start)
 	if err == nil {
 		err = t.CheckOutput(out)

@@ -80,8 +80,8 @@ type FetchPolicy struct {
 	// Timeout bounds one request, from sending it to the end of its
 	// body; default 30s. The execution's deadline comes first anyway.
 	Timeout time.Duration
-	// MaxRequests caps the requests one execution may send; default
-	// DefaultMaxFetchRequests. A fetch past it fails with a TypeError
+	// MaxRequests caps the requests one execution may send; default 100.
+	// A fetch past it fails with a TypeError
 	// naming the cap, as a denied origin does. Redirects followed for a
 	// request do not count again; requests a middleware answers itself (a
 	// recorded result) are not sent and do not count.
@@ -197,9 +197,9 @@ type fetcher struct {
 	sent    atomic.Int64 // requests sent in this execution
 }
 
-// DefaultMaxFetchRequests is FetchPolicy.MaxRequests's default: requests
+// defaultMaxFetchRequests is FetchPolicy.MaxRequests's default: requests
 // per execution.
-const DefaultMaxFetchRequests = 100
+const defaultMaxFetchRequests = 100
 
 func newFetcher(p *FetchPolicy) (*fetcher, error) {
 	origins, err := parseOrigins(p.Allow)
@@ -229,7 +229,7 @@ func newFetcher(p *FetchPolicy) (*fetcher, error) {
 		f.p.Timeout = 30 * time.Second
 	}
 	if f.p.MaxRequests <= 0 {
-		f.p.MaxRequests = DefaultMaxFetchRequests
+		f.p.MaxRequests = defaultMaxFetchRequests
 	}
 	transport := f.p.Transport
 	if transport == nil {

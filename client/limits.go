@@ -16,9 +16,9 @@ import (
 // others).
 type Limits struct {
 	// Timeout is the execution's deadline, from the moment it is sent.
-	// Default DefaultTimeout. The runner stops the program at the deadline;
-	// if it cannot (a Node.js process in a busy loop), the host gives up
-	// HostGrace later with the same TimeoutError and probes the runtime.
+	// Default 30 s. The runner stops the program at the deadline; if it
+	// cannot (a Node.js process in a busy loop), the host gives up 2 s
+	// later with the same TimeoutError and probes the runtime.
 	Timeout time.Duration
 	// MemoryBytes caps the program's heap (QuickJS). 0: the driver's default.
 	MemoryBytes uint64
@@ -31,10 +31,10 @@ type Limits struct {
 	// MaxTimers caps pending timers. 0: the driver's default.
 	MaxTimers int
 	// MaxToolCalls caps the tool calls one execution may make in total.
-	// Default DefaultMaxToolCalls.
+	// Default 10,000.
 	MaxToolCalls int
 	// MaxInFlightCalls caps the tool calls running at once. Default
-	// DefaultMaxInFlightCalls.
+	// 1,000.
 	MaxInFlightCalls int
 	// MaxInFlightBytes caps the bytes the host holds for tool calls still
 	// running or not yet delivered, reserved before the memory is taken
@@ -53,27 +53,30 @@ type Limits struct {
 	MaxInFlightBytes int64
 }
 
-// Defaults for the Limits the host enforces. The tool-call bounds follow the
-// shape of Vercel's code mode (maxBridgeRequests, maxInFlightBridgeRequests).
+// DefaultMaxInFlightBytes is Limits.MaxInFlightBytes's default: 256 MiB.
+const DefaultMaxInFlightBytes = 256 << 20
+
+// Defaults for the other Limits the host enforces. The tool-call bounds
+// follow the shape of Vercel's code mode (maxBridgeRequests,
+// maxInFlightBridgeRequests).
 const (
-	DefaultTimeout          = 30 * time.Second
-	DefaultMaxToolCalls     = 10_000
-	DefaultMaxInFlightCalls = 1_000
-	DefaultMaxInFlightBytes = 256 << 20
-	// HostGrace is how long after an execution's deadline the host waits
+	defaultTimeout          = 30 * time.Second
+	defaultMaxToolCalls     = 10_000
+	defaultMaxInFlightCalls = 1_000
+	// hostGrace is how long after an execution's deadline the host waits
 	// for the runner to end it before giving up on it.
-	HostGrace = 2 * time.Second
+	hostGrace = 2 * time.Second
 )
 
 func (l Limits) withDefaults() Limits {
 	if l.Timeout <= 0 {
-		l.Timeout = DefaultTimeout
+		l.Timeout = defaultTimeout
 	}
 	if l.MaxToolCalls <= 0 {
-		l.MaxToolCalls = DefaultMaxToolCalls
+		l.MaxToolCalls = defaultMaxToolCalls
 	}
 	if l.MaxInFlightCalls <= 0 {
-		l.MaxInFlightCalls = DefaultMaxInFlightCalls
+		l.MaxInFlightCalls = defaultMaxInFlightCalls
 	}
 	if l.MaxInFlightBytes <= 0 {
 		l.MaxInFlightBytes = DefaultMaxInFlightBytes

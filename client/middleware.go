@@ -9,17 +9,7 @@ import (
 // ToolCaller runs one tool call and returns its output as JSON. The
 // innermost ToolCaller of a run invokes the contract's tool handler; a
 // Middleware wraps it, as net/http middleware wraps a Handler.
-type ToolCaller interface {
-	CallTool(ctx context.Context, call ToolCall) (json.RawMessage, error)
-}
-
-// ToolCallerFunc adapts a function to a ToolCaller.
-type ToolCallerFunc func(ctx context.Context, call ToolCall) (json.RawMessage, error)
-
-// CallTool calls f(ctx, call).
-func (f ToolCallerFunc) CallTool(ctx context.Context, call ToolCall) (json.RawMessage, error) {
-	return f(ctx, call)
-}
+type ToolCaller func(ctx context.Context, call ToolCall) (json.RawMessage, error)
 
 // Middleware wraps every tool call of a run (RunOptions.Middleware): a
 // recorder, an approval gate, an audit log, a rate limit. It sees the call
@@ -32,10 +22,10 @@ func (f ToolCallerFunc) CallTool(ctx context.Context, call ToolCall) (json.RawMe
 // ended.
 //
 //	logCalls := func(next client.ToolCaller) client.ToolCaller {
-//		return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+//		return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 //			log.Printf("%s #%d %s.%s", call.ExecutionID, call.Seq, call.Namespace, call.Tool)
-//			return next.CallTool(ctx, call)
-//		})
+//			return next(ctx, call)
+//		}
 //	}
 type Middleware func(next ToolCaller) ToolCaller
 
@@ -85,22 +75,22 @@ func Halt(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &HaltError{Err: err}
+	return &haltError{Err: err}
 }
 
-// HaltError is the error Halt returns; Err is the error the execution ends
+// haltError is the error Halt returns; Err is the error the execution ends
 // with.
-type HaltError struct{ Err error }
+type haltError struct{ Err error }
 
 // Error returns Err's message.
-func (e *HaltError) Error() string { return e.Err.Error() }
+func (e *haltError) Error() string { return e.Err.Error() }
 
 // Unwrap returns Err.
-func (e *HaltError) Unwrap() error { return e.Err }
+func (e *haltError) Unwrap() error { return e.Err }
 
 // asHalt finds a HaltError in err's chain.
-func asHalt(err error) (*HaltError, bool) {
-	var h *HaltError
+func asHalt(err error) (*haltError, bool) {
+	var h *haltError
 	if errors.As(err, &h) {
 		return h, true
 	}

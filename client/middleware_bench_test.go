@@ -27,9 +27,9 @@ func BenchmarkToolDispatch(b *testing.B) {
 	call := ToolCall{ExecutionID: "run_1", Seq: 1, Namespace: "codemode", Tool: "echo", Input: input}
 	ctx := context.Background()
 	pass := Middleware(func(next ToolCaller) ToolCaller {
-		return ToolCallerFunc(func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
-			return next.CallTool(ctx, call)
-		})
+		return func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+			return next(ctx, call)
+		}
 	})
 	b.Run("handler", func(b *testing.B) {
 		b.ReportAllocs()
@@ -39,7 +39,7 @@ func BenchmarkToolDispatch(b *testing.B) {
 			}
 		}
 	})
-	inner := ToolCallerFunc(func(ctx context.Context, call ToolCall) (json.RawMessage, error) { return handle(ctx, call, nil) })
+	inner := func(ctx context.Context, call ToolCall) (json.RawMessage, error) { return handle(ctx, call, nil) }
 	for _, tc := range []struct {
 		name   string
 		caller ToolCaller
@@ -51,7 +51,7 @@ func BenchmarkToolDispatch(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				cctx := context.WithValue(withCall(ctx, call), toolKey{}, tool)
-				if _, err := tc.caller.CallTool(cctx, call); err != nil {
+				if _, err := tc.caller(cctx, call); err != nil {
 					b.Fatal(err)
 				}
 			}

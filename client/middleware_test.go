@@ -41,7 +41,7 @@ func (j *journal) set(seq uint64, s string) {
 // middleware halts at the "write" tool (a pause for approval), records the
 // rest, and reports calls that were still in flight when the run ended.
 func (j *journal) middleware(next client.ToolCaller) client.ToolCaller {
-	return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+	return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 		fromCtx, ok := client.CallFromContext(ctx)
 		if !ok || fromCtx.Seq != call.Seq || fromCtx.ExecutionID != call.ExecutionID {
 			return nil, fmt.Errorf("CallFromContext = %+v, %v; want %+v", fromCtx, ok, call)
@@ -57,7 +57,7 @@ func (j *journal) middleware(next client.ToolCaller) client.ToolCaller {
 			return nil, client.Halt(&pauseError{seq: call.Seq})
 		}
 		j.set(call.Seq, label+": executing")
-		out, err := next.CallTool(ctx, call)
+		out, err := next(ctx, call)
 		if ctx.Err() != nil {
 			j.set(call.Seq, label+": ended")
 			j.ended <- call.Seq
@@ -69,7 +69,7 @@ func (j *journal) middleware(next client.ToolCaller) client.ToolCaller {
 		}
 		j.set(call.Seq, label+": applied")
 		return out, nil
-	})
+	}
 }
 
 // TestMiddlewareSeesSeqHaltsAndReportsInFlightCalls is a journal-like
@@ -158,9 +158,9 @@ func TestMiddlewareOutputIsValidated(t *testing.T) {
 	read, _ := contract.NewTool("read", "Reads.", func(ctx context.Context, in valueIO) (valueIO, error) { return in, nil })
 	c, _ := contract.New(read)
 	forge := func(client.ToolCaller) client.ToolCaller {
-		return client.ToolCallerFunc(func(context.Context, client.ToolCall) (json.RawMessage, error) {
+		return func(context.Context, client.ToolCall) (json.RawMessage, error) {
 			return json.RawMessage(`{"value": 42}`), nil
-		})
+		}
 	}
 	out, err := client.New(rt, c).Run(ctx, `export default async function ({ codemode }) { await codemode.read({ value: "x" }); }`, client.RunOptions{Middleware: forge})
 	if err != nil {

@@ -91,16 +91,21 @@ func (p *Pool) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitio
 // Done is closed when the pool is closed.
 func (p *Pool) Done() <-chan struct{} { return p.done }
 
-// Finished reports StateRunning, or StateClosed after Close. (A failed runtime is
+// ended reports stateRunning, or stateClosed after Close. (A failed runtime is
 // replaced, so a pool does not fail.)
-func (p *Pool) Finished() Finished {
+func (p *Pool) ended() ending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return Finished{State: StateClosed}
+		return ending{State: stateClosed}
 	}
-	return Finished{State: StateRunning}
+	return ending{State: stateRunning}
 }
+
+// Err is nil until the pool is closed, then ErrRuntimeClosed (a failed
+// runtime is replaced, so a pool does not fail). Done is closed when Err
+// stops being nil.
+func (p *Pool) Err() error { return p.ended().err() }
 
 // Execute runs one execution on the least busy runtime. Errors are those of
 // Runtime.Execute; after Close it returns ErrRuntimeClosed. An execution that
@@ -155,7 +160,7 @@ func (p *Pool) acquire(ctx context.Context) (*member, *Runtime, error) {
 			if m.rt == nil {
 				continue
 			}
-			if m.rt.Finished().State != StateRunning {
+			if m.rt.ended().State != stateRunning {
 				p.replace(m)
 				continue
 			}

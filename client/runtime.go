@@ -34,20 +34,31 @@ var (
 // caller reports the runtime's own error instead.
 var errRuntimeDone = errors.New("codemode: runtime ended")
 
-// RuntimeState says whether a runtime is serving, and how it ended.
-type RuntimeState int
+// runtimeState says whether a runtime is serving, and how it ended.
+type runtimeState int
 
 // The states of a runtime.
 const (
-	StateRunning RuntimeState = iota // serving executions
-	StateClosed                      // closed by its owner
-	StateFailed                      // the environment or channel failed; see Finished.Err
+	stateRunning runtimeState = iota // serving executions
+	stateClosed                      // closed by its owner
+	stateFailed                      // the environment or channel failed; see ending.Err
 )
 
-// Finished describes the end of a runtime.
-type Finished struct {
-	State RuntimeState
-	Err   error // the failure, for StateFailed
+// ending describes the end of a runtime.
+type ending struct {
+	State runtimeState
+	Err   error // the failure, for stateFailed
+}
+
+// err is f as Runtime.Err reports it.
+func (f ending) err() error {
+	switch f.State {
+	case stateClosed:
+		return ErrRuntimeClosed
+	case stateFailed:
+		return f.Err
+	}
+	return nil
 }
 
 // Runtime is a connected execution environment: one runner that multiplexes
@@ -77,7 +88,7 @@ type Runtime struct {
 
 	mu       sync.Mutex
 	execs    map[uint64]*execution
-	finished Finished
+	finished ending
 	done     chan struct{}
 
 	closing   atomic.Bool
@@ -88,13 +99,13 @@ type Runtime struct {
 	probes    sync.WaitGroup // that probe's goroutine
 }
 
-// CancelGrace is how long a runtime may take, after an execution was
+// cancelGrace is how long a runtime may take, after an execution was
 // cancelled or given up at its deadline, to run a trivial probe execution.
 // A runner that cannot (a Node.js process stuck in a busy loop, which no
 // cancel can interrupt) is failed with an error saying so and its
 // environment stopped, so that a Pool replaces it instead of sending it
 // more work.
-const CancelGrace = 10 * time.Second
+const cancelGrace = 10 * time.Second
 
 // probeSource is the trivial module of a liveness probe.
 const probeSource = "export default () => {};\n"
@@ -106,7 +117,7 @@ func (rt *Runtime) probeAfterCancel() {
 		return
 	}
 	rt.mu.Lock()
-	if rt.finished.State != StateRunning {
+	if rt.finished.State != stateRunning {
 		rt.mu.Unlock()
 		rt.probing.Store(false)
 		return
@@ -116,11 +127,11 @@ func (rt *Runtime) probeAfterCancel() {
 	go func() {
 		defer rt.probes.Done()
 		defer rt.probing.Store(false)
-		ctx, cancel := context.WithTimeout(context.Background(), CancelGrace)
+		ctx, cancel := context.WithTimeout(context.Background(), cancelGrace)
 		defer cancel()
 		_, err := rt.Execute(ctx, ExecuteRequest{Source: probeSource, Filename: "codemode-probe.js"})
 		if errors.Is(err, context.DeadlineExceeded) {
-			rt.finish(Finished{State: StateFailed, Err: fmt.Errorf("%w: the runner did not run a trivial execution within %s after an execution was cancelled; it is stuck (a program that never yields?)", ErrRuntimeFailed, CancelGrace)})
+			rt.finish(ending{State: stateFailed, Err: fmt.Errorf("%w: the runner did not run a trivial execution within %s after an execution was cancelled; it is stuck (a program that never yields?)", ErrRuntimeFailed, cancelGrace)})
 			_ = rt.conn.Close()
 		}
 	}()
@@ -193,13 +204,19 @@ func (rt *Runtime) Description() string { return rt.desc }
 // Done is closed when the runtime has become unusable.
 func (rt *Runtime) Done() <-chan struct{} { return rt.done }
 
-// Finished reports the runtime's state: StateRunning, StateClosed, or
-// StateFailed with the error.
-func (rt *Runtime) Finished() Finished {
+// ended reports the runtime's state: stateRunning, stateClosed, or
+// stateFailed with the error.
+func (rt *Runtime) ended() ending {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.finished
 }
+
+// Err is nil while the runtime serves executions; after Close it is
+// ErrRuntimeClosed, and after its environment or channel failed an error
+// wrapping ErrRuntimeFailed that says why (an exit status, the end of the
+// environment's stderr). Done is closed when Err stops being nil.
+func (rt *Runtime) Err() error { return rt.ended().err() }
 
 // TypeDefinitionFiles returns the checker-only declarations of what the
 // runtime's environment provides (the driver's files).
@@ -251,7 +268,7 @@ func (rt *Runtime) readLoop() {
 		}
 	}
 	if rt.closing.Load() {
-		rt.finish(Finished{State: StateClosed})
+		rt.finish(ending{State: stateClosed})
 		return
 	}
 	// The channel usually breaks because the environment ended: give the
@@ -263,7 +280,7 @@ func (rt *Runtime) readLoop() {
 	if cerr := rt.conn.Err(); cerr != nil {
 		err = fmt.Errorf("%v (environment: %w)", err, cerr)
 	}
-	rt.finish(Finished{State: StateFailed, Err: fmt.Errorf("%w: %w", ErrRuntimeFailed, err)})
+	rt.finish(ending{State: stateFailed, Err: fmt.Errorf("%w: %w", ErrRuntimeFailed, err)})
 	_ = rt.conn.Close()
 }
 
@@ -280,10 +297,10 @@ func (rt *Runtime) failExecution(id uint64, out *Outcome) {
 	}
 }
 
-func (rt *Runtime) finish(f Finished) {
+func (rt *Runtime) finish(f ending) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if rt.finished.State != StateRunning {
+	if rt.finished.State != stateRunning {
 		return
 	}
 	rt.finished = f
@@ -301,7 +318,7 @@ func (rt *Runtime) Close() error {
 		err = rt.conn.Close()
 		rt.out.close()
 		rt.loops.Wait()
-		rt.finish(Finished{State: StateClosed})
+		rt.finish(ending{State: stateClosed})
 		rt.calls.Wait()
 		rt.probes.Wait()
 	})
@@ -411,7 +428,7 @@ type ErrorNamer interface {
 // cancels only this execution (the runner is told to stop it and its tool
 // handlers' contexts end) and returns context.Cause(ctx). A closed or failed
 // runtime returns an error wrapping ErrRuntimeClosed or ErrRuntimeFailed.
-// Past the deadline (req.Limits.Timeout) plus HostGrace, if the runner has
+// Past the deadline (req.Limits.Timeout) plus hostGrace, if the runner has
 // not ended the execution, the host gives up on it: a ProgramFailed
 // TimeoutError outcome, and the runtime is probed as after a cancel. When
 // req.Scope named the namespaces alone and the runner no longer keeps them
@@ -513,7 +530,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 	// runner's default), the deadline always, defaults included. The host
 	// keeps that deadline whatever the runner's own default: a runner left
 	// to a longer one (quickjs.Options.Timeout of a minute) had its program
-	// cut at DefaultTimeout by the host, as if it could not be stopped.
+	// cut at defaultTimeout by the host, as if it could not be stopped.
 	// A 1.0 runner takes no limits: it is sent them only when asked, and
 	// then refuses them (CheckVersion below).
 	if l := req.Limits; rt.version.Minor >= 1 || l.Timeout > 0 || l.MemoryBytes > 0 || l.MaxOutput > 0 || l.MaxContent > 0 || l.MaxTimers > 0 {
@@ -532,7 +549,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 	if err := msg.CheckVersion(rt.version); err != nil {
 		return nil, &notStartedError{fmt.Errorf("codemode: %w", err)}
 	}
-	deadline := time.NewTimer(lim.Timeout + HostGrace)
+	deadline := time.NewTimer(lim.Timeout + hostGrace)
 	defer deadline.Stop()
 	if written, err := rt.out.send(ctx, rt.done, msg); err != nil {
 		if errors.Is(err, errRuntimeDone) {
@@ -630,7 +647,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 		case <-deadline.C:
 			rt.cancelInRunner(id)
 			rt.probeAfterCancel()
-			return failure("TimeoutError", fmt.Sprintf("the execution ran past its deadline of %s (Limits.Timeout) and the runtime did not stop it within %s", lim.Timeout, HostGrace)), nil
+			return failure("TimeoutError", fmt.Sprintf("the execution ran past its deadline of %s (Limits.Timeout) and the runtime did not stop it within %s", lim.Timeout, hostGrace)), nil
 		}
 	}
 }
@@ -648,8 +665,8 @@ func (e *notStartedError) Error() string { return e.err.Error() }
 func (e *notStartedError) Unwrap() error { return e.err }
 
 func (rt *Runtime) doneErr() error {
-	f := rt.Finished()
-	if f.State == StateFailed {
+	f := rt.ended()
+	if f.State == stateFailed {
 		return f.Err
 	}
 	return ErrRuntimeClosed
@@ -743,7 +760,7 @@ func errorName(err error, fallback string) string {
 }
 
 // haltOutcome is the outcome of an execution a middleware halted.
-func haltOutcome(h *HaltError) *Outcome {
+func haltOutcome(h *haltError) *Outcome {
 	out := failure(errorName(h.Err, "HaltError"), h.Err.Error())
 	out.Halt = h.Err
 	return out

@@ -29,13 +29,13 @@ type scopeLists struct {
 func (l *scopeLists) get(fetch bool) runScope {
 	if fetch {
 		l.with.Do(func() {
-			ns := withSDK(l.contract.Namespaces())
+			ns := withSDK(toolNames(l.contract))
 			ns[FetchNamespace] = []string{FetchTool}
 			l.withScope = newRunScope(ns)
 		})
 		return l.withScope
 	}
-	l.plain.Do(func() { l.plainScope = newRunScope(withSDK(l.contract.Namespaces())) })
+	l.plain.Do(func() { l.plainScope = newRunScope(withSDK(toolNames(l.contract))) })
 	return l.plainScope
 }
 
@@ -100,4 +100,17 @@ func (s *scopeSet) remove(scope string) {
 			break
 		}
 	}
+}
+
+// toolNames returns the tool names a program sees, by scope property.
+func toolNames(c *contract.Contract) map[string][]string {
+	m := map[string][]string{}
+	for _, n := range c.Namespaces() {
+		names := make([]string, len(n.Tools))
+		for i, t := range n.Tools {
+			names[i] = t.Name()
+		}
+		m[n.Name] = names
+	}
+	return m
 }

@@ -190,7 +190,7 @@ func TestMalformedMessageNamingNoExecutionFailsTheRuntime(t *testing.T) {
 }
 
 // TestHostGivesUpAtTheDeadline: a runner that never answers an execution
-// gets a TimeoutError outcome HostGrace after the run's deadline, naming
+// gets a TimeoutError outcome 2 s after the run's deadline, naming
 // the limit, instead of a run that waits forever.
 func TestHostGivesUpAtTheDeadline(t *testing.T) {
 	d := &pipeDriver{serve: func(r *wire.Reader, w *wire.Writer, conn net.Conn) {

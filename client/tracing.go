@@ -10,26 +10,19 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/spanattr"
 )
 
 // TracerName is the instrumentation scope of the spans codemode records
-// (RunOptions.TracerProvider, and the layers built on the client).
+// (RunOptions.TracerProvider, and the layers built on the client): a run's
+// "codemode.execution" span (attributes codemode.execution.id,
+// codemode.driver, codemode.outcome, codemode.error.name) and a span per
+// tool call named "execute_tool {namespace.tool}" after OpenTelemetry's
+// GenAI conventions
+// (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
+// with gen_ai.tool.name, codemode.tool.seq and, when a schema check
+// failed, codemode.validation (input or output).
 const TracerName = "github.com/codemode-go/codemode"
-
-// Span attributes of a run (RunOptions.TracerProvider). The tool call
-// span follows OpenTelemetry's GenAI conventions for tool execution
-// (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span):
-// its name is "execute_tool {namespace.tool}" and gen_ai.tool.name holds
-// namespace.tool.
-const (
-	AttrExecutionID = attribute.Key("codemode.execution.id")
-	AttrDriver      = attribute.Key("codemode.driver")  // the first words of the executor's Description
-	AttrOutcome     = attribute.Key("codemode.outcome") // success, program-failed, or error (the run returned an error)
-	AttrErrorName   = attribute.Key("codemode.error.name")
-	AttrToolName    = attribute.Key("gen_ai.tool.name")
-	AttrToolSeq     = attribute.Key("codemode.tool.seq")
-	AttrValidation  = attribute.Key("codemode.validation") // input or output: which schema check failed
-)
 
 // runTrace records one run's spans; a nil *runTrace records nothing.
 type runTrace struct {
@@ -54,7 +47,7 @@ func startRun(ctx context.Context, tp trace.TracerProvider, execID string, rt Ex
 	}
 	t := tp.Tracer(TracerName)
 	ctx, span := t.Start(ctx, "codemode.execution", trace.WithAttributes(
-		AttrExecutionID.String(execID), AttrDriver.String(driverName(rt.Description()))))
+		spanattr.ExecutionID.String(execID), spanattr.Driver.String(driverName(rt.Description()))))
 	return ctx, &runTrace{tracer: t, span: span}
 }
 
@@ -64,7 +57,7 @@ func (r *runTrace) validateInput(ctx context.Context, err error) {
 	if r == nil {
 		return
 	}
-	_, span := r.tracer.Start(ctx, "codemode.validate", trace.WithAttributes(AttrValidation.String("program input")))
+	_, span := r.tracer.Start(ctx, "codemode.validate", trace.WithAttributes(spanattr.Validation.String("program input")))
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
@@ -79,13 +72,13 @@ func (r *runTrace) end(out *Outcome, err error) {
 	}
 	switch {
 	case err != nil:
-		r.span.SetAttributes(AttrOutcome.String("error"))
+		r.span.SetAttributes(spanattr.Outcome.String("error"))
 		r.span.RecordError(err)
 		r.span.SetStatus(codes.Error, err.Error())
 	case out != nil:
-		r.span.SetAttributes(AttrOutcome.String(string(out.Kind)))
+		r.span.SetAttributes(spanattr.Outcome.String(string(out.Kind)))
 		if out.Kind != Success && out.Error != nil {
-			r.span.SetAttributes(AttrErrorName.String(out.Error.Name))
+			r.span.SetAttributes(spanattr.ErrorName.String(out.Error.Name))
 			r.span.SetStatus(codes.Error, out.Error.Name+": "+out.Error.Message)
 		}
 	}
@@ -101,7 +94,7 @@ func (r *runTrace) startTool(ctx context.Context, call ToolCall) (context.Contex
 	name := call.Namespace + "." + call.Tool
 	return r.tracer.Start(ctx, "execute_tool "+name, trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "execute_tool"),
-		AttrToolName.String(name), AttrToolSeq.Int64(int64(call.Seq)), AttrExecutionID.String(call.ExecutionID)))
+		spanattr.ToolName.String(name), spanattr.ToolSeq.Int64(int64(call.Seq)), spanattr.ExecutionID.String(call.ExecutionID)))
 }
 
 // endTool ends a tool call's span with its error, if any: a schema
@@ -113,7 +106,7 @@ func endTool(span trace.Span, err error) {
 	if err != nil {
 		var tv *contract.ToolValidationError
 		if errors.As(err, &tv) {
-			span.SetAttributes(AttrValidation.String(tv.Phase), attribute.String("error.type", string(contract.ErrorToolValidation)))
+			span.SetAttributes(spanattr.Validation.String(tv.Phase), attribute.String("error.type", string(contract.ErrorToolValidation)))
 		} else {
 			span.SetAttributes(attribute.String("error.type", "tool_error"))
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
@@ -89,7 +88,7 @@ func TestVersionNegotiation(t *testing.T) {
 		d.mu.Unlock()
 		// The deadline travels whether asked or not: the runner stops the
 		// program at the host's deadline, not at a longer one of its own.
-		if m.Limits == nil || m.Limits.MaxTimers != 3 || m.Limits.TimeoutMs != uint64(client.DefaultTimeout/time.Millisecond) || len(m.Seed) != wire.SeedSize || len(m.Clock) != 1 {
+		if m.Limits == nil || m.Limits.MaxTimers != 3 || m.Limits.TimeoutMs != uint64(30_000) || len(m.Seed) != wire.SeedSize || len(m.Clock) != 1 {
 			t.Fatalf("execute message %+v", m)
 		}
 	})

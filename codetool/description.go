@@ -128,7 +128,7 @@ func Description(r Runner, opts Options) (string, error) {
 	}
 	b.WriteString("\n\nWrite plain statements with top-level await (the last expression, or a returned value, is the answer), or an async arrow function. The namespaces below, console and result are in scope; result.appendText(text) and result.appendImage({data, mimeType}) add content to the answer, and console output comes back in \"logs\". A failed tool call throws an Error whose name says why (" + contract.ToolCallErrorsText() + "). Where the program runs: " + r.Environment() + "\n\n")
 	b.WriteString("Namespaces:\n")
-	for _, ns := range c.NamespaceList() {
+	for _, ns := range c.Namespaces() {
 		fmt.Fprintf(&b, "- %s: %s (%d tool%s)\n", ns.Name, namespaceHint(ns, opts.Hints[ns.Name]), len(ns.Tools), plural(len(ns.Tools)))
 	}
 	b.WriteString("\nThe codemode SDK:\n")
@@ -182,7 +182,7 @@ func answerShape(approves, separate bool) string {
 // namespaceNames are c's namespaces, in order.
 func namespaceNames(c *contract.Contract) []string {
 	var names []string
-	for _, ns := range c.NamespaceList() {
+	for _, ns := range c.Namespaces() {
 		names = append(names, ns.Name)
 	}
 	return names
@@ -268,7 +268,7 @@ var readPrefixes = []string{"get", "list", "search", "read", "find", "query", "o
 // exampleTool is the tool an example calls: the first whose name suggests
 // it only reads, else the first; ok is false without tools.
 func exampleTool(c *contract.Contract) (ns string, t *contract.Tool, ok bool) {
-	for _, n := range c.NamespaceList() {
+	for _, n := range c.Namespaces() {
 		for _, tool := range n.Tools {
 			lower := strings.ToLower(tool.Name())
 			for _, p := range readPrefixes {

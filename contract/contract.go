@@ -183,26 +183,13 @@ func (c *Contract) InputSchema() *Schema { return c.input }
 // Callers must not modify the slice.
 func (c *Contract) Tools() []*Tool { return c.tools }
 
-// NamespaceList returns the namespaces in declaration order. Callers must
+// Namespaces returns the namespaces in declaration order. Callers must
 // not modify the result.
-func (c *Contract) NamespaceList() []Namespace { return c.namespaces }
+func (c *Contract) Namespaces() []Namespace { return c.namespaces }
 
 // Tool returns the tool with the given name in namespace, or nil.
 func (c *Contract) Tool(namespace, name string) *Tool {
 	return c.byName[namespace][name]
-}
-
-// Namespaces returns the tool names a program sees, by scope property.
-func (c *Contract) Namespaces() map[string][]string {
-	m := make(map[string][]string, len(c.namespaces))
-	for _, n := range c.namespaces {
-		names := make([]string, len(n.Tools))
-		for i, t := range n.Tools {
-			names[i] = t.name
-		}
-		m[n.Name] = names
-	}
-	return m
 }
 
 // TypeDefinitions returns the complete declaration surface a program is

@@ -328,7 +328,7 @@ func nodeBinary() string {
 // budget, farthest types listed by name.
 func TestCorpusDescribesWithinBudget(t *testing.T) {
 	c := corpusContract(t, &recorder{})
-	d, err := c.NamespaceList()[0].Describer()
+	d, err := c.Namespaces()[0].Describer()
 	if err != nil {
 		t.Fatal(err)
 	}

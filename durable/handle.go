@@ -139,7 +139,7 @@ func New(st store.Store, executor client.Executor, c *contract.Contract, opts Op
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	namespaces := c.NamespaceList()
+	namespaces := c.Namespaces()
 	for _, ns := range namespaces {
 		h.namespaces = append(h.namespaces, ns.Name)
 		h.tools[ns.Name] = map[string]*contract.Tool{}

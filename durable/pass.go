@@ -367,7 +367,7 @@ func (p *pass) bump(dIn, dPending int) {
 }
 
 func (p *pass) middleware(next client.ToolCaller) client.ToolCaller {
-	return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+	return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 		p.bump(1, 0)
 		defer p.bump(-1, 0)
 		switch {
@@ -379,7 +379,7 @@ func (p *pass) middleware(next client.ToolCaller) client.ToolCaller {
 			return p.discover(ctx, call)
 		}
 		return p.connectorCall(ctx, next, call)
-	})
+	}
 }
 
 func (p *pass) store() store.Store { return p.h.store }
@@ -425,7 +425,7 @@ func (p *pass) notRunning(ctx context.Context, what string) (json.RawMessage, er
 func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call client.ToolCall) (json.RawMessage, error) {
 	t := p.h.tools[call.Namespace][call.Tool]
 	if t == nil {
-		return next.CallTool(ctx, call) // not a connector tool: the client reports it
+		return next(ctx, call) // not a connector tool: the client reports it
 	}
 	what := call.Namespace + "." + call.Tool
 	args, err := canonical(call.Input)
@@ -541,7 +541,7 @@ func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.
 // the outcome: applied with the result (none for an ephemeral entry), or
 // error with the connector's message, which the program receives.
 func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, record bool) (json.RawMessage, error) {
-	out, err := next.CallTool(withExecutionID(ctx, p.id), call)
+	out, err := next(withExecutionID(ctx, p.id), call)
 	if !record {
 		return out, err
 	}

@@ -9,10 +9,11 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/internal/spanattr"
 )
 
 // Span attributes of the journal (Options.TracerProvider), beside the
-// client's (client.AttrExecutionID, …).
+// client's (spanattr.ExecutionID, …).
 const (
 	// attrRuntime is the runtime name.
 	attrRuntime = attribute.Key("codemode.durable.runtime")
@@ -44,7 +45,7 @@ func (h *Handle) span(ctx context.Context, name, id string, attrs ...attribute.K
 	}
 	attrs = append(attrs, attrRuntime.String(h.name))
 	if id != "" {
-		attrs = append(attrs, client.AttrExecutionID.String(id))
+		attrs = append(attrs, spanattr.ExecutionID.String(id))
 	}
 	return h.opts.TracerProvider.Tracer(client.TracerName).Start(ctx, name, trace.WithAttributes(attrs...))
 }

@@ -406,7 +406,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 	}
 	var missing []string
 	have := map[string]bool{}
-	for _, ns := range d.Contract().NamespaceList() {
+	for _, ns := range d.Contract().Namespaces() {
 		have[ns.Name] = true
 	}
 	for _, c := range e.Connectors {

@@ -237,7 +237,7 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 // agent whatever the description holds.
 func instructions(s *session) string {
 	var b strings.Builder
-	for _, ns := range s.contract.NamespaceList() {
+	for _, ns := range s.contract.Namespaces() {
 		if in := strings.TrimSpace(ns.Instructions); in != "" {
 			fmt.Fprintf(&b, "%s: %s\n", ns.Name, in)
 		}

@@ -27,7 +27,7 @@ func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
 
 func (f *fetchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.allow, "allow-fetch", "", "let programs fetch these origins through the host: HOST[:PORT][,HOST[:PORT]…] (HTTPS; HTTP too for loopback hosts; http://HOST[:PORT] for plain HTTP)")
-	fs.IntVar(&f.maxRequests, "max-fetches", client.DefaultMaxFetchRequests, "the most requests one program may fetch (with --allow-fetch)")
+	fs.IntVar(&f.maxRequests, "max-fetches", 100, "the most requests one program may fetch (with --allow-fetch)")
 	fs.Var(&f.headers, "fetch-header", "HOST=Name:ENVVAR: the host adds header Name, valued $ENVVAR, to fetches to HOST (an --allow-fetch entry) and to no other origin, redirects included, and redacts the value from responses (repeatable)")
 }
 

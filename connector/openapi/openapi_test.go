@@ -294,8 +294,9 @@ func TestBodiesOfCircularAndPolymorphicDocuments(t *testing.T) {
 	disc := load(t, "3.0/json/discriminators.json", "disc", srv.URL)
 	poly := load(t, "3.0/json/polymorphism.json", "poly", srv.URL)
 	k := contractOf(t, circular, disc, poly)
-	names := k.Namespaces()
-	t.Logf("circular: %v\ndisc: %v\npoly: %v", names["circular"], names["disc"], names["poly"])
+	for _, ns := range k.Namespaces() {
+		t.Logf("%s: %d tools", ns.Name, len(ns.Tools))
+	}
 	out := runCode(t, `
 const a = await poly.post_anything_one_of_object({ body: { string: "s", number: 1 } as any });
 const b = await poly.post_anything_any_of_primitive({ body: "text" as any });

@@ -69,8 +69,8 @@ func TestKilledChildFailsTheRuntimeWithItsStderr(t *testing.T) {
 		t.Fatal("the in-flight run did not end")
 	}
 	<-rt.Done()
-	f := rt.Finished()
-	if f.State != client.StateFailed || !strings.Contains(f.Err.Error(), "last words") || !strings.Contains(f.Err.Error(), "killed") {
+	f := rt.Err()
+	if !errors.Is(f, client.ErrRuntimeFailed) || !strings.Contains(f.Error(), "last words") || !strings.Contains(f.Error(), "killed") {
 		t.Fatalf("Finished = %+v", f)
 	}
 }
@@ -109,7 +109,7 @@ func TestCloseKillsAChildThatIgnoresSIGTERM(t *testing.T) {
 
 // TestPoolReplacesAStuckRuntime: a program in a busy loop cannot be
 // interrupted on Node.js; once its execution is cancelled, the runtime fails
-// its liveness probe (client.CancelGrace) and is stopped (a program sent to
+// its liveness probe (10 s) and is stopped (a program sent to
 // it meanwhile fails, saying so), and the pool runs the next program on a
 // fresh runtime.
 func TestPoolReplacesAStuckRuntime(t *testing.T) {
@@ -130,7 +130,7 @@ func TestPoolReplacesAStuckRuntime(t *testing.T) {
 	if _, err := cl.Run(busy, `export default async function () { while (true) {} }`, client.RunOptions{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("busy program: %v", err)
 	}
-	next, cancelNext := context.WithTimeout(ctx, client.CancelGrace+30*time.Second)
+	next, cancelNext := context.WithTimeout(ctx, 40*time.Second)
 	defer cancelNext()
 	const fresh = `export default async function ({ result }) { result.appendText("fresh"); }`
 	// A program sent to the stuck runtime meanwhile fails, saying why.

@@ -178,12 +178,12 @@ func TestStoppedWithCallsInFlight(t *testing.T) {
 			}
 			c := echoClient(t, mode.opts)
 			halt := func(next client.ToolCaller) client.ToolCaller {
-				return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+				return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 					if call.Seq == 50 {
 						return nil, client.Halt(errors.New("stop"))
 					}
-					return next.CallTool(ctx, call)
-				})
+					return next(ctx, call)
+				}
 			}
 			fanOut := `export default async function ({ codemode }) {
   const ps = [];

@@ -22,12 +22,12 @@ import (
 func TestDiscardedEnginesUnmapTheirMemory(t *testing.T) {
 	c := echoClient(t, quickjs.Options{InProcess: true})
 	halt := func(next client.ToolCaller) client.ToolCaller {
-		return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+		return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 			if call.Seq == 5 {
 				return nil, client.Halt(errors.New("stop"))
 			}
-			return next.CallTool(ctx, call)
-		})
+			return next(ctx, call)
+		}
 	}
 	run := func(n int) {
 		for range n {

@@ -33,7 +33,7 @@ const killGrace = 250 * time.Millisecond
 // After a cancel the supervisor asks the sandbox process every cancelCheck
 // whether the execution has stopped, and kills the process if it still runs
 // it (or cannot answer) cancelStop after the cancel: well within the
-// client's CancelGrace, so that its liveness probe sees a working runtime.
+// client's 10 s grace after a cancel, so that its liveness probe sees a working runtime.
 const (
 	cancelCheck = time.Second
 	cancelStop  = 5 * time.Second

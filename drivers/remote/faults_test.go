@@ -333,7 +333,7 @@ func TestShutdownDrainsInFlightExecutions(t *testing.T) {
 
 	// The idle connection is closed at once; the busy one refuses new work.
 	<-idle.Done()
-	if f := idle.Finished(); f.State != client.StateFailed || !errors.Is(f.Err, remote.ErrConnectionLost) {
+	if f := idle.Err(); !errors.Is(f, client.ErrRuntimeFailed) || !errors.Is(f, remote.ErrConnectionLost) {
 		t.Fatalf("idle runtime: %+v", f)
 	}
 	out, err := c.Run(context.Background(), gateProgram("late"), client.RunOptions{})
@@ -406,7 +406,7 @@ func TestIdleConnectionIsClosed(t *testing.T) {
 	}
 	quiet := h.runtime(t)
 	<-quiet.Done()
-	if f := quiet.Finished(); !errors.Is(f.Err, remote.ErrConnectionLost) {
+	if f := quiet.Err(); !errors.Is(f, remote.ErrConnectionLost) {
 		t.Fatalf("idle runtime: %+v", f)
 	}
 	time.Sleep(5 * idle) // the busy connection outlives several idle periods
@@ -451,7 +451,7 @@ func TestKilledHostFailsInFlightExecutions(t *testing.T) {
 			t.Fatalf("Run = %v, want a lost connection", err)
 		}
 	}
-	if f := rt.Finished(); f.State != client.StateFailed || !strings.Contains(f.Err.Error(), "remote runner connection lost: the host closed the connection") {
+	if f := rt.Err(); !errors.Is(f, client.ErrRuntimeFailed) || !strings.Contains(f.Error(), "remote runner connection lost: the host closed the connection") {
 		t.Fatalf("Finished = %+v", f)
 	}
 	_ = rt.Close()

@@ -37,7 +37,7 @@ func (c *Catalog) Describe(target string, saved []Saved) (Described, error) {
 }
 
 func (c *Catalog) describe(target string) (Described, error) {
-	for _, ns := range c.contract.NamespaceList() {
+	for _, ns := range c.contract.Namespaces() {
 		if ns.Name == target {
 			types, err := c.contract.NamespaceDeclarations(ns.Name)
 			if err != nil {
@@ -91,7 +91,7 @@ func (c *Catalog) describeTool(ns, tool string) (string, error) {
 }
 
 func (c *Catalog) namespace(name string) (contract.Namespace, bool) {
-	for _, n := range c.contract.NamespaceList() {
+	for _, n := range c.contract.Namespaces() {
 		if n.Name == name {
 			return n, true
 		}
@@ -106,7 +106,7 @@ func (c *Catalog) hasNamespace(name string) bool {
 
 func (c *Catalog) names() []string {
 	var names []string
-	for _, n := range c.contract.NamespaceList() {
+	for _, n := range c.contract.Namespaces() {
 		names = append(names, n.Name)
 	}
 	return names

@@ -168,7 +168,7 @@ func (c *Catalog) indexFor(saved []Saved) (*search.Index, []doc) {
 
 func toolDocs(c *contract.Contract) []doc {
 	docs := []doc{}
-	for _, ns := range c.NamespaceList() {
+	for _, ns := range c.Namespaces() {
 		for _, t := range ns.Tools {
 			desc := t.Description()
 			docs = append(docs, doc{

@@ -22,7 +22,7 @@ type Runtime interface {
 	client.Executor
 	Close() error
 	Done() <-chan struct{}
-	Finished() client.Finished
+	Err() error
 }
 
 // Factory makes a fresh runtime; ctx governs its boot.
@@ -584,15 +584,15 @@ func (h *harness) prefill(t *testing.T) {
 	var seen []uint64
 	answer := func(seq uint64, out json.RawMessage, err error) client.Middleware {
 		return func(next client.ToolCaller) client.ToolCaller {
-			return client.ToolCallerFunc(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+			return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 				mu.Lock()
 				seen = append(seen, call.Seq)
 				mu.Unlock()
 				if call.Seq == seq && (out != nil || err != nil) {
 					return out, err
 				}
-				return next.CallTool(ctx, call)
-			})
+				return next(ctx, call)
+			}
 		}
 	}
 	tests := []struct {
@@ -781,8 +781,8 @@ func (s *suite) closeRejects(t *testing.T) {
 	default:
 		t.Fatal("Done not closed after Close")
 	}
-	if f := rt.Finished(); f.State != client.StateClosed {
-		t.Fatalf("Finished = %+v, want Closed", f)
+	if f := rt.Err(); !errors.Is(f, client.ErrRuntimeClosed) {
+		t.Fatalf("Err = %v, want ErrRuntimeClosed", f)
 	}
 	if _, err := c.Run(context.Background(), `export default async function () {}`, client.RunOptions{}); !errors.Is(err, client.ErrRuntimeClosed) {
 		t.Fatalf("Run after Close returned %v", err)
@@ -895,7 +895,7 @@ func (h *harness) limits(t *testing.T) {
 
 // busyDeadline: a program that never yields gets a TimeoutError naming its
 // deadline on every driver: the runner stops it where it can (QuickJS), and
-// the host gives up on it client.HostGrace later where it cannot (a Node.js
+// the host gives up on it 2 s later where it cannot (a Node.js
 // busy loop). Runs on a runtime of its own, which a pool would replace.
 func (s *suite) busyDeadline(t *testing.T) {
 	rt := s.runtime(t)

@@ -1,16 +1,14 @@
-package contract_test
+package contract
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/codemode-go/codemode/contract"
 )
 
 func TestProgramErrorsRegistry(t *testing.T) {
-	seen := map[contract.ErrorName]bool{}
-	text := contract.ToolCallErrorsText()
-	for _, e := range contract.ProgramErrors() {
+	seen := map[ErrorName]bool{}
+	text := ToolCallErrorsText()
+	for _, e := range programErrors() {
 		if seen[e.Name] || !strings.HasSuffix(string(e.Name), "Error") || strings.TrimSpace(e.Meaning) == "" {
 			t.Errorf("bad or repeated entry %+v", e)
 		}
@@ -19,13 +17,13 @@ func TestProgramErrorsRegistry(t *testing.T) {
 			t.Errorf("ToolCallErrorsText mentions %s: %v, want %v\n%s", e.Name, got, e.ToolCall, text)
 		}
 	}
-	for _, name := range []contract.ErrorName{contract.ErrorToolValidation, contract.ErrorMCPTool, contract.ErrorTimeout, contract.ErrorHalt, contract.ErrorRange, contract.ErrorInternal} {
+	for _, name := range []ErrorName{ErrorToolValidation, ErrorMCPTool, ErrorTimeout, ErrorHalt, errorRange, errorInternal} {
 		if !seen[name] {
 			t.Errorf("%s is not in ProgramErrors", name)
 		}
 	}
-	contract.ProgramErrors()[0].Name = "Changed"
-	if contract.ProgramErrors()[0].Name == "Changed" {
+	programErrors()[0].Name = "Changed"
+	if programErrors()[0].Name == "Changed" {
 		t.Error("ProgramErrors shares its slice")
 	}
 }
