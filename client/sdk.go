@@ -8,7 +8,7 @@ import (
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/discovery"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // The SDK is code mode's own members of the codemode namespace, beside the

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 var updateDigest = flag.Bool("update-digest", false, "rewrite testdata/digest.golden")

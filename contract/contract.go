@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // DefaultNamespace is the scope property under which a contract's tools

@@ -13,7 +13,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 func getWeatherTool(t *testing.T) *contract.Tool {

@@ -20,8 +20,8 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/codemode-go/codemode/typecheck"
-	"github.com/codemode-go/codemode/typegen"
 )
 
 // corpusValues are a zero and a filled value of each corpus type, by tool

@@ -3,7 +3,7 @@ package contract
 import (
 	"fmt"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // NamespaceDeclarations returns the declarations of one namespace alone, as

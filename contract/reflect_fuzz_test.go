@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // fuzzBytes hands out fuzz input one choice at a time (zero once spent).

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // Handler runs one tool call: it receives the validated input as JSON text

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // Tool inputs are closed (additionalProperties: false), and the host

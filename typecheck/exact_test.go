@@ -3,7 +3,7 @@ package typecheck
 import (
 	"testing"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // TestExactDeclarationsUseTheCheckersText: a file with checker declarations

@@ -17,7 +17,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/internal/excerpt"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // ErrNotInstalled is returned by New when no TypeScript 7 compiler is found.

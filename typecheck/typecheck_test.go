@@ -13,8 +13,8 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/internal/fixtures"
+	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/codemode-go/codemode/typecheck"
-	"github.com/codemode-go/codemode/typegen"
 )
 
 func checker(t *testing.T) *typecheck.Checker {

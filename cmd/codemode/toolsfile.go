@@ -17,7 +17,7 @@ import (
 	"github.com/codemode-go/codemode/internal/childenv"
 	"github.com/codemode-go/codemode/internal/procgroup"
 	"github.com/codemode-go/codemode/internal/tail"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // toolsFile is the JSON file of `--tools`: tools that run commands, on the

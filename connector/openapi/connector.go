@@ -14,7 +14,7 @@ import (
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/credhttp"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 

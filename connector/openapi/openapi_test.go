@@ -22,8 +22,8 @@ import (
 	"github.com/codemode-go/codemode/connector/openapi"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/codemode-go/codemode/typecheck"
-	"github.com/codemode-go/codemode/typegen"
 )
 
 // examplesDir is @readme/oas-examples, installed by scripts/test.

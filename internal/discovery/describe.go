@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // Describe returns the declarations of target, looked up in this order: a

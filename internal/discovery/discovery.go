@@ -22,7 +22,7 @@ import (
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/search"
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // MaxResults is the most results a search returns (Output is truncated

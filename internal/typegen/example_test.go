@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 func ExampleType() {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-go/codemode/typegen"
+	"github.com/codemode-go/codemode/internal/typegen"
 )
 
 // TestNamespaceDeclarationsOfOneTool: with one tool of a namespace with
