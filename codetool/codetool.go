@@ -90,15 +90,15 @@ func Run(ctx context.Context, r Runner, checker *typecheck.Checker, code string)
 			return Answer{}, err
 		}
 		if err == nil && !res.Valid {
-			return Answer{Status: StatusError, Error: NotTypeChecked + "\n\n" + res.Report}, nil
+			return Answer{Status: StatusError, Error: notTypeChecked + "\n\n" + res.Report}, nil
 		}
 	}
 	return r.Execute(ctx, code)
 }
 
-// NotTypeChecked starts the Error of an answer for a program that does not
+// notTypeChecked starts the Error of an answer for a program that does not
 // type-check.
-const NotTypeChecked = "The program does not type-check, so nothing ran. Fix these errors and send it again:"
+const notTypeChecked = "The program does not type-check, so nothing ran. Fix these errors and send it again:"
 
 // Code returns the program in the code tool's arguments, or an
 // *ArgumentsError naming what is wrong with them.

@@ -154,7 +154,7 @@ func TestRunTypeChecks(t *testing.T) {
 	r.invalid = true
 	checker := &typecheck.Checker{} // the fake never uses it
 	a, err := codetool.Run(context.Background(), r, checker, "x")
-	if err != nil || a.Status != codetool.StatusError || !strings.HasPrefix(a.Error, codetool.NotTypeChecked) || !strings.Contains(a.Error, "TS2304") || len(r.ran) != 0 {
+	if err != nil || a.Status != codetool.StatusError || !strings.HasPrefix(a.Error, "The program does not type-check, so nothing ran.") || !strings.Contains(a.Error, "TS2304") || len(r.ran) != 0 {
 		t.Fatalf("answer %+v, %v; ran %q", a, err, r.ran)
 	}
 	if a, err := codetool.Run(context.Background(), r, nil, "x"); err != nil || a.Status != codetool.StatusCompleted || len(r.ran) != 1 {

@@ -63,9 +63,9 @@ const (
 	DeclarationsDiscover Declarations = "discover"
 )
 
-// FullDeclarationsTokens is the size, in estimated tokens of 4 characters,
+// fullDeclarationsTokens is the size, in estimated tokens of 4 characters,
 // up to which DeclarationsAuto includes the declarations.
-const FullDeclarationsTokens = 2000
+const fullDeclarationsTokens = 2000
 
 // checkHints returns an error for a hint whose key names none of
 // namespaces, or that holds a newline.
@@ -90,7 +90,7 @@ func (o Options) checkHints(namespaces []string) error {
 	switch o.Declarations {
 	case DeclarationsAuto, DeclarationsFull, DeclarationsDiscover:
 	default:
-		return fmt.Errorf("codetool: Declarations %q: use %q, %q or the zero value (full when the declarations fit in %d tokens)", o.Declarations, DeclarationsFull, DeclarationsDiscover, FullDeclarationsTokens)
+		return fmt.Errorf("codetool: Declarations %q: use %q, %q or the zero value (full when the declarations fit in %d tokens)", o.Declarations, DeclarationsFull, DeclarationsDiscover, fullDeclarationsTokens)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func Description(r Runner, opts Options) (string, error) {
 	mode := opts.Declarations
 	if mode == DeclarationsAuto {
 		mode = DeclarationsDiscover
-		if len(decls) <= 4*FullDeclarationsTokens {
+		if len(decls) <= 4*fullDeclarationsTokens {
 			mode = DeclarationsFull
 		}
 	}

@@ -54,13 +54,13 @@ var assets embed.FS
 
 // Defaults of Options.
 const (
-	// DefaultPollInterval is how often a live page's stream reads the
+	// defaultPollInterval is how often a live page's stream reads the
 	// journal for changes.
-	DefaultPollInterval = time.Second
-	// DefaultLimit is how many executions per runtime the list shows.
-	DefaultLimit = 200
-	// DefaultActionTimeout bounds an approval's replay or a rollback.
-	DefaultActionTimeout = 10 * time.Minute
+	defaultPollInterval = time.Second
+	// defaultLimit is how many executions per runtime the list shows.
+	defaultLimit = 200
+	// defaultActionTimeout bounds an approval's replay or a rollback.
+	defaultActionTimeout = 10 * time.Minute
 )
 
 // cookieName is the session cookie set after a login.
@@ -120,13 +120,13 @@ func New(handles []*durable.Handle, opts Options) (*Handler, error) {
 		seen[h.Name()] = true
 	}
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = DefaultPollInterval
+		opts.PollInterval = defaultPollInterval
 	}
 	if opts.Limit <= 0 {
-		opts.Limit = DefaultLimit
+		opts.Limit = defaultLimit
 	}
 	if opts.ActionTimeout <= 0 {
-		opts.ActionTimeout = DefaultActionTimeout
+		opts.ActionTimeout = defaultActionTimeout
 	}
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {

@@ -24,7 +24,7 @@ func (s *server) render(answer codetool.Answer) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: Truncate(string(text), budget)}}}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: truncate(string(text), budget)}}}
 	switch answer.Status {
 	case codetool.StatusPaused:
 		var actions []string
@@ -63,7 +63,7 @@ func contentOf(items []contract.Content, budget int) []mcp.Content {
 		case left < 200:
 			dropped++
 		default:
-			text := Truncate(c.Text, left)
+			text := truncate(c.Text, left)
 			left -= utf8.RuneCountInString(text)
 			out = append(out, &mcp.TextContent{Text: text})
 		}

@@ -261,7 +261,7 @@ func approvalQuestion(answer codetool.Answer, budget int) (question string, whol
 		args := string(p.Args)
 		if len(args) > per {
 			whole = false
-			args = Truncate(args, per)
+			args = truncate(args, per)
 		}
 		fmt.Fprintf(&b, "\n- %s.%s with %s", p.Connector, p.Method, args)
 	}

@@ -17,28 +17,46 @@ import (
 type HTTPOptions struct {
 	// MaxSessions caps the open MCP sessions; past it a request that would
 	// open one is answered 503 Service Unavailable. Default
-	// DefaultMaxSessions.
+	// 256.
 	MaxSessions int
 	// SessionIdle closes a session that has had no request for this long
-	// (the client opens a new one); default DefaultSessionIdle.
+	// (the client opens a new one); default 30 minutes.
 	SessionIdle time.Duration
 	// BodyTimeout bounds reading one request's body, so a client that sends
 	// it slowly holds a connection at most this long; default
-	// DefaultBodyTimeout. (Not http.Server.ReadTimeout: that deadline also
+	// 30 s. (Not http.Server.ReadTimeout: that deadline also
 	// ends the server-sent event streams of long answers, since net/http
 	// cancels a request whose connection read times out.)
 	BodyTimeout time.Duration
-	// MaxBodyBytes bounds one request's body; default DefaultMaxBodyBytes.
+	// MaxBodyBytes bounds one request's body; default 32 MiB.
 	MaxBodyBytes int64
 }
 
 // Defaults of HTTPOptions.
 const (
-	DefaultMaxSessions  = 256
-	DefaultSessionIdle  = 30 * time.Minute
-	DefaultBodyTimeout  = 30 * time.Second
-	DefaultMaxBodyBytes = 32 << 20 // a program of 8 MiB, escaped as JSON
+	defaultMaxSessions  = 256
+	defaultSessionIdle  = 30 * time.Minute
+	defaultBodyTimeout  = 30 * time.Second
+	defaultMaxBodyBytes = 32 << 20 // a program of 8 MiB, escaped as JSON
 )
+
+// WithDefaults returns o with its zero fields set to their defaults (256
+// sessions, 30 minutes idle, 30 s per body, 32 MiB per body).
+func (o HTTPOptions) WithDefaults() HTTPOptions {
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = defaultMaxSessions
+	}
+	if o.SessionIdle <= 0 {
+		o.SessionIdle = defaultSessionIdle
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = defaultBodyTimeout
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = defaultMaxBodyBytes
+	}
+	return o
+}
 
 // HeaderTimeout is what codemode mcp serve gives http.Server's
 // ReadHeaderTimeout: a client has this long to send a request's headers.
@@ -48,18 +66,7 @@ const HeaderTimeout = 10 * time.Second
 // within opts' bounds. Serve it with an http.Server whose ReadHeaderTimeout
 // is set (HeaderTimeout).
 func NewHTTPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
-	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = DefaultMaxSessions
-	}
-	if opts.SessionIdle <= 0 {
-		opts.SessionIdle = DefaultSessionIdle
-	}
-	if opts.BodyTimeout <= 0 {
-		opts.BodyTimeout = DefaultBodyTimeout
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultMaxBodyBytes
-	}
+	opts = opts.WithDefaults()
 	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, MaxRequestBodyBytes: opts.MaxBodyBytes})
 	return &httpHandler{srv: srv, inner: inner, opts: opts, opened: map[string]bool{}}

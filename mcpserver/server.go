@@ -20,17 +20,17 @@ import (
 // codetool.Approver.
 const ResultToolName = "code_result"
 
-// DefaultMaxTokens is the default answer budget, in estimated tokens of 4
+// defaultMaxTokens is the default answer budget, in estimated tokens of 4
 // characters each (TruncateOptions' 6,000 tokens,
 // https://developers.cloudflare.com/agents/tools/codemode/api-reference/).
-const DefaultMaxTokens = 6000
+const defaultMaxTokens = 6000
 
 // Defaults of Options.MaxExecutions and Options.MaxQueued: eight programs of
 // up to 64 MiB each run at once (a review measured 24 concurrent programs
 // at 1.75 GB), and 64 more wait.
 const (
-	DefaultMaxExecutions = 8
-	DefaultMaxQueued     = 64
+	defaultMaxExecutions = 8
+	defaultMaxQueued     = 64
 )
 
 // Options configure the server.
@@ -54,7 +54,7 @@ type Options struct {
 	// durable execution cut short is recorded as an error).
 	Timeout time.Duration
 	// MaxTokens bounds the answer's text, in estimated tokens (4 characters
-	// each); default DefaultMaxTokens. JSON is cut structurally, so it
+	// each); default 6,000. JSON is cut structurally, so it
 	// stays valid JSON (see Truncate).
 	MaxTokens int
 	// Logger, when not nil, receives one record per request: progress and
@@ -62,12 +62,12 @@ type Options struct {
 	// Nil means quiet.
 	Logger *slog.Logger
 	// MaxExecutions caps the programs running at once (each QuickJS
-	// execution may hold its memory limit); default DefaultMaxExecutions.
+	// execution may hold its memory limit); default 8.
 	MaxExecutions int
 	// MaxQueued caps the programs waiting for one of MaxExecutions; past it
 	// a program is answered at once that the server is busy, and so is one
 	// that waited Timeout (or, without Timeout, until its request ended)
-	// without a turn. Default DefaultMaxQueued.
+	// without a turn. Default 64.
 	MaxQueued int
 	// MaxExecutionsPerSession caps the programs one MCP session runs at
 	// once, so that one client cannot take every slot while another's
@@ -95,8 +95,8 @@ type Options struct {
 	ElicitTimeout time.Duration
 }
 
-// withDefaults fills the zero fields of o.
-func (o Options) withDefaults() Options {
+// WithDefaults fills the zero fields of o.
+func (o Options) WithDefaults() Options {
 	if o.Name == "" {
 		o.Name = "codemode"
 	}
@@ -104,16 +104,16 @@ func (o Options) withDefaults() Options {
 		o.Version = "0.1.0"
 	}
 	if o.MaxTokens <= 0 {
-		o.MaxTokens = DefaultMaxTokens
+		o.MaxTokens = defaultMaxTokens
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.MaxExecutions <= 0 {
-		o.MaxExecutions = DefaultMaxExecutions
+		o.MaxExecutions = defaultMaxExecutions
 	}
 	if o.MaxQueued <= 0 {
-		o.MaxQueued = DefaultMaxQueued
+		o.MaxQueued = defaultMaxQueued
 	}
 	if o.ElicitTimeout <= 0 {
 		o.ElicitTimeout = 10 * time.Minute
@@ -139,7 +139,7 @@ var codeSchema = json.RawMessage(codetool.InputSchema)
 //	srv, err := mcpserver.New(cl, mcpserver.Options{})
 //	err = srv.Run(ctx, &mcp.StdioTransport{})
 func New(r codetool.Runner, opts Options) (*mcp.Server, error) {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	s := newServer(opts)
 	if err := s.addCodeTool(srv, codeTool{name: codetool.Name, runner: r, title: "Run a TypeScript program over the tools", options: opts.Tool}); err != nil {

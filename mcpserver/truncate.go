@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Truncate bounds text to about maxChars characters
+// truncate bounds text to about maxChars characters
 // (truncateResponse and truncateResult, https://developers.cloudflare.com/agents/tools/codemode/api-reference/). Text within the budget is returned
 // as it is. A JSON object or array is cut structurally, so the result is
 // still valid JSON in the same layout (indented or compact): members are
@@ -17,7 +17,7 @@ import (
 // keys"), and a long string is cut with "… [N more characters]". The work
 // is linear in the size of text. Other text is cut at a UTF-8 boundary with
 // a marker giving the shown and total sizes.
-func Truncate(text string, maxChars int) string {
+func truncate(text string, maxChars int) string {
 	if utf8.RuneCountInString(text) <= maxChars {
 		return text
 	}

@@ -33,7 +33,7 @@ func TestTruncate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Truncate(c.in, c.max)
+			got := truncate(c.in, c.max)
 			if n := utf8.RuneCountInString(got); n > c.max {
 				t.Fatalf("%d characters, budget %d", n, c.max)
 			}
@@ -62,7 +62,7 @@ func FuzzTruncate(f *testing.F) {
 		if max < 0 || max > 1<<16 {
 			return
 		}
-		got := Truncate(text, max)
+		got := truncate(text, max)
 		if utf8.RuneCountInString(text) <= max {
 			if got != text {
 				t.Fatalf("changed text within budget")
@@ -97,7 +97,7 @@ func manyKeys(n, size int) string {
 func BenchmarkTruncateLargeObject(b *testing.B) {
 	text := manyKeys(100000, 100)
 	for b.Loop() {
-		if out := Truncate(text, DefaultMaxTokens*4); !json.Valid([]byte(out)) {
+		if out := truncate(text, defaultMaxTokens*4); !json.Valid([]byte(out)) {
 			b.Fatal("invalid JSON")
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // turnsOptions are the limits of a turns; zero fields take the defaults of
-// Options (DefaultMaxExecutions, DefaultMaxQueued, half the executions).
+// Options (8 executions, 64 queued, half the executions per session).
 type turnsOptions struct {
 	// MaxExecutions caps the programs running at once.
 	MaxExecutions int
@@ -38,10 +38,10 @@ type turns struct {
 // newTurns returns the turns of one server.
 func newTurns(o turnsOptions) *turns {
 	if o.MaxExecutions <= 0 {
-		o.MaxExecutions = DefaultMaxExecutions
+		o.MaxExecutions = defaultMaxExecutions
 	}
 	if o.MaxQueued <= 0 {
-		o.MaxQueued = DefaultMaxQueued
+		o.MaxQueued = defaultMaxQueued
 	}
 	if o.MaxExecutionsPerSession <= 0 {
 		o.MaxExecutionsPerSession = max(1, o.MaxExecutions/2)

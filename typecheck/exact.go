@@ -84,8 +84,8 @@ func excessResult(source string, own []lspDiagnostic) *Result {
 	if len(ds) == 0 {
 		return &Result{Valid: true}
 	}
-	if len(ds) > MaxDiagnostics {
-		ds = ds[:MaxDiagnostics]
+	if len(ds) > maxDiagnostics {
+		ds = ds[:maxDiagnostics]
 	}
 	return &Result{Diagnostics: ds, Report: report(source, ds)}
 }

@@ -76,8 +76,8 @@ type Result struct {
 // Limits of a Result: a report the agent can read in one go, bounded so a
 // program with thousands of errors does not flood its context.
 const (
-	MaxDiagnostics = 8
-	MaxReport      = 8000
+	maxDiagnostics = 8
+	maxReport      = 8000
 )
 
 // Options configures a Checker.
@@ -544,8 +544,8 @@ func result(source string, own, contract []lspDiagnostic) *Result {
 	if len(ds) == 0 {
 		return &Result{Valid: true}
 	}
-	if len(ds) > MaxDiagnostics {
-		ds = ds[:MaxDiagnostics]
+	if len(ds) > maxDiagnostics {
+		ds = ds[:maxDiagnostics]
 	}
 	return &Result{Diagnostics: ds, Report: report(source, ds)}
 }
@@ -567,7 +567,7 @@ func report(source string, ds []Diagnostic) string {
 		fmt.Fprintf(&one, "%s:%d:%d - error TS%d: %s\n", d.File, d.Line, d.Column, d.Code, d.Message)
 		one.WriteString(excerpt.Lines(lines, d.Line, max(d.Column, 1)))
 		one.WriteString("\n")
-		if b.Len()+one.Len() > MaxReport {
+		if b.Len()+one.Len() > maxReport {
 			b.WriteString("… more errors omitted\n")
 			break
 		}

@@ -41,18 +41,19 @@ type serveFlags struct {
 const timeoutGrace = 5 * time.Second
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
+	d, hd := mcpserver.Options{}.WithDefaults(), mcpserver.HTTPOptions{}.WithDefaults()
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "each program's deadline (with --journal: each pass's)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not type-check programs before running them")
 	fs.BoolVar(&f.noElicitation, "no-elicitation", false, "never ask the person through the MCP client (a client that declares elicitation could answer by itself): with --journal pauses wait for approve, reject or the journal page; without, calls that need approval are refused")
-	fs.IntVar(&f.maxTokens, "max-tokens", mcpserver.DefaultMaxTokens, "answer budget in estimated tokens (4 characters each)")
-	fs.IntVar(&f.maxExec, "max-executions", mcpserver.DefaultMaxExecutions, "programs running at once; more wait in a queue")
+	fs.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "answer budget in estimated tokens (4 characters each)")
+	fs.IntVar(&f.maxExec, "max-executions", d.MaxExecutions, "programs running at once; more wait in a queue")
 	fs.IntVar(&f.maxPerSession, "max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
-	fs.IntVar(&f.maxQueue, "max-queue", mcpserver.DefaultMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
+	fs.IntVar(&f.maxQueue, "max-queue", d.MaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
 	fs.Int64Var(&f.maxInFlightMiB, "max-in-flight", client.DefaultMaxInFlightBytes>>20, "MiB the server's programs hold in tool calls' inputs and results all together; a call past it fails with a RangeError")
-	fs.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
-	fs.DurationVar(&f.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "--http: close a session with no request for this long")
-	fs.DurationVar(&f.bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "--http: bound on reading one request's body")
+	fs.IntVar(&f.maxSessions, "max-sessions", hd.MaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
+	fs.DurationVar(&f.sessionIdle, "session-idle", hd.SessionIdle, "--http: close a session with no request for this long")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", hd.BodyTimeout, "--http: bound on reading one request's body")
 	fs.DurationVar(&f.elicitDeadline, "elicit-timeout", 10*time.Minute, "how long a person asked through the client has to decide")
 }
 

@@ -20,10 +20,10 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultTimeout bounds one HTTP request, response body included.
-	DefaultTimeout = 30 * time.Second
-	// DefaultMaxResponseBytes bounds one response body: 4 MiB.
-	DefaultMaxResponseBytes = 4 << 20
+	// defaultTimeout bounds one HTTP request, response body included.
+	defaultTimeout = 30 * time.Second
+	// defaultMaxResponseBytes bounds one response body: 4 MiB.
+	defaultMaxResponseBytes = 4 << 20
 	// maxErrorBody bounds the part of a non-2xx body an HTTPError carries.
 	maxErrorBody = 2 << 10
 )
@@ -111,10 +111,10 @@ const (
 	ResponsesOff
 )
 
-// MaxValidatedResponseBytes bounds response validation's cost: a larger
+// maxValidatedResponseBytes bounds response validation's cost: a larger
 // response is returned without validation (and, under ResponsesWarn, a
 // debug record says so). Validation is linear in the response's size.
-const MaxValidatedResponseBytes = 1 << 20
+const maxValidatedResponseBytes = 1 << 20
 
 // Connector is one OpenAPI document bound to a base URL and credentials. It
 // is immutable and safe for concurrent use.
@@ -182,10 +182,10 @@ func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
 		c.name = contract.DefaultNamespace
 	}
 	if c.timeout <= 0 {
-		c.timeout = DefaultTimeout
+		c.timeout = defaultTimeout
 	}
 	if c.maxResponse <= 0 {
-		c.maxResponse = DefaultMaxResponseBytes
+		c.maxResponse = defaultMaxResponseBytes
 	}
 	base, err := baseURL(doc, opts.BaseURL)
 	if err != nil {

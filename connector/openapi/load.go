@@ -19,9 +19,9 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// MaxDocumentBytes is the largest OpenAPI document Load and Parse accept:
+// maxDocumentBytes is the largest OpenAPI document Load and Parse accept:
 // 64 MiB (GitHub's REST description, about 1,000 operations, is 13 MiB).
-const MaxDocumentBytes = 64 << 20
+const maxDocumentBytes = 64 << 20
 
 // loadTimeout bounds fetching a document from a URL when the caller's
 // context allows longer.
@@ -70,12 +70,12 @@ func readSource(ctx context.Context, source string) ([]byte, error) {
 }
 
 func readBounded(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, maxDocumentBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxDocumentBytes {
-		return nil, fmt.Errorf("the document is larger than %d MiB", MaxDocumentBytes>>20)
+	if len(data) > maxDocumentBytes {
+		return nil, fmt.Errorf("the document is larger than %d MiB", maxDocumentBytes>>20)
 	}
 	return data, nil
 }
@@ -91,8 +91,8 @@ func readBounded(r io.Reader) ([]byte, error) {
 // invalid Options. A cancelled ctx stops it early with an error wrapping
 // ctx.Err().
 func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string, error) {
-	if len(data) > MaxDocumentBytes {
-		return nil, nil, fmt.Errorf("the document is larger than %d MiB", MaxDocumentBytes>>20)
+	if len(data) > maxDocumentBytes {
+		return nil, nil, fmt.Errorf("the document is larger than %d MiB", maxDocumentBytes>>20)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -380,13 +380,13 @@ func firstLine(s string) string {
 // 331 s (its time grows with the square of the chain). GitHub's description
 // has 1,769 components and no chain longer than 2.
 const (
-	// MaxComponents bounds the entries of components (schemas, parameters,
+	// maxComponents bounds the entries of components (schemas, parameters,
 	// responses, examples, ...) and of Swagger 2.0's definitions,
 	// parameters and responses, all together.
-	MaxComponents = 50_000
-	// MaxRefChain bounds a chain of schemas that are each only a $ref to the
+	maxComponents = 50_000
+	// maxRefChain bounds a chain of schemas that are each only a $ref to the
 	// next.
-	MaxRefChain = 64
+	maxRefChain = 64
 )
 
 // checkShape refuses a document past MaxComponents or MaxRefChain, naming
@@ -432,8 +432,8 @@ func checkShape(jsonText []byte) error {
 			count(start)
 		}
 	})
-	if n > MaxComponents {
-		return fmt.Errorf("the document has %d components, more than %d: refused (the limit bounds the memory a document can take)", n, MaxComponents)
+	if n > maxComponents {
+		return fmt.Errorf("the document has %d components, more than %d: refused (the limit bounds the memory a document can take)", n, maxComponents)
 	}
 	schemas, prefix := components, "#/components/schemas/"
 	if definitions != nil {
@@ -476,8 +476,8 @@ func checkShape(jsonText []byte) error {
 		return d
 	}
 	for name := range next {
-		if d := follow(name); d > MaxRefChain {
-			return fmt.Errorf("schema %s%s starts a chain of %d schemas that are each only a $ref to the next, more than %d: refused (resolving such chains takes time that grows with the square of their length)", prefix, name, d, MaxRefChain)
+		if d := follow(name); d > maxRefChain {
+			return fmt.Errorf("schema %s%s starts a chain of %d schemas that are each only a $ref to the next, more than %d: refused (resolving such chains takes time that grows with the square of their length)", prefix, name, d, maxRefChain)
 		}
 	}
 	return nil

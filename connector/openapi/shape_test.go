@@ -62,10 +62,10 @@ func TestHostileDocumentShapesAreRefused(t *testing.T) {
 	}
 	t.Logf("refused in %s: %v", time.Since(start), err)
 	many := map[string]any{}
-	for i := range openapi.MaxComponents + 1 {
+	for i := range 50_000 + 1 {
 		many[fmt.Sprintf("C%d", i)] = map[string]any{"type": "string"}
 	}
 	if _, _, err := openapi.Load(ctx, writeDoc(t, many), opts); err == nil || !strings.Contains(err.Error(), "components, more than") {
-		t.Fatalf("%d components: %v", openapi.MaxComponents+1, err)
+		t.Fatalf("%d components: %v", 50_000+1, err)
 	}
 }

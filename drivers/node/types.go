@@ -27,15 +27,15 @@ const TypesVersion = "24.19.4"
 // how to install it.
 var ErrTypesNotInstalled = errors.New("node: no @types/node found (looked for node_modules/@types/node and .tools/node_modules/@types/node in the working directory and its parents); install it with: npm install --prefix .tools @types/node@" + TypesVersion + ", or set Options.TypesDir")
 
-// TypesEntry is the name of the top-level declaration file that
+// typesEntry is the name of the top-level declaration file that
 // TypeDefinitionFilesFromDir returns beside the package files: it
 // references node_modules/@types/node/index.d.ts, which pulls in the rest.
-const TypesEntry = "node-types.d.ts"
+const typesEntry = "node-types.d.ts"
 
-// FindTypes looks for the @types/node package directory from dir upwards:
+// findTypes looks for the @types/node package directory from dir upwards:
 // in each folder, node_modules/@types/node, then .tools/node_modules/@types/node.
 // It returns the first that holds an index.d.ts, or ErrTypesNotInstalled.
-func FindTypes(dir string) (string, error) {
+func findTypes(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("node: finding @types/node from %q: %w", dir, err)
@@ -91,8 +91,8 @@ func TypeDefinitionFilesFromDir(dir string) ([]drivers.TypeDefinitionFile, error
 		return nil, fmt.Errorf("node: %s is package %q, not @types/node", dir, pkg.Name)
 	}
 	major, _ := strconv.Atoi(strings.SplitN(pkg.Version, ".", 2)[0])
-	if major < MinimumMajorVersion {
-		return nil, fmt.Errorf("node: %s is @types/node %s; version %d or newer is required (npm install --prefix .tools @types/node@%s)", dir, pkg.Version, MinimumMajorVersion, TypesVersion)
+	if major < minimumMajorVersion {
+		return nil, fmt.Errorf("node: %s is @types/node %s; version %d or newer is required (npm install --prefix .tools @types/node@%s)", dir, pkg.Version, minimumMajorVersion, TypesVersion)
 	}
 	files, err := declarationFiles(dir, "node_modules/@types/node")
 	if err != nil {
@@ -108,7 +108,7 @@ func TypeDefinitionFilesFromDir(dir string) ([]drivers.TypeDefinitionFile, error
 	}
 	files = append(files, more...)
 	files = append(files, drivers.TypeDefinitionFile{
-		Name: TypesEntry,
+		Name: typesEntry,
 		Text: "// The Node.js " + strconv.Itoa(major) + " runtime's declarations (@types/node " + pkg.Version + ").\n/// <reference path=\"node_modules/@types/node/index.d.ts\" />\n",
 	})
 	return files, nil
@@ -196,7 +196,7 @@ func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinit
 			from = wd
 		}
 		var err error
-		if dir, err = FindTypes(from); err != nil {
+		if dir, err = findTypes(from); err != nil {
 			return nil, err
 		}
 	}

@@ -179,7 +179,7 @@ func TestTypeDefinitionFilesLayout(t *testing.T) {
 			t.Errorf("missing %s", want)
 		}
 	}
-	if len(top) != 1 || top[0] != node.TypesEntry {
-		t.Errorf("top-level files %v, want [%s]", top, node.TypesEntry)
+	if len(top) != 1 || top[0] != "node-types.d.ts" {
+		t.Errorf("top-level files %v, want [%s]", top, "node-types.d.ts")
 	}
 }

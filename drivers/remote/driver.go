@@ -23,9 +23,9 @@ const MinTokenSize = 16
 var (
 	// ErrAuthFailed: the host rejected this client's token proof.
 	ErrAuthFailed = errors.New("remote runner: authentication failed")
-	// ErrHostNotAuthenticated: the peer did not prove that it holds the
+	// errHostNotAuthenticated: the peer did not prove that it holds the
 	// token, so it is not the runner host this client was configured for.
-	ErrHostNotAuthenticated = errors.New("remote runner: the host did not prove the token (not the configured runner host?)")
+	errHostNotAuthenticated = errors.New("remote runner: the host did not prove the token (not the configured runner host?)")
 	// ErrRefused: the host refused the connection; the wrapped message says
 	// why, for example "connection refused: limit of 8 connections reached".
 	ErrRefused = errors.New("remote runner")
@@ -207,10 +207,10 @@ func (d *Driver) exchange(ctx context.Context, connp *net.Conn, purpose string) 
 		return nil, refusal(hello)
 	case hello.Kind != hsHello:
 		return nil, fmt.Errorf("remote runner: %s sent handshake message %d before hello", addr, hello.Kind)
-	case hello.Version != HandshakeVersion:
-		return nil, fmt.Errorf("remote runner: the host speaks handshake version %d; this client speaks %d", hello.Version, HandshakeVersion)
+	case hello.Version != handshakeVersion:
+		return nil, fmt.Errorf("remote runner: the host speaks handshake version %d; this client speaks %d", hello.Version, handshakeVersion)
 	}
-	auth := &handshake{Kind: hsAuth, Version: HandshakeVersion, Nonce: newNonce(), Purpose: purpose}
+	auth := &handshake{Kind: hsAuth, Version: handshakeVersion, Nonce: newNonce(), Purpose: purpose}
 	if len(d.opts.Token) > 0 {
 		auth.Proof = proof(d.opts.Token, roleClient, hello.Nonce, auth.Nonce, binding)
 	}
@@ -229,7 +229,7 @@ func (d *Driver) exchange(ctx context.Context, connp *net.Conn, purpose string) 
 		return nil, fmt.Errorf("remote runner: %s sent handshake message %d instead of welcome", addr, welcome.Kind)
 	}
 	if len(d.opts.Token) > 0 && !validProof(welcome.Proof, d.opts.Token, roleServer, hello.Nonce, auth.Nonce, binding) {
-		return nil, ErrHostNotAuthenticated
+		return nil, errHostNotAuthenticated
 	}
 	return welcome, nil
 }

@@ -337,7 +337,7 @@ func TestShutdownDrainsInFlightExecutions(t *testing.T) {
 		t.Fatalf("idle runtime: %+v", f)
 	}
 	out, err := c.Run(context.Background(), gateProgram("late"), client.RunOptions{})
-	if err != nil || out.Kind != client.ProgramFailed || out.Error.Name != remote.DrainingErrorName || !strings.Contains(out.Error.Message, "draining") {
+	if err != nil || out.Kind != client.ProgramFailed || out.Error.Name != "RunnerDrainingError" || !strings.Contains(out.Error.Message, "draining") {
 		t.Fatalf("execute during drain: %+v %v", out, err)
 	}
 	if _, err := client.NewRuntime(context.Background(), h.driver(t)); err == nil {
@@ -491,7 +491,7 @@ func TestSIGTERMDrainsTheHostProcess(t *testing.T) {
 	waitFor(t, "the host to start draining", func() bool {
 		k, _ := contract.New()
 		out, err := client.New(rt, k).Run(context.Background(), `export default async function () {}`, client.RunOptions{})
-		return err == nil && out.Kind == client.ProgramFailed && out.Error.Name == remote.DrainingErrorName
+		return err == nil && out.Kind == client.ProgramFailed && out.Error.Name == "RunnerDrainingError"
 	})
 	close(release)
 	if err := <-done; err != nil {

@@ -15,10 +15,10 @@ import (
 	"github.com/fxamacker/cbor/v2"
 )
 
-// HandshakeVersion is the version of the pre-wire handshake this package
+// handshakeVersion is the version of the pre-wire handshake this package
 // speaks (drivers/remote/PROTOCOL.md). A host and a client of different
 // versions refuse each other with an error naming both versions.
-const HandshakeVersion = 1
+const handshakeVersion = 1
 
 // protocolName is the hello's protocol field: it tells a client that it
 // reached a runner host and not some other service.
@@ -226,7 +226,7 @@ const (
 // session.
 func proof(token []byte, role string, hostNonce, clientNonce, binding []byte) []byte {
 	mac := hmac.New(sha256.New, token)
-	fmt.Fprintf(mac, "%s/%d %s\x00", protocolName, HandshakeVersion, role)
+	fmt.Fprintf(mac, "%s/%d %s\x00", protocolName, handshakeVersion, role)
 	mac.Write(hostNonce)
 	mac.Write(clientNonce)
 	mac.Write(binding)

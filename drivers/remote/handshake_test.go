@@ -111,11 +111,11 @@ func TestClientDetectsAFakeHost(t *testing.T) {
 	}{
 		{"random proof", func(h, a *handshake) *handshake {
 			return &handshake{Kind: hsWelcome, Proof: newNonce()}
-		}, ErrHostNotAuthenticated, ""},
-		{"no proof", func(h, a *handshake) *handshake { return &handshake{Kind: hsWelcome} }, ErrHostNotAuthenticated, ""},
+		}, errHostNotAuthenticated, ""},
+		{"no proof", func(h, a *handshake) *handshake { return &handshake{Kind: hsWelcome} }, errHostNotAuthenticated, ""},
 		{"echoed client proof", func(h, a *handshake) *handshake {
 			return &handshake{Kind: hsWelcome, Proof: a.Proof}
-		}, ErrHostNotAuthenticated, ""},
+		}, errHostNotAuthenticated, ""},
 		{"hello again", func(h, a *handshake) *handshake { return h }, nil, "instead of welcome"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,7 +130,7 @@ func TestClientDetectsAFakeHost(t *testing.T) {
 					return
 				}
 				defer c.Close()
-				hello := &handshake{Kind: hsHello, Protocol: protocolName, Version: HandshakeVersion, Nonce: newNonce()}
+				hello := &handshake{Kind: hsHello, Protocol: protocolName, Version: handshakeVersion, Nonce: newNonce()}
 				_ = writeHandshake(c, hello)
 				auth, err := readHandshake(c, maxClientHandshake)
 				if err != nil {

@@ -21,10 +21,10 @@ import (
 // ErrServerClosed is returned by Server.Serve after Shutdown or Close.
 var ErrServerClosed = errors.New("remote runner: server closed")
 
-// DrainingErrorName is the JavaScript error name of the program-failed
+// drainingErrorName is the JavaScript error name of the program-failed
 // outcome a host answers an execute with while it drains (Server.Shutdown):
 // the program never ran and may be run on another runtime.
-const DrainingErrorName = "RunnerDrainingError"
+const drainingErrorName = "RunnerDrainingError"
 
 // ServerOptions configures a runner host.
 type ServerOptions struct {
@@ -434,7 +434,7 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 		return nil, err
 	}
 	hostNonce := newNonce()
-	if err := writeHandshake(conn, &handshake{Kind: hsHello, Protocol: protocolName, Version: HandshakeVersion, Nonce: hostNonce}); err != nil {
+	if err := writeHandshake(conn, &handshake{Kind: hsHello, Protocol: protocolName, Version: handshakeVersion, Nonce: hostNonce}); err != nil {
 		return nil, err
 	}
 	auth, err := readHandshake(conn, maxClientHandshake)
@@ -445,8 +445,8 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 		return nil, err
 	case auth.Kind != hsAuth:
 		return nil, refuse(refuseMalformed, "remote runner: expected auth", fmt.Errorf("handshake message %d instead of auth", auth.Kind))
-	case auth.Version != HandshakeVersion:
-		msg := fmt.Sprintf("the host speaks handshake version %d; the client %d", HandshakeVersion, auth.Version)
+	case auth.Version != handshakeVersion:
+		msg := fmt.Sprintf("the host speaks handshake version %d; the client %d", handshakeVersion, auth.Version)
 		return nil, refuse(refuseVersion, msg, errors.New(msg))
 	}
 	welcome := &handshake{Kind: hsWelcome, Description: s.opts.Driver.Description()}
@@ -705,7 +705,7 @@ func (ss *session) settle(id uint64, all bool) {
 // drains.
 func drainRefusal(id uint64) *wire.Message {
 	return &wire.Message{Kind: wire.KindResult, Execution: id, Outcome: wire.OutcomeProgramFailed, Error: &wire.Error{
-		Name:    DrainingErrorName,
+		Name:    drainingErrorName,
 		Message: "remote runner: the host is shutting down (draining) and starts no new executions; the program did not run",
 	}}
 }
