@@ -88,7 +88,7 @@ func (e *haltError) Error() string { return e.Err.Error() }
 // Unwrap returns Err.
 func (e *haltError) Unwrap() error { return e.Err }
 
-// asHalt finds a HaltError in err's chain.
+// asHalt finds a haltError in err's chain.
 func asHalt(err error) (*haltError, bool) {
 	var h *haltError
 	if errors.As(err, &h) {

@@ -410,7 +410,7 @@ type ExecuteRequest struct {
 	// Outcome.Clock of an earlier run.
 	Clock []float64
 	// CallTool runs one tool call; its context ends with the execution. An
-	// error wrapping a HaltError (see Halt) ends the execution.
+	// error made by Halt ends the execution.
 	CallTool func(ctx context.Context, call ToolCall) (json.RawMessage, error)
 	// OnOutput receives program output ("stdout" or "stderr") in order. It
 	// runs on the caller's goroutine: a slow OnOutput slows only this

@@ -27,7 +27,7 @@ type Options struct {
 	// Declarations chooses whether the description holds every declaration
 	// (DeclarationsFull) or only the namespaces and the SDK that finds and
 	// describes tools (DeclarationsDiscover); the zero value is full when
-	// the declarations fit in FullDeclarationsTokens.
+	// the declarations fit in 2,000 estimated tokens.
 	Declarations Declarations
 	// Checker, when not nil, type-checks each program before it runs: one
 	// that does not type-check is answered with the compiler's report and
@@ -51,7 +51,7 @@ type Declarations string
 // The declarations modes.
 const (
 	// DeclarationsAuto is DeclarationsFull when the declarations fit in
-	// FullDeclarationsTokens estimated tokens, DeclarationsDiscover
+	// 2,000 estimated tokens, DeclarationsDiscover
 	// otherwise.
 	DeclarationsAuto Declarations = ""
 	// DeclarationsFull puts every declaration in the description (small

@@ -74,13 +74,13 @@ type Options struct {
 	// address must set it (the CLI reads CODEMODE_UI_TOKEN).
 	Token string
 	// PollInterval is how often a live page's event stream reads the
-	// journal; 0 means DefaultPollInterval.
+	// journal; 0 means 1 s.
 	PollInterval time.Duration
 	// Limit is how many executions of each runtime the list reads, newest
-	// first; 0 means DefaultLimit.
+	// first; 0 means 200.
 	Limit int
 	// ActionTimeout bounds one approval's replay or one rollback; 0 means
-	// DefaultActionTimeout. A closed browser tab does not cancel them: an
+	// 10 minutes. A closed browser tab does not cancel them: an
 	// approved replay runs to its end.
 	ActionTimeout time.Duration
 	// Logger receives failures to read the journal at warn level; nil is

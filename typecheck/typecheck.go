@@ -64,8 +64,8 @@ type Diagnostic struct {
 	Message string `json:"message"` // the compiler's message
 }
 
-// Result is the outcome of a check: Valid, or the first MaxDiagnostics
-// diagnostics and a Report of at most MaxReport characters with an excerpt
+// Result is the outcome of a check: Valid, or the first 8
+// diagnostics and a Report of at most 8,000 characters with an excerpt
 // (the line before and after, a caret under the column) for each.
 type Result struct {
 	Valid       bool         `json:"valid"`

@@ -60,10 +60,10 @@ type Options struct {
 	// AllowedHosts.
 	Client *http.Client
 	// Timeout bounds one request, reading the response included; zero means
-	// DefaultTimeout.
+	// 30 s.
 	Timeout time.Duration
 	// MaxResponseBytes bounds a response body; zero means
-	// DefaultMaxResponseBytes. A larger response fails the call.
+	// 4 MiB. A larger response fails the call.
 	MaxResponseBytes int64
 	// ExposeSpec adds the spec() method, which returns the document
 	// (exposeSpec in https://developers.cloudflare.com/agents/tools/codemode/api-reference/; off by default: the document can be large).

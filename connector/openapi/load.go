@@ -30,7 +30,7 @@ const loadTimeout = 60 * time.Second
 // Load reads an OpenAPI document from source, a file path or an http(s)
 // URL, and builds a connector from it as Parse does. It returns an error
 // naming source when it cannot be read (or is larger than
-// MaxDocumentBytes) and Parse's errors otherwise.
+// 64 MiB) and Parse's errors otherwise.
 func Load(ctx context.Context, source string, opts Options) (*Connector, []string, error) {
 	data, err := readSource(ctx, source)
 	if err != nil {
@@ -389,7 +389,7 @@ const (
 	maxRefChain = 64
 )
 
-// checkShape refuses a document past MaxComponents or MaxRefChain, naming
+// checkShape refuses a document past maxComponents or maxRefChain, naming
 // what is over and by how much. It reads the text with the scanner below,
 // without decoding it (text it cannot take apart is left for the decoder
 // to report). Top-level keys are matched as encoding/json matches field

@@ -393,7 +393,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 // checkResponse validates a JSON response against the document's schema
 // for its status (the exact code, else its range such as "2XX"), as
 // Options.Responses says; a response with no JSON schema, not JSON, or
-// larger than MaxValidatedResponseBytes is not checked.
+// larger than 1 MiB is not checked.
 func (c *Connector) checkResponse(ctx context.Context, op *operation, r *response) error {
 	if c.responses == ResponsesOff || !r.json || op.op.Responses == nil {
 		return nil

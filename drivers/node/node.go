@@ -108,7 +108,7 @@ var versionPattern = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
 
 // Version runs `node --version` and returns the major version, or an error
 // naming the executable when it cannot run or is older than
-// MinimumMajorVersion.
+// 24.
 func (d *Driver) Version(ctx context.Context) (int, error) {
 	out, err := exec.CommandContext(ctx, d.opts.NodePath, "--version").Output()
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 
 // TypesVersion is the @types/node version the tests and scripts/test use:
 // the newest 24.x when it was pinned. Any @types/node whose major version is
-// at least MinimumMajorVersion is accepted.
+// at least 24 is accepted.
 const TypesVersion = "24.19.4"
 
 // ErrTypesNotInstalled is returned (wrapped) by FindTypes and by
@@ -69,13 +69,13 @@ func findTypes(dir string) (string, error) {
 // "node_modules/@types/node/<path>" (except its ts5.* folders, which only
 // older TypeScript versions read), every .d.ts of its dependency
 // undici-types, named "node_modules/undici-types/<path>" (found where
-// Node.js resolution from dir would find it), and TypesEntry, a top-level
+// Node.js resolution from dir would find it), and node-types.d.ts, a top-level
 // file that references the package's index.d.ts.
 //
 // # Errors
 //
 //   - dir has no package.json naming @types/node, or its major version is
-//     older than MinimumMajorVersion;
+//     older than 24;
 //   - undici-types is not installed beside it;
 //   - a file cannot be read.
 func TypeDefinitionFilesFromDir(dir string) ([]drivers.TypeDefinitionFile, error) {

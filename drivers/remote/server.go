@@ -245,7 +245,7 @@ func (s *Server) ActiveConnections() int {
 
 // Shutdown drains the server: it stops accepting, closes connections that
 // are authenticating or have no execution in flight, answers every new
-// execute with a program-failed outcome named DrainingErrorName, and closes
+// execute with a program-failed outcome named RunnerDrainingError, and closes
 // each remaining connection when its last execution ends. It returns nil
 // once every connection is closed, or, when ctx ends first, closes them all
 // (failing their executions) and returns ctx's error.
