@@ -220,7 +220,7 @@ type RunOptions struct {
 // closed or failed runtime returns an error wrapping ErrRuntimeClosed or
 // ErrRuntimeFailed.
 func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outcome, error) {
-	return c.run(ctx, source, false, opts)
+	return c.run(ctx, program{text: source, kind: moduleProgram}, opts)
 }
 
 // RunCode runs code as models write it (normalizeCode in
@@ -237,16 +237,30 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 // TypeError naming where it was found. Positions in errors and excerpts are
 // the code's own lines and columns. Errors are those of Run.
 func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Outcome, error) {
-	return c.run(ctx, code, true, opts)
+	return c.run(ctx, program{text: code, kind: modelCode}, opts)
 }
 
-// program returns the erased program for source, a whole module or, when
-// isCode, model-written code (RunCode), and the setup to send with it
+// program is a program as a Run or RunCode call gives it.
+type program struct {
+	text string
+	kind programKind
+}
+
+// programKind says what form a program's text has.
+type programKind uint8
+
+const (
+	moduleProgram programKind = iota // a whole module (Run)
+	modelCode                        // code as a model writes it (RunCode)
+)
+
+// erase returns the erased program for p and the setup to send with it
 // (ExecuteRequest.Setup; "" when the module applies the client's setup
 // itself, or there is none).
-func (c *Client) program(source string, isCode bool) (*erased, string, error) {
+func (c *Client) erase(p program) (*erased, string, error) {
+	source := p.text
 	setup := c.setup.erasedText()
-	if !isCode {
+	if p.kind == moduleProgram {
 		// A module's default export receives the scope through the setup
 		// when the runner takes it apart (wire 1.3); an older runner's
 		// modules see the scope as it is.
@@ -283,9 +297,8 @@ func (c *Client) scopeNames() []string {
 	return append(names, "console", "result")
 }
 
-// run runs source, a module or, when isCode, model-written code (see
-// program).
-func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOptions) (out *Outcome, err error) {
+// run runs p.
+func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outcome, err error) {
 	tel := telemetry{fn: opts.OnTelemetry}
 	execID := opts.ExecutionID
 	if execID == "" {
@@ -293,53 +306,108 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 	}
 	ctx, tr := startRun(ctx, opts.TracerProvider, execID, c.rt)
 	defer func() { tr.end(out, err) }()
-	var input json.RawMessage
+	input, err := c.input(ctx, opts.Input, tr)
+	if err != nil {
+		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
+		return nil, err
+	}
+	prepared, err := c.prepare(p)
+	if err != nil {
+		if out := syntaxOutcome(err, &tel); out != nil {
+			return out, nil
+		}
+		return nil, err
+	}
+	req, err := c.request(prepared, execID, input, opts, tr, &tel)
+	if err != nil {
+		return nil, err
+	}
+	out, err = c.rt.Execute(ctx, req)
+	var notStarted *notStartedError
+	if err != nil && req.Setup != "" && errors.Is(err, wire.ErrVersion) && errors.As(err, &notStarted) {
+		// A runner older than wire 1.3 takes no setup: from now on the
+		// client's programs apply it in their own module.
+		c.setup.plain.Store(true)
+		var e *erased
+		if e, _, err = c.erase(p); err == nil {
+			prepared.positions, req.Source, req.Setup = e, e.js, ""
+			out, err = c.rt.Execute(ctx, req)
+		}
+	}
+	if err != nil {
+		if out := syntaxOutcome(err, &tel); out != nil { // found when the runtime erased the program (Erase)
+			return out, nil
+		}
+		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
+		return nil, err
+	}
+	mapError(out, prepared.positions)
+	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
+	return out, nil
+}
+
+// input checks a run's input against the contract, returning it as JSON
+// (nil for an inputless contract).
+func (c *Client) input(ctx context.Context, in any, tr *runTrace) (json.RawMessage, error) {
 	switch {
-	case c.contract.HasInput() && opts.Input == nil:
+	case c.contract.HasInput() && in == nil:
 		return nil, errors.New("codemode: this contract is input-bearing; RunOptions.Input is required")
-	case !c.contract.HasInput() && opts.Input != nil:
+	case !c.contract.HasInput() && in != nil:
 		return nil, errors.New("codemode: this contract is inputless; RunOptions.Input must be nil")
 	case c.contract.HasInput():
-		raw, err := c.contract.ValidateInput(opts.Input)
+		raw, err := c.contract.ValidateInput(in)
 		tr.validateInput(ctx, err)
-		if err != nil {
-			tel.emit(Event{Kind: EventExecutionFailed, Err: err})
-			return nil, err
-		}
-		input = raw
+		return raw, err
 	}
-	// A syntax error that erasure found is the program's failure.
-	syntaxError := func(err error) *Outcome {
-		var pe *ProgramError
-		if !errors.As(err, &pe) {
-			return nil
-		}
-		out := &Outcome{Kind: ProgramFailed, Error: pe}
-		tel.emit(Event{Kind: EventExecutionCompleted, Outcome: out})
-		return out
+	return nil, nil
+}
+
+// syntaxOutcome is the program's failure when err is a syntax error that
+// erasure found, or nil.
+func syntaxOutcome(err error, tel *telemetry) *Outcome {
+	var pe *ProgramError
+	if !errors.As(err, &pe) {
+		return nil
 	}
-	var prog positions
-	var js, setup string
-	var erase func() (string, error)
-	if st := c.strippable(source, isCode); st != nil {
-		// The runner strips the types itself (wire 1.4), or the runtime
-		// asks for them erased here (erase).
-		prog, js, erase, setup = st, source, st.erase, c.setup.erasedText()
-	} else {
-		e, s, err := c.program(source, isCode)
-		if err != nil {
-			if out := syntaxError(err); out != nil {
-				return out, nil
-			}
-			return nil, err
+	out := &Outcome{Kind: ProgramFailed, Error: pe}
+	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: out})
+	return out
+}
+
+// prepared is a program ready to send: its JavaScript (or TypeScript for a
+// runner that strips it, with erase as the fallback), the setup to send
+// with it, and how to map the runner's positions back to the program's.
+type prepared struct {
+	positions positions
+	js, setup string
+	erase     func() (string, error)
+}
+
+// prepare erases p, or leaves it for a runner that strips types itself
+// (wire 1.4).
+func (c *Client) prepare(p program) (*prepared, error) {
+	if p.kind == moduleProgram {
+		if st := c.strippable(p.text); st != nil {
+			return &prepared{positions: st, js: p.text, erase: st.erase, setup: c.setup.erasedText()}, nil
 		}
-		prog, js, setup = e, e.js, s
 	}
+	e, setup, err := c.erase(p)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{positions: e, js: e.js, setup: setup}, nil
+}
+
+// request is the execute request of a prepared program: its scope (with
+// fetch when opts allow it) and the tool calls going through the
+// middleware, the fetch policy and the run's spans.
+func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts RunOptions, tr *runTrace, tel *telemetry) (ExecuteRequest, error) {
 	scope := c.scopes.get(false)
 	var fetch *fetcher
 	if opts.Fetch != nil {
+		var err error
 		if fetch, err = newFetcher(opts.Fetch); err != nil {
-			return nil, fmt.Errorf("codemode: RunOptions.Fetch: %w", err)
+			return ExecuteRequest{}, fmt.Errorf("codemode: RunOptions.Fetch: %w", err)
 		}
 		scope = c.scopes.get(true)
 	}
@@ -349,19 +417,10 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 	if opts.Middleware != nil {
 		inner = opts.Middleware(inner)
 	}
-	req := ExecuteRequest{
-		Source:      js,
-		Erase:       erase,
-		Filename:    programFilename,
-		ExecutionID: execID,
-		Input:       input,
-		Namespaces:  scope.namespaces,
-		Scope:       scope.digest,
-		Setup:       setup,
-		Prefill:     opts.Prefill,
-		Limits:      opts.Limits,
-		Seed:        opts.Seed,
-		Clock:       opts.Clock,
+	return ExecuteRequest{
+		Source: p.js, Erase: p.erase, Filename: programFilename, ExecutionID: execID, Input: input,
+		Namespaces: scope.namespaces, Scope: scope.digest, Setup: p.setup, Prefill: opts.Prefill,
+		Limits: opts.Limits, Seed: opts.Seed, Clock: opts.Clock,
 		OnOutput: func(stream, text string) {
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
@@ -370,48 +429,33 @@ func (c *Client) run(ctx context.Context, source string, isCode bool, opts RunOp
 			var res json.RawMessage
 			var cerr error
 			if call.Namespace == FetchNamespace && fetch != nil {
-				res, cerr = fetchCall(ctx, call, fetch, inner, &tel)
+				res, cerr = fetchCall(ctx, call, fetch, inner, tel)
 			} else {
-				res, cerr = c.callTool(ctx, call, inner, &tel)
+				res, cerr = c.callTool(ctx, call, inner, tel)
 			}
 			endTool(span, cerr)
 			return res, cerr
 		},
+	}, nil
+}
+
+// mapError maps a failed outcome's positions back to the program's own
+// lines, and gives it the excerpt of the failing line: a tool validation
+// failure names the calling source in its message (the error was created
+// at the call, so its stack's first program frame is the call).
+func mapError(out *Outcome, prog positions) {
+	if out.Error == nil {
+		return
 	}
-	out, err = c.rt.Execute(ctx, req)
-	var notStarted *notStartedError
-	if err != nil && setup != "" && errors.Is(err, wire.ErrVersion) && errors.As(err, &notStarted) {
-		// A runner older than wire 1.3 takes no setup: from now on the
-		// client's programs apply it in their own module.
-		c.setup.plain.Store(true)
-		var e *erased
-		if e, _, err = c.program(source, isCode); err == nil {
-			prog, req.Source, req.Setup = e, e.js, ""
-			out, err = c.rt.Execute(ctx, req)
+	out.Error.Stack = prog.mapText(out.Error.Stack)
+	out.Error.Message = prog.mapText(out.Error.Message)
+	if out.Error.Name == string(contract.ErrorToolValidation) {
+		if x := prog.excerptAt(out.Error.Stack); x != "" {
+			out.Error.Message += "\n" + x
 		}
+	} else {
+		out.Error.excerpt = prog.excerptAt(out.Error.Stack)
 	}
-	if err != nil {
-		if out := syntaxError(err); out != nil { // found when the runtime erased the program (Erase)
-			return out, nil
-		}
-		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
-		return nil, err
-	}
-	if out.Error != nil {
-		out.Error.Stack = prog.mapText(out.Error.Stack)
-		out.Error.Message = prog.mapText(out.Error.Message)
-		// A tool validation failure names the calling source: the error was
-		// created at the call, so its stack's first program frame is the call.
-		if out.Error.Name == string(contract.ErrorToolValidation) {
-			if x := prog.excerptAt(out.Error.Stack); x != "" {
-				out.Error.Message += "\n" + x
-			}
-		} else {
-			out.Error.excerpt = prog.excerptAt(out.Error.Stack)
-		}
-	}
-	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
-	return out, nil
 }
 
 // handle is the innermost ToolCaller: the contract tool's handler, once

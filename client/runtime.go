@@ -437,7 +437,7 @@ type ErrorNamer interface {
 func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
 	if req.Erase != nil {
 		if rt.stripsTypes {
-			out, err := rt.executeScoped(ctx, req, true)
+			out, err := rt.executeScoped(ctx, sending{req: req, typeScript: true})
 			if !errors.Is(err, errStripRefused) {
 				return out, err
 			}
@@ -449,21 +449,31 @@ func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, e
 		}
 		req.Source, req.Erase = js, nil
 	}
-	return rt.executeScoped(ctx, req, false)
+	return rt.executeScoped(ctx, sending{req: req})
+}
+
+// sending is one execution as it is sent: the request, whether its Source
+// is TypeScript for the runner to strip (wire 1.4), and whether its
+// namespaces go with it even when the runner was sent them under its
+// scope before.
+type sending struct {
+	req        ExecuteRequest
+	typeScript bool
+	fullScope  bool
 }
 
 // executeScoped runs one execution, sending it once more with its
 // namespaces when the runner answers that it no longer keeps the list its
-// scope names (wire 1.2 scopeUnknown: nothing ran). typeScript sends
-// req.Source for the runner to strip (wire 1.4).
-func (rt *Runtime) executeScoped(ctx context.Context, req ExecuteRequest, typeScript bool) (*Outcome, error) {
-	out, err := rt.execute(ctx, req, false, typeScript)
+// scope names (wire 1.2 scopeUnknown: nothing ran).
+func (rt *Runtime) executeScoped(ctx context.Context, s sending) (*Outcome, error) {
+	out, err := rt.execute(ctx, s)
 	if errors.Is(err, errScopeUnknown) {
 		// The runner no longer keeps the list the scope names (it was
 		// restarted or evicted it); nothing ran. Once more, with the list.
-		out, err = rt.execute(ctx, req, true, typeScript)
+		s.fullScope = true
+		out, err = rt.execute(ctx, s)
 		if errors.Is(err, errScopeUnknown) {
-			return internalFailure("the runner does not keep scope %s even after it was sent with its namespaces", req.Scope), nil
+			return internalFailure("the runner does not keep scope %s even after it was sent with its namespaces", s.req.Scope), nil
 		}
 	}
 	return out, err
@@ -477,10 +487,20 @@ var errScopeUnknown = errors.New("codemode: the runner does not keep the executi
 // did not strip the types of a program sent as TypeScript.
 var errStripRefused = errors.New("codemode: the runner did not strip the program's types")
 
-// execute runs one execution; full sends the namespaces even when the
-// runner was sent them under req.Scope before; typeScript marks req.Source
-// as TypeScript for the runner to strip.
-func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeScript bool) (*Outcome, error) {
+// running is one execution between its execute message and its outcome.
+type running struct {
+	rt      *Runtime
+	s       sending
+	id      uint64
+	lim     Limits
+	ex      *execution
+	execCtx context.Context // the tool calls' context: ends with the execution
+	bare    bool            // the message named the scope without its namespaces
+}
+
+// execute runs one execution.
+func (rt *Runtime) execute(ctx context.Context, s sending) (*Outcome, error) {
+	req := s.req
 	if err := req.Limits.check(); err != nil {
 		return nil, &notStartedError{err}
 	}
@@ -489,39 +509,59 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 		return nil, &notStartedError{rt.doneErr()}
 	default:
 	}
-	lim := req.Limits.withDefaults()
-	id := rt.nextID.Add(1)
-	ex := newExecution(id, lim, membudget.SharedFrom(ctx))
+	r := &running{rt: rt, s: s, id: rt.nextID.Add(1), lim: req.Limits.withDefaults()}
+	r.ex = newExecution(r.id, r.lim, membudget.SharedFrom(ctx))
 	rt.mu.Lock()
-	rt.execs[id] = ex
+	rt.execs[r.id] = r.ex
 	rt.mu.Unlock()
 	execCtx, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
+	r.execCtx = execCtx
 	if len(req.Prefill) == 0 {
 		// No prefilled result to check in order: the reader starts each
 		// call itself (execution.call).
-		ex.startCalls(func(m *wire.Message, clock int) { rt.startCall(execCtx, ex, req, m, clock) })
+		r.ex.startCalls(func(m *wire.Message, clock int) { rt.startCall(execCtx, r.ex, req, m, clock) })
 	}
 	defer func() {
-		ex.finish()
+		r.ex.finish()
 		cancelCalls()
 		rt.mu.Lock()
-		delete(rt.execs, id)
+		delete(rt.execs, r.id)
 		rt.mu.Unlock()
 	}()
+	msg, scoped, err := r.message()
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.NewTimer(r.lim.Timeout + hostGrace)
+	defer deadline.Stop()
+	if err := r.send(ctx, msg); err != nil {
+		return nil, err
+	}
+	if scoped && !r.bare {
+		// The runner reads messages in order: every execute written after
+		// this one may name the scope alone.
+		rt.scopes.add(req.Scope)
+	}
+	return r.await(ctx, deadline.C)
+}
 
-	msg := &wire.Message{Kind: wire.KindExecute, Execution: id, Source: req.Source, Filename: req.Filename, Setup: req.Setup, TypeScript: typeScript}
+// message builds and checks the execute message; scoped says whether it
+// names a scope (and r.bare whether without the namespaces).
+func (r *running) message() (msg *wire.Message, scoped bool, err error) {
+	rt, req := r.rt, r.s.req
+	msg = &wire.Message{Kind: wire.KindExecute, Execution: r.id, Source: req.Source, Filename: req.Filename, Setup: req.Setup, TypeScript: r.s.typeScript}
 	if req.Input != nil {
 		msg.HasInput, msg.Input = true, req.Input
 	}
 	// A scope goes only to a runner that speaks 1.2 (an older one would
 	// skip it and run the program with no namespaces), and alone only once
 	// this runtime has sent it with its list. An empty list needs no name.
-	scoped := req.Scope != "" && len(req.Namespaces) > 0 && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 2
-	bare := scoped && !full && rt.scopes.has(req.Scope)
+	scoped = req.Scope != "" && len(req.Namespaces) > 0 && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 2
+	r.bare = scoped && !r.s.fullScope && rt.scopes.has(req.Scope)
 	if scoped {
 		msg.Scope = req.Scope
 	}
-	if !bare {
+	if !r.bare {
 		for _, name := range sortedKeys(req.Namespaces) {
 			msg.Namespaces = append(msg.Namespaces, wire.Namespace{Name: name, Tools: req.Namespaces[name]})
 		}
@@ -534,7 +574,7 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 	// A 1.0 runner takes no limits: it is sent them only when asked, and
 	// then refuses them (CheckVersion below).
 	if l := req.Limits; rt.version.Minor >= 1 || l.Timeout > 0 || l.MemoryBytes > 0 || l.MaxOutput > 0 || l.MaxContent > 0 || l.MaxTimers > 0 {
-		msg.Limits = &wire.Limits{TimeoutMs: uint64((lim.Timeout + time.Millisecond - 1) / time.Millisecond), MemoryBytes: l.MemoryBytes,
+		msg.Limits = &wire.Limits{TimeoutMs: uint64((r.lim.Timeout + time.Millisecond - 1) / time.Millisecond), MemoryBytes: l.MemoryBytes,
 			MaxOutput: uint64(l.MaxOutput), MaxContent: uint64(l.MaxContent), MaxTimers: uint64(l.MaxTimers)}
 	}
 	msg.Seed, msg.Clock = req.Seed, req.Clock
@@ -544,112 +584,132 @@ func (rt *Runtime) execute(ctx context.Context, req ExecuteRequest, full, typeSc
 		}
 	}
 	if err := msg.Check(); err != nil { // a seed of the wrong size, a clock value that is not finite, a scope too long
-		return nil, &notStartedError{fmt.Errorf("codemode: %w", err)}
+		return nil, false, &notStartedError{fmt.Errorf("codemode: %w", err)}
 	}
 	if err := msg.CheckVersion(rt.version); err != nil {
-		return nil, &notStartedError{fmt.Errorf("codemode: %w", err)}
+		return nil, false, &notStartedError{fmt.Errorf("codemode: %w", err)}
 	}
-	deadline := time.NewTimer(lim.Timeout + hostGrace)
-	defer deadline.Stop()
-	if written, err := rt.out.send(ctx, rt.done, msg); err != nil {
-		if errors.Is(err, errRuntimeDone) {
-			err = rt.doneErr()
-		}
-		if !written && ctx.Err() != nil && !errors.Is(err, ErrRuntimeFailed) && !errors.Is(err, ErrRuntimeClosed) {
-			// The caller gave up while the execution waited to be sent:
-			// nothing ran, and the runtime is as good as before.
-			return nil, context.Cause(ctx)
-		}
-		if !written && errors.Is(err, wire.ErrFrameTooLarge) {
-			// Nothing was written: the runtime is as good as before.
-			return nil, &notStartedError{fmt.Errorf("codemode: the execute message does not fit in a frame (a clock, a prefill or a source too large): %w", err)}
-		}
-		if !written {
-			return nil, fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, &notStartedError{err})
-		}
-		if ctx.Err() != nil {
-			rt.cancelInRunner(id)
-			return nil, context.Cause(ctx)
-		}
-		return nil, err
+	return msg, scoped, nil
+}
+
+// send writes the execute message, saying what a failure means for the
+// runtime: nothing sent (the runtime is as good as before), or sent in
+// part (it failed).
+func (r *running) send(ctx context.Context, msg *wire.Message) error {
+	rt := r.rt
+	written, err := rt.out.send(ctx, rt.done, msg)
+	if err == nil {
+		return nil
 	}
-	if scoped && !bare {
-		// The runner reads messages in order: every execute written after
-		// this one may name the scope alone.
-		rt.scopes.add(req.Scope)
+	if errors.Is(err, errRuntimeDone) {
+		err = rt.doneErr()
 	}
-	// The clock values the program observed: each tool-call and the result
-	// carry those since the previous message (wire 1.1), so an execution
-	// that ends early (a halt) still reports every value seen until then
-	// (ex.observed).
+	switch {
+	case !written && ctx.Err() != nil && !errors.Is(err, ErrRuntimeFailed) && !errors.Is(err, ErrRuntimeClosed):
+		// The caller gave up while the execution waited to be sent:
+		// nothing ran, and the runtime is as good as before.
+		return context.Cause(ctx)
+	case !written && errors.Is(err, wire.ErrFrameTooLarge):
+		// Nothing was written: the runtime is as good as before.
+		return &notStartedError{fmt.Errorf("codemode: the execute message does not fit in a frame (a clock, a prefill or a source too large): %w", err)}
+	case !written:
+		return fmt.Errorf("%w: sending the execution: %w", ErrRuntimeFailed, &notStartedError{err})
+	case ctx.Err() != nil:
+		rt.cancelInRunner(r.id)
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+// await handles the runner's messages for the execution until its
+// outcome, its cancellation, the runtime's end or the host's deadline.
+// The clock values the program observed: each tool-call and the result
+// carry those since the previous message (wire 1.1), so an execution that
+// ends early (a halt) still reports every value seen until then
+// (ex.observed).
+func (r *running) await(ctx context.Context, deadline <-chan time.Time) (*Outcome, error) {
+	rt, ex := r.rt, r.ex
 	for {
 		select {
 		case <-ex.wake:
 			for _, it := range ex.take() {
 				if it.end != nil {
-					rt.cancelInRunner(id)
-					it.end.Clock = ex.observed()
-					return it.end, nil
+					return r.end(it.end), nil
 				}
-				m := it.msg
-				switch m.Kind {
-				case wire.KindOutput:
-					if req.OnOutput != nil {
-						req.OnOutput(m.Stream, m.Text)
-					}
-				case wire.KindToolCall:
-					clock, end := ex.admit(m)
-					if end != nil {
-						rt.cancelInRunner(id)
-						end.Clock = ex.observed()
-						return end, nil
-					}
-					if m.Prefilled {
-						if end := rt.checkPrefilled(execCtx, ex, req, m, clock); end != nil {
-							rt.cancelInRunner(id)
-							end.Clock = ex.observed()
-							return end, nil
-						}
-						continue
-					}
-					rt.startCall(execCtx, ex, req, m, clock)
-				case wire.KindResult:
-					if rt.closing.Load() {
-						return nil, ErrRuntimeClosed
-					}
-					if m.StripRefused {
-						if !typeScript {
-							return internalFailure("the runner answered that it did not strip the types of a program sent as JavaScript"), nil
-						}
-						return nil, errStripRefused
-					}
-					if m.ScopeUnknown {
-						if !bare {
-							return internalFailure("the runner answered that it does not keep scope %q, which the execution carried with its namespaces", req.Scope), nil
-						}
-						rt.scopes.remove(req.Scope)
-						return nil, errScopeUnknown
-					}
-					out := outcomeOf(m)
-					out.Clock = append(ex.observed(), m.Clock...)
-					if len(out.Clock) == 0 {
-						out.Clock = nil
-					}
-					return out, nil
+				if out, done, err := r.handle(it.msg); done {
+					return out, err
 				}
 			}
 		case <-ctx.Done():
-			rt.cancelInRunner(id)
+			rt.cancelInRunner(r.id)
 			rt.probeAfterCancel()
 			return nil, context.Cause(ctx)
 		case <-rt.done:
 			return nil, rt.doneErr()
-		case <-deadline.C:
-			rt.cancelInRunner(id)
+		case <-deadline:
+			rt.cancelInRunner(r.id)
 			rt.probeAfterCancel()
-			return failure("TimeoutError", fmt.Sprintf("the execution ran past its deadline of %s (Limits.Timeout) and the runtime did not stop it within %s", lim.Timeout, hostGrace)), nil
+			return failure("TimeoutError", fmt.Sprintf("the execution ran past its deadline of %s (Limits.Timeout) and the runtime did not stop it within %s", r.lim.Timeout, hostGrace)), nil
 		}
 	}
+}
+
+// end ends the execution in the runner with the host's own outcome.
+func (r *running) end(out *Outcome) *Outcome {
+	r.rt.cancelInRunner(r.id)
+	out.Clock = r.ex.observed()
+	return out
+}
+
+// handle handles one message of the runner; done says the execution ended
+// with out or err.
+func (r *running) handle(m *wire.Message) (out *Outcome, done bool, err error) {
+	req := r.s.req
+	switch m.Kind {
+	case wire.KindOutput:
+		if req.OnOutput != nil {
+			req.OnOutput(m.Stream, m.Text)
+		}
+	case wire.KindToolCall:
+		clock, end := r.ex.admit(m)
+		if end != nil {
+			return r.end(end), true, nil
+		}
+		if m.Prefilled {
+			if end := r.rt.checkPrefilled(r.execCtx, r.ex, req, m, clock); end != nil {
+				return r.end(end), true, nil
+			}
+			return nil, false, nil
+		}
+		r.rt.startCall(r.execCtx, r.ex, req, m, clock)
+	case wire.KindResult:
+		out, err := r.result(m)
+		return out, true, err
+	}
+	return nil, false, nil
+}
+
+// result is the execution's outcome from the runner's result message.
+func (r *running) result(m *wire.Message) (*Outcome, error) {
+	switch {
+	case r.rt.closing.Load():
+		return nil, ErrRuntimeClosed
+	case m.StripRefused && !r.s.typeScript:
+		return internalFailure("the runner answered that it did not strip the types of a program sent as JavaScript"), nil
+	case m.StripRefused:
+		return nil, errStripRefused
+	case m.ScopeUnknown && !r.bare:
+		return internalFailure("the runner answered that it does not keep scope %q, which the execution carried with its namespaces", r.s.req.Scope), nil
+	case m.ScopeUnknown:
+		r.rt.scopes.remove(r.s.req.Scope)
+		return nil, errScopeUnknown
+	}
+	out := outcomeOf(m)
+	out.Clock = append(r.ex.observed(), m.Clock...)
+	if len(out.Clock) == 0 {
+		out.Clock = nil
+	}
+	return out, nil
 }
 
 // cancelInRunner tells the runner to stop execution id, without waiting.

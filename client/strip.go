@@ -41,14 +41,11 @@ func onlyDefaultExports(source string) bool {
 	return strings.Count(source, "export") == strings.Count(source, "export default")
 }
 
-// strippable returns source as a program for the runner to strip, or nil
-// when the client erases it: model-written code (RunCode wraps it, with
-// esbuild's help), a module whose meaning blanks could change, or an
-// executor whose runners do not strip.
-func (c *Client) strippable(source string, isCode bool) *stripped {
-	if isCode {
-		return nil
-	}
+// strippable returns source, a module, as a program for the runner to
+// strip, or nil when the client erases it: a module whose meaning blanks
+// could change, or an executor whose runners do not strip. (Model-written
+// code is always erased here: RunCode wraps it, with esbuild's help.)
+func (c *Client) strippable(source string) *stripped {
 	if ts, ok := c.rt.(typeStripper); !ok || !ts.stripsTypeScript() {
 		return nil
 	}

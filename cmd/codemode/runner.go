@@ -44,68 +44,126 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(args) == 0 || args[0] != "serve" {
 		return usageError{"runner: the only subcommand is serve (see codemode runner serve --help)"}
 	}
-	fs := flag.NewFlagSet("runner serve", flag.ContinueOnError)
-	listen := fs.String("listen", "", "address to listen on: host:port or unix:/path (required)")
-	runtimeName := fs.String("runtime", "quickjs", "local runtime for each connection: quickjs or node")
-	maxConns := fs.Int("max-connections", 64, "connections with a runtime at once; more are refused")
-	idle := fs.Duration("idle-timeout", 0, "close a connection with nothing in flight and no traffic for this long (0: never)")
-	handshake := fs.Duration("handshake-timeout", 10*time.Second, "bound on TLS, authentication and a runtime's boot")
-	timeout := fs.Duration("timeout", 30*time.Second, "per-execution deadline (quickjs)")
-	cacheDir := fs.String("cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
-	maxEngines := fs.Int("max-engines", defaultMaxEngines(), "quickjs: executions running at once across all connections; more wait for a free engine (0: no cap). Default: half the memory (the smaller of MemTotal and the cgroup's memory.max) over 80 MiB an engine (its 64 MiB memory limit and the engine's own), at least 1")
-	authTimeout := fs.Duration("auth-timeout", 3*time.Second, "bound on TLS and authentication (a silent peer holds a slot at most this long)")
-	perAddress := fs.Int("max-handshakes-per-address", 8, "connections authenticating at once from one source IP address; more are refused")
-	perNetwork := fs.Int("max-handshakes-per-network", 16, "connections authenticating at once from one network (an IPv4 /24, an IPv6 /64); more are refused, and the last quarter of the 64 slots is kept for networks holding none")
-	drainTimeout := fs.Duration("drain-timeout", 5*time.Minute, "after SIGTERM, how long executions in flight may take before the remaining connections are closed")
-	tlsCert := fs.String("tls-cert", "", "PEM certificate of this host (enables TLS, with --tls-key)")
-	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
-	tlsClientCA := fs.String("tls-client-ca", "", "PEM CA bundle that client certificates must chain to (mutual TLS)")
-	for _, a := range args[1:] {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fmt.Fprint(stdout, runnerUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return errHelp
-		}
-	}
-	positional, err := parse(fs, args[1:], stdout)
+	f, err := parseRunnerServe(args[1:], stdout)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(positional) > 0:
-		return usageError{fmt.Sprintf("runner serve: unexpected argument %q", positional[0])}
-	case *listen == "":
-		return usageError{"runner serve: --listen is required"}
-	case *maxConns < 1:
-		return usageError{"runner serve: --max-connections must be at least 1"}
-	case *maxEngines < 0:
-		return usageError{"runner serve: --max-engines must be 0 (no cap) or more"}
-	case *idle < 0 || *handshake <= 0 || *timeout <= 0 || *authTimeout <= 0:
-		return usageError{"runner serve: --idle-timeout must not be negative; --handshake-timeout, --auth-timeout and --timeout must be positive"}
-	case *perAddress < 1 || *perNetwork < 1:
-		return usageError{"runner serve: --max-handshakes-per-address and --max-handshakes-per-network must be at least 1"}
-	case (*tlsCert == "") != (*tlsKey == ""):
-		return usageError{"runner serve: --tls-cert and --tls-key go together"}
-	case *tlsClientCA != "" && *tlsCert == "":
-		return usageError{"runner serve: --tls-client-ca needs --tls-cert and --tls-key"}
-	}
-	tlsConfig, err := serverTLS(*tlsCert, *tlsKey, *tlsClientCA)
+	tlsConfig, err := serverTLS(f.tlsCert, f.tlsKey, f.tlsClientCA)
 	if err != nil {
 		return err
 	}
 	token := []byte(os.Getenv(tokenEnv))
-	if len(token) == 0 && *tlsClientCA == "" {
+	if len(token) == 0 && f.tlsClientCA == "" {
 		return fmt.Errorf("runner serve: set %s to a random token of at least %d bytes (for example: openssl rand -hex 32), or configure mutual TLS with --tls-cert, --tls-key and --tls-client-ca", tokenEnv, remote.MinTokenSize)
 	}
+	local, closeLocal := f.driver()
+	defer closeLocal()
+	log := stderrLogger(stderr)
+	srv, err := remote.NewServer(remote.ServerOptions{
+		Driver: local, Token: token, TLS: tlsConfig,
+		MaxConnections: f.maxConns, IdleTimeout: f.idle, HandshakeTimeout: f.handshake,
+		AuthTimeout: f.authTimeout, MaxHandshakesPerAddress: f.perAddress, MaxHandshakesPerNetwork: f.perNetwork,
+		Logger: log,
+	})
+	if err != nil {
+		return fmt.Errorf("runner serve: %w", err)
+	}
+	// Listen first, so that a bad or busy address fails at once; clients
+	// that connect meanwhile wait in the backlog.
+	l, err := remote.Listen(f.listen)
+	if err != nil {
+		return fmt.Errorf("runner serve: %w", err)
+	}
+	defer l.Close()
+	if err := warmUp(ctx, local, f.runtime, log); err != nil {
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	log.Info("codemode runner: serving", "listen", l.Addr().String(), "runtime", f.runtime, "tls", tlsConfig != nil, "mutual-tls", f.tlsClientCA != "", "max-connections", f.maxConns)
+	select {
+	case err := <-served:
+		_ = srv.Close()
+		return fmt.Errorf("runner serve: %w", err)
+	case <-ctx.Done():
+	}
+	return drain(srv, served, f.drainTimeout, log)
+}
 
-	var local drivers.Driver
-	switch *runtimeName {
-	case "quickjs":
-		d := quickjs.New(quickjs.Options{Timeout: *timeout, CacheDir: *cacheDir, MaxEngines: *maxEngines})
-		defer d.Close()
-		local = d
-	case "node":
+// runnerFlags are runner serve's flags.
+type runnerFlags struct {
+	listen, runtime, cacheDir    string
+	tlsCert, tlsKey, tlsClientCA string
+	maxConns, maxEngines         int
+	perAddress, perNetwork       int
+	idle, handshake, timeout     time.Duration
+	authTimeout, drainTimeout    time.Duration
+}
+
+// parseRunnerServe parses and checks runner serve's flags.
+func parseRunnerServe(args []string, stdout io.Writer) (*runnerFlags, error) {
+	f := &runnerFlags{}
+	fs := flag.NewFlagSet("runner serve", flag.ContinueOnError)
+	fs.StringVar(&f.listen, "listen", "", "address to listen on: host:port or unix:/path (required)")
+	fs.StringVar(&f.runtime, "runtime", "quickjs", "local runtime for each connection: quickjs or node")
+	fs.IntVar(&f.maxConns, "max-connections", 64, "connections with a runtime at once; more are refused")
+	fs.DurationVar(&f.idle, "idle-timeout", 0, "close a connection with nothing in flight and no traffic for this long (0: never)")
+	fs.DurationVar(&f.handshake, "handshake-timeout", 10*time.Second, "bound on TLS, authentication and a runtime's boot")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-execution deadline (quickjs)")
+	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
+	fs.IntVar(&f.maxEngines, "max-engines", defaultMaxEngines(), "quickjs: executions running at once across all connections; more wait for a free engine (0: no cap). Default: half the memory (the smaller of MemTotal and the cgroup's memory.max) over 80 MiB an engine (its 64 MiB memory limit and the engine's own), at least 1")
+	fs.DurationVar(&f.authTimeout, "auth-timeout", 3*time.Second, "bound on TLS and authentication (a silent peer holds a slot at most this long)")
+	fs.IntVar(&f.perAddress, "max-handshakes-per-address", 8, "connections authenticating at once from one source IP address; more are refused")
+	fs.IntVar(&f.perNetwork, "max-handshakes-per-network", 16, "connections authenticating at once from one network (an IPv4 /24, an IPv6 /64); more are refused, and the last quarter of the 64 slots is kept for networks holding none")
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", 5*time.Minute, "after SIGTERM, how long executions in flight may take before the remaining connections are closed")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate of this host (enables TLS, with --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&f.tlsClientCA, "tls-client-ca", "", "PEM CA bundle that client certificates must chain to (mutual TLS)")
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fmt.Fprint(stdout, runnerUsage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil, errHelp
+		}
+	}
+	positional, err := parse(fs, args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	if len(positional) > 0 {
+		return nil, usageError{fmt.Sprintf("runner serve: unexpected argument %q", positional[0])}
+	}
+	return f, f.check()
+}
+
+// check validates the flags.
+func (f *runnerFlags) check() error {
+	switch {
+	case f.listen == "":
+		return usageError{"runner serve: --listen is required"}
+	case f.maxConns < 1:
+		return usageError{"runner serve: --max-connections must be at least 1"}
+	case f.maxEngines < 0:
+		return usageError{"runner serve: --max-engines must be 0 (no cap) or more"}
+	case f.idle < 0 || f.handshake <= 0 || f.timeout <= 0 || f.authTimeout <= 0:
+		return usageError{"runner serve: --idle-timeout must not be negative; --handshake-timeout, --auth-timeout and --timeout must be positive"}
+	case f.perAddress < 1 || f.perNetwork < 1:
+		return usageError{"runner serve: --max-handshakes-per-address and --max-handshakes-per-network must be at least 1"}
+	case (f.tlsCert == "") != (f.tlsKey == ""):
+		return usageError{"runner serve: --tls-cert and --tls-key go together"}
+	case f.tlsClientCA != "" && f.tlsCert == "":
+		return usageError{"runner serve: --tls-client-ca needs --tls-cert and --tls-key"}
+	case f.runtime != "quickjs" && f.runtime != "node":
+		return usageError{fmt.Sprintf("runner serve: --runtime %q is neither quickjs nor node", f.runtime)}
+	}
+	return nil
+}
+
+// driver is the local driver each connection's runtime runs on, and how
+// to close it.
+func (f *runnerFlags) driver() (drivers.Driver, func()) {
+	if f.runtime == "node" {
 		// Programs can read a Node.js child's environment: leave the
 		// token out of it.
 		var env []string
@@ -114,54 +172,36 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 				env = append(env, kv)
 			}
 		}
-		local = node.New(node.Options{Env: env})
-	default:
-		return usageError{fmt.Sprintf("runner serve: --runtime %q is neither quickjs nor node", *runtimeName)}
+		return node.New(node.Options{Env: env}), func() {}
 	}
-	log := stderrLogger(stderr)
-	srv, err := remote.NewServer(remote.ServerOptions{
-		Driver: local, Token: token, TLS: tlsConfig,
-		MaxConnections: *maxConns, IdleTimeout: *idle, HandshakeTimeout: *handshake,
-		AuthTimeout: *authTimeout, MaxHandshakesPerAddress: *perAddress, MaxHandshakesPerNetwork: *perNetwork,
-		Logger: log,
-	})
-	if err != nil {
-		return fmt.Errorf("runner serve: %w", err)
-	}
-	// Listen first, so that a bad or busy address fails at once; clients
-	// that connect meanwhile wait in the backlog.
-	l, err := remote.Listen(*listen)
-	if err != nil {
-		return fmt.Errorf("runner serve: %w", err)
-	}
-	defer l.Close()
-	// Boot one runtime before serving: QuickJS compiles (or loads its
-	// cache) and Node.js's version is checked, so that a broken set-up fails
-	// here and the first client does not wait.
+	d := quickjs.New(quickjs.Options{Timeout: f.timeout, CacheDir: f.cacheDir, MaxEngines: f.maxEngines})
+	return d, func() { d.Close() }
+}
+
+// warmUp boots one runtime before serving: QuickJS compiles (or loads its
+// cache) and Node.js's version is checked, so that a broken set-up fails
+// here and the first client does not wait.
+func warmUp(ctx context.Context, local drivers.Driver, name string, log *slog.Logger) error {
 	warm, err := client.NewRuntime(ctx, local)
 	if err != nil {
-		return fmt.Errorf("runner serve: starting a %s runtime: %w", *runtimeName, err)
+		return fmt.Errorf("runner serve: starting a %s runtime: %w", name, err)
 	}
 	_ = warm.Close()
 	if _, err := local.TypeDefinitionFiles(ctx); err != nil {
 		log.Warn("codemode runner: clients cannot type-check programs against this host (running them works)", "reason", err.Error())
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	log.Info("codemode runner: serving", "listen", l.Addr().String(), "runtime", *runtimeName, "tls", tlsConfig != nil, "mutual-tls", *tlsClientCA != "", "max-connections", *maxConns)
+	return nil
+}
 
-	select {
-	case err := <-served:
-		_ = srv.Close()
-		return fmt.Errorf("runner serve: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("codemode runner: draining; a second signal closes the remaining connections", "drain-timeout", drainTimeout.String())
+// drain lets executions in flight finish, for at most timeout or until a
+// second signal, then closes the remaining connections.
+func drain(srv *remote.Server, served <-chan error, timeout time.Duration, log *slog.Logger) error {
+	log.Info("codemode runner: draining; a second signal closes the remaining connections", "drain-timeout", timeout.String())
 	force, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	force, cancel := context.WithTimeout(force, *drainTimeout)
+	force, cancel := context.WithTimeout(force, timeout)
 	defer cancel()
-	err = srv.Shutdown(force)
+	err := srv.Shutdown(force)
 	<-served
 	if err != nil {
 		return fmt.Errorf("runner serve: %w", err)

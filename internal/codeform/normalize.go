@@ -393,165 +393,225 @@ func ExportDefault(code string) (offset, length int) {
 // expression literals and bracket depth, enough to find top-level
 // positions. It never fails; unbalanced input gives fewer candidates.
 func scan(code string) scanned {
-	sc := scanWith(code, false)
+	sc := newScanner(code, slashAfterBraceDivides).run()
 	if sc.unterminated {
 		// A "/" after "}" began a regular expression (after a block), not a
 		// division, and a backtick inside it opened no template.
-		sc = scanWith(code, true)
+		sc = newScanner(code, slashAfterBraceIsRegex).run()
 	}
 	return sc
 }
 
-// scanWith is scan; regexAfterBrace reads a "/" after "}" as the start of a
-// regular expression.
-func scanWith(code string, regexAfterBrace bool) scanned {
-	sc := scanned{exportDefault: -1, lastSemicolon: -1}
-	depth := 0
-	var templates []int // bracket depth at each open template substitution
-	prevWord := ""      // previous token when an identifier or keyword
-	regexOK := true
-	lineStart := true
-	first := true
-	var lastWordAt int
-	i := 0
-	for i < len(code) {
-		c := code[i]
-		if c == '\n' {
-			lineStart = true
-			i++
+// braceSlash says how a scanner reads a "/" right after "}".
+type braceSlash uint8
+
+const (
+	slashAfterBraceDivides braceSlash = iota // `}` ends an expression: a division
+	slashAfterBraceIsRegex                   // `}` ends a block: a regular expression
+)
+
+// scanner is one pass of scan over code.
+type scanner struct {
+	code       string
+	afterBrace braceSlash
+	sc         scanned
+	i          int
+	depth      int
+	templates  []int  // bracket depth at each open template substitution
+	prevWord   string // previous token when an identifier or keyword
+	regexOK    bool   // a "/" here starts a regular expression
+	lineStart  bool
+	first      bool
+	lastWordAt int
+}
+
+func newScanner(code string, afterBrace braceSlash) *scanner {
+	return &scanner{code: code, afterBrace: afterBrace, sc: scanned{exportDefault: -1, lastSemicolon: -1},
+		regexOK: true, lineStart: true, first: true}
+}
+
+// run scans the whole code.
+func (s *scanner) run() scanned {
+	code := s.code
+	for s.i < len(code) {
+		c := code[s.i]
+		if skipped, ok := s.space(c); !ok {
+			return s.sc // an unterminated comment
+		} else if skipped {
 			continue
 		}
-		if c == ' ' || c == '\t' || c == '\r' {
-			i++
-			continue
+		atLineStart := s.lineStart
+		if s.depth == 0 && s.lineStart {
+			s.sc.starts = append(s.sc.starts, s.i)
 		}
-		if c == '/' && i+1 < len(code) && code[i+1] == '/' {
-			for i < len(code) && code[i] != '\n' {
-				i++
-			}
-			continue
-		}
-		if c == '/' && i+1 < len(code) && code[i+1] == '*' {
-			end := strings.Index(code[i+2:], "*/")
-			if end < 0 {
-				return sc
-			}
-			i += end + 4
-			continue
-		}
-		atLineStart := lineStart
-		if depth == 0 && lineStart {
-			sc.starts = append(sc.starts, i)
-		}
-		lineStart = false
-		tokenStart := i
-		if sc.lastSemicolon >= 0 && depth == 0 {
-			sc.afterLastSemicolon = true
+		s.lineStart = false
+		if s.sc.lastSemicolon >= 0 && s.depth == 0 {
+			s.sc.afterLastSemicolon = true
 		}
 		switch {
 		case isIdentByte(c):
-			for i < len(code) && isIdentByte(code[i]) {
-				i++
-			}
-			w := code[tokenStart:i]
-			if first {
-				sc.isFunction = w == "async" || w == "function"
-			}
-			if depth == 0 && w == "export" && atLineStart {
-				sc.exports = true
-			}
-			if depth == 0 && w == "default" && prevWord == "export" && sc.exportDefault < 0 {
-				sc.exportDefault = lastWordAt
-				sc.exportDefaultLen = i - lastWordAt
-			}
-			prevWord, lastWordAt = w, tokenStart
-			regexOK = slices.Contains([]string{"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"}, w)
+			s.word(atLineStart)
 		case c == '"' || c == '\'':
-			i++
-			for i < len(code) && code[i] != c && code[i] != '\n' {
-				if code[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			i++
-			prevWord, regexOK = "", false
-		case c == '`' || (c == '}' && len(templates) > 0 && templates[len(templates)-1] == depth):
-			if c == '}' {
-				templates = templates[:len(templates)-1]
-			}
-			i++
-			closed := false
-			for i < len(code) {
-				if code[i] == '\\' {
-					i += 2
-					continue
-				}
-				if code[i] == '`' {
-					i++
-					closed = true
-					break
-				}
-				if code[i] == '$' && i+1 < len(code) && code[i+1] == '{' {
-					i += 2
-					templates = append(templates, depth)
-					closed = true
-					break
-				}
-				i++
-			}
-			if !closed {
-				sc.unterminated = true
-			}
-			prevWord, regexOK = "", len(templates) > 0 && code[i-1] == '{'
-		case c == '/' && regexOK:
-			i++
-			inClass := false
-			for i < len(code) && code[i] != '\n' {
-				if code[i] == '\\' {
-					i += 2
-					continue
-				}
-				if code[i] == '[' {
-					inClass = true
-				} else if code[i] == ']' {
-					inClass = false
-				} else if code[i] == '/' && !inClass {
-					i++
-					break
-				}
-				i++
-			}
-			for i < len(code) && isIdentByte(code[i]) {
-				i++
-			}
-			prevWord, regexOK = "", false
+			s.str(c)
+		case c == '`' || (c == '}' && len(s.templates) > 0 && s.templates[len(s.templates)-1] == s.depth):
+			s.template(c)
+		case c == '/' && s.regexOK:
+			s.regex()
 		default:
-			switch c {
-			case '(', '[', '{':
-				depth++
-			case ')', ']', '}':
-				depth = max(depth-1, 0)
-			case ';':
-				if depth == 0 {
-					sc.lastSemicolon = i
-					sc.afterLastSemicolon = false
-					sc.starts = append(sc.starts, i+1)
-				}
-			}
-			if first && c == '(' {
-				sc.isFunction = arrowAfterParens(code, i)
-				sc.startsParen = true
-			}
-			i++
-			regexOK = c != ')' && c != ']' && (c != '}' || regexAfterBrace)
-			prevWord = ""
+			s.punct(c)
 		}
-		first = false
+		s.first = false
 	}
-	// A candidate right after the final semicolon with nothing after it is
-	// not a statement.
-	return sc
+	return s.sc
+}
+
+// space skips a newline, a blank or a comment at s.i, reporting whether
+// it did; ok is false for a comment that never ends.
+func (s *scanner) space(c byte) (skipped, ok bool) {
+	code := s.code
+	switch {
+	case c == '\n':
+		s.lineStart = true
+		s.i++
+	case c == ' ' || c == '\t' || c == '\r':
+		s.i++
+	case c == '/' && s.i+1 < len(code) && code[s.i+1] == '/':
+		for s.i < len(code) && code[s.i] != '\n' {
+			s.i++
+		}
+	case c == '/' && s.i+1 < len(code) && code[s.i+1] == '*':
+		end := strings.Index(code[s.i+2:], "*/")
+		if end < 0 {
+			return false, false
+		}
+		s.i += end + 4
+	default:
+		return false, true
+	}
+	return true, true
+}
+
+// regexAfterWords are the keywords after which a "/" starts a regular
+// expression.
+var regexAfterWords = []string{"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"}
+
+// word reads an identifier or keyword, noting the function form's first
+// word, a top-level export and export default.
+func (s *scanner) word(atLineStart bool) {
+	code, start := s.code, s.i
+	for s.i < len(code) && isIdentByte(code[s.i]) {
+		s.i++
+	}
+	w := code[start:s.i]
+	if s.first {
+		s.sc.isFunction = w == "async" || w == "function"
+	}
+	if s.depth == 0 && w == "export" && atLineStart {
+		s.sc.exports = true
+	}
+	if s.depth == 0 && w == "default" && s.prevWord == "export" && s.sc.exportDefault < 0 {
+		s.sc.exportDefault = s.lastWordAt
+		s.sc.exportDefaultLen = s.i - s.lastWordAt
+	}
+	s.prevWord, s.lastWordAt = w, start
+	s.regexOK = slices.Contains(regexAfterWords, w)
+}
+
+// str reads a string literal quoted by q.
+func (s *scanner) str(q byte) {
+	code := s.code
+	s.i++
+	for s.i < len(code) && code[s.i] != q && code[s.i] != '\n' {
+		if code[s.i] == '\\' {
+			s.i++
+		}
+		s.i++
+	}
+	s.i++
+	s.prevWord, s.regexOK = "", false
+}
+
+// template reads a template literal's text, from its backtick or from the
+// "}" that closes a substitution, to its end or its next substitution.
+func (s *scanner) template(c byte) {
+	code := s.code
+	if c == '}' {
+		s.templates = s.templates[:len(s.templates)-1]
+	}
+	s.i++
+	closed := false
+	for s.i < len(code) {
+		if code[s.i] == '\\' {
+			s.i += 2
+			continue
+		}
+		if code[s.i] == '`' {
+			s.i++
+			closed = true
+			break
+		}
+		if code[s.i] == '$' && s.i+1 < len(code) && code[s.i+1] == '{' {
+			s.i += 2
+			s.templates = append(s.templates, s.depth)
+			closed = true
+			break
+		}
+		s.i++
+	}
+	if !closed {
+		s.sc.unterminated = true
+	}
+	s.prevWord, s.regexOK = "", len(s.templates) > 0 && code[s.i-1] == '{'
+}
+
+// regex reads a regular expression literal and its flags.
+func (s *scanner) regex() {
+	code := s.code
+	s.i++
+	inClass := false
+	for s.i < len(code) && code[s.i] != '\n' {
+		if code[s.i] == '\\' {
+			s.i += 2
+			continue
+		}
+		if code[s.i] == '[' {
+			inClass = true
+		} else if code[s.i] == ']' {
+			inClass = false
+		} else if code[s.i] == '/' && !inClass {
+			s.i++
+			break
+		}
+		s.i++
+	}
+	for s.i < len(code) && isIdentByte(code[s.i]) {
+		s.i++
+	}
+	s.prevWord, s.regexOK = "", false
+}
+
+// punct reads one punctuation byte: brackets change the depth, and a
+// top-level semicolon ends a statement.
+func (s *scanner) punct(c byte) {
+	switch c {
+	case '(', '[', '{':
+		s.depth++
+	case ')', ']', '}':
+		s.depth = max(s.depth-1, 0)
+	case ';':
+		if s.depth == 0 {
+			s.sc.lastSemicolon = s.i
+			s.sc.afterLastSemicolon = false
+			s.sc.starts = append(s.sc.starts, s.i+1)
+		}
+	}
+	if s.first && c == '(' {
+		s.sc.isFunction = arrowAfterParens(s.code, s.i)
+		s.sc.startsParen = true
+	}
+	s.i++
+	s.regexOK = c != ')' && c != ']' && (c != '}' || s.afterBrace == slashAfterBraceIsRegex)
+	s.prevWord = ""
 }
 
 // arrowAfterParens reports whether the parenthesis at open closes and is

@@ -1,6 +1,7 @@
 package codeform_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/internal/codeform"
@@ -26,4 +27,28 @@ func TestExportDefault(t *testing.T) {
 			t.Errorf("ExportDefault(%q) = %d, %d; want %d, %d", tc.code, at, n, tc.offset, tc.length)
 		}
 	}
+}
+
+// FuzzNormalize: any text a model sends normalizes without a panic, and
+// ExportDefault points at the words it names.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{
+		"await codemode.x({})", "export default async () => 1", "async () => { return `${a}/` / 2 }",
+		"const r = /a\\/b/g; r", "```ts\n1\n```", "/* open", "'unterminated\n1", "x = `a${`b${c}`}`; export default x",
+		"}/x/; export\ndefault 1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		n := codeform.Normalize(code, []string{"codemode", "console", "result"}, "")
+		if n == nil || n.Module == "" {
+			t.Fatalf("%q: no module", code)
+		}
+		if off, l := codeform.ExportDefault(code); off >= 0 {
+			w := code[off : off+l]
+			if !strings.HasPrefix(w, "export") || !strings.HasSuffix(w, "default") {
+				t.Fatalf("%q: ExportDefault %d,%d is %q", code, off, l, w)
+			}
+		}
+	})
 }
