@@ -398,7 +398,6 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 // message when the outbox ends the execution. Any entry that is malformed,
 // unknown, out of order or past a limit is an *outboxError.
 func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting bool, res *wire.Message, err error) {
-	lim := st.lim
 	sawWait := false
 	for len(text) > 0 {
 		line := text
@@ -410,105 +409,15 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 		kind, rest, _ := strings.Cut(line, "\t")
 		switch kind {
 		case "c", "p":
-			// seq, namespace, tool, clock values, random-stream use
-			// ("draws,bytes"), input.
-			f := strings.SplitN(rest, "\t", 6)
-			if len(f) != 6 {
-				return false, nil, badOutbox("held a malformed tool call: %.100q", line)
-			}
-			draws, bytesUsed, err := parseRandomUse(f[4])
-			if err != nil {
-				return false, nil, err
-			}
-			f = append(f[:4], f[5])
-			seq, err := strconv.ParseUint(f[0], 10, 64)
-			if err != nil || seq != st.seq+1 {
-				return false, nil, badOutbox("held tool call seq %.20q where %d was due", f[0], st.seq+1)
-			}
-			st.seq = seq
-			if !st.names.tools[f[1]+"\x00"+f[2]] {
-				return false, nil, badOutbox("held a call of %.100q.%.100q, which the execution does not declare", f[1], f[2])
-			}
-			clock, err := parseClock(f[3])
-			if err != nil {
-				return false, nil, err
-			}
-			if len(f[4]) > maxToolInput {
-				// The call cannot reach the host, whose next call would then
-				// skip a seq, and a prefilled one was answered already
-				// (an adversarial review kept a prefilled answer for a call
-				// the host never checked): the execution ends here.
-				return false, failure(ex.id, "RangeError", fmt.Sprintf(
-					"the input of %s.%s is %d bytes; a tool call carries at most %d", f[1], f[2], len(f[4]), maxToolInput)), nil
-			}
-			if !json.Valid([]byte(f[4])) {
-				return false, nil, badOutbox("held tool call %d with input that is not JSON", seq)
-			}
-			prefilled := kind == "p"
-			if prefilled {
-				// Answered in the engine from the execute message's
-				// prefill: only a seq it holds, once.
-				if _, ok := st.prefill[seq]; !ok {
-					return false, nil, badOutbox("answered tool call %d from a prefilled result the execution does not have", seq)
-				}
-				delete(st.prefill, seq)
-			}
-			call := &wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled,
-				RandomDraws: draws, RandomBytes: bytesUsed}
-			if err := s.w.Write(call); errors.Is(err, wire.ErrFrameTooLarge) {
-				// The input fits (checked above), so the clock values the
-				// program read since its last call make the message too
-				// large. Nothing was written; like an input too large, the
-				// call cannot reach the host and the execution ends here.
-				return false, failure(ex.id, "RangeError", fmt.Sprintf(
-					"the call of %s.%s does not fit in a message with the %d clock values the program read since its previous call (Date.now, performance.now, new Date), which are kept for replay: %v",
-					f[1], f[2], len(clock), err)), nil
-			} else {
-				s.sent(err)
-			}
+			res, err = s.outboxCall(ex, kind == "p", rest, line, st)
 		case "o":
-			stream, quoted, _ := strings.Cut(rest, "\t")
-			if stream != wire.StreamStdout && stream != wire.StreamStderr {
-				return false, nil, badOutbox("held output on stream %.40q, which is neither stdout nor stderr", stream)
-			}
-			var out string
-			if err := json.Unmarshal([]byte(quoted), &out); err != nil {
-				return false, nil, badOutbox("held output that is not a JSON string: %v", err)
-			}
-			st.output += utf16Len(out)
-			if st.output > lim.maxOutput+outputNoticeRoom {
-				return false, nil, badOutbox("held %d characters of output, past the limit of %d", st.output, lim.maxOutput)
-			}
-			s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: stream, Text: out})
+			err = s.outboxOutput(ex, rest, st)
 		case "t":
-			idText, msText, _ := strings.Cut(rest, "\t")
-			id, err1 := strconv.ParseInt(idText, 10, 32)
-			ms, err2 := strconv.ParseInt(msText, 10, 64)
-			if err1 != nil || err2 != nil || id <= 0 || ms < 0 || ms > maxTimerDelay {
-				return false, nil, badOutbox("held a malformed timer: %.100q", line)
-			}
-			if st.timers[int32(id)] != nil {
-				return false, nil, badOutbox("armed timer %d twice", id)
-			}
-			if len(st.timers) >= lim.maxTimers {
-				return false, nil, badOutbox("armed more than %d timers, the execution's limit", lim.maxTimers)
-			}
-			tid := int32(id)
-			st.timers[tid] = time.AfterFunc(time.Duration(ms)*time.Millisecond, func() {
-				ex.post(event{timer: tid})
-			})
+			err = st.armTimer(ex, rest, line)
 		case "x":
-			id, err := strconv.ParseInt(rest, 10, 32)
-			if err != nil || id <= 0 {
-				return false, nil, badOutbox("held a malformed timer stop: %.100q", line)
-			}
-			if t := st.timers[int32(id)]; t != nil {
-				t.Stop()
-				delete(st.timers, int32(id))
-			}
+			err = st.stopTimer(rest, line)
 		case "d":
-			res, err := finishMessage(ex.id, rest, lim)
-			return false, res, err
+			res, err = finishMessage(ex.id, rest, st.lim)
 		case "w":
 			if rest != "0" && rest != "1" {
 				return false, nil, badOutbox("held a malformed wait entry: %.100q", line)
@@ -517,11 +426,127 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 		default:
 			return false, nil, badOutbox("held an unknown entry: %.100q", line)
 		}
+		if res != nil || err != nil {
+			return false, res, err
+		}
 	}
 	if !sawWait {
 		return false, nil, badOutbox("ended without its wait entry")
 	}
 	return waiting, nil, nil
+}
+
+// outboxCall checks a tool call entry (prefilled: answered in the engine
+// from the execute message's prefill) and sends it to the host; res ends
+// the execution when the call cannot reach the host.
+func (s *server) outboxCall(ex *execution, prefilled bool, rest, line string, st *driveState) (res *wire.Message, err error) {
+	// seq, namespace, tool, clock values, random-stream use
+	// ("draws,bytes"), input.
+	f := strings.SplitN(rest, "\t", 6)
+	if len(f) != 6 {
+		return nil, badOutbox("held a malformed tool call: %.100q", line)
+	}
+	draws, bytesUsed, err := parseRandomUse(f[4])
+	if err != nil {
+		return nil, err
+	}
+	f = append(f[:4], f[5])
+	seq, err := strconv.ParseUint(f[0], 10, 64)
+	if err != nil || seq != st.seq+1 {
+		return nil, badOutbox("held tool call seq %.20q where %d was due", f[0], st.seq+1)
+	}
+	st.seq = seq
+	if !st.names.tools[f[1]+"\x00"+f[2]] {
+		return nil, badOutbox("held a call of %.100q.%.100q, which the execution does not declare", f[1], f[2])
+	}
+	clock, err := parseClock(f[3])
+	if err != nil {
+		return nil, err
+	}
+	if len(f[4]) > maxToolInput {
+		// The call cannot reach the host, whose next call would then
+		// skip a seq, and a prefilled one was answered already
+		// (an adversarial review kept a prefilled answer for a call
+		// the host never checked): the execution ends here.
+		return failure(ex.id, "RangeError", fmt.Sprintf(
+			"the input of %s.%s is %d bytes; a tool call carries at most %d", f[1], f[2], len(f[4]), maxToolInput)), nil
+	}
+	if !json.Valid([]byte(f[4])) {
+		return nil, badOutbox("held tool call %d with input that is not JSON", seq)
+	}
+	if prefilled {
+		// Only a seq the execution's prefill holds, once.
+		if _, ok := st.prefill[seq]; !ok {
+			return nil, badOutbox("answered tool call %d from a prefilled result the execution does not have", seq)
+		}
+		delete(st.prefill, seq)
+	}
+	call := &wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled,
+		RandomDraws: draws, RandomBytes: bytesUsed}
+	if err := s.w.Write(call); errors.Is(err, wire.ErrFrameTooLarge) {
+		// The input fits (checked above), so the clock values the
+		// program read since its last call make the message too
+		// large. Nothing was written; like an input too large, the
+		// call cannot reach the host and the execution ends here.
+		return failure(ex.id, "RangeError", fmt.Sprintf(
+			"the call of %s.%s does not fit in a message with the %d clock values the program read since its previous call (Date.now, performance.now, new Date), which are kept for replay: %v",
+			f[1], f[2], len(clock), err)), nil
+	} else {
+		s.sent(err)
+	}
+	return nil, nil
+}
+
+// outboxOutput checks a console output entry and sends it to the host.
+func (s *server) outboxOutput(ex *execution, rest string, st *driveState) error {
+	stream, quoted, _ := strings.Cut(rest, "\t")
+	if stream != wire.StreamStdout && stream != wire.StreamStderr {
+		return badOutbox("held output on stream %.40q, which is neither stdout nor stderr", stream)
+	}
+	var out string
+	if err := json.Unmarshal([]byte(quoted), &out); err != nil {
+		return badOutbox("held output that is not a JSON string: %v", err)
+	}
+	st.output += utf16Len(out)
+	if st.output > st.lim.maxOutput+outputNoticeRoom {
+		return badOutbox("held %d characters of output, past the limit of %d", st.output, st.lim.maxOutput)
+	}
+	s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: stream, Text: out})
+	return nil
+}
+
+// armTimer checks a timer entry ("id\tms") and arms the timer.
+func (st *driveState) armTimer(ex *execution, rest, line string) error {
+	idText, msText, _ := strings.Cut(rest, "\t")
+	id, err1 := strconv.ParseInt(idText, 10, 32)
+	ms, err2 := strconv.ParseInt(msText, 10, 64)
+	if err1 != nil || err2 != nil || id <= 0 || ms < 0 || ms > maxTimerDelay {
+		return badOutbox("held a malformed timer: %.100q", line)
+	}
+	if st.timers[int32(id)] != nil {
+		return badOutbox("armed timer %d twice", id)
+	}
+	if len(st.timers) >= st.lim.maxTimers {
+		return badOutbox("armed more than %d timers, the execution's limit", st.lim.maxTimers)
+	}
+	tid := int32(id)
+	st.timers[tid] = time.AfterFunc(time.Duration(ms)*time.Millisecond, func() {
+		ex.post(event{timer: tid})
+	})
+	return nil
+}
+
+// stopTimer checks a timer stop entry and stops the timer.
+func (st *driveState) stopTimer(rest, line string) error {
+	id, err := strconv.ParseInt(rest, 10, 32)
+	if err != nil || id <= 0 {
+		return badOutbox("held a malformed timer stop: %.100q", line)
+	}
+	if t := st.timers[int32(id)]; t != nil {
+		t.Stop()
+		delete(st.timers, int32(id))
+	}
+	return nil
 }
 
 // finishMessage checks the runner's outcome entry and builds the

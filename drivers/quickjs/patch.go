@@ -459,7 +459,7 @@ func guardCode(section []byte, oom uint64, poll []byte) ([]byte, error) {
 	}
 	var body []byte
 	for k, b := range bodies {
-		_, w, err := guardBody(body[:0], b, false, nil)
+		_, w, err := guardBody(body[:0], b, nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("function body %d: %w", k, err)
 		}
@@ -473,7 +473,11 @@ func guardCode(section []byte, oom uint64, poll []byte) ([]byte, error) {
 		if k == interp {
 			p = nil
 		}
-		body, _, err = guardBody(body[:0], b, uint64(k) == oom, p)
+		var prologue []byte
+		if uint64(k) == oom {
+			prologue = setOutOfMemory
+		}
+		body, _, err = guardBody(body[:0], b, prologue, p)
 		if err != nil {
 			return nil, fmt.Errorf("function body %d: %w", k, err)
 		}
@@ -491,28 +495,70 @@ const interpreterDispatch = 200
 // `global.set 0`. It decodes every instruction, so that no immediate is
 // taken for an opcode; it knows the MVP instruction set and the sign
 // extension, saturating conversion, bulk memory and reference types
-// extensions, which is what the module's target_features name. With oom,
-// it starts the code with setOutOfMemory; it puts poll at the head of every
+// extensions, which is what the module's target_features name. It starts
+// the code with prologue (nil: none) and puts poll at the head of every
 // loop. It also returns the number of targets of its widest br_table.
-func guardBody(out, b []byte, oom bool, poll []byte) (_ []byte, widest uint64, err error) {
-	locals, i, err := readULEB(b, 0)
+func guardBody(out, b, prologue, poll []byte) (_ []byte, widest uint64, err error) {
+	i, err := skipLocals(b)
 	if err != nil {
 		return nil, 0, err
 	}
+	start := 0
+	if prologue != nil {
+		out = append(append(out, b[:i]...), prologue...)
+		start = i
+	}
+	for i < len(b) {
+		op := b[i]
+		at := i + 1
+		var targets uint64
+		if i, targets, err = skipImmediates(b, op, at); err != nil {
+			return nil, 0, err
+		}
+		widest = max(widest, targets)
+		var insert []byte
+		switch op {
+		case 0x24: // global.set
+			if g, _, _ := readULEB(b, at); g == 0 {
+				insert = stackCheck
+			}
+		case 0x03: // loop
+			insert = poll
+		}
+		if insert != nil {
+			out = append(append(out, b[start:i]...), insert...)
+			start = i
+		}
+	}
+	if i != len(b) {
+		return nil, 0, errMalformedWasm
+	}
+	return append(out, b[start:]...), widest, nil
+}
+
+// skipLocals returns the offset of a function body's code, after its
+// local declarations.
+func skipLocals(b []byte) (int, error) {
+	locals, i, err := readULEB(b, 0)
+	if err != nil {
+		return 0, err
+	}
 	for k := uint64(0); k < locals; k++ {
 		if _, i, err = readULEB(b, i); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		i++ // valtype
 	}
 	if i > len(b) {
-		return nil, 0, errMalformedWasm
+		return 0, errMalformedWasm
 	}
-	start := 0
-	if oom {
-		out = append(append(out, b[:i]...), setOutOfMemory...)
-		start = i
-	}
+	return i, nil
+}
+
+// skipImmediates returns the offset after the immediates of instruction
+// op, whose immediates start at i, and for a br_table its number of
+// targets.
+func skipImmediates(b []byte, op byte, i int) (next int, targets uint64, err error) {
 	uleb := func(n int) error {
 		for ; n > 0; n-- {
 			if _, i, err = readULEB(b, i); err != nil {
@@ -521,107 +567,79 @@ func guardBody(out, b []byte, oom bool, poll []byte) (_ []byte, widest uint64, e
 		}
 		return nil
 	}
-	for i < len(b) {
-		op := b[i]
-		i++
-		switch {
-		case op == 0x24: // global.set
-			g, j, err := readULEB(b, i)
-			if err != nil {
-				return nil, 0, err
-			}
-			i = j
-			if g == 0 {
-				out = append(out, b[start:i]...)
-				out = append(out, stackCheck...)
-				start = i
-			}
-		case op == 0x00, op == 0x01, op == 0x05, op == 0x0b, op == 0x0f, op == 0x1a, op == 0x1b,
-			op >= 0x45 && op <= 0xc4, op == 0xd1:
-		case op == 0x02, op == 0x03, op == 0x04: // block type: empty, a value type or a type index
-			if i >= len(b) {
-				return nil, 0, errMalformedWasm
-			}
-			if c := b[i]; c == 0x40 || (c >= 0x6f && c <= 0x7f) {
-				i++
-			} else if err = uleb(1); err != nil { // s33: same byte layout
-				return nil, 0, err
-			}
-			if op == 0x03 && i <= len(b) {
-				out = append(out, b[start:i]...)
-				out = append(out, poll...)
-				start = i
-			}
-		case op == 0x0c, op == 0x0d, op == 0x10, op >= 0x20 && op <= 0x23, op == 0x25, op == 0x26,
-			op == 0x3f, op == 0x40, op == 0x41, op == 0x42, op == 0xd2:
-			if err = uleb(1); err != nil {
-				return nil, 0, err
-			}
-		case op == 0x0e: // br_table
-			n, j, err := readULEB(b, i)
-			if err != nil || n > uint64(len(b)) {
-				return nil, 0, errMalformedWasm
-			}
-			i = j
-			widest = max(widest, n)
-			if err = uleb(int(n) + 1); err != nil {
-				return nil, 0, err
-			}
-		case op == 0x11: // call_indirect: type, table
-			if err = uleb(2); err != nil {
-				return nil, 0, err
-			}
-		case op == 0x1c: // select with types
-			n, j, err := readULEB(b, i)
-			if err != nil || n > uint64(len(b)) {
-				return nil, 0, errMalformedWasm
-			}
-			i = j + int(n)
-		case op >= 0x28 && op <= 0x3e: // memarg: align (bit 6: a memory index follows), offset
-			align, j, err := readULEB(b, i)
-			if err != nil {
-				return nil, 0, err
-			}
-			i = j
-			n := 1
-			if align&0x40 != 0 {
-				n = 2
-			}
-			if err = uleb(n); err != nil {
-				return nil, 0, err
-			}
-		case op == 0x43:
-			i += 4
-		case op == 0x44:
-			i += 8
-		case op == 0xd0:
+	switch {
+	case op == 0x00, op == 0x01, op == 0x05, op == 0x0b, op == 0x0f, op == 0x1a, op == 0x1b,
+		op >= 0x45 && op <= 0xc4, op == 0xd1:
+	case op == 0x02, op == 0x03, op == 0x04: // block type: empty, a value type or a type index
+		if i >= len(b) {
+			return 0, 0, errMalformedWasm
+		}
+		if c := b[i]; c == 0x40 || (c >= 0x6f && c <= 0x7f) {
 			i++
-		case op == 0xfc:
-			sub, j, err := readULEB(b, i)
-			if err != nil {
-				return nil, 0, err
-			}
-			i = j
-			switch {
-			case sub <= 7:
-			case sub == 8, sub == 10, sub == 12, sub == 14:
-				err = uleb(2)
-			case sub <= 17:
-				err = uleb(1)
-			default:
-				err = fmt.Errorf("%w: unknown instruction 0xfc %d", errMalformedWasm, sub)
-			}
-			if err != nil {
-				return nil, 0, err
-			}
-		default:
-			return nil, 0, fmt.Errorf("%w: unknown instruction %#x", errMalformedWasm, op)
+		} else {
+			err = uleb(1) // s33: same byte layout
+		}
+	case op == 0x0c, op == 0x0d, op == 0x10, op >= 0x20 && op <= 0x26,
+		op == 0x3f, op == 0x40, op == 0x41, op == 0x42, op == 0xd2:
+		err = uleb(1)
+	case op == 0x0e: // br_table
+		if targets, i, err = readULEB(b, i); err != nil || targets > uint64(len(b)) {
+			return 0, 0, errMalformedWasm
+		}
+		err = uleb(int(targets) + 1)
+	case op == 0x11: // call_indirect: type, table
+		err = uleb(2)
+	case op == 0x1c: // select with types
+		n, j, rerr := readULEB(b, i)
+		if rerr != nil || n > uint64(len(b)) {
+			return 0, 0, errMalformedWasm
+		}
+		i = j + int(n)
+	case op >= 0x28 && op <= 0x3e: // memarg: align (bit 6: a memory index follows), offset
+		var align uint64
+		if align, i, err = readULEB(b, i); err == nil {
+			err = uleb(1 + int(align>>6&1))
+		}
+	case op == 0x43:
+		i += 4
+	case op == 0x44:
+		i += 8
+	case op == 0xd0:
+		i++
+	case op == 0xfc:
+		i, err = skipPrefixed(b, i)
+	default:
+		err = fmt.Errorf("%w: unknown instruction %#x", errMalformedWasm, op)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return i, targets, nil
+}
+
+// skipPrefixed returns the offset after a 0xfc instruction whose
+// sub-opcode starts at i (saturating conversions and bulk memory).
+func skipPrefixed(b []byte, i int) (int, error) {
+	sub, i, err := readULEB(b, i)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	switch {
+	case sub <= 7:
+	case sub == 8, sub == 10, sub == 12, sub == 14:
+		n = 2
+	case sub <= 17:
+		n = 1
+	default:
+		return 0, fmt.Errorf("%w: unknown instruction 0xfc %d", errMalformedWasm, sub)
+	}
+	for ; n > 0; n-- {
+		if _, i, err = readULEB(b, i); err != nil {
+			return 0, err
 		}
 	}
-	if i != len(b) {
-		return nil, 0, errMalformedWasm
-	}
-	return append(out, b[start:]...), widest, nil
+	return i, nil
 }
 
 // stackLimitOffset finds the offset of stack_limit in QuickJS's JSRuntime

@@ -53,7 +53,7 @@ func FuzzInstrument(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = instrument(b)
 		_, _ = stackLimitOffset(b)
-		_, _, _ = guardBody(nil, b, true, loopPoll(1))
+		_, _, _ = guardBody(nil, b, setOutOfMemory, loopPoll(1))
 	})
 }
 

@@ -198,7 +198,7 @@ func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error)
 	var ready *wire.Message
 	var err error
 	if s.probe {
-		box, ready, err = s.d.bootSandbox(ctx, s.source, true)
+		box, ready, err = s.d.bootSandbox(ctx, s.source, probeBoot)
 	} else {
 		box, ready, err = s.d.takeSandbox(ctx, s.source)
 	}
@@ -270,7 +270,7 @@ func (d *Driver) takeSandbox(ctx context.Context, source string) (*sandbox, *wir
 	} else if sp != nil {
 		d.discardSpare(sp)
 	}
-	box, ready, err := d.bootSandbox(ctx, source, false)
+	box, ready, err := d.bootSandbox(ctx, source, serveBoot)
 	if err == nil {
 		d.refillSpare(source)
 	}
@@ -293,7 +293,7 @@ func (d *Driver) refillSpare(source string) {
 	go func() {
 		defer d.spares.Done()
 		defer cancel()
-		sp.box, sp.ready, sp.err = d.bootSandbox(ctx, source, false)
+		sp.box, sp.ready, sp.err = d.bootSandbox(ctx, source, serveBoot)
 		close(sp.done)
 	}()
 }
@@ -322,110 +322,33 @@ func (d *Driver) closeSpare() {
 	d.spares.Wait()
 }
 
+// bootKind says what a sandbox process is started for.
+type bootKind uint8
+
+const (
+	serveBoot bootKind = iota // serve executions: boot up to the runner's ready message
+	probeBoot                 // probe the platform: write the boot report and exit
+)
+
 // bootSandbox starts and boots a sandbox process: configuration, boot
 // report, ready message. The goroutine that reaps the process ends when the
 // process does: whoever holds the returned sandbox kills it in the end.
-func (d *Driver) bootSandbox(ctx context.Context, source string, probe bool) (*sandbox, *wire.Message, error) {
-	exe, err := sandboxExecutable()
-	if err != nil {
-		return nil, nil, fmt.Errorf("quickjs: finding the executable for the sandbox process: %w", err)
-	}
-	dataP, dataC, err := socketPair()
-	if err != nil {
-		return nil, nil, err
-	}
-	ctrlP, ctrlC, err := socketPair()
-	if err != nil {
-		_ = dataP.Close()
-		_ = dataC.Close()
-		return nil, nil, err
-	}
-	tokenBytes := make([]byte, 16)
-	_, _ = rand.Read(tokenBytes)
-	token := hex.EncodeToString(tokenBytes)
+func (d *Driver) bootSandbox(ctx context.Context, source string, kind bootKind) (*sandbox, *wire.Message, error) {
 	cacheDir := d.sandboxDir()
-	cmd := exec.Command(exe)
-	cmd.Args = []string{"codemode-quickjs-sandbox"}
-	cmd.Env = []string{sandboxEnv + "=" + sandboxFirstStage + ":" + token, sandboxCacheEnv + "=" + cacheDir}
-	for _, keep := range []string{"GORACE", "GODEBUG", "GOMAXPROCS", "GOGC", "GOTRACEBACK"} {
-		if v, ok := os.LookupEnv(keep); ok {
-			cmd.Env = append(cmd.Env, keep+"="+v)
-		}
-	}
-	if _, ok := os.LookupEnv("GOMAXPROCS"); !ok {
-		// The sandbox runs the host's parallelism, also when the host set it
-		// in code (runtime.GOMAXPROCS, go test -cpu).
-		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(runtime.GOMAXPROCS(0)))
-	}
-	cmd.ExtraFiles = []*os.File{dataC, ctrlC}
-	box := &sandbox{cmd: cmd, data: dataP, ctrl: ctrlP, stderr: &tail{}, exited: make(chan struct{}), queries: map[uint64]chan bool{}}
-	cmd.Stderr = box.stderr
-	cmd.SysProcAttr = sandboxSysProcAttr()
-	err = cmd.Start()
-	_ = dataC.Close()
-	_ = ctrlC.Close()
+	box, token, reportRead, err := startSandbox(cacheDir, kind)
 	if err != nil {
-		closeAll(dataP, ctrlP)
-		return nil, nil, fmt.Errorf("quickjs: starting the sandbox process: %w", err)
+		return nil, nil, err
 	}
-	// A probe sandbox exits as soon as it has written its report: its
-	// sockets are closed once the report is read, not before.
-	reportRead := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		if probe {
-			<-reportRead
-		}
-		closeAll(dataP, ctrlP)
-		close(box.exited)
-	}()
-
 	opts := d.opts
 	opts.CacheDir = cacheDir
 	opts.MaxEngines = 0 // the supervisor holds the driver's engine slots
-	cfg, err := json.Marshal(childConfig{Token: token, RunnerSource: source, Options: opts, Probe: probe})
+	cfg, err := json.Marshal(childConfig{Token: token, RunnerSource: source, Options: opts, Probe: kind == probeBoot})
 	if err != nil {
 		killSandbox(box)
 		return nil, nil, err
 	}
-	type booted struct {
-		ready *wire.Message
-		err   error
-	}
 	done := make(chan booted, 1)
-	go func() {
-		read := sync.OnceFunc(func() { close(reportRead) })
-		defer read()
-		if err := wire.WriteFrame(dataP, cfg); err != nil {
-			done <- booted{err: fmt.Errorf("sending the configuration: %w", err)}
-			return
-		}
-		raw, err := wire.ReadFrame(dataP, 1<<20)
-		read()
-		if err != nil {
-			done <- booted{err: fmt.Errorf("reading the boot report: %w", err)}
-			return
-		}
-		if err := json.Unmarshal(raw, &box.report); err != nil {
-			done <- booted{err: fmt.Errorf("decoding the boot report: %w", err)}
-			return
-		}
-		if box.report.Error != "" {
-			done <- booted{err: errors.New(box.report.Error)}
-			return
-		}
-		if probe {
-			done <- booted{}
-			return
-		}
-		box.r = wire.NewReader(dataP)
-		box.w = wire.NewWriter(dataP)
-		m, err := box.r.Read()
-		if err == nil && m.Kind != wire.KindReady {
-			err = fmt.Errorf("the first message is %s, not ready", m.Kind)
-		}
-		done <- booted{ready: m, err: err}
-	}()
+	go func() { done <- box.boot(cfg, kind, reportRead) }()
 	var b booted
 	select {
 	case b = <-done:
@@ -438,6 +361,109 @@ func (d *Driver) bootSandbox(ctx context.Context, source string, probe bool) (*s
 		return nil, nil, fmt.Errorf("quickjs: booting the sandbox process: %w%s", b.err, box.describeExit())
 	}
 	return box, b.ready, nil
+}
+
+// startSandbox starts a sandbox process on a pair of socket pairs (data,
+// control) with a fresh token, and the goroutine that reaps it. A probe
+// sandbox exits as soon as it has written its report: its sockets are
+// closed once reportRead is closed, not before.
+func startSandbox(cacheDir string, kind bootKind) (box *sandbox, token string, reportRead chan struct{}, err error) {
+	exe, err := sandboxExecutable()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("quickjs: finding the executable for the sandbox process: %w", err)
+	}
+	dataP, dataC, err := socketPair()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ctrlP, ctrlC, err := socketPair()
+	if err != nil {
+		_ = dataP.Close()
+		_ = dataC.Close()
+		return nil, "", nil, err
+	}
+	tokenBytes := make([]byte, 16)
+	_, _ = rand.Read(tokenBytes)
+	token = hex.EncodeToString(tokenBytes)
+	cmd := exec.Command(exe)
+	cmd.Args = []string{"codemode-quickjs-sandbox"}
+	cmd.Env = sandboxEnviron(token, cacheDir)
+	cmd.ExtraFiles = []*os.File{dataC, ctrlC}
+	box = &sandbox{cmd: cmd, data: dataP, ctrl: ctrlP, stderr: &tail{}, exited: make(chan struct{}), queries: map[uint64]chan bool{}}
+	cmd.Stderr = box.stderr
+	cmd.SysProcAttr = sandboxSysProcAttr()
+	err = cmd.Start()
+	_ = dataC.Close()
+	_ = ctrlC.Close()
+	if err != nil {
+		closeAll(dataP, ctrlP)
+		return nil, "", nil, fmt.Errorf("quickjs: starting the sandbox process: %w", err)
+	}
+	reportRead = make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		if kind == probeBoot {
+			<-reportRead
+		}
+		closeAll(dataP, ctrlP)
+		close(box.exited)
+	}()
+	return box, token, reportRead, nil
+}
+
+// sandboxEnviron is a sandbox process's whole environment: its stage and
+// token, its cache, and the Go runtime's settings of the host.
+func sandboxEnviron(token, cacheDir string) []string {
+	env := []string{sandboxEnv + "=" + sandboxFirstStage + ":" + token, sandboxCacheEnv + "=" + cacheDir}
+	for _, keep := range []string{"GORACE", "GODEBUG", "GOMAXPROCS", "GOGC", "GOTRACEBACK"} {
+		if v, ok := os.LookupEnv(keep); ok {
+			env = append(env, keep+"="+v)
+		}
+	}
+	if _, ok := os.LookupEnv("GOMAXPROCS"); !ok {
+		// The sandbox runs the host's parallelism, also when the host set it
+		// in code (runtime.GOMAXPROCS, go test -cpu).
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(runtime.GOMAXPROCS(0)))
+	}
+	return env
+}
+
+// booted is the end of a sandbox's boot: the runner's ready message (none
+// for a probe) or what went wrong.
+type booted struct {
+	ready *wire.Message
+	err   error
+}
+
+// boot sends the configuration, reads the boot report and, unless the
+// sandbox only probes, the runner's ready message.
+func (box *sandbox) boot(cfg []byte, kind bootKind, reportRead chan struct{}) booted {
+	read := sync.OnceFunc(func() { close(reportRead) })
+	defer read()
+	if err := wire.WriteFrame(box.data, cfg); err != nil {
+		return booted{err: fmt.Errorf("sending the configuration: %w", err)}
+	}
+	raw, err := wire.ReadFrame(box.data, 1<<20)
+	read()
+	if err != nil {
+		return booted{err: fmt.Errorf("reading the boot report: %w", err)}
+	}
+	if err := json.Unmarshal(raw, &box.report); err != nil {
+		return booted{err: fmt.Errorf("decoding the boot report: %w", err)}
+	}
+	if box.report.Error != "" {
+		return booted{err: errors.New(box.report.Error)}
+	}
+	if kind == probeBoot {
+		return booted{}
+	}
+	box.r = wire.NewReader(box.data)
+	box.w = wire.NewWriter(box.data)
+	m, err := box.r.Read()
+	if err == nil && m.Kind != wire.KindReady {
+		err = fmt.Errorf("the first message is %s, not ready", m.Kind)
+	}
+	return booted{ready: m, err: err}
 }
 
 // sandboxSupported: this platform runs engines in sandbox processes.

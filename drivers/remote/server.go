@@ -416,75 +416,105 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 			return nil, fmt.Errorf("TLS handshake: %w", err)
 		}
 	}
-	conn := *connp
-	refuse := func(code, msg string, err error) error {
-		// The handshake deadline may have passed already (a runtime too slow
-		// to boot): the refusal still gets a moment to reach the client, so
-		// that it reads why instead of EOF.
-		_ = conn.SetWriteDeadline(time.Now().Add(refusalGrace))
-		_ = writeHandshake(conn, &handshake{Kind: hsRefuse, Code: code, Message: boundMessage(msg)})
-		return err
-	}
-	limitMsg := fmt.Sprintf("connection refused: limit of %d connections reached", s.opts.MaxConnections)
+	h := &handshaking{s: s, conn: *connp, limitMsg: fmt.Sprintf("connection refused: limit of %d connections reached", s.opts.MaxConnections)}
 	if s.ActiveConnections() >= s.opts.MaxConnections {
-		return nil, refuse(refuseLimit, limitMsg, errors.New(limitMsg))
+		return nil, h.refuse(refuseLimit, h.limitMsg, errors.New(h.limitMsg))
 	}
-	binding, err := channelBinding(conn)
+	auth, welcome, err := h.prove()
 	if err != nil {
 		return nil, err
 	}
-	hostNonce := newNonce()
-	if err := writeHandshake(conn, &handshake{Kind: hsHello, Protocol: protocolName, Version: handshakeVersion, Nonce: hostNonce}); err != nil {
-		return nil, err
-	}
-	auth, err := readHandshake(conn, maxClientHandshake)
-	switch {
-	case errors.Is(err, errMalformedHandshake):
-		return nil, refuse(refuseMalformed, "remote runner: malformed handshake", err)
-	case err != nil:
-		return nil, err
-	case auth.Kind != hsAuth:
-		return nil, refuse(refuseMalformed, "remote runner: expected auth", fmt.Errorf("handshake message %d instead of auth", auth.Kind))
-	case auth.Version != handshakeVersion:
-		msg := fmt.Sprintf("the host speaks handshake version %d; the client %d", handshakeVersion, auth.Version)
-		return nil, refuse(refuseVersion, msg, errors.New(msg))
-	}
-	welcome := &handshake{Kind: hsWelcome, Description: s.opts.Driver.Description()}
-	if len(s.opts.Token) > 0 {
-		if !validProof(auth.Proof, s.opts.Token, roleClient, hostNonce, auth.Nonce, binding) {
-			return nil, refuse(refuseAuth, "authentication failed", errors.New("authentication failed: wrong token proof"))
-		}
-		welcome.Proof = proof(s.opts.Token, roleServer, hostNonce, auth.Nonce, binding)
-	}
-	_ = conn.SetDeadline(dl)
-	// Running programs does not need declarations: a driver without them
-	// (a Node.js host without @types/node) still serves, and the client's
-	// TypeDefinitionFiles reports why there are none.
-	if files, err := s.opts.Driver.TypeDefinitionFiles(ctx); err != nil {
-		msg := "the host's driver has no type definitions: " + err.Error()
-		if len(msg) > maxRefusalMessage {
-			msg = msg[:maxRefusalMessage]
-		}
-		welcome.Message = msg
-	} else {
-		welcome.Files = toFiles(files)
-	}
+	_ = h.conn.SetDeadline(dl)
+	h.describe(ctx, welcome)
 	if auth.Purpose == purposeDescribe {
-		if err := writeHandshake(conn, welcome); err != nil {
+		if err := writeHandshake(h.conn, welcome); err != nil {
 			return nil, err
 		}
 		log.Info("remote runner: description sent")
 		return nil, nil
 	}
+	return h.boot(ctx, welcome)
+}
 
+// handshaking is one connection between TLS and its session.
+type handshaking struct {
+	s        *Server
+	conn     net.Conn
+	limitMsg string
+}
+
+// refuse sends the client a refusal and returns err. The handshake deadline
+// may have passed already (a runtime too slow to boot): the refusal still
+// gets a moment to reach the client, so that it reads why instead of EOF.
+func (h *handshaking) refuse(code, msg string, err error) error {
+	_ = h.conn.SetWriteDeadline(time.Now().Add(refusalGrace))
+	_ = writeHandshake(h.conn, &handshake{Kind: hsRefuse, Code: code, Message: boundMessage(msg)})
+	return err
+}
+
+// prove exchanges hello and auth: the client proves the token (when the
+// host has one) over the host's nonce and the channel binding, and the
+// welcome carries the host's proof.
+func (h *handshaking) prove() (auth *handshake, welcome *handshake, err error) {
+	binding, err := channelBinding(h.conn)
+	if err != nil {
+		return nil, nil, err
+	}
+	hostNonce := newNonce()
+	if err := writeHandshake(h.conn, &handshake{Kind: hsHello, Protocol: protocolName, Version: handshakeVersion, Nonce: hostNonce}); err != nil {
+		return nil, nil, err
+	}
+	auth, err = readHandshake(h.conn, maxClientHandshake)
+	switch {
+	case errors.Is(err, errMalformedHandshake):
+		return nil, nil, h.refuse(refuseMalformed, "remote runner: malformed handshake", err)
+	case err != nil:
+		return nil, nil, err
+	case auth.Kind != hsAuth:
+		return nil, nil, h.refuse(refuseMalformed, "remote runner: expected auth", fmt.Errorf("handshake message %d instead of auth", auth.Kind))
+	case auth.Version != handshakeVersion:
+		msg := fmt.Sprintf("the host speaks handshake version %d; the client %d", handshakeVersion, auth.Version)
+		return nil, nil, h.refuse(refuseVersion, msg, errors.New(msg))
+	}
+	welcome = &handshake{Kind: hsWelcome, Description: h.s.opts.Driver.Description()}
+	if token := h.s.opts.Token; len(token) > 0 {
+		if !validProof(auth.Proof, token, roleClient, hostNonce, auth.Nonce, binding) {
+			return nil, nil, h.refuse(refuseAuth, "authentication failed", errors.New("authentication failed: wrong token proof"))
+		}
+		welcome.Proof = proof(token, roleServer, hostNonce, auth.Nonce, binding)
+	}
+	return auth, welcome, nil
+}
+
+// describe puts the driver's declarations in the welcome, or why there are
+// none: running programs does not need them (a Node.js host without
+// @types/node still serves), and the client's TypeDefinitionFiles reports
+// the reason.
+func (h *handshaking) describe(ctx context.Context, welcome *handshake) {
+	files, err := h.s.opts.Driver.TypeDefinitionFiles(ctx)
+	if err != nil {
+		msg := "the host's driver has no type definitions: " + err.Error()
+		if len(msg) > maxRefusalMessage {
+			msg = msg[:maxRefusalMessage]
+		}
+		welcome.Message = msg
+		return
+	}
+	welcome.Files = toFiles(files)
+}
+
+// boot takes a runtime slot, boots the connection's runtime and sends the
+// welcome.
+func (h *handshaking) boot(ctx context.Context, welcome *handshake) (*session, error) {
+	s := h.s
 	s.mu.Lock()
 	switch {
 	case s.draining:
 		s.mu.Unlock()
-		return nil, refuse(refuseDraining, "connection refused: the host is shutting down", errors.New("draining"))
+		return nil, h.refuse(refuseDraining, "connection refused: the host is shutting down", errors.New("draining"))
 	case s.runtimes >= s.opts.MaxConnections:
 		s.mu.Unlock()
-		return nil, refuse(refuseLimit, limitMsg, errors.New(limitMsg))
+		return nil, h.refuse(refuseLimit, h.limitMsg, errors.New(h.limitMsg))
 	}
 	s.runtimes++
 	s.mu.Unlock()
@@ -500,15 +530,15 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 		if errors.Is(err, context.DeadlineExceeded) {
 			msg = fmt.Sprintf("connection refused: the host's runtime did not boot within its handshake timeout (%s)", s.opts.HandshakeTimeout)
 		}
-		return nil, refuse(refuseUnavailable, msg, fmt.Errorf("booting the runtime: %w", err))
+		return nil, h.refuse(refuseUnavailable, msg, fmt.Errorf("booting the runtime: %w", err))
 	}
-	if err := writeHandshake(conn, welcome); err != nil {
+	if err := writeHandshake(h.conn, welcome); err != nil {
 		release()
 		_ = local.Close()
 		return nil, err
 	}
-	_ = conn.SetDeadline(time.Time{})
-	return newSession(s, conn, local), nil
+	_ = h.conn.SetDeadline(time.Time{})
+	return newSession(s, h.conn, local), nil
 }
 
 // session relays one authenticated connection and its runtime.

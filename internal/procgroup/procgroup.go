@@ -71,71 +71,20 @@ func Kill(cmd *exec.Cmd) error {
 // longer than drain, an error wrapping exec.ErrWaitDelay.
 func Run(ctx context.Context, cmd *exec.Cmd, drain time.Duration) error {
 	Isolate(cmd)
-	var (
-		copies  sync.WaitGroup
-		parents []*os.File // our ends, closed when Run returns
-		childs  []*os.File // the child's ends, closed once it has started
-	)
-	closeAll := func(files []*os.File) {
-		for _, f := range files {
-			_ = f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err != nil {
-			closeAll(parents)
-			closeAll(childs)
-			return nil, nil, fmt.Errorf("procgroup: pipe: %w", err)
-		}
-		return r, w, nil
-	}
-	var starts []func()
-	if in := cmd.Stdin; in != nil {
-		if _, ok := in.(*os.File); !ok {
-			r, w, err := pipe()
-			if err != nil {
-				return err
-			}
-			cmd.Stdin, parents, childs = r, append(parents, w), append(childs, r)
-			starts = append(starts, func() {
-				defer copies.Done()
-				_, _ = io.Copy(w, in)
-				_ = w.Close() // EOF for the child; EPIPE if it stopped reading
-			})
-		}
-	}
-	for _, out := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
-		dst := *out
-		if dst == nil {
-			continue
-		}
-		if _, ok := dst.(*os.File); ok {
-			continue
-		}
-		r, w, err := pipe()
-		if err != nil {
-			return err
-		}
-		*out, parents, childs = w, append(parents, r), append(childs, w)
-		starts = append(starts, func() {
-			defer copies.Done()
-			if _, err := io.Copy(dst, r); err != nil {
-				_ = r.Close() // the writer refused more: the child gets EPIPE
-			}
-		})
-	}
-	if err := cmd.Start(); err != nil {
-		closeAll(parents)
-		closeAll(childs)
+	p := &piping{}
+	if err := p.plumb(cmd); err != nil {
+		p.closeAll()
 		return err
 	}
-	closeAll(childs)
-	copies.Add(len(starts))
-	for _, start := range starts {
+	if err := cmd.Start(); err != nil {
+		p.closeAll()
+		return err
+	}
+	closeFiles(p.childs)
+	p.copies.Add(len(p.starts))
+	for _, start := range p.starts {
 		go start()
 	}
-
 	exited := make(chan struct{})
 	killed := make(chan struct{})
 	go func() { // owned by Run: ends when the child exits or ctx is done
@@ -150,23 +99,90 @@ func Run(ctx context.Context, cmd *exec.Cmd, drain time.Duration) error {
 	close(exited)
 	<-killed
 	_ = Kill(cmd) // background children left in the group
+	if derr := p.drain(drain); err == nil {
+		err = derr
+	}
+	return err
+}
 
+// piping is Run's own pipes between a command and its streams.
+type piping struct {
+	copies  sync.WaitGroup
+	parents []*os.File // our ends, closed when Run returns
+	childs  []*os.File // the child's ends, closed once it has started
+	starts  []func()   // the copies, started once the child has
+}
+
+func closeFiles(files []*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+// closeAll closes both ends of every pipe.
+func (p *piping) closeAll() {
+	closeFiles(p.parents)
+	closeFiles(p.childs)
+}
+
+// plumb replaces the command's streams that are not files by pipes, and
+// prepares the copies between them.
+func (p *piping) plumb(cmd *exec.Cmd) error {
+	if in := cmd.Stdin; in != nil {
+		if _, ok := in.(*os.File); !ok {
+			r, w, err := os.Pipe()
+			if err != nil {
+				return fmt.Errorf("procgroup: pipe: %w", err)
+			}
+			cmd.Stdin, p.parents, p.childs = r, append(p.parents, w), append(p.childs, r)
+			p.starts = append(p.starts, func() {
+				defer p.copies.Done()
+				_, _ = io.Copy(w, in)
+				_ = w.Close() // EOF for the child; EPIPE if it stopped reading
+			})
+		}
+	}
+	for _, out := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		dst := *out
+		if dst == nil {
+			continue
+		}
+		if _, ok := dst.(*os.File); ok {
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("procgroup: pipe: %w", err)
+		}
+		*out, p.parents, p.childs = w, append(p.parents, r), append(p.childs, w)
+		p.starts = append(p.starts, func() {
+			defer p.copies.Done()
+			if _, err := io.Copy(dst, r); err != nil {
+				_ = r.Close() // the writer refused more: the child gets EPIPE
+			}
+		})
+	}
+	return nil
+}
+
+// drain waits at most d for the copies to end, then closes our ends; it
+// returns an error wrapping exec.ErrWaitDelay when a stream stayed open
+// longer.
+func (p *piping) drain(d time.Duration) error {
+	defer closeFiles(p.parents)
 	drained := make(chan struct{})
-	go func() { // owned by Run: ends when every copy has ended
-		copies.Wait()
+	go func() { // owned by drain: ends when every copy has ended
+		p.copies.Wait()
 		close(drained)
 	}()
-	timer := time.NewTimer(drain)
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-drained:
+		return nil
 	case <-timer.C:
-		closeAll(parents) // unblocks the copies
+		closeFiles(p.parents) // unblocks the copies
 		<-drained
-		if err == nil {
-			err = fmt.Errorf("a process outside the command's group kept its output open for %s: %w", drain, exec.ErrWaitDelay)
-		}
+		return fmt.Errorf("a process outside the command's group kept its output open for %s: %w", d, exec.ErrWaitDelay)
 	}
-	closeAll(parents)
-	return err
 }

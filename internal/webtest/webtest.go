@@ -80,7 +80,16 @@ func Run(t *testing.T, rt client.Executor) {
 		}
 		return strings.Join(parts, "\n")
 	}
+	encodingTests(t, run, text, pngBytes)
+	randomAndTimerTests(t, cl, run, text)
+	fetchTests(t, cl, text)
+}
 
+// runFunc runs a program that must succeed.
+type runFunc func(t *testing.T, src string, opts client.RunOptions) *client.Outcome
+
+// encodingTests exercise URLSearchParams, btoa, TextDecoder and structuredClone.
+func encodingTests(t *testing.T, run runFunc, text func(*client.Outcome) string, pngBytes []byte) {
 	t.Run("URLSearchParams query string", func(t *testing.T) {
 		out := run(t, `export default async function ({ result }) {
   const url = new URL("https://api.example.com/v1/search");
@@ -150,6 +159,11 @@ func Run(t *testing.T, rt client.Executor) {
 		}
 	})
 
+}
+
+// randomAndTimerTests exercise the seeded crypto stream and the timer limit.
+func randomAndTimerTests(t *testing.T, cl *client.Client, run runFunc, text func(*client.Outcome) string) {
+	ctx := context.Background()
 	t.Run("crypto.randomUUID format and seeded replay", func(t *testing.T) {
 		src := `export default async function ({ result }) {
   result.appendText(crypto.randomUUID());
@@ -197,77 +211,104 @@ func Run(t *testing.T, rt client.Executor) {
 		}
 	})
 
-	fetchTests(t, cl, text)
 }
 
 // fetchTests exercise fetch through the host's policy against a local server.
 func fetchTests(t *testing.T, cl *client.Client, text func(*client.Outcome) string) {
-	var mu sync.Mutex
-	var seen []http.Header
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Clone())
-		mu.Unlock()
-		switch r.URL.Path {
-		case "/json":
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"method":%q,"auth":%t,"q":%q}`, r.Method, r.Header.Get("Authorization") != "", r.URL.Query().Get("q"))
-		case "/echo":
-			body := new(bytes.Buffer)
-			_, _ = body.ReadFrom(r.Body)
-			w.Header().Set("X-Length", fmt.Sprint(body.Len()))
-			_, _ = w.Write(body.Bytes())
-		case "/big":
-			_, _ = w.Write(bytes.Repeat([]byte("x"), 4096))
-		case "/slow":
-			select {
-			case <-time.After(3 * time.Second):
-			case <-r.Context().Done():
-			}
-			fmt.Fprint(w, "late")
-		case "/redirect":
-			http.Redirect(w, r, "/json", http.StatusFound)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	host := strings.TrimPrefix(srv.URL, "http://")
-	policy := &client.FetchPolicy{
-		Allow:            []string{host},
-		Headers:          map[string]http.Header{host: {"Authorization": {"Bearer host-secret"}}},
+	f := newFetchFixture(t, cl, text)
+	fetchPolicyTests(t, f)
+	fetchLimitTests(t, f)
+}
+
+// fetchFixture is a local server that records request headers, and a
+// policy that allows it with a credential.
+type fetchFixture struct {
+	cl     *client.Client
+	text   func(*client.Outcome) string
+	srv    *httptest.Server
+	host   string
+	policy *client.FetchPolicy
+	ctx    context.Context
+	mu     sync.Mutex
+	seen   []http.Header
+}
+
+func newFetchFixture(t *testing.T, cl *client.Client, text func(*client.Outcome) string) *fetchFixture {
+	f := &fetchFixture{cl: cl, text: text, ctx: context.Background()}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	f.host = strings.TrimPrefix(f.srv.URL, "http://")
+	f.policy = &client.FetchPolicy{
+		Allow:            []string{f.host},
+		Headers:          map[string]http.Header{f.host: {"Authorization": {"Bearer host-secret"}}},
 		MaxResponseBytes: 1024,
 		Timeout:          500 * time.Millisecond,
 	}
-	ctx := context.Background()
-	runWith := func(t *testing.T, src string, p *client.FetchPolicy, events *[]client.Event) *client.Outcome {
-		t.Helper()
-		opts := client.RunOptions{Fetch: p}
-		if events != nil {
-			var emu sync.Mutex
-			opts.OnTelemetry = func(e client.Event) {
-				emu.Lock()
-				*events = append(*events, e)
-				emu.Unlock()
-			}
-		}
-		out, err := cl.Run(ctx, strings.ReplaceAll(src, "ORIGIN", srv.URL), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	success := func(t *testing.T, out *client.Outcome) string {
-		t.Helper()
-		if out.Kind != client.Success {
-			t.Fatalf("%s: %s\n%s", out.Error.Name, out.Error.Message, out.Error.Stack)
-		}
-		return text(out)
-	}
+	return f
+}
 
+func (f *fetchFixture) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.seen = append(f.seen, r.Header.Clone())
+	f.mu.Unlock()
+	switch r.URL.Path {
+	case "/json":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"method":%q,"auth":%t,"q":%q}`, r.Method, r.Header.Get("Authorization") != "", r.URL.Query().Get("q"))
+	case "/echo":
+		body := new(bytes.Buffer)
+		_, _ = body.ReadFrom(r.Body)
+		w.Header().Set("X-Length", fmt.Sprint(body.Len()))
+		_, _ = w.Write(body.Bytes())
+	case "/big":
+		_, _ = w.Write(bytes.Repeat([]byte("x"), 4096))
+	case "/slow":
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, "late")
+	case "/redirect":
+		http.Redirect(w, r, "/json", http.StatusFound)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// runWith runs src (ORIGIN is the server's origin) with policy p,
+// recording telemetry events in events when it is not nil.
+func (f *fetchFixture) runWith(t *testing.T, src string, p *client.FetchPolicy, events *[]client.Event) *client.Outcome {
+	t.Helper()
+	opts := client.RunOptions{Fetch: p}
+	if events != nil {
+		var emu sync.Mutex
+		opts.OnTelemetry = func(e client.Event) {
+			emu.Lock()
+			*events = append(*events, e)
+			emu.Unlock()
+		}
+	}
+	out, err := f.cl.Run(f.ctx, strings.ReplaceAll(src, "ORIGIN", f.srv.URL), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// success is the text of a successful outcome.
+func (f *fetchFixture) success(t *testing.T, out *client.Outcome) string {
+	t.Helper()
+	if out.Kind != client.Success {
+		t.Fatalf("%s: %s\n%s", out.Error.Name, out.Error.Message, out.Error.Stack)
+	}
+	return f.text(out)
+}
+
+// fetchPolicyTests: what the policy allows and denies.
+func fetchPolicyTests(t *testing.T, f *fetchFixture) {
 	t.Run("fetch allowed, credentials added by the host", func(t *testing.T) {
 		var events []client.Event
-		out := runWith(t, `export default async function ({ result }) {
+		out := f.runWith(t, `export default async function ({ result }) {
   const r = await fetch("ORIGIN/json?q=" + encodeURIComponent("a b"), { headers: { Authorization: "Bearer program-guess", "X-Trace": "1" } });
   const body = await r.json();
   result.appendText([r.status, r.ok, r.headers.get("content-type"), body.method, body.auth, body.q, r.headers.has("authorization")].join(","));
@@ -275,15 +316,15 @@ func fetchTests(t *testing.T, cl *client.Client, text func(*client.Outcome) stri
   result.appendText(e.headers.get("x-length") + " " + (await e.text()));
   const redirected = await fetch("ORIGIN/redirect");
   result.appendText(redirected.redirected + " " + redirected.url.endsWith("/json"));
-}`, policy, &events)
-		got := success(t, out)
+}`, f.policy, &events)
+		got := f.success(t, out)
 		want := "200,true,application/json,GET,true,a b,false\n8 {\"hi\":1}\ntrue true"
 		if got != want {
 			t.Fatalf("got %q want %q", got, want)
 		}
-		mu.Lock()
-		first := seen[0]
-		mu.Unlock()
+		f.mu.Lock()
+		first := f.seen[0]
+		f.mu.Unlock()
 		if first.Get("Authorization") != "Bearer host-secret" || first.Get("X-Trace") != "1" {
 			t.Fatalf("server saw %v", first)
 		}
@@ -306,17 +347,20 @@ func fetchTests(t *testing.T, cl *client.Client, text func(*client.Outcome) stri
   try { await fetch("https://example.com/"); } catch (e) { result.appendText((e instanceof TypeError) + " " + e.message); }
   try { await fetch("ORIGIN/json", { method: "DELETE" }); } catch (e) { result.appendText((e instanceof TypeError) + " " + e.message); }
 }`
-		got := success(t, runWith(t, src, &client.FetchPolicy{Allow: []string{host}, Methods: []string{"GET"}}, nil))
+		got := f.success(t, f.runWith(t, src, &client.FetchPolicy{Allow: []string{f.host}, Methods: []string{"GET"}}, nil))
 		if !strings.Contains(got, "true fetch https://example.com/: the origin https://example.com is not allowed by the host's fetch policy") ||
-			!strings.Contains(got, "true fetch "+srv.URL+"/json: the method DELETE is not allowed") {
+			!strings.Contains(got, "true fetch "+f.srv.URL+"/json: the method DELETE is not allowed") {
 			t.Fatalf("got %q", got)
 		}
-		off := success(t, runWith(t, src, nil, nil))
+		off := f.success(t, f.runWith(t, src, nil, nil))
 		if !strings.Contains(off, "true fetch https://example.com/: the host's fetch policy allows no requests") {
 			t.Fatalf("without a policy: %q", off)
 		}
 	})
+}
 
+// fetchLimitTests: the policy's request, size and time limits.
+func fetchLimitTests(t *testing.T, f *fetchFixture) {
 	t.Run("fetch requests per execution", func(t *testing.T) {
 		src := `export default async function ({ result }) {
   let ok = 0;
@@ -325,33 +369,33 @@ func fetchTests(t *testing.T, cl *client.Client, text func(*client.Outcome) stri
   }
   result.appendText("sent " + ok);
 }`
-		capped := &client.FetchPolicy{Allow: []string{host}, MaxRequests: 3}
-		got := success(t, runWith(t, src, capped, nil))
-		want := "TypeError: fetch " + srv.URL + "/json: this execution already sent 3 requests, the most the host's fetch policy allows (MaxRequests)"
+		capped := &client.FetchPolicy{Allow: []string{f.host}, MaxRequests: 3}
+		got := f.success(t, f.runWith(t, src, capped, nil))
+		want := "TypeError: fetch " + f.srv.URL + "/json: this execution already sent 3 requests, the most the host's fetch policy allows (MaxRequests)"
 		if strings.Count(got, want) != 2 || !strings.HasSuffix(got, "sent 3") {
 			t.Fatalf("got %q", got)
 		}
 		// The cap is per execution: the next one starts at zero.
-		if got := success(t, runWith(t, src, capped, nil)); !strings.HasSuffix(got, "sent 3") {
+		if got := f.success(t, f.runWith(t, src, capped, nil)); !strings.HasSuffix(got, "sent 3") {
 			t.Fatalf("second execution: %q", got)
 		}
 	})
 
 	t.Run("fetch size and time limits", func(t *testing.T) {
-		got := success(t, runWith(t, `export default async function ({ result }) {
+		got := f.success(t, f.runWith(t, `export default async function ({ result }) {
   try { await fetch("ORIGIN/big"); } catch (e) { result.appendText(e.name + ": " + e.message); }
   try { await fetch("ORIGIN/slow"); } catch (e) { result.appendText(e.name + ": " + e.message); }
-}`, policy, nil))
-		if !strings.Contains(got, "TypeError: fetch "+srv.URL+"/big: the response body exceeds the host's fetch policy limit of 1024 bytes") ||
-			!strings.Contains(got, "TypeError: fetch "+srv.URL+"/slow: no complete response within 500ms") {
+}`, f.policy, nil))
+		if !strings.Contains(got, "TypeError: fetch "+f.srv.URL+"/big: the response body exceeds the host's fetch policy limit of 1024 bytes") ||
+			!strings.Contains(got, "TypeError: fetch "+f.srv.URL+"/slow: no complete response within 500ms") {
 			t.Fatalf("got %q", got)
 		}
 	})
 
 	t.Run("AbortSignal.timeout around fetch", func(t *testing.T) {
-		slow := *policy
+		slow := *f.policy
 		slow.Timeout = 5 * time.Second
-		got := success(t, runWith(t, `export default async function ({ result }) {
+		got := f.success(t, f.runWith(t, `export default async function ({ result }) {
   const started = Date.now();
   try {
     await fetch("ORIGIN/slow", { signal: AbortSignal.timeout(50) });

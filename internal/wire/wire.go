@@ -405,108 +405,128 @@ func (m *Message) CheckVersion(v Version) error {
 // error wrapping ErrMalformed that names the kind and the missing or
 // inconsistent field.
 func (m *Message) Check() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrMalformed, m.Kind, fmt.Sprintf(format, args...))
-	}
 	if err := m.checkScopeKeys(); err != nil {
 		return err
 	}
+	var problem string
 	switch m.Kind {
 	case KindReady:
-		if m.Version == 0 {
-			return bad("missing version")
-		}
-		if v := m.Versions; v != nil {
-			if v.Max.Major != m.Version {
-				return bad("versions %s end at another major than version %d", v, m.Version)
-			}
-			if v.Max.less(v.Min) {
-				return bad("versions %s are an empty range", v)
-			}
-		}
+		problem = m.readyProblem()
 	case KindExecute:
-		if m.Execution == 0 {
-			return bad("missing execution id")
-		}
-		if m.Filename == "" {
-			return bad("missing filename")
-		}
-		if m.HasInput != (m.Input != nil) {
-			return bad("has-input flag disagrees with input")
-		}
-		for i, ns := range m.Namespaces {
-			if ns.Name == "" {
-				return bad("namespace %d has no name", i)
-			}
-		}
-		if m.Seed != nil && len(m.Seed) != SeedSize {
-			return bad("seed of %d bytes (want %d)", len(m.Seed), SeedSize)
-		}
-		if len(m.Scope) > MaxScopeSize {
-			return bad("scope of %d bytes (at most %d)", len(m.Scope), MaxScopeSize)
-		}
-		if err := checkClock(m.Clock); err != nil {
-			return bad("%v", err)
-		}
+		problem = m.executeProblem()
 	case KindCancel:
-		if m.Execution == 0 {
-			return bad("missing execution id")
-		}
+		problem = needID(m.Execution)
 	case KindToolCall:
-		if m.Execution == 0 || m.Seq == 0 {
-			return bad("missing execution id or seq")
-		}
-		if m.Tool == "" || m.Namespace == "" {
-			return bad("missing namespace or tool")
-		}
-		if err := checkClock(m.Clock); err != nil {
-			return bad("%v", err)
-		}
+		problem = m.toolCallProblem()
 	case KindToolResult:
-		if m.Execution == 0 || m.Seq == 0 {
-			return bad("missing execution id or seq")
-		}
-		if (m.Error == nil) == (m.Output == nil) {
-			return bad("exactly one of output and error must be set")
+		switch {
+		case m.Execution == 0 || m.Seq == 0:
+			problem = "missing execution id or seq"
+		case (m.Error == nil) == (m.Output == nil):
+			problem = "exactly one of output and error must be set"
 		}
 	case KindOutput:
-		if m.Execution == 0 {
-			return bad("missing execution id")
-		}
-		if m.Stream != StreamStdout && m.Stream != StreamStderr {
-			return bad("stream %q is neither stdout nor stderr", m.Stream)
+		if problem = needID(m.Execution); problem == "" && m.Stream != StreamStdout && m.Stream != StreamStderr {
+			problem = fmt.Sprintf("stream %q is neither stdout nor stderr", m.Stream)
 		}
 	case KindResult:
-		if m.Execution == 0 {
-			return bad("missing execution id")
-		}
-		switch m.Outcome {
-		case OutcomeSuccess:
-			if m.Error != nil {
-				return bad("success carries an error")
-			}
-			for i, c := range m.Content {
-				if c.Type != "text" && c.Type != "image" {
-					return bad("content %d has type %q", i, c.Type)
-				}
-			}
-		case OutcomeProgramFailed:
-			if m.Error == nil {
-				return bad("program-failed carries no error")
-			}
-			if m.Value != nil {
-				return bad("program-failed carries a value")
-			}
-		default:
-			return bad("outcome %q is neither success nor program-failed", m.Outcome)
-		}
-		if err := checkClock(m.Clock); err != nil {
-			return bad("%v", err)
-		}
+		problem = m.resultProblem()
 	default:
 		return fmt.Errorf("%w: unknown kind %d", ErrMalformed, uint8(m.Kind))
 	}
+	if problem != "" {
+		return fmt.Errorf("%w: %s: %s", ErrMalformed, m.Kind, problem)
+	}
 	return nil
+}
+
+// needID is the problem of a message without its execution id, or "".
+func needID(execution uint64) string {
+	if execution == 0 {
+		return "missing execution id"
+	}
+	return ""
+}
+
+// clockProblem is the problem of clock values that are not finite, or "".
+func clockProblem(clock []float64) string {
+	if err := checkClock(clock); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func (m *Message) readyProblem() string {
+	if m.Version == 0 {
+		return "missing version"
+	}
+	if v := m.Versions; v != nil {
+		if v.Max.Major != m.Version {
+			return fmt.Sprintf("versions %s end at another major than version %d", v, m.Version)
+		}
+		if v.Max.less(v.Min) {
+			return fmt.Sprintf("versions %s are an empty range", v)
+		}
+	}
+	return ""
+}
+
+func (m *Message) executeProblem() string {
+	switch {
+	case m.Execution == 0:
+		return "missing execution id"
+	case m.Filename == "":
+		return "missing filename"
+	case m.HasInput != (m.Input != nil):
+		return "has-input flag disagrees with input"
+	case m.Seed != nil && len(m.Seed) != SeedSize:
+		return fmt.Sprintf("seed of %d bytes (want %d)", len(m.Seed), SeedSize)
+	case len(m.Scope) > MaxScopeSize:
+		return fmt.Sprintf("scope of %d bytes (at most %d)", len(m.Scope), MaxScopeSize)
+	}
+	for i, ns := range m.Namespaces {
+		if ns.Name == "" {
+			return fmt.Sprintf("namespace %d has no name", i)
+		}
+	}
+	return clockProblem(m.Clock)
+}
+
+func (m *Message) toolCallProblem() string {
+	switch {
+	case m.Execution == 0 || m.Seq == 0:
+		return "missing execution id or seq"
+	case m.Tool == "" || m.Namespace == "":
+		return "missing namespace or tool"
+	}
+	return clockProblem(m.Clock)
+}
+
+func (m *Message) resultProblem() string {
+	if m.Execution == 0 {
+		return "missing execution id"
+	}
+	switch m.Outcome {
+	case OutcomeSuccess:
+		if m.Error != nil {
+			return "success carries an error"
+		}
+		for i, c := range m.Content {
+			if c.Type != "text" && c.Type != "image" {
+				return fmt.Sprintf("content %d has type %q", i, c.Type)
+			}
+		}
+	case OutcomeProgramFailed:
+		if m.Error == nil {
+			return "program-failed carries no error"
+		}
+		if m.Value != nil {
+			return "program-failed carries a value"
+		}
+	default:
+		return fmt.Sprintf("outcome %q is neither success nor program-failed", m.Outcome)
+	}
+	return clockProblem(m.Clock)
 }
 
 // checkClock refuses clock values that are not finite numbers.
