@@ -26,7 +26,7 @@ type PoolOptions struct {
 	// for the boot or is cut short. It bounds what a runtime can retain
 	// across executions, such as what programs leave in a Node.js process's
 	// global state (the drivers themselves retain nothing measurable per
-	// execution: see README, "Speed").
+	// execution: see docs/speed.md).
 	RecycleAfter int
 }
 

@@ -159,7 +159,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				hint := ""
-				if c, ok := lookup(strings.Fields(fs.Name())[0]); ok && c.args != "" && !strings.HasSuffix(fs.Name(), c.args) {
+				if c, ok := lookup(fs.Name()); ok && c.args != "" {
 					hint = " " + c.args
 				}
 				fmt.Fprintf(stdout, "usage: codemode %s [flags]%s\n\nflags:\n", fs.Name(), hint)
