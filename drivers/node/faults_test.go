@@ -113,6 +113,9 @@ func TestCloseKillsAChildThatIgnoresSIGTERM(t *testing.T) {
 // it meanwhile fails, saying so), and the pool runs the next program on a
 // fresh runtime.
 func TestPoolReplacesAStuckRuntime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long sweep; go test without -short runs it")
+	}
 	d := driver(t)
 	ctx := context.Background()
 	pool, err := client.NewPool(ctx, d, client.PoolOptions{Size: 1})

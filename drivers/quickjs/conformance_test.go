@@ -20,6 +20,9 @@ func TestConformance(t *testing.T) {
 
 // TestConformanceInProcess runs the suite on the in-process mode.
 func TestConformanceInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long sweep; go test without -short runs it")
+	}
 	d := quickjs.New(quickjs.Options{InProcess: true})
 	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
 		return client.NewRuntime(ctx, d)
@@ -28,6 +31,9 @@ func TestConformanceInProcess(t *testing.T) {
 
 // TestPoolConformance runs the suite on a pool of QuickJS runtimes.
 func TestPoolConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long sweep; go test without -short runs it")
+	}
 	d := quickjs.New(quickjs.Options{})
 	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
 		return client.NewPool(ctx, d, client.PoolOptions{Size: 3})

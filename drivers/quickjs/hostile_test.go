@@ -253,6 +253,9 @@ func TestRunawayRecursionThatCallsTools(t *testing.T) {
 // carried every value before, the host's decoder refused it as a broken
 // protocol, and the process was killed with every execution on it.
 func TestClockReadsPastTheArrayLimitFailAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long sweep; go test without -short runs it")
+	}
 	c := echoClient(t, quickjs.Options{Timeout: 2 * time.Minute, MemoryLimit: 96 << 20})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -24,6 +24,9 @@ import (
 // full copies, over more resets than reprotectEvery, so that pages written
 // after their protection was renewed are covered too.
 func TestResetRestoresTheSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long sweep; go test without -short runs it")
+	}
 	programs := []struct{ name, src string }{
 		{"new objects", `globalThis.secret = "secret ".repeat(5000); [1, 2, 3].map(x => ({ x, s: String(x) }))`},
 		{"changed intrinsics", `Object.prototype.leak = 1; Array.prototype.push = function () { return 0 }; Math.random()`},
@@ -190,6 +193,9 @@ func TestTrackerSeesEveryKindOfWrite(t *testing.T) {
 // TestTrackerDescriptorsDoNotOutliveTheDriver: drivers that are dropped
 // without Close do not leave their userfaultfd open for ever.
 func TestTrackerDescriptorsDoNotOutliveTheDriver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long sweep; go test without -short runs it")
+	}
 	if tr, err := newWriteTracker(); err != nil {
 		t.Skipf("no write tracking on this kernel: %v", err)
 	} else {

@@ -75,6 +75,9 @@ func cleanFailure(e *client.ProgramError) bool {
 // own (never a hang, a trap that is not the guard's, or a wrong answer),
 // and a benign run on the same runtime works after each.
 func TestRecursionDepthSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long sweep; go test without -short runs it")
+	}
 	c := newClient(t, quickjs.Options{Timeout: time.Second})
 	failed := map[string]int{}
 	for _, r := range recursive {
