@@ -197,20 +197,20 @@ const corpusProgram = `
 const verdicts: string[] = [];
 const seen: string[] = [];
 for (const index of [0, 1]) {
-  const issue = await codemode.getIssue({ index });
+  const issue = (await codemode.getIssue({ index }))!;
   seen.push(issue.title ?? "", issue.user?.login ?? "", String(issue.labels?.map((l) => l.name).join("+")), issue.created_at ?? "");
   seen.push(String(issue.repository?.parent?.owner?.login), Object.keys(issue.repository?.custom_properties ?? {}).join("+"));
   verdicts.push(String(await codemode.putIssue({ index, value: issue })));
-  const repo = await codemode.getRepository({ index });
+  const repo = (await codemode.getRepository({ index }))!;
   seen.push(String(repo.permissions?.["admin"]), String(repo.source?.full_name));
   verdicts.push(String(await codemode.putRepository({ index, value: repo })));
   const issues = await codemode.getIssues({ index });
   seen.push(String(issues.length));
   verdicts.push(String(await codemode.putIssues({ index, value: issues })));
-  const d = await codemode.getDeployment({ index });
+  const d = (await codemode.getDeployment({ index }))!;
   seen.push(d.metadata.creationTimestamp ?? "never", d.metadata.labels?.["app"] ?? "", String(d.spec.replicas), String(d.spec.template.spec.containers.length));
   verdicts.push(String(await codemode.putDeployment({ index, value: d })));
-  const charge = await codemode.getCharge({ index });
+  const charge = (await codemode.getCharge({ index }))!;
   const customer = charge.customer;
   seen.push(typeof customer === "string" ? customer : JSON.stringify(customer), String(charge.refunds?.data[0]?.amount), charge.description ?? "");
   verdicts.push(String(await codemode.putCharge({ index, value: charge })));
@@ -219,7 +219,7 @@ for (const index of [0, 1]) {
   verdicts.push(String(await codemode.putCounts({ index, value: counts })));
   const anything = await codemode.getAnything({ index });
   verdicts.push(String(await codemode.putAnything({ index, value: anything })));
-  const tree = await codemode.getCategory({ index });
+  const tree = (await codemode.getCategory({ index }))!;
   const names = (c: CodemodeTypes.Category): string[] => [c.name, ...c.children.flatMap(names)];
   seen.push(names(tree).join("/"));
   verdicts.push(String(await codemode.putCategory({ index, value: tree })));
@@ -352,11 +352,11 @@ func TestCorpusDescribesWithinBudget(t *testing.T) {
 }
 
 // TestHandlerBugReachesTheEmbedder: a handler returning a value its own
-// type's schema refuses (here a nil pointer as the whole output) fails the
+// type's schema refuses (here a nil pointer as a slice element) fails the
 // call in the program, and the embedder's telemetry gets the failure with
 // its JSON pointer.
 func TestHandlerBugReachesTheEmbedder(t *testing.T) {
-	find, err := contract.NewTool("findUser", "Finds a user.", func(ctx context.Context, in struct{}) (*User, error) { return nil, nil })
+	find, err := contract.NewTool("findUser", "Finds a user.", func(ctx context.Context, in struct{}) ([]*User, error) { return []*User{nil}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestHandlerBugReachesTheEmbedder(t *testing.T) {
 		t.Errorf("the program saw %q, want %s", got, contract.ErrorToolValidation)
 	}
 	var tv *contract.ToolValidationError
-	if len(failed) != 1 || !errors.As(failed[0], &tv) || tv.Phase != "output" || len(tv.Lines) != 1 || tv.Lines[0] != "/: got null, want object" {
-		t.Errorf("telemetry got %v, want one output ToolValidationError at /", failed)
+	if len(failed) != 1 || !errors.As(failed[0], &tv) || tv.Phase != "output" || len(tv.Lines) != 1 || tv.Lines[0] != "/0: got null, want object" {
+		t.Errorf("telemetry got %v, want one output ToolValidationError at /0", failed)
 	}
 }

@@ -26,10 +26,10 @@
 // One rule makes Go's zero values valid, for input and output alike: a nil
 // slice is sent as [], a nil map as {} and a nil []byte as "", as their
 // schemas say, while a pointer field without omitempty or omitzero (and a
-// pointer element of an array) is declared T | null, null being Go's nil.
-// Another nil pointer (a tool's whole output, a slice element, a map value)
-// is declared T; a handler that returns one has a bug, which fails the call
-// (see [NewTool]). [StrictSchemas] keeps closed, inlined, null-free
+// pointer element of an array) is declared T | null, null being Go's nil,
+// and so is a tool's output of pointer type (nil for "not found"). A
+// pointer slice element or map value is declared T; a handler that puts a
+// nil one there has a bug, which fails the call (see [NewTool]). [StrictSchemas] keeps closed, inlined, null-free
 // schemas for embedders who want them.
 //
 // # const and discriminated unions from Go types

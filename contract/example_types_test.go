@@ -53,7 +53,7 @@ func ExampleNewTool_goTypes() {
 	//
 	// interface Tools {
 	//   /** A folder and everything in it. */
-	//   getFolder(input: Record<string, never>): Promise<CodemodeTypes.Folder>;
+	//   getFolder(input: Record<string, never>): Promise<CodemodeTypes.Folder | null>;
 	// }
 	//
 	// declare const codemode: Tools;

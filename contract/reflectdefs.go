@@ -40,6 +40,14 @@ func reflectType(t reflect.Type, o toolOptions) (_ json.RawMessage, _ *fillPlan,
 	}
 	resolved := map[string]*invopop.Schema{}
 	root = r.inline(root, kept, resolved)
+	if o.nullableRoot && t.Kind() == reflect.Pointer && !o.strict {
+		// A handler returning a nil *T ("not found") writes null: the
+		// whole value is T | null. The root keeps the $defs.
+		inner := *root
+		defs := inner.Definitions
+		inner.Definitions = nil
+		root, plan = &invopop.Schema{AnyOf: []*invopop.Schema{&inner, {Type: "null"}}, Definitions: defs}, plan.nullable()
+	}
 	if o.strict && expandedSize(root, map[*invopop.Schema]int{}) > maxInlinedSchemas {
 		return nil, nil, &reflectError{t.String(), t, fmt.Sprintf("inlined at every use, its schema would hold more than %d schemas; strict schemas inline every type", maxInlinedSchemas)}
 	}

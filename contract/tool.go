@@ -116,10 +116,11 @@ func (t *Tool) OutputSchema() *Schema { return t.output }
 // One rule makes Go's zero values valid, for input and output alike: a nil
 // slice is sent as [], a nil map as {}, a nil []byte as "" (what their
 // schemas say), while a pointer field without omitempty is declared
-// `T | null` and a nil one sent as null. A pointer anywhere else (the
-// output itself, a slice element, a map value) is declared T: a handler
-// that returns a nil one, or any value its own type's schema refuses,
-// has a bug, and the call fails with a ToolValidationError of phase
+// `T | null` and a nil one sent as null, and so is a pointer output (a
+// handler may answer nil for "not found"). A pointer element of a slice
+// or value of a map is declared T: a handler that puts a nil one there,
+// or returns any value its own type's schema refuses, has a bug, and the
+// call fails with a ToolValidationError of phase
 // "output" naming the JSON pointer of each fault, which the client's
 // telemetry reports to the embedder (an EventToolCallFailed event) as it
 // rejects the call in the program.
@@ -145,7 +146,9 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
 	}
-	out, plan, err := typedSchema[Out](o)
+	oo := o
+	oo.nullableRoot = true
+	out, plan, err := typedSchema[Out](oo)
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
 	}
@@ -200,6 +203,10 @@ type ToolOption func(*toolOptions)
 
 type toolOptions struct {
 	strict bool
+	// nullableRoot declares a pointer type T | null as a whole (a tool's
+	// output, which a handler may return nil); set by NewTool, not an
+	// option.
+	nullableRoot bool
 }
 
 // StrictSchemas makes NewTool reflect closed schemas without nulls, for an

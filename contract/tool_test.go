@@ -166,12 +166,6 @@ func TestToolCallRejectsBadOutput(t *testing.T) {
 				return WeatherReport{Location: in.Location, ObservedHour: 24}, nil
 			})
 		}, "/observedHour: maximum"},
-		{"typed: nil pointer output", func() (*contract.Tool, error) {
-			return contract.NewTool("find", "Find a thing.", func(ctx context.Context, in WeatherInput) (*WeatherReport, error) {
-				calls.Add(1)
-				return nil, nil
-			})
-		}, "/: got null, want object"},
 		{"typed: nil element", func() (*contract.Tool, error) {
 			return contract.NewTool("list", "List things.", func(ctx context.Context, in WeatherInput) ([]*WeatherReport, error) {
 				calls.Add(1)
@@ -424,5 +418,26 @@ func TestNewToolChecksTheNameBeforeTheSchemas(t *testing.T) {
 		if tc.name != "x" && !errors.Is(err, contract.ErrInvalidToolName) {
 			t.Errorf("NewRawTool(%q) with bad schemas = %v, want ErrInvalidToolName", tc.name, err)
 		}
+	}
+}
+
+// TestNilPointerOutputIsNull: a handler whose output is a pointer may
+// answer nil ("not found"): the tool is declared T | null and the program
+// receives null.
+func TestNilPointerOutputIsNull(t *testing.T) {
+	find, err := contract.NewTool("find", "Find a thing.", func(ctx context.Context, in WeatherInput) (*WeatherReport, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := find.Call(context.Background(), json.RawMessage(`{"location":"Paris"}`))
+	if err != nil || string(out) != "null" {
+		t.Fatalf("Call = %s, %v; want null", out, err)
+	}
+	c, err := contract.New(find)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.TypeDefinitions(); !strings.Contains(d, "}): Promise<{") || !strings.Contains(d, "} | null>;") {
+		t.Errorf("the output is not declared T | null:\n%s", d)
 	}
 }

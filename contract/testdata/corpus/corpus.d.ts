@@ -628,7 +628,7 @@ interface Tools {
     type?: CodemodeTypes.IssueType;
     text_matches?: CodemodeTypes.TextMatch[];
     active_lock_reason?: string;
-  }>;
+  } | null>;
 
   /** Takes a Issue back. */
   putIssue(input: {
@@ -639,7 +639,7 @@ interface Tools {
   /** Returns the Repository value at index. */
   getRepository(input: {
     index: number;
-  }): Promise<CodemodeTypes.Repository>;
+  }): Promise<CodemodeTypes.Repository | null>;
 
   /** Takes a Repository back. */
   putRepository(input: {
@@ -667,7 +667,7 @@ interface Tools {
     metadata: CodemodeTypes.ObjectMeta;
     spec: CodemodeTypes.DeploymentSpec;
     status: CodemodeTypes.DeploymentStatus;
-  }>;
+  } | null>;
 
   /** Takes a Deployment back. */
   putDeployment(input: {
@@ -697,7 +697,7 @@ interface Tools {
     refunds: CodemodeTypes.RefundList | null;
     billing_details: CodemodeTypes.BillingDetails;
     payment_method_details: Record<string, unknown>;
-  }>;
+  } | null>;
 
   /** Takes a Charge back. */
   putCharge(input: {
@@ -730,7 +730,7 @@ interface Tools {
   /** Returns the Category value at index. */
   getCategory(input: {
     index: number;
-  }): Promise<CodemodeTypes.Category>;
+  }): Promise<CodemodeTypes.Category | null>;
 
   /** Takes a Category back. */
   putCategory(input: {
