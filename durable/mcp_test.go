@@ -22,7 +22,10 @@ import (
 // recreates the entity.
 func TestMemoryServerPausesDestructiveCalls(t *testing.T) {
 	ctx := context.Background()
-	var u *mcpconnector.Upstream
+	var c *contract.Contract
+	call := func(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+		return c.Tool("memory", tool).Call(ctx, args)
+	}
 	revert := func(ctx context.Context, args, result json.RawMessage) error {
 		var in struct{ EntityNames []string }
 		if err := json.Unmarshal(args, &in); err != nil {
@@ -33,22 +36,20 @@ func TestMemoryServerPausesDestructiveCalls(t *testing.T) {
 			entities = append(entities, map[string]any{"name": n, "entityType": "restored", "observations": []string{}})
 		}
 		b, _ := json.Marshal(map[string]any{"entities": entities})
-		_, err := u.CallTool(ctx, "create_entities", b)
+		_, err := call(ctx, "create_entities", b)
 		return err
 	}
-	u, err := mcpconnector.Connect(ctx, mcpconnector.Server{Name: "memory", Command: mcptest.Command(t, "mcp-server-memory"),
+	set, err := mcpconnector.Connect(ctx, []mcpconnector.Server{{Name: "memory", Command: mcptest.Command(t, "mcp-server-memory"),
 		Env:      map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")},
-		Policies: map[string]contract.Policy{"delete_entities": {RequiresApproval: true, Revert: revert}}})
+		Policies: map[string]contract.Policy{"delete_entities": {RequiresApproval: true, Revert: revert}}}}, mcpconnector.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { u.Close() })
-	tools, _, err := u.ContractTools()
-	if err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { set.Close() })
+	if down := set.Down(); len(down) > 0 {
+		t.Fatal(down)
 	}
-	c, err := contract.NewNamespaced(contract.Namespace{Name: "memory", Tools: tools})
-	if err != nil {
+	if c, err = contract.NewNamespaced(set.Namespaces()...); err != nil {
 		t.Fatal(err)
 	}
 	h, err := durable.New(openStore(t, filepath.Join(t.TempDir(), "j.db")), executor(t), c, durable.Options{})
@@ -64,7 +65,7 @@ func TestMemoryServerPausesDestructiveCalls(t *testing.T) {
 		t.Fatalf("first pass: %+v", out)
 	}
 	graph := func() string {
-		raw, err := u.CallTool(ctx, "read_graph", json.RawMessage(`{}`))
+		raw, err := call(ctx, "read_graph", json.RawMessage(`{}`))
 		if err != nil {
 			t.Fatal(err)
 		}

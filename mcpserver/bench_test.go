@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/internal/mcptest"
 	"github.com/codemode-go/codemode/mcpserver"
@@ -30,27 +32,26 @@ func BenchmarkUpstreamCall(b *testing.B) {
 	args := json.RawMessage(`{"message": "hello"}`)
 
 	b.Run("direct", func(b *testing.B) {
-		// The connector's Upstream is a go-sdk ClientSession plus result
-		// unwrapping.
-		u, err := mcpconnector.Connect(ctx, server)
+		// A go-sdk client session of its own, calling the server.
+		session, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: exec.Command(server.Command)}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer u.Close()
+		defer session.Close()
 		b.ResetTimer()
 		for b.Loop() {
-			if _, err := u.CallTool(ctx, "echo", args); err != nil {
+			if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 
-	set, err := mcpconnector.ConnectAll(ctx, []mcpconnector.Server{server})
+	set, err := mcpconnector.Connect(ctx, []mcpconnector.Server{server}, mcpconnector.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer set.Close()
-	c, _, err := set.Contract()
+	c, err := contract.NewNamespaced(set.Namespaces()...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -133,8 +133,11 @@ var codeSchema = json.RawMessage(codetool.InputSchema)
 // the person is asked through the client (see Options.NoElicitation), and
 // a second tool, code_result (ResultToolName), returns an execution's
 // current answer. Approvals happen outside the agent's reach: no tool
-// approves. It returns an error for bad Tool options (a hint naming no
-// namespace).
+// approves. A runner with a Changed() <-chan struct{} method has a
+// contract that can grow (an MCP server joined): after each value on it,
+// the code tool is described again and clients are told
+// (notifications/tools/list_changed) until the channel is closed. It
+// returns an error for bad Tool options (a hint naming no namespace).
 //
 //	srv, err := mcpserver.New(cl, mcpserver.Options{})
 //	err = srv.Run(ctx, &mcp.StdioTransport{})
@@ -146,6 +149,15 @@ func New(r codetool.Runner, opts Options) (*mcp.Server, error) {
 		return nil, err
 	}
 	return srv, nil
+}
+
+// growing is a Runner whose contract can grow while it serves (codemode
+// mcp serve's, when an MCP server that was down comes up): a value on
+// Changed means Contract and TypeDefinitions answer anew, and the code
+// tool is described again; the runner closes the channel when it is done.
+type growing interface {
+	codetool.Runner
+	Changed() <-chan struct{}
 }
 
 // codeTool is one code tool of a server: its name, runner, title,
@@ -199,6 +211,21 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) error {
 	annotations.Title = t.title
 	h := &codeHandler{s: s, r: t.runner, tool: topts}
 	srv.AddTool(&mcp.Tool{Name: t.name, Description: desc, InputSchema: codeSchema, Annotations: annotations}, h.call)
+	if g, ok := t.runner.(growing); ok {
+		// Owned by the runner: the loop ends when it closes the channel.
+		go func() {
+			for range g.Changed() {
+				desc, err := codetool.Description(t.runner, topts)
+				if err != nil {
+					s.opts.Logger.Warn("the code tool was not described again", "err", err)
+					continue
+				}
+				// Replacing the tool tells every session
+				// (notifications/tools/list_changed).
+				srv.AddTool(&mcp.Tool{Name: t.name, Description: desc, InputSchema: codeSchema, Annotations: annotations}, h.call)
+			}
+		}()
+	}
 	if approves {
 		srv.AddTool(&mcp.Tool{
 			Name:        ResultToolName,

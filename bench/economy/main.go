@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -256,26 +257,52 @@ func measureReference(ctx context.Context, count func(string) int, verbose bool,
 		return measurement{}, err
 	}
 	defer os.RemoveAll(dir)
-	var cs []contract.Namespace
-	var list []*mcp.Tool
-	for _, s := range []mcpconnector.Server{
+	servers := []mcpconnector.Server{
 		{Name: "everything", Command: filepath.Join(bin, "mcp-server-everything")},
 		{Name: "memory", Command: filepath.Join(bin, "mcp-server-memory"), Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
 		{Name: "filesystem", Command: filepath.Join(bin, "mcp-server-filesystem"), Args: []string{dir}},
-	} {
-		u, err := mcpconnector.Connect(ctx, s)
-		if err != nil {
-			return measurement{}, fmt.Errorf("starting %s: %w (run ./scripts/test once to install the servers, or pass -no-servers)", s.Name, err)
-		}
-		defer u.Close()
-		tools, _, err := u.ContractTools()
+	}
+	set, err := mcpconnector.Connect(ctx, servers, mcpconnector.Options{})
+	if err != nil {
+		return measurement{}, err
+	}
+	defer set.Close()
+	if down := set.Down(); len(down) > 0 {
+		return measurement{}, fmt.Errorf("servers down: %v (run ./scripts/test once to install the servers, or pass -no-servers)", down)
+	}
+	var list []*mcp.Tool
+	for _, s := range servers {
+		tools, err := listTools(ctx, s)
 		if err != nil {
 			return measurement{}, err
 		}
-		cs = append(cs, contract.Namespace{Name: s.Name, Tools: tools})
-		list = append(list, u.Tools()...)
+		list = append(list, tools...)
 	}
+	cs := set.Namespaces()
 	return measure("3 reference servers", cs, list, referenceTasks(), count, verbose, w)
+}
+
+// listTools is the tools/list answer an agent connected to s directly
+// would receive (the baseline), through a go-sdk client of its own.
+func listTools(ctx context.Context, s mcpconnector.Server) ([]*mcp.Tool, error) {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Env = os.Environ()
+	for k, v := range s.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "economy", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", s.Name, err)
+	}
+	defer session.Close()
+	var tools []*mcp.Tool
+	for t, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", s.Name, err)
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
 }
 
 // toolsBin finds .tools/node_modules/.bin walking up from the working

@@ -11,6 +11,8 @@ import (
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
+
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // Exit statuses of run and approve: 0 completed, 1 error (and any failure
@@ -140,40 +142,8 @@ func printContent(stdout io.Writer, content []contract.Content) {
 
 // escapeControls escapes the control characters a program wrote (terminal
 // escapes, carriage returns) so it cannot repaint the terminal of the
-// person reading: each becomes \xNN or \uNNNN; newlines and tabs stay.
-func escapeControls(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			if r < 0x100 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// isControl reports whether r is a control character other than a newline
-// or a tab: C0, DEL, C1, and the bidirectional overrides that reorder what
-// a terminal shows.
-func isControl(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
-}
+// person reading (termtext.Escape).
+func escapeControls(s string) string { return termtext.Escape(s) }
 
 // shellQuote quotes a word for a shell command line when it needs it.
 func shellQuote(value string) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/mcpserver"
 )
@@ -214,15 +215,27 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 	opts, closeChecker := c.sf.options(stderr, logf)
 	defer closeChecker()
 	opts.Tool.Description, opts.Tool.Declarations = c.tool.Description, c.tool.Declarations
-	opts.Instructions = instructions(s)
-	if n := len(s.runner().TypeDefinitions()) / 4; n > 8000 && opts.Tool.Declarations == codetool.DeclarationsFull {
-		logf("warning: the code tool's description holds about %d tokens of declarations; --declarations discover lists only the namespaces (programs find tools with codemode.search)", n)
+	opts.Instructions = instructions(s.contract)
+	runner := s.runner()
+	if c.cf.set != nil {
+		// MCP servers that are down now may join: their tools are
+		// announced when they do.
+		var stop func()
+		runner, stop = followJoins(ctx, c.cf, s, logf, func(r codetool.Runner) {
+			logf("the code tool now declares %d tools (MCP clients are told the tool list changed)", len(r.Contract().Tools()))
+			if c.ui != "" {
+				logf("warning: the journal page keeps the tools it started with: approve there no call of a server that came up since (approve through the MCP client, or codemode approve with the same --config)")
+			}
+			describeSize(r, opts.Tool, logf)
+		})
+		defer stop()
 	}
-	srv, err := mcpserver.New(s.runner(), opts)
+	describeSize(runner, opts.Tool, logf)
+	srv, err := mcpserver.New(runner, opts)
 	if err != nil {
 		return usageError{"mcp serve: " + err.Error()}
 	}
-	what := fmt.Sprintf("the code tool (%d tools)", len(s.contract.Tools()))
+	what := fmt.Sprintf("the code tool (%d tools)", len(runner.Contract().Tools()))
 	if s.handle != nil {
 		what += ", journal " + redactDSN(c.jf.path)
 	}
@@ -233,15 +246,47 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 	return serveMCP(ctx, srv, ln, c.sf.hopts(), c.sf.timeout, what, logf)
 }
 
+// maxInstructions bounds the MCP handshake's instructions, in characters:
+// 12,000 is about 3,000 tokens, which every request to the agent's model
+// carries. Each server's own are bounded too (4 KiB, by the connector).
+const maxInstructions = 12000
+
 // instructions are the namespaces' instructions, each after its name
 // ("memory: …"), for the MCP handshake: a server's guidance reaches the
-// agent whatever the description holds.
-func instructions(s *session) string {
+// agent whatever the description holds. Past maxInstructions a namespace
+// gets a line saying codemode.describe answers them.
+func instructions(c *contract.Contract) string {
 	var b strings.Builder
-	for _, ns := range s.contract.Namespaces() {
-		if in := strings.TrimSpace(ns.Instructions); in != "" {
-			fmt.Fprintf(&b, "%s: %s\n", ns.Name, in)
+	for _, ns := range c.Namespaces() {
+		in := strings.TrimSpace(ns.Instructions)
+		if in == "" {
+			continue
 		}
+		if b.Len()+len(ns.Name)+len(in) > maxInstructions {
+			in = fmt.Sprintf("(left out here for length: codemode.describe(%q) answers them)", ns.Name)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", ns.Name, in)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// descriptionWarnTokens is the size of the code tool's description, in
+// estimated tokens (4 characters each), past which mcp serve warns.
+const descriptionWarnTokens = 8000
+
+// describeSize says on stderr when the code tool's description is large:
+// a warning past descriptionWarnTokens, suggesting --declarations
+// discover, and a note when the automatic mode left the declarations out.
+func describeSize(r codetool.Runner, tool codetool.Options, logf func(string, ...any)) {
+	desc, err := codetool.Description(r, tool)
+	if err != nil {
+		return // mcpserver.New reports it
+	}
+	tokens, decls := len(desc)/4, len(r.TypeDefinitions())/4
+	switch {
+	case tokens > descriptionWarnTokens:
+		logf("warning: the code tool's description is about %d tokens (%d of them declarations), which every request to the agent's model carries; --declarations discover lists only the namespaces, and programs find tools with codemode.search and codemode.describe", tokens, decls)
+	case tool.Declarations == codetool.DeclarationsAuto && tool.Description == "" && strings.Contains(desc, "declarations are not listed here"):
+		logf("the declarations (about %d tokens) are left out of the code tool's description: programs find tools with codemode.search and codemode.describe (--declarations full puts them in)", decls)
+	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
@@ -24,9 +26,20 @@ type contractFlags struct {
 	approval    string
 	openapi     openapiFlags
 	maxCommands int
+	// connectTimeout bounds each MCP server's start.
+	connectTimeout time.Duration
 	// unattended is set for a run without a journal: nothing can hold a
 	// call for a person, so --approval defaults to never.
 	unattended bool
+
+	// Set by build, for rebuild: the contract's input, the namespaces
+	// that do not change (the tools file's, the OpenAPI documents'), the
+	// MCP servers, and joined, which receives (without blocking) when an
+	// MCP server that was down comes up.
+	programInput *contract.Schema
+	fixed        []contract.Namespace
+	set          *mcpconnector.Set
+	joined       chan struct{}
 }
 
 func (c *contractFlags) register(fs *flag.FlagSet) {
@@ -36,6 +49,7 @@ func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
 	fs.StringVar(&c.approval, "approval", "", "which calls of --mcp, --config and --openapi tools need a person's approval: destructive (the default with a journal: MCP tools not marked read-only or non-destructive, HTTP methods other than GET, HEAD, OPTIONS, TRACE), always, or never (the default without a journal, where nothing can wait for a person); a config file's \"approval\" sets it per server")
 	fs.IntVar(&c.maxCommands, "max-commands", defaultMaxCommands(), "most --tools commands running at once; further calls wait (the default is twice the CPUs, at least 4)")
+	fs.DurationVar(&c.connectTimeout, "connect-timeout", mcpconnector.DefaultConnectTimeout, "bound on each MCP server's start, handshake and tool listing; the servers start at once, and one not up by then is left out (its namespace says why) and retried in the background")
 	c.openapi.register(fs)
 }
 
@@ -75,7 +89,7 @@ func (c *contractFlags) methodApproval() func(string) bool {
 }
 
 // build makes the contract: the tools file on codemode, the MCP servers
-// (connected: progress and schema warnings on stderr) and the OpenAPI
+// (connected: progress, status and warnings on stderr) and the OpenAPI
 // documents. The returned close disconnects the MCP servers.
 func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.Contract, func(), error) {
 	input, err := c.input()
@@ -85,39 +99,49 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 	if _, err := c.approvalRule(); err != nil {
 		return nil, nil, err
 	}
-	var namespaces []contract.Namespace
+	if c.connectTimeout <= 0 {
+		return nil, nil, usageError{"--connect-timeout must be positive"}
+	}
+	c.programInput = input
+	c.fixed = nil
 	if c.tools != "" {
 		ns, err := loadTools(c.tools, c.maxCommands)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--tools: %w", err)
 		}
-		namespaces = append(namespaces, ns)
+		c.fixed = append(c.fixed, ns)
 	}
 	apis, err := c.openapi.namespaces(ctx, c.methodApproval(), stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	namespaces = append(namespaces, apis...)
-	set, mcps, err := c.connect(ctx, stderr)
-	if err != nil {
+	c.fixed = append(c.fixed, apis...)
+	if c.set, err = c.connect(ctx, stderr); err != nil {
 		return nil, nil, err
 	}
-	namespaces = append(namespaces, mcps...)
-	closeSet := func() { set.Close() }
+	closeSet := func() { c.set.Close() }
 	if !c.any() {
 		fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC)")
 	}
-	var ct *contract.Contract
-	if input != nil {
-		ct, err = contract.NewNamespacedWithInput(input, namespaces...)
-	} else {
-		ct, err = contract.NewNamespaced(namespaces...)
-	}
+	ct, err := c.rebuild()
 	if err != nil {
 		closeSet()
 		return nil, nil, err
 	}
 	return ct, closeSet, nil
+}
+
+// rebuild makes the contract again from what build made, with the MCP
+// servers as they are now (a server that was down may have joined).
+func (c *contractFlags) rebuild() (*contract.Contract, error) {
+	namespaces := slices.Clone(c.fixed)
+	if c.set != nil {
+		namespaces = append(namespaces, c.set.Namespaces()...)
+	}
+	if c.programInput != nil {
+		return contract.NewNamespacedWithInput(c.programInput, namespaces...)
+	}
+	return contract.NewNamespaced(namespaces...)
 }
 
 // input is the --input-schema, or nil.
@@ -136,28 +160,47 @@ func (c *contractFlags) input() (*contract.Schema, error) {
 	return s, nil
 }
 
-// connect connects the MCP servers the flags name and returns their
-// namespaces; the set is nil without servers.
-func (c *contractFlags) connect(ctx context.Context, stderr io.Writer) (*mcpconnector.Set, []contract.Namespace, error) {
+// connect connects the MCP servers the flags name (nil without servers)
+// and says on stderr which are up.
+func (c *contractFlags) connect(ctx context.Context, stderr io.Writer) (*mcpconnector.Set, error) {
 	servers, err := c.upstreams()
 	if err != nil || len(servers) == 0 {
-		return nil, nil, err
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "codemode: connecting to %d MCP server(s)\n", len(servers))
-	set, err := mcpconnector.ConnectAll(ctx, servers)
+	c.joined = make(chan struct{}, 1)
+	set, err := mcpconnector.Connect(ctx, servers, mcpconnector.Options{ConnectTimeout: c.connectTimeout, Logger: lineLogger(stderr),
+		OnJoin: func(string) {
+			select {
+			case c.joined <- struct{}{}:
+			default: // a rebuild is due already
+			}
+		}})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	set.OnWarning(func(w error) { fmt.Fprintf(stderr, "codemode: warning: %s\n", oneLine(w.Error())) })
-	ns, warnings, err := set.Namespaces()
-	if err != nil {
-		set.Close()
-		return nil, nil, err
+	fmt.Fprintln(stderr, "codemode: "+serversStatus(servers, set.Down()))
+	return set, nil
+}
+
+// serversStatus is one line saying which MCP servers are up: "MCP servers
+// up: a, b" or "MCP servers: 2 of 3 up (a, b); down: c, retried in the
+// background (the reasons are above)".
+func serversStatus(servers []mcpconnector.Server, down map[string]error) string {
+	var up, out []string
+	for _, s := range servers {
+		name := s.Name
+		if _, isDown := down[name]; isDown {
+			out = append(out, name)
+		} else {
+			up = append(up, name)
+		}
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "codemode: warning: %s\n", oneLine(w.Error()))
+	if len(out) == 0 {
+		return "MCP servers up: " + strings.Join(up, ", ")
 	}
-	return set, ns, nil
+	return fmt.Sprintf("MCP servers: %d of %d up (%s); down: %s, retried in the background (the reasons are above)",
+		len(up), len(servers), strings.Join(up, ", "), strings.Join(out, ", "))
 }
 
 // upstreams are the MCP servers the flags name: --config's, each on its

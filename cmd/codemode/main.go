@@ -102,6 +102,7 @@ func (e usageError) Error() string { return e.msg }
 var errHelp = errors.New("help")
 
 func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr = &lockedWriter{w: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
 		return 2

@@ -19,12 +19,14 @@ import (
 	"github.com/codemode-go/codemode/internal/cases"
 	"github.com/codemode-go/codemode/internal/cloexec"
 	"github.com/codemode-go/codemode/internal/fixtures"
+	"github.com/codemode-go/codemode/internal/mcptest"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
 // TestMain doubles as the fixture tools' command: `<test binary>
 // -fixture-tool NAME` reads the input JSON on stdin and prints the output.
 func TestMain(m *testing.M) {
+	mcptest.Play() // the test MCP servers of internal/mcptest run as this binary
 	if len(os.Args) == 3 && os.Args[1] == "-fixture-tool" {
 		in, _ := io.ReadAll(os.Stdin)
 		h := fixtures.Handlers(nil)[os.Args[2]]

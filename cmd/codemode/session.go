@@ -106,8 +106,8 @@ type session struct {
 	handle   *durable.Handle
 	closes   []func()
 
-	// ex runs the programs (noPrograms without a runtime); store and run
-	// make more handles on the same journal (handleFor).
+	// ex runs the programs (noPrograms without a runtime) with run's
+	// defaults; store makes more handles on the same journal (handleFor).
 	ex    client.Executor
 	store store.Store
 	run   client.RunOptions
@@ -173,9 +173,10 @@ func openSession(ctx context.Context, o sessionOptions, stderr io.Writer) (*sess
 	if run.Approve == nil {
 		run.Approve = refuseApproval
 	}
+	s.run = run
 	s.client = client.New(s.ex, s.contract).WithDefaults(run)
 	if o.jf != nil && o.jf.path != "" {
-		if err := s.openHandle(ctx, o, s.ex, run); err != nil {
+		if err := s.openHandle(ctx, o); err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +207,7 @@ func (s *session) openContract(ctx context.Context, o sessionOptions, stderr io.
 }
 
 // openHandle opens the journal and the durable handle over the contract.
-func (s *session) openHandle(ctx context.Context, o sessionOptions, ex client.Executor, run client.RunOptions) error {
+func (s *session) openHandle(ctx context.Context, o sessionOptions) error {
 	if s.contract.HasInput() {
 		return usageError{o.command + ": --input-schema is for plain runs: an execution with a journal takes no input (a snippet reads the input codemode.run gives it)"}
 	}
@@ -215,7 +216,7 @@ func (s *session) openHandle(ctx context.Context, o sessionOptions, ex client.Ex
 		return err
 	}
 	s.closes = append(s.closes, func() { st.Close() })
-	s.store, s.ex, s.run = st, ex, run
+	s.store = st
 	h, err := s.handleFor(o.jf.name)
 	if err != nil {
 		return usageError{o.command + ": " + strings.TrimPrefix(err.Error(), "durable: ")}
@@ -227,7 +228,23 @@ func (s *session) openHandle(ctx context.Context, o sessionOptions, ex client.Ex
 // handleFor is a durable handle on the session's journal for the runtime
 // name.
 func (s *session) handleFor(name string) (*durable.Handle, error) {
-	return durable.New(s.store, s.ex, s.contract, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider})
+	return s.handleOver(s.contract, name)
+}
+
+// handleOver is a durable handle on the session's journal for the runtime
+// name, over c.
+func (s *session) handleOver(c *contract.Contract, name string) (*durable.Handle, error) {
+	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider})
+}
+
+// runnerOver is a runner like the session's over c, a contract that grew
+// (an MCP server joined): a client with the same defaults, or with a
+// journal a durable handle on the same journal and runtime name.
+func (s *session) runnerOver(c *contract.Contract) (codetool.Runner, error) {
+	if s.handle == nil {
+		return client.New(s.ex, c).WithDefaults(s.run), nil
+	}
+	return s.handleOver(c, s.handle.Name())
 }
 
 // refuseApproval answers a plain run's call that needs approval: a plain

@@ -1,7 +1,6 @@
 package mcpconnector_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -13,18 +12,9 @@ import (
 // TestContractToolsCarryUpstreamAnnotations: the filesystem server's tool
 // annotations reach the contract tools and the declarations' JSDoc.
 func TestContractToolsCarryUpstreamAnnotations(t *testing.T) {
-	ctx := context.Background()
-	u, err := mcpconnector.Connect(ctx, mcpconnector.Server{Name: "files", Command: mcptest.Command(t, "mcp-server-filesystem"), Args: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.Close()
-	tools, _, err := u.ContractTools()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "files", Command: mcptest.Command(t, "mcp-server-filesystem"), Args: []string{t.TempDir()}})
 	byName := map[string]*contract.Tool{}
-	for _, tool := range tools {
+	for _, tool := range set.Namespaces()[0].Tools {
 		byName[tool.Name()] = tool
 	}
 	is := func(p *bool, want bool) bool { return p != nil && *p == want }
@@ -38,11 +28,7 @@ func TestContractToolsCarryUpstreamAnnotations(t *testing.T) {
 	if a := write.Annotations(); a.ReadOnly != nil || !is(a.Destructive, true) || !is(a.Idempotent, true) || !is(a.OpenWorld, false) {
 		t.Errorf("write_file annotations %+v, want destructive, idempotent, closed-world", a)
 	}
-	c, err := contract.NewNamespaced(contract.Namespace{Name: "files", Tools: tools})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := c.TypeDefinitions()
+	d := contractOf(t, set).TypeDefinitions()
 	i := strings.Index(d, "  write_file(")
 	if i < 0 || !strings.HasSuffix(d[:i], "   * @destructive\n   * @idempotent\n   * @openWorld false\n   */\n") {
 		t.Errorf("write_file's JSDoc lacks its tags:\n%s", d)

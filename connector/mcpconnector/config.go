@@ -43,9 +43,17 @@ type Server struct {
 	// Policies, by tool name (as the server spells it, or as programs call
 	// it), replace the policy Approval gives those tools: approval, replay,
 	// revert (for example a revert that calls the server's delete tool). A
-	// name that matches no tool of the server is an error when the tools
-	// are made.
+	// name that matches no tool of the server keeps the server from
+	// joining, with an error naming it (see Set.Down).
 	Policies map[string]contract.Policy
+	// Validate says how the host checks values against the server's
+	// schemas: ValidateLenient (the default, also ""), ValidateStrict or
+	// ValidateOff. ValidateTools sets it per tool, by the same names as
+	// Policies (a name that matches no tool is an error as there). The
+	// configuration file's "validate" member and "tools": {"name":
+	// {"validate": …}} set them.
+	Validate      Validation
+	ValidateTools map[string]Validation
 }
 
 // Approval is a server's approval rule (Server.Approval).
@@ -65,6 +73,40 @@ const (
 	ApprovalNever Approval = "never"
 )
 
+// Validation is how values are checked against a server's schemas
+// (Server.Validate). Servers export their schemas from code (zod,
+// pydantic), and some exports are stricter than the server itself; the
+// host's validation exists to give a program early, precise errors, never
+// to refuse what the server accepts.
+type Validation string
+
+// The validation modes.
+const (
+	// ValidateLenient validates against the schemas as the server means
+	// them, declaring them the same way: a required property that has a
+	// default is optional, and an object below the top with no properties
+	// that allows none (an export of "any object", as zod's records and
+	// empty objects come out) allows any. The top of an input schema stays
+	// as written: {"type": "object", "additionalProperties": false} is how
+	// MCP says a tool takes no arguments
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool).
+	ValidateLenient Validation = "lenient"
+	// ValidateStrict validates against the schemas exactly as written.
+	ValidateStrict Validation = "strict"
+	// ValidateOff does not validate on the host: the server checks its own
+	// input. The tool is declared as for ValidateLenient.
+	ValidateOff Validation = "off"
+)
+
+// check returns an error for a mode that is none of the above.
+func (v Validation) check() error {
+	switch v {
+	case "", ValidateLenient, ValidateStrict, ValidateOff:
+		return nil
+	}
+	return fmt.Errorf("validate %q is not %q, %q or %q", v, ValidateLenient, ValidateStrict, ValidateOff)
+}
+
 // needs reports whether a rule asks approval of a tool with annotations a.
 func (r Approval) needs(a *mcp.ToolAnnotations) bool {
 	switch r {
@@ -82,11 +124,16 @@ func (r Approval) needs(a *mcp.ToolAnnotations) bool {
 	return a.DestructiveHint == nil || *a.DestructiveHint
 }
 
-// String describes the server for messages: its name and command or URL.
+// String describes the server for messages without what may be secret:
+// its name and its command without arguments, or its URL without user
+// information, query or a path segment that looks like a key
+// ("github (npx)", "search (https://mcp.example.com/mcp)"). Arguments,
+// environment values and headers are never printed: real servers' own
+// READMEs put keys there (--api-key=sk_..., --access-token=...).
 func (s Server) String() string {
-	what := s.URL
-	if what == "" {
-		what = strings.Join(append([]string{s.Command}, s.Args...), " ")
+	what := s.Command
+	if s.URL != "" {
+		what = redactURL(s.URL)
 	}
 	if s.Name == "" {
 		return what
@@ -104,22 +151,18 @@ type configEntry struct {
 	URL     string            `json:"url"`
 	Type    string            `json:"type"`
 	Headers map[string]string `json:"headers"`
-	// Approval is codemode's own member (Server.Approval); MCP clients
-	// ignore members they do not know.
-	Approval Approval `json:"approval"`
+	// Approval, Validate and Tools are codemode's own members
+	// (Server.Approval, Server.Validate, Server.ValidateTools); MCP
+	// clients ignore members they do not know.
+	Approval Approval   `json:"approval"`
+	Validate Validation `json:"validate"`
+	Tools    map[string]struct {
+		Validate Validation `json:"validate"`
+	} `json:"tools"`
 }
 
-// ParseConfig reads an MCP client configuration: a JSON object whose
-// "mcpServers" (or "servers") member maps names to {command, args, env, cwd}
-// for stdio servers or {url, headers, type} for streamable HTTP servers,
-// each with codemode's optional "approval" ("destructive", "always" or
-// "never"; see Server.Approval). Each
-// name becomes a namespace, so it must be usable as one after
-// SanitizeToolName; servers are returned sorted by name. It returns an error
-// naming the entry at fault: not JSON, no servers, an entry with neither or
-// both of command and url, an unsupported type ("sse"), an unknown approval
-// rule, or two names that sanitise alike.
-func ParseConfig(data []byte) ([]Server, error) {
+// parseConfig reads an MCP client configuration (see LoadConfig).
+func parseConfig(data []byte) ([]Server, error) {
 	var file struct {
 		MCPServers map[string]configEntry `json:"mcpServers"`
 		Servers    map[string]configEntry `json:"servers"`
@@ -164,24 +207,63 @@ func ParseConfig(data []byte) ([]Server, error) {
 				return nil, fmt.Errorf("mcpconnector: config server %q: url: %w", n, err)
 			}
 		}
-		switch e.Approval {
-		case "", ApprovalDestructive, ApprovalAlways, ApprovalNever:
-		default:
-			return nil, fmt.Errorf("mcpconnector: config server %q: approval %q is not %q, %q or %q", n, e.Approval, ApprovalDestructive, ApprovalAlways, ApprovalNever)
+		s, err := e.server(n)
+		if err != nil {
+			return nil, err
 		}
-		servers = append(servers, Server{Name: ns, Command: e.Command, Args: e.Args, Env: e.Env, Dir: e.Cwd, URL: e.URL, Headers: e.Headers, Approval: e.Approval})
+		s.Name = ns
+		servers = append(servers, s)
 	}
 	return servers, nil
 }
 
-// LoadConfig reads and parses an MCP client configuration file (see
-// ParseConfig).
+// server is the entry named n as a Server (without its namespace name), or
+// an error naming it for an unknown approval rule or validation mode.
+func (e configEntry) server(n string) (Server, error) {
+	switch e.Approval {
+	case "", ApprovalDestructive, ApprovalAlways, ApprovalNever:
+	default:
+		return Server{}, fmt.Errorf("mcpconnector: config server %q: approval %q is not %q, %q or %q", n, e.Approval, ApprovalDestructive, ApprovalAlways, ApprovalNever)
+	}
+	if err := e.Validate.check(); err != nil {
+		return Server{}, fmt.Errorf("mcpconnector: config server %q: %w", n, err)
+	}
+	s := Server{Command: e.Command, Args: e.Args, Env: e.Env, Dir: e.Cwd, URL: e.URL, Headers: e.Headers, Approval: e.Approval, Validate: e.Validate}
+	for tool, t := range e.Tools {
+		if err := t.Validate.check(); err != nil {
+			return Server{}, fmt.Errorf("mcpconnector: config server %q: tools[%q]: %w", n, tool, err)
+		}
+		if t.Validate != "" {
+			if s.ValidateTools == nil {
+				s.ValidateTools = map[string]Validation{}
+			}
+			s.ValidateTools[tool] = t.Validate
+		}
+	}
+	return s, nil
+}
+
+// LoadConfig reads an MCP client configuration file: a JSON object whose
+// "mcpServers" (or "servers") member maps names to {command, args, env, cwd}
+// for stdio servers or {url, headers, type} for streamable HTTP servers,
+// each with codemode's optional "approval" ("destructive", "always" or
+// "never"; see Server.Approval), "validate" ("lenient", "strict" or "off";
+// see Server.Validate) and "tools" ({"tool_name": {"validate": …}}). Each
+// name becomes a namespace, so it must be usable as one after
+// SanitizeToolName; servers are returned sorted by name. It returns an
+// error naming the file and the entry at fault: not JSON, no servers, an
+// entry with neither or both of command and url, an unsupported type
+// ("sse"), an unknown approval rule or validation mode, or two names that
+// sanitise alike.
+//
+//	servers, err := mcpconnector.LoadConfig("mcp.json")
+//	set, err := mcpconnector.Connect(ctx, servers, mcpconnector.Options{})
 func LoadConfig(path string) ([]Server, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("mcpconnector: %w", err)
 	}
-	servers, err := ParseConfig(data)
+	servers, err := parseConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}

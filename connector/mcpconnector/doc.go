@@ -4,15 +4,25 @@
 // streamable HTTP (a URL), lists its tools with pagination, sanitises their
 // names into JavaScript identifiers, and makes each a contract tool whose
 // declarations are printed leniently from the server's own JSON Schemas and
-// whose values are validated against them on the host. A call's MCP result
-// is unwrapped the way codeMcpServer does: an error result becomes a thrown
-// error carrying its text, structured content comes first, all-text content
-// is parsed as JSON or kept as text, and mixed or binary content is kept
-// whole so a program can forward an image with result.appendImage.
+// whose values are validated against them on the host (see Validation for
+// the schema exports it reads as the server means them). A call's MCP
+// result is unwrapped the way codeMcpServer does: an error result becomes
+// a thrown error (MCPToolError) carrying its text, structured content
+// comes first, all-text content is parsed as JSON or kept as text, and
+// mixed or binary content is kept whole so a program can forward an image
+// with result.appendImage.
 //
 // One unnamed upstream puts its tools on the codemode namespace; named
 // upstreams each become a namespace of their own (`await memory.search_nodes(
 // { query })`). The configuration file format is the "mcpServers" JSON that
-// MCP clients already use. An upstream whose process dies is started again
-// on the next call; the call that was in flight fails.
+// MCP clients already use (LoadConfig).
+//
+// One server never takes the others down: Connect starts them all at
+// once, each bounded by a connect timeout, and a server that fails to
+// start is left out (its namespace says why), reported, and retried in
+// the background until it joins. An upstream whose process dies later is
+// started again on the next call; the call that was in flight fails.
+// Messages name a server by its name and command, never its arguments,
+// environment or headers, and text relayed from a server has its
+// configured secrets redacted and its control characters escaped.
 package mcpconnector

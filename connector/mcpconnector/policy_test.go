@@ -14,26 +14,25 @@ import (
 
 // memory connects the real memory MCP server with a fresh graph file,
 // under an approval rule and policies.
-func memory(t *testing.T, approval mcpconnector.Approval, policies map[string]contract.Policy) *mcpconnector.Upstream {
+func memory(t *testing.T, approval mcpconnector.Approval, policies map[string]contract.Policy) *mcpconnector.Set {
 	t.Helper()
-	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Name: "memory", Command: mcptest.Command(t, "mcp-server-memory"),
-		Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}, Approval: approval, Policies: policies})
+	set, err := mcpconnector.Connect(context.Background(), []mcpconnector.Server{{Name: "memory", Command: mcptest.Command(t, "mcp-server-memory"),
+		Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}, Approval: approval, Policies: policies}}, mcpconnector.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { u.Close() })
-	return u
+	t.Cleanup(func() { set.Close() })
+	return set
 }
 
-// approvals are which of an upstream's tools need approval.
-func approvals(t *testing.T, u *mcpconnector.Upstream) map[string]bool {
+// approvals are which of a set's tools need approval.
+func approvals(t *testing.T, set *mcpconnector.Set) map[string]bool {
 	t.Helper()
-	tools, _, err := u.ContractTools()
-	if err != nil {
-		t.Fatal(err)
+	if down := set.Down(); len(down) > 0 {
+		t.Fatalf("down: %v", down)
 	}
 	got := map[string]bool{}
-	for _, tool := range tools {
+	for _, tool := range set.Namespaces()[0].Tools {
 		got[tool.Name()] = tool.Policy().NeedsApproval(json.RawMessage(`{}`))
 	}
 	return got
@@ -68,18 +67,13 @@ func TestApprovalFromAnnotations(t *testing.T) {
 			}
 		})
 	}
-	u := memory(t, "", map[string]contract.Policy{"drop_everything": {}})
-	if _, _, err := u.ContractTools(); err == nil || !strings.Contains(err.Error(), `no tool "drop_everything"`) {
+	// A policy that names no tool keeps the server out, saying why: the
+	// policy may be what makes a call wait for a person.
+	set := memory(t, "", map[string]contract.Policy{"drop_everything": {}})
+	if err := set.Down()["memory"]; err == nil || !strings.Contains(err.Error(), `no tool "drop_everything"`) {
 		t.Fatalf("a policy for a missing tool: %v", err)
 	}
-}
-
-func TestConfigApprovalRule(t *testing.T) {
-	servers, err := mcpconnector.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "approval": "never"}, "b": {"command": "y"}}}`))
-	if err != nil || servers[0].Approval != mcpconnector.ApprovalNever || servers[1].Approval != "" {
-		t.Fatalf("servers %+v, %v", servers, err)
-	}
-	if _, err := mcpconnector.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "approval": "sometimes"}}}`)); err == nil || !strings.Contains(err.Error(), `approval "sometimes"`) {
-		t.Fatalf("an unknown rule: %v", err)
+	if ns := set.Namespaces(); len(ns[0].Tools) != 0 || !strings.Contains(ns[0].Instructions, `no tool "drop_everything"`) {
+		t.Fatalf("the down server's namespace: %+v", ns[0])
 	}
 }

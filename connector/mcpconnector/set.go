@@ -2,296 +2,264 @@ package mcpconnector
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/codemode-go/codemode/contract"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// CheckedAtConnect is how many of a server's tools ContractTools checks at
-// once, compiling their schemas to warn about those that degrade. The
-// schemas of the tools past it are checked on each tool's first call, so
-// that a catalogue of 10,000 tools does not compile 20,000 schemas before
-// its first program runs.
-const CheckedAtConnect = 200
+// DefaultConnectTimeout is Options.ConnectTimeout's default: long enough
+// for npx to start a cached package, short enough that a server that
+// hangs does not hold the others' users for a minute.
+const DefaultConnectTimeout = 15 * time.Second
 
-// ContractTools makes each of the upstream's tools a contract tool (see
-// contract.NewForeignTool): named by SanitizeToolName, described by the MCP
-// description (or title), declared leniently from the server's schemas,
-// carrying the server's tool annotations (contract.Annotations) and the
-// policy of the server's Approval rule or Policies, validated against the
-// schemas on the host, and calling CallTool. A tool whose
-// schema cannot be compiled still works; for the first CheckedAtConnect
-// tools its problem is in the returned warnings, and for the others it is
-// reported on the tool's first call, to the upstream's OnWarning (one
-// returned warning says how many tools that concerns). It returns an error
-// naming both originals when two tool names sanitise alike, or when a
-// policy (Server.Policies) names no tool.
-func (u *Upstream) ContractTools() (tools []*contract.Tool, warnings []error, err error) {
-	seen := map[string]string{}
-	if n := len(u.tools); n > CheckedAtConnect {
-		warnings = append(warnings, fmt.Errorf("mcp server %s: the schemas of %d of its %d tools are checked on each tool's first call, not at connect; a schema that does not compile is reported then",
-			u.server, n-CheckedAtConnect, n))
-	}
-	used := map[string]bool{}
-	for i, t := range u.tools {
-		name := SanitizeToolName(t.Name)
-		if other, dup := seen[name]; dup {
-			return nil, nil, fmt.Errorf("mcp server %s: tools %q and %q both become %s in programs", u.server, other, t.Name, name)
-		}
-		seen[name] = t.Name
-		desc := strings.TrimSpace(t.Description)
-		if desc == "" {
-			desc = strings.TrimSpace(t.Title)
-		}
-		if desc == "" {
-			desc = "MCP tool " + t.Name + "."
-		}
-		if name != t.Name {
-			desc += "\n\n(MCP tool name: " + t.Name + ")"
-		}
-		in, err := schemaText(t.InputSchema)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mcp server %s: tool %s input schema: %w", u.server, t.Name, err)
-		}
-		out, err := schemaText(t.OutputSchema)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mcp server %s: tool %s output schema: %w", u.server, t.Name, err)
-		}
-		mcpName := t.Name
-		checked := i < CheckedAtConnect
-		var tool *contract.Tool
-		var check sync.Once
-		tool, err = contract.NewForeignTool(name, desc, in, out, func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-			if !checked {
-				// The input schema compiled when the call was validated;
-				// Degraded compiles the output schema too, once.
-				check.Do(func() {
-					if d := tool.Degraded(); d != nil {
-						u.warn(degradedWarning(u.server, d))
-					}
-				})
-			}
-			return u.CallTool(ctx, mcpName, input)
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("mcp server %s: tool %s: %w", u.server, t.Name, err)
-		}
-		if t.Annotations != nil {
-			tool = tool.WithAnnotations(annotations(t.Annotations))
-		}
-		if tool, err = u.withPolicy(tool, t, used); err != nil {
-			return nil, nil, err
-		}
-		if checked {
-			if d := tool.Degraded(); d != nil {
-				warnings = append(warnings, degradedWarning(u.server, d))
-			}
-		}
-		tools = append(tools, tool)
-	}
-	for n := range u.server.Policies {
-		if !used[n] {
-			return nil, nil, fmt.Errorf("mcp server %s has no tool %q (a policy names it)", u.server, n)
-		}
-	}
-	return tools, warnings, nil
+// Retry delays for a server that is down: the first retry after
+// firstRetry, each next one twice as late, at most lastRetry apart.
+const (
+	firstRetry = 2 * time.Second
+	lastRetry  = time.Minute
+)
+
+// Options configure Connect.
+type Options struct {
+	// ConnectTimeout bounds each server's start, MCP handshake and tool
+	// listing, in every attempt; default DefaultConnectTimeout. Servers
+	// start at once, so one slow server delays no other.
+	ConnectTimeout time.Duration
+	// Logger, when not nil, receives what happens after Connect returns
+	// and what Connect found: a server that is down (warning, once, with
+	// the reason), a server that came up later (info), a tool left out or
+	// whose schema degraded (warning). Nil means quiet; Set.Down still
+	// tells which servers are down.
+	Logger *slog.Logger
+	// OnJoin, when not nil, is called with a server's name (its namespace)
+	// when a server that was down comes up: Namespaces has its tools from
+	// then on, and a contract built before lacks them. It is called from
+	// the Set's own goroutine, one server at a time, never after Close
+	// returns.
+	OnJoin func(name string)
 }
 
-// withPolicy gives tool, the server's t, its policy: the one Server.Policies
-// names it by (its own name or the program's), else the server's Approval
-// rule's. used records the policies taken.
-func (u *Upstream) withPolicy(tool *contract.Tool, t *mcp.Tool, used map[string]bool) (*contract.Tool, error) {
-	p, ok := u.server.Policies[t.Name]
-	if ok {
-		used[t.Name] = true
-	} else if p, ok = u.server.Policies[tool.Name()]; ok {
-		used[tool.Name()] = true
-	} else {
-		p = contract.Policy{RequiresApproval: u.server.Approval.needs(t.Annotations)}
-	}
-	tool, err := tool.WithPolicy(p)
-	if err != nil {
-		return nil, fmt.Errorf("mcp server %s: %w", u.server, err)
-	}
-	return tool, nil
-}
-
-// degradedWarning says that a tool's schema degraded.
-func degradedWarning(server Server, d error) error {
-	return fmt.Errorf("mcp server %s: %w (declared loosely, not validated on the host)", server, d)
-}
-
-// OnWarning sets where the upstream reports a problem found after connect
-// (a degraded schema of a tool past CheckedAtConnect, at its first call):
-// f is called from the calling goroutine. Without it such problems go to
-// slog's default logger as warnings.
-func (u *Upstream) OnWarning(f func(error)) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.onWarning = f
-}
-
-// warn reports err to OnWarning's function, or to slog's default logger.
-func (u *Upstream) warn(err error) {
-	u.mu.Lock()
-	f := u.onWarning
-	u.mu.Unlock()
-	if f != nil {
-		f(err)
-		return
-	}
-	slog.Warn(err.Error())
-}
-
-// OnWarning sets every upstream's OnWarning.
-func (s *Set) OnWarning(f func(error)) {
-	for _, u := range s.upstreams {
-		u.OnWarning(f)
-	}
-}
-
-// annotations copies an upstream tool's MCP annotations. The go-sdk decodes
-// readOnlyHint and idempotentHint into plain bools, so false there is
-// indistinguishable from absent: it is copied as unset, which has the same
-// meaning (both default to false in the MCP specification's
-// ToolAnnotations).
-func annotations(a *mcp.ToolAnnotations) contract.Annotations {
-	trueOrUnset := func(v bool) *bool {
-		if !v {
-			return nil
-		}
-		return &v
-	}
-	return contract.Annotations{
-		Title:       a.Title,
-		ReadOnly:    trueOrUnset(a.ReadOnlyHint),
-		Destructive: a.DestructiveHint,
-		Idempotent:  trueOrUnset(a.IdempotentHint),
-		OpenWorld:   a.OpenWorldHint,
-	}
-}
-
-// schemaText encodes a schema as the client decoded it; nil stays nil.
-func schemaText(s any) (json.RawMessage, error) {
-	if s == nil {
-		return nil, nil
-	}
-	if raw, ok := s.(json.RawMessage); ok {
-		return raw, nil
-	}
-	return json.Marshal(s)
-}
-
-// Set is the connected upstreams of one configuration. It is safe for
-// concurrent use.
+// Set is the upstream servers of one configuration, each up (its tools
+// listed) or down (retried in the background until it is up or the Set is
+// closed). It is safe for concurrent use.
 type Set struct {
-	upstreams []*Upstream
+	opts    Options
+	members []*member
+	stop    context.CancelFunc // ends the retries
+	retries sync.WaitGroup
+
+	mu     sync.Mutex
+	closed bool
 }
 
-// ConnectAll connects to every server at once. A single server may be
-// unnamed (its tools go on the codemode namespace); with more than one,
-// every server needs a distinct name. If any connection fails, the others
-// are closed and the error names each failing server.
-func ConnectAll(ctx context.Context, servers []Server) (*Set, error) {
+// member is one configured server: up (u and ns set) or down (why).
+type member struct {
+	server Server
+	u      *upstream
+	ns     contract.Namespace
+	down   error
+}
+
+// Connect starts or dials every server at once, each bounded by
+// ConnectTimeout and ctx, and returns when each is up or down: a server
+// that cannot be started, does not answer the MCP handshake or fails to
+// list its tools, or whose tools cannot be made contract tools, is down,
+// and retried in the background (after 2 s, then twice as late each time,
+// at most a minute apart) until it comes up or Close. A single server may
+// be unnamed (its tools go on the codemode namespace); with more than one,
+// every server needs a distinct name. It returns an error only for no
+// servers, a missing or repeated name, or ctx ending first.
+//
+//	set, err := mcpconnector.Connect(ctx, servers, mcpconnector.Options{Logger: logger})
+//	defer set.Close()
+//	c, err := contract.NewNamespaced(set.Namespaces()...)
+//
+// # Notes
+//   - A down server's namespace has no tools and instructions saying why
+//     (see Namespaces); Down lists the down servers.
+//   - An up server whose process dies later keeps its namespace: the call
+//     in flight fails with an error naming the server, and the next call
+//     starts it again.
+func Connect(ctx context.Context, servers []Server, opts Options) (*Set, error) {
+	if err := checkNames(servers); err != nil {
+		return nil, err
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	retries, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s := &Set{opts: opts, stop: stop}
+	var wg sync.WaitGroup
+	for _, srv := range servers {
+		m := &member{server: srv}
+		s.members = append(s.members, m)
+		wg.Go(func() { s.attempt(ctx, m) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		s.Close()
+		return nil, fmt.Errorf("mcpconnector: connecting: %w", context.Cause(ctx))
+	}
+	for _, m := range s.members {
+		if m.down != nil {
+			opts.Logger.Warn(fmt.Sprintf("%s; retrying in the background", m.down))
+			s.retries.Go(func() { s.retry(retries, m) })
+		}
+	}
+	return s, nil
+}
+
+// checkNames returns an error for no servers, or a name missing or
+// repeated.
+func checkNames(servers []Server) error {
 	if len(servers) == 0 {
-		return nil, errors.New("mcpconnector: no MCP servers to connect to")
+		return errors.New("mcpconnector: no MCP servers to connect to")
 	}
 	names := map[string]bool{}
 	for _, s := range servers {
 		if s.Name == "" && len(servers) > 1 {
-			return nil, fmt.Errorf("mcpconnector: server %s needs a name: with several servers each is a namespace", s)
+			return fmt.Errorf("mcpconnector: server %s needs a name: with several servers each is a namespace", s)
 		}
 		if names[s.Name] {
-			return nil, fmt.Errorf("mcpconnector: two servers are named %s", s.Name)
+			return fmt.Errorf("mcpconnector: two servers are named %s", s.Name)
 		}
 		names[s.Name] = true
 	}
-	ups := make([]*Upstream, len(servers))
-	errs := make([]error, len(servers))
-	var wg sync.WaitGroup
-	for i, s := range servers {
-		wg.Go(func() { ups[i], errs[i] = Connect(ctx, s) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, u := range ups {
-			if u != nil {
-				u.Close()
-			}
-		}
-		return nil, err
-	}
-	return &Set{upstreams: ups}, nil
+	return nil
 }
 
-// Upstreams returns the connected servers in configuration order.
-func (s *Set) Upstreams() []*Upstream { return s.upstreams }
-
-// Namespaces returns one contract namespace per server: codemode for a
-// single unnamed server, else the server's name. Warnings are as for
-// ContractTools.
-func (s *Set) Namespaces() ([]contract.Namespace, []error, error) {
-	var out []contract.Namespace
+// attempt connects m's server within ConnectTimeout and makes its
+// namespace; it reports whether the server is up. Warnings go to the
+// logger.
+func (s *Set) attempt(ctx context.Context, m *member) bool {
+	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.ConnectTimeout,
+		fmt.Errorf("did not start, answer the MCP handshake and list its tools within %s", s.opts.ConnectTimeout))
+	defer cancel()
+	u, err := connect(ctx, m.server, s.opts.Logger)
+	var ns contract.Namespace
 	var warnings []error
-	for _, u := range s.upstreams {
-		tools, w, err := u.ContractTools()
-		if err != nil {
-			return nil, nil, err
+	if err == nil {
+		if ns, warnings, err = u.namespace(); err != nil {
+			u.close()
 		}
-		warnings = append(warnings, w...)
-		name := u.server.Name
-		if name == "" {
-			name = contract.DefaultNamespace
-		}
-		out = append(out, contract.Namespace{Name: name, Tools: tools, Instructions: strings.TrimSpace(u.Instructions())})
 	}
-	return out, warnings, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		m.down = err
+		return false
+	}
+	if s.closed {
+		u.close()
+		return false
+	}
+	for _, w := range warnings {
+		s.opts.Logger.Warn(w.Error())
+	}
+	m.u, m.ns, m.down = u, ns, nil
+	return true
 }
 
-// Contract builds an inputless contract from Namespaces.
-func (s *Set) Contract() (*contract.Contract, []error, error) {
-	ns, warnings, err := s.Namespaces()
-	if err != nil {
-		return nil, nil, err
+// retry attempts m's server again until it is up or ctx ends (Close).
+func (s *Set) retry(ctx context.Context, m *member) {
+	delay := firstRetry
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if s.attempt(ctx, m) {
+			s.opts.Logger.Info(fmt.Sprintf("mcp server %s is up: %d tools on %s", m.server, len(m.ns.Tools), m.ns.Name))
+			if s.opts.OnJoin != nil {
+				s.opts.OnJoin(m.ns.Name)
+			}
+			return
+		}
+		delay = min(2*delay, lastRetry)
+		t.Reset(delay)
 	}
-	c, err := contract.NewNamespaced(ns...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("mcpconnector: %w", err)
-	}
-	return c, warnings, nil
 }
 
-// Instructions returns the servers' handshake instructions, each headed by
-// its namespace, for an agent's tool description.
-func (s *Set) Instructions() string {
-	var b strings.Builder
-	for _, u := range s.upstreams {
-		if u.instructions == "" {
+// Namespaces returns one contract namespace per server, in configuration
+// order: codemode for a single unnamed server, else the server's name.
+// An up server's namespace has its tools and its handshake instructions
+// (at most 4 KiB; control characters escaped). A down server's has no
+// tools, and instructions whose first line says it is unavailable and
+// why, so that an agent reading the namespaces knows (a program that
+// calls one of its tools meanwhile fails as for any tool the contract
+// does not declare).
+func (s *Set) Namespaces() []contract.Namespace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]contract.Namespace, 0, len(s.members))
+	for _, m := range s.members {
+		if m.down == nil {
+			out = append(out, m.ns)
 			continue
 		}
-		name := u.server.Name
-		if name == "" {
-			name = contract.DefaultNamespace
-		}
-		fmt.Fprintf(&b, "%s: %s\n", name, strings.TrimSpace(u.instructions))
+		out = append(out, contract.Namespace{Name: namespaceName(m.server), Instructions: downInstructions(m.down)})
 	}
-	return strings.TrimSpace(b.String())
+	return out
 }
 
-// Close closes every upstream. A nil Set is closed already.
+// downInstructions tell an agent why a namespace has no tools: the first
+// line (the namespace's summary in the code tool's description) says it
+// is unavailable and why.
+func downInstructions(why error) string {
+	reason := why.Error()
+	var se *serverError
+	if errors.As(why, &se) {
+		reason = se.detail
+	}
+	reason = strings.Join(strings.Fields(reason), " ")
+	return "Unavailable: " + reason + "\n\nThis MCP server is down, so its tools are not declared. codemode retries it in the background; once it is up its tools appear here (the tool list changes)."
+}
+
+// Down returns the servers that are down, by namespace name, with why
+// (the last attempt's error, naming the server). It is empty when every
+// server is up.
+func (s *Set) Down() map[string]error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	down := map[string]error{}
+	for _, m := range s.members {
+		if m.down != nil {
+			down[namespaceName(m.server)] = m.down
+		}
+	}
+	return down
+}
+
+// Close stops the retries and closes every server that is up (a stdio
+// server's process group is stopped). A nil Set is closed already.
 func (s *Set) Close() error {
 	if s == nil {
 		return nil
 	}
+	s.stop()
+	s.retries.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	var errs []error
-	for _, u := range s.upstreams {
-		errs = append(errs, u.Close())
+	for _, m := range s.members {
+		if m.u != nil {
+			errs = append(errs, m.u.close())
+		}
 	}
 	return errors.Join(errs...)
 }

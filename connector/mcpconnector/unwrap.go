@@ -9,37 +9,37 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ToolError is an MCP tool result with isError set: the program sees a
+// toolError is an MCP tool result with isError set: the program sees a
 // thrown Error whose name is MCPToolError and whose message is the result's
 // text.
-type ToolError struct {
-	Server string // namespace or server description
-	Tool   string // the MCP tool name, as the server spells it
-	Text   string // the result's text content, joined by newlines
+type toolError struct {
+	server string // namespace or server description
+	tool   string // the MCP tool name, as the server spells it
+	text   string // the result's text content, joined by newlines
 }
 
 // Error returns the result's text prefixed with the tool.
-func (e *ToolError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Tool, e.Text)
+func (e *toolError) Error() string {
+	return fmt.Sprintf("%s: %s", e.tool, e.text)
 }
 
 // ErrorName makes the program's Error name MCPToolError (client.ErrorNamer).
-func (e *ToolError) ErrorName() string { return string(contract.ErrorMCPTool) }
+func (e *toolError) ErrorName() string { return string(contract.ErrorMCPTool) }
 
-// Unwrap turns an MCP tool result into the value a program receives, in
+// unwrap turns an MCP tool result into the value a program receives, in
 // the order codeMcpServer uses (https://developers.cloudflare.com/agents/tools/codemode/api-reference/): an error result is returned as
-// a *ToolError carrying its text; structured content is the value when
+// a *toolError carrying its text; structured content is the value when
 // present; content that is all text is joined by newlines and parsed as JSON
 // when it is JSON, else kept as a string; empty content is null; any other
 // content (images, audio, resources, mixed) is the whole result object
 // {"content": [...]} as MCP encodes it (images as {type: "image", data:
 // base64, mimeType}), which result.appendImage accepts item by item.
-func Unwrap(res *mcp.CallToolResult) (json.RawMessage, error) {
+func unwrap(res *mcp.CallToolResult) (json.RawMessage, error) {
 	if res == nil {
 		return json.RawMessage("null"), nil
 	}
 	if res.IsError {
-		return nil, &ToolError{Text: allText(res)}
+		return nil, &toolError{text: allText(res)}
 	}
 	if res.StructuredContent != nil {
 		out, err := json.Marshal(res.StructuredContent)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -27,50 +28,49 @@ var clientInfo = mcp.Implementation{Name: "codemode", Version: "0.1.0"}
 // error messages, in bytes.
 const stderrTail = 4 << 10
 
-// Upstream is a connected MCP server: its tools as listed at connect time
+// maxTools is the most tools one server may list.
+const maxTools = 10000
+
+// maxToolsBytes bounds the tools one server lists, in bytes of their JSON
+// across every page: each page is bounded (16 MiB), but a server paging
+// without end was held in memory to 3.5 GB before this bound. All of a
+// server's tools must fit what one page may hold; large real servers list
+// well under 1 MiB.
+const maxToolsBytes = 16 << 20
+
+// maxInstructions bounds a server's instructions, in bytes: the thirteen
+// popular servers tried for this bound gave 6,459 characters together, the
+// largest 2,904.
+const maxInstructions = 4 << 10
+
+// upstream is a connected MCP server: its tools as listed at connect time
 // and a session that is opened again when the server has gone away. It is
 // safe for concurrent use.
-type Upstream struct {
+type upstream struct {
 	server       Server
 	client       *mcp.Client
 	tools        []*mcp.Tool
 	instructions string
 	stderr       *tail.Buffer
+	redact       redactor
+	tasks        taskNotes
+	log          *slog.Logger // never nil
 
 	mu      sync.Mutex
 	session *mcp.ClientSession
 	dead    chan struct{} // closed when session ends
 	cmd     *exec.Cmd
 	closed  bool
-	// onWarning receives problems found after connect (OnWarning).
-	onWarning func(error)
 }
 
-// ConnectTimeout bounds connecting to a server, its MCP handshake and the
-// listing of its tools, when the caller's context allows longer.
-const ConnectTimeout = 60 * time.Second
-
-// MaxTools is the most tools one server may list.
-const MaxTools = 10000
-
-// MaxToolsBytes bounds the tools one server lists, in bytes of their JSON
-// across every page: each page is bounded (16 MiB), but a server paging
-// without end was held in memory to 3.5 GB before this bound. All of a
-// server's tools must fit what one page may hold; large real servers list
-// well under 1 MiB.
-const MaxToolsBytes = 16 << 20
-
-// Connect starts or dials the server, performs the MCP handshake and lists
-// every tool (following pagination, at most MaxTools tools and
-// MaxToolsBytes of them). ctx and
-// ConnectTimeout bound the connection and the listing. It returns an error naming the server, with the tail of a stdio
-// server's standard error, when the server cannot be started, does not
-// speak MCP or fails to list its tools.
-func Connect(ctx context.Context, s Server) (*Upstream, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, ConnectTimeout, fmt.Errorf("mcp server %s did not connect and list its tools within %s", s, ConnectTimeout))
-	defer cancel()
-	u := &Upstream{server: s, client: mcp.NewClient(&clientInfo, nil), stderr: tail.New(stderrTail)}
-	if err := u.connect(ctx); err != nil {
+// connect starts or dials the server, performs the MCP handshake and lists
+// every tool (following pagination, at most maxTools tools and
+// maxToolsBytes of them), within ctx. It returns an error naming the
+// server, with the tail of a stdio server's standard error, when the
+// server cannot be started, does not speak MCP or fails to list its tools.
+func connect(ctx context.Context, s Server, log *slog.Logger) (*upstream, error) {
+	u := &upstream{server: s, client: mcp.NewClient(&clientInfo, nil), stderr: tail.New(stderrTail), redact: newRedactor(s), log: log}
+	if err := u.open(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, u.errorf("%w", context.Cause(ctx))
 		}
@@ -78,17 +78,17 @@ func Connect(ctx context.Context, s Server) (*Upstream, error) {
 	}
 	total := 0
 	for t, err := range u.session.Tools(ctx, nil) {
-		if err == nil && len(u.tools) >= MaxTools {
-			err = fmt.Errorf("more than %d tools", MaxTools)
+		if err == nil && len(u.tools) >= maxTools {
+			err = fmt.Errorf("more than %d tools", maxTools)
 		}
 		if err == nil {
 			raw, merr := json.Marshal(t)
-			if total += len(raw); merr != nil || total > MaxToolsBytes {
-				err = fmt.Errorf("its tools are more than %d MiB of JSON", MaxToolsBytes>>20)
+			if total += len(raw); merr != nil || total > maxToolsBytes {
+				err = fmt.Errorf("its tools are more than %d MiB of JSON", maxToolsBytes>>20)
 			}
 		}
 		if err != nil {
-			u.Close()
+			u.close()
 			if ctx.Err() != nil {
 				err = context.Cause(ctx)
 			}
@@ -97,19 +97,35 @@ func Connect(ctx context.Context, s Server) (*Upstream, error) {
 		u.tools = append(u.tools, t)
 	}
 	if r := u.session.InitializeResult(); r != nil {
-		u.instructions = r.Instructions
+		u.instructions = boundInstructions(u.redact.clean(strings.TrimSpace(r.Instructions)))
 	}
 	return u, nil
 }
 
-// connect opens a session; u.mu is held or u is not yet shared.
-func (u *Upstream) connect(ctx context.Context) error {
+// boundInstructions cuts instructions past maxInstructions at a line
+// boundary, saying so.
+func boundInstructions(s string) string {
+	if len(s) <= maxInstructions {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:maxInstructions], '\n')
+	if cut < maxInstructions/2 {
+		cut = maxInstructions
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+	}
+	return strings.TrimSpace(s[:cut]) + fmt.Sprintf("\n… (cut: the server's instructions are %d bytes)", len(s))
+}
+
+// open opens a session; u.mu is held or u is not yet shared.
+func (u *upstream) open(ctx context.Context) error {
 	var transport mcp.Transport
 	var cmd *exec.Cmd
 	if u.server.URL != "" {
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:   u.server.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: u.server.Headers, base: http.DefaultTransport}},
+			HTTPClient: &http.Client{Transport: headerTransport{headers: u.server.Headers, base: http.DefaultTransport, notes: &u.tasks}},
 			MaxRetries: -1,
 		}
 	} else {
@@ -123,15 +139,19 @@ func (u *Upstream) connect(ctx context.Context) error {
 		// Its own process group, so that closing stops what a launcher
 		// such as npx started too.
 		procgroup.Isolate(cmd)
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+		transport = noteTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, notes: &u.tasks}
 	}
 	session, err := u.client.Connect(ctx, transport, nil)
 	if err != nil {
 		_ = procgroup.Kill(cmd)
+		if cmd != nil && cmd.ProcessState != nil && ctx.Err() == nil {
+			// "connection closed: calling initialize: EOF" says less.
+			return u.errorf("the server exited (%s) before answering the MCP handshake: %w", cmd.ProcessState, err)
+		}
 		return u.errorf("connecting: %w", err)
 	}
 	dead := make(chan struct{})
-	// Owned by the session: Wait returns when it ends (Close or the
+	// Owned by the session: Wait returns when it ends (close or the
 	// server going away), and the goroutine with it.
 	go func() {
 		_ = session.Wait()
@@ -141,38 +161,42 @@ func (u *Upstream) connect(ctx context.Context) error {
 	return nil
 }
 
-// errorf wraps an error with the server's description and, for a stdio
-// server, the tail of its standard error.
-func (u *Upstream) errorf(format string, args ...any) error {
-	err := fmt.Errorf("mcp server %s: "+format, append([]any{u.server}, args...)...)
-	if tail := strings.TrimSpace(u.stderr.String()); tail != "" {
-		err = fmt.Errorf("%w; its stderr ends: %s", err, tail)
-	}
-	return err
+// serverError is an error from a server made safe to print: it names the
+// server, holds the tail of a stdio server's standard error, and has the
+// server's secrets redacted and control characters escaped; it unwraps to
+// the cause (context.DeadlineExceeded, a *jsonrpc.Error).
+type serverError struct {
+	server string // the server's description (Server.String)
+	detail string // what went wrong, and the stderr's tail
+	cause  error
 }
 
-// Server returns the configuration the upstream was connected with.
-func (u *Upstream) Server() Server { return u.server }
+func (e *serverError) Error() string { return "mcp server " + e.server + ": " + e.detail }
+func (e *serverError) Unwrap() error { return e.cause }
 
-// Tools returns the server's tools as listed at connect time. Callers must
-// not modify them.
-func (u *Upstream) Tools() []*mcp.Tool { return u.tools }
-
-// Instructions returns the instructions the server gave in its handshake.
-func (u *Upstream) Instructions() string { return u.instructions }
+// errorf is a *serverError: the message and, for a stdio server, the tail
+// of its standard error.
+func (u *upstream) errorf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	detail := err.Error()
+	if tail := strings.TrimSpace(u.stderr.String()); tail != "" {
+		detail += "; its stderr ends: " + tail
+	}
+	return &serverError{server: u.server.String(), detail: u.redact.clean(detail), cause: err}
+}
 
 // live returns a session, opening a new one when the last has ended.
-func (u *Upstream) live(ctx context.Context) (*mcp.ClientSession, error) {
+func (u *upstream) live(ctx context.Context) (*mcp.ClientSession, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.closed {
-		return nil, fmt.Errorf("mcp server %s: closed", u.server)
+		return nil, u.errorf("closed")
 	}
 	select {
 	case <-u.dead:
 		u.session.Close()
 		_ = procgroup.Kill(u.cmd)
-		if err := u.connect(ctx); err != nil {
+		if err := u.open(ctx); err != nil {
 			return nil, err
 		}
 	default:
@@ -180,12 +204,12 @@ func (u *Upstream) live(ctx context.Context) (*mcp.ClientSession, error) {
 	return u.session, nil
 }
 
-// CallTool calls the MCP tool name (as the server spells it) with args, a
-// JSON object, and returns the unwrapped value (see Unwrap). An error
-// result is a *ToolError; a server that goes away during the call, or
-// cannot be reached, is an error naming the server (the next call starts it
-// again); cancelling ctx abandons the call and returns ctx's error.
-func (u *Upstream) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+// call calls the MCP tool name (as the server spells it) with args, a JSON
+// object, and returns the unwrapped value (see unwrap). An error result is
+// a *toolError; a server that goes away during the call, or cannot be
+// reached, is an error naming the server (the next call starts it again);
+// cancelling ctx abandons the call and returns ctx's error.
+func (u *upstream) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	session, err := u.live(ctx)
 	if err != nil {
 		return nil, err
@@ -203,17 +227,18 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args json.RawMessa
 		}
 		return nil, u.errorf("calling %s: %w", name, err)
 	}
-	out, err := Unwrap(res)
-	var te *ToolError
+	out, err := unwrap(res)
+	var te *toolError
 	if errors.As(err, &te) {
-		te.Server, te.Tool = u.server.String(), name
+		te.server, te.tool = u.server.String(), name
+		te.text = u.redact.r.Replace(te.text)
 	}
 	return out, err
 }
 
 // retire ends a session that has lost its server, so the next call opens a
 // new one.
-func (u *Upstream) retire(session *mcp.ClientSession) {
+func (u *upstream) retire(session *mcp.ClientSession) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.session != session || u.closed {
@@ -224,9 +249,9 @@ func (u *Upstream) retire(session *mcp.ClientSession) {
 	<-u.dead
 }
 
-// Close ends the session and stops a stdio server (closing its input, then
+// close ends the session and stops a stdio server (closing its input, then
 // SIGTERM, then SIGKILL for its whole process group).
-func (u *Upstream) Close() error {
+func (u *upstream) close() error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.closed {
@@ -239,20 +264,23 @@ func (u *Upstream) Close() error {
 	return err
 }
 
-// headerTransport adds fixed headers to every request.
+// headerTransport adds fixed headers to every request, bounds JSON
+// response bodies and notes the tools/list results for taskSupport.
 type headerTransport struct {
 	headers map[string]string
 	base    http.RoundTripper
+	notes   *taskNotes
 }
 
 // maxResponse bounds one JSON response body from a streamable HTTP server,
 // in bytes, as the go-sdk bounds stdio lines and server-sent events (16 MiB).
 const maxResponse = 16 << 20
 
-// RoundTrip sets the headers on a clone of req, and bounds a JSON response
+// RoundTrip sets the headers on a clone of req, bounds a JSON response
 // body to maxResponse bytes (event streams are bounded per event by the
-// go-sdk).
+// go-sdk), and notes what a tools/list response says.
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	lists := listsTools(req)
 	if len(h.headers) > 0 {
 		req = req.Clone(req.Context())
 		for k, v := range h.headers {
@@ -260,10 +288,17 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := h.base.RoundTrip(req)
-	if err == nil && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	if err != nil {
+		return resp, err
+	}
+	sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	if !sse {
 		resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxResponse}
 	}
-	return resp, err
+	if lists {
+		resp.Body = &noteBody{ReadCloser: resp.Body, notes: h.notes, sse: sse}
+	}
+	return resp, nil
 }
 
 // limitedBody fails a read once more than its bound has been read.

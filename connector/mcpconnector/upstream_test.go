@@ -18,6 +18,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,19 +28,13 @@ import (
 // as a model writes it.
 func run(t *testing.T, servers []mcpconnector.Server, code string) *client.Outcome {
 	t.Helper()
+	return runContract(t, contractOf(t, connectUp(t, mcpconnector.Options{}, servers...)), code)
+}
+
+// runContract runs code over c on real QuickJS.
+func runContract(t *testing.T, c *contract.Contract, code string) *client.Outcome {
+	t.Helper()
 	ctx := context.Background()
-	set, err := mcpconnector.ConnectAll(ctx, servers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer set.Close()
-	c, warnings, err := set.Contract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range warnings {
-		t.Log(w)
-	}
 	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
 	defer d.Close()
 	rt, err := client.NewRuntime(ctx, d)
@@ -146,15 +141,11 @@ try { await codemode.get_structured_content({ location: "Atlantis" }); } catch (
 // fails with an error naming the server, and the next call starts the
 // server again.
 func TestUpstreamCrashMidCall(t *testing.T) {
-	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Name: "everything", Command: mcptest.Command(t, "mcp-server-everything")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.Close()
+	c := contractOf(t, connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "everything", Command: mcptest.Command(t, "mcp-server-everything")}))
 	pids := childPIDs(t)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := u.CallTool(context.Background(), "trigger-long-running-operation", json.RawMessage(`{"duration": 30, "steps": 2}`))
+		_, err := c.Tool("everything", "trigger_long_running_operation").Call(context.Background(), json.RawMessage(`{"duration": 30, "steps": 2}`))
 		errc <- err
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -170,7 +161,7 @@ func TestUpstreamCrashMidCall(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the call did not fail after its server died")
 	}
-	out, err := u.CallTool(context.Background(), "echo", json.RawMessage(`{"message": "again"}`))
+	out, err := c.Tool("everything", "echo").Call(context.Background(), json.RawMessage(`{"message": "again"}`))
 	if err != nil || !strings.Contains(string(out), "again") {
 		t.Fatalf("the next call: %s, %v", out, err)
 	}
@@ -201,15 +192,11 @@ func childPIDs(t *testing.T) []int {
 // TestUpstreamNeverAnswers bounds a call that never answers by its context
 // (in a program, the execution deadline).
 func TestUpstreamNeverAnswers(t *testing.T) {
-	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Command: mcptest.Command(t, "mcp-server-everything")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.Close()
+	c := contractOf(t, connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Command: mcptest.Command(t, "mcp-server-everything")}))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = u.CallTool(ctx, "trigger-long-running-operation", json.RawMessage(`{"duration": 60, "steps": 1}`))
+	_, err := c.Tool("codemode", "trigger_long_running_operation").Call(ctx, json.RawMessage(`{"duration": 60, "steps": 1}`))
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 10*time.Second {
 		t.Fatalf("error %v after %v", err, time.Since(start))
 	}
@@ -233,19 +220,12 @@ func TestMalformedSchemaDegradesOneTool(t *testing.T) {
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	ts := httptest.NewServer(h)
-	defer ts.Close()
+	t.Cleanup(ts.Close) // after the set's Close, which connectUp registers later
 
-	set, err := mcpconnector.ConnectAll(context.Background(), []mcpconnector.Server{{URL: ts.URL, Headers: map[string]string{"X-Test": "yes"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer set.Close()
-	c, warnings, err := set.Contract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "bad_schema") {
-		t.Fatalf("warnings %v", warnings)
+	var log logs
+	c := contractOf(t, connectUp(t, mcpconnector.Options{Logger: log.logger()}, mcpconnector.Server{URL: ts.URL, Headers: map[string]string{"X-Test": "yes"}}))
+	if w := log.String(); strings.Count(w, "level=WARN") != 1 || !strings.Contains(w, "bad_schema") {
+		t.Fatalf("warnings %s", w)
 	}
 	decls := c.TypeDefinitions()
 	if !strings.Contains(decls, "bad_schema(input") || !strings.Contains(decls, "n: number;") {
@@ -263,29 +243,27 @@ func TestMalformedSchemaDegradesOneTool(t *testing.T) {
 	}
 }
 
-// TestConnectBoundedByContext: a command that never speaks MCP fails to
-// connect when the context ends, and is stopped.
-func TestConnectBoundedByContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
+// TestConnectTimeoutLeavesAMuteServerOut: a command that never speaks MCP
+// is down once the connect timeout passes, with a reason saying so, and
+// Close stops it and its retries.
+func TestConnectTimeoutLeavesAMuteServerOut(t *testing.T) {
 	start := time.Now()
 	// A duration of its own, so that pgrep below finds this test's process
 	// and no other sleep on the machine (a "sleep 300" elsewhere failed it).
 	secs := strconv.Itoa(300000 + os.Getpid())
-	_, err := mcpconnector.Connect(ctx, mcpconnector.Server{Name: "mute", Command: "sleep", Args: []string{secs}})
-	if err == nil || !strings.Contains(err.Error(), "mcp server mute") || time.Since(start) > 15*time.Second {
-		t.Fatalf("error %v after %v", err, time.Since(start))
+	set, err := mcpconnector.Connect(context.Background(), []mcpconnector.Server{{Name: "mute", Command: "sleep", Args: []string{secs}}},
+		mcpconnector.Options{ConnectTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		out, _ := exec.Command("pgrep", "-f", "^sleep "+secs+"$").Output()
-		if len(strings.TrimSpace(string(out))) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server process is still running: %s", out)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := set.Down()["mute"]; err == nil || !strings.Contains(err.Error(), "mcp server mute (sleep): did not start, answer the MCP handshake and list its tools within 1s") ||
+		time.Since(start) > 15*time.Second {
+		t.Fatalf("down %v after %v", err, time.Since(start))
+	}
+	set.Close()
+	out, _ := exec.Command("pgrep", "-f", "^sleep "+secs+"$").Output()
+	if len(strings.TrimSpace(string(out))) != 0 {
+		t.Fatalf("the server process is still running after Close: %s", out)
 	}
 }
 
@@ -302,16 +280,12 @@ func TestHugeHTTPResponseFailsTheCall(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 		})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
-	defer ts.Close()
-	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{URL: ts.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.Close()
-	if _, err := u.CallTool(context.Background(), "huge", json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+	t.Cleanup(ts.Close) // after the set's Close, which connectUp registers later
+	c := contractOf(t, connectUp(t, mcpconnector.Options{}, mcpconnector.Server{URL: ts.URL}))
+	if _, err := c.Tool("codemode", "huge").Call(context.Background(), json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
 		t.Fatalf("huge: %v", err)
 	}
-	if out, err := u.CallTool(context.Background(), "small", json.RawMessage(`{}`)); err != nil || string(out) != `"ok"` {
+	if out, err := c.Tool("codemode", "small").Call(context.Background(), json.RawMessage(`{}`)); err != nil || string(out) != `"ok"` {
 		t.Fatalf("small after huge: %s %v", out, err)
 	}
 }
@@ -342,26 +316,26 @@ func TestUpstreamSeesOnlyTheMinimalEnvironment(t *testing.T) {
 }
 
 // TestToolsListIsBoundedAcrossPages: a server whose pages are each small
-// enough but whose tools add up to more than MaxToolsBytes fails to
-// connect with an error saying so.
+// enough but whose tools add up to more than 16 MiB is down with an
+// error saying so.
 func TestToolsListIsBoundedAcrossPages(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "wide", Version: "1"}, &mcp.ServerOptions{PageSize: 4})
 	description := strings.Repeat("d", 1<<20)
-	for i := range mcpconnector.MaxToolsBytes>>20 + 4 {
+	for i := range 16 + 4 {
 		srv.AddTool(&mcp.Tool{Name: "t" + itoa(i), Description: description, InputSchema: json.RawMessage(`{"type": "object"}`)},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{}, nil
 			})
 	}
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
-	defer ts.Close()
-	u, err := mcpconnector.Connect(context.Background(), mcpconnector.Server{Name: "wide", URL: ts.URL})
-	if err == nil {
-		u.Close()
-		t.Fatal("connected to a server listing more than MaxToolsBytes of tools")
+	t.Cleanup(ts.Close) // after the set's Close, which connectUp registers later
+	set, err := mcpconnector.Connect(context.Background(), []mcpconnector.Server{{Name: "wide", URL: ts.URL}}, mcpconnector.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(err.Error(), "MiB of JSON") {
-		t.Fatalf("error %v, want one naming the bound", err)
+	defer set.Close()
+	if err := set.Down()["wide"]; err == nil || !strings.Contains(err.Error(), "more than 16 MiB of JSON") {
+		t.Fatalf("down %v, want an error naming the bound", err)
 	}
 }
 
@@ -382,18 +356,11 @@ func TestCostlySchemaDegradesOneTool(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 		})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer ts.Close()
-	set, err := mcpconnector.ConnectAll(context.Background(), []mcpconnector.Server{{URL: ts.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer set.Close()
-	c, warnings, err := set.Contract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "too costly") {
-		t.Fatalf("warnings %v", warnings)
+	t.Cleanup(ts.Close) // after the set's Close, which connectUp registers later
+	var log logs
+	c := contractOf(t, connectUp(t, mcpconnector.Options{Logger: log.logger()}, mcpconnector.Server{URL: ts.URL}))
+	if w := log.String(); strings.Count(w, "level=WARN") != 1 || !strings.Contains(w, "too costly") {
+		t.Fatalf("warnings %s", w)
 	}
 	start := time.Now()
 	out, err := c.Tool("codemode", "costly").Call(context.Background(), json.RawMessage(`{"x": 42}`))
@@ -406,9 +373,9 @@ func TestCostlySchemaDegradesOneTool(t *testing.T) {
 }
 
 // TestLargeCatalogueChecksSchemasOnFirstCall: of a server's tools, the
-// first CheckedAtConnect have their schemas checked at connect (a warning
-// names a degraded one then); the others are checked on their first call,
-// which reports a degraded one to OnWarning, once.
+// first 200 have their schemas checked at connect (a warning names a
+// degraded one then); the others are checked on their first call, which
+// logs a degraded one, once.
 func TestLargeCatalogueChecksSchemasOnFirstCall(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "large", Version: "1"}, nil)
 	echo := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -416,26 +383,17 @@ func TestLargeCatalogueChecksSchemasOnFirstCall(t *testing.T) {
 	}
 	bad := json.RawMessage(`{"type": "object", "properties": {"x": {"type": "strnig"}}}`)
 	srv.AddTool(&mcp.Tool{Name: "a_bad", Description: "Malformed schema, listed first.", InputSchema: bad}, echo)
-	for i := range mcpconnector.CheckedAtConnect + 10 {
+	for i := range 200 + 10 {
 		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%03d", i), Description: "Takes n.", InputSchema: json.RawMessage(`{"type": "object", "properties": {"n": {"type": "number"}}}`)}, echo)
 	}
 	srv.AddTool(&mcp.Tool{Name: "zz_bad", Description: "Malformed schema, listed last.", InputSchema: bad}, echo)
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer ts.Close()
-	set, err := mcpconnector.ConnectAll(context.Background(), []mcpconnector.Server{{URL: ts.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer set.Close()
-	var late []error
-	set.OnWarning(func(err error) { late = append(late, err) })
-	c, warnings, err := set.Contract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(warnings) != 2 || !strings.Contains(warnings[0].Error(), "12 of its 212 tools are checked on each tool's first call") ||
-		!strings.Contains(warnings[1].Error(), "a_bad") {
-		t.Fatalf("warnings at connect %v, want the count of tools checked later and a_bad", warnings)
+	t.Cleanup(ts.Close) // after the set's Close, which connectUp registers later
+	var log logs
+	c := contractOf(t, connectUp(t, mcpconnector.Options{Logger: log.logger()}, mcpconnector.Server{URL: ts.URL}))
+	if w := log.String(); strings.Count(w, "level=WARN") != 2 || !strings.Contains(w, "12 of its 212 tools are checked on each tool's first call") ||
+		!strings.Contains(w, "a_bad") || strings.Contains(w, "zz_bad") {
+		t.Fatalf("warnings at connect %s, want the count of tools checked later and a_bad", w)
 	}
 	for range 2 {
 		out, err := c.Tool("codemode", "zz_bad").Call(context.Background(), json.RawMessage(`{"x": 1}`))
@@ -449,7 +407,7 @@ func TestLargeCatalogueChecksSchemasOnFirstCall(t *testing.T) {
 	if _, err := c.Tool("codemode", "t205").Call(context.Background(), json.RawMessage(`{"n": 1}`)); err != nil {
 		t.Fatal(err)
 	}
-	if len(late) != 1 || !strings.Contains(late[0].Error(), "zz_bad") || !strings.Contains(late[0].Error(), "not validated on the host") {
-		t.Fatalf("warnings after connect %v, want zz_bad's once", late)
+	if w := log.String(); strings.Count(w, "zz_bad") != 1 || !strings.Contains(w, "not validated on the host") {
+		t.Fatalf("warnings after connect %s, want zz_bad's once", w)
 	}
 }

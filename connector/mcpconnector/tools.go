@@ -1,0 +1,232 @@
+package mcpconnector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/codemode-go/codemode/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// checkedAtConnect is how many of a server's tools have their schemas
+// compiled when the server joins, to warn about those that degrade. The
+// schemas of the tools past it are checked on each tool's first call, so
+// that a catalogue of 10,000 tools does not compile 20,000 schemas before
+// its first program runs.
+const checkedAtConnect = 200
+
+// namespaceName is the namespace of s's tools: its name, or codemode for a
+// single unnamed server.
+func namespaceName(s Server) string {
+	if s.Name == "" {
+		return contract.DefaultNamespace
+	}
+	return s.Name
+}
+
+// namespace makes each of the upstream's tools a contract tool: named by
+// SanitizeToolName, described by the MCP description (or title), declared
+// leniently from the server's schemas (rewritten as Server.Validate says),
+// carrying the server's tool annotations and the policy of its Approval
+// rule or Policies, validated on the host unless validation is off, and
+// calling the server. A tool that must be called as an MCP task is left
+// out (tasks.go). A tool whose schema cannot be compiled still works; for
+// the first checkedAtConnect tools its problem is in the warnings, for the
+// others it is logged on the tool's first call. It returns an error naming
+// both originals when two tool names sanitise alike, and one naming the
+// setting when Policies or ValidateTools names no tool.
+func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err error) {
+	if n := len(u.tools); n > checkedAtConnect {
+		warnings = append(warnings, fmt.Errorf("mcp server %s: the schemas of %d of its %d tools are checked on each tool's first call, not at connect; a schema that does not compile is reported then",
+			u.server, n-checkedAtConnect, n))
+	}
+	seen := map[string]string{}
+	used := map[string]bool{}
+	var needTasks []string
+	for i, t := range u.tools {
+		if u.tasks.required(t.Name) {
+			needTasks = append(needTasks, t.Name)
+			continue
+		}
+		tool, err := u.contractTool(t, i < checkedAtConnect, used)
+		if err != nil {
+			return contract.Namespace{}, nil, err
+		}
+		if other, dup := seen[tool.Name()]; dup {
+			return contract.Namespace{}, nil, fmt.Errorf("mcp server %s: tools %q and %q both become %s in programs", u.server, other, t.Name, tool.Name())
+		}
+		seen[tool.Name()] = t.Name
+		if i < checkedAtConnect {
+			if d := tool.Degraded(); d != nil {
+				warnings = append(warnings, degradedWarning(u.server, d))
+			}
+		}
+		ns.Tools = append(ns.Tools, tool)
+	}
+	if len(needTasks) > 0 {
+		warnings = append(warnings, fmt.Errorf("mcp server %s: left out %s: the tool can only be called as an MCP task (execution.taskSupport \"required\"), which codemode does not call yet",
+			u.server, strings.Join(needTasks, ", ")))
+	}
+	for _, n := range slices.Sorted(mapsKeys(u.server.Policies, u.server.ValidateTools)) {
+		if !used[n] && !slices.Contains(needTasks, n) {
+			return contract.Namespace{}, nil, fmt.Errorf("mcp server %s has no tool %q (a policy or validate setting names it)", u.server, n)
+		}
+	}
+	ns.Name, ns.Instructions = namespaceName(u.server), u.instructions
+	return ns, warnings, nil
+}
+
+// mapsKeys is the keys of two maps by tool name, once each.
+func mapsKeys(a map[string]contract.Policy, b map[string]Validation) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range a {
+			if !yield(k) {
+				return
+			}
+		}
+		for k := range b {
+			if _, dup := a[k]; !dup && !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// setting returns the value m holds for a tool, by its MCP name or its
+// name in programs, recording the key in used.
+func setting[V any](m map[string]V, mcpName, name string, used map[string]bool) (V, bool) {
+	for _, k := range []string{mcpName, name} {
+		if v, ok := m[k]; ok {
+			used[k] = true
+			return v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// contractTool makes the server's tool t a contract tool; checked says its
+// schemas are checked at connect (else on its first call).
+func (u *upstream) contractTool(t *mcp.Tool, checked bool, used map[string]bool) (*contract.Tool, error) {
+	name := SanitizeToolName(t.Name)
+	desc := strings.TrimSpace(t.Description)
+	if desc == "" {
+		desc = strings.TrimSpace(t.Title)
+	}
+	if desc == "" {
+		desc = "MCP tool " + t.Name + "."
+	}
+	if name != t.Name {
+		desc += "\n\n(MCP tool name: " + t.Name + ")"
+	}
+	mode := u.server.Validate
+	if m, ok := setting(u.server.ValidateTools, t.Name, name, used); ok {
+		mode = m
+	}
+	if err := mode.check(); err != nil {
+		return nil, fmt.Errorf("mcp server %s: tool %s: %w", u.server, t.Name, err)
+	}
+	in, out, err := u.schemas(t, mode)
+	if err != nil {
+		return nil, err
+	}
+	mcpName := t.Name
+	var tool *contract.Tool
+	var check sync.Once
+	call := func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+		if !checked {
+			// The input schema compiled when the call was validated;
+			// Degraded compiles the output schema too, once.
+			check.Do(func() {
+				if d := tool.Degraded(); d != nil {
+					u.log.Warn(degradedWarning(u.server, d).Error())
+				}
+			})
+		}
+		return u.call(ctx, mcpName, input)
+	}
+	if mode == ValidateOff {
+		tool, err = contract.NewDeclaredTool(name, desc, in, out, call)
+	} else {
+		tool, err = contract.NewForeignTool(name, desc, in, out, call)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %s: tool %s: %w", u.server, t.Name, err)
+	}
+	if t.Annotations != nil {
+		tool = tool.WithAnnotations(annotations(t.Annotations))
+	}
+	p, ok := setting(u.server.Policies, t.Name, name, used)
+	if !ok {
+		p = contract.Policy{RequiresApproval: u.server.Approval.needs(t.Annotations)}
+	}
+	if tool, err = tool.WithPolicy(p); err != nil {
+		return nil, fmt.Errorf("mcp server %s: %w", u.server, err)
+	}
+	return tool, nil
+}
+
+// schemas are t's input and output schemas as mode declares them: as
+// written for ValidateStrict, with their export quirks rewritten (see
+// schema.go) otherwise.
+func (u *upstream) schemas(t *mcp.Tool, mode Validation) (in, out json.RawMessage, err error) {
+	if in, err = schemaText(t.InputSchema); err != nil {
+		return nil, nil, fmt.Errorf("mcp server %s: tool %s input schema: %w", u.server, t.Name, err)
+	}
+	if out, err = schemaText(t.OutputSchema); err != nil {
+		return nil, nil, fmt.Errorf("mcp server %s: tool %s output schema: %w", u.server, t.Name, err)
+	}
+	if mode == ValidateStrict {
+		return in, out, nil
+	}
+	// A schema relax cannot read stays as written: NewForeignTool
+	// degrades it with a warning, as it would have.
+	if r, err := relaxInput(in); err == nil {
+		in = r
+	}
+	if r, err := relaxOutput(out); err == nil {
+		out = r
+	}
+	return in, out, nil
+}
+
+// degradedWarning says that a tool's schema degraded.
+func degradedWarning(server Server, d error) error {
+	return fmt.Errorf("mcp server %s: %w (declared loosely, not validated on the host)", server, d)
+}
+
+// annotations copies an upstream tool's MCP annotations. The go-sdk decodes
+// readOnlyHint and idempotentHint into plain bools, so false there is
+// indistinguishable from absent: it is copied as unset, which has the same
+// meaning (both default to false in the MCP specification's
+// ToolAnnotations).
+func annotations(a *mcp.ToolAnnotations) contract.Annotations {
+	trueOrUnset := func(v bool) *bool {
+		if !v {
+			return nil
+		}
+		return &v
+	}
+	return contract.Annotations{
+		Title:       a.Title,
+		ReadOnly:    trueOrUnset(a.ReadOnlyHint),
+		Destructive: a.DestructiveHint,
+		Idempotent:  trueOrUnset(a.IdempotentHint),
+		OpenWorld:   a.OpenWorldHint,
+	}
+}
+
+// schemaText encodes a schema as the client decoded it; nil stays nil.
+func schemaText(s any) (json.RawMessage, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if raw, ok := s.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(s)
+}

@@ -1,0 +1,60 @@
+// Package termtext makes text from programs and upstream servers safe to
+// print on a terminal: control characters escaped, terminal escape
+// sequences removed.
+package termtext
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Escape escapes the control characters of s so that it cannot repaint
+// the terminal of the person reading (terminal escapes, carriage returns,
+// bidirectional overrides): each becomes \xNN or \uNNNN; newlines and tabs
+// stay, and invalid UTF-8 becomes U+FFFD.
+func Escape(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !strings.ContainsFunc(s, IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !IsControl(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+// IsControl reports whether r is a control character other than a newline
+// or a tab: C0, DEL, C1, and the bidirectional overrides and isolates that
+// reorder what a terminal shows (U+202A–U+202E, U+2066–U+2069).
+func IsControl(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// sequence matches a terminal escape sequence as ECMA-48 defines them
+// (https://ecma-international.org/publications-and-standards/standards/ecma-48/):
+// CSI (ESC [, parameters, a final byte: colours, cursor moves), OSC (ESC ],
+// ended by BEL or ESC \: window titles, links) and the two-byte escapes.
+var sequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
+
+// Clean removes the terminal escape sequences of s (the colours a server
+// writes to its stderr) and escapes the control characters left (Escape).
+func Clean(s string) string {
+	return Escape(sequence.ReplaceAllString(s, ""))
+}

@@ -1,0 +1,40 @@
+package termtext
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestEscapeAndClean(t *testing.T) {
+	cases := []struct{ in, escaped, cleaned string }{
+		{"plain\n\ttext", "plain\n\ttext", "plain\n\ttext"},
+		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`, "red"},
+		{"title \x1b]0;pwned\x07 link \x1b]8;;http://x\x1b\\y", `title \x1b]0;pwned\x07 link \x1b]8;;http://x\x1b\y`, "title  link y"},
+		{"cr\rbell\abs\b del\x7f c1\u009b", `cr\x0dbell\x07bs\x08 del\x7f c1\x9b`, `cr\x0dbell\x07bs\x08 del\x7f c1\x9b`},
+		{"bidi \u202eevil\u2066", `bidi \u202eevil\u2066`, `bidi \u202eevil\u2066`},
+		{"bad \xff utf-8", "bad \uFFFD utf-8", "bad \uFFFD utf-8"},
+		{"ESC alone \x1b", `ESC alone \x1b`, `ESC alone \x1b`},
+	}
+	for _, c := range cases {
+		if got := Escape(c.in); got != c.escaped {
+			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.escaped)
+		}
+		if got := Clean(c.in); got != c.cleaned {
+			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.cleaned)
+		}
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"\x1b[1;31mred", "\x1b]8;;http://x\x1b\\link", "a\x00b", "\xc2\x9b2J", "\u202e", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, out := range []string{Escape(s), Clean(s)} {
+			if strings.ContainsFunc(out, IsControl) || !utf8.ValidString(out) {
+				t.Fatalf("%q became %q, which holds a control character or invalid UTF-8", s, out)
+			}
+		}
+	})
+}
