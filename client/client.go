@@ -18,6 +18,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/internal/wire"
 )
 
@@ -299,7 +300,7 @@ func (c *Client) scopeNames() []string {
 
 // run runs p.
 func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outcome, err error) {
-	tel := telemetry{fn: opts.OnTelemetry}
+	tel := telemetry{fn: withProgress(opts.OnTelemetry, runctx.ProgressFrom(ctx))}
 	execID := opts.ExecutionID
 	if execID == "" {
 		execID = newExecutionID()
@@ -344,6 +345,24 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 	mapError(out, prepared.positions)
 	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
 	return out, nil
+}
+
+// withProgress returns fn, also reporting each tool call's start to
+// report (nil: fn alone). Telemetry delivers one event at a time.
+func withProgress(fn func(Event), report func(runctx.Progress)) func(Event) {
+	if report == nil {
+		return fn
+	}
+	start, calls := time.Now(), 0
+	return func(e Event) {
+		if e.Kind == EventToolCallStarted {
+			calls++
+			report(runctx.Progress{Calls: calls, Last: e.Namespace + "." + e.Tool, Elapsed: time.Since(start)})
+		}
+		if fn != nil {
+			fn(e)
+		}
+	}
 }
 
 // input checks a run's input against the contract, returning it as JSON

@@ -5,15 +5,14 @@ import (
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/loglines"
+	"github.com/codemode-go/codemode/internal/runctx"
 )
 
 // Execute runs code as models write it (see RunCode) with the client's
 // default RunOptions (WithDefaults) and answers as the code tool does: completed with the
 // program's value, its content and its console lines, or error with the
 // program's error as an agent reads it (ProgramError.Text). It makes
-// *Client a codetool.Runner. A codetool.Approve that ctx carries
-// (codetool.WithApprove) decides the calls that need approval, in place of
-// the defaults' Approve. Errors are RunCode's (bad input, a runtime that
+// *Client a codetool.Runner. Errors are RunCode's (bad input, a runtime that
 // failed, ctx ended), not the program's.
 //
 //	answer, err := cl.Execute(ctx, `await codemode.getWeather({ location: "Oslo" })`)
@@ -32,7 +31,7 @@ func (c *Client) Execute(ctx context.Context, code string) (codetool.Answer, err
 			observe(e)
 		}
 	}
-	if approve := codetool.ApproveFrom(ctx); approve != nil {
+	if approve := runctx.ApproveFrom(ctx); approve != nil {
 		opts.Approve = func(ctx context.Context, call ToolCall) error {
 			return approve(ctx, call.Namespace, call.Tool, call.Input)
 		}

@@ -181,24 +181,3 @@ type Approver interface {
 	// reports whether that action was pending.
 	Reject(ctx context.Context, executionID string, seq uint64) (bool, error)
 }
-
-// Approve decides a call that needs a person's approval, for a Runner that
-// cannot pause: nil lets the call run, an error refuses it (the program
-// sees the error). It may block while the person is asked.
-type Approve func(ctx context.Context, namespace, tool string, input json.RawMessage) error
-
-type approveKey struct{}
-
-// WithApprove returns ctx carrying approve, for the Runner's Execute that
-// ctx is given to: a client asks it about each call whose tool's policy
-// needs approval (the MCP server asks the person through the client this
-// way). A Runner that pauses for approval (an Approver) does not ask it.
-func WithApprove(ctx context.Context, approve Approve) context.Context {
-	return context.WithValue(ctx, approveKey{}, approve)
-}
-
-// ApproveFrom returns the Approve ctx carries (WithApprove), or nil.
-func ApproveFrom(ctx context.Context) Approve {
-	a, _ := ctx.Value(approveKey{}).(Approve)
-	return a
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/internal/runctx"
 )
 
 // approvalInput is the input request's ID for an approval asked in a
@@ -51,7 +52,7 @@ func multiRoundTrip(req *mcp.CallToolRequest) bool {
 // approval, before it runs. A call whose input does not fit the question
 // whole is refused, not asked: a person must never approve what they were
 // not shown.
-func (s *server) askApproval(req *mcp.CallToolRequest) codetool.Approve {
+func (s *server) askApproval(req *mcp.CallToolRequest) runctx.Approve {
 	return func(ctx context.Context, namespace, tool string, input json.RawMessage) error {
 		what := namespace + "." + tool
 		args := string(input)
@@ -91,6 +92,10 @@ func (s *server) finish(ctx context.Context, a codetool.Approver, req *mcp.CallT
 			break
 		}
 		params := &mcp.ElicitParams{Message: question, RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`)}
+		if len(answer.Pending) > 0 {
+			pending := answer.Pending[0]
+			progressOf(ctx).paused(ctx, pending.Connector+"."+pending.Method)
+		}
 		if multiRoundTrip(req) {
 			s.opts.Logger.Info("approval asked", "execution", answer.ExecutionID)
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalInput: params}, RequestState: s.sign(req, answer)}, nil

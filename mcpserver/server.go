@@ -13,6 +13,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/membudget"
+	"github.com/codemode-go/codemode/internal/runctx"
 )
 
 // ResultToolName is the name of the tool that reads an execution's current
@@ -259,6 +260,7 @@ func (h *codeHandler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if busy != nil {
 		return busy, nil
 	}
+	ctx = withProgress(ctx, req)
 	answer, err := h.run(ctx, req, code)
 	release() // a person's decision, awaited in finish, holds no turn
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -294,8 +296,9 @@ func (h *codeHandler) run(ctx context.Context, req *mcp.CallToolRequest, code st
 		// Asked while the program runs: a request sent while a call is
 		// served, which protocols from 2026-07-28 on do not allow (they ask
 		// in results, and a plain run cannot wait for the next call).
-		ctx = codetool.WithApprove(ctx, s.askApproval(req))
+		ctx = runctx.WithApprove(ctx, s.askApproval(req))
 	}
+	ctx = progressOf(ctx).withRun(ctx)
 	// Every program's in-flight bytes are also the server's.
 	answer, err := codetool.Run(membudget.WithShared(ctx, s.inFlight), h.r, h.tool.Checker, code)
 	if err == nil {

@@ -1,0 +1,51 @@
+// Package runctx carries what a front end (the MCP server) gives one run
+// through its context, for a runner (the client) to use: who decides the
+// calls that need approval when the run cannot pause, and who hears of its
+// progress. The runner reads them; nothing else needs them, so they are
+// not part of any public API.
+package runctx
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Approve decides a call that needs a person's approval, for a run that
+// cannot pause: nil lets the call run, an error refuses it (the program
+// sees the error). It may block while the person is asked.
+type Approve func(ctx context.Context, namespace, tool string, input json.RawMessage) error
+
+// Progress is how far a run has come: the tool calls it started, the last
+// one's "namespace.tool", and the time since it started.
+type Progress struct {
+	Calls   int
+	Last    string
+	Elapsed time.Duration
+}
+
+type approveKey struct{}
+type progressKey struct{}
+
+// WithApprove returns ctx carrying approve.
+func WithApprove(ctx context.Context, approve Approve) context.Context {
+	return context.WithValue(ctx, approveKey{}, approve)
+}
+
+// ApproveFrom returns the Approve ctx carries, or nil.
+func ApproveFrom(ctx context.Context) Approve {
+	a, _ := ctx.Value(approveKey{}).(Approve)
+	return a
+}
+
+// WithProgress returns ctx carrying report, which a run calls as its tool
+// calls start (one call at a time).
+func WithProgress(ctx context.Context, report func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// ProgressFrom returns the progress report ctx carries, or nil.
+func ProgressFrom(ctx context.Context) func(Progress) {
+	p, _ := ctx.Value(progressKey{}).(func(Progress))
+	return p
+}
