@@ -496,6 +496,16 @@ func handle(ctx context.Context, call ToolCall, approve func(context.Context, To
 	return t.Handle(ctx, call.Input)
 }
 
+// directToolError refuses a program's call of a tool the model calls
+// directly (contract.CallersModel); the program sees a TypeError.
+type directToolError struct{ what string }
+
+func (e *directToolError) Error() string {
+	return e.what + " is a tool the model calls directly, not programs: call it yourself, outside the program"
+}
+
+func (e *directToolError) ErrorName() string { return "TypeError" }
+
 // approvalError refuses a call that needs approval in a run that cannot
 // ask for it.
 type approvalError struct{ what string }
@@ -543,6 +553,12 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 	}
 	if t == nil {
 		err := fmt.Errorf("unknown tool %s.%s", call.Namespace, call.Tool)
+		ev.Kind, ev.Err = EventToolCallFailed, err
+		tel.emit(ev)
+		return nil, err
+	}
+	if t.Policy().Callers == contract.CallersModel {
+		err := &directToolError{what: call.Namespace + "." + call.Tool}
 		ev.Kind, ev.Err = EventToolCallFailed, err
 		tel.emit(ev)
 		return nil, err

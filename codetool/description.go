@@ -128,7 +128,7 @@ func Description(r Runner, opts Options) (string, error) {
 	}
 	b.WriteString("\n\nWrite plain statements with top-level await (the last expression, or a returned value, is the answer), or an async arrow function. The namespaces below, console and result are in scope; result.appendText(text) and result.appendImage({data, mimeType}) add content to the answer, and console output comes back in \"logs\". A failed tool call throws an Error whose name says why (" + contract.ToolCallErrorsText() + "). Where the program runs: " + r.Environment() + "\n\n")
 	b.WriteString("Namespaces:\n")
-	for _, ns := range c.Namespaces() {
+	for _, ns := range programNamespaces(c) {
 		fmt.Fprintf(&b, "- %s: %s (%d tool%s)\n", ns.Name, namespaceHint(ns, opts.Hints[ns.Name]), len(ns.Tools), plural(len(ns.Tools)))
 	}
 	b.WriteString("\nThe codemode SDK:\n")
@@ -261,6 +261,23 @@ func plural(n int) string {
 	return "s"
 }
 
+// programNamespaces are c's namespaces with the tools programs call: a
+// tool the model calls directly (contract.CallersModel) is not theirs.
+func programNamespaces(c *contract.Contract) []contract.Namespace {
+	var out []contract.Namespace
+	for _, ns := range c.Namespaces() {
+		kept := ns
+		kept.Tools = nil
+		for _, t := range ns.Tools {
+			if t.Policy().Callers != contract.CallersModel {
+				kept.Tools = append(kept.Tools, t)
+			}
+		}
+		out = append(out, kept)
+	}
+	return out
+}
+
 // readPrefixes mark tool names that read rather than change, which make a
 // safer example for an agent to copy.
 var readPrefixes = []string{"get", "list", "search", "read", "find", "query", "open", "fetch", "describe", "lookup"}
@@ -268,7 +285,7 @@ var readPrefixes = []string{"get", "list", "search", "read", "find", "query", "o
 // exampleTool is the tool an example calls: the first whose name suggests
 // it only reads, else the first; ok is false without tools.
 func exampleTool(c *contract.Contract) (ns string, t *contract.Tool, ok bool) {
-	for _, n := range c.Namespaces() {
+	for _, n := range programNamespaces(c) {
 		for _, tool := range n.Tools {
 			lower := strings.ToLower(tool.Name())
 			for _, p := range readPrefixes {

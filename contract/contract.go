@@ -117,7 +117,9 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 			}
 			byName[t.name] = t
 			c.tools = append(c.tools, t)
-			ns.Tools = append(ns.Tools, t.decl())
+			if t.policy.Callers != CallersModel { // programs never see a model-only tool
+				ns.Tools = append(ns.Tools, t.decl())
+			}
 		}
 		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools), Definitions: n.Definitions, Instructions: n.Instructions})
 		s.Namespaces = append(s.Namespaces, ns)

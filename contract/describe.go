@@ -62,7 +62,9 @@ func (n Namespace) Describer() (*typegen.Describer, error) {
 		if t == nil {
 			return nil, fmt.Errorf("contract: namespace %s: tool %d is nil", n.Name, i)
 		}
-		ns.Tools = append(ns.Tools, t.decl())
+		if t.policy.Callers != CallersModel {
+			ns.Tools = append(ns.Tools, t.decl())
+		}
 	}
 	d, err := typegen.NewDescriber(ns)
 	if err != nil {

@@ -48,7 +48,28 @@ type Policy struct {
 	// it once: a call interrupted by a crash, whose effect is unknown, may
 	// simply run again instead of being put to a person.
 	Idempotent bool
+	// Callers says who calls the tool: programs (the zero value), the model
+	// directly (CallersModel: the MCP server lists it beside the code tool,
+	// its declaration is left out of what programs see, and a program that
+	// calls it gets a TypeError saying so), or both (CallersBoth). A tool
+	// that needs approval is a natural direct tool: one call, one decision
+	// in the client (the allowed_callers of OpenAI's and Anthropic's
+	// programmatic tool calling:
+	// https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/programmatic-tool-calling).
+	Callers Callers
 }
+
+// Callers says who calls a tool (Policy.Callers).
+type Callers string
+
+// Who calls a tool, beside programs (the zero value "").
+const (
+	// CallersModel: the model calls the tool directly, programs never do.
+	CallersModel Callers = "model"
+	// CallersBoth: the model calls the tool directly, and programs call it
+	// too.
+	CallersBoth Callers = "both"
+)
 
 // Replay is a tool's replay policy (Policy.Replay).
 type Replay string
@@ -74,8 +95,13 @@ func (p Policy) NeedsApproval(input json.RawMessage) bool {
 func (p Policy) mayNeedApproval() bool { return p.RequiresApproval || p.ApprovalFor != nil }
 
 // check returns an error for a policy no runner can honour: an unknown
-// Replay, or ReplayReexecute with approval.
+// Replay or Callers, or ReplayReexecute with approval.
 func (p Policy) check() error {
+	switch p.Callers {
+	case "", CallersModel, CallersBoth:
+	default:
+		return fmt.Errorf("callers %q is not %q or %q (or empty, for programs only)", p.Callers, CallersModel, CallersBoth)
+	}
 	switch p.Replay {
 	case "", ReplayLog:
 	case ReplayReexecute:
@@ -99,7 +125,8 @@ func (t *Tool) Policy() Policy { return t.policy }
 //	pay, err = pay.WithPolicy(contract.Policy{RequiresApproval: true, Revert: contract.TypedRevert(refund)})
 //
 // It returns an error for a Replay other than "", ReplayLog and
-// ReplayReexecute, and for ReplayReexecute with approval.
+// ReplayReexecute, for ReplayReexecute with approval, and for Callers
+// other than "", CallersModel and CallersBoth.
 func (t *Tool) WithPolicy(p Policy) (*Tool, error) {
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("contract: tool %s: %w", t.name, err)

@@ -212,6 +212,7 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) error {
 	annotations.Title = t.title
 	h := &codeHandler{s: s, r: t.runner, tool: topts}
 	srv.AddTool(&mcp.Tool{Name: t.name, Description: desc, InputSchema: codeSchema, Annotations: annotations}, h.call)
+	s.addDirectTools(srv, t.runner)
 	if g, ok := t.runner.(growing); ok {
 		// Owned by the runner: the loop ends when it closes the channel.
 		go func() {
@@ -224,6 +225,7 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) error {
 				// Replacing the tool tells every session
 				// (notifications/tools/list_changed).
 				srv.AddTool(&mcp.Tool{Name: t.name, Description: desc, InputSchema: codeSchema, Annotations: annotations}, h.call)
+				s.addDirectTools(srv, t.runner)
 			}
 		}()
 	}

@@ -35,7 +35,7 @@ import (
 // directory. The file's description is the codemode namespace's
 // instructions.
 //
-// A tool's policy (contract.Policy) takes four optional fields:
+// A tool's policy (contract.Policy) takes five optional fields:
 //
 //	"requiresApproval": true         a call waits for a person's approval: a run with a journal pauses,
 //	                                 a plain run refuses the call
@@ -44,6 +44,8 @@ import (
 //	"revert": ["./undo.sh", "--x"]   compensation for rollback: receives {"args", "result"}
 //	                                 as JSON on stdin; a non-zero exit is the revert's error
 //	"idempotent": true               running a call twice does what running it once does
+//	"callers": "model" | "both"      the model calls it directly (mcp serve lists it beside
+//	                                 the code tool); model: programs never do
 //
 // The command's environment is HOME, LOGNAME, PATH, SHELL, TERM and USER
 // from the host plus the tool's "env" object (see internal/childenv): no
@@ -69,6 +71,7 @@ type toolSpec struct {
 	Replay           contract.Replay   `json:"replay,omitempty"`
 	Revert           []string          `json:"revert,omitempty"`
 	Idempotent       bool              `json:"idempotent,omitempty"`
+	Callers          contract.Callers  `json:"callers,omitempty"`
 }
 
 // commandSlots bounds how many tool commands run at once, across every tool
@@ -139,7 +142,7 @@ func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := contract.Policy{RequiresApproval: s.RequiresApproval, Replay: s.Replay, Idempotent: s.Idempotent}
+	p := contract.Policy{RequiresApproval: s.RequiresApproval, Replay: s.Replay, Idempotent: s.Idempotent, Callers: s.Callers}
 	if s.Revert != nil {
 		p.Revert = revertCommand(commandHandler(resolveCommand(s.Revert, dir), dir, s.Env, slots))
 	}

@@ -47,7 +47,9 @@ func (c *Catalog) describe(target string) (Described, error) {
 		}
 	}
 	if ns, tool, ok := strings.Cut(target, "."); ok {
-		if t := c.contract.Tool(ns, tool); t != nil {
+		if t := c.contract.Tool(ns, tool); t != nil && t.Policy().Callers == contract.CallersModel {
+			return Described{}, fmt.Errorf("%w: %s is a tool the model calls directly, not programs", ErrUnknownTarget, target)
+		} else if t != nil {
 			types, err := c.describeTool(ns, tool)
 			if err != nil {
 				return Described{}, fmt.Errorf("describing %s: %w", target, err)

