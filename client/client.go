@@ -335,6 +335,8 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 			out, err = c.rt.Execute(ctx, req)
 		}
 	}
+	end := endOfCalls(out, err)
+	tel.endInFlight(end, callEndError(end, err))
 	if err != nil {
 		if out := syntaxOutcome(err, &tel); out != nil { // found when the runtime erased the program (Erase)
 			return out, nil
@@ -363,6 +365,31 @@ func withProgress(fn func(Event), report func(runctx.Progress)) func(Event) {
 			fn(e)
 		}
 	}
+}
+
+// endOfCalls is how the calls still in flight at an execution's end ended:
+// with the runtime, the deadline or a halt, else cancelled (the program
+// never awaited them, or the run was cancelled).
+func endOfCalls(out *Outcome, err error) CallEnd {
+	switch {
+	case errors.Is(err, ErrRuntimeFailed), errors.Is(err, ErrRuntimeClosed):
+		return CallRuntime
+	case err != nil:
+		return CallCancelled
+	case out.Halt != nil:
+		return CallHalted
+	case out.Error != nil && out.Error.Name == string(contract.ErrorTimeout):
+		return CallTimeout
+	}
+	return CallCancelled
+}
+
+// callEndError is the error of a call that ended with its execution.
+func callEndError(end CallEnd, err error) error {
+	if err != nil {
+		return fmt.Errorf("the execution ended while the call was in flight: %w", err)
+	}
+	return fmt.Errorf("the execution ended while the call was in flight (%s)", end)
 }
 
 // input checks a run's input against the contract, returning it as JSON
@@ -443,6 +470,7 @@ func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts
 		OnOutput: func(stream, text string) {
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
+		admitted: tel.admit,
 		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 			ctx, span := tr.startTool(ctx, call)
 			var res json.RawMessage
@@ -524,13 +552,19 @@ func fetchCall(ctx context.Context, call ToolCall, f *fetcher, caller ToolCaller
 	tel.emit(ev)
 	ctx = context.WithValue(withCall(ctx, call), fetchKey{}, f)
 	out, err := caller(ctx, call)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx) // see callTool
+	}
 	ev.Duration = time.Since(start)
 	if err != nil {
-		ev.Kind, ev.Err = EventToolCallFailed, err
+		ev.Kind, ev.Err, ev.End = EventToolCallFailed, err, CallFailed
+		if _, ok := asHalt(err); ok {
+			ev.End = CallHalted
+		}
 		tel.emit(ev)
 		return nil, err
 	}
-	ev.Kind, ev.Output = EventToolCallCompleted, out
+	ev.Kind, ev.Output, ev.End = EventToolCallCompleted, out, CallCompleted
 	tel.emit(ev)
 	return out, nil
 }
@@ -546,7 +580,7 @@ func toolFromContext(ctx context.Context) *contract.Tool {
 // handler, and checks the output.
 func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller, tel *telemetry) (json.RawMessage, error) {
 	start := time.Now()
-	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
+	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input, End: CallFailed}
 	t := c.contract.Tool(call.Namespace, call.Tool)
 	if t == nil && call.Namespace == sdkNamespace {
 		t = c.sdk.tool(c.contract, call.Tool)
@@ -579,19 +613,24 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 	tel.emit(ev)
 	ctx = context.WithValue(withCall(ctx, call), toolKey{}, t)
 	out, err := caller(ctx, call)
+	if ctx.Err() != nil {
+		// The execution ended while the call ran: the run gives it its
+		// terminal event (telemetry.endInFlight), with how the run ended.
+		return nil, context.Cause(ctx)
+	}
 	ev.Duration = time.Since(start)
 	if err == nil {
 		err = t.CheckOutput(out)
 	}
 	if err != nil {
 		if _, ok := asHalt(err); ok {
-			ev.Kind, ev.Err = EventToolCallFailed, err
+			ev.Kind, ev.Err, ev.End = EventToolCallFailed, err, CallHalted
 			tel.emit(ev)
 			return nil, err
 		}
 		return fail(err)
 	}
-	ev.Kind, ev.Output = EventToolCallCompleted, out
+	ev.Kind, ev.Output, ev.End = EventToolCallCompleted, out, CallCompleted
 	tel.emit(ev)
 	return out, nil
 }

@@ -416,6 +416,10 @@ type ExecuteRequest struct {
 	// runs on the caller's goroutine: a slow OnOutput slows only this
 	// execution.
 	OnOutput func(stream, text string)
+	// admitted, when set, hears of each tool call the runtime admits, on
+	// the runtime's goroutine before the call starts (the client accounts
+	// for every call this way: see Event.End).
+	admitted func(ToolCall)
 }
 
 // ErrorNamer is implemented by tool errors that want a JavaScript error name
@@ -735,6 +739,9 @@ func (rt *Runtime) doneErr() error {
 func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) {
 	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock,
 		RandomDraws: m.RandomDraws, RandomBytes: m.RandomBytes}
+	if req.admitted != nil {
+		req.admitted(call) // before the call's goroutine: the run accounts for it whatever happens next
+	}
 	rt.calls.Add(1)
 	acct, err := ex.open(m)
 	if err != nil {

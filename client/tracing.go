@@ -20,8 +20,9 @@ import (
 // tool call named "execute_tool {namespace.tool}" after OpenTelemetry's
 // GenAI conventions
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
-// with gen_ai.tool.name, codemode.tool.seq and, when a schema check
-// failed, codemode.validation (input or output).
+// with gen_ai.tool.name, codemode.tool.seq, codemode.tool.end (how it
+// ended: a CallEnd) and, when a schema check failed, codemode.validation
+// (input or output).
 const TracerName = "github.com/codemode-go/codemode"
 
 // runTrace records one run's spans; a nil *runTrace records nothing.
@@ -103,6 +104,16 @@ func endTool(span trace.Span, err error) {
 	if span == nil {
 		return
 	}
+	end := CallCompleted
+	switch _, halted := asHalt(err); {
+	case halted:
+		end = CallHalted
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		end = CallCancelled
+	case err != nil:
+		end = CallFailed
+	}
+	span.SetAttributes(spanattr.ToolEnd.String(string(end)))
 	if err != nil {
 		var tv *contract.ToolValidationError
 		if errors.As(err, &tv) {

@@ -18,4 +18,5 @@ const (
 	ToolName    = attribute.Key("gen_ai.tool.name")
 	ToolSeq     = attribute.Key("codemode.tool.seq")
 	Validation  = attribute.Key("codemode.validation") // input or output: which schema check failed
+	ToolEnd     = attribute.Key("codemode.tool.end")   // how the call ended: completed, failed, cancelled, halted
 )
