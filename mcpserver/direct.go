@@ -17,6 +17,26 @@ import (
 // client's own approval of the tool call is the person's decision, so a
 // direct call is neither journaled nor asked about again.
 func (s *server) addDirectTools(srv *mcp.Server, r codetool.Runner) {
+	for _, d := range directTools(r) {
+		t := d.tool
+		schema := t.InputDeclaration()
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		srv.AddTool(&mcp.Tool{Name: d.name, Description: t.Description(), InputSchema: schema, Annotations: toolAnnotations(t.Annotations())}, s.directCall(t))
+	}
+}
+
+// directTool is a tool the model calls directly, and its MCP name.
+type directTool struct {
+	name string
+	tool *contract.Tool
+}
+
+// directTools are the runner's tools the model calls directly, named
+// "namespace.tool" ("tool" on codemode).
+func directTools(r codetool.Runner) []directTool {
+	var out []directTool
 	for _, ns := range r.Contract().Namespaces() {
 		for _, t := range ns.Tools {
 			if t.Policy().Callers == "" {
@@ -26,13 +46,19 @@ func (s *server) addDirectTools(srv *mcp.Server, r codetool.Runner) {
 			if ns.Name == contract.DefaultNamespace {
 				name = t.Name()
 			}
-			schema := t.InputDeclaration()
-			if len(schema) == 0 {
-				schema = json.RawMessage(`{"type":"object"}`)
-			}
-			srv.AddTool(&mcp.Tool{Name: name, Description: t.Description(), InputSchema: schema, Annotations: toolAnnotations(t.Annotations())}, s.directCall(t))
+			out = append(out, directTool{name, t})
 		}
 	}
+	return out
+}
+
+// directNames are directTools' names.
+func directNames(r codetool.Runner) []string {
+	var out []string
+	for _, d := range directTools(r) {
+		out = append(out, d.name)
+	}
+	return out
 }
 
 // directCall answers the model's call of t: its output as JSON text, cut

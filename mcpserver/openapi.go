@@ -135,7 +135,7 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, execute codetool.Ru
 	yes, no := true, false
 	searchOpts := opts.Tool
 	searchOpts.Description = fill(searchDescription, search.TypeDefinitions())
-	if err := s.addCodeTool(srv, codeTool{name: searchToolName, runner: search, title: "Search the API description with a TypeScript program", options: searchOpts,
+	if _, err := s.addCodeTool(srv, codeTool{name: searchToolName, runner: search, title: "Search the API description with a TypeScript program", options: searchOpts,
 		annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}}); err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, execute codetool.Ru
 	if executeOpts.Description == "" {
 		executeOpts.Description = fill(executeDescription, execute.TypeDefinitions())
 	}
-	if err := s.addCodeTool(srv, codeTool{name: executeToolName, runner: execute, title: "Call the API with a TypeScript program", options: executeOpts,
+	if _, err := s.addCodeTool(srv, codeTool{name: executeToolName, runner: execute, title: "Call the API with a TypeScript program", options: executeOpts,
 		annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}}); err != nil {
 		return nil, err
 	}

@@ -94,6 +94,17 @@ type Options struct {
 	NoElicitation bool
 	// ElicitTimeout bounds each elicitation; default 10 minutes.
 	ElicitTimeout time.Duration
+	// SnippetsAsTools lists each saved snippet the runner can run (its
+	// namespaces are all there) as an MCP tool of its own, beside the code
+	// tool: named as the snippet, described by its description, taking its
+	// input schema (any object when it has none). A call checks its
+	// arguments against that schema and runs codemode.run(name, arguments)
+	// in a new execution, answered as the code tool's are (a pause for
+	// approval included). The list is read again on every tools/list, so
+	// snippets saved or deleted while the server runs show. A snippet named
+	// like another tool of the server is left out. It needs a runner that
+	// keeps snippets (a *durable.Handle); New returns an error otherwise.
+	SnippetsAsTools bool
 }
 
 // WithDefaults fills the zero fields of o.
@@ -146,8 +157,14 @@ func New(r codetool.Runner, opts Options) (*mcp.Server, error) {
 	opts = opts.WithDefaults()
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	s := newServer(opts)
-	if err := s.addCodeTool(srv, codeTool{name: codetool.Name, runner: r, title: "Run a TypeScript program over the tools", options: opts.Tool}); err != nil {
+	h, err := s.addCodeTool(srv, codeTool{name: codetool.Name, runner: r, title: "Run a TypeScript program over the tools", options: opts.Tool})
+	if err != nil {
 		return nil, err
+	}
+	if opts.SnippetsAsTools {
+		if err := s.addSnippetTools(srv, h); err != nil {
+			return nil, err
+		}
 	}
 	return srv, nil
 }
@@ -193,8 +210,9 @@ func newServer(opts Options) *server {
 		inFlight: membudget.New(limit, "mcpserver.Options.MaxInFlightBytes", nil)}
 }
 
-// addCodeTool adds t (and code_result when its runner is an Approver).
-func (s *server) addCodeTool(srv *mcp.Server, t codeTool) error {
+// addCodeTool adds t (and code_result when its runner is an Approver),
+// returning the handler of its calls.
+func (s *server) addCodeTool(srv *mcp.Server, t codeTool) (*codeHandler, error) {
 	topts := t.options
 	a, approves := t.runner.(codetool.Approver)
 	if approves {
@@ -203,7 +221,7 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) error {
 	topts.SeparateContent = true
 	desc, err := codetool.Description(t.runner, topts)
 	if err != nil {
-		return fmt.Errorf("mcpserver: %w", err)
+		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	annotations := t.annotations
 	if annotations == nil {
@@ -239,7 +257,7 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) error {
 			return s.resultAnswer(ctx, a, req)
 		})
 	}
-	return nil
+	return h, nil
 }
 
 // codeHandler answers one code tool's calls.
@@ -258,6 +276,13 @@ func (h *codeHandler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return textResult(true, err.Error()), nil
 	}
+	return h.answer(ctx, req, code)
+}
+
+// answer runs code for req, within a turn, and answers (for an Approver,
+// after asking the person about a pause when the client can be asked).
+func (h *codeHandler) answer(ctx context.Context, req *mcp.CallToolRequest, code string) (*mcp.CallToolResult, error) {
+	s := h.s
 	release, busy := s.turn(ctx, req)
 	if busy != nil {
 		return busy, nil

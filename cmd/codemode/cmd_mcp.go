@@ -136,6 +136,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	sf.register(fs)
 	uiAddr := fs.String("ui", "", "with --journal: also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
 	descFile := fs.String("description", "", "file with the code tool's description ({{types}} and {{namespaces}} are filled in)")
+	snippetsAsTools := fs.Bool("snippets-as-tools", false, "with --journal: list each saved snippet as an MCP tool of its own (its name, description and input schema); a call runs it in a new execution")
 	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (the namespaces, and codemode.search/describe to find tools); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)
@@ -157,6 +158,8 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, usageError{"mcp serve: give the tools: --tools FILE, --config FILE (mcpServers JSON), --mcp CMD|URL or --openapi NAME=SPEC"}
 	case *uiAddr != "" && jf.path == "":
 		return 0, usageError{"mcp serve: --ui serves the journal page, and needs --journal FILE.db"}
+	case *snippetsAsTools && jf.path == "":
+		return 0, usageError{"mcp serve: --snippets-as-tools lists the journal's saved snippets, and needs --journal"}
 	case fetch != nil && jf.path != "":
 		return 0, usageError{"mcp serve: --allow-fetch is for plain runs: a journal does not record fetches, so a replay would fetch again"}
 	case !slices.Contains([]codetool.Declarations{codetool.DeclarationsAuto, codetool.DeclarationsFull, codetool.DeclarationsDiscover}, codetool.Declarations(*declarations)):
@@ -176,7 +179,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		tool.Description = string(b)
 	}
-	return 0, serveCode(ctx, codeServe{cf: &cf, jf: &jf, rf: &rf, sf: &sf, tool: tool, ui: *uiAddr, fetch: fetch}, stderr, logf)
+	return 0, serveCode(ctx, codeServe{cf: &cf, jf: &jf, rf: &rf, sf: &sf, tool: tool, ui: *uiAddr, fetch: fetch, snippets: *snippetsAsTools}, stderr, logf)
 }
 
 // codeServe is what serveCode serves.
@@ -188,6 +191,8 @@ type codeServe struct {
 	tool  codetool.Options
 	ui    string
 	fetch *client.FetchPolicy
+	// snippets lists the journal's saved snippets as tools.
+	snippets bool
 }
 
 // serveCode opens the session, the listeners and the journal page, and
@@ -216,6 +221,7 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 	defer closeChecker()
 	opts.Tool.Description, opts.Tool.Declarations = c.tool.Description, c.tool.Declarations
 	opts.Instructions = instructions(s.contract)
+	opts.SnippetsAsTools = c.snippets
 	runner := s.runner()
 	if c.cf.set != nil {
 		// MCP servers that are down now may join: their tools are

@@ -155,3 +155,49 @@ func TestJournalMCPServeDiscovery(t *testing.T) {
 		t.Fatalf("list_items ran %d times: %q", len(got), got)
 	}
 }
+
+// TestMCPServeSnippetsAsTools: `mcp serve --journal --snippets-as-tools`
+// lists a saved snippet as a tool of its own, whose call runs it; one saved
+// by another process while the server runs shows on the next list.
+func TestMCPServeSnippetsAsTools(t *testing.T) {
+	f := newJournalFixture(t)
+	save := func(name, program string) {
+		t.Helper()
+		done := f.output(t, exitCompleted, "run", "--journal", f.journal, "--tools", f.tools, "--json", writeProgram(t, f, name+".ts", program))
+		if code, _, stderr := f.cli(t, "snippet", "save", name, "--from", done.ExecutionID, "--description", "Items by prefix."); code != 0 {
+			t.Fatalf("snippet save: %d %q", code, stderr)
+		}
+	}
+	save("list-q", `await codemode.list_items({ prefix: typeof input === "undefined" ? "q" : input.prefix })`)
+	session := agent(t, "--journal", f.journal, "--tools", f.tools, "--snippets-as-tools", "--no-check")
+	names := func() []string {
+		t.Helper()
+		tools, err := session.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tool := range tools.Tools {
+			out = append(out, tool.Name)
+		}
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{"code", "code_result", "list-q"}) {
+		t.Fatalf("tools %q", got)
+	}
+	res, err := session.CallTool(context.Background(), &mcp.CallToolParams{Name: "list-q", Arguments: map[string]any{"prefix": "p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer codetool.Answer
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &answer); err != nil || answer.Status != codetool.StatusCompleted {
+		t.Fatalf("list-q answered %v: %+v", err, res.Content[0])
+	}
+	save("list-r", `await codemode.list_items({ prefix: "r" })`)
+	if got := names(); !slices.Contains(got, "list-r") {
+		t.Fatalf("tools after a save elsewhere %q", got)
+	}
+	if code, _, stderr := f.cli(t, "mcp", "serve", "--journal", "", "--tools", f.tools, "--snippets-as-tools"); code != 2 || !strings.Contains(stderr, "needs --journal") {
+		t.Fatalf("--snippets-as-tools without a journal: exit %d %q", code, stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -66,6 +67,13 @@ func (a liveApprover) ApprovePending(ctx context.Context, id string, seqs []uint
 }
 func (a liveApprover) Reject(ctx context.Context, id string, seq uint64) (bool, error) {
 	return a.approver().Reject(ctx, id, seq)
+}
+
+// Snippets are the journal's saved snippets (mcp serve --snippets-as-tools).
+func (a liveApprover) Snippets(ctx context.Context) ([]store.Snippet, error) {
+	return a.current().(interface {
+		Snippets(context.Context) ([]store.Snippet, error)
+	}).Snippets(ctx)
 }
 
 // followJoins serves r as a live runner while the MCP servers of cf may
