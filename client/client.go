@@ -74,8 +74,8 @@ func (s *scopeSetup) erasedText() string {
 	return s.js
 }
 
-// Executor is what a Client runs programs on: a *Runtime, or a *Pool of
-// runtimes.
+// Executor is what a Client runs programs on: a *Runtime (one runner, or a
+// pool of runners).
 type Executor interface {
 	// Description is the environment's description for an agent.
 	Description() string
@@ -85,7 +85,7 @@ type Executor interface {
 	Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error)
 }
 
-// New binds an executor (a *Runtime or a *Pool) and a contract. The client
+// New binds an executor (a *Runtime) and a contract. The client
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}, sdk: &sdk{},

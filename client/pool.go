@@ -10,7 +10,7 @@ import (
 	"github.com/codemode-go/codemode/drivers"
 )
 
-// PoolOptions configures a Pool.
+// PoolOptions configure NewPool.
 type PoolOptions struct {
 	// Size is how many runtimes the pool keeps; default 1.
 	Size int
@@ -30,12 +30,9 @@ type PoolOptions struct {
 	RecycleAfter int
 }
 
-// Pool spreads executions over several runtimes made by one driver. Each
-// execution goes to the runtime with the fewest running executions; when
-// every runtime is at its PerRuntime cap, Execute waits for a free slot (or
-// for ctx). A runtime that fails is replaced by a fresh one before the next
-// execution. Pool is an Executor; it is safe for concurrent use.
-type Pool struct {
+// pool spreads executions over several runners made by one driver (see
+// NewPool).
+type pool struct {
 	driver drivers.Driver
 	opts   PoolOptions
 
@@ -48,28 +45,28 @@ type Pool struct {
 
 	stripsTypes bool // the first runtime's runner strips TypeScript (wire 1.4)
 
-	inflight map[*Runtime]int  // executions running on each runtime
-	draining map[*Runtime]bool // recycled runtimes to close when their last execution ends
+	inflight map[*runnerConn]int  // executions running on each runtime
+	draining map[*runnerConn]bool // recycled runtimes to close when their last execution ends
 }
 
 type member struct {
-	rt        *Runtime // nil while being replaced
+	rt        *runnerConn // nil while being replaced
 	active    int
 	bootErr   error // why the last replacement failed to boot, or nil
 	served    int   // executions taken since this runtime took the place
 	recycling bool  // a successor is booting (RecycleAfter)
 }
 
-// NewPool boots opts.Size runtimes with driver; ctx governs boot. If one
+// newPool boots opts.Size runners with driver; ctx governs boot. If one
 // fails to boot, the others are closed and the error returned.
-func NewPool(ctx context.Context, driver drivers.Driver, opts PoolOptions) (*Pool, error) {
+func newPool(ctx context.Context, driver drivers.Driver, opts PoolOptions) (*pool, error) {
 	if opts.Size <= 0 {
 		opts.Size = 1
 	}
-	p := &Pool{driver: driver, opts: opts, done: make(chan struct{}), inflight: map[*Runtime]int{}, draining: map[*Runtime]bool{}}
+	p := &pool{driver: driver, opts: opts, done: make(chan struct{}), inflight: map[*runnerConn]int{}, draining: map[*runnerConn]bool{}}
 	p.free = sync.NewCond(&p.mu)
 	for i := 0; i < opts.Size; i++ {
-		rt, err := NewRuntime(ctx, driver)
+		rt, err := dialRunner(ctx, driver)
 		if err != nil {
 			p.Close()
 			return nil, fmt.Errorf("codemode: booting pool runtime %d of %d: %w", i+1, opts.Size, err)
@@ -81,19 +78,19 @@ func NewPool(ctx context.Context, driver drivers.Driver, opts PoolOptions) (*Poo
 }
 
 // Description is the driver's description.
-func (p *Pool) Description() string { return p.driver.Description() }
+func (p *pool) Description() string { return p.driver.Description() }
 
 // TypeDefinitionFiles are the driver's checker-only declarations.
-func (p *Pool) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
+func (p *pool) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
 	return p.driver.TypeDefinitionFiles(ctx)
 }
 
 // Done is closed when the pool is closed.
-func (p *Pool) Done() <-chan struct{} { return p.done }
+func (p *pool) Done() <-chan struct{} { return p.done }
 
 // ended reports stateRunning, or stateClosed after Close. (A failed runtime is
 // replaced, so a pool does not fail.)
-func (p *Pool) ended() ending {
+func (p *pool) ended() ending {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -105,7 +102,7 @@ func (p *Pool) ended() ending {
 // Err is nil until the pool is closed, then ErrRuntimeClosed (a failed
 // runtime is replaced, so a pool does not fail). Done is closed when Err
 // stops being nil.
-func (p *Pool) Err() error { return p.ended().err() }
+func (p *pool) Err() error { return p.ended().err() }
 
 // Execute runs one execution on the least busy runtime. Errors are those of
 // Runtime.Execute; after Close it returns ErrRuntimeClosed. An execution that
@@ -113,7 +110,7 @@ func (p *Pool) Err() error { return p.ended().err() }
 // on another (at most once per runtime of the pool), and the runtime is
 // replaced; one the runtime refused (its limits, its wire version) or whose
 // caller gave up first is not.
-func (p *Pool) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
+func (p *pool) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
 	for attempt := 0; ; attempt++ {
 		m, rt, err := p.acquire(ctx)
 		if err != nil {
@@ -139,7 +136,7 @@ func (p *Pool) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error
 	}
 }
 
-func (p *Pool) acquire(ctx context.Context) (*member, *Runtime, error) {
+func (p *pool) acquire(ctx context.Context) (*member, *runnerConn, error) {
 	stop := context.AfterFunc(ctx, func() {
 		p.mu.Lock()
 		p.free.Broadcast()
@@ -201,14 +198,14 @@ func (p *Pool) acquire(ctx context.Context) (*member, *Runtime, error) {
 
 // replace boots a new runtime for a failed member, outside the lock. Called
 // with p.mu held.
-func (p *Pool) replace(m *member) {
+func (p *pool) replace(m *member) {
 	old := m.rt
 	m.rt = nil
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		_ = old.Close()
-		rt, err := NewRuntime(context.Background(), p.driver)
+		rt, err := dialRunner(context.Background(), p.driver)
 		if err != nil {
 			time.Sleep(100 * time.Millisecond) // a driver that cannot boot is retried, not spun on
 		}
@@ -228,7 +225,7 @@ func (p *Pool) replace(m *member) {
 	}()
 }
 
-func (p *Pool) release(m *member, rt *Runtime) {
+func (p *pool) release(m *member, rt *runnerConn) {
 	p.mu.Lock()
 	m.active--
 	p.inflight[rt]--
@@ -246,11 +243,11 @@ func (p *Pool) release(m *member, rt *Runtime) {
 // recycle boots m's successor in the background and puts it in m's place;
 // the old runtime closes when its last execution ends. Called with p.mu
 // held.
-func (p *Pool) recycle(m *member) {
+func (p *pool) recycle(m *member) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		rt, err := NewRuntime(context.Background(), p.driver)
+		rt, err := dialRunner(context.Background(), p.driver)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		m.recycling = false
@@ -276,7 +273,7 @@ func (p *Pool) recycle(m *member) {
 }
 
 // closeLater closes rt in the background. Called with p.mu held.
-func (p *Pool) closeLater(rt *Runtime) {
+func (p *pool) closeLater(rt *runnerConn) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -285,7 +282,7 @@ func (p *Pool) closeLater(rt *Runtime) {
 }
 
 // Close closes every runtime; in-flight executions return ErrRuntimeClosed.
-func (p *Pool) Close() error {
+func (p *pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -294,11 +291,11 @@ func (p *Pool) Close() error {
 	p.closed = true
 	close(p.done)
 	members := p.members
-	var draining []*Runtime
+	var draining []*runnerConn
 	for rt := range p.draining {
 		draining = append(draining, rt)
 	}
-	p.draining = map[*Runtime]bool{}
+	p.draining = map[*runnerConn]bool{}
 	p.free.Broadcast()
 	p.mu.Unlock()
 	for _, rt := range draining {
@@ -317,5 +314,5 @@ func (p *Pool) Close() error {
 	return errors.Join(errs...)
 }
 
-var _ Executor = (*Pool)(nil)
-var _ Executor = (*Runtime)(nil)
+var _ Executor = (*pool)(nil)
+var _ Executor = (*runnerConn)(nil)

@@ -61,15 +61,99 @@ func (f ending) err() error {
 	return nil
 }
 
-// Runtime is a connected execution environment: one runner that multiplexes
-// many executions. It is safe for concurrent use. Close it when done.
+// Runtime is a connected execution environment: one runner that
+// multiplexes many executions (NewRuntime), or a pool of such runners made
+// by one driver (NewPool). It is an Executor, safe for concurrent use.
+// Close it when done.
 //
-// One tenant cannot stall another: the goroutine reading the runner's
+// One tenant cannot stall another: the goroutine reading a runner's
 // messages never waits for an execution to take them (each execution has
 // its own queue), writes go through one writer goroutine while every caller
 // waits on its own context, and a cancel is queued without blocking the
 // canceller.
 type Runtime struct {
+	impl runtimeImpl
+}
+
+// runtimeImpl is what a Runtime runs on: one runner (*runnerConn) or a
+// pool of them (*pool).
+type runtimeImpl interface {
+	Executor
+	Close() error
+	Done() <-chan struct{}
+	Err() error
+	stripsTypeScript() bool
+}
+
+// NewRuntime boots a runtime with driver: it connects, passing the
+// version-matched runner source, and waits for the runner's ready message.
+// ctx governs boot only; afterwards the runtime lives until Close. If boot
+// fails, whatever the driver started is closed before NewRuntime returns.
+func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
+	c, err := dialRunner(ctx, driver)
+	if err != nil {
+		return nil, err
+	}
+	return &Runtime{c}, nil
+}
+
+// NewPool boots a runtime that spreads executions over opts.Size runners
+// made by driver. Each execution goes to the runner with the fewest
+// running executions; when every runner is at its PerRuntime cap, Execute
+// waits for a free slot (or for ctx). A runner that fails is replaced by a
+// fresh one before the next execution, so the pool's Done and Err report
+// only its Close. ctx governs boot; if one runner fails to boot, the others
+// are closed and the error returned.
+func NewPool(ctx context.Context, driver drivers.Driver, opts PoolOptions) (*Runtime, error) {
+	p, err := newPool(ctx, driver, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Runtime{p}, nil
+}
+
+// Description is the environment's description for an agent (the
+// driver's).
+func (rt *Runtime) Description() string { return rt.impl.Description() }
+
+// TypeDefinitionFiles are the environment's checker-only declarations
+// (drivers.Driver.TypeDefinitionFiles: for Node.js, @types/node).
+func (rt *Runtime) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
+	return rt.impl.TypeDefinitionFiles(ctx)
+}
+
+// Execute runs one execution and returns its raw outcome (a program's own
+// failure is an Outcome, not an error). Cancelling ctx cancels only this
+// execution (the runner is told to stop it and its tool handlers'
+// contexts end) and returns context.Cause(ctx). A closed or failed runtime
+// returns an error wrapping ErrRuntimeClosed or ErrRuntimeFailed. Past the
+// deadline (req.Limits.Timeout) plus a grace period, if the runner has not
+// ended the execution, the host gives up on it: a ProgramFailed
+// TimeoutError outcome.
+func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
+	return rt.impl.Execute(ctx, req)
+}
+
+// Close ends the runtime: in-flight executions return ErrRuntimeClosed,
+// the driver's environments are stopped, and Close returns once every
+// goroutine the runtime started (readers, writers, tool handlers) has
+// stopped. It is safe to call more than once.
+func (rt *Runtime) Close() error { return rt.impl.Close() }
+
+// Done is closed when Err stops being nil.
+func (rt *Runtime) Done() <-chan struct{} { return rt.impl.Done() }
+
+// Err is nil while the runtime serves executions; after Close it is
+// ErrRuntimeClosed. A single runner (NewRuntime) whose environment or
+// channel failed reports an error wrapping ErrRuntimeFailed that says why
+// (an exit status, the end of the environment's stderr); a pool replaces
+// a failed runner instead, so it ends only by Close.
+func (rt *Runtime) Err() error { return rt.impl.Err() }
+
+func (rt *Runtime) stripsTypeScript() bool { return rt.impl.stripsTypeScript() }
+
+// runnerConn is one connected runner that multiplexes many executions.
+type runnerConn struct {
 	driver drivers.Driver
 	conn   drivers.Connection
 	r      *bufio.Reader
@@ -103,7 +187,7 @@ type Runtime struct {
 // cancelled or given up at its deadline, to run a trivial probe execution.
 // A runner that cannot (a Node.js process stuck in a busy loop, which no
 // cancel can interrupt) is failed with an error saying so and its
-// environment stopped, so that a Pool replaces it instead of sending it
+// environment stopped, so that a pool replaces it instead of sending it
 // more work.
 const cancelGrace = 10 * time.Second
 
@@ -112,7 +196,7 @@ const probeSource = "export default () => {};\n"
 
 // probeAfterCancel starts a liveness probe unless one is running or the
 // runtime has ended.
-func (rt *Runtime) probeAfterCancel() {
+func (rt *runnerConn) probeAfterCancel() {
 	if !rt.probing.CompareAndSwap(false, true) {
 		return
 	}
@@ -137,16 +221,13 @@ func (rt *Runtime) probeAfterCancel() {
 	}()
 }
 
-// NewRuntime boots a runtime with driver: it connects, passing the
-// version-matched runner source, and waits for the runner's ready message.
-// ctx governs boot only; afterwards the runtime lives until Close. If boot
-// fails, whatever the driver started is closed before NewRuntime returns.
-func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
+// dialRunner boots a runner with driver (see NewRuntime).
+func dialRunner(ctx context.Context, driver drivers.Driver) (*runnerConn, error) {
 	conn, err := driver.Connect(ctx, drivers.ConnectRequest{RunnerSource: runner.Source})
 	if err != nil {
 		return nil, fmt.Errorf("codemode: connecting the runtime: %w", err)
 	}
-	rt := &Runtime{
+	rt := &runnerConn{
 		driver: driver,
 		conn:   conn,
 		r:      bufio.NewReaderSize(conn.Channel(), 64<<10),
@@ -190,7 +271,7 @@ func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
 }
 
 // read reads and decodes one message.
-func (rt *Runtime) read() (*wire.Message, error) {
+func (rt *runnerConn) read() (*wire.Message, error) {
 	payload, err := wire.ReadFrame(rt.r, wire.MaxFrameSize)
 	if err != nil {
 		return nil, err
@@ -199,14 +280,14 @@ func (rt *Runtime) read() (*wire.Message, error) {
 }
 
 // Description is the driver's opaque description of the environment.
-func (rt *Runtime) Description() string { return rt.desc }
+func (rt *runnerConn) Description() string { return rt.desc }
 
 // Done is closed when the runtime has become unusable.
-func (rt *Runtime) Done() <-chan struct{} { return rt.done }
+func (rt *runnerConn) Done() <-chan struct{} { return rt.done }
 
 // ended reports the runtime's state: stateRunning, stateClosed, or
 // stateFailed with the error.
-func (rt *Runtime) ended() ending {
+func (rt *runnerConn) ended() ending {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.finished
@@ -216,11 +297,11 @@ func (rt *Runtime) ended() ending {
 // ErrRuntimeClosed, and after its environment or channel failed an error
 // wrapping ErrRuntimeFailed that says why (an exit status, the end of the
 // environment's stderr). Done is closed when Err stops being nil.
-func (rt *Runtime) Err() error { return rt.ended().err() }
+func (rt *runnerConn) Err() error { return rt.ended().err() }
 
 // TypeDefinitionFiles returns the checker-only declarations of what the
 // runtime's environment provides (the driver's files).
-func (rt *Runtime) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
+func (rt *runnerConn) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
 	return rt.driver.TypeDefinitionFiles(ctx)
 }
 
@@ -229,7 +310,7 @@ func (rt *Runtime) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefin
 // host cannot accept (undecodable, of a kind a runner must not send) fails
 // the execution it names, as an InternalError; only a broken stream (a cut,
 // an oversized frame) fails the runtime.
-func (rt *Runtime) readLoop() {
+func (rt *runnerConn) readLoop() {
 	defer rt.loops.Done()
 	var err error
 	for {
@@ -284,20 +365,20 @@ func (rt *Runtime) readLoop() {
 	_ = rt.conn.Close()
 }
 
-func (rt *Runtime) lookup(id uint64) *execution {
+func (rt *runnerConn) lookup(id uint64) *execution {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.execs[id]
 }
 
 // failExecution ends execution id (if it is still running) with out.
-func (rt *Runtime) failExecution(id uint64, out *Outcome) {
+func (rt *runnerConn) failExecution(id uint64, out *Outcome) {
 	if ex := rt.lookup(id); ex != nil {
 		ex.post(item{end: out})
 	}
 }
 
-func (rt *Runtime) finish(f ending) {
+func (rt *runnerConn) finish(f ending) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.finished.State != stateRunning {
@@ -311,7 +392,7 @@ func (rt *Runtime) finish(f ending) {
 // driver's environment is stopped, and Close returns once the reader, the
 // writer and every tool handler goroutine have stopped. It is safe to call
 // more than once.
-func (rt *Runtime) Close() error {
+func (rt *runnerConn) Close() error {
 	var err error
 	rt.closeOnce.Do(func() {
 		rt.closing.Store(true)
@@ -438,7 +519,7 @@ type ErrorNamer interface {
 // req.Scope named the namespaces alone and the runner no longer keeps them
 // (wire 1.2 scopeUnknown: nothing ran), the execution is sent once more,
 // under a new id, with the list.
-func (rt *Runtime) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
+func (rt *runnerConn) Execute(ctx context.Context, req ExecuteRequest) (*Outcome, error) {
 	if req.Erase != nil {
 		if rt.stripsTypes {
 			out, err := rt.executeScoped(ctx, sending{req: req, typeScript: true})
@@ -469,7 +550,7 @@ type sending struct {
 // executeScoped runs one execution, sending it once more with its
 // namespaces when the runner answers that it no longer keeps the list its
 // scope names (wire 1.2 scopeUnknown: nothing ran).
-func (rt *Runtime) executeScoped(ctx context.Context, s sending) (*Outcome, error) {
+func (rt *runnerConn) executeScoped(ctx context.Context, s sending) (*Outcome, error) {
 	out, err := rt.execute(ctx, s)
 	if errors.Is(err, errScopeUnknown) {
 		// The runner no longer keeps the list the scope names (it was
@@ -493,7 +574,7 @@ var errStripRefused = errors.New("codemode: the runner did not strip the program
 
 // running is one execution between its execute message and its outcome.
 type running struct {
-	rt      *Runtime
+	rt      *runnerConn
 	s       sending
 	id      uint64
 	lim     Limits
@@ -503,7 +584,7 @@ type running struct {
 }
 
 // execute runs one execution.
-func (rt *Runtime) execute(ctx context.Context, s sending) (*Outcome, error) {
+func (rt *runnerConn) execute(ctx context.Context, s sending) (*Outcome, error) {
 	req := s.req
 	if err := req.Limits.check(); err != nil {
 		return nil, &notStartedError{err}
@@ -717,7 +798,7 @@ func (r *running) result(m *wire.Message) (*Outcome, error) {
 }
 
 // cancelInRunner tells the runner to stop execution id, without waiting.
-func (rt *Runtime) cancelInRunner(id uint64) {
+func (rt *runnerConn) cancelInRunner(id uint64) {
 	rt.out.post(&wire.Message{Kind: wire.KindCancel, Execution: id})
 }
 
@@ -728,7 +809,7 @@ type notStartedError struct{ err error }
 func (e *notStartedError) Error() string { return e.err.Error() }
 func (e *notStartedError) Unwrap() error { return e.err }
 
-func (rt *Runtime) doneErr() error {
+func (rt *runnerConn) doneErr() error {
 	f := rt.ended()
 	if f.State == stateFailed {
 		return f.Err
@@ -736,7 +817,7 @@ func (rt *Runtime) doneErr() error {
 	return ErrRuntimeClosed
 }
 
-func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) {
+func (rt *runnerConn) startCall(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) {
 	call := ToolCall{ExecutionID: req.ExecutionID, Seq: m.Seq, Namespace: m.Namespace, Tool: m.Tool, Input: m.Input, Site: m.Site, Clock: clock,
 		RandomDraws: m.RandomDraws, RandomBytes: m.RandomBytes}
 	if req.admitted != nil {
@@ -789,7 +870,7 @@ func (rt *Runtime) startCall(ctx context.Context, ex *execution, req ExecuteRequ
 // checkPrefilled runs a tool call the runner answered from the execution's
 // prefilled results (ExecuteRequest.Prefill) and returns the execution's
 // end when the host's answer is not that result.
-func (rt *Runtime) checkPrefilled(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) *Outcome {
+func (rt *runnerConn) checkPrefilled(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) *Outcome {
 	acct, err := ex.open(m)
 	defer ex.release(acct)
 	if err != nil {
@@ -886,4 +967,4 @@ func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMe
 	return out, err
 }
 
-var _ io.Closer = (*Runtime)(nil)
+var _ io.Closer = (*runnerConn)(nil)

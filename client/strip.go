@@ -17,14 +17,14 @@ type positions interface {
 }
 
 // typeStripper is an executor whose runners strip TypeScript's types
-// themselves (wire 1.4): a Runtime or Pool of the Node.js driver.
+// themselves (wire 1.4): a Runtime of the Node.js driver.
 type typeStripper interface {
 	stripsTypeScript() bool
 }
 
-func (rt *Runtime) stripsTypeScript() bool { return rt.stripsTypes }
+func (rt *runnerConn) stripsTypeScript() bool { return rt.stripsTypes }
 
-func (p *Pool) stripsTypeScript() bool { return p.stripsTypes }
+func (p *pool) stripsTypeScript() bool { return p.stripsTypes }
 
 // notStrippable finds what makes a module's meaning depend on erasing it
 // rather than blanking its types: imports (TypeScript elides those only

@@ -17,7 +17,7 @@ import (
 	"github.com/codemode-go/codemode/internal/fixtures"
 )
 
-// Runtime is what the suite tests: a *client.Runtime, or a *client.Pool.
+// Runtime is what the suite tests: a *client.Runtime (NewRuntime or NewPool).
 type Runtime interface {
 	client.Executor
 	Close() error

@@ -8,8 +8,8 @@
 //		})
 //	}
 //
-// (ExampleTestRuntime compiles it against the QuickJS driver). A
-// *client.Pool is a Runtime too, so a pool of the driver's runtimes can be
+// (ExampleTestRuntime compiles it against the QuickJS driver). A pool of
+// the driver's runners (client.NewPool) is a *client.Runtime too, and is
 // tested the same way.
 //
 // The suite creates and closes runtimes through the factory and observes
