@@ -54,6 +54,12 @@ type Server struct {
 	// {"validate": …}} set them.
 	Validate      Validation
 	ValidateTools map[string]Validation
+	// Callers, by the same tool names as Policies, says who calls each
+	// tool (contract.Policy.Callers): the model directly, programs, or
+	// both; it applies on top of the tool's policy (Approval's or
+	// Policies'). A name that matches no tool is an error as there. The
+	// configuration file's "tools": {"name": {"callers": "model"}} sets it.
+	Callers map[string]contract.Callers
 }
 
 // Approval is a server's approval rule (Server.Approval).
@@ -157,7 +163,8 @@ type configEntry struct {
 	Approval Approval   `json:"approval"`
 	Validate Validation `json:"validate"`
 	Tools    map[string]struct {
-		Validate Validation `json:"validate"`
+		Validate Validation       `json:"validate"`
+		Callers  contract.Callers `json:"callers"`
 	} `json:"tools"`
 }
 
@@ -239,6 +246,16 @@ func (e configEntry) server(n string) (Server, error) {
 			}
 			s.ValidateTools[tool] = t.Validate
 		}
+		switch t.Callers {
+		case "":
+		case contract.CallersModel, contract.CallersBoth:
+			if s.Callers == nil {
+				s.Callers = map[string]contract.Callers{}
+			}
+			s.Callers[tool] = t.Callers
+		default:
+			return Server{}, fmt.Errorf("mcpconnector: config server %q: tools[%q]: callers %q is not %q or %q", n, tool, t.Callers, contract.CallersModel, contract.CallersBoth)
+		}
 	}
 	return s, nil
 }
@@ -248,7 +265,8 @@ func (e configEntry) server(n string) (Server, error) {
 // for stdio servers or {url, headers, type} for streamable HTTP servers,
 // each with codemode's optional "approval" ("destructive", "always" or
 // "never"; see Server.Approval), "validate" ("lenient", "strict" or "off";
-// see Server.Validate) and "tools" ({"tool_name": {"validate": …}}). Each
+// see Server.Validate) and "tools" ({"tool_name": {"validate": …,
+// "callers": "model" or "both"}}; see Server.Callers). Each
 // name becomes a namespace, so it must be usable as one after
 // SanitizeToolName; servers are returned sorted by name. It returns an
 // error naming the file and the entry at fault: not JSON, no servers, an

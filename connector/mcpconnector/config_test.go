@@ -56,7 +56,7 @@ func FuzzSanitizeToolName(f *testing.F) {
 func TestParseConfig(t *testing.T) {
 	good := `{"mcpServers": {
 		"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/tmp/m.json"}},
-		"my-files": {"command": "mcp-server-filesystem", "args": ["/data"], "cwd": "/srv", "validate": "strict", "tools": {"read_file": {"validate": "off"}, "x": {}}},
+		"my-files": {"command": "mcp-server-filesystem", "args": ["/data"], "cwd": "/srv", "validate": "strict", "tools": {"read_file": {"validate": "off"}, "write_file": {"callers": "model"}, "x": {}}},
 		"remote": {"type": "http", "url": "https://example.test/mcp", "headers": {"Authorization": "Bearer x"}}
 	}}`
 	got, err := parseConfig([]byte(good))
@@ -65,7 +65,8 @@ func TestParseConfig(t *testing.T) {
 	}
 	want := []Server{
 		{Name: "memory", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}, Env: map[string]string{"MEMORY_FILE_PATH": "/tmp/m.json"}},
-		{Name: "my_files", Command: "mcp-server-filesystem", Args: []string{"/data"}, Dir: "/srv", Validate: ValidateStrict, ValidateTools: map[string]Validation{"read_file": ValidateOff}},
+		{Name: "my_files", Command: "mcp-server-filesystem", Args: []string{"/data"}, Dir: "/srv", Validate: ValidateStrict, ValidateTools: map[string]Validation{"read_file": ValidateOff},
+			Callers: map[string]contract.Callers{"write_file": contract.CallersModel}},
 		{Name: "remote", URL: "https://example.test/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -84,6 +85,7 @@ func TestParseConfig(t *testing.T) {
 		{"names collide", `{"mcpServers": {"my-x": {"command": "a"}, "my.x": {"command": "b"}}}`, `both become the namespace my_x`},
 		{"unknown validate", `{"mcpServers": {"a": {"command": "x", "validate": "loose"}}}`, `"a": validate "loose" is not "lenient", "strict" or "off"`},
 		{"unknown tool validate", `{"mcpServers": {"a": {"command": "x", "tools": {"t": {"validate": "no"}}}}}`, `"a": tools["t"]: validate "no"`},
+		{"unknown tool callers", `{"mcpServers": {"a": {"command": "x", "tools": {"t": {"callers": "agent"}}}}}`, `"a": tools["t"]: callers "agent" is not "model" or "both"`},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {

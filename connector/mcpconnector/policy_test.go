@@ -77,3 +77,31 @@ func TestApprovalFromAnnotations(t *testing.T) {
 		t.Fatalf("the down server's namespace: %+v", ns[0])
 	}
 }
+
+// TestCallersPerTool: Server.Callers marks tools the model calls directly,
+// on top of the approval rule, and a name that matches no tool keeps the
+// server out as a policy's does.
+func TestCallersPerTool(t *testing.T) {
+	connect := func(callers map[string]contract.Callers) *mcpconnector.Set {
+		set, err := mcpconnector.Connect(context.Background(), []mcpconnector.Server{{Name: "memory", Command: mcptest.Command(t, "mcp-server-memory"),
+			Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}, Callers: callers}}, mcpconnector.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { set.Close() })
+		return set
+	}
+	set := connect(map[string]contract.Callers{"delete_entities": contract.CallersModel, "read_graph": contract.CallersBoth})
+	for _, tool := range set.Namespaces()[0].Tools {
+		want := map[string]contract.Callers{"delete_entities": contract.CallersModel, "read_graph": contract.CallersBoth}[tool.Name()]
+		if got := tool.Policy().Callers; got != want {
+			t.Errorf("%s: callers %q, want %q", tool.Name(), got, want)
+		}
+		if tool.Name() == "delete_entities" && !tool.Policy().NeedsApproval(json.RawMessage(`{}`)) {
+			t.Errorf("delete_entities lost its approval rule")
+		}
+	}
+	if err := connect(map[string]contract.Callers{"nothing": contract.CallersModel}).Down()["memory"]; err == nil || !strings.Contains(err.Error(), `no tool "nothing"`) {
+		t.Fatalf("callers for a missing tool: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -71,29 +72,28 @@ func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err err
 		warnings = append(warnings, fmt.Errorf("mcp server %s: left out %s: the tool can only be called as an MCP task (execution.taskSupport \"required\"), which codemode does not call yet",
 			u.server, strings.Join(needTasks, ", ")))
 	}
-	for _, n := range slices.Sorted(mapsKeys(u.server.Policies, u.server.ValidateTools)) {
+	for _, n := range slices.Sorted(maps.Keys(u.server.settingNames())) {
 		if !used[n] && !slices.Contains(needTasks, n) {
-			return contract.Namespace{}, nil, fmt.Errorf("mcp server %s has no tool %q (a policy or validate setting names it)", u.server, n)
+			return contract.Namespace{}, nil, fmt.Errorf("mcp server %s has no tool %q (a policy, validate or callers setting names it)", u.server, n)
 		}
 	}
 	ns.Name, ns.Instructions = namespaceName(u.server), u.instructions
 	return ns, warnings, nil
 }
 
-// mapsKeys is the keys of two maps by tool name, once each.
-func mapsKeys(a map[string]contract.Policy, b map[string]Validation) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range a {
-			if !yield(k) {
-				return
-			}
-		}
-		for k := range b {
-			if _, dup := a[k]; !dup && !yield(k) {
-				return
-			}
-		}
+// settingNames are the tool names the server's per-tool settings use.
+func (s Server) settingNames() map[string]bool {
+	names := map[string]bool{}
+	for n := range s.Policies {
+		names[n] = true
 	}
+	for n := range s.ValidateTools {
+		names[n] = true
+	}
+	for n := range s.Callers {
+		names[n] = true
+	}
+	return names
 }
 
 // setting returns the value m holds for a tool, by its MCP name or its
@@ -163,6 +163,9 @@ func (u *upstream) contractTool(t *mcp.Tool, checked bool, used map[string]bool)
 	p, ok := setting(u.server.Policies, t.Name, name, used)
 	if !ok {
 		p = contract.Policy{RequiresApproval: u.server.Approval.needs(t.Annotations)}
+	}
+	if c, ok := setting(u.server.Callers, t.Name, name, used); ok {
+		p.Callers = c
 	}
 	if tool, err = tool.WithPolicy(p); err != nil {
 		return nil, fmt.Errorf("mcp server %s: %w", u.server, err)
