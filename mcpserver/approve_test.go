@@ -87,11 +87,6 @@ func testConnector(t *testing.T) contract.Namespace {
 // QuickJS runtime of the test's own.
 func handle(t *testing.T, namespaces ...contract.Namespace) *durable.Handle {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "journal.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
 	t.Cleanup(func() { d.Close() })
 	rt, err := client.NewRuntime(context.Background(), d)
@@ -99,6 +94,17 @@ func handle(t *testing.T, namespaces ...contract.Namespace) *durable.Handle {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
+	return handleOn(t, rt, namespaces...)
+}
+
+// handleOn is handle on the runtime rt.
+func handleOn(t *testing.T, rt *client.Runtime, namespaces ...contract.Namespace) *durable.Handle {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "journal.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
 	c, err := contract.NewNamespaced(namespaces...)
 	if err != nil {
 		t.Fatal(err)

@@ -62,28 +62,9 @@ func TestCallersRouting(t *testing.T) {
 	if _, err := bad.WithPolicy(contract.Policy{Callers: "everyone"}); err == nil || !strings.Contains(err.Error(), `callers "everyone"`) {
 		t.Errorf("an unknown Callers: %v", err)
 	}
-	drivers := map[string]func() (*client.Runtime, error){
-		"quickjs": func() (*client.Runtime, error) {
-			return client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{Timeout: 20 * time.Second}))
-		},
-		"node": func() (*client.Runtime, error) {
-			path := nodeForTest()
-			if path == "" {
-				return nil, exec.ErrNotFound
-			}
-			return client.NewRuntime(context.Background(), node.New(node.Options{NodePath: path}))
-		},
-	}
 	for _, name := range []string{"quickjs", "node"} {
 		t.Run(name, func(t *testing.T) {
-			rt, err := drivers[name]()
-			if err != nil {
-				if name == "node" && os.Getenv("CODEMODE_REQUIRE_NODE") == "" {
-					t.Skip(err)
-				}
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rt.Close() })
+			rt := runtimeOf(t, name)
 			cs := connectRunner(t, client.New(rt, c), mcpserver.Options{}, nil)
 			tools, err := cs.ListTools(context.Background(), nil)
 			if err != nil {
@@ -137,4 +118,31 @@ func nodeForTest() string {
 	}
 	p, _ := exec.LookPath("node")
 	return p
+}
+
+// runtimeOf is a runtime of the driver name (quickjs or node) for the
+// test; node skips where Node.js 24 is missing, unless
+// CODEMODE_REQUIRE_NODE is set.
+func runtimeOf(t *testing.T, name string) *client.Runtime {
+	t.Helper()
+	var rt *client.Runtime
+	var err error
+	switch name {
+	case "quickjs":
+		rt, err = client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{Timeout: 20 * time.Second}))
+	case "node":
+		path := nodeForTest()
+		if path == "" {
+			if os.Getenv("CODEMODE_REQUIRE_NODE") == "" {
+				t.Skip("no Node.js 24")
+			}
+			t.Fatal("no Node.js 24")
+		}
+		rt, err = client.NewRuntime(context.Background(), node.New(node.Options{NodePath: path}))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
 }

@@ -53,7 +53,12 @@ func saveSnippet(t *testing.T, h *durable.Handle, cs *mcp.ClientSession, name, c
 // snippet's schema and runs it in a new execution, answered like the code
 // tool (a pause for approval included); a deleted snippet goes.
 func TestServerListsSnippetsAsTools(t *testing.T) {
-	h := handle(t, testConnector(t))
+	for _, driver := range []string{"quickjs", "node"} {
+		t.Run(driver, func(t *testing.T) { testSnippetsAsTools(t, handleOn(t, runtimeOf(t, driver), testConnector(t))) })
+	}
+}
+
+func testSnippetsAsTools(t *testing.T, h *durable.Handle) {
 	cs := connectRunner(t, h, mcpserver.Options{SnippetsAsTools: true}, nil)
 	if names := toolNames(t, cs); !slices.Equal(names, []string{"code", "code_result"}) {
 		t.Fatalf("tools before any snippet: %q", names)
