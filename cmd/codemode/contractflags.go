@@ -167,6 +167,9 @@ func (c *contractFlags) connect(ctx context.Context, stderr io.Writer) (*mcpconn
 	if err != nil || len(servers) == 0 {
 		return nil, err
 	}
+	if err := withSignIn(servers, stderr); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(stderr, "codemode: connecting to %d MCP server(s)\n", len(servers))
 	c.joined = make(chan struct{}, 1)
 	set, err := mcpconnector.Connect(ctx, servers, mcpconnector.Options{ConnectTimeout: c.connectTimeout, Logger: lineLogger(stderr),

@@ -43,6 +43,7 @@ func commands() []command {
 		{"search", "QUERY", "tools (and, with --journal, snippets) ranked for QUERY, as codemode.search answers", cmdSearch},
 		{"describe", "TARGET", "TypeScript of a namespace, a namespace.tool or a snippet, as codemode.describe answers", cmdDescribe},
 		{"mcp", "serve", "serve the code tool over MCP (stdio, or --http)", cmdMCP},
+		{"login", "--config FILE NAME | --mcp URL", "sign in to a remote MCP server that asks for OAuth; later runs and mcp serve use the saved token", cmdLogin},
 		{"openapi", "serve", "serve one OpenAPI document over MCP: search and execute", cmdOpenAPI},
 		{"executions", "", "recent executions of --journal: status, age, pending actions", cmdExecutions},
 		{"show", "ID", "one execution: its code, tool log and value", cmdShow},

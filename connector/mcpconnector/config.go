@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,6 +36,14 @@ type Server struct {
 	// (for example Authorization).
 	URL     string
 	Headers map[string]string
+	// OAuth, when set, authorizes requests to URL as the MCP authorization
+	// specification describes
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization):
+	// the transport asks it for a token before each request and to
+	// authorize after a 401 or 403 (go-sdk's auth.AuthorizationCodeHandler
+	// runs the OAuth 2.1 flow with PKCE; codemode login and the CLI's
+	// servers use one over a token file).
+	OAuth auth.OAuthHandler
 	// Approval says which of the server's tool calls need a person's
 	// approval (their contract.Policy): ApprovalDestructive (the default,
 	// also ""), ApprovalAlways or ApprovalNever. The configuration file's

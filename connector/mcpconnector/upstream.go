@@ -124,9 +124,10 @@ func (u *upstream) open(ctx context.Context) error {
 	var cmd *exec.Cmd
 	if u.server.URL != "" {
 		transport = &mcp.StreamableClientTransport{
-			Endpoint:   u.server.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: u.server.Headers, base: http.DefaultTransport, notes: &u.tasks}},
-			MaxRetries: -1,
+			Endpoint:     u.server.URL,
+			HTTPClient:   &http.Client{Transport: headerTransport{headers: u.server.Headers, base: http.DefaultTransport, notes: &u.tasks}},
+			MaxRetries:   -1,
+			OAuthHandler: u.server.OAuth,
 		}
 	} else {
 		cmd = exec.Command(u.server.Command, u.server.Args...)
