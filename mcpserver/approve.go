@@ -76,6 +76,22 @@ func (s *server) askApproval(req *mcp.CallToolRequest) runctx.Approve {
 	}
 }
 
+// asker forwards a question from a tool's server (an upstream MCP
+// server's elicitation) to the person through req's client, within
+// ElicitTimeout.
+func (s *server) asker(req *mcp.CallToolRequest) *runctx.Asker {
+	return &runctx.Asker{Ask: func(ctx context.Context, message string, schema json.RawMessage) (string, map[string]any, error) {
+		ectx, cancel := context.WithTimeout(ctx, s.opts.ElicitTimeout)
+		defer cancel()
+		res, err := req.Session.Elicit(ectx, &mcp.ElicitParams{Message: message, RequestedSchema: schema})
+		if err != nil {
+			return "", nil, fmt.Errorf("asking the person: %w", err)
+		}
+		s.opts.Logger.Info("a tool's question answered", "action", res.Action)
+		return res.Action, res.Content, nil
+	}}
+}
+
 // finish answers an Approver's answer. While it is paused and the client
 // takes elicitation, the person decides within this call: asked in the
 // result (input requests, protocol 2026-07-28 and later: the client

@@ -325,6 +325,11 @@ func (h *codeHandler) run(ctx context.Context, req *mcp.CallToolRequest, code st
 		// in results, and a plain run cannot wait for the next call).
 		ctx = runctx.WithApprove(ctx, s.askApproval(req))
 	}
+	if s.elicits(req) && !multiRoundTrip(req) {
+		// A tool's server may ask the person a question while a call runs
+		// (an upstream MCP server's elicitation): it is forwarded here.
+		ctx = runctx.WithAsker(ctx, s.asker(req))
+	}
 	ctx = progressOf(ctx).withRun(ctx)
 	// Every program's in-flight bytes are also the server's.
 	answer, err := codetool.Run(membudget.WithShared(ctx, s.inFlight), h.r, h.tool.Checker, code)

@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 		os.Stdout.Write(out)
 		os.Exit(0)
 	}
+	if len(os.Args) == 3 && os.Args[1] == "-conformance-agent" {
+		os.Exit(conformanceAgent(os.Args[2]))
+	}
 	if len(os.Args) == 2 && os.Args[1] == "-print-env" {
 		// A tool command that answers with its own environment.
 		out, _ := json.Marshal(map[string][]string{"env": os.Environ()})

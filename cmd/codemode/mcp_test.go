@@ -254,35 +254,7 @@ func killMarked(t *testing.T, mark, what string) {
 
 // TestMCPServeHTTP serves the code tool over streamable HTTP.
 func TestMCPServeHTTP(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--mcp", mcptest.Command(t, "mcp-server-everything"), "--http", "127.0.0.1:0", "--no-check")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
-	lines := bufio.NewScanner(stderr)
-	url := ""
-	for lines.Scan() {
-		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
-			url = m[1]
-			break
-		}
-	}
-	if url == "" {
-		t.Fatal("the server did not say where it listens")
-	}
-	go func() {
-		for lines.Scan() {
-		}
-	}()
+	url := serveHTTP(t, "--mcp", mcptest.Command(t, "mcp-server-everything"), "--no-check")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
@@ -295,4 +267,42 @@ sum`)
 	if isErr || !strings.Contains(texts[0], "42") {
 		t.Fatalf("answer %q (error %v)", texts, isErr)
 	}
+}
+
+// serveHTTP starts `codemode mcp serve --http 127.0.0.1:0` with args (this
+// test binary) for the test, and returns its URL once it listens.
+func serveHTTP(t *testing.T, args ...string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, append([]string{"-codemode-cli", "mcp", "serve", "--http", "127.0.0.1:0"}, args...)...)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	drained := make(chan struct{})
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		<-drained
+		cmd.Wait()
+	})
+	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	lines := bufio.NewScanner(stderr)
+	url := ""
+	for url == "" && lines.Scan() {
+		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	go func() { // ends when the server's stderr closes, which Cleanup awaits
+		defer close(drained)
+		for lines.Scan() {
+		}
+	}()
+	if url == "" {
+		t.Fatal("the server did not say where it listens")
+	}
+	return url
 }

@@ -55,6 +55,7 @@ type upstream struct {
 	redact       redactor
 	tasks        taskNotes
 	log          *slog.Logger // never nil
+	askers       askers       // the runs calling the server, whose person a question goes to
 
 	mu      sync.Mutex
 	session *mcp.ClientSession
@@ -69,7 +70,8 @@ type upstream struct {
 // server, with the tail of a stdio server's standard error, when the
 // server cannot be started, does not speak MCP or fails to list its tools.
 func connect(ctx context.Context, s Server, log *slog.Logger) (*upstream, error) {
-	u := &upstream{server: s, client: mcp.NewClient(&clientInfo, nil), stderr: tail.New(stderrTail), redact: newRedactor(s), log: log}
+	u := &upstream{server: s, stderr: tail.New(stderrTail), redact: newRedactor(s), log: log}
+	u.client = mcp.NewClient(&clientInfo, &mcp.ClientOptions{ElicitationHandler: u.elicit})
 	if err := u.open(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, u.errorf("%w", context.Cause(ctx))
@@ -211,6 +213,7 @@ func (u *upstream) live(ctx context.Context) (*mcp.ClientSession, error) {
 // reached, is an error naming the server (the next call starts it again);
 // cancelling ctx abandons the call and returns ctx's error.
 func (u *upstream) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	defer u.askers.enter(ctx)()
 	session, err := u.live(ctx)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,10 @@ const (
 	// Quirks serves the real servers' tools of testdata/ (their input
 	// schemas as exported), each answering with the arguments it received.
 	Quirks = "quirks"
+	// Asks serves a tool "ask" that asks the person (an elicitation) for
+	// a name, with the default "Ada", and a count, and answers with the
+	// action and fields it got back as JSON.
+	Asks = "asks"
 )
 
 //go:embed testdata/*.json
@@ -75,6 +79,8 @@ func Play() {
 		serve(echoTools("echo"))
 	case Quirks:
 		serve(quirkTools())
+	case Asks:
+		serveAsks()
 	}
 	fmt.Fprintf(os.Stderr, "mcptest: no server %q\n", kind)
 	os.Exit(2)
@@ -144,4 +150,26 @@ func QuirkSchema(t testing.TB, name string) json.RawMessage {
 	}
 	t.Fatalf("mcptest: no tool %s in testdata", name)
 	return nil
+}
+
+// serveAsks serves the Asks server over stdio and exits.
+func serveAsks() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mcptest-asks", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "ask", Description: "Asks the person for a name.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// Asked in the result (SEP-2322); the go-sdk asks older clients
+			// by a request of its own and calls the handler again.
+			res, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Which name?", RequestedSchema: json.RawMessage(
+					`{"type":"object","properties":{"name":{"type":"string","default":"Ada"},"count":{"type":"integer"}}}`)}}}, nil
+			}
+			out, _ := json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil
+		})
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }

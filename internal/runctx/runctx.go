@@ -49,3 +49,25 @@ func ProgressFrom(ctx context.Context) func(Progress) {
 	p, _ := ctx.Value(progressKey{}).(func(Progress))
 	return p
 }
+
+// Asker puts a question from a tool's server to the person the run
+// belongs to (an MCP elicitation: message and the JSON Schema of the
+// answer's fields). It returns "accept" with the answer's fields,
+// "decline" or "cancel". One Asker stands for one run: the connector
+// tells runs apart by its address.
+type Asker struct {
+	Ask func(ctx context.Context, message string, schema json.RawMessage) (action string, content map[string]any, err error)
+}
+
+type askerKey struct{}
+
+// WithAsker returns ctx carrying a.
+func WithAsker(ctx context.Context, a *Asker) context.Context {
+	return context.WithValue(ctx, askerKey{}, a)
+}
+
+// AskerFrom returns the Asker ctx carries, or nil.
+func AskerFrom(ctx context.Context) *Asker {
+	a, _ := ctx.Value(askerKey{}).(*Asker)
+	return a
+}

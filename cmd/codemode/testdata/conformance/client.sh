@@ -11,5 +11,6 @@ auth/*)
 esac
 case "$MCP_CONFORMANCE_SCENARIO" in
 initialize) $CODEMODE types --mcp "$url" ;; # the handshake and the tool list (none)
+elicitation-*) $CODEMODE_AGENT "$url" ;;      # mcp serve forwards the server's question to its own client
 *) $CODEMODE run --mcp "$url" --approval never "$CONFORMANCE_PROGRAM" ;;
 esac

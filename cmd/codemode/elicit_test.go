@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-go/codemode/internal/mcptest"
+)
+
+// asksConfig writes an mcpServers file for the test server that asks the
+// person a question (mcptest.Asks), as the namespace "asks".
+func asksConfig(t *testing.T) string {
+	t.Helper()
+	command, env := mcptest.Server(t, mcptest.Asks, "")
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"asks": map[string]any{"command": command, "env": env}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "asks.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMCPServeForwardsQuestions: an upstream server's question during a
+// call reaches the person through mcp serve's own client, which sees which
+// server asks; the fields the person left out get the schema's defaults
+// (SEP-1034). codemode run, with nobody to ask, declines and says so.
+func TestMCPServeForwardsQuestions(t *testing.T) {
+	config := asksConfig(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"count": 2}}, nil
+		}})
+	cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--config", config, "--no-check", "--journal", "")
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// A protocol before 2026-07-28: a server may ask while a call runs.
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	texts, _, isErr := code(t, session, `await asks.ask({})`)
+	if isErr || len(asked) != 1 || asked[0] != "The MCP server asks asks: Which name?" {
+		t.Fatalf("answer %q (error %v) after questions %q", texts, isErr, asked)
+	}
+	if a := answerOf(t, texts); !strings.Contains(string(a.Value), `"action":"accept"`) || !strings.Contains(string(a.Value), `"content":{"count":2,"name":"Ada"}`) {
+		t.Fatalf("the server got %s", a.Value)
+	}
+
+	program := filepath.Join(t.TempDir(), "ask.ts")
+	if err := os.WriteFile(program, []byte(`await asks.ask({})`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exit, stdout, stderr := runCLI(t, "run", "--config", config, "--journal", "", program)
+	if exit != 0 || !strings.Contains(stdout, `"action":"decline"`) || !strings.Contains(stderr, `MCP server asks asked "Which name?"; declined: nobody can be asked`) {
+		t.Fatalf("run: exit %d\nstdout %s\nstderr %s", exit, stdout, stderr)
+	}
+}

@@ -1,0 +1,130 @@
+package mcpconnector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-go/codemode/internal/runctx"
+)
+
+// askers are the runs with calls in flight on one server, by the Asker
+// their context carries (the MCP server's client session of that run),
+// with how many calls each has there.
+type askers struct {
+	mu sync.Mutex
+	n  map[*runctx.Asker]int
+	// calls counts every call in flight, with an Asker or without.
+	calls int
+}
+
+// enter notes a call of ctx's run; the returned func notes its end.
+func (a *askers) enter(ctx context.Context) func() {
+	asker := runctx.AskerFrom(ctx)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.calls++
+	if asker != nil {
+		if a.n == nil {
+			a.n = map[*runctx.Asker]int{}
+		}
+		a.n[asker]++
+	}
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.calls--
+		if asker != nil {
+			if a.n[asker]--; a.n[asker] == 0 {
+				delete(a.n, asker)
+			}
+		}
+	}
+}
+
+// only returns the one run whose person a question of the server goes to:
+// the server asks while calls are in flight, and a question is forwarded
+// only when they all belong to one run that can ask. Otherwise it says why
+// not.
+func (a *askers) only() (*runctx.Asker, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.calls == 0:
+		return nil, "no program is calling the server, so nobody can be asked"
+	case len(a.n) == 1 && a.n[firstKey(a.n)] == a.calls:
+		return firstKey(a.n), ""
+	case len(a.n) == 0:
+		return nil, "nobody can be asked (codemode run has no person to ask; an MCP client is asked when it declared elicitation and speaks a protocol before 2026-07-28)"
+	}
+	return nil, "several programs are calling the server at once, and codemode cannot tell whose question it is"
+}
+
+func firstKey(m map[*runctx.Asker]int) *runctx.Asker {
+	for k := range m {
+		return k
+	}
+	return nil
+}
+
+// elicit answers the server's elicitation request: forwarded to the person
+// of the run the question belongs to, with the schema's defaults filled in
+// for fields the person left out (SEP-1034:
+// https://github.com/modelcontextprotocol/modelcontextprotocol/issues/1034),
+// or declined with a log line saying what was asked and why nobody was.
+func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	p := req.Params
+	// Asked in a call's result (SEP-2322), the question comes with the
+	// call's context; asked by a request of the server's own (older
+	// protocols), it goes to the run calling the server.
+	asker, why := runctx.AskerFrom(ctx), ""
+	if asker == nil {
+		asker, why = u.askers.only()
+	}
+	if asker == nil || p.Mode == "url" {
+		if asker != nil {
+			why = "codemode forwards form questions only, not URL-mode ones"
+		}
+		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; declined: %s", namespaceName(u.server), u.redact.clean(p.Message), why))
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	schema, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %s: elicitation schema: %w", u.server, err)
+	}
+	action, content, err := asker.Ask(ctx, fmt.Sprintf("The MCP server %s asks: %s", namespaceName(u.server), p.Message), schema)
+	if err != nil {
+		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; cancelled: %v", namespaceName(u.server), u.redact.clean(p.Message), err))
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	if action != "accept" {
+		return &mcp.ElicitResult{Action: action}, nil
+	}
+	return &mcp.ElicitResult{Action: action, Content: withDefaults(content, schema)}, nil
+}
+
+// withDefaults fills in, for each top-level property of schema that
+// content lacks, the property's "default" (SEP-1034).
+func withDefaults(content map[string]any, schema json.RawMessage) map[string]any {
+	var s struct {
+		Properties map[string]struct {
+			Default any `json:"default"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return content
+	}
+	for name, prop := range s.Properties {
+		if _, ok := content[name]; ok || prop.Default == nil {
+			continue
+		}
+		if content == nil {
+			content = map[string]any{}
+		}
+		content[name] = prop.Default
+	}
+	return content
+}
