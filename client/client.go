@@ -13,6 +13,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/codemode-go/codemode/contract"
@@ -210,6 +211,10 @@ type RunOptions struct {
 	// ("execute_tool namespace.tool": seq, error, the schema check that
 	// failed), children of the span in ctx. Nil records nothing.
 	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, records the run's OpenTelemetry metrics
+	// (see MeterName): runs by outcome and their durations, tool calls by
+	// tool and how they ended, and their durations. Nil records nothing.
+	MeterProvider metric.MeterProvider
 }
 
 // Run executes one agent-authored TypeScript ES module. It does not
@@ -300,13 +305,17 @@ func (c *Client) scopeNames() []string {
 
 // run runs p.
 func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outcome, err error) {
-	tel := telemetry{fn: withProgress(opts.OnTelemetry, runctx.ProgressFrom(ctx))}
+	metrics := startMetrics(opts.MeterProvider)
+	tel := telemetry{fn: metrics.observe(withProgress(opts.OnTelemetry, runctx.ProgressFrom(ctx)))}
 	execID := opts.ExecutionID
 	if execID == "" {
 		execID = newExecutionID()
 	}
 	ctx, tr := startRun(ctx, opts.TracerProvider, execID, c.rt)
-	defer func() { tr.end(out, err) }()
+	defer func() {
+		tr.end(out, err)
+		metrics.end(out, err)
+	}()
 	input, err := c.input(ctx, opts.Input, tr)
 	if err != nil {
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/codemode-go/codemode/client"
@@ -78,6 +79,10 @@ type Options struct {
 	// or replayed, and the journal's transitions ("codemode.journal.approve",
 	// ".reject", ".rollback", ".expire"). Nil records nothing.
 	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, records each pass's OpenTelemetry metrics
+	// as the client does (client.RunOptions.MeterProvider). Nil records
+	// nothing.
+	MeterProvider metric.MeterProvider
 }
 
 // Handle is a durable code-mode runtime: one runtime name's history in a

@@ -37,6 +37,7 @@ func (h *Handle) runPass(ctx context.Context, e *store.Execution) (answer codeto
 		Prefill: p.prefill(),
 		// Spans for the pass's execution and tool calls.
 		TracerProvider: h.opts.TracerProvider,
+		MeterProvider:  h.opts.MeterProvider,
 		OnTelemetry: func(ev client.Event) {
 			if ev.Kind == client.EventProgramOutput {
 				logs.Add(ev.Stream, ev.Text)

@@ -132,6 +132,9 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, execute codetool.Ru
 	fill := openAPIFiller(conn, opts, ex.Description())
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	s := newServer(opts)
+	if err := s.observeTurns(opts.MeterProvider); err != nil {
+		return nil, err
+	}
 	yes, no := true, false
 	searchOpts := opts.Tool
 	searchOpts.Description = fill(searchDescription, search.TypeDefinitions())

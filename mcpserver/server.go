@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
@@ -105,6 +106,10 @@ type Options struct {
 	// like another tool of the server is left out. It needs a runner that
 	// keeps snippets (a *durable.Handle); New returns an error otherwise.
 	SnippetsAsTools bool
+	// MeterProvider, when set, records the server's OpenTelemetry gauges:
+	// codemode.mcp.programs.running and codemode.mcp.programs.queued. (The
+	// programs' own metrics are the runner's: client.RunOptions.MeterProvider.)
+	MeterProvider metric.MeterProvider
 }
 
 // WithDefaults fills the zero fields of o.
@@ -157,6 +162,9 @@ func New(r codetool.Runner, opts Options) (*mcp.Server, error) {
 	opts = opts.WithDefaults()
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	s := newServer(opts)
+	if err := s.observeTurns(opts.MeterProvider); err != nil {
+		return nil, err
+	}
 	h, err := s.addCodeTool(srv, codeTool{name: codetool.Name, runner: r, title: "Run a TypeScript program over the tools", options: opts.Tool})
 	if err != nil {
 		return nil, err

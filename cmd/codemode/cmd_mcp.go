@@ -15,6 +15,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/internal/ops"
 	"github.com/codemode-go/codemode/mcpserver"
 )
 
@@ -35,6 +36,7 @@ type serveFlags struct {
 	sessionIdle    time.Duration
 	bodyTimeout    time.Duration
 	elicitDeadline time.Duration
+	admin          adminFlags
 }
 
 // timeoutGrace is how long past a program's deadline the MCP server waits
@@ -56,6 +58,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.sessionIdle, "session-idle", hd.SessionIdle, "--http: close a session with no request for this long")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", hd.BodyTimeout, "--http: bound on reading one request's body")
 	fs.DurationVar(&f.elicitDeadline, "elicit-timeout", 10*time.Minute, "how long a person asked through the client has to decide")
+	f.admin.register(fs)
 }
 
 // check validates the flags.
@@ -82,6 +85,9 @@ func (f *serveFlags) options(stderr io.Writer, logf func(string, ...any)) (mcpse
 	// with a TimeoutError answer; the server's bound is a backstop.
 	opts := mcpserver.Options{MaxTokens: f.maxTokens, Logger: stderrLogger(stderr), Timeout: f.timeout + timeoutGrace, MaxExecutions: f.maxExec,
 		MaxQueued: f.maxQueue, MaxExecutionsPerSession: f.maxPerSession, NoElicitation: f.noElicitation, ElicitTimeout: f.elicitDeadline, MaxInFlightBytes: f.maxInFlightMiB << 20}
+	if f.admin.metrics != nil {
+		opts.MeterProvider = f.admin.metrics.Provider
+	}
 	if f.http == "" {
 		opts.MaxExecutionsPerSession = f.maxExec // stdio: one client, the only session
 	}
@@ -212,7 +218,12 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 	if ln != nil {
 		defer ln.Close()
 	}
-	s, err := openSession(ctx, sessionOptions{command: "mcp serve", cf: c.cf, jf: c.jf, rf: c.rf, timeout: c.sf.timeout, run: client.RunOptions{Fetch: c.fetch}}, stderr)
+	stopMetrics, err := c.sf.admin.start(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	s, err := openSession(ctx, sessionOptions{command: "mcp serve", cf: c.cf, jf: c.jf, rf: c.rf, timeout: c.sf.timeout, run: c.sf.admin.withMetrics(client.RunOptions{Fetch: c.fetch})}, stderr)
 	if err != nil {
 		return err
 	}
@@ -241,6 +252,11 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 	if err != nil {
 		return usageError{"mcp serve: " + err.Error()}
 	}
+	stopAdmin, err := c.sf.admin.serve([]ops.Check{runtimeCheck(s.ex), journalCheck(s.handle), mcpServersCheck(c.cf)}, logf)
+	if err != nil {
+		return err
+	}
+	defer stopAdmin()
 	what := fmt.Sprintf("the code tool (%d tools)", len(runner.Contract().Tools()))
 	if s.handle != nil {
 		what += ", journal " + redactDSN(c.jf.path)

@@ -133,7 +133,7 @@ func TestConformanceServer(t *testing.T) {
 		t.Skip("the conformance suite takes a while")
 	}
 	suite := mcptest.Command(t, "conformance")
-	url := serveHTTP(t, "--tools", filepath.Join("..", "..", "examples", "cli", "tools.json"), "--no-check")
+	url, _ := serveHTTP(t, "--tools", filepath.Join("..", "..", "examples", "cli", "tools.json"), "--no-check")
 	for _, scenario := range conformanceServerScenarios {
 		t.Run(scenario, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

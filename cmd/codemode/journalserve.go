@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/internal/ops"
 	"github.com/codemode-go/codemode/journalui"
 )
 
@@ -50,6 +52,8 @@ func cmdJournal(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	timeout := fs.Duration("timeout", 30*time.Second, "a replay's deadline")
 	var rf runtimeFlags
 	rf.register(fs)
+	var af adminFlags
+	af.register(fs)
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
 			fmt.Fprint(stdout, journalServeUsage)
@@ -81,11 +85,22 @@ func cmdJournal(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	names := strings.Split(jf.name, ",")
 	jf.name = strings.TrimSpace(names[0])
-	s, err := openSession(ctx, sessionOptions{command: "journal serve", cf: &cf, jf: &jf, rf: &rf, timeout: *timeout}, stderr)
+	stopMetrics, err := af.start(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer stopMetrics()
+	s, err := openSession(ctx, sessionOptions{command: "journal serve", cf: &cf, jf: &jf, rf: &rf, timeout: *timeout, run: af.withMetrics(client.RunOptions{})}, stderr)
 	if err != nil {
 		return 0, err
 	}
 	defer s.close()
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
+	stopAdmin, err := af.serve([]ops.Check{runtimeCheck(s.ex), journalCheck(s.handle)}, logf)
+	if err != nil {
+		return 0, err
+	}
+	defer stopAdmin()
 	handles := []*durable.Handle{s.handle}
 	for _, n := range names[1:] {
 		h, err := s.handleFor(strings.TrimSpace(n))

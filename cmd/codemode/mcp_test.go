@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -254,7 +256,7 @@ func killMarked(t *testing.T, mark, what string) {
 
 // TestMCPServeHTTP serves the code tool over streamable HTTP.
 func TestMCPServeHTTP(t *testing.T) {
-	url := serveHTTP(t, "--mcp", mcptest.Command(t, "mcp-server-everything"), "--no-check")
+	url, _ := serveHTTP(t, "--mcp", mcptest.Command(t, "mcp-server-everything"), "--no-check")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
@@ -270,8 +272,9 @@ sum`)
 }
 
 // serveHTTP starts `codemode mcp serve --http 127.0.0.1:0` with args (this
-// test binary) for the test, and returns its URL once it listens.
-func serveHTTP(t *testing.T, args ...string) string {
+// test binary) for the test, and returns its URL once it listens, with
+// the lines it wrote to stderr before.
+func serveHTTP(t *testing.T, args ...string) (url string, before []string) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -288,13 +291,13 @@ func serveHTTP(t *testing.T, args ...string) string {
 		<-drained
 		cmd.Wait()
 	})
-	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	addr := regexp.MustCompile(`serving .* on (http://127\.0\.0\.1:\d+)`)
 	lines := bufio.NewScanner(stderr)
-	url := ""
 	for url == "" && lines.Scan() {
 		if m := addr.FindStringSubmatch(lines.Text()); m != nil {
 			url = m[1]
 		}
+		before = append(before, lines.Text())
 	}
 	go func() { // ends when the server's stderr closes, which Cleanup awaits
 		defer close(drained)
@@ -304,5 +307,53 @@ func serveHTTP(t *testing.T, args ...string) string {
 	if url == "" {
 		t.Fatal("the server did not say where it listens")
 	}
-	return url
+	return url, before
+}
+
+// TestMCPServeAdmin: --admin serves health, readiness and the metrics of
+// the programs the server ran, in the Prometheus text format.
+func TestMCPServeAdmin(t *testing.T) {
+	url, before := serveHTTP(t, "--tools", filepath.Join("..", "..", "examples", "cli", "tools.json"), "--no-check", "--admin", "127.0.0.1:0")
+	admin := ""
+	for _, line := range before {
+		if m := regexp.MustCompile(`metrics on (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(line); m != nil {
+			admin = m[1]
+		}
+	}
+	if admin == "" {
+		t.Fatalf("no admin address in %q", before)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if texts, _, isErr := code(t, s, `(await codemode.getWeather({ location: "Oslo" })).location`); isErr {
+		t.Fatalf("program failed: %q", texts)
+	}
+	get := func(path string) (int, string) {
+		t.Helper()
+		res, err := http.Get(admin + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, "runtime: ok") {
+		t.Errorf("/readyz: %d %q", code, body)
+	}
+	code, body := get("/metrics")
+	for _, want := range []string{`codemode_executions_total{`, `outcome="success"`, `codemode_tool_calls_total{`, `codemode_tool="codemode.getWeather"`,
+		`codemode_mcp_programs_running`, `codemode_execution_duration_seconds_bucket`} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s (%d):\n%s", want, code, lastBytes(body, 3000))
+		}
+	}
 }

@@ -10,9 +10,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/connector/openapi"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/ops"
 	"github.com/codemode-go/codemode/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -168,12 +170,23 @@ func (o *openapiServe) server(ctx context.Context, conn *openapi.Connector, stde
 	if err != nil {
 		return nil, "", nil, err
 	}
-	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout}, stderr)
+	stopMetrics, err := o.sf.admin.start(ctx)
 	if err != nil {
 		return nil, "", nil, err
 	}
+	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout, run: o.sf.admin.withMetrics(client.RunOptions{})}, stderr)
+	if err != nil {
+		stopMetrics()
+		return nil, "", nil, err
+	}
+	stopAdmin, err := o.sf.admin.serve([]ops.Check{runtimeCheck(s.ex), journalCheck(s.handle)}, logf)
+	if err != nil {
+		s.close()
+		stopMetrics()
+		return nil, "", nil, err
+	}
 	opts, closeChecker := o.sf.options(stderr, logf)
-	closeAll := func() { closeChecker(); s.close() }
+	closeAll := func() { stopAdmin(); closeChecker(); s.close(); stopMetrics() }
 	what := "the search and execute tools"
 	var srv *mcp.Server
 	if o.toolsMode == "per-operation" {

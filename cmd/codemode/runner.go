@@ -78,6 +78,11 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := warmUp(ctx, local, f.runtime, log); err != nil {
 		return err
 	}
+	stopAdmin, err := f.admin.serveRunner(ctx, srv, f.maxConns, func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) })
+	if err != nil {
+		return err
+	}
+	defer stopAdmin()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("codemode runner: serving", "listen", l.Addr().String(), "runtime", f.runtime, "tls", tlsConfig != nil, "mutual-tls", f.tlsClientCA != "", "max-connections", f.maxConns)
@@ -98,6 +103,7 @@ type runnerFlags struct {
 	perAddress, perNetwork       int
 	idle, handshake, timeout     time.Duration
 	authTimeout, drainTimeout    time.Duration
+	admin                        adminFlags
 }
 
 // parseRunnerServe parses and checks runner serve's flags.
@@ -106,6 +112,7 @@ func parseRunnerServe(args []string, stdout io.Writer) (*runnerFlags, error) {
 	fs := flag.NewFlagSet("runner serve", flag.ContinueOnError)
 	fs.StringVar(&f.listen, "listen", "", "address to listen on: host:port or unix:/path (required)")
 	fs.StringVar(&f.runtime, "runtime", "quickjs", "local runtime for each connection: quickjs or node")
+	f.admin.register(fs)
 	fs.IntVar(&f.maxConns, "max-connections", 64, "connections with a runtime at once; more are refused")
 	fs.DurationVar(&f.idle, "idle-timeout", 0, "close a connection with nothing in flight and no traffic for this long (0: never)")
 	fs.DurationVar(&f.handshake, "handshake-timeout", 10*time.Second, "bound on TLS, authentication and a runtime's boot")

@@ -234,7 +234,7 @@ func (s *session) handleFor(name string) (*durable.Handle, error) {
 // handleOver is a durable handle on the session's journal for the runtime
 // name, over c.
 func (s *session) handleOver(c *contract.Contract, name string) (*durable.Handle, error) {
-	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider})
+	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider, MeterProvider: s.run.MeterProvider})
 }
 
 // runnerOver is a runner like the session's over c, a contract that grew
