@@ -92,6 +92,8 @@ type pull struct {
 }
 type issueIn struct {
 	Title string `json:"title"`
+	Memo  string `json:"memo,omitempty"`
+	To    string `json:"to,omitempty"`
 }
 type issue struct {
 	ID    int    `json:"id"`
@@ -266,4 +268,15 @@ func pauseInAnotherProcess(t *testing.T, path, mode string) string {
 		t.Fatalf("child's run did not pause: %s", raw)
 	}
 	return out.ExecutionID
+}
+
+// pendingOf is the pending actions of e as the code tool answers them.
+func pendingOf(e *store.Execution) []codetool.Pending {
+	var p []codetool.Pending
+	for _, l := range e.Log {
+		if l.State == store.EntryPending {
+			p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args})
+		}
+	}
+	return p
 }
