@@ -131,6 +131,11 @@ func TestBrowserRejectOneOfTwoParallelActions(t *testing.T) {
 	if s := text(t, ctx, "#status"); s != "rejected" {
 		t.Errorf("status %q", s)
 	}
+	for i, want := range []string{"rejected", "not run"} {
+		if s := text(t, ctx, fmt.Sprintf(`tr[data-seq="%d"] .badge`, int(seqs[i]))); s != want {
+			t.Errorf("action %d reads %q, want %q", int(seqs[i]), s, want)
+		}
+	}
 	if created, _ := f.svc.snapshot(); len(created) != 0 {
 		t.Errorf("an action of a rejected run ran: %q", created)
 	}

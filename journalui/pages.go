@@ -32,7 +32,7 @@ var statuses = []store.Status{store.StatusPaused, store.StatusRunning, store.Sta
 	store.StatusError, store.StatusRejected, store.StatusRolledBack}
 
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"lower": strings.ToLower, "status": statusLabel, "entry": entryLabel}
+	funcs := template.FuncMap{"lower": strings.ToLower, "status": statusLabel}
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"list", "detail", "login"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/templates/layout.html", "assets/templates/"+name+".html")
@@ -313,6 +313,7 @@ type entryView struct {
 	Seq              uint64
 	Call             string
 	State            store.EntryState
+	Label            string // the state in words
 	Args             *node
 	Result           *node
 	Error            string
@@ -441,7 +442,14 @@ func entryOf(l store.Entry) entryView {
 	ev := entryView{Seq: l.Seq, State: l.State, Args: tree(l.Args), Result: tree(l.Result), Error: bounded(l.Error),
 		Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral,
 		Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
-	ev.Call = l.Connector + "." + l.Method
+	ev.Call, ev.Label = l.Connector+"."+l.Method, entryLabel(l.State)
+	switch {
+	case l.State != store.EntryError:
+	case l.Error == "rejected by user":
+		ev.Label = "rejected"
+	case strings.HasPrefix(l.Error, "not run:"):
+		ev.Label = "not run"
+	}
 	if ev.Step {
 		var a struct {
 			Name string `json:"name"`
