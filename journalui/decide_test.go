@@ -101,6 +101,9 @@ func TestBrowserApprovingALoopSaysItPausedAgain(t *testing.T) {
 	if s := text(t, ctx, "#notice"); s != "Approved: the action ran and the run completed." {
 		t.Errorf("the last approval's notice reads %q", s)
 	}
+	if s := eval[string](t, ctx, `document.activeElement.id`); s != "notice" {
+		t.Errorf("after the click the focus is on %q, not on what happened", s)
+	}
 	if created, _ := f.svc.snapshot(); len(created) != 3 {
 		t.Errorf("created %q, want 3 issues", created)
 	}
@@ -185,6 +188,51 @@ func TestBrowserSaysWhenSomeoneElseDecidedFirst(t *testing.T) {
 				t.Errorf("status %q, want %q", s, tt.status)
 			}
 		})
+	}
+}
+
+// A reject that wins against an approval's replay (the replay is held
+// before the program reaches the approved action) is what the page says
+// after the click: the action did not run, not "Approved".
+func TestBrowserSaysARejectWonAgainstTheApproval(t *testing.T) {
+	f := newFixture(t)
+	id := f.paused(t, `async () => {
+  await github.wait({ repo: "hold" });
+  await github.create_issue({ title: "contested" });
+}`)
+	srv, ctx := browse(t, f, journalui.Options{})
+	run(t, ctx, chromedp.Navigate(srv.URL+"/executions/"+id))
+	entered, release := make(chan struct{}), make(chan struct{})
+	f.svc.mu.Lock()
+	f.svc.gate = func() { close(entered); <-release }
+	f.svc.mu.Unlock()
+	clicked := make(chan error, 1)
+	go func() {
+		_, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("#approve")))
+		clicked <- err
+	}()
+	select {
+	case <-entered:
+	case err := <-clicked:
+		t.Fatalf("the approval ended before its replay reached the held call: %v", err)
+	}
+	ok, err := f.h.Reject(context.Background(), id, 2)
+	close(release)
+	if err != nil || !ok {
+		t.Fatalf("the reject during the replay: %v %v", ok, err)
+	}
+	if err := <-clicked; err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "reject-won")
+	if s := text(t, ctx, "#notice"); !strings.HasPrefix(s, "Not run: someone else rejected the run") {
+		t.Errorf("the notice reads %q", s)
+	}
+	if s := text(t, ctx, "#status"); s != "rejected" {
+		t.Errorf("status %q", s)
+	}
+	if created, _ := f.svc.snapshot(); len(created) != 0 {
+		t.Errorf("the contested action ran: %q", created)
 	}
 }
 

@@ -256,7 +256,7 @@ func summary(e *store.Execution) string {
 	case store.StatusRunning:
 		return "running"
 	case store.StatusRolledBack:
-		return fmt.Sprintf("%d action(s) undone; %s", countState(e, store.EntryReverted), cut(e.Error, 120))
+		return strings.TrimSuffix(fmt.Sprintf("%d action(s) undone; %s", countState(e, store.EntryReverted), cut(e.Error, 120)), "; ")
 	}
 	return cut(e.Error, 160)
 }

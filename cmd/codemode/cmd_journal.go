@@ -303,6 +303,9 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\tSTATE\tACTION\tRESULT")
 		for _, l := range e.Log {
+			if l.Connector == "codemode" && l.Method == "step_end" {
+				continue // the end of a codemode.step: nothing a person needs
+			}
 			res := escapeControls(cut(string(l.Result), 60))
 			switch {
 			case l.Error != "":
