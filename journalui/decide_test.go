@@ -313,3 +313,19 @@ func cut(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// The login's next is followed only to a path of this origin: a tab that
+// browsers strip ("/\t/evil.example/" becomes "//evil.example/") does not
+// lead elsewhere.
+func TestBrowserLoginStaysOnThisOrigin(t *testing.T) {
+	f := newFixture(t)
+	const secret = "s3cret-token-for-the-test"
+	srv := serve(t, newUI(t, journalui.Options{Token: secret}, f.h))
+	ctx := tab(t)
+	run(t, ctx, chromedp.Navigate(srv.URL+"/login?next=%2F%09%2Fevil.example%2F"))
+	run(t, ctx, chromedp.SendKeys(chromedp.CSS("#token"), secret))
+	click(t, ctx, "#login")
+	if origin, path := eval[string](t, ctx, `location.origin`), eval[string](t, ctx, `location.pathname`); origin != srv.URL || path != "/" {
+		t.Errorf("after the login the page is %s%s, want %s/", origin, path, srv.URL)
+	}
+}
