@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,8 +284,9 @@ func TestBrowserPagesPassAnAccessibilityCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, ctx := browse(t, f, journalui.Options{})
-	for _, page := range []string{"/", "/executions/" + paused, "/executions/" + done} {
-		run(t, ctx, chromedp.Navigate(srv.URL+page))
+	login := serve(t, newUI(t, journalui.Options{Token: "t"}, f.h))
+	for _, page := range []string{srv.URL + "/", srv.URL + "/executions/" + paused, srv.URL + "/executions/" + done, login.URL + "/login"} {
+		run(t, ctx, chromedp.Navigate(page))
 		eval[bool](t, ctx, string(axe)+";true")
 		raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 3)}))))`, chromedp.EvalAwaitPromise))
 		if err != nil {
@@ -327,5 +329,37 @@ func TestBrowserLoginStaysOnThisOrigin(t *testing.T) {
 	click(t, ctx, "#login")
 	if origin, path := eval[string](t, ctx, `location.origin`), eval[string](t, ctx, `location.pathname`); origin != srv.URL || path != "/" {
 		t.Errorf("after the login the page is %s%s, want %s/", origin, path, srv.URL)
+	}
+}
+
+// A keyboard alone decides: Tab reaches the arguments, then "Reject and
+// end the run", then "Approve and continue", in reading order; Enter
+// approves, and the focus lands on what happened.
+func TestBrowserKeyboardDecides(t *testing.T) {
+	f := newFixture(t)
+	id := f.paused(t, triage)
+	srv, ctx := browse(t, f, journalui.Options{})
+	run(t, ctx, chromedp.Navigate(srv.URL+"/executions/"+id))
+	var order []string
+	for range 80 {
+		run(t, ctx, chromedp.KeyEvent("\t"))
+		el := eval[string](t, ctx, `(e => e.id || e.tagName.toLowerCase() + (e.closest("#pending") ? "@pending" : ""))(document.activeElement)`)
+		order = append(order, el)
+		if el == "approve" {
+			break
+		}
+	}
+	pos := func(name string) int { return slices.Index(order, name) }
+	if pos("summary@pending") < 0 || pos("reject-2") < pos("summary@pending") || pos("approve") < pos("reject-2") {
+		t.Fatalf("the focus order is %q: want the arguments, then reject, then approve", order)
+	}
+	if _, err := chromedp.RunResponse(ctx, chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	if s := eval[string](t, ctx, `document.activeElement.id`); s != "notice" {
+		t.Errorf("after Enter the focus is on %q", s)
+	}
+	if s := text(t, ctx, "#notice"); s != "Approved: the action ran and the run completed." {
+		t.Errorf("notice %q", s)
 	}
 }

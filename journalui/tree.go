@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // foldAt is how many characters of a string value the page shows before
@@ -112,11 +114,26 @@ func stringNode(s string) *node {
 }
 
 // quote writes s as a JSON string: control characters and quotes escaped,
-// "<", ">" and "&" as they are (html/template escapes them).
+// and the characters JSON leaves as they are but that hide or reorder
+// text (DEL, C1 controls, bidirectional overrides: termtext.IsControl)
+// escaped as \uNNNN too; "<", ">" and "&" stay (html/template escapes
+// them).
 func quote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
+	q := strings.TrimSuffix(b.String(), "\n")
+	if !strings.ContainsFunc(q, termtext.IsControl) {
+		return q
+	}
+	var out strings.Builder
+	for _, r := range q {
+		if termtext.IsControl(r) {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.WriteRune(r)
+		}
+	}
+	return out.String()
 }
