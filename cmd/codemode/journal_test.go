@@ -759,7 +759,18 @@ await codemode.create_item({ name: "\u202egnp.exe\x1b[31m" });
 		t.Fatalf("run: exit %d %q %q", code, stdout, stderr)
 	}
 	_, _, failErr := f.cli(t, "run", "--tools", f.tools, failing)
+	// A completed program with an escape in its code.
+	quiet := writeFile(t, "quiet.ts", "// \x1b[2J\u202e a comment\n\"done\"\n")
+	_, done, _ := f.cli(t, "run", "--json", "--tools", f.tools, quiet)
+	doneID := regexp.MustCompile(`exec_\d+_\w+`).FindString(done)
 	outputs := map[string]string{"run (stdout)": stdout, "run (stderr)": stderr, "failed run": failErr}
+	for _, args := range [][]string{{"show", doneID}} {
+		_, out, errOut := f.cli(t, args...)
+		if !strings.Contains(out, "a comment") {
+			t.Errorf("%q does not show the code: %q", args, out)
+		}
+		outputs[strings.Join(args, " ")] = out + errOut
+	}
 	for _, args := range [][]string{{"pending"}, {"pending", "--full"}, {"show", id}, {"executions"}} {
 		_, out, errOut := f.cli(t, args...)
 		outputs[strings.Join(args, " ")] = out + errOut
