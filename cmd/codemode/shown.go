@@ -18,11 +18,11 @@ const foldAt = 300
 
 // argText renders a call's arguments for a person: indented JSON, one key
 // per line in the recorded order (duplicates kept), control characters
-// escaped. With fold, strings longer than foldAt characters show their
-// start and how many characters are left out, and folded is true. Arguments
-// that are not JSON are printed whole.
-func argText(args json.RawMessage, fold bool) (text string, folded bool) {
-	w := argWriter{dec: json.NewDecoder(bytes.NewReader(args)), fold: fold}
+// escaped. Strings longer than limit characters (0: no limit) show their
+// first limit characters and how many are left out, and folded is true.
+// Arguments that are not JSON are printed whole.
+func argText(args json.RawMessage, limit int) (text string, folded bool) {
+	w := argWriter{dec: json.NewDecoder(bytes.NewReader(args)), limit: limit}
 	w.dec.UseNumber()
 	if err := w.value(""); err != nil {
 		return escapeControls(string(args)), false
@@ -31,9 +31,10 @@ func argText(args json.RawMessage, fold bool) (text string, folded bool) {
 }
 
 type argWriter struct {
-	dec          *json.Decoder
-	b            strings.Builder
-	fold, folded bool
+	dec    *json.Decoder
+	b      strings.Builder
+	limit  int
+	folded bool
 }
 
 // value writes the next JSON value, its nested lines indented under indent.
@@ -93,12 +94,12 @@ func (w *argWriter) container(open json.Delim, indent string) error {
 // str writes a string value, folded when long.
 func (w *argWriter) str(s string) {
 	r := []rune(s)
-	if !w.fold || len(r) <= foldAt {
+	if w.limit == 0 || len(r) <= w.limit {
 		w.b.WriteString(quoteJSON(s))
 		return
 	}
 	w.folded = true
-	fmt.Fprintf(&w.b, "%s… (%d more characters)", quoteJSON(string(r[:foldAt])), len(r)-foldAt)
+	fmt.Fprintf(&w.b, "%s… (%d more characters)", quoteJSON(string(r[:w.limit])), len(r)-w.limit)
 }
 
 // quoteJSON quotes s as a JSON string ("<", ">" and "&" as they are), its
@@ -126,7 +127,11 @@ type awaiting struct {
 func (a awaiting) print(w io.Writer, id string, pending []codetool.Pending) {
 	anyFolded := false
 	for _, p := range pending {
-		text, folded := argText(p.Args, !a.full)
+		limit := foldAt
+		if a.full {
+			limit = 0
+		}
+		text, folded := argText(p.Args, limit)
 		anyFolded = anyFolded || folded
 		fmt.Fprintf(w, "  action %d: %s\n", p.Seq, escapeControls(p.Connector+"."+p.Method))
 		for _, l := range strings.Split(text, "\n") {
