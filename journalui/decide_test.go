@@ -188,6 +188,9 @@ func TestBrowserSaysWhenSomeoneElseDecidedFirst(t *testing.T) {
 			if s := text(t, ctx, "#status"); s != tt.status {
 				t.Errorf("status %q, want %q", s, tt.status)
 			}
+			if s := eval[string](t, ctx, `location.pathname`); s != "/executions/"+id {
+				t.Errorf("the refused approval's page is at %s, not the run's address", s)
+			}
 		})
 	}
 }

@@ -21,6 +21,11 @@
   const said = document.querySelector("#notice, #live > .problem");
   if (said) { said.tabIndex = -1; said.focus(); }
 
+  // A refused action answers at its form's address (…/approve): show the
+  // run's own, so that a reload or a live update reads the run, not the form.
+  const action = /\/(approve|reject|rollback)$/;
+  if (action.test(location.pathname)) history.replaceState(null, "", location.pathname.replace(action, ""));
+
   const events = body.dataset.events;
   if (!events || !window.EventSource) return;
   const conn = document.getElementById("conn");
