@@ -123,6 +123,9 @@ func TestBrowserRejectOneOfTwoParallelActions(t *testing.T) {
 	if len(seqs) != 2 {
 		t.Fatalf("%d pending actions shown, want 2", len(seqs))
 	}
+	if s := text(t, ctx, "#pending .explain"); !strings.Contains(s, "Rejecting any of them ends the whole run: none of these actions runs") {
+		t.Errorf("the page does not say what rejecting one of two does: %q", s)
+	}
 	reject := fmt.Sprintf("#reject-%d", int(seqs[0]))
 	if s := text(t, ctx, reject); s != "Reject and end the run" {
 		t.Errorf("the reject button reads %q", s)
