@@ -119,23 +119,23 @@ func lineList(ns []int) string {
 	return "lines " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// functionHead matches a line that only opens the program's function.
-var functionHead = regexp.MustCompile(`^(export\s+default\s+)?(async\s+)?(function\b.*|\(.*\)\s*=>|\w+\s*=>)\s*\{?$`)
+// functionHead matches what opens the program's function at the start of
+// a line: "async () => {", "export default async function main() {".
+var functionHead = regexp.MustCompile(`^(export\s+default\s+)?(async\s+)?(function\b[^{]*|\([^)]*\)\s*=>|\w+\s*=>)\s*\{?\s*`)
 
 // title names a run for a person: the program's first comment line, else
 // its first statement, cut to 80 characters.
 func title(code string) string {
 	for _, l := range strings.Split(code, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || l == "{" || functionHead.MatchString(l) {
-			continue
-		}
+		l = strings.TrimSpace(functionHead.ReplaceAllString(strings.TrimSpace(l), ""))
 		if c, ok := strings.CutPrefix(l, "//"); ok {
 			l = c
 		} else if c, ok := strings.CutPrefix(l, "/*"); ok {
 			l = strings.TrimSuffix(strings.TrimSpace(c), "*/")
+		} else if i := strings.Index(l, ";"); i >= 0 {
+			l = l[:i+1]
 		}
-		if l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "*")); l != "" {
+		if l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "*{}")); l != "" && l != ";" {
 			return cut(l, 80)
 		}
 	}

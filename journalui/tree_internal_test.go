@@ -72,3 +72,19 @@ func sha(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+func TestTitleIsTheFirstCommentOrStatement(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{"async () => {\n  // File one issue per release\n  for (;;) {}\n}", "File one issue per release"},
+		{"/* Weekly report */\nawait x();", "Weekly report"},
+		{"async () => { console.log(\"reading\"); return 1 }", `console.log("reading");`},
+		{"export default async function main() {\n  const a = await github.list({});\n}", "const a = await github.list({});"},
+		{"await github.create_issue({ title: \"" + strings.Repeat("x", 100) + "\" })", "await github.create_issue({ title: \"" + strings.Repeat("x", 44) + "…"},
+		{"\n\n", "(empty program)"},
+	}
+	for _, tt := range tests {
+		if got := title(tt.code); got != tt.want {
+			t.Errorf("title(%q) = %q, want %q", tt.code, got, tt.want)
+		}
+	}
+}
