@@ -232,8 +232,8 @@ func TestBrowserSaysARejectWonAgainstTheApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, ctx, "reject-won")
-	if s := text(t, ctx, "#notice"); !strings.HasPrefix(s, "Not run: someone else rejected the run") {
-		t.Errorf("the notice reads %q", s)
+	if s := text(t, ctx, "#notice.warn"); !strings.HasPrefix(s, "Not run: someone else rejected the run") {
+		t.Errorf("the warning reads %q", s)
 	}
 	if s := text(t, ctx, "#status"); s != "rejected" {
 		t.Errorf("status %q", s)

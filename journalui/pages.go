@@ -350,6 +350,7 @@ type detailView struct {
 	Revertible         int
 	Undo               []undoStep
 	Notice, Problem    string
+	Warn               bool // the notice says the click did not have its effect
 	Version            string
 	Missing            string // connectors the run needs that this page's handle lacks
 	Exists             bool
@@ -381,6 +382,9 @@ var notices = map[string]string{
 	"rolledback":         "Rolled back: the done actions that can be undone were undone by their reverts, newest first.",
 }
 
+// warnings are the notices that say a click did not have its effect.
+var warnings = map[string]bool{"approved-rejected": true, "approved-error": true}
+
 func (h *Handler) detail(w http.ResponseWriter, r *http.Request) {
 	h.showDetail(w, r, http.StatusOK, notices[r.URL.Query().Get("done")], "")
 }
@@ -400,6 +404,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int,
 	}
 	v := buildDetail(d, e, time.Now())
 	v.Notice, v.Problem = notice, problem
+	v.Warn = notice != "" && warnings[r.URL.Query().Get("done")]
 	h.render(w, r, status, "detail", v)
 }
 
