@@ -1,10 +1,14 @@
 package durable
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +47,21 @@ func (h *Handle) Approve(ctx context.Context, id string) (out codetool.Answer, e
 	return h.approve(ctx, id, nil)
 }
 
+// shown is what an approval names: the pending actions' seqs, or the
+// digest of the actions as a surface showed them.
+type shown struct {
+	seqs   []uint64
+	digest string
+}
+
+// String names what was shown in an error message.
+func (s *shown) String() string {
+	if s.digest != "" {
+		return "the actions shown (digest " + s.digest + ")"
+	}
+	return seqList(s.seqs)
+}
+
 // ErrPendingChanged is returned by ApprovePending when the actions the
 // execution awaits approval for are not the ones the caller approved.
 var ErrPendingChanged = errors.New("durable: the actions awaiting approval changed")
@@ -60,30 +79,63 @@ func (h *Handle) ApprovePending(ctx context.Context, id string, seqs []uint64) (
 	if len(seqs) == 0 {
 		return codetool.Answer{}, fmt.Errorf("durable: approving execution %s: no actions named", id)
 	}
-	return h.approve(ctx, id, seqs)
+	return h.approve(ctx, id, &shown{seqs: seqs})
+}
+
+// ApproveShown is ApprovePending for a person who saw the pending actions
+// on another surface (a page, a terminal): digest is ShownDigest of the
+// actions that surface showed in full, and the execution is approved and
+// replayed only when the actions it awaits still have that digest
+// (the same seqs, tools and arguments, byte for byte). Otherwise it
+// returns an error wrapping ErrPendingChanged that lists what it awaits
+// now, and leaves it paused. Other errors are Approve's.
+func (h *Handle) ApproveShown(ctx context.Context, id, digest string) (codetool.Answer, error) {
+	if digest == "" {
+		return codetool.Answer{}, fmt.Errorf("durable: approving execution %s: no digest of the actions shown", id)
+	}
+	return h.approve(ctx, id, &shown{digest: digest})
+}
+
+// ShownDigest is the digest of pending actions as a surface shows them for
+// approval: 32 lowercase hex characters of SHA-256 over each action's seq,
+// tool and arguments as recorded, in seq order. ApproveShown approves only
+// actions that still have it.
+func ShownDigest(pending []codetool.Pending) string {
+	p := slices.Clone(pending)
+	slices.SortFunc(p, func(a, b codetool.Pending) int { return cmp.Compare(a.Seq, b.Seq) })
+	s := sha256.New()
+	for _, a := range p {
+		// Length-prefixed fields: no two different lists write the same bytes.
+		for _, f := range []string{strconv.FormatUint(a.Seq, 10), a.Connector, a.Method, string(a.Args)} {
+			fmt.Fprintf(s, "%d:%s", len(f), f)
+		}
+	}
+	return hex.EncodeToString(s.Sum(nil)[:16])
 }
 
 // samePending reports whether the pending entries of log are the actions
-// seqs, and describes those it has.
-func samePending(log []store.Entry, seqs []uint64) (bool, string) {
+// shown, and describes those it has.
+func samePending(log []store.Entry, shown *shown) (bool, string) {
 	want := map[uint64]bool{}
-	for _, s := range seqs {
+	for _, s := range shown.seqs {
 		want[s] = true
 	}
 	var now []string
+	var pending []codetool.Pending
 	same := true
-	n := 0
 	for _, e := range log {
 		if e.State != store.EntryPending {
 			continue
 		}
-		n++
+		pending = append(pending, codetool.Pending{Seq: e.Seq, Connector: e.Connector, Method: e.Method, Args: e.Args})
 		now = append(now, fmt.Sprintf("%d (%s.%s %s)", e.Seq, e.Connector, e.Method, truncate(string(e.Args), 200)))
 		if !want[e.Seq] {
 			same = false
 		}
 	}
-	if n != len(want) {
+	if shown.digest != "" {
+		same = ShownDigest(pending) == shown.digest
+	} else if len(pending) != len(want) {
 		same = false
 	}
 	if len(now) == 0 {
@@ -92,8 +144,9 @@ func samePending(log []store.Entry, seqs []uint64) (bool, string) {
 	return same, strings.Join(now, ", ")
 }
 
-// approve is Approve, or ApprovePending when seqs is not nil.
-func (h *Handle) approve(ctx context.Context, id string, seqs []uint64) (out codetool.Answer, err error) {
+// approve is Approve, or ApprovePending and ApproveShown when shown is not
+// nil.
+func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out codetool.Answer, err error) {
 	ctx, span := h.span(ctx, "codemode.journal.approve", id)
 	defer func() { endPassSpan(span, out, err) }()
 	e, err := h.store.Execution(ctx, h.name, id)
@@ -118,19 +171,19 @@ func (h *Handle) approve(ctx context.Context, id string, seqs []uint64) (out cod
 		}
 		return codetool.Answer{}, &notPausedError{id: id, status: cur.Status}
 	}
-	if seqs != nil {
+	if shown != nil {
 		// Read again now that this approval holds the execution: another
 		// one may have replayed it to its next pause since it was read.
 		cur, err := h.store.Execution(ctx, h.name, id)
 		if err != nil {
 			return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 		}
-		if same, awaiting := samePending(cur.Log, seqs); !same {
+		if same, awaiting := samePending(cur.Log, shown); !same {
 			back := cur.Passes - 1
 			if _, err := h.store.TransitionExecution(ctx, h.name, id, []store.Status{store.StatusRunning}, store.StatusPaused, store.ExecutionUpdate{At: now(), Passes: &back}); err != nil {
 				return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 			}
-			return codetool.Answer{}, fmt.Errorf("%w: execution %s awaits approval of %s, not of %s: review it and approve again", ErrPendingChanged, id, awaiting, seqList(seqs))
+			return codetool.Answer{}, fmt.Errorf("%w: execution %s awaits approval of %s, not of %s: review it and approve again", ErrPendingChanged, id, awaiting, shown)
 		}
 		e = cur
 		passes = cur.Passes

@@ -1522,3 +1522,51 @@ await github.create_issue({ title: first ? "one" : "two" });
 		t.Fatalf("create_issue ran %d times", n)
 	}
 }
+
+// ApproveShown approves only what a surface showed: the digest of the
+// pending actions as shown. A surface that showed a cut copy of the
+// arguments (a padded title pushing the rest past the cut) has a different
+// digest and its approval is refused, the execution left paused; a late
+// approval after the pause moved on is refused too.
+func TestApproveShownApprovesOnlyTheDigestShown(t *testing.T) {
+	h, svc, _ := fixture(t)
+	ctx := context.Background()
+	const code = `await github.create_issue({ title: "pad".repeat(7000) + " for mallory" }); await github.create_issue({ title: "second" }); 1`
+	out := execute(t, h, code)
+	wantStatus(t, out, codetool.StatusPaused)
+	full := durable.ShownDigest(out.Pending)
+	cutCopy := slices.Clone(out.Pending)
+	cutCopy[0].Args = cutCopy[0].Args[:20_000]
+	tests := []struct {
+		name, digest string
+	}{
+		{"a cut copy of the arguments", durable.ShownDigest(cutCopy)},
+		{"no action", durable.ShownDigest(nil)},
+		{"another seq", durable.ShownDigest([]codetool.Pending{{Seq: out.Pending[0].Seq + 1, Connector: "github", Method: "create_issue", Args: out.Pending[0].Args}})},
+	}
+	for _, tt := range tests {
+		_, err := h.ApproveShown(ctx, out.ExecutionID, tt.digest)
+		if !errors.Is(err, durable.ErrPendingChanged) || !strings.Contains(err.Error(), "digest "+tt.digest) {
+			t.Fatalf("%s: approval gave %v, want ErrPendingChanged naming the digest", tt.name, err)
+		}
+		if e := record(t, h, out.ExecutionID); e.Status != store.StatusPaused || svc.count("create_issue") != 0 {
+			t.Fatalf("%s: after the refused approval: status %s, create_issue ran %d times", tt.name, e.Status, svc.count("create_issue"))
+		}
+	}
+	next, err := h.ApproveShown(ctx, out.ExecutionID, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, next, codetool.StatusPaused)
+	if _, err := h.ApproveShown(ctx, out.ExecutionID, full); !errors.Is(err, durable.ErrPendingChanged) {
+		t.Fatalf("a late approval of the first pause gave %v, want ErrPendingChanged", err)
+	}
+	done, err := h.ApproveShown(ctx, out.ExecutionID, durable.ShownDigest(next.Pending))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, done, codetool.StatusCompleted)
+	if svc.count("create_issue") != 2 {
+		t.Fatalf("create_issue ran %d times, want 2", svc.count("create_issue"))
+	}
+}

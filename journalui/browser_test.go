@@ -164,7 +164,7 @@ func TestBrowserListAndOpen(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("table.executions tbody tr").length`); n != 2 {
 		t.Errorf("the list shows %d executions, want 2", n)
 	}
-	if s := text(t, ctx, fmt.Sprintf(`tr[data-execution=%q] .badge`, paused)); s != "paused" {
+	if s := text(t, ctx, fmt.Sprintf(`tr[data-execution=%q] .badge`, paused)); s != "awaits approval" {
 		t.Errorf("the paused run's status reads %q", s)
 	}
 	if s := text(t, ctx, `#pending .pending-run .call`); s != "github.create_issue" {
@@ -201,8 +201,8 @@ func TestBrowserApproveShowsTheReplaysEffect(t *testing.T) {
 	srv, ctx := browse(t, f, journalui.Options{})
 	run(t, ctx, chromedp.Navigate(srv.URL+"/executions/"+id))
 	screenshot(t, ctx, "paused")
-	if s := text(t, ctx, `tr[data-seq="2"] .badge`); s != "pending" {
-		t.Fatalf("seq 2 is %q before approval", s)
+	if s := text(t, ctx, `tr[data-seq="2"] .badge`); s != "awaits approval" {
+		t.Fatalf("action 2 is %q before approval", s)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#code li").length`); n != 7 {
 		t.Errorf("the code has %d numbered lines, want 7", n)
@@ -212,8 +212,8 @@ func TestBrowserApproveShowsTheReplaysEffect(t *testing.T) {
 	if s := text(t, ctx, "#status"); s != "completed" {
 		t.Fatalf("status after approval %q", s)
 	}
-	if s := text(t, ctx, `tr[data-seq="2"] .badge`); s != "applied" {
-		t.Errorf("seq 2 is %q after approval", s)
+	if s := text(t, ctx, `tr[data-seq="2"] .badge`); s != "done" {
+		t.Errorf("action 2 is %q after approval", s)
 	}
 	if s := text(t, ctx, `tr[data-seq="2"] td:nth-child(5)`); !strings.Contains(s, `"id": 101`) || !strings.Contains(s, "Triage 2 pull requests") {
 		t.Errorf("seq 2's result reads %q", s)
@@ -221,7 +221,7 @@ func TestBrowserApproveShowsTheReplaysEffect(t *testing.T) {
 	if s := text(t, ctx, "#console"); !strings.Contains(s, "created issue 101") {
 		t.Errorf("console %q", s)
 	}
-	if s := text(t, ctx, ".notice"); !strings.HasPrefix(s, "Approved") {
+	if s := text(t, ctx, ".notice"); s != "Approved: the action ran and the run completed." {
 		t.Errorf("notice %q", s)
 	}
 	if created, _ := f.svc.snapshot(); len(created) != 1 {
@@ -255,13 +255,30 @@ func TestBrowserRollback(t *testing.T) {
 	}
 	srv, ctx := browse(t, f, journalui.Options{})
 	run(t, ctx, chromedp.Navigate(srv.URL+"/executions/"+id))
+	// The rollback is behind a preview: which actions, which revert, in
+	// which order, and a button that says what it does.
+	if eval[bool](t, ctx, `document.getElementById("rollback").checkVisibility()`) {
+		t.Error("the rollback button is offered before its preview is opened")
+	}
+	run(t, ctx, chromedp.Click(chromedp.CSS("#rollback-preview summary")))
+	screenshot(t, ctx, "rollback-preview")
+	if s := text(t, ctx, "#rollback-preview ol"); !strings.Contains(s, "action 2, github.create_issue: undone by its revert") || !strings.Contains(s, "action 1, github.list_pull_requests: stays (no revert)") ||
+		strings.Index(s, "action 2") > strings.Index(s, "action 1") {
+		t.Errorf("the rollback preview reads %q, want action 2 undone first and action 1 staying", s)
+	}
+	if s := text(t, ctx, "#rollback"); s != "Undo 1 action" {
+		t.Errorf("the rollback button reads %q", s)
+	}
 	click(t, ctx, "#rollback")
 	screenshot(t, ctx, "rolled-back")
-	if s := text(t, ctx, "#status"); s != "rolled_back" {
+	if s := text(t, ctx, "#status"); s != "rolled back" {
 		t.Fatalf("status after rollback %q", s)
 	}
-	if s := text(t, ctx, `tr[data-seq="2"] .badge`); s != "reverted" {
-		t.Errorf("seq 2 is %q after rollback", s)
+	if s := text(t, ctx, `tr[data-seq="2"] .badge`); s != "undone" {
+		t.Errorf("action 2 is %q after rollback", s)
+	}
+	if s := text(t, ctx, "#result"); !strings.Contains(s, "Triage 2 pull requests") {
+		t.Errorf("the result is gone after the rollback: %q", s)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#rollback").length`); n != 0 {
 		t.Errorf("the rollback button is still offered")
@@ -313,7 +330,7 @@ func TestBrowserRendersScriptInjectionInert(t *testing.T) {
 		if n := eval[int](t, ctx, `document.querySelectorAll("#live img, #live script").length`); n != 0 {
 			t.Errorf("%s: the arguments became %d elements", path, n)
 		}
-		if s := text(t, ctx, "#pending pre.json"); !strings.Contains(s, `<script>document.title='pwned'</script>`) {
+		if s := text(t, ctx, "#pending .tree"); !strings.Contains(s, `<script>document.title='pwned'</script>`) {
 			t.Errorf("%s: the arguments are not shown as text: %q", path, s)
 		}
 	}

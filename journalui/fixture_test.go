@@ -75,6 +75,9 @@ type tracker struct {
 	mu       sync.Mutex
 	created  []string
 	reverted []string
+	// gate, when set, is called by github.wait: a test holds a replay
+	// there.
+	gate func()
 }
 
 func (s *tracker) snapshot() (created, reverted []string) {
@@ -92,6 +95,8 @@ type pull struct {
 }
 type issueIn struct {
 	Title string `json:"title"`
+	Memo  string `json:"memo,omitempty"`
+	To    string `json:"to,omitempty"`
 }
 type issue struct {
 	ID    int    `json:"id"`
@@ -128,7 +133,20 @@ func (s *tracker) github() *contract.Contract {
 		s.reverted = append(s.reverted, in.Title)
 		return nil
 	})}))
-	return must(contract.NewNamespaced(contract.Namespace{Name: "github", Tools: []*contract.Tool{list, create}}))
+	// wait is answered again on every replay (not from the journal), so
+	// that a test can hold a replay before the program reaches its pending
+	// action.
+	wait := must(contract.NewTool("wait", "Waits while a test holds it.", func(ctx context.Context, in repoIn) (pull, error) {
+		s.mu.Lock()
+		gate := s.gate
+		s.mu.Unlock()
+		if gate != nil {
+			gate()
+		}
+		return pull{}, nil
+	}))
+	wait = must(wait.WithPolicy(contract.Policy{Replay: contract.ReplayReexecute}))
+	return must(contract.NewNamespaced(contract.Namespace{Name: "github", Tools: []*contract.Tool{list, create, wait}}))
 }
 
 // triage reads, then creates an issue (paused until approved).
@@ -266,4 +284,15 @@ func pauseInAnotherProcess(t *testing.T, path, mode string) string {
 		t.Fatalf("child's run did not pause: %s", raw)
 	}
 	return out.ExecutionID
+}
+
+// pendingOf is the pending actions of e as the code tool answers them.
+func pendingOf(e *store.Execution) []codetool.Pending {
+	var p []codetool.Pending
+	for _, l := range e.Log {
+		if l.State == store.EntryPending {
+			p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args})
+		}
+	}
+	return p
 }

@@ -295,13 +295,21 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// safeNext keeps a post-login destination on this site: a path, never
-// another origin ("//evil", "https://…", "/\evil").
+// safeNext keeps a post-login destination on this site: a path of this
+// origin, never another one. It parses next (url.Parse) and keeps only a
+// path without scheme, host or user that starts with one "/"; anything a
+// browser could read as another origin ("//evil", "/\evil", a tab or
+// newline it strips, as in "/\t/evil") gives "/".
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) {
+	if strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
 		return "/"
 	}
-	return next
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return "/"
+	}
+	return u.RequestURI()
 }
 
 // loopbackAddr reports whether a RemoteAddr ("ip:port") is a loopback IP.

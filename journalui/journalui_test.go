@@ -152,32 +152,35 @@ func TestApproveRejectAndRollbackOverHTTP(t *testing.T) {
 	id := f.paused(t, triage)
 	_, page := get(t, c, srv.URL+"/executions/"+id)
 	token := csrfOf(t, page)
-	// The form names the actions the page showed; an approval naming
-	// others (the page was stale: another approval moved the run on) is
-	// refused and the run stays paused.
-	seq := f.record(t, id).Log[len(f.record(t, id).Log)-1].Seq
-	if !strings.Contains(page, fmt.Sprintf(`name="seq" value="%d"`, seq)) {
-		t.Errorf("the approve form does not name action %d", seq)
+	// The form carries the digest of the actions the page showed; an
+	// approval of others (the page was stale: another approval moved the
+	// run on), or of none, is refused and the run stays paused.
+	shown := durable.ShownDigest(pendingOf(f.record(t, id)))
+	if !strings.Contains(page, fmt.Sprintf(`name="shown" value="%s"`, shown)) {
+		t.Errorf("the approve form does not carry the digest %s of the action shown", shown)
 	}
-	res, body := post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "seq": {fmt.Sprint(seq + 1)}}, nil)
-	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "Not approved") || f.record(t, id).Status != store.StatusPaused {
-		t.Fatalf("a stale approval: %s %q, status %s", res.Status, body, f.record(t, id).Status)
+	for _, form := range []url.Values{{"shown": {"0123456789abcdef0123456789abcdef"}}, {"seq": {"2"}}} {
+		form.Set("csrf", token)
+		res, body := post(t, c, srv.URL+"/executions/"+id+"/approve", form, nil)
+		if res.StatusCode/100 != 4 || !strings.Contains(body, "Not approved") || f.record(t, id).Status != store.StatusPaused {
+			t.Fatalf("an approval of %v: %s %q, status %s", form, res.Status, body, f.record(t, id).Status)
+		}
 	}
-	res, _ = post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "seq": {fmt.Sprint(seq)}}, nil)
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/executions/"+id+"?done=approved" {
+	res, _ := post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "shown": {shown}}, nil)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/executions/"+id+"?done=approved-completed" {
 		t.Fatalf("approve: %s -> %q", res.Status, res.Header.Get("Location"))
 	}
 	if e := f.record(t, id); e.Status != store.StatusCompleted {
 		t.Fatalf("after approval the run is %s: %s", e.Status, e.Error)
 	}
-	_, page = get(t, c, srv.URL+"/executions/"+id+"?done=approved")
-	for _, want := range []string{"Approved: the execution was replayed", "created issue 101", `&#34;title&#34;: &#34;Triage 2 pull requests&#34;`, "Roll back 1 applied action"} {
+	_, page = get(t, c, srv.URL+"/executions/"+id+"?done=approved-completed")
+	for _, want := range []string{"Approved: the action ran and the run completed.", "created issue 101", `<span class="k">&#34;title&#34;</span>: <span class="v-string">&#34;Triage 2 pull requests&#34;</span>`, "Undo 1 action"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page after approval lacks %q", want)
 		}
 	}
-	res, page = post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}}, nil)
-	if res.StatusCode != http.StatusConflict || !strings.Contains(page, "is not paused (status: completed)") {
+	res, page = post(t, c, srv.URL+"/executions/"+id+"/approve", url.Values{"csrf": {token}, "shown": {shown}}, nil)
+	if res.StatusCode != http.StatusConflict || !strings.Contains(page, "the run no longer awaits approval") {
 		t.Errorf("a second approval: %s", res.Status)
 	}
 
@@ -198,7 +201,7 @@ func TestApproveRejectAndRollbackOverHTTP(t *testing.T) {
 		t.Errorf("rollback of a paused run: %s", res.Status)
 	}
 	res, page = post(t, c, srv.URL+"/executions/"+other+"/reject", url.Values{"csrf": {token}, "seq": {"9"}}, nil)
-	if res.StatusCode != http.StatusConflict || !strings.Contains(page, "Action 9 is not pending") {
+	if res.StatusCode != http.StatusConflict || !strings.Contains(page, "action 9 no longer awaits approval") {
 		t.Errorf("reject of a seq that is not pending: %s", res.Status)
 	}
 	res, _ = post(t, c, srv.URL+"/executions/"+other+"/reject", url.Values{"csrf": {token}, "seq": {"2"}}, nil)
@@ -289,9 +292,21 @@ func TestATokenRequiresALogin(t *testing.T) {
 	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(page, "not the one this page was started with") {
 		t.Errorf("a wrong token: %s", res.Status)
 	}
-	res, _ = post(t, c, srv.URL+"/login", url.Values{"csrf": {token}, "token": {secret}, "next": {"//evil.example/"}}, nil)
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
-		t.Fatalf("login: %s -> %q", res.Status, res.Header.Get("Location"))
+	// After the login only a path of this origin is followed: anything a
+	// browser could read as another origin goes to "/".
+	_, page = get(t, c, srv.URL+"/login?next=%2F%09%2Fevil.example%2F")
+	if !strings.Contains(page, `name="next" value="/"`) {
+		t.Errorf("the login page keeps a next that leaves the origin")
+	}
+	for _, next := range []struct{ give, want string }{
+		{"/\t/evil.example/", "/"}, {"//evil.example/", "/"}, {"/\\evil.example", "/"}, {"https://evil.example/", "/"},
+		{"/%2F/evil.example", "/"}, {"javascript:alert(1)", "/"}, {"/\n/evil.example", "/"}, {"/?status=paused", "/?status=paused"},
+	} {
+		_, page = get(t, c, srv.URL+"/login") // the CSRF token follows the session
+		res, _ = post(t, c, srv.URL+"/login", url.Values{"csrf": {csrfOf(t, page)}, "token": {secret}, "next": {next.give}}, nil)
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != next.want {
+			t.Fatalf("login with next %q: %s -> %q, want %q", next.give, res.Status, res.Header.Get("Location"), next.want)
+		}
 	}
 	u, _ := url.Parse(srv.URL)
 	cookies := jar.Cookies(u)

@@ -18,12 +18,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 )
 
-// maxShown is how many characters of one value (arguments, a result, an
-// error) a page shows; the rest is summarized.
+// maxShown is how many characters of an error or of the console a page
+// shows; the rest is summarized. Values are shown whole (tree).
 const maxShown = 20_000
 
 // statuses are the filters of the list, in lifecycle order.
@@ -31,7 +32,7 @@ var statuses = []store.Status{store.StatusPaused, store.StatusRunning, store.Sta
 	store.StatusError, store.StatusRejected, store.StatusRolledBack}
 
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"lower": strings.ToLower}
+	funcs := template.FuncMap{"lower": strings.ToLower, "status": statusLabel}
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"list", "detail", "login"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/templates/layout.html", "assets/templates/"+name+".html")
@@ -90,21 +91,36 @@ func (h *Handler) runtimeNames() string {
 
 // row is one execution in the list.
 type row struct {
-	ID, Runtime, Age, Created, Summary string
-	Status                             store.Status
-	Calls                              int
+	ID, Runtime, Age, Created, Summary, Title string
+	Status                                    store.Status
+	Calls                                     int
 }
 
 // pendingGroup is the pending actions of one paused execution.
 type pendingGroup struct {
-	ID, Runtime, Age string
-	Actions          []pendingView
+	ID, Runtime, Age, Title string
+	Actions                 []pendingView
+	Digest                  string // of the actions as shown (durable.ShownDigest)
+	Missing                 string // connectors the page lacks to approve
 }
 
 type pendingView struct {
 	Seq  uint64
 	Call string
-	Args string
+	Args *node
+	toolInfo
+}
+
+// pendingOf is the pending actions of an execution as the page shows them.
+func pendingOf(d *durable.Handle, log []store.Entry) []pendingView {
+	var p []pendingView
+	for _, l := range log {
+		if l.State == store.EntryPending {
+			call := l.Connector + "." + l.Method
+			p = append(p, pendingView{Seq: l.Seq, Call: call, Args: tree(l.Args), toolInfo: infoOf(d, l.Connector, l.Method)})
+		}
+	}
+	return p
 }
 
 type filter struct {
@@ -194,20 +210,17 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		counts[e.Status]++
 		d := owner[e]
 		if e.Status == store.StatusPaused {
-			g := pendingGroup{ID: e.ID, Runtime: d.Name(), Age: age(e.UpdatedAt, now)}
-			for _, l := range e.Log {
-				if l.State == store.EntryPending {
-					g.Actions = append(g.Actions, pendingView{Seq: l.Seq, Call: l.Connector + "." + l.Method, Args: pretty(l.Args)})
-				}
-			}
-			v.Pending = append(v.Pending, g)
+			v.Pending = append(v.Pending, pendingGroup{
+				ID: e.ID, Runtime: d.Name(), Age: age(e.UpdatedAt, now), Title: title(e.Code),
+				Actions: pendingOf(d, e.Log), Digest: shownDigest(e.Log), Missing: missingConnectors(d, e),
+			})
 		}
 		if v.Selected != "" && e.Status != v.Selected {
 			continue
 		}
 		v.Rows = append(v.Rows, row{
 			ID: e.ID, Runtime: d.Name(), Status: e.Status, Age: age(e.CreatedAt, now),
-			Created: time.UnixMilli(e.CreatedAt).UTC().Format(time.RFC3339), Calls: calls(e), Summary: summary(e),
+			Created: time.UnixMilli(e.CreatedAt).UTC().Format(time.RFC3339), Calls: calls(e), Summary: summary(e), Title: title(e.Code),
 		})
 	}
 	for _, s := range statuses {
@@ -241,9 +254,22 @@ func summary(e *store.Execution) string {
 	case store.StatusCompleted:
 		return "result: " + cut(string(e.Value), 120)
 	case store.StatusRunning:
-		return fmt.Sprintf("pass %d running", e.Passes)
+		return "running"
+	case store.StatusRolledBack:
+		return strings.TrimSuffix(fmt.Sprintf("%d action(s) undone; %s", countState(e, store.EntryReverted), cut(e.Error, 120)), "; ")
 	}
 	return cut(e.Error, 160)
+}
+
+// countState counts the entries of e in state s.
+func countState(e *store.Execution, s store.EntryState) int {
+	n := 0
+	for _, l := range e.Log {
+		if l.State == s {
+			n++
+		}
+	}
+	return n
 }
 
 // cut shortens s to about max characters on one line.
@@ -270,19 +296,8 @@ func age(ms int64, now time.Time) string {
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
-// pretty renders a JSON value indented, bounded to maxShown characters.
-func pretty(v json.RawMessage) string {
-	if len(v) == 0 {
-		return ""
-	}
-	var buf bytes.Buffer
-	s := string(v)
-	if json.Indent(&buf, v, "", "  ") == nil {
-		s = buf.String()
-	}
-	return bounded(s)
-}
-
+// bounded cuts text (an error, the console) to maxShown characters,
+// saying how much is left out; values are shown whole (tree).
 func bounded(s string) string {
 	if len(s) <= maxShown {
 		return s
@@ -298,8 +313,9 @@ type entryView struct {
 	Seq              uint64
 	Call             string
 	State            store.EntryState
-	Args             string
-	Result           string
+	Label            string // the state in words
+	Args             *node
+	Result           *node
 	Error            string
 	Step             bool
 	RequiresApproval bool
@@ -307,26 +323,37 @@ type entryView struct {
 	Updated          string
 }
 
+// undoStep is one action of a rollback's preview, newest first.
+type undoStep struct {
+	Seq        uint64
+	Call       string
+	Revertible bool
+}
+
 type detailView struct {
-	ID, Runtime       string
-	Status            store.Status
-	Created, Updated  string
-	CreatedAge        string
-	Passes            int
-	Connectors        string
-	Code              []string
-	Log               []entryView
-	Pending           []pendingView
-	Result            string
-	Error             string
-	Logs              string
-	CanApprove        bool
-	CanRollback       bool
-	Revertible        int
-	Notice, Problem   string
-	Version           string
-	Missing           string // connectors the run needs that this page's handle lacks
-	HasResult, Exists bool
+	ID, Runtime, Title string
+	Status             store.Status
+	Created, Updated   string
+	CreatedAge         string
+	Connectors         string
+	Code               []codeLine
+	CallLines          string // "line 3": where the pending actions are called
+	Log                []entryView
+	Pending            []pendingView
+	Digest             string // of the pending actions as shown
+	Earlier            []string
+	Result             *node
+	Error              string
+	Logs               string
+	CanApprove         bool
+	CanRollback        bool
+	Revertible         int
+	Undo               []undoStep
+	Notice, Problem    string
+	Warn               bool // the notice says the click did not have its effect
+	Version            string
+	Missing            string // connectors the run needs that this page's handle lacks
+	Exists             bool
 }
 
 // find returns the handle and record of the execution id.
@@ -343,12 +370,20 @@ func (h *Handler) find(ctx context.Context, id string) (*durable.Handle, *store.
 	return nil, nil, fmt.Errorf("execution %s: %w", id, store.ErrNotFound)
 }
 
-// notices are the fixed messages a redirect after a POST may show.
+// notices are the fixed messages a redirect after a POST may show: what
+// the click did, read from the journal after it.
 var notices = map[string]string{
-	"approved":   "Approved: the execution was replayed with the approved actions.",
-	"rejected":   "Rejected: the execution ended as rejected; earlier actions stay applied until rolled back.",
-	"rolledback": "Rolled back: the applied actions with a revert were compensated, newest first.",
+	"approved-completed": "Approved: the action ran and the run completed.",
+	"approved-paused":    "Approved: the action ran, and the run paused again at its next action, shown below for your decision.",
+	"approved-error":     "Approved, but the run then failed (see the error below).",
+	"approved-rejected":  "Not run: someone else rejected the run while it was replaying; the approved action did not run.",
+	"approved":           "Approved: the run is continuing.",
+	"rejected":           "Rejected: the run ended and the action did not run. Earlier actions stay done until you roll the run back.",
+	"rolledback":         "Rolled back: the done actions that can be undone were undone by their reverts, newest first.",
 }
+
+// warnings are the notices that say a click did not have its effect.
+var warnings = map[string]bool{"approved-rejected": true, "approved-error": true}
 
 func (h *Handler) detail(w http.ResponseWriter, r *http.Request) {
 	h.showDetail(w, r, http.StatusOK, notices[r.URL.Query().Get("done")], "")
@@ -369,55 +404,65 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int,
 	}
 	v := buildDetail(d, e, time.Now())
 	v.Notice, v.Problem = notice, problem
+	v.Warn = notice != "" && warnings[r.URL.Query().Get("done")]
 	h.render(w, r, status, "detail", v)
 }
 
 func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailView {
 	v := &detailView{
-		ID: e.ID, Runtime: d.Name(), Status: e.Status, Exists: true,
+		ID: e.ID, Runtime: d.Name(), Title: title(e.Code), Status: e.Status, Exists: true,
 		Created:    time.UnixMilli(e.CreatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		Updated:    time.UnixMilli(e.UpdatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
-		CreatedAge: age(e.CreatedAt, now), Passes: e.Passes, Connectors: strings.Join(e.Connectors, ", "),
-		Code: strings.Split(strings.TrimRight(e.Code, "\n"), "\n"), Error: bounded(e.Error),
-		Logs: bounded(strings.Join(e.Logs, "\n")), Version: version([]*store.Execution{e}),
+		CreatedAge: age(e.CreatedAt, now), Connectors: strings.Join(e.Connectors, ", "),
+		Error: bounded(e.Error), Result: tree(e.Value), Logs: bounded(strings.Join(e.Logs, "\n")),
+		Version: version([]*store.Execution{e}), Pending: pendingOf(d, e.Log), Digest: shownDigest(e.Log),
+		Missing: missingConnectors(d, e),
 	}
-	if e.Status == store.StatusCompleted {
-		v.HasResult, v.Result = true, pretty(e.Value)
-	}
+	var marked []int
+	v.Code, marked = callLines(e.Code, v.Pending)
+	v.CallLines = lineList(marked)
 	for _, l := range e.Log {
-		ev := entryView{Seq: l.Seq, State: l.State, Args: pretty(l.Args), Result: pretty(l.Result), Error: bounded(l.Error),
-			Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral,
-			Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
-		ev.Call = l.Connector + "." + l.Method
-		if ev.Step {
-			var a struct {
-				Name string `json:"name"`
+		if l.Connector == "codemode" && l.Method == "step_end" {
+			continue // the end of a step: nothing a person needs
+		}
+		v.Log = append(v.Log, entryOf(l))
+		if l.State == store.EntryApplied && !l.IsStep() {
+			rev := d.Revertible(l.Connector, l.Method)
+			v.Undo = append([]undoStep{{Seq: l.Seq, Call: l.Connector + "." + l.Method, Revertible: rev}}, v.Undo...)
+			if rev {
+				v.Revertible++
 			}
-			_ = json.Unmarshal(l.Args, &a)
-			ev.Call, ev.Args = "codemode.step", strconv.Quote(a.Name)
-		}
-		v.Log = append(v.Log, ev)
-		if l.State == store.EntryPending {
-			v.Pending = append(v.Pending, pendingView{Seq: l.Seq, Call: ev.Call, Args: ev.Args})
-		}
-		if l.State == store.EntryApplied && !ev.Step && d.Revertible(l.Connector, l.Method) {
-			v.Revertible++
 		}
 	}
-	var missing []string
-	have := map[string]bool{}
-	for _, ns := range d.Contract().Namespaces() {
-		have[ns.Name] = true
+	if len(v.Pending) > 0 {
+		v.Earlier = earlierApprovals(e.Log)
 	}
-	for _, c := range e.Connectors {
-		if !have[c] {
-			missing = append(missing, c)
-		}
-	}
-	v.Missing = strings.Join(missing, ", ")
-	v.CanApprove = e.Status == store.StatusPaused
+	v.CanApprove = e.Status == store.StatusPaused && len(v.Pending) > 0
 	v.CanRollback = e.Status.Terminal() && v.Revertible > 0
 	return v
+}
+
+// entryOf is a tool log entry as the page shows it.
+func entryOf(l store.Entry) entryView {
+	ev := entryView{Seq: l.Seq, State: l.State, Args: tree(l.Args), Result: tree(l.Result), Error: bounded(l.Error),
+		Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral,
+		Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
+	ev.Call, ev.Label = l.Connector+"."+l.Method, entryLabel(l.State)
+	switch {
+	case l.State != store.EntryError:
+	case l.Error == "rejected by user":
+		ev.Label = "rejected"
+	case strings.HasPrefix(l.Error, "not run:"):
+		ev.Label = "not run"
+	}
+	if ev.Step {
+		var a struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(l.Args, &a)
+		ev.Call, ev.Args = "recorded value "+strconv.Quote(a.Name), nil
+	}
+	return ev
 }
 
 // problem renders the execution page with a message about a failed
@@ -431,40 +476,59 @@ func (h *Handler) done(w http.ResponseWriter, r *http.Request, what string) {
 }
 
 func (h *Handler) approve(w http.ResponseWriter, r *http.Request) {
-	d, _, err := h.find(r.Context(), r.PathValue("id"))
+	id := r.PathValue("id")
+	d, before, err := h.find(r.Context(), id)
 	if err != nil {
 		h.problem(w, r, http.StatusNotFound, err.Error())
 		return
 	}
 	ctx, cancel := h.actionContext(r)
 	defer cancel()
-	// The form names the actions the page showed: approved only if the
-	// execution still awaits exactly those (another approval may have
-	// moved it on to an action this person has not seen).
-	var seqs []uint64
-	for _, v := range r.PostForm["seq"] {
-		seq, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || seq == 0 {
-			h.problem(w, r, http.StatusBadRequest, fmt.Sprintf("The action number %q is not a positive number.", v))
-			return
+	// The form carries the digest of the actions the page showed: approved
+	// only if the execution still awaits exactly those (another approval
+	// may have moved it on to an action this person has not seen).
+	shown := r.PostForm.Get("shown")
+	if shown == "" {
+		h.problem(w, r, http.StatusBadRequest, "Not approved: the form does not say which actions were shown; reload the page.")
+		return
+	}
+	answer, err := d.ApproveShown(ctx, id, shown)
+	switch {
+	case errors.Is(err, durable.ErrPendingChanged):
+		h.problem(w, r, http.StatusConflict, "Not approved: the actions awaiting approval changed since this page showed them; review them below.")
+	case errors.Is(err, durable.ErrNotPaused):
+		h.problem(w, r, http.StatusConflict, "Not approved: the run no longer awaits approval (someone else decided it meanwhile); its state is below.")
+	case err != nil:
+		h.problem(w, r, http.StatusConflict, "Approval failed: "+err.Error())
+	default:
+		h.done(w, r, approvedOutcome(r.Context(), d, before, answer))
+	}
+}
+
+// approvedOutcome names what an approval led to: the replay's answer,
+// and for a run that ended rejected, whether the approved actions (those
+// pending before) ran or a reject that won against the replay stopped them.
+func approvedOutcome(ctx context.Context, d *durable.Handle, before *store.Execution, answer codetool.Answer) string {
+	switch answer.Status {
+	case codetool.StatusCompleted:
+		return "approved-completed"
+	case codetool.StatusPaused:
+		return "approved-paused"
+	}
+	after, err := d.Execution(ctx, before.ID)
+	if err != nil || after.Status != store.StatusRejected {
+		return "approved-error"
+	}
+	state := map[uint64]store.EntryState{}
+	for _, l := range after.Log {
+		state[l.Seq] = l.State
+	}
+	for _, l := range before.Log {
+		if l.State == store.EntryPending && state[l.Seq] != store.EntryApplied {
+			return "approved-rejected"
 		}
-		seqs = append(seqs, seq)
 	}
-	var err2 error
-	if len(seqs) > 0 {
-		_, err2 = d.ApprovePending(ctx, r.PathValue("id"), seqs)
-	} else {
-		_, err2 = d.Approve(ctx, r.PathValue("id"))
-	}
-	if errors.Is(err2, durable.ErrPendingChanged) {
-		h.problem(w, r, http.StatusConflict, "Not approved: "+err2.Error()+" (reload the page to see them).")
-		return
-	}
-	if err2 != nil {
-		h.problem(w, r, http.StatusConflict, "Approval failed: "+err2.Error())
-		return
-	}
-	h.done(w, r, "approved")
+	return "approved-error"
 }
 
 func (h *Handler) reject(w http.ResponseWriter, r *http.Request) {
@@ -484,7 +548,7 @@ func (h *Handler) reject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		h.problem(w, r, http.StatusConflict, fmt.Sprintf("Action %d is not pending any more (approved, rejected or expired meanwhile).", seq))
+		h.problem(w, r, http.StatusConflict, fmt.Sprintf("Not rejected: action %d no longer awaits approval (someone else approved or rejected it, or it expired); its state is below.", seq))
 		return
 	}
 	h.done(w, r, "rejected")

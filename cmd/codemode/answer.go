@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
@@ -54,9 +52,7 @@ func (p answerPrinter) print(a codetool.Answer, stdout, stderr io.Writer) (int, 
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return exitStatus(a), err
 	}
-	for _, l := range a.Logs {
-		fmt.Fprintln(stderr, escapeControls(l))
-	}
+	p.printLogs(a.Logs, stderr)
 	switch a.Status {
 	case codetool.StatusCompleted:
 		printContent(stdout, a.Content)
@@ -75,33 +71,29 @@ func (p answerPrinter) print(a codetool.Answer, stdout, stderr io.Writer) (int, 
 	return exitStatus(a), nil
 }
 
+// printLogs prints the console lines of an answer on stderr, control
+// characters escaped. A durable run's lines each start with "console: ",
+// continuation lines too, so that a program cannot print a line that
+// passes for the pause's own (a fake action and its approve command).
+func (p answerPrinter) printLogs(logs []string, stderr io.Writer) {
+	for _, l := range logs {
+		l = escapeControls(l)
+		if p.jf != nil {
+			l = "console: " + strings.ReplaceAll(l, "\n", "\nconsole: ")
+		}
+		fmt.Fprintln(stderr, l)
+	}
+}
+
 // printPause lists a pause's pending actions and the commands that decide
 // them, with the journal and tools flags the run was given.
 func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
 	fmt.Fprintf(stdout, "paused: execution %s waits for approval of %d action(s)\n", a.ExecutionID, len(a.Pending))
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEQ\tACTION")
-	for _, pa := range a.Pending {
-		fmt.Fprintf(tw, "%d\t%s\n", pa.Seq, action(pa.Connector, pa.Method, pa.Args, 200))
-	}
-	tw.Flush()
-	journal := ""
-	if p.jf != nil && !p.jf.fromEnv {
-		journal = " --journal " + shellQuote(redactDSN(p.jf.path))
-	}
-	if p.jf != nil && p.jf.name != "default" {
-		journal += " --name " + shellQuote(p.jf.name)
-	}
-	seqs := ""
-	for _, pa := range a.Pending {
-		seqs += " " + strconv.FormatUint(pa.Seq, 10)
-	}
 	tools := " --tools FILE"
 	if p.cf != nil {
 		tools = p.cf.given()
 	}
-	fmt.Fprintf(stdout, "approve all: codemode approve%s%s %s%s\n", journal, tools, a.ExecutionID, seqs)
-	fmt.Fprintf(stdout, "reject one:  codemode reject%s %s SEQ\n", journal, a.ExecutionID)
+	awaiting{journal: journalHint(p.jf), tools: tools}.print(stdout, a.ExecutionID, a.Pending)
 }
 
 // named shows positions in the program's file name instead of the name

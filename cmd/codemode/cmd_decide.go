@@ -13,16 +13,22 @@ import (
 )
 
 // cmdApprove is `codemode approve ID [SEQ...]`: approve the pending
-// actions of a paused execution and continue it; with SEQs, only if they
-// are exactly the actions it awaits (the ones a person saw).
+// actions of a paused execution and continue it; with --shown DIGEST (the
+// command pending, show and a paused run print), only if they are still
+// the actions shown; with SEQs, only if they are exactly the actions it
+// awaits.
 func cmdApprove(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("approve").withTools().withRuntime()
+	shown := j.fs.String("shown", "", "approve only if the pending actions are still the ones shown: the digest that pending, show and a paused run print")
 	if err := j.parse(args, 1, 1<<16, stdout, stderr); err != nil {
 		return 0, err
 	}
 	seqs, err := parseSeqs(j.args[1:], j.args[0])
 	if err != nil {
 		return 0, err
+	}
+	if *shown != "" && len(seqs) > 0 {
+		return 0, usageError{"approve: give --shown DIGEST or SEQs, not both"}
 	}
 	s, err := j.open(ctx, j.args[0], stderr)
 	if err != nil {
@@ -31,13 +37,16 @@ func cmdApprove(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	defer s.close()
 	h, id := s.handle, j.args[0]
 	var answer codetool.Answer
-	if len(seqs) > 0 {
+	switch {
+	case *shown != "":
+		answer, err = h.ApproveShown(ctx, id, *shown)
+	case len(seqs) > 0:
 		answer, err = h.ApprovePending(ctx, id, seqs)
-		if errors.Is(err, durable.ErrPendingChanged) {
-			return 0, fmt.Errorf("approve: %w", err)
-		}
-	} else {
+	default:
 		answer, err = h.Approve(ctx, id)
+	}
+	if errors.Is(err, durable.ErrPendingChanged) {
+		return 0, fmt.Errorf("approve: %w", err)
 	}
 	if errors.Is(err, durable.ErrNotPaused) {
 		if e, eerr := h.Execution(ctx, id); eerr == nil {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 )
@@ -147,6 +148,7 @@ func cmdExecutions(ctx context.Context, args []string, stdout, stderr io.Writer)
 // cmdShow is `codemode show ID`: one execution.
 func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("show")
+	full := j.fs.Bool("full", false, "show every argument of the pending actions in full")
 	if err := j.parse(args, 1, 1, stdout, stderr); err != nil {
 		return 0, err
 	}
@@ -163,12 +165,23 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return 0, printJSON(stdout, e)
 	}
 	printExecution(stdout, e, time.Now())
+	if e.Status == store.StatusPaused {
+		var p []codetool.Pending
+		for _, l := range e.Log {
+			if l.State == store.EntryPending {
+				p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args})
+			}
+		}
+		fmt.Fprintln(stdout, "\nawaiting approval:")
+		awaiting{journal: journalHint(&j.jf), tools: " --tools FILE", full: *full}.print(stdout, e.ID, p)
+	}
 	return 0, nil
 }
 
 // cmdPending is `codemode pending [ID]`: the actions awaiting approval.
 func cmdPending(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("pending")
+	full := j.fs.Bool("full", false, "show every argument in full (long strings are folded otherwise, and approval is offered only for what is shown in full)")
 	if err := j.parse(args, 0, 1, stdout, stderr); err != nil {
 		return 0, err
 	}
@@ -196,7 +209,7 @@ func cmdPending(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		}
 		return 0, printJSON(stdout, p)
 	}
-	printPending(ctx, stdout, s.handle, p, time.Now())
+	printPending(ctx, stdout, s.handle, p, time.Now(), awaiting{journal: journalHint(&j.jf), tools: " --tools FILE", full: *full})
 	return 0, nil
 }
 
@@ -270,7 +283,7 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	fmt.Fprintf(tw, "status\t%s\n", e.Status)
 	fmt.Fprintf(tw, "created\t%s (%s ago)\n", time.UnixMilli(e.CreatedAt).Format(time.RFC3339), age(e.CreatedAt, now))
 	fmt.Fprintf(tw, "updated\t%s (%s ago)\n", time.UnixMilli(e.UpdatedAt).Format(time.RFC3339), age(e.UpdatedAt, now))
-	fmt.Fprintf(tw, "passes\t%d\n", e.Passes)
+	fmt.Fprintf(tw, "program runs\t%d (the first, then a replay from the start after each approval)\n", e.Passes)
 	fmt.Fprintf(tw, "connectors\t%s\n", strings.Join(e.Connectors, ", "))
 	if e.Error != "" {
 		fmt.Fprintf(tw, "error\t%s\n", escapeControls(oneLine(e.Error)))
@@ -288,14 +301,17 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 		fmt.Fprintln(w, "  (no calls)")
 	} else {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SEQ\tSTATE\tACTION\tRESULT")
+		fmt.Fprintln(tw, "  #\tSTATE\tACTION\tRESULT")
 		for _, l := range e.Log {
+			if l.Connector == "codemode" && l.Method == "step_end" {
+				continue // the end of a codemode.step: nothing a person needs
+			}
 			res := escapeControls(cut(string(l.Result), 60))
 			switch {
 			case l.Error != "":
 				res = "error: " + escapeControls(cut(l.Error, 60))
 			case l.Ephemeral:
-				res = "(not kept: replay reexecute)"
+				res = "(not kept: the call runs again on every replay)"
 			}
 			call := action(l.Connector, l.Method, l.Args, 80)
 			if l.RequiresApproval {
@@ -308,29 +324,37 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	if len(e.Logs) > 0 {
 		fmt.Fprintln(w, "\nconsole:")
 		for _, l := range e.Logs {
-			fmt.Fprintln(w, "  "+escapeControls(l))
+			fmt.Fprintln(w, "  "+strings.ReplaceAll(escapeControls(l), "\n", "\n  "))
 		}
 	}
 }
 
-func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store.PendingAction, now time.Time) {
+// printPending prints the pending actions of each paused execution, in
+// full or folded (awaiting), with the commands that decide them.
+func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store.PendingAction, now time.Time, a awaiting) {
 	if len(p) == 0 {
 		fmt.Fprintln(w, "no actions await approval")
 		return
 	}
-	ages := map[string]string{}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "EXECUTION\tSEQ\tWAITING\tACTION")
-	for _, a := range p {
-		if _, ok := ages[a.ExecutionID]; !ok {
-			ages[a.ExecutionID] = "?"
-			if e, err := h.Execution(ctx, a.ExecutionID); err == nil {
-				ages[a.ExecutionID] = age(e.UpdatedAt, now)
-			}
+	var order []string
+	byRun := map[string][]codetool.Pending{}
+	for _, pa := range p {
+		if _, ok := byRun[pa.ExecutionID]; !ok {
+			order = append(order, pa.ExecutionID)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", a.ExecutionID, a.Seq, ages[a.ExecutionID], action(a.Connector, a.Method, a.Args, 200))
+		byRun[pa.ExecutionID] = append(byRun[pa.ExecutionID], codetool.Pending{Seq: pa.Seq, Connector: pa.Connector, Method: pa.Method, Args: pa.Args})
 	}
-	tw.Flush()
+	for i, id := range order {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		waiting := "?"
+		if e, err := h.Execution(ctx, id); err == nil {
+			waiting = age(e.UpdatedAt, now)
+		}
+		fmt.Fprintf(w, "execution %s, paused %s ago, awaits approval of %d action(s):\n", id, waiting, len(byRun[id]))
+		a.print(w, id, byRun[id])
+	}
 }
 
 func countReverted(e *store.Execution) int {

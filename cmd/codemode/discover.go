@@ -146,7 +146,7 @@ func cmdDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintln(stdout, strings.TrimRight("// "+escapeControls(l), " "))
 		}
 	}
-	fmt.Fprint(stdout, out.Types)
+	fmt.Fprint(stdout, escapeControls(out.Types)) // a snippet is a program's code
 	return 0, nil
 }
 

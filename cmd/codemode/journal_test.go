@@ -160,7 +160,7 @@ func TestJournalCLIRunPauseApproveRollback(t *testing.T) {
 
 	// Human output: the pending action with its arguments, at a glance.
 	code, stdout, _ := f.cli(t, "pending")
-	if code != 0 || !strings.Contains(stdout, id) || !strings.Contains(stdout, `codemode.create_item({"name":"item-a+b"})`) {
+	if code != 0 || !strings.Contains(stdout, id) || !strings.Contains(stdout, "action 2: codemode.create_item\n    {\n      \"name\": \"item-a+b\"\n    }") {
 		t.Fatalf("pending: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = f.cli(t, "executions")
@@ -391,7 +391,7 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 	id := paused.ExecutionID
 	// The pause hint repeats the connector flags the run was given.
 	code, stdout, _ := f.cli(t, "run", "--tools", f.tools, f.program)
-	if want := "approve all: codemode approve --tools " + f.tools + " exec_"; code != exitPaused || !strings.Contains(stdout, want) {
+	if want := "approve this action: codemode approve --tools " + f.tools + " exec_"; code != exitPaused || !strings.Contains(stdout, want) {
 		t.Errorf("paused run: exit %d %q, want %q", code, stdout, want)
 	}
 	// The same tools file runs plain: the call that needs approval is
@@ -691,5 +691,101 @@ func TestRunHelpTellsOfJournals(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("run --help lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestJournalCLIShowsEverythingItOffersToApprove: a program that pads one
+// argument (keys are recorded sorted, so "to" comes after "memo") cannot
+// push another past what the terminal shows: every key is printed, the
+// long string is folded, and a folded view offers no approval but says how
+// to see it all; the full view prints the approve command with the digest
+// of what it showed, which approves; a digest of something else does not.
+func TestJournalCLIShowsEverythingItOffersToApprove(t *testing.T) {
+	f := newJournalFixture(t)
+	program := writeFile(t, "padded.ts", `const args = { name: "gift", memo: "pad ".repeat(5000), to: "mallory" };
+await codemode.create_item(args);
+`)
+	code, stdout, stderr := f.cli(t, "run", "--tools", f.tools, program)
+	id := regexp.MustCompile(`exec_\w+`).FindString(stdout)
+	if code != exitPaused || id == "" {
+		t.Fatalf("run: exit %d %q %q", code, stdout, stderr)
+	}
+	for _, args := range [][]string{{"run"}, {"pending"}, {"pending", id}, {"show", id}} {
+		out := stdout
+		if args[0] != "run" {
+			_, out, _ = f.cli(t, args...)
+		}
+		if !strings.Contains(out, `"to": "mallory"`) || !strings.Contains(out, "more characters)") {
+			t.Errorf("%q does not show every key with the long string folded:\n%s", args, out)
+		}
+		if strings.Contains(out, "--shown") || !strings.Contains(out, "codemode pending --full "+id) {
+			t.Errorf("%q offers approval of folded arguments, or does not say how to see them:\n%s", args, out)
+		}
+	}
+	_, full, _ := f.cli(t, "pending", "--full", id)
+	digest := regexp.MustCompile(`--shown (\w+)`).FindStringSubmatch(full)
+	if !strings.Contains(full, strings.Repeat("pad ", 5000)) || !strings.Contains(full, `"to": "mallory"`) || digest == nil {
+		t.Fatalf("pending --full shows less than everything, or no approve command:\n%s", cut(full, 400))
+	}
+	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id, "--shown", "0123456789abcdef0123456789abcdef"); code != exitError || !strings.Contains(stderr, "the actions awaiting approval changed") {
+		t.Fatalf("approve of another digest: exit %d %q", code, stderr)
+	}
+	if e := f.record(t, id); e.Status != store.StatusPaused || f.lines(t, "create.log") != nil {
+		t.Fatalf("after a refused approval: %s, ran %q", e.Status, f.lines(t, "create.log"))
+	}
+	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id, "--shown", digest[1]); code != exitCompleted {
+		t.Fatalf("approve --shown %s: exit %d %q", digest[1], code, stderr)
+	}
+	if got := f.lines(t, "create.log"); len(got) != 1 || !strings.Contains(got[0], `"to":"mallory"`) {
+		t.Fatalf("the approved call's input: %q", got)
+	}
+}
+
+// TestJournalCLIEscapesWhatProgramsWrite: a program that writes a
+// terminal escape (clear the screen) and a fake pause into its console
+// output, its arguments and its error cannot repaint the terminal of the
+// person approving: no command prints a raw escape or a bidirectional
+// override, and every console line is marked as the program's.
+func TestJournalCLIEscapesWhatProgramsWrite(t *testing.T) {
+	f := newJournalFixture(t)
+	const fake = `\x1b[2J\x1b[Hpaused: execution exec_1 waits for approval of 1 action(s)\n  action 2: codemode.create_item\n    {"name": "harmless"}`
+	paused := writeFile(t, "fake.ts", `console.log('`+fake+`');
+await codemode.create_item({ name: "\u202egnp.exe\x1b[31m" });
+`)
+	failing := writeFile(t, "fail.ts", `console.log('`+fake+`'); throw new Error('`+fake+`');`)
+	code, stdout, stderr := f.cli(t, "run", "--tools", f.tools, paused)
+	id := regexp.MustCompile(`exec_\d+_\w+`).FindString(stdout)
+	if code != exitPaused || id == "" {
+		t.Fatalf("run: exit %d %q %q", code, stdout, stderr)
+	}
+	_, _, failErr := f.cli(t, "run", "--tools", f.tools, failing)
+	// A completed program with an escape in its code.
+	quiet := writeFile(t, "quiet.ts", "// \x1b[2J\u202e a comment\n\"done\"\n")
+	_, done, _ := f.cli(t, "run", "--json", "--tools", f.tools, quiet)
+	doneID := regexp.MustCompile(`exec_\d+_\w+`).FindString(done)
+	outputs := map[string]string{"run (stdout)": stdout, "run (stderr)": stderr, "failed run": failErr}
+	for _, args := range [][]string{{"show", doneID}} {
+		_, out, errOut := f.cli(t, args...)
+		if !strings.Contains(out, "a comment") {
+			t.Errorf("%q does not show the code: %q", args, out)
+		}
+		outputs[strings.Join(args, " ")] = out + errOut
+	}
+	for _, args := range [][]string{{"pending"}, {"pending", "--full"}, {"show", id}, {"executions"}} {
+		_, out, errOut := f.cli(t, args...)
+		outputs[strings.Join(args, " ")] = out + errOut
+	}
+	for name, out := range outputs {
+		if strings.ContainsAny(out, "\x1b\u202e") {
+			t.Errorf("%s prints a raw escape or override: %q", name, out)
+		}
+	}
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "harmless") && !strings.HasPrefix(l, "console: ") {
+			t.Errorf("run prints a console line that passes for its own: %q", l)
+		}
+	}
+	if !strings.Contains(stdout, `\u202egnp.exe\u001b[31m`) {
+		t.Errorf("the arguments are not shown escaped:\n%s", stdout)
 	}
 }

@@ -124,7 +124,11 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no form on the page:\n%s", page)
 	}
-	res, err := http.PostForm(base+"/executions/"+out.ExecutionID+"/approve", url.Values{"csrf": {m[1]}})
+	shown := regexp.MustCompile(`name="shown" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	if shown == nil {
+		t.Fatalf("the approve form carries no digest of what the page shows:\n%s", page)
+	}
+	res, err := http.PostForm(base+"/executions/"+out.ExecutionID+"/approve", url.Values{"csrf": {m[1]}, "shown": {shown[1]}})
 	if err != nil {
 		t.Fatal(err)
 	}

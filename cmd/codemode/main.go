@@ -48,7 +48,7 @@ func commands() []command {
 		{"executions", "", "recent executions of --journal: status, age, pending actions", cmdExecutions},
 		{"show", "ID", "one execution: its code, tool log and value", cmdShow},
 		{"pending", "[ID]", "actions awaiting approval", cmdPending},
-		{"approve", "ID [SEQ...]", "approve the pending actions of ID and continue it (with SEQs: only if they are exactly the actions it awaits)", cmdApprove},
+		{"approve", "ID [SEQ...]", "approve the pending actions of ID and continue it (--shown DIGEST: only if they are still the actions shown; SEQs: only if they are exactly the actions it awaits)", cmdApprove},
 		{"reject", "ID SEQ", "reject the pending action SEQ; ends the execution", cmdReject},
 		{"rollback", "ID", "revert the applied actions that have a revert, newest first", cmdRollback},
 		{"expire", "", "end executions paused or running for longer than --max-age", cmdExpire},

@@ -16,6 +16,16 @@
     }
   });
 
+  // After a click the page's first words are what happened: keyboard and
+  // screen-reader users start there.
+  const said = document.querySelector("#notice, #live > .problem");
+  if (said) { said.tabIndex = -1; said.focus(); }
+
+  // A refused action answers at its form's address (…/approve): show the
+  // run's own, so that a reload or a live update reads the run, not the form.
+  const action = /\/(approve|reject|rollback)$/;
+  if (action.test(location.pathname)) history.replaceState(null, "", location.pathname.replace(action, ""));
+
   const events = body.dataset.events;
   if (!events || !window.EventSource) return;
   const conn = document.getElementById("conn");
@@ -33,7 +43,11 @@
       const cur = document.getElementById("live");
       // A form being submitted keeps its page until the server answers.
       if (next && cur && !document.querySelector("form[data-submitting]")) {
+        // Keep the keyboard where it was when the same element is still there.
+        const focused = document.activeElement && document.activeElement.id;
         cur.replaceWith(document.adoptNode(next));
+        const again = focused && document.getElementById(focused);
+        if (again) again.focus();
         body.dataset.version = doc.body.dataset.version || "";
       }
     } catch (e) {

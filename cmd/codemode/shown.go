@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/durable"
+)
+
+// foldAt is how many characters of one string argument a terminal shows
+// before folding the rest (--full shows all).
+const foldAt = 300
+
+// argText renders a call's arguments for a person: indented JSON, one key
+// per line in the recorded order (duplicates kept), control characters
+// escaped. Strings longer than limit characters (0: no limit) show their
+// first limit characters and how many are left out, and folded is true.
+// Arguments that are not JSON are printed whole.
+func argText(args json.RawMessage, limit int) (text string, folded bool) {
+	w := argWriter{dec: json.NewDecoder(bytes.NewReader(args)), limit: limit}
+	w.dec.UseNumber()
+	if err := w.value(""); err != nil {
+		return escapeControls(string(args)), false
+	}
+	return w.b.String(), w.folded
+}
+
+type argWriter struct {
+	dec    *json.Decoder
+	b      strings.Builder
+	limit  int
+	folded bool
+}
+
+// value writes the next JSON value, its nested lines indented under indent.
+func (w *argWriter) value(indent string) error {
+	tok, err := w.dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		return w.container(t, indent)
+	case string:
+		w.str(t)
+	case json.Number:
+		w.b.WriteString(t.String())
+	case bool:
+		w.b.WriteString(strconv.FormatBool(t))
+	case nil:
+		w.b.WriteString("null")
+	}
+	return nil
+}
+
+// container writes an object or array whose opening delimiter was read.
+func (w *argWriter) container(open json.Delim, indent string) error {
+	end := "]"
+	if open == '{' {
+		end = "}"
+	}
+	if !w.dec.More() {
+		w.b.WriteString(string(open) + end)
+		_, err := w.dec.Token()
+		return err
+	}
+	w.b.WriteString(string(open))
+	for first := true; w.dec.More(); first = false {
+		if !first {
+			w.b.WriteString(",")
+		}
+		w.b.WriteString("\n" + indent + "  ")
+		if open == '{' {
+			key, err := w.dec.Token()
+			if err != nil {
+				return err
+			}
+			w.b.WriteString(quoteJSON(fmt.Sprint(key)) + ": ")
+		}
+		if err := w.value(indent + "  "); err != nil {
+			return err
+		}
+	}
+	w.b.WriteString("\n" + indent + end)
+	_, err := w.dec.Token()
+	return err
+}
+
+// str writes a string value, folded when long.
+func (w *argWriter) str(s string) {
+	r := []rune(s)
+	if w.limit == 0 || len(r) <= w.limit {
+		w.b.WriteString(quoteJSON(s))
+		return
+	}
+	w.folded = true
+	fmt.Fprintf(&w.b, "%s… (%d more characters)", quoteJSON(string(r[:w.limit])), len(r)-w.limit)
+}
+
+// quoteJSON quotes s as a JSON string ("<", ">" and "&" as they are), its
+// remaining control characters (bidirectional overrides) escaped.
+func quoteJSON(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return escapeControls(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// awaiting is how the commands that show a pause print its pending actions
+// and the commands that decide them.
+type awaiting struct {
+	journal string // " --journal FILE --name NAME" as the run was given, or ""
+	tools   string // " --tools FILE" as the run was given
+	full    bool   // --full: every argument in full
+}
+
+// print prints the pending actions of execution id with their arguments
+// and, when every argument was shown in full, the approve command carrying
+// the digest of what was shown; when some were folded it offers no
+// approval and says how to see them all.
+func (a awaiting) print(w io.Writer, id string, pending []codetool.Pending) {
+	anyFolded := false
+	for _, p := range pending {
+		limit := foldAt
+		if a.full {
+			limit = 0
+		}
+		text, folded := argText(p.Args, limit)
+		anyFolded = anyFolded || folded
+		fmt.Fprintf(w, "  action %d: %s\n", p.Seq, escapeControls(p.Connector+"."+p.Method))
+		for _, l := range strings.Split(text, "\n") {
+			fmt.Fprintln(w, "    "+l)
+		}
+	}
+	if anyFolded {
+		fmt.Fprintf(w, "  some arguments are folded; to see them all and approve: codemode pending%s --full %s\n", a.journal, id)
+	} else {
+		fmt.Fprintf(w, "  approve %s: codemode approve%s%s %s --shown %s\n", these(len(pending)), a.journal, a.tools, id, durable.ShownDigest(pending))
+	}
+	if len(pending) == 1 {
+		fmt.Fprintf(w, "  reject it (ends the run): codemode reject%s %s %d\n", a.journal, id, pending[0].Seq)
+	} else {
+		fmt.Fprintf(w, "  reject one (ends the run): codemode reject%s %s N (N: its action number)\n", a.journal, id)
+	}
+}
+
+// journalHint repeats the journal flags a command was given for the
+// commands a pause suggests ("" when the journal came from the
+// environment).
+func journalHint(jf *journalFlags) string {
+	s := ""
+	if jf != nil && !jf.fromEnv {
+		s = " --journal " + shellQuote(redactDSN(jf.path))
+	}
+	if jf != nil && jf.name != "default" {
+		s += " --name " + shellQuote(jf.name)
+	}
+	return s
+}
+
+// these is "this action" or "these N actions".
+func these(n int) string {
+	if n == 1 {
+		return "this action"
+	}
+	return fmt.Sprintf("these %d actions", n)
+}
