@@ -457,14 +457,14 @@ func (c *Client) prepare(p program) (*prepared, error) {
 // fetch when opts allow it) and the tool calls going through the
 // middleware, the fetch policy and the run's spans.
 func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts RunOptions, tr *runTrace, tel *telemetry) (ExecuteRequest, error) {
-	scope := c.scopes.get(false)
+	scope := c.scopes.plainRun()
 	var fetch *fetcher
 	if opts.Fetch != nil {
 		var err error
 		if fetch, err = newFetcher(opts.Fetch); err != nil {
 			return ExecuteRequest{}, fmt.Errorf("codemode: RunOptions.Fetch: %w", err)
 		}
-		scope = c.scopes.get(true)
+		scope = c.scopes.fetchingRun()
 	}
 	inner := ToolCaller(func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 		return handle(ctx, call, opts.Approve)

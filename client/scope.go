@@ -25,18 +25,20 @@ type scopeLists struct {
 	withScope   runScope
 }
 
-// get returns the namespaces of a run, with the fetch namespace or not.
-func (l *scopeLists) get(fetch bool) runScope {
-	if fetch {
-		l.with.Do(func() {
-			ns := withSDK(toolNames(l.contract))
-			ns[FetchNamespace] = []string{FetchTool}
-			l.withScope = newRunScope(ns)
-		})
-		return l.withScope
-	}
+// plainRun returns the namespaces of a run without fetch.
+func (l *scopeLists) plainRun() runScope {
 	l.plain.Do(func() { l.plainScope = newRunScope(withSDK(toolNames(l.contract))) })
 	return l.plainScope
+}
+
+// fetchingRun returns the namespaces of a run with the fetch namespace.
+func (l *scopeLists) fetchingRun() runScope {
+	l.with.Do(func() {
+		ns := withSDK(toolNames(l.contract))
+		ns[FetchNamespace] = []string{FetchTool}
+		l.withScope = newRunScope(ns)
+	})
+	return l.withScope
 }
 
 // newRunScope names namespaces by the digest of the list an execute

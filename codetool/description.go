@@ -150,7 +150,7 @@ func Description(r Runner, opts Options) (string, error) {
 	if approves {
 		b.WriteString("\n" + pauseText(opts.ResultTool) + "\n")
 	}
-	b.WriteString("\n" + answerShape(approves, opts.SeparateContent))
+	b.WriteString("\n" + answerShape{paused: approves, separate: opts.SeparateContent}.String())
 	if mode == DeclarationsFull {
 		b.WriteString("\n\nDeclarations:\n```ts\n" + strings.TrimRight(decls, "\n") + "\n```")
 	}
@@ -166,8 +166,13 @@ func pauseText(resultTool string) string {
 	return s + " Do not call this tool again to retry a paused action (it would start a second execution and pause again); tell the user what waits for approval, with the executionId. After approval the program continues from where it paused; calls already made are not repeated."
 }
 
-// answerShape is the description's sentence on the answer's JSON.
-func answerShape(approves, separate bool) string {
+// answerShape is what the answer's JSON may hold: a paused status (the
+// runner approves), and content appended as separate items.
+type answerShape struct{ paused, separate bool }
+
+// String is the description's sentence on the answer's JSON.
+func (a answerShape) String() string {
+	approves, separate := a.paused, a.separate
 	completed := `{"status": "completed", "executionId", "value", "content"?, "logs"?}`
 	if separate {
 		completed = `{"status": "completed", "executionId", "value", "logs"?} (followed by what the program appended with result.appendText/appendImage, as separate items)`

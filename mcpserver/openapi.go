@@ -117,13 +117,17 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, execute codetool.Ru
 		opts.Name = "codemode-openapi"
 	}
 	opts = opts.WithDefaults()
-	searchK, err := openAPIContract(conn, false)
+	spec, request, err := openAPITools(conn)
+	if err != nil {
+		return nil, err
+	}
+	searchK, err := toolsContract(spec)
 	if err != nil {
 		return nil, err
 	}
 	search := client.New(ex, searchK).Extend(client.Extension{Setup: specSetup})
 	if execute == nil {
-		executeK, err := openAPIContract(conn, true)
+		executeK, err := toolsContract(spec, request)
 		if err != nil {
 			return nil, err
 		}
@@ -158,20 +162,16 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, execute codetool.Ru
 // approval by each call's HTTP method (conn's policy). A durable handle
 // over it journals the execute tool's programs.
 func OpenAPIContract(conn *openapi.Connector) (*contract.Contract, error) {
-	return openAPIContract(conn, true)
-}
-
-// openAPIContract is the contract of spec, with request when withRequest
-// is set.
-func openAPIContract(conn *openapi.Connector, withRequest bool) (*contract.Contract, error) {
 	spec, request, err := openAPITools(conn)
 	if err != nil {
 		return nil, err
 	}
-	tools := []*contract.Tool{spec}
-	if withRequest {
-		tools = append(tools, request)
-	}
+	return toolsContract(spec, request)
+}
+
+// toolsContract is the contract of the OpenAPI tools (spec alone for
+// search; spec and request for execute).
+func toolsContract(tools ...*contract.Tool) (*contract.Contract, error) {
 	c, err := contract.New(tools...)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: the OpenAPI contract: %w", err)

@@ -426,7 +426,11 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 		return nil, err
 	}
 	checked := libDirective.ReplaceAllString(source, "$1// $2")
-	own, contract, err := c.checkIn(ctx, p, checked, true)
+	own, err := c.checkIn(ctx, p, checked)
+	if err != nil {
+		return nil, err
+	}
+	contract, err := c.diagnostics(ctx, fileURI(filepath.Join(p.dir, "check.ts")))
 	if err != nil {
 		return nil, err
 	}
@@ -447,43 +451,35 @@ func (c *Checker) Check(ctx context.Context, declarations []File, source string)
 	if p, err = c.project(exact); err != nil {
 		return nil, err
 	}
-	if own, _, err = c.checkIn(ctx, p, checked, false); err != nil {
+	if own, err = c.checkIn(ctx, p, checked); err != nil {
 		return nil, err
 	}
 	return excessResult(source, own), nil
 }
 
 // checkIn checks source as project p's agent.ts and returns its compiler
-// errors and, when contract is set, check.ts's (the default export against
-// AgentProgram).
-func (c *Checker) checkIn(ctx context.Context, p *project, source string, contract bool) (own, exported []lspDiagnostic, err error) {
+// errors (check.ts's, the default export against AgentProgram, are read
+// after it).
+func (c *Checker) checkIn(ctx context.Context, p *project, source string) ([]lspDiagnostic, error) {
 	agent := filepath.Join(p.dir, "agent.ts")
 	if err := os.WriteFile(agent, []byte(source), 0o644); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p.version++
 	uri := fileURI(agent)
 	checkURI := fileURI(filepath.Join(p.dir, "check.ts"))
 	if !p.opened {
 		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "typescript", "version": p.version, "text": source}}); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := c.srv.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": checkURI, "languageId": "typescript", "version": 1, "text": checkSource}}); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		p.opened = true
 	} else if err := c.srv.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": p.version}, "contentChanges": []map[string]any{{"text": source}}}); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if own, err = c.diagnostics(ctx, uri); err != nil {
-		return nil, nil, err
-	}
-	if contract {
-		if exported, err = c.diagnostics(ctx, checkURI); err != nil {
-			return nil, nil, err
-		}
-	}
-	return own, exported, nil
+	return c.diagnostics(ctx, uri)
 }
 
 func (c *Checker) diagnostics(ctx context.Context, uri string) ([]lspDiagnostic, error) {

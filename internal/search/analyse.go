@@ -85,7 +85,7 @@ func parseSummary(ws []string) summaryParts {
 		i += 2
 	}
 	var lists bool
-	sp.phrase, lists = nounPhrase(ws[i:], true)
+	sp.phrase, lists = nounPhrase(ws[i:])
 	if lists {
 		sp.verbs = append(sp.verbs, "list")
 	}
@@ -95,14 +95,14 @@ func parseSummary(ws []string) summaryParts {
 // nounPhrase is the noun phrase ws start with: its words up to a
 // preposition, a relative clause, a participle or the fourth word, stop
 // words left out.
-// With generic set, generic words are left out too, and a phrase of only
-// generic words continues after "of" ("a list of your customers":
-// customers); lists reports a leading "list" so skipped.
-func nounPhrase(ws []string, generic bool) (phrase []string, lists bool) {
+// Generic words are left out too, and a phrase of only generic words
+// continues after "of" ("a list of your customers": customers); lists
+// reports a leading "list" so skipped.
+func nounPhrase(ws []string) (phrase []string, lists bool) {
 	for _, w := range ws {
 		switch {
 		case prepositions[w]:
-			if generic && len(phrase) == 0 && w == "of" {
+			if len(phrase) == 0 && w == "of" {
 				continue
 			}
 			return phrase, lists
@@ -114,7 +114,7 @@ func nounPhrase(ws []string, generic bool) (phrase []string, lists bool) {
 			return phrase, lists // "what labels does an issue have"
 		case stopWords[w] || !letters(w):
 			continue
-		case generic && genericNouns[w]:
+		case genericNouns[w]:
 			if w == "list" && len(phrase) == 0 {
 				lists = true
 			}
@@ -460,35 +460,35 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 			case w == "set" && next == "up":
 				q.family = familyBit(familyCreate) // "set up autoscaling"
 			}
-			phrase, _ = nounPhrase(after, true)
+			phrase, _ = nounPhrase(after)
 			return phrase, t
 		case strings.HasPrefix(w, "un") && len(w) > 5 && ix.knownWord(w[2:]):
 			// "unassign someone from an issue": undo it, remove what it
 			// made (the assignees).
 			q.family, q.verbNoun, q.undo = familyBit(familyDelete), true, true
-			phrase, _ = nounPhrase(after, true)
+			phrase, _ = nounPhrase(after)
 			return phrase, ix.stems.termQuery(w[2:])
 		case known && ix.heads[id] && (determiners[next] || next == "on" || next == "to"):
 			// It makes one, or sets it on the object: read the object as
 			// what is made, with less certainty.
 			q.family, q.verbNoun, q.verbWeight = familyBit(familyCreate), true, unknownVerbWeight
-			phrase, _ = nounPhrase(after, true)
+			phrase, _ = nounPhrase(after)
 			if next == "on" || next == "to" {
 				phrase = nil // "comment on an issue": the issue is where
 			}
 			return phrase, t
 		case determiners[next]:
 			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
-			phrase, _ = nounPhrase(after, true)
+			phrase, _ = nounPhrase(after)
 			return phrase, t
 		case prepositions[next] && !(known && ix.heads[id]):
-			phrase, _ = nounPhrase(raw[i+2:], true)
+			phrase, _ = nounPhrase(raw[i+2:])
 			return phrase, ""
 		}
 		// No verb: a look at one thing, or a list of many ("what labels
 		// does an issue have").
 		q.family = familyBit(familyGet)
-		phrase, _ = nounPhrase(raw[i:], true)
+		phrase, _ = nounPhrase(raw[i:])
 		if len(phrase) > 0 && plural(phrase[len(phrase)-1], raw) {
 			q.family = familyBit(familyList)
 		}
