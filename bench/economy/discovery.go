@@ -27,11 +27,13 @@ var queryFiles embed.FS
 
 // The kinds of query set: the tuning set; the held-out set, evaluated
 // once and then read; the second held-out set, written after that and
-// before any further ranking change.
+// before any further ranking change (later read too); the third, written
+// blind on 2026-12-06 by someone who had not seen the ranker.
 const (
 	tuningSet   = "tuning"
 	heldOutSet  = "heldout"
 	heldOut2Set = "heldout2"
+	heldOut3Set = "heldout3"
 )
 
 // largeAPI is a large real OpenAPI description discovery is measured on,
