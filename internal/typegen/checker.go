@@ -43,7 +43,7 @@ const ExcessMarker = "codemode: properties the tool's input does not declare"
 // ForChecker prints the [CheckerDeclarations] of s. It fails exactly when
 // [Declarations] fails on s, with the same error.
 func ForChecker(s Surface) (*CheckerDeclarations, error) {
-	text, methods, err := declarations(s, true)
+	text, methods, err := declarations(s, audience{forChecker: true})
 	if err != nil {
 		return nil, err
 	}

@@ -258,14 +258,24 @@ type DescribeOutput = {
 //     scope's input property; root descriptions of tool schemas are not
 //     printed (the tool description is).
 func Declarations(s Surface) (string, error) {
-	text, _, err := declarations(s, false)
+	text, _, err := declarations(s, audience{})
 	return text, err
 }
 
-// declarations prints s; with exact set, every tool method whose input is
-// required is printed exact for a checker (see [ForChecker]), and the names
-// of those methods are returned.
-func declarations(s Surface, exact bool) (string, []string, error) {
+// audience is who declarations are printed for: programs' authors, or
+// the checker (forChecker: every tool method whose input is required is
+// printed exact, see [ForChecker], and their names are returned).
+type audience struct{ forChecker bool }
+
+// nsPrint is how one namespace is printed: for whom, and whether the SDK's
+// members follow its tools.
+type nsPrint struct {
+	audience
+	sdk bool
+}
+
+// declarations prints s for a.
+func declarations(s Surface, a audience) (string, []string, error) {
 	var b strings.Builder
 
 	input, inputDoc, inDefs, err := compileInput(&b, s.InputSchema)
@@ -315,7 +325,7 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 		}
 		sdk := s.SDK && ns.Name == SDKNamespace
 		var nb strings.Builder
-		names, err := writeNamespace(&nb, ns, iface, sdk, exact, defs)
+		names, err := writeNamespace(&nb, ns, iface, nsPrint{a, sdk}, defs)
 		if err != nil {
 			return "", nil, err
 		}
@@ -348,7 +358,7 @@ func declarations(s Surface, exact bool) (string, []string, error) {
 	b.WriteString("  readonly result: CodeModeResult;\n")
 	b.WriteString("}\n\n")
 	b.WriteString("type " + ProgramTypeName + " = (scope: " + ScopeTypeName + ") => unknown;\n")
-	if exact {
+	if a.forChecker {
 		b.WriteString(exactHelpers)
 	}
 	return b.String(), methods, nil
@@ -396,10 +406,11 @@ type ProgramContent =
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
 `
 
-// writeNamespace writes the interface of one namespace, with the SDK's
-// members after the tools when sdk is set, and returns the names of
-// the tool methods it printed exact (only when exact is set).
-func writeNamespace(b *strings.Builder, ns Namespace, iface string, sdk, exact bool, defs *defsState) ([]string, error) {
+// writeNamespace writes the interface of one namespace as p says, and
+// returns the names of the tool methods it printed exact (for the
+// checker).
+func writeNamespace(b *strings.Builder, ns Namespace, iface string, p nsPrint, defs *defsState) ([]string, error) {
+	sdk, exact := p.sdk, p.forChecker
 	if len(ns.Tools) == 0 && !sdk {
 		b.WriteString("interface " + iface + " {}\n")
 		return nil, nil

@@ -92,7 +92,7 @@ func (d *Describer) Tool(name string, maxChars int) (string, error) {
 	method := func(t ToolDecl) (string, error) {
 		var b strings.Builder
 		one := Namespace{Name: d.ns.Name, Tools: []ToolDecl{t}}
-		if _, err := writeNamespace(&b, one, iface, false, false, defs); err != nil {
+		if _, err := writeNamespace(&b, one, iface, nsPrint{}, defs); err != nil {
 			return "", err
 		}
 		return b.String(), nil

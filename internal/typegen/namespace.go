@@ -33,7 +33,7 @@ func NamespaceDeclarations(ns Namespace) (string, error) {
 	}
 	iface := interfaceName(ns.Name)
 	var nb strings.Builder
-	if _, err := writeNamespace(&nb, ns, iface, false, false, defs); err != nil {
+	if _, err := writeNamespace(&nb, ns, iface, nsPrint{}, defs); err != nil {
 		return "", err
 	}
 	var b strings.Builder
