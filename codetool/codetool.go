@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -29,6 +30,7 @@ type Tool struct {
 
 	runner  Runner
 	checker *typecheck.Checker
+	approve func(ctx context.Context, code string) error
 }
 
 // New returns the code tool over r (a *client.Client or a
@@ -43,7 +45,7 @@ func New(r Runner, opts Options) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tool{Name: Name, Description: desc, InputSchema: json.RawMessage(InputSchema), runner: r, checker: opts.Checker}, nil
+	return &Tool{Name: Name, Description: desc, InputSchema: json.RawMessage(InputSchema), runner: r, checker: opts.Checker, approve: opts.ApproveProgram}, nil
 }
 
 // ArgumentsError is arguments that are not the code tool's input: not a
@@ -71,6 +73,9 @@ func (t *Tool) Call(ctx context.Context, argumentsJSON json.RawMessage) (json.Ra
 	if err != nil {
 		return nil, err
 	}
+	if t.approve != nil {
+		ctx = runctx.WithProgramApprover(ctx, t.approve)
+	}
 	answer, err := Run(ctx, t.runner, t.checker, code)
 	if err != nil {
 		return nil, err
@@ -78,11 +83,12 @@ func (t *Tool) Call(ctx context.Context, argumentsJSON json.RawMessage) (json.Ra
 	return answer.MarshalJSON()
 }
 
-// Run type-checks code with checker (when not nil) and runs it with r. A
-// program that does not type-check is an Answer with StatusError whose
-// Error holds the compiler's report, and starts nothing; a checker that
-// fails is ignored (the program runs unchecked: a broken checker must not
-// stop programs). Errors are r's.
+// Run type-checks code with checker (when not nil), has it approved when
+// the front end asks for that (Options.ApproveProgram, or the MCP server's
+// ApprovePrograms) and runs it with r. A program that does not type-check,
+// or that was not approved, is an Answer with StatusError saying so, and
+// starts nothing; a checker that fails is ignored (the program runs
+// unchecked: a broken checker must not stop programs). Errors are r's.
 func Run(ctx context.Context, r Runner, checker *typecheck.Checker, code string) (Answer, error) {
 	if checker != nil {
 		res, err := r.ValidateCode(ctx, checker, code)
@@ -93,8 +99,20 @@ func Run(ctx context.Context, r Runner, checker *typecheck.Checker, code string)
 			return Answer{Status: StatusError, Error: notTypeChecked + "\n\n" + res.Report}, nil
 		}
 	}
+	if approve := runctx.ProgramApproverFrom(ctx); approve != nil {
+		if err := approve(ctx, code); err != nil {
+			if ctx.Err() != nil {
+				return Answer{}, err
+			}
+			return Answer{Status: StatusError, Error: notApproved + " " + err.Error()}, nil
+		}
+	}
 	return r.Execute(ctx, code)
 }
+
+// notApproved starts the Error of an answer for a program a person did
+// not approve.
+const notApproved = "The program was not approved, so nothing ran:"
 
 // notTypeChecked starts the Error of an answer for a program that does not
 // type-check.

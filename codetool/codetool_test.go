@@ -147,6 +147,37 @@ func TestCallRunsOnlyValidArguments(t *testing.T) {
 	}
 }
 
+// TestCallAsksApprovalOfTheProgram: with Options.ApproveProgram, the
+// approver sees each program whole before it runs; one it refuses is an
+// error answer saying so, and the runner never sees it.
+func TestCallAsksApprovalOfTheProgram(t *testing.T) {
+	r := newFakeRunner(t)
+	r.answer = func(code string) (codetool.Answer, error) {
+		return codetool.Answer{Status: codetool.StatusCompleted, ExecutionID: "run_1"}, nil
+	}
+	var shown []string
+	tool, err := codetool.New(r, codetool.Options{ApproveProgram: func(ctx context.Context, code string) error {
+		shown = append(shown, code)
+		if strings.Contains(code, "delete") {
+			return errors.New("the person said no")
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tool.Call(context.Background(), json.RawMessage(`{"code":"await codemode.list({})"}`)); err != nil || !strings.Contains(string(out), `"completed"`) {
+		t.Fatalf("an approved program: %s, %v", out, err)
+	}
+	out, err := tool.Call(context.Background(), json.RawMessage(`{"code":"await codemode.delete({})"}`))
+	if err != nil || !strings.Contains(string(out), `"status":"error"`) || !strings.Contains(string(out), "not approved, so nothing ran: the person said no") {
+		t.Fatalf("a refused program: %s, %v", out, err)
+	}
+	if strings.Join(r.ran, ",") != "await codemode.list({})" || len(shown) != 2 {
+		t.Fatalf("the runner ran %q after the approver saw %q", r.ran, shown)
+	}
+}
+
 // TestRunTypeChecks: with a checker, a program that does not type-check
 // is an error answer with the report, and nothing runs.
 func TestRunTypeChecks(t *testing.T) {

@@ -1,6 +1,7 @@
 package codetool
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -42,6 +43,13 @@ type Options struct {
 	// with result.appendText and result.appendImage as items after the
 	// JSON (as the MCP server sends it), not in the JSON's "content".
 	SeparateContent bool
+	// ApproveProgram, when set, is shown each program whole after its type
+	// check and before it runs (Tool.Call): nil lets it run, an error
+	// refuses it (the answer is an error saying it was not approved, and
+	// nothing ran). Calls whose tools need approval are still decided one
+	// by one, as their policy says. Peers' users ask for this: one
+	// decision for a trusted script instead of one per call.
+	ApproveProgram func(ctx context.Context, code string) error
 }
 
 // Declarations says whether the code tool's description holds the

@@ -203,13 +203,21 @@ func seqs(p []codetool.Pending) []uint64 {
 // the session, signed with the server's key so a client cannot make up an
 // approval of another execution.
 type approvalState struct {
-	ExecutionID string   `json:"e"`
-	Seqs        []uint64 `json:"p"`
+	ExecutionID string   `json:"e,omitempty"`
+	Seqs        []uint64 `json:"p,omitempty"`
 	Session     string   `json:"s"`
+	// Program, for a program's own approval (Options.ApprovePrograms), is
+	// the digest of the program shown.
+	Program string `json:"c,omitempty"`
 }
 
 func (s *server) sign(req *mcp.CallToolRequest, answer codetool.Answer) string {
-	st := approvalState{ExecutionID: answer.ExecutionID, Session: req.Session.ID(), Seqs: seqs(answer.Pending)}
+	return s.signState(req, approvalState{ExecutionID: answer.ExecutionID, Seqs: seqs(answer.Pending)})
+}
+
+// signState signs st for req's session.
+func (s *server) signState(req *mcp.CallToolRequest, st approvalState) string {
+	st.Session = req.Session.ID()
 	body, _ := json.Marshal(st)
 	m := hmac.New(sha256.New, s.key)
 	m.Write(body)

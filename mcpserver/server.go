@@ -95,6 +95,13 @@ type Options struct {
 	NoElicitation bool
 	// ElicitTimeout bounds each elicitation; default 10 minutes.
 	ElicitTimeout time.Duration
+	// ApprovePrograms shows each program whole to the person, through the
+	// client, before it runs (before its type check too) (a saved program
+	// offered as a tool: its code and the arguments); it runs only if they
+	// accept. Calls whose tools need approval are still decided one by one,
+	// as their policy says. A client that did not declare elicitation, or
+	// a program longer than 20,000 characters, is refused: nothing runs.
+	ApprovePrograms bool
 	// SnippetsAsTools lists each saved snippet the runner can run (its
 	// namespaces are all there) as an MCP tool of its own, beside the code
 	// tool: named as the snippet, described by its description, taking its
@@ -277,20 +284,32 @@ type codeHandler struct {
 
 func (h *codeHandler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s := h.s
-	if a, ok := h.r.(codetool.Approver); ok && (req.Params.RequestState != "" || req.Params.InputResponses != nil) {
+	if a, ok := h.r.(codetool.Approver); ok && (req.Params.RequestState != "" || req.Params.InputResponses != nil) && !s.programAnswer(req) {
 		return s.resume(ctx, a, req) // the person's answer to a pause asked in a result
 	}
 	code, err := codetool.Code(req.Params.Arguments)
 	if err != nil {
 		return textResult(true, err.Error()), nil
 	}
-	return h.answer(ctx, req, code)
+	return h.answer(ctx, req, code, code)
+}
+
+// programAnswer reports whether req answers a program's approval asked in
+// a result (its request state names a program).
+func (s *server) programAnswer(req *mcp.CallToolRequest) bool {
+	st, ok := s.verify(req, req.Params.RequestState)
+	return ok && st.Program != ""
 }
 
 // answer runs code for req, within a turn, and answers (for an Approver,
-// after asking the person about a pause when the client can be asked).
-func (h *codeHandler) answer(ctx context.Context, req *mcp.CallToolRequest, code string) (*mcp.CallToolResult, error) {
+// after asking the person about a pause when the client can be asked);
+// shown is what a person approving the program sees.
+func (h *codeHandler) answer(ctx context.Context, req *mcp.CallToolRequest, code, shown string) (*mcp.CallToolResult, error) {
 	s := h.s
+	ctx, stop := s.programGate(ctx, req, code, shown)
+	if stop != nil {
+		return stop, nil
+	}
 	release, busy := s.turn(ctx, req)
 	if busy != nil {
 		return busy, nil

@@ -129,7 +129,8 @@ func (st *snippetTools) call(s store.Snippet) mcp.ToolHandler {
 			return textResult(true, fmt.Sprintf("The arguments of %s are not JSON: %v", s.Name, err)), nil
 		}
 		name, _ := json.Marshal(s.Name)
-		return st.code.answer(ctx, req, fmt.Sprintf("await codemode.run(%s, %s)", name, input.Bytes()))
+		code := fmt.Sprintf("await codemode.run(%s, %s)", name, input.Bytes())
+		return st.code.answer(ctx, req, code, fmt.Sprintf("the saved program %s with the arguments %s:\n\n%s", s.Name, input.Bytes(), s.Code))
 	}
 }
 

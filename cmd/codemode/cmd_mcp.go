@@ -27,6 +27,7 @@ type serveFlags struct {
 	timeout        time.Duration
 	noCheck        bool
 	noElicitation  bool
+	approveProgram bool
 	maxTokens      int
 	maxExec        int
 	maxPerSession  int
@@ -49,6 +50,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "each program's deadline (with --journal: each pass's)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not type-check programs before running them")
 	fs.BoolVar(&f.noElicitation, "no-elicitation", false, "never ask the person through the MCP client (a client that declares elicitation could answer by itself): with --journal pauses wait for approve, reject or the journal page; without, calls that need approval are refused")
+	fs.BoolVar(&f.approveProgram, "approve-programs", false, "show each program whole to the person through the MCP client before it runs; it runs only if they accept (calls that need approval are still asked about one by one); a client without elicitation is refused")
 	fs.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "answer budget in estimated tokens (4 characters each)")
 	fs.IntVar(&f.maxExec, "max-executions", d.MaxExecutions, "programs running at once; more wait in a queue")
 	fs.IntVar(&f.maxPerSession, "max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
@@ -72,6 +74,8 @@ func (f *serveFlags) check(command string) error {
 		return usageError{command + ": --max-executions, --max-queue, --max-sessions and --max-in-flight must be at least 1"}
 	case f.maxPerSession < 0 || f.maxPerSession > f.maxExec:
 		return usageError{command + ": --max-executions-per-session must be between 1 and --max-executions"}
+	case f.approveProgram && f.noElicitation:
+		return usageError{command + ": --approve-programs asks the person through the client, which --no-elicitation turns off"}
 	case f.sessionIdle <= 0 || f.bodyTimeout <= 0 || f.elicitDeadline <= 0:
 		return usageError{command + ": --session-idle, --body-timeout and --elicit-timeout must be positive"}
 	}
@@ -84,7 +88,7 @@ func (f *serveFlags) options(stderr io.Writer, logf func(string, ...any)) (mcpse
 	// The program's own deadline (the runner's --timeout) ends it first,
 	// with a TimeoutError answer; the server's bound is a backstop.
 	opts := mcpserver.Options{MaxTokens: f.maxTokens, Logger: stderrLogger(stderr), Timeout: f.timeout + timeoutGrace, MaxExecutions: f.maxExec,
-		MaxQueued: f.maxQueue, MaxExecutionsPerSession: f.maxPerSession, NoElicitation: f.noElicitation, ElicitTimeout: f.elicitDeadline, MaxInFlightBytes: f.maxInFlightMiB << 20}
+		MaxQueued: f.maxQueue, MaxExecutionsPerSession: f.maxPerSession, NoElicitation: f.noElicitation, ApprovePrograms: f.approveProgram, ElicitTimeout: f.elicitDeadline, MaxInFlightBytes: f.maxInFlightMiB << 20}
 	if f.admin.metrics != nil {
 		opts.MeterProvider = f.admin.metrics.Provider
 	}

@@ -251,6 +251,7 @@ func TestBadCommandLines(t *testing.T) {
 		{"snippet save without --from", []string{"snippet", "save", "x", "--journal", "j.db"}, 2, "--from EXECUTION_ID is required"},
 		{"mcp without serve", []string{"mcp"}, 2, "the only subcommand is serve"},
 		{"login without a server", []string{"login"}, 2, "give either --config FILE NAME or --mcp URL"},
+		{"approve programs without elicitation", []string{"mcp", "serve", "--tools", tools, "--approve-programs", "--no-elicitation"}, 2, "--approve-programs asks the person through the client"},
 		{"login to a command", []string{"login", "--mcp", "npx server"}, 2, "--mcp must be the server's http(s) URL"},
 		{"login to a config's command", []string{"login", "--config", writeFile(t, "l.json", `{"mcpServers": {"local": {"command": "x"}}}`), "local"}, 2, "is a command, not a remote server"},
 		{"login to a missing entry", []string{"login", "--config", writeFile(t, "l2.json", `{"mcpServers": {"local": {"command": "x"}}}`), "other"}, 2, `has no server "other"`},

@@ -71,3 +71,20 @@ func AskerFrom(ctx context.Context) *Asker {
 	a, _ := ctx.Value(askerKey{}).(*Asker)
 	return a
 }
+
+// ProgramApprover decides whether a program runs, shown whole before it
+// starts: nil lets it run, an error refuses it.
+type ProgramApprover func(ctx context.Context, code string) error
+
+type programKey struct{}
+
+// WithProgramApprover returns ctx carrying approve.
+func WithProgramApprover(ctx context.Context, approve ProgramApprover) context.Context {
+	return context.WithValue(ctx, programKey{}, approve)
+}
+
+// ProgramApproverFrom returns the ProgramApprover ctx carries, or nil.
+func ProgramApproverFrom(ctx context.Context) ProgramApprover {
+	a, _ := ctx.Value(programKey{}).(ProgramApprover)
+	return a
+}
