@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,17 +15,23 @@ import (
 // addDirectTools lists, beside the code tool, the runner's tools that the
 // model calls directly (contract.CallersModel or CallersBoth), each as an
 // MCP tool of its own named "namespace.tool" ("tool" on codemode). Such a
-// call runs the tool once, validated as a program's call would be; the
-// client's own approval of the tool call is the person's decision, so a
-// direct call is neither journaled nor asked about again.
+// call runs the tool once, validated as a program's call would be, and
+// is not journaled; one whose policy needs approval is asked about through
+// the client first (directApproval), and refused when the client cannot
+// ask.
 func (s *server) addDirectTools(srv *mcp.Server, r codetool.Runner) {
 	for _, d := range directTools(r) {
 		t := d.tool
-		schema := t.InputDeclaration()
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
+		if d.name == codetool.Name || d.name == ResultToolName {
+			s.opts.Logger.Warn(fmt.Sprintf("the direct tool %s is left out: the server's own tool has that name", d.name))
+			continue
 		}
-		srv.AddTool(&mcp.Tool{Name: d.name, Description: t.Description(), InputSchema: schema, Annotations: toolAnnotations(t.Annotations())}, s.directCall(t))
+		schema, err := objectSchema(t.InputDeclaration())
+		if err != nil {
+			s.opts.Logger.Warn(fmt.Sprintf("the direct tool %s is left out: %v", d.name, err))
+			continue
+		}
+		srv.AddTool(&mcp.Tool{Name: d.name, Description: t.Description(), InputSchema: schema, Annotations: toolAnnotations(t.Annotations())}, s.directCall(d))
 	}
 }
 
@@ -61,9 +69,11 @@ func directNames(r codetool.Runner) []string {
 	return out
 }
 
-// directCall answers the model's call of t: its output as JSON text, cut
-// to the answer budget, or its error.
-func (s *server) directCall(t *contract.Tool) mcp.ToolHandler {
+// directCall answers the model's call of d: its output as JSON text, cut
+// to the answer budget, or its error. A call whose tool's policy needs
+// approval is asked about first (directApproval).
+func (s *server) directCall(d directTool) mcp.ToolHandler {
+	t := d.tool
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if s.opts.Timeout > 0 {
 			var cancel context.CancelFunc
@@ -73,6 +83,11 @@ func (s *server) directCall(t *contract.Tool) mcp.ToolHandler {
 		input := req.Params.Arguments
 		if len(input) == 0 {
 			input = json.RawMessage(`{}`)
+		}
+		if t.Policy().NeedsApproval(input) {
+			if stop := s.directApproval(ctx, req, d, input); stop != nil {
+				return stop, nil
+			}
 		}
 		out, err := t.Call(ctx, input)
 		if err != nil {
@@ -94,4 +109,46 @@ func toolAnnotations(a contract.Annotations) *mcp.ToolAnnotations {
 		out.IdempotentHint = *a.Idempotent
 	}
 	return out
+}
+
+// directInput is the input request id of a direct call's approval asked
+// in a result (SEP-2322).
+const directInput = "approve"
+
+// directApproval asks the person about a direct call of d with input that
+// its policy says needs approval: by an elicitation request, or in the
+// result from protocol 2026-07-28 on (a signed state bound to the session,
+// the tool and the input). It returns nil when the person accepted, else
+// the answer that ends the call (a refusal, or the question).
+func (s *server) directApproval(ctx context.Context, req *mcp.CallToolRequest, d directTool, input json.RawMessage) *mcp.CallToolResult {
+	if !s.elicits(req) {
+		return textResult(true, fmt.Sprintf("%s needs a person's approval, and this client cannot ask them (it did not declare elicitation); nothing ran. Call it from a program, where a recorded run can wait for a person.", d.name))
+	}
+	if !multiRoundTrip(req) {
+		ns, tool, _ := strings.Cut(d.name, ".")
+		if tool == "" {
+			ns, tool = contract.DefaultNamespace, d.name
+		}
+		if err := s.askApproval(req)(ctx, ns, tool, input); err != nil {
+			return textResult(true, err.Error())
+		}
+		return nil
+	}
+	digest := programDigest(d.name + "\x00" + string(input))
+	if req.Params.RequestState == "" {
+		if limit := min(s.opts.MaxTokens*2, 4000); len(input) > limit {
+			return textResult(true, fmt.Sprintf("%s needs a person's approval, and its input (%d bytes) is too long to show them whole in this client; nothing ran", d.name, len(input)))
+		}
+		msg := fmt.Sprintf("The model wants to run %s with %s.\n\nAccept to let it run; decline to refuse it.", d.name, input)
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{directInput: &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}}},
+			RequestState: s.signState(req, approvalState{Program: digest})}
+	}
+	st, ok := s.verify(req, req.Params.RequestState)
+	if !ok || st.Program != digest {
+		return textResult(true, "The approval's request state does not verify for this call; nothing ran.")
+	}
+	if r, ok := req.Params.InputResponses[directInput].(*mcp.ElicitResult); !ok || r.Action != "accept" {
+		return textResult(true, fmt.Sprintf("%s needs a person's approval, and they did not give it; nothing ran.", d.name))
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,4 +146,78 @@ func runtimeOf(t *testing.T, name string) *client.Runtime {
 	}
 	t.Cleanup(func() { rt.Close() })
 	return rt
+}
+
+// TestDirectCallsNeedingApprovalAreAsked: a direct tool whose policy needs
+// approval runs only after the person accepted, asked through the client
+// by a request or in the result; a client that cannot ask is refused. A
+// direct tool named like the server's own tool, or whose input schema is
+// not an object, is left out instead of breaking the server.
+func TestDirectCallsNeedingApprovalAreAsked(t *testing.T) {
+	var ran atomic.Int32
+	mk := func(name string, schema json.RawMessage, p contract.Policy) *contract.Tool {
+		tool, err := contract.NewForeignTool(name, "Sends.", schema, nil, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			ran.Add(1)
+			return json.RawMessage(`"sent"`), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool, err = tool.WithPolicy(p); err != nil {
+			t.Fatal(err)
+		}
+		return tool
+	}
+	direct := contract.Policy{Callers: contract.CallersModel}
+	c, err := contract.New(mk("send", json.RawMessage(`{"type":"object"}`), contract.Policy{Callers: contract.CallersModel, RequiresApproval: true}),
+		mk("code", nil, direct), mk("untyped", json.RawMessage(`{"properties":{"a":{"type":"string"}}}`), direct),
+		mk("scalar", json.RawMessage(`{"type":"string"}`), direct))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := runtimeOf(t, "quickjs")
+	for _, tc := range []struct {
+		name, version, action string
+		elicits               bool
+		runs                  bool
+	}{
+		{"request accept", "2025-11-25", "accept", true, true},
+		{"request decline", "2025-11-25", "decline", true, false},
+		{"result accept", "", "accept", true, true},
+		{"result decline", "", "decline", true, false},
+		{"cannot ask", "", "", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var copts *mcp.ClientOptions
+			if tc.elicits {
+				copts = &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: tc.action}, nil
+				}}
+			}
+			cs := connectOn(t, client.New(rt, c), mcpserver.Options{}, copts, tc.version)
+			tools, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range tools.Tools {
+				names = append(names, tl.Name)
+				if tl.Name == "code" && !strings.Contains(tl.Description, "TypeScript") {
+					t.Errorf("the code tool was replaced: %q", tl.Description)
+				}
+			}
+			slices.Sort(names)
+			if strings.Join(names, ",") != "code,send,untyped" {
+				t.Fatalf("tools %v", names)
+			}
+			before := ran.Load()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ran.Load() - before; (got == 1) != tc.runs || res.IsError == tc.runs {
+				t.Fatalf("ran %d times, error %v: %v", got, res.IsError, res.Content[0].(*mcp.TextContent).Text)
+			}
+		})
+	}
 }

@@ -37,8 +37,10 @@ type snippetTools struct {
 	code     *codeHandler
 	reserved func(name string) bool // names taken by the server's other tools
 
-	mu     sync.Mutex
-	listed map[string][]byte // name → what it was listed from (description, schema, time)
+	warn    func(string) // logs a snippet left out
+	mu      sync.Mutex
+	listed  map[string][]byte // name → what it was listed from (description, schema, time)
+	refused map[string][]byte // name → the version already warned about
 }
 
 // sync lists the snippets saved now and removes those deleted or no longer
@@ -56,13 +58,22 @@ func (st *snippetTools) sync(ctx context.Context) error {
 		if st.reserved(s.Name) || !st.runnable(s) {
 			continue
 		}
-		seen[s.Name] = true
 		key, _ := json.Marshal([]any{s.Description, s.InputSchema, s.SavedAt})
 		if bytes.Equal(st.listed[s.Name], key) {
+			seen[s.Name] = true
 			continue
 		}
+		tool, err := snippetTool(s)
+		if err != nil {
+			if !bytes.Equal(st.refused[s.Name], key) {
+				st.refused[s.Name] = key
+				st.warn(fmt.Sprintf("the saved program %s is not listed as a tool: %v", s.Name, err))
+			}
+			continue
+		}
+		seen[s.Name] = true
 		st.listed[s.Name] = key
-		st.srv.AddTool(snippetTool(s), st.call(s))
+		st.srv.AddTool(tool, st.call(s))
 	}
 	for name := range st.listed {
 		if !seen[name] {
@@ -90,17 +101,17 @@ func (st *snippetTools) runnable(s store.Snippet) bool {
 
 // snippetTool is s as an MCP tool: its name and description, and its input
 // schema (any object when it was saved without one).
-func snippetTool(s store.Snippet) *mcp.Tool {
-	schema := s.InputSchema
-	if len(schema) == 0 {
-		schema = json.RawMessage(`{"type":"object"}`)
+func snippetTool(s store.Snippet) (*mcp.Tool, error) {
+	schema, err := objectSchema(s.InputSchema)
+	if err != nil {
+		return nil, err
 	}
 	desc := s.Description
 	if desc == "" {
 		desc = fmt.Sprintf("Runs the saved program %q.", s.Name)
 	}
 	return &mcp.Tool{Name: s.Name, Description: desc + " (A saved program: each call runs it in a new execution, like the code tool.)",
-		InputSchema: schema, Annotations: &mcp.ToolAnnotations{Title: "Saved program " + s.Name}}
+		InputSchema: schema, Annotations: &mcp.ToolAnnotations{Title: "Saved program " + s.Name}}, nil
 }
 
 // call runs s with the call's arguments, checked against its input schema
@@ -128,8 +139,13 @@ func (st *snippetTools) call(s store.Snippet) mcp.ToolHandler {
 		if err := json.Compact(&input, args); err != nil {
 			return textResult(true, fmt.Sprintf("The arguments of %s are not JSON: %v", s.Name, err)), nil
 		}
+		if !st.saved(ctx, s.Name) {
+			return textResult(true, fmt.Sprintf("The saved program %s was deleted; nothing ran (the tool list has changed).", s.Name)), nil
+		}
 		name, _ := json.Marshal(s.Name)
-		code := fmt.Sprintf("await codemode.run(%s, %s)", name, input.Bytes())
+		// JSON.parse, not a literal: a "__proto__" key stays a key.
+		text, _ := json.Marshal(input.String())
+		code := fmt.Sprintf("await codemode.run(%s, JSON.parse(%s))", name, text)
 		return st.code.answer(ctx, req, code, fmt.Sprintf("the saved program %s with the arguments %s:\n\n%s", s.Name, input.Bytes(), s.Code))
 	}
 }
@@ -141,9 +157,10 @@ func (s *server) addSnippetTools(srv *mcp.Server, h *codeHandler) error {
 	if !ok {
 		return errNoSnippets
 	}
-	st := &snippetTools{srv: srv, runner: r, code: h, listed: map[string][]byte{}, reserved: func(name string) bool {
-		return name == codetool.Name || name == ResultToolName || slices.Contains(directNames(r), name)
-	}}
+	st := &snippetTools{srv: srv, runner: r, code: h, listed: map[string][]byte{}, refused: map[string][]byte{},
+		warn: func(msg string) { s.opts.Logger.Warn(msg) }, reserved: func(name string) bool {
+			return name == codetool.Name || name == ResultToolName || slices.Contains(directNames(r), name)
+		}}
 	if err := st.sync(context.Background()); err != nil {
 		return err
 	}
@@ -158,4 +175,19 @@ func (s *server) addSnippetTools(srv *mcp.Server, h *codeHandler) error {
 		}
 	})
 	return nil
+}
+
+// saved reports whether the snippet name is still saved (a failure to
+// read says yes: the run then answers what is wrong).
+func (st *snippetTools) saved(ctx context.Context, name string) bool {
+	snippets, err := st.runner.Snippets(ctx)
+	if err != nil {
+		return true
+	}
+	for _, s := range snippets {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
 }

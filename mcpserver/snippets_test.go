@@ -66,8 +66,10 @@ func testSnippetsAsTools(t *testing.T, h *durable.Handle) {
 	saveSnippet(t, h, cs, "greet", `const r = await svc.ping({}); ({ hello: typeof input === "undefined" ? "nobody" : input.who, ok: r.ok })`,
 		`{"type":"object","properties":{"who":{"type":"string"}},"required":["who"]}`)
 	saveSnippet(t, h, cs, "approve-me", `await svc.act({})`, "")
+	saveSnippet(t, h, cs, "scalar", `1`, `{"type":"string"}`) // not an MCP tool's input: left out
+	saveSnippet(t, h, cs, "proto", `typeof input === "undefined" ? [] : Object.keys(input)`, `{"properties":{"x":{"type":"string"}}}`)
 	names := toolNames(t, cs)
-	if !slices.Contains(names, "greet") || !slices.Contains(names, "approve-me") {
+	if !slices.Contains(names, "greet") || !slices.Contains(names, "approve-me") || !slices.Contains(names, "proto") || slices.Contains(names, "scalar") {
 		t.Fatalf("tools after saving: %q", names)
 	}
 
@@ -86,6 +88,12 @@ func testSnippetsAsTools(t *testing.T, h *durable.Handle) {
 	bad := call("greet", map[string]any{"who": 7})
 	if text := bad.Content[0].(*mcp.TextContent).Text; !bad.IsError || !strings.Contains(text, "do not fit its input schema") || !strings.Contains(text, "/who") {
 		t.Fatalf("bad arguments answered %v %q", bad.IsError, text)
+	}
+	// A "__proto__" argument stays a key: the program sees it, the schema
+	// checked it, nothing is inherited.
+	proto := outputOf(t, call("proto", json.RawMessage(`{"x":"a","__proto__":{"admin":true}}`)))
+	if proto.Status != codetool.StatusCompleted || string(proto.Value) != `["x","__proto__"]` {
+		t.Fatalf("proto answered %+v", proto)
 	}
 	if paused := outputOf(t, call("approve-me", map[string]any{})); paused.Status != codetool.StatusPaused {
 		t.Fatalf("a snippet that needs approval answered %+v", paused)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 
 	"go.opentelemetry.io/otel/metric"
 
@@ -50,9 +51,18 @@ func (a *adminFlags) serve(checks []ops.Check, logf func(string, ...any)) (stop 
 	if a.addr == "" {
 		return func() {}, nil
 	}
-	addr, stop, err := ops.Serve(a.addr, ops.Handler(checks, a.metrics), logf)
+	var kept []ops.Check
+	for _, c := range checks {
+		if c.Ready != nil {
+			kept = append(kept, c)
+		}
+	}
+	addr, stop, err := ops.Serve(a.addr, ops.Handler(kept, a.metrics), logf)
 	if err != nil {
 		return nil, usageError{"--admin: " + err.Error()}
+	}
+	if host, _, _ := net.SplitHostPort(addr); !net.ParseIP(host).IsLoopback() {
+		logf("warning: the admin endpoint on %s is reachable beyond this machine; /metrics names tools and /readyz names upstream servers: restrict it to the cluster (or listen on 127.0.0.1)", addr)
 	}
 	logf("health, readiness and metrics on http://%s (/healthz, /readyz, /metrics)", addr)
 	return stop, nil
@@ -68,12 +78,13 @@ func runtimeCheck(ex client.Executor) ops.Check {
 	}}
 }
 
-// mcpServersCheck is ready while every configured MCP server is up.
+// mcpServersCheck is ready while every configured MCP server is up
+// (without servers, no check).
 func mcpServersCheck(cf *contractFlags) ops.Check {
+	if cf.set == nil {
+		return ops.Check{Name: "mcp servers"}
+	}
 	return ops.Check{Name: "mcp servers", Ready: func(context.Context) error {
-		if cf.set == nil {
-			return nil
-		}
 		down := cf.set.Down()
 		if len(down) == 0 {
 			return nil
@@ -86,12 +97,13 @@ func mcpServersCheck(cf *contractFlags) ops.Check {
 	}}
 }
 
-// journalCheck is ready while h's journal answers (none: always).
+// journalCheck is ready while h's journal answers (without a journal,
+// no check: serve leaves it out).
 func journalCheck(h *durable.Handle) ops.Check {
+	if h == nil {
+		return ops.Check{Name: "journal"}
+	}
 	return ops.Check{Name: "journal", Ready: func(ctx context.Context) error {
-		if h == nil {
-			return nil
-		}
 		_, err := h.Executions(ctx, 1)
 		return err
 	}}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/oauthlogin"
 	"github.com/codemode-go/codemode/internal/termtext"
 )
@@ -78,7 +79,7 @@ func loginTarget(config, target string, positional []string) (name, endpoint str
 		if err != nil || s.URL == "" {
 			return "", "", usageError{"login: --mcp must be the server's http(s) URL"}
 		}
-		return s.URL, s.URL, nil
+		return s.String(), s.URL, nil
 	case len(positional) != 1:
 		return "", "", usageError{"login: give the server's NAME in --config"}
 	}
@@ -130,9 +131,13 @@ func announceSignIn(name string, stderr io.Writer) func(string) error {
 }
 
 // withSignIn gives each remote server without an Authorization header an
-// OAuth handler over the token file, which signs in (announceSignIn) when
-// the server asks for it.
-func withSignIn(servers []mcpconnector.Server, stderr io.Writer) error {
+// OAuth handler over the token file: it sends the saved token (refreshed
+// when it expires). When the server asks for a sign-in, a command run by a
+// person signs in at once (announceSignIn: a browser, or the URL on
+// stderr); one that serves (serving) never opens a browser by itself (it
+// retries a server in the background, and nobody may be at the terminal):
+// the server is down with the codemode login command to run.
+func withSignIn(servers []mcpconnector.Server, config string, serving bool, stderr io.Writer) error {
 	var store *oauthlogin.Store
 	for i, s := range servers {
 		if s.URL == "" || s.OAuth != nil || hasHeader(s.Headers, "Authorization") {
@@ -144,7 +149,15 @@ func withSignIn(servers []mcpconnector.Server, stderr io.Writer) error {
 				return err
 			}
 		}
-		h, err := store.Handler(s.URL, oauthlogin.Options{Open: announceSignIn(s.String(), stderr)})
+		open := announceSignIn(s.String(), stderr)
+		if serving {
+			hint := "codemode login --mcp " + shellQuote(mcpconnector.Server{URL: s.URL}.String())
+			if config != "" && s.Name != contract.DefaultNamespace && s.Name != "mcp" {
+				hint = "codemode login --config " + shellQuote(config) + " " + s.Name
+			}
+			open = func(string) error { return fmt.Errorf("not signed in (the server asks for OAuth): run %s", hint) }
+		}
+		h, err := store.Handler(s.URL, oauthlogin.Options{Open: open})
 		if err != nil {
 			return fmt.Errorf("MCP server %s: %w", s, err)
 		}

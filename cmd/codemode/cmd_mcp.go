@@ -139,6 +139,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	fs := flag.NewFlagSet("mcp serve", flag.ContinueOnError)
 	var cf contractFlags
+	cf.serving = true
 	cf.register(fs)
 	var jf journalFlags
 	jf.register(fs)

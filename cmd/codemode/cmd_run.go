@@ -167,6 +167,6 @@ func cmdTypes(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return 0, err
 	}
 	defer s.close()
-	_, err = io.WriteString(stdout, s.runner().TypeDefinitions())
+	_, err = io.WriteString(stdout, escapeControls(s.runner().TypeDefinitions())) // upstream descriptions are in it
 	return 0, err
 }

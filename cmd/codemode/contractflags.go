@@ -31,6 +31,11 @@ type contractFlags struct {
 	// unattended is set for a run without a journal: nothing can hold a
 	// call for a person, so --approval defaults to never.
 	unattended bool
+	// serving is set by the commands that serve (mcp serve, journal
+	// serve): a server that asks for a sign-in is then down with the
+	// codemode login command to run, instead of opening a browser (it is
+	// retried in the background, and nobody may be at the terminal).
+	serving bool
 
 	// Set by build, for rebuild: the contract's input, the namespaces
 	// that do not change (the tools file's, the OpenAPI documents'), the
@@ -167,7 +172,7 @@ func (c *contractFlags) connect(ctx context.Context, stderr io.Writer) (*mcpconn
 	if err != nil || len(servers) == 0 {
 		return nil, err
 	}
-	if err := withSignIn(servers, stderr); err != nil {
+	if err := withSignIn(servers, c.config, c.serving, stderr); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "codemode: connecting to %d MCP server(s)\n", len(servers))

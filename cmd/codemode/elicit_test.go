@@ -58,7 +58,7 @@ func TestMCPServeForwardsQuestions(t *testing.T) {
 	}
 	defer session.Close()
 	texts, _, isErr := code(t, session, `await asks.ask({})`)
-	if isErr || len(asked) != 1 || asked[0] != "The MCP server asks asks: Which name?" {
+	if isErr || len(asked) != 1 || asked[0] != "The MCP server asks asks:\n> Which name?" {
 		t.Fatalf("answer %q (error %v) after questions %q", texts, isErr, asked)
 	}
 	if a := answerOf(t, texts); !strings.Contains(string(a.Value), `"action":"accept"`) || !strings.Contains(string(a.Value), `"content":{"count":2,"name":"Ada"}`) {

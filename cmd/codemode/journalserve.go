@@ -45,6 +45,7 @@ func cmdJournal(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	fs := flag.NewFlagSet("journal serve", flag.ContinueOnError)
 	var cf contractFlags
+	cf.serving = true
 	cf.register(fs)
 	var jf journalFlags
 	jf.register(fs)

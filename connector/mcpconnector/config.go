@@ -58,7 +58,7 @@ type Server struct {
 	// Validate says how the host checks values against the server's
 	// schemas: ValidateLenient (the default, also ""), ValidateStrict or
 	// ValidateOff. ValidateTools sets it per tool, by the same names as
-	// Policies (a name that matches no tool is an error as there). The
+	// Policies (a name that matches no tool is a warning). The
 	// configuration file's "validate" member and "tools": {"name":
 	// {"validate": …}} set them.
 	Validate      Validation
@@ -66,7 +66,7 @@ type Server struct {
 	// Callers, by the same tool names as Policies, says who calls each
 	// tool (contract.Policy.Callers): the model directly, programs, or
 	// both; it applies on top of the tool's policy (Approval's or
-	// Policies'). A name that matches no tool is an error as there. The
+	// Policies'). A name that matches no tool is a warning. The
 	// configuration file's "tools": {"name": {"callers": "model"}} sets it.
 	Callers map[string]contract.Callers
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,7 +22,15 @@ type askers struct {
 	n  map[*runctx.Asker]int
 	// calls counts every call in flight, with an Asker or without.
 	calls int
+	// lingering are calls their run gave up on (cancelled, or the program
+	// ended without awaiting them): the server may still be working on
+	// them, and ask about them, for a while. Until then a question cannot
+	// be told from one of theirs.
+	lingering []time.Time
 }
+
+// lingerFor is how long a call given up on may still be asked about.
+const lingerFor = 2 * time.Minute
 
 // enter notes a call of ctx's run; the returned func notes its end.
 func (a *askers) enter(ctx context.Context) func() {
@@ -36,6 +47,9 @@ func (a *askers) enter(ctx context.Context) func() {
 	return func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
+		if ctx.Err() != nil {
+			a.lingering = append(a.lingering, time.Now().Add(lingerFor))
+		}
 		a.calls--
 		if asker != nil {
 			if a.n[asker]--; a.n[asker] == 0 {
@@ -52,13 +66,17 @@ func (a *askers) enter(ctx context.Context) func() {
 func (a *askers) only() (*runctx.Asker, string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	now := time.Now()
+	a.lingering = slices.DeleteFunc(a.lingering, func(until time.Time) bool { return now.After(until) })
 	switch {
+	case len(a.lingering) > 0:
+		return nil, "a call a program gave up on may still be running there, and codemode cannot tell whose question it is"
 	case a.calls == 0:
 		return nil, "no program is calling the server, so nobody can be asked"
 	case len(a.n) == 1 && a.n[firstKey(a.n)] == a.calls:
 		return firstKey(a.n), ""
 	case len(a.n) == 0:
-		return nil, "nobody can be asked (codemode run has no person to ask; an MCP client is asked when it declared elicitation and speaks a protocol before 2026-07-28)"
+		return nil, "nobody can be asked (the call was not made by a program whose MCP client can take a question now: one that declared elicitation and speaks a protocol before 2026-07-28; codemode run has no person to ask)"
 	}
 	return nil, "several programs are calling the server at once, and codemode cannot tell whose question it is"
 }
@@ -95,7 +113,7 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	if err != nil {
 		return nil, fmt.Errorf("mcp server %s: elicitation schema: %w", u.server, err)
 	}
-	action, content, err := asker.Ask(ctx, fmt.Sprintf("The MCP server %s asks: %s", namespaceName(u.server), p.Message), schema)
+	action, content, err := asker.Ask(ctx, question(namespaceName(u.server), u.redact.clean(p.Message)), schema)
 	if err != nil {
 		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; cancelled: %v", namespaceName(u.server), u.redact.clean(p.Message), err))
 		return &mcp.ElicitResult{Action: "cancel"}, nil
@@ -127,4 +145,15 @@ func withDefaults(content map[string]any, schema json.RawMessage) map[string]any
 		content[name] = prop.Default
 	}
 	return content
+}
+
+// question is what the person reads of the server's message: the
+// server's name, then each line of the message quoted, so that a line of
+// the message cannot pose as codemode's own ("The MCP server bank asks:").
+func question(server, message string) string {
+	lines := strings.Split(message, "\n")
+	for i, l := range lines {
+		lines[i] = "> " + l
+	}
+	return "The MCP server " + server + " asks:\n" + strings.Join(lines, "\n")
 }

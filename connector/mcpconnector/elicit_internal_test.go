@@ -62,3 +62,23 @@ func TestAskersOnly(t *testing.T) {
 	}
 	end2()
 }
+
+// A call its run gave up on keeps any question from being forwarded for a
+// while: the server may still ask about it, and it is nobody's now.
+func TestAskersAfterAnAbandonedCall(t *testing.T) {
+	var a askers
+	alice, bob := &runctx.Asker{}, &runctx.Asker{}
+	ctx, cancel := context.WithCancel(runctx.WithAsker(context.Background(), alice))
+	end := a.enter(ctx)
+	cancel()
+	end()
+	endBob := a.enter(runctx.WithAsker(context.Background(), bob))
+	defer endBob()
+	if got, why := a.only(); got != nil || !strings.Contains(why, "gave up on") {
+		t.Fatalf("Bob's call after Alice's abandoned one: %v %q", got, why)
+	}
+	a.lingering[0] = a.lingering[0].Add(-2 * lingerFor)
+	if got, _ := a.only(); got != bob {
+		t.Fatalf("after the abandoned call expired: %v", got)
+	}
+}

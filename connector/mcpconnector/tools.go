@@ -73,8 +73,14 @@ func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err err
 			u.server, strings.Join(needTasks, ", ")))
 	}
 	for _, n := range slices.Sorted(maps.Keys(u.server.settingNames())) {
-		if !used[n] && !slices.Contains(needTasks, n) {
-			return contract.Namespace{}, nil, fmt.Errorf("mcp server %s has no tool %q (a policy, validate or callers setting names it)", u.server, n)
+		switch _, policy := u.server.Policies[n]; {
+		case used[n] || slices.Contains(needTasks, n):
+		case policy:
+			// A policy may be what makes a call wait for a person: the
+			// server stays out rather than run its tools without it.
+			return contract.Namespace{}, nil, fmt.Errorf("mcp server %s has no tool %q (a policy names it)", u.server, n)
+		default:
+			warnings = append(warnings, fmt.Errorf("mcp server %s has no tool %q (a validate or callers setting names it; the setting is ignored)", u.server, n))
 		}
 	}
 	ns.Name, ns.Instructions = namespaceName(u.server), u.instructions

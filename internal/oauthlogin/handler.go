@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // Options configure the sign-in to one server.
@@ -99,23 +102,8 @@ func fetcher(port int, opts Options) auth.AuthorizationCodeFetcher {
 		if err != nil {
 			return nil, fmt.Errorf("oauthlogin: listening for the redirect: %w", err)
 		}
-		got := make(chan *auth.AuthorizationResult, 1)
-		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/callback" {
-				http.NotFound(w, r)
-				return
-			}
-			q := r.URL.Query()
-			if msg := q.Get("error"); msg != "" {
-				http.Error(w, "Sign-in refused: "+msg+" "+q.Get("error_description"), http.StatusForbidden)
-			} else {
-				_, _ = w.Write([]byte("codemode is signed in; you may close this page.\n"))
-			}
-			select {
-			case got <- &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}:
-			default:
-			}
-		})}
+		got := make(chan callback, 1)
+		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: callbackHandler(stateOf(args.URL), got)}
 		served := make(chan struct{})
 		go func() { // owned here: Shutdown below ends it before return
 			defer close(served)
@@ -131,15 +119,61 @@ func fetcher(port int, opts Options) auth.AuthorizationCodeFetcher {
 		wait := time.NewTimer(opts.Wait)
 		defer wait.Stop()
 		select {
-		case res := <-got:
-			if res.Code == "" {
-				return nil, errors.New("oauthlogin: the authorization server refused the sign-in (no code in the redirect)")
+		case cb := <-got:
+			if cb.refused != "" {
+				return nil, fmt.Errorf("oauthlogin: the authorization server refused the sign-in: %s", cb.refused)
 			}
-			return res, nil
+			return cb.result, nil
 		case <-wait.C:
 			return nil, fmt.Errorf("oauthlogin: nobody completed the sign-in within %v (run codemode login)", opts.Wait)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("oauthlogin: waiting for the sign-in: %w", context.Cause(ctx))
 		}
 	}
+}
+
+// callback is what the redirect brought: the code, or why there is none.
+type callback struct {
+	result  *auth.AuthorizationResult
+	refused string
+}
+
+// stateOf is the state parameter of the authorization URL.
+func stateOf(authURL string) string {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("state")
+}
+
+// callbackHandler takes the authorization server's redirect to /callback
+// for the sign-in whose state is state; a request for another state (or
+// none) is answered 400 and ignored, so another local process cannot end
+// the sign-in. The page says the code arrived, not that the sign-in
+// worked: the token exchange comes after it, and the terminal says.
+func callbackHandler(state string, got chan<- callback) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if r.URL.Path != "/callback" || state == "" || q.Get("state") != state {
+			http.Error(w, "This is not the redirect of the sign-in codemode is waiting for.", http.StatusBadRequest)
+			return
+		}
+		cb := callback{result: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
+		switch {
+		case q.Get("error") != "":
+			cb.refused = termtext.Clean(q.Get("error") + " " + q.Get("error_description"))
+		case q.Get("code") == "":
+			cb.refused = "no code in the redirect"
+		}
+		if cb.refused != "" {
+			http.Error(w, "The sign-in was refused: "+cb.refused, http.StatusForbidden)
+		} else {
+			_, _ = w.Write([]byte("codemode received the sign-in; the terminal says whether it completed. You may close this page.\n"))
+		}
+		select {
+		case got <- cb:
+		default:
+		}
+	})
 }

@@ -102,11 +102,20 @@ func (s *Store) get(server string) (entry, bool, error) {
 	return e, ok && e.Token != nil, nil
 }
 
-// put records e for server: the file is rewritten whole through a
-// temporary file in its folder (0700) and renamed, with 0600 permissions.
+// put records e for server: under a lock on the file (other processes
+// write it too), it is read, changed and rewritten whole through a
+// temporary file in its folder (0700), renamed, with 0600 permissions.
 func (s *Store) put(server string, e entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return fmt.Errorf("oauth token file: %w", err)
+	}
+	unlock, err := lockFile(s.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	m, err := s.load()
 	if err != nil {
 		return err

@@ -1,9 +1,12 @@
 package oauthlogin
 
 import (
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,4 +82,65 @@ func FuzzLoad(f *testing.F) {
 		}
 		_, _, _ = Open(path).get("https://a.example/mcp") // an error or an entry, never a panic
 	})
+}
+
+// Writers that share the file (processes, here separate Stores) keep each
+// other's entries.
+func TestStoreWritersKeepEachOthersEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "oauth.json")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if err := Open(path).put(fmt.Sprintf("https://s%d.example/mcp", i), entry{ClientID: "c", Token: &oauth2.Token{AccessToken: "t"}}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	m, err := Open(path).load()
+	if err != nil || len(m) != 8 {
+		t.Fatalf("%d entries (%v), want 8", len(m), err)
+	}
+}
+
+// The redirect listener takes only its own sign-in's redirect: another
+// state (or none) is refused and ignored; an error redirect says why; the
+// page does not claim a sign-in that the token exchange may still fail.
+func TestCallbackHandler(t *testing.T) {
+	for _, tc := range []struct {
+		name, query string
+		code        int
+		sent        bool
+		refused     string
+	}{
+		{"another state", "?code=c&state=other", 400, false, ""},
+		{"no state", "?code=c", 400, false, ""},
+		{"wrong path", "", 400, false, ""},
+		{"refused", "?state=s1&error=access_denied&error_description=no%1b[2J", 403, true, "access_denied no"},
+		{"no code", "?state=s1", 403, true, "no code in the redirect"},
+		{"ok", "?state=s1&code=c1", 200, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := make(chan callback, 1)
+			path := "/callback"
+			if tc.name == "wrong path" {
+				path = "/other?state=s1&code=c"
+			}
+			rec := httptest.NewRecorder()
+			callbackHandler("s1", got).ServeHTTP(rec, httptest.NewRequest("GET", path+tc.query, nil))
+			if rec.Code != tc.code || strings.Contains(rec.Body.String(), "is signed in") {
+				t.Fatalf("answered %d %q", rec.Code, rec.Body)
+			}
+			select {
+			case cb := <-got:
+				if !tc.sent || !strings.HasPrefix(cb.refused, tc.refused) || strings.Contains(cb.refused, "\x1b") || (tc.refused == "" && cb.result.Code != "c1") {
+					t.Fatalf("sent %+v", cb)
+				}
+			default:
+				if tc.sent {
+					t.Fatal("nothing sent")
+				}
+			}
+		})
+	}
 }

@@ -33,15 +33,22 @@ func Escape(s string) string {
 }
 
 // IsControl reports whether r is a control character other than a newline
-// or a tab: C0, DEL, C1, and the bidirectional overrides and isolates that
-// reorder what a terminal shows (U+202A–U+202E, U+2066–U+2069).
+// or a tab: C0, DEL, C1, the bidirectional marks, overrides and isolates
+// that reorder what a terminal shows (U+200E–U+200F, U+202A–U+202E,
+// U+2066–U+2069), and the invisible characters that hide a difference
+// from a reader ("safe\u200bvalue" reads as "safevalue"): zero-width
+// spaces and joiners (U+200B–U+200D), the word joiner and invisible
+// operators (U+2060–U+2064), the byte order mark (U+FEFF) and the soft
+// hyphen (U+00AD).
 func IsControl(r rune) bool {
 	switch {
 	case r == '\n' || r == '\t':
 		return false
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e || r == 0x200f:
+		return true
+	case r >= 0x200b && r <= 0x200d, r >= 0x2060 && r <= 0x2064, r == 0xfeff, r == 0xad:
 		return true
 	}
 	return false

@@ -13,6 +13,7 @@ func TestEscapeAndClean(t *testing.T) {
 		{"title \x1b]0;pwned\x07 link \x1b]8;;http://x\x1b\\y", `title \x1b]0;pwned\x07 link \x1b]8;;http://x\x1b\y`, "title  link y"},
 		{"cr\rbell\abs\b del\x7f c1\u009b", `cr\x0dbell\x07bs\x08 del\x7f c1\x9b`, `cr\x0dbell\x07bs\x08 del\x7f c1\x9b`},
 		{"bidi \u202eevil\u2066", `bidi \u202eevil\u2066`, `bidi \u202eevil\u2066`},
+		{"safe\u200b\u2060\ufeffvalue \u00ad", `safe\u200b\u2060\ufeffvalue \xad`, `safe\u200b\u2060\ufeffvalue \xad`},
 		{"bad \xff utf-8", "bad \uFFFD utf-8", "bad \uFFFD utf-8"},
 		{"ESC alone \x1b", `ESC alone \x1b`, `ESC alone \x1b`},
 	}
