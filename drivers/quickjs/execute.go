@@ -671,7 +671,7 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 		// program that does not.
 		return in.startFailed(ctx, setupExc)
 	}
-	mod, exc, err := in.evalRaw(ctx, msg.Source, msg.Filename, evalTypeModule|evalFlagCompile)
+	mod, exc, err := s.compileProgram(ctx, in, msg.Source, msg.Filename)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,8 @@ type server struct {
 	// execution, so what it compiled is gone; reading bytecode back costs a
 	// fraction of compiling the text again.
 	setups scopeCache[[]byte]
+	// programs are programs compiled to bytecode, for one sent again.
+	programs programCache
 
 	mu    sync.Mutex
 	execs map[uint64]*execution
