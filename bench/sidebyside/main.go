@@ -7,6 +7,11 @@
 //
 //	go run ./bench/sidebyside                              # our drivers only
 //	go run ./bench/sidebyside -reference /path/to/code-mode # and the reference
+//	go run ./bench/sidebyside -reference /path/to/code-mode -markdown docs/speed.md
+//
+// -markdown writes the table, with the machine and the date, into the file
+// between its "<!-- sidebyside:begin -->" and "<!-- sidebyside:end -->"
+// lines, so that docs/speed.md carries the figures of the run itself.
 //
 // The rows are issue 16's: warm execution of a fresh program with one tool
 // call; the tool call round trip inside a program; 64 concurrent one-call
@@ -444,18 +449,29 @@ func median(xs []float64) float64 {
 }
 
 func main() {
-	refPath := flag.String("reference", "", "a built checkout of github.com/torkbot/code-mode (npm install && npm run build); empty skips the reference")
-	nodePath := flag.String("node", "node", "the Node.js 24 executable, for our Node driver and the reference")
-	rounds := flag.Int("rounds", 5, "interleaved rounds per row; the median is printed")
-	only := flag.String("rows", "warm,roundtrip,conc64,big,retained,boot", "rows to run, comma-separated")
-	which := flag.String("drivers", "quickjs,quickjs-inprocess,node", "our drivers to run, comma-separated")
-	scale := flag.Float64("scale", 1, "multiplies each row's executions per measurement")
+	var cfg config
+	flag.StringVar(&cfg.refPath, "reference", "", "a built checkout of github.com/torkbot/code-mode (npm install && npm run build); empty skips the reference")
+	flag.StringVar(&cfg.nodePath, "node", "node", "the Node.js 24 executable, for our Node driver and the reference")
+	flag.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds per row; the median is printed")
+	flag.StringVar(&cfg.rows, "rows", "warm,roundtrip,conc64,big,retained,boot", "rows to run, comma-separated")
+	flag.StringVar(&cfg.drivers, "drivers", "quickjs,quickjs-inprocess,node", "our drivers to run, comma-separated")
+	flag.Float64Var(&cfg.scale, "scale", 1, "multiplies each row's executions per measurement")
+	flag.StringVar(&cfg.markdown, "markdown", "", "also write the table, with the machine and date, into this Markdown file between its "+beginMarker+" and "+endMarker+" lines (docs/speed.md)")
 	cpuProfile := flag.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file (go tool pprof; see bench/PROFILING.md)")
 	flag.Parse()
-	if err := profiled(*cpuProfile, func() error { return run(*refPath, *nodePath, *rounds, *only, *which, *scale) }); err != nil {
+	if err := profiled(*cpuProfile, func() error { return run(cfg) }); err != nil {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
+}
+
+// config is what the command line asks for.
+type config struct {
+	refPath, nodePath string
+	rounds            int
+	rows, drivers     string
+	scale             float64
+	markdown          string // the file to write the table into, or ""
 }
 
 // profiled runs f, under the Go CPU profiler writing to path when path is
@@ -482,30 +498,74 @@ func profiled(path string, f func() error) error {
 	return err
 }
 
-func run(refPath, nodePath string, rounds int, only, which string, scale float64) error {
+// allRows are the figures the harness can measure, in the table's order.
+var allRows = []row{
+	{"warm", "warm execution, fresh program, one tool call", "ms", false, 200},
+	{"roundtrip", "tool call round trip", "us", false, 2000},
+	{"conc64", "64 concurrent one-call programs", "exec/s", true, 640},
+	{"big", "1 MB tool result, filter/group/sort", "ms", false, 5},
+	{"retained", "retained memory per execution over 5,000", "B/exec", false, 5000},
+	{"boot", "new runtime beside a live one", "ms", false, 1},
+}
+
+// results are each row's measurements by contender name.
+type results map[string]map[string][]float64
+
+// run measures the rows cfg asks for on every contender and prints the
+// table (and writes it into cfg.markdown).
+func run(cfg config) error {
 	rows := rowsJSON(1 << 20)
-	all := []row{
-		{"warm", "warm execution, fresh program, one tool call", "ms", false, 200},
-		{"roundtrip", "tool call round trip", "us", false, 2000},
-		{"conc64", "64 concurrent one-call programs", "exec/s", true, 640},
-		{"big", "1 MB tool result, filter/group/sort", "ms", false, 5},
-		{"retained", "retained memory per execution over 5,000", "B/exec", false, 5000},
-		{"boot", "new runtime beside a live one", "ms", false, 1},
-	}
-	var table []row
-	for _, r := range all {
-		if slices.Contains(strings.Split(only, ","), r.key) {
-			r.n = max(1, int(float64(r.n)*scale))
-			table = append(table, r)
-		}
-	}
-	var cs []contender
+	table := selectRows(cfg.rows, cfg.scale)
+	cs, err := contenders(cfg, rows)
 	defer func() {
 		for _, c := range cs {
 			c.close()
 		}
 	}()
-	for _, w := range strings.Split(which, ",") {
+	if err != nil {
+		return err
+	}
+	m := machine{when: time.Now().UTC(), load: loadAverage(), rounds: cfg.rounds, reference: cfg.refPath}
+	fmt.Printf("# sidebyside: %s, %d CPUs, GOMAXPROCS %d, %s/%s, %s\n", m.when.Format(time.DateTime), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, m.load)
+	fmt.Printf("# rounds %d, contenders in rotating order each round; 1 MB result is %d bytes\n", cfg.rounds, len(rows))
+	seq := 1
+	if err := warmUp(cs, table, &seq); err != nil {
+		return err
+	}
+	res, err := measureRows(cs, table, cfg.rounds, &seq)
+	if err != nil {
+		return err
+	}
+	base := cs[0].name()
+	if cfg.refPath != "" {
+		base = cs[len(cs)-1].name()
+	}
+	printTable(cs, table, res, base)
+	if cfg.markdown == "" {
+		return nil
+	}
+	return writeMarkdown(cfg.markdown, markdownTable(m, cs, table, res, base))
+}
+
+// selectRows returns the rows named in only (comma-separated), their
+// executions per measurement multiplied by scale.
+func selectRows(only string, scale float64) []row {
+	var table []row
+	for _, r := range allRows {
+		if slices.Contains(strings.Split(only, ","), r.key) {
+			r.n = max(1, int(float64(r.n)*scale))
+			table = append(table, r)
+		}
+	}
+	return table
+}
+
+// contenders starts our drivers named in cfg.drivers and, with
+// cfg.refPath, the reference last. On error the contenders started so far
+// are returned for the caller to close.
+func contenders(cfg config, rows []byte) ([]contender, error) {
+	var cs []contender
+	for _, w := range strings.Split(cfg.drivers, ",") {
 		var d drivers.Driver
 		switch w {
 		case "quickjs":
@@ -513,71 +573,87 @@ func run(refPath, nodePath string, rounds int, only, which string, scale float64
 		case "quickjs-inprocess":
 			d = quickjs.New(quickjs.Options{InProcess: true})
 		case "node":
-			d = node.New(node.Options{NodePath: nodePath})
+			d = node.New(node.Options{NodePath: cfg.nodePath})
 		case "":
 			continue
 		default:
-			return fmt.Errorf("unknown driver %q (quickjs, quickjs-inprocess, node)", w)
+			return cs, fmt.Errorf("unknown driver %q (quickjs, quickjs-inprocess, node)", w)
 		}
 		o, err := newOurs(w, d, rows)
 		if err != nil {
-			return err
+			return cs, err
 		}
 		cs = append(cs, o)
 	}
-	if refPath != "" {
-		ref, err := newReference(nodePath, refPath, rows)
+	if cfg.refPath != "" {
+		ref, err := newReference(cfg.nodePath, cfg.refPath, rows)
 		if err != nil {
-			return err
+			return cs, err
 		}
 		cs = append(cs, ref)
 	}
 	if len(cs) == 0 {
-		return errors.New("nothing to measure")
+		return nil, errors.New("nothing to measure")
 	}
-	fmt.Printf("# sidebyside: %s, %d CPUs, GOMAXPROCS %d, %s/%s, %s\n", time.Now().UTC().Format(time.DateTime), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadAverage())
-	fmt.Printf("# rounds %d, contenders in rotating order each round; 1 MB result is %d bytes\n", rounds, len(rows))
-	// Warm every contender up on every row (not counted).
-	seq := 1
+	return cs, nil
+}
+
+// warmUp runs every contender on every row once, at a tenth of its size
+// (not counted); seq advances past the programs it used.
+func warmUp(cs []contender, table []row, seq *int) error {
 	for _, c := range cs {
 		for _, r := range table {
-			w := r
-			w.n = max(1, w.n/10)
 			if r.key == "retained" || r.key == "boot" {
 				continue
 			}
-			if _, err := c.measure(w, seq); err != nil {
+			w := r
+			w.n = max(1, w.n/10)
+			if _, err := c.measure(w, *seq); err != nil {
 				return fmt.Errorf("%s warm-up %s: %w", c.name(), r.key, err)
 			}
-			seq += w.n + 2
+			*seq += w.n + 2
 		}
 	}
-	results := map[string]map[string][]float64{}
+	return nil
+}
+
+// measureRows measures each row rounds times (retained memory once),
+// the contenders taking turns in an order that rotates each round.
+func measureRows(cs []contender, table []row, rounds int, seq *int) (results, error) {
+	res := results{}
 	for _, r := range table {
-		results[r.key] = map[string][]float64{}
+		res[r.key] = map[string][]float64{}
 		k := rounds
 		if r.key == "retained" {
 			k = 1 // 5,000 executions each; one round
 		}
-		if r.key == "boot" {
-			r.n = 1
-		}
 		for round := range k {
 			for i := range cs {
 				c := cs[(i+round)%len(cs)]
-				v, err := c.measure(r, seq)
+				v, err := c.measure(r, *seq)
 				if err != nil {
-					return fmt.Errorf("%s %s: %w", c.name(), r.key, err)
+					return nil, fmt.Errorf("%s %s: %w", c.name(), r.key, err)
 				}
-				seq += r.n + 2
-				results[r.key][c.name()] = append(results[r.key][c.name()], v)
+				*seq += r.n + 2
+				res[r.key][c.name()] = append(res[r.key][c.name()], v)
 			}
 		}
 	}
-	base := cs[len(cs)-1].name()
-	if refPath == "" {
-		base = cs[0].name()
+	return res, nil
+}
+
+// ratio is how many times better than base contender c did on row r
+// (above 1 is better).
+func ratio(res results, r row, c, base string) float64 {
+	b, m := median(res[r.key][base]), median(res[r.key][c])
+	if r.higherIsBetter {
+		return m / b
 	}
+	return b / m
+}
+
+// printTable prints the medians and each contender's ratio to base.
+func printTable(cs []contender, table []row, res results, base string) {
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "figure\tunit")
 	for _, c := range cs {
@@ -587,26 +663,18 @@ func run(refPath, nodePath string, rounds int, only, which string, scale float64
 	for _, r := range table {
 		fmt.Fprintf(tw, "%s\t%s", r.title, r.unit)
 		for _, c := range cs {
-			fmt.Fprintf(tw, "\t%s", format(median(results[r.key][c.name()])))
+			fmt.Fprintf(tw, "\t%s", format(median(res[r.key][c.name()])))
 		}
 		var ratios []string
-		b := median(results[r.key][base])
 		for _, c := range cs {
-			if c.name() == base || r.key == "retained" {
-				continue
+			if c.name() != base && r.key != "retained" {
+				ratios = append(ratios, fmt.Sprintf("%s %.3g", c.name(), ratio(res, r, c.name(), base)))
 			}
-			m := median(results[r.key][c.name()])
-			x := b / m
-			if r.higherIsBetter {
-				x = m / b
-			}
-			ratios = append(ratios, fmt.Sprintf("%s %.3g", c.name(), x))
 		}
 		fmt.Fprintf(tw, "\t%s\n", strings.Join(ratios, ", "))
 	}
 	_ = tw.Flush()
 	fmt.Println("# ratios: how many times faster than the base (above 1 is better); retained memory is per execution (QuickJS: resident memory of the engine process; Node.js: V8 heap after forced GC)")
-	return nil
 }
 
 func format(v float64) string {

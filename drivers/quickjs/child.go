@@ -114,6 +114,13 @@ func sandboxMain(marker string) int {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
 		return 3
 	}
+	// Non-blocking, so that Go's poller owns the sockets: a reader waiting
+	// for the host parks instead of holding a thread in a read, which kept
+	// the runtime's monitor thread waking every 20 us to take its
+	// processor (a third of the process's context switches per tool call
+	// round trip, perf's sched_switch events showed).
+	_ = unix.SetNonblock(sandboxDataFD, true)
+	_ = unix.SetNonblock(sandboxCtrlFD, true)
 	data := os.NewFile(sandboxDataFD, "codemode-wire")
 	ctrl := os.NewFile(sandboxCtrlFD, "codemode-ctrl")
 	raw, err := wire.ReadFrame(data, maxConfigFrame)
@@ -176,7 +183,14 @@ func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
 	// The host's supervisor enforces MaxEngines across its sandboxes.
 	s := &server{m: m, opts: opts, r: wire.NewReader(data), w: wire.NewWriter(data), conn: data, execs: map[uint64]*execution{}}
 	go answerLiveness(ctrl, s)
-	err = s.serve(ctx)
+	// Served from a goroutine of its own: this one runs the package's
+	// init, which the runtime keeps locked to the main thread, and a
+	// locked goroutine that parks (waiting for the host) hands its
+	// processor to another thread and back each time, several context
+	// switches per tool call round trip.
+	served := make(chan error, 1)
+	go func() { served <- s.serve(ctx) }()
+	err = <-served
 	m.close()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)

@@ -21,8 +21,9 @@
 // engine whose stack overflowed into its data) would otherwise stop every
 // goroutine of the host at the next garbage collection. The child is the
 // program's own executable, started again (nothing to install), and speaks
-// the wire protocol with the same Go runner over a Unix socket. The host
-// relays the protocol and watches every execution: one that outlives its
+// the wire protocol with the same Go runner over a Unix socket, which the
+// client reads and writes directly (the host checks each frame the child
+// sends as it passes). The host watches every execution: one that outlives its
 // deadline by 250 ms gets a TimeoutError and its process is killed (SIGKILL),
 // the other executions in flight on that process fail with an InternalError
 // saying so, and a new process takes over; a process that dies for any other

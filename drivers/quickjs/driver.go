@@ -225,8 +225,9 @@ var webDTS string
 // from the cache), a template engine with req.RunnerSource installed and
 // snapshotted, and the Go runner serving the wire protocol on the returned
 // connection. By default all of that happens in a new sandbox process, and
-// the returned connection relays to it (see the package documentation);
-// with Options.InProcess it happens in this process. ctx governs boot only.
+// the returned connection reads and writes its socket (see the package
+// documentation); with Options.InProcess it happens in this process. ctx
+// governs boot only.
 func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
 	if !d.opts.InProcess && sandboxSupported {
 		return d.connectSandboxed(ctx, req.RunnerSource)

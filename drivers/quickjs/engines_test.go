@@ -3,6 +3,7 @@ package quickjs_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -111,5 +112,32 @@ func TestMaxEnginesBoundsRunningExecutions(t *testing.T) {
 	out, err := cl.Run(ctx, `export default async function ({ result }) { result.appendText("next"); }`, client.RunOptions{})
 	if err != nil || out.Kind != client.Success {
 		t.Fatalf("next execution: %+v %v", out, err)
+	}
+
+	// One that waits past its deadline fails with a TimeoutError saying
+	// so: the runner's host decides it, and in the sandbox delivers it
+	// while the client is reading the process's socket, where nothing
+	// else comes (the execution holding the engine has a long deadline).
+	d3 := newDriver(quickjs.Options{MaxEngines: 1, Timeout: time.Minute})
+	defer d3.Close()
+	rt3, err := client.NewRuntime(ctx, d3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt3.Close()
+	cl = client.New(rt3, c)
+	hang = make(chan struct{})
+	release = hang
+	go func() { _, err := cl.Run(ctx, src, client.RunOptions{}); held <- err }()
+	for running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	out, err = cl.Run(ctx, `export default async function () {}`, client.RunOptions{Limits: client.Limits{Timeout: 300 * time.Millisecond}})
+	close(hang)
+	if err != nil || out.Kind != client.ProgramFailed || out.Error.Name != "TimeoutError" || !strings.Contains(out.Error.Message, "waiting for an engine") {
+		t.Fatalf("an execution waiting past its deadline: %+v %v", out, err)
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -44,6 +44,12 @@ type execution struct {
 	// poll (host.go).
 	base context.Context
 	stop context.CancelCauseFunc
+
+	// out holds the frames this execution sends that are not written yet:
+	// what one drain of the outbox sends (output, tool calls, the result)
+	// goes in one write, and the host's reader wakes once for it. Only the
+	// execution's goroutine touches it.
+	out []byte
 }
 
 // cancel stops the execution for the host, from any goroutine.
@@ -369,6 +375,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		if !waiting {
 			return failure(ex.id, "Error", "the program awaits a promise that nothing can settle: no tool call or timer is outstanding"), nil
 		}
+		s.flush(ex)
 		ev, ok := ex.take()
 		for !ok {
 			select {
@@ -483,7 +490,7 @@ func (s *server) outboxCall(ex *execution, prefilled bool, rest, line string, st
 	}
 	call := &wire.Message{Kind: wire.KindToolCall, Execution: ex.id, Seq: seq, Namespace: f[1], Tool: f[2], Input: []byte(f[4]), Clock: clock, Prefilled: prefilled,
 		RandomDraws: draws, RandomBytes: bytesUsed}
-	if err := s.w.Write(call); errors.Is(err, wire.ErrFrameTooLarge) {
+	if err := s.queue(ex, call); errors.Is(err, wire.ErrFrameTooLarge) {
 		// The input fits (checked above), so the clock values the
 		// program read since its last call make the message too
 		// large. Nothing was written; like an input too large, the
@@ -511,7 +518,7 @@ func (s *server) outboxOutput(ex *execution, rest string, st *driveState) error 
 	if st.output > st.lim.maxOutput+outputNoticeRoom {
 		return badOutbox("held %d characters of output, past the limit of %d", st.output, st.lim.maxOutput)
 	}
-	s.send(&wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: stream, Text: out})
+	s.sent(s.queue(ex, &wire.Message{Kind: wire.KindOutput, Execution: ex.id, Stream: stream, Text: out}))
 	return nil
 }
 
@@ -664,7 +671,7 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 		// program that does not.
 		return in.startFailed(ctx, setupExc)
 	}
-	mod, exc, err := in.evalRaw(ctx, msg.Source, msg.Filename, evalTypeModule|evalFlagCompile)
+	mod, exc, err := s.compileProgram(ctx, in, msg.Source, msg.Filename)
 	if err != nil {
 		return err
 	}

@@ -46,8 +46,7 @@ func TestOutboxRefusesForgedEntries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var sent bytes.Buffer
-			s := &server{w: wire.NewWriter(&sent)}
+			s := &server{}
 			ex := &execution{id: 1, wake: make(chan struct{}, 1)}
 			st := &driveState{lim: limits{maxOutput: 100, maxContent: 100, maxTimers: 2, memory: 1 << 20},
 				timers: map[int32]*time.Timer{}, names: &scopeNames{tools: map[string]bool{"codemode\x00echo": true}}}
@@ -62,8 +61,8 @@ func TestOutboxRefusesForgedEntries(t *testing.T) {
 				t.Fatalf("got %v, %+v; want an outbox error saying %q", err, res, tt.want)
 			}
 			// What came before the fault was checked too; nothing after it
-			// was sent.
-			r := wire.NewReader(&sent)
+			// was queued to be sent.
+			r := wire.NewReader(bytes.NewReader(ex.out))
 			for {
 				m, err := r.Read()
 				if err != nil {
@@ -78,8 +77,7 @@ func TestOutboxRefusesForgedEntries(t *testing.T) {
 }
 
 func TestOutboxPassesWellFormedEntries(t *testing.T) {
-	var sent bytes.Buffer
-	s := &server{w: wire.NewWriter(&sent)}
+	s := &server{}
 	ex := &execution{id: 3, wake: make(chan struct{}, 1)}
 	st := &driveState{lim: limits{maxOutput: 100, maxContent: 100, maxTimers: 2, memory: 1 << 20},
 		timers: map[int32]*time.Timer{}, names: &scopeNames{tools: map[string]bool{"codemode\x00echo": true}}}
@@ -91,7 +89,8 @@ func TestOutboxPassesWellFormedEntries(t *testing.T) {
 	if len(st.timers) != 0 {
 		t.Fatalf("a stopped timer is still armed: %v", st.timers)
 	}
-	r := wire.NewReader(&sent)
+	// One drain's messages are queued, to be sent in one write.
+	r := wire.NewReader(bytes.NewReader(ex.out))
 	call, err := r.Read()
 	if err != nil || call.Kind != wire.KindToolCall || call.Seq != 1 || string(call.Input) != `{"a":1}` || len(call.Clock) != 2 || call.Clock[1] != 2.5 || call.RandomDraws != 3 || call.RandomBytes != 16 {
 		t.Fatalf("tool call %+v %v", call, err)

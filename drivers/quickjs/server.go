@@ -28,6 +28,8 @@ type server struct {
 	// execution, so what it compiled is gone; reading bytecode back costs a
 	// fraction of compiling the text again.
 	setups scopeCache[[]byte]
+	// programs are programs compiled to bytecode, for one sent again.
+	programs programCache
 
 	mu    sync.Mutex
 	execs map[uint64]*execution
@@ -149,15 +151,38 @@ func scopeUnknown(id uint64, scope string) *wire.Message {
 	return m
 }
 
-// end forgets an execution and sends its result (nil: none).
+// end forgets an execution and sends its result (nil: none), in one write
+// with what the execution has queued.
 func (s *server) end(ex *execution, res *wire.Message) {
 	s.mu.Lock()
 	delete(s.execs, ex.id)
 	s.mu.Unlock()
 	close(ex.done)
+	var err error
 	if res != nil {
-		s.send(res)
+		err = s.queue(ex, res)
 	}
+	s.flush(ex)
+	s.sent(err)
+}
+
+// queue adds m to the frames ex sends with its next flush. Errors are as
+// for wire.Writer.Write; nothing is queued then.
+func (s *server) queue(ex *execution, m *wire.Message) error {
+	var err error
+	ex.out, err = wire.AppendFrame(ex.out, m)
+	return err
+}
+
+// flush writes the frames ex queued, in one write (whole, so that it does
+// not interleave with other writers').
+func (s *server) flush(ex *execution) {
+	if len(ex.out) == 0 {
+		return
+	}
+	_, err := s.conn.Write(ex.out)
+	s.sent(err)
+	ex.out = ex.out[:0]
 }
 
 // route hands an event to its execution without blocking; events for an

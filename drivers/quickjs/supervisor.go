@@ -42,21 +42,22 @@ const (
 // bootTimeout bounds the boot of a replacement sandbox process.
 const bootTimeout = 2 * time.Minute
 
-// supervisor is the host side of a sandboxed runtime. It relays the wire
-// protocol between the client (the in-memory pipe of the connection) and a
-// sandbox process, watches every execution's deadline, and replaces the
-// process when it must be killed or dies. It runs no guest code.
+// supervisor is the host side of a sandboxed runtime. The client reads and
+// writes the sandbox process's socket through the supervisor's channel,
+// which checks each frame on the client's goroutine; the supervisor watches
+// every execution's deadline, and replaces the process when it must be
+// killed or dies. It runs no guest code.
 type supervisor struct {
 	d      *Driver
 	opts   Options
 	source string
-	client io.ReadWriteCloser // the runner's end of the connection's pipe
-	cw     *wire.Writer       // to the client; never blocks (the pipe buffers)
-	probe  bool               // tests: boot, run the confinement probe, report
+	probe  bool // tests: boot, run the confinement probe, report
 
 	mu      sync.Mutex
-	cond    *sync.Cond // signalled when cur is set or closing
+	cond    *sync.Cond // signalled when cur is set, a message is queued or closing
 	cur     *sandbox   // nil while a replacement boots
+	reading *sandbox   // the process the client reads (cur, or one ended and not drained yet)
+	queue   [][]byte   // frames of the supervisor's own for the client, ahead of the process's
 	boxes   map[*sandbox]bool
 	execs   map[uint64]*watched
 	closing bool
@@ -82,7 +83,8 @@ type sandbox struct {
 	exited chan struct{} // closed once the process was reaped
 	report childBoot
 
-	killed bool // under supervisor.mu: the supervisor ended it
+	killed  bool // under supervisor.mu: the supervisor ended it
+	drained bool // under supervisor.mu: the client read its stream to the end
 	// scopes are the scopes sent to the process with their namespaces,
 	// under supervisor.mu; past maxSentScopes the set starts over.
 	scopes map[string]bool
@@ -113,8 +115,8 @@ type watched struct {
 	gone        chan struct{} // closed when it leaves the table
 }
 
-func newSupervisor(d *Driver, source string, client io.ReadWriteCloser) *supervisor {
-	s := &supervisor{d: d, opts: d.opts, source: source, client: client, cw: wire.NewWriter(client),
+func newSupervisor(d *Driver, source string) *supervisor {
+	s := &supervisor{d: d, opts: d.opts, source: source,
 		boxes: map[*sandbox]bool{}, execs: map[uint64]*watched{}, stopped: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	return s
@@ -122,21 +124,18 @@ func newSupervisor(d *Driver, source string, client io.ReadWriteCloser) *supervi
 
 // connectSandboxed boots a runtime whose engines run in a sandbox process.
 func (d *Driver) connectSandboxed(ctx context.Context, runnerSource string) (*connection, error) {
-	host, guest := pipe()
-	s := newSupervisor(d, runnerSource, guest)
+	s := newSupervisor(d, runnerSource)
 	box, ready, err := s.start(ctx)
 	if err != nil {
-		_ = host.Close()
 		return nil, err
 	}
-	c := &connection{host: host, done: make(chan struct{})}
+	c := &connection{host: &channel{s: s}, done: make(chan struct{})}
 	c.cancel = func() { s.shutdown(nil) }
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
 		s.shutdown(nil)
 		s.wait()
-		_ = host.Close()
 		return nil, errors.New("quickjs: the driver is closed")
 	}
 	if d.conns == nil {
@@ -147,13 +146,12 @@ func (d *Driver) connectSandboxed(ctx context.Context, runnerSource string) (*co
 	s.mu.Lock()
 	s.cur = box
 	if ready != nil {
-		_ = s.cw.Write(ready)
+		s.tellLocked(ready)
 	}
 	s.mu.Unlock()
 	go func() {
-		s.serveClient()
+		<-s.stopped
 		s.wait()
-		_ = guest.Close()
 		c.err = s.err
 		d.mu.Lock()
 		delete(d.conns, c)
@@ -175,9 +173,7 @@ func (d *Driver) connectSandboxed(ctx context.Context, runnerSource string) (*co
 // probeSandbox boots a sandbox process that runs the test binary's
 // confinement probe instead of serving, and returns its boot report.
 func (d *Driver) probeSandbox(ctx context.Context, runnerSource string) (childBoot, error) {
-	host, guest := pipe()
-	defer host.Close()
-	s := newSupervisor(d, runnerSource, guest)
+	s := newSupervisor(d, runnerSource)
 	s.probe = true
 	box, _, err := s.start(ctx)
 	if err != nil {
@@ -226,11 +222,7 @@ func (s *supervisor) start(ctx context.Context) (*sandbox, *wire.Message, error)
 	if s.probe {
 		return box, nil, nil
 	}
-	s.wg.Add(2)
-	go func() {
-		defer s.wg.Done()
-		s.readSandbox(box)
-	}()
+	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		box.readAnswers()
@@ -542,55 +534,15 @@ func killSandbox(b *sandbox) {
 	}
 }
 
-// serveClient relays the client's messages until the client closes its end
-// or breaks the protocol, then shuts the supervisor down.
-func (s *supervisor) serveClient() {
-	r := wire.NewReader(s.client)
-	for {
-		m, err := r.Read()
-		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-				s.shutdown(nil)
-			} else {
-				s.shutdown(fmt.Errorf("quickjs runner: %w", err))
-			}
-			return
-		}
-		switch m.Kind {
-		case wire.KindExecute:
-			s.execute(m)
-		case wire.KindToolResult:
-			s.mu.Lock()
-			w := s.execs[m.Execution]
-			var box *sandbox
-			if w != nil && w.box != nil && !w.box.killed {
-				box = w.box
-			}
-			s.mu.Unlock()
-			if box != nil {
-				_ = box.w.Write(m) // a dead process is noticed by its reader
-			}
-		case wire.KindCancel:
-			s.cancel(m)
-		default:
-			s.shutdown(fmt.Errorf("quickjs runner: %w: unexpected %s message from the host", wire.ErrMalformed, m.Kind))
-			return
-		}
-		select {
-		case <-s.stopped:
-			return
-		default:
-		}
-	}
-}
-
 // limitFor is an execution's deadline: the one its execute message asks
 // for, cut to Options.Timeout, as the runner in the sandbox computes it.
 func (s *supervisor) limitFor(m *wire.Message) time.Duration {
 	return limitsOf(m, s.opts).timeout
 }
 
-func (s *supervisor) execute(m *wire.Message) {
+// execute starts the watch of an execution the client sent (frame, m
+// decoded) and hands it to a process, now or once an engine slot is free.
+func (s *supervisor) execute(m *wire.Message, frame []byte) {
 	if m.Scope != "" && m.Namespaces != nil {
 		// Kept in the order of the client's messages, so that a later
 		// execution naming the scope alone finds it even if it reaches a
@@ -599,7 +551,7 @@ func (s *supervisor) execute(m *wire.Message) {
 	}
 	s.mu.Lock()
 	if _, dup := s.execs[m.Execution]; dup {
-		_ = s.cw.Write(failure(m.Execution, "Error", "duplicate execution id"))
+		s.tellLocked(failure(m.Execution, "Error", "duplicate execution id"))
 		s.mu.Unlock()
 		return
 	}
@@ -620,7 +572,7 @@ func (s *supervisor) execute(m *wire.Message) {
 		}
 	}
 	s.mu.Unlock()
-	s.send(w, m)
+	s.send(w, m, frame)
 }
 
 // waitForSlot holds an execution until one of the driver's engine slots is
@@ -653,12 +605,12 @@ func (s *supervisor) waitForSlot(w *watched, m *wire.Message) {
 		}
 		fwd := *m
 		fwd.Limits = &lim
-		s.send(w, &fwd)
+		s.send(w, &fwd, nil)
 	case <-t.C:
 		s.mu.Lock()
 		if s.execs[w.id] == w {
 			s.forget(w)
-			_ = s.cw.Write(failure(w.id, "TimeoutError", fmt.Sprintf("the execution deadline of %s was exceeded while waiting for an engine (all %d in use)", w.limit, cap(s.d.slots))))
+			s.tellLocked(failure(w.id, "TimeoutError", fmt.Sprintf("the execution deadline of %s was exceeded while waiting for an engine (all %d in use)", w.limit, cap(s.d.slots))))
 		}
 		s.mu.Unlock()
 	case <-w.gone:
@@ -668,7 +620,8 @@ func (s *supervisor) waitForSlot(w *watched, m *wire.Message) {
 
 // send hands an execution to the current sandbox process, waiting for a
 // replacement to boot if there is none, and starts its deadline watch.
-func (s *supervisor) send(w *watched, m *wire.Message) {
+// frame is m's encoding as the client sent it, or nil.
+func (s *supervisor) send(w *watched, m *wire.Message, frame []byte) {
 	s.mu.Lock()
 	for s.cur == nil && !s.closing {
 		s.cond.Wait()
@@ -680,9 +633,13 @@ func (s *supervisor) send(w *watched, m *wire.Message) {
 	box := s.cur
 	w.box = box
 	w.timer = time.AfterFunc(w.limit+killGrace, func() { s.overrun(w, box) })
-	m = s.withScope(box, m)
+	fwd := s.withScope(box, m)
 	s.mu.Unlock()
-	_ = box.w.Write(m)
+	if fwd == m && frame != nil {
+		_, _ = box.data.Write(frame)
+		return
+	}
+	_ = box.w.Write(fwd)
 }
 
 // maxSentScopes bounds the scopes the supervisor remembers having sent one
@@ -757,38 +714,6 @@ func (s *supervisor) forget(w *watched) {
 	close(w.gone)
 }
 
-// readSandbox relays a sandbox process's messages to the client until the
-// process ends or breaks the protocol. Nothing from the process is trusted:
-// messages for executions it does not run are dropped, and a malformed or
-// unexpected message ends the process like a crash.
-func (s *supervisor) readSandbox(box *sandbox) {
-	for {
-		m, err := box.r.Read()
-		if err != nil {
-			s.lost(box, err)
-			return
-		}
-		box.heard.Add(1)
-		switch m.Kind {
-		case wire.KindToolCall, wire.KindOutput, wire.KindResult:
-		default:
-			s.lost(box, fmt.Errorf("unexpected %s message", m.Kind))
-			return
-		}
-		s.mu.Lock()
-		w := s.execs[m.Execution]
-		if w != nil && w.box == box && !box.killed {
-			if m.Kind == wire.KindResult {
-				s.forget(w)
-			}
-			if !w.cancelled {
-				_ = s.cw.Write(m)
-			}
-		}
-		s.mu.Unlock()
-	}
-}
-
 // lost handles a sandbox process that ended or broke the protocol without
 // the supervisor killing it: its executions fail and a new process starts.
 func (s *supervisor) lost(box *sandbox, cause error) {
@@ -812,7 +737,7 @@ func (s *supervisor) lost(box *sandbox, cause error) {
 	s.mu.Lock()
 	for _, w := range victims {
 		if !w.cancelled {
-			_ = s.cw.Write(failure(w.id, "InternalError", msg))
+			s.tellLocked(failure(w.id, "InternalError", msg))
 		}
 	}
 	s.mu.Unlock()
@@ -851,10 +776,10 @@ func (s *supervisor) overrun(w *watched, box *sandbox) {
 		switch {
 		case v.cancelled:
 		case v == w:
-			_ = s.cw.Write(failure(v.id, "TimeoutError", fmt.Sprintf(
+			s.tellLocked(failure(v.id, "TimeoutError", fmt.Sprintf(
 				"the program was stopped: the execution deadline of %s was exceeded, and the program did not yield to be stopped, so its sandbox process was killed", v.limit)))
 		default:
-			_ = s.cw.Write(failure(v.id, "InternalError", "the sandbox process was restarted because another execution overran its deadline; this execution was stopped with it"))
+			s.tellLocked(failure(v.id, "InternalError", "the sandbox process was restarted because another execution overran its deadline; this execution was stopped with it"))
 		}
 	}
 	s.mu.Unlock()
@@ -910,7 +835,7 @@ func (s *supervisor) checkCancelled(w *watched, box *sandbox) {
 	victims := s.takeDown(box)
 	for _, v := range victims {
 		if !v.cancelled {
-			_ = s.cw.Write(failure(v.id, "InternalError", "the sandbox process was restarted because a cancelled execution did not stop; this execution was stopped with it"))
+			s.tellLocked(failure(v.id, "InternalError", "the sandbox process was restarted because a cancelled execution did not stop; this execution was stopped with it"))
 		}
 	}
 	s.mu.Unlock()
@@ -1005,16 +930,16 @@ func (s *supervisor) replace() {
 		if err != nil {
 			s.mu.Unlock()
 			s.shutdown(fmt.Errorf("quickjs: replacing the sandbox process: %w", err))
-			_ = s.client.Close()
 			return
 		}
 		s.cur = box
-		s.cond.Broadcast()
+		s.wakeReaderLocked()
 		s.mu.Unlock()
 	}()
 }
 
-// shutdown stops relaying: every sandbox process is killed. err, if any, is
+// shutdown ends the runtime: every sandbox process is killed, and the
+// client's channel reads io.EOF. err, if any, is
 // the runtime's failure.
 func (s *supervisor) shutdown(err error) {
 	s.mu.Lock()
@@ -1025,7 +950,7 @@ func (s *supervisor) shutdown(err error) {
 	s.closing = true
 	s.err = err
 	close(s.stopped)
-	s.cond.Broadcast()
+	s.wakeReaderLocked()
 	boxes := make([]*sandbox, 0, len(s.boxes))
 	for b := range s.boxes {
 		b.killed = true
@@ -1038,7 +963,6 @@ func (s *supervisor) shutdown(err error) {
 	for _, b := range boxes {
 		s.kill(b)
 	}
-	_ = s.client.Close()
 }
 
 // wait waits for every goroutine of the supervisor after shutdown.

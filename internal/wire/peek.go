@@ -11,13 +11,28 @@ import (
 // integer, so that a host can fail that execution alone instead of the
 // whole connection. ok is false when no id can be read.
 func PeekExecution(payload []byte) (id uint64, ok bool) {
-	var head struct {
-		Execution uint64 `cbor:"1,keyasint"`
-	}
-	if err := peekMode.Unmarshal(payload, &head); err != nil || head.Execution == 0 {
+	_, id, ok = PeekHead(payload)
+	if id == 0 {
 		return 0, false
 	}
-	return head.Execution, true
+	return id, ok
+}
+
+// PeekHead returns the kind (key 0) and execution id (key 1, 0 when absent)
+// of a payload without decoding the rest, for a relay that routes messages
+// it does not read: skipping a byte string (a tool's output) copies
+// nothing. ok is false when the payload is not a CBOR map whose keys 0 and 1
+// are unsigned integers. The message is not checked: a relay that passes
+// it on leaves that to the receiver.
+func PeekHead(payload []byte) (kind Kind, id uint64, ok bool) {
+	var head struct {
+		Kind      Kind   `cbor:"0,keyasint"`
+		Execution uint64 `cbor:"1,keyasint"`
+	}
+	if err := peekMode.Unmarshal(payload, &head); err != nil {
+		return 0, 0, false
+	}
+	return head.Kind, head.Execution, true
 }
 
 // peekMode decodes leniently: unknown and duplicate keys are ignored, and

@@ -19,21 +19,26 @@ func TestPeekExecution(t *testing.T) {
 		payload []byte
 		id      uint64
 		ok      bool
+		kind    Kind // PeekHead's kind, when it reads the head
 	}{
-		{"unknown key", mustCBOR(map[int]any{0: 6, 1: 7, 99: "x"}), 7, true},
-		{"bad stream", mustCBOR(map[int]any{0: 6, 1: 3, 15: "bogus"}), 3, true},
-		{"no id", mustCBOR(map[int]any{0: 6}), 0, false},
-		{"id zero", mustCBOR(map[int]any{0: 6, 1: 0}), 0, false},
-		{"id is text", mustCBOR(map[int]any{0: 6, 1: "7"}), 0, false},
-		{"not a map", mustCBOR([]int{1, 2}), 0, false},
-		{"empty", nil, 0, false},
-		{"truncated", mustCBOR(map[int]any{0: 6, 1: 7})[:3], 0, false},
+		{"unknown key", mustCBOR(map[int]any{0: 6, 1: 7, 99: "x"}), 7, true, KindOutput},
+		{"bad stream", mustCBOR(map[int]any{0: 6, 1: 3, 15: "bogus"}), 3, true, KindOutput},
+		{"big output", mustCBOR(map[int]any{0: 5, 1: 4, 9: 1, 13: make([]byte, 1<<20)}), 4, true, KindToolResult},
+		{"no id", mustCBOR(map[int]any{0: 6}), 0, false, KindOutput},
+		{"id zero", mustCBOR(map[int]any{0: 6, 1: 0}), 0, false, KindOutput},
+		{"id is text", mustCBOR(map[int]any{0: 6, 1: "7"}), 0, false, 0},
+		{"not a map", mustCBOR([]int{1, 2}), 0, false, 0},
+		{"empty", nil, 0, false, 0},
+		{"truncated", mustCBOR(map[int]any{0: 6, 1: 7})[:3], 0, false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			id, ok := PeekExecution(tc.payload)
 			if id != tc.id || ok != tc.ok {
 				t.Fatalf("PeekExecution = %d, %v; want %d, %v", id, ok, tc.id, tc.ok)
+			}
+			if kind, hid, hok := PeekHead(tc.payload); hok && (kind != tc.kind || hid != tc.id) {
+				t.Fatalf("PeekHead = %s, %d; want %s, %d", kind, hid, tc.kind, tc.id)
 			}
 		})
 	}

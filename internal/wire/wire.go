@@ -773,6 +773,30 @@ func WriteFrame(w io.Writer, payload []byte) error {
 	return err
 }
 
+// encode encodes m, refusing an encoding past MaxFrameSize.
+func encode(m *Message) ([]byte, error) {
+	payload, err := Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("wire: encoding %s: %w", m.Kind, err)
+	}
+	if len(payload) > MaxFrameSize {
+		return nil, fmt.Errorf("%w: %s message of %d bytes (limit %d)", ErrFrameTooLarge, m.Kind, len(payload), MaxFrameSize)
+	}
+	return payload, nil
+}
+
+// AppendFrame appends m's frame (length prefix and encoding) to dst, for a
+// writer that sends several messages in one write. Errors are as for
+// Writer.Write; dst is then returned unchanged.
+func AppendFrame(dst []byte, m *Message) ([]byte, error) {
+	payload, err := encode(m)
+	if err != nil {
+		return dst, err
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(payload)))
+	return append(dst, payload...), nil
+}
+
 // Writer writes frames to a byte stream. It is safe for concurrent use: each
 // message is written whole.
 type Writer struct {
@@ -786,12 +810,9 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write encodes and writes one message. A message whose encoding exceeds
 // MaxFrameSize is refused with ErrFrameTooLarge and nothing is written.
 func (w *Writer) Write(m *Message) error {
-	payload, err := Marshal(m)
+	payload, err := encode(m)
 	if err != nil {
-		return fmt.Errorf("wire: encoding %s: %w", m.Kind, err)
-	}
-	if len(payload) > MaxFrameSize {
-		return fmt.Errorf("%w: %s message of %d bytes (limit %d)", ErrFrameTooLarge, m.Kind, len(payload), MaxFrameSize)
+		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
