@@ -102,3 +102,20 @@ func TestAddressList(t *testing.T) {
 		}
 	}
 }
+
+// TestAddressName: a host name counts as each address it resolves to;
+// one that refuses (localhost's ::1, where the host does not listen) is
+// skipped for the next.
+func TestAddressName(t *testing.T) {
+	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	_, port, _ := strings.Cut(h.addr, ":")
+	d, err := remote.New(remote.Options{Address: "localhost:" + port, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := client.NewPool(context.Background(), d, client.PoolOptions{Size: 3})
+	if err != nil {
+		t.Fatalf("a pool over localhost:%s: %v", port, err)
+	}
+	_ = p.Close()
+}
