@@ -229,6 +229,10 @@ func TestDockerImage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "p.ts"), []byte("return 6 * 7;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The image's user (65532) reads the program through the mount.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(builder, "run", "--rm", "-v", dir+":/w:ro", tag, "run", "/w/p.ts")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "42") {
