@@ -356,7 +356,9 @@ func (rig *replicaRig) execute(s *mcp.ClientSession, key string) (string, bool) 
 	var out, errOut bytes.Buffer
 	approve.Stdout, approve.Stderr = &out, &errOut
 	if err := approve.Run(); err != nil {
-		return fmt.Sprintf("failed: approve: %v: %s", err, errOut.String()), false
+		show := exec.Command(self, "-codemode-cli", "show", "--journal", rig.journal, a.ExecutionID)
+		shown, _ := show.CombinedOutput()
+		return fmt.Sprintf("failed: approve: %v: %s; codemode show: %s", err, errOut.String(), shown), false
 	}
 	// The approving process's answer, not code_result: a replica prunes
 	// ended executions beyond the 50 newest (durable.DefaultMaxExecutions),
@@ -391,7 +393,7 @@ func (rig *replicaRig) check(t *testing.T, results []string, maxFailed int) {
 			t.Errorf("%s: the client saw it complete, and the tool ran %d times (lost)", key, calls[key])
 		case r != "ok":
 			failed++
-			t.Logf("%s (tool ran %d times): %s", key, calls[key], lastBytes(r, 300))
+			t.Logf("%s (tool ran %d times): %s", key, calls[key], r)
 		}
 	}
 	t.Logf("%d executions, %d failed around the kills, %d tool calls logged", len(results), failed, len(calls))
