@@ -31,7 +31,7 @@ type runtimeFlags struct {
 }
 
 func (r *runtimeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&r.runtime, "runtime", "quickjs", "where programs run: quickjs (embedded sandbox), node (a Node.js 24 child process; not a sandbox), or ADDR of a runner host (host:port or unix:/path; token in $"+runnerTokenEnv+")")
+	fs.StringVar(&r.runtime, "runtime", "quickjs", "where programs run: quickjs (embedded sandbox), node (a Node.js 24 child process; not a sandbox), or ADDR of runner hosts (host:port or unix:/path; several comma-separated, or a name that resolves to several, which --pool spreads over; token in $"+runnerTokenEnv+")")
 	fs.IntVar(&r.pool, "pool", 1, "spread executions over N runtimes")
 	fs.StringVar(&r.cacheDir, "cache-dir", defaultCacheDir(), "folder for compiled QuickJS machine code (empty: no disk cache)")
 }

@@ -134,6 +134,7 @@ type Driver struct {
 
 	library    func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once
 	sandboxDir func() string                                // the sandbox processes' compilation cache, resolved once
+	warned     sync.Once                                    // the warning that a sandbox process lacks Landlock or seccomp
 }
 
 var _ drivers.Driver = (*Driver)(nil)

@@ -10,11 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -352,7 +354,22 @@ func (d *Driver) bootSandbox(ctx context.Context, source string, kind bootKind) 
 		<-box.exited
 		return nil, nil, fmt.Errorf("quickjs: booting the sandbox process: %w%s", b.err, box.describeExit())
 	}
+	if msg := confinementWarning(runtime.GOOS, box.report); msg != "" {
+		d.warned.Do(func() { slog.Warn(msg, "landlock", box.report.Landlock, "seccomp", box.report.Seccomp) })
+	}
 	return box, b.ready, nil
+}
+
+// confinementWarning says, on Linux, that a sandbox process booted without
+// Landlock or without seccomp (a kernel without Landlock, a container
+// runtime's seccomp profile that refuses the system calls), or "" when it
+// has both. The process still runs programs: WebAssembly and the separate
+// process remain between a program and the host.
+func confinementWarning(goos string, r childBoot) string {
+	if goos != "linux" || (!strings.HasPrefix(r.Landlock, "unavailable") && !strings.HasPrefix(r.Seccomp, "unavailable")) {
+		return ""
+	}
+	return "quickjs: the sandbox process runs with less confinement than it asks for (see drivers/quickjs's package documentation and docs/operations.md); programs still run, in WebAssembly in a separate process"
 }
 
 // startSandbox starts a sandbox process on a pair of socket pairs (data,

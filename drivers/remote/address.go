@@ -40,16 +40,16 @@ func Listen(addr string) (net.Listener, error) {
 	return l, nil
 }
 
-// dial connects to addr (see Listen) under ctx.
-func dial(ctx context.Context, addr string) (net.Conn, error) {
-	network, address, err := splitAddress(addr)
-	if err != nil {
-		return nil, err
-	}
+// dial connects to t under ctx; its errors are *dialError.
+func dial(ctx context.Context, t target) (net.Conn, error) {
 	var d net.Dialer
-	c, err := d.DialContext(ctx, network, address)
+	c, err := d.DialContext(ctx, t.network, t.dial)
 	if err != nil {
-		return nil, fmt.Errorf("remote runner: connecting to %s: %w", addr, err)
+		addr := t.name
+		if t.dial != t.name && t.network == "tcp" {
+			addr = fmt.Sprintf("%s (%s)", t.name, t.dial)
+		}
+		return nil, &dialError{addr: addr, err: err}
 	}
 	return c, nil
 }

@@ -37,6 +37,14 @@ var (
 // Options configures the client side of a remote runner.
 type Options struct {
 	// Address is the runner host: "host:port" or "unix:/path". Required.
+	// Several hosts are separated by commas, and a host name that resolves
+	// to several IP addresses (a Kubernetes headless Service) counts as
+	// that many hosts, resolved again at every Connect. Each Connect then
+	// starts one host further along, so that the runtimes of a client.Pool
+	// spread over the hosts, and goes on to the next host when one cannot
+	// be reached or refuses (its limit, draining); a host that failed so
+	// is tried last for the next 5 seconds. A pool replaces a runtime
+	// whose host died with a connection to another host.
 	Address string
 	// Token is the pre-shared secret of at least MinTokenSize bytes; both
 	// sides prove they hold it. It may be empty only when TLS presents a
@@ -57,13 +65,16 @@ type Options struct {
 // the client's runner source is not sent, and the version check happens in
 // the wire protocol's ready message. It is safe for concurrent use.
 type Driver struct {
-	opts Options
+	opts  Options
+	addrs []string // Options.Address split at commas
 
 	mu          sync.Mutex
 	description string // the host's, from the last welcome
 	files       []drivers.TypeDefinitionFile
 	filesErr    string // why the host has no declaration files
 	described   bool
+	next        int                  // where the next Connect starts in the hosts
+	down        map[string]time.Time // when a host (IP:port, or as written) last failed
 }
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -72,7 +83,8 @@ var _ drivers.Driver = (*Driver)(nil)
 // when there is neither a token of at least MinTokenSize bytes nor a TLS
 // client certificate.
 func New(opts Options) (*Driver, error) {
-	if _, _, err := splitAddress(opts.Address); err != nil {
+	addrs, err := splitAddresses(opts.Address)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkToken(opts.Token, opts.TLS != nil && (len(opts.TLS.Certificates) > 0 || opts.TLS.GetClientCertificate != nil)); err != nil {
@@ -81,7 +93,7 @@ func New(opts Options) (*Driver, error) {
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
-	return &Driver{opts: opts}, nil
+	return &Driver{opts: opts, addrs: addrs}, nil
 }
 
 func checkToken(token []byte, mutualTLS bool) error {
@@ -149,12 +161,33 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	return c, nil
 }
 
-// handshake dials, runs TLS and the runner handshake, and records the
-// host's description and files.
+// handshake dials a host, runs TLS and the runner handshake, and records
+// the host's description and files. It tries the hosts in turn (see
+// Options.Address) while one cannot be reached or refuses.
 func (d *Driver) handshake(ctx context.Context, purpose string) (net.Conn, *handshake, error) {
+	var errs []error
+	for _, t := range d.targets(ctx) {
+		conn, welcome, err := d.handshakeWith(ctx, t, purpose)
+		if err == nil {
+			return conn, welcome, nil
+		}
+		errs = append(errs, err)
+		if !tryNext(err) || ctx.Err() != nil {
+			break
+		}
+		d.markDown(t)
+	}
+	if len(errs) == 1 {
+		return nil, nil, errs[0]
+	}
+	return nil, nil, errors.Join(errs...)
+}
+
+// handshakeWith is handshake with one host.
+func (d *Driver) handshakeWith(ctx context.Context, t target, purpose string) (net.Conn, *handshake, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.HandshakeTimeout)
 	defer cancel()
-	conn, err := dial(ctx, d.opts.Address)
+	conn, err := dial(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,11 +196,11 @@ func (d *Driver) handshake(ctx context.Context, purpose string) (net.Conn, *hand
 		_ = conn.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	welcome, err := d.exchange(ctx, &conn, purpose)
+	welcome, err := d.exchange(ctx, &conn, t, purpose)
 	if !stop() || err != nil {
 		_ = conn.Close()
 		if err == nil || ctx.Err() != nil {
-			err = fmt.Errorf("remote runner: handshake with %s: %w", d.opts.Address, context.Cause(ctx))
+			err = fmt.Errorf("remote runner: handshake with %s: %w", t.name, context.Cause(ctx))
 		}
 		return nil, nil, err
 	}
@@ -178,8 +211,8 @@ func (d *Driver) handshake(ctx context.Context, purpose string) (net.Conn, *hand
 	return conn, welcome, nil
 }
 
-func (d *Driver) exchange(ctx context.Context, connp *net.Conn, purpose string) (*handshake, error) {
-	addr := d.opts.Address
+func (d *Driver) exchange(ctx context.Context, connp *net.Conn, t target, purpose string) (*handshake, error) {
+	addr := t.name
 	if d.opts.TLS != nil {
 		cfg := d.opts.TLS.Clone()
 		if cfg.ServerName == "" {
