@@ -68,11 +68,24 @@ func (a *adminFlags) serve(checks []ops.Check, logf func(string, ...any)) (stop 
 	return stop, nil
 }
 
-// runtimeCheck is ready while the runtime serves executions.
+// runtimeCheck is ready while the runtime runs a trivial execution: a
+// pool over runner hosts whose hosts are all down is not (a pool replaces
+// failed runners, so its Err stays nil).
 func runtimeCheck(ex client.Executor) ops.Check {
-	return ops.Check{Name: "runtime", Ready: func(context.Context) error {
-		if rt, ok := ex.(*client.Runtime); ok {
-			return rt.Err()
+	rt, ok := ex.(*client.Runtime)
+	if !ok {
+		return ops.Check{Name: "runtime"} // no programs run here
+	}
+	return ops.Check{Name: "runtime", Ready: func(ctx context.Context) error {
+		if err := rt.Err(); err != nil {
+			return err
+		}
+		out, err := rt.Execute(ctx, client.ExecuteRequest{Source: "export default () => {};\n", Filename: "codemode-readiness.js"})
+		if err != nil {
+			return err
+		}
+		if out.Kind != client.Success {
+			return fmt.Errorf("a trivial execution failed: %v", out.Error)
 		}
 		return nil
 	}}
