@@ -301,12 +301,15 @@ func isCode(err error, code string) bool {
 }
 
 // unavailable reports whether err says the server could not be reached or
-// dropped the connection: connection errors, SQLSTATE class 08
+// dropped the connection: connection errors (pgconn.ConnectError), a
+// connection pgx had closed already (pgconn.ErrConnClosed, "conn closed":
+// a statement on a connection whose socket died under an earlier one),
+// errors pgx marks safe to retry, network errors, SQLSTATE class 08
 // (connection exception) and 57P01-57P03 (shutdown, crash shutdown, cannot
 // connect now).
 func unavailable(err error) bool {
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, pgconn.ErrConnClosed) {
 		return true
 	}
 	var pe *pgconn.PgError
@@ -320,10 +323,22 @@ func unavailable(err error) bool {
 // retry runs fn once more when its first attempt failed before anything
 // reached the server (pgconn.SafeToRetry: a pooled connection the server
 // had closed, as after a restart), so the first call after an outage does
-// not fail for a connection the pool had not yet noticed was dead.
+// not fail for a connection the pool had not yet noticed was dead. Writes
+// use it: a write whose outcome is unknown is not sent twice.
 func retry(ctx context.Context, fn func(context.Context) error) error {
 	err := fn(ctx)
 	if err != nil && pgconn.SafeToRetry(err) && ctx.Err() == nil {
+		err = fn(ctx)
+	}
+	return err
+}
+
+// retryRead is retry for statements that change nothing: it runs fn once
+// more after any connection-level failure (unavailable), since reading
+// twice is harmless.
+func retryRead(ctx context.Context, fn func(context.Context) error) error {
+	err := fn(ctx)
+	if err != nil && unavailable(err) && ctx.Err() == nil {
 		err = fn(ctx)
 	}
 	return err
@@ -344,6 +359,13 @@ func (s *Store) queryRow(ctx context.Context, scan func(pgx.Row) error, sql stri
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	return retry(ctx, func(ctx context.Context) error { return scan(s.pool.QueryRow(ctx, sql, args...)) })
+}
+
+// readRow is queryRow for a statement that changes nothing (retryRead).
+func (s *Store) readRow(ctx context.Context, scan func(pgx.Row) error, sql string, args ...any) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	return retryRead(ctx, func(ctx context.Context) error { return scan(s.pool.QueryRow(ctx, sql, args...)) })
 }
 
 type querier interface {
@@ -510,7 +532,7 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 func (s *Store) readOnly(ctx context.Context, fn func(context.Context, pgx.Tx) error) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	return retry(ctx, func(ctx context.Context) error {
+	return retryRead(ctx, func(ctx context.Context) error {
 		return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 			func(tx pgx.Tx) error { return fn(ctx, tx) })
 	})
@@ -751,7 +773,7 @@ func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*sto
 		return nil, false, nil
 	}
 	var e *store.Entry
-	err = s.queryRow(ctx, func(row pgx.Row) (err error) {
+	err = s.readRow(ctx, func(row pgx.Row) (err error) {
 		e, err = scanEntry(row)
 		return err
 	}, `SELECT `+entryColumns+` FROM codemode_tool_log WHERE runtime = $1 AND execution_id = $2 AND seq = $3`, runtime, id, sq)
@@ -849,7 +871,7 @@ func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.Pendin
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	var out []store.PendingAction
-	err := retry(ctx, func(ctx context.Context) error {
+	err := retryRead(ctx, func(ctx context.Context) error {
 		out = []store.PendingAction{}
 		return query(ctx, s.pool, func(rows pgx.Rows) error {
 			var (

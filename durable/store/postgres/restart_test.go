@@ -206,3 +206,65 @@ return await svc.act({ key: "a" });`
 		}
 	}
 }
+
+// The server stops (pg_ctl restart -m immediate: no goodbye to clients)
+// while a statement waits on a row lock: the statement fails with an error
+// wrapping ErrUnavailable, not a bare "conn closed" or "unexpected EOF",
+// and the store works again once the server is back.
+func TestServerStopsMidCall(t *testing.T) {
+	testDSN(t)
+	dsn, ctl := os.Getenv("CODEMODE_TEST_POSTGRES_RESTART"), os.Getenv("CODEMODE_TEST_POSTGRES_CTL")
+	if dsn == "" || ctl == "" {
+		t.Skip("CODEMODE_TEST_POSTGRES_RESTART or CODEMODE_TEST_POSTGRES_CTL is unset: the test needs a server of its own and its pg_ctl (scripts/postgres start DIR restartable)")
+	}
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, dsn, postgres.Options{QueryTimeout: 30 * time.Second, ConnectTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id := fmt.Sprintf("exec_stop_%d", time.Now().UnixNano())
+	if _, err := st.CreateExecution(ctx, "stop", &store.Execution{ID: id, Code: "1", Status: store.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
+		t.Fatal(err)
+	}
+	// Another session holds the row, so the transition waits on the server.
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM codemode_executions WHERE runtime = 'stop' AND id = $1 FOR UPDATE", id); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.TransitionExecution(ctx, "stop", id, []store.Status{store.StatusRunning}, store.StatusPaused, store.ExecutionUpdate{At: 2})
+		done <- err
+	}()
+	// Wait until the transition is blocked on the lock, as the server sees it.
+	for {
+		var waiting int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'").Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if out, err := exec.Command(ctl, "restart", "-m", "immediate").CombinedOutput(); err != nil {
+		t.Fatalf("%s restart: %v\n%s", ctl, err, out)
+	}
+	err = <-done
+	if !errors.Is(err, postgres.ErrUnavailable) {
+		t.Fatalf("the transition cut off by the server's stop failed with %v, want an error wrapping ErrUnavailable", err)
+	}
+	// Back: the pool reconnects (the first read retries a dead pooled connection).
+	e, err := st.Execution(ctx, "stop", id)
+	if err != nil {
+		t.Fatalf("reading after the restart: %v", err)
+	}
+	if e.Status != store.StatusRunning {
+		t.Fatalf("status after the interrupted transition: %s, want running (the lock holder never committed)", e.Status)
+	}
+}
