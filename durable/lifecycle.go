@@ -221,7 +221,7 @@ func (h *Handle) hook(ctx context.Context, name, id string, status store.Status,
 func answerPending(p []store.PendingAction) []codetool.Pending {
 	out := make([]codetool.Pending, len(p))
 	for i, a := range p {
-		out[i] = codetool.Pending{Seq: a.Seq, Connector: a.Connector, Method: a.Method, Args: a.Args}
+		out[i] = codetool.Pending{Seq: a.Seq, Connector: a.Connector, Method: a.Method, Args: a.Args, Uncertain: a.Uncertain}
 	}
 	return out
 }

@@ -236,7 +236,7 @@ func cmdDelete(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 // executions.
 func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("prune")
-	keep := j.fs.Int("keep", durable.DefaultMaxExecutions, "how many ended executions to keep")
+	keep := j.fs.Int("keep", 50, "how many ended executions to keep")
 	if err := j.parse(args, 0, 0, stdout, stderr); err != nil {
 		return 0, err
 	}
