@@ -281,9 +281,10 @@ func (h *Handle) Execution(ctx context.Context, id string) (*store.Execution, er
 // the action is recorded as applied with result, the output the person
 // gives (nil means null), which must be an output the tool could return
 // (contract.Tool.CheckOutput: the program receives it), and is not run
-// again. When no other action of
-// the paused execution awaits an answer, the run then continues as Approve
-// continues it; otherwise it stays paused and the answer lists the rest.
+// again. When no other action of the paused execution awaits an answer
+// or an approval (actions approved before the pass died do not), the run
+// then continues as Approve continues it; otherwise it stays paused and
+// the answer lists the rest.
 // The other two answers are Approve (run it again) and Reject (fail the
 // run).
 //
@@ -330,12 +331,15 @@ func (h *Handle) Resolve(ctx context.Context, id string, seq uint64, result json
 		return codetool.Answer{}, fmt.Errorf("durable: action %d of %s changed while answering it: look again", seq, id)
 	}
 	h.log.Debug("durable: resolved an uncertain action as applied", "execution", id, "seq", seq)
-	rest, err := h.store.Pending(ctx, h.name, id)
+	pending, err := h.store.Pending(ctx, h.name, id)
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 	}
-	if len(rest) > 0 {
-		return h.Answer(ctx, id)
+	for _, p := range pending {
+		if p.Uncertain || p.Seq > e.Approved {
+			return h.Answer(ctx, id) // another awaits a person's answer
+		}
 	}
+	// What is left was approved before the pass died: it runs now.
 	return h.approve(ctx, id, nil)
 }
