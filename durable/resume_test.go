@@ -27,7 +27,7 @@ return await github.create_issue({ title: p[0].title });`
 		tune func(gh *connector)
 		// die moves the paused run (seq 1 list, 2 add_label applied; 3
 		// create_issue pending) to the state a dead pass left.
-		die func(t *testing.T, st store.Store, id string)
+		die                func(t *testing.T, st store.Store, id string)
 		want               codetool.Status
 		lists, labels, cis int // the effects afterwards, counted by the tools
 		uncertain          bool
