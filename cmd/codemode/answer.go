@@ -81,8 +81,12 @@ func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
 	fmt.Fprintf(stdout, "paused: execution %s waits for approval of %d action(s)\n", a.ExecutionID, len(a.Pending))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEQ\tACTION")
+	uncertain := 0
 	for _, pa := range a.Pending {
-		fmt.Fprintf(tw, "%d\t%s\n", pa.Seq, action(pa.Connector, pa.Method, pa.Args, 200))
+		fmt.Fprintf(tw, "%d\t%s%s\n", pa.Seq, uncertainMark(pa.Uncertain), action(pa.Connector, pa.Method, pa.Args, 200))
+		if pa.Uncertain {
+			uncertain++
+		}
 	}
 	tw.Flush()
 	journal := ""
@@ -99,6 +103,15 @@ func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
 	tools := " --tools FILE"
 	if p.cf != nil {
 		tools = p.cf.given()
+	}
+	if uncertain > 0 {
+		// An uncertain action's host died between running it and recording
+		// it: a person says whether it happened.
+		fmt.Fprintf(stdout, "uncertain:   %d action(s) may have run already; answer each:\n", uncertain)
+		fmt.Fprintf(stdout, "it happened:  codemode happened%s%s %s SEQ [--result JSON]\n", journal, tools, a.ExecutionID)
+		fmt.Fprintf(stdout, "run again:    codemode approve%s%s %s%s\n", journal, tools, a.ExecutionID, seqs)
+		fmt.Fprintf(stdout, "fail the run: codemode reject%s %s SEQ\n", journal, a.ExecutionID)
+		return
 	}
 	fmt.Fprintf(stdout, "approve all: codemode approve%s%s %s%s\n", journal, tools, a.ExecutionID, seqs)
 	fmt.Fprintf(stdout, "reject one:  codemode reject%s %s SEQ\n", journal, a.ExecutionID)

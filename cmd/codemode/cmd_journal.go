@@ -48,6 +48,7 @@ func (j *journalCommand) withRuntime() *journalCommand {
 	j.rf = &runtimeFlags{}
 	j.rf.register(j.fs)
 	j.fs.DurationVar(&j.timeout, "timeout", j.timeout, "the replay's deadline")
+	j.fs.DurationVar(&j.jf.lease, "lease", 15*time.Second, "how long the replay holds the execution without renewing (renewed every third of it)")
 	return j
 }
 
@@ -227,13 +228,16 @@ func detail(e *store.Execution) string {
 		var parts []string
 		for _, l := range e.Log {
 			if l.State == store.EntryPending {
-				parts = append(parts, fmt.Sprintf("#%d %s", l.Seq, action(l.Connector, l.Method, l.Args, 60)))
+				parts = append(parts, fmt.Sprintf("#%d %s%s", l.Seq, uncertainMark(l.Uncertain), action(l.Connector, l.Method, l.Args, 60)))
 			}
 		}
 		return "awaits approval: " + strings.Join(parts, ", ")
 	case store.StatusCompleted:
 		return "value: " + escapeControls(cut(string(e.Value), 70))
 	case store.StatusRunning:
+		if e.LeaseUntil < time.Now().UnixMilli() {
+			return "orphaned: its host died (codemode resume " + e.ID + ")"
+		}
 		return ""
 	case store.StatusRolledBack:
 		return fmt.Sprintf("%d action(s) reverted", countReverted(e))
@@ -271,6 +275,13 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	fmt.Fprintf(tw, "created\t%s (%s ago)\n", time.UnixMilli(e.CreatedAt).Format(time.RFC3339), age(e.CreatedAt, now))
 	fmt.Fprintf(tw, "updated\t%s (%s ago)\n", time.UnixMilli(e.UpdatedAt).Format(time.RFC3339), age(e.UpdatedAt, now))
 	fmt.Fprintf(tw, "passes\t%d\n", e.Passes)
+	if e.Status == store.StatusRunning {
+		lease := fmt.Sprintf("held by %s until %s", e.LeaseOwner, time.UnixMilli(e.LeaseUntil).Format(time.RFC3339))
+		if e.LeaseUntil < now.UnixMilli() {
+			lease = "ended: the pass's host died; codemode resume " + e.ID + " continues it"
+		}
+		fmt.Fprintf(tw, "lease\t%s\n", lease)
+	}
 	fmt.Fprintf(tw, "connectors\t%s\n", strings.Join(e.Connectors, ", "))
 	if e.Error != "" {
 		fmt.Fprintf(tw, "error\t%s\n", escapeControls(oneLine(e.Error)))
@@ -301,6 +312,9 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 			if l.RequiresApproval {
 				call += " [approval]"
 			}
+			if l.Uncertain {
+				call += " [uncertain]"
+			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", l.Seq, l.State, call, res)
 		}
 		tw.Flush()
@@ -328,9 +342,18 @@ func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store
 				ages[a.ExecutionID] = age(e.UpdatedAt, now)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", a.ExecutionID, a.Seq, ages[a.ExecutionID], action(a.Connector, a.Method, a.Args, 200))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s%s\n", a.ExecutionID, a.Seq, ages[a.ExecutionID], uncertainMark(a.Uncertain), action(a.Connector, a.Method, a.Args, 200))
 	}
 	tw.Flush()
+}
+
+// uncertainMark labels an uncertain action (store.Entry.Uncertain) for a
+// person: it awaits an answer, not an approval.
+func uncertainMark(uncertain bool) string {
+	if uncertain {
+		return "uncertain, did this happen? "
+	}
+	return ""
 }
 
 func countReverted(e *store.Execution) int {
