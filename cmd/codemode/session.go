@@ -120,9 +120,9 @@ type session struct {
 
 	// ex runs the programs (noPrograms without a runtime) with run's
 	// defaults; store makes more handles on the same journal (handleFor).
-	ex    client.Executor
-	store store.Store
-	run   client.RunOptions
+	ex     client.Executor
+	store  store.Store
+	run    client.RunOptions
 	lease  time.Duration // durable.Options.Lease (0: its default)
 	keep   int           // durable.Options.MaxExecutions (0: keep every execution)
 	logger *slog.Logger  // the handles' (resumes and lost leases, on stderr)
