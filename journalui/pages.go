@@ -105,6 +105,8 @@ type pendingView struct {
 	Seq  uint64
 	Call string
 	Args string
+	// Uncertain: the action may have run already (store.Entry.Uncertain).
+	Uncertain bool
 }
 
 type filter struct {
@@ -197,7 +199,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 			g := pendingGroup{ID: e.ID, Runtime: d.Name(), Age: age(e.UpdatedAt, now)}
 			for _, l := range e.Log {
 				if l.State == store.EntryPending {
-					g.Actions = append(g.Actions, pendingView{Seq: l.Seq, Call: l.Connector + "." + l.Method, Args: pretty(l.Args)})
+					g.Actions = append(g.Actions, pendingView{Seq: l.Seq, Call: l.Connector + "." + l.Method, Args: pretty(l.Args), Uncertain: l.Uncertain})
 				}
 			}
 			v.Pending = append(v.Pending, g)
@@ -304,6 +306,7 @@ type entryView struct {
 	Step             bool
 	RequiresApproval bool
 	Ephemeral        bool
+	Uncertain        bool
 	Updated          string
 }
 
@@ -386,7 +389,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 	}
 	for _, l := range e.Log {
 		ev := entryView{Seq: l.Seq, State: l.State, Args: pretty(l.Args), Result: pretty(l.Result), Error: bounded(l.Error),
-			Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral,
+			Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral, Uncertain: l.Uncertain,
 			Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
 		ev.Call = l.Connector + "." + l.Method
 		if ev.Step {
@@ -398,7 +401,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 		}
 		v.Log = append(v.Log, ev)
 		if l.State == store.EntryPending {
-			v.Pending = append(v.Pending, pendingView{Seq: l.Seq, Call: ev.Call, Args: ev.Args})
+			v.Pending = append(v.Pending, pendingView{Seq: l.Seq, Call: ev.Call, Args: ev.Args, Uncertain: l.Uncertain})
 		}
 		if l.State == store.EntryApplied && !ev.Step && d.Revertible(l.Connector, l.Method) {
 			v.Revertible++
