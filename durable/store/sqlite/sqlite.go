@@ -65,6 +65,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	// Before journal_mode: a new file's first table fixes it. Pages that
+	// PruneExecutions frees are returned to the file system
+	// (PRAGMA incremental_vacuum). A file created before this setting
+	// keeps auto_vacuum off until one VACUUM: freed pages are reused, not
+	// returned.
+	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -729,6 +735,13 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+	}
+	if n > 0 {
+		// Return the freed pages to the file system (a no-op for a file
+		// whose auto_vacuum is off: see Open).
+		if _, err := s.exec(ctx, "PRAGMA incremental_vacuum"); err != nil {
+			return int(n), fmt.Errorf("sqlite: returning the pruned executions' space: %w", err)
+		}
 	}
 	return int(n), nil
 }
