@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"regexp"
 	"time"
 
@@ -102,6 +103,7 @@ type Handle struct {
 	opts       Options
 	log        *slog.Logger
 	owner      string // this handle's identity in leases (host, process, random)
+	crash      *crashPoint
 }
 
 var runtimeName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -141,7 +143,7 @@ func New(st store.Store, executor client.Executor, c *contract.Contract, opts Op
 	if opts.HookTimeout <= 0 {
 		opts.HookTimeout = 30 * time.Second
 	}
-	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger, owner: leaseOwner(),
+	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger, owner: leaseOwner(), crash: newCrashPoint(os.Getenv(crashEnv)),
 		tools: map[string]map[string]*contract.Tool{}, catalog: discovery.New(c)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

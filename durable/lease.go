@@ -8,8 +8,10 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-go/codemode/codetool"
@@ -276,4 +278,46 @@ func (h *Handle) Expire(ctx context.Context, id string) (err error) {
 		return nil
 	}
 	return fmt.Errorf("durable: execution %s has ended (%s): nothing to expire", id, e.Status)
+}
+
+// crashEnv names the fault-injection hook of bench/crash: set to a point
+// of a pass ("pause": before the pause is recorded; "replay": when a
+// recorded call is answered from the journal; "action": before an action
+// runs; "recorded": after an action ran, before its result is recorded),
+// optionally followed by ":N" for its Nth arrival in the process, it kills
+// the process (SIGKILL) there. It is read once, by New; it is a test
+// hook, never for production use.
+const crashEnv = "CODEMODE_CRASH_AT"
+
+// crashPoint is the parsed crashEnv of a handle: where to die, and after
+// how many arrivals.
+type crashPoint struct {
+	point string
+	nth   int64
+	seen  atomic.Int64
+}
+
+func newCrashPoint(spec string) *crashPoint {
+	if spec == "" {
+		return nil
+	}
+	point, n, _ := strings.Cut(spec, ":")
+	nth, err := strconv.ParseInt(n, 10, 64)
+	if err != nil || nth < 1 {
+		nth = 1
+	}
+	return &crashPoint{point: point, nth: nth}
+}
+
+// reached kills the process when c names point and this is its nth
+// arrival (see crashEnv); nil does nothing.
+func (c *crashPoint) reached(point string) {
+	if c == nil || c.point != point || c.seen.Add(1) != c.nth {
+		return
+	}
+	self, err := os.FindProcess(os.Getpid())
+	if err == nil {
+		_ = self.Kill() // SIGKILL: no deferred function, no flush
+	}
+	select {} // the signal is on its way
 }

@@ -468,6 +468,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 		switch e.State {
 		case store.EntryApplied:
 			if !e.Ephemeral {
+				p.h.crash.reached("replay")
 				p.h.log.Debug("durable: replay", "execution", p.id, "seq", call.Seq, "call", what)
 				markCall(ctx, "replayed")
 				return e.Result, nil
@@ -588,10 +589,12 @@ func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.
 // the outcome: applied with the result (none for an ephemeral entry), or
 // error with the connector's message, which the program receives.
 func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, record bool) (json.RawMessage, error) {
+	p.h.crash.reached("action")
 	out, err := next(withExecutionID(ctx, p.id), call)
 	if !record {
 		return out, err
 	}
+	p.h.crash.reached("recorded")
 	at := now()
 	if err != nil {
 		msg := err.Error()

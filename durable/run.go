@@ -126,6 +126,9 @@ func (e *passEnd) finish(ctx context.Context, to store.Status, msg string) (code
 	if to == store.StatusError {
 		e.u.Error = &msg
 	}
+	if to == store.StatusPaused {
+		h.crash.reached("pause")
+	}
 	ok, err := h.store.TransitionExecution(ctx, h.name, e.id, []store.Status{store.StatusRunning}, to, e.u)
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: recording the end of the pass: %w", err)
