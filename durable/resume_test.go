@@ -175,3 +175,43 @@ return await github.create_issue({ title: "once" });`)
 		t.Fatalf("add_label ran %d, create_issue %d time(s); want 1 and 1", svc.count("add_label"), svc.count("create_issue"))
 	}
 }
+
+// Rollback leaves an uncertain action alone (it may never have happened);
+// RevertUncertain reverts it when a person asks, with a null output.
+func TestRollbackLeavesUncertainActionsToAPerson(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "journal.db"))
+	svc := newService()
+	h := newHandle(t, st, durable.Options{}, svc.github())
+	ctx := context.Background()
+	out, err := h.Execute(ctx, `return await github.create_issue({ title: "maybe" })`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.ExecutionID
+	// An approver claimed the action and died; the orphan was expired.
+	orphan(t, st, id, 1)
+	if ok, err := st.TransitionEntry(ctx, "default", id, 1, []store.EntryState{store.EntryPending}, store.EntryExecuting, store.EntryUpdate{}); err != nil || !ok {
+		t.Fatalf("claiming: %v, %v", ok, err)
+	}
+	if err := h.Expire(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Rollback(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.reverted) != 0 {
+		t.Fatalf("Rollback reverted an uncertain action: %v", svc.reverted)
+	}
+	if err := h.RevertUncertain(ctx, id, 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.reverted) != 1 || svc.reverted[0] != "maybe" {
+		t.Fatalf("reverted %v, want [maybe]", svc.reverted)
+	}
+	if e := record(t, h, id); e.Log[0].State != store.EntryReverted {
+		t.Fatalf("entry after RevertUncertain: %s", e.Log[0].State)
+	}
+	if err := h.RevertUncertain(ctx, id, 1); err == nil {
+		t.Fatal("an action was reverted twice")
+	}
+}

@@ -112,6 +112,7 @@ func cmdReject(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 // actions that have a revert, newest first.
 func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("rollback").withTools()
+	uncertainSeq := j.fs.Uint64("uncertain", 0, "instead, revert the one uncertain action SEQ (it may never have happened: its host died before recording it), with a null output")
 	if err := j.parse(args, 1, 1, stdout, stderr); err != nil {
 		return 0, err
 	}
@@ -122,6 +123,13 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	defer s.close()
 	h := s.handle
+	if *uncertainSeq > 0 {
+		if err := h.RevertUncertain(ctx, id, *uncertainSeq); err != nil {
+			return 0, notFound(err, id, j.jf.name)
+		}
+		fmt.Fprintf(stdout, "reverted uncertain action %d of %s\n", *uncertainSeq, id)
+		return 0, nil
+	}
 	before, err := h.Execution(ctx, id)
 	if err != nil {
 		return 0, notFound(err, id, j.jf.name)
@@ -139,6 +147,7 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err := printRollback(j, id, e, reverted, rbErr, stdout, stderr); err != nil {
 		return 0, err
 	}
+	printUncertain(j, h, e, stderr)
 	// Why nothing was reverted, on stderr with --json too.
 	if rbErr == nil && reverted == 0 && before.Status == store.StatusRolledBack {
 		fmt.Fprintf(stderr, "codemode: nothing was reverted: %s was already rolled back (%d action(s) reverted then)\n", id, countReverted(before))
@@ -149,6 +158,19 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitError, nil
 	}
 	return 0, nil
+}
+
+// printUncertain lists, on stderr, the uncertain actions a rollback left
+// alone (they may never have happened) that have a revert, and how to
+// revert one.
+func printUncertain(j *journalCommand, h *durable.Handle, e *store.Execution, stderr io.Writer) {
+	for _, l := range e.Log {
+		if l.IsStep() || !(l.State == store.EntryExecuting || (l.State == store.EntryPending && l.Uncertain)) || !h.Revertible(l.Connector, l.Method) {
+			continue
+		}
+		fmt.Fprintf(stderr, "codemode: uncertain, not reverted: action %d %s may or may not have happened (its host died before recording it); if it did: codemode rollback --uncertain %d %s\n",
+			l.Seq, action(l.Connector, l.Method, l.Args, 120), l.Seq, e.ID)
+	}
 }
 
 // printRollback says what a rollback did.
