@@ -40,6 +40,9 @@ type Options struct {
 	// record is the evidence of what it did, and what Rollback undoes).
 	// Running and paused executions are never pruned.
 	MaxExecutions int
+	// KeepFor, when positive, prunes ended executions created more than
+	// KeepFor ago each time a new one starts; 0 keeps them however old.
+	KeepFor time.Duration
 	// Lease is how long a pass holds its execution without renewing: the
 	// pass renews its lease every third of it (with a random tenth of
 	// jitter, so that replicas' renewals spread out) and when a call starts
@@ -209,7 +212,7 @@ func now() int64 { return time.Now().UnixMilli() }
 
 // Execute runs code (as models write it: see client.Client.RunCode) as a new
 // durable execution: it records the run (status running), prunes ended
-// runs beyond MaxExecutions (when set), and runs the first
+// runs beyond MaxExecutions or older than KeepFor (when set), and runs the first
 // pass, which holds the execution's lease (Options.Lease). Program failures,
 // divergence and oversize values are an Answer with codetool.StatusError;
 // an action that needs approval makes it codetool.StatusPaused. Go errors
@@ -236,6 +239,11 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	}
 	if _, err := h.store.CreateExecution(ctx, h.name, e, keep); err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	if h.opts.KeepFor > 0 {
+		if _, err := h.store.PruneOlder(ctx, h.name, t-h.opts.KeepFor.Milliseconds()); err != nil {
+			h.log.Warn("durable: pruning executions older than KeepFor", "err", err)
+		}
 	}
 	if tooLarge != nil {
 		h.hooks(ctx, id, store.StatusError, true)

@@ -36,8 +36,9 @@ type journalFlags struct {
 	mustExist bool
 	// lease and keep are the handle's durable.Options.Lease and
 	// MaxExecutions (registerRuns: the commands that run passes).
-	lease time.Duration
-	keep  int
+	lease   time.Duration
+	keep    int
+	keepFor time.Duration
 }
 
 // registerRuns registers the flags of the commands that run passes: the
@@ -45,6 +46,7 @@ type journalFlags struct {
 func (j *journalFlags) registerRuns(fs *flag.FlagSet) {
 	fs.DurationVar(&j.lease, "lease", 15*time.Second, "how long a pass holds its execution without renewing (renewed every third of it); a run whose host died is resumable once its lease has ended")
 	fs.IntVar(&j.keep, "keep", 0, "when positive, prune ended executions beyond the newest N each time one starts (default: keep every execution)")
+	fs.DurationVar(&j.keepFor, "keep-for", 0, "when positive, prune ended executions created longer ago than this each time one starts (default: keep every execution)")
 }
 
 func (j *journalFlags) register(fs *flag.FlagSet) {
@@ -120,12 +122,13 @@ type session struct {
 
 	// ex runs the programs (noPrograms without a runtime) with run's
 	// defaults; store makes more handles on the same journal (handleFor).
-	ex     client.Executor
-	store  store.Store
-	run    client.RunOptions
-	lease  time.Duration // durable.Options.Lease (0: its default)
-	keep   int           // durable.Options.MaxExecutions (0: keep every execution)
-	logger *slog.Logger  // the handles' (resumes and lost leases, on stderr)
+	ex      client.Executor
+	store   store.Store
+	run     client.RunOptions
+	lease   time.Duration // durable.Options.Lease (0: its default)
+	keep    int           // durable.Options.MaxExecutions (0: keep every execution)
+	keepFor time.Duration // durable.Options.KeepFor (0: however old)
+	logger  *slog.Logger  // the handles' (resumes and lost leases, on stderr)
 }
 
 func (s *session) close() {
@@ -232,9 +235,12 @@ func (s *session) openHandle(ctx context.Context, o sessionOptions, stderr io.Wr
 	}
 	s.closes = append(s.closes, func() { st.Close() })
 	s.store = st
-	s.lease, s.keep, s.logger = o.jf.lease, o.jf.keep, stderrLogger(stderr)
+	s.lease, s.keep, s.keepFor, s.logger = o.jf.lease, o.jf.keep, o.jf.keepFor, stderrLogger(stderr)
 	if s.keep > 0 {
 		fmt.Fprintf(stderr, "codemode: durable: keeping the newest %d ended executions (--keep); older ones are pruned as new ones start\n", s.keep)
+	}
+	if s.keepFor > 0 {
+		fmt.Fprintf(stderr, "codemode: durable: keeping ended executions for %s (--keep-for); older ones are pruned as new ones start\n", s.keepFor)
 	}
 	h, err := s.handleFor(o.jf.name)
 	if err != nil {
@@ -254,7 +260,7 @@ func (s *session) handleFor(name string) (*durable.Handle, error) {
 // name, over c.
 func (s *session) handleOver(c *contract.Contract, name string) (*durable.Handle, error) {
 	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider,
-		Lease: s.lease, MaxExecutions: s.keep, Logger: s.logger})
+		Lease: s.lease, MaxExecutions: s.keep, KeepFor: s.keepFor, Logger: s.logger})
 }
 
 // runnerOver is a runner like the session's over c, a contract that grew

@@ -71,6 +71,10 @@ type Store interface {
 	// PruneExecutions removes all but the keep newest terminal executions
 	// (never running or paused ones) and returns how many it removed.
 	PruneExecutions(ctx context.Context, runtime string, keep int) (int, error)
+	// PruneOlder removes the terminal executions created before the
+	// cutoff (never running or paused ones) and returns how many it
+	// removed.
+	PruneOlder(ctx context.Context, runtime string, before int64) (int, error)
 
 	// Entry returns the tool log entry at seq, or ok false.
 	Entry(ctx context.Context, runtime, id string, seq uint64) (e *Entry, ok bool, err error)

@@ -834,6 +834,24 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 	return int(tag.RowsAffected()), nil
 }
 
+// PruneOlder implements store.Store. Rows another transaction holds are
+// left for a later prune (see pruneTail).
+func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
+	if !key(runtime) {
+		return 0, nil
+	}
+	tag, err := s.exec(ctx, `WITH doomed AS (
+		SELECT id FROM codemode_executions WHERE runtime = $1 AND status IN `+terminal+` AND created_at < $2
+		FOR UPDATE SKIP LOCKED
+	)
+	DELETE FROM codemode_executions e USING doomed
+	WHERE e.runtime = $1 AND e.id = doomed.id AND e.status IN `+terminal, runtime, before)
+	if err != nil {
+		return 0, s.wrap("pruning executions", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // Entry implements store.Store.
 func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*store.Entry, bool, error) {
 	sq, err := seqParam(seq)

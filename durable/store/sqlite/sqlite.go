@@ -746,6 +746,24 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 	return int(n), nil
 }
 
+// PruneOlder implements store.Store.
+func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
+	res, err := s.exec(ctx, `DELETE FROM executions WHERE runtime = ? AND status IN `+terminal+` AND created_at < ?`, runtime, before)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+	}
+	if n > 0 {
+		if _, err := s.exec(ctx, "PRAGMA incremental_vacuum"); err != nil {
+			return int(n), fmt.Errorf("sqlite: returning the pruned executions' space: %w", err)
+		}
+	}
+	return int(n), nil
+}
+
 // Entry implements store.Store.
 func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*store.Entry, bool, error) {
 	e, err := scanEntry(s.queryRow(ctx, `SELECT `+entryColumns+` FROM tool_log

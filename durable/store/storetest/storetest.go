@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ConcurrentTakeoverHasOneWinner", testConcurrentTakeover},
 		{"ExpireSkipsLeasedRuns", testExpireSkipsLeased},
 		{"RecoveryFields", testRecoveryFields},
+		{"PruneOlderKeepsNewAndUnended", testPruneOlder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -690,5 +691,34 @@ func testRecoveryFields(t *testing.T, s store.Store) {
 	}
 	if e := get(t, s, rt, "exec_1"); e.Approved != 1 || e.LeaseOwner != "host-2" || e.LeaseUntil != 1000 {
 		t.Fatalf("after the approval: approved %d, lease %q until %d", e.Approved, e.LeaseOwner, e.LeaseUntil)
+	}
+}
+
+// PruneOlder removes ended executions created before the cutoff, and no
+// running or paused one, however old.
+func testPruneOlder(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i, st := range []store.Status{store.StatusCompleted, store.StatusError, store.StatusPaused, store.StatusRunning, store.StatusCompleted} {
+		id := fmt.Sprintf("exec_%d", i)
+		create(t, s, rt, id, int64(10*(i+1)))
+		if st != store.StatusRunning {
+			move(t, s, id, []store.Status{store.StatusRunning}, st)
+		}
+	}
+	// Created at 10, 20, 30, 40, 50; the cutoff 45 takes the ended ones before it.
+	n, err := s.PruneOlder(ctx, rt, 45)
+	if err != nil || n != 2 {
+		t.Fatalf("PruneOlder = %d, %v; want 2", n, err)
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	if want := []string{"exec_4", "exec_3", "exec_2"}; !slices.Equal(ids, want) {
+		t.Fatalf("left %v, want %v", ids, want)
 	}
 }
