@@ -161,7 +161,7 @@ func TestKilledProcessLeavesAnOrphan(t *testing.T) {
 			svc := newService()
 			waits := 0
 			wait := must(funcTool("wait", "Counts.", func(context.Context, empty) (empty, error) { waits++; return empty{}, nil }))
-			h := newHandle(t, openStore(t, path), durable.Options{Lease: 100 * time.Millisecond}, svc.github(), connector{Name: "slow", Tools: []connectorTool{wait}})
+			h := newHandle(t, openStore(t, path), durable.Options{}, svc.github(), connector{Name: "slow", Tools: []connectorTool{wait}})
 			out, err := c.recover(t, h, id)
 			if err != nil {
 				t.Fatal(err)
@@ -239,7 +239,9 @@ func TestLivePassIsNeverRecovered(t *testing.T) {
 		<-release
 		return empty{}, nil
 	}))
-	opts := durable.Options{Lease: 60 * time.Millisecond}
+	// A lease long enough that a loaded machine does not stall a renewal
+	// past it, short enough to see several renewals.
+	opts := durable.Options{Lease: time.Second}
 	live := newHandle(t, st, opts, newService().github(), connector{Name: "slow", Tools: []connectorTool{hold}})
 	other := newHandle(t, st, opts, newService().github(), slowConnector())
 	done := make(chan codetool.Answer, 1)
@@ -258,7 +260,7 @@ func TestLivePassIsNeverRecovered(t *testing.T) {
 	}
 	id := list[0].ID
 	// Several lease lengths: the heartbeat keeps renewing it.
-	for end := time.Now().Add(5 * opts.Lease); time.Now().Before(end); time.Sleep(opts.Lease / 2) {
+	for end := time.Now().Add(3 * opts.Lease); time.Now().Before(end); time.Sleep(opts.Lease / 2) {
 		if _, err := other.Resume(ctx, id); !errors.Is(err, durable.ErrRunning) {
 			t.Fatalf("Resume of a live pass: %v, want ErrRunning", err)
 		}
