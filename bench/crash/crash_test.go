@@ -28,7 +28,7 @@ func TestCrashTrials(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Log(tl)
-			if !tl.ok() || tl.completed != tl.trials {
+			if !tl.ok() || tl.completed != tl.trials || tl.kills == 0 {
 				t.Fatalf("%s", tl)
 			}
 		})

@@ -84,6 +84,7 @@ type tally struct {
 	live      int // live runs that recovery touched (or that did not complete)
 	uncertain int // uncertain actions put to the person
 	kills     int
+	killed    int // trials in which at least one command was killed
 	failures  []string
 }
 
@@ -91,7 +92,7 @@ func (t *tally) ok() bool { return t.twice == 0 && t.lost == 0 && t.live == 0 }
 
 func (t *tally) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "backend %s, seed %d: %d trials, %d kills\n", t.backend, t.seed, t.trials, t.kills)
+	fmt.Fprintf(&b, "backend %s, seed %d: %d trials (%d with a kill), %d kills\n", t.backend, t.seed, t.trials, t.killed, t.kills)
 	fmt.Fprintf(&b, "  completed through resume without expire: %d (%.1f%%)\n", t.completed, 100*float64(t.completed)/float64(max(t.trials, 1)))
 	fmt.Fprintf(&b, "  writes run twice: %d; writes lost: %d; live runs touched: %d; runs ended otherwise: %d\n", t.twice, t.lost, t.live, t.ended)
 	fmt.Fprintf(&b, "  uncertain actions put to the person: %d", t.uncertain)
@@ -224,7 +225,9 @@ func (h *harness) cmd(t *tally, kill bool, args ...string) (int, []byte) {
 		return -2, nil
 	}
 	if how == "random" {
-		d := time.Duration(h.rng.Int64N(int64(1500 * time.Millisecond)))
+		// A pass takes about a second here (the engine's start, the tools'
+		// processes): most random kills land inside one.
+		d := time.Duration(h.rng.Int64N(int64(800 * time.Millisecond)))
 		timer := time.AfterFunc(d, func() { _ = c.Process.Kill() })
 		defer timer.Stop()
 		how = "after " + d.Round(time.Millisecond).String()

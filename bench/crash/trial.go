@@ -17,9 +17,12 @@ func (h *harness) trial(i int, t *tally) {
 	lease := []string{"--lease", lease.String(), "--tools", h.tools}
 	prog := h.writeProgram(token+".ts", program(token))
 
-	kills := 1 + h.rng.IntN(3) // the run's, and up to two later commands'
-	h.cmd(t, true, append([]string{"run", "--json"}, append(lease, prog)...)...)
-	kills--
+	// The run is killed, and up to two later commands; until a kill has
+	// happened (a random moment may come after the command ended), every
+	// command is a candidate.
+	extra := h.rng.IntN(3)
+	code, _ := h.cmd(t, true, append([]string{"run", "--json"}, append(lease, prog)...)...)
+	killed := code == -1
 	e := h.find(t, token+"/r1")
 	for e == nil { // killed before the run was recorded: the agent runs it again
 		h.cmd(t, false, append([]string{"run", "--json"}, append(lease, prog)...)...)
@@ -40,19 +43,24 @@ func (h *harness) trial(i int, t *tally) {
 			touched = true
 			h.tryLive(t, live)
 		}
-		kill := kills > 0 && h.rng.IntN(2) == 0
-		if kill {
-			kills--
+		kill := !killed || (extra > 0 && h.rng.IntN(2) == 0)
+		if killed && kill {
+			extra--
 		}
+		code := 0
 		switch e.Status {
 		case "running":
 			if wait := time.Until(time.UnixMilli(e.LeaseUntil)); wait > 0 {
 				time.Sleep(wait + 20*time.Millisecond)
 			}
-			h.cmd(t, kill, append([]string{"resume", "--json"}, append(lease, id)...)...)
+			code, _ = h.cmd(t, kill, append([]string{"resume", "--json"}, append(lease, id)...)...)
 		case "paused":
-			h.answer(t, e, lease, kill)
+			code = h.answer(t, e, lease, kill)
 		}
+		killed = killed || code == -1
+	}
+	if killed {
+		t.killed++
 	}
 	h.score(t, id, token, e)
 	h.endLive(t, live)
@@ -61,7 +69,7 @@ func (h *harness) trial(i int, t *tally) {
 // answer plays the person's part for a paused run: an uncertain action is
 // answered from the effects log (it happened when its key is there), any
 // other pause is approved.
-func (h *harness) answer(t *tally, e *execution, lease []string, kill bool) {
+func (h *harness) answer(t *tally, e *execution, lease []string, kill bool) int {
 	counts := h.effectCounts()
 	for _, l := range e.Log {
 		if l.State != "pending" || !l.Uncertain {
@@ -74,14 +82,15 @@ func (h *harness) answer(t *tally, e *execution, lease []string, kill bool) {
 		_ = json.Unmarshal(l.Args, &in)
 		if counts[in.Key] > 0 {
 			fmt.Fprintf(h.log, "    uncertain %s: it happened\n", in.Key)
-			h.cmd(t, kill, append([]string{"happened", "--json", "--result", `{"ok":true}`}, append(lease, e.ID, strconv.FormatUint(l.Seq, 10))...)...)
-		} else {
-			fmt.Fprintf(h.log, "    uncertain %s: run it again\n", in.Key)
-			h.cmd(t, kill, append([]string{"approve", "--json"}, append(lease, e.ID)...)...)
+			code, _ := h.cmd(t, kill, append([]string{"happened", "--json", "--result", `{"ok":true}`}, append(lease, e.ID, strconv.FormatUint(l.Seq, 10))...)...)
+			return code
 		}
-		return
+		fmt.Fprintf(h.log, "    uncertain %s: run it again\n", in.Key)
+		code, _ := h.cmd(t, kill, append([]string{"approve", "--json"}, append(lease, e.ID)...)...)
+		return code
 	}
-	h.cmd(t, kill, append([]string{"approve", "--json"}, append(lease, e.ID)...)...)
+	code, _ := h.cmd(t, kill, append([]string{"approve", "--json"}, append(lease, e.ID)...)...)
+	return code
 }
 
 // score checks the trial's effects against its run's end.
