@@ -82,7 +82,9 @@ func TestRestartDuringRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &ledger{counts: map[string]int{}}
-	h, err := durable.New(st, rt, must(contract.NewNamespaced(l.connector())), durable.Options{MaxExecutions: 1 << 20, PauseSettle: 2 * time.Millisecond})
+	// A short lease: a pass the outage cut off could not release its lease,
+	// and its run is expired below once the lease has ended.
+	h, err := durable.New(st, rt, must(contract.NewNamespaced(l.connector())), durable.Options{MaxExecutions: 1 << 20, PauseSettle: 2 * time.Millisecond, Lease: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,17 @@ return await svc.act({ key: "a" });`
 	}
 	t.Logf("%d runs completed (%d after the restart); %d failed, %d with ErrUnavailable", completed.Load(), afterRestart.Load(), len(errs), unavailable)
 
-	// Runs a failure left running end by expiry, as on any replica.
+	// Runs a failure left running end by expiry, as on any replica, once
+	// their lease has ended (a live pass is never expired).
+	before, err := h.Executions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range before {
+		for time.Now().UnixMilli() <= e.LeaseUntil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	time.Sleep(5 * time.Millisecond)
 	if _, err := h.ExpirePaused(context.Background(), time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -217,7 +229,9 @@ func TestServerStopsMidCall(t *testing.T) {
 	if dsn == "" || ctl == "" {
 		t.Skip("CODEMODE_TEST_POSTGRES_RESTART or CODEMODE_TEST_POSTGRES_CTL is unset: the test needs a server of its own and its pg_ctl (scripts/postgres start DIR restartable)")
 	}
-	ctx := context.Background()
+	// Bounded: a server that never answers fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	st, err := postgres.Open(ctx, dsn, postgres.Options{QueryTimeout: 30 * time.Second, ConnectTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +258,7 @@ func TestServerStopsMidCall(t *testing.T) {
 	// Wait until the transition is blocked on the lock, as the server sees it.
 	for {
 		var waiting int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'").Scan(&waiting); err != nil {
+		if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE codemode_executions%'").Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 		if waiting > 0 {
