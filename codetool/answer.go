@@ -64,6 +64,11 @@ type Pending struct {
 	Connector string          `json:"connector"`
 	Method    string          `json:"method"`
 	Args      json.RawMessage `json:"args"`
+	// Uncertain: the action may have run already (its host died before
+	// recording the outcome). A person says whether it happened instead
+	// of approving it: it happened (the runner records it), run it again
+	// (approve), or fail the run (reject).
+	Uncertain bool `json:"uncertain,omitempty"`
 }
 
 // MarshalJSON encodes the variant for a.Status with only its fields (see

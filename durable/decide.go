@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable/store"
@@ -153,6 +154,9 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 	}
+	if e.Status == store.StatusRunning && shown == nil && e.LeaseUntil < now() {
+		return h.resume(ctx, e) // its host died: approving it goes on where it stopped
+	}
 	if e.Status != store.StatusPaused {
 		return codetool.Answer{}, &notPausedError{id: id, status: e.Status}
 	}
@@ -160,7 +164,16 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 		return codetool.Answer{}, fmt.Errorf("durable: execution %s needs the namespace(s) %s, which the handle's contract does not have", id, strings.Join(missing, ", "))
 	}
 	passes := e.Passes + 1
-	ok, err := h.store.TransitionExecution(ctx, h.name, id, []store.Status{store.StatusPaused}, store.StatusRunning, store.ExecutionUpdate{At: now(), Passes: &passes})
+	var approved uint64
+	for _, l := range e.Log {
+		if l.State == store.EntryPending {
+			approved = max(approved, l.Seq)
+		}
+	}
+	approved = max(approved, e.Approved)
+	taken := time.Now()
+	ok, err := h.store.TransitionExecution(ctx, h.name, id, []store.Status{store.StatusPaused}, store.StatusRunning,
+		store.ExecutionUpdate{At: taken.UnixMilli(), Passes: &passes, Approved: &approved, Lease: &store.Lease{Owner: h.owner, Until: taken.Add(h.opts.Lease).UnixMilli()}})
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 	}
@@ -180,7 +193,7 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 		}
 		if same, awaiting := samePending(cur.Log, shown); !same {
 			back := cur.Passes - 1
-			if _, err := h.store.TransitionExecution(ctx, h.name, id, []store.Status{store.StatusRunning}, store.StatusPaused, store.ExecutionUpdate{At: now(), Passes: &back}); err != nil {
+			if _, err := h.store.TransitionExecution(ctx, h.name, id, []store.Status{store.StatusRunning}, store.StatusPaused, store.ExecutionUpdate{At: now(), Passes: &back, Lease: &store.Lease{}}); err != nil {
 				return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 			}
 			return codetool.Answer{}, fmt.Errorf("%w: execution %s awaits approval of %s, not of %s: review it and approve again", ErrPendingChanged, id, awaiting, shown)
@@ -188,9 +201,9 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 		e = cur
 		passes = cur.Passes
 	}
-	e.Status, e.Passes = store.StatusRunning, passes
+	e.Status, e.Passes, e.Approved = store.StatusRunning, passes, approved
 	h.log.Debug("durable: approved", "execution", id, "pass", passes)
-	return h.runPass(ctx, e)
+	return h.runPassFrom(ctx, e, taken)
 }
 
 // seqList prints seqs as "1, 2 and 3".
@@ -314,4 +327,72 @@ func (h *Handle) Answer(ctx context.Context, id string) (codetool.Answer, error)
 func (h *Handle) Execution(ctx context.Context, id string) (*store.Execution, error) {
 	e, err := h.store.Execution(ctx, h.name, id)
 	return e, wrapStore(err)
+}
+
+// Resolve answers an uncertain action (codetool.Pending.Uncertain: a pass
+// died between starting it and recording its outcome) with "it happened":
+// the action is recorded as applied with result, the output the person
+// gives (nil means null), which must be an output the tool could return
+// (contract.Tool.CheckOutput: the program receives it), and is not run
+// again. When no other action of the paused execution awaits an answer
+// or an approval (actions approved before the pass died do not), the run
+// then continues as Approve continues it; otherwise it stays paused and
+// the answer lists the rest.
+// The other two answers are Approve (run it again) and Reject (fail the
+// run).
+//
+//	answer, err := h.Resolve(ctx, "exec_…", 3, json.RawMessage(`{"id":42}`))
+//
+// It returns an error wrapping ErrNotPaused for a run that is not paused,
+// and an error when seq is not an uncertain action awaiting an answer or
+// result is not JSON.
+func (h *Handle) Resolve(ctx context.Context, id string, seq uint64, result json.RawMessage) (codetool.Answer, error) {
+	if len(result) == 0 {
+		result = json.RawMessage("null")
+	}
+	result, err := canonical(result)
+	if err != nil {
+		return codetool.Answer{}, fmt.Errorf("durable: the result of action %d is not JSON: %w", seq, err)
+	}
+	if err := checkDurable(fmt.Sprintf("result of action %d", seq), result); err != nil {
+		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	if e.Status != store.StatusPaused {
+		return codetool.Answer{}, &notPausedError{id: id, status: e.Status}
+	}
+	entry, found, err := h.store.Entry(ctx, h.name, id, seq)
+	if err != nil {
+		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	if !found || entry.State != store.EntryPending || !entry.Uncertain {
+		return codetool.Answer{}, fmt.Errorf("durable: action %d of %s is not an uncertain action awaiting an answer", seq, id)
+	}
+	if t := h.tools[entry.Connector][entry.Method]; t != nil {
+		if err := t.CheckOutput(result); err != nil {
+			return codetool.Answer{}, fmt.Errorf("durable: the result given for %s.%s (action %d) is not one the tool could return, which the program would then receive: %w", entry.Connector, entry.Method, seq, err)
+		}
+	}
+	ok, err := h.store.TransitionEntry(ctx, h.name, id, seq, []store.EntryState{store.EntryPending}, store.EntryApplied, store.EntryUpdate{At: now(), Result: result})
+	if err != nil {
+		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	if !ok {
+		return codetool.Answer{}, fmt.Errorf("durable: action %d of %s changed while answering it: look again", seq, id)
+	}
+	h.log.Debug("durable: resolved an uncertain action as applied", "execution", id, "seq", seq)
+	pending, err := h.store.Pending(ctx, h.name, id)
+	if err != nil {
+		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	for _, p := range pending {
+		if p.Uncertain || p.Seq > e.Approved {
+			return h.Answer(ctx, id) // another awaits a person's answer
+		}
+	}
+	// What is left was approved before the pass died: it runs now.
+	return h.approve(ctx, id, nil)
 }

@@ -26,6 +26,16 @@
 // shared database implements as UPDATE … WHERE status = … so that
 // concurrent hosts never apply an action twice.
 //
+// A host may die anywhere in a pass. A pass holds a lease on its execution
+// (Options.Lease), renewed while it runs; a running execution whose lease
+// ended is orphaned, and [Handle.Resume] (or Approve, or
+// [Handle.ResumeOrphans] on a serving replica) takes it over and replays it
+// from the journal. An action whose outcome the crash left unknown is put
+// to a person as an uncertain pause ([Handle.Resolve]: it happened;
+// Approve: run it again; Reject: fail the run), unless its tool is a read
+// or idempotent, which simply runs again. See RATIONALE.md ("Crash
+// recovery").
+//
 // The behaviour follows Cloudflare's Code Mode runtime
 // (https://developers.cloudflare.com/agents/api-reference/codemode/):
 // the handle, the journal's states, the constants and the answer shapes

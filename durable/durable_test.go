@@ -745,6 +745,32 @@ func TestExecuteKeepsMaxExecutions(t *testing.T) {
 	}
 }
 
+// The default keeps every execution; KeepFor prunes the ended ones older
+// than it as a new one starts, never a paused one.
+func TestRetention(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts durable.Options
+		want int
+	}{
+		{"keeps every execution by default", durable.Options{}, 4},
+		{"KeepFor prunes older ended ones", durable.Options{KeepFor: time.Millisecond}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")), c.opts, newService().github())
+			execute(t, h, readThenWrite) // paused: never pruned
+			execute(t, h, "1")
+			execute(t, h, "2")
+			time.Sleep(5 * time.Millisecond) // older than KeepFor
+			execute(t, h, "3")
+			l, err := h.Executions(context.Background(), 0)
+			if err != nil || len(l) != c.want {
+				t.Fatalf("%d executions kept, %v; want %d", len(l), err, c.want)
+			}
+		})
+	}
+}
+
 func TestDeleteExecution(t *testing.T) {
 	h, svc, _ := fixture(t)
 	out := execute(t, h, readThenWrite)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"regexp"
 	"time"
 
@@ -23,16 +24,10 @@ import (
 	"github.com/codemode-go/codemode/typecheck"
 )
 
-// Constants of the durable runtime (Cloudflare Code Mode API reference,
-// "DEFAULT_MAX_EXECUTIONS", "DEFAULT_PAUSED_TTL_MS").
-const (
-	// DefaultMaxExecutions is how many ended executions a handle keeps when
-	// a new one starts (Options.MaxExecutions when zero).
-	DefaultMaxExecutions = 50
-	// DefaultPausedTTL is the default age after which ExpirePaused ends a
-	// paused or stale running execution.
-	DefaultPausedTTL = 24 * time.Hour
-)
+// DefaultPausedTTL is the default age after which ExpirePaused ends a
+// paused or orphaned running execution (Cloudflare Code Mode API
+// reference, "DEFAULT_PAUSED_TTL_MS").
+const DefaultPausedTTL = 24 * time.Hour
 
 // Options configure a Handle.
 type Options struct {
@@ -40,10 +35,25 @@ type Options struct {
 	// the store. 1 to 128 letters, digits, '_', '-' and '.'; "" means
 	// "default".
 	Name string
-	// MaxExecutions is how many ended executions are kept when a new one
-	// starts; 0 means DefaultMaxExecutions. Running and paused executions
-	// are never pruned.
+	// MaxExecutions, when positive, prunes ended executions beyond the
+	// newest MaxExecutions each time a new one starts; 0 keeps every
+	// execution (the journal forgets nothing on its own: an ended run's
+	// record is the evidence of what it did, and what Rollback undoes).
+	// Running and paused executions are never pruned.
 	MaxExecutions int
+	// KeepFor, when positive, prunes ended executions created more than
+	// KeepFor ago each time a new one starts; 0 keeps them however old.
+	KeepFor time.Duration
+	// Lease is how long a pass holds its execution without renewing: the
+	// pass renews its lease every third of it (with a random tenth of
+	// jitter, so that replicas' renewals spread out) and when a call starts
+	// an action after a third has passed. A running execution whose lease
+	// has ended is orphaned (its host died): Resume, ResumeOrphans and
+	// Approve take it over on any process, and ExpirePaused may end it; a
+	// leased one is never touched. 0 means 15 s: shorter than a pass's
+	// usual timeout, long enough that a busy store is not renewed in a
+	// storm.
+	Lease time.Duration
 	// TransformResult, when set, shapes a completed value before the model
 	// receives it (its output is not recorded: the journal keeps the
 	// original, or a placeholder when that is too large). An error from it
@@ -100,6 +110,8 @@ type Handle struct {
 	catalog    *discovery.Catalog
 	opts       Options
 	log        *slog.Logger
+	owner      string // this handle's identity in leases (host, process, random)
+	crash      *crashPoint
 }
 
 var runtimeName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -130,8 +142,8 @@ func New(st store.Store, executor client.Executor, c *contract.Contract, opts Op
 	if !runtimeName.MatchString(opts.Name) {
 		return nil, fmt.Errorf("durable: runtime name %q: use 1 to 128 letters, digits, '_', '-' or '.'", opts.Name)
 	}
-	if opts.MaxExecutions <= 0 {
-		opts.MaxExecutions = DefaultMaxExecutions
+	if opts.Lease <= 0 {
+		opts.Lease = 15 * time.Second
 	}
 	if opts.PauseSettle <= 0 {
 		opts.PauseSettle = 25 * time.Millisecond
@@ -139,7 +151,7 @@ func New(st store.Store, executor client.Executor, c *contract.Contract, opts Op
 	if opts.HookTimeout <= 0 {
 		opts.HookTimeout = 30 * time.Second
 	}
-	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger,
+	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger, owner: leaseOwner(), crash: newCrashPoint(os.Getenv(crashEnv)),
 		tools: map[string]map[string]*contract.Tool{}, catalog: discovery.New(c)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -205,7 +217,8 @@ func now() int64 { return time.Now().UnixMilli() }
 
 // Execute runs code (as models write it: see client.Client.RunCode) as a new
 // durable execution: it records the run (status running), prunes ended
-// runs beyond MaxExecutions, and runs the first pass. Program failures,
+// runs beyond MaxExecutions or older than KeepFor (when set), and runs the first
+// pass, which holds the execution's lease (Options.Lease). Program failures,
 // divergence and oversize values are an Answer with codetool.StatusError;
 // an action that needs approval makes it codetool.StatusPaused. Go errors
 // are for the store and for ctx (a cancelled pass is recorded as error).
@@ -214,21 +227,34 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	t := now()
 	seed := make([]byte, 16)
 	_, _ = rand.Read(seed)
-	e := &store.Execution{ID: id, Code: code, Status: store.StatusRunning, Connectors: h.namespaces, CreatedAt: t, UpdatedAt: t, Seed: seed, Passes: 1}
+	e := &store.Execution{ID: id, Code: code, Status: store.StatusRunning, Connectors: h.namespaces, CreatedAt: t, UpdatedAt: t, Seed: seed, Passes: 1,
+		LeaseOwner: h.owner, LeaseUntil: t + h.opts.Lease.Milliseconds()}
 	codeJSON, _ := json.Marshal(code)
 	tooLarge := checkDurable("code", codeJSON)
 	if tooLarge != nil {
 		e.Code = fmt.Sprintf("[code omitted from the journal: %d characters of JSON, over the limit of %d]", len(codeJSON), store.MaxValueLength)
 		e.Status, e.Error = store.StatusError, tooLarge.Error()
 	}
-	if _, err := h.store.CreateExecution(ctx, h.name, e, h.opts.MaxExecutions); err != nil {
+	if tooLarge != nil {
+		e.LeaseOwner, e.LeaseUntil = "", 0
+	}
+	keep := -1
+	if h.opts.MaxExecutions > 0 {
+		keep = h.opts.MaxExecutions
+	}
+	if _, err := h.store.CreateExecution(ctx, h.name, e, keep); err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	if h.opts.KeepFor > 0 {
+		if _, err := h.store.PruneOlder(ctx, h.name, t-h.opts.KeepFor.Milliseconds()); err != nil {
+			h.log.Warn("durable: pruning executions older than KeepFor", "err", err)
+		}
 	}
 	if tooLarge != nil {
 		h.hooks(ctx, id, store.StatusError, true)
 		return codetool.Answer{Status: codetool.StatusError, ExecutionID: id, Error: e.Error}, nil
 	}
-	return h.runPass(ctx, e)
+	return h.runPassFrom(ctx, e, time.UnixMilli(t))
 }
 
 // missing returns the namespaces of names the handle's contract lacks.

@@ -21,6 +21,7 @@ type connectorTool struct {
 	ApprovalFor               func(args json.RawMessage) bool
 	Replay                    contract.Replay
 	Revert                    func(ctx context.Context, args, result json.RawMessage) error
+	Idempotent, ReadOnly      bool
 
 	typed *contract.Tool
 }
@@ -43,7 +44,11 @@ func (c connectorTool) build() (*contract.Tool, error) {
 			return nil, err
 		}
 	}
-	return t.WithPolicy(contract.Policy{RequiresApproval: c.RequiresApproval, ApprovalFor: c.ApprovalFor, Replay: c.Replay, Revert: c.Revert})
+	if c.ReadOnly {
+		yes := true
+		t = t.WithAnnotations(contract.Annotations{ReadOnly: &yes})
+	}
+	return t.WithPolicy(contract.Policy{RequiresApproval: c.RequiresApproval, ApprovalFor: c.ApprovalFor, Replay: c.Replay, Revert: c.Revert, Idempotent: c.Idempotent})
 }
 
 // connector is a test's namespace, with the lifecycle hooks its handle

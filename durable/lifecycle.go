@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -88,7 +89,10 @@ func (e *RollbackError) Unwrap() []error { return e.Failures }
 // Rollback compensates an execution's applied tool calls in reverse seq
 // order, calling each tool's contract.Policy.Revert with the recorded
 // arguments and result. Tools without a Revert, and namespaces the
-// handle's contract no longer has, are skipped and stay applied. Every revert is attempted; a
+// handle's contract no longer has, are skipped and stay applied. Uncertain
+// actions (their host died before recording their outcome: they may never
+// have happened) are not reverted: the audit record lists them, and
+// RevertUncertain reverts one a person knows happened. Every revert is attempted; a
 // *RollbackError lists the failures after. The execution becomes
 // rolled_back (and is disposed) only when at least one call was reverted.
 // A running execution is refused: its pass may still apply actions.
@@ -148,6 +152,71 @@ func (h *Handle) Rollback(ctx context.Context, id string) (err error) {
 		return rb
 	}
 	return nil
+}
+
+// RevertUncertain runs the revert of one uncertain action of an execution
+// that is not running: an action whose outcome is unknown (its host died
+// between running it and recording it: an entry left executing, or pending
+// and marked uncertain), which Rollback leaves alone because it may never
+// have happened. The revert receives the recorded arguments and a null
+// output (none was recorded); the entry becomes reverted. A person who
+// knows the action happened asks for it.
+//
+//	err := h.RevertUncertain(ctx, "exec_…", 3)
+//
+// It returns an error for a running execution, for a seq that is not an
+// uncertain action, for a tool without a revert, and the revert's own.
+func (h *Handle) RevertUncertain(ctx context.Context, id string, seq uint64) (err error) {
+	ctx, span := h.span(ctx, "codemode.journal.rollback", id, attrSeq.Int64(int64(seq)))
+	defer func() { endSpan(span, err) }()
+	e, err := h.store.Execution(ctx, h.name, id)
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	if e.Status == store.StatusRunning {
+		return fmt.Errorf("durable: execution %s is running; revert its actions once its pass has ended", id)
+	}
+	var entry *store.Entry
+	for i := range e.Log {
+		if e.Log[i].Seq == seq && uncertainEntry(e.Log[i]) {
+			entry = &e.Log[i]
+		}
+	}
+	if entry == nil {
+		return fmt.Errorf("durable: action %d of %s is not an uncertain action", seq, id)
+	}
+	t := h.tools[entry.Connector][entry.Method]
+	if t == nil || t.Policy().Revert == nil {
+		return fmt.Errorf("durable: %s.%s (action %d) has no revert here", entry.Connector, entry.Method, seq)
+	}
+	ok, err := h.store.TransitionEntry(ctx, h.name, id, seq, []store.EntryState{entry.State}, store.EntryReverted, store.EntryUpdate{At: now()})
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("durable: action %d of %s changed meanwhile: look again", seq, id)
+	}
+	entry.Result = json.RawMessage("null")
+	if err := h.revert(ctx, id, t, *entry); err != nil {
+		if _, rerr := h.store.TransitionEntry(ctx, h.name, id, seq, []store.EntryState{store.EntryReverted}, entry.State, store.EntryUpdate{At: now()}); rerr != nil {
+			return fmt.Errorf("durable: %s.%s (seq %d): %w; restoring it: %w", entry.Connector, entry.Method, seq, err, rerr)
+		}
+		return fmt.Errorf("durable: %s.%s (seq %d): %w", entry.Connector, entry.Method, seq, err)
+	}
+	if e.Status == store.StatusPaused {
+		h.closePending(ctx, id, "not run: an uncertain action of the execution was reverted")
+		msg := fmt.Sprintf("uncertain action %s.%s (seq %d) reverted", entry.Connector, entry.Method, seq)
+		if moved, err := h.store.TransitionExecution(ctx, h.name, id, []store.Status{store.StatusPaused}, store.StatusRolledBack, store.ExecutionUpdate{At: now(), Error: &msg}); err == nil && moved {
+			h.dispose(ctx, id, store.StatusRolledBack)
+		}
+	}
+	return nil
+}
+
+// uncertainEntry reports whether l is an action whose outcome is unknown:
+// left executing by a pass that died, or pending and marked uncertain.
+func uncertainEntry(l store.Entry) bool {
+	return !l.IsStep() && (l.State == store.EntryExecuting || (l.State == store.EntryPending && l.Uncertain))
 }
 
 func (h *Handle) revert(ctx context.Context, id string, t *contract.Tool, e store.Entry) (err error) {
@@ -221,7 +290,7 @@ func (h *Handle) hook(ctx context.Context, name, id string, status store.Status,
 func answerPending(p []store.PendingAction) []codetool.Pending {
 	out := make([]codetool.Pending, len(p))
 	for i, a := range p {
-		out[i] = codetool.Pending{Seq: a.Seq, Connector: a.Connector, Method: a.Method, Args: a.Args}
+		out[i] = codetool.Pending{Seq: a.Seq, Connector: a.Connector, Method: a.Method, Args: a.Args, Uncertain: a.Uncertain}
 	}
 	return out
 }

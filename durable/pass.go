@@ -43,6 +43,12 @@ type pass struct {
 	h  *Handle
 	id string
 
+	// lease is the pass's hold on the execution.
+	lease *lease
+	// approved is the highest seq the last approval covered
+	// (store.Execution.Approved): a pending entry above it awaits approval.
+	approved uint64
+
 	// known is the highest seq in the journal when the pass started: a call
 	// above it is new unless the conditional insert says otherwise, so its
 	// entry is not read first. Only a hint; the store decides.
@@ -231,7 +237,7 @@ func (u stepUse) since(call client.ToolCall) (clock int, draws, bytes uint64) {
 }
 
 func (h *Handle) newPass(e *store.Execution) *pass {
-	p := &pass{h: h, id: e.ID, changed: make(chan struct{}), applied: map[uint64]*store.Entry{}, stepEnds: map[uint64]stepEnd{},
+	p := &pass{h: h, id: e.ID, approved: e.Approved, changed: make(chan struct{}), applied: map[uint64]*store.Entry{}, stepEnds: map[uint64]stepEnd{},
 		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}}
 	for i := range e.Log {
 		l := &e.Log[i]
@@ -462,6 +468,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 		switch e.State {
 		case store.EntryApplied:
 			if !e.Ephemeral {
+				p.h.crash.reached("replay")
 				p.h.log.Debug("durable: replay", "execution", p.id, "seq", call.Seq, "call", what)
 				markCall(ctx, "replayed")
 				return e.Result, nil
@@ -473,6 +480,15 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 			markCall(ctx, "recorded-error")
 			return nil, errors.New(e.Error) // the recorded failure, replayed
 		case store.EntryPending:
+			if call.Seq > p.approved {
+				// Recorded by a pass that died before it paused: it still
+				// awaits approval.
+				markCall(ctx, "paused")
+				return p.awaitPause(ctx)
+			}
+			if !p.lease.held(ctx) {
+				return halt(&endError{msg: errLeaseLost.Error()})
+			}
 			// Approved: claim it. A reject that got there first wins.
 			ok, err := p.transition(ctx, call.Seq, []store.EntryState{store.EntryPending}, store.EntryExecuting, store.EntryUpdate{At: now()})
 			if err != nil {
@@ -485,7 +501,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 			markCall(ctx, "executed")
 			return p.execute(ctx, next, call, t, true)
 		case store.EntryExecuting:
-			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was interrupted in an earlier pass: it may or may not have been applied, so it is not run again", call.Seq, what)})
+			return p.interrupted(ctx, next, call, t, e)
 		default: // reverted
 			return halt(&endError{msg: fmt.Sprintf("step %d (%s) was rolled back; the execution cannot continue", call.Seq, what)})
 		}
@@ -513,6 +529,9 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 		markCall(ctx, "paused")
 		return p.awaitPause(ctx)
 	}
+	if !p.lease.held(ctx) {
+		return halt(&endError{msg: errLeaseLost.Error()})
+	}
 	entry.State = store.EntryExecuting
 	ok, err := p.insert(ctx, entry)
 	if err != nil {
@@ -524,6 +543,35 @@ func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.
 	p.h.log.Debug("durable: execute", "execution", p.id, "seq", call.Seq, "call", what)
 	markCall(ctx, "executed")
 	return p.execute(ctx, next, call, t, true)
+}
+
+// interrupted decides a call whose entry an earlier pass left executing:
+// it died between starting the action and recording its outcome. A read
+// (contract.Annotations.ReadOnly), an idempotent action
+// (contract.Policy.Idempotent) or a reexecuted call runs again; any other
+// action is uncertain, and the run pauses for a person to say whether it
+// happened (the entry becomes pending and uncertain).
+func (p *pass) interrupted(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, e *store.Entry) (json.RawMessage, error) {
+	what := call.Namespace + "." + call.Tool
+	if ro := t.Annotations().ReadOnly; t.Policy().Idempotent || (ro != nil && *ro) || e.Ephemeral {
+		if !p.lease.held(ctx) {
+			return halt(&endError{msg: errLeaseLost.Error()})
+		}
+		p.h.log.Info("durable: running an interrupted call again", "execution", p.id, "seq", call.Seq, "call", what)
+		markCall(ctx, "reexecuted")
+		return p.execute(ctx, next, call, t, true)
+	}
+	yes := true
+	ok, err := p.transition(ctx, call.Seq, []store.EntryState{store.EntryExecuting}, store.EntryPending, store.EntryUpdate{At: now(), Uncertain: &yes})
+	if err != nil {
+		return p.fail(err)
+	}
+	if !ok {
+		return halt(&endError{msg: fmt.Sprintf("step %d (%s) changed while this pass decided it", call.Seq, what)})
+	}
+	p.h.log.Info("durable: an interrupted action is uncertain; asking a person", "execution", p.id, "seq", call.Seq, "call", what)
+	markCall(ctx, "uncertain")
+	return p.awaitPause(ctx)
 }
 
 // refused handles an insert the store refused: the seq is taken (decide
@@ -541,10 +589,12 @@ func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.
 // the outcome: applied with the result (none for an ephemeral entry), or
 // error with the connector's message, which the program receives.
 func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, record bool) (json.RawMessage, error) {
+	p.h.crash.reached("action")
 	out, err := next(withExecutionID(ctx, p.id), call)
 	if !record {
 		return out, err
 	}
+	p.h.crash.reached("recorded")
 	at := now()
 	if err != nil {
 		msg := err.Error()

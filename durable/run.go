@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
@@ -12,11 +13,15 @@ import (
 	"github.com/codemode-go/codemode/internal/loglines"
 )
 
-// runPass runs one pass of e (status running) and records how it ended.
-func (h *Handle) runPass(ctx context.Context, e *store.Execution) (answer codetool.Answer, err error) {
+// runPassFrom runs one pass of e (status running, its lease taken by this
+// handle at taken) and records how it ended.
+func (h *Handle) runPassFrom(ctx context.Context, e *store.Execution, taken time.Time) (answer codetool.Answer, err error) {
 	ctx, span := h.span(ctx, "codemode.durable.pass", e.ID, attrPass.Int(e.Passes))
 	defer func() { endPassSpan(span, answer, err) }()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	p := h.newPass(e)
+	p.lease = h.holdLease(e.ID, taken, cancel)
 	var logs loglines.Lines
 	opts := client.RunOptions{
 		ExecutionID: e.ID,
@@ -46,15 +51,22 @@ func (h *Handle) runPass(ctx context.Context, e *store.Execution) (answer codeto
 	}
 	p.wctx = context.WithoutCancel(ctx)
 	out, runErr := h.client.RunCode(ctx, e.Code, opts)
+	lost := p.lease.end()
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
-	end := &passEnd{h: h, id: e.ID, u: store.ExecutionUpdate{At: now(), Logs: logs.All()}}
+	end := &passEnd{h: h, id: e.ID, u: store.ExecutionUpdate{At: now(), Logs: logs.All(), Lease: &store.Lease{}}}
 	if end.u.Logs == nil {
 		end.u.Logs = []string{}
 	}
 	if out != nil && len(out.Clock) > len(e.Clock) {
 		end.u.Clock = out.Clock // the values replayed, then the new ones, in order
 	}
-	if werr := p.endWrites(ctx); werr != nil {
+	werr := p.endWrites(ctx)
+	if lost {
+		// The run goes on in the process that took it over: this pass
+		// records nothing more about it.
+		return codetool.Answer{}, fmt.Errorf("durable: execution %s: %w", e.ID, errLeaseLost)
+	}
+	if werr != nil {
 		return end.failed(ctx, &storeError{werr})
 	}
 	if runErr != nil {
@@ -114,6 +126,9 @@ func (e *passEnd) finish(ctx context.Context, to store.Status, msg string) (code
 	h := e.h
 	if to == store.StatusError {
 		e.u.Error = &msg
+	}
+	if to == store.StatusPaused {
+		h.crash.reached("pause")
 	}
 	ok, err := h.store.TransitionExecution(ctx, h.name, e.id, []store.Status{store.StatusRunning}, to, e.u)
 	if err != nil {

@@ -109,6 +109,9 @@ type pendingView struct {
 	Call string
 	Args *node
 	toolInfo
+	// Uncertain: the action may have run already (store.Entry.Uncertain):
+	// it awaits an answer, not an approval.
+	Uncertain bool
 }
 
 // pendingOf is the pending actions of an execution as the page shows them.
@@ -117,7 +120,7 @@ func pendingOf(d *durable.Handle, log []store.Entry) []pendingView {
 	for _, l := range log {
 		if l.State == store.EntryPending {
 			call := l.Connector + "." + l.Method
-			p = append(p, pendingView{Seq: l.Seq, Call: call, Args: tree(l.Args), toolInfo: infoOf(d, l.Connector, l.Method)})
+			p = append(p, pendingView{Seq: l.Seq, Call: call, Args: tree(l.Args), toolInfo: infoOf(d, l.Connector, l.Method), Uncertain: l.Uncertain})
 		}
 	}
 	return p
@@ -320,6 +323,7 @@ type entryView struct {
 	Step             bool
 	RequiresApproval bool
 	Ephemeral        bool
+	Uncertain        bool
 	Updated          string
 }
 
@@ -445,7 +449,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 // entryOf is a tool log entry as the page shows it.
 func entryOf(l store.Entry) entryView {
 	ev := entryView{Seq: l.Seq, State: l.State, Args: tree(l.Args), Result: tree(l.Result), Error: bounded(l.Error),
-		Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral,
+		Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral, Uncertain: l.Uncertain,
 		Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
 	ev.Call, ev.Label = l.Connector+"."+l.Method, entryLabel(l.State)
 	switch {

@@ -29,7 +29,12 @@ func (s *server) render(answer codetool.Answer) (*mcp.CallToolResult, error) {
 	case codetool.StatusPaused:
 		var actions []string
 		for _, p := range answer.Pending {
-			actions = append(actions, fmt.Sprintf("%s.%s (seq %d)", p.Connector, p.Method, p.Seq))
+			a := fmt.Sprintf("%s.%s (seq %d)", p.Connector, p.Method, p.Seq)
+			if p.Uncertain {
+				// Its host died between running it and recording it.
+				a = fmt.Sprintf("%s.%s (seq %d, uncertain: it may have run already; a person says whether it happened, to run it again, or to fail the run)", p.Connector, p.Method, p.Seq)
+			}
+			actions = append(actions, a)
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf(
 			"The execution %s is paused: %s wait(s) for a person's approval. Do not retry it or send the program again; tell the user what is pending. When a person approves, the execution continues from here without repeating earlier calls; if they reject it, it ends. Call %s with the executionId to see the outcome later.",

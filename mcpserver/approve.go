@@ -293,6 +293,9 @@ func approvalQuestion(answer codetool.Answer, budget int) (question string, whol
 			args = truncate(args, per)
 		}
 		fmt.Fprintf(&b, "\n- %s.%s with %s", p.Connector, p.Method, args)
+		if p.Uncertain {
+			b.WriteString(" (UNCERTAIN: it may have run already, its host died before recording it; accept runs it again, decline fails the run; if it did happen, cancel and answer with `codemode happened` or on the journal page)")
+		}
 	}
 	b.WriteString("\n\nAccept to approve all of them and continue the program; decline to reject it (actions already done stay done).")
 	return b.String(), whole

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -120,6 +121,7 @@ func cmdReject(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 // actions that have a revert, newest first.
 func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("rollback").withTools()
+	uncertainSeq := j.fs.Uint64("uncertain", 0, "instead, revert the one uncertain action SEQ (it may never have happened: its host died before recording it), with a null output")
 	if err := j.parse(args, 1, 1, stdout, stderr); err != nil {
 		return 0, err
 	}
@@ -130,6 +132,13 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	defer s.close()
 	h := s.handle
+	if *uncertainSeq > 0 {
+		if err := h.RevertUncertain(ctx, id, *uncertainSeq); err != nil {
+			return 0, notFound(err, id, j.jf.name)
+		}
+		fmt.Fprintf(stdout, "reverted uncertain action %d of %s\n", *uncertainSeq, id)
+		return 0, nil
+	}
 	before, err := h.Execution(ctx, id)
 	if err != nil {
 		return 0, notFound(err, id, j.jf.name)
@@ -147,6 +156,7 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err := printRollback(j, id, e, reverted, rbErr, stdout, stderr); err != nil {
 		return 0, err
 	}
+	printUncertain(j, h, e, stderr)
 	// Why nothing was reverted, on stderr with --json too.
 	if rbErr == nil && reverted == 0 && before.Status == store.StatusRolledBack {
 		fmt.Fprintf(stderr, "codemode: nothing was reverted: %s was already rolled back (%d action(s) reverted then)\n", id, countReverted(before))
@@ -157,6 +167,19 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitError, nil
 	}
 	return 0, nil
+}
+
+// printUncertain lists, on stderr, the uncertain actions a rollback left
+// alone (they may never have happened) that have a revert, and how to
+// revert one.
+func printUncertain(j *journalCommand, h *durable.Handle, e *store.Execution, stderr io.Writer) {
+	for _, l := range e.Log {
+		if l.IsStep() || !(l.State == store.EntryExecuting || (l.State == store.EntryPending && l.Uncertain)) || !h.Revertible(l.Connector, l.Method) {
+			continue
+		}
+		fmt.Fprintf(stderr, "codemode: uncertain, not reverted: action %d %s may or may not have happened (its host died before recording it); if it did: codemode rollback --uncertain %d %s\n",
+			l.Seq, action(l.Connector, l.Method, l.Args, 120), l.Seq, e.ID)
+	}
 }
 
 // printRollback says what a rollback did.
@@ -175,22 +198,30 @@ func printRollback(j *journalCommand, id string, e *store.Execution, reverted in
 	return nil
 }
 
-// cmdExpire is `codemode expire`: end executions paused or running for
-// longer than --max-age.
+// cmdExpire is `codemode expire [ID]`: end one execution, or executions
+// paused or orphaned for longer than --max-age; a live pass is never
+// ended.
 func cmdExpire(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("expire")
-	maxAge := j.fs.Duration("max-age", durable.DefaultPausedTTL, "end executions paused or running for longer than this")
-	if err := j.parse(args, 0, 0, stdout, stderr); err != nil {
+	maxAge := j.fs.Duration("max-age", durable.DefaultPausedTTL, "without ID: end executions paused, or running with their lease ended (their host died), for longer than this")
+	if err := j.parse(args, 0, 1, stdout, stderr); err != nil {
 		return 0, err
 	}
 	if *maxAge <= 0 {
 		return 0, usageError{"expire: --max-age must be positive"}
 	}
-	s, err := j.open(ctx, "", stderr)
+	id := ""
+	if len(j.args) == 1 {
+		id = j.args[0]
+	}
+	s, err := j.open(ctx, id, stderr)
 	if err != nil {
 		return 0, err
 	}
 	defer s.close()
+	if id != "" {
+		return expireOne(ctx, j, s, id, stdout)
+	}
 	ids, err := s.handle.ExpirePaused(ctx, *maxAge)
 	if err != nil {
 		return 0, err
@@ -208,6 +239,79 @@ func cmdExpire(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		fmt.Fprintf(stderr, "codemode: no execution was paused or running for longer than %s\n", *maxAge)
 	}
 	return 0, nil
+}
+
+// expireOne is `codemode expire ID`.
+func expireOne(ctx context.Context, j *journalCommand, s *session, id string, stdout io.Writer) (int, error) {
+	if err := s.handle.Expire(ctx, id); err != nil {
+		if errors.Is(err, durable.ErrRunning) {
+			return 0, fmt.Errorf("expire: %w (a live pass is never expired; once its host is gone and the lease ends, codemode resume %s continues it)", err, id)
+		}
+		return 0, notFound(err, id, j.jf.name)
+	}
+	e, err := s.handle.Execution(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if j.jf.asJSON {
+		return 0, printJSON(stdout, map[string]any{"expired": []string{id}, "status": e.Status})
+	}
+	fmt.Fprintf(stdout, "%s is %s: %s\n", id, e.Status, e.Error)
+	return 0, nil
+}
+
+// cmdResume is `codemode resume ID`: take over a running execution whose
+// host died (its lease ended) and continue it from the journal.
+func cmdResume(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("resume").withTools().withRuntime()
+	if err := j.parse(args, 1, 1, stdout, stderr); err != nil {
+		return 0, err
+	}
+	id := j.args[0]
+	s, err := j.open(ctx, id, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	answer, err := s.handle.Resume(ctx, id)
+	if errors.Is(err, durable.ErrRunning) {
+		return 0, fmt.Errorf("resume: %w: wait until its lease ends (its pass renews it while its host is alive)", err)
+	}
+	if err != nil {
+		return 0, notFound(err, id, j.jf.name)
+	}
+	return j.printer().print(answer, stdout, stderr)
+}
+
+// cmdHappened is `codemode happened ID SEQ [--result JSON]`: the answer "it
+// happened" to an uncertain action (one a dead host may or may not have
+// run); the execution continues. The other answers are approve (run it
+// again) and reject (fail the run).
+func cmdHappened(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	j := newJournalCommand("happened").withTools().withRuntime()
+	result := j.fs.String("result", "", "the action's output as JSON, as the tool would have returned it (default null)")
+	if err := j.parse(args, 2, 2, stdout, stderr); err != nil {
+		return 0, err
+	}
+	id := j.args[0]
+	seq, err := strconv.ParseUint(j.args[1], 10, 64)
+	if err != nil || seq == 0 {
+		return 0, usageError{fmt.Sprintf("happened: SEQ %q is not a positive number (codemode pending %s lists them)", j.args[1], id)}
+	}
+	s, err := j.open(ctx, id, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	var out json.RawMessage
+	if *result != "" {
+		out = json.RawMessage(*result)
+	}
+	answer, err := s.handle.Resolve(ctx, id, seq, out)
+	if err != nil {
+		return 0, notFound(err, id, j.jf.name)
+	}
+	return j.printer().print(answer, stdout, stderr)
 }
 
 // cmdDelete is `codemode delete ID`: remove an execution from the journal.
@@ -245,7 +349,7 @@ func cmdDelete(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 // executions.
 func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("prune")
-	keep := j.fs.Int("keep", durable.DefaultMaxExecutions, "how many ended executions to keep")
+	keep := j.fs.Int("keep", 50, "how many ended executions to keep")
 	if err := j.parse(args, 0, 0, stdout, stderr); err != nil {
 		return 0, err
 	}

@@ -49,6 +49,7 @@ func (j *journalCommand) withRuntime() *journalCommand {
 	j.rf = &runtimeFlags{}
 	j.rf.register(j.fs)
 	j.fs.DurationVar(&j.timeout, "timeout", j.timeout, "the replay's deadline")
+	j.fs.DurationVar(&j.jf.lease, "lease", 15*time.Second, "how long the replay holds the execution without renewing (renewed every third of it)")
 	return j
 }
 
@@ -240,13 +241,16 @@ func detail(e *store.Execution) string {
 		var parts []string
 		for _, l := range e.Log {
 			if l.State == store.EntryPending {
-				parts = append(parts, fmt.Sprintf("#%d %s", l.Seq, action(l.Connector, l.Method, l.Args, 60)))
+				parts = append(parts, fmt.Sprintf("#%d %s%s", l.Seq, uncertainMark(l.Uncertain), action(l.Connector, l.Method, l.Args, 60)))
 			}
 		}
 		return "awaits approval: " + strings.Join(parts, ", ")
 	case store.StatusCompleted:
 		return "value: " + escapeControls(cut(string(e.Value), 70))
 	case store.StatusRunning:
+		if e.LeaseUntil < time.Now().UnixMilli() {
+			return "orphaned: its host died (codemode resume " + e.ID + ")"
+		}
 		return ""
 	case store.StatusRolledBack:
 		return fmt.Sprintf("%d action(s) reverted", countReverted(e))
@@ -284,6 +288,13 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	fmt.Fprintf(tw, "created\t%s (%s ago)\n", time.UnixMilli(e.CreatedAt).Format(time.RFC3339), age(e.CreatedAt, now))
 	fmt.Fprintf(tw, "updated\t%s (%s ago)\n", time.UnixMilli(e.UpdatedAt).Format(time.RFC3339), age(e.UpdatedAt, now))
 	fmt.Fprintf(tw, "program runs\t%d (the first, then a replay from the start after each approval)\n", e.Passes)
+	if e.Status == store.StatusRunning {
+		lease := fmt.Sprintf("held by %s until %s", e.LeaseOwner, time.UnixMilli(e.LeaseUntil).Format(time.RFC3339))
+		if e.LeaseUntil < now.UnixMilli() {
+			lease = "ended: the pass's host died; codemode resume " + e.ID + " continues it"
+		}
+		fmt.Fprintf(tw, "lease\t%s\n", lease)
+	}
 	fmt.Fprintf(tw, "connectors\t%s\n", strings.Join(e.Connectors, ", "))
 	if e.Error != "" {
 		fmt.Fprintf(tw, "error\t%s\n", escapeControls(oneLine(e.Error)))
@@ -317,6 +328,9 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 			if l.RequiresApproval {
 				call += " [approval]"
 			}
+			if l.Uncertain {
+				call += " [uncertain]"
+			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", l.Seq, l.State, call, res)
 		}
 		tw.Flush()
@@ -342,7 +356,7 @@ func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store
 		if _, ok := byRun[pa.ExecutionID]; !ok {
 			order = append(order, pa.ExecutionID)
 		}
-		byRun[pa.ExecutionID] = append(byRun[pa.ExecutionID], codetool.Pending{Seq: pa.Seq, Connector: pa.Connector, Method: pa.Method, Args: pa.Args})
+		byRun[pa.ExecutionID] = append(byRun[pa.ExecutionID], codetool.Pending{Seq: pa.Seq, Connector: pa.Connector, Method: pa.Method, Args: pa.Args, Uncertain: pa.Uncertain})
 	}
 	for i, id := range order {
 		if i > 0 {
@@ -355,6 +369,15 @@ func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store
 		fmt.Fprintf(w, "execution %s, paused %s ago, awaits approval of %d action(s):\n", id, waiting, len(byRun[id]))
 		a.print(w, id, byRun[id])
 	}
+}
+
+// uncertainMark labels an uncertain action (store.Entry.Uncertain) for a
+// person: it awaits an answer, not an approval.
+func uncertainMark(uncertain bool) string {
+	if uncertain {
+		return "uncertain, did this happen? "
+	}
+	return ""
 }
 
 func countReverted(e *store.Execution) int {

@@ -143,6 +143,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	cf.register(fs)
 	var jf journalFlags
 	jf.register(fs)
+	jf.registerRuns(fs)
 	var sf serveFlags
 	sf.register(fs)
 	uiAddr := fs.String("ui", "", "with --journal: also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
@@ -233,6 +234,9 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 		return err
 	}
 	defer s.close()
+	if s.handle != nil {
+		s.watchOrphans(s.handle)
+	}
 	opts, closeChecker := c.sf.options(stderr, logf)
 	defer closeChecker()
 	opts.Tool.Description, opts.Tool.Declarations = c.tool.Description, c.tool.Declarations

@@ -20,6 +20,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	cf.register(fs)
 	var jf journalFlags
 	jf.register(fs)
+	jf.registerRuns(fs)
 	input := fs.String("input", "", "program input as JSON (requires --input-schema; plain runs only)")
 	timeout := fs.Duration("timeout", 30*time.Second, "each run's deadline")
 	repeat := fs.Int("repeat", 1, "run the program N times on one runtime (plain runs only)")

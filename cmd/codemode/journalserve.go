@@ -49,6 +49,7 @@ func cmdJournal(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	cf.register(fs)
 	var jf journalFlags
 	jf.register(fs)
+	jf.registerRuns(fs)
 	listen := fs.String("listen", "127.0.0.1:7312", "address to serve the page on; a non-loopback one needs $"+uiTokenEnv)
 	timeout := fs.Duration("timeout", 30*time.Second, "a replay's deadline")
 	var rf runtimeFlags
@@ -109,6 +110,9 @@ func cmdJournal(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 			return 0, usageError{"journal serve: --name: " + strings.TrimPrefix(err.Error(), "durable: ")}
 		}
 		handles = append(handles, h)
+	}
+	if cf.any() {
+		s.watchOrphans(handles...) // without tools it could run nothing
 	}
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
@@ -33,6 +34,19 @@ type journalFlags struct {
 	// mustExist: open refuses a SQLite file that does not exist (the
 	// commands that work on recorded executions).
 	mustExist bool
+	// lease and keep are the handle's durable.Options.Lease and
+	// MaxExecutions (registerRuns: the commands that run passes).
+	lease   time.Duration
+	keep    int
+	keepFor time.Duration
+}
+
+// registerRuns registers the flags of the commands that run passes: the
+// lease a pass holds, and the automatic pruning of new executions.
+func (j *journalFlags) registerRuns(fs *flag.FlagSet) {
+	fs.DurationVar(&j.lease, "lease", 15*time.Second, "how long a pass holds its execution without renewing (renewed every third of it); a run whose host died is resumable once its lease has ended")
+	fs.IntVar(&j.keep, "keep", 0, "when positive, prune ended executions beyond the newest N each time one starts (default: keep every execution)")
+	fs.DurationVar(&j.keepFor, "keep-for", 0, "when positive, prune ended executions created longer ago than this each time one starts (default: keep every execution)")
 }
 
 func (j *journalFlags) register(fs *flag.FlagSet) {
@@ -108,9 +122,13 @@ type session struct {
 
 	// ex runs the programs (noPrograms without a runtime) with run's
 	// defaults; store makes more handles on the same journal (handleFor).
-	ex    client.Executor
-	store store.Store
-	run   client.RunOptions
+	ex      client.Executor
+	store   store.Store
+	run     client.RunOptions
+	lease   time.Duration // durable.Options.Lease (0: its default)
+	keep    int           // durable.Options.MaxExecutions (0: keep every execution)
+	keepFor time.Duration // durable.Options.KeepFor (0: however old)
+	logger  *slog.Logger  // the handles' (resumes and lost leases, on stderr)
 }
 
 func (s *session) close() {
@@ -176,7 +194,7 @@ func openSession(ctx context.Context, o sessionOptions, stderr io.Writer) (*sess
 	s.run = run
 	s.client = client.New(s.ex, s.contract).WithDefaults(run)
 	if o.jf != nil && o.jf.path != "" {
-		if err := s.openHandle(ctx, o); err != nil {
+		if err := s.openHandle(ctx, o, stderr); err != nil {
 			return nil, err
 		}
 	}
@@ -207,7 +225,7 @@ func (s *session) openContract(ctx context.Context, o sessionOptions, stderr io.
 }
 
 // openHandle opens the journal and the durable handle over the contract.
-func (s *session) openHandle(ctx context.Context, o sessionOptions) error {
+func (s *session) openHandle(ctx context.Context, o sessionOptions, stderr io.Writer) error {
 	if s.contract.HasInput() {
 		return usageError{o.command + ": --input-schema is for plain runs: an execution with a journal takes no input (a snippet reads the input codemode.run gives it)"}
 	}
@@ -217,6 +235,13 @@ func (s *session) openHandle(ctx context.Context, o sessionOptions) error {
 	}
 	s.closes = append(s.closes, func() { st.Close() })
 	s.store = st
+	s.lease, s.keep, s.keepFor, s.logger = o.jf.lease, o.jf.keep, o.jf.keepFor, stderrLogger(stderr)
+	if s.keep > 0 {
+		fmt.Fprintf(stderr, "codemode: durable: keeping the newest %d ended executions (--keep); older ones are pruned as new ones start\n", s.keep)
+	}
+	if s.keepFor > 0 {
+		fmt.Fprintf(stderr, "codemode: durable: keeping ended executions for %s (--keep-for); older ones are pruned as new ones start\n", s.keepFor)
+	}
 	h, err := s.handleFor(o.jf.name)
 	if err != nil {
 		return usageError{o.command + ": " + strings.TrimPrefix(err.Error(), "durable: ")}
@@ -234,7 +259,8 @@ func (s *session) handleFor(name string) (*durable.Handle, error) {
 // handleOver is a durable handle on the session's journal for the runtime
 // name, over c.
 func (s *session) handleOver(c *contract.Contract, name string) (*durable.Handle, error) {
-	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider, MeterProvider: s.run.MeterProvider})
+	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider,
+		MeterProvider: s.run.MeterProvider, Lease: s.lease, MaxExecutions: s.keep, KeepFor: s.keepFor, Logger: s.logger})
 }
 
 // runnerOver is a runner like the session's over c, a contract that grew
@@ -245,6 +271,36 @@ func (s *session) runnerOver(c *contract.Contract) (codetool.Runner, error) {
 		return client.New(s.ex, c).WithDefaults(s.run), nil
 	}
 	return s.handleOver(c, s.handle.Name())
+}
+
+// watchOrphans resumes, now and then every lease, the orphaned executions
+// (their host died) that the handles can run; durable.Handle.ResumeOrphans
+// logs a line for each. The session's close stops it, after the resume in
+// progress, if any, has ended: a resumed pass is not cut short.
+func (s *session) watchOrphans(handles ...*durable.Handle) {
+	every := s.lease
+	if every <= 0 {
+		every = 15 * time.Second
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			for _, h := range handles {
+				if _, err := h.ResumeOrphans(context.Background()); err != nil {
+					s.logger.Warn("codemode: looking for orphaned executions", "runtime", h.Name(), "err", err)
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	s.closes = append(s.closes, func() { close(stop); <-done })
 }
 
 // refuseApproval answers a plain run's call that needs approval: a plain

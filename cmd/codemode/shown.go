@@ -133,13 +133,21 @@ func (a awaiting) print(w io.Writer, id string, pending []codetool.Pending) {
 		}
 		text, folded := argText(p.Args, limit)
 		anyFolded = anyFolded || folded
-		fmt.Fprintf(w, "  action %d: %s\n", p.Seq, escapeControls(p.Connector+"."+p.Method))
+		fmt.Fprintf(w, "  action %d: %s%s\n", p.Seq, uncertainMark(p.Uncertain), escapeControls(p.Connector+"."+p.Method))
 		for _, l := range strings.Split(text, "\n") {
 			fmt.Fprintln(w, "    "+l)
 		}
 	}
 	if anyFolded {
 		fmt.Fprintf(w, "  some arguments are folded; to see them all and approve: codemode pending%s --full %s\n", a.journal, id)
+	} else if n := countUncertain(pending); n > 0 {
+		// An uncertain action's host died between running it and recording
+		// it: a person says whether it happened.
+		fmt.Fprintf(w, "  uncertain: %d action(s) may have run already; answer each:\n", n)
+		fmt.Fprintf(w, "  it happened:  codemode happened%s%s %s N [--result JSON]\n", a.journal, a.tools, id)
+		fmt.Fprintf(w, "  run again:    codemode approve%s%s %s --shown %s\n", a.journal, a.tools, id, durable.ShownDigest(pending))
+		fmt.Fprintf(w, "  fail the run: codemode reject%s %s N\n", a.journal, id)
+		return
 	} else {
 		fmt.Fprintf(w, "  approve %s: codemode approve%s%s %s --shown %s\n", these(len(pending)), a.journal, a.tools, id, durable.ShownDigest(pending))
 	}
@@ -170,4 +178,16 @@ func these(n int) string {
 		return "this action"
 	}
 	return fmt.Sprintf("these %d actions", n)
+}
+
+// countUncertain is how many of pending are uncertain (their host died
+// between running them and recording it).
+func countUncertain(pending []codetool.Pending) int {
+	n := 0
+	for _, p := range pending {
+		if p.Uncertain {
+			n++
+		}
+	}
+	return n
 }

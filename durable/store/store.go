@@ -50,16 +50,31 @@ type Store interface {
 	// to the state to, applying u, and reports whether it did: false when
 	// the execution is in another state or does not exist.
 	TransitionExecution(ctx context.Context, runtime, id string, from []Status, to Status, u ExecutionUpdate) (bool, error)
-	// ExpireExecutions moves every execution of runtime whose status is from
-	// and whose UpdatedAt is before the cutoff to the state to with the
-	// error message, and returns their IDs.
+	// ExpireExecutions moves every execution of runtime whose status is from,
+	// whose UpdatedAt is before the cutoff and whose lease ended before at
+	// (LeaseUntil < at: a running execution whose pass is alive is never
+	// expired) to the state to with the error message, and returns their
+	// IDs.
 	ExpireExecutions(ctx context.Context, runtime string, from Status, before int64, to Status, message string, at int64) ([]string, error)
+	// LeaseExecution gives a running execution's lease to l.Owner until
+	// l.Until, and sets its UpdatedAt to at, when the lease is l.Owner's
+	// already (a renewal) or ended before at (the takeover of an orphan,
+	// whose pass died); it reports whether it did. Of two processes taking
+	// over one orphan at once, exactly one succeeds.
+	LeaseExecution(ctx context.Context, runtime, id string, l Lease, at int64) (bool, error)
+	// Orphans returns the IDs of runtime's running executions whose lease
+	// ended before at (their pass died), oldest first.
+	Orphans(ctx context.Context, runtime string, at int64) ([]string, error)
 	// DeleteExecution removes the execution and its log and returns what
 	// was removed, or nil when it did not exist.
 	DeleteExecution(ctx context.Context, runtime, id string) (*Execution, error)
 	// PruneExecutions removes all but the keep newest terminal executions
 	// (never running or paused ones) and returns how many it removed.
 	PruneExecutions(ctx context.Context, runtime string, keep int) (int, error)
+	// PruneOlder removes the terminal executions created before the
+	// cutoff (never running or paused ones) and returns how many it
+	// removed.
+	PruneOlder(ctx context.Context, runtime string, before int64) (int, error)
 
 	// Entry returns the tool log entry at seq, or ok false.
 	Entry(ctx context.Context, runtime, id string, seq uint64) (e *Entry, ok bool, err error)
@@ -103,7 +118,20 @@ type ExecutionUpdate struct {
 	Seed   []byte          // Math.random's seed
 	Clock  []float64       // the observed clock values
 	Passes *int            // the pass count
+	Lease  *Lease          // the lease (a zero Lease releases it)
+	// Approved is the highest seq the approval that starts this pass
+	// covers (Execution.Approved).
+	Approved *uint64
+}
 
+// Lease is a pass's hold on a running execution: Owner (a process's
+// identity, as the durable handle names it) runs its pass until Until
+// (Unix ms), unless it renews the lease before then. A running execution
+// whose lease ended is orphaned: any process may take it over
+// (Store.LeaseExecution) and resume it.
+type Lease struct {
+	Owner string
+	Until int64
 }
 
 // EntryUpdate holds what an entry transition writes besides the state: nil
@@ -112,6 +140,9 @@ type EntryUpdate struct {
 	At     int64           // UpdatedAt (Unix ms); 0 leaves it
 	Result json.RawMessage // the recorded result's JSON
 	Error  *string         // the connector's error
+	// Uncertain marks (or unmarks) the entry as an action whose outcome
+	// was unknown (Entry.Uncertain).
+	Uncertain *bool
 }
 
 // EntryMove is one entry transition of EntryBatcher.WriteEntries: the
@@ -211,8 +242,18 @@ type Execution struct {
 	// Clock holds the Date.now()/new Date() values the passes observed, in
 	// order; later passes receive them back.
 	Clock []float64 `json:"clock,omitempty"`
-	// Passes counts the passes started (1 after Execute; approvals add one).
+	// Passes counts the passes started (1 after Execute; approvals and
+	// resumes add one).
 	Passes int `json:"passes"`
+	// LeaseOwner is the process whose pass holds the running execution,
+	// and LeaseUntil (Unix ms) when that lease ends unless renewed; both
+	// are zero when no pass holds it (Lease).
+	LeaseOwner string `json:"leaseOwner,omitempty"`
+	LeaseUntil int64  `json:"leaseUntil,omitempty"`
+	// Approved is the highest seq the last approval covered: a pending
+	// entry at or below it was approved (a pass that died before running it
+	// leaves it pending), one above it awaits approval.
+	Approved uint64 `json:"approved,omitempty"`
 }
 
 // Entry is one connector call or codemode.step in an execution's
@@ -228,6 +269,10 @@ type Entry struct {
 	Ephemeral        bool            `json:"ephemeral,omitempty"` // a reexecute entry: no result is kept
 	State            EntryState      `json:"state"`
 	UpdatedAt        int64           `json:"updatedAt"` // Unix milliseconds
+	// Uncertain marks an action whose outcome was unknown: a pass died
+	// between running it and recording its result. Pending and uncertain,
+	// it awaits a person's answer (did it happen?) instead of an approval.
+	Uncertain bool `json:"uncertain,omitempty"`
 }
 
 // IsStep reports whether the entry records a codemode.step (its start, or
@@ -243,6 +288,9 @@ type PendingAction struct {
 	Connector   string          `json:"connector"`
 	Method      string          `json:"method"`
 	Args        json.RawMessage `json:"args"`
+	// Uncertain: the action may have happened already (Entry.Uncertain);
+	// a person says whether it did rather than approve it.
+	Uncertain bool `json:"uncertain,omitempty"`
 }
 
 // Snippet is a saved program (Cloudflare Code Mode's Snippet): the code of

@@ -162,7 +162,7 @@ func (s *Store) Close() error {
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // SchemaVersion is the schema version this package writes.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -216,6 +216,14 @@ var migrations = []string{
 		saved_at     bigint NOT NULL,
 		PRIMARY KEY (runtime, name)
 	);`,
+	// Version 3: crash recovery. A running execution's lease (the pass
+	// that holds it, until when), the highest seq its last approval
+	// covered, and uncertain actions (an entry whose outcome a dead pass
+	// left unknown).
+	`ALTER TABLE codemode_executions ADD COLUMN lease_owner text NOT NULL DEFAULT '',
+		ADD COLUMN lease_until bigint NOT NULL DEFAULT 0,
+		ADD COLUMN approved bigint NOT NULL DEFAULT 0;
+	ALTER TABLE codemode_tool_log ADD COLUMN uncertain boolean NOT NULL DEFAULT false;`,
 }
 
 // migrationLock is the first key of the advisory lock taken around
@@ -301,12 +309,15 @@ func isCode(err error, code string) bool {
 }
 
 // unavailable reports whether err says the server could not be reached or
-// dropped the connection: connection errors, SQLSTATE class 08
+// dropped the connection: connection errors (pgconn.ConnectError), a
+// connection pgx had closed already (pgconn.ErrConnClosed, "conn closed":
+// a statement on a connection whose socket died under an earlier one),
+// errors pgx marks safe to retry, network errors, SQLSTATE class 08
 // (connection exception) and 57P01-57P03 (shutdown, crash shutdown, cannot
 // connect now).
 func unavailable(err error) bool {
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, pgconn.ErrConnClosed) {
 		return true
 	}
 	var pe *pgconn.PgError
@@ -320,10 +331,22 @@ func unavailable(err error) bool {
 // retry runs fn once more when its first attempt failed before anything
 // reached the server (pgconn.SafeToRetry: a pooled connection the server
 // had closed, as after a restart), so the first call after an outage does
-// not fail for a connection the pool had not yet noticed was dead.
+// not fail for a connection the pool had not yet noticed was dead. Writes
+// use it: a write whose outcome is unknown is not sent twice.
 func retry(ctx context.Context, fn func(context.Context) error) error {
 	err := fn(ctx)
 	if err != nil && pgconn.SafeToRetry(err) && ctx.Err() == nil {
+		err = fn(ctx)
+	}
+	return err
+}
+
+// retryRead is retry for statements that change nothing: it runs fn once
+// more after any connection-level failure (unavailable), since reading
+// twice is harmless.
+func retryRead(ctx context.Context, fn func(context.Context) error) error {
+	err := fn(ctx)
+	if err != nil && unavailable(err) && ctx.Err() == nil {
 		err = fn(ctx)
 	}
 	return err
@@ -344,6 +367,13 @@ func (s *Store) queryRow(ctx context.Context, scan func(pgx.Row) error, sql stri
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	return retry(ctx, func(ctx context.Context) error { return scan(s.pool.QueryRow(ctx, sql, args...)) })
+}
+
+// readRow is queryRow for a statement that changes nothing (retryRead).
+func (s *Store) readRow(ctx context.Context, scan func(pgx.Row) error, sql string, args ...any) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	return retryRead(ctx, func(ctx context.Context) error { return scan(s.pool.QueryRow(ctx, sql, args...)) })
 }
 
 type querier interface {
@@ -418,11 +448,15 @@ func (s *Store) CreateExecution(ctx context.Context, runtime string, e *store.Ex
 	if err != nil {
 		return 0, fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
 	}
-	args := []any{runtime, e.ID, []byte(e.Code), string(e.Status), nullable(e.Value), []byte(e.Error), logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt}
-	q := insertExecution
+	if e.Approved > math.MaxInt64 {
+		return 0, fmt.Errorf("postgres: creating execution %s: approved seq %d is out of range", e.ID, e.Approved)
+	}
+	// $14 is the prune's keep (pruneTail), unused without a prune.
+	args := []any{runtime, e.ID, []byte(e.Code), string(e.Status), nullable(e.Value), []byte(e.Error), logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt,
+		max(keep, 0), e.LeaseOwner, e.LeaseUntil, int64(e.Approved)}
+	q := `WITH p AS (SELECT $14::integer AS keep) ` + insertExecution
 	if keep >= 0 {
 		q = `WITH created AS (` + insertExecution + ` RETURNING id), ` + pruneTail
-		args = append(args, keep)
 	}
 	tag, err := s.exec(ctx, q, args...)
 	if isCode(err, "23505") { // unique_violation
@@ -438,10 +472,10 @@ func (s *Store) CreateExecution(ctx context.Context, runtime string, e *store.Ex
 }
 
 const insertExecution = `INSERT INTO codemode_executions
-	(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+	(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16, $17)`
 
-const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at`
+const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved`
 
 func scanExecution(row pgx.Row) (*store.Execution, error) {
 	var (
@@ -451,9 +485,11 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 		result                 *string
 		logs, conns, clockText string
 	)
-	if err := row.Scan(&e.ID, &code, &status, &result, &errText, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt); err != nil {
+	var approved int64
+	if err := row.Scan(&e.ID, &code, &status, &result, &errText, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt, &e.LeaseOwner, &e.LeaseUntil, &approved); err != nil {
 		return nil, err
 	}
+	e.Approved = uint64(approved)
 	e.Code, e.Error, e.Status = string(code), string(errText), store.Status(status)
 	if result != nil {
 		e.Value = json.RawMessage(*result)
@@ -482,7 +518,7 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain`
 
 func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 	var (
@@ -493,7 +529,7 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 		errText []byte
 		state   string
 	)
-	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt)
+	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -510,7 +546,7 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 func (s *Store) readOnly(ctx context.Context, fn func(context.Context, pgx.Tx) error) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	return retry(ctx, func(ctx context.Context) error {
+	return retryRead(ctx, func(ctx context.Context) error {
 		return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 			func(tx pgx.Tx) error { return fn(ctx, tx) })
 	})
@@ -651,6 +687,17 @@ func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, fro
 	if u.Passes != nil {
 		add("passes", *u.Passes)
 	}
+	if u.Lease != nil {
+		add("lease_owner", u.Lease.Owner)
+		add("lease_until", u.Lease.Until)
+	}
+	if u.Approved != nil {
+		a, err := seqParam(*u.Approved)
+		if err != nil {
+			return false, err
+		}
+		add("approved", a)
+	}
 	n := len(args)
 	args = append(args, runtime, id, statusTexts(from))
 	tag, err := s.exec(ctx, fmt.Sprintf(`UPDATE codemode_executions SET %s WHERE runtime = $%d AND id = $%d AND status = ANY($%d)`,
@@ -691,12 +738,55 @@ func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from store
 }
 
 const expireSQL = `WITH due AS (
-			SELECT id FROM codemode_executions WHERE runtime = $4 AND status = $5 AND updated_at < $6
+			SELECT id FROM codemode_executions WHERE runtime = $4 AND status = $5 AND updated_at < $6 AND lease_until < $3
 			ORDER BY id FOR UPDATE SKIP LOCKED
 		)
-		UPDATE codemode_executions e SET status = $1, error = $2, updated_at = $3
-		FROM due WHERE e.runtime = $4 AND e.id = due.id AND e.status = $5
+		UPDATE codemode_executions e SET status = $1, error = $2, updated_at = $3, lease_owner = '', lease_until = 0
+		FROM due WHERE e.runtime = $4 AND e.id = due.id AND e.status = $5 AND e.lease_until < $3
 		RETURNING e.id`
+
+// LeaseExecution implements store.Store: one UPDATE whose WHERE names the
+// owner or an ended lease; of replicas taking over one orphan at once, the
+// first to commit wins and the others re-check the new row (its lease is
+// live) and match nothing.
+func (s *Store) LeaseExecution(ctx context.Context, runtime, id string, l store.Lease, at int64) (bool, error) {
+	if !key(runtime) || !key(id) || !key(l.Owner) {
+		return false, nil
+	}
+	tag, err := s.exec(ctx, `UPDATE codemode_executions SET lease_owner = $3, lease_until = $4, updated_at = $5
+		WHERE runtime = $1 AND id = $2 AND status = 'running' AND (lease_owner = $3 OR lease_until < $5)`,
+		runtime, id, l.Owner, l.Until, at)
+	if err != nil {
+		return false, s.wrap("leasing execution "+id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Orphans implements store.Store.
+func (s *Store) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
+	if !key(runtime) {
+		return nil, nil
+	}
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var ids []string
+	err := retryRead(ctx, func(ctx context.Context) error {
+		ids = nil
+		return query(ctx, s.pool, func(rows pgx.Rows) error {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			return nil
+		}, `SELECT id FROM codemode_executions WHERE runtime = $1 AND status = 'running' AND lease_until < $2
+			ORDER BY created_at, id`, runtime, at)
+	})
+	if err != nil {
+		return nil, s.wrap("listing orphaned executions", err)
+	}
+	return ids, nil
+}
 
 // DeleteExecution implements store.Store.
 func (s *Store) DeleteExecution(ctx context.Context, runtime, id string) (*store.Execution, error) {
@@ -744,6 +834,24 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 	return int(tag.RowsAffected()), nil
 }
 
+// PruneOlder implements store.Store. Rows another transaction holds are
+// left for a later prune (see pruneTail).
+func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
+	if !key(runtime) {
+		return 0, nil
+	}
+	tag, err := s.exec(ctx, `WITH doomed AS (
+		SELECT id FROM codemode_executions WHERE runtime = $1 AND status IN `+terminal+` AND created_at < $2
+		FOR UPDATE SKIP LOCKED
+	)
+	DELETE FROM codemode_executions e USING doomed
+	WHERE e.runtime = $1 AND e.id = doomed.id AND e.status IN `+terminal, runtime, before)
+	if err != nil {
+		return 0, s.wrap("pruning executions", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // Entry implements store.Store.
 func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*store.Entry, bool, error) {
 	sq, err := seqParam(seq)
@@ -751,7 +859,7 @@ func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*sto
 		return nil, false, nil
 	}
 	var e *store.Entry
-	err = s.queryRow(ctx, func(row pgx.Row) (err error) {
+	err = s.readRow(ctx, func(row pgx.Row) (err error) {
 		e, err = scanEntry(row)
 		return err
 	}, `SELECT `+entryColumns+` FROM codemode_tool_log WHERE runtime = $1 AND execution_id = $2 AND seq = $3`, runtime, id, sq)
@@ -780,11 +888,11 @@ func (s *Store) InsertEntry(ctx context.Context, runtime, id string, e *store.En
 		return false, nil
 	}
 	tag, err := s.exec(ctx, `INSERT INTO codemode_tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
 		WHERE `+running+`
 		ON CONFLICT DO NOTHING`,
-		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt)
+		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain)
 	if err != nil {
 		return false, s.wrap(fmt.Sprintf("recording entry %d of %s", e.Seq, id), err)
 	}
@@ -821,6 +929,9 @@ func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uin
 	if u.Error != nil {
 		add("error", []byte(*u.Error))
 	}
+	if u.Uncertain != nil {
+		add("uncertain", *u.Uncertain)
+	}
 	q := `UPDATE codemode_tool_log SET ` + strings.Join(set, ", ") + ` WHERE runtime = $1 AND execution_id = $2 AND seq = $3 AND state = ANY($4)`
 	switch to {
 	case store.EntryExecuting:
@@ -849,7 +960,7 @@ func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.Pendin
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	var out []store.PendingAction
-	err := retry(ctx, func(ctx context.Context) error {
+	err := retryRead(ctx, func(ctx context.Context) error {
 		out = []store.PendingAction{}
 		return query(ctx, s.pool, func(rows pgx.Rows) error {
 			var (
@@ -857,13 +968,13 @@ func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.Pendin
 				seq int64
 				a   string
 			)
-			if err := rows.Scan(&p.ExecutionID, &seq, &p.Connector, &p.Method, &a); err != nil {
+			if err := rows.Scan(&p.ExecutionID, &seq, &p.Connector, &p.Method, &a, &p.Uncertain); err != nil {
 				return err
 			}
 			p.Seq, p.Args = uint64(seq), json.RawMessage(a)
 			out = append(out, p)
 			return nil
-		}, `SELECT t.execution_id, t.seq, t.connector, t.method, t.args FROM codemode_tool_log t
+		}, `SELECT t.execution_id, t.seq, t.connector, t.method, t.args, t.uncertain FROM codemode_tool_log t
 		JOIN codemode_executions e ON e.runtime = t.runtime AND e.id = t.execution_id
 		WHERE t.runtime = $1 AND t.state = 'pending' AND e.status = 'paused' AND ($2 = '' OR t.execution_id = $2)
 		ORDER BY e.created_at, e.id, t.seq`, runtime, id)

@@ -82,7 +82,9 @@ func TestRestartDuringRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &ledger{counts: map[string]int{}}
-	h, err := durable.New(st, rt, must(contract.NewNamespaced(l.connector())), durable.Options{MaxExecutions: 1 << 20, PauseSettle: 2 * time.Millisecond})
+	// A short lease: a pass the outage cut off could not release its lease,
+	// and its run is expired below once the lease has ended.
+	h, err := durable.New(st, rt, must(contract.NewNamespaced(l.connector())), durable.Options{MaxExecutions: 1 << 20, PauseSettle: 2 * time.Millisecond, Lease: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,17 @@ return await svc.act({ key: "a" });`
 	}
 	t.Logf("%d runs completed (%d after the restart); %d failed, %d with ErrUnavailable", completed.Load(), afterRestart.Load(), len(errs), unavailable)
 
-	// Runs a failure left running end by expiry, as on any replica.
+	// Runs a failure left running end by expiry, as on any replica, once
+	// their lease has ended (a live pass is never expired).
+	before, err := h.Executions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range before {
+		for time.Now().UnixMilli() <= e.LeaseUntil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	time.Sleep(5 * time.Millisecond)
 	if _, err := h.ExpirePaused(context.Background(), time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -204,5 +216,69 @@ return await svc.act({ key: "a" });`
 		if n > 1 {
 			t.Errorf("effect %s happened %d times", k, n)
 		}
+	}
+}
+
+// The server stops (pg_ctl restart -m immediate: no goodbye to clients)
+// while a statement waits on a row lock: the statement fails with an error
+// wrapping ErrUnavailable, not a bare "conn closed" or "unexpected EOF",
+// and the store works again once the server is back.
+func TestServerStopsMidCall(t *testing.T) {
+	testDSN(t)
+	dsn, ctl := os.Getenv("CODEMODE_TEST_POSTGRES_RESTART"), os.Getenv("CODEMODE_TEST_POSTGRES_CTL")
+	if dsn == "" || ctl == "" {
+		t.Skip("CODEMODE_TEST_POSTGRES_RESTART or CODEMODE_TEST_POSTGRES_CTL is unset: the test needs a server of its own and its pg_ctl (scripts/postgres start DIR restartable)")
+	}
+	// Bounded: a server that never answers fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := postgres.Open(ctx, dsn, postgres.Options{QueryTimeout: 30 * time.Second, ConnectTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id := fmt.Sprintf("exec_stop_%d", time.Now().UnixNano())
+	if _, err := st.CreateExecution(ctx, "stop", &store.Execution{ID: id, Code: "1", Status: store.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
+		t.Fatal(err)
+	}
+	// Another session holds the row, so the transition waits on the server.
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM codemode_executions WHERE runtime = 'stop' AND id = $1 FOR UPDATE", id); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.TransitionExecution(ctx, "stop", id, []store.Status{store.StatusRunning}, store.StatusPaused, store.ExecutionUpdate{At: 2})
+		done <- err
+	}()
+	// Wait until the transition is blocked on the lock, as the server sees it.
+	for {
+		var waiting int
+		if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE codemode_executions%'").Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if out, err := exec.Command(ctl, "restart", "-m", "immediate").CombinedOutput(); err != nil {
+		t.Fatalf("%s restart: %v\n%s", ctl, err, out)
+	}
+	err = <-done
+	if !errors.Is(err, postgres.ErrUnavailable) {
+		t.Fatalf("the transition cut off by the server's stop failed with %v, want an error wrapping ErrUnavailable", err)
+	}
+	// Back: the pool reconnects (the first read retries a dead pooled connection).
+	e, err := st.Execution(ctx, "stop", id)
+	if err != nil {
+		t.Fatalf("reading after the restart: %v", err)
+	}
+	if e.Status != store.StatusRunning {
+		t.Fatalf("status after the interrupted transition: %s, want running (the lock holder never committed)", e.Status)
 	}
 }

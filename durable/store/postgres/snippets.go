@@ -59,7 +59,7 @@ func (s *Store) Snippet(ctx context.Context, runtime, name string) (*store.Snipp
 		return nil, false, nil
 	}
 	var sn *store.Snippet
-	err := s.queryRow(ctx, func(row pgx.Row) (err error) {
+	err := s.readRow(ctx, func(row pgx.Row) (err error) {
 		sn, err = scanSnippet(row)
 		return err
 	}, `SELECT `+snippetColumns+` FROM codemode_snippets WHERE runtime = $1 AND name = $2`, runtime, name)

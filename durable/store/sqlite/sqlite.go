@@ -65,6 +65,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	// Before journal_mode: a new file's first table fixes it. Pages that
+	// PruneExecutions frees are returned to the file system
+	// (PRAGMA incremental_vacuum). A file created before this setting
+	// keeps auto_vacuum off until one VACUUM: freed pages are reused, not
+	// returned.
+	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -326,10 +332,18 @@ var migrations = []string{
 		saved_at     INTEGER NOT NULL,
 		PRIMARY KEY (runtime, name)
 	) WITHOUT ROWID;`,
+	// Version 4: crash recovery. A running execution's lease (the pass
+	// that holds it, until when), the highest seq its last approval
+	// covered, and uncertain actions (an entry whose outcome a dead pass
+	// left unknown).
+	`ALTER TABLE executions ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+	ALTER TABLE executions ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE executions ADD COLUMN approved INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE tool_log ADD COLUMN uncertain INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the schema version this package writes.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 func (s *Store) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
@@ -390,9 +404,9 @@ func (s *Store) CreateExecution(ctx context.Context, runtime string, e *store.Ex
 	n := int64(0)
 	err = s.writeTx(ctx, func(w writer) error {
 		if _, err := w.exec(`INSERT INTO executions
-		(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			runtime, e.ID, e.Code, string(e.Status), nullable(e.Value), e.Error, logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt); err != nil {
+		(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			runtime, e.ID, e.Code, string(e.Status), nullable(e.Value), e.Error, logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt, e.LeaseOwner, e.LeaseUntil, int64(e.Approved)); err != nil {
 			return fmt.Errorf("creating execution %s: %w", e.ID, err)
 		}
 		if keep >= 0 {
@@ -426,7 +440,7 @@ func nonNilF(s []float64) []float64 {
 	return s
 }
 
-const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at`
+const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -437,7 +451,7 @@ func scanExecution(row scanner) (*store.Execution, error) {
 		result                 sql.NullString
 		logs, conns, clockText string
 	)
-	if err := row.Scan(&e.ID, &e.Code, &status, &result, &e.Error, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt); err != nil {
+	if err := row.Scan(&e.ID, &e.Code, &status, &result, &e.Error, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt, &e.LeaseOwner, &e.LeaseUntil, &e.Approved); err != nil {
 		return nil, err
 	}
 	e.Status = store.Status(status)
@@ -468,7 +482,7 @@ func scanExecution(row scanner) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain`
 
 func scanEntry(row scanner) (*store.Entry, error) {
 	var (
@@ -477,7 +491,7 @@ func scanEntry(row scanner) (*store.Entry, error) {
 		result sql.NullString
 		state  string
 	)
-	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt); err != nil {
+	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain); err != nil {
 		return nil, err
 	}
 	e.Args = json.RawMessage(args)
@@ -595,6 +609,12 @@ func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, fro
 	if u.Passes != nil {
 		set, args = append(set, "passes = ?"), append(args, *u.Passes)
 	}
+	if u.Lease != nil {
+		set, args = append(set, "lease_owner = ?", "lease_until = ?"), append(args, u.Lease.Owner, u.Lease.Until)
+	}
+	if u.Approved != nil {
+		set, args = append(set, "approved = ?"), append(args, int64(*u.Approved))
+	}
 	args = append(args, runtime, id)
 	for _, f := range from {
 		args = append(args, string(f))
@@ -615,9 +635,9 @@ func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, fro
 func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from store.Status, before int64, to store.Status, message string, at int64) ([]string, error) {
 	var ids []string
 	err := s.write(ctx, func(w writer) error {
-		rows, err := w.query(`UPDATE executions SET status = ?, error = ?, updated_at = ?
-		WHERE runtime = ? AND status = ? AND updated_at < ? RETURNING id`,
-			string(to), message, at, runtime, string(from), before)
+		rows, err := w.query(`UPDATE executions SET status = ?, error = ?, updated_at = ?, lease_owner = '', lease_until = 0
+		WHERE runtime = ? AND status = ? AND updated_at < ? AND lease_until < ? RETURNING id`,
+			string(to), message, at, runtime, string(from), before, at)
 		if err != nil {
 			return err
 		}
@@ -633,6 +653,43 @@ func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from store
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: expiring %s executions: %w", from, err)
+	}
+	return ids, nil
+}
+
+// LeaseExecution implements store.Store.
+func (s *Store) LeaseExecution(ctx context.Context, runtime, id string, l store.Lease, at int64) (bool, error) {
+	res, err := s.exec(ctx, `UPDATE executions SET lease_owner = ?, lease_until = ?, updated_at = ?
+		WHERE runtime = ? AND id = ? AND status = 'running' AND (lease_owner = ? OR lease_until < ?)`,
+		l.Owner, l.Until, at, runtime, id, l.Owner, at)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: leasing execution %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("sqlite: leasing execution %s: %w", id, err)
+	}
+	return n == 1, nil
+}
+
+// Orphans implements store.Store.
+func (s *Store) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
+	rows, err := s.query(ctx, `SELECT id FROM executions WHERE runtime = ? AND status = 'running' AND lease_until < ?
+		ORDER BY created_at, id`, runtime, at)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
 	}
 	return ids, nil
 }
@@ -679,6 +736,31 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
 	}
+	if n > 0 {
+		// Return the freed pages to the file system (a no-op for a file
+		// whose auto_vacuum is off: see Open).
+		if _, err := s.exec(ctx, "PRAGMA incremental_vacuum"); err != nil {
+			return int(n), fmt.Errorf("sqlite: returning the pruned executions' space: %w", err)
+		}
+	}
+	return int(n), nil
+}
+
+// PruneOlder implements store.Store.
+func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
+	res, err := s.exec(ctx, `DELETE FROM executions WHERE runtime = ? AND status IN `+terminal+` AND created_at < ?`, runtime, before)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
+	}
+	if n > 0 {
+		if _, err := s.exec(ctx, "PRAGMA incremental_vacuum"); err != nil {
+			return int(n), fmt.Errorf("sqlite: returning the pruned executions' space: %w", err)
+		}
+	}
 	return int(n), nil
 }
 
@@ -698,11 +780,11 @@ func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*sto
 // insertEntry is the statement of InsertEntry.
 func insertEntry(runtime, id string, e *store.Entry) (string, []any) {
 	return `INSERT INTO tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')
 		ON CONFLICT DO NOTHING`,
-		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt,
+		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain,
 			runtime, id}
 }
 
@@ -735,6 +817,9 @@ func transitionEntry(runtime, id string, seq uint64, from []store.EntryState, to
 	}
 	if u.Error != nil {
 		set, args = append(set, "error = ?"), append(args, *u.Error)
+	}
+	if u.Uncertain != nil {
+		set, args = append(set, "uncertain = ?"), append(args, *u.Uncertain)
 	}
 	args = append(args, runtime, id, seq)
 	for _, f := range from {
@@ -818,7 +903,7 @@ func (s *Store) WriteEntries(ctx context.Context, runtime, id string, moves []st
 
 // Pending implements store.Store.
 func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.PendingAction, error) {
-	q := `SELECT t.execution_id, t.seq, t.connector, t.method, t.args FROM executions e
+	q := `SELECT t.execution_id, t.seq, t.connector, t.method, t.args, t.uncertain FROM executions e
 		JOIN tool_log t ON t.runtime = e.runtime AND t.execution_id = e.id
 		WHERE e.runtime = ? AND e.status = 'paused' AND t.state = 'pending'`
 	args := []any{runtime}
@@ -836,7 +921,7 @@ func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.Pendin
 	for rows.Next() {
 		var p store.PendingAction
 		var a string
-		if err := rows.Scan(&p.ExecutionID, &p.Seq, &p.Connector, &p.Method, &a); err != nil {
+		if err := rows.Scan(&p.ExecutionID, &p.Seq, &p.Connector, &p.Method, &a, &p.Uncertain); err != nil {
 			return nil, fmt.Errorf("sqlite: listing pending actions: %w", err)
 		}
 		p.Args = json.RawMessage(a)

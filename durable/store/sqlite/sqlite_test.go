@@ -80,3 +80,33 @@ func TestOpenUsesWAL(t *testing.T) {
 		t.Fatalf("journal_mode %q, want wal", mode)
 	}
 }
+
+// Pruning returns the pruned executions' pages to the file system: the
+// database shrinks (PRAGMA page_count), it does not only keep them free.
+func TestPruneReturnsSpace(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "journal.db"))
+	defer s.Close()
+	ctx := context.Background()
+	pages := func() int {
+		t.Helper()
+		var n int
+		if err := s.DB().QueryRowContext(ctx, "PRAGMA page_count").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	code := strings.Repeat("x", 64<<10)
+	for i := range 40 {
+		e := &store.Execution{ID: fmt.Sprintf("exec_%02d", i), Code: code, Status: store.StatusCompleted, CreatedAt: int64(i), UpdatedAt: int64(i)}
+		if _, err := s.CreateExecution(ctx, "default", e, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := pages()
+	if n, err := s.PruneExecutions(ctx, "default", 2); err != nil || n != 38 {
+		t.Fatalf("PruneExecutions = %d, %v", n, err)
+	}
+	if after := pages(); after > before/4 {
+		t.Fatalf("%d pages before pruning 38 of 40 executions, %d after: the space was not returned", before, after)
+	}
+}

@@ -44,6 +44,11 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ArbitraryStrings", testArbitraryStrings},
 		{"Snippets", testSnippets},
 		{"WriteEntriesInOneBatch", testWriteEntries},
+		{"LeaseRenewAndTakeover", testLease},
+		{"ConcurrentTakeoverHasOneWinner", testConcurrentTakeover},
+		{"ExpireSkipsLeasedRuns", testExpireSkipsLeased},
+		{"RecoveryFields", testRecoveryFields},
+		{"PruneOlderKeepsNewAndUnended", testPruneOlder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -555,5 +560,165 @@ func testWriteEntries(t *testing.T, s store.Store) {
 	claim := store.EntryMove{Seq: 4, From: []store.EntryState{store.EntryPending}, To: store.EntryExecuting}
 	if _, err := b.WriteEntries(ctx, rt, "exec_1", []store.EntryMove{claim}, nil); err == nil {
 		t.Fatal("a batch claimed an entry")
+	}
+}
+
+// A lease is renewed by its owner, refused to another process while it
+// lasts, taken over once it has ended, and only on a running execution.
+func testLease(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	lease := func(owner string, until, at int64) bool {
+		t.Helper()
+		ok, err := s.LeaseExecution(ctx, rt, "exec_1", store.Lease{Owner: owner, Until: until}, at)
+		if err != nil {
+			t.Fatalf("LeaseExecution(%s): %v", owner, err)
+		}
+		return ok
+	}
+	steps := []struct {
+		what       string
+		owner      string
+		until, at  int64
+		want       bool
+		wantOwner  string
+		wantUntil  int64
+		wantUpdate int64
+	}{
+		{"a run without a lease is taken", "a", 100, 10, true, "a", 100, 10},
+		{"the owner renews", "a", 200, 50, true, "a", 200, 50},
+		{"another process is refused while it lasts", "b", 300, 150, false, "a", 200, 50},
+		{"the owner renews even after the end", "a", 400, 250, true, "a", 400, 250},
+		{"another process takes over once it has ended", "b", 600, 401, true, "b", 600, 401},
+		{"the old owner is refused then", "a", 700, 402, false, "b", 600, 401},
+	}
+	for _, st := range steps {
+		if got := lease(st.owner, st.until, st.at); got != st.want {
+			t.Fatalf("%s: LeaseExecution = %v, want %v", st.what, got, st.want)
+		}
+		e := get(t, s, rt, "exec_1")
+		if e.LeaseOwner != st.wantOwner || e.LeaseUntil != st.wantUntil || e.UpdatedAt != st.wantUpdate {
+			t.Fatalf("%s: lease %q until %d, updated %d; want %q until %d, updated %d", st.what, e.LeaseOwner, e.LeaseUntil, e.UpdatedAt, st.wantOwner, st.wantUntil, st.wantUpdate)
+		}
+	}
+	move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused)
+	if lease("b", 2000, 1000) {
+		t.Fatal("a paused execution was leased")
+	}
+	if ok, err := s.LeaseExecution(ctx, rt, "exec_missing", store.Lease{Owner: "a", Until: 5}, 1); err != nil || ok {
+		t.Fatalf("leasing a missing execution: %v, %v", ok, err)
+	}
+}
+
+func testConcurrentTakeover(t *testing.T, s store.Store) {
+	create(t, s, rt, "exec_1", 1)
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			ok, err := s.LeaseExecution(context.Background(), rt, "exec_1", store.Lease{Owner: fmt.Sprintf("replica-%d", i), Until: 1000}, 10)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d takeovers won, want exactly 1", wins.Load())
+	}
+}
+
+// Bulk expiry ends a running execution only when its lease has ended: a
+// live pass is never touched, however old the execution.
+func testExpireSkipsLeased(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_live", 1)
+	create(t, s, rt, "exec_orphan", 1)
+	for id, until := range map[string]int64{"exec_live": 500, "exec_orphan": 150} {
+		if ok, err := s.LeaseExecution(ctx, rt, id, store.Lease{Owner: "a", Until: until}, 2); err != nil || !ok {
+			t.Fatalf("leasing %s: %v, %v", id, ok, err)
+		}
+	}
+	orphans, err := s.Orphans(ctx, rt, 200)
+	if err != nil || !slices.Equal(orphans, []string{"exec_orphan"}) {
+		t.Fatalf("Orphans = %v, %v; want only the orphan", orphans, err)
+	}
+	ids, err := s.ExpireExecutions(ctx, rt, store.StatusRunning, 100, store.StatusError, "expired while running", 200)
+	if err != nil || !slices.Equal(ids, []string{"exec_orphan"}) {
+		t.Fatalf("expiring running: %v, %v; want only the orphan", ids, err)
+	}
+	if e := get(t, s, rt, "exec_live"); e.Status != store.StatusRunning {
+		t.Fatalf("a leased run was expired: %s", e.Status)
+	}
+}
+
+// The fields crash recovery keeps round-trip: the lease set and released
+// by a transition, the approval's seq, an uncertain entry (shown by
+// Pending when it awaits a person).
+func testRecoveryFields(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	_, err := s.CreateExecution(ctx, rt, &store.Execution{ID: "exec_1", Code: "1", Status: store.StatusRunning, CreatedAt: 1, UpdatedAt: 1,
+		LeaseOwner: "host-1", LeaseUntil: 99, Approved: 0}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := get(t, s, rt, "exec_1"); e.LeaseOwner != "host-1" || e.LeaseUntil != 99 {
+		t.Fatalf("created with lease %q until %d", e.LeaseOwner, e.LeaseUntil)
+	}
+	insert(t, s, rt, "exec_1", entry(1, store.EntryExecuting))
+	yes := true
+	if ok, err := s.TransitionEntry(ctx, rt, "exec_1", 1, []store.EntryState{store.EntryExecuting}, store.EntryPending, store.EntryUpdate{At: 7, Uncertain: &yes}); err != nil || !ok {
+		t.Fatalf("marking entry 1 uncertain: %v, %v", ok, err)
+	}
+	if ok, err := s.TransitionExecution(ctx, rt, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused, store.ExecutionUpdate{At: 8, Lease: &store.Lease{}}); err != nil || !ok {
+		t.Fatalf("pausing: %v, %v", ok, err)
+	}
+	e := get(t, s, rt, "exec_1")
+	if e.LeaseOwner != "" || e.LeaseUntil != 0 || !e.Log[0].Uncertain || e.Log[0].State != store.EntryPending {
+		t.Fatalf("after the pause: lease %q until %d, entry %+v", e.LeaseOwner, e.LeaseUntil, e.Log[0])
+	}
+	p, err := s.Pending(ctx, rt, "exec_1")
+	if err != nil || len(p) != 1 || !p[0].Uncertain {
+		t.Fatalf("Pending = %+v, %v; want the uncertain action", p, err)
+	}
+	approved := uint64(1)
+	if ok, err := s.TransitionExecution(ctx, rt, "exec_1", []store.Status{store.StatusPaused}, store.StatusRunning,
+		store.ExecutionUpdate{At: 9, Approved: &approved, Lease: &store.Lease{Owner: "host-2", Until: 1000}}); err != nil || !ok {
+		t.Fatalf("approving: %v, %v", ok, err)
+	}
+	if e := get(t, s, rt, "exec_1"); e.Approved != 1 || e.LeaseOwner != "host-2" || e.LeaseUntil != 1000 {
+		t.Fatalf("after the approval: approved %d, lease %q until %d", e.Approved, e.LeaseOwner, e.LeaseUntil)
+	}
+}
+
+// PruneOlder removes ended executions created before the cutoff, and no
+// running or paused one, however old.
+func testPruneOlder(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i, st := range []store.Status{store.StatusCompleted, store.StatusError, store.StatusPaused, store.StatusRunning, store.StatusCompleted} {
+		id := fmt.Sprintf("exec_%d", i)
+		create(t, s, rt, id, int64(10*(i+1)))
+		if st != store.StatusRunning {
+			move(t, s, id, []store.Status{store.StatusRunning}, st)
+		}
+	}
+	// Created at 10, 20, 30, 40, 50; the cutoff 45 takes the ended ones before it.
+	n, err := s.PruneOlder(ctx, rt, 45)
+	if err != nil || n != 2 {
+		t.Fatalf("PruneOlder = %d, %v; want 2", n, err)
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	if want := []string{"exec_4", "exec_3", "exec_2"}; !slices.Equal(ids, want) {
+		t.Fatalf("left %v, want %v", ids, want)
 	}
 }
