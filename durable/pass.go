@@ -657,13 +657,7 @@ func (p *pass) awaitPause(ctx context.Context) (json.RawMessage, error) {
 
 // step answers the two halves of codemode.step (see sdkObject).
 func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
-	var in struct {
-		Name   string          `json:"name"`
-		Token  uint64          `json:"token"`
-		Value  json.RawMessage `json:"value"`
-		Failed bool            `json:"failed"`
-		Reason string          `json:"reason"` // why the step failed, when not a throw
-	}
+	var in stepInput
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return nil, fmt.Errorf("codemode.step: %w", err)
 	}
@@ -671,51 +665,7 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 	what := fmt.Sprintf("codemode.step(%q)", in.Name)
 	switch call.Tool {
 	case "step_begin":
-		if _, taken := p.replayed[call.Seq]; taken {
-			return p.replayDivergence(ctx, call.Seq, what)
-		}
-		e, found := p.applied[call.Seq]
-		if !found {
-			var err error
-			if e, found, err = p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
-				return p.fail(err)
-			}
-		}
-		if found {
-			if !isStepStart(e) || !bytes.Equal(e.Args, nameArgs) {
-				return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got codemode.step(%s)",
-					call.Seq, e.Connector, e.Method, e.Args, nameArgs)})
-			}
-			if e.State == store.EntryApplied {
-				p.h.log.Debug("durable: replay step", "execution", p.id, "seq", call.Seq, "name", in.Name)
-				// The calls the function made took the seq numbers up to
-				// its end: the program skips them (step_skip) so the calls
-				// after the step keep theirs.
-				skip, skipClock := uint64(0), 0
-				var skipDraws, skipBytes uint64
-				if end, ok := p.stepEnds[call.Seq]; ok {
-					skip, skipClock, skipDraws, skipBytes = end.seq-call.Seq-1, end.Clock, end.Draws, end.Bytes
-				}
-				reply := map[string]any{"found": true, "skip": skip, "skipClock": skipClock, "skipDraws": skipDraws, "skipBytes": skipBytes}
-				if e.Result != nil {
-					reply["value"] = e.Result
-				}
-				return json.Marshal(reply)
-			}
-			// executing or error: an earlier pass did not record a value; run fn again.
-			p.openStep(call.Seq, call)
-			return json.Marshal(map[string]any{"found": false, "token": call.Seq})
-		}
-		entry := &store.Entry{Seq: call.Seq, Connector: stepConnector, Method: stepMethod, Args: nameArgs, State: store.EntryExecuting, UpdatedAt: now()}
-		ok, err := p.insert(ctx, entry)
-		if err != nil {
-			return p.fail(err)
-		}
-		if !ok {
-			return p.notRunning(ctx, what)
-		}
-		p.openStep(call.Seq, call)
-		return json.Marshal(map[string]any{"found": false, "token": call.Seq})
+		return p.stepBegin(ctx, call, in, nameArgs, what)
 	case "step_skip":
 		// Takes the seq of a call the replayed step's function made.
 		if r, ok := p.replayed[call.Seq]; !ok || r.end || r.name != in.Name {
@@ -723,93 +673,166 @@ func (p *pass) step(ctx context.Context, call client.ToolCall) (json.RawMessage,
 		}
 		return json.RawMessage(`{}`), nil
 	case "step_end":
-		if in.Token == 0 {
-			// The replayed path: the seq the step's end took.
-			if r, ok := p.replayed[call.Seq]; !ok || !r.end || r.name != in.Name {
-				return p.replayDivergence(ctx, call.Seq, fmt.Sprintf("the end of codemode.step(%q), replayed", in.Name))
-			}
-			return json.RawMessage(`{}`), nil
-		}
-		begin, open := p.closeStep(in.Token)
-		if !open {
-			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
-		}
-		e, found, err := p.store().Entry(ctx, p.h.name, p.id, in.Token)
-		if err != nil {
+		return p.stepEnd(ctx, call, in, nameArgs, what)
+	}
+	return nil, fmt.Errorf("unknown tool %s.%s", call.Namespace, call.Tool)
+}
+
+// stepInput is what the SDK's codemode.step sends.
+type stepInput struct {
+	Name   string          `json:"name"`
+	Token  uint64          `json:"token"`
+	Value  json.RawMessage `json:"value"`
+	Failed bool            `json:"failed"`
+	Reason string          `json:"reason"` // why the step failed, when not a throw
+}
+
+// stepBegin answers the start of codemode.step: its recorded value when an
+// earlier pass applied it (and how many seqs its calls took), else a
+// token to run the function under.
+func (p *pass) stepBegin(ctx context.Context, call client.ToolCall, in stepInput, nameArgs json.RawMessage, what string) (json.RawMessage, error) {
+	if _, taken := p.replayed[call.Seq]; taken {
+		return p.replayDivergence(ctx, call.Seq, what)
+	}
+	e, found := p.applied[call.Seq]
+	if !found {
+		var err error
+		if e, found, err = p.store().Entry(ctx, p.h.name, p.id, call.Seq); err != nil {
 			return p.fail(err)
 		}
-		if !found || !isStepStart(e) || !bytes.Equal(e.Args, nameArgs) || in.Token >= call.Seq {
-			return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
+	}
+	if found {
+		if !isStepStart(e) || !bytes.Equal(e.Args, nameArgs) {
+			return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got codemode.step(%s)",
+				call.Seq, e.Connector, e.Method, e.Args, nameArgs)})
 		}
-		if clock, draws, rbytes := begin.since(call); (call.Seq > in.Token+1 || clock > 0 || draws > 0 || rbytes > 0) && !in.Failed {
-			// The function made calls, read the clock or used the random
-			// streams: record where the step ended (see stepEndMethod) and
-			// what it used before the step's value, so a replay skips them
-			// and the program's later values stay those of the first pass.
-			endArgs, _ := json.Marshal(stepEnd{Name: in.Name, Begin: in.Token, Clock: clock, Draws: draws, Bytes: rbytes})
-			end := &store.Entry{Seq: call.Seq, Connector: stepConnector, Method: stepEndMethod, Args: endArgs, State: store.EntryApplied, UpdatedAt: now()}
-			ok, err := p.insert(ctx, end)
-			if err != nil {
-				return p.fail(err)
+		if e.State == store.EntryApplied {
+			p.h.log.Debug("durable: replay step", "execution", p.id, "seq", call.Seq, "name", in.Name)
+			// The calls the function made took the seq numbers up to
+			// its end: the program skips them (step_skip) so the calls
+			// after the step keep theirs.
+			skip, skipClock := uint64(0), 0
+			var skipDraws, skipBytes uint64
+			if end, ok := p.stepEnds[call.Seq]; ok {
+				skip, skipClock, skipDraws, skipBytes = end.seq-call.Seq-1, end.Clock, end.Draws, end.Bytes
 			}
-			if !ok {
-				prev, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
-				if err != nil {
-					return p.fail(err)
-				}
-				if !found || prev.Method != stepEndMethod || !bytes.Equal(prev.Args, endArgs) {
-					return p.notRunning(ctx, what)
-				}
+			reply := map[string]any{"found": true, "skip": skip, "skipClock": skipClock, "skipDraws": skipDraws, "skipBytes": skipBytes}
+			if e.Result != nil {
+				reply["value"] = e.Result
 			}
+			return json.Marshal(reply)
 		}
-		from := []store.EntryState{store.EntryExecuting, store.EntryError}
-		failed := func(msg string) error {
-			_, err := p.transition(context.WithoutCancel(ctx), in.Token, from, store.EntryError, store.EntryUpdate{At: now(), Error: &msg})
-			return err
+		// executing or error: an earlier pass did not record a value; run fn again.
+		p.openStep(call.Seq, call)
+		return json.Marshal(map[string]any{"found": false, "token": call.Seq})
+	}
+	entry := &store.Entry{Seq: call.Seq, Connector: stepConnector, Method: stepMethod, Args: nameArgs, State: store.EntryExecuting, UpdatedAt: now()}
+	ok, err := p.insert(ctx, entry)
+	if err != nil {
+		return p.fail(err)
+	}
+	if !ok {
+		return p.notRunning(ctx, what)
+	}
+	p.openStep(call.Seq, call)
+	return json.Marshal(map[string]any{"found": false, "token": call.Seq})
+}
+
+// stepEnd records the end of a step the program ran: where it ended, when
+// its function made calls or used the clock or random streams, then its
+// value or failure (settleStep).
+func (p *pass) stepEnd(ctx context.Context, call client.ToolCall, in stepInput, nameArgs json.RawMessage, what string) (json.RawMessage, error) {
+	if in.Token == 0 {
+		// The replayed path: the seq the step's end took.
+		if r, ok := p.replayed[call.Seq]; !ok || !r.end || r.name != in.Name {
+			return p.replayDivergence(ctx, call.Seq, fmt.Sprintf("the end of codemode.step(%q), replayed", in.Name))
 		}
-		if in.Failed {
-			msg := "the step's function threw"
-			if in.Reason != "" {
-				msg = truncate(in.Reason, 1000)
-			}
-			if err := failed(msg); err != nil {
-				return p.fail(err)
-			}
-			return json.RawMessage(`{}`), nil
-		}
-		u := store.EntryUpdate{At: now()}
-		var value json.RawMessage
-		if len(in.Value) > 0 {
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, in.Value); err != nil {
-				err = fmt.Errorf("codemode.step(%q): the value is not JSON: %w", in.Name, err)
-				if serr := failed(err.Error()); serr != nil {
-					return p.fail(serr)
-				}
-				return nil, err
-			}
-			v := json.RawMessage(buf.Bytes())
-			if err := checkDurable(fmt.Sprintf("result of step %q", in.Name), v); err != nil {
-				if serr := failed(err.Error()); serr != nil {
-					return p.fail(serr)
-				}
-				return halt(&endError{msg: err.Error()})
-			}
-			value, u.Result = v, v
-		}
-		ok, err := p.transition(ctx, in.Token, from, store.EntryApplied, u)
+		return json.RawMessage(`{}`), nil
+	}
+	begin, open := p.closeStep(in.Token)
+	if !open {
+		return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
+	}
+	e, found, err := p.store().Entry(ctx, p.h.name, p.id, in.Token)
+	if err != nil {
+		return p.fail(err)
+	}
+	if !found || !isStepStart(e) || !bytes.Equal(e.Args, nameArgs) || in.Token >= call.Seq {
+		return nil, fmt.Errorf("codemode.step: no step %q is open at %d", in.Name, in.Token)
+	}
+	if clock, draws, rbytes := begin.since(call); (call.Seq > in.Token+1 || clock > 0 || draws > 0 || rbytes > 0) && !in.Failed {
+		// The function made calls, read the clock or used the random
+		// streams: record where the step ended (see stepEndMethod) and
+		// what it used before the step's value, so a replay skips them
+		// and the program's later values stay those of the first pass.
+		endArgs, _ := json.Marshal(stepEnd{Name: in.Name, Begin: in.Token, Clock: clock, Draws: draws, Bytes: rbytes})
+		end := &store.Entry{Seq: call.Seq, Connector: stepConnector, Method: stepEndMethod, Args: endArgs, State: store.EntryApplied, UpdatedAt: now()}
+		ok, err := p.insert(ctx, end)
 		if err != nil {
 			return p.fail(err)
 		}
 		if !ok {
-			return p.notRunning(ctx, what)
+			prev, found, err := p.store().Entry(ctx, p.h.name, p.id, call.Seq)
+			if err != nil {
+				return p.fail(err)
+			}
+			if !found || prev.Method != stepEndMethod || !bytes.Equal(prev.Args, endArgs) {
+				return p.notRunning(ctx, what)
+			}
 		}
-		if value == nil {
-			return json.RawMessage(`{}`), nil
-		}
-		return json.Marshal(map[string]any{"value": value})
 	}
-	return nil, fmt.Errorf("unknown tool %s.%s", call.Namespace, call.Tool)
+	return p.settleStep(ctx, in, what)
+}
+
+// settleStep records the value (or failure) of the step opened at
+// in.Token.
+func (p *pass) settleStep(ctx context.Context, in stepInput, what string) (json.RawMessage, error) {
+	from := []store.EntryState{store.EntryExecuting, store.EntryError}
+	failed := func(msg string) error {
+		_, err := p.transition(context.WithoutCancel(ctx), in.Token, from, store.EntryError, store.EntryUpdate{At: now(), Error: &msg})
+		return err
+	}
+	if in.Failed {
+		msg := "the step's function threw"
+		if in.Reason != "" {
+			msg = truncate(in.Reason, 1000)
+		}
+		if err := failed(msg); err != nil {
+			return p.fail(err)
+		}
+		return json.RawMessage(`{}`), nil
+	}
+	u := store.EntryUpdate{At: now()}
+	var value json.RawMessage
+	if len(in.Value) > 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, in.Value); err != nil {
+			err = fmt.Errorf("codemode.step(%q): the value is not JSON: %w", in.Name, err)
+			if serr := failed(err.Error()); serr != nil {
+				return p.fail(serr)
+			}
+			return nil, err
+		}
+		v := json.RawMessage(buf.Bytes())
+		if err := checkDurable(fmt.Sprintf("result of step %q", in.Name), v); err != nil {
+			if serr := failed(err.Error()); serr != nil {
+				return p.fail(serr)
+			}
+			return halt(&endError{msg: err.Error()})
+		}
+		value, u.Result = v, v
+	}
+	ok, err := p.transition(ctx, in.Token, from, store.EntryApplied, u)
+	if err != nil {
+		return p.fail(err)
+	}
+	if !ok {
+		return p.notRunning(ctx, what)
+	}
+	if value == nil {
+		return json.RawMessage(`{}`), nil
+	}
+	return json.Marshal(map[string]any{"value": value})
 }
 
 // truncate returns s cut to at most n bytes, at a rune boundary, with "…"
