@@ -34,6 +34,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/durable/store/internal/columns"
 )
 
 // ErrUnavailable is wrapped by the errors of a store whose database cannot
@@ -494,26 +495,8 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 	if result != nil {
 		e.Value = json.RawMessage(*result)
 	}
-	if err := json.Unmarshal([]byte(logs), &e.Logs); err != nil {
-		return nil, fmt.Errorf("decoding the logs of %s: %w", e.ID, err)
-	}
-	if err := json.Unmarshal([]byte(conns), &e.Connectors); err != nil {
-		return nil, fmt.Errorf("decoding the connectors of %s: %w", e.ID, err)
-	}
-	if err := json.Unmarshal([]byte(clockText), &e.Clock); err != nil {
-		return nil, fmt.Errorf("decoding the clock of %s: %w", e.ID, err)
-	}
-	if len(e.Logs) == 0 {
-		e.Logs = nil
-	}
-	if len(e.Connectors) == 0 {
-		e.Connectors = nil
-	}
-	if len(e.Clock) == 0 {
-		e.Clock = nil
-	}
-	if len(e.Seed) == 0 {
-		e.Seed = nil
+	if err := columns.Decode(&e, logs, conns, clockText); err != nil {
+		return nil, err
 	}
 	return &e, nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/durable/store/internal/columns"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -458,26 +459,8 @@ func scanExecution(row scanner) (*store.Execution, error) {
 	if result.Valid {
 		e.Value = json.RawMessage(result.String)
 	}
-	if err := json.Unmarshal([]byte(logs), &e.Logs); err != nil {
-		return nil, fmt.Errorf("decoding logs of %s: %w", e.ID, err)
-	}
-	if err := json.Unmarshal([]byte(conns), &e.Connectors); err != nil {
-		return nil, fmt.Errorf("decoding connectors of %s: %w", e.ID, err)
-	}
-	if err := json.Unmarshal([]byte(clockText), &e.Clock); err != nil {
-		return nil, fmt.Errorf("decoding the clock of %s: %w", e.ID, err)
-	}
-	if len(e.Logs) == 0 {
-		e.Logs = nil
-	}
-	if len(e.Connectors) == 0 {
-		e.Connectors = nil
-	}
-	if len(e.Clock) == 0 {
-		e.Clock = nil
-	}
-	if len(e.Seed) == 0 {
-		e.Seed = nil
+	if err := columns.Decode(&e, logs, conns, clockText); err != nil {
+		return nil, err
 	}
 	return &e, nil
 }
@@ -729,6 +712,13 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 		keep = 0
 	}
 	res, err := s.exec(ctx, pruneQuery, runtime, runtime, keep)
+	return s.pruned(ctx, res, err)
+}
+
+// pruned is how many executions a prune's delete removed; it returns the
+// freed pages to the file system (a no-op for a file whose auto_vacuum is
+// off: see Open).
+func (s *Store) pruned(ctx context.Context, res sql.Result, err error) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
 	}
@@ -737,8 +727,6 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
 	}
 	if n > 0 {
-		// Return the freed pages to the file system (a no-op for a file
-		// whose auto_vacuum is off: see Open).
 		if _, err := s.exec(ctx, "PRAGMA incremental_vacuum"); err != nil {
 			return int(n), fmt.Errorf("sqlite: returning the pruned executions' space: %w", err)
 		}
@@ -749,19 +737,7 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 // PruneOlder implements store.Store.
 func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
 	res, err := s.exec(ctx, `DELETE FROM executions WHERE runtime = ? AND status IN `+terminal+` AND created_at < ?`, runtime, before)
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
-	}
-	if n > 0 {
-		if _, err := s.exec(ctx, "PRAGMA incremental_vacuum"); err != nil {
-			return int(n), fmt.Errorf("sqlite: returning the pruned executions' space: %w", err)
-		}
-	}
-	return int(n), nil
+	return s.pruned(ctx, res, err)
 }
 
 // Entry implements store.Store.
