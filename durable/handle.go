@@ -93,6 +93,20 @@ type Options struct {
 	// as the client does (client.RunOptions.MeterProvider). Nil records
 	// nothing.
 	MeterProvider metric.MeterProvider
+	// Configuration is the fingerprint of the configuration of the
+	// connectors the handle's contract was built from: an item's name ->
+	// its digest or summary ("petstore base URL" ->
+	// "https://api.example.com/v3", "petstore headers" ->
+	// "Authorization"), never a secret (a header's name, not its value).
+	// Execute records it with the execution
+	// (store.Execution.Configuration); Approve, ApprovePending,
+	// ApproveShown and Resolve refuse to continue a paused execution one
+	// of whose recorded items this one lacks or has with another value,
+	// and leave it paused (an error wrapping ErrConfigurationChanged that
+	// names them): an approved request must not go to another server, or
+	// without the credentials the run had. Items the execution did not
+	// record are not compared; nil records nothing.
+	Configuration map[string]string
 }
 
 // Handle is a durable code-mode runtime: one runtime name's history in a
@@ -227,7 +241,7 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	t := now()
 	seed := make([]byte, 16)
 	_, _ = rand.Read(seed)
-	e := &store.Execution{ID: id, Code: code, Status: store.StatusRunning, Connectors: h.namespaces, CreatedAt: t, UpdatedAt: t, Seed: seed, Passes: 1,
+	e := &store.Execution{ID: id, Code: code, Status: store.StatusRunning, Connectors: h.namespaces, Configuration: h.opts.Configuration, CreatedAt: t, UpdatedAt: t, Seed: seed, Passes: 1,
 		LeaseOwner: h.owner, LeaseUntil: t + h.opts.Lease.Milliseconds()}
 	codeJSON, _ := json.Marshal(code)
 	tooLarge := checkDurable("code", codeJSON)
