@@ -206,6 +206,9 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 		e = cur
 		passes = cur.Passes
 	}
+	if err := h.startApprovedProgram(ctx, e); err != nil {
+		return codetool.Answer{}, err
+	}
 	e.Status, e.Passes, e.Approved = store.StatusRunning, passes, approved
 	h.log.Debug("durable: approved", "execution", id, "pass", passes)
 	return h.runPassFrom(ctx, e, taken)

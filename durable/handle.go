@@ -107,6 +107,16 @@ type Options struct {
 	// without the credentials the run had. Items the execution did not
 	// record are not compared; nil records nothing.
 	Configuration map[string]string
+	// ApprovePrograms has a person approve each program whole before it
+	// runs: Execute records the execution and pauses it, before any call,
+	// with the program as its one pending action (seq ProgramSeq,
+	// codemode.program, arguments {"code": CODE}). Every approval surface
+	// shows it as it shows an action, and approves it as one (Approve,
+	// ApproveShown with its digest): the first pass then runs, pausing
+	// only for the calls their policy still holds for approval. Reject of
+	// ProgramSeq ends the execution rejected, nothing run. One decision
+	// for a trusted script, kept in the journal: any process may make it.
+	ApprovePrograms bool
 }
 
 // Handle is a durable code-mode runtime: one runtime name's history in a
@@ -252,6 +262,9 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	if tooLarge != nil {
 		e.LeaseOwner, e.LeaseUntil = "", 0
 	}
+	if h.opts.ApprovePrograms {
+		e.Passes = 0 // none until the program is approved (awaitProgram)
+	}
 	keep := -1
 	if h.opts.MaxExecutions > 0 {
 		keep = h.opts.MaxExecutions
@@ -267,6 +280,9 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	if tooLarge != nil {
 		h.hooks(ctx, id, store.StatusError, true)
 		return codetool.Answer{Status: codetool.StatusError, ExecutionID: id, Error: e.Error}, nil
+	}
+	if h.opts.ApprovePrograms {
+		return h.awaitProgram(ctx, e)
 	}
 	return h.runPassFrom(ctx, e, time.UnixMilli(t))
 }
