@@ -17,6 +17,16 @@ import (
 // paused with its approval unused.
 var ErrConfigurationChanged = errors.New("durable: the connectors' configuration differs from the run's")
 
+// ConfigurationChanges describes each item of the configuration e
+// started with (store.Execution.Configuration) that the handle's
+// Options.Configuration lacks or has with another value, in name order
+// (`petstore base URL "https://a/v3", now "https://b/v3"`),
+// or nil when none does: what Approve would refuse e for, so that a
+// surface can say so before offering approval.
+func (h *Handle) ConfigurationChanges(e *store.Execution) []string {
+	return configurationDiff(e.Configuration, h.opts.Configuration)
+}
+
 // checkConfiguration returns an error wrapping ErrConfigurationChanged
 // when an item e recorded when it started is missing from, or differs
 // in, the handle's configuration.
@@ -39,9 +49,9 @@ func configurationDiff(run, now map[string]string) []string {
 		is, ok := now[name]
 		switch {
 		case !ok:
-			out = append(out, fmt.Sprintf("%s %q, which this handle does not have", name, was))
+			out = append(out, fmt.Sprintf("%s %q, now not configured", name, was))
 		case is != was:
-			out = append(out, fmt.Sprintf("%s %q, this handle has %q", name, was, is))
+			out = append(out, fmt.Sprintf("%s %q, now %q", name, was, is))
 		}
 	}
 	return out

@@ -35,11 +35,11 @@ func TestApproveRefusedWhenConfigurationDiffers(t *testing.T) {
 		want   []string // in the error
 	}{
 		{"another base URL", map[string]string{"github base URL": "https://evil.example", "github headers": "Authorization"},
-			[]string{`github base URL "https://api.github.com", this handle has "https://evil.example"`}},
+			[]string{`github base URL "https://api.github.com", now "https://evil.example"`}},
 		{"a header missing", map[string]string{"github base URL": "https://api.github.com", "github headers": ""},
-			[]string{`github headers "Authorization", this handle has ""`}},
+			[]string{`github headers "Authorization", now ""`}},
 		{"no configuration", nil,
-			[]string{`github base URL "https://api.github.com", which this handle does not have`, `github headers "Authorization", which this handle does not have`}},
+			[]string{`github base URL "https://api.github.com", now not configured`, `github headers "Authorization", now not configured`}},
 	}
 	approvals := map[string]func(h *durable.Handle) error{
 		"Approve": func(h *durable.Handle) error { _, err := h.Approve(ctx, out.ExecutionID); return err },
