@@ -145,7 +145,7 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 // fingerprint is the configuration fingerprint of the connectors the
 // flags name (durable.Options.Configuration): the tools file's digest,
 // each OpenAPI document's base URL, digest and header names, each MCP
-// server's command line or URL digest and header names.
+// server's command line or URL digest and header and environment names.
 func (c *contractFlags) fingerprint() (map[string]string, error) {
 	fp := map[string]string{}
 	if c.tools != "" {

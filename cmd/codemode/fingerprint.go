@@ -49,15 +49,19 @@ func openapiFingerprint(into map[string]string, c *openapi.Connector, headers ht
 }
 
 // mcpFingerprint adds one MCP server's item: its name and command (or
-// URL, redacted), the digest of its whole command line or URL, and its
-// header names.
+// URL, redacted), the digest of its whole command line or URL, and the
+// names (not values) of its headers and environment variables.
 func mcpFingerprint(into map[string]string, s mcpconnector.Server) {
 	line, _ := json.Marshal(append([]string{s.Command, s.URL}, s.Args...))
 	h := http.Header{}
 	for name := range s.Headers {
 		h.Add(name, "")
 	}
-	into[s.Name+" MCP server"] = fmt.Sprintf("%s, command line or URL %s, header names %s", s, digest(line), headerNames(h))
+	env := "none"
+	if len(s.Env) > 0 {
+		env = strings.Join(slices.Sorted(maps.Keys(s.Env)), ", ")
+	}
+	into[s.Name+" MCP server"] = fmt.Sprintf("%s, command line or URL %s, header names %s, environment names %s", s, digest(line), headerNames(h), env)
 }
 
 // toolsFingerprint adds the tools file's item: its content's digest.
