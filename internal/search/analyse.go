@@ -361,12 +361,15 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	for _, w := range words(text) {
 		if long, ok := abbreviations[w]; ok {
 			raw = append(raw, words(long)...)
+		} else if phrase, ok := ix.acronyms[w]; ok {
+			raw = append(raw, phrase...)
 		} else {
 			raw = append(raw, w)
 		}
 	}
 	q := &query{match: match, verb: -1, verbWeight: 1}
 	phrase, verbWord := ix.readVerb(q, raw)
+	phrase = ix.ownerPhrase(phrase, raw)
 	seen := map[string]bool{}
 	for _, w := range raw {
 		t := ix.stems.termQuery(w)
@@ -409,6 +412,44 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 	}
 	return q
+}
+
+// ownerPhrase reads "the schedule of a cron job" as an action on the cron
+// job: when the object phrase's head is no object of the documents (no
+// operation acts on a schedule; it is a field) and a preposition of
+// belonging follows it, the noun phrase after that preposition is the
+// object. Otherwise phrase is returned as it is.
+func (ix *Index) ownerPhrase(phrase, raw []string) []string {
+	if len(phrase) == 0 || ix.isHead(phrase[len(phrase)-1]) {
+		return phrase
+	}
+	last := slices.Index(raw, phrase[len(phrase)-1])
+	for i := last + 1; last >= 0 && i < len(raw); i++ {
+		switch raw[i] {
+		case "of", "in":
+			owner, _ := nounPhrase(raw[i+1:])
+			if len(owner) > 0 && ix.isHead(owner[len(owner)-1]) {
+				return owner
+			}
+			return phrase
+		}
+		if !stopWords[raw[i]] && !slices.Contains(phrase, raw[i]) {
+			return phrase
+		}
+	}
+	return phrase
+}
+
+// isHead reports whether the word w heads some document's object, through
+// its own term or a prefix of one (repo: repository).
+func (ix *Index) isHead(w string) bool {
+	qw := ix.expand(ix.stems.termQuery(w))
+	for _, e := range qw.expansions {
+		if ix.heads[e.term] {
+			return true
+		}
+	}
+	return false
 }
 
 // inObject reports whether the query's object phrase matches term t.

@@ -372,3 +372,55 @@ func TestSearchIsSafeForConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// kubernetesLike is a few operations shaped as Kubernetes' description
+// names them: long CamelCase objects with status subresources.
+var kubernetesLike = []struct{ name, summary, method, path string }{
+	{"readCoreV1NamespacedPersistentVolumeClaim", "read the specified PersistentVolumeClaim", "GET", "/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}"},
+	{"patchCoreV1NamespacedPersistentVolumeClaim", "partially update the specified PersistentVolumeClaim", "PATCH", "/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}"},
+	{"listCoreV1NamespacedPersistentVolumeClaim", "list or watch objects of kind PersistentVolumeClaim", "GET", "/api/v1/namespaces/{namespace}/persistentvolumeclaims"},
+	{"readCoreV1PersistentVolume", "read the specified PersistentVolume", "GET", "/api/v1/persistentvolumes/{name}"},
+	{"readCoreV1Namespace", "read the specified Namespace", "GET", "/api/v1/namespaces/{name}"},
+	{"patchBatchV1NamespacedCronJob", "partially update the specified CronJob", "PATCH", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}"},
+	{"patchBatchV1NamespacedCronJobStatus", "partially update status of the specified CronJob", "PATCH", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status"},
+	{"readBatchV1NamespacedCronJob", "read the specified CronJob", "GET", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}"},
+	{"readBatchV1NamespacedCronJobStatus", "read status of the specified CronJob", "GET", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status"},
+	{"patchPolicyV1NamespacedPodDisruptionBudget", "partially update the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}"},
+	{"patchPolicyV1NamespacedPodDisruptionBudgetStatus", "partially update status of the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status"},
+}
+
+func kubernetesLikeIndex() *Index {
+	docs := make([]Document, len(kubernetesLike))
+	for i, o := range kubernetesLike {
+		docs[i] = NewDocument(Tool{Namespace: "kubernetes", Name: o.name, Description: o.summary + "\n\n" + o.method + " " + o.path})
+	}
+	return New(docs)
+}
+
+// TestAcronymsAndOwners: initials of a long object name find it (learnt
+// from the document, not listed anywhere), and "the X of a Y", where no
+// operation acts on an X, acts on the Y.
+func TestAcronymsAndOwners(t *testing.T) {
+	ix := kubernetesLikeIndex()
+	if got := ix.acronyms["pvc"]; !slices.Equal(got, []string{"persistent", "volume", "claim"}) {
+		t.Errorf("acronym pvc = %q, want persistent volume claim", got)
+	}
+	if _, ok := ix.acronyms["pv"]; ok {
+		t.Error("a two-word object has an acronym")
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"is my PVC bound yet", "readCoreV1NamespacedPersistentVolumeClaim"},
+		{"change the schedule of a cron job", "patchBatchV1NamespacedCronJob"},
+		{"change the minAvailable of a pod disruption budget", "patchPolicyV1NamespacedPodDisruptionBudget"},
+		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		var got []string
+		for _, h := range hits {
+			got = append(got, kubernetesLike[h.Doc].name)
+		}
+		if len(got) == 0 || got[0] != tc.first {
+			t.Errorf("Search(%q) = %q, want %s first", tc.query, got, tc.first)
+		}
+	}
+}
