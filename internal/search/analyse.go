@@ -369,7 +369,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	}
 	q := &query{match: match, verb: -1, verbWeight: 1}
 	phrase, verbWord := ix.readVerb(q, raw)
-	phrase = ix.ownerPhrase(phrase, raw)
+	phrase = ix.ownerPhrase(q, phrase, raw)
 	seen := map[string]bool{}
 	for _, w := range raw {
 		t := ix.stems.termQuery(w)
@@ -416,24 +416,30 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 
 // ownerPhrase reads "the schedule of a cron job" as an action on the cron
 // job: when the object phrase's head is no object of the documents (no
-// operation acts on a schedule; it is a field) and a preposition of
-// belonging follows it, the noun phrase after that preposition is the
-// object. Otherwise phrase is returned as it is.
-func (ix *Index) ownerPhrase(phrase, raw []string) []string {
+// operation acts on a schedule; it is a field) and "of" or "in" follows
+// it, the noun phrase after that is the object. Adding such a thing to or
+// on an object updates the object ("add an annotation to a pod"): the
+// phrase after "to" or "on" is the object and q's family becomes update.
+// Otherwise phrase is returned as it is.
+func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	if len(phrase) == 0 || ix.isHead(phrase[len(phrase)-1]) {
 		return phrase
 	}
+	adds := q.family == familyBit(familyCreate)
 	last := slices.Index(raw, phrase[len(phrase)-1])
 	for i := last + 1; last >= 0 && i < len(raw); i++ {
-		switch raw[i] {
-		case "of", "in":
+		w := raw[i]
+		if w == "of" || w == "in" || adds && (w == "to" || w == "on") {
 			owner, _ := nounPhrase(raw[i+1:])
-			if len(owner) > 0 && ix.isHead(owner[len(owner)-1]) {
-				return owner
+			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) {
+				return phrase
 			}
-			return phrase
+			if w == "to" || w == "on" {
+				q.family = familyBit(familyUpdate)
+			}
+			return owner
 		}
-		if !stopWords[raw[i]] && !slices.Contains(phrase, raw[i]) {
+		if prepositions[w] || !stopWords[w] && !slices.Contains(phrase, w) {
 			return phrase
 		}
 	}

@@ -381,6 +381,9 @@ var kubernetesLike = []struct{ name, summary, method, path string }{
 	{"listCoreV1NamespacedPersistentVolumeClaim", "list or watch objects of kind PersistentVolumeClaim", "GET", "/api/v1/namespaces/{namespace}/persistentvolumeclaims"},
 	{"readCoreV1PersistentVolume", "read the specified PersistentVolume", "GET", "/api/v1/persistentvolumes/{name}"},
 	{"readCoreV1Namespace", "read the specified Namespace", "GET", "/api/v1/namespaces/{name}"},
+	{"createCoreV1NamespacedPod", "create a Pod", "POST", "/api/v1/namespaces/{namespace}/pods"},
+	{"patchCoreV1NamespacedPod", "partially update the specified Pod", "PATCH", "/api/v1/namespaces/{namespace}/pods/{name}"},
+	{"createCoreV1NamespacedPodEviction", "create eviction of a Pod", "POST", "/api/v1/namespaces/{namespace}/pods/{name}/eviction"},
 	{"patchBatchV1NamespacedCronJob", "partially update the specified CronJob", "PATCH", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}"},
 	{"patchBatchV1NamespacedCronJobStatus", "partially update status of the specified CronJob", "PATCH", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status"},
 	{"readBatchV1NamespacedCronJob", "read the specified CronJob", "GET", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}"},
@@ -398,8 +401,9 @@ func kubernetesLikeIndex() *Index {
 }
 
 // TestAcronymsAndOwners: initials of a long object name find it (learnt
-// from the document, not listed anywhere), and "the X of a Y", where no
-// operation acts on an X, acts on the Y.
+// from the document, not listed anywhere); "the X of a Y", where no
+// operation acts on an X, acts on the Y; adding such an X to a Y updates
+// the Y.
 func TestAcronymsAndOwners(t *testing.T) {
 	ix := kubernetesLikeIndex()
 	if got := ix.acronyms["pvc"]; !slices.Equal(got, []string{"persistent", "volume", "claim"}) {
@@ -413,6 +417,8 @@ func TestAcronymsAndOwners(t *testing.T) {
 		{"change the schedule of a cron job", "patchBatchV1NamespacedCronJob"},
 		{"change the minAvailable of a pod disruption budget", "patchPolicyV1NamespacedPodDisruptionBudget"},
 		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
+		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
+		{"add a pod", "createCoreV1NamespacedPod"},
 	} {
 		hits, _ := ix.Search(tc.query, 3)
 		var got []string
