@@ -316,6 +316,10 @@ type query struct {
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
+	// spans are the terms of what the query spans, not one of: "pods
+	// across all namespaces", "issues in every repository". An operation
+	// under one of them (/namespaces/{namespace}/pods) acts within one.
+	spans []int32
 }
 
 // queryWord is one distinct query word and the terms it matches.
@@ -411,7 +415,35 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			q.match[e.term] = max(q.match[e.term], e.factor)
 		}
 	}
+	q.spans = ix.spans(raw, phrase)
 	return q
+}
+
+// spans reads what the query raw spans: the word after "across" (past
+// "all" or "every"), or after "all" or "every" following a preposition,
+// when it is not the object phrase's ("list pods across namespaces",
+// "issues in all repositories").
+func (ix *Index) spans(raw, phrase []string) []int32 {
+	var out []int32
+	for i := 0; i+1 < len(raw); i++ {
+		j := i + 1
+		switch {
+		case raw[i] == "across":
+			if raw[j] == "all" || raw[j] == "every" {
+				j++
+			}
+		case (raw[i] == "all" || raw[i] == "every") && i > 0 && prepositions[raw[i-1]]:
+		default:
+			continue
+		}
+		if j >= len(raw) || slices.Contains(phrase, raw[j]) {
+			continue
+		}
+		if id, ok := ix.ids[ix.stems.termQuery(raw[j])]; ok {
+			out = appendNew(out, id)
+		}
+	}
+	return out
 }
 
 // ownerPhrase reads "the schedule of a cron job" as an action on the cron
@@ -478,6 +510,7 @@ func (q *query) reset() {
 			q.match[e.term] = 0
 		}
 	}
+	q.spans = nil
 }
 
 // readVerb sets q's verb and families from raw (see parseQuery) and

@@ -382,6 +382,8 @@ var kubernetesLike = []struct{ name, summary, method, path string }{
 	{"readCoreV1PersistentVolume", "read the specified PersistentVolume", "GET", "/api/v1/persistentvolumes/{name}"},
 	{"readCoreV1Namespace", "read the specified Namespace", "GET", "/api/v1/namespaces/{name}"},
 	{"createCoreV1NamespacedPod", "create a Pod", "POST", "/api/v1/namespaces/{namespace}/pods"},
+	{"listCoreV1NamespacedPod", "list or watch objects of kind Pod", "GET", "/api/v1/namespaces/{namespace}/pods"},
+	{"listCoreV1PodForAllNamespaces", "list or watch objects of kind Pod", "GET", "/api/v1/pods"},
 	{"patchCoreV1NamespacedPod", "partially update the specified Pod", "PATCH", "/api/v1/namespaces/{namespace}/pods/{name}"},
 	{"createCoreV1NamespacedPodEviction", "create eviction of a Pod", "POST", "/api/v1/namespaces/{namespace}/pods/{name}/eviction"},
 	{"patchBatchV1NamespacedCronJob", "partially update the specified CronJob", "PATCH", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}"},
@@ -403,7 +405,8 @@ func kubernetesLikeIndex() *Index {
 // TestAcronymsAndOwners: initials of a long object name find it (learnt
 // from the document, not listed anywhere); "the X of a Y", where no
 // operation acts on an X, acts on the Y; adding such an X to a Y updates
-// the Y.
+// the Y; what a query spans ("across all namespaces") is not where the
+// operation acts.
 func TestAcronymsAndOwners(t *testing.T) {
 	ix := kubernetesLikeIndex()
 	if got := ix.acronyms["pvc"]; !slices.Equal(got, []string{"persistent", "volume", "claim"}) {
@@ -419,6 +422,9 @@ func TestAcronymsAndOwners(t *testing.T) {
 		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
 		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
 		{"add a pod", "createCoreV1NamespacedPod"},
+		{"list pods across all namespaces", "listCoreV1PodForAllNamespaces"},
+		{"list the pods in every namespace", "listCoreV1PodForAllNamespaces"},
+		{"list the pods in a namespace", "listCoreV1NamespacedPod"},
 	} {
 		hits, _ := ix.Search(tc.query, 3)
 		var got []string

@@ -602,6 +602,8 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	agreed := 0
 	for _, c := range doc.context {
 		switch {
+		case slices.Contains(q.spans, c):
+			score -= contextAgrees // within one of what the query spans
 		case q.match[c] == 0:
 			score -= unrelatedContext * ix.contextRarity[c]
 		case q.inObject(c):
