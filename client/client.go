@@ -19,6 +19,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/internal/wire"
 )
@@ -387,7 +388,7 @@ func endOfCalls(out *Outcome, err error) CallEnd {
 		return CallCancelled
 	case out.Halt != nil:
 		return CallHalted
-	case out.Error != nil && out.Error.Name == string(contract.ErrorTimeout):
+	case out.Error != nil && out.Error.Name == string(errname.Timeout):
 		return CallTimeout
 	}
 	return CallCancelled
@@ -505,7 +506,7 @@ func mapError(out *Outcome, prog positions) {
 	}
 	out.Error.Stack = prog.mapText(out.Error.Stack)
 	out.Error.Message = prog.mapText(out.Error.Message)
-	if out.Error.Name == string(contract.ErrorToolValidation) {
+	if out.Error.Name == string(errname.ToolValidation) {
 		if x := prog.excerptAt(out.Error.Stack); x != "" {
 			out.Error.Message += "\n" + x
 		}
@@ -652,7 +653,7 @@ type toolValidationFailure struct {
 	namespace string
 }
 
-func (f *toolValidationFailure) ErrorName() string { return string(contract.ErrorToolValidation) }
+func (f *toolValidationFailure) ErrorName() string { return string(errname.ToolValidation) }
 func (f *toolValidationFailure) Unwrap() error     { return f.err }
 func (f *toolValidationFailure) Error() string {
 	msg := f.namespace + "." + f.err.Error()

@@ -12,4 +12,9 @@
 // [Outcome]: success with ordered content, or program-failed with the
 // error. Transport failures and cancellation are Go errors, not outcomes.
 // Telemetry callbacks observe every step and cannot change it.
+//
+// A tool handler's error reaches the program as a rejected call with an Error
+// named "Error"; an error value with an ErrorName() string method names it
+// instead (connector/openapi's HTTPError is an "HTTPError"), so programs can
+// tell failures apart by name. [Halt] ends the whole execution instead.
 package client

@@ -366,7 +366,7 @@ func (f *fetcher) failure(ctx context.Context, rawURL string, err error) error {
 		// The message may name a URL a server chose (a redirect's).
 		return &fetchError{f.creds.RedactString(fe.msg)}
 	}
-	var named ErrorNamer
+	var named errorNamer
 	if errors.As(err, &named) {
 		return fmt.Errorf("fetch %s: %w", rawURL, err)
 	}

@@ -503,9 +503,9 @@ type ExecuteRequest struct {
 	admitted func(ToolCall)
 }
 
-// ErrorNamer is implemented by tool errors that want a JavaScript error name
-// other than "Error" in the program.
-type ErrorNamer interface {
+// errorNamer is implemented by tool errors that want a JavaScript error name
+// other than "Error" in the program (see the package doc).
+type errorNamer interface {
 	ErrorName() string
 }
 
@@ -897,10 +897,10 @@ func (rt *runnerConn) checkPrefilled(ctx context.Context, ex *execution, req Exe
 	return nil
 }
 
-// errorName is the JavaScript error name for err: its ErrorNamer's, else
+// errorName is the JavaScript error name for err: its errorNamer's, else
 // fallback.
 func errorName(err error, fallback string) string {
-	var n ErrorNamer
+	var n errorNamer
 	if errors.As(err, &n) {
 		return n.ErrorName()
 	}

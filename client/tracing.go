@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/spanattr"
 )
 
@@ -117,7 +118,7 @@ func endTool(span trace.Span, err error) {
 	if err != nil {
 		var tv *contract.ToolValidationError
 		if errors.As(err, &tv) {
-			span.SetAttributes(spanattr.Validation.String(tv.Phase), attribute.String("error.type", string(contract.ErrorToolValidation)))
+			span.SetAttributes(spanattr.Validation.String(tv.Phase), attribute.String("error.type", string(errname.ToolValidation)))
 		} else {
 			span.SetAttributes(attribute.String("error.type", "tool_error"))
 		}

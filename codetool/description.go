@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -134,7 +135,7 @@ func Description(r Runner, opts Options) (string, error) {
 	if approves {
 		b.WriteString(" Each program is one recorded execution: every tool call is kept in a journal, with its input and output.")
 	}
-	b.WriteString("\n\nWrite plain statements with top-level await (the last expression, or a returned value, is the answer), or an async arrow function. The namespaces below, console and result are in scope; result.appendText(text) and result.appendImage({data, mimeType}) add content to the answer, and console output comes back in \"logs\". A failed tool call throws an Error whose name says why (" + contract.ToolCallErrorsText() + "). Where the program runs: " + r.Environment() + "\n\n")
+	b.WriteString("\n\nWrite plain statements with top-level await (the last expression, or a returned value, is the answer), or an async arrow function. The namespaces below, console and result are in scope; result.appendText(text) and result.appendImage({data, mimeType}) add content to the answer, and console output comes back in \"logs\". A failed tool call throws an Error whose name says why (" + errname.ToolCallText() + "). Where the program runs: " + r.Environment() + "\n\n")
 	b.WriteString("Namespaces:\n")
 	for _, ns := range programNamespaces(c) {
 		fmt.Fprintf(&b, "- %s: %s (%d tool%s)\n", ns.Name, namespaceHint(ns, opts.Hints[ns.Name]), len(ns.Tools), plural(len(ns.Tools)))

@@ -177,10 +177,6 @@ func (c *Contract) CheckerDeclarations() *typegen.CheckerDeclarations { return c
 // HasInput reports whether the contract is input-bearing.
 func (c *Contract) HasInput() bool { return c.input != nil }
 
-// InputSchema returns the program input schema, or nil for an inputless
-// contract.
-func (c *Contract) InputSchema() *Schema { return c.input }
-
 // Tools returns every tool in declaration order, namespace by namespace.
 // Callers must not modify the slice.
 func (c *Contract) Tools() []*Tool { return c.tools }

@@ -278,8 +278,8 @@ func TestContractAccessors(t *testing.T) {
 		{"empty", empty, nil, nil},
 	} {
 		t.Run(tc.label, func(t *testing.T) {
-			if tc.c.HasInput() != (tc.input != nil) || tc.c.InputSchema() != tc.input {
-				t.Errorf("HasInput, InputSchema = %v, %v", tc.c.HasInput(), tc.c.InputSchema())
+			if tc.c.HasInput() != (tc.input != nil) {
+				t.Errorf("HasInput = %v", tc.c.HasInput())
 			}
 			if got := tc.c.Tools(); !reflect.DeepEqual(got, tc.tools) {
 				t.Errorf("Tools() = %v, want %v in declaration order", got, tc.tools)

@@ -19,6 +19,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/nodetest"
 	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/codemode-go/codemode/typecheck"
@@ -364,8 +365,8 @@ func TestHandlerBugReachesTheEmbedder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := out.ValueText(); got != string(contract.ErrorToolValidation) {
-		t.Errorf("the program saw %q, want %s", got, contract.ErrorToolValidation)
+	if got, _ := out.ValueText(); got != string(errname.ToolValidation) {
+		t.Errorf("the program saw %q, want %s", got, errname.ToolValidation)
 	}
 	var tv *contract.ToolValidationError
 	if len(failed) != 1 || !errors.As(failed[0], &tv) || tv.Phase != "output" || len(tv.Lines) != 1 || tv.Lines[0] != "/0: got null, want object" {

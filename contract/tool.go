@@ -421,7 +421,7 @@ func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage
 	if err := t.CheckInput(input); err != nil {
 		return nil, err
 	}
-	return t.Invoke(ctx, input)
+	return t.invoke(ctx, input)
 }
 
 // CheckInput validates a call's input, returning a *ToolValidationError when
@@ -433,10 +433,10 @@ func (t *Tool) CheckInput(input json.RawMessage) error {
 	return nil
 }
 
-// Invoke runs the handler on input that CheckInput accepted and validates
+// invoke runs the handler on input that CheckInput accepted and validates
 // the output, returning a *ToolValidationError when it breaks the output
 // schema and the handler's own error otherwise.
-func (t *Tool) Invoke(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+func (t *Tool) invoke(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	out, err := t.handler(ctx, input)
 	if err != nil {
 		return nil, err
@@ -473,7 +473,7 @@ func validationError(tool, phase string, err error) *ToolValidationError {
 
 // ToolValidationError is a tool input or output that broke its schema. The
 // program sees it as a rejected call whose error name is
-// [ErrorToolValidation].
+// ToolValidationError.
 type ToolValidationError struct {
 	Tool  string   // tool name
 	Phase string   // "input" or "output"

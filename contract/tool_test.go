@@ -318,7 +318,7 @@ func TestToolCallPassesTheContext(t *testing.T) {
 	}
 }
 
-func TestToolInvokeSkipsTheInputCheck(t *testing.T) {
+func TestToolHandleSkipsTheInputCheck(t *testing.T) {
 	var got json.RawMessage
 	tool, err := contract.NewRawTool("echo", "Echo.", json.RawMessage(`{"type":"string"}`), json.RawMessage(`{}`),
 		func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
@@ -331,10 +331,10 @@ func TestToolInvokeSkipsTheInputCheck(t *testing.T) {
 	if err := tool.CheckInput(json.RawMessage(`"ok"`)); err != nil {
 		t.Errorf("CheckInput = %v", err)
 	}
-	// Invoke trusts its caller to have run CheckInput.
-	out, err := tool.Invoke(context.Background(), json.RawMessage(`12`))
+	// Handle trusts its caller to have run CheckInput.
+	out, err := tool.Handle(context.Background(), json.RawMessage(`12`))
 	if err != nil || string(out) != "1" || string(got) != "12" {
-		t.Errorf("Invoke = %s, %v; handler got %s", out, err, got)
+		t.Errorf("Handle = %s, %v; handler got %s", out, err, got)
 	}
 }
 

@@ -173,7 +173,7 @@ func executor(t testing.TB) client.Executor {
 	return sharedRuntime
 }
 
-func openStore(t testing.TB, path string) *sqlite.Store {
+func openStore(t testing.TB, path string) store.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
 	if err != nil {
@@ -201,12 +201,12 @@ func newHandleOn(t testing.TB, ex client.Executor, st store.Store, opts durable.
 	return h
 }
 
-func fixture(t testing.TB) (*durable.Handle, *service, *sqlite.Store) {
+func fixture(t testing.TB) (*durable.Handle, *service, store.Store) {
 	return fixtureOn(t, executor(t))
 }
 
 // fixtureOn is fixture on the executor ex (a driver of onEveryDriver).
-func fixtureOn(t testing.TB, ex client.Executor) (*durable.Handle, *service, *sqlite.Store) {
+func fixtureOn(t testing.TB, ex client.Executor) (*durable.Handle, *service, store.Store) {
 	svc := newService()
 	st := openStore(t, filepath.Join(t.TempDir(), "journal.db"))
 	return newHandleOn(t, ex, st, durable.Options{}, svc.github()), svc, st

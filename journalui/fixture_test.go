@@ -164,7 +164,7 @@ const hostile = `async () => {
   await github.create_issue({ title: "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">" });
 }`
 
-func openStore(t testing.TB, path string) *sqlite.Store {
+func openStore(t testing.TB, path string) store.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), path, sqlite.Options{})
 	if err != nil {

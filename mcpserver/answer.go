@@ -38,7 +38,7 @@ func (s *server) render(answer codetool.Answer) (*mcp.CallToolResult, error) {
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf(
 			"The execution %s is paused: %s wait(s) for a person's approval. Do not retry it or send the program again; tell the user what is pending. When a person approves, the execution continues from here without repeating earlier calls; if they reject it, it ends. Call %s with the executionId to see the outcome later.",
-			answer.ExecutionID, strings.Join(actions, ", "), ResultToolName)})
+			answer.ExecutionID, strings.Join(actions, ", "), resultToolName)})
 	case codetool.StatusError:
 		res.IsError = true
 	default:

@@ -183,7 +183,7 @@ func (s *server) approve(ctx context.Context, a codetool.Approver, req *mcp.Call
 	now, rerr := a.Answer(context.WithoutCancel(ctx), id)
 	if rerr == nil && (now.Status != codetool.StatusPaused || !slices.Equal(seqs(now.Pending), seqs(answer.Pending))) {
 		s.opts.Logger.Info("approval overtaken", "execution", id, "err", err)
-		return answer, "The person approved, but the execution had moved on meanwhile (approved or ended elsewhere); " + ResultToolName + " gives its current state.", true
+		return answer, "The person approved, but the execution had moved on meanwhile (approved or ended elsewhere); " + resultToolName + " gives its current state.", true
 	}
 	s.opts.Logger.Warn("approval failed", "execution", id, "err", err)
 	return codetool.Answer{Status: codetool.StatusError, ExecutionID: id, Error: fmt.Sprintf("the person approved, but the execution did not continue: %v", err)}, "", true

@@ -206,7 +206,7 @@ func TestServerElicitsApproval(t *testing.T) {
 			if err != nil || e.Status != c.status {
 				t.Fatalf("journal status %v %v, want %s", e, err, c.status)
 			}
-			again, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.ResultToolName, Arguments: map[string]any{"executionId": out.ExecutionID}})
+			again, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_result", Arguments: map[string]any{"executionId": out.ExecutionID}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func TestServerWithoutElicitation(t *testing.T) {
 		t.Fatalf("answer %+v", out)
 	}
 	ask := func(id string) *mcp.CallToolResult {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.ResultToolName, Arguments: map[string]any{"executionId": id}})
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "code_result", Arguments: map[string]any{"executionId": id}})
 		if err != nil {
 			t.Fatal(err)
 		}

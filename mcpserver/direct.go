@@ -22,7 +22,7 @@ import (
 func (s *server) addDirectTools(srv *mcp.Server, r codetool.Runner) {
 	for _, d := range directTools(r) {
 		t := d.tool
-		if d.name == codetool.Name || d.name == ResultToolName {
+		if d.name == codetool.Name || d.name == resultToolName {
 			s.opts.Logger.Warn(fmt.Sprintf("the direct tool %s is left out: the server's own tool has that name", d.name))
 			continue
 		}

@@ -58,13 +58,10 @@ func (o HTTPOptions) WithDefaults() HTTPOptions {
 	return o
 }
 
-// HeaderTimeout is what codemode mcp serve gives http.Server's
-// ReadHeaderTimeout: a client has this long to send a request's headers.
-const HeaderTimeout = 10 * time.Second
-
 // NewHTTPHandler serves srv over streamable HTTP (the go-sdk's handler)
 // within opts' bounds. Serve it with an http.Server whose ReadHeaderTimeout
-// is set (HeaderTimeout).
+// is set (codemode mcp serve gives a client 10 seconds to send a request's
+// headers).
 func NewHTTPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	opts = opts.WithDefaults()
 	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },

@@ -198,7 +198,7 @@ func TestHTTPSessionsAreCapped(t *testing.T) {
 func TestSlowRequestBodyIsCut(t *testing.T) {
 	srv := gatedServer(t, mcpserver.Options{}, make(chan struct{}, 1), nil)
 	ts := httptest.NewUnstartedServer(mcpserver.NewHTTPHandler(srv, mcpserver.HTTPOptions{BodyTimeout: 500 * time.Millisecond}))
-	ts.Config.ReadHeaderTimeout = mcpserver.HeaderTimeout
+	ts.Config.ReadHeaderTimeout = 10 * time.Second
 	ts.Start()
 	defer ts.Close()
 	conn, err := net.Dial("tcp", ts.Listener.Addr().String())

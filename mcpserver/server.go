@@ -17,10 +17,10 @@ import (
 	"github.com/codemode-go/codemode/internal/runctx"
 )
 
-// ResultToolName is the name of the tool that reads an execution's current
+// resultToolName is the name of the tool that reads an execution's current
 // answer, offered beside the code tool when its runner is a
 // codetool.Approver.
-const ResultToolName = "code_result"
+const resultToolName = "code_result"
 
 // defaultMaxTokens is the default answer budget, in estimated tokens of 4
 // characters each (TruncateOptions' 6,000 tokens,
@@ -155,7 +155,7 @@ var codeSchema = json.RawMessage(codetool.InputSchema)
 // budget; an error answer is an isError result. When r is a
 // codetool.Approver, a paused answer also tells the agent not to retry,
 // the person is asked through the client (see Options.NoElicitation), and
-// a second tool, code_result (ResultToolName), returns an execution's
+// a second tool, code_result (resultToolName), returns an execution's
 // current answer. Approvals happen outside the agent's reach: no tool
 // approves. A runner with a Changed() <-chan struct{} method has a
 // contract that can grow (an MCP server joined): after each value on it,
@@ -231,7 +231,7 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) (*codeHandler, error) 
 	topts := t.options
 	a, approves := t.runner.(codetool.Approver)
 	if approves {
-		topts.ResultTool = ResultToolName
+		topts.ResultTool = resultToolName
 	}
 	topts.SeparateContent = true
 	desc, err := codetool.Description(t.runner, topts)
@@ -264,7 +264,7 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) (*codeHandler, error) 
 	}
 	if approves {
 		srv.AddTool(&mcp.Tool{
-			Name:        ResultToolName,
+			Name:        resultToolName,
 			Description: "Returns the current outcome of an execution the code tool started, by its executionId: completed with the value, still paused (with the pending actions), or error (failed, rejected, expired or rolled back). It runs nothing; use it after a person decided on a paused execution.",
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"executionId": {"type": "string", "description": "The executionId of a code answer."}}, "required": ["executionId"], "additionalProperties": false}`),
 			Annotations: &mcp.ToolAnnotations{Title: "Outcome of an execution", ReadOnlyHint: true},

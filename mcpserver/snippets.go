@@ -159,7 +159,7 @@ func (s *server) addSnippetTools(srv *mcp.Server, h *codeHandler) error {
 	}
 	st := &snippetTools{srv: srv, runner: r, code: h, listed: map[string][]byte{}, refused: map[string][]byte{},
 		warn: func(msg string) { s.opts.Logger.Warn(msg) }, reserved: func(name string) bool {
-			return name == codetool.Name || name == ResultToolName || slices.Contains(directNames(r), name)
+			return name == codetool.Name || name == resultToolName || slices.Contains(directNames(r), name)
 		}}
 	if err := st.sync(context.Background()); err != nil {
 		return err

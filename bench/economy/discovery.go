@@ -28,13 +28,22 @@ var queryFiles embed.FS
 // The kinds of query set: the tuning set; the held-out set, evaluated
 // once and then read; the second held-out set, written after that and
 // before any further ranking change (later read too); the third, written
-// blind on 2026-12-06 by someone who had not seen the ranker.
+// blind on 2026-12-06 by someone who had not seen the ranker (evaluated once,
+// then read as tuning); the fourth, written blind the same day after the
+// third was evaluated, by someone who had seen neither the ranker nor its
+// misses.
 const (
 	tuningSet   = "tuning"
 	heldOutSet  = "heldout"
 	heldOut2Set = "heldout2"
 	heldOut3Set = "heldout3"
+	heldOut4Set = "heldout4"
 )
+
+// querySetKinds are every kind of query set, in the order written.
+func querySetKinds() []string {
+	return []string{tuningSet, heldOutSet, heldOut2Set, heldOut3Set, heldOut4Set}
+}
 
 // largeAPI is a large real OpenAPI description discovery is measured on,
 // installed from npm into .tools/ by scripts/test.

@@ -328,7 +328,7 @@ func TestQuerySets(t *testing.T) {
 	for _, api := range largeAPIs() {
 		t.Run(api.name, func(t *testing.T) {
 			queries := map[string]string{}
-			for _, kind := range []string{tuningSet, heldOutSet, heldOut2Set, heldOut3Set} {
+			for _, kind := range querySetKinds() {
 				tasks, err := querySet(api.name, kind)
 				if err != nil {
 					t.Fatal(err)
@@ -358,7 +358,7 @@ func TestQuerySets(t *testing.T) {
 			for _, tl := range dc.Tools {
 				methods[api.name+"."+tl.Name()] = true
 			}
-			for _, kind := range []string{tuningSet, heldOutSet, heldOut2Set, heldOut3Set} {
+			for _, kind := range querySetKinds() {
 				for _, task := range mustQuerySet(api.name, kind) {
 					for _, want := range strings.Fields(task.want) {
 						if !methods[want] {

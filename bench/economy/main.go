@@ -60,7 +60,7 @@ func main() {
 	skipServers := flag.Bool("no-servers", false, "do not measure the reference MCP servers (no Node.js)")
 	skipGitHub := flag.Bool("no-github", false, "do not measure GitHub's REST description")
 	onlyDiscovery := flag.Bool("only-discovery", false, "measure only discovery on the large APIs (no tokens)")
-	sets := flag.String("sets", tuningSet+","+heldOutSet+","+heldOut2Set+","+heldOut3Set, "the discovery query sets to measure, comma-separated: tuning, heldout, heldout2, heldout3; empty for none")
+	sets := flag.String("sets", strings.Join(querySetKinds(), ","), "the discovery query sets to measure, comma-separated: "+strings.Join(querySetKinds(), ", ")+"; empty for none")
 	flag.Parse()
 	o := options{encoding: *encoding, verbose: *verbose, servers: !*skipServers && !*onlyDiscovery, github: !*skipGitHub && !*onlyDiscovery, tokens: !*onlyDiscovery}
 	for _, s := range strings.Split(*sets, ",") {
@@ -85,7 +85,7 @@ type options struct {
 	verbose         bool     // print every query's rank
 	servers, github bool     // measure the reference servers' and GitHub's tokens
 	tokens          bool     // measure tokens at all (the synthetic catalogue included)
-	sets            []string // the discovery query sets (tuningSet, heldOutSet, heldOut2Set, heldOut3Set)
+	sets            []string // the discovery query sets (querySetKinds)
 }
 
 // measurement is one catalogue's figures.

@@ -12,6 +12,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// headerTimeout is how long an HTTP client of a serving command has to send
+// a request's headers (http.Server.ReadHeaderTimeout).
+const headerTimeout = 10 * time.Second
+
 // serveMCP serves srv until ctx ends: on stdio when ln is nil, else over
 // streamable HTTP on ln, bounded by hopts (sessions, idle sessions, body
 // and header deadlines: mcpserver.NewHTTPHandler). On the end of ctx an
@@ -27,7 +31,7 @@ func serveMCP(ctx context.Context, srv *mcp.Server, ln net.Listener, hopts mcpse
 		}
 		return err
 	}
-	hs := &http.Server{Handler: mcpserver.NewHTTPHandler(srv, hopts), ReadHeaderTimeout: mcpserver.HeaderTimeout}
+	hs := &http.Server{Handler: mcpserver.NewHTTPHandler(srv, hopts), ReadHeaderTimeout: headerTimeout}
 	logf("serving %s on http://%s", what, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

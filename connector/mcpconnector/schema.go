@@ -29,20 +29,21 @@ import (
 // relaxInput rewrites an input schema's quirks (both of the above); the
 // top object stays as written. An unchanged schema is returned as is.
 func relaxInput(raw json.RawMessage) (json.RawMessage, error) {
-	return relax(raw, true)
+	return relax(raw, dropDefaultedRequired)
 }
 
 // relaxOutput rewrites an output schema's closed empty objects only: a
 // property an output requires is always there, default or not.
 func relaxOutput(raw json.RawMessage) (json.RawMessage, error) {
-	return relax(raw, false)
+	return relax(raw, nil)
 }
 
-// relax rewrites raw's quirks, optional properties too when input is set.
+// relax rewrites raw's quirks: closed empty objects, and what also (when
+// not nil) rewrites in each object schema.
 // The go-sdk hands the schemas over decoded into maps (their member order
 // is already gone), so they are rewritten as maps too; numbers keep their
 // text.
-func relax(raw json.RawMessage, input bool) (json.RawMessage, error) {
+func relax(raw json.RawMessage, also func(map[string]any) bool) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || !bytes.Contains(raw, []byte(`"default"`)) && !bytes.Contains(raw, []byte(`"additionalProperties"`)) {
 		return raw, nil
 	}
@@ -55,7 +56,7 @@ func relax(raw json.RawMessage, input bool) (json.RawMessage, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("schema is not JSON: text after the value")
 	}
-	if !relaxSchema(root, input, 0) {
+	if !relaxSchema(root, also, 0) {
 		return raw, nil
 	}
 	return json.Marshal(root)
@@ -74,9 +75,10 @@ var (
 	schemaListKeywords = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
 )
 
-// relaxSchema rewrites the schema v (and those under it) in place and
-// reports whether it changed anything. depth is 0 at the top.
-func relaxSchema(v any, input bool, depth int) bool {
+// relaxSchema rewrites the schema v (and those under it) in place, with
+// also when not nil, and reports whether it changed anything. depth is 0 at
+// the top.
+func relaxSchema(v any, also func(map[string]any) bool, depth int) bool {
 	s, ok := v.(map[string]any)
 	if !ok || depth > maxRelaxDepth {
 		return false
@@ -87,20 +89,20 @@ func relaxSchema(v any, input bool, depth int) bool {
 		case map[string]any:
 			if slices.Contains(schemaMapKeywords, key) {
 				for _, sub := range val {
-					changed = relaxSchema(sub, input, depth+1) || changed
+					changed = relaxSchema(sub, also, depth+1) || changed
 				}
 			} else if slices.Contains(schemaKeywords, key) {
-				changed = relaxSchema(val, input, depth+1) || changed
+				changed = relaxSchema(val, also, depth+1) || changed
 			}
 		case []any:
 			if slices.Contains(schemaListKeywords, key) {
 				for _, sub := range val {
-					changed = relaxSchema(sub, input, depth+1) || changed
+					changed = relaxSchema(sub, also, depth+1) || changed
 				}
 			}
 		}
 	}
-	if input && dropDefaultedRequired(s) {
+	if also != nil && also(s) {
 		changed = true
 	}
 	if depth > 0 && openEmptyObject(s) {

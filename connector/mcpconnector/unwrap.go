@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,8 +23,8 @@ func (e *toolError) Error() string {
 	return fmt.Sprintf("%s: %s", e.tool, e.text)
 }
 
-// ErrorName makes the program's Error name MCPToolError (client.ErrorNamer).
-func (e *toolError) ErrorName() string { return string(contract.ErrorMCPTool) }
+// ErrorName makes the program's Error name MCPToolError (an ErrorName method; see package client).
+func (e *toolError) ErrorName() string { return string(errname.MCPTool) }
 
 // unwrap turns an MCP tool result into the value a program receives, in
 // the order codeMcpServer uses (https://developers.cloudflare.com/agents/tools/codemode/api-reference/): an error result is returned as

@@ -101,7 +101,7 @@ func (pc *piece) decode() error {
 	case "":
 		return decodeWithSchemas(pc.text, pc.value, pathItemSchemas(pc.text))
 	case "responses", "requestBodies":
-		return decodeWithSchemas(pc.text, pc.value, contentSchemas(pc.text, 0, "", false, ""))
+		return decodeWithSchemas(pc.text, pc.value, contentSchemas(pc.text, 0, inlineSchema{}))
 	}
 	return json.Unmarshal(pc.text, pc.value)
 }
@@ -487,14 +487,14 @@ func pathItemSchemas(text []byte) []inlineSchema {
 		eachMember(text, start, func(key []byte, start, _ int) {
 			switch unquote(key) {
 			case "requestBody":
-				found = append(found, contentSchemas(text, start, method, true, "")...)
+				found = append(found, contentSchemas(text, start, inlineSchema{method: method, body: true})...)
 			case "responses":
 				if text[start] != '{' || !plainKeys(text, start) {
 					return
 				}
 				eachMember(text, start, func(key []byte, start, _ int) {
 					if status := unquote(key); !strings.HasPrefix(status, "x-") {
-						found = append(found, contentSchemas(text, start, method, false, status)...)
+						found = append(found, contentSchemas(text, start, inlineSchema{method: method, response: status})...)
 					}
 				})
 			}
@@ -504,8 +504,9 @@ func pathItemSchemas(text []byte) []inlineSchema {
 }
 
 // contentSchemas lists the inline schemas of the content of the response
-// or request body at text[i] (none when it is a $ref).
-func contentSchemas(text []byte, i int, method string, body bool, response string) []inlineSchema {
+// or request body at text[i] (none when it is a $ref), each with the
+// method, body and response of where (whose other fields are ignored).
+func contentSchemas(text []byte, i int, where inlineSchema) []inlineSchema {
 	var found []inlineSchema
 	if text[i] != '{' || !plainKeys(text, i, "content", "$ref") {
 		return nil
@@ -530,7 +531,7 @@ func contentSchemas(text []byte, i int, method string, body bool, response strin
 		}
 		eachMember(text, start, func(k []byte, vs, ve int) {
 			if unquote(k) == "schema" && text[vs] == '{' {
-				found = append(found, inlineSchema{method, body, response, unquote(key), vs, ve})
+				found = append(found, inlineSchema{where.method, where.body, where.response, unquote(key), vs, ve})
 			}
 		})
 	})

@@ -58,7 +58,7 @@ func (e *HTTPError) Error() string {
 	return s
 }
 
-// ErrorName makes the program's Error name HTTPError (client.ErrorNamer).
+// ErrorName makes the program's Error name HTTPError (an ErrorName method; see package client).
 func (e *HTTPError) ErrorName() string { return "HTTPError" }
 
 // Request sends one request and returns the response as JSON: a JSON body

@@ -59,12 +59,8 @@ type Options struct {
 	HandshakeTimeout time.Duration
 }
 
-// Driver connects to a runner host (`codemode runner serve`, or a Server):
-// each Connect opens one socket, and the host runs one runtime of its own
-// driver for it. The runner runs on the host with the host's runner source;
-// the client's runner source is not sent, and the version check happens in
-// the wire protocol's ready message. It is safe for concurrent use.
-type Driver struct {
+// hostDriver is the driver New returns.
+type hostDriver struct {
 	opts  Options
 	addrs []string // Options.Address split at commas
 
@@ -77,12 +73,17 @@ type Driver struct {
 	down        map[string]time.Time // when a host (IP:port, or as written) last failed
 }
 
-var _ drivers.Driver = (*Driver)(nil)
+var _ drivers.Driver = (*hostDriver)(nil)
 
-// New returns a remote driver. It fails when the address is malformed or
-// when there is neither a token of at least MinTokenSize bytes nor a TLS
-// client certificate.
-func New(opts Options) (*Driver, error) {
+// New returns a driver that connects to a runner host (`codemode runner
+// serve`, or a Server): each Connect opens one socket, and the host runs one
+// runtime of its own driver for it. The runner runs on the host with the
+// host's runner source; the client's runner source is not sent, and the
+// version check happens in the wire protocol's ready message. The driver is
+// safe for concurrent use. New fails when the address is malformed or when
+// there is neither a token of at least MinTokenSize bytes nor a TLS client
+// certificate.
+func New(opts Options) (drivers.Driver, error) {
 	addrs, err := splitAddresses(opts.Address)
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func New(opts Options) (*Driver, error) {
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
-	return &Driver{opts: opts, addrs: addrs}, nil
+	return &hostDriver{opts: opts, addrs: addrs}, nil
 }
 
 func checkToken(token []byte, mutualTLS bool) error {
@@ -109,7 +110,7 @@ func checkToken(token []byte, mutualTLS bool) error {
 // Description is the host driver's description, learned in the last
 // handshake, prefixed with the host's address; before any handshake it
 // names only the address.
-func (d *Driver) Description() string {
+func (d *hostDriver) Description() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.described {
@@ -122,7 +123,7 @@ func (d *Driver) Description() string {
 // the host in every handshake. When no runtime has connected yet, it opens
 // a short "describe" connection (authenticated like any other, booting no
 // runtime) to fetch them.
-func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
+func (d *hostDriver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
 	d.mu.Lock()
 	if d.described {
 		files, why := d.files, d.filesErr
@@ -151,7 +152,7 @@ func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinit
 // runner's ready message is the first thing on the channel. ctx governs
 // connecting and the handshake. Errors wrap ErrAuthFailed,
 // ErrHostNotAuthenticated or ErrRefused, or say what failed.
-func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
+func (d *hostDriver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
 	conn, _, err := d.handshake(ctx, purposeRuntime)
 	if err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 // handshake dials a host, runs TLS and the runner handshake, and records
 // the host's description and files. It tries the hosts in turn (see
 // Options.Address) while one cannot be reached or refuses.
-func (d *Driver) handshake(ctx context.Context, purpose string) (net.Conn, *handshake, error) {
+func (d *hostDriver) handshake(ctx context.Context, purpose string) (net.Conn, *handshake, error) {
 	var errs []error
 	for _, t := range d.targets(ctx) {
 		conn, welcome, err := d.handshakeWith(ctx, t, purpose)
@@ -184,7 +185,7 @@ func (d *Driver) handshake(ctx context.Context, purpose string) (net.Conn, *hand
 }
 
 // handshakeWith is handshake with one host.
-func (d *Driver) handshakeWith(ctx context.Context, t target, purpose string) (net.Conn, *handshake, error) {
+func (d *hostDriver) handshakeWith(ctx context.Context, t target, purpose string) (net.Conn, *handshake, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.HandshakeTimeout)
 	defer cancel()
 	conn, err := dial(ctx, t)
@@ -211,7 +212,7 @@ func (d *Driver) handshakeWith(ctx context.Context, t target, purpose string) (n
 	return conn, welcome, nil
 }
 
-func (d *Driver) exchange(ctx context.Context, connp *net.Conn, t target, purpose string) (*handshake, error) {
+func (d *hostDriver) exchange(ctx context.Context, connp *net.Conn, t target, purpose string) (*handshake, error) {
 	addr := t.name
 	if d.opts.TLS != nil {
 		cfg := d.opts.TLS.Clone()

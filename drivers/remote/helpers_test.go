@@ -110,7 +110,7 @@ func startHost(t testing.TB, local drivers.Driver, opts remote.ServerOptions) *h
 	return &host{srv: srv, addr: l.Addr().String()}
 }
 
-func (h *host) driver(t testing.TB) *remote.Driver {
+func (h *host) driver(t testing.TB) drivers.Driver {
 	t.Helper()
 	d, err := remote.New(remote.Options{Address: h.addr, Token: token})
 	if err != nil {

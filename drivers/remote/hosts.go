@@ -40,7 +40,7 @@ func splitAddresses(addrs string) ([]string, error) {
 // last downFor last. A TCP host name resolves to every address it has (a
 // Kubernetes headless Service names each ready pod); one that does not
 // resolve is kept as it is, for dial to report.
-func (d *Driver) targets(ctx context.Context) []target {
+func (d *hostDriver) targets(ctx context.Context) []target {
 	var all []target
 	for _, a := range d.addrs {
 		network, addr, _ := splitAddress(a)
@@ -77,7 +77,7 @@ func (d *Driver) targets(ctx context.Context) []target {
 }
 
 // markDown records that t could not be reached or refused a connection.
-func (d *Driver) markDown(t target) {
+func (d *hostDriver) markDown(t target) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.down == nil {

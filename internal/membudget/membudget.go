@@ -20,7 +20,7 @@ import (
 )
 
 // ExceededError is a reservation that would take a budget past its bound.
-// Programs see it as a RangeError (client.ErrorNamer).
+// Programs see it as a RangeError (an ErrorName method; see package client).
 type ExceededError struct {
 	Limit int64  // the budget's bound, in bytes
 	What  string // what sets the bound, as the user names it: "Limits.MaxInFlightBytes"

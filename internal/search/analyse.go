@@ -316,6 +316,10 @@ type query struct {
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
+	// spans are the terms of what the query spans, not one of: "pods
+	// across all namespaces", "issues in every repository". An operation
+	// under one of them (/namespaces/{namespace}/pods) acts within one.
+	spans []int32
 }
 
 // queryWord is one distinct query word and the terms it matches.
@@ -361,12 +365,15 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	for _, w := range words(text) {
 		if long, ok := abbreviations[w]; ok {
 			raw = append(raw, words(long)...)
+		} else if phrase, ok := ix.acronyms[w]; ok {
+			raw = append(raw, phrase...)
 		} else {
 			raw = append(raw, w)
 		}
 	}
 	q := &query{match: match, verb: -1, verbWeight: 1}
 	phrase, verbWord := ix.readVerb(q, raw)
+	phrase = ix.ownerPhrase(q, phrase, raw)
 	seen := map[string]bool{}
 	for _, w := range raw {
 		t := ix.stems.termQuery(w)
@@ -408,7 +415,79 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			q.match[e.term] = max(q.match[e.term], e.factor)
 		}
 	}
+	q.spans = ix.spans(raw, phrase)
 	return q
+}
+
+// spans reads what the query raw spans: the word after "across" (past
+// "all" or "every"), or after "all" or "every" following a preposition,
+// when it is not the object phrase's ("list pods across namespaces",
+// "issues in all repositories").
+func (ix *Index) spans(raw, phrase []string) []int32 {
+	var out []int32
+	for i := 0; i+1 < len(raw); i++ {
+		j := i + 1
+		switch {
+		case raw[i] == "across":
+			if raw[j] == "all" || raw[j] == "every" {
+				j++
+			}
+		case (raw[i] == "all" || raw[i] == "every") && i > 0 && prepositions[raw[i-1]]:
+		default:
+			continue
+		}
+		if j >= len(raw) || slices.Contains(phrase, raw[j]) {
+			continue
+		}
+		if id, ok := ix.ids[ix.stems.termQuery(raw[j])]; ok {
+			out = appendNew(out, id)
+		}
+	}
+	return out
+}
+
+// ownerPhrase reads "the schedule of a cron job" as an action on the cron
+// job: when the object phrase's head is no object of the documents (no
+// operation acts on a schedule; it is a field) and "of" or "in" follows
+// it, the noun phrase after that is the object. Adding such a thing to or
+// on an object updates the object ("add an annotation to a pod"): the
+// phrase after "to" or "on" is the object and q's family becomes update.
+// Otherwise phrase is returned as it is.
+func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
+	if len(phrase) == 0 || ix.isHead(phrase[len(phrase)-1]) {
+		return phrase
+	}
+	adds := q.family == familyBit(familyCreate)
+	last := slices.Index(raw, phrase[len(phrase)-1])
+	for i := last + 1; last >= 0 && i < len(raw); i++ {
+		w := raw[i]
+		if w == "of" || w == "in" || adds && (w == "to" || w == "on") {
+			owner, _ := nounPhrase(raw[i+1:])
+			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) {
+				return phrase
+			}
+			if w == "to" || w == "on" {
+				q.family = familyBit(familyUpdate)
+			}
+			return owner
+		}
+		if prepositions[w] || !stopWords[w] && !slices.Contains(phrase, w) {
+			return phrase
+		}
+	}
+	return phrase
+}
+
+// isHead reports whether the word w heads some document's object, through
+// its own term or a prefix of one (repo: repository).
+func (ix *Index) isHead(w string) bool {
+	qw := ix.expand(ix.stems.termQuery(w))
+	for _, e := range qw.expansions {
+		if ix.heads[e.term] {
+			return true
+		}
+	}
+	return false
 }
 
 // inObject reports whether the query's object phrase matches term t.
@@ -431,6 +510,7 @@ func (q *query) reset() {
 			q.match[e.term] = 0
 		}
 	}
+	q.spans = nil
 }
 
 // readVerb sets q's verb and families from raw (see parseQuery) and

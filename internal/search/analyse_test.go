@@ -372,3 +372,67 @@ func TestSearchIsSafeForConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// kubernetesLike is a few operations shaped as Kubernetes' description
+// names them: long CamelCase objects with status subresources.
+var kubernetesLike = []struct{ name, summary, method, path string }{
+	{"readCoreV1NamespacedPersistentVolumeClaim", "read the specified PersistentVolumeClaim", "GET", "/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}"},
+	{"patchCoreV1NamespacedPersistentVolumeClaim", "partially update the specified PersistentVolumeClaim", "PATCH", "/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}"},
+	{"listCoreV1NamespacedPersistentVolumeClaim", "list or watch objects of kind PersistentVolumeClaim", "GET", "/api/v1/namespaces/{namespace}/persistentvolumeclaims"},
+	{"readCoreV1PersistentVolume", "read the specified PersistentVolume", "GET", "/api/v1/persistentvolumes/{name}"},
+	{"readCoreV1Namespace", "read the specified Namespace", "GET", "/api/v1/namespaces/{name}"},
+	{"createCoreV1NamespacedPod", "create a Pod", "POST", "/api/v1/namespaces/{namespace}/pods"},
+	{"listCoreV1NamespacedPod", "list or watch objects of kind Pod", "GET", "/api/v1/namespaces/{namespace}/pods"},
+	{"listCoreV1PodForAllNamespaces", "list or watch objects of kind Pod", "GET", "/api/v1/pods"},
+	{"patchCoreV1NamespacedPod", "partially update the specified Pod", "PATCH", "/api/v1/namespaces/{namespace}/pods/{name}"},
+	{"createCoreV1NamespacedPodEviction", "create eviction of a Pod", "POST", "/api/v1/namespaces/{namespace}/pods/{name}/eviction"},
+	{"patchBatchV1NamespacedCronJob", "partially update the specified CronJob", "PATCH", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}"},
+	{"patchBatchV1NamespacedCronJobStatus", "partially update status of the specified CronJob", "PATCH", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status"},
+	{"readBatchV1NamespacedCronJob", "read the specified CronJob", "GET", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}"},
+	{"readBatchV1NamespacedCronJobStatus", "read status of the specified CronJob", "GET", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status"},
+	{"patchPolicyV1NamespacedPodDisruptionBudget", "partially update the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}"},
+	{"patchPolicyV1NamespacedPodDisruptionBudgetStatus", "partially update status of the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status"},
+}
+
+func kubernetesLikeIndex() *Index {
+	docs := make([]Document, len(kubernetesLike))
+	for i, o := range kubernetesLike {
+		docs[i] = NewDocument(Tool{Namespace: "kubernetes", Name: o.name, Description: o.summary + "\n\n" + o.method + " " + o.path})
+	}
+	return New(docs)
+}
+
+// TestAcronymsAndOwners: initials of a long object name find it (learnt
+// from the document, not listed anywhere); "the X of a Y", where no
+// operation acts on an X, acts on the Y; adding such an X to a Y updates
+// the Y; what a query spans ("across all namespaces") is not where the
+// operation acts.
+func TestAcronymsAndOwners(t *testing.T) {
+	ix := kubernetesLikeIndex()
+	if got := ix.acronyms["pvc"]; !slices.Equal(got, []string{"persistent", "volume", "claim"}) {
+		t.Errorf("acronym pvc = %q, want persistent volume claim", got)
+	}
+	if _, ok := ix.acronyms["pv"]; ok {
+		t.Error("a two-word object has an acronym")
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"is my PVC bound yet", "readCoreV1NamespacedPersistentVolumeClaim"},
+		{"change the schedule of a cron job", "patchBatchV1NamespacedCronJob"},
+		{"change the minAvailable of a pod disruption budget", "patchPolicyV1NamespacedPodDisruptionBudget"},
+		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
+		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
+		{"add a pod", "createCoreV1NamespacedPod"},
+		{"list pods across all namespaces", "listCoreV1PodForAllNamespaces"},
+		{"list the pods in every namespace", "listCoreV1PodForAllNamespaces"},
+		{"list the pods in a namespace", "listCoreV1NamespacedPod"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		var got []string
+		for _, h := range hits {
+			got = append(got, kubernetesLike[h.Doc].name)
+		}
+		if len(got) == 0 || got[0] != tc.first {
+			t.Errorf("Search(%q) = %q, want %s first", tc.query, got, tc.first)
+		}
+	}
+}

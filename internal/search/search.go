@@ -141,8 +141,11 @@ type Index struct {
 	heads map[int32]bool
 	// contextRarity is, per term, how rare it is as a context object (0..1).
 	contextRarity map[int32]float64
-	stems         *stemmer
-	pool          sync.Pool // of *scratch
+	// acronyms are the initials of the documents' object phrases of three
+	// words or more, and the phrase's words (pvc: persistent volume claim).
+	acronyms map[string][]string
+	stems    *stemmer
+	pool     sync.Pool // of *scratch
 }
 
 type posting struct {
@@ -194,6 +197,7 @@ func New(documents []Document) *Index {
 		}
 	}
 	ix.learnAliases(documents)
+	ix.learnAcronyms(parsed)
 	contextDocs := map[int32]int{}
 	for i := range documents {
 		ix.docs[i] = ix.analyse(&documents[i], parsed[i])
@@ -351,6 +355,54 @@ func (ix *Index) learnAliases(documents []Document) {
 		if n >= 2 {
 			ix.aliases[pair[0]] = append(ix.aliases[pair[0]], pair[1])
 			ix.aliases[pair[1]] = append(ix.aliases[pair[1]], pair[0])
+		}
+	}
+}
+
+// learnAcronyms finds the initials people write for the documents' long
+// object names: Kubernetes' PersistentVolumeClaim is a PVC, a
+// HorizontalPodAutoscaler an HPA. An object phrase of three or four words
+// (a summary's) gives its initials, kept when they are no word of the
+// documents and when no other phrase of as many documents has them.
+func (ix *Index) learnAcronyms(parsed []summaryParts) {
+	count := map[string]map[string]int{}
+	for _, sp := range parsed {
+		if len(sp.phrase) < 3 || len(sp.phrase) > 4 {
+			continue
+		}
+		var initials []byte
+		for _, w := range sp.phrase {
+			if !letters(w) || w[0] < 'a' || w[0] > 'z' {
+				initials = nil
+				break
+			}
+			initials = append(initials, w[0])
+		}
+		if initials == nil {
+			continue
+		}
+		a := string(initials)
+		if count[a] == nil {
+			count[a] = map[string]int{}
+		}
+		count[a][strings.Join(sp.phrase, " ")]++
+	}
+	ix.acronyms = map[string][]string{}
+	for a, phrases := range count {
+		if _, known := ix.ids[ix.stems.stem(a)]; known {
+			continue
+		}
+		best, n, tied := "", 0, false
+		for p, c := range phrases {
+			switch {
+			case c > n:
+				best, n, tied = p, c, false
+			case c == n:
+				tied = true
+			}
+		}
+		if !tied {
+			ix.acronyms[a] = strings.Fields(best)
 		}
 	}
 }
@@ -550,6 +602,8 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	agreed := 0
 	for _, c := range doc.context {
 		switch {
+		case slices.Contains(q.spans, c):
+			score -= contextAgrees // within one of what the query spans
 		case q.match[c] == 0:
 			score -= unrelatedContext * ix.contextRarity[c]
 		case q.inObject(c):

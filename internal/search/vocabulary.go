@@ -11,11 +11,11 @@ package search
 // object: "publish a release" means create, "remove a label" means delete.
 // A query verb and an operation's verb of the same family agree.
 var verbFamilies = map[string][]string{
-	familyCreate: {"create", "add", "new", "make", "open", "publish", "post", "insert", "put", "write", "register", "upload", "save"},
-	familyGet:    {"get", "read", "retrieve", "fetch", "show", "view", "see", "display", "describe", "inspect", "look", "return"},
+	familyCreate: {"create", "add", "new", "make", "open", "publish", "post", "insert", "put", "write", "register", "upload", "save", "trigger", "launch"},
+	familyGet:    {"get", "read", "retrieve", "fetch", "show", "view", "see", "display", "describe", "inspect", "look", "return", "check"},
 	familyList:   {"list", "enumerate", "browse"},
 	familySearch: {"search", "find", "query", "lookup", "filter"},
-	familyUpdate: {"update", "edit", "change", "modify", "set", "patch", "replace", "configure", "adjust", "alter", "rename", "move", "toggle"},
+	familyUpdate: {"update", "edit", "change", "modify", "set", "patch", "replace", "configure", "adjust", "alter", "rename", "move", "toggle", "raise", "lower", "increase", "decrease", "bump", "annotate"},
 	familyDelete: {"delete", "remove", "unset", "destroy", "drop", "erase", "clear", "purge", "discard", "uninstall"},
 }
 

@@ -1,18 +1,3 @@
-// Package postgres is the shared journal store of package durable: one
-// PostgreSQL database that several host replicas use at once, so that an
-// execution started on one replica can be approved, rejected, expired or
-// rolled back from any other, and no action is applied twice.
-//
-// Every state change is one conditional statement that PostgreSQL
-// serializes on the row: UPDATE … WHERE status = ANY(from) (a concurrent
-// update makes the loser re-check its WHERE on the new row version and
-// match nothing), INSERT … WHERE EXISTS (… status = 'running' FOR SHARE),
-// and UPDATE … FOR UPDATE SKIP LOCKED for the set-wide expiry and pruning.
-// Nothing is read in Go and then written back.
-//
-// The schema is versioned in the database (table codemode_schema_version)
-// and migrated by Open under pg_advisory_xact_lock, so replicas that start
-// at the same moment migrate one after the other.
 package postgres
 
 import (
@@ -74,16 +59,16 @@ type Options struct {
 	QueryTimeout time.Duration
 }
 
-// Store is a store.Store on a PostgreSQL database, through a connection
+// pgStore is a store.Store on a PostgreSQL database, through a connection
 // pool. It is safe for concurrent use, and any number of processes may
 // open the same database (and schema) at once.
-type Store struct {
+type pgStore struct {
 	pool    *pgxpool.Pool
 	timeout time.Duration
 	where   string // host:port/database, for error messages (no credentials)
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.Store = (*pgStore)(nil)
 
 // Open connects to the database at dsn (postgres://user:password@host:port/database?options,
 // or a key=value connection string; see pgx's pgconn.ParseConfig), checks
@@ -91,7 +76,12 @@ var _ store.Store = (*Store)(nil)
 // schema to the current version. It returns an error wrapping
 // ErrUnavailable when the database cannot be reached, and an error naming
 // the versions when the schema was written by a newer program.
-func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+//
+// The store is safe for concurrent use, and any number of processes may open
+// the same database (and schema) at once. To inspect the journal (backups,
+// statistics), connect with pgx or psql; writing its tables directly
+// bypasses the conditional transitions that keep it consistent.
+func Open(ctx context.Context, dsn string, opts Options) (store.Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgconn's parse errors hide the connection string's password.
@@ -136,7 +126,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
 	}
-	s := &Store{
+	s := &pgStore{
 		timeout: timeout,
 		where:   fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database),
 	}
@@ -152,18 +142,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 
 // Close closes the pool's connections, waiting for those in use to be
 // returned.
-func (s *Store) Close() error {
+func (s *pgStore) Close() error {
 	s.pool.Close()
 	return nil
 }
 
-// Pool returns the connection pool, for inspection and maintenance (backups,
-// statistics). Writing to the journal's tables directly bypasses the
-// conditional transitions that keep it consistent.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
-// SchemaVersion is the schema version this package writes.
-const SchemaVersion = 4
+// schemaVersion is the schema version this package writes.
+const schemaVersion = 4
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -235,7 +220,7 @@ var migrations = []string{
 // migrations (the second is the schema's hash): "cmdj" in ASCII.
 const migrationLock = 0x636d646a
 
-func (s *Store) migrate(ctx context.Context, schema string) error {
+func (s *pgStore) migrate(ctx context.Context, schema string) error {
 	// A replica may wait here for another's migration: at least a minute.
 	ctx, cancel := context.WithTimeout(ctx, max(s.timeout, time.Minute))
 	defer cancel()
@@ -291,13 +276,13 @@ func (s *Store) migrate(ctx context.Context, schema string) error {
 }
 
 // deadline bounds ctx by the query timeout.
-func (s *Store) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+func (s *pgStore) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.timeout)
 }
 
 // wrap adds the operation and, for a database that cannot be reached,
 // ErrUnavailable and its address.
-func (s *Store) wrap(op string, err error) error {
+func (s *pgStore) wrap(op string, err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 	case errors.Is(err, context.DeadlineExceeded), isCode(err, "57014"): // query_canceled: statement_timeout or a cancel request
@@ -357,7 +342,7 @@ func retryRead(ctx context.Context, fn func(context.Context) error) error {
 	return err
 }
 
-func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+func (s *pgStore) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	var tag pgconn.CommandTag
@@ -368,14 +353,14 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 	return tag, err
 }
 
-func (s *Store) queryRow(ctx context.Context, scan func(pgx.Row) error, sql string, args ...any) error {
+func (s *pgStore) queryRow(ctx context.Context, scan func(pgx.Row) error, sql string, args ...any) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	return retry(ctx, func(ctx context.Context) error { return scan(s.pool.QueryRow(ctx, sql, args...)) })
 }
 
 // readRow is queryRow for a statement that changes nothing (retryRead).
-func (s *Store) readRow(ctx context.Context, scan func(pgx.Row) error, sql string, args ...any) error {
+func (s *pgStore) readRow(ctx context.Context, scan func(pgx.Row) error, sql string, args ...any) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	return retryRead(ctx, func(ctx context.Context) error { return scan(s.pool.QueryRow(ctx, sql, args...)) })
@@ -437,7 +422,7 @@ func seqParam(seq uint64) (int64, error) {
 // 0, prunes all but the keep newest terminal executions of runtime in the
 // same statement (one transaction, one round trip), returning how many it
 // removed.
-func (s *Store) CreateExecution(ctx context.Context, runtime string, e *store.Execution, keep int) (int, error) {
+func (s *pgStore) CreateExecution(ctx context.Context, runtime string, e *store.Execution, keep int) (int, error) {
 	if !key(runtime) || !key(e.ID) {
 		return 0, fmt.Errorf("postgres: creating execution %q: the runtime name and the ID must be valid UTF-8 without NUL", e.ID)
 	}
@@ -538,7 +523,7 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 // readOnly runs fn in a read-only REPEATABLE READ transaction (one snapshot:
 // an execution and its log as they were at one moment), bounded by the
 // query timeout.
-func (s *Store) readOnly(ctx context.Context, fn func(context.Context, pgx.Tx) error) error {
+func (s *pgStore) readOnly(ctx context.Context, fn func(context.Context, pgx.Tx) error) error {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
 	return retryRead(ctx, func(ctx context.Context) error {
@@ -548,7 +533,7 @@ func (s *Store) readOnly(ctx context.Context, fn func(context.Context, pgx.Tx) e
 }
 
 // Execution implements store.Store.
-func (s *Store) Execution(ctx context.Context, runtime, id string) (*store.Execution, error) {
+func (s *pgStore) Execution(ctx context.Context, runtime, id string) (*store.Execution, error) {
 	if !key(runtime) || !key(id) {
 		return nil, fmt.Errorf("%w: %q", store.ErrNotFound, id)
 	}
@@ -593,7 +578,7 @@ func readLogs(ctx context.Context, tx pgx.Tx, runtime string, ids []string) (map
 }
 
 // Executions implements store.Store.
-func (s *Store) Executions(ctx context.Context, runtime string, limit int) ([]*store.Execution, error) {
+func (s *pgStore) Executions(ctx context.Context, runtime string, limit int) ([]*store.Execution, error) {
 	if !key(runtime) {
 		return nil, nil
 	}
@@ -640,7 +625,7 @@ func statusTexts(from []store.Status) []string {
 // TransitionExecution implements store.Store: one UPDATE … WHERE status =
 // ANY(from); of concurrent callers, the first to commit wins and the others
 // re-check the new row and match nothing.
-func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, from []store.Status, to store.Status, u store.ExecutionUpdate) (bool, error) {
+func (s *pgStore) TransitionExecution(ctx context.Context, runtime, id string, from []store.Status, to store.Status, u store.ExecutionUpdate) (bool, error) {
 	if len(from) == 0 {
 		return false, errors.New("postgres: a transition needs at least one from state")
 	}
@@ -707,7 +692,7 @@ func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, fro
 // order and rows another transaction holds are skipped (an approval or an
 // expiry on another replica is deciding them), so replicas expiring at
 // once neither deadlock nor expire one run twice.
-func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from store.Status, before int64, to store.Status, message string, at int64) ([]string, error) {
+func (s *pgStore) ExpireExecutions(ctx context.Context, runtime string, from store.Status, before int64, to store.Status, message string, at int64) ([]string, error) {
 	if !key(runtime) {
 		return nil, nil
 	}
@@ -744,7 +729,7 @@ const expireSQL = `WITH due AS (
 // owner or an ended lease; of replicas taking over one orphan at once, the
 // first to commit wins and the others re-check the new row (its lease is
 // live) and match nothing.
-func (s *Store) LeaseExecution(ctx context.Context, runtime, id string, l store.Lease, at int64) (bool, error) {
+func (s *pgStore) LeaseExecution(ctx context.Context, runtime, id string, l store.Lease, at int64) (bool, error) {
 	if !key(runtime) || !key(id) || !key(l.Owner) {
 		return false, nil
 	}
@@ -758,7 +743,7 @@ func (s *Store) LeaseExecution(ctx context.Context, runtime, id string, l store.
 }
 
 // Orphans implements store.Store.
-func (s *Store) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
+func (s *pgStore) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
 	if !key(runtime) {
 		return nil, nil
 	}
@@ -784,7 +769,7 @@ func (s *Store) Orphans(ctx context.Context, runtime string, at int64) ([]string
 }
 
 // DeleteExecution implements store.Store.
-func (s *Store) DeleteExecution(ctx context.Context, runtime, id string) (*store.Execution, error) {
+func (s *pgStore) DeleteExecution(ctx context.Context, runtime, id string) (*store.Execution, error) {
 	if !key(runtime) || !key(id) {
 		return nil, nil
 	}
@@ -818,7 +803,7 @@ const pruneTail = `doomed AS (
 	WHERE e.runtime = $1 AND e.id = doomed.id AND e.status IN ` + terminal
 
 // PruneExecutions implements store.Store.
-func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (int, error) {
+func (s *pgStore) PruneExecutions(ctx context.Context, runtime string, keep int) (int, error) {
 	if !key(runtime) {
 		return 0, nil
 	}
@@ -831,7 +816,7 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 
 // PruneOlder implements store.Store. Rows another transaction holds are
 // left for a later prune (see pruneTail).
-func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
+func (s *pgStore) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
 	if !key(runtime) {
 		return 0, nil
 	}
@@ -848,7 +833,7 @@ func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (i
 }
 
 // Entry implements store.Store.
-func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*store.Entry, bool, error) {
+func (s *pgStore) Entry(ctx context.Context, runtime, id string, seq uint64) (*store.Entry, bool, error) {
 	sq, err := seqParam(seq)
 	if err != nil || !key(runtime) || !key(id) {
 		return nil, false, nil
@@ -874,7 +859,7 @@ func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*sto
 const running = `EXISTS (SELECT 1 FROM codemode_executions WHERE runtime = $1 AND id = $2 AND status = 'running' FOR SHARE)`
 
 // InsertEntry implements store.Store.
-func (s *Store) InsertEntry(ctx context.Context, runtime, id string, e *store.Entry) (bool, error) {
+func (s *pgStore) InsertEntry(ctx context.Context, runtime, id string, e *store.Entry) (bool, error) {
 	sq, err := seqParam(e.Seq)
 	if err != nil {
 		return false, err
@@ -897,7 +882,7 @@ func (s *Store) InsertEntry(ctx context.Context, runtime, id string, e *store.En
 // TransitionEntry implements store.Store: one UPDATE … WHERE state =
 // ANY(from). A transition to executing (the claim of an approved action)
 // also needs the execution to be running, under a share lock of its row.
-func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uint64, from []store.EntryState, to store.EntryState, u store.EntryUpdate) (bool, error) {
+func (s *pgStore) TransitionEntry(ctx context.Context, runtime, id string, seq uint64, from []store.EntryState, to store.EntryState, u store.EntryUpdate) (bool, error) {
 	if len(from) == 0 {
 		return false, errors.New("postgres: a transition needs at least one from state")
 	}
@@ -948,7 +933,7 @@ func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uin
 }
 
 // Pending implements store.Store.
-func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.PendingAction, error) {
+func (s *pgStore) Pending(ctx context.Context, runtime, id string) ([]store.PendingAction, error) {
 	if !key(runtime) || !key(id) {
 		return []store.PendingAction{}, nil
 	}

@@ -60,7 +60,7 @@ func newSchema(t testing.TB) string {
 
 // open opens a store on schema (a replica: its own pool), closed when the
 // test ends. It fails the test when the server cannot be reached.
-func open(t testing.TB, schema string, opts postgres.Options) *postgres.Store {
+func open(t testing.TB, schema string, opts postgres.Options) store.Store {
 	t.Helper()
 	opts.Schema = schema
 	s, err := postgres.Open(context.Background(), testDSN(t), opts)
@@ -84,7 +84,7 @@ func TestConcurrentMigration(t *testing.T) {
 	dsn := testDSN(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
-	stores := make([]*postgres.Store, 8)
+	stores := make([]store.Store, 8)
 	for i := range 8 {
 		wg.Go(func() {
 			stores[i], errs[i] = postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, MaxConns: 2})
@@ -98,7 +98,7 @@ func TestConcurrentMigration(t *testing.T) {
 		defer stores[i].Close()
 	}
 	var versions []int
-	rows, err := stores[0].Pool().Query(context.Background(), "SELECT version FROM codemode_schema_version")
+	rows, err := postgres.Pool(stores[0]).Query(context.Background(), "SELECT version FROM codemode_schema_version")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestConcurrentMigration(t *testing.T) {
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
-	if _, err := s.Pool().Exec(context.Background(), "UPDATE codemode_schema_version SET version = 99"); err != nil {
+	if _, err := postgres.Pool(s).Exec(context.Background(), "UPDATE codemode_schema_version SET version = 99"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := postgres.Open(context.Background(), testDSN(t), postgres.Options{Schema: schema})
@@ -160,7 +160,7 @@ func TestQueryTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another session holds the row: the transition waits, then gives up.
-	tx, err := other.Pool().Begin(ctx)
+	tx, err := postgres.Pool(other).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 	ctx := context.Background()
 	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "UPDATE codemode_schema_version SET version = 3",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`} {
-		if _, err := s.Pool().Exec(ctx, q); err != nil {
+		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
 			t.Fatal(q, err)
 		}
 	}

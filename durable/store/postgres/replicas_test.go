@@ -83,7 +83,7 @@ const batch = 10
 // replica is one host: its own store (pool) and QuickJS runtime, and a
 // handle per runtime name slot0…slot9.
 type replica struct {
-	store   *postgres.Store
+	store   store.Store
 	handles []*durable.Handle
 	driver  *quickjs.Driver
 }
@@ -93,7 +93,7 @@ func newReplica(ctx context.Context, dsn, schema string) (*replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.Pool().Exec(ctx, "CREATE TABLE IF NOT EXISTS test_effects (execution_id text NOT NULL, kind text NOT NULL)"); err != nil {
+	if _, err := postgres.Pool(st).Exec(ctx, "CREATE TABLE IF NOT EXISTS test_effects (execution_id text NOT NULL, kind text NOT NULL)"); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func newReplica(ctx context.Context, dsn, schema string) (*replica, error) {
 	}
 	r := &replica{store: st, driver: d}
 	for k := range batch {
-		ct, err := contract.NewNamespaced(effectsConnector(st.Pool()))
+		ct, err := contract.NewNamespaced(effectsConnector(postgres.Pool(st)))
 		if err != nil {
 			r.close()
 			return nil, err
@@ -239,7 +239,7 @@ func race(ctx context.Context, runs []contested, actions [][]string, do func(i, 
 // approval applied exactly once; the approved action applied exactly once
 // when its entry is applied and never otherwise; nothing applied after a
 // reject or an expiry; at most one approval won; the run ended.
-func checkRun(t testing.TB, st *postgres.Store, c contested, results []result) {
+func checkRun(t testing.TB, st store.Store, c contested, results []result) {
 	t.Helper()
 	ctx := context.Background()
 	id, seq := c.ID, c.Seq
@@ -248,7 +248,7 @@ func checkRun(t testing.TB, st *postgres.Store, c contested, results []result) {
 		t.Fatal(err)
 	}
 	counts := map[string]int{}
-	rows, err := st.Pool().Query(ctx, "SELECT kind, count(*) FROM test_effects WHERE execution_id = $1 GROUP BY kind", id)
+	rows, err := postgres.Pool(st).Query(ctx, "SELECT kind, count(*) FROM test_effects WHERE execution_id = $1 GROUP BY kind", id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func TestRestartDuringRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A fresh history on each run of the test (the server is the test's own).
-	if _, err := st.Pool().Exec(context.Background(), "TRUNCATE codemode_executions CASCADE"); err != nil {
+	if _, err := postgres.Pool(st).Exec(context.Background(), "TRUNCATE codemode_executions CASCADE"); err != nil {
 		t.Fatal(err)
 	}
 	l := &ledger{counts: map[string]int{}}
@@ -242,7 +242,7 @@ func TestServerStopsMidCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another session holds the row, so the transition waits on the server.
-	tx, err := st.Pool().Begin(ctx)
+	tx, err := postgres.Pool(st).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestServerStopsMidCall(t *testing.T) {
 	// Wait until the transition is blocked on the lock, as the server sees it.
 	for {
 		var waiting int
-		if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE codemode_executions%'").Scan(&waiting); err != nil {
+		if err := postgres.Pool(st).QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE codemode_executions%'").Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 		if waiting > 0 {

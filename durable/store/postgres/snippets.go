@@ -14,7 +14,7 @@ import (
 const snippetColumns = `name, description, code, input_schema, connectors, saved_at`
 
 // SaveSnippet implements store.Store.
-func (s *Store) SaveSnippet(ctx context.Context, runtime string, sn *store.Snippet) error {
+func (s *pgStore) SaveSnippet(ctx context.Context, runtime string, sn *store.Snippet) error {
 	if !key(runtime) || !key(sn.Name) {
 		return fmt.Errorf("postgres: snippet name %q or runtime %q is not valid UTF-8 without NUL", sn.Name, runtime)
 	}
@@ -54,7 +54,7 @@ func scanSnippet(row pgx.Row) (*store.Snippet, error) {
 }
 
 // Snippet implements store.Store.
-func (s *Store) Snippet(ctx context.Context, runtime, name string) (*store.Snippet, bool, error) {
+func (s *pgStore) Snippet(ctx context.Context, runtime, name string) (*store.Snippet, bool, error) {
 	if !key(runtime) || !key(name) {
 		return nil, false, nil
 	}
@@ -73,7 +73,7 @@ func (s *Store) Snippet(ctx context.Context, runtime, name string) (*store.Snipp
 }
 
 // Snippets implements store.Store.
-func (s *Store) Snippets(ctx context.Context, runtime string) ([]store.Snippet, error) {
+func (s *pgStore) Snippets(ctx context.Context, runtime string) ([]store.Snippet, error) {
 	list := []store.Snippet{}
 	if !key(runtime) {
 		return list, nil
@@ -98,7 +98,7 @@ func (s *Store) Snippets(ctx context.Context, runtime string) ([]store.Snippet, 
 }
 
 // DeleteSnippet implements store.Store.
-func (s *Store) DeleteSnippet(ctx context.Context, runtime, name string) (bool, error) {
+func (s *pgStore) DeleteSnippet(ctx context.Context, runtime, name string) (bool, error) {
 	if !key(runtime) || !key(name) {
 		return false, nil
 	}

@@ -33,7 +33,7 @@ func TestUnavailableClassifiesConnectionErrors(t *testing.T) {
 			if got := unavailable(c.err); got != c.want {
 				t.Fatalf("unavailable(%v) = %v, want %v", c.err, got, c.want)
 			}
-			s := &Store{where: "h:5432/db"}
+			s := &pgStore{where: "h:5432/db"}
 			if got := errors.Is(s.wrap("op", c.err), ErrUnavailable); got != c.want {
 				t.Fatalf("wrap(%v) is ErrUnavailable: %v, want %v", c.err, got, c.want)
 			}

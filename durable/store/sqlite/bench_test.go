@@ -51,6 +51,7 @@ func BenchmarkCallRecordBatched(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	batcher := s.(store.EntryBatcher)
 	defer s.Close()
 	ctx := context.Background()
 	if _, err := s.CreateExecution(ctx, "default", &store.Execution{ID: "exec_1", Code: "1", Status: store.StatusRunning, CreatedAt: 1, UpdatedAt: 1}, -1); err != nil {
@@ -66,7 +67,7 @@ func BenchmarkCallRecordBatched(b *testing.B) {
 		if seq > 1 {
 			moves = []store.EntryMove{{Seq: seq - 1, From: []store.EntryState{store.EntryExecuting}, To: store.EntryApplied, Update: store.EntryUpdate{At: 3, Result: args}}}
 		}
-		ok, err := s.WriteEntries(ctx, "default", "exec_1", moves, &store.Entry{Seq: seq, Connector: "svc", Method: "get", Args: args, State: store.EntryExecuting, UpdatedAt: 2})
+		ok, err := batcher.WriteEntries(ctx, "default", "exec_1", moves, &store.Entry{Seq: seq, Connector: "svc", Method: "get", Args: args, State: store.EntryExecuting, UpdatedAt: 2})
 		if err != nil || !ok {
 			b.Fatal(ok, err)
 		}

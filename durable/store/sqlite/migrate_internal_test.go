@@ -34,7 +34,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	defer s.Close()
 	var v int
-	if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+	if err := s.(*fileStore).db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version %d, %v", v, err)
 	}
 	e, err := s.Execution(context.Background(), "default", "exec_1")
@@ -46,7 +46,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("pending %+v, %v", p, err)
 	}
 	var withoutRowid int
-	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'tool_log' AND sql LIKE '%WITHOUT ROWID%'`).Scan(&withoutRowid); err != nil || withoutRowid != 1 {
+	if err := s.(*fileStore).db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'tool_log' AND sql LIKE '%WITHOUT ROWID%'`).Scan(&withoutRowid); err != nil || withoutRowid != 1 {
 		t.Fatalf("tool_log is not WITHOUT ROWID: %d %v", withoutRowid, err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 const snippetColumns = `name, description, code, input_schema, connectors, saved_at`
 
 // SaveSnippet implements store.Store.
-func (s *Store) SaveSnippet(ctx context.Context, runtime string, sn *store.Snippet) error {
+func (s *fileStore) SaveSnippet(ctx context.Context, runtime string, sn *store.Snippet) error {
 	connectors, err := jsonText(nonNil(sn.Connectors))
 	if err != nil {
 		return fmt.Errorf("sqlite: saving snippet %s: %w", sn.Name, err)
@@ -48,7 +48,7 @@ func scanSnippet(row scanner) (*store.Snippet, error) {
 }
 
 // Snippet implements store.Store.
-func (s *Store) Snippet(ctx context.Context, runtime, name string) (*store.Snippet, bool, error) {
+func (s *fileStore) Snippet(ctx context.Context, runtime, name string) (*store.Snippet, bool, error) {
 	sn, err := scanSnippet(s.queryRow(ctx, `SELECT `+snippetColumns+` FROM snippets WHERE runtime = ? AND name = ?`, runtime, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -60,7 +60,7 @@ func (s *Store) Snippet(ctx context.Context, runtime, name string) (*store.Snipp
 }
 
 // Snippets implements store.Store.
-func (s *Store) Snippets(ctx context.Context, runtime string) ([]store.Snippet, error) {
+func (s *fileStore) Snippets(ctx context.Context, runtime string) ([]store.Snippet, error) {
 	rows, err := s.query(ctx, `SELECT `+snippetColumns+` FROM snippets WHERE runtime = ? ORDER BY name`, runtime)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: listing snippets: %w", err)
@@ -81,7 +81,7 @@ func (s *Store) Snippets(ctx context.Context, runtime string) ([]store.Snippet, 
 }
 
 // DeleteSnippet implements store.Store.
-func (s *Store) DeleteSnippet(ctx context.Context, runtime, name string) (bool, error) {
+func (s *fileStore) DeleteSnippet(ctx context.Context, runtime, name string) (bool, error) {
 	res, err := s.exec(ctx, `DELETE FROM snippets WHERE runtime = ? AND name = ?`, runtime, name)
 	if err != nil {
 		return false, fmt.Errorf("sqlite: deleting snippet %s: %w", name, err)

@@ -1,8 +1,3 @@
-// Package sqlite is the embedded journal store of package durable: one
-// SQLite file (pure Go, modernc.org/sqlite; no cgo) in WAL mode with a busy
-// timeout, so several processes may open the same journal, and with the
-// schema version kept in the database (PRAGMA user_version) so a newer
-// program migrates an older file in place.
 package sqlite
 
 import (
@@ -21,9 +16,9 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
-// Store is a store.Store on one SQLite file. It is safe for concurrent
+// fileStore is a store.Store on one SQLite file. It is safe for concurrent
 // use, including by other processes that open the same file.
-type Store struct {
+type fileStore struct {
 	db *sql.DB
 
 	mu    sync.Mutex
@@ -41,8 +36,8 @@ type Store struct {
 }
 
 var (
-	_ store.Store        = (*Store)(nil)
-	_ store.EntryBatcher = (*Store)(nil)
+	_ store.Store        = (*fileStore)(nil)
+	_ store.EntryBatcher = (*fileStore)(nil)
 )
 
 // Options are the store's settings.
@@ -55,8 +50,13 @@ type Options struct {
 // Open opens (creating when absent) the journal at path and migrates its
 // schema to the current version. It returns an error when the file cannot
 // be opened, is not a SQLite database, or was written by a newer program
-// (a schema version this one does not know).
-func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+// (a schema version this one does not know). The store is safe for
+// concurrent use, including by other processes that open the same file,
+// and implements store.EntryBatcher. To inspect the file (backups,
+// VACUUM), open it with database/sql and the modernc.org/sqlite driver;
+// writing the journal's tables directly bypasses the conditional
+// transitions that keep it consistent.
+func Open(ctx context.Context, path string, opts Options) (store.Store, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: the journal path is empty")
 	}
@@ -85,7 +85,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// while one writes (WAL).
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db, stmts: map[string]*sql.Stmt{}, wstmts: map[string]*sql.Stmt{}}
+	s := &fileStore{db: db, stmts: map[string]*sql.Stmt{}, wstmts: map[string]*sql.Stmt{}}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
@@ -98,7 +98,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error {
+func (s *fileStore) Close() error {
 	s.mu.Lock()
 	for _, st := range s.stmts {
 		_ = st.Close()
@@ -122,7 +122,7 @@ func (s *Store) Close() error {
 // again on each connection that runs it, once): parsing a statement costs
 // about as much as running it. Queries are the package's own texts, a small
 // fixed set.
-func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+func (s *fileStore) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st := s.stmts[query]; st != nil {
@@ -154,7 +154,7 @@ func detach(ctx context.Context) (context.Context, error) {
 
 // writer runs statements on the store's writing connection (wmu held).
 type writer struct {
-	s   *Store
+	s   *fileStore
 	ctx context.Context
 }
 
@@ -188,7 +188,7 @@ func (w writer) query(query string, args ...any) (*sql.Rows, error) {
 }
 
 // write runs fn on the writing connection, alone.
-func (s *Store) write(ctx context.Context, fn func(w writer) error) error {
+func (s *fileStore) write(ctx context.Context, fn func(w writer) error) error {
 	ctx, err := detach(ctx)
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func (s *Store) write(ctx context.Context, fn func(w writer) error) error {
 // IMMEDIATE takes the file's write lock at once (another process may
 // hold it: busy_timeout), fn's statements, COMMIT; ROLLBACK when fn or
 // the commit fails.
-func (s *Store) writeTx(ctx context.Context, fn func(w writer) error) error {
+func (s *fileStore) writeTx(ctx context.Context, fn func(w writer) error) error {
 	return s.write(ctx, func(w writer) error {
 		if _, err := w.exec("BEGIN IMMEDIATE"); err != nil {
 			return err
@@ -222,7 +222,7 @@ func (s *Store) writeTx(ctx context.Context, fn func(w writer) error) error {
 }
 
 // exec runs one write statement on the writing connection.
-func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+func (s *fileStore) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	err = s.write(ctx, func(w writer) error {
 		res, err = w.exec(query, args...)
 		return err
@@ -231,7 +231,7 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Re
 }
 
 // queryRow runs a prepared query for one row; its errors surface in Scan.
-func (s *Store) queryRow(ctx context.Context, query string, args ...any) scanner {
+func (s *fileStore) queryRow(ctx context.Context, query string, args ...any) scanner {
 	ctx, err := detach(ctx)
 	if err != nil {
 		return errRow{err}
@@ -244,7 +244,7 @@ func (s *Store) queryRow(ctx context.Context, query string, args ...any) scanner
 }
 
 // query runs a prepared query.
-func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (s *fileStore) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	ctx, err := detach(ctx)
 	if err != nil {
 		return nil, err
@@ -347,10 +347,10 @@ var migrations = []string{
 	`ALTER TABLE executions ADD COLUMN configuration TEXT NOT NULL DEFAULT '{}';`,
 }
 
-// SchemaVersion is the schema version this package writes.
-const SchemaVersion = 5
+// schemaVersion is the schema version this package writes.
+const schemaVersion = 5
 
-func (s *Store) migrate(ctx context.Context) error {
+func (s *fileStore) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
 	if err != nil {
 		return fmt.Errorf("starting the migration: %w", err)
@@ -393,7 +393,7 @@ func nullable(raw json.RawMessage) any {
 }
 
 // CreateExecution implements store.Store.
-func (s *Store) CreateExecution(ctx context.Context, runtime string, e *store.Execution, keep int) (int, error) {
+func (s *fileStore) CreateExecution(ctx context.Context, runtime string, e *store.Execution, keep int) (int, error) {
 	logs, err := jsonText(nonNil(e.Logs))
 	if err != nil {
 		return 0, err
@@ -498,7 +498,7 @@ func scanEntry(row scanner) (*store.Entry, error) {
 }
 
 // Execution implements store.Store.
-func (s *Store) Execution(ctx context.Context, runtime, id string) (*store.Execution, error) {
+func (s *fileStore) Execution(ctx context.Context, runtime, id string) (*store.Execution, error) {
 	e, err := scanExecution(s.queryRow(ctx, `SELECT `+executionColumns+` FROM executions WHERE runtime = ? AND id = ?`, runtime, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", store.ErrNotFound, id)
@@ -512,7 +512,7 @@ func (s *Store) Execution(ctx context.Context, runtime, id string) (*store.Execu
 	return e, nil
 }
 
-func (s *Store) log(ctx context.Context, runtime, id string) ([]store.Entry, error) {
+func (s *fileStore) log(ctx context.Context, runtime, id string) ([]store.Entry, error) {
 	rows, err := s.query(ctx, `SELECT `+entryColumns+` FROM tool_log WHERE runtime = ? AND execution_id = ? ORDER BY seq`, runtime, id)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: reading the log of %s: %w", id, err)
@@ -533,7 +533,7 @@ func (s *Store) log(ctx context.Context, runtime, id string) ([]store.Entry, err
 }
 
 // Executions implements store.Store.
-func (s *Store) Executions(ctx context.Context, runtime string, limit int) ([]*store.Execution, error) {
+func (s *fileStore) Executions(ctx context.Context, runtime string, limit int) ([]*store.Execution, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
@@ -569,7 +569,7 @@ func placeholders(n int) string {
 }
 
 // TransitionExecution implements store.Store.
-func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, from []store.Status, to store.Status, u store.ExecutionUpdate) (bool, error) {
+func (s *fileStore) TransitionExecution(ctx context.Context, runtime, id string, from []store.Status, to store.Status, u store.ExecutionUpdate) (bool, error) {
 	if len(from) == 0 {
 		return false, errors.New("sqlite: a transition needs at least one from state")
 	}
@@ -627,7 +627,7 @@ func (s *Store) TransitionExecution(ctx context.Context, runtime, id string, fro
 }
 
 // ExpireExecutions implements store.Store.
-func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from store.Status, before int64, to store.Status, message string, at int64) ([]string, error) {
+func (s *fileStore) ExpireExecutions(ctx context.Context, runtime string, from store.Status, before int64, to store.Status, message string, at int64) ([]string, error) {
 	var ids []string
 	err := s.write(ctx, func(w writer) error {
 		rows, err := w.query(`UPDATE executions SET status = ?, error = ?, updated_at = ?, lease_owner = '', lease_until = 0
@@ -653,7 +653,7 @@ func (s *Store) ExpireExecutions(ctx context.Context, runtime string, from store
 }
 
 // LeaseExecution implements store.Store.
-func (s *Store) LeaseExecution(ctx context.Context, runtime, id string, l store.Lease, at int64) (bool, error) {
+func (s *fileStore) LeaseExecution(ctx context.Context, runtime, id string, l store.Lease, at int64) (bool, error) {
 	res, err := s.exec(ctx, `UPDATE executions SET lease_owner = ?, lease_until = ?, updated_at = ?
 		WHERE runtime = ? AND id = ? AND status = 'running' AND (lease_owner = ? OR lease_until < ?)`,
 		l.Owner, l.Until, at, runtime, id, l.Owner, at)
@@ -668,7 +668,7 @@ func (s *Store) LeaseExecution(ctx context.Context, runtime, id string, l store.
 }
 
 // Orphans implements store.Store.
-func (s *Store) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
+func (s *fileStore) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
 	rows, err := s.query(ctx, `SELECT id FROM executions WHERE runtime = ? AND status = 'running' AND lease_until < ?
 		ORDER BY created_at, id`, runtime, at)
 	if err != nil {
@@ -690,7 +690,7 @@ func (s *Store) Orphans(ctx context.Context, runtime string, at int64) ([]string
 }
 
 // DeleteExecution implements store.Store.
-func (s *Store) DeleteExecution(ctx context.Context, runtime, id string) (*store.Execution, error) {
+func (s *fileStore) DeleteExecution(ctx context.Context, runtime, id string) (*store.Execution, error) {
 	var e *store.Execution
 	err := s.write(ctx, func(w writer) error {
 		st, err := w.stmt(`DELETE FROM executions WHERE runtime = ? AND id = ? RETURNING ` + executionColumns)
@@ -719,7 +719,7 @@ const pruneQuery = `DELETE FROM executions WHERE runtime = ? AND status IN ` + t
 		ORDER BY created_at DESC, id DESC LIMIT ?)`
 
 // PruneExecutions implements store.Store.
-func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (int, error) {
+func (s *fileStore) PruneExecutions(ctx context.Context, runtime string, keep int) (int, error) {
 	if keep < 0 {
 		keep = 0
 	}
@@ -730,7 +730,7 @@ func (s *Store) PruneExecutions(ctx context.Context, runtime string, keep int) (
 // pruned is how many executions a prune's delete removed; it returns the
 // freed pages to the file system (a no-op for a file whose auto_vacuum is
 // off: see Open).
-func (s *Store) pruned(ctx context.Context, res sql.Result, err error) (int, error) {
+func (s *fileStore) pruned(ctx context.Context, res sql.Result, err error) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: pruning executions: %w", err)
 	}
@@ -747,13 +747,13 @@ func (s *Store) pruned(ctx context.Context, res sql.Result, err error) (int, err
 }
 
 // PruneOlder implements store.Store.
-func (s *Store) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
+func (s *fileStore) PruneOlder(ctx context.Context, runtime string, before int64) (int, error) {
 	res, err := s.exec(ctx, `DELETE FROM executions WHERE runtime = ? AND status IN `+terminal+` AND created_at < ?`, runtime, before)
 	return s.pruned(ctx, res, err)
 }
 
 // Entry implements store.Store.
-func (s *Store) Entry(ctx context.Context, runtime, id string, seq uint64) (*store.Entry, bool, error) {
+func (s *fileStore) Entry(ctx context.Context, runtime, id string, seq uint64) (*store.Entry, bool, error) {
 	e, err := scanEntry(s.queryRow(ctx, `SELECT `+entryColumns+` FROM tool_log
 		WHERE runtime = ? AND execution_id = ? AND seq = ?`, runtime, id, seq))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -777,7 +777,7 @@ func insertEntry(runtime, id string, e *store.Entry) (string, []any) {
 }
 
 // InsertEntry implements store.Store.
-func (s *Store) InsertEntry(ctx context.Context, runtime, id string, e *store.Entry) (bool, error) {
+func (s *fileStore) InsertEntry(ctx context.Context, runtime, id string, e *store.Entry) (bool, error) {
 	q, args := insertEntry(runtime, id, e)
 	res, err := s.exec(ctx, q, args...)
 	if err != nil {
@@ -823,7 +823,7 @@ func transitionEntry(runtime, id string, seq uint64, from []store.EntryState, to
 }
 
 // TransitionEntry implements store.Store.
-func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uint64, from []store.EntryState, to store.EntryState, u store.EntryUpdate) (bool, error) {
+func (s *fileStore) TransitionEntry(ctx context.Context, runtime, id string, seq uint64, from []store.EntryState, to store.EntryState, u store.EntryUpdate) (bool, error) {
 	q, args, err := transitionEntry(runtime, id, seq, from, to, u)
 	if err != nil {
 		return false, err
@@ -844,7 +844,7 @@ func (s *Store) TransitionEntry(ctx context.Context, runtime, id string, seq uin
 // statement alone (of some 35 us of CPU per autocommit statement, half are
 // the WAL's lock and write system calls), so a call's result and the next
 // call's mark cost one commit.
-func (s *Store) WriteEntries(ctx context.Context, runtime, id string, moves []store.EntryMove, insert *store.Entry) (bool, error) {
+func (s *fileStore) WriteEntries(ctx context.Context, runtime, id string, moves []store.EntryMove, insert *store.Entry) (bool, error) {
 	for _, m := range moves {
 		if m.To == store.EntryExecuting {
 			return false, fmt.Errorf("sqlite: entry %d of %s: a batch cannot claim an entry", m.Seq, id)
@@ -890,7 +890,7 @@ func (s *Store) WriteEntries(ctx context.Context, runtime, id string, moves []st
 }
 
 // Pending implements store.Store.
-func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.PendingAction, error) {
+func (s *fileStore) Pending(ctx context.Context, runtime, id string) ([]store.PendingAction, error) {
 	q := `SELECT t.execution_id, t.seq, t.connector, t.method, t.args, t.uncertain FROM executions e
 		JOIN tool_log t ON t.runtime = e.runtime AND t.execution_id = e.id
 		WHERE e.runtime = ? AND e.status = 'paused' AND t.state = 'pending'`
@@ -920,8 +920,3 @@ func (s *Store) Pending(ctx context.Context, runtime, id string) ([]store.Pendin
 	}
 	return out, nil
 }
-
-// DB returns the underlying database, for inspection and maintenance
-// (backups, VACUUM). Writing to the journal's tables directly bypasses the
-// conditional transitions that keep it consistent.
-func (s *Store) DB() *sql.DB { return s.db }

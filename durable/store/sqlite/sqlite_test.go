@@ -13,7 +13,7 @@ import (
 	"github.com/codemode-go/codemode/durable/store/storetest"
 )
 
-func open(t *testing.T, path string) *sqlite.Store {
+func open(t *testing.T, path string) store.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
 	if err != nil {
@@ -49,7 +49,7 @@ func TestJournalSurvivesReopen(t *testing.T) {
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	s := open(t, path)
-	if _, err := s.DB().ExecContext(context.Background(), "PRAGMA user_version = 99"); err != nil {
+	if _, err := sqlite.DB(s).ExecContext(context.Background(), "PRAGMA user_version = 99"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -73,7 +73,7 @@ func TestOpenUsesWAL(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "journal.db"))
 	defer s.Close()
 	var mode string
-	if err := s.DB().QueryRowContext(context.Background(), "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := sqlite.DB(s).QueryRowContext(context.Background(), "PRAGMA journal_mode").Scan(&mode); err != nil {
 		t.Fatal(err)
 	}
 	if mode != "wal" {
@@ -90,7 +90,7 @@ func TestPruneReturnsSpace(t *testing.T) {
 	pages := func() int {
 		t.Helper()
 		var n int
-		if err := s.DB().QueryRowContext(ctx, "PRAGMA page_count").Scan(&n); err != nil {
+		if err := sqlite.DB(s).QueryRowContext(ctx, "PRAGMA page_count").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
