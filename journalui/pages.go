@@ -241,7 +241,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 func calls(e *store.Execution) int {
 	n := 0
 	for _, l := range e.Log {
-		if !l.IsStep() {
+		if !l.IsStep() && !isProgram(l) {
 			n++
 		}
 	}
@@ -254,7 +254,10 @@ func summary(e *store.Execution) string {
 	case store.StatusPaused:
 		var p []string
 		for _, l := range e.Log {
-			if l.State == store.EntryPending {
+			switch {
+			case l.State == store.EntryPending && isProgram(l):
+				p = append(p, "its program, before it runs")
+			case l.State == store.EntryPending:
 				p = append(p, l.Connector+"."+l.Method)
 			}
 		}

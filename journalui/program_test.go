@@ -73,6 +73,12 @@ func TestBrowserApprovesAProgramBeforeItRuns(t *testing.T) {
 		t.Errorf("the list's approve button reads %q", s)
 	}
 	screenshot(t, ctx, "program-in-list")
+	if s := text(t, ctx, `tr[data-execution="`+other+`"]`); !strings.Contains(s, "awaits approval: its program, before it runs") {
+		t.Errorf("the list's row reads %q", s)
+	}
+	if s := text(t, ctx, group+" form.decide .muted"); !strings.Contains(s, "Nothing has run yet") {
+		t.Errorf("the list says %q beside the approve button", s)
+	}
 	click(t, ctx, group+" button.reject")
 	if e := f.record(t, other); e.Status != store.StatusRejected {
 		t.Errorf("after the list's reject the run is %s", e.Status)
