@@ -43,7 +43,9 @@ func (e *notPausedError) Is(target error) bool { return target == ErrNotPaused }
 // (status: completed)") for any other status, even when another process
 // approved it a moment earlier, an error wrapping store.ErrNotFound for an unknown
 // ID, and an error naming them when namespaces the execution started with
-// are not in the handle's contract.
+// are not in the handle's contract, or wrapping ErrConfigurationChanged when
+// the handle's Options.Configuration differs from the one the execution
+// started with (it stays paused, its approval unused).
 func (h *Handle) Approve(ctx context.Context, id string) (out codetool.Answer, err error) {
 	return h.approve(ctx, id, nil)
 }
@@ -163,6 +165,9 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 	if missing := h.missing(e.Connectors); len(missing) > 0 {
 		return codetool.Answer{}, fmt.Errorf("durable: execution %s needs the namespace(s) %s, which the handle's contract does not have", id, strings.Join(missing, ", "))
 	}
+	if err := h.checkConfiguration(e); err != nil {
+		return codetool.Answer{}, err
+	}
 	passes := e.Passes + 1
 	var approved uint64
 	for _, l := range e.Log {
@@ -200,6 +205,9 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 		}
 		e = cur
 		passes = cur.Passes
+	}
+	if err := h.startApprovedProgram(ctx, e); err != nil {
+		return codetool.Answer{}, err
 	}
 	e.Status, e.Passes, e.Approved = store.StatusRunning, passes, approved
 	h.log.Debug("durable: approved", "execution", id, "pass", passes)
@@ -370,6 +378,9 @@ func (h *Handle) Resolve(ctx context.Context, id string, seq uint64, result json
 	}
 	if !found || entry.State != store.EntryPending || !entry.Uncertain {
 		return codetool.Answer{}, fmt.Errorf("durable: action %d of %s is not an uncertain action awaiting an answer", seq, id)
+	}
+	if err := h.checkConfiguration(e); err != nil {
+		return codetool.Answer{}, err
 	}
 	if t := h.tools[entry.Connector][entry.Method]; t != nil {
 		if err := t.CheckOutput(result); err != nil {

@@ -93,6 +93,30 @@ type Options struct {
 	// as the client does (client.RunOptions.MeterProvider). Nil records
 	// nothing.
 	MeterProvider metric.MeterProvider
+	// Configuration is the fingerprint of the configuration of the
+	// connectors the handle's contract was built from: an item's name ->
+	// its digest or summary ("petstore base URL" ->
+	// "https://api.example.com/v3", "petstore headers" ->
+	// "Authorization"), never a secret (a header's name, not its value).
+	// Execute records it with the execution
+	// (store.Execution.Configuration); Approve, ApprovePending,
+	// ApproveShown and Resolve refuse to continue a paused execution one
+	// of whose recorded items this one lacks or has with another value,
+	// and leave it paused (an error wrapping ErrConfigurationChanged that
+	// names them): an approved request must not go to another server, or
+	// without the credentials the run had. Items the execution did not
+	// record are not compared; nil records nothing.
+	Configuration map[string]string
+	// ApprovePrograms has a person approve each program whole before it
+	// runs: Execute records the execution and pauses it, before any call,
+	// with the program as its one pending action (seq ProgramSeq,
+	// codemode.program, arguments {"code": CODE}). Every approval surface
+	// shows it as it shows an action, and approves it as one (Approve,
+	// ApproveShown with its digest): the first pass then runs, pausing
+	// only for the calls their policy still holds for approval. Reject of
+	// ProgramSeq ends the execution rejected, nothing run. One decision
+	// for a trusted script, kept in the journal: any process may make it.
+	ApprovePrograms bool
 }
 
 // Handle is a durable code-mode runtime: one runtime name's history in a
@@ -227,7 +251,7 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	t := now()
 	seed := make([]byte, 16)
 	_, _ = rand.Read(seed)
-	e := &store.Execution{ID: id, Code: code, Status: store.StatusRunning, Connectors: h.namespaces, CreatedAt: t, UpdatedAt: t, Seed: seed, Passes: 1,
+	e := &store.Execution{ID: id, Code: code, Status: store.StatusRunning, Connectors: h.namespaces, Configuration: h.opts.Configuration, CreatedAt: t, UpdatedAt: t, Seed: seed, Passes: 1,
 		LeaseOwner: h.owner, LeaseUntil: t + h.opts.Lease.Milliseconds()}
 	codeJSON, _ := json.Marshal(code)
 	tooLarge := checkDurable("code", codeJSON)
@@ -237,6 +261,9 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	}
 	if tooLarge != nil {
 		e.LeaseOwner, e.LeaseUntil = "", 0
+	}
+	if h.opts.ApprovePrograms {
+		e.Passes = 0 // none until the program is approved (awaitProgram)
 	}
 	keep := -1
 	if h.opts.MaxExecutions > 0 {
@@ -253,6 +280,9 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	if tooLarge != nil {
 		h.hooks(ctx, id, store.StatusError, true)
 		return codetool.Answer{Status: codetool.StatusError, ExecutionID: id, Error: e.Error}, nil
+	}
+	if h.opts.ApprovePrograms {
+		return h.awaitProgram(ctx, e)
 	}
 	return h.runPassFrom(ctx, e, time.UnixMilli(t))
 }

@@ -170,6 +170,9 @@ func (h *Handle) resume(ctx context.Context, e *store.Execution) (codetool.Answe
 	if !ok {
 		return codetool.Answer{}, h.notOrphaned(ctx, id)
 	}
+	if e.Passes == 0 { // its lease is this handle's now
+		return h.unapprovedOrphan(ctx, e)
+	}
 	passes := e.Passes + 1
 	if _, err := h.store.TransitionExecution(ctx, h.name, id, []store.Status{store.StatusRunning}, store.StatusRunning, store.ExecutionUpdate{Passes: &passes}); err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
@@ -179,6 +182,9 @@ func (h *Handle) resume(ctx context.Context, e *store.Execution) (codetool.Answe
 	cur, err := h.store.Execution(ctx, h.name, id)
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	if err := h.startApprovedProgram(ctx, cur); err != nil { // approved (it had a pass) before its host died
+		return codetool.Answer{}, err
 	}
 	h.log.Info("durable: resuming an orphaned execution", "execution", id, "pass", cur.Passes, "previous owner", e.LeaseOwner)
 	return h.runPassFrom(ctx, cur, t)

@@ -114,7 +114,7 @@ func (h *Handle) Rollback(ctx context.Context, id string) (err error) {
 	defer func() { span.SetAttributes(attrCount.Int(rb.Reverted)) }()
 	for i := len(e.Log) - 1; i >= 0; i-- {
 		entry := e.Log[i]
-		if entry.State != store.EntryApplied || entry.IsStep() {
+		if entry.State != store.EntryApplied || entry.IsStep() || isProgram(entry) {
 			continue
 		}
 		t := h.tools[entry.Connector][entry.Method]

@@ -241,6 +241,9 @@ func (h *Handle) newPass(e *store.Execution) *pass {
 		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}}
 	for i := range e.Log {
 		l := &e.Log[i]
+		if isProgram(*l) {
+			continue // the program's approval, not a call
+		}
 		p.known = max(p.known, l.Seq)
 		if l.State == store.EntryApplied && !l.Ephemeral {
 			p.applied[l.Seq] = l

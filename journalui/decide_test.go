@@ -273,13 +273,7 @@ var axePath = filepath.Join("..", ".tools", "node_modules", "axe-core", "axe.min
 // list with a pause, a paused run with a folded argument, a rolled-back
 // run, the login page): no serious or critical violation.
 func TestBrowserPagesPassAnAccessibilityCheck(t *testing.T) {
-	axe, err := os.ReadFile(axePath)
-	if err != nil {
-		if os.Getenv("CODEMODE_REQUIRE_AXE") == "1" {
-			t.Fatalf("axe-core is not installed (scripts/test installs it): %v", err)
-		}
-		t.Skipf("axe-core is not installed (scripts/test installs it); set CODEMODE_REQUIRE_AXE=1 to make this a failure: %v", err)
-	}
+	axe := axeScript(t)
 	f := newFixture(t)
 	paused := f.paused(t, padded)
 	done := f.paused(t, triage)
@@ -293,24 +287,45 @@ func TestBrowserPagesPassAnAccessibilityCheck(t *testing.T) {
 	login := serve(t, newUI(t, journalui.Options{Token: "t"}, f.h))
 	for _, page := range []string{srv.URL + "/", srv.URL + "/executions/" + paused, srv.URL + "/executions/" + done, login.URL + "/login"} {
 		run(t, ctx, chromedp.Navigate(page))
-		eval[bool](t, ctx, string(axe)+";true")
-		raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 3)}))))`, chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("%s: running axe: %v", page, err)
+		checkAccessibility(t, ctx, axe, page)
+	}
+}
+
+// axeScript is axe-core's script, or skips the test (fails it with
+// CODEMODE_REQUIRE_AXE=1) when it is not installed.
+func axeScript(t *testing.T) []byte {
+	t.Helper()
+	axe, err := os.ReadFile(axePath)
+	if err != nil {
+		if os.Getenv("CODEMODE_REQUIRE_AXE") == "1" {
+			t.Fatalf("axe-core is not installed (scripts/test installs it): %v", err)
 		}
-		var violations []struct {
-			ID, Impact, Help string
-			Nodes            []string
-		}
-		if err := json.Unmarshal([]byte(raw), &violations); err != nil {
-			t.Fatalf("%s: axe answered %q: %v", page, raw, err)
-		}
-		for _, v := range violations {
-			if v.Impact == "serious" || v.Impact == "critical" {
-				t.Errorf("%s: %s violation %s (%s) at %q", page, v.Impact, v.ID, v.Help, v.Nodes)
-			} else {
-				t.Logf("%s: %s violation %s (%s) at %q", page, v.Impact, v.ID, v.Help, v.Nodes)
-			}
+		t.Skipf("axe-core is not installed (scripts/test installs it); set CODEMODE_REQUIRE_AXE=1 to make this a failure: %v", err)
+	}
+	return axe
+}
+
+// checkAccessibility runs axe in the tab's page: a serious or critical
+// violation fails the test, others are logged.
+func checkAccessibility(t *testing.T, ctx context.Context, axe []byte, page string) {
+	t.Helper()
+	eval[bool](t, ctx, string(axe)+";true")
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 3)}))))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: running axe: %v", page, err)
+	}
+	var violations []struct {
+		ID, Impact, Help string
+		Nodes            []string
+	}
+	if err := json.Unmarshal([]byte(raw), &violations); err != nil {
+		t.Fatalf("%s: axe answered %q: %v", page, raw, err)
+	}
+	for _, v := range violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("%s: %s violation %s (%s) at %q", page, v.Impact, v.ID, v.Help, v.Nodes)
+		} else {
+			t.Logf("%s: %s violation %s (%s) at %q", page, v.Impact, v.ID, v.Help, v.Nodes)
 		}
 	}
 }

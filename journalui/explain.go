@@ -1,6 +1,7 @@
 package journalui
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -176,9 +177,31 @@ func missingConnectors(d *durable.Handle, e *store.Execution) string {
 func earlierApprovals(log []store.Entry) []string {
 	var out []string
 	for _, l := range log {
-		if l.RequiresApproval && !l.IsStep() && l.State != store.EntryPending {
+		if isProgram(l) && l.State == store.EntryApplied {
+			out = append(out, "the program itself (approved before it ran)")
+		} else if l.RequiresApproval && !l.IsStep() && l.State != store.EntryPending {
 			out = append(out, fmt.Sprintf("action %d, %s.%s (%s)", l.Seq, l.Connector, l.Method, entryLabel(l.State)))
 		}
 	}
 	return out
+}
+
+// isProgram reports whether l is a program's own approval before it runs
+// (durable.Options.ApprovePrograms): codemode.program at ProgramSeq.
+func isProgram(l store.Entry) bool {
+	return l.Seq == durable.ProgramSeq && l.Connector == "codemode" && l.Method == "program"
+}
+
+// programLines is the program a pending program approval holds, line by
+// line, from its arguments ({"code": CODE}); nil for any other entry, or
+// for arguments of another shape (then shown as arguments).
+func programLines(l store.Entry) []codeLine {
+	var a struct {
+		Code *string `json:"code"`
+	}
+	if !isProgram(l) || json.Unmarshal(l.Args, &a) != nil || a.Code == nil {
+		return nil
+	}
+	lines, _ := callLines(*a.Code, nil)
+	return lines
 }

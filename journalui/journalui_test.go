@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -399,5 +400,39 @@ func TestNewRefusesBadHandles(t *testing.T) {
 	}
 	if _, err := journalui.New([]*durable.Handle{f.h, f.h}, journalui.Options{}); err == nil || !strings.Contains(err.Error(), `two handles have the runtime name "default"`) {
 		t.Errorf("two handles of one name: %v", err)
+	}
+}
+
+// A page whose handle's connectors are configured otherwise than the
+// run's (another base URL) refuses the approval, naming the difference;
+// the run stays paused and nothing runs.
+func TestApproveRefusedWhenTheConfigurationDiffers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	svc := &tracker{}
+	st := openStore(t, path)
+	started, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := started.Execute(context.Background(), triage)
+	if err != nil || out.Status != "paused" {
+		t.Fatalf("Execute = %+v, %v", out, err)
+	}
+	page, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://evil.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, newUI(t, journalui.Options{}, page))
+	c := srv.Client()
+	_, body := get(t, c, srv.URL+"/executions/"+out.ExecutionID)
+	res, body := post(t, c, srv.URL+"/executions/"+out.ExecutionID+"/approve", url.Values{"csrf": {csrfOf(t, body)}, "shown": {durable.ShownDigest(out.Pending)}}, nil)
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "configured otherwise than the run") || !strings.Contains(body, "https://evil.example") {
+		t.Fatalf("approve: %s\n%s", res.Status, body)
+	}
+	if e, err := started.Execution(context.Background(), out.ExecutionID); err != nil || e.Status != store.StatusPaused || e.Passes != 1 {
+		t.Fatalf("after the refusal: %+v, %v", e, err)
+	}
+	if created, _ := svc.snapshot(); len(created) != 0 {
+		t.Fatalf("created %q", created)
 	}
 }

@@ -102,6 +102,7 @@ type pendingGroup struct {
 	Actions                 []pendingView
 	Digest                  string // of the actions as shown (durable.ShownDigest)
 	Missing                 string // connectors the page lacks to approve
+	Mismatch                string // how the page's connectors differ from the run's
 }
 
 type pendingView struct {
@@ -112,6 +113,10 @@ type pendingView struct {
 	// Uncertain: the action may have run already (store.Entry.Uncertain):
 	// it awaits an answer, not an approval.
 	Uncertain bool
+	// Program, for the program's own approval before it runs
+	// (durable.Options.ApprovePrograms), is the program as the action's
+	// arguments hold it (what the approval's digest covers), line by line.
+	Program []codeLine
 }
 
 // pendingOf is the pending actions of an execution as the page shows them.
@@ -120,7 +125,7 @@ func pendingOf(d *durable.Handle, log []store.Entry) []pendingView {
 	for _, l := range log {
 		if l.State == store.EntryPending {
 			call := l.Connector + "." + l.Method
-			p = append(p, pendingView{Seq: l.Seq, Call: call, Args: tree(l.Args), toolInfo: infoOf(d, l.Connector, l.Method), Uncertain: l.Uncertain})
+			p = append(p, pendingView{Seq: l.Seq, Call: call, Args: tree(l.Args), toolInfo: infoOf(d, l.Connector, l.Method), Uncertain: l.Uncertain, Program: programLines(l)})
 		}
 	}
 	return p
@@ -215,7 +220,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		if e.Status == store.StatusPaused {
 			v.Pending = append(v.Pending, pendingGroup{
 				ID: e.ID, Runtime: d.Name(), Age: age(e.UpdatedAt, now), Title: title(e.Code),
-				Actions: pendingOf(d, e.Log), Digest: shownDigest(e.Log), Missing: missingConnectors(d, e),
+				Actions: pendingOf(d, e.Log), Digest: shownDigest(e.Log), Missing: missingConnectors(d, e), Mismatch: strings.Join(d.ConfigurationChanges(e), "; "),
 			})
 		}
 		if v.Selected != "" && e.Status != v.Selected {
@@ -236,7 +241,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 func calls(e *store.Execution) int {
 	n := 0
 	for _, l := range e.Log {
-		if !l.IsStep() {
+		if !l.IsStep() && !isProgram(l) {
 			n++
 		}
 	}
@@ -249,7 +254,10 @@ func summary(e *store.Execution) string {
 	case store.StatusPaused:
 		var p []string
 		for _, l := range e.Log {
-			if l.State == store.EntryPending {
+			switch {
+			case l.State == store.EntryPending && isProgram(l):
+				p = append(p, "its program, before it runs")
+			case l.State == store.EntryPending:
 				p = append(p, l.Connector+"."+l.Method)
 			}
 		}
@@ -357,7 +365,10 @@ type detailView struct {
 	Warn               bool // the notice says the click did not have its effect
 	Version            string
 	Missing            string // connectors the run needs that this page's handle lacks
+	Mismatch           string // how this page's connectors differ from the run's
 	Exists             bool
+	// AwaitsProgram: the run has not started; its program awaits approval.
+	AwaitsProgram bool
 }
 
 // find returns the handle and record of the execution id.
@@ -382,12 +393,15 @@ var notices = map[string]string{
 	"approved-error":     "Approved, but the run then failed (see the error below).",
 	"approved-rejected":  "Not run: someone else rejected the run while it was replaying; the approved action did not run.",
 	"approved":           "Approved: the run is continuing.",
+	"program-completed":  "Approved: the program ran and the run completed.",
+	"program-paused":     "Approved: the program started, and paused at an action that needs approval, shown below for your decision.",
+	"program-error":      "Approved, but the program then failed (see the error below).",
 	"rejected":           "Rejected: the run ended and the action did not run. Earlier actions stay done until you roll the run back.",
 	"rolledback":         "Rolled back: the done actions that can be undone were undone by their reverts, newest first.",
 }
 
 // warnings are the notices that say a click did not have its effect.
-var warnings = map[string]bool{"approved-rejected": true, "approved-error": true}
+var warnings = map[string]bool{"approved-rejected": true, "approved-error": true, "program-error": true}
 
 func (h *Handler) detail(w http.ResponseWriter, r *http.Request) {
 	h.showDetail(w, r, http.StatusOK, notices[r.URL.Query().Get("done")], "")
@@ -420,7 +434,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 		CreatedAge: age(e.CreatedAt, now), Connectors: strings.Join(e.Connectors, ", "),
 		Error: bounded(e.Error), Result: tree(e.Value), Logs: bounded(strings.Join(e.Logs, "\n")),
 		Version: version([]*store.Execution{e}), Pending: pendingOf(d, e.Log), Digest: shownDigest(e.Log),
-		Missing: missingConnectors(d, e),
+		Missing: missingConnectors(d, e), Mismatch: strings.Join(d.ConfigurationChanges(e), "; "),
 	}
 	var marked []int
 	v.Code, marked = callLines(e.Code, v.Pending)
@@ -430,7 +444,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 			continue // the end of a step: nothing a person needs
 		}
 		v.Log = append(v.Log, entryOf(l))
-		if l.State == store.EntryApplied && !l.IsStep() {
+		if l.State == store.EntryApplied && !l.IsStep() && !isProgram(l) {
 			rev := d.Revertible(l.Connector, l.Method)
 			v.Undo = append([]undoStep{{Seq: l.Seq, Call: l.Connector + "." + l.Method, Revertible: rev}}, v.Undo...)
 			if rev {
@@ -442,6 +456,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 		v.Earlier = earlierApprovals(e.Log)
 	}
 	v.CanApprove = e.Status == store.StatusPaused && len(v.Pending) > 0
+	v.AwaitsProgram = len(v.Pending) == 1 && v.Pending[0].Program != nil
 	v.CanRollback = e.Status.Terminal() && v.Revertible > 0
 	return v
 }
@@ -502,6 +517,8 @@ func (h *Handler) approve(w http.ResponseWriter, r *http.Request) {
 		h.problem(w, r, http.StatusConflict, "Not approved: the actions awaiting approval changed since this page showed them; review them below.")
 	case errors.Is(err, durable.ErrNotPaused):
 		h.problem(w, r, http.StatusConflict, "Not approved: the run no longer awaits approval (someone else decided it meanwhile); its state is below.")
+	case errors.Is(err, durable.ErrConfigurationChanged):
+		h.problem(w, r, http.StatusConflict, "Not approved: this page's connectors are configured otherwise than the run's, and the run still awaits approval (start the page with the tools flags the run was started with): "+strings.TrimPrefix(err.Error(), "durable: "))
 	case err != nil:
 		h.problem(w, r, http.StatusConflict, "Approval failed: "+err.Error())
 	default:
@@ -513,6 +530,15 @@ func (h *Handler) approve(w http.ResponseWriter, r *http.Request) {
 // and for a run that ended rejected, whether the approved actions (those
 // pending before) ran or a reject that won against the replay stopped them.
 func approvedOutcome(ctx context.Context, d *durable.Handle, before *store.Execution, answer codetool.Answer) string {
+	if len(pendingOf(d, before.Log)) == 1 && pendingOf(d, before.Log)[0].Program != nil {
+		switch answer.Status {
+		case codetool.StatusCompleted:
+			return "program-completed"
+		case codetool.StatusPaused:
+			return "program-paused"
+		}
+		return "program-error"
+	}
 	switch answer.Status {
 	case codetool.StatusCompleted:
 		return "approved-completed"

@@ -282,6 +282,10 @@ func (s *server) resume(ctx context.Context, a codetool.Approver, req *mcp.CallT
 // hid "to": "mallory" after 400 padding keys), so such a pause is not
 // asked in the client at all.
 func approvalQuestion(answer codetool.Answer, budget int) (question string, whole bool) {
+	if code, ok := programPending(answer.Pending); ok {
+		q := fmt.Sprintf("A program (execution %s) waits for your approval before it runs anything:\n\n%s\n\nAccept to run it (calls that need approval are still asked about one by one); decline to refuse it (nothing runs).", answer.ExecutionID, code)
+		return q, len(code) <= min(budget, maxProgramShown)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "A program (execution %s) wants to run %d action(s) that need your approval:\n", answer.ExecutionID, len(answer.Pending))
 	per := min(budget/max(len(answer.Pending), 1), 2000)
@@ -299,4 +303,21 @@ func approvalQuestion(answer codetool.Answer, budget int) (question string, whol
 	}
 	b.WriteString("\n\nAccept to approve all of them and continue the program; decline to reject it (actions already done stay done).")
 	return b.String(), whole
+}
+
+// programPending returns the program of a pause that awaits the approval
+// of the program itself before it runs (a durable runner's
+// ApprovePrograms: its one pending action is codemode.program at seq 0,
+// with the arguments {"code": CODE}).
+func programPending(pending []codetool.Pending) (string, bool) {
+	if len(pending) != 1 || pending[0].Seq != 0 || pending[0].Connector != "codemode" || pending[0].Method != "program" {
+		return "", false
+	}
+	var a struct {
+		Code *string `json:"code"`
+	}
+	if json.Unmarshal(pending[0].Args, &a) != nil || a.Code == nil {
+		return "", false
+	}
+	return *a.Code, true
 }

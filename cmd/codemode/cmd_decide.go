@@ -17,7 +17,11 @@ import (
 // actions of a paused execution and continue it; with --shown DIGEST (the
 // command pending, show and a paused run print), only if they are still
 // the actions shown; with SEQs, only if they are exactly the actions it
-// awaits.
+// awaits. Without --shown it approves only actions whose arguments
+// `codemode pending` prints in full (none folded), as they are when it
+// reads them: a person approves nothing they were not shown. Any form is
+// refused, the run left paused, when the connector flags configure the
+// connectors otherwise than the run's (durable.ErrConfigurationChanged).
 func cmdApprove(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("approve").withTools().withRuntime()
 	shown := j.fs.String("shown", "", "approve only if the pending actions are still the ones shown: the digest that pending, show and a paused run print")
@@ -41,12 +45,10 @@ func cmdApprove(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	switch {
 	case *shown != "":
 		answer, err = h.ApproveShown(ctx, id, *shown)
-	case len(seqs) > 0:
-		answer, err = h.ApprovePending(ctx, id, seqs)
 	default:
-		answer, err = h.Approve(ctx, id)
+		answer, err = approveUnshown(ctx, j, h, id, seqs)
 	}
-	if errors.Is(err, durable.ErrPendingChanged) {
+	if errors.Is(err, durable.ErrPendingChanged) || errors.Is(err, durable.ErrConfigurationChanged) || errors.Is(err, errFolded) {
 		return 0, fmt.Errorf("approve: %w", err)
 	}
 	if errors.Is(err, durable.ErrNotPaused) {
@@ -60,13 +62,53 @@ func cmdApprove(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	return j.printer().print(answer, stdout, stderr)
 }
 
+// errFolded is approve's error, without --shown, for a pending action
+// whose arguments `codemode pending` folds.
+var errFolded = errors.New("some arguments are longer than codemode pending shows without --full")
+
+// approveUnshown is approve without --shown: of all the pending actions
+// (or exactly seqs), approved only when `codemode pending` prints every
+// argument in full, and only if they are still the actions it read (their
+// digest). A running execution whose host died is resumed (Approve).
+func approveUnshown(ctx context.Context, j *journalCommand, h *durable.Handle, id string, seqs []uint64) (codetool.Answer, error) {
+	e, err := h.Execution(ctx, id)
+	if err != nil || e.Status != store.StatusPaused {
+		return h.Approve(ctx, id) // its errors, or the resume of an orphan
+	}
+	pending, err := h.Pending(ctx, id)
+	if err != nil {
+		return codetool.Answer{}, err
+	}
+	shown := answerPending(pending)
+	for _, p := range shown {
+		if _, folded := argText(p.Args, foldAt); folded {
+			return codetool.Answer{}, fmt.Errorf("%w (action %d, %s.%s): nothing was approved; see them all with codemode pending%s --full %s, and approve with the --shown DIGEST it prints",
+				errFolded, p.Seq, escapeControls(p.Connector), escapeControls(p.Method), journalHint(&j.jf), id)
+		}
+	}
+	if len(seqs) > 0 {
+		return h.ApprovePending(ctx, id, seqs)
+	}
+	return h.ApproveShown(ctx, id, durable.ShownDigest(shown))
+}
+
+// answerPending is the store's pending actions as an answer lists them
+// (what durable.ShownDigest digests).
+func answerPending(pending []store.PendingAction) []codetool.Pending {
+	out := make([]codetool.Pending, len(pending))
+	for i, p := range pending {
+		out[i] = codetool.Pending{Seq: p.Seq, Connector: p.Connector, Method: p.Method, Args: p.Args, Uncertain: p.Uncertain}
+	}
+	return out
+}
+
 // parseSeqs parses the SEQ arguments of approve.
 func parseSeqs(args []string, id string) ([]uint64, error) {
 	var seqs []uint64
 	for _, a := range args {
 		seq, err := strconv.ParseUint(a, 10, 64)
-		if err != nil || seq == 0 {
-			return nil, usageError{fmt.Sprintf("approve: SEQ %q is not a positive number (codemode pending %s lists them)", a, id)}
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("approve: SEQ %q is not a number (codemode pending %s lists them; 0 is a program awaiting approval before it runs)", a, id)}
 		}
 		seqs = append(seqs, seq)
 	}
@@ -85,8 +127,8 @@ func cmdReject(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	id := j.args[0]
 	seq, err := strconv.ParseUint(j.args[1], 10, 64)
-	if err != nil || seq == 0 {
-		return 0, usageError{fmt.Sprintf("reject: SEQ %q is not a positive number (codemode pending lists them)", j.args[1])}
+	if err != nil {
+		return 0, usageError{fmt.Sprintf("reject: SEQ %q is not a number (codemode pending lists them; 0 is a program awaiting approval before it runs)", j.args[1])}
 	}
 	s, err := j.open(ctx, id, stderr)
 	if err != nil {

@@ -50,7 +50,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "each program's deadline (with --journal: each pass's)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not type-check programs before running them")
 	fs.BoolVar(&f.noElicitation, "no-elicitation", false, "never ask the person through the MCP client (a client that declares elicitation could answer by itself): with --journal pauses wait for approve, reject or the journal page; without, calls that need approval are refused")
-	fs.BoolVar(&f.approveProgram, "approve-programs", false, "show each program whole to the person through the MCP client before it runs; it runs only if they accept (calls that need approval are still asked about one by one); a client without elicitation is refused")
+	fs.BoolVar(&f.approveProgram, "approve-programs", false, "show each program whole to the person before it runs; it runs only if they accept (calls that need approval are still asked about one by one). Without --journal the MCP client asks them, and a client without elicitation is refused; with --journal each program is recorded and paused, its first pending action the program itself (codemode.program), approved like any action: through the client, on the journal page or with codemode approve")
 	fs.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "answer budget in estimated tokens (4 characters each)")
 	fs.IntVar(&f.maxExec, "max-executions", d.MaxExecutions, "programs running at once; more wait in a queue")
 	fs.IntVar(&f.maxPerSession, "max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
@@ -229,7 +229,8 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 		return err
 	}
 	defer stopMetrics()
-	s, err := openSession(ctx, sessionOptions{command: "mcp serve", cf: c.cf, jf: c.jf, rf: c.rf, timeout: c.sf.timeout, run: c.sf.admin.withMetrics(client.RunOptions{Fetch: c.fetch})}, stderr)
+	s, err := openSession(ctx, sessionOptions{command: "mcp serve", cf: c.cf, jf: c.jf, rf: c.rf, timeout: c.sf.timeout, run: c.sf.admin.withMetrics(client.RunOptions{Fetch: c.fetch}),
+		approvePrograms: c.sf.approveProgram}, stderr)
 	if err != nil {
 		return err
 	}
@@ -239,6 +240,11 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 	}
 	opts, closeChecker := c.sf.options(stderr, logf)
 	defer closeChecker()
+	if s.handle != nil {
+		// The journal holds each program for approval (its first pending
+		// action), which the client, the page or the CLI decides.
+		opts.ApprovePrograms = false
+	}
 	opts.Tool.Description, opts.Tool.Declarations = c.tool.Description, c.tool.Declarations
 	opts.Instructions = instructions(s.contract)
 	opts.SnippetsAsTools = c.snippets

@@ -45,6 +45,9 @@ type contractFlags struct {
 	fixed        []contract.Namespace
 	set          *mcpconnector.Set
 	joined       chan struct{}
+	// configuration is the connectors' fingerprint
+	// (durable.Options.Configuration), set by build.
+	configuration map[string]string
 }
 
 func (c *contractFlags) register(fs *flag.FlagSet) {
@@ -121,6 +124,9 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 		return nil, nil, err
 	}
 	c.fixed = append(c.fixed, apis...)
+	if c.configuration, err = c.fingerprint(); err != nil {
+		return nil, nil, err
+	}
 	if c.set, err = c.connect(ctx, stderr); err != nil {
 		return nil, nil, err
 	}
@@ -134,6 +140,30 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 		return nil, nil, err
 	}
 	return ct, closeSet, nil
+}
+
+// fingerprint is the configuration fingerprint of the connectors the
+// flags name (durable.Options.Configuration): the tools file's digest,
+// each OpenAPI document's base URL, digest and header names, each MCP
+// server's command line or URL digest and header and environment names.
+func (c *contractFlags) fingerprint() (map[string]string, error) {
+	fp := map[string]string{}
+	if c.tools != "" {
+		if err := toolsFingerprint(fp, c.tools); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.openapi.fingerprint(fp); err != nil {
+		return nil, err
+	}
+	servers, err := c.upstreams()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range servers {
+		mcpFingerprint(fp, s)
+	}
+	return fp, nil
 }
 
 // rebuild makes the contract again from what build made, with the MCP

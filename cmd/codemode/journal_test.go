@@ -411,7 +411,7 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		{[]string{"approve", id}, 2, "it recorded the namespace(s) codemode"},
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
-		{[]string{"approve", "--tools", f.tools, id, "x"}, 2, `approve: SEQ "x" is not a positive number`},
+		{[]string{"approve", "--tools", f.tools, id, "x"}, 2, `approve: SEQ "x" is not a number`},
 		// --json prints the false on stdout and why on stderr.
 		{[]string{"reject", "--json", id, "999"}, 1, "action 999 of " + id + " is not pending"},
 		{[]string{"reject", "exec_0_nope", "1"}, 1, "no execution exec_0_nope"},
@@ -699,7 +699,8 @@ func TestRunHelpTellsOfJournals(t *testing.T) {
 // push another past what the terminal shows: every key is printed, the
 // long string is folded, and a folded view offers no approval but says how
 // to see it all; the full view prints the approve command with the digest
-// of what it showed, which approves; a digest of something else does not.
+// of what it showed, which approves; a digest of something else does not,
+// nor does approve without --shown.
 func TestJournalCLIShowsEverythingItOffersToApprove(t *testing.T) {
 	f := newJournalFixture(t)
 	program := writeFile(t, "padded.ts", `const args = { name: "gift", memo: "pad ".repeat(5000), to: "mallory" };
@@ -730,8 +731,17 @@ await codemode.create_item(args);
 	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id, "--shown", "0123456789abcdef0123456789abcdef"); code != exitError || !strings.Contains(stderr, "the actions awaiting approval changed") {
 		t.Fatalf("approve of another digest: exit %d %q", code, stderr)
 	}
-	if e := f.record(t, id); e.Status != store.StatusPaused || f.lines(t, "create.log") != nil {
-		t.Fatalf("after a refused approval: %s, ran %q", e.Status, f.lines(t, "create.log"))
+	// Without --shown, approve approves only what pending prints in full:
+	// here it refuses, the ID alone or with the action's number.
+	for _, args := range [][]string{{id}, {id, "1"}} {
+		code, stdout, stderr := f.cli(t, append([]string{"approve", "--tools", f.tools}, args...)...)
+		if code != exitError || stdout != "" || !strings.Contains(stderr, "some arguments are longer than codemode pending shows") ||
+			!strings.Contains(stderr, "nothing was approved; see them all with codemode pending --full "+id+", and approve with the --shown DIGEST it prints") {
+			t.Fatalf("approve %q of folded arguments: exit %d %q %q", args, code, stdout, stderr)
+		}
+	}
+	if e := f.record(t, id); e.Status != store.StatusPaused || e.Passes != 1 || f.lines(t, "create.log") != nil {
+		t.Fatalf("after a refused approval: %s, %d passes, ran %q", e.Status, e.Passes, f.lines(t, "create.log"))
 	}
 	if code, _, stderr := f.cli(t, "approve", "--tools", f.tools, id, "--shown", digest[1]); code != exitCompleted {
 		t.Fatalf("approve --shown %s: exit %d %q", digest[1], code, stderr)

@@ -48,7 +48,7 @@ func commands() []command {
 		{"executions", "", "recent executions of --journal: status, age, pending actions", cmdExecutions},
 		{"show", "ID", "one execution: its code, tool log and value", cmdShow},
 		{"pending", "[ID]", "actions awaiting approval", cmdPending},
-		{"approve", "ID [SEQ...]", "approve the pending actions of ID and continue it (--shown DIGEST: only if they are still the actions shown; SEQs: only if they are exactly the actions it awaits)", cmdApprove},
+		{"approve", "ID [SEQ...]", "approve the pending actions of ID and continue it (--shown DIGEST: only if they are still the actions shown; SEQs: only if they are exactly the actions it awaits; without --shown, only actions whose arguments pending prints in full); refused, the run left paused, when the tools flags configure the connectors otherwise than the run's", cmdApprove},
 		{"reject", "ID SEQ", "reject the pending action SEQ; ends the execution", cmdReject},
 		{"resume", "ID", "continue a running execution whose host died (its lease ended) from the journal", cmdResume},
 		{"happened", "ID SEQ", "answer an uncertain action: it happened (record --result) and the execution continues", cmdHappened},

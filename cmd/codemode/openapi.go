@@ -25,6 +25,7 @@ type openapiFlags struct {
 	headers    map[string]http.Header
 	headerEnvs []string // the --header-env values as given, for hints
 	responses  openapi.ResponseValidation
+	loaded     []*openapi.Connector // set by namespaces
 }
 
 // responsesFlag parses warn, error or off into an
@@ -153,6 +154,7 @@ func (o *openapiFlags) namespaces(ctx context.Context, approve func(string) bool
 	if err != nil {
 		return nil, err
 	}
+	o.loaded = cs
 	var out []contract.Namespace
 	for _, c := range cs {
 		ns, err := c.Namespace()
@@ -162,4 +164,15 @@ func (o *openapiFlags) namespaces(ctx context.Context, approve func(string) bool
 		out = append(out, ns)
 	}
 	return out, nil
+}
+
+// fingerprint adds each loaded document's configuration items
+// (openapiFingerprint).
+func (o *openapiFlags) fingerprint(into map[string]string) error {
+	for _, c := range o.loaded {
+		if err := openapiFingerprint(into, c, o.headers[c.Name()]); err != nil {
+			return fmt.Errorf("--openapi %s: %w", c.Name(), err)
+		}
+	}
+	return nil
 }

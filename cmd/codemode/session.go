@@ -129,6 +129,12 @@ type session struct {
 	keep    int           // durable.Options.MaxExecutions (0: keep every execution)
 	keepFor time.Duration // durable.Options.KeepFor (0: however old)
 	logger  *slog.Logger  // the handles' (resumes and lost leases, on stderr)
+	// configuration is the connectors' fingerprint the handles record
+	// and approve with (durable.Options.Configuration).
+	configuration map[string]string
+	// approvePrograms: the handles pause each program for approval
+	// before it runs (durable.Options.ApprovePrograms).
+	approvePrograms bool
 }
 
 func (s *session) close() {
@@ -154,8 +160,12 @@ type sessionOptions struct {
 	rf      *runtimeFlags  // nil: no runtime (the command runs no program)
 	timeout time.Duration  // each program's deadline
 	run     client.RunOptions
-	// contract, when set, is the contract, in place of cf's.
-	contract *contract.Contract
+	// contract, when set, is the contract, in place of cf's, and
+	// configuration its connectors' fingerprint.
+	contract      *contract.Contract
+	configuration map[string]string
+	// approvePrograms is durable.Options.ApprovePrograms.
+	approvePrograms bool
 }
 
 // openSession opens what o asks for.
@@ -192,6 +202,7 @@ func openSession(ctx context.Context, o sessionOptions, stderr io.Writer) (*sess
 		run.Approve = refuseApproval
 	}
 	s.run = run
+	s.approvePrograms = o.approvePrograms
 	s.client = client.New(s.ex, s.contract).WithDefaults(run)
 	if o.jf != nil && o.jf.path != "" {
 		if err := s.openHandle(ctx, o, stderr); err != nil {
@@ -206,7 +217,7 @@ func openSession(ctx context.Context, o sessionOptions, stderr io.Writer) (*sess
 // without them).
 func (s *session) openContract(ctx context.Context, o sessionOptions, stderr io.Writer) error {
 	if o.contract != nil {
-		s.contract = o.contract
+		s.contract, s.configuration = o.contract, o.configuration
 		return nil
 	}
 	if o.cf == nil {
@@ -220,7 +231,7 @@ func (s *session) openContract(ctx context.Context, o sessionOptions, stderr io.
 		return err
 	}
 	s.closes = append(s.closes, closeTools)
-	s.contract = c
+	s.contract, s.configuration = c, o.cf.configuration
 	return nil
 }
 
@@ -260,7 +271,8 @@ func (s *session) handleFor(name string) (*durable.Handle, error) {
 // name, over c.
 func (s *session) handleOver(c *contract.Contract, name string) (*durable.Handle, error) {
 	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider,
-		MeterProvider: s.run.MeterProvider, Lease: s.lease, MaxExecutions: s.keep, KeepFor: s.keepFor, Logger: s.logger})
+		MeterProvider: s.run.MeterProvider, Lease: s.lease, MaxExecutions: s.keep, KeepFor: s.keepFor, Logger: s.logger,
+		Configuration: s.configuration, ApprovePrograms: s.approvePrograms})
 }
 
 // runnerOver is a runner like the session's over c, a contract that grew

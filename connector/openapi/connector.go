@@ -500,6 +500,10 @@ func pointerEscape(s string) string {
 // Name returns the namespace.
 func (c *Connector) Name() string { return c.name }
 
+// BaseURL returns the URL operation paths are appended to: Options.BaseURL,
+// or the document's first server URL with its variables' defaults.
+func (c *Connector) BaseURL() string { return c.base.String() }
+
 // Document returns the parsed document. Callers must not modify it. Its
 // named examples (components/examples) have the value {}: DocumentJSON
 // has them.

@@ -254,6 +254,12 @@ type Execution struct {
 	// entry at or below it was approved (a pass that died before running it
 	// leaves it pending), one above it awaits approval.
 	Approved uint64 `json:"approved,omitempty"`
+	// Configuration is the fingerprint of the connectors' configuration
+	// the run started with, as the caller of package durable described it
+	// (durable.Options.Configuration): an item's name -> its digest or
+	// summary ("petstore base URL" -> "https://api.example.com/v3"), never
+	// a secret. A store keeps it as given; nil when none was given.
+	Configuration map[string]string `json:"configuration,omitempty"`
 }
 
 // Entry is one connector call or codemode.step in an execution's

@@ -148,7 +148,7 @@ func (s *pgStore) Close() error {
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -210,6 +210,10 @@ var migrations = []string{
 		ADD COLUMN lease_until bigint NOT NULL DEFAULT 0,
 		ADD COLUMN approved bigint NOT NULL DEFAULT 0;
 	ALTER TABLE codemode_tool_log ADD COLUMN uncertain boolean NOT NULL DEFAULT false;`,
+	// Version 4: the fingerprint of the connectors' configuration a run
+	// started with (store.Execution.Configuration), which an approval's
+	// must match.
+	`ALTER TABLE codemode_executions ADD COLUMN configuration text NOT NULL DEFAULT '{}';`,
 }
 
 // migrationLock is the first key of the advisory lock taken around
@@ -434,12 +438,16 @@ func (s *pgStore) CreateExecution(ctx context.Context, runtime string, e *store.
 	if err != nil {
 		return 0, fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
 	}
+	config, err := columns.EncodeConfiguration(e)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: creating execution %s: %w", e.ID, err)
+	}
 	if e.Approved > math.MaxInt64 {
 		return 0, fmt.Errorf("postgres: creating execution %s: approved seq %d is out of range", e.ID, e.Approved)
 	}
 	// $14 is the prune's keep (pruneTail), unused without a prune.
 	args := []any{runtime, e.ID, []byte(e.Code), string(e.Status), nullable(e.Value), []byte(e.Error), logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt,
-		max(keep, 0), e.LeaseOwner, e.LeaseUntil, int64(e.Approved)}
+		max(keep, 0), e.LeaseOwner, e.LeaseUntil, int64(e.Approved), config}
 	q := `WITH p AS (SELECT $14::integer AS keep) ` + insertExecution
 	if keep >= 0 {
 		q = `WITH created AS (` + insertExecution + ` RETURNING id), ` + pruneTail
@@ -458,10 +466,10 @@ func (s *pgStore) CreateExecution(ctx context.Context, runtime string, e *store.
 }
 
 const insertExecution = `INSERT INTO codemode_executions
-	(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16, $17)`
+	(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved, configuration)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16, $17, $18)`
 
-const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved`
+const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved, configuration`
 
 func scanExecution(row pgx.Row) (*store.Execution, error) {
 	var (
@@ -470,9 +478,13 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 		status                 string
 		result                 *string
 		logs, conns, clockText string
+		config                 string
 	)
 	var approved int64
-	if err := row.Scan(&e.ID, &code, &status, &result, &errText, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt, &e.LeaseOwner, &e.LeaseUntil, &approved); err != nil {
+	if err := row.Scan(&e.ID, &code, &status, &result, &errText, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt, &e.LeaseOwner, &e.LeaseUntil, &approved, &config); err != nil {
+		return nil, err
+	}
+	if err := columns.DecodeConfiguration(&e, config); err != nil {
 		return nil, err
 	}
 	e.Approved = uint64(approved)

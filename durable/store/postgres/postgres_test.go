@@ -214,3 +214,21 @@ func TestCreatePrunes(t *testing.T) {
 		t.Fatalf("creating exec_new twice: %v", err)
 	}
 }
+
+// A journal at schema version 3 (before configuration fingerprints) is
+// migrated in place: its runs read back with none.
+func TestMigrateFromVersion3(t *testing.T) {
+	schema := newSchema(t)
+	s := open(t, schema, postgres.Options{})
+	ctx := context.Background()
+	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "UPDATE codemode_schema_version SET version = 3",
+		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`} {
+		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	migrated := open(t, schema, postgres.Options{})
+	if e, err := migrated.Execution(ctx, "default", "exec_1"); err != nil || e.Configuration != nil || e.Status != store.StatusPaused {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}

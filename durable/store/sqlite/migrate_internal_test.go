@@ -50,3 +50,37 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("tool_log is not WITHOUT ROWID: %d %v", withoutRowid, err)
 	}
 }
+
+// A journal written by schema version 4 (before configuration
+// fingerprints) is migrated in place: its runs read back with none, and
+// new runs keep theirs.
+func TestMigrateFromVersion4(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v4.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(migrations[:4:4], "PRAGMA user_version = 4",
+		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	ctx := context.Background()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if e, err := s.Execution(ctx, "default", "exec_1"); err != nil || e.Configuration != nil || e.Status != store.StatusPaused {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+	want := map[string]string{"api base URL": "http://127.0.0.1:1/v3"}
+	if _, err := s.CreateExecution(ctx, "default", &store.Execution{ID: "exec_2", Code: "y", Status: store.StatusRunning, Configuration: want}, -1); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := s.Execution(ctx, "default", "exec_2"); err != nil || e.Configuration["api base URL"] != want["api base URL"] {
+		t.Fatalf("new execution %+v, %v", e, err)
+	}
+}

@@ -341,10 +341,14 @@ var migrations = []string{
 	ALTER TABLE executions ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE executions ADD COLUMN approved INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE tool_log ADD COLUMN uncertain INTEGER NOT NULL DEFAULT 0;`,
+	// Version 5: the fingerprint of the connectors' configuration a run
+	// started with (store.Execution.Configuration), which an approval's
+	// must match.
+	`ALTER TABLE executions ADD COLUMN configuration TEXT NOT NULL DEFAULT '{}';`,
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 4
+const schemaVersion = 5
 
 func (s *fileStore) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
@@ -402,12 +406,16 @@ func (s *fileStore) CreateExecution(ctx context.Context, runtime string, e *stor
 	if err != nil {
 		return 0, err
 	}
+	config, err := columns.EncodeConfiguration(e)
+	if err != nil {
+		return 0, err
+	}
 	n := int64(0)
 	err = s.writeTx(ctx, func(w writer) error {
 		if _, err := w.exec(`INSERT INTO executions
-		(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			runtime, e.ID, e.Code, string(e.Status), nullable(e.Value), e.Error, logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt, e.LeaseOwner, e.LeaseUntil, int64(e.Approved)); err != nil {
+		(runtime, id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved, configuration)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			runtime, e.ID, e.Code, string(e.Status), nullable(e.Value), e.Error, logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt, e.LeaseOwner, e.LeaseUntil, int64(e.Approved), config); err != nil {
 			return fmt.Errorf("creating execution %s: %w", e.ID, err)
 		}
 		if keep >= 0 {
@@ -441,7 +449,7 @@ func nonNilF(s []float64) []float64 {
 	return s
 }
 
-const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved`
+const executionColumns = `id, code, status, result, error, logs, connectors, seed, clock, passes, created_at, updated_at, lease_owner, lease_until, approved, configuration`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -451,8 +459,12 @@ func scanExecution(row scanner) (*store.Execution, error) {
 		status                 string
 		result                 sql.NullString
 		logs, conns, clockText string
+		config                 string
 	)
-	if err := row.Scan(&e.ID, &e.Code, &status, &result, &e.Error, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt, &e.LeaseOwner, &e.LeaseUntil, &e.Approved); err != nil {
+	if err := row.Scan(&e.ID, &e.Code, &status, &result, &e.Error, &logs, &conns, &e.Seed, &clockText, &e.Passes, &e.CreatedAt, &e.UpdatedAt, &e.LeaseOwner, &e.LeaseUntil, &e.Approved, &config); err != nil {
+		return nil, err
+	}
+	if err := columns.DecodeConfiguration(&e, config); err != nil {
 		return nil, err
 	}
 	e.Status = store.Status(status)

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ExpireSkipsLeasedRuns", testExpireSkipsLeased},
 		{"RecoveryFields", testRecoveryFields},
 		{"PruneOlderKeepsNewAndUnended", testPruneOlder},
+		{"ConfigurationRoundTrips", testConfiguration},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -720,5 +722,42 @@ func testPruneOlder(t *testing.T, s store.Store) {
 	}
 	if want := []string{"exec_4", "exec_3", "exec_2"}; !slices.Equal(ids, want) {
 		t.Fatalf("left %v, want %v", ids, want)
+	}
+}
+
+// An execution's configuration fingerprint is kept as given (names and
+// values byte for byte, NUL and non-ASCII included) by every read, through
+// transitions that do not name it; an execution created without one reads
+// back nil.
+func testConfiguration(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	want := map[string]string{
+		"petstore base URL":   "https://api.example.com/v3",
+		"petstore headers":    "Authorization, X-Api-Key",
+		"codemode tools file": "sha256:0123456789abcdef",
+		"odd \x00 name ✓":     "value with \x00, \"quotes\" and ✓",
+	}
+	_, err := s.CreateExecution(ctx, rt, &store.Execution{ID: "exec_1", Code: "1", Status: store.StatusRunning, CreatedAt: 1, UpdatedAt: 1,
+		Configuration: want}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create(t, s, rt, "exec_2", 2)
+	if !move(t, s, "exec_1", []store.Status{store.StatusRunning}, store.StatusPaused) {
+		t.Fatal("pausing exec_1 did not apply")
+	}
+	if got := get(t, s, rt, "exec_1").Configuration; !maps.Equal(got, want) {
+		t.Fatalf("Execution: configuration %q, want %q", got, want)
+	}
+	if got := get(t, s, rt, "exec_2").Configuration; got != nil {
+		t.Fatalf("an execution created without a configuration reads back %q, want nil", got)
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil || len(list) != 2 || list[0].ID != "exec_2" || !maps.Equal(list[1].Configuration, want) {
+		t.Fatalf("Executions = %+v, %v", list, err)
+	}
+	gone, err := s.DeleteExecution(ctx, rt, "exec_1")
+	if err != nil || gone == nil || !maps.Equal(gone.Configuration, want) {
+		t.Fatalf("DeleteExecution = %+v, %v", gone, err)
 	}
 }

@@ -37,3 +37,29 @@ func Decode(e *store.Execution, logs, connectors, clock string) error {
 	}
 	return nil
 }
+
+// EncodeConfiguration is the text of an execution's configuration column:
+// Execution.Configuration as a JSON object ("{}" for none).
+func EncodeConfiguration(e *store.Execution) (string, error) {
+	m := e.Configuration
+	if m == nil {
+		m = map[string]string{}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("encoding the configuration of %s: %w", e.ID, err)
+	}
+	return string(b), nil
+}
+
+// DecodeConfiguration fills e.Configuration from its column's text,
+// leaving it nil for an empty object.
+func DecodeConfiguration(e *store.Execution, text string) error {
+	if err := json.Unmarshal([]byte(text), &e.Configuration); err != nil {
+		return fmt.Errorf("decoding the configuration of %s: %w", e.ID, err)
+	}
+	if len(e.Configuration) == 0 {
+		e.Configuration = nil
+	}
+	return nil
+}
