@@ -174,7 +174,7 @@ func (o *openapiServe) server(ctx context.Context, conn *openapi.Connector, stde
 	if err != nil {
 		return nil, "", nil, err
 	}
-	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout, run: o.sf.admin.withMetrics(client.RunOptions{})}, stderr)
+	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout, run: o.sf.admin.withMetrics(client.RunOptions{Limits: client.Limits{CPUTime: o.sf.cpuTime}})}, stderr)
 	if err != nil {
 		stopMetrics()
 		return nil, "", nil, err
