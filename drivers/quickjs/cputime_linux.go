@@ -11,7 +11,7 @@ import (
 // pthread_getcpuclockid, made from the thread's id as the Linux ABI
 // defines it (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) in
 // include/linux/posix-timers.h). The caller has locked its goroutine to
-// the thread.
+// the thread for as long as it reads the clock.
 func threadClock() func() (time.Duration, bool) {
 	const perThread, sched = 4, 2
 	id := int32(^uint32(unix.Gettid()))<<3 | perThread | sched

@@ -16,7 +16,7 @@
 // An execution's CPU time limit (client.Limits.CPUTime) counts the time its
 // engine runs and not the time it waits for tool results and timers: on
 // Linux, the CPU time of the thread the execution's goroutine is locked to
-// while it has the limit (the thread's CPU clock, so a loaded machine does
+// while its engine runs (the thread's CPU clock, so a loaded machine does
 // not inflate it), elsewhere the wall time the engine is busy. Past it the
 // program stops at its next interrupt poll, as at the deadline; one stuck
 // where the interrupt never comes is stopped by the deadline.
