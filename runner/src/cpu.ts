@@ -18,7 +18,7 @@ export interface CPUMeter {
   resumed(ex: Execution): void;
 }
 
-/** duration renders milliseconds as Go does for whole seconds and below: "2s", "300ms". */
+/** duration renders milliseconds as Go's time.Duration does for whole units ("200ms", "5s"). */
 export function duration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }

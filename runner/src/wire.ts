@@ -376,8 +376,6 @@ function seedFrom(bytes: Uint8Array): number[] {
   return out;
 }
 
-/** duration renders milliseconds as Go's time.Duration does for whole units ("200ms", "5s"). */
-
 /**
  * startRunner sends ready and returns the function the platform calls with
  * each chunk of bytes read from the channel.
