@@ -7,19 +7,34 @@ import (
 
 // Limits bound one execution. Zero fields take the defaults below (for the
 // deadline) or the runtime's own defaults (memory, output, content, timers).
-// The limits the runner applies (Timeout, MemoryBytes, MaxOutput,
+// The limits the runner applies (Timeout, CPUTime, MemoryBytes, MaxOutput,
 // MaxContent, MaxTimers) travel in the execute message, and a driver cuts
 // each to its own hard cap (for example quickjs.Options.Timeout); the
 // tool-call limits are enforced by the host, which trusts nothing the runner
 // says. Exceeding a limit fails the execution: a ProgramFailed outcome whose
-// error names the limit (TimeoutError for the deadline, RangeError for the
-// others).
+// error names the limit (TimeoutError for the deadline and the CPU time,
+// RangeError for the others).
 type Limits struct {
 	// Timeout is the execution's deadline, from the moment it is sent.
 	// Default 30 s. The runner stops the program at the deadline; if it
 	// cannot (a Node.js process in a busy loop), the host gives up 2 s
 	// later with the same TimeoutError and probes the runtime.
 	Timeout time.Duration
+	// CPUTime caps the CPU time of the program's own work: the time the
+	// engine runs it, not the time it awaits tool calls or timers, so a
+	// program that waits 25 s on a slow tool still has all of it. 0: no
+	// cap but the deadline. Past it the execution fails with a
+	// TimeoutError whose message names the CPU time limit, and whose
+	// ProgramError wraps ErrCPUTimeLimit. The QuickJS driver counts the
+	// engine thread's CPU time and stops the program at its next
+	// interrupt poll (a program stuck in one long builtin is stopped by
+	// the deadline instead). The Node.js driver can only approximate it:
+	// executions share one thread, so each is charged the thread's CPU
+	// time from the moment it resumes (a tool result, a timer) until the
+	// event loop's next turn, which includes any other execution resumed
+	// in the same turn; and it checks between turns, so a loop that never
+	// yields (for(;;){}) holds the event loop until the deadline.
+	CPUTime time.Duration
 	// MemoryBytes caps the program's heap (QuickJS). 0: the driver's default.
 	MemoryBytes uint64
 	// MaxOutput caps console output in UTF-16 code units; later output is
@@ -89,6 +104,8 @@ func (l Limits) check() error {
 	switch {
 	case l.Timeout < 0:
 		return fmt.Errorf("codemode: Limits.Timeout is negative (%s)", l.Timeout)
+	case l.CPUTime < 0:
+		return fmt.Errorf("codemode: Limits.CPUTime is negative (%s)", l.CPUTime)
 	case l.MaxOutput < 0:
 		return fmt.Errorf("codemode: Limits.MaxOutput is negative (%d)", l.MaxOutput)
 	case l.MaxContent < 0:

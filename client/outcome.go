@@ -3,9 +3,12 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"sort"
+	"strings"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/wire"
 )
 
@@ -34,6 +37,28 @@ type ProgramError struct {
 
 // Error returns "name: message".
 func (e *ProgramError) Error() string { return e.Name + ": " + e.Message }
+
+// ErrCPUTimeLimit is what a ProgramError wraps when the execution passed
+// its CPU time limit (Limits.CPUTime):
+//
+//	if errors.Is(outcome.Error, client.ErrCPUTimeLimit) { ... }
+//
+// The error is a TimeoutError whose message names the CPU time limit; a
+// deadline's TimeoutError names the deadline and wraps nothing.
+var ErrCPUTimeLimit = errors.New("codemode: the execution's CPU time limit was exceeded")
+
+// cpuLimitText is what every runner's message for a CPU time limit holds
+// (drivers/quickjs, runner/src/cpu.ts).
+const cpuLimitText = "CPU time limit"
+
+// Unwrap returns ErrCPUTimeLimit for a TimeoutError that names the CPU
+// time limit, and nil otherwise.
+func (e *ProgramError) Unwrap() error {
+	if e.Name == string(errname.Timeout) && strings.Contains(e.Message, cpuLimitText) {
+		return ErrCPUTimeLimit
+	}
+	return nil
+}
 
 // Text is the error as an agent reads it: "name: message", then, when the
 // stack names a place in the program, "  at agent.ts:LINE:COLUMN" and the

@@ -660,7 +660,8 @@ func (r *running) message() (msg *wire.Message, scoped bool, err error) {
 	// then refuses them (CheckVersion below).
 	if l := req.Limits; rt.version.Minor >= 1 || l.Timeout > 0 || l.MemoryBytes > 0 || l.MaxOutput > 0 || l.MaxContent > 0 || l.MaxTimers > 0 {
 		msg.Limits = &wire.Limits{TimeoutMs: uint64((r.lim.Timeout + time.Millisecond - 1) / time.Millisecond), MemoryBytes: l.MemoryBytes,
-			MaxOutput: uint64(l.MaxOutput), MaxContent: uint64(l.MaxContent), MaxTimers: uint64(l.MaxTimers)}
+			MaxOutput: uint64(l.MaxOutput), MaxContent: uint64(l.MaxContent), MaxTimers: uint64(l.MaxTimers),
+			CPUMs: uint64((l.CPUTime + time.Millisecond - 1) / time.Millisecond)}
 	}
 	msg.Seed, msg.Clock = req.Seed, req.Clock
 	if len(req.Prefill) > 0 && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 3 {

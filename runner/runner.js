@@ -2941,6 +2941,51 @@ return __codemodeURL;`);
     return v;
   }
 
+  // src/cpu.ts
+  function duration(ms) {
+    return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${ms}ms`;
+  }
+  function cpuMeter(cpuNow, afterTurn) {
+    const WeakMapCtor3 = WeakMap;
+    const weakGet = WeakMap.prototype.get;
+    const weakSet = WeakMap.prototype.set;
+    const charges = new WeakMapCtor3();
+    let open = [];
+    const settle = () => {
+      const now = cpuNow();
+      const due = open;
+      open = [];
+      for (let i = 0; i < due.length; i++) {
+        const c = due[i];
+        c.usedMs += now - c.mark;
+        c.mark = -1;
+        if (c.usedMs >= c.limitMs && !c.ex.finished()) {
+          const e = new ErrorCtor(`the execution's CPU time limit of ${duration(c.limitMs)} was exceeded (its own work, not counting waits for tool calls and timers)`);
+          defineProperty(e, "name", data("TimeoutError", false));
+          defineProperty(e, "stack", data("", false));
+          c.ex.fail(e);
+        }
+      }
+    };
+    const resume = (c) => {
+      if (c.mark >= 0 || c.ex.finished()) return;
+      c.mark = cpuNow();
+      if (open.length === 0) afterTurn(settle);
+      push(open, c);
+    };
+    return {
+      track(ex, limitMs) {
+        const c = { __proto__: null, ex, limitMs, usedMs: 0, mark: -1 };
+        apply(weakSet, charges, [ex, c]);
+        resume(c);
+      },
+      resumed(ex) {
+        const c = apply(weakGet, charges, [ex]);
+        if (c !== void 0) resume(c);
+      }
+    };
+  }
+
   // src/wire.ts
   var protocolVersion = 1;
   var protocolMinor = 4;
@@ -3166,9 +3211,6 @@ return __codemodeURL;`);
     }
     return out;
   }
-  function duration(ms) {
-    return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${ms}ms`;
-  }
   function startRunner(opts) {
     const executions = { __proto__: null };
     let buffered = new Uint8ArrayCtor(0);
@@ -3282,6 +3324,7 @@ return __codemodeURL;`);
         maxTimers: cap(req(5), defaults.maxTimers)
       };
       const timeoutMs = cap(req(1), defaults.timeoutMs);
+      const cpuMs = req(32);
       const seedBytes = asBytes(m[K.seed]);
       const seed = seedBytes !== void 0 && typedArrayLength(seedBytes) === 16 ? seedFrom(seedBytes) : platform.randomSeed();
       const clock = [];
@@ -3392,6 +3435,7 @@ return __codemodeURL;`);
       const execution2 = createExecution(host2, request2, platform.now);
       executions[id] = execution2;
       platform.started(execution2);
+      if (cpuMs > 0 && platform.cpu !== void 0) platform.cpu.track(execution2, cpuMs);
       if (timeoutMs > 0) {
         deadline = platform.setTimer(() => {
           const e = new ErrorCtor(`the execution deadline of ${duration(timeoutMs)} was exceeded`);
@@ -3421,6 +3465,7 @@ return __codemodeURL;`);
           const error = asMap(m[K.error]);
           const execution2 = executions[id];
           if (execution2 === void 0) return;
+          if (platform.cpu !== void 0) platform.cpu.resumed(execution2);
           if (output !== void 0) execution2.deliver(seq, true, utf8Decode2(output, 0, typedArrayLength(output)));
           else {
             const name = error !== void 0 && typeof error[1] === "string" ? error[1] : "Error";
@@ -3511,6 +3556,7 @@ return __codemodeURL;`);
     const weakGet = WeakMap.prototype.get;
     const weakSet = WeakMap.prototype.set;
     const owners = new WeakMapCtor3();
+    const cpu = cpuMeter(deps.cpuNow, deps.setImmediate);
     const timerOwners = new WeakMapCtor3();
     const current = () => {
       const ex = apply(getStore, storage, []);
@@ -3536,6 +3582,7 @@ return __codemodeURL;`);
       let handle;
       const fire = function() {
         if (once) apply(setDelete, t.timers, [handle]);
+        cpu.resumed(t.ex);
         try {
           return apply(callback, this, args);
         } catch (error) {
@@ -3587,6 +3634,7 @@ return __codemodeURL;`);
         now: () => apply(dateNow, DateCtor, []),
         setTimer: (f, ms) => apply(realSetTimeout, g, [f, ms]),
         clearTimer: (h) => apply(realClearTimeout, g, [h]),
+        cpu,
         started(ex) {
           apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor2() }]);
         },

@@ -25,6 +25,7 @@ import (
 type serveFlags struct {
 	http           string
 	timeout        time.Duration
+	cpuTime        time.Duration
 	noCheck        bool
 	noElicitation  bool
 	approveProgram bool
@@ -48,6 +49,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	d, hd := mcpserver.Options{}.WithDefaults(), mcpserver.HTTPOptions{}.WithDefaults()
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "each program's deadline (with --journal: each pass's)")
+	fs.DurationVar(&f.cpuTime, "cpu-time", 0, "each program's CPU time limit: its own work, not its waits for tools and timers (0: none but the deadline; approximate on --runtime node)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not type-check programs before running them")
 	fs.BoolVar(&f.noElicitation, "no-elicitation", false, "never ask the person through the MCP client (a client that declares elicitation could answer by itself): with --journal pauses wait for approve, reject or the journal page; without, calls that need approval are refused")
 	fs.BoolVar(&f.approveProgram, "approve-programs", false, "show each program whole to the person before it runs; it runs only if they accept (calls that need approval are still asked about one by one). Without --journal the MCP client asks them, and a client without elicitation is refused; with --journal each program is recorded and paused, its first pending action the program itself (codemode.program), approved like any action: through the client, on the journal page or with codemode approve")
@@ -68,6 +70,8 @@ func (f *serveFlags) check(command string) error {
 	switch {
 	case f.timeout <= 0 || f.timeout > 24*time.Hour:
 		return usageError{command + ": --timeout must be positive and at most 24h"}
+	case f.cpuTime < 0:
+		return usageError{command + ": --cpu-time must not be negative"}
 	case f.maxTokens < 100 || f.maxTokens > 1_000_000:
 		return usageError{command + ": --max-tokens must be between 100 and 1000000"}
 	case f.maxExec < 1 || f.maxQueue < 1 || f.maxSessions < 1 || f.maxInFlightMiB < 1:
@@ -229,7 +233,7 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 		return err
 	}
 	defer stopMetrics()
-	s, err := openSession(ctx, sessionOptions{command: "mcp serve", cf: c.cf, jf: c.jf, rf: c.rf, timeout: c.sf.timeout, run: c.sf.admin.withMetrics(client.RunOptions{Fetch: c.fetch}),
+	s, err := openSession(ctx, sessionOptions{command: "mcp serve", cf: c.cf, jf: c.jf, rf: c.rf, timeout: c.sf.timeout, run: c.sf.admin.withMetrics(client.RunOptions{Fetch: c.fetch, Limits: client.Limits{CPUTime: c.sf.cpuTime}}),
 		approvePrograms: c.sf.approveProgram}, stderr)
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	jf.registerRuns(fs)
 	input := fs.String("input", "", "program input as JSON (requires --input-schema; plain runs only)")
 	timeout := fs.Duration("timeout", 30*time.Second, "each run's deadline")
+	cpuTime := fs.Duration("cpu-time", 0, "each run's CPU time limit: its own work, not its waits for tools and timers (0: none but the deadline; approximate on --runtime node)")
 	repeat := fs.Int("repeat", 1, "run the program N times on one runtime (plain runs only)")
 	var rf runtimeFlags
 	rf.register(fs)
@@ -42,7 +43,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, usageError{"run: exactly one PROGRAM.ts is required"}
 	case *timeout <= 0:
 		return 0, usageError{"run: --timeout must be positive"}
+	case *cpuTime < 0:
+		return 0, usageError{"run: --cpu-time must not be negative"}
 	}
+	run.Limits.CPUTime = *cpuTime
 	if err := rf.check("run"); err != nil {
 		return 0, err
 	}

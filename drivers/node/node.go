@@ -58,6 +58,15 @@ type Options struct {
 	// loop, and only the host can end it. Zero means none but what the
 	// execute message asks for.
 	//
+	// An execution's CPU time limit (client.Limits.CPUTime) is
+	// approximate here: executions share the process's one JavaScript
+	// thread, so each is charged that thread's CPU time
+	// (process.threadCpuUsage) from the moment it resumes (it starts, a
+	// tool result arrives, one of its timers fires) to the end of the event
+	// loop's turn, where the runner checks it; an execution resumed in the
+	// same turn as another is charged for both, and a program that never
+	// yields the turn is ended by the deadline, not the CPU time limit.
+	//
 	// Timeout, MaxOutput, MaxContent and MaxTimers are each execution's
 	// defaults and hard caps: an execute message's limits
 	// (client.RunOptions.Limits) lower them for one execution
@@ -227,6 +236,8 @@ const receive = CodeModeRunner.startNodeRunner({
   limits: { maxOutput: %d, maxContent: %d, maxTimers: %d, timeoutMs: %d },
   storage: new AsyncLocalStorage(),
   randomBytes: (n) => randomBytes(n),
+  cpuNow: ((usage) => () => { const u = usage(); return (u.user + u.system) / 1000; })(process.threadCpuUsage.bind(process)),
+  setImmediate: ((later) => (f) => { later(f); })(setImmediate),
   global: globalThis,
 });
 // V8's compilation cache kept every program's module record alive, about

@@ -13,6 +13,14 @@
 // userfaultfd write protection and the PAGEMAP_SCAN ioctl), elsewhere, or
 // with Options.FullReset, the whole snapshot.
 //
+// An execution's CPU time limit (client.Limits.CPUTime) counts the time its
+// engine runs and not the time it waits for tool results and timers: on
+// Linux, the CPU time of the thread the execution's goroutine is locked to
+// while its engine runs (the thread's CPU clock, so a loaded machine does
+// not inflate it), elsewhere the wall time the engine is busy. Past it the
+// program stops at its next interrupt poll, as at the deadline; one stuck
+// where the interrupt never comes is stopped by the deadline.
+//
 // # The sandbox process
 //
 // By default each runtime's engines run in a child process, so that no

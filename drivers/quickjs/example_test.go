@@ -2,6 +2,7 @@ package quickjs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -42,4 +43,30 @@ func ExampleNew() {
 	// Output:
 	// program-failed TimeoutError
 	// success undefined undefined 1,4,9
+}
+
+// A CPU time limit bounds a program's own work, not its waits: here the
+// busy loop is stopped after 200 ms of CPU time, long before its deadline,
+// and errors.Is tells that limit from the deadline.
+func ExampleNew_cpuTime() {
+	ctx := context.Background()
+	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+	c, err := contract.New() // no tools
+	if err != nil {
+		log.Fatal(err)
+	}
+	cl := client.New(rt, c)
+
+	limits := client.Limits{Timeout: time.Minute, CPUTime: 200 * time.Millisecond}
+	out, err := cl.RunCode(ctx, `for (;;) {}`, client.RunOptions{Limits: limits})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out.Kind, out.Error.Name, errors.Is(out.Error, client.ErrCPUTimeLimit))
+	// Output:
+	// program-failed TimeoutError true
 }

@@ -151,6 +151,7 @@ func badOutbox(format string, args ...any) error {
 // driver's options.
 type limits struct {
 	timeout    time.Duration
+	cpu        time.Duration // the CPU time limit (cputime.go); 0: none
 	memory     uint64
 	maxOutput  int
 	maxContent int
@@ -175,6 +176,7 @@ func limitsOf(msg *wire.Message, o Options) limits {
 		l.maxOutput = int(capped(r.MaxOutput, uint64(o.MaxOutput)))
 		l.maxContent = int(capped(r.MaxContent, uint64(o.MaxContent)))
 		l.maxTimers = int(capped(r.MaxTimers, uint64(o.MaxTimers)))
+		l.cpu = time.Duration(min(r.CPUMs, math.MaxInt64/uint64(time.Millisecond))) * time.Millisecond
 	}
 	return l
 }
@@ -207,8 +209,12 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
 		return
 	}
-	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names}
+	// The CPU time limit counts from here: not the wait for an engine.
+	ctx, stopCPU := context.WithCancelCause(ctx)
+	defer stopCPU(nil)
+	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names, cpu: newCPUMeter(lim.cpu, stopCPU)}
 	result, err := s.drive(ctx, in, ex, msg, st)
+	st.cpu.end()
 	for _, t := range st.timers {
 		t.Stop()
 	}
@@ -219,7 +225,8 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 		s.end(ex, nil)
 	case ctx.Err() != nil:
 		// The deadline passed, while the engine ran (it was stopped at an
-		// interrupt poll) or while it waited.
+		// interrupt poll) or while it waited; or the CPU time limit did,
+		// while the engine ran.
 		s.m.discard(in)
 		s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx))))
 	case errors.As(err, &bad):
@@ -257,6 +264,8 @@ type driveState struct {
 	// prefill is the execution's prefilled results by seq (wire 1.3); a
 	// call the runner answers from one is taken out.
 	prefill map[uint64]string
+	// cpu meters the execution's CPU time limit; nil without one.
+	cpu *cpuMeter
 }
 
 // utf16Len is the length of s in UTF-16 code units, the unit of the limits.
@@ -377,13 +386,17 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		}
 		s.flush(ex)
 		ev, ok := ex.take()
-		for !ok {
-			select {
-			case <-ex.wake:
-				ev, ok = ex.take()
-			case <-ctx.Done():
-				return nil, context.Cause(ctx)
+		if !ok {
+			st.cpu.pause()
+			for !ok {
+				select {
+				case <-ex.wake:
+					ev, ok = ex.take()
+				case <-ctx.Done():
+					return nil, context.Cause(ctx)
+				}
 			}
+			st.cpu.resume()
 		}
 		if ev.cancel {
 			return nil, errStopped

@@ -33,7 +33,8 @@ const (
 	// program's own RangeError (a stack overflow).
 	rangeError Name = "RangeError"
 	// Timeout: the execution's deadline passed, or no engine was free
-	// before it; the message names the limit.
+	// before it, or the program used its CPU time limit; the message names
+	// the limit (client.ErrCPUTimeLimit tells the last apart).
 	Timeout Name = "TimeoutError"
 	// internalError: the engine ran out of memory ("out of memory"), or the
 	// program corrupted what the runner reports.
@@ -66,7 +67,7 @@ func programErrors() []errorInfo {
 		{MCPTool, true, "the MCP tool reported an error; the message is its text"},
 		{typeError, true, "the input is not JSON (a function, a BigInt, a cycle, or an object that is not plain such as a Uint8Array: pass bytes as base64 strings)"},
 		{rangeError, false, "a limit was reached (console output, content, input or result size), named in the message"},
-		{Timeout, false, "the execution's deadline passed"},
+		{Timeout, false, "the execution's deadline or CPU time limit passed (the message says which)"},
 		{internalError, false, "the program ran out of memory"},
 		{Halt, false, "the host ended the execution (for example to wait for an approval)"},
 		{runnerDraining, false, "the runner host is shutting down; the program did not start"},

@@ -221,6 +221,13 @@ type Limits struct {
 	// MaxTimers caps the timers pending at once; setTimeout past it throws a
 	// RangeError naming the limit.
 	MaxTimers uint64 `cbor:"5,keyasint,omitempty" json:"maxTimers,omitempty"`
+	// CPUMs caps the CPU time the execution's own work may take, in
+	// milliseconds: the time the engine runs the program, not the time it
+	// waits for tool results or timers. Reaching it fails the execution
+	// with a TimeoutError whose message names the CPU time limit. A
+	// runner that does not know the key (it is an extension key) ignores
+	// it, leaving the deadline alone in force.
+	CPUMs uint64 `cbor:"32,keyasint,omitempty" json:"cpuMs,omitempty"`
 }
 
 // SeedSize is the size in bytes of an execute message's seed.

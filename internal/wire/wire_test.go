@@ -26,7 +26,7 @@ func TestRoundTripEveryKind(t *testing.T) {
 		{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "Error", Message: "boom", Stack: "at x"}},
 		// The keys of 1.1.
 		{Kind: KindReady, Version: ProtocolVersion, Versions: &Supported, Runner: "test"},
-		{Kind: KindExecute, Execution: 3, Filename: "agent.js", Limits: &Limits{TimeoutMs: 200, MemoryBytes: 1 << 20, MaxOutput: 10, MaxContent: 20, MaxTimers: 3},
+		{Kind: KindExecute, Execution: 3, Filename: "agent.js", Limits: &Limits{TimeoutMs: 200, MemoryBytes: 1 << 20, MaxOutput: 10, MaxContent: 20, MaxTimers: 3, CPUMs: 150},
 			Seed: make([]byte, SeedSize), Clock: []float64{1.7e12, 0.5, 1767225600000.25}},
 		{Kind: KindToolCall, Execution: 3, Seq: 1, Namespace: "codemode", Tool: "echo", Input: []byte(`{}`), Clock: []float64{1767225600000}},
 		{Kind: KindResult, Execution: 3, Outcome: OutcomeSuccess, Value: []byte(`{"a":[1,2]}`), Clock: []float64{-1}},

@@ -8,6 +8,7 @@
 import { ErrorCtor, RangeErrorCtor, apply, data, dateNow, DateCtor, defineProperty, push } from "./intrinsics";
 import { installClock, type Execution, type ModuleBox } from "./core";
 import { startRunner, type Channel, type RunnerLimits } from "./wire";
+import { cpuMeter } from "./cpu";
 import { installNodeWeb } from "./web/index";
 
 export interface NodeDeps {
@@ -25,6 +26,10 @@ export interface NodeDeps {
   storage: { run<T>(store: unknown, f: () => T): T; getStore(): unknown };
   /** randomBytes is node:crypto's. */
   randomBytes(n: number): Uint8Array;
+  /** cpuNow is the CPU time this thread has used, in milliseconds (process.threadCpuUsage). */
+  cpuNow(): number;
+  /** setImmediate is the host's own. */
+  setImmediate(f: () => void): void;
   global: Record<string, unknown>;
 }
 
@@ -53,6 +58,7 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   const weakGet = WeakMap.prototype.get;
   const weakSet = WeakMap.prototype.set;
   const owners = new WeakMapCtor<Execution, Tracked>();
+  const cpu = cpuMeter(deps.cpuNow, deps.setImmediate);
   const timerOwners = new WeakMapCtor<object, Tracked>();
 
   const current = (): Tracked | undefined => {
@@ -86,6 +92,7 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
       // the program went on.
       const fire = function (this: unknown) {
         if (once) apply(setDelete, t.timers, [handle]);
+        cpu.resumed(t.ex);
         try {
           return apply(callback as never, this, args);
         } catch (error) {
@@ -141,6 +148,7 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
       now: () => apply(dateNow, DateCtor, []),
       setTimer: (f, ms) => apply(realSetTimeout as never, g, [f, ms]),
       clearTimer: (h) => apply(realClearTimeout as never, g, [h]),
+      cpu,
       started(ex) {
         apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor() }]);
       },

@@ -10,6 +10,7 @@ import {
   mathMax, view, join, stringIndexOf, stringSlice, stringSplit,
 } from "./intrinsics";
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
+import { duration, type CPUMeter } from "./cpu";
 import { createExecution, listNamespace, serializeError, type Execution, type Finish, type Host, type Limits, type ModuleBox, type Namespace } from "./core";
 
 /** protocolVersion is the major version, protocolMinor the newest minor (docs/runner-protocol.md, "Versions"). */
@@ -65,6 +66,11 @@ export interface Platform {
   /** setTimer and clearTimer are the host's own timers, for deadlines. */
   setTimer(f: () => void, ms: number): unknown;
   clearTimer(handle: unknown): void;
+  /**
+   * cpu, where the platform has one, meters executions' CPU time limits
+   * (limits key 32); without it the runner ignores them.
+   */
+  cpu?: CPUMeter;
   /** started and ended bracket an execution (the platform tracks its timers). */
   started(ex: Execution): void;
   ended(ex: Execution): void;
@@ -370,11 +376,6 @@ function seedFrom(bytes: Uint8Array): number[] {
   return out;
 }
 
-/** duration renders milliseconds as Go's time.Duration does for whole units ("200ms", "5s"). */
-function duration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
 /**
  * startRunner sends ready and returns the function the platform calls with
  * each chunk of bytes read from the channel.
@@ -505,6 +506,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       maxTimers: cap(req(5), defaults.maxTimers),
     } as unknown as Limits;
     const timeoutMs = cap(req(1), defaults.timeoutMs);
+    const cpuMs = req(32);
     const seedBytes = asBytes(m[K.seed]);
     const seed = seedBytes !== undefined && typedArrayLength(seedBytes) === 16 ? seedFrom(seedBytes) : platform.randomSeed();
     const clock: number[] = [];
@@ -614,6 +616,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     const execution = createExecution(host, request, platform.now);
     executions[id] = execution;
     platform.started(execution);
+    if (cpuMs > 0 && platform.cpu !== undefined) platform.cpu.track(execution, cpuMs);
     if (timeoutMs > 0) {
       deadline = platform.setTimer(() => {
         const e = new ErrorCtor(`the execution deadline of ${duration(timeoutMs)} was exceeded`);
@@ -644,6 +647,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         const error = asMap(m[K.error]);
         const execution = executions[id];
         if (execution === undefined) return;
+        if (platform.cpu !== undefined) platform.cpu.resumed(execution);
         if (output !== undefined) execution.deliver(seq, true, utf8Decode(output, 0, typedArrayLength(output)));
         else {
           const name = error !== undefined && typeof error[1] === "string" ? error[1] : "Error";
