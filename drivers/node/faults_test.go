@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,7 +39,7 @@ func nodeChildren() []int {
 
 func TestKilledChildFailsTheRuntimeWithItsStderr(t *testing.T) {
 	d := driver(t)
-	before := len(nodeChildren())
+	before := nodeChildren()
 	rt, err := client.NewRuntime(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
@@ -45,27 +47,47 @@ func TestKilledChildFailsTheRuntimeWithItsStderr(t *testing.T) {
 	defer rt.Close()
 	k, _ := contract.New()
 	errc := make(chan error, 1)
+	wrote := make(chan struct{})
+	var once sync.Once
 	go func() {
-		_, err := client.New(rt, k).Run(context.Background(), `export default async function () {
+		// The stderr write is synchronous on a pipe (Linux), so once the
+		// console line is seen the last words are in the pipe.
+		_, err := client.New(rt, k).Run(context.Background(), `export default async function ({ console }) {
   process.stderr.write("last words\n");
+  console.log("written");
   await new Promise(() => setTimeout(() => {}, 60000));
-}`, client.RunOptions{})
+}`, client.RunOptions{OnTelemetry: func(e client.Event) {
+			if e.Kind == client.EventProgramOutput {
+				once.Do(func() { close(wrote) })
+			}
+		}})
 		errc <- err
 	}()
-	time.Sleep(500 * time.Millisecond)
-	kids := nodeChildren()
-	if len(kids) != before+1 {
-		t.Fatalf("%d node children, want %d", len(kids), before+1)
+	select {
+	case <-wrote:
+	case err := <-errc:
+		t.Fatalf("the program ended before writing: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("the program did not write within a minute")
 	}
-	for _, pid := range kids {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	// Children of earlier tests may still be exiting: the new one is the
+	// one that was not there before.
+	var fresh []int
+	for _, pid := range nodeChildren() {
+		if !slices.Contains(before, pid) {
+			fresh = append(fresh, pid)
+		}
 	}
+	if len(fresh) != 1 {
+		t.Fatalf("%d new node children (%v), want 1", len(fresh), fresh)
+	}
+	_ = syscall.Kill(fresh[0], syscall.SIGKILL)
 	select {
 	case err := <-errc:
 		if !errors.Is(err, client.ErrRuntimeFailed) {
 			t.Fatalf("in-flight Run returned %v, want ErrRuntimeFailed", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the in-flight run did not end")
 	}
 	<-rt.Done()
