@@ -212,6 +212,11 @@ type RunOptions struct {
 	// ("execute_tool namespace.tool": seq, error, the schema check that
 	// failed), children of the span in ctx. Nil records nothing.
 	TracerProvider trace.TracerProvider
+	// Session, when not nil, carries the top-level bindings of RunCode
+	// programs from one run to the next (see Session); nil runs each
+	// program on its own. Run refuses it (a module has no bindings to
+	// carry).
+	Session *Session
 	// MeterProvider, when set, records the run's OpenTelemetry metrics
 	// (see MeterName): runs by outcome and their durations, tool calls by
 	// tool and how they ended, and their durations. Nil records nothing.
@@ -249,8 +254,9 @@ func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Ou
 
 // program is a program as a Run or RunCode call gives it.
 type program struct {
-	text string
-	kind programKind
+	text  string
+	kind  programKind
+	carry *codeform.Carry // a session's bindings, for model-written code
 }
 
 // programKind says what form a program's text has.
@@ -277,6 +283,12 @@ func (c *Client) erase(p program) (*erased, string, error) {
 	key, inline := "\x00code\x00"+source, ""
 	if setup == "" {
 		key, inline = "\x00inline\x00"+source, c.setup.text
+	}
+	if p.carry != nil {
+		// A session's module holds its bindings: made for this run only.
+		n := codeform.NormalizeCarry(source, c.scopeNames(), inline, p.carry)
+		prog, err := erase(n.Module, n)
+		return prog, setup, err
 	}
 	prog, err := c.erased.eraseWith(key, func() (string, *codeform.Normalized) {
 		n := codeform.Normalize(source, c.scopeNames(), inline)
@@ -322,6 +334,14 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
 	}
+	if opts.Session != nil {
+		release, err := startSession(ctx, opts.Session, &p)
+		if err != nil {
+			tel.emit(Event{Kind: EventExecutionFailed, Err: err})
+			return nil, err
+		}
+		defer release()
+	}
 	prepared, err := c.prepare(p)
 	if err != nil {
 		if out := syntaxOutcome(err, &tel); out != nil {
@@ -353,6 +373,9 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		}
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
+	}
+	if opts.Session != nil {
+		finishSession(opts.Session, out, prepared.captures)
 	}
 	mapError(out, prepared.positions)
 	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
@@ -437,6 +460,7 @@ type prepared struct {
 	positions positions
 	js, setup string
 	erase     func() (string, error)
+	captures  bool // the module resolves to {value, session} (codeform.Carry)
 }
 
 // prepare erases p, or leaves it for a runner that strips types itself
@@ -451,7 +475,7 @@ func (c *Client) prepare(p program) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{positions: e, js: e.js, setup: setup}, nil
+	return &prepared{positions: e, js: e.js, setup: setup, captures: e.back != nil && e.back.Captures()}, nil
 }
 
 // request is the execute request of a prepared program: its scope (with

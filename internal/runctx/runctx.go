@@ -88,3 +88,17 @@ func ProgramApproverFrom(ctx context.Context) ProgramApprover {
 	a, _ := ctx.Value(programKey{}).(ProgramApprover)
 	return a
 }
+
+type sessionKey struct{}
+
+// WithSession returns ctx carrying the key of the session a code tool's
+// program continues (codetool.WithSession).
+func WithSession(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, key)
+}
+
+// SessionFrom returns the session key ctx carries, or "".
+func SessionFrom(ctx context.Context) string {
+	k, _ := ctx.Value(sessionKey{}).(string)
+	return k
+}
