@@ -41,6 +41,9 @@ type Client struct {
 	// sdk holds the SDK's host tools (search, describe), shared by the
 	// clients of one contract.
 	sdk *sdk
+	// sessions are the code tool's sessions by key (codetool.WithSession),
+	// shared by the clients made from one New.
+	sessions *sessionTable
 }
 
 // scopeSetup is a client's scope setup: its TypeScript text, and how runs
@@ -91,7 +94,7 @@ type Executor interface {
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}, sdk: &sdk{},
-		setup: &scopeSetup{text: sdkSetup}}
+		setup: &scopeSetup{text: sdkSetup}, sessions: &sessionTable{}}
 }
 
 // Extension is what a layer above the client adds to the programs it runs:
@@ -133,7 +136,7 @@ func (c *Client) Extend(e Extension) *Client {
 		setup = &scopeSetup{text: e.Setup}
 	}
 	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup, scopes: c.scopes, sdk: c.sdk,
-		declarations: c.declarations + e.Declarations, defaults: c.defaults}
+		declarations: c.declarations + e.Declarations, defaults: c.defaults, sessions: c.sessions}
 }
 
 // TypeDefinitions returns the declarations programs are written against:

@@ -324,3 +324,15 @@ func finishSession(s *Session, out *Outcome, captures bool) {
 	}
 	out.SessionLost = s.finish(time.Now(), captured)
 }
+
+// declarations are the session's bindings as the type checker sees them:
+// names only.
+func (s *Session) declarations() []codeform.Binding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]codeform.Binding, len(s.bindings))
+	for i, b := range s.bindings {
+		out[i] = codeform.Binding{Name: b.Name}
+	}
+	return out
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
@@ -169,6 +171,44 @@ func TestSessionCarriesBindings(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+}
+
+// TestCodeToolSessionsByKey: the code tool's programs continue the session
+// their key names (codetool.WithSession), each key its own, with the
+// bounds of the default RunOptions' Session; an ended session is answered
+// as an error saying what was lost, and a lost value is named in the logs.
+func TestCodeToolSessionsByKey(t *testing.T) {
+	onSessionDrivers(t, func(t *testing.T, cl *client.Client) {
+		cl = cl.WithDefaults(client.RunOptions{Session: &client.Session{MaxExecutions: 3}})
+		tool, err := codetool.New(cl, codetool.Options{Sessions: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := codetool.WithSession(context.Background(), "a"), codetool.WithSession(context.Background(), "b")
+		for i, st := range []struct {
+			ctx  context.Context
+			code string
+			want string
+		}{
+			{a, "let x = 1; const m = new Map(); x", `"value":1`},
+			{a, "x + 1", `"value":2`},
+			{b, "typeof x", `"value":"undefined"`},
+			{a, "x + 2", `"value":3`},
+			{a, "x", "the session ended (it ran 3 programs, its MaxExecutions); these bindings were lost: x"},
+			{a, "typeof x", `"value":"undefined"`},
+		} {
+			answer, err := tool.Call(st.ctx, []byte(`{"code":`+strconv.Quote(st.code)+`}`))
+			if err != nil || !strings.Contains(string(answer), st.want) {
+				t.Fatalf("step %d: %s %v; want %q", i, answer, err, st.want)
+			}
+			if i == 0 && !strings.Contains(string(answer), "m (a Map)") {
+				t.Errorf("step 0: %s does not say m was lost", answer)
+			}
+		}
+		if !strings.Contains(tool.Description, "Programs continue one session") {
+			t.Error("the description does not say that bindings persist")
 		}
 	})
 }
