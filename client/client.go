@@ -378,7 +378,7 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		return nil, err
 	}
 	if opts.Session != nil {
-		finishSession(opts.Session, out, prepared.captures)
+		finishSession(opts.Session, out, prepared.captures, p.carry.Capture)
 	}
 	mapError(out, prepared.positions)
 	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})

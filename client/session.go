@@ -156,7 +156,7 @@ type capturedSession struct {
 
 // finish counts an execution and, for a program that completed, keeps
 // what it captured; it returns the names lost with why, sorted.
-func (s *Session) finish(now time.Time, c *capturedSession) []string {
+func (s *Session) finish(now time.Time, c *capturedSession, order []string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	maxBytes, maxRuns, _ := s.limits()
@@ -164,7 +164,7 @@ func (s *Session) finish(now time.Time, c *capturedSession) []string {
 	s.last = now
 	var lost []string
 	if c != nil {
-		s.bindings, lost = c.bindings(s.bindings)
+		s.bindings, lost = c.bindings(s.bindings, order)
 		if size := bindingBytes(s.bindings); size > maxBytes {
 			s.end(fmt.Sprintf("its bindings took %d bytes, more than its MaxBytes of %d", size, maxBytes))
 			return lost
@@ -176,9 +176,10 @@ func (s *Session) finish(now time.Time, c *capturedSession) []string {
 	return lost
 }
 
-// bindings merges c into old: old's order first, new names after in name
-// order; a name c lost leaves the session.
-func (c *capturedSession) bindings(old []codeform.Binding) (next []codeform.Binding, lost []string) {
+// bindings merges c into old: old's order first, then new names in order
+// (the program's declarations), then any others by name; a name c lost
+// leaves the session.
+func (c *capturedSession) bindings(old []codeform.Binding, order []string) (next []codeform.Binding, lost []string) {
 	at := map[string]codeform.Binding{}
 	for name, j := range c.Values {
 		at[name] = codeform.Binding{Name: name, JSON: j}
@@ -194,6 +195,12 @@ func (c *capturedSession) bindings(old []codeform.Binding) (next []codeform.Bind
 		if nb, ok := at[b.Name]; ok {
 			next = append(next, nb)
 			delete(at, b.Name)
+		}
+	}
+	for _, name := range order {
+		if nb, ok := at[name]; ok {
+			next = append(next, nb)
+			delete(at, name)
 		}
 	}
 	for _, name := range sortedNames(at) {
@@ -313,7 +320,7 @@ func startSession(ctx context.Context, s *Session, p *program) (release func(), 
 // finishSession counts a run in s and, when the program completed in the
 // statement form (captures), keeps the bindings it captured and names
 // those it lost in out.
-func finishSession(s *Session, out *Outcome, captures bool) {
+func finishSession(s *Session, out *Outcome, captures bool, order []string) {
 	var captured *capturedSession
 	switch {
 	case !captures:
@@ -322,7 +329,7 @@ func finishSession(s *Session, out *Outcome, captures bool) {
 	default:
 		unwrapError(out)
 	}
-	out.SessionLost = s.finish(time.Now(), captured)
+	out.SessionLost = s.finish(time.Now(), captured, order)
 }
 
 // declarations are the session's bindings as the type checker sees them:

@@ -25,7 +25,7 @@ func TestSessionIdleExpiry(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Session{IdleTimeout: tc.idle}
-			s.finish(start, &capturedSession{Values: map[string]string{"a": "1"}, Functions: map[string]string{"f": "function f() {}"}, Lost: map[string]string{}})
+			s.finish(start, &capturedSession{Values: map[string]string{"a": "1"}, Functions: map[string]string{"f": "function f() {}"}, Lost: map[string]string{}}, nil)
 			got, err := s.begin(start.Add(tc.after))
 			if tc.want == "" {
 				if err != nil || len(got) != 2 {
@@ -43,7 +43,7 @@ func TestSessionIdleExpiry(t *testing.T) {
 	}
 	var table sessionTable
 	a := table.get("a", &Session{IdleTimeout: time.Minute}, start)
-	a.finish(start, nil)
+	a.finish(start, nil, nil)
 	if table.get("a", nil, start.Add(90*time.Second)) != a {
 		t.Fatal("an expired session must stay to report what was lost")
 	}
@@ -59,7 +59,7 @@ func TestSessionFunctionsThatCannotComeBack(t *testing.T) {
 	c := &capturedSession{Functions: map[string]string{
 		"ok": "(a) => a", "m": "m() { return 1 }", "n": "function push() { [native code] }", "k": "class K {}",
 	}, Lost: map[string]string{}}
-	next, lost := c.bindings(nil)
+	next, lost := c.bindings(nil, nil)
 	var names []string
 	for _, b := range next {
 		names = append(names, b.Name)

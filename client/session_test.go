@@ -87,6 +87,8 @@ func TestSessionCarriesBindings(t *testing.T) {
 			{code: "[add(1), twice(2)]", value: "[101,\"22\"]"},
 			{code: "class Box { constructor(public v: number) {} get() { return this.v } }", value: ""},
 			{code: "new Box(add(2)).get()", value: "102"},
+			{code: "class Shape { area() { return 0 } }\nclass Square extends Shape { constructor(public s: number) { super() } area() { return this.s * this.s } }\nclass Circle extends Shape {}", value: ""},
+			{code: "[new Square(3).area(), new Circle().area(), new Square(1) instanceof Shape]", value: "[9,0,true]"},
 		}},
 		{"a later program redeclares a name", [2]int{}, []sessionStep{
 			{code: "const x = 1; x", value: "1"},

@@ -74,21 +74,26 @@ func (c *Carry) module(names []string) *carried {
 	}
 	var restore, tail strings.Builder
 	var kept []string
-	for i, b := range c.Restore {
-		if skip(b.Name) || contains(kept, b.Name) {
-			continue
-		}
-		kept = append(kept, b.Name)
-		switch {
-		case b.Source != "":
-			fn := "__codemodeRestore" + strconv.Itoa(i)
-			restore.WriteString("let " + b.Name + ": any = " + fn + "(); ")
-			tail.WriteString(" function " + fn + "(): any { return (\n" + b.Source + "\n); }")
-		case b.JSON != "":
-			q, _ := json.Marshal(b.JSON) // a JavaScript string literal without a line break
-			restore.WriteString("let " + b.Name + ": any = JSON.parse(" + string(q) + "); ")
-		default:
-			restore.WriteString("let " + b.Name + ": any; ")
+	// Values first, then functions and classes in the session's order: a
+	// class may extend one restored before it. A source that fails to
+	// evaluate leaves its binding undefined rather than failing the program.
+	for _, functions := range []bool{false, true} {
+		for i, b := range c.Restore {
+			if skip(b.Name) || contains(kept, b.Name) || functions != (b.Source != "") {
+				continue
+			}
+			kept = append(kept, b.Name)
+			switch {
+			case b.Source != "":
+				fn := "__codemodeRestore" + strconv.Itoa(i)
+				restore.WriteString("let " + b.Name + ": any = " + fn + "(); ")
+				tail.WriteString(" function " + fn + "(): any { try { return (\n" + b.Source + "\n); } catch { return undefined; } }")
+			case b.JSON != "":
+				q, _ := json.Marshal(b.JSON) // a JavaScript string literal without a line break
+				restore.WriteString("let " + b.Name + ": any = JSON.parse(" + string(q) + "); ")
+			default:
+				restore.WriteString("let " + b.Name + ": any; ")
+			}
 		}
 	}
 	out.restore, out.tail = restore.String(), tail.String()
