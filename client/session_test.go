@@ -111,6 +111,15 @@ func TestSessionCarriesBindings(t *testing.T) {
 			{code: "const console = { log() {} };\nconst codemode = 1;\nlet kept = 3;\nkept", value: "3"},
 			{code: "console.log('still here');\nconst r = await codemode.add({ a: kept, b: 1 });\nr.sum", value: "4"},
 		}},
+		{"a binding named like a global the wrapper uses", [2]int{}, []sessionStep{
+			{code: "const JSON = { parse: 1 };\nconst Object = 'o';\nlet Array = [1];\nJSON.parse", value: "1"},
+			{code: "[JSON, Object, Array]", value: "[{\"parse\":1},\"o\",[1]]"},
+		}},
+		{"a function expression sees the bindings but adds none", [2]int{}, []sessionStep{
+			{code: "let k = 5;", value: ""},
+			{code: "async () => { const added = 1; return k * 2; }", value: "10"},
+			{code: "[k, typeof added]", value: "[5,\"undefined\"]"},
+		}},
 		{"the execution cap ends the session", [2]int{0, 2}, []sessionStep{
 			{code: "let a = 1;", value: ""},
 			{code: "a + 1", value: "2"},

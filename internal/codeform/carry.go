@@ -20,11 +20,12 @@ type Binding struct {
 // Carry is what a session adds to a program's module (NormalizeCarry).
 //
 // Restore's bindings are declared with let, type any, on the module's
-// first line, in the wrapper's outer function scope: the code sees them and
-// may assign them, and may declare the same names again in its own scope.
-// Values come back with JSON.parse, functions and classes by evaluating
-// their source in a function placed after the code (their positions are
-// the wrapper's).
+// first line, in a function scope around the code's own: the code sees them
+// and may assign them, and may declare the same names again in its own
+// scope. Values come back with the realm's JSON.parse (taken before
+// anything runs, so a binding named JSON does not get in the way),
+// functions and classes by evaluating their source in a function placed
+// after the code (their positions are the wrapper's).
 //
 // When Capture is not nil, a program in the statement form that completes
 // (returns or falls off its end) resolves to {value?, session}, where
@@ -45,23 +46,30 @@ type Carry struct {
 	Capture []string
 }
 
-// carried is a Carry as the text the module adds.
+// carried is a Carry as the text the module adds. With a Carry, the
+// wrapper's outer function takes the realm's intrinsics and runs the rest
+// in a nested async function that holds the restored bindings, so that a
+// binding named like a global the wrapper or the scope setup uses (JSON,
+// Object) shadows it for the code alone.
 type carried struct {
-	restore  string // declarations of the restored bindings (line 1, outer scope)
-	capture  string // what capturing adds to line 1 in the outer scope
+	open     string // line 1, before the code's scope opens: the nested function, the restored bindings
 	opener   string // the reads, at the start of the code's own scope (line 1)
 	ret      string // the statement form's return
-	tail     string // hoisted helper functions after the code
+	tail     string // after the code: hoisted helpers, and the nested function's close
 	captures bool
 }
 
 // restoreOnly is c without capturing, for the function forms.
 func (c *carried) restoreOnly() *carried {
-	return &carried{restore: c.restore, tail: c.tail, ret: returnValue}
+	return &carried{open: c.open, tail: c.tail, ret: returnValue}
 }
 
-// prelude is what c adds to line 1 before the code's scope opens.
-func (c *carried) prelude() string { return c.restore + c.capture }
+// intrinsicsFunction takes what the wrapper needs from the realm before
+// any code runs.
+const intrinsicsFunction = ` function __codemodeIntrinsics(): any {
+  return { parse: JSON.parse, stringify: JSON.stringify, isArray: Array.isArray, proto: Object.getPrototypeOf, keys: Object.keys,
+    objectProto: Object.prototype, source: Function.prototype.call.bind(Function.prototype.toString) };
+}`
 
 // module returns c as module text for code in a scope with names.
 func (c *Carry) module(names []string) *carried {
@@ -72,16 +80,45 @@ func (c *Carry) module(names []string) *carried {
 	skip := func(n string) bool {
 		return !isIdentifier(n) || strings.HasPrefix(n, "__codemode") || contains(names, n)
 	}
+	restore, tail, kept := c.restore(skip)
+	open := "const __codemodeI = __codemodeIntrinsics(); return await (async () => { " + restore
+	closing := " })();" + intrinsicsFunction
+	out.open, out.tail = open, tail+closing
+	if c.Capture == nil {
+		return out
+	}
+	var reads strings.Builder
+	seen := map[string]bool{}
+	for _, n := range append(kept, c.Capture...) {
+		if skip(n) || seen[n] {
+			continue
+		}
+		seen[n] = true
+		reads.WriteString(" " + n + ": () => " + n + ",")
+	}
+	out.captures = true
+	out.open += "let __codemodeReads: any = {}; "
+	out.opener = " __codemodeReads = {" + reads.String() + " };"
+	out.ret = "const __codemodeOut: any = { session: __codemodeCapture(__codemodeI, __codemodeReads) }; " +
+		"if (" + valueVar + " !== undefined) __codemodeOut.value = " + valueVar + "; return __codemodeOut;"
+	out.tail = tail + captureFunctions + closing
+	return out
+}
+
+// restore returns the declarations of c's bindings (line 1), the hoisted
+// functions that evaluate their sources, and the names declared. Values
+// come first, then functions and classes in the session's order: a class
+// may extend one restored before it. A source that fails to evaluate
+// leaves its binding undefined rather than failing the program.
+func (c *Carry) restore(skip func(string) bool) (decls, fns string, kept []string) {
 	var restore, tail strings.Builder
-	var kept []string
-	// Values first, then functions and classes in the session's order: a
-	// class may extend one restored before it. A source that fails to
-	// evaluate leaves its binding undefined rather than failing the program.
+	seen := map[string]bool{}
 	for _, functions := range []bool{false, true} {
 		for i, b := range c.Restore {
-			if skip(b.Name) || contains(kept, b.Name) || functions != (b.Source != "") {
+			if skip(b.Name) || seen[b.Name] || functions != (b.Source != "") {
 				continue
 			}
+			seen[b.Name] = true
 			kept = append(kept, b.Name)
 			switch {
 			case b.Source != "":
@@ -90,30 +127,13 @@ func (c *Carry) module(names []string) *carried {
 				tail.WriteString(" function " + fn + "(): any { try { return (\n" + b.Source + "\n); } catch { return undefined; } }")
 			case b.JSON != "":
 				q, _ := json.Marshal(b.JSON) // a JavaScript string literal without a line break
-				restore.WriteString("let " + b.Name + ": any = JSON.parse(" + string(q) + "); ")
+				restore.WriteString("let " + b.Name + ": any = __codemodeI.parse(" + string(q) + "); ")
 			default:
 				restore.WriteString("let " + b.Name + ": any; ")
 			}
 		}
 	}
-	out.restore, out.tail = restore.String(), tail.String()
-	if c.Capture == nil {
-		return out
-	}
-	var reads strings.Builder
-	for _, n := range append(kept, c.Capture...) {
-		if skip(n) || strings.Contains(reads.String(), " "+n+": () => ") {
-			continue
-		}
-		reads.WriteString(" " + n + ": () => " + n + ",")
-	}
-	out.captures = true
-	out.capture = "const __codemodeI = __codemodeIntrinsics(); let __codemodeReads: any = {}; "
-	out.opener = " __codemodeReads = {" + reads.String() + " };"
-	out.ret = "const __codemodeOut: any = { session: __codemodeCapture(__codemodeI, __codemodeReads) }; " +
-		"if (" + valueVar + " !== undefined) __codemodeOut.value = " + valueVar + "; return __codemodeOut;"
-	out.tail += captureFunctions
-	return out
+	return restore.String(), tail.String(), kept
 }
 
 func contains(list []string, s string) bool {
@@ -127,11 +147,7 @@ func contains(list []string, s string) bool {
 
 // captureFunctions encode a session's bindings (see Carry). They are
 // hoisted declarations after the code, so they add no line before it.
-const captureFunctions = ` function __codemodeIntrinsics(): any {
-  return { stringify: JSON.stringify, isArray: Array.isArray, proto: Object.getPrototypeOf, keys: Object.keys,
-    objectProto: Object.prototype, source: Function.prototype.call.bind(Function.prototype.toString) };
-}
-function __codemodeCapture(I: any, reads: any): any {
+const captureFunctions = ` function __codemodeCapture(I: any, reads: any): any {
   const values: any = {}, functions: any = {}, lost: any = {};
   const names = I.keys(reads);
   for (let i = 0; i < names.length; i++) {

@@ -112,7 +112,7 @@ func wrapperPrefix(names []string, setup, opener string, c *carried) string {
 		setScope = fmt.Sprintf("%s = %s; ", scopeVar, scopeArg(setup))
 	}
 	return fmt.Sprintf("export default async (%s: %s) => { %sconst { %s } = %s; %sconst %s = await (async () => {%s%s",
-		scopeVar, typegen.ScopeTypeName, setScope, strings.Join(names, ", "), scopeVar, c.prelude(), valueVar, c.opener, opener)
+		scopeVar, typegen.ScopeTypeName, setScope, strings.Join(names, ", "), scopeVar, c.open, valueVar, c.opener, opener)
 }
 
 // scopeArg is the scope as the code receives it: passed through setup
