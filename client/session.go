@@ -18,6 +18,7 @@ const (
 	defaultSessionBytes      = 1 << 20
 	defaultSessionExecutions = 1000
 	defaultSessionIdle       = 30 * time.Minute
+	maxSessionBytes          = 8 << 20
 )
 
 // Session carries the top-level bindings of one RunCode program to the
@@ -49,7 +50,8 @@ const (
 // would make the replays differ.
 type Session struct {
 	// MaxBytes caps the encoded bindings (names, JSON and sources), in
-	// bytes. 0: 1 MiB.
+	// bytes. 0: 1 MiB; at most 8 MiB (they travel in the runner's
+	// messages, at most 16 MiB each).
 	MaxBytes int
 	// MaxExecutions caps the programs the session runs. 0: 1,000.
 	MaxExecutions int
@@ -91,6 +93,7 @@ func (s *Session) limits() (bytes, runs int, idle time.Duration) {
 	if bytes <= 0 {
 		bytes = defaultSessionBytes
 	}
+	bytes = min(bytes, maxSessionBytes)
 	if runs <= 0 {
 		runs = defaultSessionExecutions
 	}
@@ -184,8 +187,14 @@ func (c *capturedSession) bindings(old []codeform.Binding, order []string) (next
 	for name, j := range c.Values {
 		at[name] = codeform.Binding{Name: name, JSON: j}
 	}
+	before := map[string]string{}
+	for _, b := range old {
+		before[b.Name] = b.Source
+	}
 	for name, src := range c.Functions {
-		if !compiles(src) {
+		// A source the session held is known to compile: esbuild parses
+		// only new ones.
+		if before[name] != src && !compiles(src) {
 			c.Lost[name] = "a function whose source cannot be evaluated again (a method, a bound or native function)"
 			continue
 		}

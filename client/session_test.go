@@ -126,6 +126,10 @@ func TestSessionCarriesBindings(t *testing.T) {
 			{code: "a", runErr: "it ran 2 programs, its MaxExecutions); these bindings were lost: a"},
 			{code: "typeof a", value: "\"undefined\""},
 		}},
+		{"a binding near the default byte cap is kept", [2]int{}, []sessionStep{
+			{code: "const big = 'x'.repeat(1_000_000);\nbig.length", value: "1000000"},
+			{code: "big.length + 1", value: "1000001"},
+		}},
 		{"the byte cap ends the session", [2]int{100, 0}, []sessionStep{
 			{code: "const small = 1;", value: ""},
 			{code: "const big = 'x'.repeat(200);\nbig.length", value: "200"},
