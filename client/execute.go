@@ -48,7 +48,11 @@ func (c *Client) Execute(ctx context.Context, code string) (codetool.Answer, err
 		return codetool.Answer{}, err
 	}
 	if out.Kind == ProgramFailed {
-		return codetool.Answer{Status: codetool.StatusError, ExecutionID: id, Error: out.Error.Text(), Logs: lines.All()}, nil
+		text := out.Error.Text()
+		if opts.Session != nil && out.Error.Name == "ReferenceError" {
+			text += "\n[session] " + opts.Session.holds()
+		}
+		return codetool.Answer{Status: codetool.StatusError, ExecutionID: id, Error: text, Logs: lines.All()}, nil
 	}
 	var content = out.Content
 	if len(content) == 0 {

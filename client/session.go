@@ -352,3 +352,18 @@ func (s *Session) declarations() []codeform.Binding {
 	}
 	return out
 }
+
+// holds says which bindings the session holds, for a program that named
+// one it does not (a new session, or one that ended, starts empty).
+func (s *Session) holds() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.bindings) == 0 {
+		return "this session holds no bindings (a new session, or one that ended, starts empty)"
+	}
+	names := make([]string, len(s.bindings))
+	for i, b := range s.bindings {
+		names[i] = b.Name
+	}
+	return "this session holds: " + strings.Join(names, ", ")
+}

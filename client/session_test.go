@@ -209,7 +209,8 @@ func TestCodeToolSessionsByKey(t *testing.T) {
 		}{
 			{a, "let x = 1; const m = new Map(); x", `"value":1`},
 			{a, "x + 1", `"value":2`},
-			{b, "typeof x", `"value":"undefined"`},
+			{b, "const y = 1;\ntypeof x", `"value":"undefined"`},
+			{b, "x", "ReferenceError: x is not defined"},
 			{a, "x + 2", `"value":3`},
 			{a, "x", "the session ended (it ran 3 programs, its MaxExecutions); these bindings were lost: x"},
 			{a, "typeof x", `"value":"undefined"`},
@@ -220,6 +221,9 @@ func TestCodeToolSessionsByKey(t *testing.T) {
 			}
 			if i == 0 && !strings.Contains(string(answer), "m (a Map)") {
 				t.Errorf("step 0: %s does not say m was lost", answer)
+			}
+			if i == 3 && !strings.Contains(string(answer), "[session] this session holds: y") {
+				t.Errorf("step 3: %s does not say what the session holds", answer)
 			}
 		}
 		if !strings.Contains(tool.Description, "Programs continue one session") {
