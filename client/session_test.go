@@ -231,3 +231,13 @@ func TestCodeToolSessionsByKey(t *testing.T) {
 		}
 	})
 }
+
+// TestRunRefusesSessions: Run takes a module, which has no bindings to
+// carry, so a Session there is an error and nothing runs.
+func TestRunRefusesSessions(t *testing.T) {
+	cl := fixtureClient(t)
+	_, err := cl.Run(context.Background(), "export default async () => 1", client.RunOptions{Session: &client.Session{}})
+	if err == nil || !strings.Contains(err.Error(), "RunOptions.Session carries the bindings of RunCode programs") {
+		t.Fatalf("Run with a session: %v", err)
+	}
+}
