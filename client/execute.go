@@ -70,7 +70,7 @@ func (c *Client) Execute(ctx context.Context, code string) (codetool.Answer, err
 // RunOptions' Session when new, or that Session itself, or nil.
 func (c *Client) sessionFor(ctx context.Context) *Session {
 	if key := runctx.SessionFrom(ctx); key != "" {
-		return c.sessions.get(key, c.defaults.Session, time.Now())
+		return c.sessions.get(key, c.defaults.Session, time.Now(), runctx.LiveSessionsFrom(ctx))
 	}
 	return c.defaults.Session
 }

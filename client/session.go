@@ -281,8 +281,11 @@ type sessionTable struct {
 	m  map[string]*Session
 }
 
-// get returns the session of key, made with tmpl's bounds when new.
-func (t *sessionTable) get(key string, tmpl *Session, now time.Time) *Session {
+// get returns the session of key, made with tmpl's bounds when new. It
+// sweeps the sessions idle past twice their timeout and, when live is not
+// nil, those whose keys it says nobody holds any more (closed MCP
+// sessions).
+func (t *sessionTable) get(key string, tmpl *Session, now time.Time, live func(string) bool) *Session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {
@@ -293,7 +296,7 @@ func (t *sessionTable) get(key string, tmpl *Session, now time.Time) *Session {
 		_, _, idle := s.limits()
 		stale := !s.last.IsZero() && now.Sub(s.last) > 2*idle
 		s.mu.Unlock()
-		if stale && k != key {
+		if k != key && (stale || live != nil && !live(k)) {
 			delete(t.m, k)
 		}
 	}

@@ -42,14 +42,23 @@ func TestSessionIdleExpiry(t *testing.T) {
 		})
 	}
 	var table sessionTable
-	a := table.get("a", &Session{IdleTimeout: time.Minute}, start)
+	a := table.get("a", &Session{IdleTimeout: time.Minute}, start, nil)
 	a.finish(start, nil, nil)
-	if table.get("a", nil, start.Add(90*time.Second)) != a {
+	if table.get("a", nil, start.Add(90*time.Second), nil) != a {
 		t.Fatal("an expired session must stay to report what was lost")
 	}
-	table.get("b", nil, start.Add(3*time.Minute))
+	table.get("b", nil, start.Add(3*time.Minute), nil)
 	if _, ok := table.m["a"]; ok {
 		t.Fatal("a session idle past twice its timeout was not swept")
+	}
+	// A key nobody holds any more (a closed MCP session) is dropped on the
+	// next use of another.
+	table.get("c", nil, start.Add(3*time.Minute), func(k string) bool { return k != "b" })
+	if _, ok := table.m["b"]; ok {
+		t.Fatal("the session of a closed key was not dropped")
+	}
+	if _, ok := table.m["c"]; !ok {
+		t.Fatal("the session in use was dropped")
 	}
 }
 
