@@ -41,6 +41,9 @@ type Client struct {
 	// sdk holds the SDK's host tools (search, describe), shared by the
 	// clients of one contract.
 	sdk *sdk
+	// sessions are the code tool's sessions by key (codetool.WithSession),
+	// shared by the clients made from one New.
+	sessions *sessionTable
 }
 
 // scopeSetup is a client's scope setup: its TypeScript text, and how runs
@@ -91,7 +94,7 @@ type Executor interface {
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}, sdk: &sdk{},
-		setup: &scopeSetup{text: sdkSetup}}
+		setup: &scopeSetup{text: sdkSetup}, sessions: &sessionTable{}}
 }
 
 // Extension is what a layer above the client adds to the programs it runs:
@@ -133,7 +136,7 @@ func (c *Client) Extend(e Extension) *Client {
 		setup = &scopeSetup{text: e.Setup}
 	}
 	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup, scopes: c.scopes, sdk: c.sdk,
-		declarations: c.declarations + e.Declarations, defaults: c.defaults}
+		declarations: c.declarations + e.Declarations, defaults: c.defaults, sessions: c.sessions}
 }
 
 // TypeDefinitions returns the declarations programs are written against:
@@ -212,6 +215,11 @@ type RunOptions struct {
 	// ("execute_tool namespace.tool": seq, error, the schema check that
 	// failed), children of the span in ctx. Nil records nothing.
 	TracerProvider trace.TracerProvider
+	// Session, when not nil, carries the top-level bindings of RunCode
+	// programs from one run to the next (see Session); nil runs each
+	// program on its own. Run refuses it (a module has no bindings to
+	// carry).
+	Session *Session
 	// MeterProvider, when set, records the run's OpenTelemetry metrics
 	// (see MeterName): runs by outcome and their durations, tool calls by
 	// tool and how they ended, and their durations. Nil records nothing.
@@ -249,8 +257,9 @@ func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Ou
 
 // program is a program as a Run or RunCode call gives it.
 type program struct {
-	text string
-	kind programKind
+	text  string
+	kind  programKind
+	carry *codeform.Carry // a session's bindings, for model-written code
 }
 
 // programKind says what form a program's text has.
@@ -277,6 +286,12 @@ func (c *Client) erase(p program) (*erased, string, error) {
 	key, inline := "\x00code\x00"+source, ""
 	if setup == "" {
 		key, inline = "\x00inline\x00"+source, c.setup.text
+	}
+	if p.carry != nil {
+		// A session's module holds its bindings: made for this run only.
+		n := codeform.NormalizeCarry(source, c.scopeNames(), inline, p.carry)
+		prog, err := erase(n.Module, n)
+		return prog, setup, err
 	}
 	prog, err := c.erased.eraseWith(key, func() (string, *codeform.Normalized) {
 		n := codeform.Normalize(source, c.scopeNames(), inline)
@@ -322,6 +337,14 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
 	}
+	if opts.Session != nil {
+		release, err := startSession(ctx, opts.Session, &p)
+		if err != nil {
+			tel.emit(Event{Kind: EventExecutionFailed, Err: err})
+			return nil, err
+		}
+		defer release()
+	}
 	prepared, err := c.prepare(p)
 	if err != nil {
 		if out := syntaxOutcome(err, &tel); out != nil {
@@ -353,6 +376,9 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		}
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
+	}
+	if opts.Session != nil {
+		finishSession(opts.Session, out, prepared.captures, p.carry.Capture)
 	}
 	mapError(out, prepared.positions)
 	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
@@ -437,6 +463,7 @@ type prepared struct {
 	positions positions
 	js, setup string
 	erase     func() (string, error)
+	captures  bool // the module resolves to {value, session} (codeform.Carry)
 }
 
 // prepare erases p, or leaves it for a runner that strips types itself
@@ -451,7 +478,7 @@ func (c *Client) prepare(p program) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{positions: e, js: e.js, setup: setup}, nil
+	return &prepared{positions: e, js: e.js, setup: setup, captures: e.back != nil && e.back.Captures()}, nil
 }
 
 // request is the execute request of a prepared program: its scope (with

@@ -90,6 +90,10 @@ type Outcome struct {
 	// RunOptions.Clock, with the same RunOptions.Seed, to replay the run's
 	// time and randomness.
 	Clock []float64 `json:"clock,omitempty"`
+	// SessionLost names the bindings a program run in a Session declared
+	// or changed that the session could not keep, each with why ("m (a
+	// Map)"), sorted; nil outside sessions and when nothing was lost.
+	SessionLost []string `json:"sessionLost,omitempty"`
 }
 
 func outcomeOf(m *wire.Message) *Outcome {

@@ -40,11 +40,17 @@ func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, sourc
 // accepts, against the same surface as Validate. Diagnostics and the report
 // are in the code's own lines and columns; a fault in the wrapper RunCode
 // adds (for example a function whose parameter does not fit the program
-// contract) is reported at the nearest code position.
+// contract) is reported at the nearest code position. In a session (the
+// code tool's, see Execute) the code sees the session's bindings, typed
+// any.
 func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
 	// The setup is left out: what it adds is declared (the contract's SDK,
 	// an Extension's Declarations), and its own code is the host's.
-	n := codeform.Normalize(code, c.scopeNames(), "")
+	var carry *codeform.Carry
+	if s := c.sessionFor(ctx); s != nil {
+		carry = &codeform.Carry{Restore: s.declarations()}
+	}
+	n := codeform.NormalizeCarry(code, c.scopeNames(), "", carry)
 	res, err := c.validate(ctx, checker, n.Module)
 	if err != nil || res.Valid {
 		return res, err

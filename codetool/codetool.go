@@ -48,6 +48,17 @@ func New(r Runner, opts Options) (*Tool, error) {
 	return &Tool{Name: Name, Description: desc, InputSchema: json.RawMessage(InputSchema), runner: r, checker: opts.Checker, approve: opts.ApproveProgram}, nil
 }
 
+// WithSession returns ctx with key naming the session the code tool's
+// program continues: on a *client.Client runner, the top-level
+// declarations of the programs run with the same key stay defined for
+// the next ones (see client.Session; each key has its own session, with
+// the bounds of the client's default RunOptions.Session). Keys are the
+// host's: give each tenant, conversation or MCP session its own, never
+// one to two of them. A durable runner refuses sessions.
+func WithSession(ctx context.Context, key string) context.Context {
+	return runctx.WithSession(ctx, key)
+}
+
 // ArgumentsError is arguments that are not the code tool's input: not a
 // JSON object, code missing, not a string or empty, or a property other
 // than code. Adapters answer it to the model as an error result so that it

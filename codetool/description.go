@@ -51,6 +51,11 @@ type Options struct {
 	// by one, as their policy says. Peers' users ask for this: one
 	// decision for a trusted script instead of one per call.
 	ApproveProgram func(ctx context.Context, code string) error
+	// Sessions says the tool's programs continue a session (WithSession,
+	// or a client.Session in the client's defaults): the description
+	// tells the agent that top-level declarations stay defined for its
+	// next programs.
+	Sessions bool
 }
 
 // Declarations says whether the code tool's description holds the
@@ -136,6 +141,9 @@ func Description(r Runner, opts Options) (string, error) {
 		b.WriteString(" Each program is one recorded execution: every tool call is kept in a journal, with its input and output.")
 	}
 	b.WriteString("\n\nWrite plain statements with top-level await (the last expression, or a returned value, is the answer), or an async arrow function. The namespaces below, console and result are in scope; result.appendText(text) and result.appendImage({data, mimeType}) add content to the answer, and console output comes back in \"logs\". A failed tool call throws an Error whose name says why (" + errname.ToolCallText() + "). Where the program runs: " + r.Environment() + "\n\n")
+	if opts.Sessions {
+		b.WriteString(sessionText + "\n\n")
+	}
 	b.WriteString("Namespaces:\n")
 	for _, ns := range programNamespaces(c) {
 		fmt.Fprintf(&b, "- %s: %s (%d tool%s)\n", ns.Name, namespaceHint(ns, opts.Hints[ns.Name]), len(ns.Tools), plural(len(ns.Tools)))
@@ -165,6 +173,9 @@ func Description(r Runner, opts Options) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// sessionText tells the agent what a session keeps.
+const sessionText = "Programs continue one session: the top-level let, const, var, function and class declarations of a program that completes stay defined for your next programs (assign to them, or declare them again). Values are kept as JSON (a Map, a Date or a BigInt is not kept; the logs say so), functions by their source. A program that throws changes nothing. A session ends after a long idle time or many programs; the next answer then says what was lost."
 
 // pauseText says what a pause is and what the agent should do.
 func pauseText(resultTool string) string {

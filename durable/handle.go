@@ -21,6 +21,7 @@ import (
 	"github.com/codemode-go/codemode/durable/internal/sdk"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/discovery"
+	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -219,6 +220,11 @@ func (h *Handle) ValidateCode(ctx context.Context, checker *typecheck.Checker, c
 	return h.client.ValidateCode(ctx, checker, code)
 }
 
+// errNoSessions refuses a code tool session (codetool.WithSession): a
+// durable run replays its program from the start on every pass, and
+// bindings brought in from outside the journal would make replays differ.
+var errNoSessions = errors.New("durable: sessions and durable runs do not mix: a durable run replays its program from the start on every pass, and bindings carried in from outside its journal would make the replays differ; run without sessions")
+
 // Environment describes where the handle's programs run, for an agent.
 func (h *Handle) Environment() string { return h.client.Environment() }
 
@@ -247,6 +253,9 @@ func now() int64 { return time.Now().UnixMilli() }
 // an action that needs approval makes it codetool.StatusPaused. Go errors
 // are for the store and for ctx (a cancelled pass is recorded as error).
 func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, error) {
+	if runctx.SessionFrom(ctx) != "" {
+		return codetool.Answer{}, errNoSessions
+	}
 	id := newExecutionID()
 	t := now()
 	seed := make([]byte, 16)

@@ -234,6 +234,9 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) (*codeHandler, error) 
 		topts.ResultTool = resultToolName
 	}
 	topts.SeparateContent = true
+	if topts.Sessions && approves {
+		return nil, errors.New("mcpserver: Tool.Sessions needs a runner whose executions do not pause (a *client.Client): a durable run replays its program from the start on every pass, and bindings carried in from outside its journal would make the replays differ")
+	}
 	desc, err := codetool.Description(t.runner, topts)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
@@ -243,7 +246,7 @@ func (s *server) addCodeTool(srv *mcp.Server, t codeTool) (*codeHandler, error) 
 		annotations = &mcp.ToolAnnotations{}
 	}
 	annotations.Title = t.title
-	h := &codeHandler{s: s, r: t.runner, tool: topts}
+	h := &codeHandler{s: s, r: t.runner, tool: topts, srv: srv}
 	srv.AddTool(&mcp.Tool{Name: t.name, Description: desc, InputSchema: codeSchema, Annotations: annotations}, h.call)
 	s.addDirectTools(srv, t.runner)
 	if g, ok := t.runner.(growing); ok {
@@ -280,6 +283,7 @@ type codeHandler struct {
 	s    *server
 	r    codetool.Runner
 	tool codetool.Options
+	srv  *mcp.Server // whose open sessions key the code tool's sessions
 }
 
 func (h *codeHandler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -358,12 +362,34 @@ func (h *codeHandler) run(ctx context.Context, req *mcp.CallToolRequest, code st
 		ctx = runctx.WithAsker(ctx, s.asker(req))
 	}
 	ctx = progressOf(ctx).withRun(ctx)
+	if h.tool.Sessions {
+		ctx = runctx.WithLiveSessions(codetool.WithSession(ctx, sessionKey(req)), h.liveSessions())
+	}
 	// Every program's in-flight bytes are also the server's.
 	answer, err := codetool.Run(membudget.WithShared(ctx, s.inFlight), h.r, h.tool.Checker, code)
 	if err == nil {
 		s.opts.Logger.Info("program ended", "status", answer.Status, "execution", answer.ExecutionID)
 	}
 	return answer, err
+}
+
+// sessionKey is the code tool's session key of req's MCP session: its
+// session ID over HTTP, one key for stdio. MCP sessions never share one.
+func sessionKey(req *mcp.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return "mcp:"
+	}
+	return "mcp:" + req.Session.ID()
+}
+
+// liveSessions reports which session keys belong to MCP sessions still
+// open, so that the runner drops the bindings of closed ones.
+func (h *codeHandler) liveSessions() func(key string) bool {
+	live := map[string]bool{}
+	for ss := range h.srv.Sessions() {
+		live["mcp:"+ss.ID()] = true
+	}
+	return func(key string) bool { return live[key] }
 }
 
 // turn waits for a turn to run a program for req's session; busy is the

@@ -153,6 +153,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	uiAddr := fs.String("ui", "", "with --journal: also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
 	descFile := fs.String("description", "", "file with the code tool's description ({{types}} and {{namespaces}} are filled in)")
 	snippetsAsTools := fs.Bool("snippets-as-tools", false, "with --journal: list each saved snippet as an MCP tool of its own (its name, description and input schema); a call runs it in a new execution")
+	sessions := fs.Bool("sessions", false, "programs continue where the previous one of the same MCP session left off: top-level let, const, var, function and class declarations stay defined (values as JSON, functions by source; a session ends after 30 minutes idle, 1,000 programs or 1 MiB of bindings, and says what was lost). Never shared between MCP sessions; not with --journal")
 	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (the namespaces, and codemode.search/describe to find tools); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)
@@ -176,6 +177,8 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, usageError{"mcp serve: --ui serves the journal page, and needs --journal FILE.db"}
 	case *snippetsAsTools && jf.path == "":
 		return 0, usageError{"mcp serve: --snippets-as-tools lists the journal's saved snippets, and needs --journal"}
+	case *sessions && jf.path != "":
+		return 0, usageError{"mcp serve: --sessions is for plain runs: a journaled run replays its program from the start on every pass, and bindings carried in from outside the journal would make the replays differ"}
 	case fetch != nil && jf.path != "":
 		return 0, usageError{"mcp serve: --allow-fetch is for plain runs: a journal does not record fetches, so a replay would fetch again"}
 	case !slices.Contains([]codetool.Declarations{codetool.DeclarationsAuto, codetool.DeclarationsFull, codetool.DeclarationsDiscover}, codetool.Declarations(*declarations)):
@@ -187,7 +190,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "codemode: "+format+"\n", args...) }
-	tool := codetool.Options{Declarations: codetool.Declarations(*declarations)}
+	tool := codetool.Options{Declarations: codetool.Declarations(*declarations), Sessions: *sessions}
 	if *descFile != "" {
 		b, err := os.ReadFile(*descFile)
 		if err != nil {
@@ -249,7 +252,7 @@ func serveCode(ctx context.Context, c codeServe, stderr io.Writer, logf func(str
 		// action), which the client, the page or the CLI decides.
 		opts.ApprovePrograms = false
 	}
-	opts.Tool.Description, opts.Tool.Declarations = c.tool.Description, c.tool.Declarations
+	opts.Tool.Description, opts.Tool.Declarations, opts.Tool.Sessions = c.tool.Description, c.tool.Declarations, c.tool.Sessions
 	opts.Instructions = instructions(s.contract)
 	opts.SnippetsAsTools = c.snippets
 	runner := s.runner()

@@ -46,9 +46,14 @@ type Normalized struct {
 	// Module is the runnable module.
 	Module string
 	// Lines are the code's lines, as submitted.
-	Lines []string
-	edits []edit
+	Lines    []string
+	edits    []edit
+	captures bool
 }
+
+// Captures reports whether the module resolves to {value, session} (a
+// statement-form program of a session that captures; see Carry).
+func (n *Normalized) Captures() bool { return n.captures }
 
 // InCode reports whether a 1-based line and column of the module are in the
 // code rather than the wrapper (which also follows the code's last line).
@@ -101,13 +106,13 @@ func (n *Normalized) Position(line, col int) (int, int) {
 // wrapperPrefix is the module's first line for the statement and function
 // forms: it puts the scope's names in lexical scope and runs the code in an
 // async function whose value is kept.
-func wrapperPrefix(names []string, setup, opener string) string {
+func wrapperPrefix(names []string, setup, opener string, c *carried) string {
 	setScope := ""
 	if setup != "" {
 		setScope = fmt.Sprintf("%s = %s; ", scopeVar, scopeArg(setup))
 	}
-	return fmt.Sprintf("export default async (%s: %s) => { %sconst { %s } = %s; const %s = await (async () => {%s",
-		scopeVar, typegen.ScopeTypeName, setScope, strings.Join(names, ", "), scopeVar, valueVar, opener)
+	return fmt.Sprintf("export default async (%s: %s) => { %sconst { %s } = %s; %sconst %s = await (async () => {%s%s",
+		scopeVar, typegen.ScopeTypeName, setScope, strings.Join(names, ", "), scopeVar, c.open, valueVar, c.opener, opener)
 }
 
 // scopeArg is the scope as the code receives it: passed through setup
@@ -133,6 +138,14 @@ const returnValue = "return " + valueVar + ";"
 // scope setup, for a runner too old to take it apart); it is printed on the wrapper's own lines, so the
 // code's positions do not move.
 func Normalize(code string, names []string, setup string) *Normalized {
+	return NormalizeCarry(code, names, setup, nil)
+}
+
+// NormalizeCarry is Normalize for a program of a session: the module
+// declares c's bindings before the code, in the statement and function
+// forms, and in the statement form (when c.Capture is not nil) resolves to
+// {value, session} (see Carry). A nil c is Normalize.
+func NormalizeCarry(code string, names []string, setup string, c *Carry) *Normalized {
 	if strings.Contains(code, "```") {
 		// Fences wrap the program when the text starts with one or is not
 		// code at all (prose around a fence); a fence inside valid code that
@@ -145,6 +158,7 @@ func Normalize(code string, names []string, setup string) *Normalized {
 	}
 	n := &Normalized{Lines: strings.Split(code, "\n")}
 	sc := scan(code)
+	carry := c.module(names)
 	switch {
 	case sc.exportDefault >= 0:
 		// A module: its default export is kept as a constant typed by the
@@ -164,12 +178,12 @@ func Normalize(code string, names []string, setup string) *Normalized {
 		// A function expression: called with the scope, contextually typed
 		// by the program contract.
 		body := trimFinalSemicolon(code, sc)
-		n.Module = wrapperPrefix(names, setup, " return await ((") + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + returnValue + " };\n"
+		n.Module = wrapperPrefix(names, setup, " return await ((", carry.restoreOnly()) + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + returnValue + carry.tail + " };\n"
 	case sc.startsParen && isExpression(trimFinalSemicolon(code, sc)):
 		// A parenthesized expression, such as (async () => …): called with
 		// the scope when it is a function, its value otherwise.
 		body := trimFinalSemicolon(code, sc)
-		n.Module = wrapperPrefix(names, setup, " const __codemodeFn: any = (") + "\n" + body + "\n); return typeof __codemodeFn === \"function\" ? await __codemodeFn(" + scopeVar + ") : await __codemodeFn;\n})(); " + returnValue + " };\n"
+		n.Module = wrapperPrefix(names, setup, " const __codemodeFn: any = (", carry.restoreOnly()) + "\n" + body + "\n); return typeof __codemodeFn === \"function\" ? await __codemodeFn(" + scopeVar + ") : await __codemodeFn;\n})(); " + returnValue + carry.tail + " };\n"
 	default:
 		body := code
 		if at, ok := lastExpression(code, sc); ok {
@@ -178,7 +192,8 @@ func Normalize(code string, names []string, setup string) *Normalized {
 			l, c := lineCol(code, at)
 			n.edits = append(n.edits, edit{line: l, col: c, delta: len("return (")})
 		}
-		n.Module = wrapperPrefix(names, setup, "") + "\n" + body + "\n})(); " + returnValue + " };\n"
+		n.Module = wrapperPrefix(names, setup, "", carry) + "\n" + body + "\n})(); " + carry.ret + carry.tail + " };\n"
+		n.captures = carry.captures
 	}
 	return n
 }
@@ -377,6 +392,7 @@ type scanned struct {
 	lastSemicolon      int   // offset of the last top-level ";", or -1
 	afterLastSemicolon bool  // a token follows the last top-level ";"
 	unterminated       bool  // a template literal ran to the end of the code
+	commas             []int // offsets of commas at depth 0, outside template substitutions
 }
 
 // ExportDefault returns the byte offset and length of code's top-level
@@ -598,6 +614,10 @@ func (s *scanner) punct(c byte) {
 		s.depth++
 	case ')', ']', '}':
 		s.depth = max(s.depth-1, 0)
+	case ',':
+		if s.depth == 0 && len(s.templates) == 0 {
+			s.sc.commas = append(s.sc.commas, s.i)
+		}
 	case ';':
 		if s.depth == 0 {
 			s.sc.lastSemicolon = s.i

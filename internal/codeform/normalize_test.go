@@ -44,6 +44,13 @@ func FuzzNormalize(f *testing.F) {
 		if n == nil || n.Module == "" {
 			t.Fatalf("%q: no module", code)
 		}
+		carry := &codeform.Carry{Restore: []codeform.Binding{{Name: "a", JSON: "1"}, {Name: "f", Source: code}}, Capture: codeform.Declared(code)}
+		// A session's module holds the code on the same lines.
+		c := codeform.NormalizeCarry(code, []string{"codemode", "console", "result"}, "", carry)
+		plain, carried := strings.Split(n.Module, "\n"), strings.Split(c.Module, "\n")
+		if k := len(n.Lines) + 1; len(carried) < k || len(plain) < k || strings.Join(plain[1:k], "\n") != strings.Join(carried[1:k], "\n") {
+			t.Fatalf("%q: the session's module moves the code", code)
+		}
 		if off, l := codeform.ExportDefault(code); off >= 0 {
 			w := code[off : off+l]
 			if !strings.HasPrefix(w, "export") || !strings.HasSuffix(w, "default") {

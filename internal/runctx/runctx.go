@@ -88,3 +88,32 @@ func ProgramApproverFrom(ctx context.Context) ProgramApprover {
 	a, _ := ctx.Value(programKey{}).(ProgramApprover)
 	return a
 }
+
+type sessionKey struct{}
+
+// WithSession returns ctx carrying the key of the session a code tool's
+// program continues (codetool.WithSession).
+func WithSession(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, key)
+}
+
+// SessionFrom returns the session key ctx carries, or "".
+func SessionFrom(ctx context.Context) string {
+	k, _ := ctx.Value(sessionKey{}).(string)
+	return k
+}
+
+type sessionLiveKey struct{}
+
+// WithLiveSessions returns ctx carrying live, which reports whether a
+// session key still belongs to someone (an open MCP session): the owner of
+// the sessions drops those it does not.
+func WithLiveSessions(ctx context.Context, live func(key string) bool) context.Context {
+	return context.WithValue(ctx, sessionLiveKey{}, live)
+}
+
+// LiveSessionsFrom returns the predicate ctx carries, or nil.
+func LiveSessionsFrom(ctx context.Context) func(key string) bool {
+	l, _ := ctx.Value(sessionLiveKey{}).(func(string) bool)
+	return l
+}
