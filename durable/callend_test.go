@@ -101,7 +101,9 @@ func (s *slowService) connector() connector {
 	}))
 	bad := connectorTool{Name: "bad", Description: "Answers what its output schema forbids.",
 		InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
-		Execute: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{"n":"one"}`), nil }}
+		Execute: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`{"n":"one"}`), nil
+		}}
 	return connector{Name: "svc", Tools: []connectorTool{read, fail, act, slow, started, bad}}
 }
 
