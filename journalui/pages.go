@@ -602,7 +602,10 @@ func (h *Handler) rollback(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := h.actionContext(r)
 	defer cancel()
-	if err := d.Rollback(ctx, e.ID); err != nil {
+	if err := d.Rollback(ctx, e.ID); errors.Is(err, durable.ErrConfigurationChanged) {
+		h.problem(w, r, http.StatusConflict, "Not rolled back: this page's connectors are configured otherwise than the run's, so the reverts would go elsewhere; nothing was undone. "+err.Error())
+		return
+	} else if err != nil {
 		h.problem(w, r, http.StatusConflict, "Rollback failed: "+err.Error())
 		return
 	}
