@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -159,5 +161,64 @@ func testResumeAndRollbackRefuseAnotherConfiguration(t *testing.T, f *journalFix
 	}
 	if code, stdout, stderr := f.cli(t, "rollback", "--tools", f.tools, paused.ExecutionID); code != 0 || len(f.lines(t, "revert.log")) != 1 {
 		t.Fatalf("rollback with the run's tools: exit %d, reverts %q\nstdout: %s\nstderr: %s", code, f.lines(t, "revert.log"), stdout, stderr)
+	}
+}
+
+// TestOrphanWatcherSkipsAnotherConfiguration: journal serve, whose
+// watcher resumes the runs whose host died, leaves alone one whose tools
+// file differs from its own and says so in its log, naming the run and
+// the difference, instead of failing it; the run stays orphaned for a
+// server configured as it was.
+func TestOrphanWatcherSkipsAnotherConfiguration(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--tools", f.tools, "--json", f.program)
+	ctx := context.Background()
+	st, err := durable.OpenStore(ctx, f.journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, approved := time.Now().Add(-time.Minute).UnixMilli(), uint64(2)
+	if ok, err := st.TransitionExecution(ctx, "default", paused.ExecutionID, []store.Status{store.StatusPaused}, store.StatusRunning,
+		store.ExecutionUpdate{At: dead, Approved: &approved, Lease: &store.Lease{Owner: "dead-host", Until: dead}}); err != nil || !ok {
+		t.Fatalf("orphaning: %v, %v", ok, err)
+	}
+	st.Close()
+	raw, err := os.ReadFile(f.tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherTools := filepath.Join(f.dir, "other-tools.json")
+	if err := os.WriteFile(otherTools, []byte(strings.ReplaceAll(string(raw), "revert.log", "other-revert.log")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-codemode-cli", "journal", "serve", "--journal", f.journal, "--tools", otherTools, "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	stop := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() }) // ends the scan below if the line never comes
+	defer stop.Stop()
+	lines := bufio.NewScanner(stderr)
+	var log []string
+	for lines.Scan() {
+		log = append(log, lines.Text())
+		if strings.Contains(lines.Text(), "not resuming an orphaned execution") {
+			break
+		}
+	}
+	last := strings.Join(log[max(len(log)-1, 0):], "")
+	if !strings.Contains(last, "not resuming an orphaned execution") || !strings.Contains(last, paused.ExecutionID) || !strings.Contains(last, `tools file`) {
+		t.Fatalf("journal serve's log does not say it leaves the orphan alone, naming it and the difference:\n%s", strings.Join(log, "\n"))
+	}
+	if e := f.record(t, paused.ExecutionID); e.Status != store.StatusRunning || e.LeaseOwner != "dead-host" || len(f.lines(t, "create.log")) != 0 {
+		t.Fatalf("after the watcher looked: %s, lease %q, create ran %q", e.Status, e.LeaseOwner, f.lines(t, "create.log"))
 	}
 }
