@@ -144,7 +144,7 @@ func TestEntriesRecordHowCallsEnded(t *testing.T) {
 			"1:svc.bad=failed", "1:svc.bad=applied"},
 		{"abandoned", `svc.slow({}); await svc.started({}); return 1`, client.Limits{},
 			"1:svc.slow=cancelled 2:svc.started=completed", ""},
-		{"in flight at the deadline", `await svc.slow({})`, client.Limits{Timeout: 500 * time.Millisecond},
+		{"in flight at the deadline", `await svc.slow({})`, client.Limits{Timeout: 2 * time.Second}, // long enough to reach the call on a loaded machine
 			"1:svc.slow=timeout", ""},
 		{"in flight when another call halted the pass", `svc.slow({}); await svc.started({}); await svc.read({ pad: "x".repeat(1100000) })`, client.Limits{},
 			"1:svc.slow=halted 2:svc.started=completed", ""},
