@@ -6,15 +6,19 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/codemode-go/codemode/durable/store"
 )
 
 // ErrConfigurationChanged is wrapped by the error of Approve,
-// ApprovePending, ApproveShown and Resolve when the handle's
-// Options.Configuration differs from the one the paused execution started
-// with: the error names each item that differs, and the execution stays
-// paused with its approval unused.
+// ApprovePending, ApproveShown, Resolve, Resume, Rollback and
+// RevertUncertain when the handle's Options.Configuration differs from the
+// one the execution started with (they would run or revert its actions
+// against other connectors: another server, other credentials): the error
+// names each item that differs, and nothing is done. A paused execution
+// stays paused with its approval unused, an orphaned one stays orphaned
+// (ResumeOrphans skips it), an ended one keeps its actions.
 var ErrConfigurationChanged = errors.New("durable: the connectors' configuration differs from the run's")
 
 // ConfigurationChanges describes each item of the configuration e
@@ -29,14 +33,49 @@ func (h *Handle) ConfigurationChanges(e *store.Execution) []string {
 
 // checkConfiguration returns an error wrapping ErrConfigurationChanged
 // when an item e recorded when it started is missing from, or differs
-// in, the handle's configuration.
+// in, the handle's configuration; it says what stays as it is, by e's
+// status.
 func (h *Handle) checkConfiguration(e *store.Execution) error {
 	diff := configurationDiff(e.Configuration, h.opts.Configuration)
 	if len(diff) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: execution %s started with %s; it stays paused: continue it with the configuration it started with",
-		ErrConfigurationChanged, e.ID, strings.Join(diff, "; "))
+	next := "it stays paused: continue it"
+	switch {
+	case e.Status == store.StatusRunning:
+		next = "it stays as its host left it: resume it"
+	case e.Status.Terminal():
+		next = "nothing was reverted: roll it back"
+	}
+	return fmt.Errorf("%w: execution %s started with %s; %s with the configuration it started with",
+		ErrConfigurationChanged, e.ID, strings.Join(diff, "; "), next)
+}
+
+// skippedOrphans remembers the orphans ResumeOrphans left alone because
+// their configuration differs, so that it logs each once while it stays
+// one: the IDs of its last round (prev) and of this one (cur).
+type skippedOrphans struct {
+	mu        sync.Mutex
+	prev, cur map[string]bool
+}
+
+// first notes that this round skips id, and reports whether the last
+// round did not.
+func (s *skippedOrphans) first(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		s.cur = map[string]bool{}
+	}
+	s.cur[id] = true
+	return !s.prev[id]
+}
+
+// endRound forgets the IDs this round did not skip.
+func (s *skippedOrphans) endRound() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prev, s.cur = s.cur, nil
 }
 
 // configurationDiff describes each item of run that now lacks or has

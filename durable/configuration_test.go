@@ -1,8 +1,10 @@
 package durable_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,4 +93,125 @@ func TestApproveWithoutRecordedConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStatus(t, done, codetool.StatusCompleted)
+}
+
+// Resume, and Approve of an orphan, from a handle whose connectors are
+// configured otherwise than the run's are refused naming the difference:
+// the run stays orphaned, its approved action not run; the handle
+// configured as the run was resumes it. On both stores.
+func TestResumeRefusedWhenConfigurationDiffers(t *testing.T) {
+	eachStore(t, func(t *testing.T, st store.Store) {
+		svc := newService()
+		ctx := context.Background()
+		run := map[string]string{"github base URL": "https://api.github.com"}
+		h := newHandle(t, st, durable.Options{Configuration: run}, svc.github())
+		out := execute(t, h, readThenWrite)
+		wantStatus(t, out, codetool.StatusPaused)
+		orphan(t, st, out.ExecutionID, out.Pending[0].Seq) // approved, then its approver died
+		other := newHandle(t, st, durable.Options{Configuration: map[string]string{"github base URL": "https://evil.example"}}, svc.github())
+		for how, resume := range map[string]func() (codetool.Answer, error){
+			"Resume":  func() (codetool.Answer, error) { return other.Resume(ctx, out.ExecutionID) },
+			"Approve": func() (codetool.Answer, error) { return other.Approve(ctx, out.ExecutionID) },
+		} {
+			_, err := resume()
+			if !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), `github base URL "https://api.github.com", now "https://evil.example"`) ||
+				!strings.Contains(err.Error(), "it stays as its host left it") {
+				t.Fatalf("%s from another configuration: %v, want ErrConfigurationChanged naming the difference", how, err)
+			}
+			e := record(t, h, out.ExecutionID)
+			if e.Status != store.StatusRunning || e.LeaseOwner != "dead-host" || svc.count("create_issue") != 0 {
+				t.Fatalf("%s: after the refusal: %s, lease %q, create_issue ran %d times", how, e.Status, e.LeaseOwner, svc.count("create_issue"))
+			}
+		}
+		done, err := h.Resume(ctx, out.ExecutionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantStatus(t, done, codetool.StatusCompleted)
+		if svc.count("create_issue") != 1 {
+			t.Fatalf("create_issue ran %d times, want 1", svc.count("create_issue"))
+		}
+	})
+}
+
+// Rollback and RevertUncertain from a handle whose connectors are
+// configured otherwise than the run's are refused naming the difference,
+// and revert nothing; the handle configured as the run was reverts. On
+// both stores.
+func TestRollbackRefusedWhenConfigurationDiffers(t *testing.T) {
+	eachStore(t, func(t *testing.T, st store.Store) {
+		svc := newService()
+		ctx := context.Background()
+		run := map[string]string{"github base URL": "https://api.github.com"}
+		h := newHandle(t, st, durable.Options{Configuration: run}, svc.github())
+		other := newHandle(t, st, durable.Options{Configuration: map[string]string{"github base URL": "https://evil.example"}}, svc.github())
+		done := execute(t, h, `return await github.add_label({ title: "done" })`)
+		wantStatus(t, done, codetool.StatusCompleted)
+		// An approver claimed the action and died; the orphan was expired:
+		// its action is uncertain.
+		maybe := execute(t, h, `return await github.create_issue({ title: "maybe" })`)
+		orphan(t, st, maybe.ExecutionID, 1)
+		if ok, err := st.TransitionEntry(ctx, "default", maybe.ExecutionID, 1, []store.EntryState{store.EntryPending}, store.EntryExecuting, store.EntryUpdate{}); err != nil || !ok {
+			t.Fatalf("claiming: %v, %v", ok, err)
+		}
+		if err := h.Expire(ctx, maybe.ExecutionID); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			how    string
+			revert func(h *durable.Handle) error
+		}{
+			{"Rollback", func(h *durable.Handle) error { return h.Rollback(ctx, done.ExecutionID) }},
+			{"RevertUncertain", func(h *durable.Handle) error { return h.RevertUncertain(ctx, maybe.ExecutionID, 1) }},
+		} {
+			before := len(svc.reverted)
+			err := c.revert(other)
+			if !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), `github base URL "https://api.github.com", now "https://evil.example"`) {
+				t.Fatalf("%s from another configuration: %v, want ErrConfigurationChanged naming the difference", c.how, err)
+			}
+			if len(svc.reverted) != before {
+				t.Fatalf("%s from another configuration reverted %v", c.how, svc.reverted[before:])
+			}
+			if err := c.revert(h); err != nil {
+				t.Fatalf("%s from the run's configuration: %v", c.how, err)
+			}
+		}
+		if len(svc.reverted) != 2 || record(t, h, done.ExecutionID).Status != store.StatusRolledBack {
+			t.Fatalf("reverted %v, status %s; want both reverted, rolled_back", svc.reverted, record(t, h, done.ExecutionID).Status)
+		}
+	})
+}
+
+// The orphan watcher (ResumeOrphans) of a handle configured otherwise
+// than an orphan's leaves it alone and says so once, naming the
+// difference, however often it looks; the handle configured as the run was
+// resumes it. On both stores.
+func TestResumeOrphansSkipsAnotherConfiguration(t *testing.T) {
+	eachStore(t, func(t *testing.T, st store.Store) {
+		svc := newService()
+		ctx := context.Background()
+		h := newHandle(t, st, durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}}, svc.github())
+		out := execute(t, h, readThenWrite)
+		orphan(t, st, out.ExecutionID, out.Pending[0].Seq)
+		var logs bytes.Buffer
+		other := newHandle(t, st, durable.Options{Configuration: map[string]string{"github base URL": "https://evil.example"},
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))}, svc.github())
+		for range 3 {
+			resumed, err := other.ResumeOrphans(ctx)
+			if err != nil || len(resumed) != 0 {
+				t.Fatalf("ResumeOrphans from another configuration = %v, %v; want none", resumed, err)
+			}
+		}
+		if n := strings.Count(logs.String(), "not resuming an orphaned execution"); n != 1 || !strings.Contains(logs.String(), out.ExecutionID) ||
+			!strings.Contains(logs.String(), `github base URL \"https://api.github.com\", now \"https://evil.example\"`) {
+			t.Fatalf("%d lines say the orphan is skipped, want 1 naming it and the difference:\n%s", n, logs.String())
+		}
+		if e := record(t, h, out.ExecutionID); e.Status != store.StatusRunning || e.LeaseOwner != "dead-host" || svc.count("create_issue") != 0 {
+			t.Fatalf("after the skips: %s, lease %q, create_issue ran %d times", e.Status, e.LeaseOwner, svc.count("create_issue"))
+		}
+		resumed, err := h.ResumeOrphans(ctx)
+		if err != nil || len(resumed) != 1 || resumed[0] != out.ExecutionID || svc.count("create_issue") != 1 {
+			t.Fatalf("ResumeOrphans from the run's configuration = %v, %v; create_issue ran %d times", resumed, err, svc.count("create_issue"))
+		}
+	})
 }

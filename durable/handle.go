@@ -137,6 +137,7 @@ type Handle struct {
 	log        *slog.Logger
 	owner      string // this handle's identity in leases (host, process, random)
 	crash      *crashPoint
+	skipped    skippedOrphans // by ResumeOrphans, for their configuration
 }
 
 var runtimeName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)

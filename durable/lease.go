@@ -144,7 +144,9 @@ func (l *lease) end() (lost bool) {
 // others get an error wrapping ErrRunning, as does a run whose lease is
 // live (its pass is running somewhere). Other errors: one wrapping
 // store.ErrNotFound, an error for a run that is not running (nothing to
-// resume), or one naming the namespaces the handle's contract lacks.
+// resume), one naming the namespaces the handle's contract lacks, or one
+// wrapping ErrConfigurationChanged when the handle's Options.Configuration
+// differs from the run's (it stays orphaned).
 func (h *Handle) Resume(ctx context.Context, id string) (codetool.Answer, error) {
 	e, err := h.store.Execution(ctx, h.name, id)
 	if err != nil {
@@ -161,6 +163,9 @@ func (h *Handle) resume(ctx context.Context, e *store.Execution) (codetool.Answe
 	}
 	if missing := h.missing(e.Connectors); len(missing) > 0 {
 		return codetool.Answer{}, fmt.Errorf("durable: execution %s needs the namespace(s) %s, which the handle's contract does not have", id, strings.Join(missing, ", "))
+	}
+	if err := h.checkConfiguration(e); err != nil {
+		return codetool.Answer{}, err
 	}
 	t := time.Now()
 	ok, err := h.store.LeaseExecution(ctx, h.name, id, store.Lease{Owner: h.owner, Until: t.Add(h.opts.Lease).UnixMilli()}, t.UnixMilli())
@@ -204,16 +209,20 @@ func (h *Handle) notOrphaned(ctx context.Context, id string) error {
 }
 
 // ResumeOrphans resumes every orphaned execution of the runtime that the
-// handle can run (its contract has every namespace the run started with),
-// one after the other, logging a line for each (Options.Logger, info), and
-// returns their IDs. Runs another process takes over first are skipped.
-// A server calls it now and then (every Options.Lease, say) so that runs
-// whose host died go on without a person.
+// handle can run (its contract has every namespace the run started with,
+// and its Options.Configuration matches the run's), one after the other,
+// logging a line for each (Options.Logger, info), and returns their IDs.
+// Runs another process takes over first are skipped, and so are runs
+// whose configuration differs: those are logged once (warn, naming the
+// differences) and stay orphaned for a handle configured as they were, or
+// a person (Expire). A server calls it now and then (every Options.Lease,
+// say) so that runs whose host died go on without a person.
 func (h *Handle) ResumeOrphans(ctx context.Context) ([]string, error) {
 	ids, err := h.store.Orphans(ctx, h.name, now())
 	if err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
+	defer h.skipped.endRound()
 	var resumed []string
 	for _, id := range ids {
 		if ctx.Err() != nil {
@@ -221,6 +230,13 @@ func (h *Handle) ResumeOrphans(ctx context.Context) ([]string, error) {
 		}
 		e, err := h.store.Execution(ctx, h.name, id)
 		if err != nil || len(h.missing(e.Connectors)) > 0 {
+			continue
+		}
+		if diff := h.ConfigurationChanges(e); len(diff) > 0 {
+			if h.skipped.first(id) {
+				h.log.Warn("durable: not resuming an orphaned execution: the connectors are configured otherwise than when it started",
+					"execution", id, "differences", strings.Join(diff, "; "))
+			}
 			continue
 		}
 		answer, err := h.resume(ctx, e)

@@ -95,7 +95,10 @@ func (e *RollbackError) Unwrap() []error { return e.Failures }
 // RevertUncertain reverts one a person knows happened. Every revert is attempted; a
 // *RollbackError lists the failures after. The execution becomes
 // rolled_back (and is disposed) only when at least one call was reverted.
-// A running execution is refused: its pass may still apply actions.
+// A running execution is refused: its pass may still apply actions; so is
+// any execution when the handle's Options.Configuration differs from the
+// one it started with (an error wrapping ErrConfigurationChanged: the
+// reverts would go to other connectors), and nothing is reverted.
 //
 // Each entry is claimed (applied -> reverted) before its Revert runs, so
 // two concurrent rollbacks never revert one action twice; a failed revert
@@ -109,6 +112,9 @@ func (h *Handle) Rollback(ctx context.Context, id string) (err error) {
 	}
 	if e.Status == store.StatusRunning {
 		return fmt.Errorf("durable: execution %s is running; roll it back once its pass has ended", id)
+	}
+	if err := h.checkConfiguration(e); err != nil {
+		return err
 	}
 	rb := &RollbackError{}
 	defer func() { span.SetAttributes(attrCount.Int(rb.Reverted)) }()
@@ -164,8 +170,10 @@ func (h *Handle) Rollback(ctx context.Context, id string) (err error) {
 //
 //	err := h.RevertUncertain(ctx, "exec_…", 3)
 //
-// It returns an error for a running execution, for a seq that is not an
-// uncertain action, for a tool without a revert, and the revert's own.
+// It returns an error for a running execution, one wrapping
+// ErrConfigurationChanged when the handle's Options.Configuration differs
+// from the run's, an error for a seq that is not an uncertain action, for
+// a tool without a revert, and the revert's own.
 func (h *Handle) RevertUncertain(ctx context.Context, id string, seq uint64) (err error) {
 	ctx, span := h.span(ctx, "codemode.journal.rollback", id, attrSeq.Int64(int64(seq)))
 	defer func() { endSpan(span, err) }()
@@ -175,6 +183,9 @@ func (h *Handle) RevertUncertain(ctx context.Context, id string, seq uint64) (er
 	}
 	if e.Status == store.StatusRunning {
 		return fmt.Errorf("durable: execution %s is running; revert its actions once its pass has ended", id)
+	}
+	if err := h.checkConfiguration(e); err != nil {
+		return err
 	}
 	var entry *store.Entry
 	for i := range e.Log {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -86,6 +87,9 @@ type pass struct {
 	// object reads it) recorded a step that read the clock two million
 	// times, and its replay ran out of memory.
 	open map[uint64]stepUse
+	// ends are how the calls of this pass ended, by seq, as the client's
+	// telemetry told it (client.Event.End; mu).
+	ends map[uint64]client.CallEnd
 
 	// The pass's journal writes, in order (wmu). A call's result (its
 	// entry executing -> applied) is recorded with the pass's next write,
@@ -101,6 +105,16 @@ type pass struct {
 	wctx    context.Context   // the pass's context without its cancellation, for flusher
 	werr    error             // a failed write of results: every later write fails with it
 	ended   bool              // the pass is recording its end: results are recorded at once
+	// ran are the connector calls this pass ran and records (execute), by
+	// seq: their entry's state and the end the journal has for them.
+	ran map[uint64]ranCall
+}
+
+// ranCall is a call of pass.ran: the state its entry was left in, and the
+// end written with it ("" while it runs).
+type ranCall struct {
+	state store.EntryState
+	end   string
 }
 
 // recordDelay bounds how long a call's result waits for the pass's next
@@ -132,19 +146,80 @@ func (p *pass) flushLocked(ctx context.Context) error {
 	return nil
 }
 
-// recordResult records a call's result with the pass's next write (see
-// pass.results), or at once when the pass is ending.
-func (p *pass) recordResult(ctx context.Context, m store.EntryMove) error {
+// settle records the end of a call this pass ran: m moves its entry out
+// of executing, with how the call ended: the telemetry's word when it has
+// one already (the program's view: a call the program had abandoned was
+// cancelled, whatever its handler did next), else derived. A result waits
+// for the pass's next write (see pass.results), or is recorded at once
+// when the pass is ending; an error is recorded at once.
+func (p *pass) settle(ctx context.Context, m store.EntryMove, derived client.CallEnd) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
+	m.Update.End = string(p.endOf(m.Seq, derived))
+	p.ran[m.Seq] = ranCall{state: m.To, end: m.Update.End}
 	p.results = append(p.results, m)
-	if p.ended {
+	if p.ended || m.To != store.EntryApplied {
 		return p.flushLocked(ctx)
 	}
 	if p.flusher == nil {
 		p.flusher = time.AfterFunc(recordDelay, p.flushLater)
 	} else if len(p.results) == 1 {
 		p.flusher.Reset(recordDelay)
+	}
+	return nil
+}
+
+// running notes that this pass runs the call at seq, whose entry is
+// executing: its end is recorded when it settles or the pass ends.
+func (p *pass) running(seq uint64) {
+	p.wmu.Lock()
+	p.ran[seq] = ranCall{state: store.EntryExecuting}
+	p.wmu.Unlock()
+}
+
+// noteEnd keeps how a call ended, from its terminal telemetry event.
+func (p *pass) noteEnd(ev client.Event) {
+	if ev.End == "" || (ev.Kind != client.EventToolCallCompleted && ev.Kind != client.EventToolCallFailed) {
+		return
+	}
+	p.mu.Lock()
+	p.ends[ev.Seq] = ev.End
+	p.mu.Unlock()
+}
+
+// endOf is how the call at seq ended as the telemetry told it, or
+// derived when it has not (yet).
+func (p *pass) endOf(seq uint64, derived client.CallEnd) client.CallEnd {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if end, ok := p.ends[seq]; ok {
+		return end
+	}
+	return derived
+}
+
+// recordEndsLocked writes how each call this pass ran ended where the
+// journal has another word for it than the telemetry's (wmu held, after
+// the execution's end: the telemetry has given every call its end). That
+// is a call whose output then failed the tool's schema, one in flight when
+// the program ended (cancelled: it never awaited it), passed its deadline
+// (timeout) or was halted, and one still running (its entry stays
+// executing: what happened to the action is not guessed; the end says
+// only that the program did not wait for it).
+func (p *pass) recordEndsLocked(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	for _, seq := range slices.Sorted(maps.Keys(p.ran)) {
+		c := p.ran[seq]
+		end := string(p.endOf(seq, ""))
+		if end == "" || end == c.end {
+			continue
+		}
+		if _, err := p.store().TransitionEntry(ctx, p.h.name, p.id, seq, []store.EntryState{c.state}, c.state, store.EntryUpdate{End: end}); err != nil {
+			p.werr = err
+			return err
+		}
+		c.end = end
+		p.ran[seq] = c
 	}
 	return nil
 }
@@ -156,8 +231,9 @@ func (p *pass) flushLater() {
 	_ = p.flushLocked(p.wctx) // a failure is kept in werr for the next write
 }
 
-// endWrites records the results waiting before the pass records its end;
-// a result that arrives later (a call still in flight) is recorded at once.
+// endWrites records the results waiting and how the pass's calls ended
+// before the pass records its end; a result that arrives later (a call
+// still in flight) is recorded at once.
 func (p *pass) endWrites(ctx context.Context) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
@@ -165,7 +241,10 @@ func (p *pass) endWrites(ctx context.Context) error {
 	if p.flusher != nil {
 		p.flusher.Stop()
 	}
-	return p.flushLocked(ctx)
+	if err := p.flushLocked(ctx); err != nil {
+		return err
+	}
+	return p.recordEndsLocked(ctx)
 }
 
 // insert adds e to the journal (store.Store.InsertEntry) with the results
@@ -238,7 +317,7 @@ func (u stepUse) since(call client.ToolCall) (clock int, draws, bytes uint64) {
 
 func (h *Handle) newPass(e *store.Execution) *pass {
 	p := &pass{h: h, id: e.ID, approved: e.Approved, changed: make(chan struct{}), applied: map[uint64]*store.Entry{}, stepEnds: map[uint64]stepEnd{},
-		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}}
+		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}, ends: map[uint64]client.CallEnd{}, ran: map[uint64]ranCall{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		if isProgram(*l) {
@@ -593,15 +672,19 @@ func (p *pass) refused(ctx context.Context, next client.ToolCaller, call client.
 // error with the connector's message, which the program receives.
 func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, record bool) (json.RawMessage, error) {
 	p.h.crash.reached("action")
+	if record {
+		p.running(call.Seq)
+	}
 	out, err := next(withExecutionID(ctx, p.id), call)
 	if !record {
 		return out, err
 	}
 	p.h.crash.reached("recorded")
 	at := now()
+	executing := []store.EntryState{store.EntryExecuting}
 	if err != nil {
 		msg := err.Error()
-		if _, serr := p.transition(context.WithoutCancel(ctx), call.Seq, []store.EntryState{store.EntryExecuting}, store.EntryError, store.EntryUpdate{At: at, Error: &msg}); serr != nil {
+		if serr := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: store.EntryUpdate{At: at, Error: &msg}}, client.CallFailed); serr != nil {
 			return p.fail(serr)
 		}
 		return nil, err
@@ -613,13 +696,13 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 		}
 		if err := checkDurable("result of "+call.Namespace+"."+call.Tool, out); err != nil {
 			msg := err.Error()
-			_, _ = p.transition(context.WithoutCancel(ctx), call.Seq, []store.EntryState{store.EntryExecuting}, store.EntryError, store.EntryUpdate{At: at, Error: &msg})
+			_ = p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: store.EntryUpdate{At: at, Error: &msg}}, client.CallHalted)
 			return halt(&endError{msg: msg})
 		}
 		u.Result = out
 	}
 	// Recorded even when the pass has ended meanwhile: the action happened.
-	if err := p.recordResult(ctx, store.EntryMove{Seq: call.Seq, From: []store.EntryState{store.EntryExecuting}, To: store.EntryApplied, Update: u}); err != nil {
+	if err := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryApplied, Update: u}, client.CallCompleted); err != nil {
 		return p.fail(err)
 	}
 	return out, nil

@@ -208,6 +208,10 @@ func killedChild(t *testing.T, path string) string {
 	if e.Status != store.StatusRunning || states(e) != "1:github.list_pull_requests=applied 2:slow.wait=executing" || e.LeaseOwner == "" {
 		t.Fatalf("after kill -9: %s %s, lease %q", e.Status, states(e), e.LeaseOwner)
 	}
+	// The read ended; how the interrupted call ended nobody knows.
+	if got := ends(e); got != "1:github.list_pull_requests=completed 2:slow.wait=" {
+		t.Fatalf("after kill -9: ends %s", got)
+	}
 	for time.Now().UnixMilli() <= e.LeaseUntil {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -224,6 +228,10 @@ func uncertain(t *testing.T, h *durable.Handle, id string) codetool.Answer {
 	}
 	if out.Status != codetool.StatusPaused || len(out.Pending) != 1 || !out.Pending[0].Uncertain || out.Pending[0].Method != "wait" {
 		t.Fatalf("resumed: %+v; want a pause on the uncertain slow.wait", out)
+	}
+	// Not marked completed or failed by a guess.
+	if got := ends(record(t, h, id)); got != "1:github.list_pull_requests=completed 2:slow.wait=" {
+		t.Fatalf("resumed: ends %s", got)
 	}
 	return out
 }

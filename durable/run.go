@@ -47,6 +47,7 @@ func (h *Handle) runPassFrom(ctx context.Context, e *store.Execution, taken time
 			if ev.Kind == client.EventProgramOutput {
 				logs.Add(ev.Stream, ev.Text)
 			}
+			p.noteEnd(ev)
 		},
 	}
 	p.wctx = context.WithoutCancel(ctx)

@@ -436,3 +436,43 @@ func TestApproveRefusedWhenTheConfigurationDiffers(t *testing.T) {
 		t.Fatalf("created %q", created)
 	}
 }
+
+// A page whose handle's connectors are configured otherwise than the
+// run's disables the rollback of an ended run, saying why, and refuses a
+// posted one naming the difference: nothing is undone.
+func TestRollbackRefusedWhenTheConfigurationDiffers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	svc := &tracker{}
+	st := openStore(t, path)
+	started, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := started.Execute(context.Background(), triage)
+	if err != nil || out.Status != "paused" {
+		t.Fatalf("Execute = %+v, %v", out, err)
+	}
+	if out, err = started.Approve(context.Background(), out.ExecutionID); err != nil || out.Status != "completed" {
+		t.Fatalf("Approve = %+v, %v", out, err)
+	}
+	page, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://evil.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, newUI(t, journalui.Options{}, page))
+	c := srv.Client()
+	_, body := get(t, c, srv.URL+"/executions/"+out.ExecutionID)
+	if !regexp.MustCompile(`id="rollback"[^>]* disabled aria-describedby="mismatch"`).MatchString(body) || !strings.Contains(body, "so it cannot roll back this run") {
+		t.Fatalf("the page offers the rollback:\n%s", body)
+	}
+	res, body := post(t, c, srv.URL+"/executions/"+out.ExecutionID+"/rollback", url.Values{"csrf": {csrfOf(t, body)}}, nil)
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "Not rolled back") || !strings.Contains(body, "https://evil.example") {
+		t.Fatalf("rollback: %s\n%s", res.Status, body)
+	}
+	if _, reverted := svc.snapshot(); len(reverted) != 0 {
+		t.Fatalf("reverted %q", reverted)
+	}
+	if e, err := started.Execution(context.Background(), out.ExecutionID); err != nil || e.Status != store.StatusCompleted {
+		t.Fatalf("after the refusal: %+v, %v", e, err)
+	}
+}

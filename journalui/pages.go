@@ -21,6 +21,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/callend"
 )
 
 // maxShown is how many characters of an error or of the console a page
@@ -333,6 +334,9 @@ type entryView struct {
 	Ephemeral        bool
 	Uncertain        bool
 	Updated          string
+	// End is how the call ended (store.Entry.End), EndLabel and EndWords
+	// the same in words ("abandoned", "the program ended before …").
+	End, EndLabel, EndWords string
 }
 
 // undoStep is one action of a rollback's preview, newest first.
@@ -467,6 +471,8 @@ func entryOf(l store.Entry) entryView {
 		Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral, Uncertain: l.Uncertain,
 		Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
 	ev.Call, ev.Label = l.Connector+"."+l.Method, entryLabel(l.State)
+	ev.End = l.End
+	ev.EndLabel, ev.EndWords = callend.Describe(l.End)
 	switch {
 	case l.State != store.EntryError:
 	case l.Error == "rejected by user":
@@ -596,7 +602,10 @@ func (h *Handler) rollback(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := h.actionContext(r)
 	defer cancel()
-	if err := d.Rollback(ctx, e.ID); err != nil {
+	if err := d.Rollback(ctx, e.ID); errors.Is(err, durable.ErrConfigurationChanged) {
+		h.problem(w, r, http.StatusConflict, "Not rolled back: this page's connectors are configured otherwise than the run's, so the reverts would go elsewhere; nothing was undone. "+err.Error())
+		return
+	} else if err != nil {
 		h.problem(w, r, http.StatusConflict, "Rollback failed: "+err.Error())
 		return
 	}

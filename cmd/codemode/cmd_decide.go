@@ -175,7 +175,9 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	defer s.close()
 	h := s.handle
 	if *uncertainSeq > 0 {
-		if err := h.RevertUncertain(ctx, id, *uncertainSeq); err != nil {
+		if err := h.RevertUncertain(ctx, id, *uncertainSeq); errors.Is(err, durable.ErrConfigurationChanged) {
+			return 0, fmt.Errorf("rollback: %w", err)
+		} else if err != nil {
 			return 0, notFound(err, id, j.jf.name)
 		}
 		fmt.Fprintf(stdout, "reverted uncertain action %d of %s\n", *uncertainSeq, id)
@@ -187,6 +189,9 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	rbErr := h.Rollback(ctx, id)
 	var rb *durable.RollbackError
+	if errors.Is(rbErr, durable.ErrConfigurationChanged) {
+		return 0, fmt.Errorf("rollback: %w", rbErr)
+	}
 	if rbErr != nil && !errors.As(rbErr, &rb) {
 		return 0, rbErr
 	}
@@ -318,6 +323,9 @@ func cmdResume(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	answer, err := s.handle.Resume(ctx, id)
 	if errors.Is(err, durable.ErrRunning) {
 		return 0, fmt.Errorf("resume: %w: wait until its lease ends (its pass renews it while its host is alive)", err)
+	}
+	if errors.Is(err, durable.ErrConfigurationChanged) {
+		return 0, fmt.Errorf("resume: %w", err)
 	}
 	if err != nil {
 		return 0, notFound(err, id, j.jf.name)

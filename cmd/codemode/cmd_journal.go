@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/callend"
 )
 
 // journalCommand is the set-up of a command over recorded executions: its
@@ -312,7 +314,8 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 		fmt.Fprintln(w, "  (no calls)")
 	} else {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\tSTATE\tACTION\tRESULT")
+		fmt.Fprintln(tw, "  #\tSTATE\tEND\tACTION\tRESULT")
+		var ended []string // the ends shown other than completed, in order
 		for _, l := range e.Log {
 			if l.Connector == "codemode" && l.Method == "step_end" {
 				continue // the end of a codemode.step: nothing a person needs
@@ -331,9 +334,25 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 			if l.Uncertain {
 				call += " [uncertain]"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", l.Seq, l.State, call, res)
+			end := l.End
+			if end == "" {
+				end = "-"
+			} else if end != "completed" && !slices.Contains(ended, end) {
+				ended = append(ended, end)
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", l.Seq, l.State, escapeControls(end), call, res)
 		}
 		tw.Flush()
+		if len(ended) > 0 {
+			fmt.Fprintln(w)
+		}
+		for _, end := range ended {
+			label, words := callend.Describe(end)
+			if label != end {
+				end += " (" + label + ")"
+			}
+			fmt.Fprintf(w, "  %s: %s\n", escapeControls(end), words)
+		}
 	}
 	if len(e.Logs) > 0 {
 		fmt.Fprintln(w, "\nconsole:")

@@ -1,12 +1,20 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
 )
 
 // TestApproveRefusesAnotherConnectorConfiguration: a run paused before an
@@ -85,5 +93,132 @@ pets.map((p) => p.name).join("+")
 	}
 	if got := seen(); len(got) != 2 || !strings.HasPrefix(got[1], "PUT /v3/pet Bearer secret-token-from-env") {
 		t.Fatalf("the API saw %q", got)
+	}
+}
+
+// TestResumeAndRollbackRefuseAnotherConnectorConfiguration: resume of a
+// run whose host died, and rollback (also of one uncertain action), with a
+// tools file other than the run's are refused naming the difference:
+// nothing runs or is reverted, and the run is left as it was; with the
+// run's tools file they go ahead. On a SQLite file and on PostgreSQL.
+func TestResumeAndRollbackRefuseAnotherConnectorConfiguration(t *testing.T) {
+	journals := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "journal.db") },
+		"postgres": postgresJournal,
+	}
+	for name, journal := range journals {
+		t.Run(name, func(t *testing.T) {
+			f := newJournalFixture(t)
+			f.journal = journal(t)
+			testResumeAndRollbackRefuseAnotherConfiguration(t, f)
+		})
+	}
+}
+
+func testResumeAndRollbackRefuseAnotherConfiguration(t *testing.T, f *journalFixture) {
+	raw, err := os.ReadFile(f.tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherTools := filepath.Join(f.dir, "other-tools.json")
+	if err := os.WriteFile(otherTools, []byte(strings.ReplaceAll(string(raw), "revert.log", "other-revert.log")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string, args ...string) {
+		t.Helper()
+		code, stdout, stderr := f.cli(t, args...)
+		if code == 0 || !strings.Contains(stderr, `tools file "sha256:`) || !strings.Contains(stderr, "configuration") {
+			t.Fatalf("%s with another tools file: exit %d, want a refusal naming the tools file\nstdout: %s\nstderr: %s", what, code, stdout, stderr)
+		}
+		if got := append(f.lines(t, "revert.log"), f.lines(t, "other-revert.log")...); len(got) != 0 {
+			t.Fatalf("%s with another tools file: reverts ran: %q", what, got)
+		}
+	}
+	// Resume: a run whose approver died after the approval.
+	paused := f.output(t, exitPaused, "run", "--tools", f.tools, "--json", f.program)
+	ctx := context.Background()
+	st, err := durable.OpenStore(ctx, f.journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, approved := time.Now().Add(-time.Minute).UnixMilli(), uint64(2)
+	if ok, err := st.TransitionExecution(ctx, "default", paused.ExecutionID, []store.Status{store.StatusPaused}, store.StatusRunning,
+		store.ExecutionUpdate{At: dead, Approved: &approved, Lease: &store.Lease{Owner: "dead-host", Until: dead}}); err != nil || !ok {
+		t.Fatalf("orphaning: %v, %v", ok, err)
+	}
+	st.Close()
+	refused("resume", "resume", "--tools", otherTools, paused.ExecutionID)
+	if len(f.lines(t, "create.log")) != 0 || f.record(t, paused.ExecutionID).Status != store.StatusRunning {
+		t.Fatalf("after the refused resume: create ran %q, status %s", f.lines(t, "create.log"), f.record(t, paused.ExecutionID).Status)
+	}
+	if done := f.output(t, 0, "resume", "--tools", f.tools, "--json", paused.ExecutionID); done.Status != codetool.StatusCompleted || len(f.lines(t, "create.log")) != 1 {
+		t.Fatalf("resume with the run's tools: %+v, create ran %q", done, f.lines(t, "create.log"))
+	}
+	// Rollback of the completed run.
+	refused("rollback", "rollback", "--tools", otherTools, paused.ExecutionID)
+	if e := f.record(t, paused.ExecutionID); e.Status != store.StatusCompleted {
+		t.Fatalf("after the refused rollback: %s", e.Status)
+	}
+	if code, stdout, stderr := f.cli(t, "rollback", "--tools", f.tools, paused.ExecutionID); code != 0 || len(f.lines(t, "revert.log")) != 1 {
+		t.Fatalf("rollback with the run's tools: exit %d, reverts %q\nstdout: %s\nstderr: %s", code, f.lines(t, "revert.log"), stdout, stderr)
+	}
+}
+
+// TestOrphanWatcherSkipsAnotherConfiguration: journal serve, whose
+// watcher resumes the runs whose host died, leaves alone one whose tools
+// file differs from its own and says so in its log, naming the run and
+// the difference, instead of failing it; the run stays orphaned for a
+// server configured as it was.
+func TestOrphanWatcherSkipsAnotherConfiguration(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--tools", f.tools, "--json", f.program)
+	ctx := context.Background()
+	st, err := durable.OpenStore(ctx, f.journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, approved := time.Now().Add(-time.Minute).UnixMilli(), uint64(2)
+	if ok, err := st.TransitionExecution(ctx, "default", paused.ExecutionID, []store.Status{store.StatusPaused}, store.StatusRunning,
+		store.ExecutionUpdate{At: dead, Approved: &approved, Lease: &store.Lease{Owner: "dead-host", Until: dead}}); err != nil || !ok {
+		t.Fatalf("orphaning: %v, %v", ok, err)
+	}
+	st.Close()
+	raw, err := os.ReadFile(f.tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherTools := filepath.Join(f.dir, "other-tools.json")
+	if err := os.WriteFile(otherTools, []byte(strings.ReplaceAll(string(raw), "revert.log", "other-revert.log")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-codemode-cli", "journal", "serve", "--journal", f.journal, "--tools", otherTools, "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	stop := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() }) // ends the scan below if the line never comes
+	defer stop.Stop()
+	lines := bufio.NewScanner(stderr)
+	var log []string
+	for lines.Scan() {
+		log = append(log, lines.Text())
+		if strings.Contains(lines.Text(), "not resuming an orphaned execution") {
+			break
+		}
+	}
+	last := strings.Join(log[max(len(log)-1, 0):], "")
+	if !strings.Contains(last, "not resuming an orphaned execution") || !strings.Contains(last, paused.ExecutionID) || !strings.Contains(last, `tools file`) {
+		t.Fatalf("journal serve's log does not say it leaves the orphan alone, naming it and the difference:\n%s", strings.Join(log, "\n"))
+	}
+	if e := f.record(t, paused.ExecutionID); e.Status != store.StatusRunning || e.LeaseOwner != "dead-host" || len(f.lines(t, "create.log")) != 0 {
+		t.Fatalf("after the watcher looked: %s, lease %q, create ran %q", e.Status, e.LeaseOwner, f.lines(t, "create.log"))
 	}
 }

@@ -143,6 +143,8 @@ type EntryUpdate struct {
 	// Uncertain marks (or unmarks) the entry as an action whose outcome
 	// was unknown (Entry.Uncertain).
 	Uncertain *bool
+	// End is how the call ended (Entry.End); "" leaves it.
+	End string
 }
 
 // EntryMove is one entry transition of EntryBatcher.WriteEntries: the
@@ -279,6 +281,16 @@ type Entry struct {
 	// between running it and recording its result. Pending and uncertain,
 	// it awaits a person's answer (did it happen?) instead of an approval.
 	Uncertain bool `json:"uncertain,omitempty"`
+	// End is how the connector call ended in the program that ran it, as
+	// package client names it (client.CallEnd): "completed", "failed",
+	// "cancelled" (the program ended before the call finished: it never
+	// awaited it), "timeout" (in flight at the execution's deadline),
+	// "runtime_unavailable" or "halted" (in flight when the journal
+	// stopped the pass, or the call stopped it itself). It is "" until the
+	// call ends (executing, or pending approval), for a codemode.step, and
+	// for entries recorded before stores kept it. A call answered from
+	// the journal on a replay keeps the end recorded when it ran.
+	End string `json:"end,omitempty"`
 }
 
 // IsStep reports whether the entry records a codemode.step (its start, or

@@ -148,7 +148,7 @@ func (s *pgStore) Close() error {
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -214,6 +214,9 @@ var migrations = []string{
 	// started with (store.Execution.Configuration), which an approval's
 	// must match.
 	`ALTER TABLE codemode_executions ADD COLUMN configuration text NOT NULL DEFAULT '{}';`,
+	// Version 5: how each call ended (store.Entry.End), so that every call
+	// a program started is accounted for, abandoned ones included.
+	`ALTER TABLE codemode_tool_log ADD COLUMN call_end text NOT NULL DEFAULT '';`,
 }
 
 // migrationLock is the first key of the advisory lock taken around
@@ -498,7 +501,7 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end`
 
 func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 	var (
@@ -509,7 +512,7 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 		errText []byte
 		state   string
 	)
-	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain)
+	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -868,11 +871,11 @@ func (s *pgStore) InsertEntry(ctx context.Context, runtime, id string, e *store.
 		return false, nil
 	}
 	tag, err := s.exec(ctx, `INSERT INTO codemode_tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14
 		WHERE `+running+`
 		ON CONFLICT DO NOTHING`,
-		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain)
+		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End)
 	if err != nil {
 		return false, s.wrap(fmt.Sprintf("recording entry %d of %s", e.Seq, id), err)
 	}
@@ -911,6 +914,9 @@ func (s *pgStore) TransitionEntry(ctx context.Context, runtime, id string, seq u
 	}
 	if u.Uncertain != nil {
 		add("uncertain", *u.Uncertain)
+	}
+	if u.End != "" {
+		add("call_end", u.End)
 	}
 	q := `UPDATE codemode_tool_log SET ` + strings.Join(set, ", ") + ` WHERE runtime = $1 AND execution_id = $2 AND seq = $3 AND state = ANY($4)`
 	switch to {

@@ -221,7 +221,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "UPDATE codemode_schema_version SET version = 3",
+	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "ALTER TABLE codemode_tool_log DROP COLUMN call_end", "UPDATE codemode_schema_version SET version = 3",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`} {
 		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
 			t.Fatal(q, err)
@@ -229,6 +229,30 @@ func TestMigrateFromVersion3(t *testing.T) {
 	}
 	migrated := open(t, schema, postgres.Options{})
 	if e, err := migrated.Execution(ctx, "default", "exec_1"); err != nil || e.Configuration != nil || e.Status != store.StatusPaused {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}
+
+// A journal at schema version 4 (before calls' ends) is migrated in
+// place: its entries read back with no end, and new ones keep theirs.
+func TestMigrateFromVersion4(t *testing.T) {
+	schema := newSchema(t)
+	s := open(t, schema, postgres.Options{})
+	ctx := context.Background()
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN call_end", "UPDATE codemode_schema_version SET version = 4",
+		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
+		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, requires_approval, ephemeral, state, updated_at)
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', false, false, 'applied', 2)`} {
+		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	migrated := open(t, schema, postgres.Options{})
+	if ok, err := migrated.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`), State: store.EntryError, End: "failed"}); err != nil || !ok {
+		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
+	}
+	e, err := migrated.Execution(ctx, "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || e.Log[0].End != "" || e.Log[0].State != store.EntryApplied || e.Log[1].End != "failed" {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
 }

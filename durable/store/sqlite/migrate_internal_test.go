@@ -84,3 +84,35 @@ func TestMigrateFromVersion4(t *testing.T) {
 		t.Fatalf("new execution %+v, %v", e, err)
 	}
 }
+
+// A journal written by schema version 5 (before calls' ends) is migrated
+// in place: its entries read back with no end, and new ones keep theirs.
+func TestMigrateFromVersion5(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v5.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(migrations[:5:5], "PRAGMA user_version = 5",
+		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
+		`INSERT INTO tool_log (runtime, execution_id, seq, connector, method, args, requires_approval, ephemeral, state, updated_at)
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 0, 0, 'applied', 2)`) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	ctx := context.Background()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ok, err := s.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`), State: store.EntryError, End: "failed"}); err != nil || !ok {
+		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
+	}
+	e, err := s.Execution(ctx, "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || e.Log[0].End != "" || e.Log[0].State != store.EntryApplied || e.Log[1].End != "failed" {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}

@@ -345,10 +345,13 @@ var migrations = []string{
 	// started with (store.Execution.Configuration), which an approval's
 	// must match.
 	`ALTER TABLE executions ADD COLUMN configuration TEXT NOT NULL DEFAULT '{}';`,
+	// Version 6: how each call ended (store.Entry.End), so that every call
+	// a program started is accounted for, abandoned ones included.
+	`ALTER TABLE tool_log ADD COLUMN call_end TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 5
+const schemaVersion = 6
 
 func (s *fileStore) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
@@ -477,7 +480,7 @@ func scanExecution(row scanner) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end`
 
 func scanEntry(row scanner) (*store.Entry, error) {
 	var (
@@ -486,7 +489,7 @@ func scanEntry(row scanner) (*store.Entry, error) {
 		result sql.NullString
 		state  string
 	)
-	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain); err != nil {
+	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End); err != nil {
 		return nil, err
 	}
 	e.Args = json.RawMessage(args)
@@ -768,11 +771,11 @@ func (s *fileStore) Entry(ctx context.Context, runtime, id string, seq uint64) (
 // insertEntry is the statement of InsertEntry.
 func insertEntry(runtime, id string, e *store.Entry) (string, []any) {
 	return `INSERT INTO tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')
 		ON CONFLICT DO NOTHING`,
-		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain,
+		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End,
 			runtime, id}
 }
 
@@ -808,6 +811,9 @@ func transitionEntry(runtime, id string, seq uint64, from []store.EntryState, to
 	}
 	if u.Uncertain != nil {
 		set, args = append(set, "uncertain = ?"), append(args, *u.Uncertain)
+	}
+	if u.End != "" {
+		set, args = append(set, "call_end = ?"), append(args, u.End)
 	}
 	args = append(args, runtime, id, seq)
 	for _, f := range from {

@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"RecoveryFields", testRecoveryFields},
 		{"PruneOlderKeepsNewAndUnended", testPruneOlder},
 		{"ConfigurationRoundTrips", testConfiguration},
+		{"EntryEndRoundTrips", testEntryEnd},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -759,5 +760,73 @@ func testConfiguration(t *testing.T, s store.Store) {
 	gone, err := s.DeleteExecution(ctx, rt, "exec_1")
 	if err != nil || gone == nil || !maps.Equal(gone.Configuration, want) {
 		t.Fatalf("DeleteExecution = %+v, %v", gone, err)
+	}
+}
+
+// An entry's End is kept as inserted and as a transition (or, on an
+// EntryBatcher, a batch's move) sets it; a transition that does not name
+// it leaves it, also one to the same state (how a pass records how a call
+// ended after its result); every read returns it.
+func testEntryEnd(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	done := entry(1, store.EntryApplied)
+	done.End = "completed"
+	insert(t, s, rt, "exec_1", done)
+	insert(t, s, rt, "exec_1", entry(2, store.EntryExecuting))
+	insert(t, s, rt, "exec_1", entry(3, store.EntryExecuting))
+	insert(t, s, rt, "exec_1", entry(4, store.EntryPending))
+	msg := "upstream is down"
+	steps := []struct {
+		seq      uint64
+		from, to store.EntryState
+		u        store.EntryUpdate
+	}{
+		{2, store.EntryExecuting, store.EntryExecuting, store.EntryUpdate{End: "cancelled"}}, // ended while it runs
+		{2, store.EntryExecuting, store.EntryApplied, store.EntryUpdate{At: 7, Result: json.RawMessage(`1`)}},
+		{3, store.EntryExecuting, store.EntryError, store.EntryUpdate{At: 7, Error: &msg, End: "failed"}},
+		{3, store.EntryError, store.EntryError, store.EntryUpdate{End: "timeout"}},
+	}
+	for _, st := range steps {
+		ok, err := s.TransitionEntry(ctx, rt, "exec_1", st.seq, []store.EntryState{st.from}, st.to, st.u)
+		if err != nil || !ok {
+			t.Fatalf("moving entry %d from %s to %s with %+v: %v, %v", st.seq, st.from, st.to, st.u, ok, err)
+		}
+	}
+	want := map[uint64]string{1: "completed", 2: "cancelled", 3: "timeout", 4: ""}
+	if b, ok := s.(store.EntryBatcher); ok {
+		_, err := b.WriteEntries(ctx, rt, "exec_1", []store.EntryMove{
+			{Seq: 1, From: []store.EntryState{store.EntryApplied}, To: store.EntryApplied, Update: store.EntryUpdate{End: "halted"}},
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[1] = "halted"
+	}
+	check := func(how string, log []store.Entry) {
+		t.Helper()
+		got := map[uint64]string{}
+		for _, e := range log {
+			got[e.Seq] = e.End
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("%s: ends %v, want %v", how, got, want)
+		}
+	}
+	check("Execution", get(t, s, rt, "exec_1").Log)
+	for seq, end := range want {
+		e, ok, err := s.Entry(ctx, rt, "exec_1", seq)
+		if err != nil || !ok || e.End != end {
+			t.Fatalf("Entry(%d) = %+v, %v, %v; want end %q", seq, e, ok, err, end)
+		}
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("Executions = %v, %v", list, err)
+	}
+	check("Executions", list[0].Log)
+	gone, err := s.DeleteExecution(ctx, rt, "exec_1")
+	if err != nil || gone == nil {
+		t.Fatalf("DeleteExecution = %v, %v", gone, err)
 	}
 }
