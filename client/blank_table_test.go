@@ -1,0 +1,90 @@
+package client
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/blank.golden")
+
+// blankCases are constructs the pass blanks and constructs it leaves to
+// esbuild; testdata/blank.golden holds what it makes of each.
+var blankCases = []struct{ name, source string }{
+	// Blanked.
+	{"parameter and return types", "function f(a: number, b?: string): string { return b ?? String(a); }"},
+	{"variable types", "const a: number = 1, b: Array<{ x: string }> = [];\nlet c!: string;\nlet d: number\nd = 2;"},
+	{"destructured parameter", "export default async function ({ codemode, console }: AgentProgramScope): Promise<void> {}"},
+	{"arrow with types", "const f = async ({ a = 1, b: [c] }: { a?: number; b: number[] }, ...rest: unknown[]): Promise<number> => a + c;"},
+	{"as, satisfies, non-null", "const a = (x as any).y!.z;\nconst b = { k: 1 } satisfies Record<string, number>;\nconst c = [1] as const;\nfoo!(1);"},
+	{"as before a closing bracket", "f(a as T, [b as U], { c: d as V }, `${e as W}`);"},
+	{"interface and type alias", "interface A<T> extends B<T>, C {\n  x: T;\n  m(): void\n}\ntype U = A<string> | { y: number }\n  | null;\nexport type E = keyof A<1>;\nexport interface F {}\nconst z = 1"},
+	{"type alias after a statement without a semicolon", "let q = 1\ntype T = number\n;[1, 2].forEach((n) => { q += n })\n(q)"},
+	{"type-only imports and exports", "import type { A, B } from \"./a\";\nimport type C from \"./c\";\nexport type { A };\nexport type * from \"./d\";\nexport default 1;"},
+	{"generic calls and declarations", "function id<T extends object = {}>(x: T): T { return x; }\nconst m = new Map<string, Array<number>>();\nconst s = id<{ a: 1 }>({ a: 1 });\nconst o = { m<T>(x: T): T { return x; } };"},
+	{"less-than stays", "for (let i = 0; i < n; i++) {}\nconst b = a < c && d > e;\nconst g = x >>> 1 >= y >> 2;"},
+	{"type predicate and function types", "function isS(x: unknown): x is string { return typeof x === \"string\"; }\nlet cb: (a: number) => void = () => {};\nlet k: new () => object;"},
+	{"conditional and mapped types", "type M<T> = { [K in keyof T]?: T[K] extends string ? K : never }[keyof T];\ntype L = `a${string}b`;"},
+	{"catch binding type", "try { f() } catch (e: unknown) { g(e as Error) } finally {}"},
+	{"templates and regular expressions", "const r = /[/]x\\/y/g.test(`a${b as string}c${`d${e!}f`}`) ? 1 : /=/.source;"},
+	{"object literal methods", "const o = { get a(): number { return 1 }, set a(v: number) {}, async *g(): AsyncGenerator<number> {}, [k as string]: 1, b, c: 2, ...d };"},
+	{"labels, switch, loops", "out: for (const x of xs as number[]) { switch (x as number) { case 1: break out; default: continue } }\ndo x++; while (x < 3)\nwhile (false) {}"},
+	{"optional call with non-null", "a?.b!.c?.(d!)?.[e!];"},
+	{"arrow in a conditional without a return type", "const f = c ? (x: number) => x : (y) => y;"},
+	// Refused: left to esbuild.
+	{"enum", "enum E { A }"},
+	{"const enum", "const enum E { A }"},
+	{"namespace", "namespace N { export const a = 1 }"},
+	{"declare", "declare const a: number;"},
+	{"class", "class A { x: number = 1 }"},
+	{"decorator", "@d\nexport default class {}"},
+	{"import of values", "import { a } from \"./a\";"},
+	{"import of a binding named type", "import type, { a } from \"./a\";"},
+	{"export list", "const a = 1;\nexport { a };"},
+	{"angle-bracket cast", "const a = <any>b;"},
+	{"generic arrow", "const f = <T,>(x: T) => x;"},
+	{"instantiation expression", "const f = g<number>;"},
+	{"a comparison that reads as type arguments", "const a = b < c > d;"},
+	{"as, then a line that would continue", "const a = b as T\n(c)"},
+	{"as, then an operator that binds tighter", "const a = b < c as T + 1;"},
+	{"arrow return type in a conditional", "const f = a ? (b): c => d : e;"},
+	{"arrow return type across lines", "const f = (a): {\n  b: 1 } => a;"},
+	{"this parameter", "function f(this: Window) {}"},
+	{"overload", "function f(a: string): void;\nfunction f(a: any) {}"},
+	{"typed for-of binding", "for (const a: number of b) {}"},
+	{"typed declaration then a line that would continue", "let a: number\n[1].forEach(f)"},
+	{"non-ASCII in a type", "type T = \"ü\";"},
+	{"non-ASCII identifier", "const ü = 1;"},
+	{"byte order mark", "\uFEFFconst a: number = 1;"},
+	{"JSX", "const a = <div>{b}</div>;"},
+	{"syntax error", "const a = ;"},
+}
+
+func TestBlankCases(t *testing.T) {
+	var b strings.Builder
+	for _, tc := range blankCases {
+		js, ok := blank(tc.source)
+		b.WriteString("== " + tc.name + "\n" + tc.source + "\n")
+		if !ok {
+			b.WriteString("-- refused\n\n")
+			continue
+		}
+		b.WriteString("-- blanked\n" + js + "\n\n")
+		t.Run(tc.name, func(t *testing.T) { blankAgrees(t, tc.source, js) })
+	}
+	path := filepath.Join("testdata", "blank.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("blank's output differs from %s (go test -run TestBlankCases -update rewrites it):\n%s", path, b.String())
+	}
+}
