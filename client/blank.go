@@ -63,6 +63,26 @@ var punctuators = []string{
 	"%", "&", "|", "^", "!", "~", "?", ":", "=", ".", "@",
 }
 
+// punctByFirst is punctuators by their first character.
+var punctByFirst = func() (t [utf8.RuneSelf][]string) {
+	for _, s := range punctuators {
+		t[s[0]] = append(t[s[0]], s)
+	}
+	return t
+}()
+
+// inSet reports whether s is one of the space-separated words of set.
+func inSet(set, s string) bool {
+	for set != "" {
+		var w string
+		w, set, _ = strings.Cut(set, " ")
+		if w == s {
+			return true
+		}
+	}
+	return false
+}
+
 func isIdentStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$'
 }
@@ -138,7 +158,10 @@ func (p *blanker) scan(i int) token {
 		t.end, t.subst = p.templateEnd(i + 1)
 	default:
 		t.kind = tPunct
-		for _, s := range punctuators {
+		if c >= utf8.RuneSelf {
+			panic(refusal{})
+		}
+		for _, s := range punctByFirst[c] {
 			if strings.HasPrefix(src[i:], s) && !(s == "?." && i+2 < len(src) && src[i+2] >= '0' && src[i+2] <= '9') {
 				t.end = i + len(s)
 				return t
@@ -913,7 +936,7 @@ func (p *blanker) asType() {
 	}
 	switch {
 	case p.tok.kind == tEOF, p.isName("as"), p.isName("satisfies"):
-	case p.tok.kind == tPunct && strings.Contains(" ) ] } , ; : && || ?? == != === !== ", " "+p.text()+" "):
+	case p.tok.kind == tPunct && inSet(") ] } , ; : && || ?? == != === !==", p.text()):
 	default:
 		panic(refusal{})
 	}
@@ -931,7 +954,7 @@ func (p *blanker) statementFollows() {
 		case "in", "instanceof", "as", "satisfies", "of", "extends", "is":
 			panic(refusal{})
 		}
-	case t.kind == tPunct && strings.Contains(" } { ; ! ~ ++ -- ", " "+p.text()+" "):
+	case t.kind == tPunct && inSet("} { ; ! ~ ++ --", p.text()):
 	default:
 		panic(refusal{})
 	}
@@ -941,14 +964,14 @@ func (p *blanker) statementFollows() {
 func (p *blanker) unary() {
 	for {
 		switch {
-		case p.tok.kind == tPunct && strings.Contains(" ! ~ + - ++ -- ", " "+p.text()+" "):
+		case p.tok.kind == tPunct && inSet("! ~ + - ++ --", p.text()):
 			p.next()
 		case p.tok.kind == tName && (p.text() == "typeof" || p.text() == "void" || p.text() == "delete" || p.text() == "await"):
 			p.next()
 		case p.isName("yield"):
 			p.next()
 			p.eatP("*")
-			if p.tok.nl || p.tok.kind == tEOF || p.tok.kind == tPunct && strings.Contains(" ) ] } , ; : ", " "+p.text()+" ") {
+			if p.tok.nl || p.tok.kind == tEOF || p.tok.kind == tPunct && inSet(") ] } , ; :", p.text()) {
 				return
 			}
 		case p.isP("<"):
