@@ -4,9 +4,11 @@ import (
 	"context"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 )
 
@@ -95,4 +97,40 @@ func runErased(t *testing.T, rt *Runtime, e *erased) runEnd {
 		}
 	}
 	return end
+}
+
+// TestBlankedEarlyErrorsReadAsEsbuildReportsThem: a program blank accepts
+// but the engine cannot compile (an early error: a redeclared let) fails
+// with esbuild's SyntaxError and position, as before the pass; a
+// SyntaxError the program throws itself stays its own.
+func TestBlankedEarlyErrorsReadAsEsbuildReportsThem(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, quickjs.New(quickjs.Options{InProcess: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	for _, tc := range []struct{ name, source, want string }{
+		{"redeclared let", "let x: number = 1;\nlet x: number = 2;\nexport default async function () { return x; }\n",
+			`agent.ts:2:5: The symbol "x" has already been declared`},
+		{"thrown by the program", "export default async function () {\n  return JSON.parse(\"{\" as string);\n}\n", "JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, ok := blank(tc.source); !ok {
+				t.Fatal("blank refused the program")
+			}
+			out, err := c.Run(ctx, tc.source, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != ProgramFailed || out.Error.Name != "SyntaxError" || !strings.Contains(out.Error.Message, tc.want) {
+				t.Fatalf("outcome %s %+v, want a SyntaxError with %q", out.Kind, out.Error, tc.want)
+			}
+		})
+	}
 }

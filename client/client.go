@@ -353,6 +353,9 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
 	}
+	if out := syntaxOutcome(prepared.positions.earlyError(out), &tel); out != nil {
+		return out, nil
+	}
 	mapError(out, prepared.positions)
 	tel.emit(Event{Kind: EventExecutionCompleted, Outcome: cloneOutcome(out)})
 	return out, nil

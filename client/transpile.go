@@ -89,6 +89,22 @@ func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error)
 	return &erased{js: string(res.Code), source: source, back: back}, nil
 }
 
+// earlyError returns, for a blanked program the engine ended with a
+// SyntaxError, esbuild's error for the source, or nil when esbuild finds
+// none (the error was the program's own: JSON.parse, a RegExp) or the
+// program was not blanked. blank reads syntax, not the early errors the
+// engine finds when it compiles (a redeclared let, await outside an async
+// function); esbuild finds most of those, and the program fails with
+// esbuild's message and position, as it did before blanking. A source
+// esbuild refuses ran nothing: the engine could not compile it either.
+func (e *erased) earlyError(out *Outcome) error {
+	if !e.blanked || out.Kind != ProgramFailed || out.Error == nil || out.Error.Name != "SyntaxError" {
+		return nil
+	}
+	_, err := eraseWithEsbuild(e.source, e.back)
+	return err
+}
+
 // prepare makes the source map and the submitted lines, once (a blanked
 // program needs no map). The map comes
 // from erasing the source again with a map; should that erasure print other
