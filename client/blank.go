@@ -1214,8 +1214,7 @@ func (p *blanker) arrow(start int) bool {
 	if p.isP("{") {
 		p.functionBody()
 	} else {
-		noIn := p.noIn
-		p.nested(func() { p.noIn = noIn; p.assign() })
+		p.assign() // in a conditional's consequent still: TypeScript reads it so
 	}
 	return true
 }

@@ -50,6 +50,7 @@ var blankCases = []struct{ name, source string }{
 	{"as, then a line that would continue", "const a = b as T\n(c)"},
 	{"as, then an operator that binds tighter", "const a = b < c as T + 1;"},
 	{"arrow return type in a conditional", "const f = a ? (b): c => d : e;"},
+	{"arrow return type in an arrow body in a conditional", "const f = a ? x => (y): c => d : e;"},
 	{"arrow return type across lines", "const f = (a): {\n  b: 1 } => a;"},
 	{"this parameter", "function f(this: Window) {}"},
 	{"overload", "function f(a: string): void;\nfunction f(a: any) {}"},
