@@ -810,7 +810,12 @@ func (p *blanker) typeMember() {
 		p.typ()
 		return
 	}
-	p.propertyKey()
+	if p.eatP("[") { // a computed key: a name such as Symbol.iterator
+		p.entityName()
+		p.expectP("]")
+	} else {
+		p.propertyKey()
+	}
 	p.eatP("?")
 	if p.isP("(") || p.isP("<") {
 		p.signatureRest()

@@ -44,6 +44,9 @@ func TestBlankedProgramsRunAsErased(t *testing.T) {
 	ran := 0
 	for _, name := range names {
 		src := corpus[name]
+		if strings.HasSuffix(name, withoutImports) {
+			continue
+		}
 		blanked, err := erase(src, nil)
 		if err != nil || !blanked.blanked {
 			continue
