@@ -193,7 +193,7 @@ func FuzzBlank(f *testing.F) {
 	for _, tc := range blankCases {
 		f.Add(tc.source)
 	}
-	for _, s := range erasePrograms {
+	for _, s := range blankCorpus(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, source string) {
