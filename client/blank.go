@@ -630,12 +630,23 @@ func (p *blanker) typeReference() {
 		p.importType()
 	case p.isName("asserts") || p.isName("is") || p.isName("class") || p.isName("function"):
 		panic(refusal{})
+	case keywordTypes[p.text()]:
+		p.next() // takes no type arguments: "a<string<0>>(b)" is a comparison
+		return
 	default:
 		p.entityName()
 	}
 	if p.isP("<") && !p.tok.nl {
 		p.typeArgs()
 	}
+}
+
+// keywordTypes are the types TypeScript reads as keywords, with no dotted
+// name or type arguments after them.
+var keywordTypes = map[string]bool{
+	"any": true, "unknown": true, "number": true, "bigint": true, "boolean": true, "string": true,
+	"symbol": true, "object": true, "never": true, "undefined": true, "void": true, "null": true,
+	"this": true, "true": true, "false": true,
 }
 
 func (p *blanker) importType() {

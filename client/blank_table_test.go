@@ -62,6 +62,7 @@ var blankCases = []struct{ name, source string }{
 	{"generic arrow", "const f = <T,>(x: T) => x;"},
 	{"instantiation expression", "const f = g<number>;"},
 	{"a comparison that reads as type arguments", "const a = b < c > d;"},
+	{"a keyword type takes no type arguments", "const a = b<string<0>>(c);"},
 	{"as, then a line that would continue", "const a = b as T\n(c)"},
 	{"as, then an operator that binds tighter", "const a = b < c as T + 1;"},
 	{"arrow return type in a conditional", "const f = a ? (b): c => d : e;"},
