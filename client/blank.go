@@ -559,14 +559,16 @@ func (p *blanker) intersectionType() {
 
 func (p *blanker) operatorType() {
 	switch {
-	case p.isName("keyof") || p.isName("readonly") || p.isName("unique"):
+	case p.isName("keyof") || p.isName("readonly"):
 		p.next()
 		p.operatorType()
 		return
-	case p.isName("infer"):
+	case p.isName("unique"):
 		p.next()
-		p.identifier()
+		p.expectName("symbol")
 		return
+	case p.isName("infer"):
+		panic(refusal{}) // where TypeScript and esbuild allow it is theirs to say
 	}
 	p.primaryType()
 	for p.isP("[") && !p.tok.nl {
@@ -1085,13 +1087,20 @@ func (p *blanker) callTypeArgs() bool {
 	return false
 }
 
-// noCallAhead refuses when a '>' then a '(' follow the current '<' before
-// the expression can have ended.
+// noCallAhead is for a '<' this pass could not read as type arguments:
+// TypeScript (and esbuild) may read more types than it does, so it refuses
+// when a '>' follows at the same depth before the expression can have
+// ended and what comes after that '>' could follow type arguments (a '(',
+// a template, a line break, or a token that starts no expression or is a
+// binary operator), not only a comparison's right side. A '>' joined to
+// '>' or '=' closes no type arguments in an expression.
 func (p *blanker) noCallAhead() {
 	depth := 0
 	for t := p.peek(); t.kind != tEOF; t = p.scan(t.end) {
 		s := p.src[t.start:t.end]
 		switch {
+		case t.kind == tTemplate:
+			panic(refusal{}) // its "}" would be read as a bracket
 		case t.kind != tPunct:
 		case s == "(" || s == "[" || s == "{":
 			depth++
@@ -1102,11 +1111,31 @@ func (p *blanker) noCallAhead() {
 		case s == ";" && depth == 0:
 			return
 		case s == ">" && depth == 0:
-			if n := p.scan(t.end); n.kind == tPunct && p.src[n.start:n.end] == "(" {
+			if n := p.scan(t.end); !(n.start == t.end && n.kind == tPunct && (p.src[n.start] == '>' || p.src[n.start] == '=')) && !p.comparisonFollows(n) {
 				panic(refusal{})
 			}
 		}
 	}
+}
+
+// comparisonFollows reports whether n, after a '>', can only be a
+// comparison's right side: TypeScript reads type arguments before a '<',
+// '>', '+' or '-', and before a token on the same line that starts an
+// expression and is no binary operator, as a comparison.
+func (p *blanker) comparisonFollows(n token) bool {
+	if n.nl {
+		return false
+	}
+	s := p.src[n.start:n.end]
+	switch n.kind {
+	case tNum, tStr:
+		return true
+	case tName:
+		return !inSet("in instanceof as satisfies", s)
+	case tPunct:
+		return inSet("< > + - ! ~", s)
+	}
+	return false
 }
 
 // template reads a template literal from its first part.

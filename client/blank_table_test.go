@@ -48,6 +48,7 @@ var blankCases = []struct{ name, source string }{
 	{"comments inside types", "let a: /* c */ number // d\n= 1;"},
 	{"in inside a for head's parentheses", "for (const k in o) {}\nfor (let i = ('a' in o) ? 1 : 0; i < 1; i++) {}"},
 	{"optional chaining before a number", "const a = b?.5:c;"},
+	{"range checks stay comparisons", "const inside = x < lo || x > hi, edge = a < b && c >= d, k = i < n ? 1 : i > -m;"},
 	// Refused: left to esbuild.
 	{"enum", "enum E { A }"},
 	{"const enum", "const enum E { A }"},
@@ -63,6 +64,9 @@ var blankCases = []struct{ name, source string }{
 	{"instantiation expression", "const f = g<number>;"},
 	{"a comparison that reads as type arguments", "const a = b < c > d;"},
 	{"a keyword type takes no type arguments", "const a = b<string<0>>(c);"},
+	{"unread type arguments, then a line break", "const g = f<this.a>\ng()"},
+	{"unread type arguments, then a call", "const g = f<A.B<C>.D>(1);"},
+	{"infer", "type E<T> = T extends Array<infer U> ? U : never;"},
 	{"as, then a line that would continue", "const a = b as T\n(c)"},
 	{"as, then an operator that binds tighter", "const a = b < c as T + 1;"},
 	{"arrow return type in a conditional", "const f = a ? (b): c => d : e;"},
