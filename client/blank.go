@@ -136,6 +136,9 @@ func isLineSep(s string) bool {
 // scan reads the token at or after i. A '/' is scanned as punctuation; the
 // parser rescans it where a regular expression can stand.
 func (p *blanker) scan(i int) token {
+	if p.steps++; p.steps > p.budget {
+		panic(refusal{}) // speculation or look-ahead gone deep: esbuild reads it once
+	}
 	i, nl := p.skipSpace(i)
 	t := token{start: i, nl: nl}
 	src := p.src
@@ -327,7 +330,7 @@ type blanker struct {
 	noIn   bool // in a for statement's head: "in" ends an expression
 	inCond int  // open conditional consequents and case tests at this level
 	depth  int  // blocks and function bodies open
-	steps  int  // tokens read, speculation included; bounded by budget
+	steps  int  // tokens scanned, speculation and look-ahead included; bounded by budget
 	budget int
 }
 
@@ -343,8 +346,13 @@ type marker struct {
 // whether it could: false when source has syntax the pass does not handle
 // with certainty, or does not parse.
 func blank(source string) (string, bool) {
-	return (&blanker{src: source, budget: 8*len(source) + 1024}).run()
+	return (&blanker{src: source, budget: blankBudget(source)}).run()
 }
+
+// blankBudget is how many tokens a pass over source may scan: a program
+// scans each token about twice (a look-ahead, a parenthesis read as
+// parameters and again as an expression).
+func blankBudget(source string) int { return 16*len(source) + 1024 }
 
 // run blanks the program; when it refuses, p.tok is where.
 func (p *blanker) run() (js string, ok bool) {
@@ -390,9 +398,6 @@ func (p *blanker) output() (string, bool) {
 }
 
 func (p *blanker) next() {
-	if p.steps++; p.steps > p.budget {
-		panic(refusal{}) // speculation gone deep: esbuild reads it once
-	}
 	p.prev = p.tok.end
 	p.tok = p.scan(p.pos)
 	p.pos = p.tok.end

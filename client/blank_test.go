@@ -157,7 +157,7 @@ func TestBlankAgreesWithEsbuild(t *testing.T) {
 		if len(r.Errors) == 0 {
 			valid++ // a whole program, not a fragment or a syntax error
 		}
-		b := &blanker{src: src, budget: 8*len(src) + 1024}
+		b := &blanker{src: src, budget: blankBudget(src)}
 		js, ok := b.run()
 		if !ok {
 			at := src[b.tok.start:min(len(src), b.tok.start+30)]
