@@ -1615,9 +1615,9 @@ func (p *blanker) typeClause(isImport bool) {
 	from := isImport
 	switch {
 	case p.eatP("*"):
-		if p.isName("as") {
-			p.next()
-			p.anyName()
+		if isImport || p.isName("as") { // "import type * as n", "export type * from"
+			p.expectName("as")
+			p.identifier()
 		}
 		from = true
 	case p.isP("{"):
