@@ -327,8 +327,10 @@ type span struct {
 type blanker struct {
 	src    string
 	tok    token
-	prev   int // the end of the token before tok
-	pos    int // where scanning resumes: tok.end, or ahead after a peek
+	last   token // the token before tok
+	lead   token // the token before the statement being read
+	prev   int   // the end of the token before tok
+	pos    int   // where scanning resumes: tok.end, or ahead after a peek
 	spans  []span
 	noIn   bool // in a for statement's head: "in" ends an expression
 	inCond int  // open conditional consequents and case tests at this level
@@ -338,7 +340,7 @@ type blanker struct {
 }
 
 type marker struct {
-	tok          token
+	tok, last    token
 	prev, pos, n int
 	noIn         bool
 	inCond       int
@@ -401,7 +403,7 @@ func (p *blanker) output() (string, bool) {
 }
 
 func (p *blanker) next() {
-	p.prev = p.tok.end
+	p.last, p.prev = p.tok, p.tok.end
 	p.tok = p.scan(p.pos)
 	p.pos = p.tok.end
 }
@@ -444,11 +446,12 @@ func (p *blanker) blankTok() {
 }
 
 func (p *blanker) mark() marker {
-	return marker{p.tok, p.prev, p.pos, len(p.spans), p.noIn, p.inCond, p.depth}
+	return marker{p.tok, p.last, p.prev, p.pos, len(p.spans), p.noIn, p.inCond, p.depth}
 }
 
 func (p *blanker) reset(m marker) {
-	p.tok, p.prev, p.pos, p.spans, p.noIn, p.inCond, p.depth = m.tok, m.prev, m.pos, p.spans[:m.n], m.noIn, m.inCond, m.depth
+	p.tok, p.last, p.prev, p.pos, p.spans = m.tok, m.last, m.prev, m.pos, p.spans[:m.n]
+	p.noIn, p.inCond, p.depth = m.noIn, m.inCond, m.depth
 }
 
 // try runs f; when the text does not read as f expects, it restores the
@@ -1511,6 +1514,7 @@ func (p *blanker) propertyKey() {
 // alias, an interface, "import type" and "export type" whole.
 func (p *blanker) statementListItem() {
 	start := p.tok.start
+	p.lead = p.last
 	switch {
 	case p.isName("type") || p.isName("interface"):
 		if k := p.peek(); k.kind == tName && !k.nl {
@@ -1603,9 +1607,13 @@ func (p *blanker) typeDeclaration(start int) {
 }
 
 // blankStatement blanks a statement from start to the last token read,
-// with a ';' in place of its first character.
+// with a ';' in place of its first character unless it comes first in
+// the module or a block or after a ';' or a case's ':' (where a ';' ends
+// nothing, and would end a directive prologue esbuild keeps going).
 func (p *blanker) blankStatement(start int) {
-	p.spans = append(p.spans, span{start: start, end: p.prev, semi: true})
+	l := p.lead
+	first := l.end == 0 || l.kind == tPunct && inSet("{ ; :", p.src[l.start:l.end])
+	p.spans = append(p.spans, span{start: start, end: p.prev, semi: !first})
 }
 
 // typeClause reads the rest of "import type" or "export type": a default

@@ -22,6 +22,7 @@ var blankCases = []struct{ name, source string }{
 	{"as before a closing bracket", "f(a as T, [b as U], { c: d as V }, `${e as W}`);"},
 	{"interface and type alias", "interface A<T> extends B<T>, C {\n  x: T;\n  m(): void\n}\ntype U = A<string> | { y: number }\n  | null;\nexport type E = keyof A<1>;\nexport interface F {}\nconst z = 1"},
 	{"type alias after a statement without a semicolon", "let q = 1\ntype T = number\n;[1, 2].forEach((n) => { q += n })\n(q)"},
+	{"type alias before a string statement", "type A = ''\n'use strict'\nfunction f() { interface I {}\n  'x'; return 1 }"},
 	{"type-only imports and exports", "import type { A, B } from \"./a\";\nimport type C from \"./c\";\nexport type { A };\nexport type * from \"./d\";\nexport default 1;"},
 	{"generic calls and declarations", "function id<T extends object = {}>(x: T): T { return x; }\nconst m = new Map<string, Array<number>>();\nconst s = id<{ a: 1 }>({ a: 1 });\nconst o = { m<T>(x: T): T { return x; } };"},
 	{"less-than stays", "for (let i = 0; i < n; i++) {}\nconst b = a < c && d > e;\nconst g = x >>> 1 >= y >> 2;"},
