@@ -1612,6 +1612,9 @@ func (p *blanker) typeDeclaration(start int) {
 // nothing, and would end a directive prologue esbuild keeps going).
 func (p *blanker) blankStatement(start int) {
 	l := p.lead
+	if l.kind == tStr {
+		panic(refusal{}) // perhaps a directive: esbuild would read the next as one too
+	}
 	first := l.end == 0 || l.kind == tPunct && inSet("{ ; :", p.src[l.start:l.end])
 	p.spans = append(p.spans, span{start: start, end: p.prev, semi: !first})
 }
