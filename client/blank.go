@@ -905,9 +905,12 @@ func (p *blanker) expression() {
 	}
 }
 
-// assign reads an assignment expression.
+// assign reads an assignment expression. An arrow function ends it: no
+// operator, as or satisfies applies to one.
 func (p *blanker) assign() {
-	p.unary()
+	if p.unary() {
+		return
+	}
 	for {
 		switch {
 		case p.tok.kind == tPunct && binaryOps[p.text()]:
@@ -928,7 +931,9 @@ func (p *blanker) assign() {
 		default:
 			return
 		}
-		p.unary()
+		if p.unary() {
+			return
+		}
 	}
 }
 
@@ -989,8 +994,9 @@ func (p *blanker) statementFollows() {
 	}
 }
 
-// unary reads prefix operators and an operand with its postfix parts.
-func (p *blanker) unary() {
+// unary reads prefix operators and an operand with its postfix parts; it
+// reports whether the operand was an arrow function.
+func (p *blanker) unary() bool {
 	for {
 		switch {
 		case p.tok.kind == tPunct && inSet("! ~ + - ++ --", p.text()):
@@ -1001,22 +1007,22 @@ func (p *blanker) unary() {
 			p.next()
 			p.eatP("*")
 			if p.tok.nl || p.tok.kind == tEOF || p.tok.kind == tPunct && inSet(") ] } , ; :", p.text()) {
-				return
+				return false
 			}
 		case p.isP("<"):
 			panic(refusal{}) // a <T> cast or a generic arrow
 		default:
-			p.postfix()
-			return
+			return p.postfix()
 		}
 	}
 }
 
 // postfix reads an operand and its member accesses, calls, tagged
-// templates, non-null assertions, type arguments and ++ or --.
-func (p *blanker) postfix() {
+// templates, non-null assertions, type arguments and ++ or --; it reports
+// whether the operand was an arrow function.
+func (p *blanker) postfix() bool {
 	if p.primary() {
-		return // an arrow function: its body ended the expression
+		return true // an arrow function: its body ended the expression
 	}
 	for {
 		switch {
@@ -1048,13 +1054,13 @@ func (p *blanker) postfix() {
 			p.blankTok()
 		case p.isP("<"):
 			if !p.callTypeArgs() {
-				return
+				return false
 			}
 		case (p.isP("++") || p.isP("--")) && !p.tok.nl:
 			p.next()
-			return
+			return false
 		default:
-			return
+			return false
 		}
 	}
 }

@@ -69,6 +69,7 @@ var blankCases = []struct{ name, source string }{
 	{"unread type arguments, then a call", "const g = f<A.B<C>.D>(1);"},
 	{"infer", "type E<T> = T extends Array<infer U> ? U : never;"},
 	{"type alias after a string statement", "'use strict'\ntype T = 1\n'x'"},
+	{"as after an arrow function", "const f = () => {} as unknown;"},
 	{"as, then a line that would continue", "const a = b as T\n(c)"},
 	{"as, then an operator that binds tighter", "const a = b < c as T + 1;"},
 	{"arrow return type in a conditional", "const f = a ? (b): c => d : e;"},
