@@ -377,6 +377,9 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
 	}
+	if out := syntaxOutcome(prepared.positions.earlyError(out), &tel); out != nil {
+		return out, nil
+	}
 	if opts.Session != nil {
 		finishSession(opts.Session, out, prepared.captures, p.carry.Capture)
 	}

@@ -39,16 +39,24 @@ func loopCPU(b *testing.B, f func()) {
 }
 
 // BenchmarkErase: TypeScript erasure of a fresh one-call program as erase
-// does it (esbuild, no source map), side by side with what it replaced
-// (esbuild with an external map, parsed at once), the cost of the map made
-// on demand when an error needs it, and esbuild's fixed cost (a one-line
-// module without TypeScript).
+// does it (the types blanked: blank), side by side with esbuild's erasure
+// (no source map; what erase does for a program blank refuses), what that
+// replaced (esbuild with an external map, parsed at once), the cost of the
+// map made on demand when an error needs it, and esbuild's fixed cost (a
+// one-line module without TypeScript).
 func BenchmarkErase(b *testing.B) {
 	i := 0
 	fresh := func() string { i++; return eraseProgram + "// " + strconv.Itoa(i) + "\n" }
 	b.Run("erase", func(b *testing.B) {
 		loopCPU(b, func() {
-			if _, err := erase(fresh(), nil); err != nil {
+			if e, err := erase(fresh(), nil); err != nil || !e.blanked {
+				b.Fatal("not blanked", err)
+			}
+		})
+	})
+	b.Run("esbuild", func(b *testing.B) {
+		loopCPU(b, func() {
+			if _, err := eraseWithEsbuild(fresh(), nil); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -63,7 +71,7 @@ func BenchmarkErase(b *testing.B) {
 	})
 	b.Run("erase-then-map", func(b *testing.B) {
 		loopCPU(b, func() {
-			prog, err := erase(fresh(), nil)
+			prog, err := eraseWithEsbuild(fresh(), nil)
 			if err != nil || prog.sourceMap() == nil {
 				b.Fatal("no map", err)
 			}
@@ -81,9 +89,10 @@ func BenchmarkErase(b *testing.B) {
 // call each, and reports the median and first quartile of each variant's
 // calls (us): on a loaded machine the per-call quartiles of interleaved
 // calls move less than whole benchmarks run one after the other. The
-// variants: erase as it is; as it was (an external map, parsed at once);
-// the map made but not parsed; esbuild options that might cut work; and a
-// one-line module without TypeScript, esbuild's fixed cost per call.
+// variants: erase as it is (blanked); esbuild's erasure; as it was (an
+// external map, parsed at once); the map made but not parsed; esbuild
+// options that might cut work; and a one-line module without TypeScript,
+// esbuild's fixed cost per call.
 func BenchmarkEraseSideBySide(b *testing.B) {
 	i := 0
 	fresh := func() string { i++; return eraseProgram + "// " + strconv.Itoa(i) + "\n" }
@@ -102,6 +111,11 @@ func BenchmarkEraseSideBySide(b *testing.B) {
 	}{
 		{"erase", func() {
 			if _, err := erase(fresh(), nil); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"esbuild", func() {
+			if _, err := eraseWithEsbuild(fresh(), nil); err != nil {
 				b.Fatal(err)
 			}
 		}},

@@ -14,6 +14,10 @@ import (
 type positions interface {
 	mapText(text string) string
 	excerptAt(text string) string
+	// earlyError is esbuild's SyntaxError for a program whose types were
+	// blanked and that the engine refused with a SyntaxError (see
+	// erased.earlyError), or nil.
+	earlyError(out *Outcome) error
 }
 
 // typeStripper is an executor whose runners strip TypeScript's types
@@ -93,6 +97,13 @@ func (s *stripped) mapText(text string) string {
 		return e.mapText(text)
 	}
 	return text
+}
+
+func (s *stripped) earlyError(out *Outcome) error {
+	if e := s.get(); e != nil {
+		return e.earlyError(out)
+	}
+	return nil
 }
 
 func (s *stripped) excerptAt(text string) string {

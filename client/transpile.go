@@ -22,9 +22,10 @@ const programFilename = "agent.ts"
 // is made on first use (an error or a stack to map), not with the
 // JavaScript: see sourceMap. An erased program is safe for concurrent use.
 type erased struct {
-	js     string
-	source string               // the TypeScript that was erased
-	back   *codeform.Normalized // for model-written code: the way back to its coordinates
+	js      string
+	source  string               // the TypeScript that was erased
+	back    *codeform.Normalized // for model-written code: the way back to its coordinates
+	blanked bool                 // js is source with its types blanked: its positions are the source's
 
 	mapOnce sync.Once
 	smap    *sourcemap.Consumer // nil when no map could be made
@@ -46,15 +47,25 @@ func transformOptions(m api.SourceMap) api.TransformOptions {
 	}
 }
 
-// erase strips TypeScript syntax with esbuild, keeping ES module syntax and
-// every modern construct as written (target esnext). It makes no source map:
-// most executions end without an error, and the map costs about a fifth of
-// the erasure (RATIONALE.md, "Erasure: the source map on demand").
+// erase strips TypeScript syntax, keeping ES module syntax and every modern
+// construct as written (target esnext). A program of the common subset has
+// its types blanked (blank), which keeps every position and needs no map;
+// any other goes to esbuild, which makes no source map either: most
+// executions end without an error, and the map costs about a fifth of the
+// erasure (RATIONALE.md, "Erasure: the source map on demand").
 // A syntax error is returned as a *ProgramError named SyntaxError with the
 // submitted line and column. back, when not nil, is the normalization that
 // made source from model-written code; positions are then reported in the
 // code's coordinates.
 func erase(source string, back *codeform.Normalized) (*erased, error) {
+	if js, ok := blank(source); ok {
+		return &erased{js: js, source: source, back: back, blanked: true}, nil
+	}
+	return eraseWithEsbuild(source, back)
+}
+
+// eraseWithEsbuild is erase by esbuild, for what blank refuses.
+func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error) {
 	res := api.Transform(source, transformOptions(api.SourceMapNone))
 	if len(res.Errors) > 0 {
 		var b strings.Builder
@@ -78,7 +89,24 @@ func erase(source string, back *codeform.Normalized) (*erased, error) {
 	return &erased{js: string(res.Code), source: source, back: back}, nil
 }
 
-// prepare makes the source map and the submitted lines, once. The map comes
+// earlyError returns, for a blanked program the engine ended with a
+// SyntaxError, esbuild's error for the source, or nil when esbuild finds
+// none (the error was the program's own: JSON.parse, a RegExp) or the
+// program was not blanked. blank reads syntax, not the early errors the
+// engine finds when it compiles (a redeclared let, await outside an async
+// function); esbuild finds most of those, and the program fails with
+// esbuild's message and position, as it did before blanking. A source
+// esbuild refuses ran nothing: the engine could not compile it either.
+func (e *erased) earlyError(out *Outcome) error {
+	if !e.blanked || out.Kind != ProgramFailed || out.Error == nil || out.Error.Name != "SyntaxError" {
+		return nil
+	}
+	_, err := eraseWithEsbuild(e.source, e.back)
+	return err
+}
+
+// prepare makes the source map and the submitted lines, once (a blanked
+// program needs no map). The map comes
 // from erasing the source again with a map; should that erasure print other
 // JavaScript than the program ran (it does not: esbuild is deterministic),
 // the map would point elsewhere, so there is then none and positions stay
@@ -89,6 +117,9 @@ func (e *erased) prepare() {
 			e.lines = e.back.Lines
 		} else {
 			e.lines = strings.Split(e.source, "\n")
+		}
+		if e.blanked {
+			return
 		}
 		res := api.Transform(e.source, transformOptions(api.SourceMapExternal))
 		if len(res.Errors) > 0 || len(res.Map) == 0 || string(res.Code) != e.js {
@@ -130,6 +161,9 @@ func (e *erased) mapPosition(line, col int) (int, int, bool) {
 // smapSource maps a 1-based line and column of the erased JavaScript to the
 // TypeScript that was erased (for model-written code, the wrapped module).
 func (e *erased) smapSource(line, col int) (int, int, bool) {
+	if e.blanked {
+		return line, col, true
+	}
 	sm := e.sourceMap()
 	if sm == nil {
 		return 0, 0, false
@@ -150,6 +184,9 @@ func (e *erased) smapSource(line, col int) (int, int, bool) {
 // added are dropped, and the wrapper's name for a default export is shown
 // as "default".
 func (e *erased) mapText(text string) string {
+	if e.blanked && e.back == nil {
+		return text // the positions are the source's
+	}
 	if e.back != nil {
 		lines := strings.Split(text, "\n")
 		kept := lines[:0]

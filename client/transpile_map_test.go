@@ -78,11 +78,12 @@ func everyPosition(js string) string {
 	return b.String()
 }
 
-// checkLazyMatchesEager compares the positions erase's map (made on demand)
-// gives with those of a map made with the JavaScript, at every position.
+// checkLazyMatchesEager compares the positions esbuild's erasure's map
+// (made on demand) gives with those of a map made with the JavaScript, at
+// every position.
 func checkLazyMatchesEager(t *testing.T, src string) {
 	t.Helper()
-	lazy, err := erase(src, nil)
+	lazy, err := eraseWithEsbuild(src, nil)
 	if err != nil {
 		return // a syntax error maps nothing
 	}

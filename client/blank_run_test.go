@@ -1,0 +1,139 @@
+package client
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+)
+
+var stackLine = regexp.MustCompile(`agent\.ts:(\d+)`)
+
+// moduleStart is the frame QuickJS gives a module's top level: the start of
+// the module (agent.ts:1:1 of the JavaScript), wherever the error was. For
+// the erased program that maps to its first statement, for the blanked to
+// the first line, perhaps a comment: both say "the top level".
+var moduleStart = regexp.MustCompile(`(?m)^\s*at <anonymous> \(agent\.ts:1:1\)$`)
+
+// TestBlankedProgramsRunAsErased runs every program of the corpus that
+// blank accepts twice on QuickJS, blanked and erased by esbuild, and
+// compares what each ended with: the outcome, the value, the error's name
+// and message, and the lines its stack names in the source (the erased
+// program's mapped back through its source map).
+func TestBlankedProgramsRunAsErased(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every corpus program twice on QuickJS")
+	}
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, quickjs.New(quickjs.Options{InProcess: true, Timeout: time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	corpus := blankCorpus(t)
+	names := make([]string, 0, len(corpus))
+	for k := range corpus {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	ran := 0
+	for _, name := range names {
+		src := corpus[name]
+		if strings.HasSuffix(name, withoutImports) {
+			continue
+		}
+		blanked, err := erase(src, nil)
+		if err != nil || !blanked.blanked {
+			continue
+		}
+		erased, err := eraseWithEsbuild(src, nil)
+		if err != nil {
+			continue // an early error esbuild finds (TestBlankAgreesWithEsbuild)
+		}
+		ran++
+		t.Run(name, func(t *testing.T) {
+			got, want := runErased(t, rt, blanked), runErased(t, rt, erased)
+			if got != want {
+				got2, want2 := runErased(t, rt, blanked), runErased(t, rt, erased)
+				if got2 == want2 {
+					return
+				}
+				if got2 != got || want2 != want || got.name == "TimeoutError" || want.name == "TimeoutError" {
+					t.Skip("the program ends otherwise each time it runs (a clock, a deadline)")
+				}
+			}
+			if got.kind != want.kind || got.value != want.value || got.name != want.name || got.message != want.message {
+				t.Fatalf("blanked: %+v\nerased: %+v\n%s", got, want, src)
+			}
+			if got.lines != want.lines {
+				t.Fatalf("stack lines: blanked %q, erased %q\n%s", got.lines, want.lines, src)
+			}
+		})
+	}
+	t.Logf("%d programs run both ways", ran)
+}
+
+// runEnd is what a run ended with, positions mapped to the source.
+type runEnd struct {
+	kind                 OutcomeKind
+	value, name, message string
+	lines                string // the source lines the stack names
+}
+
+func runErased(t *testing.T, rt *Runtime, e *erased) runEnd {
+	t.Helper()
+	out, err := rt.Execute(context.Background(), ExecuteRequest{Source: e.js, Filename: programFilename})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := runEnd{kind: out.Kind, value: string(out.Value)}
+	if out.Error != nil {
+		end.name, end.message = out.Error.Name, e.mapText(out.Error.Message)
+		stack := moduleStart.ReplaceAllString(out.Error.Stack, "")
+		for _, m := range stackLine.FindAllStringSubmatch(e.mapText(stack), -1) {
+			end.lines += m[1] + " "
+		}
+	}
+	return end
+}
+
+// TestBlankedEarlyErrorsReadAsEsbuildReportsThem: a program blank accepts
+// but the engine cannot compile (an early error: a redeclared let) fails
+// with esbuild's SyntaxError and position, as before the pass; a
+// SyntaxError the program throws itself stays its own.
+func TestBlankedEarlyErrorsReadAsEsbuildReportsThem(t *testing.T) {
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, quickjs.New(quickjs.Options{InProcess: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	for _, tc := range []struct{ name, source, want string }{
+		{"redeclared let", "let x: number = 1;\nlet x: number = 2;\nexport default async function () { return x; }\n",
+			`agent.ts:2:5: The symbol "x" has already been declared`},
+		{"thrown by the program", "export default async function () {\n  return JSON.parse(\"{\" as string);\n}\n", "JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, ok := blank(tc.source); !ok {
+				t.Fatal("blank refused the program")
+			}
+			out, err := c.Run(ctx, tc.source, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != ProgramFailed || out.Error.Name != "SyntaxError" || !strings.Contains(out.Error.Message, tc.want) {
+				t.Fatalf("outcome %s %+v, want a SyntaxError with %q", out.Kind, out.Error, tc.want)
+			}
+		})
+	}
+}
