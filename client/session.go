@@ -273,9 +273,10 @@ func unwrapError(out *Outcome) {
 }
 
 // sessionTable holds the code tool's sessions by key (codetool.WithSession),
-// for the clients made from one New. Ended sessions stay while they can
-// still report what was lost, and are swept, on use, one more IdleTimeout
-// after.
+// for the clients made from one New. A session idle past twice its
+// IdleTimeout is ended on the next sweep (its bindings freed, their names
+// kept), so that its key, used again, still says what was lost; its
+// remains are removed after forgetAfter idle timeouts. Sweeps run on use.
 type sessionTable struct {
 	mu sync.Mutex
 	m  map[string]*Session
@@ -292,11 +293,7 @@ func (t *sessionTable) get(key string, tmpl *Session, now time.Time, live func(s
 		t.m = map[string]*Session{}
 	}
 	for k, s := range t.m {
-		s.mu.Lock()
-		_, _, idle := s.limits()
-		stale := !s.last.IsZero() && now.Sub(s.last) > 2*idle
-		s.mu.Unlock()
-		if k != key && (stale || live != nil && !live(k)) {
+		if k != key && (live != nil && !live(k) || s.sweep(now)) {
 			delete(t.m, k)
 		}
 	}
@@ -309,6 +306,27 @@ func (t *sessionTable) get(key string, tmpl *Session, now time.Time, live func(s
 		t.m[key] = s
 	}
 	return s
+}
+
+// forgetAfter is how many idle timeouts a session's key is remembered
+// after its last run (to say what was lost), before it is forgotten.
+const forgetAfter = 48
+
+// sweep ends s when it has been idle past twice its timeout, and reports
+// whether it has been idle so long (forgetAfter timeouts) that its key
+// can be forgotten.
+func (s *Session) sweep(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last.IsZero() {
+		return false
+	}
+	_, _, idle := s.limits()
+	quiet := now.Sub(s.last)
+	if s.ended == "" && quiet > 2*idle {
+		s.end(fmt.Sprintf("idle for more than %s, its IdleTimeout", idle))
+	}
+	return quiet > forgetAfter*idle
 }
 
 // startSession takes s's turn and gives p the session's bindings; release

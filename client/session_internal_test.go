@@ -43,13 +43,24 @@ func TestSessionIdleExpiry(t *testing.T) {
 	}
 	var table sessionTable
 	a := table.get("a", &Session{IdleTimeout: time.Minute}, start, nil)
-	a.finish(start, nil, nil)
+	a.finish(start, &capturedSession{Values: map[string]string{"x": "1"}, Lost: map[string]string{}}, nil)
 	if table.get("a", nil, start.Add(90*time.Second), nil) != a {
 		t.Fatal("an expired session must stay to report what was lost")
 	}
+	// Past twice its timeout the sweep ends it (its bindings freed), but
+	// its key still says what was lost until forgetAfter timeouts.
 	table.get("b", nil, start.Add(3*time.Minute), nil)
-	if _, ok := table.m["a"]; ok {
-		t.Fatal("a session idle past twice its timeout was not swept")
+	if got, ok := table.m["a"]; !ok || got.bindings != nil || got.ended == "" {
+		t.Fatalf("a session idle past twice its timeout: %+v, %v; want it ended and kept", got, ok)
+	}
+	if _, err := table.get("a", nil, start.Add(4*time.Minute), nil).begin(start.Add(4 * time.Minute)); !errors.Is(err, ErrSessionEnded) || !strings.Contains(err.Error(), "lost: x") {
+		t.Fatalf("the swept session's key used again: %v; want ErrSessionEnded naming x", err)
+	}
+	b := table.get("b", nil, start.Add(3*time.Minute), nil)
+	b.finish(start.Add(3*time.Minute), nil, nil)
+	table.get("d", nil, start.Add(3*time.Minute+(forgetAfter+1)*defaultSessionIdle), nil)
+	if _, ok := table.m["b"]; ok {
+		t.Fatal("a session idle past forgetAfter timeouts was not forgotten")
 	}
 	// A key nobody holds any more (a closed MCP session) is dropped on the
 	// next use of another.
