@@ -151,11 +151,11 @@ func TestEntriesRecordHowCallsEnded(t *testing.T) {
 		{"awaiting approval", `await svc.read({}); return await svc.act({})`, client.Limits{},
 			"1:svc.read=completed 2:svc.act=", "1:svc.read=applied 2:svc.act=pending"},
 	}
-	eachStore(t, func(t *testing.T, st store.Store) {
+	check := func(t *testing.T, ex client.Executor, st store.Store) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				svc := newSlowService()
-				h := newHandle(t, st, durable.Options{Limits: c.limits}, svc.connector())
+				h := newHandleOn(t, ex, st, durable.Options{Limits: c.limits}, svc.connector())
 				out, err := h.Execute(context.Background(), c.code)
 				if err != nil {
 					t.Fatal(err)
@@ -169,6 +169,14 @@ func TestEntriesRecordHowCallsEnded(t *testing.T) {
 				}
 			})
 		}
+	}
+	eachStore(t, func(t *testing.T, st store.Store) { check(t, executor(t), st) })
+	// The ends come from the client, which every driver shares: the other
+	// drivers on one store.
+	t.Run("drivers", func(t *testing.T) {
+		onEveryDriver(t, func(t *testing.T, ex client.Executor) {
+			check(t, ex, openStore(t, filepath.Join(t.TempDir(), "journal.db")))
+		})
 	})
 }
 
