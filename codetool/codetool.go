@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -35,12 +36,17 @@ type Tool struct {
 
 // New returns the code tool over r (a *client.Client or a
 // *durable.Handle). It returns an error for a hint that names no namespace
-// of r's contract, or that holds a newline.
+// of r's contract, or that holds a newline, and for Options.Sessions over a
+// runner whose executions pause (an Approver: durable runs replay their
+// program from the start, so bindings cannot be carried in).
 //
 //	tool, err := codetool.New(cl, codetool.Options{Hints: map[string]string{"github": "issues of acme/*"}})
 //	…
 //	answer, err := tool.Call(ctx, toolCall.Arguments) // the answer's JSON, for the model
 func New(r Runner, opts Options) (*Tool, error) {
+	if _, pauses := r.(Approver); pauses && opts.Sessions {
+		return nil, errors.New("codetool: Options.Sessions needs a runner whose executions do not pause (a *client.Client): a durable run replays its program from the start on every pass, and bindings carried in from outside its journal would make the replays differ")
+	}
 	desc, err := Description(r, opts)
 	if err != nil {
 		return nil, err

@@ -312,3 +312,16 @@ func TestFailed(t *testing.T) {
 		}
 	}
 }
+
+// TestNewRefusesSessionsOverARunnerThatPauses: a durable runner replays its
+// program from the start, so a session's bindings cannot be carried in;
+// New says so rather than failing every call later.
+func TestNewRefusesSessionsOverARunnerThatPauses(t *testing.T) {
+	r := newFakeRunner(t)
+	if _, err := codetool.New(fakeApprover{r}, codetool.Options{Sessions: true}); err == nil || !strings.Contains(err.Error(), "Sessions") {
+		t.Fatalf("New(approver, Sessions) = %v; want an error naming Sessions", err)
+	}
+	if _, err := codetool.New(r, codetool.Options{Sessions: true}); err != nil {
+		t.Fatalf("New(plain runner, Sessions) = %v", err)
+	}
+}

@@ -89,7 +89,7 @@ func (p answerPrinter) printLogs(logs []string, stderr io.Writer) {
 // them, with the journal and tools flags the run was given.
 func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
 	fmt.Fprintf(stdout, "paused: execution %s waits for approval of %d action(s)\n", a.ExecutionID, len(a.Pending))
-	tools := " --tools FILE"
+	tools := unknownTools
 	if p.cf != nil {
 		tools = p.cf.given()
 	}

@@ -176,7 +176,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			}
 		}
 		fmt.Fprintln(stdout, "\nawaiting approval:")
-		awaiting{journal: journalHint(&j.jf), tools: " --tools FILE", full: *full}.print(stdout, e.ID, p)
+		awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full}.print(stdout, e.ID, p)
 	}
 	return 0, nil
 }
@@ -212,7 +212,7 @@ func cmdPending(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		}
 		return 0, printJSON(stdout, p)
 	}
-	printPending(ctx, stdout, s.handle, p, time.Now(), awaiting{journal: journalHint(&j.jf), tools: " --tools FILE", full: *full})
+	printPending(ctx, stdout, s.handle, p, time.Now(), awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full})
 	return 0, nil
 }
 

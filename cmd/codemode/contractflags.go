@@ -310,7 +310,7 @@ func (c *contractFlags) given() string {
 	}
 	c.openapi.given(add)
 	if b.Len() == 0 {
-		return " --tools FILE" // not given: the tools the execution ran with
+		return unknownTools // not given: the tools the execution ran with
 	}
 	return b.String()
 }

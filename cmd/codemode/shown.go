@@ -125,6 +125,19 @@ type awaiting struct {
 // the digest of what was shown; when some were folded it offers no
 // approval and says how to see them all.
 func (a awaiting) print(w io.Writer, id string, pending []codetool.Pending) {
+	a.printActions(w, id, pending)
+	if a.tools == unknownTools {
+		fmt.Fprintln(w, "  (FILE: the tools file the run used; a run over MCP servers or OpenAPI documents takes the --mcp, --config or --openapi flags it used instead)")
+	}
+}
+
+// unknownTools stands for the tools flags of a run in a hint, when the
+// command was not given them (the journal keeps their digests, not their
+// paths).
+const unknownTools = " --tools FILE"
+
+// printActions lists the pending actions and the commands that decide them.
+func (a awaiting) printActions(w io.Writer, id string, pending []codetool.Pending) {
 	anyFolded := false
 	for _, p := range pending {
 		limit := foldAt
