@@ -311,7 +311,9 @@ func parseClock(text string) ([]float64, error) {
 	return out, nil
 }
 
-func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wire.Message, st *driveState) (*wire.Message, error) {
+// requestText is the runner's request for msg as JSON text (runner/src/quickjs.ts,
+// request), or the failure of a program whose input is not JSON.
+func requestText(ex *execution, msg *wire.Message, st *driveState) (string, *wire.Message, error) {
 	lim := st.lim
 	req := requestJSON{
 		Filename: msg.Filename,
@@ -326,7 +328,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 	if seed == nil {
 		seed = make([]byte, wire.SeedSize)
 		if _, err := rand.Read(seed); err != nil {
-			return nil, fmt.Errorf("quickjs: seeding Math.random: %w", err)
+			return "", nil, fmt.Errorf("quickjs: seeding Math.random: %w", err)
 		}
 	}
 	for i := range req.Seed {
@@ -334,7 +336,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 	}
 	if msg.HasInput {
 		if !json.Valid(msg.Input) {
-			return failure(ex.id, "TypeError", "program input is not valid JSON"), nil
+			return "", failure(ex.id, "TypeError", "program input is not valid JSON"), nil
 		}
 		req.Input = msg.Input
 	}
@@ -348,12 +350,25 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 	}
 	reqText, err := json.Marshal(req)
 	if err != nil {
-		return nil, err
+		return "", nil, err
+	}
+	return string(reqText), nil, nil
+}
+
+// drive runs the execution msg starts in in: it hands the runner the
+// request, then runs the engine's jobs, reads its outbox and delivers the
+// host's answers and timers until the program ends, returning the result
+// message (or the error that ended the instance).
+func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wire.Message, st *driveState) (*wire.Message, error) {
+	lim := st.lim
+	reqText, failed, err := requestText(ex, msg, st)
+	if failed != nil || err != nil {
+		return failed, err
 	}
 	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), lim.memory); err != nil {
 		return nil, fmt.Errorf("quickjs: setting the memory limit: %w", err)
 	}
-	if err := s.start(ctx, in, msg, string(reqText), st.names.text); err != nil {
+	if err := s.start(ctx, in, msg, reqText, st.names.text); err != nil {
 		return nil, err
 	}
 	for {
