@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -23,19 +24,21 @@ const (
 
 // Session carries the top-level bindings of one RunCode program to the
 // next one run with it (RunOptions.Session), as a REPL does: let, const and
-// var bindings (destructuring included), functions and classes that a
+// var bindings (destructuring included) and functions that a
 // statement-form program declares stay defined for the programs after it.
-// The zero value is an empty session with the default bounds; it is safe
+// Classes are not carried: defining one runs code (static blocks, static
+// fields, computed keys, the extends clause), which would run before the
+// next program's own. The zero value is an empty session with the default bounds; it is safe
 // for concurrent use, and runs one execution at a time.
 //
 // Each execution still runs in a fresh realm: the session restores its
 // bindings as the program's module starts (values through JSON, functions
-// and classes from their source) and reads them back when the program
+// from their source) and reads them back when the program
 // completes (returns, or runs off its end). A program that throws, or
 // fails in any other way, leaves the bindings as they were. A value JSON
 // cannot hold (a Map, a Date, a BigInt, NaN, undefined inside an object, a
-// cycle) is dropped and named in Outcome.SessionLost; a function or class
-// keeps its source but not what it closed over, except other bindings of
+// cycle) is dropped and named in Outcome.SessionLost, as is a class; a
+// function keeps its source but not what it closed over, except other bindings of
 // the session. Only statement-form code (statements whose last expression
 // is the value) adds bindings; a function expression sees them but adds
 // none, and a module neither sees nor adds them. Names of the program's
@@ -192,6 +195,13 @@ func (c *capturedSession) bindings(old []codeform.Binding, order []string) (next
 		before[b.Name] = b.Source
 	}
 	for name, src := range c.Functions {
+		if classSource.MatchString(src) {
+			// Defining a class runs code (static blocks and fields,
+			// computed keys, its extends clause): restored before the next
+			// program's own code, it could hang or call tools in it.
+			c.Lost[name] = "a class: defining one runs code, so it is not carried; declare it again where it is used"
+			continue
+		}
 		// A source the session held is known to compile: esbuild parses
 		// only new ones.
 		if before[name] != src && !compiles(src) {
@@ -230,6 +240,10 @@ func sortedNames(m map[string]codeform.Binding) []string {
 	slices.Sort(names)
 	return names
 }
+
+// classSource matches the source of a class (Function.prototype.toString
+// of a class starts with the keyword).
+var classSource = regexp.MustCompile(`^\s*class\b`)
 
 // compiles reports whether a function's source is an expression.
 func compiles(src string) bool {

@@ -85,10 +85,11 @@ func TestSessionCarriesBindings(t *testing.T) {
 		{"a function defined in one program is called in the next", [2]int{}, []sessionStep{
 			{code: "const base = 100;\nfunction add(a: number) {\n  return base + a;\n}\nconst twice = (x: number) => `${x}${x}`;", value: ""},
 			{code: "[add(1), twice(2)]", value: "[101,\"22\"]"},
-			{code: "class Box { constructor(public v: number) {} get() { return this.v } }", value: ""},
-			{code: "new Box(add(2)).get()", value: "102"},
-			{code: "class Shape { area() { return 0 } }\nclass Square extends Shape { constructor(public s: number) { super() } area() { return this.s * this.s } }\nclass Circle extends Shape {}", value: ""},
-			{code: "[new Square(3).area(), new Circle().area(), new Square(1) instanceof Shape]", value: "[9,0,true]"},
+		}},
+		{"a class is not carried: defining it runs code", [2]int{}, []sessionStep{
+			{code: "globalThis.armed = 1;\nclass D { static { if (!(globalThis as any).armed) for (;;) {} } }\nclass Box { constructor(public v: number) {} get() { return this.v } }\nlet k = 2;\nnew Box(k).get()", value: "2",
+				lost: []string{"Box (a class: defining one runs code, so it is not carried; declare it again where it is used)", "D (a class: defining one runs code, so it is not carried; declare it again where it is used)"}},
+			{code: "[typeof D, typeof Box, k]", value: "[\"undefined\",\"undefined\",2]"},
 		}},
 		{"a later program redeclares a name", [2]int{}, []sessionStep{
 			{code: "const x = 1; x", value: "1"},

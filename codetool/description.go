@@ -175,7 +175,7 @@ func Description(r Runner, opts Options) (string, error) {
 }
 
 // sessionText tells the agent what a session keeps.
-const sessionText = "Programs continue one session: the top-level let, const, var, function and class declarations of a program that completes stay defined for your next programs: to change one, assign to it (counter += 1); declaring it again makes a new binding that starts without the old value (var n = (n ?? 0) + 1 reads the new, undefined n). Values are kept as JSON (a Map, a Date or a BigInt is not kept; the logs say so), functions by their source. A program that throws changes nothing. A session ends after a long idle time or many programs; the next answer then says what was lost."
+const sessionText = "Programs continue one session: the top-level let, const, var and function declarations of a program that completes stay defined for your next programs (classes are not: declare them again where you use them): to change one, assign to it (counter += 1); declaring it again makes a new binding that starts without the old value (var n = (n ?? 0) + 1 reads the new, undefined n). Values are kept as JSON (a Map, a Date or a BigInt is not kept; the logs say so), functions by their source. A program that throws changes nothing. A session ends after a long idle time or many programs; the next answer then says what was lost."
 
 // pauseText says what a pause is and what the agent should do.
 func pauseText(resultTool string) string {
