@@ -212,3 +212,45 @@ func TestValidateCode(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func requireTsc() bool { return os.Getenv("CODEMODE_REQUIRE_TSC") != "" }
+
+// TestDeepNestingIsRefusedBeforeErasure: erasing TypeScript takes more than
+// linear time in how deep brackets nest (a 22 KB program of nested arrow
+// parameters held a core for seconds before any deadline ran), so a
+// program nested past the bound fails at once with a RangeError naming it,
+// in both forms, and one within it runs.
+func TestDeepNestingIsRefusedBeforeErasure(t *testing.T) {
+	cl := fixtureClient(t)
+	ctx := context.Background()
+	arrows := func(n int) string {
+		return strings.Repeat("(a = ", n) + "1" + strings.Repeat(") => 1", n)
+	}
+	for _, tc := range []struct {
+		name, code string
+		module     bool
+		want       string // "" to succeed
+	}{
+		{"arrow parameters past the bound, a module", "export default async () => " + arrows(4000), true, "nests brackets 4000 deep, more than the 256 allowed"},
+		{"arrow parameters past the bound, statements", "const f = " + arrows(4000) + ";\n1", false, "nests brackets 4000 deep"},
+		{"arrays within the bound", "const v = " + strings.Repeat("[", 200) + "1" + strings.Repeat("]", 200) + ";\nv.flat(Infinity)", false, ""},
+		{"brackets in a string do not count", "const s = '" + strings.Repeat("(", 1000) + "';\ns.length", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out *client.Outcome
+			var err error
+			if tc.module {
+				out, err = cl.Run(ctx, tc.code, client.RunOptions{})
+			} else {
+				out, err = cl.RunCode(ctx, tc.code, client.RunOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.want == "" && out.Kind != client.Success:
+				t.Fatalf("failed: %+v", out.Error)
+			case tc.want != "" && (out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, tc.want)):
+				t.Fatalf("got %+v %+v; want a RangeError with %q", out.Kind, out.Error, tc.want)
+			}
+		})
+	}
+}

@@ -12,7 +12,9 @@ import (
 // surface (the contract's TypeDefinitions) and the runtime's type-definition
 // files, with checker (validate() has no side effects; Run never
 // checks: https://github.com/torkbot/code-mode#schemas-tools-and-checking). It returns a Valid result or up to 8 diagnostics in the submitted
-// source's coordinates with a report. Cancelling ctx stops the check.
+// source's coordinates with a report. Cancelling ctx stops the check. A
+// program whose brackets nest deeper than 256 is an error (a *ProgramError
+// RangeError), as Run fails it, not checked.
 //
 //	checker, err := typecheck.New(typecheck.Options{}) // errors.Is(err, typecheck.ErrNotInstalled) says how to install
 //	res, err := cl.Validate(ctx, checker, source)
@@ -22,6 +24,9 @@ func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, sourc
 }
 
 func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, source string) (*typecheck.Result, error) {
+	if err := checkNesting(source); err != nil {
+		return nil, err
+	}
 	files := []typecheck.File{{Name: "codemode.d.ts", Text: c.contract.TypeDefinitions(), Checker: c.contract.CheckerDeclarations()}}
 	if c.declarations != "" {
 		files = append(files, typecheck.File{Name: "codemode-extension.d.ts", Text: c.declarations})
@@ -46,6 +51,9 @@ func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, sourc
 func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
 	// The setup is left out: what it adds is declared (the contract's SDK,
 	// an Extension's Declarations), and its own code is the host's.
+	if err := checkNesting(code); err != nil {
+		return nil, err
+	}
 	var carry *codeform.Carry
 	if s := c.sessionFor(ctx); s != nil {
 		carry = &codeform.Carry{Restore: s.declarations()}

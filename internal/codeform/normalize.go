@@ -393,6 +393,14 @@ type scanned struct {
 	afterLastSemicolon bool  // a token follows the last top-level ";"
 	unterminated       bool  // a template literal ran to the end of the code
 	commas             []int // offsets of commas at depth 0, outside template substitutions
+	maxDepth           int   // the deepest the brackets nest
+}
+
+// MaxNesting returns how deep code's brackets ((, [ and {) nest, outside
+// strings, comments, templates' text and regular expressions, in one pass
+// over code (for a bound to check before anything slower reads it).
+func MaxNesting(code string) int {
+	return scan(code).maxDepth
 }
 
 // ExportDefault returns the byte offset and length of code's top-level
@@ -612,6 +620,7 @@ func (s *scanner) punct(c byte) {
 	switch c {
 	case '(', '[', '{':
 		s.depth++
+		s.sc.maxDepth = max(s.sc.maxDepth, s.depth)
 	case ')', ']', '}':
 		s.depth = max(s.depth-1, 0)
 	case ',':
