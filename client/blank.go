@@ -1403,17 +1403,25 @@ func (p *blanker) objectPattern() {
 }
 
 func (p *blanker) arrayPattern() {
+	p.elements(func() {
+		if p.eatP("...") {
+			p.binding()
+		} else {
+			p.bindingElement()
+		}
+	})
+}
+
+// elements reads the elements of an array literal or pattern, holes
+// included, each with elem, from its "[" to its "]".
+func (p *blanker) elements(elem func()) {
 	p.next()
 	p.nested(func() {
 		for !p.isP("]") {
 			if p.eatP(",") {
 				continue
 			}
-			if p.eatP("...") {
-				p.binding()
-			} else {
-				p.bindingElement()
-			}
+			elem()
 			if !p.eatP(",") {
 				break
 			}
@@ -1435,20 +1443,10 @@ func (p *blanker) peekIs(s string) bool {
 }
 
 func (p *blanker) arrayLiteral() {
-	p.next()
-	p.nested(func() {
-		for !p.isP("]") {
-			if p.eatP(",") {
-				continue
-			}
-			p.eatP("...")
-			p.assign()
-			if !p.eatP(",") {
-				break
-			}
-		}
+	p.elements(func() {
+		p.eatP("...")
+		p.assign()
 	})
-	p.expectP("]")
 }
 
 // objectLiteral reads an object literal: properties, shorthands (with
