@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/journalui"
 )
@@ -16,21 +17,7 @@ import (
 // another base URL) says how, on the list and on the run, and its approve
 // button is disabled with that reason: it would be refused.
 func TestBrowserWithAnotherConfigurationOffersNoApproval(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.db")
-	svc := &tracker{}
-	st := openStore(t, path)
-	started, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := started.Execute(context.Background(), triage)
-	if err != nil || out.Status != "paused" {
-		t.Fatalf("Execute = %+v, %v", out, err)
-	}
-	page, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "http://127.0.0.1:9/"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, page, _, out := runUnderAnotherConfiguration(t, "http://127.0.0.1:9/")
 	srv := serve(t, newUI(t, journalui.Options{}, page))
 	ctx := tab(t)
 	for _, at := range []string{"/", "/executions/" + out.ExecutionID} {
@@ -44,4 +31,27 @@ func TestBrowserWithAnotherConfigurationOffersNoApproval(t *testing.T) {
 			t.Errorf("%s: the disabled button's reason reads %q", at, reason)
 		}
 	}
+}
+
+// runUnderAnotherConfiguration starts the triage run with the github base
+// URL https://api.github.com, paused at its approval, and returns its
+// handle, a handle of the same journal whose base URL is pageURL (a page
+// configured otherwise), the service its tools call, and the paused answer.
+func runUnderAnotherConfiguration(t *testing.T, pageURL string) (started, page *durable.Handle, svc *tracker, out codetool.Answer) {
+	t.Helper()
+	st := openStore(t, filepath.Join(t.TempDir(), "journal.db"))
+	svc = &tracker{}
+	started, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = started.Execute(context.Background(), triage)
+	if err != nil || out.Status != "paused" {
+		t.Fatalf("Execute = %+v, %v", out, err)
+	}
+	page, err = durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": pageURL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return started, page, svc, out
 }

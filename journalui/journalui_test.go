@@ -9,7 +9,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -407,21 +406,7 @@ func TestNewRefusesBadHandles(t *testing.T) {
 // run's (another base URL) refuses the approval, naming the difference;
 // the run stays paused and nothing runs.
 func TestApproveRefusedWhenTheConfigurationDiffers(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.db")
-	svc := &tracker{}
-	st := openStore(t, path)
-	started, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := started.Execute(context.Background(), triage)
-	if err != nil || out.Status != "paused" {
-		t.Fatalf("Execute = %+v, %v", out, err)
-	}
-	page, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://evil.example"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	started, page, svc, out := runUnderAnotherConfiguration(t, "https://evil.example")
 	srv := serve(t, newUI(t, journalui.Options{}, page))
 	c := srv.Client()
 	_, body := get(t, c, srv.URL+"/executions/"+out.ExecutionID)
@@ -441,23 +426,10 @@ func TestApproveRefusedWhenTheConfigurationDiffers(t *testing.T) {
 // run's disables the rollback of an ended run, saying why, and refuses a
 // posted one naming the difference: nothing is undone.
 func TestRollbackRefusedWhenTheConfigurationDiffers(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.db")
-	svc := &tracker{}
-	st := openStore(t, path)
-	started, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := started.Execute(context.Background(), triage)
-	if err != nil || out.Status != "paused" {
-		t.Fatalf("Execute = %+v, %v", out, err)
-	}
-	if out, err = started.Approve(context.Background(), out.ExecutionID); err != nil || out.Status != "completed" {
+	started, page, svc, out := runUnderAnotherConfiguration(t, "https://evil.example")
+	out, err := started.Approve(context.Background(), out.ExecutionID)
+	if err != nil || out.Status != "completed" {
 		t.Fatalf("Approve = %+v, %v", out, err)
-	}
-	page, err := durable.New(st, executor(t), svc.github(), durable.Options{Configuration: map[string]string{"github base URL": "https://evil.example"}})
-	if err != nil {
-		t.Fatal(err)
 	}
 	srv := serve(t, newUI(t, journalui.Options{}, page))
 	c := srv.Client()
