@@ -2,23 +2,19 @@ package durable_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/pgtest"
 )
 
 // eachStore runs fn on a fresh journal in each store: a SQLite file, and
@@ -27,31 +23,8 @@ import (
 func eachStore(t *testing.T, fn func(t *testing.T, st store.Store)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, openStore(t, filepath.Join(t.TempDir(), "journal.db"))) })
 	t.Run("postgres", func(t *testing.T) {
-		dsn := os.Getenv("CODEMODE_TEST_POSTGRES")
-		if dsn == "" {
-			if os.Getenv("CODEMODE_REQUIRE_POSTGRES") == "1" {
-				t.Fatal("CODEMODE_TEST_POSTGRES is unset and CODEMODE_REQUIRE_POSTGRES=1")
-			}
-			t.Skip("CODEMODE_TEST_POSTGRES is unset")
-		}
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		schema := "codemode_durable_" + hex.EncodeToString(b[:])
-		t.Cleanup(func() {
-			ctx := context.Background()
-			conn, err := pgx.Connect(ctx, dsn)
-			if err != nil {
-				t.Logf("dropping schema %s: %v", schema, err)
-				return
-			}
-			defer conn.Close(ctx)
-			_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-		})
-		sep := "?"
-		if strings.Contains(dsn, "?") {
-			sep = "&"
-		}
-		st, err := durable.OpenStore(context.Background(), dsn+sep+"schema="+schema)
+		journal, _ := pgtest.Journal(t)
+		st, err := durable.OpenStore(context.Background(), journal)
 		if err != nil {
 			t.Fatal(err)
 		}

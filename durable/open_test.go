@@ -2,8 +2,6 @@ package durable_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +14,7 @@ import (
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/durable/store/postgres"
+	"github.com/codemode-go/codemode/internal/pgtest"
 )
 
 func TestOpenStoreSQLite(t *testing.T) {
@@ -77,30 +76,8 @@ func TestOpenStoreUnreachablePostgres(t *testing.T) {
 // With CODEMODE_TEST_POSTGRES (a DSN; see durable/store/postgres), a postgres://
 // URL opens the PostgreSQL store, in the schema its schema= names.
 func TestOpenStorePostgres(t *testing.T) {
-	dsn := os.Getenv("CODEMODE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CODEMODE_REQUIRE_POSTGRES") == "1" {
-			t.Fatal("CODEMODE_TEST_POSTGRES is unset and CODEMODE_REQUIRE_POSTGRES=1")
-		}
-		t.Skip("CODEMODE_TEST_POSTGRES is unset")
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "codemode_journal_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
-			t.Log(err)
-			return
-		}
-		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	st, err := durable.OpenStore(context.Background(), dsn+sep+"schema="+schema)
+	journal, schema := pgtest.Journal(t)
+	st, err := durable.OpenStore(context.Background(), journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +86,7 @@ func TestOpenStorePostgres(t *testing.T) {
 		t.Fatalf("OpenStore = %s, want the postgres package's store", got)
 	}
 	roundTrip(t, st)
-	conn, err := pgx.Connect(context.Background(), dsn)
+	conn, err := pgx.Connect(context.Background(), os.Getenv("CODEMODE_TEST_POSTGRES"))
 	if err != nil {
 		t.Fatal(err)
 	}

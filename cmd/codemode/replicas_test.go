@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/codemode-go/codemode/internal/pgtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -158,30 +158,8 @@ func (p *stickyProxy) pick() *server {
 // (fails it with CODEMODE_REQUIRE_POSTGRES=1) when the variable is unset.
 func postgresJournal(t *testing.T) string {
 	t.Helper()
-	dsn := os.Getenv("CODEMODE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CODEMODE_REQUIRE_POSTGRES") == "1" {
-			t.Fatal("CODEMODE_TEST_POSTGRES is unset and CODEMODE_REQUIRE_POSTGRES=1")
-		}
-		t.Skip("CODEMODE_TEST_POSTGRES is unset")
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "codemode_replicas_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
-			t.Log(err)
-			return
-		}
-		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "schema=" + schema
+	journal, _ := pgtest.Journal(t)
+	return journal
 }
 
 // replicaAnswer is the part of a code or code_result answer the test reads.
