@@ -18,9 +18,9 @@ import (
 	"github.com/codemode-go/codemode/internal/membudget"
 )
 
-// RequestOptions is one HTTP request through the connector
+// requestOptions is one HTTP request through the connector
 // (OpenApiRequestOptions, https://developers.cloudflare.com/agents/tools/codemode/api-reference/), as the program's request method passes it.
-type RequestOptions struct {
+type requestOptions struct {
 	// Path is appended to the base URL: it starts with "/" and has no
 	// query, fragment or "." / ".." segment; it is sent as written
 	// (percent-encoding included).
@@ -61,12 +61,12 @@ func (e *HTTPError) Error() string {
 // ErrorName makes the program's Error name HTTPError (an ErrorName method; see package client).
 func (e *HTTPError) ErrorName() string { return "HTTPError" }
 
-// Request sends one request and returns the response as JSON: a JSON body
-// parsed, an empty body null, a UTF-8 body as a string and any other as
+// request sends one request (the namespace's request method) and returns
+// the response as JSON: a JSON body parsed, an empty body null, a UTF-8 body as a string and any other as
 // {"contentType", "base64"}. It returns an *HTTPError for a status outside
 // 2xx, and an error for a path or host that is not allowed, a timeout
 // (Options.Timeout), or a body larger than Options.MaxResponseBytes.
-func (c *Connector) Request(ctx context.Context, o RequestOptions) (json.RawMessage, error) {
+func (c *Connector) request(ctx context.Context, o requestOptions) (json.RawMessage, error) {
 	method := strings.ToUpper(strings.TrimSpace(o.Method))
 	if method == "" {
 		method = http.MethodGet

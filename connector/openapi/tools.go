@@ -75,11 +75,11 @@ func (c *Connector) methods() ([]method, error) {
 		// program reads the response without casts.
 		OutputSchema: nil,
 		Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-			var o RequestOptions
+			var o requestOptions
 			if err := json.Unmarshal(input, &o); err != nil {
 				return nil, &contract.ToolValidationError{Tool: requestMethod, Phase: "input", Lines: []string{"/: " + err.Error()}}
 			}
-			return c.Request(ctx, o)
+			return c.request(ctx, o)
 		},
 	})
 	if c.exposeSpec {
