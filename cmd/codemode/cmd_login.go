@@ -17,6 +17,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/oauthlogin"
 	"github.com/codemode-go/codemode/internal/termtext"
+	"github.com/codemode-go/codemode/internal/toolname"
 )
 
 // cmdLogin is `codemode login`: signs in to a remote MCP server that asks
@@ -75,7 +76,7 @@ func loginTarget(config, target string, positional []string) (name, endpoint str
 		if len(positional) > 0 {
 			return "", "", usageError{fmt.Sprintf("login: unexpected argument %q", positional[0])}
 		}
-		s, err := mcpconnector.ParseTarget(target)
+		s, err := parseTarget(target)
 		if err != nil || s.URL == "" {
 			return "", "", usageError{"login: --mcp must be the server's http(s) URL"}
 		}
@@ -88,7 +89,7 @@ func loginTarget(config, target string, positional []string) (name, endpoint str
 		return "", "", usageError{"login: --config: " + err.Error()}
 	}
 	for _, s := range servers {
-		if s.Name == positional[0] || s.Name == mcpconnector.SanitizeToolName(positional[0]) {
+		if s.Name == positional[0] || s.Name == toolname.Sanitize(positional[0]) {
 			if s.URL == "" {
 				return "", "", usageError{fmt.Sprintf("login: %s is a command, not a remote server: it needs no sign-in", positional[0])}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/defaults"
 )
 
 // contractFlags are the flags that define the contract, the same in every
@@ -57,7 +58,7 @@ func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
 	fs.StringVar(&c.approval, "approval", "", "which calls of --mcp, --config and --openapi tools need a person's approval: destructive (the default with a journal: MCP tools not marked read-only or non-destructive, HTTP methods other than GET, HEAD, OPTIONS, TRACE), always, or never (the default without a journal, where nothing can wait for a person); a config file's \"approval\" sets it per server")
 	fs.IntVar(&c.maxCommands, "max-commands", defaultMaxCommands(), "most --tools commands running at once; further calls wait (the default is twice the CPUs, at least 4)")
-	fs.DurationVar(&c.connectTimeout, "connect-timeout", mcpconnector.DefaultConnectTimeout, "bound on each MCP server's start, handshake and tool listing; the servers start at once, and one not up by then is left out (its namespace says why) and retried in the background")
+	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaults.MCPConnectTimeout, "bound on each MCP server's start, handshake and tool listing; the servers start at once, and one not up by then is left out (its namespace says why) and retried in the background")
 	c.openapi.register(fs)
 }
 
@@ -258,7 +259,7 @@ func (c *contractFlags) upstreams() ([]mcpconnector.Server, error) {
 		servers = s
 	}
 	if c.mcp != "" {
-		s, err := mcpconnector.ParseTarget(c.mcp)
+		s, err := parseTarget(c.mcp)
 		if err != nil {
 			return nil, fmt.Errorf("--mcp: %w", err)
 		}

@@ -6,10 +6,9 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strings"
-	"unicode"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/toolname"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -202,7 +201,7 @@ func parseConfig(data []byte) ([]Server, error) {
 	seen := map[string]string{}
 	for _, n := range names {
 		e := entries[n]
-		ns := SanitizeToolName(n)
+		ns := toolname.Sanitize(n)
 		if ns == "input" || ns == "console" || ns == "result" {
 			ns += "_" // the program scope's own properties
 		}
@@ -276,8 +275,8 @@ func (e configEntry) server(n string) (Server, error) {
 // "never"; see Server.Approval), "validate" ("lenient", "strict" or "off";
 // see Server.Validate) and "tools" ({"tool_name": {"validate": …,
 // "callers": "model" or "both"}}; see Server.Callers). Each
-// name becomes a namespace, so it must be usable as one after
-// SanitizeToolName; servers are returned sorted by name. It returns an
+// name becomes a namespace, so it must be usable as one once sanitised
+// as a tool name is (see the package documentation); servers are returned sorted by name. It returns an
 // error naming the file and the entry at fault: not JSON, no servers, an
 // entry with neither or both of command and url, an unsupported type
 // ("sse"), an unknown approval rule or validation mode, or two names that
@@ -295,62 +294,4 @@ func LoadConfig(path string) ([]Server, error) {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
 	return servers, nil
-}
-
-// ParseTarget reads a command line's upstream: an http:// or https:// URL is
-// a streamable HTTP server; anything else is a command line split on spaces
-// (double or single quotes group words; no other shell syntax), for example
-// "npx -y @modelcontextprotocol/server-memory". The server is unnamed.
-func ParseTarget(target string) (Server, error) {
-	target = strings.TrimSpace(target)
-	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-		if _, err := url.ParseRequestURI(target); err != nil {
-			return Server{}, fmt.Errorf("mcpconnector: %w", err)
-		}
-		return Server{URL: target}, nil
-	}
-	words, err := splitWords(target)
-	if err != nil {
-		return Server{}, err
-	}
-	if len(words) == 0 {
-		return Server{}, fmt.Errorf("mcpconnector: empty MCP server command")
-	}
-	return Server{Command: words[0], Args: words[1:]}, nil
-}
-
-// splitWords splits a command line on spaces, honouring quotes.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '"' || r == '\'':
-			quote, inWord = r, true
-		case unicode.IsSpace(r):
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("mcpconnector: unterminated %c quote in %q", quote, s)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }

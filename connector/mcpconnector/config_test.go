@@ -11,48 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func TestSanitizeToolName(t *testing.T) {
-	cases := map[string]string{
-		"read_file":        "read_file",
-		"read-file":        "read_file",
-		"files.read":       "files_read",
-		"github/list prs":  "github_list_prs",
-		"ns:tool":          "ns_tool",
-		"2fa":              "_2fa",
-		"delete":           "delete_",
-		"then":             "then_",
-		"toString":         "toString_",
-		"__proto__":        "__proto___",
-		"héllo wörld!":     "hllo_wrld",
-		"":                 "_",
-		"!!!":              "_",
-		"$ok":              "$ok",
-		"get-tiny-image":   "get_tiny_image",
-		"constructor":      "constructor_",
-		"already_fine_123": "already_fine_123",
-	}
-	for in, want := range cases {
-		got := SanitizeToolName(in)
-		if got != want {
-			t.Errorf("SanitizeToolName(%q) = %q, want %q", in, got, want)
-		}
-		if err := contract.CheckToolName(got); err != nil {
-			t.Errorf("SanitizeToolName(%q) = %q, which is not a tool name: %v", in, got, err)
-		}
-	}
-}
-
-func FuzzSanitizeToolName(f *testing.F) {
-	for _, s := range []string{"a-b", "2x", "delete", "", "\xff", "a b.c/d:e"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if err := contract.CheckToolName(SanitizeToolName(s)); err != nil {
-			t.Fatalf("%q -> %q: %v", s, SanitizeToolName(s), err)
-		}
-	})
-}
-
 func TestParseConfig(t *testing.T) {
 	good := `{"mcpServers": {
 		"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/tmp/m.json"}},
@@ -111,32 +69,6 @@ func FuzzParseConfig(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestParseTarget(t *testing.T) {
-	cases := []struct {
-		in   string
-		want Server
-		err  string
-	}{
-		{"npx -y @modelcontextprotocol/server-memory", Server{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}}, ""},
-		{`mcp-server-filesystem "/tmp/my dir" '/b'`, Server{Command: "mcp-server-filesystem", Args: []string{"/tmp/my dir", "/b"}}, ""},
-		{"http://127.0.0.1:9/mcp", Server{URL: "http://127.0.0.1:9/mcp"}, ""},
-		{"  ", Server{}, "empty MCP server command"},
-		{`x "unterminated`, Server{}, "unterminated"},
-	}
-	for _, c := range cases {
-		got, err := ParseTarget(c.in)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("ParseTarget(%q) error %v, want %q", c.in, err, c.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("ParseTarget(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
-		}
-	}
 }
 
 func TestUnwrap(t *testing.T) {

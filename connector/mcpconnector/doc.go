@@ -2,7 +2,11 @@
 // (McpConnector and codeMcpServer, https://developers.cloudflare.com/agents/tools/codemode/api-reference/): it connects to each server with
 // github.com/modelcontextprotocol/go-sdk over stdio (a command) or
 // streamable HTTP (a URL), lists its tools with pagination, sanitises their
-// names into JavaScript identifiers, and makes each a contract tool whose
+// names into JavaScript identifiers as Cloudflare's sanitizeToolName does
+// (the separators "-", ".", "/", ":" and spaces become "_", other
+// characters that cannot be in an identifier are dropped, a leading digit
+// gets a "_" prefix and a reserved word a "_" suffix: "read-file" is
+// read_file, "2fa.verify" _2fa_verify, "delete" delete_), and makes each a contract tool whose
 // declarations are printed leniently from the server's own JSON Schemas and
 // whose values are validated against them on the host (see Validation for
 // the schema exports it reads as the server means them). A call's MCP

@@ -10,12 +10,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/defaults"
 )
-
-// DefaultConnectTimeout is Options.ConnectTimeout's default: long enough
-// for npx to start a cached package, short enough that a server that
-// hangs does not hold the others' users for a minute.
-const DefaultConnectTimeout = 15 * time.Second
 
 // Retry delays for a server that is down: the first retry after
 // firstRetry, each next one twice as late, at most lastRetry apart.
@@ -27,8 +23,10 @@ const (
 // Options configure Connect.
 type Options struct {
 	// ConnectTimeout bounds each server's start, MCP handshake and tool
-	// listing, in every attempt; default DefaultConnectTimeout. Servers
-	// start at once, so one slow server delays no other.
+	// listing, in every attempt; zero means 15 s (long enough for npx to
+	// start a cached package, short enough that a server that hangs does
+	// not hold the others' users for a minute). Servers start at once, so
+	// one slow server delays no other.
 	ConnectTimeout time.Duration
 	// Logger, when not nil, receives what happens after Connect returns
 	// and what Connect found: a server that is down (warning, once, with
@@ -90,7 +88,7 @@ func Connect(ctx context.Context, servers []Server, opts Options) (*Set, error) 
 		return nil, err
 	}
 	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = DefaultConnectTimeout
+		opts.ConnectTimeout = defaults.MCPConnectTimeout
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

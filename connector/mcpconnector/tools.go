@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,7 +31,7 @@ func namespaceName(s Server) string {
 }
 
 // namespace makes each of the upstream's tools a contract tool: named by
-// SanitizeToolName, described by the MCP description (or title), declared
+// toolname.Sanitize, described by the MCP description (or title), declared
 // leniently from the server's schemas (rewritten as Server.Validate says),
 // carrying the server's tool annotations and the policy of its Approval
 // rule or Policies, validated on the host unless validation is off, and
@@ -118,7 +119,7 @@ func setting[V any](m map[string]V, mcpName, name string, used map[string]bool) 
 // contractTool makes the server's tool t a contract tool; checked says its
 // schemas are checked at connect (else on its first call).
 func (u *upstream) contractTool(t *mcp.Tool, checked bool, used map[string]bool) (*contract.Tool, error) {
-	name := SanitizeToolName(t.Name)
+	name := toolname.Sanitize(t.Name)
 	desc := strings.TrimSpace(t.Description)
 	if desc == "" {
 		desc = strings.TrimSpace(t.Title)

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/credhttp"
+	"github.com/codemode-go/codemode/internal/toolname"
 	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -435,7 +435,7 @@ func okSchema(responses *openapi3.Responses) *openapi3.SchemaRef {
 // from the method and the path ("get_pets_petId").
 func operationName(method, path, operationID string) string {
 	if strings.TrimSpace(operationID) != "" {
-		return mcpconnector.SanitizeToolName(operationID)
+		return toolname.Sanitize(operationID)
 	}
 	var b strings.Builder
 	b.WriteString(strings.ToLower(method))
@@ -447,7 +447,7 @@ func operationName(method, path, operationID string) string {
 		b.WriteByte('_')
 		b.WriteString(seg)
 	}
-	return mcpconnector.SanitizeToolName(b.String())
+	return toolname.Sanitize(b.String())
 }
 
 // reservedTypeNames are names a component's type must not take (see
@@ -474,7 +474,7 @@ func componentTypeNames(doc *openapi3.T) map[string]string {
 	slices.Sort(keys)
 	used := map[string]bool{}
 	for _, k := range keys {
-		name := mcpconnector.SanitizeToolName(k)
+		name := toolname.Sanitize(k)
 		if reservedTypeNames[name] {
 			name += "_"
 		}

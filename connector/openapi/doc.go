@@ -22,8 +22,10 @@
 // # Methods
 //
 // Each operation becomes a method named by its operationId, sanitised into
-// a JavaScript identifier as Cloudflare's sanitizeToolName does
-// (mcpconnector.SanitizeToolName), or, without one, by its HTTP method and
+// a JavaScript identifier as Cloudflare's sanitizeToolName does (the
+// separators "-", ".", "/", ":" and spaces become "_", other characters
+// that cannot be in an identifier are dropped, a leading digit gets a "_"
+// prefix and a reserved word a "_" suffix), or, without one, by its HTTP method and
 // path ("get_pets_petId"). An operation whose name repeats an earlier one,
 // or is request or spec (reserved for the low-level methods below), is
 // skipped, with a warning naming it. A method's input is an object with one

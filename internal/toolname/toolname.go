@@ -1,4 +1,7 @@
-package mcpconnector
+// Package toolname turns foreign names (MCP tools and servers, OpenAPI
+// operations) into the JavaScript identifiers contract tools and
+// namespaces must be.
+package toolname
 
 import (
 	"errors"
@@ -7,7 +10,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 )
 
-// SanitizeToolName turns an MCP tool or server name into a JavaScript
+// Sanitize turns an MCP tool or server name into a JavaScript
 // identifier that contract.CheckToolName accepts
 // (sanitizeToolName, https://developers.cloudflare.com/agents/tools/codemode/api-reference/): the common separators "-", ".", "/", ":" and spaces
 // become "_", other characters that cannot be in an identifier are dropped,
@@ -15,10 +18,10 @@ import (
 // "then", "__proto__" or an Object.prototype property name gets a "_"
 // suffix. An empty result is "_".
 //
-//	SanitizeToolName("read-file")   // "read_file"
-//	SanitizeToolName("2fa.verify")  // "_2fa_verify"
-//	SanitizeToolName("delete")      // "delete_"
-func SanitizeToolName(name string) string {
+//	Sanitize("read-file")   // "read_file"
+//	Sanitize("2fa.verify")  // "_2fa_verify"
+//	Sanitize("delete")      // "delete_"
+func Sanitize(name string) string {
 	var b strings.Builder
 	for _, r := range name {
 		switch {
