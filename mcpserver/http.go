@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-go/codemode/internal/defaults"
 )
 
 // HTTPOptions bounds what streamable HTTP clients may hold on the server.
@@ -32,28 +34,21 @@ type HTTPOptions struct {
 	MaxBodyBytes int64
 }
 
-// Defaults of HTTPOptions.
-const (
-	defaultMaxSessions  = 256
-	defaultSessionIdle  = 30 * time.Minute
-	defaultBodyTimeout  = 30 * time.Second
-	defaultMaxBodyBytes = 32 << 20 // a program of 8 MiB, escaped as JSON
-)
-
-// WithDefaults returns o with its zero fields set to their defaults (256
-// sessions, 30 minutes idle, 30 s per body, 32 MiB per body).
-func (o HTTPOptions) WithDefaults() HTTPOptions {
+// withDefaults returns o with its zero fields set to their defaults (256
+// sessions, 30 minutes idle, 30 s per body, 32 MiB per body; see
+// internal/defaults, where the command line's flags read them too).
+func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.MaxSessions <= 0 {
-		o.MaxSessions = defaultMaxSessions
+		o.MaxSessions = defaults.MCPMaxSessions
 	}
 	if o.SessionIdle <= 0 {
-		o.SessionIdle = defaultSessionIdle
+		o.SessionIdle = defaults.MCPSessionIdle
 	}
 	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = defaultBodyTimeout
+		o.BodyTimeout = defaults.MCPBodyTimeout
 	}
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = defaultMaxBodyBytes
+		o.MaxBodyBytes = defaults.MCPMaxBodyBytes
 	}
 	return o
 }
@@ -63,7 +58,7 @@ func (o HTTPOptions) WithDefaults() HTTPOptions {
 // is set (codemode mcp serve gives a client 10 seconds to send a request's
 // headers).
 func NewHTTPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
-	opts = opts.WithDefaults()
+	opts = opts.withDefaults()
 	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: opts.SessionIdle, MaxRequestBodyBytes: opts.MaxBodyBytes})
 	return &httpHandler{srv: srv, inner: inner, opts: opts, opened: map[string]bool{}}

@@ -116,7 +116,7 @@ func NewOpenAPI(ex client.Executor, conn *openapi.Connector, execute codetool.Ru
 	if opts.Name == "" {
 		opts.Name = "codemode-openapi"
 	}
-	opts = opts.WithDefaults()
+	opts = opts.withDefaults()
 	spec, request, err := openAPITools(conn)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/internal/defaults"
 	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/internal/runctx"
 )
@@ -22,17 +23,12 @@ import (
 // codetool.Approver.
 const resultToolName = "code_result"
 
-// defaultMaxTokens is the default answer budget, in estimated tokens of 4
-// characters each (TruncateOptions' 6,000 tokens,
-// https://developers.cloudflare.com/agents/tools/codemode/api-reference/).
-const defaultMaxTokens = 6000
-
-// Defaults of Options.MaxExecutions and Options.MaxQueued: eight programs of
-// up to 64 MiB each run at once (a review measured 24 concurrent programs
-// at 1.75 GB), and 64 more wait.
+// Defaults of Options (internal/defaults, where the command line's flags
+// read them too).
 const (
-	defaultMaxExecutions = 8
-	defaultMaxQueued     = 64
+	defaultMaxTokens     = defaults.MCPMaxTokens
+	defaultMaxExecutions = defaults.MCPMaxExecutions
+	defaultMaxQueued     = defaults.MCPMaxQueued
 )
 
 // Options configure the server.
@@ -119,8 +115,8 @@ type Options struct {
 	MeterProvider metric.MeterProvider
 }
 
-// WithDefaults fills the zero fields of o.
-func (o Options) WithDefaults() Options {
+// withDefaults fills the zero fields of o.
+func (o Options) withDefaults() Options {
 	if o.Name == "" {
 		o.Name = "codemode"
 	}
@@ -140,7 +136,7 @@ func (o Options) WithDefaults() Options {
 		o.MaxQueued = defaultMaxQueued
 	}
 	if o.ElicitTimeout <= 0 {
-		o.ElicitTimeout = 10 * time.Minute
+		o.ElicitTimeout = defaults.MCPElicitTimeout
 	}
 	return o
 }
@@ -166,7 +162,7 @@ var codeSchema = json.RawMessage(codetool.InputSchema)
 //	srv, err := mcpserver.New(cl, mcpserver.Options{})
 //	err = srv.Run(ctx, &mcp.StdioTransport{})
 func New(r codetool.Runner, opts Options) (*mcp.Server, error) {
-	opts = opts.WithDefaults()
+	opts = opts.withDefaults()
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	s := newServer(opts)
 	if err := s.observeTurns(opts.MeterProvider); err != nil {

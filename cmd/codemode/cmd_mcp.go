@@ -15,6 +15,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/internal/defaults"
 	"github.com/codemode-go/codemode/internal/ops"
 	"github.com/codemode-go/codemode/mcpserver"
 )
@@ -46,22 +47,21 @@ type serveFlags struct {
 const timeoutGrace = 5 * time.Second
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
-	d, hd := mcpserver.Options{}.WithDefaults(), mcpserver.HTTPOptions{}.WithDefaults()
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "each program's deadline (with --journal: each pass's)")
 	fs.DurationVar(&f.cpuTime, "cpu-time", 0, "each program's CPU time limit: its own work, not its waits for tools and timers (0: none but the deadline; approximate on --runtime node)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not type-check programs before running them")
 	fs.BoolVar(&f.noElicitation, "no-elicitation", false, "never ask the person through the MCP client (a client that declares elicitation could answer by itself): with --journal pauses wait for approve, reject or the journal page; without, calls that need approval are refused")
 	fs.BoolVar(&f.approveProgram, "approve-programs", false, "show each program whole to the person before it runs; it runs only if they accept (calls that need approval are still asked about one by one). Without --journal the MCP client asks them, and a client without elicitation is refused; with --journal each program is recorded and paused, its first pending action the program itself (codemode.program), approved like any action: through the client, on the journal page or with codemode approve")
-	fs.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "answer budget in estimated tokens (4 characters each)")
-	fs.IntVar(&f.maxExec, "max-executions", d.MaxExecutions, "programs running at once; more wait in a queue")
+	fs.IntVar(&f.maxTokens, "max-tokens", defaults.MCPMaxTokens, "answer budget in estimated tokens (4 characters each)")
+	fs.IntVar(&f.maxExec, "max-executions", defaults.MCPMaxExecutions, "programs running at once; more wait in a queue")
 	fs.IntVar(&f.maxPerSession, "max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
-	fs.IntVar(&f.maxQueue, "max-queue", d.MaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
+	fs.IntVar(&f.maxQueue, "max-queue", defaults.MCPMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
 	fs.Int64Var(&f.maxInFlightMiB, "max-in-flight", client.DefaultMaxInFlightBytes>>20, "MiB the server's programs hold in tool calls' inputs and results all together; a call past it fails with a RangeError")
-	fs.IntVar(&f.maxSessions, "max-sessions", hd.MaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
-	fs.DurationVar(&f.sessionIdle, "session-idle", hd.SessionIdle, "--http: close a session with no request for this long")
-	fs.DurationVar(&f.bodyTimeout, "body-timeout", hd.BodyTimeout, "--http: bound on reading one request's body")
-	fs.DurationVar(&f.elicitDeadline, "elicit-timeout", 10*time.Minute, "how long a person asked through the client has to decide")
+	fs.IntVar(&f.maxSessions, "max-sessions", defaults.MCPMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
+	fs.DurationVar(&f.sessionIdle, "session-idle", defaults.MCPSessionIdle, "--http: close a session with no request for this long")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", defaults.MCPBodyTimeout, "--http: bound on reading one request's body")
+	fs.DurationVar(&f.elicitDeadline, "elicit-timeout", defaults.MCPElicitTimeout, "how long a person asked through the client has to decide")
 	f.admin.register(fs)
 }
 
