@@ -353,7 +353,7 @@ func (h *Handle) Execution(ctx context.Context, id string) (*store.Execution, er
 //
 // It returns an error wrapping ErrNotPaused for a run that is not paused,
 // and an error when seq is not an uncertain action awaiting an answer or
-// result is not JSON.
+// result is not JSON or over store.MaxValueLength.
 func (h *Handle) Resolve(ctx context.Context, id string, seq uint64, result json.RawMessage) (codetool.Answer, error) {
 	if len(result) == 0 {
 		result = json.RawMessage("null")
