@@ -1,13 +1,12 @@
 package codetool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/codemode-go/codemode/internal/coderun"
 	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/typecheck"
 )
@@ -84,90 +83,26 @@ func (e *ArgumentsError) Error() string {
 // diagnostics, and nothing runs. It returns an *ArgumentsError for
 // arguments that are not the tool's input (nothing runs), and the runner's
 // error when no answer could be made; a program that fails is an answer,
-// not an error.
+// not an error. An adapter whose SDK flags failed results reads the
+// answer's status (Answer.UnmarshalJSON): StatusError is a failure, a
+// paused execution is not.
 func (t *Tool) Call(ctx context.Context, argumentsJSON json.RawMessage) (json.RawMessage, error) {
-	code, err := Code(argumentsJSON)
-	if err != nil {
-		return nil, err
+	code, reason := coderun.Code(argumentsJSON)
+	if reason != "" {
+		return nil, &ArgumentsError{Reason: reason}
 	}
 	if t.approve != nil {
 		ctx = runctx.WithProgramApprover(ctx, t.approve)
 	}
-	answer, err := Run(ctx, t.runner, t.checker, code)
+	answer, err := coderun.Run(ctx, t.runner, t.checker, code, refused)
 	if err != nil {
 		return nil, err
 	}
 	return answer.MarshalJSON()
 }
 
-// Run type-checks code with checker (when not nil), has it approved when
-// the front end asks for that (Options.ApproveProgram, or the MCP server's
-// ApprovePrograms) and runs it with r. A program that does not type-check,
-// or that was not approved, is an Answer with StatusError saying so, and
-// starts nothing; a checker that fails is ignored (the program runs
-// unchecked: a broken checker must not stop programs). Errors are r's.
-func Run(ctx context.Context, r Runner, checker *typecheck.Checker, code string) (Answer, error) {
-	if checker != nil {
-		res, err := r.ValidateCode(ctx, checker, code)
-		if err != nil && ctx.Err() != nil {
-			return Answer{}, err
-		}
-		if err == nil && !res.Valid {
-			return Answer{Status: StatusError, Error: notTypeChecked + "\n\n" + res.Report}, nil
-		}
-	}
-	if approve := runctx.ProgramApproverFrom(ctx); approve != nil {
-		if err := approve(ctx, code); err != nil {
-			if ctx.Err() != nil {
-				return Answer{}, err
-			}
-			return Answer{Status: StatusError, Error: notApproved + " " + err.Error()}, nil
-		}
-	}
-	return r.Execute(ctx, code)
-}
-
-// notApproved starts the Error of an answer for a program a person did
-// not approve.
-const notApproved = "The program was not approved, so nothing ran:"
-
-// notTypeChecked starts the Error of an answer for a program that does not
-// type-check.
-const notTypeChecked = "The program does not type-check, so nothing ran. Fix these errors and send it again:"
-
-// Code returns the program in the code tool's arguments, or an
-// *ArgumentsError naming what is wrong with them.
-func Code(argumentsJSON json.RawMessage) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(argumentsJSON))
-	dec.DisallowUnknownFields()
-	var in struct {
-		Code json.RawMessage `json:"code"`
-	}
-	if err := dec.Decode(&in); err != nil {
-		return "", &ArgumentsError{Reason: "not a JSON object with only the property code (" + err.Error() + ")"}
-	}
-	if dec.More() {
-		return "", &ArgumentsError{Reason: "text after the JSON object"}
-	}
-	if in.Code == nil {
-		return "", &ArgumentsError{Reason: `"code" is missing`}
-	}
-	var code string
-	if err := json.Unmarshal(in.Code, &code); err != nil || string(in.Code) == "null" {
-		return "", &ArgumentsError{Reason: `"code" is not a string`}
-	}
-	if strings.TrimSpace(code) == "" {
-		return "", &ArgumentsError{Reason: `"code" is empty`}
-	}
-	return code, nil
-}
-
-// Failed reports whether an answer of Call is a failure the model should
-// see flagged as an error result: status "error". Adapters set their SDK's
-// error flag from it (a paused execution is not a failure).
-func Failed(answer json.RawMessage) bool {
-	var a struct {
-		Status Status `json:"status"`
-	}
-	return json.Unmarshal(answer, &a) == nil && a.Status == StatusError
+// refused is the answer for a program that did not start: one that does
+// not type-check, or that a person did not approve (message says which).
+func refused(message string) Answer {
+	return Answer{Status: StatusError, Error: message}
 }

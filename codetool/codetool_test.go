@@ -18,51 +18,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// TestCode: the arguments a model may send, and what each gives.
-func TestCode(t *testing.T) {
-	for _, tc := range []struct {
-		name, args, code, reason string
-	}{
-		{"program", `{"code": "return 1"}`, "return 1", ""},
-		{"unicode", `{"code": "return \"\u00e9\""}`, `return "é"`, ""},
-		{"missing", `{}`, "", `"code" is missing`},
-		{"null", `{"code": null}`, "", `"code" is not a string`},
-		{"number", `{"code": 1}`, "", `"code" is not a string`},
-		{"blank", `{"code": " \n"}`, "", `"code" is empty`},
-		{"extra property", `{"code": "1", "lang": "ts"}`, "", `unknown field "lang"`},
-		{"array", `["1"]`, "", "not a JSON object"},
-		{"cut short", `{"code": "1"`, "", "not a JSON object"},
-		{"two objects", `{"code": "1"} {}`, "", "text after the JSON object"},
-		{"empty", ``, "", "not a JSON object"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, err := codetool.Code(json.RawMessage(tc.args))
-			var ae *codetool.ArgumentsError
-			switch {
-			case tc.reason == "" && (err != nil || code != tc.code):
-				t.Fatalf("Code: %q, %v, want %q", code, err, tc.code)
-			case tc.reason != "" && (!errors.As(err, &ae) || !strings.Contains(ae.Reason, tc.reason)):
-				t.Fatalf("Code: %q, %v, want an ArgumentsError about %s", code, err, tc.reason)
-			}
-		})
-	}
-}
-
-// FuzzCode: any bytes give a non-empty program or an ArgumentsError, never
-// a panic or another error.
-func FuzzCode(f *testing.F) {
-	for _, s := range []string{`{"code":"1"}`, `{"code":""}`, `{}`, `[]`, `{"code":"a","b":1}`, `{"code":"\ud800"}`, `nul`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		code, err := codetool.Code(data)
-		var ae *codetool.ArgumentsError
-		if err == nil && strings.TrimSpace(code) == "" || err != nil && !errors.As(err, &ae) {
-			t.Fatalf("Code(%q): %q, %v", data, code, err)
-		}
-	})
-}
-
 // fakeRunner answers from a function and records the programs it ran;
 // its contract has a github and a slack namespace.
 type fakeRunner struct {
@@ -178,18 +133,26 @@ func TestCallAsksApprovalOfTheProgram(t *testing.T) {
 	}
 }
 
-// TestRunTypeChecks: with a checker, a program that does not type-check
+// TestCallTypeChecks: with a checker, a program that does not type-check
 // is an error answer with the report, and nothing runs.
-func TestRunTypeChecks(t *testing.T) {
+func TestCallTypeChecks(t *testing.T) {
 	r := newFakeRunner(t)
 	r.invalid = true
-	checker := &typecheck.Checker{} // the fake never uses it
-	a, err := codetool.Run(context.Background(), r, checker, "x")
-	if err != nil || a.Status != codetool.StatusError || !strings.HasPrefix(a.Error, "The program does not type-check, so nothing ran.") || !strings.Contains(a.Error, "TS2304") || len(r.ran) != 0 {
-		t.Fatalf("answer %+v, %v; ran %q", a, err, r.ran)
+	checked, err := codetool.New(r, codetool.Options{Checker: &typecheck.Checker{}}) // the fake never uses it
+	if err != nil {
+		t.Fatal(err)
 	}
-	if a, err := codetool.Run(context.Background(), r, nil, "x"); err != nil || a.Status != codetool.StatusCompleted || len(r.ran) != 1 {
-		t.Fatalf("without a checker: %+v, %v", a, err)
+	out, err := checked.Call(context.Background(), json.RawMessage(`{"code":"x"}`))
+	var a codetool.Answer
+	if err != nil || a.UnmarshalJSON(out) != nil || a.Status != codetool.StatusError || !strings.HasPrefix(a.Error, "The program does not type-check, so nothing ran.") || !strings.Contains(a.Error, "TS2304") || len(r.ran) != 0 {
+		t.Fatalf("answer %s, %v; ran %q", out, err, r.ran)
+	}
+	unchecked, err := codetool.New(r, codetool.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := unchecked.Call(context.Background(), json.RawMessage(`{"code":"x"}`)); err != nil || a.UnmarshalJSON(out) != nil || a.Status != codetool.StatusCompleted || len(r.ran) != 1 {
+		t.Fatalf("without a checker: %s, %v", out, err)
 	}
 }
 
@@ -296,20 +259,6 @@ func TestAnswerJSON(t *testing.T) {
 	var a codetool.Answer
 	if err := json.Unmarshal([]byte(`{"status":"running"}`), &a); err == nil {
 		t.Error("an unknown status decoded")
-	}
-}
-
-// TestFailed: which answers adapters flag as errors.
-func TestFailed(t *testing.T) {
-	for answer, want := range map[string]bool{
-		`{"status":"error","error":"x"}`:      true,
-		`{"status":"paused","pending":[]}`:    false,
-		`{"status":"completed","value":null}`: false,
-		`not json`:                            false,
-	} {
-		if got := codetool.Failed(json.RawMessage(answer)); got != want {
-			t.Errorf("Failed(%s) = %v", answer, got)
-		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/internal/coderun"
 	"github.com/codemode-go/codemode/internal/defaults"
 	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/internal/runctx"
@@ -287,9 +288,9 @@ func (h *codeHandler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if a, ok := h.r.(codetool.Approver); ok && (req.Params.RequestState != "" || req.Params.InputResponses != nil) && !s.programAnswer(req) {
 		return s.resume(ctx, a, req) // the person's answer to a pause asked in a result
 	}
-	code, err := codetool.Code(req.Params.Arguments)
-	if err != nil {
-		return textResult(true, err.Error()), nil
+	code, reason := coderun.Code(req.Params.Arguments)
+	if reason != "" {
+		return textResult(true, (&codetool.ArgumentsError{Reason: reason}).Error()), nil
 	}
 	return h.answer(ctx, req, code, code)
 }
@@ -362,11 +363,18 @@ func (h *codeHandler) run(ctx context.Context, req *mcp.CallToolRequest, code st
 		ctx = runctx.WithLiveSessions(codetool.WithSession(ctx, sessionKey(req)), h.liveSessions())
 	}
 	// Every program's in-flight bytes are also the server's.
-	answer, err := codetool.Run(membudget.WithShared(ctx, s.inFlight), h.r, h.tool.Checker, code)
+	answer, err := coderun.Run(membudget.WithShared(ctx, s.inFlight), h.r, h.tool.Checker, code, refused)
 	if err == nil {
 		s.opts.Logger.Info("program ended", "status", answer.Status, "execution", answer.ExecutionID)
 	}
 	return answer, err
+}
+
+// refused is the answer for a program the server did not start: one that
+// does not type-check, or that a person did not approve (message says
+// which).
+func refused(message string) codetool.Answer {
+	return codetool.Answer{Status: codetool.StatusError, Error: message}
 }
 
 // sessionKey is the code tool's session key of req's MCP session: its

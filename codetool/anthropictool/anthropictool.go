@@ -53,7 +53,7 @@ func Tool(t *codetool.Tool) anthropic.ToolUnionParam {
 
 // Answer runs one tool_use block of t and returns the tool_result block
 // that answers it: the answer's JSON, flagged is_error when it is a failure
-// (codetool.Failed), or the text of an *codetool.ArgumentsError, flagged,
+// (status "error"; a paused execution is not), or the text of an *codetool.ArgumentsError, flagged,
 // so that the model can correct its input. It returns an error for a block
 // that is not a tool_use of t (the agent loop answers other tools) and when
 // t could make no answer (the journal or runtime failed, ctx ended).
@@ -72,7 +72,9 @@ func Answer(ctx context.Context, t *codetool.Tool, block anthropic.ContentBlockU
 	case err != nil:
 		return anthropic.ContentBlockParamUnion{}, fmt.Errorf("anthropictool: tool_use %s: %w", block.ID, err)
 	}
-	return anthropic.NewToolResultBlock(block.ID, string(out), codetool.Failed(out)), nil
+	var a codetool.Answer
+	failed := a.UnmarshalJSON(out) == nil && a.Status == codetool.StatusError
+	return anthropic.NewToolResultBlock(block.ID, string(out), failed), nil
 }
 
 // Step is one agent-loop step after a model's reply: the reply itself as
