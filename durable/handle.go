@@ -25,11 +25,6 @@ import (
 	"github.com/codemode-go/codemode/typecheck"
 )
 
-// DefaultPausedTTL is the default age after which ExpirePaused ends a
-// paused or orphaned running execution (Cloudflare Code Mode API
-// reference, "DEFAULT_PAUSED_TTL_MS").
-const DefaultPausedTTL = 24 * time.Hour
-
 // Options configure a Handle.
 type Options struct {
 	// Name is the runtime name: its executions are a separate history in

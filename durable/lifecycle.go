@@ -10,6 +10,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/defaults"
 )
 
 // DeleteExecution removes an audit record and reports whether it existed.
@@ -37,7 +38,7 @@ func (h *Handle) PruneExecutions(ctx context.Context, keep int) (int, error) {
 }
 
 // ExpirePaused ends executions last updated more than maxAge ago (0 means
-// DefaultPausedTTL): paused ones become rejected ("expired awaiting
+// 24 hours, as Cloudflare's DEFAULT_PAUSED_TTL_MS): paused ones become rejected ("expired awaiting
 // approval") and running ones error ("expired while running: the host never
 // completed the pass"), each by a conditional update so that a concurrent
 // approval can neither be revived nor revive it. Their execution resources
@@ -46,7 +47,7 @@ func (h *Handle) ExpirePaused(ctx context.Context, maxAge time.Duration) (ended 
 	ctx, span := h.span(ctx, "codemode.journal.expire", "")
 	defer func() { span.SetAttributes(attrCount.Int(len(ended))); endSpan(span, err) }()
 	if maxAge <= 0 {
-		maxAge = DefaultPausedTTL
+		maxAge = defaults.PausedTTL
 	}
 	t := now()
 	cutoff := t - maxAge.Milliseconds()

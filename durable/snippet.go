@@ -29,9 +29,6 @@ type SaveSnippetOptions struct {
 	InputSchema json.RawMessage
 }
 
-// ErrNoSnippet is wrapped by errors about a snippet that does not exist.
-var ErrNoSnippet = errors.New("durable: snippet not found")
-
 var snippetName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
 // checkSnippetName reports whether name can name a snippet: 1 to 128

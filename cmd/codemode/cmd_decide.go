@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/defaults"
 )
 
 // cmdApprove is `codemode approve ID [SEQ...]`: approve the pending
@@ -250,7 +251,7 @@ func printRollback(j *journalCommand, id string, e *store.Execution, reverted in
 // ended.
 func cmdExpire(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	j := newJournalCommand("expire")
-	maxAge := j.fs.Duration("max-age", durable.DefaultPausedTTL, "without ID: end executions paused, or running with their lease ended (their host died), for longer than this")
+	maxAge := j.fs.Duration("max-age", defaults.PausedTTL, "without ID: end executions paused, or running with their lease ended (their host died), for longer than this")
 	if err := j.parse(args, 0, 1, stdout, stderr); err != nil {
 		return 0, err
 	}

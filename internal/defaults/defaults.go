@@ -37,3 +37,8 @@ const (
 	MCPBodyTimeout  = 30 * time.Second
 	MCPMaxBodyBytes = 32 << 20
 )
+
+// PausedTTL is the age after which durable.Handle.ExpirePaused ends a
+// paused or orphaned running execution when given no age (Cloudflare Code
+// Mode API reference, "DEFAULT_PAUSED_TTL_MS").
+const PausedTTL = 24 * time.Hour
