@@ -24,8 +24,15 @@ const InputSchema = `{"type":"object","properties":{"code":{"type":"string","min
 // Adapters in codetool/openaitool and codetool/anthropictool turn it into
 // those SDKs' tool types. It is safe for concurrent use.
 type Tool struct {
-	Name        string          // Name ("code")
-	Description string          // what the tool does, the namespaces and how to write a program (see Description)
+	Name string // Name ("code")
+	// Description is Options.Description when given (with its
+	// placeholders filled), else one that says what the tool does, lists
+	// the namespaces with a hint each and the codemode SDK, shows an
+	// example, says what a pause means when the runner is an Approver,
+	// gives the answer's shape, and, in full mode, every declaration. In
+	// discover mode the declarations are a codemode.describe away, so a
+	// catalogue of thousands of tools costs a few hundred tokens here.
+	Description string
 	InputSchema json.RawMessage // InputSchema
 
 	runner  Runner
@@ -46,7 +53,7 @@ func New(r Runner, opts Options) (*Tool, error) {
 	if _, pauses := r.(Approver); pauses && opts.Sessions {
 		return nil, errors.New("codetool: Options.Sessions needs a runner whose executions do not pause (a *client.Client): a durable run replays its program from the start on every pass, and bindings carried in from outside its journal would make the replays differ")
 	}
-	desc, err := Description(r, opts)
+	desc, err := description(r, opts)
 	if err != nil {
 		return nil, err
 	}

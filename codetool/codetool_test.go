@@ -172,7 +172,7 @@ func TestDescription(t *testing.T) {
 		{"discover.golden", r, codetool.Options{Declarations: codetool.DeclarationsDiscover}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			got, err := codetool.Description(tc.runner, tc.opts)
+			got, err := describe(tc.runner, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,11 +196,11 @@ func TestDescription(t *testing.T) {
 		{Hints: map[string]string{"slack": "a\nb"}},
 		{Declarations: "some"},
 	} {
-		if _, err := codetool.Description(r, bad); err == nil {
+		if _, err := describe(r, bad); err == nil {
 			t.Errorf("%+v: accepted", bad)
 		}
 	}
-	if got, err := codetool.Description(r, codetool.Options{Description: "Mine: {{namespaces}}."}); err != nil || got != "Mine: github and slack." {
+	if got, err := describe(r, codetool.Options{Description: "Mine: {{namespaces}}."}); err != nil || got != "Mine: github and slack." {
 		t.Fatalf("given description: %q, %v", got, err)
 	}
 	// Past 2,000 estimated tokens of declarations, the default is discover.
@@ -219,12 +219,21 @@ func TestDescription(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.c = big
-	if d, _ := codetool.Description(r, codetool.Options{}); strings.Contains(d, "interface BigTools") || !strings.Contains(d, "- big: tools tool_0, tool_1, tool_2, tool_3, tool_4, … (100 tools)") {
+	if d, _ := describe(r, codetool.Options{}); strings.Contains(d, "interface BigTools") || !strings.Contains(d, "- big: tools tool_0, tool_1, tool_2, tool_3, tool_4, … (100 tools)") {
 		t.Errorf("a large catalogue's default description:\n%s", d)
 	}
-	if d, _ := codetool.Description(r, codetool.Options{Declarations: codetool.DeclarationsFull}); !strings.Contains(d, "interface BigTools") {
+	if d, _ := describe(r, codetool.Options{Declarations: codetool.DeclarationsFull}); !strings.Contains(d, "interface BigTools") {
 		t.Error("DeclarationsFull left the declarations out")
 	}
+}
+
+// describe is the description of the code tool over r with opts.
+func describe(r codetool.Runner, opts codetool.Options) (string, error) {
+	tool, err := codetool.New(r, opts)
+	if err != nil {
+		return "", err
+	}
+	return tool.Description, nil
 }
 
 // TestAnswerJSON: each status encodes only its fields, "<", ">" and "&"

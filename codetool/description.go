@@ -33,7 +33,7 @@ type Options struct {
 	Declarations Declarations
 	// Checker, when not nil, type-checks each program before it runs: one
 	// that does not type-check is answered with the compiler's report and
-	// nothing runs (see Run).
+	// nothing runs (see Tool.Call).
 	Checker *typecheck.Checker
 	// ResultTool, when not empty, names a tool beside the code tool that
 	// returns an execution's current answer by its executionId (the MCP
@@ -109,15 +109,10 @@ func (o Options) checkHints(namespaces []string) error {
 	return nil
 }
 
-// Description returns the code tool's description for r: opts.Description
-// when given (with its placeholders filled), else one that says what the
-// tool does, lists the namespaces with a hint each and the codemode SDK,
-// shows an example, says what a pause means when r is an Approver, gives
-// the answer's shape, and, in full mode, every declaration. In discover
-// mode the declarations are a codemode.describe away, so a catalogue of
-// thousands of tools costs a few hundred tokens here. It returns an error
-// for a bad hint (see Options.Hints) or Declarations mode.
-func Description(r Runner, opts Options) (string, error) {
+// description is the code tool's description for r (Tool.Description): it
+// returns an error for a bad hint (see Options.Hints) or Declarations
+// mode.
+func description(r Runner, opts Options) (string, error) {
 	c := r.Contract()
 	names := namespaceNames(c)
 	if err := opts.checkHints(names); err != nil {

@@ -9,7 +9,8 @@
 // program hands to a model; adapters in codetool/openaitool and
 // codetool/anthropictool turn it into those SDKs' tool types, so that this
 // package imports no model SDK. The MCP server (package mcpserver) serves
-// the same tool over any Runner, with the same [Description] and answers.
+// the same tool over any Runner, with the same description (Tool.Description)
+// and answers.
 //
 //	tool, err := codetool.New(cl, codetool.Options{Hints: map[string]string{"github": "issues and pull requests of acme/*"}})
 //	…

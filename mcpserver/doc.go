@@ -6,7 +6,7 @@
 // (result.appendText, result.appendImage) as MCP text and image content;
 // a failed program is an isError result whose text says what failed and
 // where (line and column in the submitted code). The tool's description is
-// codetool.Description's: the namespaces, the codemode SDK, an example and,
+// codetool.Tool's: the namespaces, the codemode SDK, an example and,
 // when they fit, the declarations. With a TypeScript checker each program
 // is type-checked first and an invalid one is answered with the compiler's
 // report, so the agent can correct it before anything runs. Answers are cut

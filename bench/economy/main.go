@@ -198,10 +198,11 @@ func measure(name string, cs []contract.Namespace, list []*mcp.Tool, tasks []tas
 		return measurement{}, err
 	}
 	cat := discovery.New(k)
-	description, err := codetool.Description(client.New(noPrograms{}, k), codetool.Options{Declarations: codetool.DeclarationsDiscover})
+	tool, err := codetool.New(client.New(noPrograms{}, k), codetool.Options{Declarations: codetool.DeclarationsDiscover})
 	if err != nil {
 		return measurement{}, err
 	}
+	description := tool.Description
 	listJSON, err := json.Marshal(map[string]any{"tools": list})
 	if err != nil {
 		return measurement{}, err

@@ -322,10 +322,11 @@ const descriptionWarnTokens = 8000
 // a warning past descriptionWarnTokens, suggesting --declarations
 // discover, and a note when the automatic mode left the declarations out.
 func describeSize(r codetool.Runner, tool codetool.Options, logf func(string, ...any)) {
-	desc, err := codetool.Description(r, tool)
+	t, err := codetool.New(r, tool)
 	if err != nil {
 		return // mcpserver.New reports it
 	}
+	desc := t.Description
 	tokens, decls := len(desc)/4, len(r.TypeDefinitions())/4
 	switch {
 	case tokens > descriptionWarnTokens:
