@@ -6,10 +6,11 @@
 // (the separators "-", ".", "/", ":" and spaces become "_", other
 // characters that cannot be in an identifier are dropped, a leading digit
 // gets a "_" prefix and a reserved word a "_" suffix: "read-file" is
-// read_file, "2fa.verify" _2fa_verify, "delete" delete_), and makes each a contract tool whose
-// declarations are printed leniently from the server's own JSON Schemas and
-// whose values are validated against them on the host (see Validation for
-// the schema exports it reads as the server means them). A call's MCP
+// read_file, "2fa.verify" _2fa_verify, "delete" delete_), and makes each a
+// contract tool whose declarations are printed leniently from the server's
+// own JSON Schemas and whose values are validated against them on the
+// host (see Validation for the schema exports it reads as the server means
+// them). A call's MCP
 // result is unwrapped the way codeMcpServer does: an error result becomes
 // a thrown error (MCPToolError) carrying its text, structured content
 // comes first, all-text content is parsed as JSON or kept as text, and

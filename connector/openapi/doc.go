@@ -25,8 +25,8 @@
 // a JavaScript identifier as Cloudflare's sanitizeToolName does (the
 // separators "-", ".", "/", ":" and spaces become "_", other characters
 // that cannot be in an identifier are dropped, a leading digit gets a "_"
-// prefix and a reserved word a "_" suffix), or, without one, by its HTTP method and
-// path ("get_pets_petId"). An operation whose name repeats an earlier one,
+// prefix and a reserved word a "_" suffix), or, without one, by its HTTP
+// method and path ("get_pets_petId"). An operation whose name repeats an earlier one,
 // or is request or spec (reserved for the low-level methods below), is
 // skipped, with a warning naming it. A method's input is an object with one
 // property per path, query and header parameter (cookie parameters are
