@@ -9,9 +9,9 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/drivers/remote"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/internal/ops"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // adminFlags are the operator endpoint of a long-running command: --admin
@@ -125,7 +125,7 @@ func journalCheck(h *durable.Handle) ops.Check {
 // serveRunner starts runner serve's metrics and endpoint: ready until the
 // drain starts (ctx ends) and while it takes connections; the gauge
 // codemode.runner.connections counts the connections with a runtime.
-func (a *adminFlags) serveRunner(ctx context.Context, srv *remote.Server, maxConns int, logf func(string, ...any)) (stop func(), err error) {
+func (a *adminFlags) serveRunner(ctx context.Context, srv *runnerhost.Server, maxConns int, logf func(string, ...any)) (stop func(), err error) {
 	stopMetrics, err := a.start(ctx)
 	if err != nil {
 		return nil, err
