@@ -386,8 +386,7 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 			out, err = c.rt.Execute(ctx, req)
 		}
 	}
-	end := endOfCalls(out, err)
-	tel.endInFlight(end, callEndError(end, err))
+	tel.endInFlight(endOfInFlight(out, err))
 	if err != nil {
 		if out := syntaxOutcome(err, &tel); out != nil { // found when the runtime erased the program (Erase)
 			return out, nil
@@ -422,31 +421,6 @@ func withProgress(fn func(Event), report func(runctx.Progress)) func(Event) {
 			fn(e)
 		}
 	}
-}
-
-// endOfCalls is how the calls still in flight at an execution's end ended:
-// with the runtime, the deadline or a halt, else cancelled (the program
-// never awaited them, or the run was cancelled).
-func endOfCalls(out *Outcome, err error) CallEnd {
-	switch {
-	case errors.Is(err, ErrRuntimeFailed), errors.Is(err, ErrRuntimeClosed):
-		return CallRuntime
-	case err != nil:
-		return CallCancelled
-	case out.Halt != nil:
-		return CallHalted
-	case out.Error != nil && out.Error.Name == string(errname.Timeout):
-		return CallTimeout
-	}
-	return CallCancelled
-}
-
-// callEndError is the error of a call that ended with its execution.
-func callEndError(end CallEnd, err error) error {
-	if err != nil {
-		return fmt.Errorf("the execution ended while the call was in flight: %w", err)
-	}
-	return fmt.Errorf("the execution ended while the call was in flight (%s)", end)
 }
 
 // input checks a run's input against the contract, returning it as JSON
@@ -615,14 +589,11 @@ func fetchCall(ctx context.Context, call ToolCall, f *fetcher, caller ToolCaller
 	}
 	ev.Duration = time.Since(start)
 	if err != nil {
-		ev.Kind, ev.Err, ev.End = EventToolCallFailed, err, CallFailed
-		if _, ok := asHalt(err); ok {
-			ev.End = CallHalted
-		}
+		ev.Kind, ev.Err = EventToolCallFailed, err
 		tel.emit(ev)
 		return nil, err
 	}
-	ev.Kind, ev.Output, ev.End = EventToolCallCompleted, out, CallCompleted
+	ev.Kind, ev.Output = EventToolCallCompleted, out
 	tel.emit(ev)
 	return out, nil
 }
@@ -638,7 +609,7 @@ func toolFromContext(ctx context.Context) *contract.Tool {
 // handler, and checks the output.
 func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller, tel *telemetry) (json.RawMessage, error) {
 	start := time.Now()
-	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input, End: CallFailed}
+	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
 	t := c.contract.Tool(call.Namespace, call.Tool)
 	if t == nil && call.Namespace == sdkNamespace {
 		t = c.sdk.tool(c.contract, call.Tool)
@@ -682,13 +653,13 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 	}
 	if err != nil {
 		if _, ok := asHalt(err); ok {
-			ev.Kind, ev.Err, ev.End = EventToolCallFailed, err, CallHalted
+			ev.Kind, ev.Err = EventToolCallFailed, err
 			tel.emit(ev)
 			return nil, err
 		}
 		return fail(err)
 	}
-	ev.Kind, ev.Output, ev.End = EventToolCallCompleted, out, CallCompleted
+	ev.Kind, ev.Output = EventToolCallCompleted, out
 	tel.emit(ev)
 	return out, nil
 }

@@ -18,7 +18,8 @@ import (
 //   - codemode.execution.duration (histogram, seconds): each run, by
 //     outcome.
 //   - codemode.tool.calls (counter): tool calls, by codemode.tool
-//     ("namespace.tool") and codemode.tool.end (a CallEnd).
+//     ("namespace.tool") and codemode.tool.end (completed, failed,
+//     cancelled, timeout, runtime_unavailable or halted).
 //   - codemode.tool.call.duration (histogram, seconds): each call that
 //     ended by itself, by codemode.tool and codemode.tool.end.
 const MeterName = "github.com/codemode-go/codemode"
@@ -53,7 +54,7 @@ func (m runMetrics) observe(fn func(Event)) func(Event) {
 	}
 	return func(e Event) {
 		if e.Kind == EventToolCallCompleted || e.Kind == EventToolCallFailed {
-			attrs := metric.WithAttributes(attribute.String("codemode.tool", e.Namespace+"."+e.Tool), attribute.String("codemode.tool.end", string(e.End)))
+			attrs := metric.WithAttributes(attribute.String("codemode.tool", e.Namespace+"."+e.Tool), attribute.String("codemode.tool.end", callEnd(e)))
 			m.calls.Add(context.Background(), 1, attrs)
 			if e.Duration > 0 {
 				m.callDuration.Record(context.Background(), e.Duration.Seconds(), attrs)

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/callend"
 	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/spanattr"
 )
@@ -22,7 +23,7 @@ import (
 // GenAI conventions
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
 // with gen_ai.tool.name, codemode.tool.seq, codemode.tool.end (how it
-// ended: a CallEnd) and, when a schema check failed, codemode.validation
+// ended: completed, failed, cancelled or halted) and, when a schema check failed, codemode.validation
 // (input or output).
 const TracerName = "github.com/codemode-go/codemode"
 
@@ -105,16 +106,16 @@ func endTool(span trace.Span, err error) {
 	if span == nil {
 		return
 	}
-	end := CallCompleted
+	end := callend.Completed
 	switch _, halted := asHalt(err); {
 	case halted:
-		end = CallHalted
+		end = callend.Halted
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		end = CallCancelled
+		end = callend.Cancelled
 	case err != nil:
-		end = CallFailed
+		end = callend.Failed
 	}
-	span.SetAttributes(spanattr.ToolEnd.String(string(end)))
+	span.SetAttributes(spanattr.ToolEnd.String(end))
 	if err != nil {
 		var tv *contract.ToolValidationError
 		if errors.As(err, &tv) {

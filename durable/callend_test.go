@@ -94,7 +94,7 @@ func ends(e *store.Execution) string {
 }
 
 // Every connector call a pass ran leaves in its journal entry how it ended,
-// the word the client's telemetry gives it (client.Event.End): completed,
+// as the client's telemetry tells it (client.Event), in words: completed,
 // failed (the tool's error, or an output its schema forbids, though the
 // entry keeps the output), cancelled (the program returned without
 // awaiting it), timeout (in flight at the deadline), halted (in flight
