@@ -57,17 +57,6 @@ func New(tools ...*Tool) (*Contract, error) {
 	return build(nil, []Namespace{{Name: DefaultNamespace, Tools: tools}})
 }
 
-// NewWithInput builds an input-bearing contract whose tools are all in the
-// codemode namespace: programs receive {input, codemode, console, result},
-// and every run must supply input that the schema accepts. input must not be
-// nil.
-func NewWithInput(input *Schema, tools ...*Tool) (*Contract, error) {
-	if input == nil {
-		return nil, fmt.Errorf("contract: NewWithInput needs an input schema; use New for an inputless contract")
-	}
-	return build(input, []Namespace{{Name: DefaultNamespace, Tools: tools}})
-}
-
 // NewNamespaced builds an inputless contract with the given namespaces, in
 // order: programs receive one scope property per namespace beside console
 // and result. It returns an error for a namespace name that is not an
@@ -77,13 +66,16 @@ func NewNamespaced(namespaces ...Namespace) (*Contract, error) {
 	return build(nil, namespaces)
 }
 
-// NewNamespacedWithInput is NewNamespaced for an input-bearing contract.
-// input must not be nil.
-func NewNamespacedWithInput(input *Schema, namespaces ...Namespace) (*Contract, error) {
+// WithInput returns an input-bearing copy of c: the same namespaces and
+// tools, and programs also receive input, which every run must supply and
+// the schema must accept (`c, err = c.WithInput(schema)`). c is unchanged.
+// It fails when input is nil (New and NewNamespaced build an inputless
+// contract) or when the declaration printer cannot express the schema.
+func (c *Contract) WithInput(input *Schema) (*Contract, error) {
 	if input == nil {
-		return nil, fmt.Errorf("contract: NewNamespacedWithInput needs an input schema; use NewNamespaced for an inputless contract")
+		return nil, fmt.Errorf("contract: WithInput needs an input schema; New and NewNamespaced build an inputless contract")
 	}
-	return build(input, namespaces)
+	return build(input, c.namespaces)
 }
 
 func build(input *Schema, namespaces []Namespace) (*Contract, error) {

@@ -43,7 +43,10 @@ func declarations(t *testing.T, withInput bool) []typecheck.File {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err = contract.NewWithInput(s, tools...)
+		k, err = contract.New(tools...)
+		if err == nil {
+			k, err = k.WithInput(s)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

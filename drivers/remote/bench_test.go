@@ -60,7 +60,10 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			k, err := contract.NewWithInput(input, echo)
+			k, err := contract.New(echo)
+			if err == nil {
+				k, err = k.WithInput(input)
+			}
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -106,11 +106,9 @@ func (h *harness) client(t *testing.T, input *contract.Schema, block chan<- stru
 		t.Fatal(err)
 	}
 	tools = append(tools, extra...)
-	var c *contract.Contract
-	if input != nil {
-		c, err = contract.NewWithInput(input, tools...)
-	} else {
-		c, err = contract.New(tools...)
+	c, err := contract.New(tools...)
+	if err == nil && input != nil {
+		c, err = c.WithInput(input)
 	}
 	if err != nil {
 		t.Fatal(err)
