@@ -152,9 +152,6 @@ func (c *Client) TypeDefinitions() string {
 // Contract returns the client's contract.
 func (c *Client) Contract() *contract.Contract { return c.contract }
 
-// Executor returns the runtime or pool the client runs on.
-func (c *Client) Executor() Executor { return c.rt }
-
 // RunOptions are the per-run settings.
 type RunOptions struct {
 	// Input is the program input: required for an input-bearing contract
@@ -209,20 +206,39 @@ type RunOptions struct {
 	// gates approvals itself (one that can pause a run until a person
 	// decides) sets an Approve that returns nil.
 	Approve func(ctx context.Context, call ToolCall) error
-	// TracerProvider, when set, records the run as OpenTelemetry spans: the
-	// execution ("codemode.execution": execution ID, driver, outcome), the
-	// program input's validation ("codemode.validate") and each tool call
-	// ("execute_tool namespace.tool": seq, error, the schema check that
-	// failed), children of the span in ctx. Nil records nothing.
+	// TracerProvider, when set, records the run as OpenTelemetry spans of
+	// the instrumentation scope "github.com/codemode-go/codemode",
+	// children of the span in ctx: the execution ("codemode.execution",
+	// with codemode.execution.id, codemode.driver, codemode.outcome and
+	// codemode.error.name), the program input's validation
+	// ("codemode.validate") and each tool call, named "execute_tool
+	// {namespace.tool}" after OpenTelemetry's GenAI conventions
+	// (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
+	// with gen_ai.tool.name, codemode.tool.seq, codemode.tool.end (how it
+	// ended: completed, failed, cancelled or halted) and, when a schema
+	// check failed, codemode.validation (input or output). Nil records
+	// nothing.
 	TracerProvider trace.TracerProvider
 	// Session, when not nil, carries the top-level bindings of RunCode
 	// programs from one run to the next (see Session); nil runs each
 	// program on its own. Run refuses it (a module has no bindings to
 	// carry).
 	Session *Session
-	// MeterProvider, when set, records the run's OpenTelemetry metrics
-	// (see MeterName): runs by outcome and their durations, tool calls by
-	// tool and how they ended, and their durations. Nil records nothing.
+	// MeterProvider, when set, records the run's OpenTelemetry metrics, of
+	// the instrumentation scope "github.com/codemode-go/codemode" and
+	// named after OpenTelemetry's guidelines
+	// (https://opentelemetry.io/docs/specs/semconv/general/metrics/):
+	//   - codemode.executions (counter): runs, by outcome ("success",
+	//     "program-failed", or "error" when no outcome was made: bad
+	//     input, cancellation, a failed runtime).
+	//   - codemode.execution.duration (histogram, seconds): each run, by
+	//     outcome.
+	//   - codemode.tool.calls (counter): tool calls, by codemode.tool
+	//     ("namespace.tool") and codemode.tool.end (completed, failed,
+	//     cancelled, timeout, runtime_unavailable or halted).
+	//   - codemode.tool.call.duration (histogram, seconds): each call that
+	//     ended by itself, by codemode.tool and codemode.tool.end.
+	// Nil records nothing.
 	MeterProvider metric.MeterProvider
 }
 
@@ -507,7 +523,7 @@ func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts
 			ctx, span := tr.startTool(ctx, call)
 			var res json.RawMessage
 			var cerr error
-			if call.Namespace == FetchNamespace && fetch != nil {
+			if call.Namespace == fetchNamespace && fetch != nil {
 				res, cerr = fetchCall(ctx, call, fetch, inner, tel)
 			} else {
 				res, cerr = c.callTool(ctx, call, inner, tel)
@@ -541,7 +557,7 @@ func mapError(out *Outcome, prog positions) {
 // approve let a call that needs approval through, or for a fetch, the
 // run's fetch policy.
 func handle(ctx context.Context, call ToolCall, approve func(context.Context, ToolCall) error) (json.RawMessage, error) {
-	if f, ok := ctx.Value(fetchKey{}).(*fetcher); ok && call.Namespace == FetchNamespace {
+	if f, ok := ctx.Value(fetchKey{}).(*fetcher); ok && call.Namespace == fetchNamespace {
 		return f.do(ctx, call.Input)
 	}
 	t := toolFromContext(ctx)

@@ -15,18 +15,6 @@ import (
 	"github.com/codemode-go/codemode/internal/spanattr"
 )
 
-// TracerName is the instrumentation scope of the spans codemode records
-// (RunOptions.TracerProvider, and the layers built on the client): a run's
-// "codemode.execution" span (attributes codemode.execution.id,
-// codemode.driver, codemode.outcome, codemode.error.name) and a span per
-// tool call named "execute_tool {namespace.tool}" after OpenTelemetry's
-// GenAI conventions
-// (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
-// with gen_ai.tool.name, codemode.tool.seq, codemode.tool.end (how it
-// ended: completed, failed, cancelled or halted) and, when a schema check failed, codemode.validation
-// (input or output).
-const TracerName = "github.com/codemode-go/codemode"
-
 // runTrace records one run's spans; a nil *runTrace records nothing.
 type runTrace struct {
 	tracer trace.Tracer
@@ -48,7 +36,7 @@ func startRun(ctx context.Context, tp trace.TracerProvider, execID string, rt Ex
 	if tp == nil {
 		return ctx, nil
 	}
-	t := tp.Tracer(TracerName)
+	t := tp.Tracer(spanattr.Scope)
 	ctx, span := t.Start(ctx, "codemode.execution", trace.WithAttributes(
 		spanattr.ExecutionID.String(execID), spanattr.Driver.String(driverName(rt.Description()))))
 	return ctx, &runTrace{tracer: t, span: span}

@@ -12,6 +12,7 @@ import (
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/internal/ops"
 	"github.com/codemode-go/codemode/internal/runnerhost"
+	"github.com/codemode-go/codemode/internal/spanattr"
 )
 
 // adminFlags are the operator endpoint of a long-running command: --admin
@@ -131,7 +132,7 @@ func (a *adminFlags) serveRunner(ctx context.Context, srv *runnerhost.Server, ma
 		return nil, err
 	}
 	if a.metrics != nil {
-		m := a.metrics.Provider.Meter(client.MeterName)
+		m := a.metrics.Provider.Meter(spanattr.Scope)
 		if _, err := m.Int64ObservableGauge("codemode.runner.connections", metric.WithDescription("Connections with a runtime."), metric.WithUnit("{connection}"),
 			metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
 				o.Observe(int64(srv.ActiveConnections()))
