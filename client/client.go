@@ -244,7 +244,8 @@ type RunOptions struct {
 
 // Run executes one agent-authored TypeScript ES module. It does not
 // type-check. Input is validated first: input that breaks the contract's
-// input schema returns a *contract.InputValidationError and nothing runs.
+// input schema returns a *contract.ValidationError (Phase "input") and
+// nothing runs.
 // The program's failures (syntax, throws, a missing default export, tool
 // errors, tool validation failures, unknown tools, limits) are a
 // ProgramFailed outcome; cancellation of ctx returns context.Cause(ctx); a
@@ -643,8 +644,8 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 		return nil, err
 	}
 	fail := func(err error) (json.RawMessage, error) {
-		var tv *contract.ToolValidationError
-		if errors.As(err, &tv) {
+		var tv *contract.ValidationError
+		if errors.As(err, &tv) && tv.Tool != "" {
 			err = &toolValidationFailure{err: tv, namespace: call.Namespace}
 		}
 		ev.Kind, ev.Err, ev.Duration = EventToolCallFailed, err, time.Since(start)
@@ -684,7 +685,7 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 // its schema: name ToolValidationError, the report, and an excerpt of the
 // calling source.
 type toolValidationFailure struct {
-	err       *contract.ToolValidationError
+	err       *contract.ValidationError
 	namespace string
 }
 

@@ -105,8 +105,8 @@ func endTool(span trace.Span, err error) {
 	}
 	span.SetAttributes(spanattr.ToolEnd.String(end))
 	if err != nil {
-		var tv *contract.ToolValidationError
-		if errors.As(err, &tv) {
+		var tv *contract.ValidationError
+		if errors.As(err, &tv) && tv.Tool != "" {
 			span.SetAttributes(spanattr.Validation.String(tv.Phase), attribute.String("error.type", string(errname.ToolValidation)))
 		} else {
 			span.SetAttributes(attribute.String("error.type", "tool_error"))

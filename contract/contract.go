@@ -194,9 +194,9 @@ func (c *Contract) TypeDefinitions() string { return c.decls() }
 // ValidateInput checks program input against the input schema and returns it
 // as JSON text. A value other than json.RawMessage is encoded as NewTool
 // encodes a tool's output (a nil slice as [], a nil map as {}; see
-// SchemaFor). It returns an *InputValidationError when the value breaks the
-// schema or cannot be encoded as JSON, and an error for an inputless
-// contract.
+// SchemaFor). It returns a *ValidationError (Phase "input", Tool "") when
+// the value breaks the schema or cannot be encoded as JSON, and an error
+// for an inputless contract.
 func (c *Contract) ValidateInput(value any) (json.RawMessage, error) {
 	if c.input == nil {
 		return nil, fmt.Errorf("contract: this contract is inputless; a run takes no input")
@@ -206,30 +206,14 @@ func (c *Contract) ValidateInput(value any) (json.RawMessage, error) {
 		var err error
 		raw, err = encodeGo(value)
 		if err != nil {
-			return nil, &InputValidationError{Lines: []string{"/: not encodable as JSON: " + err.Error()}}
+			return nil, &ValidationError{Phase: "input", Lines: []string{"/: not encodable as JSON: " + err.Error()}}
 		}
 	}
 	if err := c.input.Validate(raw); err != nil {
-		if v, ok := err.(*SchemaViolation); ok {
-			return nil, &InputValidationError{Lines: v.Lines}
+		if v, ok := err.(*ValidationError); ok {
+			return nil, &ValidationError{Phase: "input", Lines: v.Lines}
 		}
-		return nil, &InputValidationError{Lines: []string{"/: " + err.Error()}}
+		return nil, &ValidationError{Phase: "input", Lines: []string{"/: " + err.Error()}}
 	}
 	return raw, nil
-}
-
-// InputValidationError is program input that broke the input schema: an
-// embedder failure, reported before anything runs.
-type InputValidationError struct {
-	Lines []string // "JSON-pointer: message" per failure
-}
-
-// Error formats the failures as "program input validation failed:" followed
-// by one indented line per failure.
-func (e *InputValidationError) Error() string {
-	s := "program input validation failed:"
-	for _, l := range e.Lines {
-		s += "\n  " + l
-	}
-	return s
 }

@@ -376,9 +376,9 @@ func TestValidateInputRejectsInputlessContracts(t *testing.T) {
 			t.Errorf("ValidateInput(%v) = %s, %v; want an error", value, raw, err)
 			continue
 		}
-		var iv *contract.InputValidationError
+		var iv *contract.ValidationError
 		if errors.As(err, &iv) {
-			t.Errorf("ValidateInput(%v) = %v; an inputless contract is a usage error, not an *InputValidationError", value, err)
+			t.Errorf("ValidateInput(%v) = %v; an inputless contract is a usage error, not a *ValidationError", value, err)
 		}
 		if !strings.Contains(err.Error(), "inputless") {
 			t.Errorf("ValidateInput(%v) = %v, want it to say the contract is inputless", value, err)
@@ -414,9 +414,9 @@ func TestValidateInputReportsViolations(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			raw, err := c.ValidateInput(tc.value)
-			var iv *contract.InputValidationError
+			var iv *contract.ValidationError
 			if !errors.As(err, &iv) {
-				t.Fatalf("ValidateInput = %s, %v; want an *InputValidationError", raw, err)
+				t.Fatalf("ValidateInput = %s, %v; want a *ValidationError", raw, err)
 			}
 			if raw != nil {
 				t.Errorf("raw = %s, want nil", raw)

@@ -51,7 +51,7 @@ func ExampleNewTool() {
 	out, err := forecast.Call(context.Background(), json.RawMessage(`{"city":"Lyon","days":2}`))
 	fmt.Println(string(out), err)
 	_, err = forecast.Call(context.Background(), json.RawMessage(`{"city":"Lyon","days":9}`))
-	var tv *contract.ToolValidationError
+	var tv *contract.ValidationError
 	if errors.As(err, &tv) {
 		fmt.Println(tv.Phase, strings.Join(tv.Lines, "; "))
 	}
