@@ -24,7 +24,7 @@ type Contract struct {
 	surface    typegen.Surface
 	decls      func() string                       // printed on first use
 	checker    func() *typegen.CheckerDeclarations // printed on first use
-	digest     func() string                       // computed on first use
+	digest     func() string                       // surfaceDigest, computed on first use
 }
 
 // Namespace is a group of tools under one scope property of the program:
@@ -82,7 +82,7 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 	c := &Contract{input: input, byName: map[string]map[string]*Tool{}}
 	s := typegen.Surface{SDK: true}
 	if input != nil {
-		s.InputSchema = input.JSON()
+		s.InputSchema = input.raw
 	}
 	for _, n := range namespaces {
 		switch {

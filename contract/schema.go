@@ -146,9 +146,6 @@ func SchemaFor[T any]() (*Schema, error) {
 	return out, nil
 }
 
-// JSON returns the schema text. Callers must not modify it.
-func (s *Schema) JSON() json.RawMessage { return s.raw }
-
 // Validate checks a JSON value against the schema. It returns nil, a
 // *ValidationError (Tool and Phase empty) listing each failure as
 // "JSON-pointer: message", or an

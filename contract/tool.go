@@ -85,22 +85,16 @@ func (t *Tool) Name() string { return t.name }
 // Description returns the tool's description (the JSDoc in declarations).
 func (t *Tool) Description() string { return t.description }
 
-// InputSchema returns the schema the tool's input must satisfy.
-func (t *Tool) InputSchema() *Schema { return t.input }
-
 // InputDeclaration returns the JSON Schema text the tool's input is
-// declared with: InputSchema's text, or for a foreign or declared tool the
-// text its declaration is printed from (which the host may not validate
-// against). Callers must not modify it.
+// declared with: its input schema's text, or for a foreign or declared
+// tool the text its declaration is printed from (which the host may not
+// validate against). Callers must not modify it.
 func (t *Tool) InputDeclaration() json.RawMessage {
 	if t.foreign {
 		return t.inputDecl
 	}
-	return t.input.JSON()
+	return t.input.raw
 }
-
-// OutputSchema returns the schema the tool's output must satisfy.
-func (t *Tool) OutputSchema() *Schema { return t.output }
 
 // NewTool defines a tool from Go types: the input and output schemas are
 // reflected from In and Out (see SchemaFor), the validated input is decoded
@@ -484,5 +478,5 @@ func (t *Tool) decl() typegen.ToolDecl {
 	if t.foreign {
 		return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true, Annotations: t.annotations}
 	}
-	return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON(), Annotations: t.annotations}
+	return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.input.raw, OutputSchema: t.output.raw, Annotations: t.annotations}
 }
