@@ -46,7 +46,11 @@ const (
 //     made by Halt is one that halted the execution.
 //
 // An error of the first three kinds reads "the execution ended while the
-// call was in flight", with the run's error or the reason.
+// call was in flight", with the run's error or the reason. A handler's own
+// error may wrap a context error too (a request's own timeout): a caller
+// that must tell it apart notes, in a Middleware, whether the call's
+// context (which ends with the execution) had ended when the handler
+// returned.
 type Event struct {
 	Kind      EventKind
 	Stream    string // "stdout" or "stderr"

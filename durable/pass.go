@@ -95,6 +95,10 @@ type pass struct {
 	// returned, nil before and when it did not halt (mu): a call in flight
 	// then, or the call that halted it, ended halted.
 	halt error
+	// failedAlive are the calls whose handler failed while the execution
+	// went on (mu): their error is their own, failed even when it wraps a
+	// context error (a request's own timeout), not the execution's end.
+	failedAlive map[uint64]bool
 
 	// The pass's journal writes, in order (wmu). A call's result (its
 	// entry executing -> applied) is recorded with the pass's next write,
@@ -192,12 +196,16 @@ type callEnded struct {
 // noteEnd keeps how a call ended, from its terminal telemetry event
 // (client.Event says how to read it).
 func (p *pass) noteEnd(ev client.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var end string
 	switch {
 	case ev.Kind == client.EventToolCallCompleted:
 		end = callend.Completed
 	case ev.Kind != client.EventToolCallFailed:
 		return
+	case p.failedAlive[ev.Seq]:
+		end = callend.Failed
 	case errors.Is(ev.Err, client.ErrRuntimeFailed), errors.Is(ev.Err, client.ErrRuntimeClosed):
 		end = callend.Runtime
 	case errors.Is(ev.Err, context.Canceled):
@@ -207,9 +215,7 @@ func (p *pass) noteEnd(ev client.Event) {
 	default:
 		end = callend.Failed
 	}
-	p.mu.Lock()
 	p.ends[ev.Seq] = callEnded{end: end, err: ev.Err}
-	p.mu.Unlock()
 }
 
 // endOf is how the call at seq ended as the telemetry told it, or
@@ -354,7 +360,7 @@ func (u stepUse) since(call client.ToolCall) (clock int, draws, bytes uint64) {
 
 func (h *Handle) newPass(e *store.Execution) *pass {
 	p := &pass{h: h, id: e.ID, approved: e.Approved, changed: make(chan struct{}), applied: map[uint64]*store.Entry{}, stepEnds: map[uint64]stepEnd{},
-		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}, ends: map[uint64]callEnded{}, ran: map[uint64]ranCall{}}
+		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}, ends: map[uint64]callEnded{}, failedAlive: map[uint64]bool{}, ran: map[uint64]ranCall{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		if isProgram(*l) {
@@ -715,6 +721,11 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 	out, err := next(withExecutionID(ctx, p.id), call)
 	if !record {
 		return out, err
+	}
+	if err != nil && ctx.Err() == nil { // ctx ends with the execution
+		p.mu.Lock()
+		p.failedAlive[call.Seq] = true
+		p.mu.Unlock()
 	}
 	p.h.crash.reached("recorded")
 	at := now()
