@@ -19,10 +19,12 @@ import (
 )
 
 // TestEveryCallGetsOneFinalWord: each admitted tool call has exactly one
-// terminal event, with how it ended, before the execution's own: completed,
-// failed, halted, and, for calls still in flight at the end, cancelled (the
-// program never awaited them) or timeout (the deadline passed). On QuickJS
-// and Node.js.
+// terminal event before the execution's own, whose kind and error (see
+// client.Event) say how it ended: completed, failed, halted (the error
+// Halt made), and, for calls still in flight at the end, abandoned
+// (context.Canceled: the program never awaited them, or another call
+// halted the execution) or timeout (context.DeadlineExceeded: the deadline
+// passed). On QuickJS and Node.js.
 func TestEveryCallGetsOneFinalWord(t *testing.T) {
 	type io struct {
 		MS int `json:"ms"`
@@ -45,10 +47,11 @@ func TestEveryCallGetsOneFinalWord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop := errors.New("stop")
 	halt := func(next client.ToolCaller) client.ToolCaller {
 		return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 			if call.Tool == "wait" && strings.Contains(string(call.Input), "13") {
-				return nil, client.Halt(errors.New("stop"))
+				return nil, client.Halt(stop)
 			}
 			return next(ctx, call)
 		}
@@ -60,7 +63,7 @@ func TestEveryCallGetsOneFinalWord(t *testing.T) {
 	}{
 		{"completed and failed", `await codemode.wait({ ms: 1 }); try { await codemode.fail({ ms: 0 }); } catch {} 1`, client.Limits{}, "1:completed 2:failed"},
 		{"abandoned", `codemode.wait({ ms: 5000 }); await codemode.wait({ ms: 1 }); 1`, client.Limits{}, "2:completed 1:cancelled"},
-		{"halted", `codemode.wait({ ms: 5000 }); await codemode.wait({ ms: 13 }); 1`, client.Limits{}, "2:halted 1:halted"},
+		{"halted", `codemode.wait({ ms: 5000 }); await codemode.wait({ ms: 13 }); 1`, client.Limits{}, "2:halted 1:cancelled"},
 		{"timeout", `await codemode.wait({ ms: 60000 })`, client.Limits{Timeout: 300 * time.Millisecond}, "1:timeout"},
 	}
 	for _, driver := range []string{"quickjs", "node"} {
@@ -77,7 +80,7 @@ func TestEveryCallGetsOneFinalWord(t *testing.T) {
 						defer mu.Unlock()
 						switch e.Kind {
 						case client.EventToolCallCompleted, client.EventToolCallFailed:
-							ends = append(ends, fmt.Sprintf("%d:%s", e.Seq, e.End))
+							ends = append(ends, fmt.Sprintf("%d:%s", e.Seq, endOf(e, stop)))
 						}
 						last = string(e.Kind)
 					}})
@@ -93,6 +96,24 @@ func TestEveryCallGetsOneFinalWord(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endOf says how the call of a terminal event ended, as client.Event
+// documents it; halt is the error the test's middleware halts with.
+func endOf(e client.Event, halt error) string {
+	switch {
+	case e.Kind == client.EventToolCallCompleted:
+		return "completed"
+	case errors.Is(e.Err, client.ErrRuntimeFailed), errors.Is(e.Err, client.ErrRuntimeClosed):
+		return "runtime_unavailable"
+	case errors.Is(e.Err, context.Canceled):
+		return "cancelled"
+	case errors.Is(e.Err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(e.Err, halt):
+		return "halted"
+	}
+	return "failed"
 }
 
 func callEndRuntime(t *testing.T, driver string) *client.Runtime {

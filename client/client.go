@@ -152,9 +152,6 @@ func (c *Client) TypeDefinitions() string {
 // Contract returns the client's contract.
 func (c *Client) Contract() *contract.Contract { return c.contract }
 
-// Executor returns the runtime or pool the client runs on.
-func (c *Client) Executor() Executor { return c.rt }
-
 // RunOptions are the per-run settings.
 type RunOptions struct {
 	// Input is the program input: required for an input-bearing contract
@@ -209,26 +206,46 @@ type RunOptions struct {
 	// gates approvals itself (one that can pause a run until a person
 	// decides) sets an Approve that returns nil.
 	Approve func(ctx context.Context, call ToolCall) error
-	// TracerProvider, when set, records the run as OpenTelemetry spans: the
-	// execution ("codemode.execution": execution ID, driver, outcome), the
-	// program input's validation ("codemode.validate") and each tool call
-	// ("execute_tool namespace.tool": seq, error, the schema check that
-	// failed), children of the span in ctx. Nil records nothing.
+	// TracerProvider, when set, records the run as OpenTelemetry spans of
+	// the instrumentation scope "github.com/codemode-go/codemode",
+	// children of the span in ctx: the execution ("codemode.execution",
+	// with codemode.execution.id, codemode.driver, codemode.outcome and
+	// codemode.error.name), the program input's validation
+	// ("codemode.validate") and each tool call, named "execute_tool
+	// {namespace.tool}" after OpenTelemetry's GenAI conventions
+	// (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
+	// with gen_ai.tool.name, codemode.tool.seq, codemode.tool.end (how it
+	// ended: completed, failed, cancelled or halted) and, when a schema
+	// check failed, codemode.validation (input or output). Nil records
+	// nothing.
 	TracerProvider trace.TracerProvider
 	// Session, when not nil, carries the top-level bindings of RunCode
 	// programs from one run to the next (see Session); nil runs each
 	// program on its own. Run refuses it (a module has no bindings to
 	// carry).
 	Session *Session
-	// MeterProvider, when set, records the run's OpenTelemetry metrics
-	// (see MeterName): runs by outcome and their durations, tool calls by
-	// tool and how they ended, and their durations. Nil records nothing.
+	// MeterProvider, when set, records the run's OpenTelemetry metrics, of
+	// the instrumentation scope "github.com/codemode-go/codemode" and
+	// named after OpenTelemetry's guidelines
+	// (https://opentelemetry.io/docs/specs/semconv/general/metrics/):
+	//   - codemode.executions (counter): runs, by outcome ("success",
+	//     "program-failed", or "error" when no outcome was made: bad
+	//     input, cancellation, a failed runtime).
+	//   - codemode.execution.duration (histogram, seconds): each run, by
+	//     outcome.
+	//   - codemode.tool.calls (counter): tool calls, by codemode.tool
+	//     ("namespace.tool") and codemode.tool.end (completed, failed,
+	//     cancelled, timeout, runtime_unavailable or halted).
+	//   - codemode.tool.call.duration (histogram, seconds): each call that
+	//     ended by itself, by codemode.tool and codemode.tool.end.
+	// Nil records nothing.
 	MeterProvider metric.MeterProvider
 }
 
 // Run executes one agent-authored TypeScript ES module. It does not
 // type-check. Input is validated first: input that breaks the contract's
-// input schema returns a *contract.InputValidationError and nothing runs.
+// input schema returns a *contract.ValidationError (Phase "input") and
+// nothing runs.
 // The program's failures (syntax, throws, a missing default export, tool
 // errors, tool validation failures, unknown tools, limits) are a
 // ProgramFailed outcome; cancellation of ctx returns context.Cause(ctx); a
@@ -386,8 +403,7 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 			out, err = c.rt.Execute(ctx, req)
 		}
 	}
-	end := endOfCalls(out, err)
-	tel.endInFlight(end, callEndError(end, err))
+	tel.endInFlight(endOfInFlight(out, err))
 	if err != nil {
 		if out := syntaxOutcome(err, &tel); out != nil { // found when the runtime erased the program (Erase)
 			return out, nil
@@ -422,31 +438,6 @@ func withProgress(fn func(Event), report func(runctx.Progress)) func(Event) {
 			fn(e)
 		}
 	}
-}
-
-// endOfCalls is how the calls still in flight at an execution's end ended:
-// with the runtime, the deadline or a halt, else cancelled (the program
-// never awaited them, or the run was cancelled).
-func endOfCalls(out *Outcome, err error) CallEnd {
-	switch {
-	case errors.Is(err, ErrRuntimeFailed), errors.Is(err, ErrRuntimeClosed):
-		return CallRuntime
-	case err != nil:
-		return CallCancelled
-	case out.Halt != nil:
-		return CallHalted
-	case out.Error != nil && out.Error.Name == string(errname.Timeout):
-		return CallTimeout
-	}
-	return CallCancelled
-}
-
-// callEndError is the error of a call that ended with its execution.
-func callEndError(end CallEnd, err error) error {
-	if err != nil {
-		return fmt.Errorf("the execution ended while the call was in flight: %w", err)
-	}
-	return fmt.Errorf("the execution ended while the call was in flight (%s)", end)
 }
 
 // input checks a run's input against the contract, returning it as JSON
@@ -533,7 +524,7 @@ func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts
 			ctx, span := tr.startTool(ctx, call)
 			var res json.RawMessage
 			var cerr error
-			if call.Namespace == FetchNamespace && fetch != nil {
+			if call.Namespace == fetchNamespace && fetch != nil {
 				res, cerr = fetchCall(ctx, call, fetch, inner, tel)
 			} else {
 				res, cerr = c.callTool(ctx, call, inner, tel)
@@ -567,7 +558,7 @@ func mapError(out *Outcome, prog positions) {
 // approve let a call that needs approval through, or for a fetch, the
 // run's fetch policy.
 func handle(ctx context.Context, call ToolCall, approve func(context.Context, ToolCall) error) (json.RawMessage, error) {
-	if f, ok := ctx.Value(fetchKey{}).(*fetcher); ok && call.Namespace == FetchNamespace {
+	if f, ok := ctx.Value(fetchKey{}).(*fetcher); ok && call.Namespace == fetchNamespace {
 		return f.do(ctx, call.Input)
 	}
 	t := toolFromContext(ctx)
@@ -615,14 +606,11 @@ func fetchCall(ctx context.Context, call ToolCall, f *fetcher, caller ToolCaller
 	}
 	ev.Duration = time.Since(start)
 	if err != nil {
-		ev.Kind, ev.Err, ev.End = EventToolCallFailed, err, CallFailed
-		if _, ok := asHalt(err); ok {
-			ev.End = CallHalted
-		}
+		ev.Kind, ev.Err = EventToolCallFailed, err
 		tel.emit(ev)
 		return nil, err
 	}
-	ev.Kind, ev.Output, ev.End = EventToolCallCompleted, out, CallCompleted
+	ev.Kind, ev.Output = EventToolCallCompleted, out
 	tel.emit(ev)
 	return out, nil
 }
@@ -638,7 +626,7 @@ func toolFromContext(ctx context.Context) *contract.Tool {
 // handler, and checks the output.
 func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller, tel *telemetry) (json.RawMessage, error) {
 	start := time.Now()
-	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input, End: CallFailed}
+	ev := Event{Namespace: call.Namespace, Tool: call.Tool, Seq: call.Seq, Input: call.Input}
 	t := c.contract.Tool(call.Namespace, call.Tool)
 	if t == nil && call.Namespace == sdkNamespace {
 		t = c.sdk.tool(c.contract, call.Tool)
@@ -656,8 +644,8 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 		return nil, err
 	}
 	fail := func(err error) (json.RawMessage, error) {
-		var tv *contract.ToolValidationError
-		if errors.As(err, &tv) {
+		var tv *contract.ValidationError
+		if errors.As(err, &tv) && tv.Tool != "" {
 			err = &toolValidationFailure{err: tv, namespace: call.Namespace}
 		}
 		ev.Kind, ev.Err, ev.Duration = EventToolCallFailed, err, time.Since(start)
@@ -682,13 +670,13 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 	}
 	if err != nil {
 		if _, ok := asHalt(err); ok {
-			ev.Kind, ev.Err, ev.End = EventToolCallFailed, err, CallHalted
+			ev.Kind, ev.Err = EventToolCallFailed, err
 			tel.emit(ev)
 			return nil, err
 		}
 		return fail(err)
 	}
-	ev.Kind, ev.Output, ev.End = EventToolCallCompleted, out, CallCompleted
+	ev.Kind, ev.Output = EventToolCallCompleted, out
 	tel.emit(ev)
 	return out, nil
 }
@@ -697,7 +685,7 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 // its schema: name ToolValidationError, the report, and an excerpt of the
 // calling source.
 type toolValidationFailure struct {
-	err       *contract.ToolValidationError
+	err       *contract.ValidationError
 	namespace string
 }
 

@@ -19,22 +19,22 @@ import (
 	"github.com/codemode-go/codemode/internal/membudget"
 )
 
-// FetchNamespace and FetchTool name the host call a program's fetch makes
-// (runner/src/web/fetch.ts): a tool call on a namespace that is not a
-// JavaScript identifier, so it cannot clash with a contract namespace and
-// is not in the program's scope. Middleware and telemetry see it like any
-// tool call.
+// fetchNamespace and fetchTool name the host call a program's fetch makes
+// (runner/src/web/fetch.ts; see FetchPolicy).
 const (
-	FetchNamespace = "@web"
-	FetchTool      = "fetch"
+	fetchNamespace = "@web"
+	fetchTool      = "fetch"
 )
 
 // FetchPolicy lets programs call fetch, through the host. The
 // program's fetch, Request, Response and Headers follow the Fetch Standard
 // (https://fetch.spec.whatwg.org/) for whole bodies (text, JSON, bytes; no
-// streams). Each request becomes a tool call "@web.fetch" that the client
-// serves with this policy; a request the policy does not allow fails in the
-// program with a TypeError naming the policy, as a network error does.
+// streams). Each request becomes a tool call that the client serves with
+// this policy: namespace "@web", tool "fetch" (a namespace that is not a
+// JavaScript identifier, so it cannot clash with a contract namespace and
+// is not in the program's scope), which Middleware and telemetry see like
+// any tool call. A request the policy does not allow fails in the program
+// with a TypeError naming the policy, as a network error does.
 //
 // Without a policy (RunOptions.Fetch nil) fetch is off: every fetch fails
 // with such a TypeError.

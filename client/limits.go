@@ -3,6 +3,8 @@ package client
 import (
 	"fmt"
 	"time"
+
+	"github.com/codemode-go/codemode/internal/membudget"
 )
 
 // Limits bound one execution. Zero fields take the defaults below (for the
@@ -64,12 +66,9 @@ type Limits struct {
 	// flight stays within about the bound (twice it at most with the
 	// garbage the default GOGC lets wait for a collection; see
 	// RATIONALE.md, "Memory bounds are reservations"). Default
-	// DefaultMaxInFlightBytes.
+	// 256 MiB.
 	MaxInFlightBytes int64
 }
-
-// DefaultMaxInFlightBytes is Limits.MaxInFlightBytes's default: 256 MiB.
-const DefaultMaxInFlightBytes = 256 << 20
 
 // Defaults for the other Limits the host enforces. The tool-call bounds
 // follow the shape of Vercel's code mode (maxBridgeRequests,
@@ -94,7 +93,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxInFlightCalls = defaultMaxInFlightCalls
 	}
 	if l.MaxInFlightBytes <= 0 {
-		l.MaxInFlightBytes = DefaultMaxInFlightBytes
+		l.MaxInFlightBytes = membudget.DefaultLimit
 	}
 	return l
 }

@@ -80,7 +80,7 @@ func TestConcurrentFetchesStayWithinMaxInFlightBytes(t *testing.T) {
 	const bound, body = 32 << 20, 2 << 20
 	srv := echoserver.Start(t, "127.0.0.1")
 	input, _ := json.Marshal(map[string]any{"url": fmt.Sprintf("%s/big?n=%d", srv.URL, body), "method": "GET", "headers": [][2]string{}, "redirect": "follow"})
-	flood := memtest.Flood{Calls: 100, Namespace: client.FetchNamespace, Tool: client.FetchTool, Input: input}
+	flood := memtest.Flood{Calls: 100, Namespace: "@web", Tool: "fetch", Input: input}
 	k, err := contract.New()
 	if err != nil {
 		t.Fatal(err)

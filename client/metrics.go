@@ -6,22 +6,9 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-)
 
-// Metric names a client records with RunOptions.MeterProvider, after
-// OpenTelemetry's naming guidelines
-// (https://opentelemetry.io/docs/specs/semconv/general/metrics/):
-//
-//   - codemode.executions (counter): runs, by outcome ("success",
-//     "program-failed", or "error" when no outcome was made: bad input,
-//     cancellation, a failed runtime).
-//   - codemode.execution.duration (histogram, seconds): each run, by
-//     outcome.
-//   - codemode.tool.calls (counter): tool calls, by codemode.tool
-//     ("namespace.tool") and codemode.tool.end (a CallEnd).
-//   - codemode.tool.call.duration (histogram, seconds): each call that
-//     ended by itself, by codemode.tool and codemode.tool.end.
-const MeterName = "github.com/codemode-go/codemode"
+	"github.com/codemode-go/codemode/internal/spanattr"
+)
 
 // runMetrics records one run's metrics; its zero value records nothing.
 type runMetrics struct {
@@ -35,7 +22,7 @@ func startMetrics(mp metric.MeterProvider) runMetrics {
 	if mp == nil {
 		return runMetrics{}
 	}
-	m := mp.Meter(MeterName)
+	m := mp.Meter(spanattr.Scope)
 	// The SDK returns working no-op instruments with its error, so an
 	// error here only means the metric is not recorded.
 	executions, _ := m.Int64Counter("codemode.executions", metric.WithDescription("Program runs, by outcome."), metric.WithUnit("{execution}"))
@@ -53,7 +40,7 @@ func (m runMetrics) observe(fn func(Event)) func(Event) {
 	}
 	return func(e Event) {
 		if e.Kind == EventToolCallCompleted || e.Kind == EventToolCallFailed {
-			attrs := metric.WithAttributes(attribute.String("codemode.tool", e.Namespace+"."+e.Tool), attribute.String("codemode.tool.end", string(e.End)))
+			attrs := metric.WithAttributes(attribute.String("codemode.tool", e.Namespace+"."+e.Tool), attribute.String("codemode.tool.end", callEnd(e)))
 			m.calls.Add(context.Background(), 1, attrs)
 			if e.Duration > 0 {
 				m.callDuration.Record(context.Background(), e.Duration.Seconds(), attrs)

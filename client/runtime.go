@@ -499,7 +499,7 @@ type ExecuteRequest struct {
 	OnOutput func(stream, text string)
 	// admitted, when set, hears of each tool call the runtime admits, on
 	// the runtime's goroutine before the call starts (the client accounts
-	// for every call this way: see Event.End).
+	// for every call this way: see Event).
 	admitted func(ToolCall)
 }
 

@@ -35,7 +35,7 @@ func (l *scopeLists) plainRun() runScope {
 func (l *scopeLists) fetchingRun() runScope {
 	l.with.Do(func() {
 		ns := withSDK(toolNames(l.contract))
-		ns[FetchNamespace] = []string{FetchTool}
+		ns[fetchNamespace] = []string{fetchTool}
 		l.withScope = newRunScope(ns)
 	})
 	return l.withScope

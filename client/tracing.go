@@ -10,21 +10,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/callend"
 	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/spanattr"
 )
-
-// TracerName is the instrumentation scope of the spans codemode records
-// (RunOptions.TracerProvider, and the layers built on the client): a run's
-// "codemode.execution" span (attributes codemode.execution.id,
-// codemode.driver, codemode.outcome, codemode.error.name) and a span per
-// tool call named "execute_tool {namespace.tool}" after OpenTelemetry's
-// GenAI conventions
-// (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
-// with gen_ai.tool.name, codemode.tool.seq, codemode.tool.end (how it
-// ended: a CallEnd) and, when a schema check failed, codemode.validation
-// (input or output).
-const TracerName = "github.com/codemode-go/codemode"
 
 // runTrace records one run's spans; a nil *runTrace records nothing.
 type runTrace struct {
@@ -47,7 +36,7 @@ func startRun(ctx context.Context, tp trace.TracerProvider, execID string, rt Ex
 	if tp == nil {
 		return ctx, nil
 	}
-	t := tp.Tracer(TracerName)
+	t := tp.Tracer(spanattr.Scope)
 	ctx, span := t.Start(ctx, "codemode.execution", trace.WithAttributes(
 		spanattr.ExecutionID.String(execID), spanattr.Driver.String(driverName(rt.Description()))))
 	return ctx, &runTrace{tracer: t, span: span}
@@ -105,19 +94,19 @@ func endTool(span trace.Span, err error) {
 	if span == nil {
 		return
 	}
-	end := CallCompleted
+	end := callend.Completed
 	switch _, halted := asHalt(err); {
 	case halted:
-		end = CallHalted
+		end = callend.Halted
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		end = CallCancelled
+		end = callend.Cancelled
 	case err != nil:
-		end = CallFailed
+		end = callend.Failed
 	}
-	span.SetAttributes(spanattr.ToolEnd.String(string(end)))
+	span.SetAttributes(spanattr.ToolEnd.String(end))
 	if err != nil {
-		var tv *contract.ToolValidationError
-		if errors.As(err, &tv) {
+		var tv *contract.ValidationError
+		if errors.As(err, &tv) && tv.Tool != "" {
 			span.SetAttributes(spanattr.Validation.String(tv.Phase), attribute.String("error.type", string(errname.ToolValidation)))
 		} else {
 			span.SetAttributes(attribute.String("error.type", "tool_error"))

@@ -41,7 +41,10 @@ func TestTracingRecordsTheRunItsToolCallsAndValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.NewWithInput(input, double, fail)
+	c, err := contract.New(double, fail)
+	if err == nil {
+		c, err = c.WithInput(input)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,14 +73,14 @@ func TestForeignSchemaThatDoesNotCompileDegradesOnFirstUse(t *testing.T) {
 		t.Fatalf("good tool degraded: %v", err)
 	}
 	_, err = good.Call(context.Background(), json.RawMessage(`{"owner":"o","repo":"r","title":"t","head":"h"}`))
-	var ve *contract.ToolValidationError
+	var ve *contract.ValidationError
 	if !asValidation(err, &ve) || !strings.Contains(strings.Join(ve.Lines, "\n"), "base") {
 		t.Fatalf("missing base: %v, want a validation error naming it", err)
 	}
 }
 
-func asValidation(err error, target **contract.ToolValidationError) bool {
-	v, ok := err.(*contract.ToolValidationError)
+func asValidation(err error, target **contract.ValidationError) bool {
+	v, ok := err.(*contract.ValidationError)
 	*target = v
 	return ok
 }

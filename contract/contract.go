@@ -24,7 +24,7 @@ type Contract struct {
 	surface    typegen.Surface
 	decls      func() string                       // printed on first use
 	checker    func() *typegen.CheckerDeclarations // printed on first use
-	digest     func() string                       // computed on first use
+	digest     func() string                       // surfaceDigest, computed on first use
 }
 
 // Namespace is a group of tools under one scope property of the program:
@@ -57,17 +57,6 @@ func New(tools ...*Tool) (*Contract, error) {
 	return build(nil, []Namespace{{Name: DefaultNamespace, Tools: tools}})
 }
 
-// NewWithInput builds an input-bearing contract whose tools are all in the
-// codemode namespace: programs receive {input, codemode, console, result},
-// and every run must supply input that the schema accepts. input must not be
-// nil.
-func NewWithInput(input *Schema, tools ...*Tool) (*Contract, error) {
-	if input == nil {
-		return nil, fmt.Errorf("contract: NewWithInput needs an input schema; use New for an inputless contract")
-	}
-	return build(input, []Namespace{{Name: DefaultNamespace, Tools: tools}})
-}
-
 // NewNamespaced builds an inputless contract with the given namespaces, in
 // order: programs receive one scope property per namespace beside console
 // and result. It returns an error for a namespace name that is not an
@@ -77,20 +66,23 @@ func NewNamespaced(namespaces ...Namespace) (*Contract, error) {
 	return build(nil, namespaces)
 }
 
-// NewNamespacedWithInput is NewNamespaced for an input-bearing contract.
-// input must not be nil.
-func NewNamespacedWithInput(input *Schema, namespaces ...Namespace) (*Contract, error) {
+// WithInput returns an input-bearing copy of c: the same namespaces and
+// tools, and programs also receive input, which every run must supply and
+// the schema must accept (`c, err = c.WithInput(schema)`). c is unchanged.
+// It fails when input is nil (New and NewNamespaced build an inputless
+// contract) or when the declaration printer cannot express the schema.
+func (c *Contract) WithInput(input *Schema) (*Contract, error) {
 	if input == nil {
-		return nil, fmt.Errorf("contract: NewNamespacedWithInput needs an input schema; use NewNamespaced for an inputless contract")
+		return nil, fmt.Errorf("contract: WithInput needs an input schema; New and NewNamespaced build an inputless contract")
 	}
-	return build(input, namespaces)
+	return build(input, c.namespaces)
 }
 
 func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 	c := &Contract{input: input, byName: map[string]map[string]*Tool{}}
 	s := typegen.Surface{SDK: true}
 	if input != nil {
-		s.InputSchema = input.JSON()
+		s.InputSchema = input.raw
 	}
 	for _, n := range namespaces {
 		switch {
@@ -202,9 +194,9 @@ func (c *Contract) TypeDefinitions() string { return c.decls() }
 // ValidateInput checks program input against the input schema and returns it
 // as JSON text. A value other than json.RawMessage is encoded as NewTool
 // encodes a tool's output (a nil slice as [], a nil map as {}; see
-// SchemaFor). It returns an *InputValidationError when the value breaks the
-// schema or cannot be encoded as JSON, and an error for an inputless
-// contract.
+// SchemaFor). It returns a *ValidationError (Phase "input", Tool "") when
+// the value breaks the schema or cannot be encoded as JSON, and an error
+// for an inputless contract.
 func (c *Contract) ValidateInput(value any) (json.RawMessage, error) {
 	if c.input == nil {
 		return nil, fmt.Errorf("contract: this contract is inputless; a run takes no input")
@@ -214,30 +206,14 @@ func (c *Contract) ValidateInput(value any) (json.RawMessage, error) {
 		var err error
 		raw, err = encodeGo(value)
 		if err != nil {
-			return nil, &InputValidationError{Lines: []string{"/: not encodable as JSON: " + err.Error()}}
+			return nil, &ValidationError{Phase: "input", Lines: []string{"/: not encodable as JSON: " + err.Error()}}
 		}
 	}
 	if err := c.input.Validate(raw); err != nil {
-		if v, ok := err.(*SchemaViolation); ok {
-			return nil, &InputValidationError{Lines: v.Lines}
+		if v, ok := err.(*ValidationError); ok {
+			return nil, &ValidationError{Phase: "input", Lines: v.Lines}
 		}
-		return nil, &InputValidationError{Lines: []string{"/: " + err.Error()}}
+		return nil, &ValidationError{Phase: "input", Lines: []string{"/: " + err.Error()}}
 	}
 	return raw, nil
-}
-
-// InputValidationError is program input that broke the input schema: an
-// embedder failure, reported before anything runs.
-type InputValidationError struct {
-	Lines []string // "JSON-pointer: message" per failure
-}
-
-// Error formats the failures as "program input validation failed:" followed
-// by one indented line per failure.
-func (e *InputValidationError) Error() string {
-	s := "program input validation failed:"
-	for _, l := range e.Lines {
-		s += "\n  " + l
-	}
-	return s
 }

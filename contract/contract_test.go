@@ -66,8 +66,8 @@ func TestNewRejectsDuplicateToolNames(t *testing.T) {
 			if _, err := contract.New(tc.tools...); err == nil || !strings.Contains(err.Error(), "two tools are named "+name) {
 				t.Errorf("New: err = %v, want a duplicate-name error naming %s", err, name)
 			}
-			if _, err := contract.NewWithInput(weatherInputSchema(t), tc.tools...); err == nil || !strings.Contains(err.Error(), "two tools are named "+name) {
-				t.Errorf("NewWithInput: err = %v, want a duplicate-name error naming %s", err, name)
+			if _, err := withInput(weatherInputSchema(t), tc.tools...); err == nil || !strings.Contains(err.Error(), "two tools are named "+name) {
+				t.Errorf("withInput: err = %v, want a duplicate-name error naming %s", err, name)
 			}
 		})
 	}
@@ -77,21 +77,57 @@ func TestNewRejectsNilTools(t *testing.T) {
 	if _, err := contract.New(rawTool(t, "alpha"), nil); err == nil || !strings.Contains(err.Error(), "tool 1 is nil") {
 		t.Errorf("New(tool, nil): err = %v, want tool 1 named as nil", err)
 	}
-	if _, err := contract.NewWithInput(weatherInputSchema(t), nil); err == nil || !strings.Contains(err.Error(), "tool 0 is nil") {
-		t.Errorf("NewWithInput(schema, nil): err = %v, want tool 0 named as nil", err)
+	if _, err := withInput(weatherInputSchema(t), nil); err == nil || !strings.Contains(err.Error(), "tool 0 is nil") {
+		t.Errorf("withInput(schema, nil): err = %v, want tool 0 named as nil", err)
 	}
 }
 
-func TestNewWithInputRejectsNilSchema(t *testing.T) {
+func TestWithInputRejectsNilSchema(t *testing.T) {
 	for _, tools := range [][]*contract.Tool{nil, {rawTool(t, "alpha")}} {
-		c, err := contract.NewWithInput(nil, tools...)
+		inputless, err := contract.New(tools...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := inputless.WithInput(nil)
 		if err == nil || c != nil {
-			t.Errorf("NewWithInput(nil, %d tools) = %v, %v; want an error", len(tools), c, err)
+			t.Errorf("WithInput(nil) on %d tools = %v, %v; want an error", len(tools), c, err)
 			continue
 		}
-		if !strings.Contains(err.Error(), "use New") {
+		if !strings.Contains(err.Error(), "New and NewNamespaced build an inputless contract") {
 			t.Errorf("err = %v, want it to point at New", err)
 		}
+	}
+}
+
+// withInput builds an input-bearing contract of tools in the codemode
+// namespace: New, then WithInput.
+func withInput(in *contract.Schema, tools ...*contract.Tool) (*contract.Contract, error) {
+	c, err := contract.New(tools...)
+	if err != nil {
+		return nil, err
+	}
+	return c.WithInput(in)
+}
+
+// WithInput returns a copy: the contract it was called on stays inputless.
+func TestWithInputLeavesTheContractUnchanged(t *testing.T) {
+	inputless, err := contract.NewNamespaced(contract.Namespace{Name: "svc", Tools: []*contract.Tool{rawTool(t, "alpha")}, Instructions: "A service."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bearing, err := inputless.WithInput(weatherInputSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inputless.HasInput() || !bearing.HasInput() {
+		t.Fatalf("HasInput: %v on the original, %v on the copy; want false, true", inputless.HasInput(), bearing.HasInput())
+	}
+	if strings.Contains(inputless.TypeDefinitions(), "readonly input:") || !strings.Contains(bearing.TypeDefinitions(), "readonly input:") {
+		t.Fatalf("declarations: the original's or the copy's input is wrong:\n%s\n---\n%s", inputless.TypeDefinitions(), bearing.TypeDefinitions())
+	}
+	ns := bearing.Namespaces()
+	if len(ns) != 1 || ns[0].Name != "svc" || ns[0].Instructions != "A service." || bearing.Tool("svc", "alpha") == nil {
+		t.Fatalf("the copy's namespaces: %+v", ns)
 	}
 }
 
@@ -127,7 +163,7 @@ func TestNewReportsUnprintableSchemas(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return contract.NewWithInput(s)
+			return withInput(s)
 		}, "input#/$defs/github.com.codemode-go.codemode.contract_test.openExtended", "additionalProperties"},
 		{"open raw schema", func() (*contract.Contract, error) {
 			tool, err := contract.NewRawTool("open", "Open object.", json.RawMessage(`{"type":"object"}`), json.RawMessage(`{"type":"string"}`),
@@ -177,7 +213,7 @@ func TestTypeDefinitionsPrintConstAsLiteral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.NewWithInput(weatherInputSchema(t), tool)
+	c, err := withInput(weatherInputSchema(t), tool)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +295,7 @@ func TestContractAccessors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bearing, err := contract.NewWithInput(in, beta, weather)
+	bearing, err := withInput(in, beta, weather)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,9 +376,9 @@ func TestValidateInputRejectsInputlessContracts(t *testing.T) {
 			t.Errorf("ValidateInput(%v) = %s, %v; want an error", value, raw, err)
 			continue
 		}
-		var iv *contract.InputValidationError
+		var iv *contract.ValidationError
 		if errors.As(err, &iv) {
-			t.Errorf("ValidateInput(%v) = %v; an inputless contract is a usage error, not an *InputValidationError", value, err)
+			t.Errorf("ValidateInput(%v) = %v; an inputless contract is a usage error, not a *ValidationError", value, err)
 		}
 		if !strings.Contains(err.Error(), "inputless") {
 			t.Errorf("ValidateInput(%v) = %v, want it to say the contract is inputless", value, err)
@@ -351,7 +387,7 @@ func TestValidateInputRejectsInputlessContracts(t *testing.T) {
 }
 
 func TestValidateInputReportsViolations(t *testing.T) {
-	c, err := contract.NewWithInput(weatherInputSchema(t))
+	c, err := withInput(weatherInputSchema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,9 +414,9 @@ func TestValidateInputReportsViolations(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			raw, err := c.ValidateInput(tc.value)
-			var iv *contract.InputValidationError
+			var iv *contract.ValidationError
 			if !errors.As(err, &iv) {
-				t.Fatalf("ValidateInput = %s, %v; want an *InputValidationError", raw, err)
+				t.Fatalf("ValidateInput = %s, %v; want a *ValidationError", raw, err)
 			}
 			if raw != nil {
 				t.Errorf("raw = %s, want nil", raw)
@@ -400,7 +436,7 @@ type failingMarshaler struct{}
 func (failingMarshaler) MarshalJSON() ([]byte, error) { return nil, errors.New("cannot encode") }
 
 func TestValidateInputReturnsJSON(t *testing.T) {
-	c, err := contract.NewWithInput(weatherInputSchema(t))
+	c, err := withInput(weatherInputSchema(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -368,7 +368,7 @@ func TestHandlerBugReachesTheEmbedder(t *testing.T) {
 	if got, _ := out.ValueText(); got != string(errname.ToolValidation) {
 		t.Errorf("the program saw %q, want %s", got, errname.ToolValidation)
 	}
-	var tv *contract.ToolValidationError
+	var tv *contract.ValidationError
 	if len(failed) != 1 || !errors.As(failed[0], &tv) || tv.Phase != "output" || len(tv.Lines) != 1 || tv.Lines[0] != "/0: got null, want object" {
 		t.Errorf("telemetry got %v, want one output ToolValidationError at /0", failed)
 	}

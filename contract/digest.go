@@ -13,25 +13,16 @@ import (
 // changes it, so that digests of two encodings never meet.
 const digestPrefix = "codemode contract digest 1\n"
 
-// Digest returns a stable hash of the contract's catalogue: "sha256:"
+// surfaceDigest is a stable hash of a contract's catalogue: "sha256:"
 // followed by 64 lowercase hex digits, over the input schema, the
 // namespaces in order with their Definitions, and every tool's name,
-// description, schemas, annotations and kind (strict or foreign). Two contracts built from the same
-// catalogue, in any process, have the same digest; a change to anything a
-// program or the agent can see changes it. A runner, host or cache that
-// keeps something per catalogue (declarations, a checker, a compiled
-// program) keys it by the digest to notice a changed catalogue.
+// description, schemas, annotations and kind (strict or foreign). Two
+// contracts built from the same catalogue, in any process, have the same
+// digest; a change to anything a program or the agent can see changes it.
+// Handlers are not part of it; schema texts are hashed in compact JSON
+// form (whitespace does not count, key order does).
 //
-// # Notes
-//   - Handlers are not part of it: two contracts with the same catalogue
-//     and different Go functions behind it have the same digest.
-//   - Schema texts are hashed in compact JSON form: whitespace does not
-//     count, key order does.
-//   - It is computed on the first call (one pass over the catalogue) and
-//     kept.
-func (c *Contract) Digest() string { return c.digest() }
-
-// surfaceDigest hashes the surface's JSON encoding (typegen.Surface and
+// It hashes the surface's JSON encoding (typegen.Surface and
 // what it holds have stable field tags; encoding/json sorts map keys).
 // Schema texts are compacted first; a text that is not JSON (a declared
 // tool's declaration is printed leniently and never parsed before) is

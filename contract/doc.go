@@ -2,8 +2,9 @@
 // (https://github.com/torkbot/code-mode#program-contract): the tools a program may call, each with a name, a
 // non-empty description, input and output JSON Schemas and a handler, and,
 // for an input-bearing contract, the schema of the program's input. The two
-// forms are explicit: [New] builds an inputless contract and [NewWithInput]
-// an input-bearing one; there is no optional fallback between them.
+// forms are explicit: [New] builds an inputless contract and
+// [Contract.WithInput] an input-bearing copy of it; there is no optional
+// fallback between them.
 //
 // Schemas come from Go types ([SchemaFor], [NewTool]) or from raw JSON
 // Schema ([NewSchema], [NewRawTool]). Every value crossing the host boundary

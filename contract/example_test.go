@@ -51,7 +51,7 @@ func ExampleNewTool() {
 	out, err := forecast.Call(context.Background(), json.RawMessage(`{"city":"Lyon","days":2}`))
 	fmt.Println(string(out), err)
 	_, err = forecast.Call(context.Background(), json.RawMessage(`{"city":"Lyon","days":9}`))
-	var tv *contract.ToolValidationError
+	var tv *contract.ValidationError
 	if errors.As(err, &tv) {
 		fmt.Println(tv.Phase, strings.Join(tv.Lines, "; "))
 	}
@@ -99,7 +99,7 @@ type OrderStatus struct {
 	Status string `json:"status" jsonschema:"enum=pending,enum=shipped"`
 }
 
-func ExampleNewWithInput() {
+func ExampleContract_WithInput() {
 	input, err := contract.SchemaFor[OrderPlaced]()
 	if err != nil {
 		log.Fatal(err)
@@ -111,7 +111,11 @@ func ExampleNewWithInput() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c, err := contract.NewWithInput(input, status)
+	c, err := contract.New(status)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err = c.WithInput(input) // programs also receive input
 	if err != nil {
 		log.Fatal(err)
 	}

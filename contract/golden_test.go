@@ -34,7 +34,7 @@ func weatherContract(t *testing.T) *contract.Contract {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.NewWithInput(input, getWeather, area)
+	c, err := withInput(input, getWeather, area)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,11 @@ func TestNamespacedContractErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := contract.NewNamespacedWithInput(nil); err == nil {
-		t.Fatal("NewNamespacedWithInput accepted a nil input schema")
+	inputless, err := contract.NewNamespaced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inputless.WithInput(nil); err == nil {
+		t.Fatal("WithInput accepted a nil input schema")
 	}
 }

@@ -261,7 +261,7 @@ func TestProgramInputTakesRecursiveTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.NewWithInput(s)
+	c, err := withInput(s)
 	if err != nil {
 		t.Fatal(err)
 	}

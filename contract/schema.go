@@ -146,11 +146,9 @@ func SchemaFor[T any]() (*Schema, error) {
 	return out, nil
 }
 
-// JSON returns the schema text. Callers must not modify it.
-func (s *Schema) JSON() json.RawMessage { return s.raw }
-
 // Validate checks a JSON value against the schema. It returns nil, a
-// *SchemaViolation listing each failure as "JSON-pointer: message", or an
+// *ValidationError (Tool and Phase empty) listing each failure as
+// "JSON-pointer: message", or an
 // error when value is not JSON.
 func (s *Schema) Validate(value json.RawMessage) error {
 	if s.acceptsAll {
@@ -184,17 +182,40 @@ func (s *Schema) Validate(value json.RawMessage) error {
 	if !ok {
 		return err
 	}
-	return &SchemaViolation{Lines: violationLines(ve)}
+	return &ValidationError{Lines: violationLines(ve)}
 }
 
-// SchemaViolation is a value that broke a schema: one line per failure,
-// each "JSON-pointer: message" with "/" for the root.
-type SchemaViolation struct {
+// ValidationError is a value that broke a schema: one line per failure,
+// each "JSON-pointer: message" with "/" for the root. Tool and Phase say
+// whose schema it broke:
+//   - a tool's input or output: Tool is the tool's name and Phase "input"
+//     or "output" (Tool.Call, CheckInput, CheckOutput). The program sees
+//     the rejected call as an error named ToolValidationError.
+//   - the program input (Contract.ValidateInput, and a run's input, checked
+//     before anything runs): Tool is "" and Phase "input".
+//   - a schema alone (Schema.Validate): both are "".
+type ValidationError struct {
+	Tool  string   // tool name; "" for the program input or a schema alone
+	Phase string   // "input" or "output"; "" for a schema alone
 	Lines []string // "JSON-pointer: message" per failure
 }
 
-// Error returns the failure lines joined by newlines.
-func (v *SchemaViolation) Error() string { return strings.Join(v.Lines, "\n") }
+// Error formats the failures, one per line: after "<tool> <phase>
+// validation failed:" for a tool, after "program input validation failed:"
+// for the program input, each indented by two spaces; alone for a schema.
+func (e *ValidationError) Error() string {
+	switch {
+	case e.Tool != "":
+		return fmt.Sprintf("%s %s validation failed:\n  %s", e.Tool, e.Phase, strings.Join(e.Lines, "\n  "))
+	case e.Phase != "":
+		s := "program input validation failed:"
+		for _, l := range e.Lines {
+			s += "\n  " + l
+		}
+		return s
+	}
+	return strings.Join(e.Lines, "\n")
+}
 
 // violationPrinter renders the validator's error messages.
 var violationPrinter = message.NewPrinter(language.English)

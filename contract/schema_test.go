@@ -213,7 +213,7 @@ func TestSchemaForConstRecipe(t *testing.T) {
 		t.Errorf("the const value is rejected: %v", err)
 	}
 	err = s.Validate(json.RawMessage(`{"type":"weather.cancelled","location":"Paris"}`))
-	var v *contract.SchemaViolation
+	var v *contract.ValidationError
 	if !errors.As(err, &v) || len(v.Lines) != 1 || !strings.HasPrefix(v.Lines[0], "/type: ") {
 		t.Errorf("another value: err = %v, want one violation at /type", err)
 	}
@@ -593,9 +593,9 @@ func TestSchemaValidateReportsPointers(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			err := s.Validate(json.RawMessage(tc.value))
-			var v *contract.SchemaViolation
+			var v *contract.ValidationError
 			if !errors.As(err, &v) {
-				t.Fatalf("Validate(%s) = %v, want a *SchemaViolation", tc.value, err)
+				t.Fatalf("Validate(%s) = %v, want a *ValidationError", tc.value, err)
 			}
 			if len(v.Lines) != len(tc.want) {
 				t.Fatalf("Lines = %q, want %d lines", v.Lines, len(tc.want))
@@ -617,9 +617,9 @@ func TestSchemaValidateReportsPointers(t *testing.T) {
 
 func TestSchemaValidateOneOfListsBranches(t *testing.T) {
 	s := mustSchema(t, `{"oneOf":[{"type":"string"},{"type":"object","properties":{"k":{"const":"a"}},"required":["k"]}]}`)
-	var v *contract.SchemaViolation
+	var v *contract.ValidationError
 	if err := s.Validate(json.RawMessage(`{"p":1}`)); !errors.As(err, &v) {
-		t.Fatalf("err = %v, want a *SchemaViolation", err)
+		t.Fatalf("err = %v, want a *ValidationError", err)
 	}
 	want := []string{"/: 'oneOf' failed, none matched", "/: got object, want string", "/: missing property 'k'"}
 	if !reflect.DeepEqual(v.Lines, want) {
@@ -629,9 +629,9 @@ func TestSchemaValidateOneOfListsBranches(t *testing.T) {
 
 func TestSchemaValidateTruncatesLongReports(t *testing.T) {
 	s := mustSchema(t, `{"type":"array","items":{"type":"string"}}`)
-	var v *contract.SchemaViolation
+	var v *contract.ValidationError
 	if err := s.Validate(json.RawMessage(`[` + strings.Repeat(`1,`, 29) + `1]`)); !errors.As(err, &v) {
-		t.Fatalf("err = %v, want a *SchemaViolation", err)
+		t.Fatalf("err = %v, want a *ValidationError", err)
 	}
 	if len(v.Lines) != 21 || v.Lines[20] != "… and 10 more" {
 		t.Fatalf("got %d lines ending %q, want 20 and a count of the rest", len(v.Lines), v.Lines[len(v.Lines)-1])
@@ -655,9 +655,9 @@ func TestSchemaValidateReportIsStable(t *testing.T) {
 	value := json.RawMessage(`{"f":1,"e":2,"d":3,"c":4,"b":5,"a":6,"g":[1,"x",2,"y",3,4,5,6,7,8,9,10]}`)
 	var first []string
 	for i := range 50 {
-		var v *contract.SchemaViolation
+		var v *contract.ValidationError
 		if err := s.Validate(value); !errors.As(err, &v) {
-			t.Fatalf("err = %v, want a *SchemaViolation", err)
+			t.Fatalf("err = %v, want a *ValidationError", err)
 		}
 		if i == 0 {
 			first = v.Lines
@@ -682,9 +682,9 @@ func TestSchemaValidateRejectsNonJSON(t *testing.T) {
 	s := mustSchema(t, `{}`)
 	for _, value := range []string{``, `{`, `nope`, `1 2`, `{"a":1}x`} {
 		err := s.Validate(json.RawMessage(value))
-		var v *contract.SchemaViolation
+		var v *contract.ValidationError
 		if err == nil || errors.As(err, &v) || !strings.Contains(err.Error(), "not JSON") {
-			t.Errorf("Validate(%q) = %v, want a not-JSON error that is no *SchemaViolation", value, err)
+			t.Errorf("Validate(%q) = %v, want a not-JSON error that is no *ValidationError", value, err)
 		}
 	}
 }

@@ -18,8 +18,8 @@ func TestContractRefusesSDKNames(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			builds := map[string]func() (*contract.Contract, error){
 				"New": func() (*contract.Contract, error) { return contract.New(rawTool(t, name)) },
-				"NewWithInput": func() (*contract.Contract, error) {
-					return contract.NewWithInput(weatherInputSchema(t), rawTool(t, name))
+				"WithInput": func() (*contract.Contract, error) {
+					return withInput(weatherInputSchema(t), rawTool(t, name))
 				},
 				"NewNamespaced": func() (*contract.Contract, error) {
 					return contract.NewNamespaced(contract.Namespace{Name: "codemode", Tools: []*contract.Tool{rawTool(t, name)}})

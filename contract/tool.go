@@ -85,22 +85,16 @@ func (t *Tool) Name() string { return t.name }
 // Description returns the tool's description (the JSDoc in declarations).
 func (t *Tool) Description() string { return t.description }
 
-// InputSchema returns the schema the tool's input must satisfy.
-func (t *Tool) InputSchema() *Schema { return t.input }
-
 // InputDeclaration returns the JSON Schema text the tool's input is
-// declared with: InputSchema's text, or for a foreign or declared tool the
-// text its declaration is printed from (which the host may not validate
-// against). Callers must not modify it.
+// declared with: its input schema's text, or for a foreign or declared
+// tool the text its declaration is printed from (which the host may not
+// validate against). Callers must not modify it.
 func (t *Tool) InputDeclaration() json.RawMessage {
 	if t.foreign {
 		return t.inputDecl
 	}
-	return t.input.JSON()
+	return t.input.raw
 }
-
-// OutputSchema returns the schema the tool's output must satisfy.
-func (t *Tool) OutputSchema() *Schema { return t.output }
 
 // NewTool defines a tool from Go types: the input and output schemas are
 // reflected from In and Out (see SchemaFor), the validated input is decoded
@@ -120,7 +114,7 @@ func (t *Tool) OutputSchema() *Schema { return t.output }
 // handler may answer nil for "not found"). A pointer element of a slice
 // or value of a map is declared T: a handler that puts a nil one there,
 // or returns any value its own type's schema refuses, has a bug, and the
-// call fails with a ToolValidationError of phase
+// call fails with a ValidationError of phase
 // "output" naming the JSON pointer of each fault, which the client's
 // telemetry reports to the embedder (an EventToolCallFailed event) as it
 // rejects the call in the program.
@@ -313,10 +307,10 @@ func acceptAllSchema() *Schema { return lazySchema(acceptAll) }
 // NewDeclaredTool defines a foreign tool whose values the host does not
 // validate against a JSON Schema: the handler checks its own input (an
 // OpenAPI connector validates parameters and bodies against the
-// description) and reports a bad one as a *ToolValidationError, which
-// programs see as a ToolValidationError. inputDecl and outputDecl are only
-// printed, leniently, as for NewForeignTool (nil input: an open object; nil
-// output: any), with their fragment references resolved in the
+// description) and reports a bad one as a *ValidationError (its Tool and
+// Phase set), which programs see as a ToolValidationError. inputDecl and
+// outputDecl are only printed, leniently, as for NewForeignTool (nil
+// input: an open object; nil output: any), with their fragment references resolved in the
 // namespace's Definitions (see Namespace.Definitions): a document's shared
 // schemas are declared once instead of being copied into every tool. It
 // returns an error for an invalid name, an empty description or a nil
@@ -415,7 +409,7 @@ func CheckToolName(name string) error {
 }
 
 // Call validates input, runs the handler and validates its output. It
-// returns a *ToolValidationError when either check fails (the handler does
+// returns a *ValidationError when either check fails (the handler does
 // not run on bad input) and the handler's own error otherwise.
 func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	if err := t.CheckInput(input); err != nil {
@@ -424,7 +418,7 @@ func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage
 	return t.invoke(ctx, input)
 }
 
-// CheckInput validates a call's input, returning a *ToolValidationError when
+// CheckInput validates a call's input, returning a *ValidationError when
 // it breaks the input schema.
 func (t *Tool) CheckInput(input json.RawMessage) error {
 	if err := t.input.Validate(input); err != nil {
@@ -434,7 +428,7 @@ func (t *Tool) CheckInput(input json.RawMessage) error {
 }
 
 // invoke runs the handler on input that CheckInput accepted and validates
-// the output, returning a *ToolValidationError when it breaks the output
+// the output, returning a *ValidationError when it breaks the output
 // schema and the handler's own error otherwise.
 func (t *Tool) invoke(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	out, err := t.handler(ctx, input)
@@ -454,7 +448,7 @@ func (t *Tool) Handle(ctx context.Context, input json.RawMessage) (json.RawMessa
 	return t.handler(ctx, input)
 }
 
-// CheckOutput validates a call's output, returning a *ToolValidationError
+// CheckOutput validates a call's output, returning a *ValidationError
 // when it breaks the output schema.
 func (t *Tool) CheckOutput(output json.RawMessage) error {
 	if err := t.output.Validate(output); err != nil {
@@ -463,27 +457,12 @@ func (t *Tool) CheckOutput(output json.RawMessage) error {
 	return nil
 }
 
-func validationError(tool, phase string, err error) *ToolValidationError {
-	var v *SchemaViolation
+func validationError(tool, phase string, err error) *ValidationError {
+	var v *ValidationError
 	if errors.As(err, &v) {
-		return &ToolValidationError{Tool: tool, Phase: phase, Lines: v.Lines}
+		return &ValidationError{Tool: tool, Phase: phase, Lines: v.Lines}
 	}
-	return &ToolValidationError{Tool: tool, Phase: phase, Lines: []string{"/: " + err.Error()}}
-}
-
-// ToolValidationError is a tool input or output that broke its schema. The
-// program sees it as a rejected call whose error name is
-// ToolValidationError.
-type ToolValidationError struct {
-	Tool  string   // tool name
-	Phase string   // "input" or "output"
-	Lines []string // "JSON-pointer: message" per failure
-}
-
-// Error formats the failures as "<tool> <phase> validation failed:"
-// followed by one indented line per failure.
-func (e *ToolValidationError) Error() string {
-	return fmt.Sprintf("%s %s validation failed:\n  %s", e.Tool, e.Phase, strings.Join(e.Lines, "\n  "))
+	return &ValidationError{Tool: tool, Phase: phase, Lines: []string{"/: " + err.Error()}}
 }
 
 // decl is the tool's entry in the declaration surface: a tool that needs
@@ -499,5 +478,5 @@ func (t *Tool) decl() typegen.ToolDecl {
 	if t.foreign {
 		return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true, Annotations: t.annotations}
 	}
-	return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.input.JSON(), OutputSchema: t.output.JSON(), Annotations: t.annotations}
+	return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.input.raw, OutputSchema: t.output.raw, Annotations: t.annotations}
 }

@@ -64,9 +64,9 @@ func TestToolCallRejectsBadInputWithoutRunningTheHandler(t *testing.T) {
 			t.Run(name+"/"+tc.label, func(t *testing.T) {
 				calls.Store(0)
 				out, err := tool.Call(context.Background(), json.RawMessage(tc.input))
-				var tv *contract.ToolValidationError
+				var tv *contract.ValidationError
 				if !errors.As(err, &tv) {
-					t.Fatalf("Call(%s) = %s, %v; want a *ToolValidationError", tc.input, out, err)
+					t.Fatalf("Call(%s) = %s, %v; want a *ValidationError", tc.input, out, err)
 				}
 				if tv.Tool != "add" || tv.Phase != "input" {
 					t.Errorf("Tool, Phase = %q, %q; want add, input", tv.Tool, tv.Phase)
@@ -128,9 +128,9 @@ func TestToolCallPassesHandlerErrorsThrough(t *testing.T) {
 				if !errors.Is(err, handlerErr) {
 					t.Errorf("errors.Is(%v, %v) = false", err, handlerErr)
 				}
-				var tv *contract.ToolValidationError
+				var tv *contract.ValidationError
 				if errors.As(err, &tv) {
-					t.Errorf("a handler error became a *ToolValidationError: %v", err)
+					t.Errorf("a handler error became a *ValidationError: %v", err)
 				}
 				if out != nil {
 					t.Errorf("out = %s, want nil with an error", out)
@@ -210,9 +210,9 @@ func TestToolCallRejectsBadOutput(t *testing.T) {
 			}
 			calls.Store(0)
 			out, err := tool.Call(context.Background(), json.RawMessage(`{"location":"Paris"}`))
-			var tv *contract.ToolValidationError
+			var tv *contract.ValidationError
 			if !errors.As(err, &tv) {
-				t.Fatalf("Call = %s, %v; want a *ToolValidationError", out, err)
+				t.Fatalf("Call = %s, %v; want a *ValidationError", out, err)
 			}
 			if tv.Phase != "output" || tv.Tool != tool.Name() {
 				t.Errorf("Tool, Phase = %q, %q; want %s, output", tv.Tool, tv.Phase, tool.Name())
@@ -291,7 +291,7 @@ func TestTypedToolDecodesUnionInput(t *testing.T) {
 		t.Errorf("handler got %+v, out %s", got, out)
 	}
 	_, err = tool.Call(context.Background(), json.RawMessage(`{"kind":"circle","side":3}`))
-	var tv *contract.ToolValidationError
+	var tv *contract.ValidationError
 	if !errors.As(err, &tv) || tv.Phase != "input" {
 		t.Errorf("a circle with a side: err = %v, want an input failure", err)
 	}
@@ -386,11 +386,22 @@ func TestToolCallIsSafeForConcurrentUse(t *testing.T) {
 	}
 }
 
-func TestToolValidationErrorFormat(t *testing.T) {
-	e := &contract.ToolValidationError{Tool: "getWeather", Phase: "input", Lines: []string{"/location: got number, want string", "/: missing property 'units'"}}
-	want := "getWeather input validation failed:\n  /location: got number, want string\n  /: missing property 'units'"
-	if e.Error() != want {
-		t.Errorf("Error() = %q, want %q", e.Error(), want)
+// TestValidationErrorFormat: a tool's, the program input's and a bare
+// schema's failures read as they did as three types.
+func TestValidationErrorFormat(t *testing.T) {
+	lines := []string{"/location: got number, want string", "/: missing property 'units'"}
+	for _, tc := range []struct {
+		tool, phase, want string
+	}{
+		{"getWeather", "input", "getWeather input validation failed:\n  /location: got number, want string\n  /: missing property 'units'"},
+		{"getWeather", "output", "getWeather output validation failed:\n  /location: got number, want string\n  /: missing property 'units'"},
+		{"", "input", "program input validation failed:\n  /location: got number, want string\n  /: missing property 'units'"},
+		{"", "", "/location: got number, want string\n/: missing property 'units'"},
+	} {
+		e := &contract.ValidationError{Tool: tc.tool, Phase: tc.phase, Lines: lines}
+		if e.Error() != tc.want {
+			t.Errorf("%q %q: Error() = %q, want %q", tc.tool, tc.phase, e.Error(), tc.want)
+		}
 	}
 }
 

@@ -53,6 +53,9 @@ func (s *slowService) connector() connector {
 	fail := must(funcTool("fail", "Fails.", func(context.Context, empty) (countOutput, error) {
 		return countOutput{}, errors.New("upstream is down")
 	}))
+	expire := must(funcTool("expire", "Fails with its own timeout.", func(context.Context, empty) (countOutput, error) {
+		return countOutput{}, fmt.Errorf("GET /slow took longer than 1s: %w", context.DeadlineExceeded)
+	}))
 	act := must(funcTool("act", "A write that needs approval.", func(context.Context, empty) (countOutput, error) { return countOutput{N: 2}, nil }))
 	act.RequiresApproval = true
 	slow := must(funcTool("slow", "Runs until its execution ends.", func(ctx context.Context, _ empty) (countOutput, error) {
@@ -77,7 +80,7 @@ func (s *slowService) connector() connector {
 		Execute: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`{"n":"one"}`), nil
 		}}
-	return connector{Name: "svc", Tools: []connectorTool{read, fail, act, slow, started, bad}}
+	return connector{Name: "svc", Tools: []connectorTool{read, fail, expire, act, slow, started, bad}}
 }
 
 func newSlowService() *slowService {
@@ -94,9 +97,9 @@ func ends(e *store.Execution) string {
 }
 
 // Every connector call a pass ran leaves in its journal entry how it ended,
-// the word the client's telemetry gives it (client.Event.End): completed,
-// failed (the tool's error, or an output its schema forbids, though the
-// entry keeps the output), cancelled (the program returned without
+// as the client's telemetry tells it (client.Event), in words: completed,
+// failed (the tool's error, its own timeout included, or an output its
+// schema forbids, though the entry keeps the output), cancelled (the program returned without
 // awaiting it), timeout (in flight at the deadline), halted (in flight
 // when another call stopped the pass). A call that never ran (it awaits
 // approval) has no end yet.
@@ -113,6 +116,8 @@ func TestEntriesRecordHowCallsEnded(t *testing.T) {
 			"1:svc.read=completed", "1:svc.read=applied"},
 		{"failed", `try { await svc.fail({}) } catch {} return 1`, client.Limits{},
 			"1:svc.fail=failed", "1:svc.fail=error"},
+		{"failed with its own timeout", `try { await svc.expire({}) } catch {} return 1`, client.Limits{},
+			"1:svc.expire=failed", "1:svc.expire=error"},
 		{"output against the schema", `try { await svc.bad({}) } catch {} return 1`, client.Limits{},
 			"1:svc.bad=failed", "1:svc.bad=applied"},
 		{"abandoned", `svc.slow({}); await svc.started({}); return 1`, client.Limits{},

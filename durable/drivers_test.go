@@ -13,6 +13,7 @@ import (
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/drivers/remote"
 	"github.com/codemode-go/codemode/internal/nodetest"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // The durable scenarios run on every driver: the shared QuickJS runtime, a
@@ -101,13 +102,13 @@ func remoteExecutor(t testing.TB) client.Executor {
 		b.close = append(b.close, func() { os.RemoveAll(dir) })
 		host := quickjs.New(quickjs.Options{Timeout: 10 * time.Second})
 		b.close = append(b.close, func() { host.Close() })
-		srv, err := remote.NewServer(remote.ServerOptions{Driver: host, Token: remoteToken, HandshakeTimeout: 5 * time.Minute})
+		srv, err := runnerhost.NewServer(runnerhost.ServerOptions{Driver: host, Token: remoteToken, HandshakeTimeout: 5 * time.Minute})
 		if err != nil {
 			b.err = err
 			return
 		}
 		addr := "unix:" + filepath.Join(dir, "runner.sock")
-		l, err := remote.Listen(addr)
+		l, err := runnerhost.Listen(addr)
 		if err != nil {
 			b.err = err
 			return

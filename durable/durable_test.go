@@ -806,7 +806,11 @@ func TestNewRefusesBadContracts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withInput, err := contract.NewWithInput(input)
+	inputless, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withInput, err := inputless.WithInput(input)
 	if err != nil {
 		t.Fatal(err)
 	}

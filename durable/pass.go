@@ -15,6 +15,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/callend"
 )
 
 // Why a pass was halted (client.Halt): the journal's decisions that end a
@@ -88,8 +89,16 @@ type pass struct {
 	// times, and its replay ran out of memory.
 	open map[uint64]stepUse
 	// ends are how the calls of this pass ended, by seq, as the client's
-	// telemetry told it (client.Event.End; mu).
-	ends map[uint64]client.CallEnd
+	// telemetry told it (their terminal events; mu).
+	ends map[uint64]callEnded
+	// halt is the execution's halt (client.Outcome.Halt) once the run
+	// returned, nil before and when it did not halt (mu): a call in flight
+	// then, or the call that halted it, ended halted.
+	halt error
+	// failedAlive are the calls whose handler failed while the execution
+	// went on (mu): their error is their own, failed even when it wraps a
+	// context error (a request's own timeout), not the execution's end.
+	failedAlive map[uint64]bool
 
 	// The pass's journal writes, in order (wmu). A call's result (its
 	// entry executing -> applied) is recorded with the pass's next write,
@@ -152,10 +161,10 @@ func (p *pass) flushLocked(ctx context.Context) error {
 // cancelled, whatever its handler did next), else derived. A result waits
 // for the pass's next write (see pass.results), or is recorded at once
 // when the pass is ending; an error is recorded at once.
-func (p *pass) settle(ctx context.Context, m store.EntryMove, derived client.CallEnd) error {
+func (p *pass) settle(ctx context.Context, m store.EntryMove, derived string) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	m.Update.End = string(p.endOf(m.Seq, derived))
+	m.Update.End = p.endOf(m.Seq, derived)
 	p.ran[m.Seq] = ranCall{state: m.To, end: m.Update.End}
 	p.results = append(p.results, m)
 	if p.ended || m.To != store.EntryApplied {
@@ -177,25 +186,53 @@ func (p *pass) running(seq uint64) {
 	p.wmu.Unlock()
 }
 
-// noteEnd keeps how a call ended, from its terminal telemetry event.
+// callEnded is a call's terminal telemetry event: how it ended in the
+// journal's words (store.Entry.End), and its error.
+type callEnded struct {
+	end string
+	err error
+}
+
+// noteEnd keeps how a call ended, from its terminal telemetry event
+// (client.Event says how to read it).
 func (p *pass) noteEnd(ev client.Event) {
-	if ev.End == "" || (ev.Kind != client.EventToolCallCompleted && ev.Kind != client.EventToolCallFailed) {
-		return
-	}
 	p.mu.Lock()
-	p.ends[ev.Seq] = ev.End
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	var end string
+	switch {
+	case ev.Kind == client.EventToolCallCompleted:
+		end = callend.Completed
+	case ev.Kind != client.EventToolCallFailed:
+		return
+	case p.failedAlive[ev.Seq]:
+		end = callend.Failed
+	case errors.Is(ev.Err, client.ErrRuntimeFailed), errors.Is(ev.Err, client.ErrRuntimeClosed):
+		end = callend.Runtime
+	case errors.Is(ev.Err, context.Canceled):
+		end = callend.Cancelled
+	case errors.Is(ev.Err, context.DeadlineExceeded):
+		end = callend.Timeout
+	default:
+		end = callend.Failed
+	}
+	p.ends[ev.Seq] = callEnded{end: end, err: ev.Err}
 }
 
 // endOf is how the call at seq ended as the telemetry told it, or
-// derived when it has not (yet).
-func (p *pass) endOf(seq uint64, derived client.CallEnd) client.CallEnd {
+// derived when it has not (yet): halted, once the run returned halted, for
+// the call the client abandoned at the halt and for the call whose error
+// was the halt.
+func (p *pass) endOf(seq uint64, derived string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if end, ok := p.ends[seq]; ok {
-		return end
+	e, ok := p.ends[seq]
+	switch {
+	case !ok:
+		return derived
+	case p.halt != nil && (e.end == callend.Cancelled || e.end == callend.Failed && errors.Is(e.err, p.halt)):
+		return callend.Halted
 	}
-	return derived
+	return e.end
 }
 
 // recordEndsLocked writes how each call this pass ran ended where the
@@ -210,7 +247,7 @@ func (p *pass) recordEndsLocked(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	for _, seq := range slices.Sorted(maps.Keys(p.ran)) {
 		c := p.ran[seq]
-		end := string(p.endOf(seq, ""))
+		end := p.endOf(seq, "")
 		if end == "" || end == c.end {
 			continue
 		}
@@ -233,8 +270,14 @@ func (p *pass) flushLater() {
 
 // endWrites records the results waiting and how the pass's calls ended
 // before the pass records its end; a result that arrives later (a call
-// still in flight) is recorded at once.
-func (p *pass) endWrites(ctx context.Context) error {
+// still in flight) is recorded at once. out is the run's outcome (nil when
+// the run failed).
+func (p *pass) endWrites(ctx context.Context, out *client.Outcome) error {
+	if out != nil {
+		p.mu.Lock()
+		p.halt = out.Halt
+		p.mu.Unlock()
+	}
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	p.ended = true
@@ -317,7 +360,7 @@ func (u stepUse) since(call client.ToolCall) (clock int, draws, bytes uint64) {
 
 func (h *Handle) newPass(e *store.Execution) *pass {
 	p := &pass{h: h, id: e.ID, approved: e.Approved, changed: make(chan struct{}), applied: map[uint64]*store.Entry{}, stepEnds: map[uint64]stepEnd{},
-		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}, ends: map[uint64]client.CallEnd{}, ran: map[uint64]ranCall{}}
+		replayed: map[uint64]replayedSeq{}, open: map[uint64]stepUse{}, ends: map[uint64]callEnded{}, failedAlive: map[uint64]bool{}, ran: map[uint64]ranCall{}}
 	for i := range e.Log {
 		l := &e.Log[i]
 		if isProgram(*l) {
@@ -679,12 +722,17 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 	if !record {
 		return out, err
 	}
+	if err != nil && ctx.Err() == nil { // ctx ends with the execution
+		p.mu.Lock()
+		p.failedAlive[call.Seq] = true
+		p.mu.Unlock()
+	}
 	p.h.crash.reached("recorded")
 	at := now()
 	executing := []store.EntryState{store.EntryExecuting}
 	if err != nil {
 		msg := err.Error()
-		if serr := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: store.EntryUpdate{At: at, Error: &msg}}, client.CallFailed); serr != nil {
+		if serr := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: store.EntryUpdate{At: at, Error: &msg}}, callend.Failed); serr != nil {
 			return p.fail(serr)
 		}
 		return nil, err
@@ -696,13 +744,13 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 		}
 		if err := checkDurable("result of "+call.Namespace+"."+call.Tool, out); err != nil {
 			msg := err.Error()
-			_ = p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: store.EntryUpdate{At: at, Error: &msg}}, client.CallHalted)
+			_ = p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: store.EntryUpdate{At: at, Error: &msg}}, callend.Halted)
 			return halt(&endError{msg: msg})
 		}
 		u.Result = out
 	}
 	// Recorded even when the pass has ended meanwhile: the action happened.
-	if err := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryApplied, Update: u}, client.CallCompleted); err != nil {
+	if err := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryApplied, Update: u}, callend.Completed); err != nil {
 		return p.fail(err)
 	}
 	return out, nil

@@ -61,7 +61,7 @@ func (h *Handle) runPassFrom(ctx context.Context, e *store.Execution, taken time
 	if out != nil && len(out.Clock) > len(e.Clock) {
 		end.u.Clock = out.Clock // the values replayed, then the new ones, in order
 	}
-	werr := p.endWrites(ctx)
+	werr := p.endWrites(ctx, out)
 	if lost {
 		// The run goes on in the process that took it over: this pass
 		// records nothing more about it.

@@ -7,7 +7,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/spanattr"
 )
@@ -47,7 +46,7 @@ func (h *Handle) span(ctx context.Context, name, id string, attrs ...attribute.K
 	if id != "" {
 		attrs = append(attrs, spanattr.ExecutionID.String(id))
 	}
-	return h.opts.TracerProvider.Tracer(client.TracerName).Start(ctx, name, trace.WithAttributes(attrs...))
+	return h.opts.TracerProvider.Tracer(spanattr.Scope).Start(ctx, name, trace.WithAttributes(attrs...))
 }
 
 // endSpan ends a journal span with err, if any.

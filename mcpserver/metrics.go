@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/internal/spanattr"
 )
 
 // observeTurns registers the server's gauges with mp (Options.MeterProvider):
@@ -17,7 +17,7 @@ func (s *server) observeTurns(mp metric.MeterProvider) error {
 	if mp == nil {
 		return nil
 	}
-	m := mp.Meter(client.MeterName)
+	m := mp.Meter(spanattr.Scope)
 	running, err := m.Int64ObservableGauge("codemode.mcp.programs.running", metric.WithDescription("Programs of the code tool running now."), metric.WithUnit("{program}"))
 	if err != nil {
 		return fmt.Errorf("mcpserver: metrics: %w", err)

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/coderun"
 	"github.com/codemode-go/codemode/internal/defaults"
@@ -77,8 +76,8 @@ type Options struct {
 	// calls all together, as client.Limits.MaxInFlightBytes caps one
 	// program's (reserved as the memory is taken): without it,
 	// MaxExecutions programs could each hold their own bound. A call that
-	// would pass it fails with a RangeError naming it. Default
-	// client.DefaultMaxInFlightBytes.
+	// would pass it fails with a RangeError naming it. Default 256 MiB, as
+	// for one program.
 	MaxInFlightBytes int64
 	// NoElicitation turns off asking the person through the client. By
 	// default, when the client declared the elicitation capability, the
@@ -214,7 +213,7 @@ type server struct {
 func newServer(opts Options) *server {
 	limit := opts.MaxInFlightBytes
 	if limit <= 0 {
-		limit = client.DefaultMaxInFlightBytes
+		limit = membudget.DefaultLimit
 	}
 	return &server{opts: opts, key: newKey(),
 		turns:    newTurns(turnsOptions{MaxExecutions: opts.MaxExecutions, MaxQueued: opts.MaxQueued, MaxExecutionsPerSession: opts.MaxExecutionsPerSession}),

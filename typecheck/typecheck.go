@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -18,11 +17,12 @@ import (
 
 	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/codemode-go/codemode/internal/typegen"
+	"github.com/codemode-go/codemode/internal/typescript"
 )
 
 // ErrNotInstalled is returned by New when no TypeScript 7 compiler is found.
 // Its message says how to install one.
-var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (looked for .tools/node_modules/.bin/tsc here and in parent folders, $CODEMODE_TSC, and tsc on PATH); install one with: npm install --prefix .tools typescript@7.0.2, or point CODEMODE_TSC at one")
+var ErrNotInstalled = typescript.ErrNotInstalled
 
 // File is one declaration file of the virtual project.
 //
@@ -82,8 +82,10 @@ const (
 
 // Options configures a Checker.
 type Options struct {
-	// Tsc is the TypeScript 7 compiler executable. Empty: FindTsc from the
-	// working directory.
+	// Tsc is the TypeScript 7 compiler executable. Empty: New looks for the
+	// project-local compiler (.tools/node_modules/.bin/tsc in the working
+	// directory or a parent), then $CODEMODE_TSC, then tsc on PATH, and
+	// uses the first that is TypeScript 7.
 	Tsc string
 	// ImportDir, when set, is an absolute folder whose TypeScript files
 	// (*.ts, including *.d.ts) join every project, so that programs may
@@ -93,65 +95,6 @@ type Options struct {
 	// TS2307 "Cannot find module" naming the specifier as the program wrote
 	// it, and the file is never read.
 	ImportDir string
-}
-
-// FindTsc looks for the project-local compiler (.tools/node_modules/.bin/tsc
-// in dir or a parent), then $CODEMODE_TSC, then tsc on PATH, and returns
-// an error wrapping ErrNotInstalled when none is TypeScript 7 (saying why
-// $CODEMODE_TSC, when set, was not used).
-func FindTsc(dir string) (string, error) {
-	var candidates []string
-	for d := dir; ; d = filepath.Dir(d) {
-		candidates = append(candidates, filepath.Join(d, ".tools", "node_modules", ".bin", "tsc"))
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	if env := os.Getenv("CODEMODE_TSC"); env != "" {
-		candidates = append(candidates, env)
-	}
-	if p, err := exec.LookPath("tsc"); err == nil {
-		candidates = append(candidates, p)
-	}
-	env := os.Getenv("CODEMODE_TSC")
-	var envProblem string
-	for _, c := range candidates {
-		out, err := exec.Command(c, "--version").Output()
-		if err == nil && strings.HasPrefix(strings.TrimSpace(string(out)), "Version 7.") {
-			return nativeBinary(c), nil
-		}
-		if c == env && envProblem == "" {
-			switch {
-			case err != nil:
-				envProblem = fmt.Sprintf("$CODEMODE_TSC (%s) does not run: %v", env, err)
-			default:
-				first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-				if len(first) > 100 {
-					first = first[:100]
-				}
-				envProblem = fmt.Sprintf("$CODEMODE_TSC (%s) is not TypeScript 7: --version printed %q", env, first)
-			}
-		}
-	}
-	if envProblem != "" {
-		return "", fmt.Errorf("%w; %s", ErrNotInstalled, envProblem)
-	}
-	return "", ErrNotInstalled
-}
-
-// nativeBinary returns the native compiler behind npm's Node.js shim, when
-// it can be found next to it, so the server runs without Node.js.
-func nativeBinary(tsc string) string {
-	real, err := filepath.EvalSymlinks(tsc)
-	if err != nil {
-		return tsc
-	}
-	modules := filepath.Dir(filepath.Dir(filepath.Dir(real))) // node_modules
-	matches, _ := filepath.Glob(filepath.Join(modules, "@typescript", "typescript-*", "lib", "tsc"))
-	if len(matches) == 1 {
-		return matches[0]
-	}
-	return tsc
 }
 
 // Checker checks programs with one long-lived TypeScript server. It is safe
@@ -181,7 +124,7 @@ func New(opts Options) (*Checker, error) {
 	if tsc == "" {
 		wd, _ := os.Getwd()
 		var err error
-		if tsc, err = FindTsc(wd); err != nil {
+		if tsc, err = typescript.Find(wd); err != nil {
 			return nil, err
 		}
 	}

@@ -9,9 +9,10 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/drivers/remote"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/internal/ops"
+	"github.com/codemode-go/codemode/internal/runnerhost"
+	"github.com/codemode-go/codemode/internal/spanattr"
 )
 
 // adminFlags are the operator endpoint of a long-running command: --admin
@@ -125,13 +126,13 @@ func journalCheck(h *durable.Handle) ops.Check {
 // serveRunner starts runner serve's metrics and endpoint: ready until the
 // drain starts (ctx ends) and while it takes connections; the gauge
 // codemode.runner.connections counts the connections with a runtime.
-func (a *adminFlags) serveRunner(ctx context.Context, srv *remote.Server, maxConns int, logf func(string, ...any)) (stop func(), err error) {
+func (a *adminFlags) serveRunner(ctx context.Context, srv *runnerhost.Server, maxConns int, logf func(string, ...any)) (stop func(), err error) {
 	stopMetrics, err := a.start(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if a.metrics != nil {
-		m := a.metrics.Provider.Meter(client.MeterName)
+		m := a.metrics.Provider.Meter(spanattr.Scope)
 		if _, err := m.Int64ObservableGauge("codemode.runner.connections", metric.WithDescription("Connections with a runtime."), metric.WithUnit("{connection}"),
 			metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
 				o.Observe(int64(srv.ActiveConnections()))

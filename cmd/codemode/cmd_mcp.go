@@ -16,6 +16,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/internal/defaults"
+	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/internal/ops"
 	"github.com/codemode-go/codemode/mcpserver"
 )
@@ -57,7 +58,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxExec, "max-executions", defaults.MCPMaxExecutions, "programs running at once; more wait in a queue")
 	fs.IntVar(&f.maxPerSession, "max-executions-per-session", 0, "--http: programs one client session runs at once, so one client cannot take every turn (default: half of --max-executions, at least 1)")
 	fs.IntVar(&f.maxQueue, "max-queue", defaults.MCPMaxQueued, "programs waiting for a turn (at most --timeout); past it a program is answered that the server is busy")
-	fs.Int64Var(&f.maxInFlightMiB, "max-in-flight", client.DefaultMaxInFlightBytes>>20, "MiB the server's programs hold in tool calls' inputs and results all together; a call past it fails with a RangeError")
+	fs.Int64Var(&f.maxInFlightMiB, "max-in-flight", membudget.DefaultLimit>>20, "MiB the server's programs hold in tool calls' inputs and results all together; a call past it fails with a RangeError")
 	fs.IntVar(&f.maxSessions, "max-sessions", defaults.MCPMaxSessions, "--http: open MCP sessions; past it a new client is answered 503")
 	fs.DurationVar(&f.sessionIdle, "session-idle", defaults.MCPSessionIdle, "--http: close a session with no request for this long")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", defaults.MCPBodyTimeout, "--http: bound on reading one request's body")

@@ -174,10 +174,11 @@ func (c *contractFlags) rebuild() (*contract.Contract, error) {
 	if c.set != nil {
 		namespaces = append(namespaces, c.set.Namespaces()...)
 	}
-	if c.programInput != nil {
-		return contract.NewNamespacedWithInput(c.programInput, namespaces...)
+	k, err := contract.NewNamespaced(namespaces...)
+	if err != nil || c.programInput == nil {
+		return k, err
 	}
-	return contract.NewNamespaced(namespaces...)
+	return k.WithInput(c.programInput)
 }
 
 // input is the --input-schema, or nil.

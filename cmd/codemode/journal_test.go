@@ -17,11 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/mcptest"
-	"github.com/codemode-go/codemode/typecheck"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode-go/codemode/internal/typescript"
 )
 
 // journalFixture is a folder with a tools file whose commands are shell
@@ -444,7 +445,7 @@ func TestTypesAndCheckTakeDurableToolsFiles(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "create_item(") || !strings.Contains(stdout, "@requiresApproval") || !strings.Contains(stdout, "run(name: string, input?: unknown)") {
 		t.Fatalf("types: exit %d %q %q", code, stdout, stderr)
 	}
-	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
+	if _, err := typescript.Find(mustGetwd(t)); err != nil {
 		t.Skip(err)
 	}
 	if code, stdout, stderr := f.cli(t, "check", "--tools", f.tools, f.program); code != 0 || strings.TrimSpace(stdout) != "valid" {
@@ -653,7 +654,7 @@ func TestOneProgramPlainAndDurable(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 2 || list[1].Status != store.StatusCompleted {
 		t.Fatalf("the durable runs are not in the journal: %q %v", stdout, err)
 	}
-	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil {
+	if _, err := typescript.Find(mustGetwd(t)); err != nil {
 		t.Skip(err)
 	}
 	for name, g := range map[string]*journalFixture{"plain": &noJournal, "with $" + journalEnv: f} {

@@ -20,6 +20,7 @@ import (
 	"github.com/codemode-go/codemode/internal/cloexec"
 	"github.com/codemode-go/codemode/internal/fixtures"
 	"github.com/codemode-go/codemode/internal/mcptest"
+	"github.com/codemode-go/codemode/internal/typescript"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -331,7 +332,7 @@ func TestExampleToolsFileRuns(t *testing.T) {
 }
 
 func TestCheckReportsTypeErrors(t *testing.T) {
-	if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+	if _, err := typescript.Find(mustGetwd(t)); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
 		t.Skip(err)
 	}
 	tools := fixtureToolsFile(t)
@@ -379,7 +380,7 @@ func TestStatementFormsWithToolsFile(t *testing.T) {
 		"function.ts":   "async () => (await codemode.echo({ value: \"x\" })).value + \"!\"\n",
 		"module.ts":     "export default async ({ codemode }: AgentProgramScope) => (await codemode.echo({ value: \"x\" })).value + \"!\";\n",
 	}
-	_, tscErr := typecheck.FindTsc(mustGetwd(t))
+	_, tscErr := typescript.Find(mustGetwd(t))
 	for name, src := range forms {
 		prog := writeFile(t, name, src)
 		code, stdout, stderr := runCLI(t, "run", "--tools", tools, prog)

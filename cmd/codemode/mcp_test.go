@@ -16,10 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/mcptest"
-	"github.com/codemode-go/codemode/typecheck"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/codemode-go/codemode/internal/typescript"
 )
 
 // agent starts `codemode mcp serve` (this test binary) with args and
@@ -153,7 +154,7 @@ for (const item of r.content) if (item.type === "image") result.appendImage(item
 	})
 
 	t.Run("type error answered before running", func(t *testing.T) {
-		if _, err := typecheck.FindTsc(mustGetwd(t)); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+		if _, err := typescript.Find(mustGetwd(t)); err != nil && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
 			t.Skip("no TypeScript checker")
 		}
 		texts, _, isErr := code(t, s, "const hits = await memory.search_nodes({ qery: 'x' });\nhits.entities.lenght")

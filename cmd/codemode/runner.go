@@ -20,7 +20,8 @@ import (
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
-	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/handshake"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // tokenEnv names the environment variable that holds a runner host's
@@ -54,12 +55,12 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	token := []byte(os.Getenv(tokenEnv))
 	if len(token) == 0 && f.tlsClientCA == "" {
-		return fmt.Errorf("runner serve: set %s to a random token of at least %d bytes (for example: openssl rand -hex 32), or configure mutual TLS with --tls-cert, --tls-key and --tls-client-ca", tokenEnv, remote.MinTokenSize)
+		return fmt.Errorf("runner serve: set %s to a random token of at least %d bytes (for example: openssl rand -hex 32), or configure mutual TLS with --tls-cert, --tls-key and --tls-client-ca", tokenEnv, handshake.MinTokenSize)
 	}
 	local, closeLocal := f.driver()
 	defer closeLocal()
 	log := stderrLogger(stderr)
-	srv, err := remote.NewServer(remote.ServerOptions{
+	srv, err := runnerhost.NewServer(runnerhost.ServerOptions{
 		Driver: local, Token: token, TLS: tlsConfig,
 		MaxConnections: f.maxConns, IdleTimeout: f.idle, HandshakeTimeout: f.handshake,
 		AuthTimeout: f.authTimeout, MaxHandshakesPerAddress: f.perAddress, MaxHandshakesPerNetwork: f.perNetwork,
@@ -70,7 +71,7 @@ func runnerCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	// Listen first, so that a bad or busy address fails at once; clients
 	// that connect meanwhile wait in the backlog.
-	l, err := remote.Listen(f.listen)
+	l, err := runnerhost.Listen(f.listen)
 	if err != nil {
 		return fmt.Errorf("runner serve: %w", err)
 	}
@@ -202,7 +203,7 @@ func warmUp(ctx context.Context, local drivers.Driver, name string, log *slog.Lo
 
 // drain lets executions in flight finish, for at most timeout or until a
 // second signal, then closes the remaining connections.
-func drain(srv *remote.Server, served <-chan error, timeout time.Duration, log *slog.Logger) error {
+func drain(srv *runnerhost.Server, served <-chan error, timeout time.Duration, log *slog.Logger) error {
 	log.Info("codemode runner: draining; a second signal closes the remaining connections", "drain-timeout", timeout.String())
 	force, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -10,7 +10,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/drivers/node"
 	"github.com/codemode-go/codemode/drivers/quickjs"
-	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 const runtimeProgram = `export default async function ({ codemode, result }) {
@@ -36,11 +36,11 @@ func TestRunOnEachRuntime(t *testing.T) {
 	}
 	warm.Close()
 	token := "a-token-of-at-least-sixteen-bytes"
-	srv, err := remote.NewServer(remote.ServerOptions{Driver: d, Token: []byte(token)})
+	srv, err := runnerhost.NewServer(runnerhost.ServerOptions{Driver: d, Token: []byte(token)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := remote.Listen("127.0.0.1:0")
+	l, err := runnerhost.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

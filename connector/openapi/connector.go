@@ -102,7 +102,7 @@ const (
 	// lag their APIs (a new field, a null where the schema says string):
 	// refusing such a response would block a program on data it can use.
 	ResponsesWarn ResponseValidation = iota
-	// ResponsesError fails the call with a *contract.ToolValidationError
+	// ResponsesError fails the call with a *contract.ValidationError
 	// (Phase "output"), which programs see as a ToolValidationError whose
 	// message names the method, the status, the JSON pointer and the
 	// reason.

@@ -23,6 +23,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/internal/typegen"
+	"github.com/codemode-go/codemode/internal/typescript"
 	"github.com/codemode-go/codemode/typecheck"
 )
 
@@ -390,7 +391,7 @@ func TestEveryExampleDocumentDeclaresAndTypeChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	checker, err := typecheck.New(typecheck.Options{})
-	if errors.Is(err, typecheck.ErrNotInstalled) && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+	if errors.Is(err, typescript.ErrNotInstalled) && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
 		t.Skip(err)
 	}
 	if err != nil {
@@ -412,7 +413,7 @@ func TestEveryExampleDocumentDeclaresAndTypeChecks(t *testing.T) {
 // fails the test.
 func compileDeclarations(t *testing.T, decls string) {
 	t.Helper()
-	tsc, err := typecheck.FindTsc(".")
+	tsc, err := typescript.Find(".")
 	if err != nil {
 		t.Skip(err)
 	}
@@ -443,7 +444,7 @@ func TestProgramsAreCheckedAgainstTheDocument(t *testing.T) {
 		}
 	}
 	checker, err := typecheck.New(typecheck.Options{})
-	if errors.Is(err, typecheck.ErrNotInstalled) && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+	if errors.Is(err, typescript.ErrNotInstalled) && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
 		t.Skip(err)
 	}
 	if err != nil {

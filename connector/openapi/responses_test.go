@@ -69,7 +69,7 @@ const bad = await petstore.getPetById({ petId: 8 });
 		})
 	}
 
-	// In Go, the error is a *contract.ToolValidationError in phase output.
+	// In Go, the error is a *contract.ValidationError in phase output.
 	c, _, err := openapi.Load(context.Background(), doc, openapi.Options{Name: "petstore", BaseURL: srv.URL, Responses: openapi.ResponsesError})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ const bad = await petstore.getPetById({ petId: 8 });
 			continue
 		}
 		_, err := tool.Handle(context.Background(), []byte(`{"petId": 8}`))
-		var tve *contract.ToolValidationError
+		var tve *contract.ValidationError
 		if !errors.As(err, &tve) || tve.Phase != "output" || tve.Tool != "getPetById" {
 			t.Fatalf("error %v", err)
 		}

@@ -77,7 +77,7 @@ func (c *Connector) methods() ([]method, error) {
 		Call: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 			var o requestOptions
 			if err := json.Unmarshal(input, &o); err != nil {
-				return nil, &contract.ToolValidationError{Tool: requestMethod, Phase: "input", Lines: []string{"/: " + err.Error()}}
+				return nil, &contract.ValidationError{Tool: requestMethod, Phase: "input", Lines: []string{"/: " + err.Error()}}
 			}
 			return c.request(ctx, o)
 		},
@@ -302,7 +302,7 @@ func (op *operation) inputSchema() (json.RawMessage, error) {
 func (c *Connector) callOperation(ctx context.Context, op *operation, input json.RawMessage) (json.RawMessage, error) {
 	var in map[string]any
 	if err := json.Unmarshal(input, &in); err != nil || in == nil {
-		return nil, &contract.ToolValidationError{Tool: op.name, Phase: "input", Lines: []string{"/: the input must be an object"}}
+		return nil, &contract.ValidationError{Tool: op.name, Phase: "input", Lines: []string{"/: the input must be an object"}}
 	}
 	var lines []string
 	known := map[string]bool{}
@@ -344,7 +344,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		lines = append(lines, "/"+pointerEscape(k)+": not a parameter of "+op.method+" "+op.path)
 	}
 	if len(lines) > 0 {
-		return nil, &contract.ToolValidationError{Tool: op.name, Phase: "input", Lines: lines}
+		return nil, &contract.ValidationError{Tool: op.name, Phase: "input", Lines: lines}
 	}
 
 	path := op.path
@@ -434,7 +434,7 @@ func (c *Connector) checkResponse(ctx context.Context, op *operation, r *respons
 	}
 	line += fmt.Sprintf(" (the %d response of %s %s does not match the document)", r.status, op.method, op.path)
 	if c.responses == ResponsesError {
-		return &contract.ToolValidationError{Tool: op.name, Phase: "output", Lines: []string{line}}
+		return &contract.ValidationError{Tool: op.name, Phase: "output", Lines: []string{line}}
 	}
 	if c.logger != nil {
 		c.logger.WarnContext(ctx, "openapi response does not match the document", "namespace", c.name, "method", op.name, "mismatch", line)

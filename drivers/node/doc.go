@@ -30,5 +30,6 @@
 //
 // The checker's declarations of the runtime (Driver.TypeDefinitionFiles)
 // are those of an installed @types/node 24 package; another Node.js driver
-// reuses them with TypeDefinitionFilesFromDir.
+// (a sandboxed one, say) reuses them from a Driver that is never connected:
+// New(Options{TypesDir: dir}).TypeDefinitionFiles(ctx).
 package node

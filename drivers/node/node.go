@@ -74,7 +74,9 @@ type Options struct {
 	// executions, so a per-execution memory limit does not apply.
 	Timeout time.Duration
 	// TypesDir is the installed @types/node package directory whose
-	// declarations TypeDefinitionFiles returns; default FindTypes from Dir.
+	// declarations TypeDefinitionFiles returns; default: the first
+	// node_modules/@types/node or .tools/node_modules/@types/node in Dir
+	// or a parent.
 	TypesDir string
 }
 

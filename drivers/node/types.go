@@ -22,13 +22,13 @@ import (
 // at least 24 is accepted.
 const TypesVersion = "24.19.4"
 
-// ErrTypesNotInstalled is returned (wrapped) by FindTypes and by
-// Driver.TypeDefinitionFiles when no @types/node is found. Its message says
+// ErrTypesNotInstalled is returned (wrapped) by Driver.TypeDefinitionFiles
+// when no @types/node is found. Its message says
 // how to install it.
 var ErrTypesNotInstalled = errors.New("node: no @types/node found (looked for node_modules/@types/node and .tools/node_modules/@types/node in the working directory and its parents); install it with: npm install --prefix .tools @types/node@" + TypesVersion + ", or set Options.TypesDir")
 
 // typesEntry is the name of the top-level declaration file that
-// TypeDefinitionFilesFromDir returns beside the package files: it
+// typeDefinitionFilesFromDir returns beside the package files: it
 // references node_modules/@types/node/index.d.ts, which pulls in the rest.
 const typesEntry = "node-types.d.ts"
 
@@ -55,17 +55,10 @@ func findTypes(dir string) (string, error) {
 	}
 }
 
-// TypeDefinitionFilesFromDir returns the declarations of the Node.js
+// typeDefinitionFilesFromDir returns the declarations of the Node.js
 // runtime from an installed @types/node package directory (dir holds its
 // package.json and index.d.ts), for the TypeScript checker
-// (typecheck.File). It is the reusable piece for an author of another
-// Node.js driver, for example a sandboxed one:
-//
-//	dir, err := node.FindTypes(".")
-//	files, err := node.TypeDefinitionFilesFromDir(dir)
-//	// return files from the driver's TypeDefinitionFiles
-//
-// The files are every .d.ts of the package, named
+// (typecheck.File). The files are every .d.ts of the package, named
 // "node_modules/@types/node/<path>" (except its ts5.* folders, which only
 // older TypeScript versions read), every .d.ts of its dependency
 // undici-types, named "node_modules/undici-types/<path>" (found where
@@ -78,7 +71,7 @@ func findTypes(dir string) (string, error) {
 //     older than 24;
 //   - undici-types is not installed beside it;
 //   - a file cannot be read.
-func TypeDefinitionFilesFromDir(dir string) ([]drivers.TypeDefinitionFile, error) {
+func typeDefinitionFilesFromDir(dir string) ([]drivers.TypeDefinitionFile, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil {
 		return nil, fmt.Errorf("node: reading @types/node: %w", err)
@@ -170,12 +163,19 @@ func declarationFiles(dir, prefix string) ([]drivers.TypeDefinitionFile, error) 
 }
 
 // TypeDefinitionFiles returns the declarations of what the Node.js runtime
-// provides (the node: modules, process, Buffer and the other globals):
-// TypeDefinitionFilesFromDir of Options.TypesDir, or of FindTypes from
-// Options.Dir (default the working directory). The files are read once per
-// Driver and reused; an error is not remembered, so installing the package
-// later is seen. It returns ErrTypesNotInstalled (wrapped) when no
-// @types/node is found.
+// provides (the node: modules, process, Buffer and the other globals),
+// read from the @types/node package in Options.TypesDir, or found from
+// Options.Dir (default the working directory) upwards in node_modules and
+// .tools/node_modules: every .d.ts of the package, named
+// "node_modules/@types/node/<path>" (except its ts5.* folders, which only
+// older TypeScript versions read), every .d.ts of its dependency
+// undici-types, named "node_modules/undici-types/<path>", and
+// node-types.d.ts, a top-level file that references the package's
+// index.d.ts. The files are read once per Driver and reused; an error is
+// not remembered, so installing the package later is seen. It returns
+// ErrTypesNotInstalled (wrapped) when no @types/node is found, and an
+// error when the package is not @types/node 24 or newer, undici-types is
+// not installed beside it, or a file cannot be read.
 func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinitionFile, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func (d *Driver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDefinit
 			return nil, err
 		}
 	}
-	files, err := TypeDefinitionFilesFromDir(dir)
+	files, err := typeDefinitionFilesFromDir(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -145,13 +145,13 @@ func TestTypeDefinitionFilesSayHowToInstall(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(empty, "package.json"), []byte(`{"name":"left-pad","version":"1.0.0"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := node.TypeDefinitionFilesFromDir(empty); err == nil || !strings.Contains(err.Error(), "not @types/node") {
+	if _, err := node.New(node.Options{TypesDir: empty}).TypeDefinitionFiles(context.Background()); err == nil || !strings.Contains(err.Error(), "not @types/node") {
 		t.Fatalf("err = %v, want a refusal of a package that is not @types/node", err)
 	}
 	if err := os.WriteFile(filepath.Join(empty, "package.json"), []byte(`{"name":"@types/node","version":"20.1.0"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := node.TypeDefinitionFilesFromDir(empty); err == nil || !strings.Contains(err.Error(), "24 or newer") {
+	if _, err := node.New(node.Options{TypesDir: empty}).TypeDefinitionFiles(context.Background()); err == nil || !strings.Contains(err.Error(), "24 or newer") {
 		t.Fatalf("err = %v, want a refusal of @types/node 20", err)
 	}
 }

@@ -64,11 +64,9 @@ func benchClient(b *testing.B, opts quickjs.Options, input *contract.Schema) *cl
 	if err != nil {
 		b.Fatal(err)
 	}
-	var c *contract.Contract
-	if input != nil {
-		c, err = contract.NewWithInput(input, echo)
-	} else {
-		c, err = contract.New(echo)
+	c, err := contract.New(echo)
+	if err == nil && input != nil {
+		c, err = c.WithInput(input)
 	}
 	if err != nil {
 		b.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-go/codemode/typecheck"
+	"github.com/codemode-go/codemode/internal/typescript"
 )
 
 var update = flag.Bool("update", false, "regenerate lib/ from the installed TypeScript compiler's library")
@@ -126,8 +126,8 @@ func stripIntlValues(text string) string {
 // with -update, it rewrites lib/.
 func TestLibraryIsGeneratedFromTypeScript(t *testing.T) {
 	wd, _ := os.Getwd()
-	tsc, err := typecheck.FindTsc(wd)
-	if errors.Is(err, typecheck.ErrNotInstalled) && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
+	tsc, err := typescript.Find(wd)
+	if errors.Is(err, typescript.ErrNotInstalled) && os.Getenv("CODEMODE_REQUIRE_TSC") == "" {
 		t.Skip(err)
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // BenchmarkToolCallRoundTrip: one sequential tool call inside a running
@@ -19,13 +20,13 @@ import (
 // medians of -count 5 runs as ratios.
 func BenchmarkToolCallRoundTrip(b *testing.B) {
 	local := quickjsDriver(b)
-	tcp := startHost(b, local, remote.ServerOptions{})
+	tcp := startHost(b, local, runnerhost.ServerOptions{})
 	unixAddr := "unix:" + filepath.Join(b.TempDir(), "runner.sock")
-	l, err := remote.Listen(unixAddr)
+	l, err := runnerhost.Listen(unixAddr)
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := remote.NewServer(remote.ServerOptions{Driver: local, Token: token})
+	srv, err := runnerhost.NewServer(runnerhost.ServerOptions{Driver: local, Token: token})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +60,10 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			k, err := contract.NewWithInput(input, echo)
+			k, err := contract.New(echo)
+			if err == nil {
+				k, err = k.WithInput(input)
+			}
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,14 +10,14 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/node"
-	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 	"github.com/codemode-go/codemode/testing/conformance"
 )
 
 // TestConformance runs the black-box suite on remote runtimes: QuickJS on a
 // runner host on loopback TCP, one host runtime per client runtime.
 func TestConformance(t *testing.T) {
-	d := startHost(t, quickjsDriver(t), remote.ServerOptions{}).driver(t)
+	d := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{}).driver(t)
 	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
 		return client.NewRuntime(ctx, d)
 	})
@@ -27,7 +27,7 @@ func TestConformance(t *testing.T) {
 // Node.js processes. It skips when no Node.js 24 is on PATH, unless
 // CODEMODE_REQUIRE_NODE is set (scripts/test sets it).
 func TestConformanceNode(t *testing.T) {
-	d := startHost(t, nodeDriver(t), remote.ServerOptions{}).driver(t)
+	d := startHost(t, nodeDriver(t), runnerhost.ServerOptions{}).driver(t)
 	conformance.TestRuntime(t, func(ctx context.Context) (conformance.Runtime, error) {
 		return client.NewRuntime(ctx, d)
 	})
@@ -56,7 +56,7 @@ func nodeDriver(t *testing.T) *node.Driver {
 func TestHostWithoutDeclarationsServes(t *testing.T) {
 	nodeDriver(t) // skips without Node.js 24
 	local := node.New(node.Options{TypesDir: t.TempDir()})
-	h := startHost(t, local, remote.ServerOptions{})
+	h := startHost(t, local, runnerhost.ServerOptions{})
 	rt := h.runtime(t)
 	c, err := contract.New()
 	if err != nil {

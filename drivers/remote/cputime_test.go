@@ -3,8 +3,8 @@ package remote_test
 import (
 	"testing"
 
-	"github.com/codemode-go/codemode/drivers/remote"
 	"github.com/codemode-go/codemode/internal/cputest"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // TestCPUTimeLimitCrossesTheHost runs the programs of internal/cputest
@@ -12,7 +12,7 @@ import (
 // limit reaches the host's engine, which stops busy programs by it and
 // not waiting ones, and the deadline still fires by its own name.
 func TestCPUTimeLimitCrossesTheHost(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{})
 	rt := h.runtime(t)
 	cputest.Run(t, rt)
 	cputest.Busy(t, rt)

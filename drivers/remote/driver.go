@@ -11,12 +11,8 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/handshake"
 )
-
-// MinTokenSize is the shortest pre-shared token accepted, in bytes. The
-// token is the key of HMAC-SHA256 proofs that a peer may observe, so it must
-// be high-entropy: generate one with, for example, `openssl rand -hex 32`.
-const MinTokenSize = 16
 
 // Errors a remote runtime's client reports; test them with errors.Is. Their
 // text is what a user sees, wrapped with the detail.
@@ -46,9 +42,10 @@ type Options struct {
 	// is tried last for the next 5 seconds. A pool replaces a runtime
 	// whose host died with a connection to another host.
 	Address string
-	// Token is the pre-shared secret of at least MinTokenSize bytes; both
-	// sides prove they hold it. It may be empty only when TLS presents a
-	// client certificate (mutual TLS).
+	// Token is the pre-shared secret of at least 16 bytes; both sides
+	// prove they hold it. It keys HMAC-SHA256 proofs that a peer may
+	// observe, so it must be high-entropy (`openssl rand -hex 32`). It may
+	// be empty only when TLS presents a client certificate (mutual TLS).
 	Token []byte
 	// TLS, when set, wraps the connection in TLS with this configuration:
 	// RootCAs (or the system pool) verify the host, ServerName names it,
@@ -76,35 +73,25 @@ type hostDriver struct {
 var _ drivers.Driver = (*hostDriver)(nil)
 
 // New returns a driver that connects to a runner host (`codemode runner
-// serve`, or a Server): each Connect opens one socket, and the host runs one
+// serve`): each Connect opens one socket, and the host runs one
 // runtime of its own driver for it. The runner runs on the host with the
 // host's runner source; the client's runner source is not sent, and the
 // version check happens in the wire protocol's ready message. The driver is
 // safe for concurrent use. New fails when the address is malformed or when
-// there is neither a token of at least MinTokenSize bytes nor a TLS client
+// there is neither a token of at least 16 bytes nor a TLS client
 // certificate.
 func New(opts Options) (drivers.Driver, error) {
 	addrs, err := splitAddresses(opts.Address)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkToken(opts.Token, opts.TLS != nil && (len(opts.TLS.Certificates) > 0 || opts.TLS.GetClientCertificate != nil)); err != nil {
+	if err := handshake.CheckToken(opts.Token, opts.TLS != nil && (len(opts.TLS.Certificates) > 0 || opts.TLS.GetClientCertificate != nil)); err != nil {
 		return nil, err
 	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
 	return &hostDriver{opts: opts, addrs: addrs}, nil
-}
-
-func checkToken(token []byte, mutualTLS bool) error {
-	switch {
-	case len(token) == 0 && !mutualTLS:
-		return errors.New("remote runner: a token is required unless mutual TLS is configured")
-	case len(token) > 0 && len(token) < MinTokenSize:
-		return fmt.Errorf("remote runner: the token has %d bytes; at least %d are required", len(token), MinTokenSize)
-	}
-	return nil
 }
 
 // Description is the host driver's description, learned in the last
@@ -134,7 +121,7 @@ func (d *hostDriver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDef
 		return files, nil
 	}
 	d.mu.Unlock()
-	conn, _, err := d.handshake(ctx, purposeDescribe)
+	conn, _, err := d.handshake(ctx, handshake.PurposeDescribe)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +140,7 @@ func (d *hostDriver) TypeDefinitionFiles(ctx context.Context) ([]drivers.TypeDef
 // connecting and the handshake. Errors wrap ErrAuthFailed,
 // ErrHostNotAuthenticated or ErrRefused, or say what failed.
 func (d *hostDriver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
-	conn, _, err := d.handshake(ctx, purposeRuntime)
+	conn, _, err := d.handshake(ctx, handshake.PurposeRuntime)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +152,7 @@ func (d *hostDriver) Connect(ctx context.Context, req drivers.ConnectRequest) (d
 // handshake dials a host, runs TLS and the runner handshake, and records
 // the host's description and files. It tries the hosts in turn (see
 // Options.Address) while one cannot be reached or refuses.
-func (d *hostDriver) handshake(ctx context.Context, purpose string) (net.Conn, *handshake, error) {
+func (d *hostDriver) handshake(ctx context.Context, purpose string) (net.Conn, *handshake.Message, error) {
 	var errs []error
 	for _, t := range d.targets(ctx) {
 		conn, welcome, err := d.handshakeWith(ctx, t, purpose)
@@ -185,7 +172,7 @@ func (d *hostDriver) handshake(ctx context.Context, purpose string) (net.Conn, *
 }
 
 // handshakeWith is handshake with one host.
-func (d *hostDriver) handshakeWith(ctx context.Context, t target, purpose string) (net.Conn, *handshake, error) {
+func (d *hostDriver) handshakeWith(ctx context.Context, t target, purpose string) (net.Conn, *handshake.Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.HandshakeTimeout)
 	defer cancel()
 	conn, err := dial(ctx, t)
@@ -207,17 +194,17 @@ func (d *hostDriver) handshakeWith(ctx context.Context, t target, purpose string
 	}
 	_ = conn.SetDeadline(time.Time{})
 	d.mu.Lock()
-	d.description, d.files, d.filesErr, d.described = welcome.Description, fromFiles(welcome.Files), welcome.Message, true
+	d.description, d.files, d.filesErr, d.described = welcome.Description, handshake.FromFiles(welcome.Files), welcome.Message, true
 	d.mu.Unlock()
 	return conn, welcome, nil
 }
 
-func (d *hostDriver) exchange(ctx context.Context, connp *net.Conn, t target, purpose string) (*handshake, error) {
+func (d *hostDriver) exchange(ctx context.Context, connp *net.Conn, t target, purpose string) (*handshake.Message, error) {
 	addr := t.name
 	if d.opts.TLS != nil {
 		cfg := d.opts.TLS.Clone()
 		if cfg.ServerName == "" {
-			if network, a, _ := splitAddress(addr); network == "tcp" {
+			if network, a, _ := handshake.SplitAddress(addr); network == "tcp" {
 				cfg.ServerName, _, _ = net.SplitHostPort(a)
 			}
 		}
@@ -228,49 +215,49 @@ func (d *hostDriver) exchange(ctx context.Context, connp *net.Conn, t target, pu
 		}
 	}
 	conn := *connp
-	binding, err := channelBinding(conn)
+	binding, err := handshake.ChannelBinding(conn)
 	if err != nil {
 		return nil, err
 	}
-	hello, err := readHandshake(conn, maxHostHandshake)
+	hello, err := handshake.Read(conn, handshake.MaxHost)
 	if err != nil {
 		return nil, fmt.Errorf("remote runner: %s did not greet as a runner host: %w", addr, err)
 	}
 	switch {
-	case hello.Kind == hsRefuse:
+	case hello.Kind == handshake.Refuse:
 		return nil, refusal(hello)
-	case hello.Kind != hsHello:
+	case hello.Kind != handshake.Hello:
 		return nil, fmt.Errorf("remote runner: %s sent handshake message %d before hello", addr, hello.Kind)
-	case hello.Version != handshakeVersion:
-		return nil, fmt.Errorf("remote runner: the host speaks handshake version %d; this client speaks %d", hello.Version, handshakeVersion)
+	case hello.Version != handshake.Version:
+		return nil, fmt.Errorf("remote runner: the host speaks handshake version %d; this client speaks %d", hello.Version, handshake.Version)
 	}
-	auth := &handshake{Kind: hsAuth, Version: handshakeVersion, Nonce: newNonce(), Purpose: purpose}
+	auth := &handshake.Message{Kind: handshake.Auth, Version: handshake.Version, Nonce: handshake.NewNonce(), Purpose: purpose}
 	if len(d.opts.Token) > 0 {
-		auth.Proof = proof(d.opts.Token, roleClient, hello.Nonce, auth.Nonce, binding)
+		auth.Proof = handshake.Proof(d.opts.Token, handshake.RoleClient, hello.Nonce, auth.Nonce, binding)
 	}
-	if err := writeHandshake(conn, auth); err != nil {
+	if err := handshake.Write(conn, auth); err != nil {
 		return nil, fmt.Errorf("remote runner: %w", err)
 	}
-	welcome, err := readHandshake(conn, maxHostHandshake)
+	welcome, err := handshake.Read(conn, handshake.MaxHost)
 	if err != nil {
 		return nil, fmt.Errorf("remote runner: waiting for the host's welcome: %w", err)
 	}
 	switch welcome.Kind {
-	case hsRefuse:
+	case handshake.Refuse:
 		return nil, refusal(welcome)
-	case hsWelcome:
+	case handshake.Welcome:
 	default:
 		return nil, fmt.Errorf("remote runner: %s sent handshake message %d instead of welcome", addr, welcome.Kind)
 	}
-	if len(d.opts.Token) > 0 && !validProof(welcome.Proof, d.opts.Token, roleServer, hello.Nonce, auth.Nonce, binding) {
+	if len(d.opts.Token) > 0 && !handshake.ValidProof(welcome.Proof, d.opts.Token, handshake.RoleServer, hello.Nonce, auth.Nonce, binding) {
 		return nil, errHostNotAuthenticated
 	}
 	return welcome, nil
 }
 
 // refusal turns a refuse message into the client's error.
-func refusal(m *handshake) error {
-	if m.Code == refuseAuth {
+func refusal(m *handshake.Message) error {
+	if m.Code == handshake.RefuseAuth {
 		return ErrAuthFailed
 	}
 	return fmt.Errorf("%w: %s", ErrRefused, m.Message)

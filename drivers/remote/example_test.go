@@ -3,47 +3,25 @@ package remote_test
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"log"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/drivers/remote"
 )
 
-// A runner host serves QuickJS runtimes on a socket (`codemode runner
-// serve` does this); a client connects with the same pre-shared token and
-// runs programs there while its tools stay in this process.
-func ExampleNewServer() {
-	secret := make([]byte, remote.MinTokenSize)
+// A client runs programs on a runner host, `codemode runner serve` on
+// another machine started with the same pre-shared token (in the
+// environment variable CODEMODE_RUNNER_TOKEN), while its tools stay in this
+// process. Here the host runs in the test process: exampleHost.
+func ExampleNew() {
+	secret := make([]byte, 32) // at least 16 bytes; `openssl rand -hex 32`
 	rand.Read(secret)
+	addr, stop := exampleHost(secret) // "host:port" or "unix:/run/codemode.sock"
+	defer stop()
 
-	// The host side. A CacheDir keeps QuickJS compiled on disk, so the
-	// host boots each connection's runtime quickly (cacheDir is this
-	// package's test cache).
-	local := quickjs.New(quickjs.Options{CacheDir: cacheDir})
-	defer local.Close()
-	srv, err := remote.NewServer(remote.ServerOptions{Driver: local, Token: secret})
-	if err != nil {
-		log.Fatal(err)
-	}
-	l, err := remote.Listen("127.0.0.1:0") // or "unix:/run/codemode.sock"
-	if err != nil {
-		log.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	defer func() {
-		srv.Close()
-		if err := <-served; !errors.Is(err, remote.ErrServerClosed) {
-			log.Print(err)
-		}
-	}()
-
-	// The client side: a driver like any other.
-	d, err := remote.New(remote.Options{Address: l.Addr().String(), Token: secret})
+	d, err := remote.New(remote.Options{Address: addr, Token: secret})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // quickjsDriver returns a QuickJS driver for a host, warmed by one boot so
@@ -54,7 +55,7 @@ func runOK(t *testing.T, rt *client.Runtime) {
 }
 
 func TestAuthenticationFailures(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{})
 	for _, tc := range []struct {
 		name  string
 		token []byte
@@ -86,7 +87,7 @@ func TestAuthenticationFailures(t *testing.T) {
 // valid auth, only its connection ends; nothing leaks and the host serves
 // the next client.
 func TestGarbageBeforeAuthentication(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{HandshakeTimeout: 2 * time.Second})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{HandshakeTimeout: 2 * time.Second})
 	frame := func(payload []byte) []byte {
 		return binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
 	}
@@ -140,7 +141,7 @@ func TestConnectionLimit(t *testing.T) {
 	const limit, flood = 4, 24
 	// All from one address: the per-address and per-network handshake caps
 	// must not be what refuses.
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{MaxConnections: limit, MaxHandshakesPerAddress: flood, MaxHandshakesPerNetwork: flood})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{MaxConnections: limit, MaxHandshakesPerAddress: flood, MaxHandshakesPerNetwork: flood})
 	d := h.driver(t)
 	var (
 		wg       sync.WaitGroup
@@ -195,7 +196,7 @@ func TestThousandBlockedExecutionsOnOneConnection(t *testing.T) {
 	const deadline = 5 * time.Minute
 	d := quickjs.New(quickjs.Options{CacheDir: cacheDir, Timeout: deadline, InProcess: true})
 	t.Cleanup(func() { _ = d.Close() })
-	h := startHost(t, d, remote.ServerOptions{})
+	h := startHost(t, d, runnerhost.ServerOptions{})
 	rt := h.runtime(t)
 	started := make(chan struct{}, n)
 	release := make(chan struct{})
@@ -245,7 +246,7 @@ func TestDroppedConnectionFreesHostResources(t *testing.T) {
 }
 
 func droppedConnection(t *testing.T, local drivers.Driver) {
-	h := startHost(t, local, remote.ServerOptions{})
+	h := startHost(t, local, runnerhost.ServerOptions{})
 	other := h.runtime(t)
 	runOK(t, other)
 	before := measure()
@@ -283,7 +284,7 @@ func droppedConnection(t *testing.T, local drivers.Driver) {
 // TestConnectionsAreIsolated: two connections use the same execution ids
 // at the same time; each sees only its own results.
 func TestConnectionsAreIsolated(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{})
 	a, b := h.runtime(t), h.runtime(t)
 	k, _ := contract.New()
 	var wg sync.WaitGroup
@@ -312,7 +313,7 @@ func TestConnectionsAreIsolated(t *testing.T) {
 // refuses new connections, and closes the connection after its last
 // execution.
 func TestShutdownDrainsInFlightExecutions(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{})
 	rt := h.runtime(t)
 	idle := h.runtime(t)
 	started := make(chan struct{}, 1)
@@ -361,7 +362,7 @@ func TestShutdownDrainsInFlightExecutions(t *testing.T) {
 // TestShutdownDeadlineClosesRemainingConnections: when the drain outlasts
 // Shutdown's context, the remaining executions fail with a lost connection.
 func TestShutdownDeadlineClosesRemainingConnections(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{})
 	rt := h.runtime(t)
 	started := make(chan struct{}, 1)
 	c := gateClient(t, rt, started, make(chan struct{}))
@@ -386,7 +387,7 @@ func TestShutdownDeadlineClosesRemainingConnections(t *testing.T) {
 // longer than that is not.
 func TestIdleConnectionIsClosed(t *testing.T) {
 	const idle = 100 * time.Millisecond
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{IdleTimeout: idle})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{IdleTimeout: idle})
 	busy := h.runtime(t)
 	started := make(chan struct{}, 1)
 	release := make(chan struct{})
@@ -506,7 +507,7 @@ func TestSIGTERMDrainsTheHostProcess(t *testing.T) {
 // authenticating, a client is told the host is busy (not that it is some
 // other service), and is served once a slot frees.
 func TestBusyHandshakesAreRefusedClearly(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{MaxHandshakes: 1})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{MaxHandshakes: 1})
 	idle, err := net.Dial("tcp", h.addr) // holds the only slot, saying nothing
 	if err != nil {
 		t.Fatal(err)
@@ -539,7 +540,7 @@ func (d slowBootDriver) Connect(ctx context.Context, _ drivers.ConnectRequest) (
 // EOF (the refusal was written after the connection's deadline had passed,
 // so it was lost).
 func TestSlowBootIsRefusedClearly(t *testing.T) {
-	h := startHost(t, slowBootDriver{quickjsDriver(t)}, remote.ServerOptions{HandshakeTimeout: 500 * time.Millisecond, AuthTimeout: 500 * time.Millisecond})
+	h := startHost(t, slowBootDriver{quickjsDriver(t)}, runnerhost.ServerOptions{HandshakeTimeout: 500 * time.Millisecond, AuthTimeout: 500 * time.Millisecond})
 	_, err := client.NewRuntime(context.Background(), h.driver(t))
 	if err == nil || !strings.Contains(err.Error(), "did not boot within its handshake timeout (500ms)") {
 		t.Fatalf("NewRuntime: %v, want a refusal naming the boot", err)

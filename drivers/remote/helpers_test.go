@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -22,6 +23,7 @@ import (
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 var token = []byte("0123456789abcdef0123456789abcdef")
@@ -54,12 +56,12 @@ func TestMain(m *testing.M) {
 func serveForTest(addr string) int {
 	d := quickjs.New(quickjs.Options{CacheDir: cacheDir})
 	defer d.Close()
-	srv, err := remote.NewServer(remote.ServerOptions{Driver: d, Token: token})
+	srv, err := runnerhost.NewServer(runnerhost.ServerOptions{Driver: d, Token: token})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	l, err := remote.Listen(addr)
+	l, err := runnerhost.Listen(addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -71,7 +73,7 @@ func serveForTest(addr string) int {
 		_ = srv.Shutdown(context.Background())
 	}()
 	fmt.Println("ready")
-	if err := srv.Serve(l); !errors.Is(err, remote.ErrServerClosed) {
+	if err := srv.Serve(l); !errors.Is(err, runnerhost.ErrServerClosed) {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -79,15 +81,40 @@ func serveForTest(addr string) int {
 	return 0
 }
 
+// exampleHost serves QuickJS runtimes on loopback TCP for ExampleNew, as
+// `codemode runner serve` would; stop closes the host.
+func exampleHost(secret []byte) (addr string, stop func()) {
+	// A CacheDir keeps QuickJS compiled on disk, so the host boots each
+	// connection's runtime quickly.
+	local := quickjs.New(quickjs.Options{CacheDir: cacheDir})
+	srv, err := runnerhost.NewServer(runnerhost.ServerOptions{Driver: local, Token: secret})
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, err := runnerhost.Listen("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	return l.Addr().String(), func() {
+		_ = srv.Close()
+		if err := <-served; !errors.Is(err, runnerhost.ErrServerClosed) {
+			log.Print(err)
+		}
+		_ = local.Close()
+	}
+}
+
 // host is a runner host on loopback TCP inside the test process.
 type host struct {
-	srv  *remote.Server
+	srv  *runnerhost.Server
 	addr string
 }
 
-func startHost(t testing.TB, local drivers.Driver, opts remote.ServerOptions) *host {
+func startHost(t testing.TB, local drivers.Driver, opts runnerhost.ServerOptions) *host {
 	t.Helper()
-	l, err := remote.Listen("127.0.0.1:0")
+	l, err := runnerhost.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +122,7 @@ func startHost(t testing.TB, local drivers.Driver, opts remote.ServerOptions) *h
 	if opts.Token == nil && opts.TLS == nil {
 		opts.Token = token
 	}
-	srv, err := remote.NewServer(opts)
+	srv, err := runnerhost.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +130,7 @@ func startHost(t testing.TB, local drivers.Driver, opts remote.ServerOptions) *h
 	go func() { served <- srv.Serve(l) }()
 	t.Cleanup(func() {
 		_ = srv.Close()
-		if err := <-served; !errors.Is(err, remote.ErrServerClosed) {
+		if err := <-served; !errors.Is(err, runnerhost.ErrServerClosed) {
 			t.Errorf("Serve returned %v, want ErrServerClosed", err)
 		}
 	})

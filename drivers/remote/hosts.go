@@ -7,6 +7,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/codemode-go/codemode/internal/handshake"
 )
 
 // downFor is how long a host that could not be reached, or refused a
@@ -26,7 +28,7 @@ func splitAddresses(addrs string) ([]string, error) {
 	var out []string
 	for _, a := range strings.Split(addrs, ",") {
 		a = strings.TrimSpace(a)
-		if _, _, err := splitAddress(a); err != nil {
+		if _, _, err := handshake.SplitAddress(a); err != nil {
 			return nil, err
 		}
 		out = append(out, a)
@@ -43,7 +45,7 @@ func splitAddresses(addrs string) ([]string, error) {
 func (d *hostDriver) targets(ctx context.Context) []target {
 	var all []target
 	for _, a := range d.addrs {
-		network, addr, _ := splitAddress(a)
+		network, addr, _ := handshake.SplitAddress(a)
 		host, port, _ := net.SplitHostPort(addr)
 		if network != "tcp" || net.ParseIP(host) != nil {
 			all = append(all, target{network, addr, a})

@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // countingDriver counts the runtimes a runner host boots for its clients.
@@ -30,8 +31,8 @@ func (d *countingDriver) Connect(ctx context.Context, req drivers.ConnectRequest
 func TestPoolOverHosts(t *testing.T) {
 	local := quickjsDriver(t)
 	a, b := &countingDriver{Driver: local}, &countingDriver{Driver: local}
-	ha := startHost(t, a, remote.ServerOptions{})
-	hb := startHost(t, b, remote.ServerOptions{})
+	ha := startHost(t, a, runnerhost.ServerOptions{})
+	hb := startHost(t, b, runnerhost.ServerOptions{})
 	d, err := remote.New(remote.Options{Address: ha.addr + ", " + hb.addr, Token: token})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestAddressList(t *testing.T) {
 // one that refuses (localhost's ::1, where the host does not listen) is
 // skipped for the next.
 func TestAddressName(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{})
 	_, port, _ := strings.Cut(h.addr, ":")
 	d, err := remote.New(remote.Options{Address: "localhost:" + port, Token: token})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/client"
-	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // TestSilentConnectionsFromOneAddressDoNotLockOutOthers opens 64 silent
@@ -17,7 +17,7 @@ import (
 // once, and the silent ones are closed after the pre-authentication
 // deadline rather than the whole handshake timeout.
 func TestSilentConnectionsFromOneAddressDoNotLockOutOthers(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{AuthTimeout: time.Second, HandshakeTimeout: time.Minute})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{AuthTimeout: time.Second, HandshakeTimeout: time.Minute})
 	dialer := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 5 * time.Second}
 	var silent []net.Conn
 	for range 64 {
@@ -61,7 +61,7 @@ func TestSilentConnectionsFromOneAddressDoNotLockOutOthers(t *testing.T) {
 // last quarter of MaxHandshakes stays for networks holding none, so a
 // client from a fifth network is served at once.
 func TestSilentConnectionsFromOneNetworkDoNotLockOutOthers(t *testing.T) {
-	h := startHost(t, quickjsDriver(t), remote.ServerOptions{AuthTimeout: 30 * time.Second, HandshakeTimeout: time.Minute})
+	h := startHost(t, quickjsDriver(t), runnerhost.ServerOptions{AuthTimeout: 30 * time.Second, HandshakeTimeout: time.Minute})
 	var silent []net.Conn
 	defer func() {
 		for _, c := range silent {

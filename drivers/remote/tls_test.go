@@ -18,6 +18,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/drivers/remote"
+	"github.com/codemode-go/codemode/internal/runnerhost"
 )
 
 // testCA issues certificates for the TLS tests.
@@ -67,7 +68,7 @@ func TestMutualTLS(t *testing.T) {
 	strangerCert := other.issue(t, "stranger", x509.ExtKeyUsageClientAuth)
 	local := quickjsDriver(t)
 	for _, withToken := range []bool{false, true} {
-		opts := remote.ServerOptions{TLS: &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: ca.pool,
+		opts := runnerhost.ServerOptions{TLS: &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: ca.pool,
 			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS13}}
 		if withToken {
 			opts.Token = token
@@ -118,7 +119,7 @@ func TestMutualTLS(t *testing.T) {
 		}
 	}
 	// Without TLS on the client, the host's TLS is not a runner greeting.
-	h := startHost(t, local, remote.ServerOptions{Token: token, TLS: &tls.Config{Certificates: []tls.Certificate{serverCert}}})
+	h := startHost(t, local, runnerhost.ServerOptions{Token: token, TLS: &tls.Config{Certificates: []tls.Certificate{serverCert}}})
 	d, _ := remote.New(remote.Options{Address: h.addr, Token: token, HandshakeTimeout: time.Second})
 	if _, err := client.NewRuntime(context.Background(), d); err == nil || errors.Is(err, remote.ErrAuthFailed) {
 		t.Fatalf("plain client to a TLS host: %v", err)

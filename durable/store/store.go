@@ -282,7 +282,7 @@ type Entry struct {
 	// it awaits a person's answer (did it happen?) instead of an approval.
 	Uncertain bool `json:"uncertain,omitempty"`
 	// End is how the connector call ended in the program that ran it, as
-	// package client names it (client.CallEnd): "completed", "failed",
+	// its terminal telemetry event says (client.Event): "completed", "failed",
 	// "cancelled" (the program ended before the call finished: it never
 	// awaited it), "timeout" (in flight at the execution's deadline),
 	// "runtime_unavailable" or "halted" (in flight when the journal

@@ -86,7 +86,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	c, err := contract.NewWithInput(input, getWeather, renderChart)
+	c, err := contract.New(getWeather, renderChart)
+	if err != nil {
+		return err
+	}
+	c, err = c.WithInput(input) // the program also receives input
 	if err != nil {
 		return err
 	}

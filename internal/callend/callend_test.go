@@ -1,16 +1,12 @@
 package callend
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/codemode-go/codemode/client"
-)
-
-// Every code the client gives a call has a label and a sentence; "" has
+// Every code a call can end with has a label and a sentence; "" has
 // neither, and an unknown code is its own label.
 func TestEveryCodeIsDescribed(t *testing.T) {
-	for _, end := range []client.CallEnd{client.CallCompleted, client.CallFailed, client.CallCancelled, client.CallTimeout, client.CallRuntime, client.CallHalted} {
-		if label, words := Describe(string(end)); label == "" || words == "" {
+	for _, end := range []string{Completed, Failed, Cancelled, Timeout, Runtime, Halted} {
+		if label, words := Describe(end); label == "" || words == "" {
 			t.Errorf("Describe(%q) = %q, %q", end, label, words)
 		}
 	}

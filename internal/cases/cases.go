@@ -88,7 +88,11 @@ func (c *Case) Contract() (*contract.Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return contract.NewWithInput(s, tools...)
+	k, err := contract.New(tools...)
+	if err != nil {
+		return nil, err
+	}
+	return k.WithInput(s)
 }
 
 // Check runs the case Runs times on rt and reports every mismatch.

@@ -19,6 +19,11 @@ import (
 	"sync"
 )
 
+// DefaultLimit is the default bound, in bytes, of a program's tool calls
+// in flight (client.Limits.MaxInFlightBytes) and of an MCP server's
+// programs together (mcpserver.Options.MaxInFlightBytes): 256 MiB.
+const DefaultLimit = 256 << 20
+
 // ExceededError is a reservation that would take a budget past its bound.
 // Programs see it as a RangeError (an ErrorName method; see package client).
 type ExceededError struct {

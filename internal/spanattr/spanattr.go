@@ -9,6 +9,11 @@ package spanattr
 
 import "go.opentelemetry.io/otel/attribute"
 
+// Scope is the instrumentation scope of codemode's spans and metrics
+// (client.RunOptions.TracerProvider and MeterProvider, and the layers
+// built on the client).
+const Scope = "github.com/codemode-go/codemode"
+
 // Span attribute keys.
 const (
 	ExecutionID = attribute.Key("codemode.execution.id")

@@ -330,7 +330,7 @@ func fetchPolicyTests(t *testing.T, f *fetchFixture) {
 		}
 		var started int
 		for _, e := range events {
-			if e.Kind == client.EventToolCallStarted && e.Namespace == client.FetchNamespace && e.Tool == client.FetchTool {
+			if e.Kind == client.EventToolCallStarted && e.Namespace == "@web" && e.Tool == "fetch" {
 				started++
 				if strings.Contains(string(e.Input), "host-secret") {
 					t.Fatalf("telemetry shows the host's credential: %s", e.Input)

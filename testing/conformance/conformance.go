@@ -106,11 +106,9 @@ func (h *harness) client(t *testing.T, input *contract.Schema, block chan<- stru
 		t.Fatal(err)
 	}
 	tools = append(tools, extra...)
-	var c *contract.Contract
-	if input != nil {
-		c, err = contract.NewWithInput(input, tools...)
-	} else {
-		c, err = contract.New(tools...)
+	c, err := contract.New(tools...)
+	if err == nil && input != nil {
+		c, err = c.WithInput(input)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -307,9 +305,9 @@ func (h *harness) inputForms(t *testing.T) {
 	}
 	c := h.client(t, schema, nil)
 	_, err = c.Run(context.Background(), `export default async function () {}`, client.RunOptions{Input: map[string]any{"location": 7}})
-	var iv *contract.InputValidationError
-	if !errors.As(err, &iv) || !strings.Contains(err.Error(), "/location") {
-		t.Fatalf("bad input: got %v, want an InputValidationError naming /location", err)
+	var iv *contract.ValidationError
+	if !errors.As(err, &iv) || iv.Tool != "" || iv.Phase != "input" || !strings.Contains(err.Error(), "/location") {
+		t.Fatalf("bad input: got %v, want a program input ValidationError naming /location", err)
 	}
 	if _, err := c.Run(context.Background(), `export default async function () {}`, client.RunOptions{}); err == nil {
 		t.Fatal("input-bearing run without input was accepted")

@@ -1,4 +1,14 @@
-package remote
+// Package runnerhost is the runner host behind `codemode runner serve`: a
+// [Server] accepts connections on TCP or a unix socket and boots one
+// runtime of a local driver (QuickJS or Node.js) per connection, for the
+// clients of drivers/remote. Before any execution, both sides prove that
+// they hold a pre-shared token (internal/handshake), optionally inside
+// mutual TLS; then the socket carries the wire protocol unchanged, and the
+// host relays it frame by frame, tracking which executions are in flight so
+// that it can close idle connections and drain on shutdown.
+// drivers/remote/PROTOCOL.md documents the handshake, refusals and
+// draining. Bad input from a socket ends only that connection.
+package runnerhost
 
 import (
 	"context"
@@ -14,6 +24,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/handshake"
 	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
 )
@@ -26,13 +37,30 @@ var ErrServerClosed = errors.New("remote runner: server closed")
 // the program never ran and may be run on another runtime.
 const drainingErrorName = "RunnerDrainingError"
 
+// Listen opens a listener for a runner host on addr: "host:port" for TCP
+// (":0" picks a free port) or "unix:/path" for a unix socket, which is
+// removed when the listener closes. It fails on a malformed address or
+// when the address is in use (a unix socket file left by a killed host must
+// be removed by hand).
+func Listen(addr string) (net.Listener, error) {
+	network, address, err := handshake.SplitAddress(addr)
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen(network, address)
+	if err != nil {
+		return nil, fmt.Errorf("remote runner: listening on %s: %w", addr, err)
+	}
+	return l, nil
+}
+
 // ServerOptions configures a runner host.
 type ServerOptions struct {
 	// Driver boots the local runtime of each connection (quickjs.New,
 	// node.New, …). Required. The caller owns it and closes it after the
 	// server.
 	Driver drivers.Driver
-	// Token is the pre-shared secret of at least MinTokenSize bytes that
+	// Token is the pre-shared secret of at least handshake.MinTokenSize bytes that
 	// clients must prove they hold. It may be empty only when TLS requires
 	// and verifies client certificates (mutual TLS).
 	Token []byte
@@ -105,14 +133,14 @@ type Server struct {
 }
 
 // NewServer returns a runner host. It fails when Driver is nil, or when
-// there is neither a token of at least MinTokenSize bytes nor a TLS
+// there is neither a token of at least handshake.MinTokenSize bytes nor a TLS
 // configuration that requires and verifies client certificates.
 func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.Driver == nil {
 		return nil, errors.New("remote runner: ServerOptions.Driver is required")
 	}
 	mutual := opts.TLS != nil && opts.TLS.ClientAuth == tls.RequireAndVerifyClientCert
-	if err := checkToken(opts.Token, mutual); err != nil {
+	if err := handshake.CheckToken(opts.Token, mutual); err != nil {
 		return nil, err
 	}
 	if opts.MaxConnections <= 0 {
@@ -218,7 +246,7 @@ func (s *Server) accept(c net.Conn) {
 		go func() {
 			defer s.wg.Done()
 			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-			_ = writeHandshake(c, &handshake{Kind: hsRefuse, Code: refuseLimit, Message: busy})
+			_ = handshake.Write(c, &handshake.Message{Kind: handshake.Refuse, Code: handshake.RefuseLimit, Message: busy})
 			_ = c.Close()
 		}()
 		return
@@ -418,7 +446,7 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 	}
 	h := &handshaking{s: s, conn: *connp, limitMsg: fmt.Sprintf("connection refused: limit of %d connections reached", s.opts.MaxConnections)}
 	if s.ActiveConnections() >= s.opts.MaxConnections {
-		return nil, h.refuse(refuseLimit, h.limitMsg, errors.New(h.limitMsg))
+		return nil, h.refuse(handshake.RefuseLimit, h.limitMsg, errors.New(h.limitMsg))
 	}
 	auth, welcome, err := h.prove()
 	if err != nil {
@@ -426,8 +454,8 @@ func (s *Server) authenticate(connp *net.Conn, log *slog.Logger) (*session, erro
 	}
 	_ = h.conn.SetDeadline(dl)
 	h.describe(ctx, welcome)
-	if auth.Purpose == purposeDescribe {
-		if err := writeHandshake(h.conn, welcome); err != nil {
+	if auth.Purpose == handshake.PurposeDescribe {
+		if err := handshake.Write(h.conn, welcome); err != nil {
 			return nil, err
 		}
 		log.Info("remote runner: description sent")
@@ -448,40 +476,40 @@ type handshaking struct {
 // gets a moment to reach the client, so that it reads why instead of EOF.
 func (h *handshaking) refuse(code, msg string, err error) error {
 	_ = h.conn.SetWriteDeadline(time.Now().Add(refusalGrace))
-	_ = writeHandshake(h.conn, &handshake{Kind: hsRefuse, Code: code, Message: boundMessage(msg)})
+	_ = handshake.Write(h.conn, &handshake.Message{Kind: handshake.Refuse, Code: code, Message: handshake.BoundMessage(msg)})
 	return err
 }
 
 // prove exchanges hello and auth: the client proves the token (when the
 // host has one) over the host's nonce and the channel binding, and the
 // welcome carries the host's proof.
-func (h *handshaking) prove() (auth *handshake, welcome *handshake, err error) {
-	binding, err := channelBinding(h.conn)
+func (h *handshaking) prove() (auth *handshake.Message, welcome *handshake.Message, err error) {
+	binding, err := handshake.ChannelBinding(h.conn)
 	if err != nil {
 		return nil, nil, err
 	}
-	hostNonce := newNonce()
-	if err := writeHandshake(h.conn, &handshake{Kind: hsHello, Protocol: protocolName, Version: handshakeVersion, Nonce: hostNonce}); err != nil {
+	hostNonce := handshake.NewNonce()
+	if err := handshake.Write(h.conn, &handshake.Message{Kind: handshake.Hello, Protocol: handshake.ProtocolName, Version: handshake.Version, Nonce: hostNonce}); err != nil {
 		return nil, nil, err
 	}
-	auth, err = readHandshake(h.conn, maxClientHandshake)
+	auth, err = handshake.Read(h.conn, handshake.MaxClient)
 	switch {
-	case errors.Is(err, errMalformedHandshake):
-		return nil, nil, h.refuse(refuseMalformed, "remote runner: malformed handshake", err)
+	case errors.Is(err, handshake.ErrMalformed):
+		return nil, nil, h.refuse(handshake.RefuseMalformed, "remote runner: malformed handshake", err)
 	case err != nil:
 		return nil, nil, err
-	case auth.Kind != hsAuth:
-		return nil, nil, h.refuse(refuseMalformed, "remote runner: expected auth", fmt.Errorf("handshake message %d instead of auth", auth.Kind))
-	case auth.Version != handshakeVersion:
-		msg := fmt.Sprintf("the host speaks handshake version %d; the client %d", handshakeVersion, auth.Version)
-		return nil, nil, h.refuse(refuseVersion, msg, errors.New(msg))
+	case auth.Kind != handshake.Auth:
+		return nil, nil, h.refuse(handshake.RefuseMalformed, "remote runner: expected auth", fmt.Errorf("handshake message %d instead of auth", auth.Kind))
+	case auth.Version != handshake.Version:
+		msg := fmt.Sprintf("the host speaks handshake version %d; the client %d", handshake.Version, auth.Version)
+		return nil, nil, h.refuse(handshake.RefuseVersion, msg, errors.New(msg))
 	}
-	welcome = &handshake{Kind: hsWelcome, Description: h.s.opts.Driver.Description()}
+	welcome = &handshake.Message{Kind: handshake.Welcome, Description: h.s.opts.Driver.Description()}
 	if token := h.s.opts.Token; len(token) > 0 {
-		if !validProof(auth.Proof, token, roleClient, hostNonce, auth.Nonce, binding) {
-			return nil, nil, h.refuse(refuseAuth, "authentication failed", errors.New("authentication failed: wrong token proof"))
+		if !handshake.ValidProof(auth.Proof, token, handshake.RoleClient, hostNonce, auth.Nonce, binding) {
+			return nil, nil, h.refuse(handshake.RefuseAuth, "authentication failed", errors.New("authentication failed: wrong token proof"))
 		}
-		welcome.Proof = proof(token, roleServer, hostNonce, auth.Nonce, binding)
+		welcome.Proof = handshake.Proof(token, handshake.RoleServer, hostNonce, auth.Nonce, binding)
 	}
 	return auth, welcome, nil
 }
@@ -490,31 +518,31 @@ func (h *handshaking) prove() (auth *handshake, welcome *handshake, err error) {
 // none: running programs does not need them (a Node.js host without
 // @types/node still serves), and the client's TypeDefinitionFiles reports
 // the reason.
-func (h *handshaking) describe(ctx context.Context, welcome *handshake) {
+func (h *handshaking) describe(ctx context.Context, welcome *handshake.Message) {
 	files, err := h.s.opts.Driver.TypeDefinitionFiles(ctx)
 	if err != nil {
 		msg := "the host's driver has no type definitions: " + err.Error()
-		if len(msg) > maxRefusalMessage {
-			msg = msg[:maxRefusalMessage]
+		if len(msg) > handshake.MaxRefusalMessage {
+			msg = msg[:handshake.MaxRefusalMessage]
 		}
 		welcome.Message = msg
 		return
 	}
-	welcome.Files = toFiles(files)
+	welcome.Files = handshake.ToFiles(files)
 }
 
 // boot takes a runtime slot, boots the connection's runtime and sends the
 // welcome.
-func (h *handshaking) boot(ctx context.Context, welcome *handshake) (*session, error) {
+func (h *handshaking) boot(ctx context.Context, welcome *handshake.Message) (*session, error) {
 	s := h.s
 	s.mu.Lock()
 	switch {
 	case s.draining:
 		s.mu.Unlock()
-		return nil, h.refuse(refuseDraining, "connection refused: the host is shutting down", errors.New("draining"))
+		return nil, h.refuse(handshake.RefuseDraining, "connection refused: the host is shutting down", errors.New("draining"))
 	case s.runtimes >= s.opts.MaxConnections:
 		s.mu.Unlock()
-		return nil, h.refuse(refuseLimit, h.limitMsg, errors.New(h.limitMsg))
+		return nil, h.refuse(handshake.RefuseLimit, h.limitMsg, errors.New(h.limitMsg))
 	}
 	s.runtimes++
 	s.mu.Unlock()
@@ -530,9 +558,9 @@ func (h *handshaking) boot(ctx context.Context, welcome *handshake) (*session, e
 		if errors.Is(err, context.DeadlineExceeded) {
 			msg = fmt.Sprintf("connection refused: the host's runtime did not boot within its handshake timeout (%s)", s.opts.HandshakeTimeout)
 		}
-		return nil, h.refuse(refuseUnavailable, msg, fmt.Errorf("booting the runtime: %w", err))
+		return nil, h.refuse(handshake.RefuseUnavailable, msg, fmt.Errorf("booting the runtime: %w", err))
 	}
-	if err := writeHandshake(h.conn, welcome); err != nil {
+	if err := handshake.Write(h.conn, welcome); err != nil {
 		release()
 		_ = local.Close()
 		return nil, err

@@ -1,0 +1,30 @@
+package typescript
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFindSaysWhyCODEMODE_TSCWasRejected: a $CODEMODE_TSC that is not
+// TypeScript 7 is named in the error, which still wraps ErrNotInstalled.
+func TestFindSaysWhyCODEMODE_TSCWasRejected(t *testing.T) {
+	dir := t.TempDir() // no .tools here or above
+	t.Setenv("PATH", dir)
+	old := filepath.Join(dir, "tsc5")
+	if err := os.WriteFile(old, []byte("#!/bin/sh\necho Version 5.9.3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ env, want string }{
+		{old, `is not TypeScript 7: --version printed "Version 5.9.3"`},
+		{"/no/such/tsc", "does not run"},
+	} {
+		t.Setenv("CODEMODE_TSC", c.env)
+		_, err := Find(dir)
+		if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "$CODEMODE_TSC ("+c.env+") "+c.want) {
+			t.Fatalf("CODEMODE_TSC=%s: %v", c.env, err)
+		}
+	}
+}
