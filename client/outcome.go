@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
-	"strings"
 
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/wire"
 )
 
@@ -33,6 +31,9 @@ type ProgramError struct {
 	// excerpt is where the program failed, "  at agent.ts:L:C" and the
 	// source's lines around it, when the stack names a place in it.
 	excerpt string
+	// cpuLimit says the runner ended the execution for its CPU time limit
+	// (the result's wire.Message.CPULimit, which a program cannot set).
+	cpuLimit bool
 }
 
 // Error returns "name: message".
@@ -44,17 +45,16 @@ func (e *ProgramError) Error() string { return e.Name + ": " + e.Message }
 //	if errors.Is(outcome.Error, client.ErrCPUTimeLimit) { ... }
 //
 // The error is a TimeoutError whose message names the CPU time limit; a
-// deadline's TimeoutError names the deadline and wraps nothing.
+// deadline's TimeoutError names the deadline and wraps nothing. Only the
+// runner's own mark on the result (wire protocol 1.5, cpuLimit) makes a
+// ProgramError wrap it: a program that throws a TimeoutError with the same
+// message does not. A runner older than 1.5 never marks one.
 var ErrCPUTimeLimit = errors.New("codemode: the execution's CPU time limit was exceeded")
 
-// cpuLimitText is what every runner's message for a CPU time limit holds
-// (drivers/quickjs, runner/src/cpu.ts).
-const cpuLimitText = "CPU time limit"
-
-// Unwrap returns ErrCPUTimeLimit for a TimeoutError that names the CPU
-// time limit, and nil otherwise.
+// Unwrap returns ErrCPUTimeLimit for an execution the runner ended for its
+// CPU time limit, and nil otherwise.
 func (e *ProgramError) Unwrap() error {
-	if e.Name == string(errname.Timeout) && strings.Contains(e.Message, cpuLimitText) {
+	if e.cpuLimit {
 		return ErrCPUTimeLimit
 	}
 	return nil
@@ -104,7 +104,7 @@ func outcomeOf(m *wire.Message) *Outcome {
 		}
 		return &Outcome{Kind: Success, Content: c, Value: json.RawMessage(m.Value), Clock: m.Clock}
 	}
-	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack}, Clock: m.Clock}
+	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack, cpuLimit: m.CPULimit}, Clock: m.Clock}
 }
 
 func sortedKeys(m map[string][]string) []string {

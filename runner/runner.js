@@ -961,6 +961,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     const lostCall = () => new RangeErrorCtor(`tool call ${lost} could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on`);
     let unsentError;
     let unsentClock = [];
+    let unsentCPULimit = false;
     let failing = false;
     let flushing = false;
     const flush = () => {
@@ -969,7 +970,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       try {
         if (failing) {
           const error = serializeError(unsentError);
-          unsent = { outcome: "program-failed", error, clock: unsentClock };
+          unsent = unsentCPULimit ? { outcome: "program-failed", error, clock: unsentClock, cpuLimit: true } : { outcome: "program-failed", error, clock: unsentClock };
           failing = false;
           unsentError = void 0;
         }
@@ -1004,7 +1005,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       } catch {
       }
     };
-    const fail = (error) => {
+    const fail = (error, cause) => {
       if (done) {
         flushLater();
         return;
@@ -1012,6 +1013,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       done = true;
       failing = true;
       unsentError = error;
+      unsentCPULimit = cause === "cpu-limit";
       unsentClock = observed;
       observed = [];
       pendingCount = 0;
@@ -2963,7 +2965,7 @@ return __codemodeURL;`);
           const e = new ErrorCtor(`the execution's CPU time limit of ${duration(c.limitMs)} was exceeded (its own work, not counting waits for tool calls and timers)`);
           defineProperty(e, "name", data("TimeoutError", false));
           defineProperty(e, "stack", data("", false));
-          c.ex.fail(e);
+          c.ex.fail(e, "cpu-limit");
         }
       }
     };
@@ -2988,7 +2990,7 @@ return __codemodeURL;`);
 
   // src/wire.ts
   var protocolVersion = 1;
-  var protocolMinor = 4;
+  var protocolMinor = 5;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -3023,7 +3025,8 @@ return __codemodeURL;`);
     randomDraws: 37,
     randomBytes: 38,
     typeScript: 39,
-    stripRefused: 40
+    stripRefused: 40,
+    cpuLimit: 41
   };
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
@@ -3388,6 +3391,7 @@ return __codemodeURL;`);
             r.key(K.outcome).text("program-failed");
             errorField(r, result.error);
             clockField(r, result.clock);
+            if (result.cpuLimit === true) r.key(K.cpuLimit).bool(true);
           }
           try {
             send(r);

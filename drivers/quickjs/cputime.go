@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -120,5 +121,10 @@ func (m *cpuMeter) check() {
 		m.timer.Reset(left)
 		return
 	}
-	m.stop(fmt.Errorf("the execution's %s of %s was exceeded (its own work, not counting waits for tool calls and timers)", "CPU time limit", m.limit))
+	m.stop(fmt.Errorf("the execution's %w of %s was exceeded (its own work, not counting waits for tool calls and timers)", errCPULimit, m.limit))
 }
+
+// errCPULimit is what the cause of an execution stopped by its CPU time
+// limit wraps: its result is marked (wire.Message.CPULimit), so that the
+// host tells it from a TimeoutError the program threw itself.
+var errCPULimit = errors.New("CPU time limit")

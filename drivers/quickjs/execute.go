@@ -228,7 +228,9 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 		// interrupt poll) or while it waited; or the CPU time limit did,
 		// while the engine ran.
 		s.m.discard(in)
-		s.end(ex, failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx))))
+		f := failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx)))
+		f.CPULimit = errors.Is(context.Cause(ctx), errCPULimit)
+		s.end(ex, f)
 	case errors.As(err, &bad):
 		s.m.discard(in)
 		s.end(ex, failure(ex.id, "InternalError", bad.Error()+"; the execution was stopped"))

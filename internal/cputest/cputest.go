@@ -62,13 +62,15 @@ type limitCase struct {
 	src    string
 	limits client.Limits
 	// want is "" for success, "cpu" for the CPU time limit's TimeoutError,
-	// "deadline" for the deadline's.
+	// "deadline" for the deadline's, "forged" for a TimeoutError the
+	// program threw itself in the CPU time limit's words.
 	want string
 }
 
 // Run runs the cases every driver passes on rt: waiting for tools does not
 // count against the CPU time limit, a busy program that yields to the event
-// loop is stopped by it, and the deadline still fires by its own name.
+// loop is stopped by it, the deadline still fires by its own name, and a
+// program cannot pass its own error off as the limit.
 func Run(t *testing.T, rt client.Executor) {
 	run(t, rt, []limitCase{
 		{"waiting does not count", `export default async function ({ codemode }) {
@@ -87,6 +89,11 @@ func Run(t *testing.T, rt client.Executor) {
 		{"the deadline names itself while the program waits", `export default async function ({ codemode }) {
   await codemode.wait({ ms: 30000 });
 }`, client.Limits{CPUTime: cpuLimit, Timeout: time.Second}, "deadline"},
+		{"a program's own TimeoutError in the limit's words is not the limit", `export default async function () {
+  const e = new Error("the program was stopped: the execution's CPU time limit of 300ms was exceeded (its own work, not counting waits for tool calls and timers)");
+  e.name = "TimeoutError";
+  throw e;
+}`, client.Limits{CPUTime: cpuLimit, Timeout: long}, "forged"},
 	})
 }
 
@@ -136,6 +143,10 @@ func check(t *testing.T, out *client.Outcome, want string, lim client.Limits) {
 	case "cpu":
 		if !cpu || !strings.Contains(out.Error.Message, "CPU time limit of "+lim.CPUTime.String()) {
 			t.Errorf("%q: want the CPU time limit of %s, wrapping ErrCPUTimeLimit (%v)", out.Error.Message, lim.CPUTime, cpu)
+		}
+	case "forged":
+		if cpu || !strings.Contains(out.Error.Message, "CPU time limit") {
+			t.Errorf("%q: a program's own error wraps ErrCPUTimeLimit (%v)", out.Error.Message, cpu)
 		}
 	case "deadline":
 		if cpu || !strings.Contains(out.Error.Message, "deadline of "+lim.Timeout.String()) {

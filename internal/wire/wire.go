@@ -33,8 +33,9 @@ const ProtocolVersion = 1
 // tool-call's prefilled, randomDraws and randomBytes. Minor 4 added
 // typeScript (a runner that strips TypeScript's types itself says so in
 // ready, and a host sends such a runner the program before erasure) and the
-// execution-result's stripRefused.
-const ProtocolMinor = 4
+// execution-result's stripRefused. Minor 5 added the execution-result's
+// cpuLimit.
+const ProtocolMinor = 5
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
 // ignores when it does not know it. A message (or a map nested in one) with
@@ -74,7 +75,7 @@ func (r VersionRange) String() string {
 	return r.Min.String() + "-" + r.Max.String()
 }
 
-// Supported is the range of versions this package speaks: 1.0 to 1.4. A
+// Supported is the range of versions this package speaks: 1.0 to 1.5. A
 // peer at an older version is served by leaving out every key it lacks
 // ([Message.CheckVersion] names one that is present).
 var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
@@ -141,7 +142,7 @@ const (
 	KindToolCall   Kind = 4 // R→H: Execution, Seq, Namespace, Tool, Input, Site, Clock
 	KindToolResult Kind = 5 // H→R: Execution, Seq, Output or Error
 	KindOutput     Kind = 6 // R→H: Execution, Stream, Text
-	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock, ScopeUnknown, StripRefused
+	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock, ScopeUnknown, StripRefused, CPULimit
 )
 
 // String returns the protocol name of the kind, as used in docs/runner-protocol.md.
@@ -335,6 +336,15 @@ type Message struct {
 	// of the program ran, and the host may send the execution again, under
 	// a new id, as JavaScript.
 	StripRefused bool `cbor:"40,keyasint,omitempty"`
+
+	// Since 1.5.
+
+	// CPULimit marks the program-failed execution-result of an execution
+	// the runner ended because it passed its CPU time limit
+	// (Limits.CPUMs). Only the runner sets it, never the program, so a host
+	// can tell the limit from an error a program threw with the same name
+	// and message.
+	CPULimit bool `cbor:"41,keyasint,omitempty"`
 }
 
 // Prefilled is one result of an execute message's Prefill: the JSON text
@@ -390,6 +400,7 @@ var since = []struct {
 	{38, 3, "randomBytes", func(m *Message) bool { return m.RandomBytes != 0 }},
 	{39, 4, "typeScript", func(m *Message) bool { return m.TypeScript }},
 	{40, 4, "stripRefused", func(m *Message) bool { return m.StripRefused }},
+	{41, 5, "cpuLimit", func(m *Message) bool { return m.CPULimit }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it
@@ -674,7 +685,7 @@ func Unmarshal(payload []byte) (*Message, error) {
 }
 
 // checkScopeKeys refuses scope, scopeUnknown, setup, prefill, prefilled,
-// typeScript and stripRefused where they mean nothing, a setup over MaxSetupSize, and
+// typeScript, stripRefused and cpuLimit where they mean nothing, a setup over MaxSetupSize, and
 // prefilled results out of order or not JSON.
 func (m *Message) checkScopeKeys() error {
 	if m.Scope != "" && m.Kind != KindExecute {
@@ -711,6 +722,9 @@ func (m *Message) checkScopeKeys() error {
 	}
 	if m.StripRefused && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
 		return fmt.Errorf("%w: %s: carries stripRefused, which only a program-failed execution-result carries", ErrMalformed, m.Kind)
+	}
+	if m.CPULimit && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
+		return fmt.Errorf("%w: %s: carries cpuLimit, which only a program-failed execution-result carries", ErrMalformed, m.Kind)
 	}
 	return nil
 }

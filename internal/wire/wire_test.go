@@ -39,6 +39,8 @@ func TestRoundTripEveryKind(t *testing.T) {
 		{Kind: KindReady, Version: 1, Runner: "node", TypeScript: true},
 		{Kind: KindExecute, Execution: 6, Filename: "agent.ts", Source: "export default (n: number) => n;", TypeScript: true},
 		{Kind: KindResult, Execution: 6, Outcome: OutcomeProgramFailed, Error: &Error{Name: "SyntaxError", Message: "enum"}, StripRefused: true},
+		// The keys of 1.5.
+		{Kind: KindResult, Execution: 7, Outcome: OutcomeProgramFailed, Error: &Error{Name: "TimeoutError", Message: "CPU time limit"}, CPULimit: true},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -117,6 +119,8 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"scopeUnknown on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 33: true})), ErrMalformed},
 		{"typeScript on a tool call", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 39: true})), ErrMalformed},
 		{"stripRefused on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, StripRefused: true})), ErrMalformed},
+		{"cpuLimit on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, CPULimit: true})), ErrMalformed},
+		{"cpuLimit on a tool-call", frame(mustMarshal(t, &Message{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "n", Tool: "t", Input: []byte(`{}`), CPULimit: true})), ErrMalformed},
 		{"unknown extension key with a bad value", frame(append(mustMarshal(t, map[int]any{0: 3, 1: 1, 60: 1})[:0:0], 0xa3, 0x00, 0x03, 0x01, 0x01, 0x18, 0x3c, 0xff)), ErrMalformed},
 	}
 	for _, tt := range tests {
@@ -172,6 +176,7 @@ func FuzzRead(f *testing.F) {
 		{Kind: KindResult, Execution: 3, Outcome: OutcomeProgramFailed, Error: &Error{Name: "InternalError", Message: "m"}, ScopeUnknown: true},
 		{Kind: KindExecute, Execution: 4, Filename: "a.ts", Source: "let a: number = 1;", TypeScript: true},
 		{Kind: KindResult, Execution: 4, Outcome: OutcomeProgramFailed, Error: &Error{Name: "SyntaxError", Message: "m"}, StripRefused: true},
+		{Kind: KindResult, Execution: 5, Outcome: OutcomeProgramFailed, Error: &Error{Name: "TimeoutError", Message: "m"}, CPULimit: true},
 	} {
 		p, _ := Marshal(m)
 		f.Add(frame(p))
@@ -239,21 +244,21 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
-	v10, v11, v12, v14, v15, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 4}, Version{1, 5}, Version{2, 0}
+	v10, v11, v12, v15, v16, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 5}, Version{1, 6}, Version{2, 0}
 	tests := []struct {
 		name       string
 		self, peer VersionRange
 		want       Version
 		err        string
 	}{
-		{"same", Supported, Supported, v14, ""},
+		{"same", Supported, Supported, v15, ""},
 		{"a 1.2 peer", Supported, VersionRange{v10, v12}, v12, ""},
 		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
 		{"a 1.1 peer", Supported, VersionRange{v10, v11}, v11, ""},
-		{"a newer minor", Supported, VersionRange{v10, v15}, v14, ""},
+		{"a newer minor", Supported, VersionRange{v10, v16}, v15, ""},
 		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
-		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.4"},
-		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.4, this host 2.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.5"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.5, this host 2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -408,5 +413,18 @@ func TestCheckVersionRefusesTypeScriptBefore14(t *testing.T) {
 		if err := tt.m.CheckVersion(Version{1, 4}); err != nil {
 			t.Errorf("%s on 1.4: %v", tt.key, err)
 		}
+	}
+}
+
+// A 1.4 host would not know the mark: the key of 1.5 is refused for any
+// older peer (a runner leaves it out, and its CPU limit reads as a plain
+// TimeoutError there).
+func TestCheckVersionRefusesCPULimitBefore15(t *testing.T) {
+	m := &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "TimeoutError"}, CPULimit: true}
+	if err := m.CheckVersion(Version{1, 4}); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "cpuLimit (key 41)") || !strings.Contains(err.Error(), "needs 1.5") {
+		t.Errorf("on 1.4: got %v, want an ErrVersion naming cpuLimit and 1.5", err)
+	}
+	if err := m.CheckVersion(Version{1, 5}); err != nil {
+		t.Errorf("on 1.5: %v", err)
 	}
 }

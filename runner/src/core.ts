@@ -32,11 +32,13 @@ export interface SerializedError {
 /**
  * Finish is an execution's end. value is the JSON text of what the default
  * export resolved to ("" for undefined); clock the clock values observed
- * since the last tool call.
+ * since the last tool call. cpuLimit marks a failure the runner made because
+ * the execution passed its CPU time limit (wire 1.5), never one the program
+ * threw.
  */
 export type Finish =
   | { outcome: "success"; content: Content[]; value: string; clock: number[] }
-  | { outcome: "program-failed"; error: SerializedError; clock: number[] };
+  | { outcome: "program-failed"; error: SerializedError; clock: number[]; cpuLimit?: true };
 
 /**
  * RandomUse is how much of the execution's random streams the program has
@@ -517,8 +519,12 @@ export interface ModuleBox {
 export interface Execution {
   /** run awaits module evaluation, then calls the default export with the scope. */
   run(evaluate: () => Promise<ModuleBox>): Promise<void>;
-  /** fail ends the execution as program-failed with the serialised value. */
-  fail(error: unknown): void;
+  /**
+   * fail ends the execution as program-failed with the serialised value;
+   * cause "cpu-limit" marks it as the runner's CPU time limit (cpu.ts), which
+   * nothing the program reaches can pass.
+   */
+  fail(error: unknown, cause?: "cpu-limit"): void;
   /** deliver settles tool call seq: ok with output JSON text, or an error {name, message} as JSON. */
   deliver(seq: number, ok: boolean, payload: string): void;
   /** write formats values as one line of program output on stream. */
@@ -620,6 +626,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     new RangeErrorCtor(`tool call ${lost} could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on`);
   let unsentError: unknown;
   let unsentClock: number[] = [];
+  let unsentCPULimit = false;
   let failing = false;
   let flushing = false;
 
@@ -629,7 +636,9 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     try {
       if (failing) {
         const error = serializeError(unsentError);
-        unsent = { outcome: "program-failed", error, clock: unsentClock } as Finish;
+        unsent = unsentCPULimit
+          ? { outcome: "program-failed", error, clock: unsentClock, cpuLimit: true }
+          : { outcome: "program-failed", error, clock: unsentClock };
         failing = false;
         unsentError = undefined;
       }
@@ -677,7 +686,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     }
   };
 
-  const fail = (error: unknown): void => {
+  const fail = (error: unknown, cause?: "cpu-limit"): void => {
     if (done) {
       flushLater();
       return;
@@ -688,6 +697,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     done = true;
     failing = true;
     unsentError = error;
+    unsentCPULimit = cause === "cpu-limit";
     unsentClock = observed;
     observed = [];
     pendingCount = 0;

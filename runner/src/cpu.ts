@@ -55,7 +55,7 @@ export function cpuMeter(cpuNow: () => number, afterTurn: (f: () => void) => voi
         const e = new ErrorCtor(`the execution's CPU time limit of ${duration(c.limitMs)} was exceeded (its own work, not counting waits for tool calls and timers)`);
         defineProperty(e, "name", data("TimeoutError", false));
         defineProperty(e, "stack", data("", false));
-        c.ex.fail(e);
+        c.ex.fail(e, "cpu-limit");
       }
     }
   };

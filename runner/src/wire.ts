@@ -15,14 +15,14 @@ import { createExecution, listNamespace, serializeError, type Execution, type Fi
 
 /** protocolVersion is the major version, protocolMinor the newest minor (docs/runner-protocol.md, "Versions"). */
 export const protocolVersion = 1;
-export const protocolMinor = 4;
+export const protocolMinor = 5;
 export const maxFrameSize = 16 << 20;
 
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
   versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34, prefill: 35, prefilled: 36, randomDraws: 37, randomBytes: 38,
-  typeScript: 39, stripRefused: 40,
+  typeScript: 39, stripRefused: 40, cpuLimit: 41,
 } as const;
 
 /**
@@ -571,6 +571,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
           r.key(K.outcome).text("program-failed");
           errorField(r, result.error);
           clockField(r, result.clock);
+          if (result.cpuLimit === true) r.key(K.cpuLimit).bool(true);
         }
         try {
           send(r);
