@@ -4,12 +4,15 @@ import (
 	"context"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/blank"
+	"github.com/codemode-go/codemode/internal/blank/blanktest"
 )
 
 var stackLine = regexp.MustCompile(`agent\.ts:(\d+)`)
@@ -35,7 +38,10 @@ func TestBlankedProgramsRunAsErased(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	corpus := blankCorpus(t)
+	corpus := blanktest.Programs(t, "..")
+	for i, s := range erasePrograms {
+		corpus["erasePrograms/"+strconv.Itoa(i)] = s
+	}
 	names := make([]string, 0, len(corpus))
 	for k := range corpus {
 		names = append(names, k)
@@ -44,7 +50,7 @@ func TestBlankedProgramsRunAsErased(t *testing.T) {
 	ran := 0
 	for _, name := range names {
 		src := corpus[name]
-		if strings.HasSuffix(name, withoutImports) {
+		if strings.HasSuffix(name, blanktest.WithoutImports) {
 			continue
 		}
 		blanked, err := erase(src, nil)
@@ -124,7 +130,7 @@ func TestBlankedEarlyErrorsReadAsEsbuildReportsThem(t *testing.T) {
 		{"thrown by the program", "export default async function () {\n  return JSON.parse(\"{\" as string);\n}\n", "JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, ok := blank(tc.source); !ok {
+			if _, ok := blank.Types(tc.source); !ok {
 				t.Fatal("blank refused the program")
 			}
 			out, err := c.Run(ctx, tc.source, RunOptions{})

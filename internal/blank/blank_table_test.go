@@ -1,4 +1,4 @@
-package client
+package blank
 
 import (
 	"flag"
@@ -89,7 +89,7 @@ var blankCases = []struct{ name, source string }{
 func TestBlankCases(t *testing.T) {
 	var b strings.Builder
 	for _, tc := range blankCases {
-		js, ok := blank(tc.source)
+		js, ok := Types(tc.source)
 		b.WriteString("== " + tc.name + "\n" + tc.source + "\n")
 		if !ok {
 			b.WriteString("-- refused\n\n")

@@ -1,4 +1,9 @@
-package client
+// Package blank erases TypeScript without esbuild for the common subset:
+// it replaces every character of a program's TypeScript syntax with a
+// space, so that every line and column of the JavaScript is the source's.
+// The client erases programs with it (esbuild for what it refuses), and
+// codeform reads model-written code's top-level statements with it.
+package blank
 
 import (
 	"strings"
@@ -8,7 +13,7 @@ import (
 
 // Type blanking: erasure without esbuild for the common TypeScript subset.
 //
-// blank replaces every character of a program's TypeScript syntax with a
+// Types replaces every character of a program's TypeScript syntax with a
 // space (a type annotation, an `as` or `satisfies` type, a non-null `!`, an
 // interface, a type alias, type arguments and parameters, `import type`,
 // `export type`, an optional `?`, a definite `!`), so that every line and
@@ -337,6 +342,7 @@ type blanker struct {
 	depth  int  // blocks and function bodies open
 	steps  int  // tokens scanned, speculation and look-ahead included; bounded by budget
 	budget int
+	tops   []int // where each top-level statement starts
 }
 
 type marker struct {
@@ -347,11 +353,32 @@ type marker struct {
 	depth        int
 }
 
-// blank returns source with its TypeScript syntax replaced by spaces, and
+// Types returns source with its TypeScript syntax replaced by spaces, and
 // whether it could: false when source has syntax the pass does not handle
-// with certainty, or does not parse.
-func blank(source string) (string, bool) {
+// with certainty, or does not parse. The JavaScript has source's length,
+// and its line breaks at the same offsets.
+//
+//	js, ok := blank.Types("const a: number = 1;") // "const a         = 1;", true
+//
+// # Notes
+//   - ok does not say the program compiles: blank reads syntax, not the
+//     early errors an engine finds when it compiles (a redeclared let).
+//   - A program it refuses may well be valid TypeScript: esbuild erases it.
+func Types(source string) (string, bool) {
 	return (&blanker{src: source, budget: blankBudget(source)}).run()
+}
+
+// Statements returns the byte offsets at which source's top-level
+// statements start (the first character of each one's first token), in
+// order, as Types reads source; ok is false when Types refuses source.
+//
+//	at, ok := blank.Statements("let a = 1\nif (a) f()\na") // [0 10 21], true
+func Statements(source string) (at []int, ok bool) {
+	p := &blanker{src: source, budget: blankBudget(source)}
+	if _, ok := p.run(); !ok {
+		return nil, false
+	}
+	return p.tops, true
 }
 
 // blankBudget is how many tokens a pass over source may scan: a program
@@ -374,6 +401,7 @@ func (p *blanker) run() (js string, ok bool) {
 	p.pos = 0
 	p.next()
 	for p.tok.kind != tEOF {
+		p.tops = append(p.tops, p.tok.start)
 		p.statementListItem()
 	}
 	return p.output()
