@@ -98,11 +98,18 @@ func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error)
 // function); esbuild finds most of those, and the program fails with
 // esbuild's message and position, as it did before blanking. A source
 // esbuild refuses ran nothing: the engine could not compile it either.
+// For model-written code, the error is that of the module made with
+// esbuild reading the code's syntax (codeform.Normalized.ReadByEsbuild),
+// as before blank read it.
 func (e *erased) earlyError(out *Outcome) error {
 	if !e.blanked || out.Kind != ProgramFailed || out.Error == nil || out.Error.Name != "SyntaxError" {
 		return nil
 	}
 	_, err := eraseWithEsbuild(e.source, e.back)
+	if err != nil && e.back != nil {
+		old := e.back.ReadByEsbuild()
+		_, err = eraseWithEsbuild(old.Module, old)
+	}
 	return err
 }
 
