@@ -2,14 +2,20 @@ package client
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/internal/blank"
+	"github.com/codemode-go/codemode/internal/blank/blanktest"
+	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/evanw/esbuild/pkg/api"
 )
 
 var stackLine = regexp.MustCompile(`agent\.ts:(\d+)`)
@@ -35,7 +41,10 @@ func TestBlankedProgramsRunAsErased(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	corpus := blankCorpus(t)
+	corpus := blanktest.Programs(t, "..")
+	for i, s := range erasePrograms {
+		corpus["erasePrograms/"+strconv.Itoa(i)] = s
+	}
 	names := make([]string, 0, len(corpus))
 	for k := range corpus {
 		names = append(names, k)
@@ -44,7 +53,7 @@ func TestBlankedProgramsRunAsErased(t *testing.T) {
 	ran := 0
 	for _, name := range names {
 		src := corpus[name]
-		if strings.HasSuffix(name, withoutImports) {
+		if strings.HasSuffix(name, blanktest.WithoutImports) {
 			continue
 		}
 		blanked, err := erase(src, nil)
@@ -91,15 +100,108 @@ func runErased(t *testing.T, rt *Runtime, e *erased) runEnd {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return endOf(out, e.mapText)
+}
+
+// endOf is what out ended with, its positions mapped by mapText.
+func endOf(out *Outcome, mapText func(string) string) runEnd {
 	end := runEnd{kind: out.Kind, value: string(out.Value)}
 	if out.Error != nil {
-		end.name, end.message = out.Error.Name, e.mapText(out.Error.Message)
+		end.name, end.message = out.Error.Name, mapText(out.Error.Message)
 		stack := moduleStart.ReplaceAllString(out.Error.Stack, "")
-		for _, m := range stackLine.FindAllStringSubmatch(e.mapText(stack), -1) {
+		for _, m := range stackLine.FindAllStringSubmatch(mapText(stack), -1) {
 			end.lines += m[1] + " "
 		}
 	}
 	return end
+}
+
+// TestCodeReadByBlankFailsAsReadByEsbuild runs the corpus code (every
+// string literal of the repository's tests) whose normalization differs
+// when blank reads its syntax from when esbuild alone does (code esbuild
+// refuses: an early error blank does not look for; codeform's
+// TestBlankReadsCodeAsEsbuild holds every other code to the same module)
+// through RunCode on QuickJS twice: as it runs, and with esbuild's
+// normalization in the client's erase cache, as it ran before blank read
+// code. Each must end the same way: the outcome, the value, the error's
+// name and message, and the lines its stack names.
+func TestCodeReadByBlankFailsAsReadByEsbuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads every string literal of the repository's tests")
+	}
+	ctx := context.Background()
+	rt, err := NewRuntime(ctx, quickjs.New(quickjs.Options{InProcess: true, Timeout: time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := blanktest.Literals(t, "..")
+	names := make([]string, 0, len(corpus))
+	seen := map[string]bool{}
+	for name, code := range corpus {
+		if _, ok := blank.Types(code); ok && !seen[code] && checkNesting(code) == nil {
+			seen[code] = true
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	ran := 0
+	for _, name := range names {
+		code := corpus[name]
+		if r := api.Transform(code, transformOptions(api.SourceMapNone)); len(r.Errors) == 0 {
+			continue // the same module either way (TestBlankReadsCodeAsEsbuild)
+		}
+		c := New(rt, k)
+		prog, _, err := c.erase(program{text: code, kind: modelCode})
+		if err != nil || prog.back == nil {
+			continue // refused before it ran, as before: blank read the module, not the code
+		}
+		old := prog.back.ReadByEsbuild()
+		if old.Module == prog.back.Module {
+			continue
+		}
+		ran++
+		t.Run(name, func(t *testing.T) {
+			got := runCode(t, New(rt, k), code, nil)
+			want := runCode(t, c, code, old)
+			if got != want {
+				t.Fatalf("blank first: %+v\nesbuild: %+v\n%s", got, want, code)
+			}
+		})
+	}
+	t.Logf("%d codes run both ways", ran)
+}
+
+// runCode is what RunCode on c ended with for code; with n, c's erase
+// cache holds code's erasure (made by a call to c.erase) and n's takes
+// its place first.
+func runCode(t *testing.T, c *Client, code string, n *codeform.Normalized) runEnd {
+	t.Helper()
+	if n != nil {
+		e, err := erase(n.Module, n)
+		if err != nil {
+			var pe *ProgramError
+			if !errors.As(err, &pe) {
+				t.Fatal(err)
+			}
+			return endOf(&Outcome{Kind: ProgramFailed, Error: pe}, func(s string) string { return s })
+		}
+		if len(c.erased.index) != 1 {
+			t.Fatalf("the erase cache holds %d programs, want the code's", len(c.erased.index))
+		}
+		for _, el := range c.erased.index {
+			el.Value.(*cacheEntry).prog = e
+		}
+	}
+	out, err := c.RunCode(context.Background(), code, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return endOf(out, func(s string) string { return s })
 }
 
 // TestBlankedEarlyErrorsReadAsEsbuildReportsThem: a program blank accepts
@@ -124,7 +226,7 @@ func TestBlankedEarlyErrorsReadAsEsbuildReportsThem(t *testing.T) {
 		{"thrown by the program", "export default async function () {\n  return JSON.parse(\"{\" as string);\n}\n", "JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, ok := blank(tc.source); !ok {
+			if _, ok := blank.Types(tc.source); !ok {
 				t.Fatal("blank refused the program")
 			}
 			out, err := c.Run(ctx, tc.source, RunOptions{})

@@ -153,9 +153,11 @@ func BenchmarkEraseSideBySide(b *testing.B) {
 
 // BenchmarkRunCodeErase: what RunCode does on an erase-cache miss for each
 // form of model-written code (normalize, then erase the wrapped module).
-// normalize asks esbuild too: once for a function expression, three to ten
-// times for statements that end with an expression (see lastExpression), so
-// a fresh code tool program costs two to eleven esbuild calls.
+// normalize reads the code's syntax with blank; read by esbuild alone
+// (codeform.Normalized.ReadByEsbuild, the "-esbuild" variants, as before:
+// the module is blanked either way)
+// it took once for a function expression and three to ten times for
+// statements that end with an expression, then one more for the module.
 func BenchmarkRunCodeErase(b *testing.B) {
 	i := 0
 	for _, tc := range []struct{ name, code string }{
@@ -167,6 +169,15 @@ func BenchmarkRunCodeErase(b *testing.B) {
 			loopCPU(b, func() {
 				i++
 				n := codeform.Normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "")
+				if e, err := erase(n.Module, n); err != nil || !e.blanked {
+					b.Fatal("not blanked", err)
+				}
+			})
+		})
+		b.Run(tc.name+"-esbuild", func(b *testing.B) {
+			loopCPU(b, func() {
+				i++
+				n := codeform.Normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "").ReadByEsbuild()
 				if _, err := erase(n.Module, n); err != nil {
 					b.Fatal(err)
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codemode-go/codemode/internal/blank"
 	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/evanw/esbuild/pkg/api"
@@ -49,7 +50,7 @@ func transformOptions(m api.SourceMap) api.TransformOptions {
 
 // erase strips TypeScript syntax, keeping ES module syntax and every modern
 // construct as written (target esnext). A program of the common subset has
-// its types blanked (blank), which keeps every position and needs no map;
+// its types blanked (blank.Types), which keeps every position and needs no map;
 // any other goes to esbuild, which makes no source map either: most
 // executions end without an error, and the map costs about a fifth of the
 // erasure (RATIONALE.md, "Erasure: the source map on demand").
@@ -58,13 +59,13 @@ func transformOptions(m api.SourceMap) api.TransformOptions {
 // made source from model-written code; positions are then reported in the
 // code's coordinates.
 func erase(source string, back *codeform.Normalized) (*erased, error) {
-	if js, ok := blank(source); ok {
+	if js, ok := blank.Types(source); ok {
 		return &erased{js: js, source: source, back: back, blanked: true}, nil
 	}
 	return eraseWithEsbuild(source, back)
 }
 
-// eraseWithEsbuild is erase by esbuild, for what blank refuses.
+// eraseWithEsbuild is erase by esbuild, for what blank.Types refuses.
 func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error) {
 	res := api.Transform(source, transformOptions(api.SourceMapNone))
 	if len(res.Errors) > 0 {
@@ -97,11 +98,18 @@ func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error)
 // function); esbuild finds most of those, and the program fails with
 // esbuild's message and position, as it did before blanking. A source
 // esbuild refuses ran nothing: the engine could not compile it either.
+// For model-written code, the error is that of the module made with
+// esbuild reading the code's syntax (codeform.Normalized.ReadByEsbuild),
+// as before blank read it.
 func (e *erased) earlyError(out *Outcome) error {
 	if !e.blanked || out.Kind != ProgramFailed || out.Error == nil || out.Error.Name != "SyntaxError" {
 		return nil
 	}
 	_, err := eraseWithEsbuild(e.source, e.back)
+	if err != nil && e.back != nil {
+		old := e.back.ReadByEsbuild()
+		_, err = eraseWithEsbuild(old.Module, old)
+	}
 	return err
 }
 

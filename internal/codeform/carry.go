@@ -198,5 +198,5 @@ function __codemodePlain(I: any, v: any, path: string, seen: any[]): string {
 // Function.prototype.toString gives it) parses as one expression, so that
 // a session can evaluate it again.
 func IsExpression(src string) bool {
-	return !strings.Contains(src, "[native code]") && isExpression(src)
+	return !strings.Contains(src, "[native code]") && blankFirst.isExpression(src)
 }

@@ -7,12 +7,14 @@
 package codeform
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf16"
 
+	"github.com/codemode-go/codemode/internal/blank"
 	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -49,6 +51,25 @@ type Normalized struct {
 	Lines    []string
 	edits    []edit
 	captures bool
+	made     normalizeArgs // what made the module, for ReadByEsbuild
+}
+
+// normalizeArgs are normalize's arguments.
+type normalizeArgs struct {
+	code, setup string
+	names       []string
+	carry       *Carry
+}
+
+// ReadByEsbuild returns the normalization of the same code with its syntax
+// read by esbuild alone, as Normalize made it before blank read it (for
+// most code, the same module). The two differ only for code with an early
+// error esbuild reports and blank does not look for (a redeclared let, a
+// break outside a loop): a client reports such a program's failure as
+// esbuild reads it, as it did before.
+func (n *Normalized) ReadByEsbuild() *Normalized {
+	m := n.made
+	return normalize(m.code, m.names, m.setup, m.carry, esbuildOnly)
 }
 
 // Captures reports whether the module resolves to {value, session} (a
@@ -146,6 +167,12 @@ func Normalize(code string, names []string, setup string) *Normalized {
 // forms, and in the statement form (when c.Capture is not nil) resolves to
 // {value, session} (see Carry). A nil c is Normalize.
 func NormalizeCarry(code string, names []string, setup string, c *Carry) *Normalized {
+	return normalize(code, names, setup, c, blankFirst)
+}
+
+// normalize is NormalizeCarry, reading code's syntax with r.
+func normalize(code string, names []string, setup string, c *Carry, r reader) *Normalized {
+	made := normalizeArgs{code: code, setup: setup, names: names, carry: c}
 	if strings.Contains(code, "```") {
 		// Fences wrap the program when the text starts with one or is not
 		// code at all (prose around a fence); a fence inside valid code that
@@ -156,7 +183,7 @@ func NormalizeCarry(code string, names []string, setup string, c *Carry) *Normal
 			code = blankFences(code)
 		}
 	}
-	n := &Normalized{Lines: strings.Split(code, "\n")}
+	n := &Normalized{Lines: strings.Split(code, "\n"), made: made}
 	sc := scan(code)
 	carry := c.module(names)
 	switch {
@@ -174,19 +201,19 @@ func NormalizeCarry(code string, names []string, setup string, c *Carry) *Normal
 		// A module without a default export: it runs (its top level may
 		// throw first), then fails saying what a program is.
 		n.Module = "\n" + code + "\n;\nexport default async () => { throw new TypeError(\"the module has no default export: a program is a module whose default export is a function (export default async function ({ codemode }) { … }), a function expression, or statements\"); };\n"
-	case sc.isFunction && isExpression(trimFinalSemicolon(code, sc)):
+	case sc.isFunction && r.isExpression(trimFinalSemicolon(code, sc)):
 		// A function expression: called with the scope, contextually typed
 		// by the program contract.
 		body := trimFinalSemicolon(code, sc)
 		n.Module = wrapperPrefix(names, setup, " return await ((", carry.restoreOnly()) + "\n" + body + "\n) as " + typegen.ProgramTypeName + ")(" + scopeVar + ");\n})(); " + returnValue + carry.tail + " };\n"
-	case sc.startsParen && isExpression(trimFinalSemicolon(code, sc)):
+	case sc.startsParen && r.isExpression(trimFinalSemicolon(code, sc)):
 		// A parenthesized expression, such as (async () => …): called with
 		// the scope when it is a function, its value otherwise.
 		body := trimFinalSemicolon(code, sc)
 		n.Module = wrapperPrefix(names, setup, " const __codemodeFn: any = (", carry.restoreOnly()) + "\n" + body + "\n); return typeof __codemodeFn === \"function\" ? await __codemodeFn(" + scopeVar + ") : await __codemodeFn;\n})(); " + returnValue + carry.tail + " };\n"
 	default:
 		body := code
-		if at, ok := lastExpression(code, sc); ok {
+		if at, ok := lastExpression(code, sc, r); ok {
 			tail := trimFinalSemicolon(code[at:], scan(code[at:]))
 			body = code[:at] + "return (" + tail + "\n);"
 			l, c := lineCol(code, at)
@@ -258,10 +285,64 @@ func transform(code string) (string, bool) {
 	return string(r.Code), len(r.Errors) == 0
 }
 
+// reader is how normalize reads code's syntax. esbuild's fixed cost per
+// call was most of the normalization of a fresh program (two to eleven
+// calls for statements ending with an expression); blank reads the common
+// subset in a scan, and refuses what it is not sure of (RATIONALE.md,
+// "Erasure").
+type reader uint8
+
+const (
+	blankFirst  reader = iota // blank where it accepts the text, esbuild for the rest
+	esbuildOnly               // esbuild alone (what the tests hold blankFirst to)
+)
+
 // isExpression reports whether code parses as one expression.
-func isExpression(code string) bool {
-	_, ok := transform("(\n" + code + "\n);")
+func (r reader) isExpression(code string) bool {
+	wrapped := "(\n" + code + "\n);"
+	if r == blankFirst {
+		if _, ok := blank.Types(wrapped); ok {
+			return true
+		}
+	}
+	_, ok := transform(wrapped)
 	return ok
+}
+
+// statementStarts returns a check of whether one of code's top-level
+// statements starts at an offset (a candidate of scan: a line's first
+// token, or just after a top-level semicolon); ok is false when code does
+// not parse. blank reads where code's statements start; esbuild, for code
+// blank refuses, tells whether putting a semicolon there leaves the
+// program's meaning (its erased JavaScript) unchanged. Each is made on
+// first use.
+func (r reader) statementStarts(code string) func(at int) (start, ok bool) {
+	var tops []blank.Statement
+	blanked, read := false, false
+	var whole string
+	return func(at int) (bool, bool) {
+		if !read && r == blankFirst {
+			tops, blanked = blank.Statements(code)
+			// A string first may be a directive, which esbuild prints
+			// otherwise than the same string after a semicolon: esbuild
+			// decides.
+			blanked = blanked && !(len(tops) > 0 && strings.IndexByte(`"'`, code[tops[0].Start]) >= 0)
+		}
+		read = true
+		if blanked {
+			i, _ := slices.BinarySearchFunc(tops, at, func(s blank.Statement, at int) int { return cmp.Compare(s.Start, at) })
+			return i < len(tops) && tops[i].Gap <= at, true
+		}
+		if whole == "" {
+			js, ok := transform(code)
+			if !ok {
+				return false, false
+			}
+			whole = dropEmptyStatements(js)
+		}
+		split, ok := transform(code[:at] + ";" + code[at:])
+		return ok && dropEmptyStatements(split) == whole, true
+	}
 }
 
 // statementKeywords start statements that are not expression statements.
@@ -272,10 +353,10 @@ var statementKeywords = []string{"const", "let", "var", "function", "class", "if
 // lastExpression finds where the code's last top-level statement starts when
 // it is an expression statement. A candidate start is a line start or a
 // point after a semicolon at bracket depth 0; it is a real statement
-// boundary when putting a semicolon there leaves the program's meaning (its
-// erased JavaScript) unchanged.
-func lastExpression(code string, sc scanned) (int, bool) {
-	var whole string
+// boundary when one of the code's top-level statements starts there
+// (reader.statementStarts).
+func lastExpression(code string, sc scanned, r reader) (int, bool) {
+	starts := r.statementStarts(code)
 	attempts := 0
 	for i := len(sc.starts) - 1; i >= 0; i-- {
 		at := sc.starts[i]
@@ -290,23 +371,19 @@ func lastExpression(code string, sc scanned) (int, bool) {
 		if strings.IndexByte(continuations, t[0]) >= 0 && continues(code[:at]) {
 			continue // a line that continues the statement before it
 		}
-		// Verified with esbuild, a bounded number of times, so that the work
-		// stays linear in the code's size.
+		// Checked a bounded number of times, so that the work (esbuild's,
+		// for code blank refuses) stays linear in the code's size.
 		if attempts++; attempts > maxExpressionAttempts {
 			return 0, false
 		}
-		if whole == "" {
-			js, ok := transform(code)
-			if !ok {
-				return 0, false
-			}
-			whole = dropEmptyStatements(js)
+		start, ok := starts(at)
+		if !ok {
+			return 0, false
 		}
-		split, ok := transform(code[:at] + ";" + tail)
-		if !ok || dropEmptyStatements(split) != whole {
+		if !start {
 			continue
 		}
-		if !isExpression(trimFinalSemicolon(tail, scan(tail))) {
+		if !r.isExpression(trimFinalSemicolon(tail, scan(tail))) {
 			return 0, false
 		}
 		return at, true
@@ -329,7 +406,7 @@ func continues(head string) bool {
 	return h != "" && !strings.HasSuffix(h, ";") && !strings.HasSuffix(h, "}")
 }
 
-// maxExpressionAttempts bounds the esbuild checks lastExpression makes.
+// maxExpressionAttempts bounds the checks lastExpression makes.
 const maxExpressionAttempts = 8
 
 // asyncFunction matches an async function declaration.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/evanw/esbuild/pkg/api"
 )
 
 func TestExportDefault(t *testing.T) {
@@ -29,13 +30,16 @@ func TestExportDefault(t *testing.T) {
 	}
 }
 
-// FuzzNormalize: any text a model sends normalizes without a panic, and
-// ExportDefault points at the words it names.
+// FuzzNormalize: any text a model sends normalizes without a panic,
+// ExportDefault points at the words it names, and reading its syntax with
+// blank first makes the module esbuild's reading makes, for any code
+// esbuild accepts (TestBlankReadsCodeAsEsbuild).
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{
 		"await codemode.x({})", "export default async () => 1", "async () => { return `${a}/` / 2 }",
 		"const r = /a\\/b/g; r", "```ts\n1\n```", "/* open", "'unterminated\n1", "x = `a${`b${c}`}`; export default x",
-		"}/x/; export\ndefault 1",
+		"}/x/; export\ndefault 1", "let a = 1\nif (a) f()\na", "'use strict'\n'b'", "x\n++y", "do x++; while (x) y",
+		"a = b + c = d\n1", "label: {\n}\nf()", "a\n\u00a0b",
 	} {
 		f.Add(s)
 	}
@@ -43,6 +47,11 @@ func FuzzNormalize(f *testing.F) {
 		n := codeform.Normalize(code, []string{"codemode", "console", "result"}, "")
 		if n == nil || n.Module == "" {
 			t.Fatalf("%q: no module", code)
+		}
+		if old := n.ReadByEsbuild(); !codeform.SameNormalization(n, old) {
+			if r := api.Transform(code, api.TransformOptions{Loader: api.LoaderTS}); len(r.Errors) == 0 {
+				t.Fatalf("%q: blank first:\n%s\n--- esbuild:\n%s", code, n.Module, old.Module)
+			}
 		}
 		carry := &codeform.Carry{Restore: []codeform.Binding{{Name: "a", JSON: "1"}, {Name: "f", Source: code}}, Capture: codeform.Declared(code)}
 		// A session's module holds the code on the same lines.

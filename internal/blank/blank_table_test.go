@@ -1,9 +1,10 @@
-package client
+package blank
 
 import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,7 @@ var blankCases = []struct{ name, source string }{
 	{"comments inside types", "let a: /* c */ number // d\n= 1;"},
 	{"in inside a for head's parentheses", "for (const k in o) {}\nfor (let i = ('a' in o) ? 1 : 0; i < 1; i++) {}"},
 	{"optional chaining before a number", "const a = b?.5:c;"},
+	{"assignment and update targets", "a.b = 1; c[d] += 2; e = f = g; h ? i = 1 : j = 2; k++; --l.m; n!.o = 3; this.p ??= q;"},
 	{"range checks stay comparisons", "const inside = x < lo || x > hi, edge = a < b && c >= d, k = i < n ? 1 : i > -m;"},
 	// Refused: left to esbuild.
 	{"enum", "enum E { A }"},
@@ -83,13 +85,27 @@ var blankCases = []struct{ name, source string }{
 	{"non-ASCII identifier", "const ü = 1;"},
 	{"byte order mark", "\uFEFFconst a: number = 1;"},
 	{"JSX", "const a = <div>{b}</div>;"},
+	{"assignment to an operator's result", "a + b = c;"},
+	{"assignment after a prefix operator", "--token=sk_secret_1"},
+	{"assignment to a call", "f() = 1;"},
+	{"assignment to an optional chain", "a?.b = 1;"},
+	{"update of a call", "++f();\ng()++;"},
+	{"update of an update", "++-x;"},
+	{"assignment to arguments", "arguments = 1;"},
+	{"destructuring assignment", "[a, b] = [b, a];"},
+	{"parenthesized assignment target", "(a) = 1;"},
+	{"new followed by a name but target", "new.txt"},
+	{"super outside a method", "super.x();"},
+	{"import.meta", "import.meta.url;"},
+	{"unknown regular expression flag", "const a = /no/such.ts;"},
+	{"regular expression flag twice", "const a = /x/gig;"},
 	{"syntax error", "const a = ;"},
 }
 
 func TestBlankCases(t *testing.T) {
 	var b strings.Builder
 	for _, tc := range blankCases {
-		js, ok := blank(tc.source)
+		js, ok := Types(tc.source)
 		b.WriteString("== " + tc.name + "\n" + tc.source + "\n")
 		if !ok {
 			b.WriteString("-- refused\n\n")
@@ -110,5 +126,32 @@ func TestBlankCases(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("blank's output differs from %s (go test -run TestBlankCases -update rewrites it):\n%s", path, b.String())
+	}
+}
+
+func TestStatements(t *testing.T) {
+	for _, tc := range []struct {
+		source string
+		want   []Statement // nil: refused
+	}{
+		{"let a = 1\nif (a) f() // c\na", []Statement{{0, 0}, {9, 10}, {20, 26}}},
+		{"a;b; ;\n/* c */ c", []Statement{{0, 0}, {2, 2}, {4, 5}, {6, 15}}},
+		{"if (a)\n  f()\ng()", []Statement{{0, 0}, {12, 13}}},
+		{"x = 1\n+ 2\ny", []Statement{{0, 0}, {9, 10}}},
+		{"function f() { a; b }\nf()", []Statement{{0, 0}, {21, 22}}},
+		{"type T = number\nconst a: T = 1\na", []Statement{{0, 0}, {15, 16}, {30, 31}}},
+		{"", nil},
+		{"enum E { A }\nE.A", nil},
+	} {
+		got, ok := Statements(tc.source)
+		if tc.want == nil {
+			if ok && len(got) > 0 {
+				t.Errorf("Statements(%q) = %v, want none", tc.source, got)
+			}
+			continue
+		}
+		if !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("Statements(%q) = %v, %v; want %v", tc.source, got, ok, tc.want)
+		}
 	}
 }

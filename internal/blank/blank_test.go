@@ -1,119 +1,24 @@
-package client
+package blank
 
 import (
-	"go/ast"
-	"go/parser"
-	gotoken "go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/codemode-go/codemode/internal/blank/blanktest"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// blankCorpus is every TypeScript program in the repository: the .ts
-// files (example and case programs, the runner's and the durable SDK's
-// sources) and the programs Go tests hold as string literals (those that
-// export a default). Keys name where each came from.
+// blankCorpus is every TypeScript program in the repository
+// (blanktest.Programs).
 func blankCorpus(t testing.TB) map[string]string {
 	t.Helper()
-	corpus := map[string]string{}
-	fset := gotoken.NewFileSet()
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); n == "node_modules" || n == ".tools" || strings.HasPrefix(n, ".") && n != ".." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch {
-		case strings.HasSuffix(path, ".ts") && !strings.HasSuffix(path, ".d.ts"):
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			corpus[path] = string(b)
-			if s := moduleSyntax.ReplaceAllStringFunc(string(b), spaces); s != string(b) {
-				corpus[path+withoutImports] = s
-			}
-		case strings.HasSuffix(path, "_test.go"):
-			f, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				return err
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				e, ok := n.(ast.Expr)
-				if !ok {
-					return true
-				}
-				s, ok := constString(e)
-				if ok && strings.Contains(s, "export default") {
-					corpus[fset.Position(e.Pos()).String()] = s
-				}
-				return !ok
-			})
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range erasePrograms {
-		corpus["erasePrograms/"+strconv.Itoa(i)] = s
-	}
-	return corpus
+	return blanktest.Programs(t, "../..")
 }
 
-// withoutImports marks a corpus text whose imports and export lists were
-// replaced by spaces: the runner's and the SDK's sources, which blank
-// refuses for their imports, then test it on a few thousand lines of real
-// TypeScript. Such a text is no program to run.
-const withoutImports = " (imports blanked)"
-
-var moduleSyntax = regexp.MustCompile(`(?ms)^(import|export \{|export \*)[^;]*;`)
-
-// spaces replaces every character of s but line breaks with a space.
-func spaces(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' {
-			return r
-		}
-		return ' '
-	}, s)
-}
-
-// constString is the value of a string literal or a sum of them.
-func constString(e ast.Expr) (string, bool) {
-	switch e := e.(type) {
-	case *ast.BasicLit:
-		if e.Kind != gotoken.STRING {
-			return "", false
-		}
-		s, err := strconv.Unquote(e.Value)
-		return s, err == nil
-	case *ast.ParenExpr:
-		return constString(e.X)
-	case *ast.BinaryExpr:
-		if e.Op != gotoken.ADD {
-			return "", false
-		}
-		x, ok := constString(e.X)
-		if !ok {
-			return "", false
-		}
-		y, ok := constString(e.Y)
-		return x + y, ok
-	}
-	return "", false
-}
+// esbuildOptions are the client's options for erasure by esbuild, without
+// a source map.
+var esbuildOptions = api.TransformOptions{Loader: api.LoaderTS, Target: api.ESNext, Charset: api.CharsetUTF8}
 
 // blankAgrees checks what blank made of source against esbuild: the same
 // length with line breaks at the same offsets; and JavaScript esbuild reads
@@ -132,7 +37,7 @@ func blankAgrees(t testing.TB, source, js string) {
 		}
 	}
 	fromJS := api.Transform(js, api.TransformOptions{Loader: api.LoaderJS, Target: api.ESNext, Charset: api.CharsetUTF8})
-	fromTS := api.Transform(source, transformOptions(api.SourceMapNone))
+	fromTS := api.Transform(source, esbuildOptions)
 	switch {
 	case len(fromTS.Errors) > 0 && len(fromJS.Errors) > 0:
 	case len(fromTS.Errors) > 0:
@@ -154,7 +59,7 @@ func TestBlankAgreesWithEsbuild(t *testing.T) {
 	accepted, valid, fast := 0, 0, 0
 	for _, name := range names {
 		src := corpus[name]
-		r := api.Transform(src, transformOptions(api.SourceMapNone))
+		r := api.Transform(src, esbuildOptions)
 		if len(r.Errors) == 0 {
 			valid++ // a whole program, not a fragment or a syntax error
 		}
@@ -208,7 +113,7 @@ func FuzzBlank(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, source string) {
-		if js, ok := blank(source); ok {
+		if js, ok := Types(source); ok {
 			blankAgrees(t, source, js)
 		}
 	})

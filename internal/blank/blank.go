@@ -1,4 +1,9 @@
-package client
+// Package blank erases TypeScript without esbuild for the common subset:
+// it replaces every character of a program's TypeScript syntax with a
+// space, so that every line and column of the JavaScript is the source's.
+// The client erases programs with it (esbuild for what it refuses), and
+// codeform reads model-written code's top-level statements with it.
+package blank
 
 import (
 	"strings"
@@ -8,7 +13,7 @@ import (
 
 // Type blanking: erasure without esbuild for the common TypeScript subset.
 //
-// blank replaces every character of a program's TypeScript syntax with a
+// Types replaces every character of a program's TypeScript syntax with a
 // space (a type annotation, an `as` or `satisfies` type, a non-null `!`, an
 // interface, a type alias, type arguments and parameters, `import type`,
 // `export type`, an optional `?`, a definite `!`), so that every line and
@@ -293,14 +298,26 @@ func (p *blanker) rescanRegex() {
 		}
 	}
 	i++
+	flags := i
 	for i < len(src) && isIdentPart(src[i]) {
 		i++
 	}
-	if i < len(src) && (src[i] == '\\' || src[i] >= utf8.RuneSelf) {
-		panic(refusal{})
+	if i < len(src) && (src[i] == '\\' || src[i] >= utf8.RuneSelf) || !regexFlags(src[flags:i]) {
+		panic(refusal{}) // esbuild refuses a flag it does not know, or one given twice
 	}
 	p.tok.kind, p.tok.end = tRegex, i
 	p.pos = i
+}
+
+// regexFlags reports whether flags are known regular expression flags,
+// none twice.
+func regexFlags(flags string) bool {
+	for i := range len(flags) {
+		if !strings.Contains("dgimsuyv", flags[i:i+1]) || strings.Contains(flags[:i], flags[i:i+1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // rescanTemplate reads the current '}' as the start of a template's
@@ -337,6 +354,8 @@ type blanker struct {
 	depth  int  // blocks and function bodies open
 	steps  int  // tokens scanned, speculation and look-ahead included; bounded by budget
 	budget int
+	tops   []Statement
+	target bool // the operand just read may be assigned to (a name or a member)
 }
 
 type marker struct {
@@ -347,11 +366,39 @@ type marker struct {
 	depth        int
 }
 
-// blank returns source with its TypeScript syntax replaced by spaces, and
+// Types returns source with its TypeScript syntax replaced by spaces, and
 // whether it could: false when source has syntax the pass does not handle
-// with certainty, or does not parse.
-func blank(source string) (string, bool) {
+// with certainty, or does not parse. The JavaScript has source's length,
+// and its line breaks at the same offsets.
+//
+//	js, ok := blank.Types("const a: number = 1;") // "const a         = 1;", true
+//
+// # Notes
+//   - ok does not say the program compiles: blank reads syntax, not the
+//     early errors an engine finds when it compiles (a redeclared let).
+//   - A program it refuses may well be valid TypeScript: esbuild erases it.
+func Types(source string) (string, bool) {
 	return (&blanker{src: source, budget: blankBudget(source)}).run()
+}
+
+// Statement is where a top-level statement starts, as Statements reads
+// it: Start is the byte offset of its first token's first character, Gap
+// where the space and comments before that token start (the end of the
+// statement before it; 0 for the first).
+type Statement struct {
+	Gap, Start int
+}
+
+// Statements returns source's top-level statements, in order, as Types
+// reads source; ok is false when Types refuses source.
+//
+//	st, ok := blank.Statements("let a = 1\nif (a) f() // c\na") // [{0 0} {9 10} {20 26}], true
+func Statements(source string) (st []Statement, ok bool) {
+	p := &blanker{src: source, budget: blankBudget(source)}
+	if _, ok := p.run(); !ok {
+		return nil, false
+	}
+	return p.tops, true
 }
 
 // blankBudget is how many tokens a pass over source may scan: a program
@@ -374,6 +421,7 @@ func (p *blanker) run() (js string, ok bool) {
 	p.pos = 0
 	p.next()
 	for p.tok.kind != tEOF {
+		p.tops = append(p.tops, Statement{Gap: p.prev, Start: p.tok.start})
 		p.statementListItem()
 	}
 	return p.output()
@@ -892,9 +940,14 @@ func (p *blanker) scanIs(i int, s string) bool {
 var binaryOps = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true, "**": true, "<<": true, "&": true,
 	"|": true, "^": true, "&&": true, "||": true, "??": true, "==": true, "!=": true,
-	"===": true, "!==": true, "<": true, "<=": true, "=": true, "+=": true, "-=": true,
-	"*=": true, "/=": true, "%=": true, "**=": true, "<<=": true, "&=": true, "|=": true,
-	"^=": true, "&&=": true, "||=": true, "??=": true,
+	"===": true, "!==": true, "<": true, "<=": true,
+}
+
+// assignOps are the assignment operators (">>=" and ">>>=" are refused
+// where '>' is read: greater).
+var assignOps = map[string]bool{
+	"=": true, "+=": true, "-=": true, "*=": true, "/=": true, "%=": true, "**=": true, "<<=": true,
+	"&=": true, "|=": true, "^=": true, "&&=": true, "||=": true, "??=": true,
 }
 
 // expression reads a comma expression.
@@ -911,22 +964,33 @@ func (p *blanker) assign() {
 	if p.unary() {
 		return
 	}
+	assignable := true // the operand just read is an assignment's left side, not an operator's right
 	for {
 		switch {
+		case p.tok.kind == tPunct && assignOps[p.text()]:
+			if !p.target || !assignable {
+				panic(refusal{}) // an invalid assignment target: esbuild's error, an early error to the engine
+			}
+			p.next()
 		case p.tok.kind == tPunct && binaryOps[p.text()]:
 			p.next()
+			assignable = false
 		case p.isP(">"):
 			p.greater()
+			assignable = false
 		case p.isName("instanceof") || p.isName("in") && !p.noIn:
 			p.next()
+			assignable = false
 		case p.isP("?"):
 			p.next()
 			p.inCond++
 			p.assign()
 			p.inCond--
 			p.expectP(":")
+			assignable = true
 		case (p.isName("as") || p.isName("satisfies")) && !p.tok.nl:
 			p.asType()
+			p.target = false
 			continue
 		default:
 			return
@@ -997,22 +1061,40 @@ func (p *blanker) statementFollows() {
 // unary reads prefix operators and an operand with its postfix parts; it
 // reports whether the operand was an arrow function.
 func (p *blanker) unary() bool {
+	prefixes, update := 0, false // update: the last prefix is ++ or --, which needs a target
 	for {
 		switch {
 		case p.tok.kind == tPunct && inSet("! ~ + - ++ --", p.text()):
+			if update {
+				panic(refusal{}) // "++-x", "++ ++x": no target
+			}
+			update = p.isP("++") || p.isP("--")
+			prefixes++
 			p.next()
 		case p.tok.kind == tName && (p.text() == "typeof" || p.text() == "void" || p.text() == "delete" || p.text() == "await"):
+			if update {
+				panic(refusal{})
+			}
+			prefixes++
 			p.next()
 		case p.isName("yield"):
 			p.next()
 			p.eatP("*")
 			if p.tok.nl || p.tok.kind == tEOF || p.tok.kind == tPunct && inSet(") ] } , ; :", p.text()) {
+				p.target = false
 				return false
 			}
 		case p.isP("<"):
 			panic(refusal{}) // a <T> cast or a generic arrow
 		default:
-			return p.postfix()
+			arrow := p.postfix()
+			if update && !p.target {
+				panic(refusal{}) // "++f()": an invalid update target
+			}
+			if prefixes > 0 {
+				p.target = false
+			}
+			return arrow
 		}
 	}
 }
@@ -1022,8 +1104,10 @@ func (p *blanker) unary() bool {
 // whether the operand was an arrow function.
 func (p *blanker) postfix() bool {
 	if p.primary() {
+		p.target = false
 		return true // an arrow function: its body ended the expression
 	}
+	optional := false // an optional chain: no target
 	for {
 		switch {
 		case p.isP("."):
@@ -1032,8 +1116,10 @@ func (p *blanker) postfix() bool {
 				panic(mismatch{})
 			}
 			p.next()
+			p.target = !optional
 		case p.isP("?."):
 			p.next()
+			optional, p.target = true, false
 			switch {
 			case p.isP("("):
 				p.arguments()
@@ -1046,18 +1132,27 @@ func (p *blanker) postfix() bool {
 			}
 		case p.isP("["):
 			p.index()
+			p.target = !optional
 		case p.isP("("):
 			p.arguments()
+			p.target = false
 		case p.tok.kind == tTemplate:
 			p.template()
+			p.target = false
 		case p.isP("!") && !p.tok.nl:
 			p.blankTok()
+			p.target = false
 		case p.isP("<"):
+			p.target = false
 			if !p.callTypeArgs() {
 				return false
 			}
 		case (p.isP("++") || p.isP("--")) && !p.tok.nl:
+			if !p.target {
+				panic(refusal{}) // "f()++": an invalid update target
+			}
 			p.next()
+			p.target = false
 			return false
 		default:
 			return false
@@ -1171,9 +1266,11 @@ func (p *blanker) primary() bool {
 	switch p.tok.kind {
 	case tNum, tStr, tRegex:
 		p.next()
+		p.target = false
 		return false
 	case tTemplate:
 		p.template()
+		p.target = false
 		return false
 	case tName:
 		return p.namePrimary()
@@ -1196,11 +1293,14 @@ func (p *blanker) primary() bool {
 	default:
 		panic(mismatch{})
 	}
+	p.target = false // a parenthesized name is one, but esbuild decides
 	return false
 }
 
-// namePrimary reads an operand that starts with a name or keyword.
+// namePrimary reads an operand that starts with a name or keyword; it
+// notes whether that was a name an assignment may target.
 func (p *blanker) namePrimary() bool {
+	target := false
 	switch s := p.text(); s {
 	case "function":
 		p.function()
@@ -1221,7 +1321,7 @@ func (p *blanker) namePrimary() bool {
 	case "new":
 		p.next()
 		if p.eatP(".") {
-			p.anyName() // new.target
+			p.expectName("target") // new.target
 		} else {
 			p.unary()
 		}
@@ -1229,13 +1329,15 @@ func (p *blanker) namePrimary() bool {
 		"implements", "static", "let", "yield", "await", "with":
 		if s == "import" {
 			p.next()
-			if !p.isP("(") && !p.isP(".") {
-				panic(refusal{})
+			if !p.isP("(") {
+				panic(refusal{}) // import.meta: esbuild checks the name
 			}
 			return false
 		}
 		panic(refusal{})
-	case "this", "null", "true", "false", "super":
+	case "super":
+		panic(refusal{}) // only in a method, which esbuild checks
+	case "this", "null", "true", "false":
 		p.next()
 	default:
 		if reserved[s] {
@@ -1245,7 +1347,9 @@ func (p *blanker) namePrimary() bool {
 			return p.arrow(p.tok.start)
 		}
 		p.next()
+		target = s != "arguments" && s != "eval" // strict mode forbids assigning those
 	}
+	p.target = target
 	return false
 }
 
