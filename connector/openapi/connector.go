@@ -210,7 +210,7 @@ func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
 	}
 	c.typeNames = componentTypeNames(doc)
 
-	var warnings []string
+	var warnings opWarnings
 	seen := map[string]string{requestMethod: "the low-level request method", specMethod: "the low-level spec method"}
 	paths := doc.Paths.Map()
 	keys := make([]string, 0, len(paths))
@@ -243,20 +243,61 @@ func build(doc *openapi3.T, opts Options) (*Connector, []string, error) {
 			where := describeOperation(method, path, o)
 			name := operationName(method, path, o.OperationID)
 			if other, dup := seen[name]; dup {
-				warnings = append(warnings, fmt.Sprintf("%s skipped: its method name %s is already taken by %s", where, name, other))
+				warnings.add(where, fmt.Sprintf(" skipped: its method name %s is already taken by %s", name, other))
 				continue
 			}
-			op, w, err := newOperation(name, method, path, item, o)
-			warnings = append(warnings, w...)
+			op, err := newOperation(name, method, path, item, o, &warnings)
 			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s skipped: %v", where, err))
+				warnings.add(where, fmt.Sprintf(" skipped: %v", err))
 				continue
 			}
 			seen[name] = where
 			c.ops = append(c.ops, op)
 		}
 	}
-	return c, warnings, nil
+	return c, warnings.lines(), nil
+}
+
+// opWarning is what a document's operation loses: where names the
+// operation (describeOperation), what follows it (": a cookie parameter
+// is left out...", " skipped: ...").
+type opWarning struct{ where, what string }
+
+// opWarnings are the warnings of a document's operations, in order.
+type opWarnings []opWarning
+
+func (ws *opWarnings) add(where, what string) { *ws = append(*ws, opWarning{where, what}) }
+
+// foldAt is how many operations may share one warning before they are
+// folded into one line: a large description (Stripe's, whose every
+// operation declares a form-encoded body) otherwise prints hundreds of
+// lines that say the same.
+const foldAt = 3
+
+// lines renders the warnings, one line per operation ("operation GET /pets
+// (operationId listPets): ..."), except that a what shared by more than
+// foldAt operations is one line, at its first place: the number of
+// operations, what, and the first foldAt of them ("452 operations: request
+// body media types ... are left out: ... (operation GET /v1/account
+// (operationId GetAccount); ..., and 449 more)").
+func (ws opWarnings) lines() []string {
+	byWhat := map[string][]string{}
+	for _, w := range ws {
+		byWhat[w.what] = append(byWhat[w.what], w.where)
+	}
+	var out []string
+	for _, w := range ws {
+		where := byWhat[w.what]
+		switch {
+		case len(where) == 0: // folded already
+		case len(where) > foldAt:
+			out = append(out, fmt.Sprintf("%d operations%s (%s; and %d more)", len(where), w.what, strings.Join(where[:foldAt], "; "), len(where)-foldAt))
+			delete(byWhat, w.what)
+		default:
+			out = append(out, w.where+w.what)
+		}
+	}
+	return out
 }
 
 // describeOperation names an operation in warnings: "GET /pets (listPets)".
@@ -298,10 +339,10 @@ func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
 
 // newOperation collects an operation's parameters, JSON body and 2xx JSON
 // response.
-func newOperation(name, method, path string, item *openapi3.PathItem, o *openapi3.Operation) (*operation, []string, error) {
+// What it leaves out is added to warnings.
+func newOperation(name, method, path string, item *openapi3.PathItem, o *openapi3.Operation, warnings *opWarnings) (*operation, error) {
 	op := &operation{name: name, method: strings.ToUpper(method), path: path, op: o}
 	where := describeOperation(method, path, o)
-	var warnings []string
 	// Operation parameters override path-item parameters of the same name
 	// and location (OpenAPI 3.1 §4.8.9.1, "parameters").
 	byKey := map[string]*openapi3.Parameter{}
@@ -325,23 +366,23 @@ func newOperation(name, method, path string, item *openapi3.PathItem, o *openapi
 		switch p.In {
 		case openapi3.ParameterInPath, openapi3.ParameterInQuery, openapi3.ParameterInHeader:
 		case openapi3.ParameterInCookie:
-			warnings = append(warnings, fmt.Sprintf("%s: cookie parameter %s is left out: programs cannot set cookies", where, p.Name))
+			warnings.add(where, fmt.Sprintf(": cookie parameter %s is left out: programs cannot set cookies", p.Name))
 			continue
 		default:
-			return nil, warnings, fmt.Errorf("parameter %s is in %q, which is not path, query, header or cookie", p.Name, p.In)
+			return nil, fmt.Errorf("parameter %s is in %q, which is not path, query, header or cookie", p.Name, p.In)
 		}
 		if p.In == openapi3.ParameterInPath && !strings.Contains(path, "{"+p.Name+"}") {
-			return nil, warnings, fmt.Errorf("path parameter %s does not appear in the path", p.Name)
+			return nil, fmt.Errorf("path parameter %s does not appear in the path", p.Name)
 		}
 		if other, dup := names[p.Name]; dup {
-			return nil, warnings, fmt.Errorf("parameter %s is both in %s and in %s; one input property cannot carry both", p.Name, other, p.In)
+			return nil, fmt.Errorf("parameter %s is both in %s and in %s; one input property cannot carry both", p.Name, other, p.In)
 		}
 		names[p.Name] = p.In
 		op.params = append(op.params, p)
 	}
 	for _, seg := range pathParams(path) {
 		if names[seg] != openapi3.ParameterInPath {
-			return nil, warnings, fmt.Errorf("path parameter {%s} is not declared", seg)
+			return nil, fmt.Errorf("path parameter {%s} is not declared", seg)
 		}
 	}
 	if rb := o.RequestBody; rb != nil && rb.Value != nil {
@@ -349,15 +390,15 @@ func newOperation(name, method, path string, item *openapi3.PathItem, o *openapi
 		switch {
 		case mt != "":
 			if _, dup := names["body"]; dup {
-				return nil, warnings, errors.New("a parameter is named body, which is the request body's property")
+				return nil, errors.New("a parameter is named body, which is the request body's property")
 			}
 			op.body, op.bodyReq, op.bodyType = schema, rb.Value.Required, mt
 		case len(others) > 0:
-			warnings = append(warnings, fmt.Sprintf("%s: request body media types %s are left out: only JSON bodies are sent (values cross the sandbox as JSON)", where, strings.Join(others, ", ")))
+			warnings.add(where, fmt.Sprintf(": request body media types %s are left out: only JSON bodies are sent (values cross the sandbox as JSON)", strings.Join(others, ", ")))
 		}
 	}
 	op.output = okSchema(o.Responses)
-	return op, warnings, nil
+	return op, nil
 }
 
 // pathParams lists the {name} segments of a path template.
