@@ -147,9 +147,11 @@ type operation struct {
 	path     string
 	op       *openapi3.Operation
 	params   []*openapi3.Parameter // path, query and header
-	body     *openapi3.SchemaRef   // JSON request body schema, or nil
+	body     *openapi3.SchemaRef   // request body schema, or nil
 	bodyReq  bool
-	bodyType string              // the JSON media type sent
+	bodyType string // the media type sent: JSON, or formType
+	// encoding is a form body's Encoding Objects, by property (formType).
+	encoding map[string]*openapi3.Encoding
 	output   *openapi3.SchemaRef // 2xx JSON response schema, or nil
 }
 
@@ -386,15 +388,8 @@ func newOperation(name, method, path string, item *openapi3.PathItem, o *openapi
 		}
 	}
 	if rb := o.RequestBody; rb != nil && rb.Value != nil {
-		mt, schema, others := jsonContent(rb.Value.Content)
-		switch {
-		case mt != "":
-			if _, dup := names["body"]; dup {
-				return nil, errors.New("a parameter is named body, which is the request body's property")
-			}
-			op.body, op.bodyReq, op.bodyType = schema, rb.Value.Required, mt
-		case len(others) > 0:
-			warnings.add(where, fmt.Sprintf(": request body media types %s are left out: only JSON bodies are sent (values cross the sandbox as JSON)", strings.Join(others, ", ")))
+		if err := op.setBody(rb.Value, names, where, warnings); err != nil {
+			return nil, err
 		}
 	}
 	op.output = okSchema(o.Responses)
@@ -423,6 +418,46 @@ func pathParams(path string) []string {
 func isJSON(mt string) bool {
 	mt = strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// setBody takes the request body: JSON if the document offers it, else a
+// form (formType), else none, with a warning naming the media types left
+// out. A form whose schema has no properties and admits none carries
+// nothing (Stripe's description gives one to its GET operations) and is
+// left out without a warning.
+func (op *operation) setBody(rb *openapi3.RequestBody, names map[string]string, where string, warnings *opWarnings) error {
+	mt, schema, others := jsonContent(rb.Content)
+	var encoding map[string]*openapi3.Encoding
+	if form := rb.Content[formType]; mt == "" && form != nil && form.Schema != nil {
+		if emptyObject(form.Schema) {
+			return nil
+		}
+		mt, schema, encoding = formType, form.Schema, form.Encoding
+		others = slices.DeleteFunc(others, func(t string) bool { return t == formType })
+	}
+	if len(others) > 0 && mt == "" {
+		warnings.add(where, fmt.Sprintf(": request body media types %s are left out: only JSON and form bodies are sent (values cross the sandbox as JSON)", strings.Join(others, ", ")))
+	}
+	if mt == "" {
+		return nil
+	}
+	if _, dup := names["body"]; dup {
+		return errors.New("a parameter is named body, which is the request body's property")
+	}
+	op.body, op.bodyReq, op.bodyType, op.encoding = schema, rb.Required, mt, encoding
+	return nil
+}
+
+// formType is the form media type request bodies may be sent as
+// (https://url.spec.whatwg.org/#application/x-www-form-urlencoded).
+const formType = "application/x-www-form-urlencoded"
+
+// emptyObject reports whether s is an object schema with no properties
+// that admits no others.
+func emptyObject(s *openapi3.SchemaRef) bool {
+	v := s.Value
+	return v != nil && v.Type.Is(openapi3.TypeObject) && len(v.Properties) == 0 &&
+		v.AdditionalProperties.Has != nil && !*v.AdditionalProperties.Has && v.AdditionalProperties.Schema == nil
 }
 
 // jsonContent picks the JSON media type of a content map (application/json

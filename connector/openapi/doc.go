@@ -30,11 +30,14 @@
 // or is request or spec (reserved for the low-level methods below), is
 // skipped, with a warning naming it. A method's input is an object with one
 // property per path, query and header parameter (cookie parameters are
-// skipped: a program cannot set cookies) and body, the JSON request body.
-// Request bodies of other media types (multipart/form-data,
-// application/x-www-form-urlencoded, application/octet-stream, text/*) are
-// skipped with a warning: values cross the sandbox boundary as JSON, and
-// this connector only sends JSON bodies. A method's result is declared from
+// skipped: a program cannot set cookies) and body, the request body: JSON,
+// or, where the document offers no JSON, a form
+// (application/x-www-form-urlencoded, as Stripe's API takes), which the
+// program gives as an object and the host encodes by the document's
+// Encoding Objects (nested values with brackets, a[b][0]=v). Request bodies
+// of other media types (multipart/form-data, application/octet-stream,
+// text/*) are skipped with a warning: values cross the sandbox boundary as
+// JSON. A method's result is declared from
 // its first 2xx response with a JSON schema, else unknown.
 //
 // Every connector also has request({path, method, params, body, headers}),

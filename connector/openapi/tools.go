@@ -268,6 +268,9 @@ func (op *operation) inputSchema() (json.RawMessage, error) {
 	}
 	if op.body != nil {
 		desc := "JSON request body (" + op.bodyType + ")."
+		if op.bodyType == formType {
+			desc = "Request body, sent form-encoded (" + formType + ")."
+		}
 		if op.op.RequestBody.Value.Description != "" {
 			desc = op.op.RequestBody.Value.Description
 		}
@@ -376,8 +379,8 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 	var payload []byte
 	if op.body != nil && hasBody {
 		var err error
-		if payload, err = json.Marshal(body); err != nil {
-			return nil, fmt.Errorf("encoding the body: %w", err)
+		if payload, err = op.encodeBody(body); err != nil {
+			return nil, err
 		}
 	}
 	r, err := c.do(ctx, op.method, path, strings.Join(query, "&"), h, payload, op.bodyType)
@@ -388,6 +391,22 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		return nil, err
 	}
 	return r.value, nil
+}
+
+// encodeBody is the request body's bytes: JSON, or a form (encodeForm).
+func (op *operation) encodeBody(body any) ([]byte, error) {
+	if op.bodyType == formType {
+		s, err := encodeForm(body, op.encoding)
+		if err != nil {
+			return nil, &contract.ValidationError{Tool: op.name, Phase: "input", Lines: []string{"/body: " + err.Error()}}
+		}
+		return []byte(s), nil
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the body: %w", err)
+	}
+	return b, nil
 }
 
 // checkResponse validates a JSON response against the document's schema
