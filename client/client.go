@@ -215,7 +215,8 @@ type RunOptions struct {
 	// {namespace.tool}" after OpenTelemetry's GenAI conventions
 	// (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span),
 	// with gen_ai.tool.name, codemode.tool.seq, codemode.tool.end (how it
-	// ended: completed, failed, cancelled or halted) and, when a schema
+	// ended: completed, failed, cancelled (its context ended first) or
+	// halted) and, when a schema
 	// check failed, codemode.validation (input or output). Nil records
 	// nothing.
 	TracerProvider trace.TracerProvider
@@ -242,8 +243,10 @@ type RunOptions struct {
 	MeterProvider metric.MeterProvider
 }
 
-// Run executes one agent-authored TypeScript ES module. It does not
-// type-check. Input is validated first: input that breaks the contract's
+// Run executes one agent-authored TypeScript ES module whose default
+// export is called with the program's scope (`export default async ({
+// codemode, input, console, result }) => { … }`: the namespaces are its
+// members, not globals). It does not type-check. Input is validated first: input that breaks the contract's
 // input schema returns a *contract.ValidationError (Phase "input") and
 // nothing runs.
 // The program's failures (syntax, throws, a missing default export, tool

@@ -149,8 +149,8 @@ func marshalPlain(v any) ([]byte, error) {
 
 // Runner runs the code tool's programs: a *client.Client (each program one
 // execution) or a *durable.Handle (each program a recorded execution that
-// may pause for approval). The code tool (New), its description
-// (Description) and the MCP server (package mcpserver) take any Runner.
+// may pause for approval). The code tool (New, whose Tool.Description
+// describes it) and the MCP server (package mcpserver) take any Runner.
 type Runner interface {
 	// Execute runs code as models write it (a module with a default
 	// export, a function expression, or statements whose last expression

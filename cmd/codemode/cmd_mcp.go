@@ -154,7 +154,7 @@ func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	uiAddr := fs.String("ui", "", "with --journal: also serve the journal page (approve, reject, rollback) on this address, e.g. 127.0.0.1:7312; a non-loopback one needs $"+uiTokenEnv)
 	descFile := fs.String("description", "", "file with the code tool's description ({{types}} and {{namespaces}} are filled in)")
 	snippetsAsTools := fs.Bool("snippets-as-tools", false, "with --journal: list each saved snippet as an MCP tool of its own (its name, description and input schema); a call runs it in a new execution")
-	sessions := fs.Bool("sessions", false, "programs continue where the previous one of the same MCP session left off: top-level let, const, var, function and class declarations stay defined (values as JSON, functions by source; a session ends after 30 minutes idle, 1,000 programs or 1 MiB of bindings, and says what was lost). Never shared between MCP sessions; not with --journal")
+	sessions := fs.Bool("sessions", false, "programs continue where the previous one of the same MCP session left off: top-level let, const, var and function declarations stay defined (values as JSON, functions by source; classes are not kept; a session ends after 30 minutes idle, 1,000 programs or 1 MiB of bindings, and says what was lost). Never shared between MCP sessions; not with --journal")
 	declarations := fs.String("declarations", "", "full (every declaration in the code tool's description) or discover (the namespaces, and codemode.search/describe to find tools); default full up to 2,000 tokens")
 	var rf runtimeFlags
 	rf.register(fs)

@@ -18,6 +18,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
+	cf.registerInput(fs)
 	var jf journalFlags
 	jf.register(fs)
 	jf.registerRuns(fs)
@@ -116,6 +117,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
+	cf.registerInput(fs)
 	var rf runtimeFlags
 	rf.register(fs)
 	jf := registerSurfaceJournal(fs)
@@ -158,6 +160,7 @@ func cmdTypes(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	fs := flag.NewFlagSet("types", flag.ContinueOnError)
 	var cf contractFlags
 	cf.register(fs)
+	cf.registerInput(fs)
 	jf := registerSurfaceJournal(fs)
 	positional, err := parse(fs, args, stdout)
 	if err != nil {

@@ -53,13 +53,19 @@ type contractFlags struct {
 
 func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tools, "tools", "", "JSON file declaring the tools, on codemode (name, description, inputSchema, outputSchema, command; requiresApproval, replay, revert, idempotent)")
-	fs.StringVar(&c.inputSchema, "input-schema", "", "JSON Schema file of the program input (makes the contract input-bearing; plain runs only)")
 	fs.StringVar(&c.mcp, "mcp", "", `an MCP server whose tools go on codemode ("mcp" beside a tools file): a command line ("npx -y @modelcontextprotocol/server-memory") or an http(s) URL`)
 	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
 	fs.StringVar(&c.approval, "approval", "", "which calls of --mcp, --config and --openapi tools need a person's approval: destructive (the default with a journal: MCP tools not marked read-only or non-destructive, HTTP methods other than GET, HEAD, OPTIONS, TRACE), always, or never (the default without a journal, where nothing can wait for a person); a config file's \"approval\" sets it per server")
 	fs.IntVar(&c.maxCommands, "max-commands", defaultMaxCommands(), "most --tools commands running at once; further calls wait (the default is twice the CPUs, at least 4)")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaults.MCPConnectTimeout, "bound on each MCP server's start, handshake and tool listing; the servers start at once, and one not up by then is left out (its namespace says why) and retried in the background")
 	c.openapi.register(fs)
+}
+
+// registerInput registers --input-schema, for the commands whose programs
+// can be given an input (run, check, types): nothing else has a way to
+// pass one.
+func (c *contractFlags) registerInput(fs *flag.FlagSet) {
+	fs.StringVar(&c.inputSchema, "input-schema", "", "JSON Schema file of the program input (makes the contract input-bearing; plain runs only)")
 }
 
 // usesMCP reports whether tools come from MCP servers.

@@ -32,9 +32,6 @@ type discovery struct {
 // openDiscovery opens the tools the flags name and, with a journal, its
 // snippets.
 func openDiscovery(ctx context.Context, command string, jf *journalFlags, cf *contractFlags, stderr io.Writer) (*discovery, error) {
-	if cf.inputSchema != "" {
-		return nil, usageError{command + ": --input-schema is not for discovery"}
-	}
 	if !cf.any() && jf.path == "" {
 		return nil, usageError{command + ": give the tools (--tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC) and/or --journal FILE.db for its snippets"}
 	}
