@@ -295,8 +295,11 @@ type query struct {
 	words []queryWord
 	// match is, by term, how well the query matches it (the best factor
 	// of a word that matches it); reset clears it for the next query.
-	match  []float64
-	verb   int32      // the verb's term, -1 without one
+	match []float64
+	verb  int32 // the verb's term, -1 without one
+	// alts are the verbs of the documents an everyday verb stands for
+	// (kill: cancel, stop), most usual first; verb is the first.
+	alts   []int32
 	family uint8      // the verb's families
 	object *queryWord // the object phrase's last word, nil without one
 	// modifiers are the object phrase's other words ("pull" in "pull
@@ -371,6 +374,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			raw = append(raw, w)
 		}
 	}
+	raw = phrasal(raw)
 	q := &query{match: match, verb: -1, verbWeight: 1}
 	phrase, verbWord := ix.readVerb(q, raw)
 	phrase = ix.ownerPhrase(q, phrase, raw)
@@ -393,6 +397,9 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	for i := range q.words {
 		if q.words[i].stem == verbWord {
 			q.verbWord = &q.words[i]
+			for _, a := range q.alts {
+				q.words[i].expansions = append(q.words[i].expansions, expansion{a, aliasFactor})
+			}
 		}
 	}
 	// The object's head is the phrase's last word, its modifiers the others.
@@ -531,6 +538,9 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 			after = after[1:]
 		}
 		switch {
+		case ix.everyday(q, w):
+			phrase, _ = nounPhrase(after)
+			return phrase, t
 		case known && ix.verbs[id]:
 			q.verb, q.family, q.general = id, ix.family[id], ix.family[id] != 0
 			q.verbNoun = !q.general
@@ -575,6 +585,60 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		return phrase, ""
 	}
 	return nil, ""
+}
+
+// phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the
+// word an API would use: "get rid of a label" is "remove a label", "turn a
+// workflow back on" "enable a workflow", "take a coupon off a
+// subscription" "remove a coupon from a subscription".
+func phrasal(raw []string) []string {
+	for i, w := range raw {
+		if stopWords[w] {
+			continue
+		}
+		for j := i + 1; j < len(raw) && j <= i+6; j++ {
+			with, ok := phrasalVerbs[[2]string{w, raw[j]}]
+			if !ok {
+				continue
+			}
+			out := append(slices.Clone(raw[:i]), with...)
+			out = append(out, raw[i+1:j]...)
+			if len(out) > 0 && out[len(out)-1] == "back" {
+				out = out[:len(out)-1]
+			}
+			rest := raw[j+1:]
+			switch {
+			case raw[j] == "rid" && len(rest) > 0 && rest[0] == "of":
+				rest = rest[1:]
+			case j > i+1 && len(rest) > 0 && raw[j] == "off":
+				out = append(out, "from")
+			}
+			return append(out, rest...)
+		}
+		return raw // only the query's first word can be its verb
+	}
+	return raw
+}
+
+// everyday sets q's verb to the documents' verbs the everyday verb w
+// stands for (everydayVerbs), w itself first when the documents use it;
+// it reports whether they use any.
+func (ix *Index) everyday(q *query, w string) bool {
+	alts, ok := everydayVerbs[w]
+	if !ok {
+		return false
+	}
+	for _, a := range append([]string{w}, alts...) {
+		if id, ok := ix.ids[ix.stems.termQuery(a)]; ok && ix.verbs[id] && !slices.Contains(q.alts, id) {
+			q.alts = append(q.alts, id)
+			q.family |= ix.family[id]
+		}
+	}
+	if len(q.alts) == 0 {
+		return false
+	}
+	q.verb, q.general = q.alts[0], true
+	return true
 }
 
 // knownWord reports whether w is a verb or an object of the documents.

@@ -436,3 +436,50 @@ func TestAcronymsAndOwners(t *testing.T) {
 		}
 	}
 }
+
+// TestEverydayVerbs: phrasal verbs read as the word an API uses, and an
+// everyday verb agrees with the documents' verbs it stands for, the most
+// usual first.
+func TestEverydayVerbs(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"get rid of a label", "remove a label"},
+		{"turn a disabled workflow back on", "enable a disabled workflow"},
+		{"turn on alerts for a repository", "enable alerts for a repository"},
+		{"take the reviewer off a pull request", "remove the reviewer from a pull request"},
+		{"shut down my machine", "stop my machine"},
+		{"thumbs up a comment", "add reaction to a comment"},
+		{"list the pull requests I turned on", "list the pull requests i turned on"},
+	} {
+		if got := strings.Join(phrasal(words(tc.query)), " "); got != tc.want {
+			t.Errorf("phrasal(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+	ops := []operation{
+		{"runs_get", "Get a run", "GET", "/runs/{run_id}"},
+		{"runs_delete", "Delete a run", "DELETE", "/runs/{run_id}"},
+		{"runs_cancel", "Cancel a run", "POST", "/runs/{run_id}/cancel"},
+		{"machines_get", "Get a machine", "GET", "/machines/{id}"},
+		{"machines_stop", "Stop a machine", "POST", "/machines/{id}/stop"},
+		{"machines_delete", "Delete a machine", "DELETE", "/machines/{id}"},
+		{"pods_delete", "Delete a pod", "DELETE", "/pods/{name}"},
+		{"pods_get", "Read a pod", "GET", "/pods/{name}"},
+		{"hooks_update", "Update a hook", "PATCH", "/hooks/{id}"},
+		{"hooks_get", "Get a hook", "GET", "/hooks/{id}"},
+		{"reactions_create_for_comment", "Create reaction for a comment", "POST", "/comments/{id}/reactions"},
+		{"comments_get", "Get a comment", "GET", "/comments/{id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"kill a run", "runs_cancel"},
+		{"kill a pod", "pods_delete"},
+		{"shut down a machine", "machines_stop"},
+		{"wipe a machine", "machines_delete"},
+		{"deactivate a hook", "hooks_update"},
+		{"thumbs-up a comment", "reactions_create_for_comment"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s (%d) first", tc.query, hits, tc.first, slices.IndexFunc(ops, func(o operation) bool { return o.name == tc.first }))
+		}
+	}
+}

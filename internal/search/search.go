@@ -92,6 +92,9 @@ const (
 	// of the operation's object modifiers is in the query ("admin" in
 	// "admin branch protection").
 	extraModifier = 0.3
+	// everydayLesser is the verb agreement of an everyday verb's less
+	// usual meaning (kill: delete, when the documents also cancel).
+	everydayLesser = 0.75
 	// unknownVerbWeight weighs the agreement of a verb the ranking does
 	// not know, taken to update ("suspend a cron job").
 	unknownVerbWeight = 0.5
@@ -556,6 +559,8 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	var verb, object float64
 	if q.family != 0 || q.verb >= 0 {
 		switch {
+		case len(q.alts) > 0:
+			verb = ix.altsAgree(doc, q)
 		case q.verb >= 0 && slices.Contains(doc.actions, q.verb), q.family&doc.families != 0:
 			verb = 1
 		case related(q.family, doc.families):
@@ -615,6 +620,27 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		}
 	}
 	return score
+}
+
+// altsAgree is how well doc's verbs agree with an everyday verb's
+// alternatives (query.alts): 1 with the most usual the documents use,
+// everydayLesser with another, and as for any general verb otherwise.
+func (ix *Index) altsAgree(doc *docInfo, q *query) float64 {
+	for k, a := range q.alts {
+		if slices.Contains(doc.actions, a) || ix.family[a]&doc.families != 0 {
+			if k == 0 {
+				return 1
+			}
+			return everydayLesser
+		}
+	}
+	switch {
+	case related(q.family, doc.families):
+		return 0.5
+	case doc.families != 0:
+		return -verbDisagrees / verbAgrees
+	}
+	return 0
 }
 
 // objectMatch is how well the query's object matches one of an
