@@ -455,22 +455,35 @@ func (ix *Index) spans(raw, phrase []string) []int32 {
 
 // ownerPhrase reads "the schedule of a cron job" as an action on the cron
 // job: when the object phrase's head is no object of the documents (no
-// operation acts on a schedule; it is a field) and "of" or "in" follows
-// it, the noun phrase after that is the object. Adding such a thing to or
-// on an object updates the object ("add an annotation to a pod"): the
-// phrase after "to" or "on" is the object and q's family becomes update.
+// operation acts on a schedule; it is a field), or is one but never under
+// the other (no path puts a reclaim policy under a persistent volume), and
+// "of" or "in" follows it and the query changes it, the noun phrase after
+// that is the object.
+// Adding such a thing to or on an object updates the object ("add an
+// annotation to a pod", "add a group to a cluster role binding", where no
+// operation creates a group): the phrase after "to" or "on" is the object
+// and q's family becomes update.
 // Otherwise phrase is returned as it is.
 func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
-	if len(phrase) == 0 || ix.isHead(phrase[len(phrase)-1]) {
+	if len(phrase) == 0 {
 		return phrase
 	}
+	head := phrase[len(phrase)-1]
 	adds := q.family == familyBit(familyCreate)
-	last := slices.Index(raw, phrase[len(phrase)-1])
+	// A thing that is an object of its own but never under the owner is
+	// read as the owner's field only when it is changed or added to it:
+	// "list the invoices of a customer" lists invoices.
+	field := !ix.isHead(head)
+	if !field && !adds && q.family != familyBit(familyUpdate) {
+		return phrase
+	}
+	last := slices.Index(raw, head)
 	for i := last + 1; last >= 0 && i < len(raw); i++ {
 		w := raw[i]
 		if w == "of" || w == "in" || adds && (w == "to" || w == "on") {
 			owner, _ := nounPhrase(raw[i+1:])
-			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) {
+			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && ix.isUnder(head, owner[len(owner)-1]) ||
+				!field && (w == "to" || w == "on") && ix.isCreated(head) {
 				return phrase
 			}
 			if w == "to" || w == "on" {
@@ -483,6 +496,32 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 		}
 	}
 	return phrase
+}
+
+// isCreated reports whether some operation creates what the word w names
+// (heads its object), through its own term or a prefix of one.
+func (ix *Index) isCreated(w string) bool {
+	for _, e := range ix.expand(ix.stems.termQuery(w)).expansions {
+		if ix.created[e.term] {
+			return true
+		}
+	}
+	return false
+}
+
+// isUnder reports whether some operation acts on the word w (heads its
+// object) under the object owner (in its path's context), through their
+// own terms or prefixes.
+func (ix *Index) isUnder(w, owner string) bool {
+	ws, os := ix.expand(ix.stems.termQuery(w)), ix.expand(ix.stems.termQuery(owner))
+	for _, e := range ws.expansions {
+		for _, o := range os.expansions {
+			if ix.under[[2]int32{e.term, o.term}] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isHead reports whether the word w heads some document's object, through

@@ -392,6 +392,12 @@ var kubernetesLike = []struct{ name, summary, method, path string }{
 	{"readBatchV1NamespacedCronJobStatus", "read status of the specified CronJob", "GET", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status"},
 	{"patchPolicyV1NamespacedPodDisruptionBudget", "partially update the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}"},
 	{"patchPolicyV1NamespacedPodDisruptionBudgetStatus", "partially update status of the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status"},
+	{"patchCoreV1PersistentVolume", "partially update the specified PersistentVolume", "PATCH", "/api/v1/persistentvolumes/{name}"},
+	{"createNetworkingV1NamespacedNetworkPolicy", "create a NetworkPolicy", "POST", "/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies"},
+	{"patchNetworkingV1NamespacedNetworkPolicy", "partially update the specified NetworkPolicy", "PATCH", "/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/{name}"},
+	{"createRbacAuthorizationV1ClusterRoleBinding", "create a ClusterRoleBinding", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"},
+	{"patchRbacAuthorizationV1ClusterRoleBinding", "partially update the specified ClusterRoleBinding", "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}"},
+	{"getRbacAuthorizationAPIGroup", "get information of a group", "GET", "/apis/rbac.authorization.k8s.io/"},
 }
 
 func kubernetesLikeIndex() *Index {
@@ -404,8 +410,8 @@ func kubernetesLikeIndex() *Index {
 
 // TestAcronymsAndOwners: initials of a long object name find it (learnt
 // from the document, not listed anywhere); "the X of a Y", where no
-// operation acts on an X, acts on the Y; adding such an X to a Y updates
-// the Y; what a query spans ("across all namespaces") is not where the
+// operation acts on an X, acts on the Y, and so does changing an X no
+// operation has under a Y; adding such an X to a Y updates the Y; what a query spans ("across all namespaces") is not where the
 // operation acts.
 func TestAcronymsAndOwners(t *testing.T) {
 	ix := kubernetesLikeIndex()
@@ -422,6 +428,9 @@ func TestAcronymsAndOwners(t *testing.T) {
 		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
 		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
 		{"add a pod", "createCoreV1NamespacedPod"},
+		{"add a pod to a namespace", "createCoreV1NamespacedPod"},                               // pods are under namespaces
+		{"add a group to a cluster role binding", "patchRbacAuthorizationV1ClusterRoleBinding"}, // nothing creates a group
+		{"change the reclaim policy of a persistent volume", "patchCoreV1PersistentVolume"},     // no policy is under one
 		{"list pods across all namespaces", "listCoreV1PodForAllNamespaces"},
 		{"list the pods in every namespace", "listCoreV1PodForAllNamespaces"},
 		{"list the pods in a namespace", "listCoreV1NamespacedPod"},

@@ -142,6 +142,12 @@ type Index struct {
 	associated map[int32][]int32
 	// heads are the terms that head some document's object.
 	heads map[int32]bool
+	// under are the pairs of a term that heads some document's object
+	// and an object its path is under (comment, issue).
+	under map[[2]int32]bool
+	// created are the terms that head the object of a document that
+	// creates.
+	created map[int32]bool
 	// contextRarity is, per term, how rare it is as a context object (0..1).
 	contextRarity map[int32]float64
 	// acronyms are the initials of the documents' object phrases of three
@@ -176,7 +182,7 @@ const (
 // New indexes the documents; document i is identified by i in results.
 func New(documents []Document) *Index {
 	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
-		family: map[int32]uint8{}, heads: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
+		family: map[int32]uint8{}, heads: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
 			id := ix.id(ix.stems.stem(w))
@@ -210,6 +216,12 @@ func New(documents []Document) *Index {
 		for _, o := range ix.docs[i].objects {
 			if len(o) > 0 {
 				ix.heads[o[len(o)-1]] = true
+				if ix.docs[i].families&familyBit(familyCreate) != 0 {
+					ix.created[o[len(o)-1]] = true
+				}
+				for _, c := range ix.docs[i].context {
+					ix.under[[2]int32{o[len(o)-1], c}] = true
+				}
 			}
 		}
 	}
