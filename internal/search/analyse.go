@@ -423,6 +423,9 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 	}
 	q.spans = ix.spans(raw, phrase)
+	if q.family == familyBit(familyGet) && q.plural {
+		q.family = familyBit(familyList) // "show me all the comments"
+	}
 	return q
 }
 

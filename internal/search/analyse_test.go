@@ -174,6 +174,8 @@ func TestParseQuery(t *testing.T) {
 		{query: "suspend a cron job", family: familyBit(familyUpdate), object: "job", modifiers: "cron", weak: true},
 		{query: "ask for reviewers on a pull request", object: "review", plural: true},
 		{query: "get all pull requests", verb: "get", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "show me all the pull requests", verb: "show", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "show me the pull request", verb: "show", family: familyBit(familyGet), object: "request", modifiers: "pull"},
 		{query: "list my PRs", verb: "list", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "the authenticated user", family: familyBit(familyGet), object: "user", modifiers: "authent"},
 		{query: "what pull requests does a repository have", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
