@@ -708,6 +708,9 @@ func (ix *Index) expand(t string) queryWord {
 		for _, a := range ix.aliases[id] {
 			qw.expansions = append(qw.expansions, expansion{a, aliasFactor})
 		}
+		for _, c := range ix.compounds[id] {
+			qw.expansions = append(qw.expansions, expansion{c, prefixFactor})
+		}
 	}
 	if len(t) >= minPrefix {
 		for i := sort.SearchStrings(ix.sorted, t); i < len(ix.sorted) && strings.HasPrefix(ix.sorted[i], t); i++ {

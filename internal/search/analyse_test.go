@@ -494,3 +494,27 @@ func TestEverydayVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestCompounds: a word of the documents' names or paths that runs two of
+// their words together is found by its last (autolinks are links), and a
+// word that only begins with another word is not split.
+func TestCompounds(t *testing.T) {
+	ops := []operation{
+		{"repos_create_autolink", "Create an autolink reference for a repository", "POST", "/repos/{owner}/{repo}/autolinks"},
+		{"repos_create_release", "Create a release", "POST", "/repos/{owner}/{repo}/releases"},
+		{"pages_get_link", "Get a link of a page", "GET", "/pages/{page}/link"},
+		{"issues_create", "Create an issue", "POST", "/repos/{owner}/{repo}/issues"},
+		{"auto_merge_enable", "Enable auto merge", "PUT", "/repos/{owner}/{repo}/automerge"},
+	}
+	ix := operationIndex(ops)
+	if got := ix.stemsOf(ix.compounds[ix.ids["link"]]); got != "autolink" {
+		t.Errorf("compounds of link = %q, want autolink", got)
+	}
+	if got := ix.stemsOf(ix.compounds[ix.ids["releas"]]); got != "" {
+		t.Errorf("compounds of release = %q, want none", got)
+	}
+	hits, _ := ix.Search("make references link to our issue tracker", 3)
+	if len(hits) == 0 || ops[hits[0].Doc].name != "repos_create_autolink" {
+		t.Errorf("Search(make references link ...) = %v, want repos_create_autolink first", hits)
+	}
+}

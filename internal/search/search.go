@@ -130,6 +130,9 @@ type Index struct {
 	docs     []docInfo
 	// aliases are abbreviations learnt from the documents, both ways.
 	aliases map[int32][]int32
+	// compounds are, by term, the documents' words that end with it as
+	// a word of their own (link: autolink; learnCompounds).
+	compounds map[int32][]int32
 	// verbs are the stems the documents use as verbs (their summaries'
 	// first words), and the general families' members.
 	verbs map[int32]bool
@@ -181,7 +184,7 @@ const (
 
 // New indexes the documents; document i is identified by i in results.
 func New(documents []Document) *Index {
-	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
+	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, compounds: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
 		family: map[int32]uint8{}, heads: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
@@ -206,6 +209,7 @@ func New(documents []Document) *Index {
 		}
 	}
 	ix.learnAliases(documents)
+	ix.learnCompounds(documents)
 	ix.learnAcronyms(parsed)
 	contextDocs := map[int32]int{}
 	for i := range documents {
@@ -370,6 +374,44 @@ func (ix *Index) learnAliases(documents []Document) {
 		if n >= 2 {
 			ix.aliases[pair[0]] = append(ix.aliases[pair[0]], pair[1])
 			ix.aliases[pair[1]] = append(ix.aliases[pair[1]], pair[0])
+		}
+	}
+}
+
+// learnCompounds finds the words of the documents' names and paths that
+// are two of their words run together, the last naming what it is:
+// GitHub's autolinks are links, Kubernetes' ephemeralcontainers (a path
+// segment) containers. A query word matches such a compound as it matches
+// a word it begins (prefixFactor). Both parts must be words of the
+// documents, the first of three letters or more, the last of four.
+func (ix *Index) learnCompounds(documents []Document) {
+	known := map[string]bool{}
+	for i := range documents {
+		for _, ws := range documents[i].fields {
+			for _, w := range ws {
+				known[w] = true
+			}
+		}
+	}
+	ix.compounds = map[int32][]int32{}
+	done := map[string]bool{}
+	for i := range documents {
+		d := &documents[i]
+		for _, w := range append(slices.Clone(d.fields[fieldName]), d.fields[fieldPath]...) {
+			if len(w) < 7 || done[w] {
+				continue
+			}
+			done[w] = true
+			for j := 3; j <= len(w)-4; j++ {
+				if !known[w[:j]] || !known[w[j:]] {
+					continue
+				}
+				part, whole := ix.stems.term(w[j:]), ix.stems.term(w)
+				if part != "" && whole != "" && part != whole {
+					ix.compounds[ix.id(part)] = appendNew(ix.compounds[ix.id(part)], ix.id(whole))
+				}
+				break
+			}
 		}
 	}
 }
