@@ -31,6 +31,17 @@ var auxiliaries = map[string]bool{
 	"has": true, "have": true, "had": true, "can": true, "should": true, "will": true, "would": true,
 }
 
+// asides start a clause that says why, how or what not, rather than what
+// to do: "upload my GPG key so my commits show as verified", "close a pull
+// request without merging it". Its words count for less (asideFactor).
+var asides = map[string]bool{
+	"so": true, "because": true, "since": true, "without": true, "instead": true, "rather": true,
+	"unless": true,
+}
+
+// asideFactor weighs the words of an aside.
+const asideFactor = 0.4
+
 // particles after a verb belong to it ("look up an event").
 var particles = map[string]bool{"up": true, "out": true, "down": true, "off": true, "back": true}
 
@@ -379,7 +390,14 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	phrase, verbWord := ix.readVerb(q, raw)
 	phrase = ix.ownerPhrase(q, phrase, raw)
 	seen := map[string]bool{}
-	for _, w := range raw {
+	aside := len(raw)
+	for i, w := range raw {
+		if i > 0 && asides[w] {
+			aside = i
+			break
+		}
+	}
+	for i, w := range raw {
 		t := ix.stems.termQuery(w)
 		if t == "" || seen[t] {
 			continue
@@ -388,6 +406,9 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		qw := ix.expand(t)
 		if t == verbWord && q.general {
 			qw.factor = verbWordFactor
+		}
+		if i > aside {
+			qw.factor *= asideFactor
 		}
 		q.words = append(q.words, qw)
 	}

@@ -478,9 +478,13 @@ func TestEverydayVerbs(t *testing.T) {
 		{"hooks_get", "Get a hook", "GET", "/hooks/{id}"},
 		{"reactions_create_for_comment", "Create reaction for a comment", "POST", "/comments/{id}/reactions"},
 		{"comments_get", "Get a comment", "GET", "/comments/{id}"},
+		{"keys_create", "Create a key", "POST", "/keys"},
+		{"keys_get", "Get a key", "GET", "/keys/{id}"},
 	}
 	ix := operationIndex(ops)
 	for _, tc := range []struct{ query, first string }{
+		{"a key so the machine stops", "keys_get"}, // an aside counts for less
+		{"key because machine stop", "keys_get"},
 		{"kill a run", "runs_cancel"},
 		{"kill a pod", "pods_delete"},
 		{"shut down a machine", "machines_stop"},
