@@ -480,11 +480,17 @@ func TestEverydayVerbs(t *testing.T) {
 		{"comments_get", "Get a comment", "GET", "/comments/{id}"},
 		{"keys_create", "Create a key", "POST", "/keys"},
 		{"keys_get", "Get a key", "GET", "/keys/{id}"},
+		{"issues_update", "Update an issue", "PATCH", "/issues/{number}"},
+		{"issues_get", "Get an issue", "GET", "/issues/{number}"},
+		{"roles_update", "Update a role", "PATCH", "/roles/{name}"},
+		{"pods_list", "List pods", "GET", "/pods"},
 	}
 	ix := operationIndex(ops)
 	for _, tc := range []struct{ query, first string }{
 		{"a key so the machine stops", "keys_get"}, // an aside counts for less
 		{"key because machine stop", "keys_get"},
+		{"close an issue", "issues_update"},
+		{"let a role read pods", "roles_update"},
 		{"kill a run", "runs_cancel"},
 		{"kill a pod", "pods_delete"},
 		{"shut down a machine", "machines_stop"},

@@ -40,6 +40,14 @@ var everydayVerbs = map[string][]string{
 	"deactivate": {"disable", "update"},
 	"pause":      {"suspend", "disable", "update"},
 	"resume":     {"unsuspend", "enable", "update"},
+	"record":     {"create"}, // nouns too: not family members, which names are read for
+	"store":      {"create", "upload"},
+	"close":      {"close", "update"}, // an issue, a pull request, an alert: its state
+	"reopen":     {"reopen", "update"},
+	"allow":      {"enable", "update"}, // a setting or a rule on an object
+	"let":        {"enable", "update"},
+	"prevent":    {"disable", "update"},
+	"forbid":     {"disable", "update"},
 }
 
 // phrasalVerbs are everyday verbs of two words and the one word an API
