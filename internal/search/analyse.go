@@ -123,7 +123,7 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 			return phrase, lists
 		case len(phrase) > 0 && auxiliaries[w]:
 			return phrase, lists // "what labels does an issue have"
-		case stopWords[w] || !letters(w):
+		case stopWords[w] || determiners[w] || !letters(w):
 			continue
 		case genericNouns[w]:
 			if w == "list" && len(phrase) == 0 {
@@ -330,6 +330,7 @@ type query struct {
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
+	all        bool // the object names all or every one ("all pods", "every pod")
 	// spans are the terms of what the query spans, not one of: "pods
 	// across all namespaces", "issues in every repository". An operation
 	// under one of them (/namespaces/{namespace}/pods) acts within one.
@@ -432,7 +433,8 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			}
 			if j == len(phrase)-1 {
 				q.object = &q.words[i]
-				q.plural = plural(phrase[j], raw)
+				q.all = everyOne(phrase[0], raw) || everyOne(phrase[j], raw)
+				q.plural = q.all || plural(phrase[j], raw)
 			} else {
 				q.modifiers = append(q.modifiers, &q.words[i])
 			}
@@ -444,8 +446,11 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 	}
 	q.spans = ix.spans(raw, phrase)
-	if q.family == familyBit(familyGet) && q.plural {
+	switch {
+	case q.family == familyBit(familyGet) && q.plural:
 		q.family = familyBit(familyList) // "show me all the comments"
+	case q.family == familyBit(familySearch) && q.all:
+		q.family |= familyBit(familyList) // "find all unpaid invoices"
 	}
 	return q
 }
@@ -710,10 +715,16 @@ func (ix *Index) knownWord(w string) bool {
 	return ok && (ix.verbs[id] || ix.heads[id])
 }
 
+// everyOne reports whether "all" or "every" comes before w in the query raw.
+func everyOne(w string, raw []string) bool {
+	i := slices.Index(raw, w)
+	return i > 0 && (raw[i-1] == "all" || raw[i-1] == "every")
+}
+
 // plural reports whether the object word w (in the query raw) names many:
 // a plural ("labels") or a word after "all" or "every".
 func plural(w string, raw []string) bool {
-	if i := slices.Index(raw, w); i > 0 && (raw[i-1] == "all" || raw[i-1] == "every") {
+	if everyOne(w, raw) {
 		return true
 	}
 	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
