@@ -28,7 +28,7 @@ func familyBit(family string) uint8 {
 // auxiliaries after a noun start a clause about it.
 var auxiliaries = map[string]bool{
 	"do": true, "does": true, "did": true, "is": true, "are": true, "was": true, "were": true,
-	"has": true, "have": true, "had": true, "can": true, "should": true, "will": true, "would": true,
+	"has": true, "have": true, "had": true, "can": true, "should": true, "will": true, "would": true, "been": true,
 }
 
 // asides start a clause that says why, how or what not, rather than what
@@ -592,8 +592,8 @@ func (q *query) reset() {
 // returns the object phrase and the verb's term ("" without one).
 func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string) {
 	for i, w := range raw {
-		if stopWords[w] || !letters(w) {
-			continue
+		if stopWords[w] || !letters(w) || i == 0 && (auxiliaries[w] || w == "why" || w == "whether") {
+			continue // a question: "has the daemon set finished", "why is my namespace terminating"
 		}
 		t := ix.stems.termQuery(w)
 		id, known := ix.ids[t]

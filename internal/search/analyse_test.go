@@ -179,6 +179,7 @@ func TestParseQuery(t *testing.T) {
 		{query: "see every pull request", verb: "see", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "find all pull requests", verb: "find", family: familyBit(familySearch) | familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "find pull requests", verb: "find", family: familyBit(familySearch), object: "request", modifiers: "pull", plural: true},
+		{query: "has the pull request been merged", family: familyBit(familyGet), object: "request", modifiers: "pull"},
 		{query: "list my PRs", verb: "list", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "the authenticated user", family: familyBit(familyGet), object: "user", modifiers: "authent"},
 		{query: "what pull requests does a repository have", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
