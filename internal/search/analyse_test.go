@@ -462,6 +462,7 @@ func TestEverydayVerbs(t *testing.T) {
 		{"turn on alerts for a repository", "enable alerts for a repository"},
 		{"take the reviewer off a pull request", "remove the reviewer from a pull request"},
 		{"shut down my machine", "stop my machine"},
+		{"roll back a deployment to an older revision", "update a deployment to an older revision"},
 		{"thumbs up a comment", "add reaction to a comment"},
 		{"list the pull requests I turned on", "list the pull requests i turned on"},
 	} {
@@ -488,12 +489,14 @@ func TestEverydayVerbs(t *testing.T) {
 		{"issues_get", "Get an issue", "GET", "/issues/{number}"},
 		{"roles_update", "Update a role", "PATCH", "/roles/{name}"},
 		{"pods_list", "List pods", "GET", "/pods"},
+		{"runs_watch", "Watch changes to a list of runs", "GET", "/watch/runs"},
 	}
 	ix := operationIndex(ops)
 	for _, tc := range []struct{ query, first string }{
 		{"a key so the machine stops", "keys_get"}, // an aside counts for less
 		{"key because machine stop", "keys_get"},
 		{"close an issue", "issues_update"},
+		{"stream changes to the runs", "runs_watch"},
 		{"let a role read pods", "roles_update"},
 		{"kill a run", "runs_cancel"},
 		{"kill a pod", "pods_delete"},

@@ -42,6 +42,8 @@ var everydayVerbs = map[string][]string{
 	"resume":     {"unsuspend", "enable", "update"},
 	"record":     {"create"}, // nouns too: not family members, which names are read for
 	"store":      {"create", "upload"},
+	"stream":     {"watch"}, // a feed of an object's changes
+	"monitor":    {"watch"},
 	"close":      {"close", "update"}, // an issue, a pull request, an alert: its state
 	"reopen":     {"reopen", "update"},
 	"allow":      {"enable", "update"}, // a setting or a rule on an object
@@ -62,7 +64,8 @@ var phrasalVerbs = map[[2]string][]string{
 	{"take", "off"}: {"remove"}, {"take", "away"}: {"remove"}, {"take", "down"}: {"remove"},
 	{"get", "rid"}: {"remove"}, {"spin", "up"}: {"create"}, {"spin", "down"}: {"stop"},
 	{"thumbs", "up"}: {"add", "reaction", "to"}, {"thumbs", "down"}: {"add", "reaction", "to"},
-	{"clean", "up"}: {"delete"},
+	{"clean", "up"}: {"delete"}, {"kick", "off"}: {"trigger"}, {"roll", "out"}: {"update"},
+	{"roll", "back"}: {"update"},
 }
 
 // The verb families.
