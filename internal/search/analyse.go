@@ -95,6 +95,9 @@ func parseSummary(ws []string) summaryParts {
 		sp.verbs = append(sp.verbs, ws[i+1])
 		i += 2
 	}
+	if i < len(ws) && ws[i] == "for" {
+		i++ // "Search for charges"
+	}
 	var lists bool
 	sp.phrase, lists = nounPhrase(ws[i:])
 	if lists {
@@ -602,7 +605,7 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 			next = raw[i+1]
 		}
 		after := raw[i+1:]
-		for len(after) > 0 && particles[after[0]] {
+		for len(after) > 0 && (particles[after[0]] || after[0] == "for") { // "look up", "search for"
 			after = after[1:]
 		}
 		switch {
