@@ -494,7 +494,8 @@ func (ix *Index) spans(raw, phrase []string) []int32 {
 // Adding such a thing to or on an object updates the object ("add an
 // annotation to a pod", "add a group to a cluster role binding", where no
 // operation creates a group): the phrase after "to" or "on" is the object
-// and q's family becomes update.
+// and q's family becomes update. An "existing" owner ("edit the notes of
+// an existing release") is the object whatever the documents say.
 // Otherwise phrase is returned as it is.
 func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	if len(phrase) == 0 {
@@ -514,8 +515,9 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 		w := raw[i]
 		if w == "of" || w == "in" || adds && (w == "to" || w == "on") {
 			owner, _ := nounPhrase(raw[i+1:])
-			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && ix.isUnder(head, owner[len(owner)-1]) ||
-				!field && (w == "to" || w == "on") && ix.isCreated(head) {
+			existing := slices.Contains(raw[i+1:min(i+4, len(raw))], "existing")
+			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && !existing &&
+				(ix.isUnder(head, owner[len(owner)-1]) || (w == "to" || w == "on") && ix.isCreated(head)) {
 				return phrase
 			}
 			if w == "to" || w == "on" {

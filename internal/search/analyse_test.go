@@ -389,6 +389,7 @@ var kubernetesLike = []struct{ name, summary, method, path string }{
 	{"listCoreV1NamespacedPersistentVolumeClaim", "list or watch objects of kind PersistentVolumeClaim", "GET", "/api/v1/namespaces/{namespace}/persistentvolumeclaims"},
 	{"readCoreV1PersistentVolume", "read the specified PersistentVolume", "GET", "/api/v1/persistentvolumes/{name}"},
 	{"readCoreV1Namespace", "read the specified Namespace", "GET", "/api/v1/namespaces/{name}"},
+	{"patchCoreV1Namespace", "partially update the specified Namespace", "PATCH", "/api/v1/namespaces/{name}"},
 	{"createCoreV1NamespacedPod", "create a Pod", "POST", "/api/v1/namespaces/{namespace}/pods"},
 	{"listCoreV1NamespacedPod", "list or watch objects of kind Pod", "GET", "/api/v1/namespaces/{namespace}/pods"},
 	{"listCoreV1PodForAllNamespaces", "list or watch objects of kind Pod", "GET", "/api/v1/pods"},
@@ -436,7 +437,8 @@ func TestAcronymsAndOwners(t *testing.T) {
 		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
 		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
 		{"add a pod", "createCoreV1NamespacedPod"},
-		{"add a pod to a namespace", "createCoreV1NamespacedPod"},                               // pods are under namespaces
+		{"add a pod to a namespace", "createCoreV1NamespacedPod"},
+		{"add a pod to an existing namespace", "patchCoreV1Namespace"},                          // the existing one is changed                               // pods are under namespaces
 		{"add a group to a cluster role binding", "patchRbacAuthorizationV1ClusterRoleBinding"}, // nothing creates a group
 		{"change the reclaim policy of a persistent volume", "patchCoreV1PersistentVolume"},     // no policy is under one
 		{"list pods across all namespaces", "listCoreV1PodForAllNamespaces"},
