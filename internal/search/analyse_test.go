@@ -182,6 +182,7 @@ func TestParseQuery(t *testing.T) {
 		{query: "find pull requests", verb: "find", family: familyBit(familySearch), object: "request", modifiers: "pull", plural: true},
 		{query: "has the pull request been merged", family: familyBit(familyGet), object: "request", modifiers: "pull"},
 		{query: "search for pull requests", verb: "search", family: familyBit(familySearch), object: "request", modifiers: "pull", plural: true},
+		{query: "run a cron job", verb: "trigger", family: familyBit(familyCreate), object: "job", modifiers: "cron"},
 		{query: "list my PRs", verb: "list", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "the authenticated user", family: familyBit(familyGet), object: "user", modifiers: "authent"},
 		{query: "what pull requests does a repository have", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
@@ -494,6 +495,8 @@ func TestEverydayVerbs(t *testing.T) {
 		{"roles_update", "Update a role", "PATCH", "/roles/{name}"},
 		{"pods_list", "List pods", "GET", "/pods"},
 		{"runs_watch", "Watch changes to a list of runs", "GET", "/watch/runs"},
+		{"jobs_create", "Create a job", "POST", "/jobs"},
+		{"jobs_update", "Update a job", "PATCH", "/jobs/{id}"},
 	}
 	ix := operationIndex(ops)
 	for _, tc := range []struct{ query, first string }{

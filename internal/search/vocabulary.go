@@ -40,6 +40,8 @@ var everydayVerbs = map[string][]string{
 	"deactivate": {"disable", "update"},
 	"pause":      {"suspend", "disable", "update"},
 	"resume":     {"unsuspend", "enable", "update"},
+	"run":        {"run", "trigger", "create"}, // a job, a workflow: make a run of it
+	"start":      {"start", "trigger", "create"},
 	"record":     {"create"}, // nouns too: not family members, which names are read for
 	"store":      {"create", "upload"},
 	"stream":     {"watch"}, // a feed of an object's changes
