@@ -389,7 +389,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			raw = append(raw, w)
 		}
 	}
-	raw = phrasal(raw)
+	raw = ix.agents(phrasal(raw))
 	q := &query{match: match, verb: -1, verbWeight: 1}
 	phrase, verbWord := ix.readVerb(q, raw)
 	phrase = ix.ownerPhrase(q, phrase, raw)
@@ -712,6 +712,27 @@ func (ix *Index) everyday(q *query, w string) bool {
 	}
 	q.verb, q.general = q.alts[0], true
 	return true
+}
+
+// agents reads "who is watching this repository" as a list of the
+// watchers of the repository when the documents name the people who do
+// it with the verb and -er (watcher, follower) and make them an object.
+func (ix *Index) agents(raw []string) []string {
+	if len(raw) < 3 || raw[0] != "who" {
+		return raw
+	}
+	i := 1
+	for i < len(raw) && (auxiliaries[raw[i]] || raw[i] == "is") {
+		i++
+	}
+	if i >= len(raw) || i == len(raw)-1 {
+		return raw
+	}
+	agent := ix.stems.termQuery(raw[i]) + "er"
+	if !ix.isHead(agent) {
+		return raw
+	}
+	return append([]string{"list", agent, "of"}, raw[i+1:]...)
 }
 
 // knownWord reports whether w is a verb or an object of the documents.

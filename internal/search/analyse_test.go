@@ -496,6 +496,9 @@ func TestEverydayVerbs(t *testing.T) {
 		{"pods_list", "List pods", "GET", "/pods"},
 		{"runs_watch", "Watch changes to a list of runs", "GET", "/watch/runs"},
 		{"jobs_create", "Create a job", "POST", "/jobs"},
+		{"users_list_followers", "List followers of a user", "GET", "/users/{username}/followers"},
+		{"users_follow", "Follow a user", "PUT", "/user/following/{username}"},
+		{"users_get", "Get a user", "GET", "/users/{username}"},
 		{"jobs_update", "Update a job", "PATCH", "/jobs/{id}"},
 	}
 	ix := operationIndex(ops)
@@ -504,6 +507,7 @@ func TestEverydayVerbs(t *testing.T) {
 		{"key because machine stop", "keys_get"},
 		{"close an issue", "issues_update"},
 		{"stream changes to the runs", "runs_watch"},
+		{"who is following this user", "users_list_followers"}, // the followers: learnt, not listed
 		{"let a role read pods", "roles_update"},
 		{"kill a run", "runs_cancel"},
 		{"kill a pod", "pods_delete"},
