@@ -661,7 +661,7 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 }
 
 // phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the
-// word an API would use: "get rid of a label" is "remove a label", "turn a
+// word an API would use: "get rid of a label" is "delete a label", "turn a
 // workflow back on" "enable a workflow", "take a coupon off a
 // subscription" "remove a coupon from a subscription".
 func phrasal(raw []string) []string {

@@ -462,7 +462,7 @@ func TestAcronymsAndOwners(t *testing.T) {
 // usual first.
 func TestEverydayVerbs(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
-		{"get rid of a label", "remove a label"},
+		{"get rid of a label", "delete a label"},
 		{"turn a disabled workflow back on", "enable a disabled workflow"},
 		{"turn on alerts for a repository", "enable alerts for a repository"},
 		{"take the reviewer off a pull request", "remove the reviewer from a pull request"},

@@ -55,8 +55,9 @@ var everydayVerbs = map[string][]string{
 }
 
 // phrasalVerbs are everyday verbs of two words and the one word an API
-// would use: "shut down a codespace" stops it, "turn a workflow back on"
-// enables it, "take a reviewer off a pull request" removes one from it.
+// would use: "get rid of" something deletes it whole, "shut down a
+// codespace" stops it, "turn a workflow back on" enables it, "take a
+// reviewer off a pull request" removes one from it.
 // The particle may follow the verb or its object; "off" before another
 // noun phrase says where from ("off a subscription": from). Emoji
 // reactions, "thumbs up", are made, like a reaction.
@@ -64,7 +65,7 @@ var phrasalVerbs = map[[2]string][]string{
 	{"turn", "on"}: {"enable"}, {"switch", "on"}: {"enable"}, {"turn", "off"}: {"disable"},
 	{"switch", "off"}: {"disable"}, {"shut", "down"}: {"stop"}, {"shut", "off"}: {"stop"},
 	{"take", "off"}: {"remove"}, {"take", "away"}: {"remove"}, {"take", "down"}: {"remove"},
-	{"get", "rid"}: {"remove"}, {"spin", "up"}: {"create"}, {"spin", "down"}: {"stop"},
+	{"get", "rid"}: {"delete"}, {"spin", "up"}: {"create"}, {"spin", "down"}: {"stop"},
 	{"thumbs", "up"}: {"add", "reaction", "to"}, {"thumbs", "down"}: {"add", "reaction", "to"},
 	{"clean", "up"}: {"delete"}, {"kick", "off"}: {"trigger"}, {"roll", "out"}: {"update"},
 	{"roll", "back"}: {"update"},
