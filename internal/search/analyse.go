@@ -390,9 +390,14 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 	}
 	raw = ix.agents(phrasal(raw))
-	q := &query{match: match, verb: -1, verbWeight: 1}
-	phrase, verbWord := ix.readVerb(q, raw)
-	phrase = ix.ownerPhrase(q, phrase, raw)
+	q, phrase, verbWord, _ := ix.readObject(raw, match)
+	if p := possessive(raw); len(p) > 0 {
+		// "a customer's shipping address" when the customer is the
+		// object (ownerPhrase), else as it is.
+		if q2, phrase2, verb2, owned := ix.readObject(p, match); owned {
+			raw, q, phrase, verbWord = p, q2, phrase2, verb2
+		}
+	}
 	seen := map[string]bool{}
 	aside := len(raw)
 	for i, w := range raw {
@@ -658,6 +663,39 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		return phrase, ""
 	}
 	return nil, ""
+}
+
+// readObject reads raw's verb and object (readVerb, ownerPhrase) into a
+// new query; owned reports that the object is an owner ownerPhrase found.
+func (ix *Index) readObject(raw []string, match []float64) (q *query, phrase []string, verb string, owned bool) {
+	q = &query{match: match, verb: -1, verbWeight: 1}
+	phrase, verb = ix.readVerb(q, raw)
+	owner := ix.ownerPhrase(q, phrase, raw)
+	return q, owner, verb, !slices.Equal(owner, phrase)
+}
+
+// possessive rewrites the query's first possessive "X's Y" as "Y of X"
+// ("update a customer's shipping address": the shipping address of a
+// customer), for ownerPhrase to read; nil without one.
+func possessive(raw []string) []string {
+	k := slices.Index(raw, "s")
+	if k < 1 || stopWords[raw[k-1]] || raw[k-1] == "let" || !letters(raw[k-1]) {
+		return nil
+	}
+	j := k - 1
+	for j > 0 && !stopWords[raw[j-1]] && !determiners[raw[j-1]] && !prepositions[raw[j-1]] && j > 1 {
+		j--
+	}
+	e := k + 1
+	for e < len(raw) && e-k <= 3 && !stopWords[raw[e]] && !prepositions[raw[e]] && letters(raw[e]) {
+		e++
+	}
+	if e == k+1 {
+		return nil
+	}
+	out := append(slices.Clone(raw[:j]), raw[k+1:e]...)
+	out = append(append(out, "of"), raw[j:k]...)
+	return append(out, raw[e:]...)
 }
 
 // phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the

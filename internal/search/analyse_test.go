@@ -499,6 +499,8 @@ func TestEverydayVerbs(t *testing.T) {
 		{"users_list_followers", "List followers of a user", "GET", "/users/{username}/followers"},
 		{"users_follow", "Follow a user", "PUT", "/user/following/{username}"},
 		{"users_get", "Get a user", "GET", "/users/{username}"},
+		{"customers_update", "Update a customer", "POST", "/customers/{customer}"},
+		{"shipping_addresses_update", "Update a shipping address", "POST", "/shipping_addresses/{id}"},
 		{"jobs_update", "Update a job", "PATCH", "/jobs/{id}"},
 	}
 	ix := operationIndex(ops)
@@ -507,7 +509,9 @@ func TestEverydayVerbs(t *testing.T) {
 		{"key because machine stop", "keys_get"},
 		{"close an issue", "issues_update"},
 		{"stream changes to the runs", "runs_watch"},
-		{"who is following this user", "users_list_followers"}, // the followers: learnt, not listed
+		{"who is following this user", "users_list_followers"},       // the followers: learnt, not listed
+		{"update a customer's shipping address", "customers_update"}, // the address of a customer
+		{"update the shipping address", "shipping_addresses_update"},
 		{"let a role read pods", "roles_update"},
 		{"kill a run", "runs_cancel"},
 		{"kill a pod", "pods_delete"},
