@@ -31,7 +31,12 @@
 // stemmer, so "sends messages" and "send_message" meet on send and messag.
 // A few common abbreviations in queries are expanded (PR, repo), and the
 // abbreviations a document uses in its names and paths for words of its
-// summaries (GitHub's refs for reference) are learnt from it.
+// summaries (GitHub's refs for reference) are learnt from it, as are its
+// compound words (an autolink is a link). Everyday words for actions are
+// read as the verbs APIs use (vocabulary.go: "get rid of" deletes, "kill"
+// cancels or stops, "turn on" enables), a possessive as "the Y of X", and
+// an aside ("so my commits show as verified", "without merging it") counts
+// for less.
 //
 // A document matches only through a whole stemmed word, a query word of
 // four or more letters that begins a document word (repo finds
