@@ -602,7 +602,7 @@ func (q *query) reset() {
 // returns the object phrase and the verb's term ("" without one).
 func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string) {
 	for i, w := range raw {
-		if stopWords[w] || !letters(w) || i == 0 && (auxiliaries[w] || w == "why" || w == "whether") {
+		if stopWords[w] || !letters(w) || adverb(w) || i == 0 && (auxiliaries[w] || w == "why" || w == "whether") {
 			continue // a question: "has the daemon set finished", "why is my namespace terminating"
 		}
 		t := ix.stems.termQuery(w)
@@ -704,7 +704,7 @@ func possessive(raw []string) []string {
 // subscription" "remove a coupon from a subscription".
 func phrasal(raw []string) []string {
 	for i, w := range raw {
-		if stopWords[w] {
+		if stopWords[w] || adverb(w) {
 			continue
 		}
 		for j := i + 1; j < len(raw) && j <= i+6; j++ {
@@ -771,6 +771,12 @@ func (ix *Index) agents(raw []string) []string {
 		return raw
 	}
 	return append([]string{"list", agent, "of"}, raw[i+1:]...)
+}
+
+// adverb reports whether w is most likely an adverb ("temporarily"): it
+// says how, and is not the query's verb.
+func adverb(w string) bool {
+	return len(w) >= 7 && strings.HasSuffix(w, "ly")
 }
 
 // knownWord reports whether w is a verb or an object of the documents.
