@@ -31,7 +31,7 @@ var queryFiles embed.FS
 // blind on 2026-12-06 by someone who had not seen the ranker (evaluated once,
 // then read as tuning); the fourth, written blind the same day after the
 // third was evaluated, by someone who had seen neither the ranker nor its
-// misses.
+// misses (evaluated once, at f2e689b, then read as tuning too).
 const (
 	tuningSet   = "tuning"
 	heldOutSet  = "heldout"

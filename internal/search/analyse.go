@@ -28,8 +28,19 @@ func familyBit(family string) uint8 {
 // auxiliaries after a noun start a clause about it.
 var auxiliaries = map[string]bool{
 	"do": true, "does": true, "did": true, "is": true, "are": true, "was": true, "were": true,
-	"has": true, "have": true, "had": true, "can": true, "should": true, "will": true, "would": true,
+	"has": true, "have": true, "had": true, "can": true, "should": true, "will": true, "would": true, "been": true,
 }
+
+// asides start a clause that says why, how or what not, rather than what
+// to do: "upload my GPG key so my commits show as verified", "close a pull
+// request without merging it". Its words count for less (asideFactor).
+var asides = map[string]bool{
+	"so": true, "because": true, "since": true, "without": true, "instead": true, "rather": true,
+	"unless": true,
+}
+
+// asideFactor weighs the words of an aside.
+const asideFactor = 0.4
 
 // particles after a verb belong to it ("look up an event").
 var particles = map[string]bool{"up": true, "out": true, "down": true, "off": true, "back": true}
@@ -84,6 +95,9 @@ func parseSummary(ws []string) summaryParts {
 		sp.verbs = append(sp.verbs, ws[i+1])
 		i += 2
 	}
+	if i < len(ws) && ws[i] == "for" {
+		i++ // "Search for charges"
+	}
 	var lists bool
 	sp.phrase, lists = nounPhrase(ws[i:])
 	if lists {
@@ -112,7 +126,7 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 			return phrase, lists
 		case len(phrase) > 0 && auxiliaries[w]:
 			return phrase, lists // "what labels does an issue have"
-		case stopWords[w] || !letters(w):
+		case stopWords[w] || determiners[w] || !letters(w):
 			continue
 		case genericNouns[w]:
 			if w == "list" && len(phrase) == 0 {
@@ -295,8 +309,11 @@ type query struct {
 	words []queryWord
 	// match is, by term, how well the query matches it (the best factor
 	// of a word that matches it); reset clears it for the next query.
-	match  []float64
-	verb   int32      // the verb's term, -1 without one
+	match []float64
+	verb  int32 // the verb's term, -1 without one
+	// alts are the verbs of the documents an everyday verb stands for
+	// (kill: cancel, stop), most usual first; verb is the first.
+	alts   []int32
 	family uint8      // the verb's families
 	object *queryWord // the object phrase's last word, nil without one
 	// modifiers are the object phrase's other words ("pull" in "pull
@@ -316,6 +333,7 @@ type query struct {
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
+	all        bool // the object names all or every one ("all pods", "every pod")
 	// spans are the terms of what the query spans, not one of: "pods
 	// across all namespaces", "issues in every repository". An operation
 	// under one of them (/namespaces/{namespace}/pods) acts within one.
@@ -371,11 +389,24 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			raw = append(raw, w)
 		}
 	}
-	q := &query{match: match, verb: -1, verbWeight: 1}
-	phrase, verbWord := ix.readVerb(q, raw)
-	phrase = ix.ownerPhrase(q, phrase, raw)
+	raw = ix.agents(phrasal(raw))
+	q, phrase, verbWord, _ := ix.readObject(raw, match)
+	if p := possessive(raw); len(p) > 0 {
+		// "a customer's shipping address" when the customer is the
+		// object (ownerPhrase), else as it is.
+		if q2, phrase2, verb2, owned := ix.readObject(p, match); owned {
+			raw, q, phrase, verbWord = p, q2, phrase2, verb2
+		}
+	}
 	seen := map[string]bool{}
-	for _, w := range raw {
+	aside := len(raw)
+	for i, w := range raw {
+		if i > 0 && asides[w] {
+			aside = i
+			break
+		}
+	}
+	for i, w := range raw {
 		t := ix.stems.termQuery(w)
 		if t == "" || seen[t] {
 			continue
@@ -385,6 +416,9 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		if t == verbWord && q.general {
 			qw.factor = verbWordFactor
 		}
+		if i > aside {
+			qw.factor *= asideFactor
+		}
 		q.words = append(q.words, qw)
 	}
 	if verbWord != "" && !seen[verbWord] {
@@ -393,6 +427,9 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	for i := range q.words {
 		if q.words[i].stem == verbWord {
 			q.verbWord = &q.words[i]
+			for _, a := range q.alts {
+				q.words[i].expansions = append(q.words[i].expansions, expansion{a, aliasFactor})
+			}
 		}
 	}
 	// The object's head is the phrase's last word, its modifiers the others.
@@ -404,7 +441,8 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			}
 			if j == len(phrase)-1 {
 				q.object = &q.words[i]
-				q.plural = plural(phrase[j], raw)
+				q.all = everyOne(phrase[0], raw) || everyOne(phrase[j], raw)
+				q.plural = q.all || plural(phrase[j], raw)
 			} else {
 				q.modifiers = append(q.modifiers, &q.words[i])
 			}
@@ -416,6 +454,12 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 	}
 	q.spans = ix.spans(raw, phrase)
+	switch {
+	case q.family == familyBit(familyGet) && q.plural:
+		q.family = familyBit(familyList) // "show me all the comments"
+	case q.family == familyBit(familySearch) && q.all:
+		q.family |= familyBit(familyList) // "find all unpaid invoices"
+	}
 	return q
 }
 
@@ -448,22 +492,37 @@ func (ix *Index) spans(raw, phrase []string) []int32 {
 
 // ownerPhrase reads "the schedule of a cron job" as an action on the cron
 // job: when the object phrase's head is no object of the documents (no
-// operation acts on a schedule; it is a field) and "of" or "in" follows
-// it, the noun phrase after that is the object. Adding such a thing to or
-// on an object updates the object ("add an annotation to a pod"): the
-// phrase after "to" or "on" is the object and q's family becomes update.
+// operation acts on a schedule; it is a field), or is one but never under
+// the other (no path puts a reclaim policy under a persistent volume), and
+// "of" or "in" follows it and the query changes it, the noun phrase after
+// that is the object.
+// Adding such a thing to or on an object updates the object ("add an
+// annotation to a pod", "add a group to a cluster role binding", where no
+// operation creates a group): the phrase after "to" or "on" is the object
+// and q's family becomes update. An "existing" owner ("edit the notes of
+// an existing release") is the object whatever the documents say.
 // Otherwise phrase is returned as it is.
 func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
-	if len(phrase) == 0 || ix.isHead(phrase[len(phrase)-1]) {
+	if len(phrase) == 0 {
 		return phrase
 	}
+	head := phrase[len(phrase)-1]
 	adds := q.family == familyBit(familyCreate)
-	last := slices.Index(raw, phrase[len(phrase)-1])
+	// A thing that is an object of its own but never under the owner is
+	// read as the owner's field only when it is changed or added to it:
+	// "list the invoices of a customer" lists invoices.
+	field := !ix.isHead(head)
+	if !field && !adds && q.family != familyBit(familyUpdate) {
+		return phrase
+	}
+	last := slices.Index(raw, head)
 	for i := last + 1; last >= 0 && i < len(raw); i++ {
 		w := raw[i]
 		if w == "of" || w == "in" || adds && (w == "to" || w == "on") {
 			owner, _ := nounPhrase(raw[i+1:])
-			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) {
+			existing := slices.Contains(raw[i+1:min(i+4, len(raw))], "existing")
+			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && !existing &&
+				(ix.isUnder(head, owner[len(owner)-1]) || (w == "to" || w == "on") && ix.isCreated(head)) {
 				return phrase
 			}
 			if w == "to" || w == "on" {
@@ -476,6 +535,32 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 		}
 	}
 	return phrase
+}
+
+// isCreated reports whether some operation creates what the word w names
+// (heads its object), through its own term or a prefix of one.
+func (ix *Index) isCreated(w string) bool {
+	for _, e := range ix.expand(ix.stems.termQuery(w)).expansions {
+		if ix.created[e.term] {
+			return true
+		}
+	}
+	return false
+}
+
+// isUnder reports whether some operation acts on the word w (heads its
+// object) under the object owner (in its path's context), through their
+// own terms or prefixes.
+func (ix *Index) isUnder(w, owner string) bool {
+	ws, os := ix.expand(ix.stems.termQuery(w)), ix.expand(ix.stems.termQuery(owner))
+	for _, e := range ws.expansions {
+		for _, o := range os.expansions {
+			if ix.under[[2]int32{e.term, o.term}] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isHead reports whether the word w heads some document's object, through
@@ -517,8 +602,8 @@ func (q *query) reset() {
 // returns the object phrase and the verb's term ("" without one).
 func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string) {
 	for i, w := range raw {
-		if stopWords[w] || !letters(w) {
-			continue
+		if stopWords[w] || !letters(w) || adverb(w) || i == 0 && (auxiliaries[w] || w == "why" || w == "whether") {
+			continue // a question: "has the daemon set finished", "why is my namespace terminating"
 		}
 		t := ix.stems.termQuery(w)
 		id, known := ix.ids[t]
@@ -527,10 +612,13 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 			next = raw[i+1]
 		}
 		after := raw[i+1:]
-		for len(after) > 0 && particles[after[0]] {
+		for len(after) > 0 && (particles[after[0]] || after[0] == "for") { // "look up", "search for"
 			after = after[1:]
 		}
 		switch {
+		case ix.everyday(q, w):
+			phrase, _ = nounPhrase(after)
+			return phrase, t
 		case known && ix.verbs[id]:
 			q.verb, q.family, q.general = id, ix.family[id], ix.family[id] != 0
 			q.verbNoun = !q.general
@@ -577,16 +665,136 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 	return nil, ""
 }
 
+// readObject reads raw's verb and object (readVerb, ownerPhrase) into a
+// new query; owned reports that the object is an owner ownerPhrase found.
+func (ix *Index) readObject(raw []string, match []float64) (q *query, phrase []string, verb string, owned bool) {
+	q = &query{match: match, verb: -1, verbWeight: 1}
+	phrase, verb = ix.readVerb(q, raw)
+	owner := ix.ownerPhrase(q, phrase, raw)
+	return q, owner, verb, !slices.Equal(owner, phrase)
+}
+
+// possessive rewrites the query's first possessive "X's Y" as "Y of X"
+// ("update a customer's shipping address": the shipping address of a
+// customer), for ownerPhrase to read; nil without one.
+func possessive(raw []string) []string {
+	k := slices.Index(raw, "s")
+	if k < 1 || stopWords[raw[k-1]] || raw[k-1] == "let" || !letters(raw[k-1]) {
+		return nil
+	}
+	j := k - 1
+	for j > 0 && !stopWords[raw[j-1]] && !determiners[raw[j-1]] && !prepositions[raw[j-1]] && j > 1 {
+		j--
+	}
+	e := k + 1
+	for e < len(raw) && e-k <= 3 && !stopWords[raw[e]] && !prepositions[raw[e]] && letters(raw[e]) {
+		e++
+	}
+	if e == k+1 {
+		return nil
+	}
+	out := append(slices.Clone(raw[:j]), raw[k+1:e]...)
+	out = append(append(out, "of"), raw[j:k]...)
+	return append(out, raw[e:]...)
+}
+
+// phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the
+// word an API would use: "get rid of a label" is "delete a label", "turn a
+// workflow back on" "enable a workflow", "take a coupon off a
+// subscription" "remove a coupon from a subscription".
+func phrasal(raw []string) []string {
+	for i, w := range raw {
+		if stopWords[w] || adverb(w) {
+			continue
+		}
+		for j := i + 1; j < len(raw) && j <= i+6; j++ {
+			with, ok := phrasalVerbs[[2]string{w, raw[j]}]
+			if !ok {
+				continue
+			}
+			out := append(slices.Clone(raw[:i]), with...)
+			out = append(out, raw[i+1:j]...)
+			if len(out) > 0 && out[len(out)-1] == "back" {
+				out = out[:len(out)-1]
+			}
+			rest := raw[j+1:]
+			switch {
+			case raw[j] == "rid" && len(rest) > 0 && rest[0] == "of":
+				rest = rest[1:]
+			case j > i+1 && len(rest) > 0 && raw[j] == "off":
+				out = append(out, "from")
+			}
+			return append(out, rest...)
+		}
+		return raw // only the query's first word can be its verb
+	}
+	return raw
+}
+
+// everyday sets q's verb to the documents' verbs the everyday verb w
+// stands for (everydayVerbs), w itself first when the documents use it;
+// it reports whether they use any.
+func (ix *Index) everyday(q *query, w string) bool {
+	alts, ok := everydayVerbs[w]
+	if !ok {
+		return false
+	}
+	for _, a := range append([]string{w}, alts...) {
+		if id, ok := ix.ids[ix.stems.termQuery(a)]; ok && ix.verbs[id] && !slices.Contains(q.alts, id) {
+			q.alts = append(q.alts, id)
+			q.family |= ix.family[id]
+		}
+	}
+	if len(q.alts) == 0 {
+		return false
+	}
+	q.verb, q.general = q.alts[0], true
+	return true
+}
+
+// agents reads "who is watching this repository" as a list of the
+// watchers of the repository when the documents name the people who do
+// it with the verb and -er (watcher, follower) and make them an object.
+func (ix *Index) agents(raw []string) []string {
+	if len(raw) < 3 || raw[0] != "who" {
+		return raw
+	}
+	i := 1
+	for i < len(raw) && (auxiliaries[raw[i]] || raw[i] == "is") {
+		i++
+	}
+	if i >= len(raw) || i == len(raw)-1 {
+		return raw
+	}
+	agent := ix.stems.termQuery(raw[i]) + "er"
+	if !ix.isHead(agent) {
+		return raw
+	}
+	return append([]string{"list", agent, "of"}, raw[i+1:]...)
+}
+
+// adverb reports whether w is most likely an adverb ("temporarily"): it
+// says how, and is not the query's verb.
+func adverb(w string) bool {
+	return len(w) >= 7 && strings.HasSuffix(w, "ly")
+}
+
 // knownWord reports whether w is a verb or an object of the documents.
 func (ix *Index) knownWord(w string) bool {
 	id, ok := ix.ids[ix.stems.termQuery(w)]
 	return ok && (ix.verbs[id] || ix.heads[id])
 }
 
+// everyOne reports whether "all" or "every" comes before w in the query raw.
+func everyOne(w string, raw []string) bool {
+	i := slices.Index(raw, w)
+	return i > 0 && (raw[i-1] == "all" || raw[i-1] == "every")
+}
+
 // plural reports whether the object word w (in the query raw) names many:
 // a plural ("labels") or a word after "all" or "every".
 func plural(w string, raw []string) bool {
-	if i := slices.Index(raw, w); i > 0 && (raw[i-1] == "all" || raw[i-1] == "every") {
+	if everyOne(w, raw) {
 		return true
 	}
 	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
@@ -601,6 +809,9 @@ func (ix *Index) expand(t string) queryWord {
 		qw.expansions = append(qw.expansions, expansion{id, 1})
 		for _, a := range ix.aliases[id] {
 			qw.expansions = append(qw.expansions, expansion{a, aliasFactor})
+		}
+		for _, c := range ix.compounds[id] {
+			qw.expansions = append(qw.expansions, expansion{c, prefixFactor})
 		}
 	}
 	if len(t) >= minPrefix {

@@ -69,6 +69,7 @@ func TestParseSummary(t *testing.T) {
 		{"List pull requests associated with a commit", "list", "pull requests"},
 		{"List review comments on a pull request", "list", "review comments"},
 		{"Creates a new customer object", "creates", "customer"},
+		{"Search for charges you've previously created", "search", "charges"},
 		{"A webhook endpoint must have a url", "", ""},
 		{"With Connect, you can create accounts", "", ""},
 		{"", "", ""},
@@ -174,6 +175,15 @@ func TestParseQuery(t *testing.T) {
 		{query: "suspend a cron job", family: familyBit(familyUpdate), object: "job", modifiers: "cron", weak: true},
 		{query: "ask for reviewers on a pull request", object: "review", plural: true},
 		{query: "get all pull requests", verb: "get", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "show me all the pull requests", verb: "show", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "show me the pull request", verb: "show", family: familyBit(familyGet), object: "request", modifiers: "pull"},
+		{query: "see every pull request", verb: "see", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "find all pull requests", verb: "find", family: familyBit(familySearch) | familyBit(familyList), object: "request", modifiers: "pull", plural: true},
+		{query: "find pull requests", verb: "find", family: familyBit(familySearch), object: "request", modifiers: "pull", plural: true},
+		{query: "has the pull request been merged", family: familyBit(familyGet), object: "request", modifiers: "pull"},
+		{query: "search for pull requests", verb: "search", family: familyBit(familySearch), object: "request", modifiers: "pull", plural: true},
+		{query: "run a cron job", verb: "trigger", family: familyBit(familyCreate), object: "job", modifiers: "cron"},
+		{query: "permanently delete a release", verb: "delet", family: familyBit(familyDelete), object: "releas"},
 		{query: "list my PRs", verb: "list", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
 		{query: "the authenticated user", family: familyBit(familyGet), object: "user", modifiers: "authent"},
 		{query: "what pull requests does a repository have", family: familyBit(familyList), object: "request", modifiers: "pull", plural: true},
@@ -381,6 +391,7 @@ var kubernetesLike = []struct{ name, summary, method, path string }{
 	{"listCoreV1NamespacedPersistentVolumeClaim", "list or watch objects of kind PersistentVolumeClaim", "GET", "/api/v1/namespaces/{namespace}/persistentvolumeclaims"},
 	{"readCoreV1PersistentVolume", "read the specified PersistentVolume", "GET", "/api/v1/persistentvolumes/{name}"},
 	{"readCoreV1Namespace", "read the specified Namespace", "GET", "/api/v1/namespaces/{name}"},
+	{"patchCoreV1Namespace", "partially update the specified Namespace", "PATCH", "/api/v1/namespaces/{name}"},
 	{"createCoreV1NamespacedPod", "create a Pod", "POST", "/api/v1/namespaces/{namespace}/pods"},
 	{"listCoreV1NamespacedPod", "list or watch objects of kind Pod", "GET", "/api/v1/namespaces/{namespace}/pods"},
 	{"listCoreV1PodForAllNamespaces", "list or watch objects of kind Pod", "GET", "/api/v1/pods"},
@@ -392,6 +403,12 @@ var kubernetesLike = []struct{ name, summary, method, path string }{
 	{"readBatchV1NamespacedCronJobStatus", "read status of the specified CronJob", "GET", "/apis/batch/v1/namespaces/{namespace}/cronjobs/{name}/status"},
 	{"patchPolicyV1NamespacedPodDisruptionBudget", "partially update the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}"},
 	{"patchPolicyV1NamespacedPodDisruptionBudgetStatus", "partially update status of the specified PodDisruptionBudget", "PATCH", "/apis/policy/v1/namespaces/{namespace}/poddisruptionbudgets/{name}/status"},
+	{"patchCoreV1PersistentVolume", "partially update the specified PersistentVolume", "PATCH", "/api/v1/persistentvolumes/{name}"},
+	{"createNetworkingV1NamespacedNetworkPolicy", "create a NetworkPolicy", "POST", "/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies"},
+	{"patchNetworkingV1NamespacedNetworkPolicy", "partially update the specified NetworkPolicy", "PATCH", "/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/{name}"},
+	{"createRbacAuthorizationV1ClusterRoleBinding", "create a ClusterRoleBinding", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"},
+	{"patchRbacAuthorizationV1ClusterRoleBinding", "partially update the specified ClusterRoleBinding", "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}"},
+	{"getRbacAuthorizationAPIGroup", "get information of a group", "GET", "/apis/rbac.authorization.k8s.io/"},
 }
 
 func kubernetesLikeIndex() *Index {
@@ -404,8 +421,8 @@ func kubernetesLikeIndex() *Index {
 
 // TestAcronymsAndOwners: initials of a long object name find it (learnt
 // from the document, not listed anywhere); "the X of a Y", where no
-// operation acts on an X, acts on the Y; adding such an X to a Y updates
-// the Y; what a query spans ("across all namespaces") is not where the
+// operation acts on an X, acts on the Y, and so does changing an X no
+// operation has under a Y; adding such an X to a Y updates the Y; what a query spans ("across all namespaces") is not where the
 // operation acts.
 func TestAcronymsAndOwners(t *testing.T) {
 	ix := kubernetesLikeIndex()
@@ -422,6 +439,10 @@ func TestAcronymsAndOwners(t *testing.T) {
 		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
 		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
 		{"add a pod", "createCoreV1NamespacedPod"},
+		{"add a pod to a namespace", "createCoreV1NamespacedPod"},
+		{"add a pod to an existing namespace", "patchCoreV1Namespace"},                          // the existing one is changed                               // pods are under namespaces
+		{"add a group to a cluster role binding", "patchRbacAuthorizationV1ClusterRoleBinding"}, // nothing creates a group
+		{"change the reclaim policy of a persistent volume", "patchCoreV1PersistentVolume"},     // no policy is under one
 		{"list pods across all namespaces", "listCoreV1PodForAllNamespaces"},
 		{"list the pods in every namespace", "listCoreV1PodForAllNamespaces"},
 		{"list the pods in a namespace", "listCoreV1NamespacedPod"},
@@ -434,5 +455,100 @@ func TestAcronymsAndOwners(t *testing.T) {
 		if len(got) == 0 || got[0] != tc.first {
 			t.Errorf("Search(%q) = %q, want %s first", tc.query, got, tc.first)
 		}
+	}
+}
+
+// TestEverydayVerbs: phrasal verbs read as the word an API uses, and an
+// everyday verb agrees with the documents' verbs it stands for, the most
+// usual first.
+func TestEverydayVerbs(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"get rid of a label", "delete a label"},
+		{"turn a disabled workflow back on", "enable a disabled workflow"},
+		{"turn on alerts for a repository", "enable alerts for a repository"},
+		{"take the reviewer off a pull request", "remove the reviewer from a pull request"},
+		{"shut down my machine", "stop my machine"},
+		{"temporarily turn off a hook", "temporarily disable a hook"},
+		{"roll back a deployment to an older revision", "update a deployment to an older revision"},
+		{"thumbs up a comment", "add reaction to a comment"},
+		{"list the pull requests I turned on", "list the pull requests i turned on"},
+	} {
+		if got := strings.Join(phrasal(words(tc.query)), " "); got != tc.want {
+			t.Errorf("phrasal(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+	ops := []operation{
+		{"runs_get", "Get a run", "GET", "/runs/{run_id}"},
+		{"runs_delete", "Delete a run", "DELETE", "/runs/{run_id}"},
+		{"runs_cancel", "Cancel a run", "POST", "/runs/{run_id}/cancel"},
+		{"machines_get", "Get a machine", "GET", "/machines/{id}"},
+		{"machines_stop", "Stop a machine", "POST", "/machines/{id}/stop"},
+		{"machines_delete", "Delete a machine", "DELETE", "/machines/{id}"},
+		{"pods_delete", "Delete a pod", "DELETE", "/pods/{name}"},
+		{"pods_get", "Read a pod", "GET", "/pods/{name}"},
+		{"hooks_update", "Update a hook", "PATCH", "/hooks/{id}"},
+		{"hooks_get", "Get a hook", "GET", "/hooks/{id}"},
+		{"reactions_create_for_comment", "Create reaction for a comment", "POST", "/comments/{id}/reactions"},
+		{"comments_get", "Get a comment", "GET", "/comments/{id}"},
+		{"keys_create", "Create a key", "POST", "/keys"},
+		{"keys_get", "Get a key", "GET", "/keys/{id}"},
+		{"issues_update", "Update an issue", "PATCH", "/issues/{number}"},
+		{"issues_get", "Get an issue", "GET", "/issues/{number}"},
+		{"roles_update", "Update a role", "PATCH", "/roles/{name}"},
+		{"pods_list", "List pods", "GET", "/pods"},
+		{"runs_watch", "Watch changes to a list of runs", "GET", "/watch/runs"},
+		{"jobs_create", "Create a job", "POST", "/jobs"},
+		{"users_list_followers", "List followers of a user", "GET", "/users/{username}/followers"},
+		{"users_follow", "Follow a user", "PUT", "/user/following/{username}"},
+		{"users_get", "Get a user", "GET", "/users/{username}"},
+		{"customers_update", "Update a customer", "POST", "/customers/{customer}"},
+		{"shipping_addresses_update", "Update a shipping address", "POST", "/shipping_addresses/{id}"},
+		{"jobs_update", "Update a job", "PATCH", "/jobs/{id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"a key so the machine stops", "keys_get"}, // an aside counts for less
+		{"key because machine stop", "keys_get"},
+		{"close an issue", "issues_update"},
+		{"stream changes to the runs", "runs_watch"},
+		{"who is following this user", "users_list_followers"},       // the followers: learnt, not listed
+		{"update a customer's shipping address", "customers_update"}, // the address of a customer
+		{"update the shipping address", "shipping_addresses_update"},
+		{"let a role read pods", "roles_update"},
+		{"kill a run", "runs_cancel"},
+		{"kill a pod", "pods_delete"},
+		{"shut down a machine", "machines_stop"},
+		{"wipe a machine", "machines_delete"},
+		{"deactivate a hook", "hooks_update"},
+		{"thumbs-up a comment", "reactions_create_for_comment"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s (%d) first", tc.query, hits, tc.first, slices.IndexFunc(ops, func(o operation) bool { return o.name == tc.first }))
+		}
+	}
+}
+
+// TestCompounds: a word of the documents' names or paths that runs two of
+// their words together is found by its last (autolinks are links), and a
+// word that only begins with another word is not split.
+func TestCompounds(t *testing.T) {
+	ops := []operation{
+		{"repos_create_autolink", "Create an autolink reference for a repository", "POST", "/repos/{owner}/{repo}/autolinks"},
+		{"repos_create_release", "Create a release", "POST", "/repos/{owner}/{repo}/releases"},
+		{"pages_get_link", "Get a link of a page", "GET", "/pages/{page}/link"},
+		{"issues_create", "Create an issue", "POST", "/repos/{owner}/{repo}/issues"},
+		{"auto_merge_enable", "Enable auto merge", "PUT", "/repos/{owner}/{repo}/automerge"},
+	}
+	ix := operationIndex(ops)
+	if got := ix.stemsOf(ix.compounds[ix.ids["link"]]); got != "autolink" {
+		t.Errorf("compounds of link = %q, want autolink", got)
+	}
+	if got := ix.stemsOf(ix.compounds[ix.ids["releas"]]); got != "" {
+		t.Errorf("compounds of release = %q, want none", got)
+	}
+	hits, _ := ix.Search("make references link to our issue tracker", 3)
+	if len(hits) == 0 || ops[hits[0].Doc].name != "repos_create_autolink" {
+		t.Errorf("Search(make references link ...) = %v, want repos_create_autolink first", hits)
 	}
 }

@@ -31,7 +31,12 @@
 // stemmer, so "sends messages" and "send_message" meet on send and messag.
 // A few common abbreviations in queries are expanded (PR, repo), and the
 // abbreviations a document uses in its names and paths for words of its
-// summaries (GitHub's refs for reference) are learnt from it.
+// summaries (GitHub's refs for reference) are learnt from it, as are its
+// compound words (an autolink is a link). Everyday words for actions are
+// read as the verbs APIs use (vocabulary.go: "get rid of" deletes, "kill"
+// cancels or stops, "turn on" enables), a possessive as "the Y of X", and
+// an aside ("so my commits show as verified", "without merging it") counts
+// for less.
 //
 // A document matches only through a whole stemmed word, a query word of
 // four or more letters that begins a document word (repo finds
@@ -92,6 +97,9 @@ const (
 	// of the operation's object modifiers is in the query ("admin" in
 	// "admin branch protection").
 	extraModifier = 0.3
+	// everydayLesser is the verb agreement of an everyday verb's less
+	// usual meaning (kill: delete, when the documents also cancel).
+	everydayLesser = 0.75
 	// unknownVerbWeight weighs the agreement of a verb the ranking does
 	// not know, taken to update ("suspend a cron job").
 	unknownVerbWeight = 0.5
@@ -127,6 +135,9 @@ type Index struct {
 	docs     []docInfo
 	// aliases are abbreviations learnt from the documents, both ways.
 	aliases map[int32][]int32
+	// compounds are, by term, the documents' words that end with it as
+	// a word of their own (link: autolink; learnCompounds).
+	compounds map[int32][]int32
 	// verbs are the stems the documents use as verbs (their summaries'
 	// first words), and the general families' members.
 	verbs map[int32]bool
@@ -139,6 +150,12 @@ type Index struct {
 	associated map[int32][]int32
 	// heads are the terms that head some document's object.
 	heads map[int32]bool
+	// under are the pairs of a term that heads some document's object
+	// and an object its path is under (comment, issue).
+	under map[[2]int32]bool
+	// created are the terms that head the object of a document that
+	// creates.
+	created map[int32]bool
 	// contextRarity is, per term, how rare it is as a context object (0..1).
 	contextRarity map[int32]float64
 	// acronyms are the initials of the documents' object phrases of three
@@ -172,8 +189,8 @@ const (
 
 // New indexes the documents; document i is identified by i in results.
 func New(documents []Document) *Index {
-	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
-		family: map[int32]uint8{}, heads: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
+	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, compounds: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
+		family: map[int32]uint8{}, heads: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
 			id := ix.id(ix.stems.stem(w))
@@ -197,6 +214,7 @@ func New(documents []Document) *Index {
 		}
 	}
 	ix.learnAliases(documents)
+	ix.learnCompounds(documents)
 	ix.learnAcronyms(parsed)
 	contextDocs := map[int32]int{}
 	for i := range documents {
@@ -207,6 +225,12 @@ func New(documents []Document) *Index {
 		for _, o := range ix.docs[i].objects {
 			if len(o) > 0 {
 				ix.heads[o[len(o)-1]] = true
+				if ix.docs[i].families&familyBit(familyCreate) != 0 {
+					ix.created[o[len(o)-1]] = true
+				}
+				for _, c := range ix.docs[i].context {
+					ix.under[[2]int32{o[len(o)-1], c}] = true
+				}
 			}
 		}
 	}
@@ -355,6 +379,44 @@ func (ix *Index) learnAliases(documents []Document) {
 		if n >= 2 {
 			ix.aliases[pair[0]] = append(ix.aliases[pair[0]], pair[1])
 			ix.aliases[pair[1]] = append(ix.aliases[pair[1]], pair[0])
+		}
+	}
+}
+
+// learnCompounds finds the words of the documents' names and paths that
+// are two of their words run together, the last naming what it is:
+// GitHub's autolinks are links, Kubernetes' ephemeralcontainers (a path
+// segment) containers. A query word matches such a compound as it matches
+// a word it begins (prefixFactor). Both parts must be words of the
+// documents, the first of three letters or more, the last of four.
+func (ix *Index) learnCompounds(documents []Document) {
+	known := map[string]bool{}
+	for i := range documents {
+		for _, ws := range documents[i].fields {
+			for _, w := range ws {
+				known[w] = true
+			}
+		}
+	}
+	ix.compounds = map[int32][]int32{}
+	done := map[string]bool{}
+	for i := range documents {
+		d := &documents[i]
+		for _, w := range append(slices.Clone(d.fields[fieldName]), d.fields[fieldPath]...) {
+			if len(w) < 7 || done[w] {
+				continue
+			}
+			done[w] = true
+			for j := 3; j <= len(w)-4; j++ {
+				if !known[w[:j]] || !known[w[j:]] {
+					continue
+				}
+				part, whole := ix.stems.term(w[j:]), ix.stems.term(w)
+				if part != "" && whole != "" && part != whole {
+					ix.compounds[ix.id(part)] = appendNew(ix.compounds[ix.id(part)], ix.id(whole))
+				}
+				break
+			}
 		}
 	}
 }
@@ -556,6 +618,8 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	var verb, object float64
 	if q.family != 0 || q.verb >= 0 {
 		switch {
+		case len(q.alts) > 0:
+			verb = ix.altsAgree(doc, q)
 		case q.verb >= 0 && slices.Contains(doc.actions, q.verb), q.family&doc.families != 0:
 			verb = 1
 		case related(q.family, doc.families):
@@ -615,6 +679,27 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		}
 	}
 	return score
+}
+
+// altsAgree is how well doc's verbs agree with an everyday verb's
+// alternatives (query.alts): 1 with the most usual the documents use,
+// everydayLesser with another, and as for any general verb otherwise.
+func (ix *Index) altsAgree(doc *docInfo, q *query) float64 {
+	for k, a := range q.alts {
+		if slices.Contains(doc.actions, a) || ix.family[a]&doc.families != 0 {
+			if k == 0 {
+				return 1
+			}
+			return everydayLesser
+		}
+	}
+	switch {
+	case related(q.family, doc.families):
+		return 0.5
+	case doc.families != 0:
+		return -verbDisagrees / verbAgrees
+	}
+	return 0
 }
 
 // objectMatch is how well the query's object matches one of an

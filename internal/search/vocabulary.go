@@ -16,7 +16,59 @@ var verbFamilies = map[string][]string{
 	familyList:   {"list", "enumerate", "browse"},
 	familySearch: {"search", "find", "query", "lookup", "filter"},
 	familyUpdate: {"update", "edit", "change", "modify", "set", "patch", "replace", "configure", "adjust", "alter", "rename", "move", "toggle", "raise", "lower", "increase", "decrease", "bump", "annotate"},
-	familyDelete: {"delete", "remove", "unset", "destroy", "drop", "erase", "clear", "purge", "discard", "uninstall"},
+	familyDelete: {"delete", "remove", "unset", "destroy", "drop", "erase", "clear", "purge", "discard", "uninstall",
+		"wipe", "nuke", "scrap", "trash", "deregister", "unregister", "unpublish"},
+}
+
+// everydayVerbs are everyday words for actions that APIs name otherwise,
+// and the verbs an API's summaries use for them, most usual first: a
+// person kills a run the API cancels, or a pod it deletes. A query verb
+// here agrees with an operation whose verb is any of those its document
+// uses, and matches their words (with aliasFactor). Only actions with no
+// general family of their own are here; everyday words of a family are
+// its members (wipe: delete).
+var everydayVerbs = map[string][]string{
+	"kill":       {"cancel", "stop", "terminate", "delete"},
+	"abort":      {"cancel", "stop"},
+	"halt":       {"stop", "cancel", "suspend"},
+	"terminate":  {"cancel", "stop", "delete"},
+	"withdraw":   {"cancel", "revoke", "delete"},
+	"undo":       {"reverse", "revert", "cancel"},
+	"restart":    {"rerun", "retry", "restart"},
+	"retry":      {"rerun", "retry"},
+	"activate":   {"enable", "update"}, // often a flag the object's update sets
+	"deactivate": {"disable", "update"},
+	"pause":      {"suspend", "disable", "update"},
+	"resume":     {"unsuspend", "enable", "update"},
+	"run":        {"run", "trigger", "create"}, // a job, a workflow: make a run of it
+	"start":      {"start", "trigger", "create"},
+	"record":     {"create"}, // nouns too: not family members, which names are read for
+	"store":      {"create", "upload"},
+	"stream":     {"watch"}, // a feed of an object's changes
+	"monitor":    {"watch"},
+	"close":      {"close", "update"}, // an issue, a pull request, an alert: its state
+	"reopen":     {"reopen", "update"},
+	"allow":      {"enable", "update"}, // a setting or a rule on an object
+	"let":        {"enable", "update"},
+	"prevent":    {"disable", "update"},
+	"forbid":     {"disable", "update"},
+}
+
+// phrasalVerbs are everyday verbs of two words and the one word an API
+// would use: "get rid of" something deletes it whole, "shut down a
+// codespace" stops it, "turn a workflow back on" enables it, "take a
+// reviewer off a pull request" removes one from it.
+// The particle may follow the verb or its object; "off" before another
+// noun phrase says where from ("off a subscription": from). Emoji
+// reactions, "thumbs up", are made, like a reaction.
+var phrasalVerbs = map[[2]string][]string{
+	{"turn", "on"}: {"enable"}, {"switch", "on"}: {"enable"}, {"turn", "off"}: {"disable"},
+	{"switch", "off"}: {"disable"}, {"shut", "down"}: {"stop"}, {"shut", "off"}: {"stop"},
+	{"take", "off"}: {"remove"}, {"take", "away"}: {"remove"}, {"take", "down"}: {"remove"},
+	{"get", "rid"}: {"delete"}, {"spin", "up"}: {"create"}, {"spin", "down"}: {"stop"},
+	{"thumbs", "up"}: {"add", "reaction", "to"}, {"thumbs", "down"}: {"add", "reaction", "to"},
+	{"clean", "up"}: {"delete"}, {"kick", "off"}: {"trigger"}, {"roll", "out"}: {"update"},
+	{"roll", "back"}: {"update"},
 }
 
 // The verb families.
