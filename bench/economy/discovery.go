@@ -31,18 +31,21 @@ var queryFiles embed.FS
 // blind on 2026-12-06 by someone who had not seen the ranker (evaluated once,
 // then read as tuning); the fourth, written blind the same day after the
 // third was evaluated, by someone who had seen neither the ranker nor its
-// misses (evaluated once, at f2e689b, then read as tuning too).
+// misses (evaluated once, at f2e689b, then read as tuning too); the fifth,
+// written blind on 2026-12-06 while the ranker was being changed, by
+// someone who had seen neither it nor any set's misses.
 const (
 	tuningSet   = "tuning"
 	heldOutSet  = "heldout"
 	heldOut2Set = "heldout2"
 	heldOut3Set = "heldout3"
 	heldOut4Set = "heldout4"
+	heldOut5Set = "heldout5"
 )
 
 // querySetKinds are every kind of query set, in the order written.
 func querySetKinds() []string {
-	return []string{tuningSet, heldOutSet, heldOut2Set, heldOut3Set, heldOut4Set}
+	return []string{tuningSet, heldOutSet, heldOut2Set, heldOut3Set, heldOut4Set, heldOut5Set}
 }
 
 // largeAPI is a large real OpenAPI description discovery is measured on,
