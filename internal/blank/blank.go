@@ -142,11 +142,22 @@ func isLineSep(s string) bool {
 }
 
 // scan reads the token at or after i. A '/' is scanned as punctuation; the
-// parser rescans it where a regular expression can stand.
+// parser rescans it where a regular expression can stand. Every byte it
+// reads, the space before the token included, counts against the budget, so
+// that speculation over a long token (a 50 KB string inside nested
+// parentheses read as parameters, then again as an expression) stays linear
+// in the program's length: past the budget it refuses, and esbuild reads
+// the program once.
 func (p *blanker) scan(i int) token {
-	if p.steps++; p.steps > p.budget {
-		panic(refusal{}) // speculation or look-ahead gone deep: esbuild reads it once
+	t := p.scanToken(i)
+	if p.steps += t.end - i + 1; p.steps > p.budget {
+		panic(refusal{})
 	}
+	return t
+}
+
+// scanToken is scan without the budget.
+func (p *blanker) scanToken(i int) token {
 	i, nl := p.skipSpace(i)
 	t := token{start: i, nl: nl}
 	src := p.src
@@ -352,7 +363,7 @@ type blanker struct {
 	noIn   bool // in a for statement's head: "in" ends an expression
 	inCond int  // open conditional consequents and case tests at this level
 	depth  int  // blocks and function bodies open
-	steps  int  // tokens scanned, speculation and look-ahead included; bounded by budget
+	steps  int  // bytes scanned (scan), speculation and look-ahead included; bounded by budget
 	budget int
 	tops   []Statement
 	target bool // the operand just read may be assigned to (a name or a member)
@@ -401,9 +412,10 @@ func Statements(source string) (st []Statement, ok bool) {
 	return p.tops, true
 }
 
-// blankBudget is how many tokens a pass over source may scan: a program
-// scans each token about twice (a look-ahead, a parenthesis read as
-// parameters and again as an expression).
+// blankBudget is how many bytes a pass over source may scan: a program
+// scans each byte about twice (a look-ahead, a parenthesis read as
+// parameters and again as an expression), and a byte a little more often
+// where speculation nests.
 func blankBudget(source string) int { return 16*len(source) + 1024 }
 
 // run blanks the program; when it refuses, p.tok is where.

@@ -473,11 +473,53 @@ type scanned struct {
 	maxDepth           int   // the deepest the brackets nest
 }
 
-// MaxNesting returns how deep code's brackets ((, [ and {) nest, outside
-// strings, comments, templates' text and regular expressions, in one pass
-// over code (for a bound to check before anything slower reads it).
+// MaxNesting returns how deep code's brackets ((, [ and {) nest, in a few
+// linear passes over code, for a bound to check before anything slower
+// reads it. Where a "/" divides and where it starts a regular expression
+// cannot be told without parsing (`of / (` divides after a variable named
+// of; `if (x) /"/` is a regular expression after a parenthesis), so a
+// program could hide its brackets inside what one reading takes for a
+// regular expression, string or comment, or cancel them with closing
+// brackets in literals that reading takes for code (the adversarial
+// review of 2026-12-06 did both). So code is read four ways (nestingReadings)
+// and a bracket counts against the program unless the readings clear it:
+// an opening one counts where any reading takes it for code, a closing
+// one only where every reading does. To hide a bracket a program must
+// mislead all four readings at once.
 func MaxNesting(code string) int {
-	return scan(code).maxDepth
+	marks := make([]uint8, len(code))
+	all := uint8(0)
+	for k, r := range nestingReadings() {
+		s := newScanner(code, r)
+		s.marks, s.bit = marks, 1<<k
+		s.run()
+		all |= s.bit
+	}
+	depth, deepest := 0, 0
+	for i, m := range marks {
+		switch code[i] {
+		case '(', '[', '{':
+			if m != 0 {
+				depth++
+				deepest = max(deepest, depth)
+			}
+		case ')', ']', '}':
+			if m == all {
+				depth = max(depth-1, 0)
+			}
+		}
+	}
+	return deepest
+}
+
+// nestingReadings are the readings of "/" MaxNesting combines: a division
+// after "}" (an expression ended) or a regular expression (a block ended);
+// a regular expression after ")" too (an if, for or while head); and a
+// division after the word of, a member name and a postfix ++ or --, which
+// the others take for a keyword or an operator before a regular
+// expression.
+func nestingReadings() []braceSlash {
+	return []braceSlash{slashAfterBraceDivides, slashAfterBraceIsRegex, slashAfterParenIsRegex, slashAfterNamesDivides}
 }
 
 // ExportDefault returns the byte offset and length of code's top-level
@@ -503,12 +545,16 @@ func scan(code string) scanned {
 	return sc
 }
 
-// braceSlash says how a scanner reads a "/" right after "}".
+// braceSlash says how a scanner reads a "/" where a division and a regular
+// expression can both stand: right after "}", and for MaxNesting's
+// readings after ")", "of", a member name or a postfix ++/--.
 type braceSlash uint8
 
 const (
 	slashAfterBraceDivides braceSlash = iota // `}` ends an expression: a division
 	slashAfterBraceIsRegex                   // `}` ends a block: a regular expression
+	slashAfterParenIsRegex                   // `)` and `}` end a statement's head or block: a regular expression
+	slashAfterNamesDivides                   // `of`, a member name and postfix ++/-- end an operand: a division
 )
 
 // scanner is one pass of scan over code.
@@ -524,6 +570,11 @@ type scanner struct {
 	lineStart  bool
 	first      bool
 	lastWordAt int
+	afterDot   bool // the previous token is "." (a member name follows)
+	// marks, for MaxNesting, has bit set at each bracket this reading
+	// takes for code.
+	marks []uint8
+	bit   uint8
 }
 
 func newScanner(code string, afterBrace braceSlash) *scanner {
@@ -594,7 +645,7 @@ func (s *scanner) space(c byte) (skipped, ok bool) {
 
 // regexAfterWords are the keywords after which a "/" starts a regular
 // expression.
-var regexAfterWords = []string{"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof"}
+var regexAfterWords = []string{"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await", "instanceof", "extends", "default"}
 
 // word reads an identifier or keyword, noting the function form's first
 // word, a top-level export and export default.
@@ -615,7 +666,8 @@ func (s *scanner) word(atLineStart bool) {
 		s.sc.exportDefaultLen = s.i - s.lastWordAt
 	}
 	s.prevWord, s.lastWordAt = w, start
-	s.regexOK = slices.Contains(regexAfterWords, w)
+	s.regexOK = slices.Contains(regexAfterWords, w) && (s.afterBrace != slashAfterNamesDivides || !s.afterDot && w != "of")
+	s.afterDot = false
 }
 
 // str reads a string literal quoted by q.
@@ -698,8 +750,10 @@ func (s *scanner) punct(c byte) {
 	case '(', '[', '{':
 		s.depth++
 		s.sc.maxDepth = max(s.sc.maxDepth, s.depth)
+		s.mark()
 	case ')', ']', '}':
 		s.depth = max(s.depth-1, 0)
+		s.mark()
 	case ',':
 		if s.depth == 0 && len(s.templates) == 0 {
 			s.sc.commas = append(s.sc.commas, s.i)
@@ -716,8 +770,34 @@ func (s *scanner) punct(c byte) {
 		s.sc.startsParen = true
 	}
 	s.i++
-	s.regexOK = c != ')' && c != ']' && (c != '}' || s.afterBrace == slashAfterBraceIsRegex)
+	s.regexOK = s.regexAfter(c)
+	s.afterDot = c == '.'
 	s.prevWord = ""
+}
+
+// mark notes, for MaxNesting, that this reading takes the bracket at s.i
+// for code.
+func (s *scanner) mark() {
+	if s.marks != nil {
+		s.marks[s.i] |= s.bit
+	}
+}
+
+// regexAfter reports whether a "/" after the punctuation c (just read)
+// starts a regular expression in this reading.
+func (s *scanner) regexAfter(c byte) bool {
+	switch c {
+	case ']':
+		return false
+	case ')':
+		return s.afterBrace == slashAfterParenIsRegex
+	case '}':
+		return s.afterBrace == slashAfterBraceIsRegex || s.afterBrace == slashAfterParenIsRegex
+	case '+', '-':
+		postfix := s.i >= 2 && s.code[s.i-2] == c
+		return !postfix || s.afterBrace != slashAfterNamesDivides
+	}
+	return true
 }
 
 // arrowAfterParens reports whether the parenthesis at open closes and is
