@@ -242,3 +242,45 @@ func TestRunRefusesSessions(t *testing.T) {
 		t.Fatalf("Run with a session: %v", err)
 	}
 }
+
+// A program cannot make its session carry code of its own choosing: the
+// wrapper's intrinsics are frozen, the reads it captures are set once
+// before the program runs, and the objects it returns have no prototype
+// whose toJSON a program could set. (The adversarial review of 2026-12-06
+// replaced the intrinsics' source function, and the next program made a
+// tool call at restore before its own code ran.) Whether the program that
+// tries succeeds or fails (a toJSON on Object.prototype may hang QuickJS's
+// runner until the deadline), the next program makes no call it did not
+// write.
+func TestSessionSourcesCannotBeForged(t *testing.T) {
+	forged := `"(codemode.echo({ value: 1 }), function f() { return 1 })"`
+	attempts := map[string]string{
+		"source":  `(__codemodeI as any).source = () => ` + forged,
+		"capture": `(__codemodeI as any).capture = () => ({ values: {}, functions: { f: ` + forged + ` }, lost: {} })`,
+		"reads":   `(__codemodeReads as any).set({ g: () => (class { static { (globalThis as any).x = 1; } }) })`,
+		"toJSON":  `(Object.prototype as any).toJSON = function () { return { values: {}, functions: { f: ` + forged + ` }, lost: {} }; }`,
+	}
+	onSessionDrivers(t, func(t *testing.T, cl *client.Client) {
+		for name, attempt := range attempts {
+			s := &client.Session{}
+			out, err := cl.RunCode(context.Background(), "try { "+attempt+" } catch {}\nfunction f() { return 1 }\n'planted'",
+				client.RunOptions{Session: s, Limits: client.Limits{Timeout: 3 * time.Second}})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			t.Logf("%s: the planting program: %s %s", name, out.Kind, out.Error)
+			calls := 0
+			out, err = cl.RunCode(context.Background(), `typeof f`, client.RunOptions{Session: s, OnTelemetry: func(e client.Event) {
+				if e.Kind == client.EventToolCallStarted {
+					calls++
+				}
+			}})
+			if err != nil || out.Kind != client.Success {
+				t.Fatalf("%s: the next program: %+v %v", name, out, err)
+			}
+			if calls != 0 {
+				t.Errorf("%s: the next program made %d tool calls it did not write", name, calls)
+			}
+		}
+	})
+}

@@ -65,10 +65,71 @@ func (c *carried) restoreOnly() *carried {
 }
 
 // intrinsicsFunction takes what the wrapper needs from the realm before
-// any code runs.
+// any code runs, and encodes a session's bindings after the code (see
+// Carry): capture reads them through the reads a box holds. The object it
+// returns is frozen, in a const, and the functions it holds are closures no
+// name in the code reaches, so a program can neither replace them nor
+// reach the genuine Function.prototype.toString they use: every carried
+// function's source is what the engine says it is (the adversarial review
+// of 2026-12-06 made a session carry text of its own by replacing them).
+// The objects capture returns have no prototype, so no setter or toJSON a
+// program puts on Object.prototype changes them.
 const intrinsicsFunction = ` function __codemodeIntrinsics(): any {
-  return { parse: JSON.parse, stringify: JSON.stringify, isArray: Array.isArray, proto: Object.getPrototypeOf, keys: Object.keys,
-    objectProto: Object.prototype, source: Function.prototype.call.bind(Function.prototype.toString) };
+  const I: any = { parse: JSON.parse, stringify: JSON.stringify, isArray: Array.isArray, proto: Object.getPrototypeOf, keys: Object.keys,
+    objectProto: Object.prototype, source: Function.prototype.call.bind(Function.prototype.toString), freeze: Object.freeze };
+  I.box = function (): any {
+    let held: any, set = false;
+    return I.freeze({ __proto__: null, set(reads: any) { if (!set) { set = true; held = reads; } }, get() { return held; } });
+  };
+  I.capture = function (box: any): any {
+    const values: any = { __proto__: null }, functions: any = { __proto__: null }, lost: any = { __proto__: null };
+    const reads = box.get();
+    if (reads === undefined) return { __proto__: null, values, functions, lost };
+    const names = I.keys(reads);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      let v: any;
+      try { v = reads[name](); } catch { continue; }
+      try {
+        if (typeof v === "function") { functions[name] = I.source(v); continue; }
+        if (v === undefined) { values[name] = ""; continue; }
+        const why = plain(v, "", []);
+        if (why !== "") { lost[name] = why; continue; }
+        values[name] = I.stringify(v);
+      } catch { lost[name] = "not serialisable"; }
+    }
+    return { __proto__: null, values, functions, lost };
+  };
+  function plain(v: any, path: string, seen: any[]): string {
+    const at = path === "" ? "" : " at " + path;
+    switch (typeof v) {
+      case "string": case "boolean": return "";
+      case "number": return v === v && v !== Infinity && v !== -Infinity ? "" : "the number " + v + at;
+      case "object": break;
+      default: return (v === undefined ? "undefined" : "a " + typeof v) + at;
+    }
+    if (v === null) return "";
+    for (let i = 0; i < seen.length; i++) if (seen[i] === v) return "a cycle" + at;
+    if (seen.length >= 64) return "nesting deeper than 64" + at;
+    seen[seen.length] = v;
+    let why = "";
+    if (I.isArray(v)) {
+      for (let i = 0; i < v.length && why === ""; i++) why = plain(v[i], path + "[" + i + "]", seen);
+    } else {
+      const p = I.proto(v);
+      if (p !== I.objectProto && p !== null) {
+        let kind = "an object";
+        try { kind = "a " + v.constructor.name; } catch {}
+        why = kind + at;
+      } else {
+        const keys = I.keys(v);
+        for (let i = 0; i < keys.length && why === ""; i++) why = plain(v[keys[i]], path + "." + keys[i], seen);
+      }
+    }
+    seen.length = seen.length - 1;
+    return why;
+  }
+  return I.freeze(I);
 }`
 
 // module returns c as module text for code in a scope with names.
@@ -97,11 +158,11 @@ func (c *Carry) module(names []string) *carried {
 		reads.WriteString(" " + n + ": () => " + n + ",")
 	}
 	out.captures = true
-	out.open += "let __codemodeReads: any = {}; "
-	out.opener = " __codemodeReads = {" + reads.String() + " };"
-	out.ret = "const __codemodeOut: any = { session: __codemodeCapture(__codemodeI, __codemodeReads) }; " +
+	out.open += "const __codemodeReads: any = __codemodeI.box(); "
+	out.opener = " __codemodeReads.set({" + reads.String() + " });"
+	out.ret = "const __codemodeOut: any = { __proto__: null, session: __codemodeI.capture(__codemodeReads) }; " +
 		"if (" + valueVar + " !== undefined) __codemodeOut.value = " + valueVar + "; return __codemodeOut;"
-	out.tail = tail + captureFunctions + closing
+	out.tail = tail + closing
 	return out
 }
 
@@ -144,55 +205,6 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-// captureFunctions encode a session's bindings (see Carry). They are
-// hoisted declarations after the code, so they add no line before it.
-const captureFunctions = ` function __codemodeCapture(I: any, reads: any): any {
-  const values: any = {}, functions: any = {}, lost: any = {};
-  const names = I.keys(reads);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    let v: any;
-    try { v = reads[name](); } catch { continue; }
-    try {
-      if (typeof v === "function") { functions[name] = I.source(v); continue; }
-      if (v === undefined) { values[name] = ""; continue; }
-      const why = __codemodePlain(I, v, "", []);
-      if (why !== "") { lost[name] = why; continue; }
-      values[name] = I.stringify(v);
-    } catch { lost[name] = "not serialisable"; }
-  }
-  return { values, functions, lost };
-}
-function __codemodePlain(I: any, v: any, path: string, seen: any[]): string {
-  const at = path === "" ? "" : " at " + path;
-  switch (typeof v) {
-    case "string": case "boolean": return "";
-    case "number": return v === v && v !== Infinity && v !== -Infinity ? "" : "the number " + v + at;
-    case "object": break;
-    default: return (v === undefined ? "undefined" : "a " + typeof v) + at;
-  }
-  if (v === null) return "";
-  for (let i = 0; i < seen.length; i++) if (seen[i] === v) return "a cycle" + at;
-  if (seen.length >= 64) return "nesting deeper than 64" + at;
-  seen[seen.length] = v;
-  let why = "";
-  if (I.isArray(v)) {
-    for (let i = 0; i < v.length && why === ""; i++) why = __codemodePlain(I, v[i], path + "[" + i + "]", seen);
-  } else {
-    const p = I.proto(v);
-    if (p !== I.objectProto && p !== null) {
-      let kind = "an object";
-      try { kind = "a " + v.constructor.name; } catch {}
-      why = kind + at;
-    } else {
-      const keys = I.keys(v);
-      for (let i = 0; i < keys.length && why === ""; i++) why = __codemodePlain(I, v[keys[i]], path + "." + keys[i], seen);
-    }
-  }
-  seen.length = seen.length - 1;
-  return why;
-}`
 
 // IsExpression reports whether src (a function's or class's source, as
 // Function.prototype.toString gives it) parses as one expression, so that
