@@ -42,3 +42,14 @@ func TestMaxNestingSeesBracketsHiddenFromOneReading(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkNormalizeLongTail is Normalize over 16,000 continuation lines
+// before 50,000 trailing spaces: linear (about 14 ms), where trimming the
+// whole tail for every candidate line took over 2 s (adversarial review of
+// 2026-12-06, M2).
+func BenchmarkNormalizeLongTail(b *testing.B) {
+	code := "1\n" + strings.Repeat("+1\n", 16000) + strings.Repeat(" ", 50000)
+	for b.Loop() {
+		Normalize(code, []string{"codemode", "console", "result"}, "")
+	}
+}

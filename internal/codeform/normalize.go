@@ -361,7 +361,7 @@ func lastExpression(code string, sc scanned, r reader) (int, bool) {
 	for i := len(sc.starts) - 1; i >= 0; i-- {
 		at := sc.starts[i]
 		tail := code[at:]
-		t := strings.TrimSpace(stripComments(tail))
+		t := stripComments(tail) // its start only: trimming the end again for every line made this quadratic
 		if t == "" {
 			continue
 		}
@@ -420,7 +420,7 @@ func dropEmptyStatements(js string) string {
 
 // firstWord returns the identifier that starts s after space and comments.
 func firstWord(s string) string {
-	s = strings.TrimSpace(stripComments(s))
+	s = stripComments(s)
 	end := 0
 	for end < len(s) && (isIdentByte(s[end])) {
 		end++
