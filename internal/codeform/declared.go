@@ -17,8 +17,10 @@ import (
 func Declared(code string) []string {
 	sc := scan(code)
 	var names []string
+	seen := map[string]bool{}
 	add := func(n string) {
-		if isIdentifier(n) && !slices.Contains(names, n) {
+		if !seen[n] && isIdentifier(n) {
+			seen[n] = true
 			names = append(names, n)
 		}
 	}
@@ -54,6 +56,10 @@ func nameAfter(s string) string {
 // before the statement ends.
 func bindingNames(code string, at int, sc scanned) []string {
 	var names []string
+	// A pattern's bracket is matched within the statement: one that never
+	// closes (a bracket in a comment the light reading misplaced) would
+	// otherwise read to the end of the code for every declaration.
+	stmtEnd := statementEnd(code, at, sc)
 	for steps := 0; at < len(code) && steps < 1000; steps++ {
 		rest := stripComments(code[at:])
 		at = len(code) - len(rest)
@@ -62,7 +68,7 @@ func bindingNames(code string, at int, sc scanned) []string {
 		}
 		switch rest[0] {
 		case '{', '[':
-			end := matchBracket(rest)
+			end := matchBracket(rest[:max(min(len(rest), stmtEnd-at), 1)])
 			if end < 1 {
 				return names
 			}
@@ -95,10 +101,9 @@ func nextBinding(code string, at int, sc scanned) (int, bool) {
 		// A type: commas inside its angle brackets are not the list's.
 		at = skipType(code, len(code)-len(rest)+1, end)
 	}
-	for _, c := range sc.commas {
-		if c >= at && c < end {
-			return c + 1, true
-		}
+	// The first comma at or after at (commas are in order).
+	if i, _ := slices.BinarySearch(sc.commas, at); i < len(sc.commas) && sc.commas[i] < end {
+		return sc.commas[i] + 1, true
 	}
 	return 0, false
 }
@@ -106,7 +111,8 @@ func nextBinding(code string, at int, sc scanned) (int, bool) {
 // statementEnd is where the statement around at ends: the next statement
 // start after it that is not a continuation of a line ending in "," or "=".
 func statementEnd(code string, at int, sc scanned) int {
-	for _, s := range sc.starts {
+	i, _ := slices.BinarySearch(sc.starts, at) // starts are in order
+	for _, s := range sc.starts[i:] {
 		if s <= at {
 			continue
 		}

@@ -3,6 +3,7 @@ package codeform_test
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/internal/codeform"
@@ -52,4 +53,22 @@ func FuzzDeclared(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkDeclaredHostile is Declared over about 100 KB of declarations
+// that made it quadratic (adversarial review of 2026-12-06, M2): many
+// bindings per statement, and patterns whose bracket a comment hides from
+// the light reading. Each takes milliseconds, not seconds.
+func BenchmarkDeclaredHostile(b *testing.B) {
+	for _, tt := range []struct{ name, code string }{
+		{"bindings", strings.Repeat("let "+strings.Repeat("a,", 999)+"a\n", 50)},
+		{"unclosed pattern", strings.Repeat("let [a /* [ */] = x\n", 5000)},
+		{"nested pattern", strings.Repeat("let [[a /* [[ */]] = x\n", 4000)},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			for b.Loop() {
+				codeform.Declared(tt.code)
+			}
+		})
+	}
 }
