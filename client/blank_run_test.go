@@ -35,12 +35,7 @@ func TestBlankedProgramsRunAsErased(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every corpus program twice on QuickJS")
 	}
-	ctx := context.Background()
-	rt, err := NewRuntime(ctx, quickjs.New(quickjs.Options{InProcess: true, Timeout: time.Second}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := inProcessRuntime(t)
 	corpus := blanktest.Programs(t, "..")
 	for i, s := range erasePrograms {
 		corpus["erasePrograms/"+strconv.Itoa(i)] = s
@@ -129,12 +124,7 @@ func TestCodeReadByBlankFailsAsReadByEsbuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads every string literal of the repository's tests")
 	}
-	ctx := context.Background()
-	rt, err := NewRuntime(ctx, quickjs.New(quickjs.Options{InProcess: true, Timeout: time.Second}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := inProcessRuntime(t)
 	k, err := contract.New()
 	if err != nil {
 		t.Fatal(err)
@@ -238,4 +228,16 @@ func TestBlankedEarlyErrorsReadAsEsbuildReportsThem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inProcessRuntime is a QuickJS runtime in this process, with a deadline
+// of a second, closed when the test ends.
+func inProcessRuntime(t *testing.T) *Runtime {
+	t.Helper()
+	rt, err := NewRuntime(context.Background(), quickjs.New(quickjs.Options{InProcess: true, Timeout: time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
 }

@@ -1465,12 +1465,7 @@ func (p *blanker) params() {
 			if !rest && p.isP("?") {
 				p.blankTok()
 			}
-			if p.isP(":") {
-				start := p.tok.start
-				p.next()
-				p.typ()
-				p.blankFrom(start)
-			}
+			p.blankAnnotation()
 			if p.eatP("=") {
 				p.assign()
 			}
@@ -1875,6 +1870,19 @@ func (p *blanker) declarations() {
 	}
 }
 
+// blankAnnotation blanks a type annotation (": T") where one stands,
+// reporting whether one did.
+func (p *blanker) blankAnnotation() bool {
+	if !p.isP(":") {
+		return false
+	}
+	start := p.tok.start
+	p.next()
+	p.typ()
+	p.blankFrom(start)
+	return true
+}
+
 // declarator reads a binding, a definite '!', a type and an initializer.
 func (p *blanker) declarator() {
 	name := p.tok.kind == tName
@@ -1882,11 +1890,7 @@ func (p *blanker) declarator() {
 	if name && p.isP("!") && !p.tok.nl && p.peekIs(":") {
 		p.blankTok()
 	}
-	if p.isP(":") {
-		start := p.tok.start
-		p.next()
-		p.typ()
-		p.blankFrom(start)
+	if p.blankAnnotation() {
 		if p.tok.nl && !p.isP("=") && !p.isP(",") {
 			p.statementFollows()
 		}
@@ -2088,12 +2092,7 @@ func (p *blanker) tryStatement() {
 		p.next()
 		if p.eatP("(") {
 			p.binding()
-			if p.isP(":") {
-				start := p.tok.start
-				p.next()
-				p.typ()
-				p.blankFrom(start)
-			}
+			p.blankAnnotation()
 			p.expectP(")")
 		}
 		p.block()
