@@ -150,10 +150,17 @@ func isLineSep(s string) bool {
 // the program once.
 func (p *blanker) scan(i int) token {
 	t := p.scanToken(i)
-	if p.steps += t.end - i + 1; p.steps > p.budget {
+	p.charge(t.end - i + 1)
+	return t
+}
+
+// charge counts n bytes read (by scan, or by a rescan of a token as a
+// regular expression or a template's middle) against the budget, and
+// refuses past it.
+func (p *blanker) charge(n int) {
+	if p.steps += n; p.steps > p.budget {
 		panic(refusal{})
 	}
-	return t
 }
 
 // scanToken is scan without the budget.
@@ -316,6 +323,7 @@ func (p *blanker) rescanRegex() {
 	if i < len(src) && (src[i] == '\\' || src[i] >= utf8.RuneSelf) || !regexFlags(src[flags:i]) {
 		panic(refusal{}) // esbuild refuses a flag it does not know, or one given twice
 	}
+	p.charge(i - p.tok.start)
 	p.tok.kind, p.tok.end = tRegex, i
 	p.pos = i
 }
@@ -340,6 +348,7 @@ func (p *blanker) rescanTemplate() {
 	p.tok.kind = tTemplate
 	p.tok.end, p.tok.subst = p.templateEnd(p.tok.start + 1)
 	p.pos = p.tok.end
+	p.charge(p.tok.end - p.tok.start)
 }
 
 // span is a range of the source to blank; semi, when set, puts a ';' in

@@ -5,35 +5,49 @@ import (
 	"testing"
 )
 
-// hostileNest is parentheses nested depth deep around one long string:
+// hostileNestOf is parentheses nested depth deep around one long token (a
+// string, a regular expression or a template's middle):
 // each level may be arrow parameters, so a reader that speculates reads
 // the string again at every level (the adversarial review of 2026-12-06
 // measured 27 s of host CPU at 100 KB when the budget counted tokens).
-func hostileNest(depth, size int) string {
-	return strings.Repeat("(a = ", depth) + `"` + strings.Repeat("x", size) + `"` + strings.Repeat(")", depth) + "\n"
+func hostileNestOf(depth int, token string) string {
+	return strings.Repeat("(a = ", depth) + token + strings.Repeat(")", depth) + "\n"
 }
 
 // The budget counts bytes: the blanker gives up on speculation that would
 // read the program many times over, and esbuild reads it once. What it
 // scanned before giving up is within the budget, whatever the nesting.
 func TestSpeculationOverLongTokensStaysWithinTheBudget(t *testing.T) {
-	for _, tt := range []struct{ depth, size int }{{20, 1000}, {20, 100_000}, {200, 10_000}} {
-		src := hostileNest(tt.depth, tt.size)
+	long := strings.Repeat("x", 100_000)
+	for _, tt := range []struct {
+		depth int
+		token string
+	}{{20, `"` + long[:1000] + `"`}, {20, `"` + long + `"`}, {200, `"` + long[:10_000] + `"`},
+		{20, "/" + long + "/"}, {20, "`${1}" + long + "`"}} {
+		src := hostileNestOf(tt.depth, tt.token)
 		p := &blanker{src: src, budget: blankBudget(src)}
 		if _, ok := p.run(); ok {
-			t.Errorf("depth %d, a %d-byte string: blanked, want a refusal past the budget", tt.depth, tt.size)
+			t.Errorf("depth %d around %.1s…, %d bytes: blanked, want a refusal past the budget", tt.depth, tt.token, len(tt.token))
 		}
 		if p.steps > p.budget+len(src)+1 {
-			t.Errorf("depth %d, a %d-byte string: scanned %d bytes, budget %d", tt.depth, tt.size, p.steps, p.budget)
+			t.Errorf("depth %d around %.1s…: scanned %d bytes, budget %d", tt.depth, tt.token, p.steps, p.budget)
 		}
 	}
 }
 
-// BenchmarkHostileNest is the cost of reading hostileNest at 100 KB: a few
-// milliseconds (linear), not seconds.
+// BenchmarkHostileNest is the cost of reading hostileNest at 100 KB around
+// a string, a regular expression and a template's middle (rescanned, not
+// scanned): a few milliseconds (linear), not seconds (the second review of
+// 2026-12-06 measured 23 s for the regular expression before rescans
+// counted).
 func BenchmarkHostileNest(b *testing.B) {
-	src := hostileNest(20, 100_000)
-	for b.Loop() {
-		Types(src)
+	long := strings.Repeat("x", 100_000)
+	for _, token := range []string{`"` + long + `"`, "/" + long + "/", "`${1}" + long + "`"} {
+		src := hostileNestOf(20, token)
+		b.Run(token[:1], func(b *testing.B) {
+			for b.Loop() {
+				Types(src)
+			}
+		})
 	}
 }
