@@ -202,8 +202,8 @@ func (c *capturedSession) bindings(old []codeform.Binding, order []string) (next
 			c.Lost[name] = "a class: defining one runs code, so it is not carried; declare it again where it is used"
 			continue
 		}
-		// A source the session held is known to compile: esbuild parses
-		// only new ones.
+		// A source the session held is known to compile: only new ones
+		// are read.
 		if before[name] != src && !compiles(src) {
 			c.Lost[name] = "a function whose source cannot be evaluated again (a method, a bound or native function)"
 			continue

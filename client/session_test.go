@@ -259,6 +259,11 @@ func TestSessionSourcesCannotBeForged(t *testing.T) {
 		"capture": `(__codemodeI as any).capture = () => ({ values: {}, functions: { f: ` + forged + ` }, lost: {} })`,
 		"reads":   `(__codemodeReads as any).set({ g: () => (class { static { (globalThis as any).x = 1; } }) })`,
 		"toJSON":  `(Object.prototype as any).toJSON = function () { return { values: {}, functions: { f: ` + forged + ` }, lost: {} }; }`,
+		// A genuine source that reads otherwise as TypeScript: `a < b > /…/`
+		// is an instantiation expression and a division there, and closes
+		// the function early (the second review of 2026-12-06).
+		"JavaScript read as TypeScript": "f = new Function(\"x = a < b > / 1 }, (codemode.echo({ value: 'planted' })), function () { [`]/ // ` ]\")",
+		"the same through eval":         "f = (0, eval)(\"(function f() {\\nx = a < b > / 1 }, (codemode.echo({ value: 'planted' })), function () { [`]/ // ` ]\\n})\")",
 	}
 	onSessionDrivers(t, func(t *testing.T, cl *client.Client) {
 		for name, attempt := range attempts {

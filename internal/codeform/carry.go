@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/codemode-go/codemode/internal/blank"
 )
 
 // Binding is one binding a session carries into a program's module.
@@ -208,7 +210,21 @@ func contains(list []string, s string) bool {
 
 // IsExpression reports whether src (a function's or class's source, as
 // Function.prototype.toString gives it) parses as one expression, so that
-// a session can evaluate it again.
+// a session can evaluate it again, and reads the same as TypeScript as it
+// did as JavaScript: the blanker takes it and blanks nothing. The source
+// is JavaScript, but the next program's module is read as TypeScript, where
+// `a < b > /…/` is an instantiation expression and a division, not two
+// comparisons and a regular expression: a source built so (with new
+// Function or eval) closed its function early and ran code of its own at
+// restore (the second adversarial review of 2026-12-06). Each reading that
+// differs makes TypeScript syntax the blanker would blank, so a source it
+// changes, or refuses, is not carried. esbuild is not asked: it would read
+// hostile text on the host.
 func IsExpression(src string) bool {
-	return !strings.Contains(src, "[native code]") && blankFirst.isExpression(src)
+	if strings.Contains(src, "[native code]") {
+		return false
+	}
+	wrapped := "(\n" + src + "\n);"
+	js, ok := blank.Types(wrapped)
+	return ok && js == wrapped
 }
