@@ -32,6 +32,8 @@ func TestMaxNestingSeesBracketsHiddenFromOneReading(t *testing.T) {
 		{"closes in regular expressions after an if", arrows("(a = () => { if (x) /)/.test(s) }, b = "), n, -1},
 		{"closes in a regular expression after a block", arrows("(a = () => { {} /)/.test(s) }, b = "), n, -1},
 		{"a quote in a regular expression after export default", "export default /\"/.source; " + deep + "; \"\"", n, -1},
+		{"a division after type arguments (second review)", "let x = f<T> / [" + arrows("(a = ')', b = ") + "] / 1", n, -1},
+		{"a division after a non-null assertion", "let x = a! / [" + arrows("(a = ')', b = ") + "] / 1", n, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

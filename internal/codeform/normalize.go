@@ -481,11 +481,11 @@ type scanned struct {
 // program could hide its brackets inside what one reading takes for a
 // regular expression, string or comment, or cancel them with closing
 // brackets in literals that reading takes for code (the adversarial
-// review of 2026-12-06 did both). So code is read four ways (nestingReadings)
+// review of 2026-12-06 did both). So code is read five ways (nestingReadings)
 // and a bracket counts against the program unless the readings clear it:
 // an opening one counts where any reading takes it for code, a closing
 // one only where every reading does. To hide a bracket a program must
-// mislead all four readings at once.
+// mislead all five readings at once.
 func MaxNesting(code string) int {
 	marks := make([]uint8, len(code))
 	all := uint8(0)
@@ -517,9 +517,10 @@ func MaxNesting(code string) int {
 // a regular expression after ")" too (an if, for or while head); and a
 // division after the word of, a member name and a postfix ++ or --, which
 // the others take for a keyword or an operator before a regular
-// expression.
+// expression; and a division after TypeScript's ">" of type arguments
+// (`f<T> / x`) and "!" of a non-null assertion (`a! / x`).
 func nestingReadings() []braceSlash {
-	return []braceSlash{slashAfterBraceDivides, slashAfterBraceIsRegex, slashAfterParenIsRegex, slashAfterNamesDivides}
+	return []braceSlash{slashAfterBraceDivides, slashAfterBraceIsRegex, slashAfterParenIsRegex, slashAfterNamesDivides, slashAfterTypeDivides}
 }
 
 // ExportDefault returns the byte offset and length of code's top-level
@@ -555,6 +556,7 @@ const (
 	slashAfterBraceIsRegex                   // `}` ends a block: a regular expression
 	slashAfterParenIsRegex                   // `)` and `}` end a statement's head or block: a regular expression
 	slashAfterNamesDivides                   // `of`, a member name and postfix ++/-- end an operand: a division
+	slashAfterTypeDivides                    // `>` closes type arguments, `!` asserts non-null (TypeScript): a division
 )
 
 // scanner is one pass of scan over code.
@@ -796,6 +798,8 @@ func (s *scanner) regexAfter(c byte) bool {
 	case '+', '-':
 		postfix := s.i >= 2 && s.code[s.i-2] == c
 		return !postfix || s.afterBrace != slashAfterNamesDivides
+	case '>', '!':
+		return s.afterBrace != slashAfterTypeDivides
 	}
 	return true
 }
