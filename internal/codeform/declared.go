@@ -204,7 +204,36 @@ func patternNames(s string) []string {
 // splitTop splits s at commas outside brackets and quotes.
 func splitTop(s string) []string {
 	var parts []string
-	depth, start := 0, 0
+	start := 0
+	eachTop(s, func(i int) bool {
+		if s[i] == ',' {
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+		return true
+	})
+	return append(parts, s[start:])
+}
+
+// topIndex is the offset of the first c in s outside brackets and quotes
+// ("=" not part of "=>" or "=="), or -1.
+func topIndex(s string, c byte) int {
+	at := -1
+	eachTop(s, func(i int) bool {
+		if s[i] == c && !(c == '=' && i+1 < len(s) && (s[i+1] == '>' || s[i+1] == '=')) {
+			at = i
+			return false
+		}
+		return true
+	})
+	return at
+}
+
+// eachTop calls f with the offset of each byte of s outside brackets and
+// quoted strings (brackets themselves excluded), in order, until f
+// returns false.
+func eachTop(s string, f func(i int) bool) {
+	depth := 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '(', '[', '{':
@@ -215,37 +244,12 @@ func splitTop(s string) []string {
 			if j := strings.IndexByte(s[i+1:], c); j >= 0 {
 				i += j + 1
 			}
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
+		default:
+			if depth == 0 && !f(i) {
+				return
 			}
 		}
 	}
-	return append(parts, s[start:])
-}
-
-// topIndex is the offset of the first c in s outside brackets and quotes
-// ("=" not part of "=>" or "=="), or -1.
-func topIndex(s string, c byte) int {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch b := s[i]; b {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth = max(depth-1, 0)
-		case '"', '\'', '`':
-			if j := strings.IndexByte(s[i+1:], b); j >= 0 {
-				i += j + 1
-			}
-		case c:
-			if depth == 0 && !(c == '=' && i+1 < len(s) && (s[i+1] == '>' || s[i+1] == '=')) {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // identifier is an ASCII JavaScript identifier (non-ASCII names are left
