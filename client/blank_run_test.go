@@ -15,6 +15,7 @@ import (
 	"github.com/codemode-go/codemode/internal/blank"
 	"github.com/codemode-go/codemode/internal/blank/blanktest"
 	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
@@ -32,6 +33,7 @@ var moduleStart = regexp.MustCompile(`(?m)^\s*at <anonymous> \(agent\.ts:1:1\)$`
 // and message, and the lines its stack names in the source (the erased
 // program's mapped back through its source map).
 func TestBlankedProgramsRunAsErased(t *testing.T) {
+	es := testSession(t)
 	if testing.Short() {
 		t.Skip("runs every corpus program twice on QuickJS")
 	}
@@ -51,11 +53,11 @@ func TestBlankedProgramsRunAsErased(t *testing.T) {
 		if strings.HasSuffix(name, blanktest.WithoutImports) {
 			continue
 		}
-		blanked, err := erase(src, nil)
+		blanked, err := erase(src, nil, es)
 		if err != nil || !blanked.blanked {
 			continue
 		}
-		erased, err := eraseWithEsbuild(src, nil)
+		erased, err := eraseWithEsbuild(src, nil, es)
 		if err != nil {
 			continue // an early error esbuild finds (TestBlankAgreesWithEsbuild)
 		}
@@ -121,6 +123,7 @@ func endOf(out *Outcome, mapText func(string) string) runEnd {
 // code. Each must end the same way: the outcome, the value, the error's
 // name and message, and the lines its stack names.
 func TestCodeReadByBlankFailsAsReadByEsbuild(t *testing.T) {
+	es := testSession(t)
 	if testing.Short() {
 		t.Skip("reads every string literal of the repository's tests")
 	}
@@ -146,11 +149,11 @@ func TestCodeReadByBlankFailsAsReadByEsbuild(t *testing.T) {
 			continue // the same module either way (TestBlankReadsCodeAsEsbuild)
 		}
 		c := New(rt, k)
-		prog, _, err := c.erase(program{text: code, kind: modelCode})
+		prog, _, err := c.erase(program{text: code, kind: modelCode}, es)
 		if err != nil || prog.back == nil {
 			continue // refused before it ran, as before: blank read the module, not the code
 		}
-		old := prog.back.ReadByEsbuild()
+		old := prog.back.ReadByEsbuild(es)
 		if old.Module == prog.back.Module {
 			continue
 		}
@@ -172,7 +175,7 @@ func TestCodeReadByBlankFailsAsReadByEsbuild(t *testing.T) {
 func runCode(t *testing.T, c *Client, code string, n *codeform.Normalized) runEnd {
 	t.Helper()
 	if n != nil {
-		e, err := erase(n.Module, n)
+		e, err := erase(n.Module, n, testSession(t))
 		if err != nil {
 			var pe *ProgramError
 			if !errors.As(err, &pe) {
@@ -240,4 +243,49 @@ func inProcessRuntime(t *testing.T) *Runtime {
 	}
 	t.Cleanup(func() { rt.Close() })
 	return rt
+}
+
+// testSession is an esbuild session for a test, closed when it ends.
+func testSession(tb testing.TB) *esbuildchild.Session {
+	es := esbuildchild.New(context.Background())
+	tb.Cleanup(func() { es.Close() })
+	return es
+}
+
+// TestSlowErasureFailsItsExecution: a short program esbuild would take
+// hours on (each `a ? (b): c =>` doubles its speculative parse; an enum
+// keeps blank from reading it) fails its own execution with a TimeoutError
+// naming the erasure, in every form, and the runtime runs the next program.
+// Without the child process this test would hold the test binary until its
+// timeout.
+func TestSlowErasureFailsItsExecution(t *testing.T) {
+	rt := inProcessRuntime(t)
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	ctx := context.Background()
+	slow := "enum E { A }\nconst f = " + strings.Repeat("a ? (b): c => ", 40) + "1;\n"
+	for _, tc := range []struct {
+		name string
+		run  func(RunOptions) (*Outcome, error)
+	}{
+		{"module", func(o RunOptions) (*Outcome, error) { return c.Run(ctx, slow+"export default async () => 1;\n", o) }},
+		{"code", func(o RunOptions) (*Outcome, error) { return c.RunCode(ctx, slow+"E.A", o) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := tc.run(RunOptions{Limits: Limits{Timeout: 300 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != ProgramFailed || out.Error.Name != "TimeoutError" || !strings.Contains(out.Error.Message, "erasing the program's TypeScript") {
+				t.Fatalf("outcome %s %+v, want a TimeoutError naming the erasure", out.Kind, out.Error)
+			}
+		})
+	}
+	out, err := c.RunCode(ctx, "enum E { A = 7 }\nE.A", RunOptions{})
+	if err != nil || out.Kind != Success || string(out.Value) != "7" {
+		t.Fatalf("the next program: %v %+v", err, out)
+	}
 }

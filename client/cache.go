@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 )
 
 // eraseCache keeps the most recently erased programs, so that a program run
@@ -41,9 +42,10 @@ func newEraseCache(maxBytes int) *eraseCache {
 
 // entrySize is what an erased program is charged: its key, the TypeScript
 // (when not the key itself), the JavaScript, and as much again as the
-// TypeScript for the submitted lines and the source map an error makes.
+// TypeScript for the submitted lines and the parsed source map an error
+// makes, and esbuild's source map.
 func entrySize(key string, prog *erased) int {
-	n := len(key) + len(prog.js) + len(prog.source)
+	n := len(key) + len(prog.js) + len(prog.source) + len(prog.jsMap)
 	if key == prog.source { // Client.Run: one string
 		n -= len(key)
 	}
@@ -52,15 +54,16 @@ func entrySize(key string, prog *erased) int {
 
 // erase returns the erased program for source, from the cache when present.
 // key identifies the program: the source itself, or for model-written code a
-// key derived from the code (see Client.RunCode); back is as for erase.
-func (c *eraseCache) erase(key, source string, back *codeform.Normalized) (*erased, error) {
-	return c.eraseWith(key, func() (string, *codeform.Normalized) { return source, back })
+// key derived from the code (see Client.RunCode); back and es are as for
+// erase.
+func (c *eraseCache) erase(key, source string, back *codeform.Normalized, es *esbuildchild.Session) (*erased, error) {
+	return c.eraseWith(key, es, func() (string, *codeform.Normalized) { return source, back })
 }
 
 // eraseWith is erase for a program made on a cache miss only: prepare
 // returns the source and its normalization (model-written code is
 // normalized only when not cached).
-func (c *eraseCache) eraseWith(key string, prepare func() (string, *codeform.Normalized)) (*erased, error) {
+func (c *eraseCache) eraseWith(key string, es *esbuildchild.Session, prepare func() (string, *codeform.Normalized)) (*erased, error) {
 	c.mu.Lock()
 	if e, ok := c.index[key]; ok {
 		c.order.MoveToFront(e)
@@ -70,7 +73,7 @@ func (c *eraseCache) eraseWith(key string, prepare func() (string, *codeform.Nor
 	}
 	c.mu.Unlock()
 	source, back := prepare()
-	prog, err := erase(source, back)
+	prog, err := erase(source, back, es)
 	if err != nil || len(key) > maxCachedSource {
 		return prog, err
 	}

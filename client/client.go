@@ -20,6 +20,7 @@ import (
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/internal/errname"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/internal/wire"
 )
@@ -293,14 +294,14 @@ const (
 // erase returns the erased program for p and the setup to send with it
 // (ExecuteRequest.Setup; "" when the module applies the client's setup
 // itself, or there is none).
-func (c *Client) erase(p program) (*erased, string, error) {
+func (c *Client) erase(p program, es *esbuildchild.Session) (*erased, string, error) {
 	source := p.text
 	setup := c.setup.erasedText()
 	if p.kind == moduleProgram {
 		// A module's default export receives the scope through the setup
 		// when the runner takes it apart (wire 1.3); an older runner's
 		// modules see the scope as it is.
-		prog, err := c.erased.eraseWith(source, func() (string, *codeform.Normalized) { return source, nil })
+		prog, err := c.erased.eraseWith(source, es, func() (string, *codeform.Normalized) { return source, nil })
 		return prog, setup, err
 	}
 	key, inline := "\x00code\x00"+source, ""
@@ -309,12 +310,12 @@ func (c *Client) erase(p program) (*erased, string, error) {
 	}
 	if p.carry != nil {
 		// A session's module holds its bindings: made for this run only.
-		n := codeform.NormalizeCarry(source, c.scopeNames(), inline, p.carry)
-		prog, err := erase(n.Module, n)
+		n := codeform.NormalizeCarry(source, c.scopeNames(), inline, p.carry, es)
+		prog, err := erase(n.Module, n, es)
 		return prog, setup, err
 	}
-	prog, err := c.erased.eraseWith(key, func() (string, *codeform.Normalized) {
-		n := codeform.Normalize(source, c.scopeNames(), inline)
+	prog, err := c.erased.eraseWith(key, es, func() (string, *codeform.Normalized) {
+		n := codeform.Normalize(source, c.scopeNames(), inline, es)
 		return n.Module, n
 	})
 	return prog, setup, err
@@ -354,6 +355,26 @@ func checkNesting(text string) error {
 	return nil
 }
 
+// startErasure returns the esbuild session of a run's erasure, for what
+// blank does not read (see erase), and the function that ends it. esbuild
+// may take the run's deadline (Limits.Timeout, or CPUTime when shorter);
+// past it the session's process is killed and the run fails with a
+// TimeoutError naming the erasure.
+func startErasure(ctx context.Context, l Limits) (*esbuildchild.Session, func()) {
+	l = l.withDefaults()
+	budget, which := l.Timeout, "Limits.Timeout"
+	if l.CPUTime > 0 && l.CPUTime < budget {
+		budget, which = l.CPUTime, "Limits.CPUTime"
+	}
+	timedOut := &ProgramError{Name: "TimeoutError", Message: fmt.Sprintf("erasing the program's TypeScript took longer than the execution's limit of %s (%s): esbuild was stopped", budget, which)}
+	ectx, cancel := context.WithTimeoutCause(ctx, budget, timedOut)
+	es := esbuildchild.New(ectx)
+	return es, func() {
+		es.Close()
+		cancel()
+	}
+}
+
 // run runs p.
 func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outcome, err error) {
 	metrics := startMetrics(opts.MeterProvider)
@@ -383,7 +404,9 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		}
 		defer release()
 	}
-	prepared, err := c.prepare(p)
+	es, stopErasure := startErasure(ctx, opts.Limits)
+	defer stopErasure()
+	prepared, err := c.prepare(p, es)
 	if err != nil {
 		if out := syntaxOutcome(err, &tel); out != nil {
 			return out, nil
@@ -401,7 +424,7 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		// client's programs apply it in their own module.
 		c.setup.plain.Store(true)
 		var e *erased
-		if e, _, err = c.erase(p); err == nil {
+		if e, _, err = c.erase(p, es); err == nil {
 			prepared.positions, req.Source, req.Setup = e, e.js, ""
 			out, err = c.rt.Execute(ctx, req)
 		}
@@ -414,7 +437,7 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
 	}
-	if out := syntaxOutcome(prepared.positions.earlyError(out), &tel); out != nil {
+	if out := syntaxOutcome(prepared.positions.earlyError(out, es), &tel); out != nil {
 		return out, nil
 	}
 	if opts.Session != nil {
@@ -483,13 +506,13 @@ type prepared struct {
 
 // prepare erases p, or leaves it for a runner that strips types itself
 // (wire 1.4).
-func (c *Client) prepare(p program) (*prepared, error) {
+func (c *Client) prepare(p program, es *esbuildchild.Session) (*prepared, error) {
 	if p.kind == moduleProgram {
-		if st := c.strippable(p.text); st != nil {
+		if st := c.strippable(p.text, es); st != nil {
 			return &prepared{positions: st, js: p.text, erase: st.erase, setup: c.setup.erasedText()}, nil
 		}
 	}
-	e, setup, err := c.erase(p)
+	e, setup, err := c.erase(p, es)
 	if err != nil {
 		return nil, err
 	}

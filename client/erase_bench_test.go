@@ -45,18 +45,19 @@ func loopCPU(b *testing.B, f func()) {
 // map made on demand when an error needs it, and esbuild's fixed cost (a
 // one-line module without TypeScript).
 func BenchmarkErase(b *testing.B) {
+	es := testSession(b)
 	i := 0
 	fresh := func() string { i++; return eraseProgram + "// " + strconv.Itoa(i) + "\n" }
 	b.Run("erase", func(b *testing.B) {
 		loopCPU(b, func() {
-			if e, err := erase(fresh(), nil); err != nil || !e.blanked {
+			if e, err := erase(fresh(), nil, es); err != nil || !e.blanked {
 				b.Fatal("not blanked", err)
 			}
 		})
 	})
 	b.Run("esbuild", func(b *testing.B) {
 		loopCPU(b, func() {
-			if _, err := eraseWithEsbuild(fresh(), nil); err != nil {
+			if _, err := eraseWithEsbuild(fresh(), nil, es); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -71,7 +72,7 @@ func BenchmarkErase(b *testing.B) {
 	})
 	b.Run("erase-then-map", func(b *testing.B) {
 		loopCPU(b, func() {
-			prog, err := eraseWithEsbuild(fresh(), nil)
+			prog, err := eraseWithEsbuild(fresh(), nil, es)
 			if err != nil || prog.sourceMap() == nil {
 				b.Fatal("no map", err)
 			}
@@ -94,6 +95,7 @@ func BenchmarkErase(b *testing.B) {
 // options that might cut work; and a one-line module without TypeScript,
 // esbuild's fixed cost per call.
 func BenchmarkEraseSideBySide(b *testing.B) {
+	es := testSession(b)
 	i := 0
 	fresh := func() string { i++; return eraseProgram + "// " + strconv.Itoa(i) + "\n" }
 	transform := func(change func(o *api.TransformOptions)) func() {
@@ -110,12 +112,12 @@ func BenchmarkEraseSideBySide(b *testing.B) {
 		run  func()
 	}{
 		{"erase", func() {
-			if _, err := erase(fresh(), nil); err != nil {
+			if _, err := erase(fresh(), nil, es); err != nil {
 				b.Fatal(err)
 			}
 		}},
 		{"esbuild", func() {
-			if _, err := eraseWithEsbuild(fresh(), nil); err != nil {
+			if _, err := eraseWithEsbuild(fresh(), nil, es); err != nil {
 				b.Fatal(err)
 			}
 		}},
@@ -159,6 +161,7 @@ func BenchmarkEraseSideBySide(b *testing.B) {
 // it took once for a function expression and three to ten times for
 // statements that end with an expression, then one more for the module.
 func BenchmarkRunCodeErase(b *testing.B) {
+	es := testSession(b)
 	i := 0
 	for _, tc := range []struct{ name, code string }{
 		{"module", eraseProgram},
@@ -168,8 +171,8 @@ func BenchmarkRunCodeErase(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			loopCPU(b, func() {
 				i++
-				n := codeform.Normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "")
-				if e, err := erase(n.Module, n); err != nil || !e.blanked {
+				n := codeform.Normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "", es)
+				if e, err := erase(n.Module, n, es); err != nil || !e.blanked {
 					b.Fatal("not blanked", err)
 				}
 			})
@@ -177,8 +180,8 @@ func BenchmarkRunCodeErase(b *testing.B) {
 		b.Run(tc.name+"-esbuild", func(b *testing.B) {
 			loopCPU(b, func() {
 				i++
-				n := codeform.Normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "").ReadByEsbuild()
-				if _, err := erase(n.Module, n); err != nil {
+				n := codeform.Normalize(tc.code+"\n// "+strconv.Itoa(i), []string{"codemode", "console", "result"}, "", es).ReadByEsbuild(es)
+				if _, err := erase(n.Module, n, es); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -18,7 +18,9 @@ import (
 // RangeError for the others).
 type Limits struct {
 	// Timeout is the execution's deadline, from the moment it is sent.
-	// Default 30 s. The runner stops the program at the deadline; if it
+	// Default 30 s. Erasing a program blank does not read (esbuild, in a
+	// child process, before the program is sent) may take as long again;
+	// past it the run fails with a TimeoutError naming the erasure. The runner stops the program at the deadline; if it
 	// cannot (a Node.js process in a busy loop), the host gives up 2 s
 	// later with the same TimeoutError and probes the runtime.
 	Timeout time.Duration

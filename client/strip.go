@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 )
 
 // positions maps an outcome's "agent.ts:L:C" positions to the submitted
@@ -17,7 +18,7 @@ type positions interface {
 	// earlyError is esbuild's SyntaxError for a program whose types were
 	// blanked and that the engine refused with a SyntaxError (see
 	// erased.earlyError), or nil.
-	earlyError(out *Outcome) error
+	earlyError(out *Outcome, es *esbuildchild.Session) error
 }
 
 // typeStripper is an executor whose runners strip TypeScript's types
@@ -49,7 +50,7 @@ func onlyDefaultExports(source string) bool {
 // strip, or nil when the client erases it: a module whose meaning blanks
 // could change, or an executor whose runners do not strip. (Model-written
 // code is always erased here: RunCode wraps it, with esbuild's help.)
-func (c *Client) strippable(source string) *stripped {
+func (c *Client) strippable(source string, es *esbuildchild.Session) *stripped {
 	if ts, ok := c.rt.(typeStripper); !ok || !ts.stripsTypeScript() {
 		return nil
 	}
@@ -58,7 +59,7 @@ func (c *Client) strippable(source string) *stripped {
 	if strings.HasPrefix(source, "\uFEFF") || notStrippable.MatchString(source) || !onlyDefaultExports(source) {
 		return nil
 	}
-	return &stripped{source: source, cache: c.erased}
+	return &stripped{source: source, cache: c.erased, es: es}
 }
 
 // stripped is a program sent as TypeScript for the runner to strip in
@@ -68,6 +69,7 @@ func (c *Client) strippable(source string) *stripped {
 type stripped struct {
 	source string
 	cache  *eraseCache
+	es     *esbuildchild.Session // the run's, for erase
 
 	mu     sync.Mutex
 	erased *erased // set by erase
@@ -76,7 +78,7 @@ type stripped struct {
 // erase erases the program here, for a runtime that sends JavaScript
 // (ExecuteRequest.Erase).
 func (s *stripped) erase() (string, error) {
-	e, err := s.cache.eraseWith(s.source, func() (string, *codeform.Normalized) { return s.source, nil })
+	e, err := s.cache.eraseWith(s.source, s.es, func() (string, *codeform.Normalized) { return s.source, nil })
 	if err != nil {
 		return "", err
 	}
@@ -99,9 +101,9 @@ func (s *stripped) mapText(text string) string {
 	return text
 }
 
-func (s *stripped) earlyError(out *Outcome) error {
+func (s *stripped) earlyError(out *Outcome, es *esbuildchild.Session) error {
 	if e := s.get(); e != nil {
-		return e.earlyError(out)
+		return e.earlyError(out, es)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/codemode-go/codemode/internal/blank"
 	"github.com/codemode-go/codemode/internal/codeform"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
@@ -24,6 +26,7 @@ const programFilename = "agent.ts"
 // JavaScript: see sourceMap. An erased program is safe for concurrent use.
 type erased struct {
 	js      string
+	jsMap   []byte               // esbuild's source map for js (nil when blanked)
 	source  string               // the TypeScript that was erased
 	back    *codeform.Normalized // for model-written code: the way back to its coordinates
 	blanked bool                 // js is source with its types blanked: its positions are the source's
@@ -51,23 +54,27 @@ func transformOptions(m api.SourceMap) api.TransformOptions {
 // erase strips TypeScript syntax, keeping ES module syntax and every modern
 // construct as written (target esnext). A program of the common subset has
 // its types blanked (blank.Types), which keeps every position and needs no map;
-// any other goes to esbuild, which makes no source map either: most
-// executions end without an error, and the map costs about a fifth of the
-// erasure (RATIONALE.md, "Erasure: the source map on demand").
+// any other goes to esbuild, in es's child process, which a deadline stops
+// (esbuild can take hours on a short hostile text: package esbuildchild),
+// and which prints the source map with the JavaScript (it is parsed when an
+// error needs it).
 // A syntax error is returned as a *ProgramError named SyntaxError with the
 // submitted line and column. back, when not nil, is the normalization that
 // made source from model-written code; positions are then reported in the
-// code's coordinates.
-func erase(source string, back *codeform.Normalized) (*erased, error) {
+// code's coordinates. When es fails, the error is erasureFailed's.
+func erase(source string, back *codeform.Normalized, es *esbuildchild.Session) (*erased, error) {
 	if js, ok := blank.Types(source); ok {
 		return &erased{js: js, source: source, back: back, blanked: true}, nil
 	}
-	return eraseWithEsbuild(source, back)
+	return eraseWithEsbuild(source, back, es)
 }
 
 // eraseWithEsbuild is erase by esbuild, for what blank.Types refuses.
-func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error) {
-	res := api.Transform(source, transformOptions(api.SourceMapNone))
+func eraseWithEsbuild(source string, back *codeform.Normalized, es *esbuildchild.Session) (*erased, error) {
+	res, err := es.Transform(source, transformOptions(api.SourceMapExternal))
+	if err != nil {
+		return nil, erasureFailed(err)
+	}
 	if len(res.Errors) > 0 {
 		var b strings.Builder
 		for i, m := range res.Errors {
@@ -87,7 +94,20 @@ func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error)
 		}
 		return nil, &ProgramError{Name: "SyntaxError", Message: b.String(), Stack: stack}
 	}
-	return &erased{js: string(res.Code), source: source, back: back}, nil
+	return &erased{js: string(res.Code), jsMap: res.Map, source: source, back: back}, nil
+}
+
+// erasureFailed is the error of an erasure whose esbuild process failed:
+// the *ProgramError of the erasure's deadline when that ended it (the
+// session's context has it as its cause: see Client.run), a RangeError
+// *ProgramError when the process crashed on the program (out of stack or
+// memory), and err itself otherwise (the caller's context ended, or the
+// executable could not be started again).
+func erasureFailed(err error) error {
+	if errors.Is(err, esbuildchild.ErrEnded) {
+		return &ProgramError{Name: "RangeError", Message: "the program's TypeScript could not be erased: esbuild's process ended on it (" + err.Error() + ")"}
+	}
+	return fmt.Errorf("codemode: erasing the program's TypeScript: %w", err)
 }
 
 // earlyError returns, for a blanked program the engine ended with a
@@ -101,24 +121,26 @@ func eraseWithEsbuild(source string, back *codeform.Normalized) (*erased, error)
 // For model-written code, the error is that of the module made with
 // esbuild reading the code's syntax (codeform.Normalized.ReadByEsbuild),
 // as before blank read it.
-func (e *erased) earlyError(out *Outcome) error {
+// esbuild runs in es; when es fails (the run's erasure deadline passed),
+// the engine's own error stands.
+func (e *erased) earlyError(out *Outcome, es *esbuildchild.Session) error {
 	if !e.blanked || out.Kind != ProgramFailed || out.Error == nil || out.Error.Name != "SyntaxError" {
 		return nil
 	}
-	_, err := eraseWithEsbuild(e.source, e.back)
-	if err != nil && e.back != nil {
-		old := e.back.ReadByEsbuild()
-		_, err = eraseWithEsbuild(old.Module, old)
+	_, err := eraseWithEsbuild(e.source, e.back, es)
+	if err != nil && e.back != nil && es.Err() == nil {
+		old := e.back.ReadByEsbuild(es)
+		_, err = eraseWithEsbuild(old.Module, old, es)
+	}
+	if es.Err() != nil {
+		return nil
 	}
 	return err
 }
 
-// prepare makes the source map and the submitted lines, once (a blanked
-// program needs no map). The map comes
-// from erasing the source again with a map; should that erasure print other
-// JavaScript than the program ran (it does not: esbuild is deterministic),
-// the map would point elsewhere, so there is then none and positions stay
-// as the engine reported them.
+// prepare parses the source map and splits the submitted lines, once (a
+// blanked program has no map). Without a map, positions stay as the
+// engine reported them.
 func (e *erased) prepare() {
 	e.mapOnce.Do(func() {
 		if e.back != nil {
@@ -126,14 +148,10 @@ func (e *erased) prepare() {
 		} else {
 			e.lines = strings.Split(e.source, "\n")
 		}
-		if e.blanked {
+		if e.blanked || len(e.jsMap) == 0 {
 			return
 		}
-		res := api.Transform(e.source, transformOptions(api.SourceMapExternal))
-		if len(res.Errors) > 0 || len(res.Map) == 0 || string(res.Code) != e.js {
-			return
-		}
-		if sm, err := sourcemap.Parse(programFilename, res.Map); err == nil {
+		if sm, err := sourcemap.Parse(programFilename, e.jsMap); err == nil {
 			e.smap = sm
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 )
@@ -81,9 +82,9 @@ func everyPosition(js string) string {
 // checkLazyMatchesEager compares the positions esbuild's erasure's map
 // (made on demand) gives with those of a map made with the JavaScript, at
 // every position.
-func checkLazyMatchesEager(t *testing.T, src string) {
+func checkLazyMatchesEager(t *testing.T, src string, es *esbuildchild.Session) {
 	t.Helper()
-	lazy, err := eraseWithEsbuild(src, nil)
+	lazy, err := eraseWithEsbuild(src, nil, es)
 	if err != nil {
 		return // a syntax error maps nothing
 	}
@@ -113,8 +114,9 @@ func checkLazyMatchesEager(t *testing.T, src string) {
 }
 
 func TestLazySourceMapGivesTheEagerPositions(t *testing.T) {
+	es := testSession(t)
 	for i, src := range erasePrograms {
-		t.Run(fmt.Sprint(i), func(t *testing.T) { checkLazyMatchesEager(t, src) })
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkLazyMatchesEager(t, src, es) })
 	}
 }
 
@@ -122,24 +124,25 @@ func FuzzLazySourceMapGivesTheEagerPositions(f *testing.F) {
 	for _, src := range erasePrograms {
 		f.Add(src)
 	}
+	es := testSession(f)
 	f.Fuzz(func(t *testing.T, src string) {
 		if len(src) > 4<<10 {
 			return
 		}
-		checkLazyMatchesEager(t, src)
+		checkLazyMatchesEager(t, src, es)
 	})
 }
 
 func TestEraseCacheIsBoundedInBytes(t *testing.T) {
 	src := func(i int) string { return fmt.Sprintf("export default %d;%s\n", i, strings.Repeat(" ", 100)) }
-	one, err := erase(src(0), nil)
+	one, err := erase(src(0), nil, testSession(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	size := entrySize(src(0), one)
 	c := newEraseCache(3 * size)
 	for i := range 10 {
-		if _, err := c.erase(src(i), src(i), nil); err != nil {
+		if _, err := c.erase(src(i), src(i), nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if c.used > c.max {
@@ -155,7 +158,7 @@ func TestEraseCacheIsBoundedInBytes(t *testing.T) {
 		}
 	}
 	big := "export default 1;" + strings.Repeat(" ", 3*size)
-	if _, err := c.erase(big, big, nil); err != nil {
+	if _, err := c.erase(big, big, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.index[big]; ok || c.order.Len() != 3 {

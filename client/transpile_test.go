@@ -8,7 +8,7 @@ import (
 
 func TestEraseKeepsSubmittedCoordinates(t *testing.T) {
 	src := "// a comment\ntype T = { a: number };\ninterface I { b: string }\nexport default async function (scope: unknown): Promise<void> {\n  const x: number = 1;\n  throw new Error(\"here\" + x);\n}\n"
-	prog, err := erase(src, nil)
+	prog, err := erase(src, nil, testSession(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestEraseKeepsSubmittedCoordinates(t *testing.T) {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestEraseReportsSyntaxErrorsAtTheSubmittedPosition(t *testing.T) {
-	_, err := erase("export default async function () {\n  let x = ;\n}\n", nil)
+	_, err := erase("export default async function () {\n  let x = ;\n}\n", nil, testSession(t))
 	pe, ok := err.(*ProgramError)
 	if !ok || pe.Name != "SyntaxError" || !strings.Contains(pe.Message, "agent.ts:2:11") {
 		t.Fatalf("got %#v", err)
@@ -39,7 +39,7 @@ func TestEraseReportsSyntaxErrorsAtTheSubmittedPosition(t *testing.T) {
 }
 
 func TestExcerptMarksTheColumn(t *testing.T) {
-	prog, err := erase("export default async function ({ codemode }) {\n  await codemode.echo({ value: 1 });\n}\n", nil)
+	prog, err := erase("export default async function ({ codemode }) {\n  await codemode.echo({ value: 1 });\n}\n", nil, testSession(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,14 +55,14 @@ func TestExcerptMarksTheColumn(t *testing.T) {
 
 func TestEraseCacheReturnsTheSameProgram(t *testing.T) {
 	c := newEraseCache(2 * entrySize("export default 1", &erased{js: "export default 1;\n", source: "export default 1"}))
-	a1, _ := c.erase("export default 1", "export default 1", nil)
-	a2, _ := c.erase("export default 1", "export default 1", nil)
+	a1, _ := c.erase("export default 1", "export default 1", nil, nil)
+	a2, _ := c.erase("export default 1", "export default 1", nil, nil)
 	if a1 != a2 {
 		t.Fatal("a repeated source was erased again")
 	}
-	c.erase("export default 2", "export default 2", nil)
-	c.erase("export default 3", "export default 3", nil)
-	a3, _ := c.erase("export default 1", "export default 1", nil)
+	c.erase("export default 2", "export default 2", nil, nil)
+	c.erase("export default 3", "export default 3", nil, nil)
+	a3, _ := c.erase("export default 1", "export default 1", nil, nil)
 	if a3 == a1 || c.order.Len() != 2 {
 		t.Fatalf("the cache kept more than its bound: %d entries", c.order.Len())
 	}

@@ -58,7 +58,12 @@ func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, c
 	if s := c.sessionFor(ctx); s != nil {
 		carry = &codeform.Carry{Restore: s.declarations()}
 	}
-	n := codeform.NormalizeCarry(code, c.scopeNames(), "", carry)
+	es, stopErasure := startErasure(ctx, Limits{})
+	defer stopErasure()
+	n := codeform.NormalizeCarry(code, c.scopeNames(), "", carry, es)
+	if err := es.Err(); err != nil {
+		return nil, erasureFailed(err)
+	}
 	res, err := c.validate(ctx, checker, n.Module)
 	if err != nil || res.Valid {
 		return res, err

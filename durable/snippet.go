@@ -9,11 +9,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/internal/discovery"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 )
 
 // SaveSnippetOptions say what SaveSnippet saves.
@@ -174,6 +176,10 @@ func (p *pass) snippet(ctx context.Context, call client.ToolCall) (json.RawMessa
 	return answer, nil
 }
 
+// snippetEraseLimit bounds the erasure of a snippet's code (esbuild's, for
+// code blank does not read): the default execution deadline.
+const snippetEraseLimit = 30 * time.Second
+
 // loadSnippet finds the snippet and compiles its code for the program, or
 // says why it cannot run.
 func (h *Handle) loadSnippet(ctx context.Context, name string) snippetAnswer {
@@ -193,7 +199,13 @@ func (h *Handle) loadSnippet(ctx context.Context, name string) snippetAnswer {
 			names = append(names, c)
 		}
 	}
-	js, err := codeform.ProgramFunction(s.Code, names)
+	// The code is a program's: esbuild reads it in a process the deadline
+	// kills (package esbuildchild).
+	ectx, cancel := context.WithTimeout(ctx, snippetEraseLimit)
+	defer cancel()
+	es := esbuildchild.New(ectx)
+	defer es.Close()
+	js, err := codeform.ProgramFunction(s.Code, names, es)
 	if err != nil {
 		return snippetAnswer{Error: fmt.Sprintf("snippet %q: %v", name, err)}
 	}

@@ -1,8 +1,11 @@
 package codeform
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 )
 
 // MaxNesting finds brackets a program hides from one reading of "/" (the
@@ -51,7 +54,9 @@ func TestMaxNestingSeesBracketsHiddenFromOneReading(t *testing.T) {
 // 2026-12-06, M2).
 func BenchmarkNormalizeLongTail(b *testing.B) {
 	code := "1\n" + strings.Repeat("+1\n", 16000) + strings.Repeat(" ", 50000)
+	es := esbuildchild.New(context.Background())
+	defer es.Close()
 	for b.Loop() {
-		Normalize(code, []string{"codemode", "console", "result"}, "")
+		Normalize(code, []string{"codemode", "console", "result"}, "", es)
 	}
 }

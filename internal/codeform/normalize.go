@@ -15,6 +15,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/codemode-go/codemode/internal/blank"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -67,9 +68,11 @@ type normalizeArgs struct {
 // error esbuild reports and blank does not look for (a redeclared let, a
 // break outside a loop): a client reports such a program's failure as
 // esbuild reads it, as it did before.
-func (n *Normalized) ReadByEsbuild() *Normalized {
+//
+// es runs esbuild (see Normalize).
+func (n *Normalized) ReadByEsbuild(es *esbuildchild.Session) *Normalized {
 	m := n.made
-	return normalize(m.code, m.names, m.setup, m.carry, esbuildOnly)
+	return normalize(m.code, m.names, m.setup, m.carry, reader{mode: esbuildOnly, es: es})
 }
 
 // Captures reports whether the module resolves to {value, session} (a
@@ -158,16 +161,21 @@ const returnValue = "return " + valueVar + ";"
 // wrapper applies to the scope before the code sees it (a client's
 // scope setup, for a runner too old to take it apart); it is printed on the wrapper's own lines, so the
 // code's positions do not move.
-func Normalize(code string, names []string, setup string) *Normalized {
-	return NormalizeCarry(code, names, setup, nil)
+//
+// es runs esbuild for code blank refuses (esbuild's parser can take time
+// exponential in the text: see package esbuildchild). When es fails (its
+// context ended), the code is read as if it did not parse; the caller
+// finds es.Err when it erases the module with the same session.
+func Normalize(code string, names []string, setup string, es *esbuildchild.Session) *Normalized {
+	return NormalizeCarry(code, names, setup, nil, es)
 }
 
 // NormalizeCarry is Normalize for a program of a session: the module
 // declares c's bindings before the code, in the statement and function
 // forms, and in the statement form (when c.Capture is not nil) resolves to
 // {value, session} (see Carry). A nil c is Normalize.
-func NormalizeCarry(code string, names []string, setup string, c *Carry) *Normalized {
-	return normalize(code, names, setup, c, blankFirst)
+func NormalizeCarry(code string, names []string, setup string, c *Carry, es *esbuildchild.Session) *Normalized {
+	return normalize(code, names, setup, c, reader{mode: blankFirst, es: es})
 }
 
 // normalize is NormalizeCarry, reading code's syntax with r.
@@ -179,7 +187,7 @@ func normalize(code string, names []string, setup string, c *Carry, r reader) *N
 		// starts otherwise is data (a template string building Markdown).
 		if strings.HasPrefix(strings.TrimSpace(code), "```") {
 			code = blankFences(code)
-		} else if _, ok := transform(code); !ok {
+		} else if !r.parses(code) {
 			code = blankFences(code)
 		}
 	}
@@ -279,10 +287,22 @@ func trimFinalSemicolon(code string, sc scanned) string {
 	return code[:sc.lastSemicolon] + " " + code[sc.lastSemicolon+1:]
 }
 
-// transform erases code as TypeScript and reports whether it parsed.
-func transform(code string) (string, bool) {
-	r := api.Transform(code, api.TransformOptions{Loader: api.LoaderTS, Target: api.ESNext})
-	return string(r.Code), len(r.Errors) == 0
+// transform erases code as TypeScript with esbuild and reports whether it
+// parsed (false too when the session failed: see Normalize).
+func (r reader) transform(code string) (string, bool) {
+	res, err := r.es.Transform(code, api.TransformOptions{Loader: api.LoaderTS, Target: api.ESNext})
+	return string(res.Code), err == nil && len(res.Errors) == 0
+}
+
+// parses reports whether code parses as TypeScript.
+func (r reader) parses(code string) bool {
+	if r.mode == blankFirst {
+		if _, ok := blank.Types(code); ok {
+			return true
+		}
+	}
+	_, ok := r.transform(code)
+	return ok
 }
 
 // reader is how normalize reads code's syntax. esbuild's fixed cost per
@@ -290,23 +310,22 @@ func transform(code string) (string, bool) {
 // calls for statements ending with an expression); blank reads the common
 // subset in a scan, and refuses what it is not sure of (RATIONALE.md,
 // "Erasure").
-type reader uint8
+type reader struct {
+	mode readMode
+	es   *esbuildchild.Session // runs esbuild
+}
+
+// readMode says which readers a reader uses.
+type readMode uint8
 
 const (
-	blankFirst  reader = iota // blank where it accepts the text, esbuild for the rest
-	esbuildOnly               // esbuild alone (what the tests hold blankFirst to)
+	blankFirst  readMode = iota // blank where it accepts the text, esbuild for the rest
+	esbuildOnly                 // esbuild alone (what the tests hold blankFirst to)
 )
 
 // isExpression reports whether code parses as one expression.
 func (r reader) isExpression(code string) bool {
-	wrapped := "(\n" + code + "\n);"
-	if r == blankFirst {
-		if _, ok := blank.Types(wrapped); ok {
-			return true
-		}
-	}
-	_, ok := transform(wrapped)
-	return ok
+	return r.parses("(\n" + code + "\n);")
 }
 
 // statementStarts returns a check of whether one of code's top-level
@@ -321,7 +340,7 @@ func (r reader) statementStarts(code string) func(at int) (start, ok bool) {
 	blanked, read := false, false
 	var whole string
 	return func(at int) (bool, bool) {
-		if !read && r == blankFirst {
+		if !read && r.mode == blankFirst {
 			tops, blanked = blank.Statements(code)
 			// A string first may be a directive, which esbuild prints
 			// otherwise than the same string after a semicolon: esbuild
@@ -334,13 +353,13 @@ func (r reader) statementStarts(code string) func(at int) (start, ok bool) {
 			return i < len(tops) && tops[i].Gap <= at, true
 		}
 		if whole == "" {
-			js, ok := transform(code)
+			js, ok := r.transform(code)
 			if !ok {
 				return false, false
 			}
 			whole = dropEmptyStatements(js)
 		}
-		split, ok := transform(code[:at] + ";" + code[at:])
+		split, ok := r.transform(code[:at] + ";" + code[at:])
 		return ok && dropEmptyStatements(split) == whole, true
 	}
 }

@@ -1,8 +1,11 @@
 package codeform_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 
 	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/evanw/esbuild/pkg/api"
@@ -43,19 +46,21 @@ func FuzzNormalize(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	es := esbuildchild.New(context.Background())
+	f.Cleanup(func() { es.Close() })
 	f.Fuzz(func(t *testing.T, code string) {
-		n := codeform.Normalize(code, []string{"codemode", "console", "result"}, "")
+		n := codeform.Normalize(code, []string{"codemode", "console", "result"}, "", es)
 		if n == nil || n.Module == "" {
 			t.Fatalf("%q: no module", code)
 		}
-		if old := n.ReadByEsbuild(); !codeform.SameNormalization(n, old) {
+		if old := n.ReadByEsbuild(es); !codeform.SameNormalization(n, old) {
 			if r := api.Transform(code, api.TransformOptions{Loader: api.LoaderTS}); len(r.Errors) == 0 {
 				t.Fatalf("%q: blank first:\n%s\n--- esbuild:\n%s", code, n.Module, old.Module)
 			}
 		}
 		carry := &codeform.Carry{Restore: []codeform.Binding{{Name: "a", JSON: "1"}, {Name: "f", Source: code}}, Capture: codeform.Declared(code)}
 		// A session's module holds the code on the same lines.
-		c := codeform.NormalizeCarry(code, []string{"codemode", "console", "result"}, "", carry)
+		c := codeform.NormalizeCarry(code, []string{"codemode", "console", "result"}, "", carry, es)
 		plain, carried := strings.Split(n.Module, "\n"), strings.Split(c.Module, "\n")
 		if k := len(n.Lines) + 1; len(carried) < k || len(plain) < k || strings.Join(plain[1:k], "\n") != strings.Join(carried[1:k], "\n") {
 			t.Fatalf("%q: the session's module moves the code", code)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
@@ -20,19 +21,21 @@ import (
 // saved snippet, inside its own execution: the other program's tool calls
 // are then the execution's own.
 //
-//	js, err := codeform.ProgramFunction("await github.list_issues({})", []string{"github", "console"})
+//	js, err := codeform.ProgramFunction("await github.list_issues({})", []string{"github", "console"}, es)
 //	// in the program: const run = (0, eval)(js); await run({ github, console });
 //
 // # Notes
-//   - TypeScript is erased (esbuild); types are not checked.
+//   - TypeScript is erased by esbuild in es's child process (see package
+//     esbuildchild); types are not checked. When es fails (its context
+//     ended, its child crashed), the error wraps es's.
 //   - The code runs in strict mode, as it did as an execution's module; a
 //     module's top level runs on each call, in an async function (its
 //     top-level await works).
 //   - It returns an error naming the first syntax error for code that does
 //     not parse, and for a module that imports or exports anything but its
 //     default export (a function body cannot hold them).
-func ProgramFunction(code string, names []string) (string, error) {
-	n := Normalize(code, names, "")
+func ProgramFunction(code string, names []string, es *esbuildchild.Session) (string, error) {
+	n := Normalize(code, names, "", es)
 	const head = "export default async (" + scopeVar
 	at := strings.LastIndex(n.Module, head)
 	if at < 0 {
@@ -51,7 +54,10 @@ func ProgramFunction(code string, names []string) (string, error) {
 	if module {
 		open = "(async () => { \"use strict\";\n"
 	}
-	r := api.Transform(open+body+"\n})()", api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
+	r, err := es.Transform(open+body+"\n})()", api.TransformOptions{Loader: api.LoaderTS, Target: api.ES2022})
+	if err != nil {
+		return "", fmt.Errorf("the program could not be erased: %w", err)
+	}
 	if len(r.Errors) > 0 {
 		e := r.Errors[0]
 		if e.Location != nil {

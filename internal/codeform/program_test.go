@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codemode-go/codemode/internal/esbuildchild"
+
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
@@ -20,6 +22,8 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 	cl, rt := exampleClient(ctx)
 	defer rt.Close()
 	names := []string{"codemode", "input", "console"}
+	es := esbuildchild.New(context.Background())
+	defer es.Close()
 	for _, tc := range []struct{ name, code, want string }{
 		{"statements", "const { sum } = await codemode.add({ a: input, b: 1 });\nsum * 2", "12"},
 		{"function expression", "async ({ codemode, input }) => (await codemode.add({ a: input, b: input })).sum", "10"},
@@ -42,7 +46,7 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 		{"no value", "const x = 1;", "null"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			js, err := codeform.ProgramFunction(tc.code, names)
+			js, err := codeform.ProgramFunction(tc.code, names, es)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,8 +63,10 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 }
 
 func TestProgramFunctionRefusesWhatDoesNotCompile(t *testing.T) {
+	es := esbuildchild.New(context.Background())
+	defer es.Close()
 	for _, code := range []string{"const = 1", "import fs from 'node:fs';\nexport default () => fs", "export const x = 1;\nexport default () => x"} {
-		if js, err := codeform.ProgramFunction(code, nil); err == nil || !strings.Contains(err.Error(), "does not compile") {
+		if js, err := codeform.ProgramFunction(code, nil, es); err == nil || !strings.Contains(err.Error(), "does not compile") {
 			t.Errorf("ProgramFunction(%q) = %q, %v; want a compile error", code, js, err)
 		}
 	}
@@ -70,8 +76,10 @@ func FuzzProgramFunction(f *testing.F) {
 	for _, s := range []string{"1", "export default () => 2", "```\nx\n```", "async () => {", "/*", "`${"} {
 		f.Add(s)
 	}
+	es := esbuildchild.New(context.Background())
+	f.Cleanup(func() { es.Close() })
 	f.Fuzz(func(t *testing.T, code string) {
-		js, err := codeform.ProgramFunction(code, []string{"a", "b"})
+		js, err := codeform.ProgramFunction(code, []string{"a", "b"}, es)
 		if err == nil && !strings.Contains(js, "=>") {
 			t.Fatalf("ProgramFunction(%q) = %q, not a function expression", code, js)
 		}

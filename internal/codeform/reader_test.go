@@ -1,9 +1,12 @@
 package codeform_test
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 
 	"github.com/codemode-go/codemode/internal/blank/blanktest"
 	"github.com/codemode-go/codemode/internal/codeform"
@@ -28,6 +31,8 @@ func TestBlankReadsCodeAsEsbuild(t *testing.T) {
 	for i, code := range readerEdges {
 		corpus["readerEdges/"+strconv.Itoa(i)] = code
 	}
+	es := esbuildchild.New(context.Background())
+	defer es.Close()
 	names := make([]string, 0, len(corpus))
 	seen := map[string]bool{}
 	for k, v := range corpus {
@@ -46,8 +51,8 @@ func TestBlankReadsCodeAsEsbuild(t *testing.T) {
 			carries = append(carries, &codeform.Carry{Restore: []codeform.Binding{{Name: "a", JSON: "1"}}, Capture: declared})
 		}
 		for _, c := range carries {
-			got := codeform.NormalizeCarry(code, scope, "", c)
-			want := got.ReadByEsbuild()
+			got := codeform.NormalizeCarry(code, scope, "", c, es)
+			want := got.ReadByEsbuild(es)
 			if codeform.SameNormalization(got, want) {
 				continue
 			}

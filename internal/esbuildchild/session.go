@@ -1,0 +1,211 @@
+package esbuildchild
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// ErrEnded is returned, wrapped, when the child process ended before it
+// answered and the Session's context had not ended: it crashed (esbuild
+// ran out of stack on a deeply nested text, or of memory) or was killed
+// from outside. The error's text holds the end of the child's standard
+// error.
+var ErrEnded = errors.New("esbuild's process ended before it answered")
+
+// Session is one child process serving transforms in order, started on the
+// first Transform (a Session that is never asked starts nothing). When its
+// context ends the process is killed, and Transform returns an error
+// wrapping context.Cause of the context. After any error the Session
+// answers every later Transform with the same error. Close it when done. A
+// Session is safe for concurrent use; transforms run one at a time.
+type Session struct {
+	ctx context.Context
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *tail
+	err    error // set once: why no further transform can run
+	closed bool
+}
+
+// New returns a Session whose child process (once started) lives until ctx
+// ends or the Session is closed.
+func New(ctx context.Context) *Session {
+	return &Session{ctx: ctx}
+}
+
+// Transform returns api.Transform(code, opts) as the child computed it:
+// esbuild's own errors are in the result's Errors, as in process (its
+// warnings are left out). The error is for a Session that cannot answer:
+// its context ended (wrapping context.Cause), its child ended (ErrEnded),
+// the executable could not be started again, or it is closed.
+func (s *Session) Transform(code string, opts api.TransformOptions) (api.TransformResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil && s.closed {
+		s.err = errors.New("esbuildchild: the session is closed")
+	}
+	if s.err == nil && s.ctx.Err() != nil {
+		s.err = s.stopped()
+	}
+	if s.err == nil && s.cmd == nil {
+		s.err = s.start()
+	}
+	if s.err != nil {
+		return api.TransformResult{}, s.err
+	}
+	res, err := s.roundTrip(code, opts)
+	if err != nil {
+		s.err = s.explain(err)
+		s.stop()
+		return api.TransformResult{}, s.err
+	}
+	return res, nil
+}
+
+// Err returns the error that ended the Session, or nil while it can still
+// answer.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Close ends the child process (its standard input closes and it exits;
+// one that does not within waitDelay is killed) and waits for it. It
+// returns nil; closing twice is harmless.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.stop()
+	return nil
+}
+
+// waitDelay is how long Close and an error wait for the child to exit
+// after its input closed (or it was killed) before killing it.
+const waitDelay = 2 * time.Second
+
+// start starts the child and sends it the token.
+func (s *Session) start() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("esbuildchild: esbuild runs in a child of this executable, which could not be found: %w", err)
+	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return fmt.Errorf("esbuildchild: making a token: %w", err)
+	}
+	token := hex.EncodeToString(raw[:])
+	cmd := exec.CommandContext(s.ctx, exe)
+	cmd.Env = []string{tokenEnv + "=" + token, parentEnv + "=" + strconv.Itoa(os.Getpid()), "GOMAXPROCS=1"}
+	cmd.WaitDelay = waitDelay
+	s.stderr = &tail{}
+	cmd.Stderr = s.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("esbuildchild: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("esbuildchild: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("esbuildchild: starting %s again: %w", exe, err)
+	}
+	s.cmd, s.in, s.out = cmd, in, bufio.NewReader(out)
+	if err := writeFrame(in, []byte(token)); err != nil {
+		s.stop()
+		return s.explain(err)
+	}
+	return nil
+}
+
+// roundTrip sends one request and reads its response.
+func (s *Session) roundTrip(code string, opts api.TransformOptions) (api.TransformResult, error) {
+	if err := writeJSON(s.in, request{Code: code, Options: opts}); err != nil {
+		return api.TransformResult{}, err
+	}
+	frame, err := readFrame(s.out)
+	if err != nil {
+		return api.TransformResult{}, noEOF(err)
+	}
+	var resp response
+	if err := json.Unmarshal(frame, &resp); err != nil {
+		return api.TransformResult{}, fmt.Errorf("decoding esbuild's answer: %w", err)
+	}
+	return api.TransformResult{Code: resp.Code, Map: resp.Map, Errors: resp.Errors}, nil
+}
+
+// explain turns a failed exchange with the child into the Session's error:
+// the context's end when it ended, else the child's.
+func (s *Session) explain(err error) error {
+	if s.ctx.Err() != nil {
+		return s.stopped()
+	}
+	s.stop()
+	msg := strings.TrimSpace(s.stderr.String())
+	if s.cmd != nil && s.cmd.ProcessState != nil {
+		msg = strings.TrimSpace(s.cmd.ProcessState.String() + ": " + msg)
+	}
+	return fmt.Errorf("esbuildchild: %w (%v): %s", ErrEnded, err, msg)
+}
+
+// stopped is the error for a Session whose context ended.
+func (s *Session) stopped() error {
+	return fmt.Errorf("esbuildchild: esbuild was stopped before it finished: %w", context.Cause(s.ctx))
+}
+
+// stop closes the child's input and waits for it to exit (killed after
+// waitDelay, or at once when the context has ended: exec.CommandContext).
+// The child is gone when stop returns.
+func (s *Session) stop() {
+	if s.cmd == nil || s.cmd.ProcessState != nil {
+		return
+	}
+	_ = s.in.Close()
+	kill := time.AfterFunc(waitDelay, func() { _ = s.cmd.Process.Kill() })
+	defer kill.Stop()
+	_ = s.cmd.Wait()
+}
+
+// tail keeps the last tailSize bytes written to it: the child's standard
+// error, for ErrEnded's message.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 2 << 10
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
