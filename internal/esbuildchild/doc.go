@@ -15,7 +15,9 @@
 // context ends, and exits when the Session is closed.
 //
 // The child runs with GOMAXPROCS=1 (a hostile program holds at most one
-// core until its deadline), an environment holding only its markers, and
-// reads nothing but its standard input. It is not confined otherwise: it
-// runs no program, only esbuild's parser and printer over the text.
+// core until its deadline), exits when its memory passes DefaultMaxMemory
+// (esbuild's printer can also take gigabytes for a short text), has an
+// environment holding only its markers, and reads nothing but its standard
+// input. It is not confined otherwise: it runs no program, only esbuild's
+// parser and printer over the text.
 package esbuildchild

@@ -33,7 +33,8 @@ var ErrEnded = errors.New("esbuild's process ended before it answered")
 // answers every later Transform with the same error. Close it when done. A
 // Session is safe for concurrent use; transforms run one at a time.
 type Session struct {
-	ctx context.Context
+	ctx       context.Context
+	maxMemory uint64 // bytes the child may hold; DefaultMaxMemory
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -47,8 +48,13 @@ type Session struct {
 // New returns a Session whose child process (once started) lives until ctx
 // ends or the Session is closed.
 func New(ctx context.Context) *Session {
-	return &Session{ctx: ctx}
+	return &Session{ctx: ctx, maxMemory: DefaultMaxMemory}
 }
+
+// DefaultMaxMemory is the memory a Session's child may hold, in bytes:
+// past it the child exits and the Session fails with ErrEnded. esbuild
+// needs about 430 MB for a megabyte of object literal with its source map.
+const DefaultMaxMemory = 1 << 30
 
 // Transform returns api.Transform(code, opts) as the child computed it:
 // esbuild's own errors are in the result's Errors, as in process (its
@@ -130,7 +136,7 @@ func (s *Session) start() error {
 		return fmt.Errorf("esbuildchild: starting %s again: %w", exe, err)
 	}
 	s.cmd, s.in, s.out = cmd, in, bufio.NewReader(out)
-	if err := writeFrame(in, []byte(token)); err != nil {
+	if err := writeJSON(in, hello{Token: token, MaxMemory: s.maxMemory}); err != nil {
 		s.stop()
 		return s.explain(err)
 	}

@@ -130,6 +130,19 @@ func TestChildEndedIsErrEnded(t *testing.T) {
 	}
 }
 
+// TestMemoryBoundEndsTheChild: a text esbuild prints into gigabytes
+// (template literals joined by "+": 24 GB for 600 KB) ends the child at
+// the session's memory bound, with ErrEnded naming it.
+func TestMemoryBoundEndsTheChild(t *testing.T) {
+	s := New(context.Background())
+	s.maxMemory = 64 << 20
+	defer s.Close()
+	_, err := s.Transform("enum E {}\nconst x = "+strings.Repeat("`${a}`+", 100_000)+"1", withMap(tsOptions))
+	if !errors.Is(err, ErrEnded) || !strings.Contains(err.Error(), "MiB allowed") {
+		t.Fatalf("err = %v, want ErrEnded naming the memory bound", err)
+	}
+}
+
 // TestClosedSessionRefuses: Close ends the child; a later transform is
 // refused.
 func TestClosedSessionRefuses(t *testing.T) {
@@ -183,7 +196,7 @@ func TestMarkersAloneDoNothing(t *testing.T) {
 // end of its input; a bad frame is an error naming it.
 func TestServeReadsFrames(t *testing.T) {
 	var in, out bytes.Buffer
-	_ = writeFrame(&in, []byte("tok"))
+	_ = writeJSON(&in, hello{Token: "tok"})
 	_ = writeJSON(&in, request{Code: "let a: number = 1", Options: tsOptions})
 	_ = writeJSON(&in, request{Code: "let = ;", Options: tsOptions})
 	if err := serve(&in, &out, "tok"); err != nil {
@@ -201,7 +214,7 @@ func TestServeReadsFrames(t *testing.T) {
 		t.Fatalf("answers: %q", answers)
 	}
 	in.Reset()
-	_ = writeFrame(&in, []byte("tok"))
+	_ = writeJSON(&in, hello{Token: "tok"})
 	in.Write([]byte{0, 0, 0, 9, '{'})
 	if err := serve(&in, &out, "tok"); err == nil || !strings.Contains(err.Error(), "cut short") {
 		t.Fatalf("err = %v, want a frame cut short", err)
