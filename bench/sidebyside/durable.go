@@ -106,16 +106,18 @@ func (o *ours) measureDurable(r row, seq int) (float64, error) {
 		return float64(d.Nanoseconds()) / 1000 / float64(r.n), err
 	case "nocall":
 		// r.n programs without a call, plainly and journalled,
-		// alternately: the difference per program, in milliseconds.
-		var total time.Duration
+		// alternately: the median of the differences, in milliseconds
+		// (as BenchmarkNoCallProgram; a mean would carry the pauses of a
+		// loaded machine).
+		ds := make([]float64, r.n)
 		for i := range r.n {
 			d, err := o.durable.overhead(fill(durableNoCall, seq+2*i, 0), fill(durableNoCall, seq+2*i+1, 0))
 			if err != nil {
 				return 0, err
 			}
-			total += d
+			ds[i] = float64(d.Microseconds()) / 1000
 		}
-		return float64(total.Microseconds()) / 1000 / float64(r.n), nil
+		return median(ds), nil
 	case "replay1000":
 		d, err := o.durable.replay(fill(durablePaused, seq, r.n))
 		return float64(d.Microseconds()) / 1000, err

@@ -78,7 +78,7 @@ func TestSelectRows(t *testing.T) {
 	}{
 		{"warm", 1, []string{"warm:200"}, false},
 		{"journal,warm", 0.5, []string{"warm:100", "journal:100"}, false}, // the table's order
-		{"replay1000,nocall", 0.1, []string{"replay1000:1000", "nocall:2"}, false},
+		{"replay1000,nocall", 0.1, []string{"replay1000:1000", "nocall:5"}, false},
 		{"boot", 0.1, []string{"boot:1"}, false},
 		{"warm,", 1, []string{"warm:200"}, false},
 		{"warm,nosuchrow", 1, nil, true},

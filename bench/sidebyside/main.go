@@ -585,7 +585,7 @@ var allRows = []row{
 		goals: []goal{{"quickjs", "", 100}}},
 	{key: "replay1000", title: "durable replay of 1,000 recorded calls", unit: "ms", n: 1000, fixed: true,
 		goals: []goal{{"quickjs", "", 150}}},
-	{key: "nocall", title: "durable Execute overhead, program without calls", unit: "ms", n: 20,
+	{key: "nocall", title: "durable Execute overhead, program without calls", unit: "ms", n: 50,
 		goals: []goal{{"quickjs", "", 0.3}}},
 	{key: "retained", title: "retained memory per execution over 5,000", unit: "B/exec", n: 5000},
 	{key: "boot", title: "new runtime beside a live one", unit: "ms", n: 1},
