@@ -111,7 +111,9 @@ func buildCLI(dir string) (string, error) {
 
 // firstRun times r.n runs of `codemode run` of a fresh one-call program,
 // each a new process (QuickJS's compile cache on disk is warm after the
-// warm-up's run), in milliseconds of wall time per run.
+// warm-up's run), in milliseconds of wall time per run. The command finds
+// Node.js on PATH (-node does not reach it), and its echo tool is cat, so
+// a run includes one fork and exec.
 func (o *ours) firstRun(r row, seq int) (float64, error) {
 	rt, ok := cliRuntimes[o.label]
 	if !ok || o.cli == "" {
