@@ -17,8 +17,16 @@
 // call; the tool call round trip inside a program; 64 concurrent one-call
 // programs (executions per second); a 1 MB tool result filtered, grouped and
 // sorted by the program; and memory retained per execution over 5,000
-// executions. Every execution sends a fresh program source, as an agent
-// would, so no erase cache answers it.
+// executions. Issue 33 added the rest of its goals table (rows.go,
+// durable.go): 64 concurrent programs on a pool of one runtime per core;
+// the wall time of `codemode run` in a new process; a one-call program
+// against 10,000 tools and against 10; and the durable layer's journal
+// overhead per call, replay of 1,000 recorded calls and overhead on a
+// program without calls. The reference measures the rows it has an
+// equivalent for (the table shows "—" elsewhere). After the table, a goal
+// line per row says which of issue 33's goals the run met. Every execution
+// sends a fresh program source, as an agent would, so no erase cache
+// answers it.
 //
 // The reference checkout is built with `npm install && npm run build`; its
 // package is not on the npm registry (https://github.com/torkbot/code-mode).
@@ -141,26 +149,48 @@ func fill(tpl string, seq, n int) string {
 type row struct {
 	key, title, unit string
 	higherIsBetter   bool
-	n                int // executions (or calls) per measurement
+	n                int    // executions (or calls) per measurement
+	fixed            bool   // n is part of what the row measures: -scale leaves it
+	goals            []goal // issue 33's goals for the row (goals.go)
 }
+
+// compared reports whether the row's figures are put as ratios to the
+// base: not memory, which may be negative, nor a figure that is itself a
+// ratio.
+func (r row) compared() bool { return r.key != "retained" && r.unit != "x" }
 
 // contender runs the rows on one implementation.
 type contender interface {
 	name() string
+	// measure returns one measurement of r, or errNoEquivalent when the
+	// contender has nothing that row measures.
 	measure(r row, seq int) (float64, error)
 	close()
 }
+
+// errNoEquivalent is a contender's answer for a row it cannot measure (the
+// reference's durable rows; the command line for QuickJS in process); the
+// table shows "—" there.
+var errNoEquivalent = errors.New("no equivalent")
 
 // ours is one of our drivers behind a client.
 type ours struct {
 	label string
 	d     drivers.Driver
 	rt    *client.Runtime
+	k     *contract.Contract // echo and rows
 	c     *client.Client
-	pid   int // the process running the engines (for retained memory)
+	pid   int    // the process running the engines (for retained memory)
+	cli   string // the built codemode command, for the firstrun row ("" when not built)
+
+	// Made by the first measurement of a row that needs them, closed with
+	// the contender.
+	pool      *client.Runtime   // conc64pool: one runtime per core
+	catalogue [2]*client.Client // catalogue: 10 and 10,000 tools on rt
+	durable   *durableRig       // the durable rows
 }
 
-func newOurs(label string, d drivers.Driver, rows []byte) (*ours, error) {
+func newOurs(label string, d drivers.Driver, rows []byte, cli string) (*ours, error) {
 	before := childPIDs()
 	rt, err := client.NewRuntime(context.Background(), d)
 	if err != nil {
@@ -186,14 +216,26 @@ func newOurs(label string, d drivers.Driver, rows []byte) (*ours, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ours{label: label, d: d, rt: rt, c: client.New(rt, k), pid: pid}, nil
+	return &ours{label: label, d: d, rt: rt, k: k, c: client.New(rt, k), pid: pid, cli: cli}, nil
 }
 
 func (o *ours) name() string { return o.label }
-func (o *ours) close()       { _ = o.rt.Close() }
 
-func (o *ours) run(src string) (*client.Outcome, error) {
-	out, err := o.c.Run(context.Background(), src, client.RunOptions{Limits: client.Limits{MaxToolCalls: 1 << 20}})
+func (o *ours) close() {
+	if o.durable != nil {
+		o.durable.close()
+	}
+	if o.pool != nil {
+		_ = o.pool.Close()
+	}
+	_ = o.rt.Close()
+}
+
+func (o *ours) run(src string) (*client.Outcome, error) { return o.runOn(o.c, src) }
+
+// runOn runs src on c and fails unless the program succeeded.
+func (o *ours) runOn(c *client.Client, src string) (*client.Outcome, error) {
+	out, err := c.Run(context.Background(), src, client.RunOptions{Limits: client.Limits{MaxToolCalls: 1 << 20}})
 	if err != nil {
 		return nil, err
 	}
@@ -229,31 +271,15 @@ func (o *ours) measure(r row, seq int) (float64, error) {
 		t2 := time.Now()
 		return float64((t2.Sub(t1) - t1.Sub(t0)).Nanoseconds()) / 1000 / float64(r.n), nil
 	case "conc64":
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var first atomic.Value
-		start := time.Now()
-		for range 64 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= r.n {
-						return
-					}
-					if _, err := o.run(fill(warmProgram, seq+i, 0)); err != nil {
-						first.CompareAndSwap(nil, err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		if err, _ := first.Load().(error); err != nil {
-			return 0, err
-		}
-		return float64(r.n) / time.Since(start).Seconds(), nil
+		return o.concurrent(o.c, r, seq)
+	case "conc64pool":
+		return o.concurrentPool(r, seq)
+	case "catalogue":
+		return o.catalogueRatio(r, seq)
+	case "firstrun":
+		return o.firstRun(r, seq)
+	case "journal", "replay1000", "nocall":
+		return o.measureDurable(r, seq)
 	case "retained":
 		return o.retained(r, seq)
 	case "boot":
@@ -270,6 +296,37 @@ func (o *ours) measure(r row, seq int) (float64, error) {
 		return ms, nil
 	}
 	return 0, fmt.Errorf("unknown row %s", r.key)
+}
+
+// concurrent runs r.n one-call programs on c, 64 at a time, and returns
+// executions per second.
+func (o *ours) concurrent(c *client.Client, r row, seq int) (float64, error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed sync.Once
+	var first error
+	start := time.Now()
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= r.n {
+					return
+				}
+				if _, err := o.runOn(c, fill(warmProgram, seq+i, 0)); err != nil {
+					failed.Do(func() { first = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return 0, first
+	}
+	return float64(r.n) / time.Since(start).Seconds(), nil
 }
 
 // retained: growth per execution after a warm-up of 500. On QuickJS it is
@@ -377,7 +434,14 @@ func (r *reference) answer(v any) error {
 
 func (r *reference) name() string { return "reference" }
 
+// referenceRows are the rows reference.mjs measures; conc64pool is its
+// one runtime again (it has no pool), measured in turn with our pools.
+var referenceRows = []string{"warm", "roundtrip", "conc64", "conc64pool", "big", "retained", "boot"}
+
 func (r *reference) measure(w row, seq int) (float64, error) {
+	if !slices.Contains(referenceRows, w.key) {
+		return 0, errNoEquivalent
+	}
 	req, _ := json.Marshal(map[string]any{"row": w.key, "n": w.n, "seq": seq})
 	if _, err := r.in.Write(append(req, '\n')); err != nil {
 		return 0, err
@@ -453,7 +517,7 @@ func main() {
 	flag.StringVar(&cfg.refPath, "reference", "", "a built checkout of github.com/torkbot/code-mode (npm install && npm run build); empty skips the reference")
 	flag.StringVar(&cfg.nodePath, "node", "node", "the Node.js 24 executable, for our Node driver and the reference")
 	flag.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds per row; the median is printed")
-	flag.StringVar(&cfg.rows, "rows", "warm,roundtrip,conc64,big,retained,boot", "rows to run, comma-separated")
+	flag.StringVar(&cfg.rows, "rows", defaultRows(), "rows to run, comma-separated")
 	flag.StringVar(&cfg.drivers, "drivers", "quickjs,quickjs-inprocess,node", "our drivers to run, comma-separated")
 	flag.Float64Var(&cfg.scale, "scale", 1, "multiplies each row's executions per measurement")
 	flag.StringVar(&cfg.markdown, "markdown", "", "also write the table, with the machine and date, into this Markdown file between its "+beginMarker+" and "+endMarker+" lines (docs/speed.md)")
@@ -472,6 +536,7 @@ type config struct {
 	rows, drivers     string
 	scale             float64
 	markdown          string // the file to write the table into, or ""
+	cli               string // the built codemode command (firstrun), or ""
 }
 
 // profiled runs f, under the Go CPU profiler writing to path when path is
@@ -498,14 +563,41 @@ func profiled(path string, f func() error) error {
 	return err
 }
 
-// allRows are the figures the harness can measure, in the table's order.
+// allRows are the figures the harness can measure, in the table's order,
+// with issue 33's goals (sandbox, the default, unless a goal names another
+// driver; the pool's against the reference's one runtime).
 var allRows = []row{
-	{"warm", "warm execution, fresh program, one tool call", "ms", false, 200},
-	{"roundtrip", "tool call round trip", "us", false, 2000},
-	{"conc64", "64 concurrent one-call programs", "exec/s", true, 640},
-	{"big", "1 MB tool result, filter/group/sort", "ms", false, 5},
-	{"retained", "retained memory per execution over 5,000", "B/exec", false, 5000},
-	{"boot", "new runtime beside a live one", "ms", false, 1},
+	{key: "warm", title: "warm execution, fresh program, one tool call", unit: "ms", n: 200,
+		goals: []goal{{"quickjs", "reference", 0.7}, {"quickjs-inprocess", "reference", 0.5}}},
+	{key: "roundtrip", title: "tool call round trip", unit: "us", n: 2000,
+		goals: []goal{{"quickjs", "quickjs-inprocess", 1.3}, {"quickjs", "reference", 0.5}, {"quickjs-inprocess", "reference", 0.35}}},
+	{key: "conc64", title: "64 concurrent one-call programs", unit: "exec/s", higherIsBetter: true, n: 640,
+		goals: []goal{{"quickjs", "reference", 1.0}}},
+	{key: "conc64pool", title: "64 concurrent one-call programs, a runtime per core (reference: one runtime)", unit: "exec/s", higherIsBetter: true, n: 640,
+		goals: []goal{{"quickjs", "reference", 1.5}}},
+	{key: "big", title: "1 MB tool result, filter/group/sort", unit: "ms", n: 5,
+		goals: []goal{{"quickjs", "reference", 0.7}}},
+	{key: "firstrun", title: "first `codemode run` of a one-call program, new process, compile cache warm", unit: "ms", n: 3,
+		goals: []goal{{"quickjs", "", 150}}},
+	{key: "catalogue", title: "one-call program, 10,000 tools against 10", unit: "x", n: 50,
+		goals: []goal{{"quickjs", "", 1.2}}},
+	{key: "journal", title: "durable journal overhead per tool call", unit: "us", n: 200,
+		goals: []goal{{"quickjs", "", 100}}},
+	{key: "replay1000", title: "durable replay of 1,000 recorded calls", unit: "ms", n: 1000, fixed: true,
+		goals: []goal{{"quickjs", "", 150}}},
+	{key: "nocall", title: "durable Execute overhead, program without calls", unit: "ms", n: 50,
+		goals: []goal{{"quickjs", "", 0.3}}},
+	{key: "retained", title: "retained memory per execution over 5,000", unit: "B/exec", n: 5000},
+	{key: "boot", title: "new runtime beside a live one", unit: "ms", n: 1},
+}
+
+// defaultRows are every row, comma-separated (the -rows flag's default).
+func defaultRows() string {
+	keys := make([]string, len(allRows))
+	for i, r := range allRows {
+		keys[i] = r.key
+	}
+	return strings.Join(keys, ",")
 }
 
 // results are each row's measurements by contender name.
@@ -515,7 +607,21 @@ type results map[string]map[string][]float64
 // table (and writes it into cfg.markdown).
 func run(cfg config) error {
 	rows := rowsJSON(1 << 20)
-	table := selectRows(cfg.rows, cfg.scale)
+	table, err := selectRows(cfg.rows, cfg.scale)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(table, func(r row) bool { return r.key == "firstrun" }) {
+		dir, err := os.MkdirTemp("", "sidebyside-cli")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		fmt.Println("# building cmd/codemode for the firstrun row")
+		if cfg.cli, err = buildCLI(dir); err != nil {
+			return err
+		}
+	}
 	cs, err := contenders(cfg, rows)
 	defer func() {
 		for _, c := range cs {
@@ -541,23 +647,35 @@ func run(cfg config) error {
 		base = cs[len(cs)-1].name()
 	}
 	printTable(cs, table, res, base)
+	for _, l := range goalLines(table, res) {
+		fmt.Println("# goal:", l)
+	}
 	if cfg.markdown == "" {
 		return nil
 	}
 	return writeMarkdown(cfg.markdown, markdownTable(m, cs, table, res, base))
 }
 
-// selectRows returns the rows named in only (comma-separated), their
-// executions per measurement multiplied by scale.
-func selectRows(only string, scale float64) []row {
+// selectRows returns the rows named in only (comma-separated), in the
+// table's order, their executions per measurement multiplied by scale. A
+// name that is no row's is an error.
+func selectRows(only string, scale float64) ([]row, error) {
+	names := strings.Split(only, ",")
+	for _, n := range names {
+		if n != "" && !slices.ContainsFunc(allRows, func(r row) bool { return r.key == n }) {
+			return nil, fmt.Errorf("-rows: no row %q (%s)", n, defaultRows())
+		}
+	}
 	var table []row
 	for _, r := range allRows {
-		if slices.Contains(strings.Split(only, ","), r.key) {
-			r.n = max(1, int(float64(r.n)*scale))
+		if slices.Contains(names, r.key) {
+			if !r.fixed {
+				r.n = max(1, int(float64(r.n)*scale))
+			}
 			table = append(table, r)
 		}
 	}
-	return table
+	return table, nil
 }
 
 // contenders starts our drivers named in cfg.drivers and, with
@@ -579,7 +697,7 @@ func contenders(cfg config, rows []byte) ([]contender, error) {
 		default:
 			return cs, fmt.Errorf("unknown driver %q (quickjs, quickjs-inprocess, node)", w)
 		}
-		o, err := newOurs(w, d, rows)
+		o, err := newOurs(w, d, rows, cfg.cli)
 		if err != nil {
 			return cs, err
 		}
@@ -608,10 +726,10 @@ func warmUp(cs []contender, table []row, seq *int) error {
 			}
 			w := r
 			w.n = max(1, w.n/10)
-			if _, err := c.measure(w, *seq); err != nil {
+			if _, err := c.measure(w, *seq); err != nil && !errors.Is(err, errNoEquivalent) {
 				return fmt.Errorf("%s warm-up %s: %w", c.name(), r.key, err)
 			}
-			*seq += w.n + 2
+			*seq += 2*w.n + 2
 		}
 	}
 	return nil
@@ -631,10 +749,13 @@ func measureRows(cs []contender, table []row, rounds int, seq *int) (results, er
 			for i := range cs {
 				c := cs[(i+round)%len(cs)]
 				v, err := c.measure(r, *seq)
+				*seq += 2*r.n + 2
+				if errors.Is(err, errNoEquivalent) {
+					continue
+				}
 				if err != nil {
 					return nil, fmt.Errorf("%s %s: %w", c.name(), r.key, err)
 				}
-				*seq += r.n + 2
 				res[r.key][c.name()] = append(res[r.key][c.name()], v)
 			}
 		}
@@ -652,6 +773,12 @@ func ratio(res results, r row, c, base string) float64 {
 	return b / m
 }
 
+// hasRatio reports whether row r has a ratio of contender c to base: both
+// measured it, and its figures are compared.
+func hasRatio(res results, r row, c, base string) bool {
+	return r.compared() && len(res[r.key][c]) > 0 && len(res[r.key][base]) > 0
+}
+
 // printTable prints the medians and each contender's ratio to base.
 func printTable(cs []contender, table []row, res results, base string) {
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
@@ -663,11 +790,15 @@ func printTable(cs []contender, table []row, res results, base string) {
 	for _, r := range table {
 		fmt.Fprintf(tw, "%s\t%s", r.title, r.unit)
 		for _, c := range cs {
-			fmt.Fprintf(tw, "\t%s", format(median(res[r.key][c.name()])))
+			cell := "—"
+			if m := res[r.key][c.name()]; len(m) > 0 {
+				cell = format(median(m))
+			}
+			fmt.Fprintf(tw, "\t%s", cell)
 		}
 		var ratios []string
 		for _, c := range cs {
-			if c.name() != base && r.key != "retained" {
+			if c.name() != base && hasRatio(res, r, c.name(), base) {
 				ratios = append(ratios, fmt.Sprintf("%s %.3g", c.name(), ratio(res, r, c.name(), base)))
 			}
 		}

@@ -65,13 +65,22 @@ func markdownTable(m machine, cs []contender, table []row, res results, base str
 	for _, r := range table {
 		fmt.Fprintf(&b, "| %s |", r.title)
 		for _, c := range cs {
-			cell := quantity(r, median(res[r.key][c.name()]))
-			if c.name() != base && r.key != "retained" {
+			cell := "—"
+			if m := res[r.key][c.name()]; len(m) > 0 {
+				cell = quantity(r, median(m))
+			}
+			if c.name() != base && hasRatio(res, r, c.name(), base) {
 				cell += fmt.Sprintf(" (%.2fx)", ratio(res, r, c.name(), base))
 			}
 			fmt.Fprintf(&b, " %s |", cell)
 		}
 		b.WriteString("\n")
+	}
+	if lines := goalLines(table, res); len(lines) > 0 {
+		b.WriteString("\nIssue 33's goals, as this run reads them (x: times the other's time or rate):\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
 	}
 	return b.String()
 }
@@ -98,6 +107,8 @@ func quantity(r row, v float64) string {
 		if v < 10 {
 			return strconv.FormatFloat(v, 'f', 2, 64) + " ms"
 		}
+	case "x":
+		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
 	}
 	return grouped(v) + " " + r.unit
 }

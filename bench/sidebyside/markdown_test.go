@@ -40,6 +40,8 @@ func TestQuantity(t *testing.T) {
 		{"B/exec", 624.6, "+625 bytes"},
 		{"B/exec", 4300, "+4.20 KiB"},
 		{"B/exec", -9, "-9 bytes"},
+		{"x", 1.516, "1.52x"},
+		{"x", 0.875, "0.88x"},
 	}
 	for _, tc := range cases {
 		if got := quantity(row{unit: tc.unit}, tc.v); got != tc.want {

@@ -78,7 +78,8 @@ async function measure(req) {
       const t2 = performance.now();
       return ((t2 - t1) - (t1 - t0)) * 1000 / n; // us per call
     }
-    case "conc64": {
+    case "conc64":
+    case "conc64pool": { // no pool here: the one runtime, measured beside our pools
       let next = 0;
       const t0 = performance.now();
       await Promise.all(Array.from({ length: 64 }, async () => {
