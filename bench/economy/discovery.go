@@ -33,7 +33,9 @@ var queryFiles embed.FS
 // third was evaluated, by someone who had seen neither the ranker nor its
 // misses (evaluated once, at f2e689b, then read as tuning too); the fifth,
 // written blind on 2026-12-06 while the ranker was being changed, by
-// someone who had seen neither it nor any set's misses.
+// someone who had seen neither it nor any set's misses; the sixth, written
+// blind the same day, after the fifth, by someone who had likewise seen
+// neither the ranker nor any set's misses.
 const (
 	tuningSet   = "tuning"
 	heldOutSet  = "heldout"
@@ -41,11 +43,12 @@ const (
 	heldOut3Set = "heldout3"
 	heldOut4Set = "heldout4"
 	heldOut5Set = "heldout5"
+	heldOut6Set = "heldout6"
 )
 
 // querySetKinds are every kind of query set, in the order written.
 func querySetKinds() []string {
-	return []string{tuningSet, heldOutSet, heldOut2Set, heldOut3Set, heldOut4Set, heldOut5Set}
+	return []string{tuningSet, heldOutSet, heldOut2Set, heldOut3Set, heldOut4Set, heldOut5Set, heldOut6Set}
 }
 
 // largeAPI is a large real OpenAPI description discovery is measured on,
