@@ -48,7 +48,7 @@ func (j *journalCommand) withTools() *journalCommand {
 // withRuntime registers the runtime flags and the replay's deadline
 // (approve).
 func (j *journalCommand) withRuntime() *journalCommand {
-	j.rf = &runtimeFlags{}
+	j.rf = &runtimeFlags{oneShot: true}
 	j.rf.register(j.fs)
 	j.fs.DurationVar(&j.timeout, "timeout", j.timeout, "the replay's deadline")
 	j.fs.DurationVar(&j.jf.lease, "lease", 15*time.Second, "how long the replay holds the execution without renewing (renewed every third of it)")

@@ -26,7 +26,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	timeout := fs.Duration("timeout", 30*time.Second, "each run's deadline")
 	cpuTime := fs.Duration("cpu-time", 0, "each run's CPU time limit: its own work, not its waits for tools and timers (0: none but the deadline; approximate on --runtime node)")
 	repeat := fs.Int("repeat", 1, "run the program N times on one runtime (plain runs only)")
-	var rf runtimeFlags
+	rf := runtimeFlags{oneShot: true}
 	rf.register(fs)
 	var ff fetchFlags
 	ff.register(fs)
@@ -118,7 +118,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	var cf contractFlags
 	cf.register(fs)
 	cf.registerInput(fs)
-	var rf runtimeFlags
+	rf := runtimeFlags{oneShot: true}
 	rf.register(fs)
 	jf := registerSurfaceJournal(fs)
 	asJSON := fs.Bool("json", false, `print the result as one JSON object: {"valid": bool, "diagnostics": [{"file", "line", "column", "code", "message"}], "report": text}`)

@@ -28,6 +28,10 @@ type runtimeFlags struct {
 	// (quickjs.Options.MemoryLimit); 0 keeps the driver's default. Only
 	// commands that register it (openapi serve) set it.
 	memoryMiB int
+	// oneShot is set by commands that run their programs and exit (run,
+	// check, approve): the QuickJS driver then boots no spare process
+	// (quickjs.Options.NoSpare), which such a command would only kill.
+	oneShot bool
 }
 
 func (r *runtimeFlags) register(fs *flag.FlagSet) {
@@ -52,7 +56,7 @@ func (r *runtimeFlags) check(command string) error {
 func (r *runtimeFlags) driver(timeout time.Duration) (d drivers.Driver, close func(), err error) {
 	switch r.runtime {
 	case "quickjs":
-		q := quickjs.New(quickjs.Options{Timeout: timeout, CacheDir: r.cacheDir, MemoryLimit: uint64(r.memoryMiB) << 20})
+		q := quickjs.New(quickjs.Options{Timeout: timeout, CacheDir: r.cacheDir, MemoryLimit: uint64(r.memoryMiB) << 20, NoSpare: r.oneShot})
 		return q, func() { q.Close() }, nil
 	case "node":
 		return node.New(node.Options{}), func() {}, nil

@@ -53,10 +53,13 @@ type Options struct {
 	// An idle engine holds about its snapshot's size of memory (a few MiB).
 	PoolSize int
 	// CacheDir, when set, stores compiled QuickJS machine code on disk so
-	// that later processes skip compilation (wazero's compilation cache).
-	// Sandbox processes use it too; when it is empty they use
+	// that later processes skip compilation (wazero's compilation cache),
+	// and the booted template engine (about 5 MB per executable, runner
+	// and options; the 4 newest are kept), so that later processes skip
+	// booting it (RATIONALE.md, "A sandbox process boots from a template
+	// file"). Sandbox processes use it too; when it is empty they use
 	// codemode/quickjs under the user's cache directory (os.UserCacheDir),
-	// or compile QuickJS afresh if there is none.
+	// or compile and boot QuickJS afresh if there is none.
 	CacheDir string
 	// InProcess runs the engines inside the host process instead of in a
 	// sandbox process per runtime. It is for embedders who trust their

@@ -87,7 +87,7 @@ func newTemplate(ctx context.Context, cache wazero.CompilationCache, o Options, 
 		cfg = cfg.WithCompilationCache(cache)
 	}
 	t := &template{rt: wazero.NewRuntimeWithConfig(ctx, cfg)}
-	if err := t.boot(ctx, o, runnerSource); err != nil {
+	if err := t.bootCached(ctx, o, runnerSource); err != nil {
 		_ = t.rt.Close(context.Background())
 		return nil, err
 	}
@@ -144,45 +144,81 @@ const runnerFilename = "codemode-runner.js"
 // runs its first collection in an execution.
 const gcThreshold = 8 << 20
 
-func (m *template) boot(ctx context.Context, o Options, runnerSource string) error {
+// bootCached boots the template from its file in o.CacheDir when there is
+// one for this executable, runner source and options (snapshot.go), and
+// otherwise afresh, then writes the file for the next process.
+func (m *template) bootCached(ctx context.Context, o Options, runnerSource string) error {
 	if err := instantiateHostWASI(ctx, m.rt); err != nil {
 		return err
 	}
-	wasm, slot, err := addImportToTable(quickjswasi.QuickJSWASM, wasi_snapshot_preview1.ModuleName, "environ_sizes_get")
-	if err != nil {
-		return fmt.Errorf("quickjs: preparing the module: %w", err)
+	key := ""
+	if o.CacheDir != "" {
+		key = snapshotKey(o, runnerSource)
 	}
-	m.interruptSlot = slot
-	if wasm, err = instrument(wasm); err != nil {
-		return fmt.Errorf("quickjs: adding the stack guard: %w", err)
+	if key != "" {
+		if d, err := readSnapshot(o.CacheDir, key); err == nil && m.load(ctx, d) == nil {
+			return nil
+		}
 	}
-	limitOffset, err := stackLimitOffset(quickjswasi.QuickJSWASM)
+	d, err := m.boot(ctx, o, runnerSource)
 	if err != nil {
 		return err
 	}
-	compiled, err := m.rt.CompileModule(ctx, wasm)
+	if key != "" {
+		writeSnapshot(o.CacheDir, key, d)
+	}
+	return nil
+}
+
+// load makes the template from a template file's contents.
+func (m *template) load(ctx context.Context, d *diskTemplate) error {
+	compiled, err := m.rt.CompileModule(ctx, d.wasm)
 	if err != nil {
 		return fmt.Errorf("quickjs: compiling the QuickJS module: %w", err)
+	}
+	m.compiled, m.interruptSlot, m.l, m.snapshot = compiled, d.interruptSlot, d.l, d.memory
+	return nil
+}
+
+// boot patches and compiles QuickJS, boots an engine with the runner
+// installed and keeps its memory as the template's snapshot. It returns
+// what a template file holds.
+func (m *template) boot(ctx context.Context, o Options, runnerSource string) (*diskTemplate, error) {
+	wasm, slot, err := addImportToTable(quickjswasi.QuickJSWASM, wasi_snapshot_preview1.ModuleName, "environ_sizes_get")
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: preparing the module: %w", err)
+	}
+	m.interruptSlot = slot
+	if wasm, err = instrument(wasm); err != nil {
+		return nil, fmt.Errorf("quickjs: adding the stack guard: %w", err)
+	}
+	limitOffset, err := stackLimitOffset(quickjswasi.QuickJSWASM)
+	if err != nil {
+		return nil, err
+	}
+	compiled, err := m.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: compiling the QuickJS module: %w", err)
 	}
 	m.compiled = compiled
 	in, err := m.instantiate(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer in.close()
 	if _, err := in.invoke(ctx, in.x.initialize); err != nil {
-		return fmt.Errorf("quickjs: initialising the C runtime: %w", err)
+		return nil, fmt.Errorf("quickjs: initialising the C runtime: %w", err)
 	}
 	if err := setup(ctx, in, o, runnerSource, m.interruptSlot, limitOffset); err != nil {
-		return err
+		return nil, err
 	}
 	m.l = in.l
 	snap, ok := in.mem.Read(0, in.mem.Size())
 	if !ok {
-		return errors.New("quickjs: reading the template memory")
+		return nil, errors.New("quickjs: reading the template memory")
 	}
 	m.snapshot = append([]byte(nil), snap...)
-	return nil
+	return &diskTemplate{wasm: wasm, memory: m.snapshot, l: m.l, interruptSlot: slot}, nil
 }
 
 // The C stack. The module's own stack is 64 KiB below its heap, too small
