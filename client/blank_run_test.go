@@ -247,7 +247,7 @@ func inProcessRuntime(t *testing.T) *Runtime {
 
 // testSession is an esbuild session for a test, closed when it ends.
 func testSession(tb testing.TB) *esbuildchild.Session {
-	es := esbuildchild.New(context.Background())
+	es := esbuildchild.New(context.Background(), nil)
 	tb.Cleanup(func() { es.Close() })
 	return es
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,9 @@ type Client struct {
 	// sessions are the code tool's sessions by key (codetool.WithSession),
 	// shared by the clients made from one New.
 	sessions *sessionTable
+	// erasers bounds the esbuild processes of the runs of the clients made
+	// from one New (startErasure): one per core.
+	erasers *esbuildchild.Limit
 }
 
 // scopeSetup is a client's scope setup: its TypeScript text, and how runs
@@ -95,7 +99,7 @@ type Executor interface {
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}, sdk: &sdk{},
-		setup: &scopeSetup{text: sdkSetup}, sessions: &sessionTable{}}
+		setup: &scopeSetup{text: sdkSetup}, sessions: &sessionTable{}, erasers: esbuildchild.NewLimit(runtime.NumCPU())}
 }
 
 // Extension is what a layer above the client adds to the programs it runs:
@@ -359,8 +363,9 @@ func checkNesting(text string) error {
 // blank does not read (see erase), and the function that ends it. esbuild
 // may take the run's deadline (Limits.Timeout, or CPUTime when shorter);
 // past it the session's process is killed and the run fails with a
-// TimeoutError naming the erasure.
-func startErasure(ctx context.Context, l Limits) (*esbuildchild.Session, func()) {
+// TimeoutError naming the erasure. At most one run per core has an esbuild
+// process at once (Client.erasers); the others wait, within their deadline.
+func (c *Client) startErasure(ctx context.Context, l Limits) (*esbuildchild.Session, func()) {
 	l = l.withDefaults()
 	budget, which := l.Timeout, "Limits.Timeout"
 	if l.CPUTime > 0 && l.CPUTime < budget {
@@ -368,7 +373,7 @@ func startErasure(ctx context.Context, l Limits) (*esbuildchild.Session, func())
 	}
 	timedOut := &ProgramError{Name: "TimeoutError", Message: fmt.Sprintf("erasing the program's TypeScript took longer than the execution's limit of %s (%s): esbuild was stopped", budget, which)}
 	ectx, cancel := context.WithTimeoutCause(ctx, budget, timedOut)
-	es := esbuildchild.New(ectx)
+	es := esbuildchild.New(ectx, c.erasers)
 	return es, func() {
 		es.Close()
 		cancel()
@@ -404,7 +409,7 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		}
 		defer release()
 	}
-	es, stopErasure := startErasure(ctx, opts.Limits)
+	es, stopErasure := c.startErasure(ctx, opts.Limits)
 	defer stopErasure()
 	prepared, err := c.prepare(p, es)
 	if err != nil {

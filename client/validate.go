@@ -58,7 +58,7 @@ func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, c
 	if s := c.sessionFor(ctx); s != nil {
 		carry = &codeform.Carry{Restore: s.declarations()}
 	}
-	es, stopErasure := startErasure(ctx, Limits{})
+	es, stopErasure := c.startErasure(ctx, Limits{})
 	defer stopErasure()
 	n := codeform.NormalizeCarry(code, c.scopeNames(), "", carry, es)
 	if err := es.Err(); err != nil {

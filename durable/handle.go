@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"runtime"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -21,6 +22,7 @@ import (
 	"github.com/codemode-go/codemode/durable/internal/sdk"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/discovery"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/typecheck"
 )
@@ -133,6 +135,9 @@ type Handle struct {
 	owner      string // this handle's identity in leases (host, process, random)
 	crash      *crashPoint
 	skipped    skippedOrphans // by ResumeOrphans, for their configuration
+	// erasers bounds the esbuild processes erasing saved snippets at once
+	// (loadSnippet): one per core.
+	erasers *esbuildchild.Limit
 }
 
 var runtimeName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -172,7 +177,7 @@ func New(st store.Store, executor client.Executor, c *contract.Contract, opts Op
 	if opts.HookTimeout <= 0 {
 		opts.HookTimeout = 30 * time.Second
 	}
-	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger, owner: leaseOwner(), crash: newCrashPoint(os.Getenv(crashEnv)),
+	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger, owner: leaseOwner(), crash: newCrashPoint(os.Getenv(crashEnv)), erasers: esbuildchild.NewLimit(runtime.NumCPU()),
 		tools: map[string]map[string]*contract.Tool{}, catalog: discovery.New(c)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

@@ -203,7 +203,7 @@ func (h *Handle) loadSnippet(ctx context.Context, name string) snippetAnswer {
 	// kills (package esbuildchild).
 	ectx, cancel := context.WithTimeout(ctx, snippetEraseLimit)
 	defer cancel()
-	es := esbuildchild.New(ectx)
+	es := esbuildchild.New(ectx, h.erasers)
 	defer es.Close()
 	js, err := codeform.ProgramFunction(s.Code, names, es)
 	if err != nil {

@@ -54,7 +54,7 @@ func TestMaxNestingSeesBracketsHiddenFromOneReading(t *testing.T) {
 // 2026-12-06, M2).
 func BenchmarkNormalizeLongTail(b *testing.B) {
 	code := "1\n" + strings.Repeat("+1\n", 16000) + strings.Repeat(" ", 50000)
-	es := esbuildchild.New(context.Background())
+	es := esbuildchild.New(context.Background(), nil)
 	defer es.Close()
 	for b.Loop() {
 		Normalize(code, []string{"codemode", "console", "result"}, "", es)

@@ -46,7 +46,7 @@ func FuzzNormalize(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	es := esbuildchild.New(context.Background())
+	es := esbuildchild.New(context.Background(), nil)
 	f.Cleanup(func() { es.Close() })
 	f.Fuzz(func(t *testing.T, code string) {
 		n := codeform.Normalize(code, []string{"codemode", "console", "result"}, "", es)

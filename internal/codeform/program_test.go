@@ -22,7 +22,7 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 	cl, rt := exampleClient(ctx)
 	defer rt.Close()
 	names := []string{"codemode", "input", "console"}
-	es := esbuildchild.New(context.Background())
+	es := esbuildchild.New(context.Background(), nil)
 	defer es.Close()
 	for _, tc := range []struct{ name, code, want string }{
 		{"statements", "const { sum } = await codemode.add({ a: input, b: 1 });\nsum * 2", "12"},
@@ -63,7 +63,7 @@ func TestProgramFunctionRunsEveryCodeForm(t *testing.T) {
 }
 
 func TestProgramFunctionRefusesWhatDoesNotCompile(t *testing.T) {
-	es := esbuildchild.New(context.Background())
+	es := esbuildchild.New(context.Background(), nil)
 	defer es.Close()
 	for _, code := range []string{"const = 1", "import fs from 'node:fs';\nexport default () => fs", "export const x = 1;\nexport default () => x"} {
 		if js, err := codeform.ProgramFunction(code, nil, es); err == nil || !strings.Contains(err.Error(), "does not compile") {
@@ -76,7 +76,7 @@ func FuzzProgramFunction(f *testing.F) {
 	for _, s := range []string{"1", "export default () => 2", "```\nx\n```", "async () => {", "/*", "`${"} {
 		f.Add(s)
 	}
-	es := esbuildchild.New(context.Background())
+	es := esbuildchild.New(context.Background(), nil)
 	f.Cleanup(func() { es.Close() })
 	f.Fuzz(func(t *testing.T, code string) {
 		js, err := codeform.ProgramFunction(code, []string{"a", "b"}, es)

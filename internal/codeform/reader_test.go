@@ -31,7 +31,7 @@ func TestBlankReadsCodeAsEsbuild(t *testing.T) {
 	for i, code := range readerEdges {
 		corpus["readerEdges/"+strconv.Itoa(i)] = code
 	}
-	es := esbuildchild.New(context.Background())
+	es := esbuildchild.New(context.Background(), nil)
 	defer es.Close()
 	names := make([]string, 0, len(corpus))
 	seen := map[string]bool{}

@@ -35,6 +35,8 @@ var ErrEnded = errors.New("esbuild's process ended before it answered")
 type Session struct {
 	ctx       context.Context
 	maxMemory uint64 // bytes the child may hold; DefaultMaxMemory
+	limit     *Limit // nil: no bound
+	holds     bool   // the session holds a slot of limit
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -46,9 +48,22 @@ type Session struct {
 }
 
 // New returns a Session whose child process (once started) lives until ctx
-// ends or the Session is closed.
-func New(ctx context.Context) *Session {
-	return &Session{ctx: ctx, maxMemory: DefaultMaxMemory}
+// ends or the Session is closed. Its child counts against limit (nil: no
+// bound): the first Transform waits for a slot, or for ctx to end.
+func New(ctx context.Context, limit *Limit) *Session {
+	return &Session{ctx: ctx, maxMemory: DefaultMaxMemory, limit: limit}
+}
+
+// Limit bounds how many children the Sessions made with it have at once,
+// so that many hostile programs at once hold at most that many cores and
+// times DefaultMaxMemory of memory. It is safe for concurrent use.
+type Limit struct {
+	slots chan struct{}
+}
+
+// NewLimit returns a Limit of n children (at least 1).
+func NewLimit(n int) *Limit {
+	return &Limit{slots: make(chan struct{}, max(n, 1))}
 }
 
 // DefaultMaxMemory is the memory a Session's child may hold, in bytes:
@@ -71,9 +86,13 @@ func (s *Session) Transform(code string, opts api.TransformOptions) (api.Transfo
 		s.err = s.stopped()
 	}
 	if s.err == nil && s.cmd == nil {
+		s.err = s.acquire()
+	}
+	if s.err == nil && s.cmd == nil {
 		s.err = s.start()
 	}
 	if s.err != nil {
+		s.stop() // the child, if any, is gone and its slot free
 		return api.TransformResult{}, s.err
 	}
 	res, err := s.roundTrip(code, opts)
@@ -102,6 +121,21 @@ func (s *Session) Close() error {
 	s.closed = true
 	s.stop()
 	return nil
+}
+
+// acquire takes a slot of the session's limit, waiting for one or for the
+// context to end.
+func (s *Session) acquire() error {
+	if s.limit == nil || s.holds {
+		return nil
+	}
+	select {
+	case s.limit.slots <- struct{}{}:
+		s.holds = true
+		return nil
+	case <-s.ctx.Done():
+		return s.stopped()
+	}
 }
 
 // waitDelay is how long Close and an error wait for the child to exit
@@ -182,6 +216,7 @@ func (s *Session) stopped() error {
 // waitDelay, or at once when the context has ended: exec.CommandContext).
 // The child is gone when stop returns.
 func (s *Session) stop() {
+	defer s.release()
 	if s.cmd == nil || s.cmd.ProcessState != nil {
 		return
 	}
@@ -189,6 +224,14 @@ func (s *Session) stop() {
 	kill := time.AfterFunc(waitDelay, func() { _ = s.cmd.Process.Kill() })
 	defer kill.Stop()
 	_ = s.cmd.Wait()
+}
+
+// release gives back the session's slot, once its child is gone.
+func (s *Session) release() {
+	if s.holds {
+		s.holds = false
+		<-s.limit.slots
+	}
 }
 
 // tail keeps the last tailSize bytes written to it: the child's standard

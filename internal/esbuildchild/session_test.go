@@ -25,7 +25,7 @@ func withMap(o api.TransformOptions) api.TransformOptions {
 // own, in process: the JavaScript, the map and the errors with their
 // positions.
 func TestTransformAnswersAsInProcess(t *testing.T) {
-	s := New(context.Background())
+	s := New(context.Background(), nil)
 	defer s.Close()
 	cases := []struct {
 		name string
@@ -77,7 +77,7 @@ var slowForEsbuild = strings.Repeat("a ? (b): c => ", 40)
 func TestContextKillsTheChild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	s := New(ctx)
+	s := New(ctx, nil)
 	defer s.Close()
 	if _, err := s.Transform("const warm: number = 1", tsOptions); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestCancelledBeforeStartStartsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("the run was abandoned")
 	cancel(cause)
-	s := New(ctx)
+	s := New(ctx, nil)
 	defer s.Close()
 	if _, err := s.Transform("1", tsOptions); !errors.Is(err, cause) {
 		t.Fatalf("err = %v, want one wrapping the cause", err)
@@ -113,7 +113,7 @@ func TestCancelledBeforeStartStartsNothing(t *testing.T) {
 // TestChildEndedIsErrEnded: a child killed from outside ends the session
 // with ErrEnded, not a context error.
 func TestChildEndedIsErrEnded(t *testing.T) {
-	s := New(context.Background())
+	s := New(context.Background(), nil)
 	defer s.Close()
 	if _, err := s.Transform("let a: string", tsOptions); err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestChildEndedIsErrEnded(t *testing.T) {
 // (template literals joined by "+": 24 GB for 600 KB) ends the child at
 // the session's memory bound, with ErrEnded naming it.
 func TestMemoryBoundEndsTheChild(t *testing.T) {
-	s := New(context.Background())
+	s := New(context.Background(), nil)
 	s.maxMemory = 64 << 20
 	defer s.Close()
 	_, err := s.Transform("enum E {}\nconst x = "+strings.Repeat("`${a}`+", 100_000)+"1", withMap(tsOptions))
@@ -143,10 +143,33 @@ func TestMemoryBoundEndsTheChild(t *testing.T) {
 	}
 }
 
+// TestLimitBoundsLiveChildren: with a limit of one, a second session
+// waits for the first's child to end, or for its own context.
+func TestLimitBoundsLiveChildren(t *testing.T) {
+	lim := NewLimit(1)
+	first := New(context.Background(), lim)
+	if _, err := first.Transform("let a: number", tsOptions); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	waiting := New(ctx, lim)
+	if _, err := waiting.Transform("let b: number", tsOptions); !errors.Is(err, context.DeadlineExceeded) || waiting.cmd != nil {
+		t.Fatalf("a second child while the first lives: %v", err)
+	}
+	waiting.Close()
+	first.Close()
+	next := New(context.Background(), lim)
+	defer next.Close()
+	if _, err := next.Transform("let c: number", tsOptions); err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+}
+
 // TestClosedSessionRefuses: Close ends the child; a later transform is
 // refused.
 func TestClosedSessionRefuses(t *testing.T) {
-	s := New(context.Background())
+	s := New(context.Background(), nil)
 	if _, err := s.Transform("let a: string", tsOptions); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +271,7 @@ func BenchmarkFirstTransform(b *testing.B) {
 	const code = "enum Color { Red, Green = 4 }\nexport default async () => Color.Green as number;\n"
 	b.Run("child", func(b *testing.B) {
 		for range b.N {
-			s := New(context.Background())
+			s := New(context.Background(), nil)
 			if _, err := s.Transform(code, tsOptions); err != nil {
 				b.Fatal(err)
 			}
