@@ -370,7 +370,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), lim.memory); err != nil {
 		return nil, fmt.Errorf("quickjs: setting the memory limit: %w", err)
 	}
-	if err := s.start(ctx, in, msg, reqText, st.names.text); err != nil {
+	if err := s.start(ctx, in, msg, reqText, st.names); err != nil {
 		return nil, err
 	}
 	for {
@@ -669,12 +669,12 @@ func finishMessage(id uint64, text string, lim limits) (*wire.Message, error) {
 
 // start evaluates the program as a fresh root module and hands the
 // evaluation promise and module namespace to the runner.
-func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req, tools string) error {
+func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req string, names *scopeNames) error {
 	reqVal, err := in.newString(ctx, req)
 	if err != nil {
 		return err
 	}
-	toolsVal, err := in.newString(ctx, tools)
+	toolsVal, err := in.text(ctx, s.m.stringHead, names.ascii, names.text)
 	if err != nil {
 		_ = in.freeValue(ctx, reqVal)
 		return err

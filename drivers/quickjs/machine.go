@@ -33,6 +33,9 @@ type template struct {
 	trackErr error // why there is no tracker
 	// interruptSlot is the function table index of the interrupt handler.
 	interruptSlot uint32
+	// stringHead is how the engine's serialised strings start, for
+	// instance.asciiString; nil when it could not be learned.
+	stringHead []byte
 }
 
 // machine is one connected runtime's pool of engines, restored from its
@@ -176,7 +179,7 @@ func (m *template) load(ctx context.Context, d *diskTemplate) error {
 	if err != nil {
 		return fmt.Errorf("quickjs: compiling the QuickJS module: %w", err)
 	}
-	m.compiled, m.interruptSlot, m.l, m.snapshot = compiled, d.interruptSlot, d.l, d.memory
+	m.compiled, m.interruptSlot, m.l, m.snapshot, m.stringHead = compiled, d.interruptSlot, d.l, d.memory, d.stringHead
 	return nil
 }
 
@@ -213,12 +216,13 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) (*d
 		return nil, err
 	}
 	m.l = in.l
+	m.stringHead = in.learnStringHead(ctx)
 	snap, ok := in.mem.Read(0, in.mem.Size())
 	if !ok {
 		return nil, errors.New("quickjs: reading the template memory")
 	}
 	m.snapshot = append([]byte(nil), snap...)
-	return &diskTemplate{wasm: wasm, memory: m.snapshot, l: m.l, interruptSlot: slot}, nil
+	return &diskTemplate{wasm: wasm, memory: m.snapshot, l: m.l, interruptSlot: slot, stringHead: m.stringHead}, nil
 }
 
 // The C stack. The module's own stack is 64 KiB below its heap, too small

@@ -93,6 +93,7 @@ type scopeNames struct {
 	namespaces []nsJSON        // the namespaces, in the message's order
 	tools      map[string]bool // "namespace\x00tool"
 	text       string
+	ascii      bool // text holds ASCII only (instance.text)
 	size       int
 }
 
@@ -120,5 +121,16 @@ func newScopeNames(namespaces []wire.Namespace) (*scopeNames, error) {
 		s.namespaces = append(s.namespaces, nsJSON{Name: ns.Name, Size: size})
 	}
 	s.text = b.String()
+	s.ascii = isASCII(s.text)
 	return s, nil
+}
+
+// isASCII reports whether s holds bytes below 0x80 only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

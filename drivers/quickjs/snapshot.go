@@ -32,7 +32,7 @@ import (
 
 // snapshotMagic starts a template file; its last digit is the format's
 // version, raised whenever what boot puts into a template changes.
-const snapshotMagic = "codemode-quickjs-template-1\n"
+const snapshotMagic = "codemode-quickjs-template-2\n"
 
 // keptSnapshots is how many template files a cache directory keeps (the
 // newest): each rebuild of a program writes one of about 6 MB.
@@ -44,6 +44,7 @@ type diskTemplate struct {
 	memory        []byte // the booted engine's linear memory
 	l             layout
 	interruptSlot uint32
+	stringHead    []byte // template.stringHead
 }
 
 // snapshotKey identifies the template that o and runnerSource boot in
@@ -85,7 +86,7 @@ func readSnapshot(dir, key string) (*diskTemplate, error) {
 }
 
 // decodeSnapshot parses a template file: the magic, the key, the layout,
-// the module and the memory, then a SHA-256 of all that.
+// the module, the memory and the string head, then a SHA-256 of all that.
 func decodeSnapshot(raw []byte, key string) (*diskTemplate, error) {
 	if len(raw) < len(snapshotMagic)+sha256.Size || !bytes.HasPrefix(raw, []byte(snapshotMagic)) {
 		return nil, errors.New("not a template file")
@@ -97,7 +98,7 @@ func decodeSnapshot(raw []byte, key string) (*diskTemplate, error) {
 	r := bytes.NewReader(body[len(snapshotMagic):])
 	var fileKey [64]byte
 	var t diskTemplate
-	var sizes [2]uint32
+	var sizes [3]uint32
 	fixed := []any{&fileKey, &t.l.rt, &t.l.ctx, &t.l.scratch, &t.l.runner, &t.l.fns, &t.l.stackTop, &t.l.stackFloor, &t.interruptSlot, &sizes}
 	for _, f := range fixed {
 		if err := binary.Read(r, binary.LittleEndian, f); err != nil {
@@ -107,11 +108,14 @@ func decodeSnapshot(raw []byte, key string) (*diskTemplate, error) {
 	if string(fileKey[:]) != key {
 		return nil, errors.New("the template file is another executable's or configuration's")
 	}
-	if uint64(sizes[0])+uint64(sizes[1]) != uint64(r.Len()) || sizes[1]%wasmPage != 0 {
+	if uint64(sizes[0])+uint64(sizes[1])+uint64(sizes[2]) != uint64(r.Len()) || sizes[1]%wasmPage != 0 {
 		return nil, errors.New("the template file's sizes do not match its length")
 	}
 	rest := body[len(body)-r.Len():]
-	t.wasm, t.memory = rest[:sizes[0]], rest[sizes[0]:]
+	t.wasm, t.memory, t.stringHead = rest[:sizes[0]], rest[sizes[0]:sizes[0]+sizes[1]], rest[sizes[0]+sizes[1]:]
+	if len(t.stringHead) == 0 {
+		t.stringHead = nil
+	}
 	return &t, nil
 }
 
@@ -121,11 +125,12 @@ func encodeSnapshot(t *diskTemplate, key string) []byte {
 	b.WriteString(snapshotMagic)
 	b.WriteString(key)
 	for _, f := range []any{t.l.rt, t.l.ctx, t.l.scratch, t.l.runner, t.l.fns, t.l.stackTop, t.l.stackFloor, t.interruptSlot,
-		[2]uint32{uint32(len(t.wasm)), uint32(len(t.memory))}} {
+		[3]uint32{uint32(len(t.wasm)), uint32(len(t.memory)), uint32(len(t.stringHead))}} {
 		_ = binary.Write(&b, binary.LittleEndian, f) // a bytes.Buffer does not fail
 	}
 	b.Write(t.wasm)
 	b.Write(t.memory)
+	b.Write(t.stringHead)
 	sum := sha256.Sum256(b.Bytes())
 	return append(b.Bytes(), sum[:]...)
 }

@@ -50,7 +50,8 @@ func TestTemplateFromItsFileIsTheBootedOne(t *testing.T) {
 		t.Fatalf("template files after a boot: %v", files)
 	}
 	loaded := bootIn(t, dir)
-	if !bytes.Equal(loaded.snapshot, booted.snapshot) || loaded.l != booted.l || loaded.interruptSlot != booted.interruptSlot {
+	if !bytes.Equal(loaded.snapshot, booted.snapshot) || loaded.l != booted.l || loaded.interruptSlot != booted.interruptSlot ||
+		booted.stringHead == nil || !bytes.Equal(loaded.stringHead, booted.stringHead) {
 		t.Fatal("the template read from its file differs from the booted one")
 	}
 	raw, err := os.ReadFile(files[0])
@@ -77,9 +78,9 @@ func TestTemplateFromItsFileIsTheBootedOne(t *testing.T) {
 // damaged, cut or foreign file is refused, each with its reason.
 func TestDecodeSnapshotRefusesWhatItCannotUse(t *testing.T) {
 	key := strings.Repeat("ab", 32)
-	good := encodeSnapshot(&diskTemplate{wasm: []byte("\x00asm"), memory: make([]byte, wasmPage), l: layout{rt: 7, fns: [len(fnNames)]jsValue{1, 2, 3, 4, 5}}, interruptSlot: 3}, key)
+	good := encodeSnapshot(&diskTemplate{wasm: []byte("\x00asm"), memory: make([]byte, wasmPage), l: layout{rt: 7, fns: [len(fnNames)]jsValue{1, 2, 3, 4, 5}}, interruptSlot: 3, stringHead: []byte{0x16, 0, 7}}, key)
 	d, err := decodeSnapshot(good, key)
-	if err != nil || d.l.rt != 7 || d.l.fns[4] != 5 || d.interruptSlot != 3 || string(d.wasm) != "\x00asm" || len(d.memory) != wasmPage {
+	if err != nil || d.l.rt != 7 || d.l.fns[4] != 5 || d.interruptSlot != 3 || string(d.wasm) != "\x00asm" || len(d.memory) != wasmPage || string(d.stringHead) != "\x16\x00\x07" {
 		t.Fatalf("round trip: %+v, %v", d, err)
 	}
 	flipped := bytes.Clone(good)
@@ -147,5 +148,38 @@ func TestPruneKeepsTheNewestTemplates(t *testing.T) {
 	want := "other template-a.bin template-b.bin template-c.bin template-d.bin template-new.tmp"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("kept %s, want %s", got, want)
+	}
+}
+
+// TestASCIIStringIsNewString: a string made from its serialised form reads
+// back as the same text as one JS_NewStringLen made, for the lengths the
+// length's encoding changes at, and a catalogue's names.
+func TestASCIIStringIsNewString(t *testing.T) {
+	ctx := context.Background()
+	tpl := bootIn(t, t.TempDir())
+	if tpl.stringHead == nil {
+		t.Fatal("the engine's string serialisation was not learned")
+	}
+	m := &machine{template: tpl, poolSize: 1}
+	in, err := m.get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.discard(in)
+	var names strings.Builder
+	names.WriteString("\n")
+	for i := range 10000 {
+		names.WriteString("tool_" + strings.Repeat("x", i%9) + "\n")
+	}
+	for _, s := range []string{"", "a", strings.Repeat("y", 63), strings.Repeat("y", 64), strings.Repeat("z", 8191), strings.Repeat("z", 8192), names.String()} {
+		v, err := in.asciiString(ctx, tpl.stringHead, s)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", len(s), err)
+		}
+		got, err := in.goString(ctx, v)
+		_ = in.freeValue(ctx, v)
+		if err != nil || got != s {
+			t.Fatalf("%d bytes: read back %d bytes (%v)", len(s), len(got), err)
+		}
 	}
 }
