@@ -289,3 +289,30 @@ func TestSlowErasureFailsItsExecution(t *testing.T) {
 		t.Fatalf("the next program: %v %+v", err, out)
 	}
 }
+
+// TestForgedPositionsFailOnlyTheProgram: a program throws an object whose
+// stack names positions no engine would (a column of 20 digits, a huge
+// line); its outcome is a failure with the error as thrown, and the host
+// carries on (the excerpt once repeated a space for the column's value:
+// "makeslice: len out of range").
+func TestForgedPositionsFailOnlyTheProgram(t *testing.T) {
+	rt := inProcessRuntime(t)
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	ctx := context.Background()
+	for _, stack := range []string{"agent.ts:2:99999999999999999999", "agent.ts:1:99999999999999999999", "agent.ts:1:200000000",
+		"agent.ts:99999999999999999999:1", "    at f (agent.ts:1:4611686018427387904)"} {
+		for _, run := range []func(string) (*Outcome, error){
+			func(s string) (*Outcome, error) { return c.RunCode(ctx, s, RunOptions{}) },
+			func(s string) (*Outcome, error) { return c.Run(ctx, "export default async () => { "+s+" };", RunOptions{}) },
+		} {
+			out, err := run(`throw { name: "Error", message: "m", stack: "` + stack + `" };`)
+			if err != nil || out.Kind != ProgramFailed || out.Error.Message != "m" || len(out.Error.excerpt) > 2000 {
+				t.Fatalf("stack %q: %v %+v", stack, err, out)
+			}
+		}
+	}
+}

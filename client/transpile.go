@@ -276,9 +276,9 @@ func excerptIn(lines []string, text string) string {
 	if m == nil || m[2] == "" {
 		return ""
 	}
-	line, _ := strconv.Atoi(m[1])
-	col, _ := strconv.Atoi(m[2])
-	if line < 1 || line > len(lines) {
+	line, err1 := strconv.Atoi(m[1])
+	col, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || line < 1 || line > len(lines) {
 		return ""
 	}
 	at := fmt.Sprintf("  at %s:%d:%d\n", programFilename, line, col)
