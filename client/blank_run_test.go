@@ -307,7 +307,9 @@ func TestForgedPositionsFailOnlyTheProgram(t *testing.T) {
 		"agent.ts:99999999999999999999:1", "    at f (agent.ts:1:4611686018427387904)"} {
 		for _, run := range []func(string) (*Outcome, error){
 			func(s string) (*Outcome, error) { return c.RunCode(ctx, s, RunOptions{}) },
-			func(s string) (*Outcome, error) { return c.Run(ctx, "export default async () => { "+s+" };", RunOptions{}) },
+			func(s string) (*Outcome, error) {
+				return c.Run(ctx, "export default async () => { "+s+" };", RunOptions{})
+			},
 		} {
 			out, err := run(`throw { name: "Error", message: "m", stack: "` + stack + `" };`)
 			if err != nil || out.Kind != ProgramFailed || out.Error.Message != "m" || len(out.Error.excerpt) > 2000 {
