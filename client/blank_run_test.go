@@ -318,3 +318,30 @@ func TestForgedPositionsFailOnlyTheProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepChainFailsOnlyTheProgram: 2.4 MB of "a<" (valid JavaScript, a
+// chain of comparisons) overflowed the host's stack in blank, a fatal
+// error (review of 2026-12-06); now blank refuses it unread (MaxSource)
+// and esbuild's child reads it, and whatever it does, the program fails
+// alone.
+func TestDeepChainFailsOnlyTheProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 2.4 MB with esbuild in a child process")
+	}
+	rt := inProcessRuntime(t)
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	src := "const a = 1;\nconst x = " + strings.Repeat("a<", 1_200_000) + "a;\nexport default async () => 1;\n"
+	out, err := c.Run(context.Background(), src, RunOptions{Limits: Limits{Timeout: 2 * time.Second}})
+	if err != nil || out.Kind != ProgramFailed {
+		t.Fatalf("%v %+v", err, out)
+	}
+	t.Logf("%s: %.200s", out.Error.Name, out.Error.Message)
+	big := strings.Repeat(" ", maxProgram+1)
+	if out, err := c.Run(context.Background(), big, RunOptions{}); err != nil || out.Kind != ProgramFailed || out.Error.Name != "RangeError" {
+		t.Fatalf("a program past maxProgram: %v %+v", err, out)
+	}
+}

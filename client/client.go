@@ -380,6 +380,20 @@ func (c *Client) startErasure(ctx context.Context, l Limits) (*esbuildchild.Sess
 	}
 }
 
+// maxProgram is the longest program, in bytes, a run reads: its execute
+// message must fit a frame (wire.MaxFrameSize) with the rest of the
+// message.
+const maxProgram = wire.MaxFrameSize - 64<<10
+
+// checkSize refuses a program longer than maxProgram before anything on
+// the host reads it (it could not be sent anyway).
+func checkSize(text string) error {
+	if len(text) > maxProgram {
+		return &ProgramError{Name: "RangeError", Message: fmt.Sprintf("the program is %d bytes, more than the %d a runner accepts", len(text), maxProgram)}
+	}
+	return nil
+}
+
 // run runs p.
 func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outcome, err error) {
 	metrics := startMetrics(opts.MeterProvider)
@@ -398,6 +412,9 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 		tel.emit(Event{Kind: EventExecutionFailed, Err: err})
 		return nil, err
 	}
+	if err := checkSize(p.text); err != nil {
+		return syntaxOutcome(err, &tel), nil
+	}
 	if err := checkNesting(p.text); err != nil {
 		return syntaxOutcome(err, &tel), nil
 	}
@@ -412,6 +429,7 @@ func (c *Client) run(ctx context.Context, p program, opts RunOptions) (out *Outc
 	es, stopErasure := c.startErasure(ctx, opts.Limits)
 	defer stopErasure()
 	prepared, err := c.prepare(p, es)
+	es.Release() // later uses (a runner's refusal to strip, an early error) start another child
 	if err != nil {
 		if out := syntaxOutcome(err, &tel); out != nil {
 			return out, nil

@@ -376,6 +376,7 @@ type blanker struct {
 	budget int
 	tops   []Statement
 	target bool // the operand just read may be assigned to (a name or a member)
+	level  int  // statements, expressions and types open within each other (enter)
 }
 
 type marker struct {
@@ -398,8 +399,36 @@ type marker struct {
 //     early errors an engine finds when it compiles (a redeclared let).
 //   - A program it refuses may well be valid TypeScript: esbuild erases it.
 func Types(source string) (string, bool) {
+	if len(source) > MaxSource {
+		return "", false
+	}
 	return (&blanker{src: source, budget: blankBudget(source)}).run()
 }
+
+// MaxSource is the longest source, in bytes, Types and Statements read;
+// they refuse a longer one (esbuild reads it, in a process a deadline
+// stops). Their budget keeps the pass linear, but speculation makes the
+// constant large: about 1.5 µs per byte of "a<" repeated, 3 s of host
+// CPU for 2 MB before any deadline (review of 2026-12-06). Programs that
+// models write are a few kilobytes.
+const MaxSource = 256 << 10
+
+// maxLevel is how deep statements, expressions and types may open within
+// each other before the pass refuses: each level is a few Go frames, and
+// 1.1 million of "a<" overflowed the host's stack, a fatal error no
+// recover catches (review of 2026-12-06). Brackets alone are bounded
+// before the pass (codeform.MaxNesting, 256); the other shapes are
+// chains such as a<a<…, a=>a=>… or nested template substitutions.
+const maxLevel = 1000
+
+// enter opens a level (see maxLevel), refusing past it; leave closes it.
+func (p *blanker) enter() {
+	if p.level++; p.level > maxLevel {
+		panic(refusal{})
+	}
+}
+
+func (p *blanker) leave() { p.level-- }
 
 // Statement is where a top-level statement starts, as Statements reads
 // it: Start is the byte offset of its first token's first character, Gap
@@ -414,6 +443,9 @@ type Statement struct {
 //
 //	st, ok := blank.Statements("let a = 1\nif (a) f() // c\na") // [{0 0} {9 10} {20 26}], true
 func Statements(source string) (st []Statement, ok bool) {
+	if len(source) > MaxSource {
+		return nil, false
+	}
 	p := &blanker{src: source, budget: blankBudget(source)}
 	if _, ok := p.run(); !ok {
 		return nil, false
@@ -587,6 +619,8 @@ func (p *blanker) identifier() {
 
 // typ reads a type: a function type, or a conditional type.
 func (p *blanker) typ() {
+	p.enter()
+	defer p.leave()
 	if p.isP("<") { // a generic function type
 		p.typeParams()
 		p.fnTypeRest()
@@ -982,6 +1016,8 @@ func (p *blanker) expression() {
 // assign reads an assignment expression. An arrow function ends it: no
 // operator, as or satisfies applies to one.
 func (p *blanker) assign() {
+	p.enter()
+	defer p.leave()
 	if p.unary() {
 		return
 	}
@@ -1488,6 +1524,8 @@ func (p *blanker) params() {
 
 // binding reads a binding name or a destructuring pattern.
 func (p *blanker) binding() {
+	p.enter()
+	defer p.leave()
 	switch {
 	case p.isP("{"):
 		p.objectPattern()
@@ -1911,6 +1949,8 @@ func (p *blanker) declarator() {
 
 // statement reads a statement (no declaration but var).
 func (p *blanker) statement() {
+	p.enter()
+	defer p.leave()
 	if p.tok.kind == tName {
 		if p.keywordStatement() {
 			return
@@ -1936,6 +1976,8 @@ func (p *blanker) statement() {
 }
 
 func (p *blanker) block() {
+	p.enter()
+	defer p.leave()
 	p.expectP("{")
 	p.depth++
 	defer func() { p.depth-- }()

@@ -51,3 +51,34 @@ func BenchmarkHostileNest(b *testing.B) {
 		})
 	}
 }
+
+// TestDeepChainsAreRefused: chains that open a level each without a
+// bracket (type arguments, arrows, template substitutions, generic types) are refused past maxLevel rather than overflowing the
+// host's stack (2.2 MB of "a<" did, a fatal error; review of 2026-12-06),
+// and sources past MaxSource are refused unread.
+func TestDeepChainsAreRefused(t *testing.T) {
+	n := 100_000
+	for _, c := range []struct{ name, src string }{
+		{"type arguments", "const x = " + strings.Repeat("a<", n) + "a;"},
+		{"arrows", "const f = " + strings.Repeat("a=>", n) + "1;"},
+		{"templates", strings.Repeat("`${", n) + "1" + strings.Repeat("}`", n) + ";"},
+		{"generic types", "let x: " + strings.Repeat("A<", n) + "B" + strings.Repeat(">", n) + ";"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, ok := Types(c.src); ok {
+				t.Fatal("a chain past maxLevel was read")
+			}
+		})
+	}
+	shallow := "const f = " + strings.Repeat("a=>", 900) + "1;"
+	if _, ok := Types(shallow); !ok {
+		t.Fatal("a chain of 900 arrows was refused")
+	}
+	big := "let a = 1;\n" + strings.Repeat(" ", MaxSource)
+	if _, ok := Types(big); ok {
+		t.Fatal("a source past MaxSource was read")
+	}
+	if _, ok := Statements(big); ok {
+		t.Fatal("Statements read a source past MaxSource")
+	}
+}

@@ -2,6 +2,7 @@ package esbuildchild
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/subtle"
 	"encoding/binary"
 	"encoding/json"
@@ -46,10 +47,20 @@ type request struct {
 // response is what api.Transform returned for a request: its JavaScript,
 // its source map (when asked for) and its errors (warnings are not kept).
 type response struct {
-	Code   []byte        `json:"code,omitempty"`
-	Map    []byte        `json:"map,omitempty"`
+	Code   string        `json:"code,omitempty"`
+	Map    string        `json:"map,omitempty"`
 	Errors []api.Message `json:"errors,omitempty"`
 }
+
+// maxAnswer bounds what one transform answers, in bytes of JavaScript and
+// source map: past it the answer is an error (383 bytes of enum members
+// each twice the last printed 100 MB; no runner takes a program past 16
+// MiB). maxErrors bounds the errors it carries, each without its line's
+// text or notes (106 KB of redeclarations made 262 MB of them).
+const (
+	maxAnswer = 32 << 20
+	maxErrors = 10
+)
 
 func init() {
 	token, ok := os.LookupEnv(tokenEnv)
@@ -62,7 +73,11 @@ func init() {
 	if token == "" || parent != strconv.Itoa(os.Getppid()) {
 		return
 	}
-	if err := serve(os.Stdin, os.Stdout, token); err != nil {
+	r, w, ok := channel()
+	if !ok {
+		return
+	}
+	if err := serve(r, w, token, os.Getppid()); err != nil {
 		fmt.Fprintf(os.Stderr, "esbuildchild: %v\n", err)
 		os.Exit(1)
 	}
@@ -76,7 +91,7 @@ var errWrongToken = errors.New("the first frame does not carry the session's tok
 // serve answers requests from r on w until r ends: first the hello, then
 // one response per request, in order. From the hello on, the process
 // exits when its memory passes the hello's bound (watchMemory).
-func serve(r io.Reader, w io.Writer, token string) error {
+func serve(r io.Reader, w io.Writer, token string, parent int) error {
 	in := bufio.NewReader(r)
 	first, err := readFrame(in)
 	if err != nil {
@@ -87,7 +102,7 @@ func serve(r io.Reader, w io.Writer, token string) error {
 		return errWrongToken
 	}
 	if h.MaxMemory > 0 {
-		go watchMemory(h.MaxMemory)
+		go watch(h.MaxMemory, parent)
 	}
 	for {
 		frame, err := readFrame(in)
@@ -110,26 +125,41 @@ func serve(r io.Reader, w io.Writer, token string) error {
 // transform runs esbuild for req.
 func transform(req request) response {
 	res := api.Transform(req.Code, req.Options)
-	for i := range res.Errors {
-		res.Errors[i].Detail = nil // a Go value of esbuild's, not for JSON
+	if len(res.Errors) > 0 {
+		errs := res.Errors[:min(len(res.Errors), maxErrors)]
+		for i := range errs {
+			errs[i].Detail, errs[i].Notes = nil, nil // Detail is a Go value of esbuild's
+			if errs[i].Location != nil {
+				errs[i].Location.LineText = ""
+			}
+		}
+		return response{Errors: errs}
 	}
-	return response{Code: res.Code, Map: res.Map, Errors: res.Errors}
+	if n := len(res.Code) + len(res.Map); n > maxAnswer {
+		return response{Errors: []api.Message{{Text: fmt.Sprintf("esbuild's output is %d bytes, more than the %d allowed", n, maxAnswer)}}}
+	}
+	return response{Code: string(res.Code), Map: string(res.Map)}
 }
 
-// memoryCheckInterval is how often watchMemory looks.
+// memoryCheckInterval is how often watch looks.
 const memoryCheckInterval = 5 * time.Millisecond
 
-// watchMemory ends the process when the memory the Go runtime holds from
-// the system (less what it gave back) passes limit bytes: esbuild's
-// printer took 24 GB in 79 s for 600 KB of template literals joined by
-// "+" (2026-12-06). The runtime's own limit (debug.SetMemoryLimit) makes
-// the collector work harder first, so garbage does not count. It runs for
-// the process's life, which ends with it.
-func watchMemory(limit uint64) {
+// watch ends the process when the memory the Go runtime holds from the
+// system (less what it gave back) passes limit bytes (esbuild's printer
+// took 24 GB in 79 s for 600 KB of template literals joined by "+",
+// 2026-12-06), or when the process's parent is no longer parent (it died,
+// and the child would parse on for hours with nobody to answer; review
+// of 2026-12-06). The runtime's own limit (debug.SetMemoryLimit) makes the
+// collector work harder first, so garbage does not count. It runs for the
+// process's life, which ends with it.
+func watch(limit uint64, parent int) {
 	debug.SetMemoryLimit(int64(limit))
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	for {
 		time.Sleep(memoryCheckInterval)
+		if os.Getppid() != parent {
+			os.Exit(4)
+		}
 		metrics.Read(samples)
 		if used := samples[0].Value.Uint64() - samples[1].Value.Uint64(); used > limit {
 			fmt.Fprintf(os.Stderr, "esbuild held %d MiB, more than the %d MiB allowed\n", used>>20, limit>>20)
@@ -180,9 +210,11 @@ func writeFrame(w io.Writer, p []byte) error {
 
 // writeJSON writes v as one frame of JSON.
 func writeJSON(w io.Writer, v any) error {
-	p, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // '<' as itself, not six bytes
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	return writeFrame(w, p)
+	return writeFrame(w, b.Bytes())
 }

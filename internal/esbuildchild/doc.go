@@ -20,4 +20,14 @@
 // environment holding only its markers, and reads nothing but its standard
 // input. It is not confined otherwise: it runs no program, only esbuild's
 // parser and printer over the text.
+//
+// What an embedder should know: the child is the whole program started
+// again, so the init functions of every package the program links run in
+// it before the hook does (with an empty environment; what they print
+// goes to the child's standard output, kept with its standard error for
+// error messages, never into the channel, which is descriptors 3 and 4 on
+// Unix), and a program whose executable cannot be started again (deleted,
+// or not a Go main program) cannot erase what blank refuses: such a run
+// fails with an error naming the executable. The child also exits when
+// its parent does.
 package esbuildchild

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,13 +39,14 @@ type Session struct {
 	limit     *Limit // nil: no bound
 	holds     bool   // the session holds a slot of limit
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr *tail
-	err    error // set once: why no further transform can run
-	closed bool
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	outFile io.Closer // out's pipe, closed once the child is gone
+	stderr  *tail
+	err     error // set once: why no further transform can run
+	closed  bool
 }
 
 // New returns a Session whose child process (once started) lives until ctx
@@ -138,13 +140,26 @@ func (s *Session) acquire() error {
 	}
 }
 
+// Release ends the session's child, if it has one, and gives back its
+// slot of the limit; a later Transform starts another. A run releases its
+// session once its program is erased, so that the child's memory and slot
+// are not held while the program runs.
+func (s *Session) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stop()
+	if s.err == nil {
+		s.cmd, s.in, s.out, s.outFile = nil, nil, nil, nil
+	}
+}
+
 // waitDelay is how long Close and an error wait for the child to exit
 // after its input closed (or it was killed) before killing it.
 const waitDelay = 2 * time.Second
 
 // start starts the child and sends it the token.
 func (s *Session) start() error {
-	exe, err := os.Executable()
+	exe, err := executable()
 	if err != nil {
 		return fmt.Errorf("esbuildchild: esbuild runs in a child of this executable, which could not be found: %w", err)
 	}
@@ -158,23 +173,40 @@ func (s *Session) start() error {
 	cmd.WaitDelay = waitDelay
 	s.stderr = &tail{}
 	cmd.Stderr = s.stderr
-	in, err := cmd.StdinPipe()
+	in, out, childEnds, err := connect(cmd)
 	if err != nil {
 		return fmt.Errorf("esbuildchild: %w", err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("esbuildchild: %w", err)
+	if cmd.Stdout == nil {
+		cmd.Stdout = s.stderr // what the program's own init functions print
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	for _, f := range childEnds {
+		_ = f.Close()
+	}
+	if err != nil {
+		_ = in.Close()
+		_ = out.Close()
 		return fmt.Errorf("esbuildchild: starting %s again: %w", exe, err)
 	}
-	s.cmd, s.in, s.out = cmd, in, bufio.NewReader(out)
+	s.cmd, s.in, s.outFile, s.out = cmd, in, out, bufio.NewReader(out)
 	if err := writeJSON(in, hello{Token: token, MaxMemory: s.maxMemory}); err != nil {
 		s.stop()
 		return s.explain(err)
 	}
 	return nil
+}
+
+// executable is the program's own executable: on Linux /proc/self/exe,
+// the file this process runs even when an upgrade replaced the path;
+// elsewhere os.Executable.
+func executable() (string, error) {
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe", nil
+		}
+	}
+	return os.Executable()
 }
 
 // roundTrip sends one request and reads its response.
@@ -190,7 +222,14 @@ func (s *Session) roundTrip(code string, opts api.TransformOptions) (api.Transfo
 	if err := json.Unmarshal(frame, &resp); err != nil {
 		return api.TransformResult{}, fmt.Errorf("decoding esbuild's answer: %w", err)
 	}
-	return api.TransformResult{Code: resp.Code, Map: resp.Map, Errors: resp.Errors}, nil
+	res := api.TransformResult{Errors: resp.Errors}
+	if resp.Code != "" || len(resp.Errors) == 0 {
+		res.Code = []byte(resp.Code)
+	}
+	if resp.Map != "" {
+		res.Map = []byte(resp.Map)
+	}
+	return res, nil
 }
 
 // explain turns a failed exchange with the child into the Session's error:
@@ -224,6 +263,7 @@ func (s *Session) stop() {
 	kill := time.AfterFunc(waitDelay, func() { _ = s.cmd.Process.Kill() })
 	defer kill.Stop()
 	_ = s.cmd.Wait()
+	_ = s.outFile.Close()
 }
 
 // release gives back the session's slot, once its child is gone.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -166,6 +167,25 @@ func TestLimitBoundsLiveChildren(t *testing.T) {
 	}
 }
 
+// TestReleaseEndsTheChildAndKeepsTheSession: a released session's child
+// is gone and its slot free; the next transform starts another.
+func TestReleaseEndsTheChildAndKeepsTheSession(t *testing.T) {
+	lim := NewLimit(1)
+	s := New(context.Background(), lim)
+	defer s.Close()
+	if _, err := s.Transform("let a: number", tsOptions); err != nil {
+		t.Fatal(err)
+	}
+	first := s.cmd
+	s.Release()
+	if first.ProcessState == nil || s.cmd != nil || len(lim.slots) != 0 {
+		t.Fatalf("after Release: child state %v, slots held %d", first.ProcessState, len(lim.slots))
+	}
+	if _, err := s.Transform("let b: number", tsOptions); err != nil || s.cmd == first {
+		t.Fatalf("after Release: %v (same child %v)", err, s.cmd == first)
+	}
+}
+
 // TestClosedSessionRefuses: Close ends the child; a later transform is
 // refused.
 func TestClosedSessionRefuses(t *testing.T) {
@@ -204,14 +224,42 @@ func TestMarkersAloneDoNothing(t *testing.T) {
 	}
 	cmd = exec.Command(exe, "-test.run=^TestNothing$")
 	cmd.Env = append(os.Environ(), tokenEnv+"=abc", parentEnv+"="+strconv.Itoa(os.Getpid()))
-	var frame bytes.Buffer
-	if err := writeFrame(&frame, []byte("not the token")); err != nil {
+	w, r, ends, err := connect(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdin = &frame
-	out, err = cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), errWrongToken.Error()) {
-		t.Fatalf("a wrong token was not refused: %v\n%s", err, out)
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ends {
+		f.Close()
+	}
+	_ = writeFrame(w, []byte("not the token"))
+	w.Close()
+	_, _ = io.Copy(io.Discard, r)
+	err = cmd.Wait()
+	r.Close()
+	if err == nil || !strings.Contains(errs.String(), errWrongToken.Error()) {
+		t.Fatalf("a wrong token was not refused: %v\n%s", err, errs.String())
+	}
+}
+
+// TestInitOutputDoesNotReachTheChannel: what the executable prints to
+// standard output before the hook runs (an init function of another
+// package) does not corrupt a frame: the channel is its own pipes.
+func TestInitOutputDoesNotReachTheChannel(t *testing.T) {
+	if printedBeforeTheHook {
+		t.Fatal("the test process itself carries a child's marker")
+	}
+	s := New(context.Background(), nil)
+	defer s.Close()
+	if _, err := s.Transform("let a: number", tsOptions); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.stderr.String(), "init output") {
+		t.Fatalf("the child's standard output was %q, not the line its initializer printed", s.stderr.String())
 	}
 }
 
@@ -222,7 +270,7 @@ func TestServeReadsFrames(t *testing.T) {
 	_ = writeJSON(&in, hello{Token: "tok"})
 	_ = writeJSON(&in, request{Code: "let a: number = 1", Options: tsOptions})
 	_ = writeJSON(&in, request{Code: "let = ;", Options: tsOptions})
-	if err := serve(&in, &out, "tok"); err != nil {
+	if err := serve(&in, &out, "tok", os.Getppid()); err != nil {
 		t.Fatal(err)
 	}
 	var answers []string
@@ -239,7 +287,7 @@ func TestServeReadsFrames(t *testing.T) {
 	in.Reset()
 	_ = writeJSON(&in, hello{Token: "tok"})
 	in.Write([]byte{0, 0, 0, 9, '{'})
-	if err := serve(&in, &out, "tok"); err == nil || !strings.Contains(err.Error(), "cut short") {
+	if err := serve(&in, &out, "tok", os.Getppid()); err == nil || !strings.Contains(err.Error(), "cut short") {
 		t.Fatalf("err = %v, want a frame cut short", err)
 	}
 }
