@@ -5,9 +5,11 @@
 // (https://github.com/torkbot/code-mode#outcomes-cancellation-and-telemetry and
 // https://github.com/torkbot/code-mode#runtime-lifecycle).
 //
-// Client.Run validates program input on the host, erases TypeScript with
-// esbuild (keeping a source map so stack traces name the submitted line and
-// column), sends one execution to the runtime, routes each tool call to its
+// Client.Run validates program input on the host, erases TypeScript (the
+// common subset by blanking its types in place, the rest with esbuild in a
+// child process the run's deadline stops, with a source map, so stack
+// traces name the submitted line and column), sends one execution to the
+// runtime, routes each tool call to its
 // handler with host-side validation of input and output, and returns an
 // [Outcome]: success with ordered content, or program-failed with the
 // error. Transport failures and cancellation are Go errors, not outcomes.
