@@ -44,7 +44,7 @@ func Find(dir string) (string, error) {
 		if c == env && envProblem == "" {
 			switch {
 			case err != nil:
-				envProblem = fmt.Sprintf("$CODEMODE_TSC (%s) does not run: %v", env, err)
+				envProblem = fmt.Sprintf("$CODEMODE_TSC (%s) does not run: %v%s", env, err, stderrLine(err))
 			default:
 				first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 				if len(first) > 100 {
@@ -73,4 +73,22 @@ func nativeBinary(tsc string) string {
 		return matches[0]
 	}
 	return tsc
+}
+
+// stderrLine is the first line the command wrote to its standard error
+// when err is its exit, as " (line)", or "": a tsc script whose "node" is
+// not on PATH says so there (env: 'node': No such file or directory).
+func stderrLine(err error) string {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(exit.Stderr)), "\n")
+	if first == "" {
+		return ""
+	}
+	if len(first) > 200 {
+		first = first[:200]
+	}
+	return " (" + first + ")"
 }
