@@ -802,7 +802,7 @@ func (s *server) deliver(ctx context.Context, in *instance, ev event) error {
 	if !ev.ok {
 		payload, _ = json.Marshal(ev.err)
 	}
-	pv, err := in.newString(ctx, string(payload))
+	pv, err := in.text(ctx, s.m.stringHead, isASCII(payload), string(payload))
 	if err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@ func newScopeNames(namespaces []wire.Namespace) (*scopeNames, error) {
 }
 
 // isASCII reports whether s holds bytes below 0x80 only.
-func isASCII(s string) bool {
+func isASCII[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false
