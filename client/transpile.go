@@ -205,10 +205,20 @@ func (e *erased) smapSource(line, col int) (int, int, bool) {
 	return l, sc + 1, true
 }
 
-// mapText rewrites every "agent.ts:L:C" in text to submitted coordinates.
+// maxMappedPositions bounds the positions mapText maps in one text. The
+// program makes its error's text, and the host maps it after the run,
+// outside any deadline: a text of made-up frames could otherwise make it
+// map millions. Real stacks are short (Error.stackTraceLimit, 10 by
+// default in V8).
+const maxMappedPositions = 100
+
+// mapText rewrites each "agent.ts:L:C" in text to submitted coordinates.
 // For model-written code, stack lines that point into the wrapper RunCode
 // added are dropped, and the wrapper's name for a default export is shown
-// as "default".
+// as "default". Only the first maxMappedPositions (100) positions are
+// mapped: stack lines after the first 100 are kept whether or not they
+// point into the wrapper, and the positions after the first 100 are left
+// as they are.
 func (e *erased) mapText(text string) string {
 	if e.blanked && e.back == nil {
 		return text // the positions are the source's
@@ -217,9 +227,14 @@ func (e *erased) mapText(text string) string {
 		lines := strings.Split(text, "\n")
 		kept := lines[:0]
 		var firstDropped string
-		frames := 0
+		frames, checked := 0, 0
 		for _, l := range lines {
+			if checked >= maxMappedPositions {
+				kept = append(kept, l)
+				continue
+			}
 			if m := position.FindStringSubmatch(l); m != nil && strings.HasPrefix(strings.TrimSpace(l), "at ") {
+				checked++
 				line, _ := strconv.Atoi(m[1])
 				col := 1
 				if m[2] != "" {
@@ -247,7 +262,12 @@ func (e *erased) mapText(text string) string {
 		}
 		text = strings.ReplaceAll(strings.Join(kept, "\n"), "__codemodeDefault", "default")
 	}
+	mapped := 0
 	return position.ReplaceAllStringFunc(text, func(s string) string {
+		if mapped >= maxMappedPositions {
+			return s
+		}
+		mapped++
 		m := position.FindStringSubmatch(s)
 		line, _ := strconv.Atoi(m[1])
 		col := 1

@@ -1,9 +1,12 @@
 package client
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/codemode-go/codemode/internal/codeform"
 )
 
 func TestEraseKeepsSubmittedCoordinates(t *testing.T) {
@@ -79,5 +82,68 @@ func TestTelemetryPanicsAreSwallowedAndTerminalEventIsLast(t *testing.T) {
 	tel.emit(Event{Kind: EventToolCallCompleted})
 	if len(seen) != 2 || seen[1] != EventExecutionCompleted {
 		t.Fatalf("events %v", seen)
+	}
+}
+
+// madeUpStack is model-written code of two lines of about size bytes each,
+// erased, and an error text as a program can make it: frames on the
+// code's first line and positions past its end, n of each.
+func madeUpStack(t testing.TB, size, n int) (*erased, string, string, string) {
+	long := strings.Repeat("a é 𝄞 ", size/10)
+	code := "const s = \"" + long + "\";\nthrow new Error(s.slice(0, 1)) // " + long
+	es := testSession(t)
+	back := codeform.Normalize(code, []string{"codemode", "console", "result"}, "", es)
+	prog, err := erase(back.Module, back, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, past := "    at f (agent.ts:2:5)", "agent.ts:9:1"
+	text := strings.Repeat(past+" ", n) + "\n" + strings.Repeat(frame+"\n", n)
+	return prog, text, frame, past
+}
+
+// TestMapTextMapsTheFirstPositionsOfAMadeUpStack: a program can throw an
+// error whose text names positions thousands of times (the adversarial
+// review of 2026-12-06: 1,250 made-up frames and a 1 MB line took 9.8 s
+// to map after the run). mapText maps the first maxMappedPositions of
+// them, each as it maps one alone, and leaves the rest as they are.
+func TestMapTextMapsTheFirstPositionsOfAMadeUpStack(t *testing.T) {
+	prog, text, frame, past := madeUpStack(t, 600_000, 1250)
+	got := prog.mapText(text)
+	mappedPast, mappedFrame := strings.TrimSpace(prog.mapText(past)), prog.mapText(frame)
+	if mappedPast == past || mappedFrame == frame {
+		t.Fatalf("a position alone is not mapped: %q, %q", mappedPast, mappedFrame)
+	}
+	words, frames, _ := strings.Cut(got, "\n")
+	want := strings.Repeat(mappedPast+" ", maxMappedPositions) + strings.Repeat(past+" ", 1250-maxMappedPositions)
+	if words != want {
+		t.Errorf("positions past the end: %d mapped, %d as they were; want %d mapped",
+			strings.Count(words, mappedPast), strings.Count(words, past), maxMappedPositions)
+	}
+	// The frames come after the text's first 100 positions: none is mapped,
+	// and none is dropped (it is in the code).
+	if frames != strings.Repeat(frame+"\n", 1250) {
+		t.Errorf("the frames after the first %d positions changed", maxMappedPositions)
+	}
+	// Frames first: the first 100 are mapped.
+	_, stack, _ := strings.Cut(text, "\n")
+	got = prog.mapText(stack)
+	if want := strings.Repeat(mappedFrame+"\n", maxMappedPositions) + strings.Repeat(frame+"\n", 1250-maxMappedPositions); got != want {
+		t.Errorf("frames: %d mapped, %d as they were; want %d mapped",
+			strings.Count(got, mappedFrame), strings.Count(got, frame), maxMappedPositions)
+	}
+}
+
+// BenchmarkMapTextOfAMadeUpStack is mapText over 1,250 made-up frames and
+// 1,250 positions past the end of code with lines of 250 KB and 1 MB: the
+// time does not grow with the lines.
+func BenchmarkMapTextOfAMadeUpStack(b *testing.B) {
+	for _, size := range []int{250_000, 1_000_000} {
+		prog, text, _, _ := madeUpStack(b, size, 1250)
+		b.Run(fmt.Sprintf("%dKB", size/1000), func(b *testing.B) {
+			for b.Loop() {
+				prog.mapText(text)
+			}
+		})
 	}
 }

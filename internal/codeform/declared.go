@@ -14,8 +14,14 @@ import (
 // depth 0 count), so it may miss a declaration in code it cannot follow or
 // name one that is not there (a binding a wrapper then fails to read); it
 // never returns a word that is not an identifier, or a reserved word.
+//
+// It runs on the host before a program's deadline starts, on code a model
+// wrote, so its time is bounded by len(code) times its logarithm: a
+// declaration's bindings are read up to the next declaration at most,
+// each byte of them a bounded number of times (see bindingNames), and
+// patterns nested deeper than maxPatternDepth are not read.
 func Declared(code string) []string {
-	sc := scan(code)
+	d := readStatements(code)
 	var names []string
 	seen := map[string]bool{}
 	add := func(n string) {
@@ -24,23 +30,71 @@ func Declared(code string) []string {
 			names = append(names, n)
 		}
 	}
-	for _, at := range sc.starts {
-		rest := stripComments(code[at:])
+	for _, rest := range d.heads {
 		off := len(code) - len(rest)
 		switch w := firstWord(rest); w {
 		case "function", "class":
 			add(nameAfter(rest[len(w):]))
 		case "async":
 			if asyncFunction.MatchString(rest) {
-				add(nameAfter(strings.TrimSpace(rest[len(w):])[len("function"):]))
+				// TrimLeft, not TrimSpace: trimming the code's end again for
+				// every statement made this quadratic.
+				add(nameAfter(strings.TrimLeft(rest[len(w):], " \t\r\n")[len("function"):]))
 			}
 		case "let", "const", "var":
-			for _, n := range bindingNames(code, off+len(w), sc) {
+			for _, n := range d.bindingNames(off + len(w)) {
 				add(n)
 			}
 		}
 	}
 	return names
+}
+
+// statements is what Declared reads of code's top-level statements.
+type statements struct {
+	code   string
+	starts []int    // candidate statement starts (scanned.starts), in order
+	commas []int    // commas at depth 0 (scanned.commas), in order
+	heads  []string // the code at each start, leading comments stripped
+	// ends[k] is the first start from k on where a statement still going
+	// at starts[k] has ended: one that does not continue the line before
+	// it (the code before it ends in neither "," nor "=") or that starts
+	// a declaration; len(code) past the last.
+	ends []int
+	// decls[k] is the first start from k on that starts a declaration
+	// (its first word is let, const or var); len(code) past the last.
+	decls []int
+}
+
+// readStatements scans code and fills in the ends and decls of its starts
+// in one pass from the right, so that finding where a declaration ends is
+// a binary search, not a walk over every line ending in "," after it.
+func readStatements(code string) statements {
+	sc := scan(code)
+	n := len(sc.starts)
+	d := statements{code: code, starts: sc.starts, commas: sc.commas, heads: make([]string, n), ends: make([]int, n+1), decls: make([]int, n+1)}
+	d.ends[n], d.decls[n] = len(code), len(code)
+	for k := n - 1; k >= 0; k-- {
+		s := sc.starts[k]
+		d.heads[k] = stripComments(code[s:])
+		d.ends[k], d.decls[k] = d.ends[k+1], d.decls[k+1]
+		switch firstWord(d.heads[k]) {
+		case "let", "const", "var":
+			d.ends[k], d.decls[k] = s, s
+			continue
+		}
+		h := strings.TrimRight(code[:s], " \t\r\n")
+		if !strings.HasSuffix(h, ",") && !strings.HasSuffix(h, "=") {
+			d.ends[k] = s
+		}
+	}
+	return d
+}
+
+// after returns the index of the first start after offset at.
+func (d *statements) after(at int) int {
+	k, _ := slices.BinarySearch(d.starts, at+1)
+	return k
 }
 
 // nameAfter returns the identifier after a function or class keyword
@@ -50,29 +104,42 @@ func nameAfter(s string) string {
 	return firstWord(s)
 }
 
+// maxBindings bounds the bindings read of one declaration.
+const maxBindings = 1000
+
 // bindingNames returns the names a let, const or var declaration whose
 // bindings start at code[at:] declares: each binding is an identifier or a
-// pattern, then a type and an initializer, up to a comma at bracket depth 0
-// before the statement ends.
-func bindingNames(code string, at int, sc scanned) []string {
+// pattern, then a type and an initializer, up to a comma at bracket depth
+// 0 before the statement ends. The first binding may be on a later line
+// (const\n  x = 1), and so may one after a comma and a line comment.
+//
+// The bindings are read from the code before the next declaration (stmt
+// below) and each step moves at forward past what it read, so reading
+// every declaration reads each byte of code a bounded number of times.
+// Without that bound, each of many declarations on lines ending in ","
+// read the lines of all the others (the adversarial review of
+// 2026-12-06: 14 KB of "let a,\n" took 20 s).
+func (d *statements) bindingNames(at int) []string {
+	code := d.code
+	at = len(code) - len(stripComments(code[at:]))
+	stmt := code[:d.decls[d.after(at)]]
 	var names []string
-	// A pattern's bracket is matched within the statement: one that never
-	// closes (a bracket in a comment the light reading misplaced) would
-	// otherwise read to the end of the code for every declaration.
-	stmtEnd := statementEnd(code, at, sc)
-	for steps := 0; at < len(code) && steps < 1000; steps++ {
-		rest := stripComments(code[at:])
-		at = len(code) - len(rest)
+	for steps := 0; at < len(stmt) && steps < maxBindings; steps++ {
+		rest := stripComments(stmt[at:])
+		at = len(stmt) - len(rest)
 		if rest == "" {
 			break
 		}
 		switch rest[0] {
 		case '{', '[':
-			end := matchBracket(rest[:max(min(len(rest), stmtEnd-at), 1)])
+			// A pattern's bracket is matched within the statement: one
+			// that never closes (a bracket in a comment the light reading
+			// misplaced) reads to the statement's end.
+			end := matchBracket(rest[:d.ends[d.after(at)]-at])
 			if end < 1 {
 				return names
 			}
-			names = append(names, patternNames(rest[1:end])...)
+			names = append(names, patternNames(rest[1:end], 1)...)
 			at += end + 1
 		default:
 			w := firstWord(rest)
@@ -82,7 +149,7 @@ func bindingNames(code string, at int, sc scanned) []string {
 			names = append(names, w)
 			at += len(w)
 		}
-		next, ok := nextBinding(code, at, sc)
+		next, ok := d.nextBinding(stmt, at)
 		if !ok {
 			break
 		}
@@ -91,45 +158,29 @@ func bindingNames(code string, at int, sc scanned) []string {
 	return names
 }
 
-// nextBinding finds the comma after the binding that ends at code[at:]
-// (its type and initializer) and returns where the next binding starts, or
-// false when the statement ends first.
-func nextBinding(code string, at int, sc scanned) (int, bool) {
-	end := statementEnd(code, at, sc)
-	rest := stripComments(code[at:])
+// nextBinding finds the comma after the binding that ends at stmt[at:]
+// (its type and initializer) before the statement ends, and returns where
+// the next binding starts, or false when the statement ends first.
+func (d *statements) nextBinding(stmt string, at int) (int, bool) {
+	end := min(d.ends[d.after(at)], len(stmt))
+	rest := stripComments(stmt[at:end])
 	if strings.HasPrefix(rest, ":") {
 		// A type: commas inside its angle brackets are not the list's.
-		at = skipType(code, len(code)-len(rest)+1, end)
+		at = skipType(stmt[:end], end-len(rest)+1)
 	}
 	// The first comma at or after at (commas are in order).
-	if i, _ := slices.BinarySearch(sc.commas, at); i < len(sc.commas) && sc.commas[i] < end {
-		return sc.commas[i] + 1, true
+	if i, _ := slices.BinarySearch(d.commas, at); i < len(d.commas) && d.commas[i] < end {
+		return d.commas[i] + 1, true
 	}
 	return 0, false
 }
 
-// statementEnd is where the statement around at ends: the next statement
-// start after it that is not a continuation of a line ending in "," or "=".
-func statementEnd(code string, at int, sc scanned) int {
-	i, _ := slices.BinarySearch(sc.starts, at) // starts are in order
-	for _, s := range sc.starts[i:] {
-		if s <= at {
-			continue
-		}
-		h := strings.TrimRight(code[:s], " \t\r\n")
-		if strings.HasSuffix(h, ",") || strings.HasSuffix(h, "=") {
-			continue
-		}
-		return s
-	}
-	return len(code)
-}
-
 // skipType skips a type annotation from code[at:] to the "=" or "," that
-// follows it at depth 0 (angle brackets count as brackets), at most to end.
-func skipType(code string, at, end int) int {
+// follows it at depth 0 (angle brackets count as brackets), or to the end
+// of code.
+func skipType(code string, at int) int {
 	depth := 0
-	for i := at; i < end && i < len(code); i++ {
+	for i := at; i < len(code); i++ {
 		switch c := code[i]; c {
 		case '(', '[', '{', '<':
 			depth++
@@ -149,7 +200,7 @@ func skipType(code string, at, end int) int {
 			}
 		}
 	}
-	return end
+	return len(code)
 }
 
 // matchBracket returns the offset of the bracket closing s[0], skipping
@@ -173,10 +224,20 @@ func matchBracket(s string) int {
 	return max(len(s)-1, 0)
 }
 
+// maxPatternDepth bounds how deep patternNames reads nested patterns:
+// each level reads the whole text inside it again, so an unbounded depth
+// (brackets that never close nest as deep as the text is long) would make
+// the time quadratic.
+const maxPatternDepth = 16
+
 // patternNames returns the names an object or array pattern's inside
 // binds: each element is a name, a rest element, "key: target" or a nested
-// pattern, with an optional default after "=".
-func patternNames(s string) []string {
+// pattern, with an optional default after "=". depth is the pattern's (1
+// for a binding's); patterns deeper than maxPatternDepth are not read.
+func patternNames(s string, depth int) []string {
+	if depth > maxPatternDepth {
+		return nil
+	}
 	var names []string
 	for _, el := range splitTop(s) {
 		el = strings.TrimSpace(stripComments(el))
@@ -192,7 +253,7 @@ func patternNames(s string) []string {
 		case el[0] == '{' || el[0] == '[':
 			end := matchBracket(el)
 			if end > 0 {
-				names = append(names, patternNames(el[1:end])...)
+				names = append(names, patternNames(el[1:end], depth+1)...)
 			}
 		default:
 			names = append(names, firstWord(el))

@@ -49,7 +49,11 @@ type Normalized struct {
 	// Module is the runnable module.
 	Module string
 	// Lines are the code's lines, as submitted.
-	Lines    []string
+	Lines []string
+	// widths are the lengths of Lines in UTF-16 code units, counted once:
+	// a program's error can name its positions many times over (a stack
+	// it made up), and each was a walk over its line.
+	widths   []int
 	edits    []edit
 	captures bool
 	made     normalizeArgs // what made the module, for ReadByEsbuild
@@ -86,10 +90,7 @@ func (n *Normalized) InCode(line, col int) bool {
 	if l < 1 || l > len(n.Lines) {
 		return false
 	}
-	end := 0
-	for _, r := range n.Lines[l-1] {
-		end += utf16.RuneLen(r)
-	}
+	end := n.widths[l-1]
 	for _, e := range n.edits {
 		if e.line == l {
 			end += e.delta
@@ -111,7 +112,7 @@ func (n *Normalized) Position(line, col int) (int, int) {
 		return 1, 1
 	case l > len(n.Lines):
 		last := len(n.Lines)
-		return last, len(utf16.Encode([]rune(n.Lines[last-1]))) + 1
+		return last, n.widths[last-1] + 1
 	}
 	c := col
 	for _, e := range n.edits {
@@ -192,6 +193,10 @@ func normalize(code string, names []string, setup string, c *Carry, r reader) *N
 		}
 	}
 	n := &Normalized{Lines: strings.Split(code, "\n"), made: made}
+	n.widths = make([]int, len(n.Lines))
+	for i, l := range n.Lines {
+		n.widths[i] = utf16Len(l)
+	}
 	sc := scan(code)
 	carry := c.module(names)
 	switch {
@@ -239,11 +244,17 @@ func normalize(code string, names []string, setup string, c *Carry, r reader) *N
 func lineCol(s string, offset int) (int, int) {
 	line := 1 + strings.Count(s[:offset], "\n")
 	start := strings.LastIndexByte(s[:offset], '\n') + 1
-	col := 0
-	for _, r := range s[start:offset] {
-		col += utf16.RuneLen(r)
+	return line, utf16Len(s[start:offset])
+}
+
+// utf16Len is the length of s in UTF-16 code units (a byte that is not
+// UTF-8 counts as one, as the replacement character it decodes to).
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
 	}
-	return line, col
+	return n
 }
 
 // blankFences keeps only the first Markdown code fence's contents, blanking

@@ -2,8 +2,10 @@ package codeform_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/codemode-go/codemode/internal/esbuildchild"
 
@@ -72,4 +74,54 @@ func FuzzNormalize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// longLines is code of two lines of about size bytes each, with
+// characters of one and two UTF-16 code units; the last is an expression
+// statement, so the module returns it (an edit on that line).
+func longLines(size int) string {
+	long := strings.Repeat("a é 𝄞 ", size/10)
+	return "const s = \"" + long + "\";\ns.length // " + long
+}
+
+// TestPositionsOnLongLines maps, for code with two lines of 600 KB, many
+// positions past the code's end (each maps to the end of its last line)
+// and asks InCode about many positions on its first line: as a thrown
+// stack of made-up frames makes RunCode do after the run (the adversarial
+// review of 2026-12-06). Each was a walk over the line, and 1,250 of them
+// took seconds. It checks what they return; BenchmarkPositionsOnLongLines
+// shows each takes the same time whatever the line's length.
+func TestPositionsOnLongLines(t *testing.T) {
+	es := esbuildchild.New(context.Background(), nil)
+	defer es.Close()
+	code := longLines(600_000)
+	n := codeform.Normalize(code, []string{"codemode", "console", "result"}, "", es)
+	lines := strings.Split(code, "\n")
+	first, last := len(utf16.Encode([]rune(lines[0]))), len(utf16.Encode([]rune(lines[1])))
+	for i := range 1250 {
+		if l, c := n.Position(len(lines)+2+i%3, 1); l != 2 || c != last+1 {
+			t.Fatalf("Position past the end = %d:%d; want 2:%d", l, c, last+1)
+		}
+		if !n.InCode(2, first+1) || n.InCode(2, first+2) {
+			t.Fatalf("InCode(2, %d), InCode(2, %d) = %v, %v; want the first only (the end of the code's first line)",
+				first+1, first+2, n.InCode(2, first+1), n.InCode(2, first+2))
+		}
+	}
+}
+
+// BenchmarkPositionsOnLongLines is Position past the end of code and
+// InCode on its first line, for lines of 250 KB and 1 MB: the time per
+// call does not grow with the line.
+func BenchmarkPositionsOnLongLines(b *testing.B) {
+	es := esbuildchild.New(context.Background(), nil)
+	defer es.Close()
+	for _, size := range []int{250_000, 1_000_000} {
+		n := codeform.Normalize(longLines(size), []string{"codemode", "console", "result"}, "", es)
+		b.Run(fmt.Sprintf("%dKB", size/1000), func(b *testing.B) {
+			for b.Loop() {
+				n.Position(len(n.Lines)+2, 1)
+				n.InCode(2, 1)
+			}
+		})
+	}
 }
