@@ -345,3 +345,24 @@ func TestDeepChainFailsOnlyTheProgram(t *testing.T) {
 		t.Fatalf("a program past maxProgram: %v %+v", err, out)
 	}
 }
+
+// TestDecoratorsRun: a class with decorators (blank refuses them, esbuild
+// reads them) runs, its decorators lowered, in both forms.
+func TestDecoratorsRun(t *testing.T) {
+	rt := inProcessRuntime(t)
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	code := "function twice(m: any, _ctx: any) { return function (this: any) { return 2 * m.call(this) } }\n" +
+		"class A { @twice m() { return 21 } }\n"
+	out, err := c.RunCode(context.Background(), code+"new A().m()", RunOptions{})
+	if err != nil || out.Kind != Success || string(out.Value) != "42" {
+		t.Fatalf("statements: %v %+v", err, out)
+	}
+	out, err = c.Run(context.Background(), code+"export default async () => { console.log(new A().m()) };", RunOptions{})
+	if err != nil || out.Kind != Success {
+		t.Fatalf("module: %v %+v", err, out)
+	}
+}

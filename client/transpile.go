@@ -48,6 +48,10 @@ func transformOptions(m api.SourceMap) api.TransformOptions {
 		Sourcemap:  m,
 		Sourcefile: programFilename,
 		Charset:    api.CharsetUTF8,
+		// Neither QuickJS nor Node.js 24 runs decorators: esbuild lowers
+		// them (a class with decorators otherwise failed with QuickJS's
+		// "unexpected token in expression: '@'").
+		Supported: map[string]bool{"decorators": false},
 	}
 }
 
