@@ -366,3 +366,25 @@ func TestDecoratorsRun(t *testing.T) {
 		t.Fatalf("module: %v %+v", err, out)
 	}
 }
+
+// TestNamespaceInStatementsSaysWhy: a namespace in statement-form code
+// fails with esbuild's error, a hint that a module can hold it, and the
+// code's excerpt; the same namespace in a module runs.
+func TestNamespaceInStatementsSaysWhy(t *testing.T) {
+	rt := inProcessRuntime(t)
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	ns := "namespace Util { export const x: number = 41 }\n"
+	out, err := c.RunCode(context.Background(), ns+"Util.x + 1", RunOptions{})
+	if err != nil || out.Kind != ProgramFailed || out.Error.Name != "SyntaxError" ||
+		!strings.Contains(out.Error.Message, "module's top level") || !strings.Contains(out.Error.Text(), "> 1 | namespace Util") {
+		t.Fatalf("statements: %v %+v\n%s", err, out, out.Error.Text())
+	}
+	out, err = c.RunCode(context.Background(), ns+"export default async () => Util.x + 1;", RunOptions{})
+	if err != nil || out.Kind != Success || string(out.Value) != "42" {
+		t.Fatalf("module: %v %+v", err, out)
+	}
+}

@@ -95,10 +95,36 @@ func eraseWithEsbuild(source string, back *codeform.Normalized, es *esbuildchild
 		if loc := res.Errors[0].Location; loc != nil {
 			l, c := back.Position(loc.Line, loc.Column+1)
 			stack = fmt.Sprintf("    at %s:%d:%d", programFilename, l, c)
+			b.WriteString(namespaceHint(source, back, loc))
 		}
-		return nil, &ProgramError{Name: "SyntaxError", Message: b.String(), Stack: stack}
+		lines := strings.Split(source, "\n")
+		if back != nil {
+			lines = back.Lines
+		}
+		return nil, &ProgramError{Name: "SyntaxError", Message: b.String(), Stack: stack, excerpt: excerptIn(lines, stack)}
 	}
 	return &erased{js: string(res.Code), jsMap: res.Map, source: source, back: back}, nil
+}
+
+// namespaceHint explains esbuild's error at loc when it is the name after
+// "namespace" or "module" in model-written code (back is not nil): the
+// statement and function forms run inside a function, where TypeScript
+// allows no namespace; a module can hold one. It returns "" otherwise.
+func namespaceHint(source string, back *codeform.Normalized, loc *api.Location) string {
+	if back == nil || loc.Line < 1 {
+		return ""
+	}
+	lines := strings.SplitN(source, "\n", loc.Line+1)
+	if loc.Line > len(lines) {
+		return ""
+	}
+	line := lines[loc.Line-1]
+	before := strings.TrimRight(line[:min(max(loc.Column, 0), len(line))], " \t")
+	if !strings.HasSuffix(before, "namespace") && !strings.HasSuffix(before, "module") {
+		return ""
+	}
+	return " (a namespace is declared only at a module's top level; statements and functions run inside a function: " +
+		"write the program as a module, the namespace beside `export default async function (scope) { … }`)"
 }
 
 // erasureFailed is the error of an erasure whose esbuild process failed:

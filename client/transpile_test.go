@@ -108,7 +108,7 @@ func madeUpStack(t testing.TB, size, n int) (*erased, string, string, string) {
 // to map after the run). mapText maps the first maxMappedPositions of
 // them, each as it maps one alone, and leaves the rest as they are.
 func TestMapTextMapsTheFirstPositionsOfAMadeUpStack(t *testing.T) {
-	prog, text, frame, past := madeUpStack(t, 600_000, 1250)
+	prog, text, frame, past := madeUpStack(t, 120_000, 1250) // blank reads up to 256 KB (blank.MaxSource)
 	got := prog.mapText(text)
 	mappedPast, mappedFrame := strings.TrimSpace(prog.mapText(past)), prog.mapText(frame)
 	if mappedPast == past || mappedFrame == frame {
@@ -135,10 +135,11 @@ func TestMapTextMapsTheFirstPositionsOfAMadeUpStack(t *testing.T) {
 }
 
 // BenchmarkMapTextOfAMadeUpStack is mapText over 1,250 made-up frames and
-// 1,250 positions past the end of code with lines of 250 KB and 1 MB: the
-// time does not grow with the lines.
+// 1,250 positions past the end of code with lines of 30 KB and 120 KB (the
+// code blank reads: blank.MaxSource): the time does not grow with the
+// lines.
 func BenchmarkMapTextOfAMadeUpStack(b *testing.B) {
-	for _, size := range []int{250_000, 1_000_000} {
+	for _, size := range []int{30_000, 120_000} {
 		prog, text, _, _ := madeUpStack(b, size, 1250)
 		b.Run(fmt.Sprintf("%dKB", size/1000), func(b *testing.B) {
 			for b.Loop() {
