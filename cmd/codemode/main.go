@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -90,10 +91,39 @@ that need a person's approval (exit status 3) and keeps snippets. --runtime R is
 quickjs (the embedded sandbox, default), node (a Node.js 24 child process; not
 a sandbox) or the address of a runner host (token in $CODEMODE_RUNNER_TOKEN).
 
-codemode COMMAND --help lists a command's flags. Exit status: 0 done, 1 a
+codemode COMMAND --help lists a command's flags; codemode version prints the
+build. Exit status: 0 done, 1 a
 program failed or was refused, 2 a bad command line, 3 paused for approval.
 `)
 	return b.String()
+}
+
+// version is "codemode VERSION (go VERSION, vcs REVISION[+dirty])" from the
+// build information (debug.ReadBuildInfo): the module's version for `go
+// install …@v1.2.3`, "(devel)" for a build from a checkout, with the
+// commit it was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "codemode (no build information)"
+	}
+	v := "codemode " + info.Main.Version + " (" + info.GoVersion
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		v += ", vcs " + rev[:min(12, len(rev))]
+		if dirty {
+			v += "+dirty"
+		}
+	}
+	return v + ")"
 }
 
 // usageError is a bad command line: exit status 2.
@@ -113,6 +143,9 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage())
+		return 0
+	case "version", "--version":
+		fmt.Fprintln(stdout, version())
 		return 0
 	}
 	c, ok := lookup(args[0])

@@ -396,3 +396,13 @@ func TestStatementFormsWithToolsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestVersion: codemode version and --version print the build, exit 0.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"version", "--version"} {
+		var out, errs strings.Builder
+		if code := cli(context.Background(), []string{arg}, &out, &errs); code != 0 || !strings.HasPrefix(out.String(), "codemode ") || !strings.Contains(out.String(), "go1.") {
+			t.Fatalf("%s: exit %d, %q, %q", arg, code, out.String(), errs.String())
+		}
+	}
+}
