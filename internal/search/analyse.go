@@ -213,6 +213,16 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 			info.context = appendNew(info.context, id)
 		}
 	}
+	for _, w := range d.settable {
+		t := ix.stems.term(w)
+		if t == "" || genericNouns[w] {
+			continue
+		}
+		id := ix.id(t)
+		if !slices.Contains(info.context, id) && !slices.ContainsFunc(info.objects, func(o []int32) bool { return slices.Contains(o, id) }) {
+			info.settable = appendNew(info.settable, id)
+		}
+	}
 	for _, a := range info.actions {
 		info.families |= ix.family[a]
 	}
@@ -310,7 +320,10 @@ type query struct {
 	// match is, by term, how well the query matches it (the best factor
 	// of a word that matches it); reset clears it for the next query.
 	match []float64
-	verb  int32 // the verb's term, -1 without one
+	// wordOf is, by term, the index from 1 of the query word that matches
+	// it best (indexWords), nil until set.
+	wordOf []int8
+	verb   int32 // the verb's term, -1 without one
 	// alts are the verbs of the documents an everyday verb stands for
 	// (kill: cancel, stop), most usual first; verb is the first.
 	alts   []int32
@@ -345,6 +358,41 @@ type queryWord struct {
 	stem       string
 	expansions []expansion
 	factor     float64 // weighs the word's BM25F score (1 unless set)
+	// phrase numbers the query's noun phrase the word is in (from 1; 0
+	// in none), and head says it ends it.
+	phrase int8
+	head   bool
+	aside  bool // the word is in an aside (asides)
+}
+
+// phrases numbers the query raw's noun phrases in its words: runs of words
+// between stop words, determiners, prepositions and the verb (verb, its
+// term), the last of each its head.
+func (q *query) phrases(ix *Index, raw []string, verb string) {
+	var n int8
+	last := -1
+	for _, w := range raw {
+		t := ix.stems.termQuery(w)
+		i := slices.IndexFunc(q.words, func(qw queryWord) bool { return qw.stem == t })
+		if t == "" || t == verb || i < 0 || determiners[w] || prepositions[w] || !letters(w) {
+			last = -1
+			continue
+		}
+		if last >= 0 && len(w) > 4 && strings.HasSuffix(w, "ed") {
+			last = -1 // a participle ends a noun phrase (nounPhrase)
+		}
+		if last < 0 && n < 127 {
+			n++
+		}
+		if q.words[i].phrase == 0 {
+			q.words[i].phrase = n
+		}
+		if last >= 0 && q.words[last].phrase == n {
+			q.words[last].head = false
+		}
+		q.words[i].head = q.words[i].phrase == n
+		last = i
+	}
 }
 
 type expansion struct {
@@ -383,7 +431,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	for _, w := range words(text) {
 		if long, ok := abbreviations[w]; ok {
 			raw = append(raw, words(long)...)
-		} else if phrase, ok := ix.acronyms[w]; ok {
+		} else if phrase, ok := ix.acronyms[w]; ok && !stopWords[w] && !determiners[w] {
 			raw = append(raw, phrase...)
 		} else {
 			raw = append(raw, w)
@@ -418,6 +466,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 		if i > aside {
 			qw.factor *= asideFactor
+			qw.aside = true
 		}
 		q.words = append(q.words, qw)
 	}
@@ -453,6 +502,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			q.match[e.term] = max(q.match[e.term], e.factor)
 		}
 	}
+	q.phrases(ix, raw, verbWord)
 	q.spans = ix.spans(raw, phrase)
 	switch {
 	case q.family == familyBit(familyGet) && q.plural:
@@ -588,11 +638,33 @@ func (q *query) inObject(t int32) bool {
 	return false
 }
 
-// reset clears what q set in its match slice.
+// indexWords sets q.wordOf to wordOf (by term, all 0) with, for each
+// term the query matches, the index from 1 of the word matching it best.
+func (q *query) indexWords(wordOf []int8) {
+	q.wordOf = wordOf
+	for i, w := range q.words {
+		for _, e := range w.expansions {
+			if k := wordOf[e.term]; (k == 0 || q.words[k-1].match(e.term) < e.factor) && i < 127 {
+				wordOf[e.term] = int8(i + 1)
+			}
+		}
+	}
+}
+
+// inObjectWord reports whether w is the query's object or one of its
+// modifiers.
+func (q *query) inObjectWord(w *queryWord) bool {
+	return w == q.object || slices.Contains(q.modifiers, w)
+}
+
+// reset clears what q set in its match and wordOf slices.
 func (q *query) reset() {
 	for _, w := range q.words {
 		for _, e := range w.expansions {
 			q.match[e.term] = 0
+			if q.wordOf != nil {
+				q.wordOf[e.term] = 0
+			}
 		}
 	}
 	q.spans = nil

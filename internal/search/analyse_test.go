@@ -552,3 +552,77 @@ func TestCompounds(t *testing.T) {
 		t.Errorf("Search(make references link ...) = %v, want repos_create_autolink first", hits)
 	}
 }
+
+func TestSettableWords(t *testing.T) {
+	for _, tc := range []struct {
+		schema, path, want string
+	}{
+		{`{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"archived":{"type":"boolean"},"default_branch":{"type":"string"}}}`,
+			"/repos/{owner}/{repo}", "archived default branch"},
+		{`{"type":"object","properties":{"pull_number":{"type":"integer"},"body":{"type":"object","properties":{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]}}}}}`,
+			"/pulls/{pull_number}/reviews", "body event approve request changes comment"},
+		{`{"type":"object","properties":{"a":{"type":"object","properties":{"deep":{"type":"string"}}},"z":{"type":"string"}}}`, "", "a z deep"}, // breadth first
+		{`{"type":"object","properties":{"cancel_at":{"anyOf":[{"type":"integer"},{"type":"string","enum":[""]}]}}}`, "", "cancel at"},
+		{`not json`, "", ""},
+	} {
+		var params []string
+		for _, s := range strings.Split(tc.path, "/") {
+			if strings.HasPrefix(s, "{") {
+				params = append(params, strings.Trim(s, "{}"))
+			}
+		}
+		if got := strings.Join(settableWords(parseSchema([]byte(tc.schema)), params), " "); got != tc.want {
+			t.Errorf("settableWords(%s) = %q, want %q", tc.schema, got, tc.want)
+		}
+	}
+}
+
+// TestSettableAgreement: a query word naming what an operation's input
+// sets or chooses (a property, an enum's value) counts for that operation
+// when the query names what it acts on, and the query's verb agrees with
+// an operation that sets it; a general verb's word, a generic word, the
+// last word of a phrase naming the operation's object, and a filter of a
+// reading operation for a query that changes something do not count.
+func TestSettableAgreement(t *testing.T) {
+	ops := []struct{ name, summary, method, path, schema string }{
+		{"repos_update", "Update a repository", "PATCH", "/repos/{owner}/{repo}", `{"properties":{"owner":{},"repo":{},"body":{"properties":{` +
+			`"allow_forking":{},"archived":{"type":"boolean"},"default_branch":{},"delete_branch_on_merge":{},"has_issues":{},"name":{}}}}}`},
+		{"repos_get", "Get a repository", "GET", "/repos/{owner}/{repo}", `{"properties":{"owner":{},"repo":{}}}`},
+		{"pulls_list", "List pull requests", "GET", "/repos/{owner}/{repo}/pulls", `{"properties":{"owner":{},"repo":{},"state":{"enum":["open","closed","all"]},"page":{}}}`},
+		{"pulls_create_review", "Create a review for a pull request", "POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", `{"properties":{"owner":{},"repo":{},"pull_number":{},"body":{"properties":{"event":{"enum":["APPROVE","REQUEST_CHANGES","COMMENT"]}}}}}`},
+		{"repos_rename_branch", "Rename a branch", "POST", "/repos/{owner}/{repo}/branches/{branch}/rename", `{"properties":{"owner":{},"repo":{},"branch":{},"new_name":{}}}`},
+		{"GetInvoiceitems", "List invoice items", "GET", "/v1/invoiceitems", `{"properties":{"pending":{"type":"boolean"},"limit":{}}}`},
+		{"DeleteInvoiceitemsInvoiceitem", "Delete an invoice item", "DELETE", "/v1/invoiceitems/{invoiceitem}", `{"properties":{"invoiceitem":{}}}`},
+	}
+	docs := make([]Document, len(ops))
+	for i, op := range ops {
+		docs[i] = NewDocument(Tool{Name: op.name, Description: op.summary + "\n\n" + op.method + " " + op.path, InputSchema: []byte(op.schema)})
+	}
+	ix := New(docs)
+	for _, tc := range []struct {
+		query, doc   string
+		agrees, verb bool
+	}{
+		{"archive a repository", "repos_update", true, true},
+		{"archive a repository", "repos_get", false, false},
+		{"list the open pull requests of a repository", "pulls_list", true, false},
+		{"approve a pull request", "pulls_create_review", true, true},
+		{"review a pull request", "pulls_create_review", false, false}, // "request" names the pull request
+		{"delete a repository", "repos_update", false, false},          // not delete_branch_on_merge
+		{"give a branch a new name", "repos_rename_branch", true, false},
+		{"make a new branch", "repos_rename_branch", false, false}, // new is no setting
+		{"list the pending invoice items", "GetInvoiceitems", true, false},
+		{"remove a pending invoice item", "GetInvoiceitems", false, false}, // a list's filter
+	} {
+		d := slices.IndexFunc(ops, func(o struct{ name, summary, method, path, schema string }) bool { return o.name == tc.doc })
+		sc := ix.pool.Get().(*scratch)
+		q := ix.parseQuery(tc.query, sc.match)
+		q.indexWords(sc.wordOf)
+		agrees, verb := ix.settableAgreement(&ix.docs[d], q) > 0, ix.verbSettable(&ix.docs[d], q)
+		q.reset()
+		ix.pool.Put(sc)
+		if agrees != tc.agrees || verb != tc.verb {
+			t.Errorf("%q on %s: settable agreement %v, verb settable %v; want %v, %v", tc.query, tc.doc, agrees, verb, tc.agrees, tc.verb)
+		}
+	}
+}

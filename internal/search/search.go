@@ -122,6 +122,17 @@ const (
 	// paths (0..1): GitHub's repos are under almost every path and cost
 	// little, dependabot's cost more.
 	unrelatedContext = 3.0
+	// settableAgrees is added per term (at most maxSettableAgree) of what
+	// an operation's input sets or chooses that the query names, when the
+	// query names what the operation acts on or where: "archive a
+	// repository" sets a repository's archived, "list the open pull
+	// requests" chooses the state open, "approve a pull request" creates
+	// a review on it whose event is APPROVE.
+	settableAgrees = 4.0
+	// settableScope is the object agreement of an operation under the
+	// query's object whose input sets the query's verb.
+	settableScope    = 0.5
+	maxSettableAgree = 2
 )
 
 // Index is an immutable index over documents. Build it once with New;
@@ -158,6 +169,10 @@ type Index struct {
 	created map[int32]bool
 	// contextRarity is, per term, how rare it is as a context object (0..1).
 	contextRarity map[int32]float64
+	// settableRarity is, by term id, how rare it is among what the
+	// documents' inputs set (0..1): Kubernetes' resourceVersion, on every
+	// list, says little.
+	settableRarity []float64
 	// acronyms are the initials of the documents' object phrases of three
 	// words or more, and the phrase's words (pvc: persistent volume claim).
 	acronyms map[string][]string
@@ -177,7 +192,10 @@ type docInfo struct {
 	families uint8   // the verb families they belong to
 	objects  [][]int32
 	context  []int32 // objects its path is under
-	shape    uint8   // shapeItem, shapeCollection or 0 (no path)
+	// settable are the terms of what its input sets or chooses
+	// (Document.settable), its objects' and context's left out.
+	settable []int32
+	shape    uint8 // shapeItem, shapeCollection or 0 (no path)
 }
 
 // The shapes of a path: one item (/labels/{name}) or a collection
@@ -216,11 +234,14 @@ func New(documents []Document) *Index {
 	ix.learnAliases(documents)
 	ix.learnCompounds(documents)
 	ix.learnAcronyms(parsed)
-	contextDocs := map[int32]int{}
+	contextDocs, settableDocs := map[int32]int{}, map[int32]int{}
 	for i := range documents {
 		ix.docs[i] = ix.analyse(&documents[i], parsed[i])
 		for _, c := range ix.docs[i].context {
 			contextDocs[c]++
+		}
+		for _, t := range ix.docs[i].settable {
+			settableDocs[t]++
 		}
 		for _, o := range ix.docs[i].objects {
 			if len(o) > 0 {
@@ -236,8 +257,15 @@ func New(documents []Document) *Index {
 	}
 	ix.learnAssociations(described)
 	maxIDF := math.Log(1 + (float64(ix.n)-0.5)/1.5)
+	rarity := func(df int) float64 {
+		return math.Log(1+(float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5)) / maxIDF
+	}
 	for t, df := range contextDocs {
-		ix.contextRarity[t] = math.Log(1+(float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5)) / maxIDF
+		ix.contextRarity[t] = rarity(df)
+	}
+	ix.settableRarity = make([]float64, len(ix.ids))
+	for t, df := range settableDocs {
+		ix.settableRarity[t] = rarity(df)
 	}
 	for w := range ix.ids {
 		ix.sorted = append(ix.sorted, w)
@@ -245,7 +273,7 @@ func New(documents []Document) *Index {
 	sort.Strings(ix.sorted)
 	n, terms := ix.n, len(ix.ids)
 	ix.pool.New = func() any {
-		return &scratch{scores: make([]float64, n), best: make([]float64, n), match: make([]float64, terms)}
+		return &scratch{scores: make([]float64, n), best: make([]float64, n), match: make([]float64, terms), wordOf: make([]int8, terms)}
 	}
 	return ix
 }
@@ -486,6 +514,7 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
 	q := ix.parseQuery(query, sc.match)
+	q.indexWords(sc.wordOf)
 	defer q.reset()
 	if len(q.words) == 0 {
 		return []Hit{}, 0
@@ -525,6 +554,7 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 type scratch struct {
 	scores, best     []float64 // by document
 	match            []float64 // by term: how well the query matches it
+	wordOf           []int8    // by term: the query word that matches it best, from 1
 	touched, matched []int32
 }
 
@@ -627,6 +657,9 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		case q.general && doc.families != 0:
 			verb = -verbDisagrees / verbAgrees
 		}
+		if verb < everydayLesser && ix.verbSettable(doc, q) {
+			verb = everydayLesser // "approve a pull request": a review whose event is APPROVE
+		}
 		verb *= q.verbWeight
 	}
 	if q.object != nil {
@@ -663,6 +696,7 @@ func (ix *Index) structure(d int32, q *query) float64 {
 			score += numberAgrees
 		}
 	}
+	score += ix.settableAgreement(doc, q)
 	agreed := 0
 	for _, c := range doc.context {
 		switch {
@@ -679,6 +713,127 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		}
 	}
 	return score
+}
+
+// settableAgreement is settableAgrees times the query's matches of what
+// doc's input sets or chooses (at most maxSettableAgree of them), when the
+// query names doc's object or the last object its path is under (by a
+// word other than its verb). Words of the query's noun phrases count, and
+// its verb when it is no general one and doc sets something (creates,
+// updates or acts otherwise; "approve a pull request": a review's event
+// APPROVE). A noun phrase's last word does not count when the phrase
+// names doc's object or where it is ("request" in "review a pull
+// request", not REQUEST_CHANGES), though a word before it does ("the open
+// pull requests": state open); nor does the query's object phrase when
+// the documents have operations on that object and doc's object is
+// another ("the card payments capability of an account" asks for the
+// capability's operations, not the account's card_payments).
+func (ix *Index) settableAgreement(doc *docInfo, q *query) float64 {
+	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
+	if len(doc.settable) == 0 || (q.family&reads != 0 && q.family&^reads == 0) != (doc.families&reads != 0) || !ix.namesSubject(doc, q) {
+		return 0
+	}
+	var sum float64
+	n := 0
+	objectOther := -1 // whether the query's object is another operation's: unknown
+	for _, t := range doc.settable {
+		k := q.wordOf[t]
+		if k == 0 {
+			continue
+		}
+		w := &q.words[k-1]
+		switch {
+		case w == q.verbWord:
+			if q.general && len(q.alts) == 0 || doc.families&(reads|familyBit(familyDelete)) != 0 {
+				continue
+			}
+		case w.phrase == 0 || w.aside, w.head && ix.phraseNamesDoc(doc, q, w.phrase):
+			continue
+		case q.inObjectWord(w):
+			if objectOther < 0 {
+				objectOther = 0
+				if ix.objectElsewhere(doc, q) {
+					objectOther = 1
+				}
+			}
+			if objectOther == 1 {
+				continue
+			}
+		}
+		sum += q.match[t] * w.factor * ix.settableRarity[t]
+		if n++; n == maxSettableAgree {
+			break
+		}
+	}
+	return settableAgrees * sum
+}
+
+// verbSettable reports whether the query's verb, no general one, is
+// something doc sets (its input's property or enum value: GitHub's review
+// event APPROVE, a repository's archived), and doc neither reads nor
+// deletes.
+func (ix *Index) verbSettable(doc *docInfo, q *query) bool {
+	if q.verbWord == nil || q.general && len(q.alts) == 0 ||
+		doc.families&(familyBit(familyGet)|familyBit(familyList)|familyBit(familySearch)|familyBit(familyDelete)) != 0 {
+		return false
+	}
+	id, ok := ix.ids[q.verbWord.stem] // the word itself: "allow" is not "enabled"
+	return ok && slices.Contains(doc.settable, id)
+}
+
+// objectElsewhere reports whether the query's object heads some
+// operation's object and none of doc's.
+func (ix *Index) objectElsewhere(doc *docInfo, q *query) bool {
+	if q.object == nil {
+		return false
+	}
+	for _, o := range doc.objects {
+		if len(o) > 0 && q.object.match(o[len(o)-1]) > 0 {
+			return false
+		}
+	}
+	for _, e := range q.object.expansions {
+		if ix.heads[e.term] {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseNamesDoc reports whether a word of the query's noun phrase p
+// matches one of doc's objects' words or its context.
+func (ix *Index) phraseNamesDoc(doc *docInfo, q *query, p int8) bool {
+	for i := range q.words {
+		w := &q.words[i]
+		if w.phrase != p {
+			continue
+		}
+		for _, c := range doc.context {
+			if w.match(c) > 0 {
+				return true
+			}
+		}
+		for _, o := range doc.objects {
+			for _, t := range o {
+				if w.match(t) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// namesSubject reports whether the query names one of doc's objects (its
+// head) or the last object its path is under.
+func (ix *Index) namesSubject(doc *docInfo, q *query) bool {
+	named := func(t int32) bool { k := q.wordOf[t]; return k > 0 && &q.words[k-1] != q.verbWord }
+	for _, o := range doc.objects {
+		if len(o) > 0 && named(o[len(o)-1]) {
+			return true
+		}
+	}
+	return len(doc.context) > 0 && named(doc.context[len(doc.context)-1])
 }
 
 // altsAgree is how well doc's verbs agree with an everyday verb's
