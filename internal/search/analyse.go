@@ -146,6 +146,41 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 	return phrase, lists
 }
 
+// firstPerson are the words a query speaks of its caller with.
+var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "mine": true, "myself": true}
+
+// selfWords are the words an operation's name or summary says it acts for
+// the caller with: GitHub's "for the authenticated user", Kubernetes'
+// SelfSubjectReview.
+var selfWords = map[string]bool{"authenticated": true, "self": true, "me": true, "my": true, "myself": true}
+
+// firstSegments are the documents' paths' first segments (versions left
+// out), their words joined.
+func firstSegments(documents []Document) map[string]bool {
+	firsts := map[string]bool{}
+	for i := range documents {
+		if segs := documents[i].segments; len(segs) > 0 && !segs[0].param {
+			firsts[strings.Join(segs[0].words, "")] = true
+		}
+	}
+	return firsts
+}
+
+// selfDocument reports whether d acts for the caller: its name or summary
+// has a self word, or its path starts with a singular whose plural starts
+// another path (firsts: /user beside /users, /account beside /accounts).
+func selfDocument(d *Document, firsts map[string]bool) bool {
+	if slices.ContainsFunc(d.name, func(w string) bool { return selfWords[w] }) ||
+		slices.ContainsFunc(d.summary, func(w string) bool { return selfWords[w] }) {
+		return true
+	}
+	if len(d.segments) == 0 || d.segments[0].param {
+		return false
+	}
+	first := strings.Join(d.segments[0].words, "")
+	return !plural(first, nil) && (firsts[first+"s"] || firsts[first+"es"])
+}
+
 // letters reports whether w has a letter (is not a number).
 func letters(w string) bool {
 	for _, r := range w {
@@ -346,6 +381,7 @@ type query struct {
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
+	self       bool // the query speaks of the caller ("my", "I")
 	all        bool // the object names all or every one ("all pods", "every pod")
 	// spans are the terms of what the query spans, not one of: "pods
 	// across all namespaces", "issues in every repository". An operation
@@ -439,6 +475,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	}
 	raw = ix.agents(phrasal(raw))
 	q, phrase, verbWord, _ := ix.readObject(raw, match)
+	q.self = slices.ContainsFunc(raw, func(w string) bool { return firstPerson[w] })
 	if p := possessive(raw); len(p) > 0 {
 		// "a customer's shipping address" when the customer is the
 		// object (ownerPhrase), else as it is.

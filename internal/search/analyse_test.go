@@ -626,3 +626,38 @@ func TestSettableAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestSelf: a query that speaks of its caller ("my", "I") favours the
+// operations that act for the caller, known by their name or summary
+// ("the authenticated user", SelfSubjectReview) or by a path that starts
+// with the singular of another path's start (/user beside /users).
+func TestSelf(t *testing.T) {
+	ops := []operation{
+		{"repos_list_for_user", "List repositories for a user", "GET", "/users/{username}/repos"},
+		{"repos_list_mine", "List repositories", "GET", "/user/repos"},
+		{"repos_list_public", "List public repositories", "GET", "/repositories"},
+		{"orgs_list_for_user", "List organizations for a user", "GET", "/users/{username}/orgs"},
+		{"orgs_list_for_authenticated_user", "List organizations for the authenticated user", "GET", "/orgs"},
+		{"GetAccountsAccount", "Retrieves the details of an account", "GET", "/v1/accounts/{account}"},
+		{"GetAccount", "Retrieves the details of an account", "GET", "/v1/account"},
+		{"createAuthenticationV1SelfSubjectReview", "create a SelfSubjectReview", "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews"},
+		{"createAuthenticationV1TokenReview", "create a TokenReview", "POST", "/apis/authentication.k8s.io/v1/tokenreviews"},
+	}
+	ix := operationIndex(ops)
+	for i, want := range []bool{false, true, false, false, true, false, true, true, false} {
+		if ix.docs[i].self != want {
+			t.Errorf("%s: self = %v, want %v", ops[i].name, ix.docs[i].self, want)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"list my repositories", "repos_list_mine"},
+		{"list the repositories of a user", "repos_list_for_user"},
+		{"list the organizations I belong to", "orgs_list_for_authenticated_user"},
+		{"show my account", "GetAccount"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}

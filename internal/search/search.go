@@ -128,11 +128,12 @@ const (
 	// repository" sets a repository's archived, "list the open pull
 	// requests" chooses the state open, "approve a pull request" creates
 	// a review on it whose event is APPROVE.
-	settableAgrees = 4.0
-	// settableScope is the object agreement of an operation under the
-	// query's object whose input sets the query's verb.
-	settableScope    = 0.5
+	settableAgrees   = 4.0
 	maxSettableAgree = 2
+	// selfAgrees is added when the query speaks of the caller ("list my
+	// repositories", "the teams I'm on") and the operation acts for the
+	// caller (docInfo.self).
+	selfAgrees = 3.0
 )
 
 // Index is an immutable index over documents. Build it once with New;
@@ -196,6 +197,11 @@ type docInfo struct {
 	// (Document.settable), its objects' and context's left out.
 	settable []int32
 	shape    uint8 // shapeItem, shapeCollection or 0 (no path)
+	// self says the operation acts for the caller: its name or summary
+	// says so (selfWords), or its path starts with the singular of
+	// another path's first segment (GitHub's /user/repos beside
+	// /users/{username}/repos, Stripe's /v1/account beside /v1/accounts).
+	self bool
 }
 
 // The shapes of a path: one item (/labels/{name}) or a collection
@@ -235,8 +241,10 @@ func New(documents []Document) *Index {
 	ix.learnCompounds(documents)
 	ix.learnAcronyms(parsed)
 	contextDocs, settableDocs := map[int32]int{}, map[int32]int{}
+	firsts := firstSegments(documents)
 	for i := range documents {
 		ix.docs[i] = ix.analyse(&documents[i], parsed[i])
+		ix.docs[i].self = selfDocument(&documents[i], firsts)
 		for _, c := range ix.docs[i].context {
 			contextDocs[c]++
 		}
@@ -697,6 +705,9 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		}
 	}
 	score += ix.settableAgreement(doc, q)
+	if q.self && doc.self {
+		score += selfAgrees
+	}
 	agreed := 0
 	for _, c := range doc.context {
 		switch {
