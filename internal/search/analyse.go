@@ -368,6 +368,10 @@ type query struct {
 	// requests").
 	modifiers []*queryWord
 	verbWord  *queryWord // the verb's word, nil without one
+	// madeBy are the objects of the documents the verb names as a person
+	// it acts on or who does it: assignees for "assign", an invitee for
+	// "invite" (derivedNouns).
+	madeBy []int32
 	// general says the verb is of a general family (publish, remove).
 	general bool
 	// undo says the verb undoes another ("unassign"): verbWord is the
@@ -464,13 +468,16 @@ func (w *queryWord) match(t int32) float64 {
 // A query without a verb names something to look at: it reads.
 func (ix *Index) parseQuery(text string, match []float64) *query {
 	var raw []string
-	for _, w := range words(text) {
-		if long, ok := abbreviations[w]; ok {
-			raw = append(raw, words(long)...)
-		} else if phrase, ok := ix.acronyms[w]; ok && !stopWords[w] && !determiners[w] {
-			raw = append(raw, phrase...)
-		} else {
-			raw = append(raw, w)
+	for _, field := range strings.Fields(text) {
+		ws, joined := hyphenated(field)
+		for _, w := range ws {
+			if long, ok := abbreviations[w]; ok && !joined {
+				raw = append(raw, words(long)...)
+			} else if phrase, ok := ix.acronyms[w]; ok && !joined && !stopWords[w] && !determiners[w] {
+				raw = append(raw, phrase...)
+			} else {
+				raw = append(raw, w)
+			}
 		}
 	}
 	raw = ix.agents(phrasal(raw))
@@ -516,6 +523,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			for _, a := range q.alts {
 				q.words[i].expansions = append(q.words[i].expansions, expansion{a, aliasFactor})
 			}
+			q.madeBy = ix.derivedNouns(verbWord)
 		}
 	}
 	// The object's head is the phrase's last word, its modifiers the others.
@@ -807,6 +815,34 @@ func possessive(raw []string) []string {
 	return append(out, raw[e:]...)
 }
 
+// hyphenated is the words of one whitespace-separated field of a query,
+// and whether they were joined by hyphens into one word ("one-off",
+// "in-person", "sub-issues"): then a part that is a stop word, a
+// preposition or a particle says nothing of its own and is left out (a
+// one-off job is not "off" a job), and the rest are not abbreviations
+// (sub-issues are no subscriptions). "re-run" is one verb, rerun, as in
+// summaries (parseSummary), and a phrasal verb written with a hyphen
+// ("thumbs-up") stays whole.
+func hyphenated(field string) (ws []string, joined bool) {
+	ws = words(field)
+	if len(ws) < 2 || !strings.Contains(field, "-") {
+		return ws, false
+	}
+	if _, ok := phrasalVerbs[[2]string{ws[0], ws[1]}]; ok && len(ws) == 2 {
+		return ws, false
+	}
+	if ws[0] == "re" {
+		ws = append([]string{"re" + ws[1]}, ws[2:]...)
+	}
+	kept := ws[:0:0]
+	for _, w := range ws {
+		if !stopWords[w] && !prepositions[w] && !particles[w] {
+			kept = append(kept, w)
+		}
+	}
+	return kept, true
+}
+
 // phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the
 // word an API would use: "get rid of a label" is "delete a label", "turn a
 // workflow back on" "enable a workflow", "take a coupon off a
@@ -817,6 +853,13 @@ func phrasal(raw []string) []string {
 			continue
 		}
 		for j := i + 1; j < len(raw) && j <= i+6; j++ {
+			if rest := raw[j+1:]; raw[j] == "off" && j > i+1 && len(rest) > 0 && !prepositions[rest[0]] {
+				// "kick someone off a team", "strip every label off an
+				// issue": whatever the verb, off a place removes from it.
+				out := append(slices.Clone(raw[:i]), "remove")
+				out = append(append(out, raw[i+1:j]...), "from")
+				return append(out, rest...)
+			}
 			with, ok := phrasalVerbs[[2]string{w, raw[j]}]
 			if !ok {
 				continue
@@ -827,11 +870,8 @@ func phrasal(raw []string) []string {
 				out = out[:len(out)-1]
 			}
 			rest := raw[j+1:]
-			switch {
-			case raw[j] == "rid" && len(rest) > 0 && rest[0] == "of":
+			if raw[j] == "rid" && len(rest) > 0 && rest[0] == "of" {
 				rest = rest[1:]
-			case j > i+1 && len(rest) > 0 && raw[j] == "off":
-				out = append(out, "from")
 			}
 			return append(out, rest...)
 		}
@@ -859,6 +899,19 @@ func (ix *Index) everyday(q *query, w string) bool {
 	}
 	q.verb, q.general = q.alts[0], true
 	return true
+}
+
+// derivedNouns are the objects of the documents that are the verb v (a
+// term) with -e, -ee, -er or -or: the person it acts on or who does it
+// (assign: assignee, stemmed assigne).
+func (ix *Index) derivedNouns(v string) []int32 {
+	var out []int32
+	for _, suffix := range []string{"e", "ee", "er", "or"} {
+		if id, ok := ix.ids[v+suffix]; ok && ix.heads[id] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // agents reads "who is watching this repository" as a list of the

@@ -472,6 +472,10 @@ func TestEverydayVerbs(t *testing.T) {
 		{"roll back a deployment to an older revision", "update a deployment to an older revision"},
 		{"thumbs up a comment", "add reaction to a comment"},
 		{"list the pull requests I turned on", "list the pull requests i turned on"},
+		{"kick someone off a team", "remove someone from a team"},
+		{"strip every label off an issue", "remove every label from an issue"},
+		{"turn the alerts off", "disable the alerts"},
+		{"kick off a build", "trigger a build"},
 	} {
 		if got := strings.Join(phrasal(words(tc.query)), " "); got != tc.want {
 			t.Errorf("phrasal(%q) = %q, want %q", tc.query, got, tc.want)
@@ -654,6 +658,58 @@ func TestSelf(t *testing.T) {
 		{"list the repositories of a user", "repos_list_for_user"},
 		{"list the organizations I belong to", "orgs_list_for_authenticated_user"},
 		{"show my account", "GetAccount"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+func TestHyphenated(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		want   string
+		joined bool
+	}{
+		{"one-off", "one", true},
+		{"in-person", "person", true},
+		{"sub-issues", "sub issues", true},
+		{"re-run", "rerun", true},
+		{"thumbs-up", "thumbs up", false},
+		{"repo", "repo", false},
+		{"pull_request", "pull request", false},
+	} {
+		ws, joined := hyphenated(tc.in)
+		if got := strings.Join(ws, " "); got != tc.want || joined != tc.joined {
+			t.Errorf("hyphenated(%q) = %q, %v; want %q, %v", tc.in, got, joined, tc.want, tc.joined)
+		}
+	}
+}
+
+// TestPeopleOfAVerb: indefinite pronouns name no object, and a verb whose
+// -ee or -er noun is an object of the documents makes or removes one
+// ("assign someone to an issue" adds an assignee); hyphenated words are
+// one ("sub-issues" are no subscriptions, a "one-off" job is not off
+// anything).
+func TestPeopleOfAVerb(t *testing.T) {
+	ops := []operation{
+		{"issues_add_assignees", "Add assignees to an issue", "POST", "/repos/{owner}/{repo}/issues/{issue_number}/assignees"},
+		{"issues_remove_assignees", "Remove assignees from an issue", "DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/assignees"},
+		{"issues_check_user_can_be_assigned", "Check if a user can be assigned", "GET", "/repos/{owner}/{repo}/assignees/{assignee}"},
+		{"orgs_assign_team_to_org_role", "Assign an organization role to a team", "PUT", "/orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"},
+		{"issues_update", "Update an issue", "PATCH", "/repos/{owner}/{repo}/issues/{issue_number}"},
+		{"issues_list_sub_issues", "List sub-issues", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues"},
+		{"subscriptions_list_issues", "List subscription issues", "GET", "/subscriptions/{id}/issues"},
+		{"jobs_create", "Create a job", "POST", "/jobs"},
+		{"jobs_delete", "Delete a job", "DELETE", "/jobs/{id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"assign someone to an issue", "issues_add_assignees"},
+		{"unassign someone from an issue", "issues_remove_assignees"},
+		{"show the sub-issues of an issue", "issues_list_sub_issues"},
+		{"run a one-off job", "jobs_create"},
 	} {
 		hits, _ := ix.Search(tc.query, 3)
 		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {

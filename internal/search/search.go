@@ -687,7 +687,7 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	}
 	// "fork a repository": GitHub's "Create a fork"; "scale a stateful
 	// set": update its scale.
-	if q.verbNoun && q.verbWord != nil && headIs(doc, q.verbWord) {
+	if q.verbNoun && q.verbWord != nil && (headIs(doc, q.verbWord) || headIn(doc, q.madeBy)) {
 		switch {
 		case q.undo:
 			if doc.families&familyBit(familyDelete) != 0 {
@@ -923,6 +923,16 @@ func (ix *Index) headInContext(doc *docInfo, q *query) bool {
 func headIs(doc *docInfo, w *queryWord) bool {
 	for _, phrase := range doc.objects {
 		if len(phrase) > 0 && w.match(phrase[len(phrase)-1]) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// headIn reports whether one of doc's objects is headed by one of terms.
+func headIn(doc *docInfo, terms []int32) bool {
+	for _, phrase := range doc.objects {
+		if len(phrase) > 0 && slices.Contains(terms, phrase[len(phrase)-1]) {
 			return true
 		}
 	}
