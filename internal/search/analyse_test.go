@@ -28,6 +28,11 @@ func TestNewDocumentReadsOpenAPIDescriptions(t *testing.T) {
 			method: "get", path: "/api/v1/namespaces/{namespace}/persistentvolumeclaims",
 			wantMethod: "GET", wantSegments: "namespaces {} persistent volume claims", wantSummary: "list or watch objects of kind persistent volume claim",
 		},
+		{
+			name: "patchNetworkingV1NamespacedNetworkPolicy", desc: "partially update the specified NetworkPolicy",
+			method: "patch", path: "/apis/networking/v1/namespaces/{namespace}/networkpolicies/{name}",
+			wantMethod: "PATCH", wantSegments: "networking namespaces {} network policies {}", wantSummary: "partially update the specified network policy",
+		},
 		{name: "send_message", desc: "Send a message.\n\nGET is not a path here", wantSummary: "send a message"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -710,6 +715,28 @@ func TestPeopleOfAVerb(t *testing.T) {
 		{"unassign someone from an issue", "issues_remove_assignees"},
 		{"show the sub-issues of an issue", "issues_list_sub_issues"},
 		{"run a one-off job", "jobs_create"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestUnknownObjectIsNoContext: when the query's object is no word of the
+// documents ("traffic"), a word it names after a preposition cannot be
+// said to be only where the action happens: the existing network policy
+// is what is changed.
+func TestUnknownObjectIsNoContext(t *testing.T) {
+	ops := []operation{
+		{"patchNetworkPolicy", "partially update the specified NetworkPolicy", "PATCH", "/namespaces/{namespace}/networkpolicies/{name}"},
+		{"patchNetworkPolicyStatus", "partially update status of the specified NetworkPolicy", "PATCH", "/namespaces/{namespace}/networkpolicies/{name}/status"},
+		{"readNetworkPolicy", "read the specified NetworkPolicy", "GET", "/namespaces/{namespace}/networkpolicies/{name}"},
+		{"patchNamespace", "partially update the specified Namespace", "PATCH", "/namespaces/{name}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"allow traffic from the monitoring namespace in an existing network policy", "patchNetworkPolicy"},
 	} {
 		hits, _ := ix.Search(tc.query, 3)
 		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {

@@ -211,6 +211,13 @@ func splitJoined(ws []string, vocabulary []string) []string {
 			return parts
 		}
 	}
+	if stem, ok := strings.CutSuffix(w, "ies"); ok { // networkpolicies: network, policies
+		if parts := segmentWord(stem+"y", vocabulary); len(parts) > 1 {
+			last := parts[len(parts)-1]
+			parts[len(parts)-1] = last[:len(last)-1] + "ies"
+			return parts
+		}
+	}
 	return ws
 }
 

@@ -678,7 +678,7 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	if object > 0 && len(q.modifiers) > 0 {
 		object *= 0.5 + 0.5*ix.modifiersShare(doc, q)
 	}
-	if object == 0 && ix.headInContext(doc, q) {
+	if object == 0 && q.object != nil && ix.headInContext(doc, q) {
 		object = -contextAsObject / objectAgrees
 	}
 	score := verbAgrees*verb + objectAgrees*object
