@@ -235,6 +235,19 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	if len(sp.phrase) > 0 {
 		info.objects = append(info.objects, ix.termIDs(sp.phrase))
 	}
+	info.scope = -1
+	limit := len(segs)
+	if head >= 0 {
+		limit = head
+	}
+	for i := limit - 2; i >= 0; i-- {
+		if !segs[i].param && segs[i+1].param && len(segs[i].words) > 0 {
+			if t := ix.stems.term(segs[i].words[len(segs[i].words)-1]); t != "" {
+				info.scope = ix.id(t)
+			}
+			break
+		}
+	}
 	for i, s := range segs {
 		if s.param {
 			continue
@@ -386,7 +399,10 @@ type query struct {
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
 	self       bool // the query speaks of the caller ("my", "I")
-	all        bool // the object names all or every one ("all pods", "every pod")
+	// owners are the words of the singular noun phrases the query puts
+	// its action in or on ("of a repository", "on an issue").
+	owners []*queryWord
+	all    bool // the object names all or every one ("all pods", "every pod")
 	// spans are the terms of what the query spans, not one of: "pods
 	// across all namespaces", "issues in every repository". An operation
 	// under one of them (/namespaces/{namespace}/pods) acts within one.
@@ -548,6 +564,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 	}
 	q.phrases(ix, raw, verbWord)
+	q.owners = ix.owners(q, raw)
 	q.spans = ix.spans(raw, phrase)
 	switch {
 	case q.family == familyBit(familyGet) && q.plural:
@@ -681,6 +698,35 @@ func (q *query) inObject(t int32) bool {
 		}
 	}
 	return false
+}
+
+// ownerPrepositions put what follows them as the one thing an action is
+// in or on.
+var ownerPrepositions = map[string]bool{"of": true, "in": true, "on": true, "for": true, "from": true, "under": true, "within": true, "inside": true}
+
+// owners are the words of the noun phrases after an owner preposition
+// whose head names one thing ("in a repository", not "on commits" or "in
+// every repository").
+func (ix *Index) owners(q *query, raw []string) []*queryWord {
+	var out []*queryWord
+	for i, w := range raw {
+		if !ownerPrepositions[w] || i+1 >= len(raw) || raw[i+1] == "all" || raw[i+1] == "every" {
+			continue
+		}
+		phrase, _ := nounPhrase(raw[i+1:])
+		if len(phrase) == 0 || plural(phrase[len(phrase)-1], nil) {
+			continue
+		}
+		for _, p := range phrase {
+			t := ix.stems.termQuery(p)
+			for k := range q.words {
+				if q.words[k].stem == t && !slices.Contains(out, &q.words[k]) {
+					out = append(out, &q.words[k])
+				}
+			}
+		}
+	}
+	return out
 }
 
 // indexWords sets q.wordOf to wordOf (by term, all 0) with, for each

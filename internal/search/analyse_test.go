@@ -744,3 +744,39 @@ func TestUnknownObjectIsNoContext(t *testing.T) {
 		}
 	}
 }
+
+// TestScope: an operation's scope is the nearest item its path is under,
+// and a query naming one such thing ("of a repository") favours the
+// operations within it; "on commits" or "in every repository" name no
+// one thing.
+func TestScope(t *testing.T) {
+	ops := []operation{
+		{"actions_list_workflow_runs", "List workflow runs for a workflow", "GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"},
+		{"actions_list_workflow_runs_for_repo", "List workflow runs for a repository", "GET", "/repos/{owner}/{repo}/actions/runs"},
+		{"repos_list_comments_for_commit", "List commit comments for a commit", "GET", "/repos/{owner}/{repo}/commits/{commit_sha}/comments"},
+		{"repos_list_commit_comments_for_repo", "List commit comments for a repository", "GET", "/repos/{owner}/{repo}/comments"},
+		{"repos_get", "Get a repository", "GET", "/repos/{owner}/{repo}"},
+		{"pulls_merge", "Merge a pull request", "PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
+	}
+	ix := operationIndex(ops)
+	for i, want := range []string{"workflow", "repo", "commit", "repo", "", "repo"} {
+		got := ""
+		if ix.docs[i].scope >= 0 {
+			got = ix.stemsOf([]int32{ix.docs[i].scope})
+		}
+		if got != want {
+			t.Errorf("%s: scope %q, want %q", ops[i].name, got, want)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"list the workflow runs of a repository", "actions_list_workflow_runs_for_repo"},
+		{"list the runs of a workflow", "actions_list_workflow_runs"},
+		{"list the comments on commits in a repository", "repos_list_commit_comments_for_repo"},
+		{"list the comments on a commit", "repos_list_comments_for_commit"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}

@@ -134,6 +134,10 @@ const (
 	// repositories", "the teams I'm on") and the operation acts for the
 	// caller (docInfo.self).
 	selfAgrees = 3.0
+	// scopeAgrees is added when the query names the one thing the
+	// operation acts within ("the workflow runs of a repository": runs
+	// under /repos/{owner}/{repo}, not /workflows/{id}).
+	scopeAgrees = 2.0
 )
 
 // Index is an immutable index over documents. Build it once with New;
@@ -197,6 +201,10 @@ type docInfo struct {
 	// (Document.settable), its objects' and context's left out.
 	settable []int32
 	shape    uint8 // shapeItem, shapeCollection or 0 (no path)
+	// scope is the term of the nearest item its path is under (repos in
+	// /repos/{owner}/{repo}/actions/runs, workflows in
+	// /repos/{owner}/{repo}/actions/workflows/{id}/runs), -1 without.
+	scope int32
 	// self says the operation acts for the caller: its name or summary
 	// says so (selfWords), or its path starts with the singular of
 	// another path's first segment (GitHub's /user/repos beside
@@ -707,6 +715,9 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	score += ix.settableAgreement(doc, q)
 	if q.self && doc.self {
 		score += selfAgrees
+	}
+	if doc.scope >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.scope) > 0 }) {
+		score += scopeAgrees
 	}
 	agreed := 0
 	for _, c := range doc.context {
