@@ -172,8 +172,9 @@ type Index struct {
 	// created are the terms that head the object of a document that
 	// creates.
 	created map[int32]bool
-	// contextRarity is, per term, how rare it is as a context object (0..1).
-	contextRarity map[int32]float64
+	// contextRarity is, by term id, how rare it is as a context object
+	// (0..1).
+	contextRarity []float64
 	// settableRarity is, by term id, how rare it is among what the
 	// documents' inputs set (0..1): Kubernetes' resourceVersion, on every
 	// list, says little.
@@ -222,7 +223,7 @@ const (
 // New indexes the documents; document i is identified by i in results.
 func New(documents []Document) *Index {
 	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, compounds: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
-		family: map[int32]uint8{}, heads: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
+		family: map[int32]uint8{}, heads: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
 			id := ix.id(ix.stems.stem(w))
@@ -276,6 +277,7 @@ func New(documents []Document) *Index {
 	rarity := func(df int) float64 {
 		return math.Log(1+(float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5)) / maxIDF
 	}
+	ix.contextRarity = make([]float64, len(ix.ids))
 	for t, df := range contextDocs {
 		ix.contextRarity[t] = rarity(df)
 	}
