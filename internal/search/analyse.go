@@ -399,6 +399,7 @@ type query struct {
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
 	self       bool // the query speaks of the caller ("my", "I")
+	people     bool // the query asks who
 	// owners are the words of the singular noun phrases the query puts
 	// its action in or on ("of a repository", "on an issue").
 	owners []*queryWord
@@ -498,6 +499,15 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	}
 	raw = ix.agents(phrasal(raw))
 	q, phrase, verbWord, _ := ix.readObject(raw, match)
+	var acted []string
+	if len(raw) > 2 && raw[0] == "who" && !firstPerson[raw[1]] && !firstPerson[raw[2]] {
+		// "who starred a repository": the people who did it, listed;
+		// the verb is theirs, not the query's ("who am I" is the
+		// caller).
+		q.people, q.verb, q.alts, q.family = true, -1, nil, familyBit(familyList)
+		q.general, q.verbNoun, q.undo, verbWord = false, false, false, ""
+		acted, phrase = phrase, nil // what they acted on is where they are listed
+	}
 	q.self = slices.ContainsFunc(raw, func(w string) bool { return firstPerson[w] })
 	if p := possessive(raw); len(p) > 0 {
 		// "a customer's shipping address" when the customer is the
@@ -565,6 +575,14 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	}
 	q.phrases(ix, raw, verbWord)
 	q.owners = ix.owners(q, raw)
+	for _, w := range acted {
+		t := ix.stems.termQuery(w)
+		for k := range q.words {
+			if q.words[k].stem == t && !slices.Contains(q.owners, &q.words[k]) {
+				q.owners = append(q.owners, &q.words[k])
+			}
+		}
+	}
 	q.spans = ix.spans(raw, phrase)
 	switch {
 	case q.family == familyBit(familyGet) && q.plural:

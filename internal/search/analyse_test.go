@@ -780,3 +780,35 @@ func TestScope(t *testing.T) {
 		}
 	}
 }
+
+// TestWho: "who starred a repository" asks for people, listed: the
+// operations whose description says they act on people ("Lists the people
+// that have starred the repository"), within what was starred, not the
+// starring nor the starred repositories.
+func TestWho(t *testing.T) {
+	ops := []struct{ name, summary, desc, method, path string }{
+		{"activity_list_stargazers_for_repo", "List stargazers", "Lists the people that have starred the repository.", "GET", "/repos/{owner}/{repo}/stargazers"},
+		{"activity_list_repos_starred_by_user", "List repositories starred by a user", "Lists repositories a user has starred.", "GET", "/users/{username}/starred"},
+		{"activity_star_repo", "Star a repository", "Stars a repository for the authenticated user.", "PUT", "/user/starred/{owner}/{repo}"},
+		{"repos_get", "Get a repository", "The parent and source objects are present when the repository is a fork.", "GET", "/repos/{owner}/{repo}"},
+	}
+	docs := make([]Document, len(ops))
+	for i, op := range ops {
+		docs[i] = NewDocument(Tool{Name: op.name, Description: op.summary + "\n\n" + op.desc + "\n\n" + op.method + " " + op.path})
+	}
+	ix := New(docs)
+	for i, want := range []bool{true, false, false, false} {
+		if ix.docs[i].people != want {
+			t.Errorf("%s: people = %v, want %v", ops[i].name, ix.docs[i].people, want)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"who starred a repository", "activity_list_stargazers_for_repo"},
+		{"star a repository", "activity_star_repo"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}

@@ -59,6 +59,10 @@ type Document struct {
 	method      string
 	readOnly    bool
 	destructive bool
+	// people says the summary or the next paragraph's first sentence
+	// acts on people ("Lists the people that have starred the
+	// repository").
+	people bool
 }
 
 // segment is a path segment: a parameter ("{owner}") or an object's words.
@@ -117,6 +121,8 @@ func NewDocument(t Tool) Document {
 
 	var d Document
 	d.method, d.readOnly, d.destructive = method, t.ReadOnly, t.Destructive
+	d.people = namesPeople(parseSummary(words(firstSentence(summary))).phrase) ||
+		namesPeople(parseSummary(words(firstSentence(firstParagraph(strings.TrimPrefix(desc, summary))))).phrase)
 	d.fields[fieldName] = words(t.Name)
 	if t.OperationID != "" && !slices.Equal(words(t.OperationID), d.fields[fieldName]) {
 		d.fields[fieldName] = append(d.fields[fieldName], words(t.OperationID)...)
@@ -159,6 +165,15 @@ func NewDocument(t Tool) Document {
 		d.fields[fieldPath] = append(d.fields[fieldPath], words(tag)...)
 	}
 	return d
+}
+
+// peopleWords are the words a description names people with.
+var peopleWords = map[string]bool{"people": true, "users": true, "persons": true, "user": true, "person": true}
+
+// namesPeople reports whether a noun phrase names people first ("the
+// people that...", "the users or teams whose...").
+func namesPeople(phrase []string) bool {
+	return len(phrase) > 0 && peopleWords[phrase[0]]
 }
 
 // plainText is s without HTML tags and with HTML entities decoded, when s

@@ -138,6 +138,10 @@ const (
 	// operation acts within ("the workflow runs of a repository": runs
 	// under /repos/{owner}/{repo}, not /workflows/{id}).
 	scopeAgrees = 2.0
+	// peopleAgrees is added when the query asks who ("who starred a
+	// repository") and the operation acts on people ("Lists the people
+	// that have starred the repository").
+	peopleAgrees = 3.0
 )
 
 // Index is an immutable index over documents. Build it once with New;
@@ -202,6 +206,7 @@ type docInfo struct {
 	// (Document.settable), its objects' and context's left out.
 	settable []int32
 	shape    uint8 // shapeItem, shapeCollection or 0 (no path)
+	people   bool  // it acts on people (Document.people)
 	// scope is the term of the nearest item its path is under (repos in
 	// /repos/{owner}/{repo}/actions/runs, workflows in
 	// /repos/{owner}/{repo}/actions/workflows/{id}/runs), -1 without.
@@ -254,6 +259,7 @@ func New(documents []Document) *Index {
 	for i := range documents {
 		ix.docs[i] = ix.analyse(&documents[i], parsed[i])
 		ix.docs[i].self = selfDocument(&documents[i], firsts)
+		ix.docs[i].people = documents[i].people
 		for _, c := range ix.docs[i].context {
 			contextDocs[c]++
 		}
@@ -717,6 +723,9 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	score += ix.settableAgreement(doc, q)
 	if q.self && doc.self {
 		score += selfAgrees
+	}
+	if q.people && doc.people {
+		score += peopleAgrees
 	}
 	if doc.scope >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.scope) > 0 }) {
 		score += scopeAgrees
