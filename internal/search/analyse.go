@@ -235,10 +235,15 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	if len(sp.phrase) > 0 {
 		info.objects = append(info.objects, ix.termIDs(sp.phrase))
 	}
-	info.scope = -1
+	info.scope, info.item = -1, -1
 	limit := len(segs)
 	if head >= 0 {
 		limit = head
+		if ws := segs[head].words; head+1 < len(segs) && segs[head+1].param && len(ws) > 0 {
+			if t := ix.stems.term(ws[len(ws)-1]); t != "" {
+				info.item = ix.id(t) // "the status of a payout": /payouts/{payout}
+			}
+		}
 	}
 	for i := limit - 2; i >= 0; i-- {
 		if !segs[i].param && segs[i+1].param && len(segs[i].words) > 0 {
@@ -719,8 +724,9 @@ func (q *query) inObject(t int32) bool {
 }
 
 // ownerPrepositions put what follows them as the one thing an action is
-// in or on.
-var ownerPrepositions = map[string]bool{"of": true, "in": true, "on": true, "for": true, "from": true, "under": true, "within": true, "inside": true}
+// in or on; "from" too when something is removed from it (otherwise it
+// says where something comes from: "a pod from my controller").
+var ownerPrepositions = map[string]bool{"of": true, "in": true, "on": true, "for": true, "under": true, "within": true, "inside": true}
 
 // owners are the words of the noun phrases after an owner preposition
 // whose head names one thing ("in a repository", not "on commits" or "in
@@ -728,7 +734,8 @@ var ownerPrepositions = map[string]bool{"of": true, "in": true, "on": true, "for
 func (ix *Index) owners(q *query, raw []string) []*queryWord {
 	var out []*queryWord
 	for i, w := range raw {
-		if !ownerPrepositions[w] || i+1 >= len(raw) || raw[i+1] == "all" || raw[i+1] == "every" {
+		from := w == "from" && q.family&familyBit(familyDelete) != 0 // "remove a coupon from a subscription"
+		if !ownerPrepositions[w] && !from || i+1 >= len(raw) || raw[i+1] == "all" || raw[i+1] == "every" {
 			continue
 		}
 		phrase, _ := nounPhrase(raw[i+1:])

@@ -757,9 +757,14 @@ func TestScope(t *testing.T) {
 		{"repos_list_commit_comments_for_repo", "List commit comments for a repository", "GET", "/repos/{owner}/{repo}/comments"},
 		{"repos_get", "Get a repository", "GET", "/repos/{owner}/{repo}"},
 		{"pulls_merge", "Merge a pull request", "PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
+		{"GetPayouts", "Returns a list of payouts", "GET", "/v1/payouts"},
+		{"GetPayoutsPayout", "Retrieves the details of a payout", "GET", "/v1/payouts/{payout}"},
+		{"PostPayoutsPayoutCancel", "Cancels a payout", "POST", "/v1/payouts/{payout}/cancel"},
+		{"DeleteCouponsCoupon", "Deletes a coupon", "DELETE", "/v1/coupons/{coupon}"},
+		{"DeleteSubscriptionsSubscriptionDiscount", "Removes the currently applied discount on a subscription", "DELETE", "/v1/subscriptions/{subscription}/discount"},
 	}
 	ix := operationIndex(ops)
-	for i, want := range []string{"workflow", "repo", "commit", "repo", "", "repo"} {
+	for i, want := range []string{"workflow", "repo", "commit", "repo", "", "repo", "", "", "", "", "subscript"} {
 		got := ""
 		if ix.docs[i].scope >= 0 {
 			got = ix.stemsOf([]int32{ix.docs[i].scope})
@@ -768,11 +773,37 @@ func TestScope(t *testing.T) {
 			t.Errorf("%s: scope %q, want %q", ops[i].name, got, want)
 		}
 	}
+	for i, want := range []string{"", "", "", "", "repo", "pull", "", "payout", "payout", "coupon", ""} {
+		got := ""
+		if ix.docs[i].item >= 0 {
+			got = ix.stemsOf([]int32{ix.docs[i].item})
+		}
+		if got != want {
+			t.Errorf("%s: item %q, want %q", ops[i].name, got, want)
+		}
+	}
+	for _, tc := range []struct{ query, owners string }{
+		{"remove the coupon from a subscription", "subscript"}, // removed from it
+		{"set a condition on a pod from my controller", "pod"}, // where it comes from
+		{"list the comments on commits in a repository", "repositori"},
+		{"list the issues in every repository", ""},
+		{"the status of a payout", "payout"},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		var got []string
+		for _, w := range q.owners {
+			got = append(got, w.stem)
+		}
+		if strings.Join(got, " ") != tc.owners {
+			t.Errorf("owners of %q = %q, want %q", tc.query, got, tc.owners)
+		}
+	}
 	for _, tc := range []struct{ query, first string }{
 		{"list the workflow runs of a repository", "actions_list_workflow_runs_for_repo"},
 		{"list the runs of a workflow", "actions_list_workflow_runs"},
 		{"list the comments on commits in a repository", "repos_list_commit_comments_for_repo"},
 		{"list the comments on a commit", "repos_list_comments_for_commit"},
+		{"check the status of a payout", "GetPayoutsPayout"}, // the payout itself
 	} {
 		hits, _ := ix.Search(tc.query, 3)
 		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {

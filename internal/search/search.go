@@ -211,6 +211,9 @@ type docInfo struct {
 	// /repos/{owner}/{repo}/actions/runs, workflows in
 	// /repos/{owner}/{repo}/actions/workflows/{id}/runs), -1 without.
 	scope int32
+	// item is the term of the object of an item's path (payouts in
+	// /payouts/{payout}), -1 for a collection's.
+	item int32
 	// self says the operation acts for the caller: its name or summary
 	// says so (selfWords), or its path starts with the singular of
 	// another path's first segment (GitHub's /user/repos beside
@@ -727,8 +730,11 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	if q.people && doc.people {
 		score += peopleAgrees
 	}
-	if doc.scope >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.scope) > 0 }) {
+	switch {
+	case doc.scope >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.scope) > 0 }):
 		score += scopeAgrees
+	case doc.item >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.item) > 0 }):
+		score += scopeAgrees / 2 // the one thing itself: "the status of a payout"
 	}
 	agreed := 0
 	for _, c := range doc.context {
