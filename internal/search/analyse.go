@@ -631,7 +631,8 @@ func (ix *Index) spans(raw, phrase []string) []int32 {
 // the other (no path puts a reclaim policy under a persistent volume), and
 // "of" or "in" follows it and the query changes it, the noun phrase after
 // that is the object.
-// Adding such a thing to or on an object updates the object ("add an
+// Changing one on an object changes the object ("edit the metadata on a
+// refund"). Adding such a thing to or on an object updates the object ("add an
 // annotation to a pod", "add a group to a cluster role binding", where no
 // operation creates a group): the phrase after "to" or "on" is the object
 // and q's family becomes update. An "existing" owner ("edit the notes of
@@ -643,6 +644,7 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	}
 	head := phrase[len(phrase)-1]
 	adds := q.family == familyBit(familyCreate)
+	changes := q.family == familyBit(familyUpdate) // "edit the metadata on a refund"
 	// A thing that is an object of its own but never under the owner is
 	// read as the owner's field only when it is changed or added to it:
 	// "list the invoices of a customer" lists invoices.
@@ -653,7 +655,7 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	last := slices.Index(raw, head)
 	for i := last + 1; last >= 0 && i < len(raw); i++ {
 		w := raw[i]
-		if w == "of" || w == "in" || adds && (w == "to" || w == "on") {
+		if w == "of" || w == "in" || (adds || changes) && w == "on" || adds && w == "to" {
 			owner, _ := nounPhrase(raw[i+1:])
 			existing := slices.Contains(raw[i+1:min(i+4, len(raw))], "existing")
 			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && !existing &&

@@ -843,3 +843,24 @@ func TestWho(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeOn: changing a field on an object changes the object ("edit
+// the metadata on a refund"), as changing the field of one does.
+func TestChangeOn(t *testing.T) {
+	ops := []operation{
+		{"PostTopupsTopup", "Updates the metadata of a top-up", "POST", "/v1/topups/{topup}"},
+		{"PostCouponsCoupon", "Updates the metadata of a coupon", "POST", "/v1/coupons/{coupon}"},
+		{"PostRefundsRefund", "Updates the refund that you specify", "POST", "/v1/refunds/{refund}"},
+		{"GetRefundsRefund", "Retrieves the details of an existing refund", "GET", "/v1/refunds/{refund}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"edit the metadata on a refund", "PostRefundsRefund"},
+		{"edit the metadata of a refund", "PostRefundsRefund"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
