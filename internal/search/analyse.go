@@ -817,6 +817,8 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 				q.family = familyBit(familyList)
 			case w == "set" && next == "up":
 				q.family = familyBit(familyCreate) // "set up autoscaling"
+			case w == "make" && ix.complemented(after):
+				q.family = familyBit(familyUpdate) // "make a storage class the default"
 			}
 			phrase, _ = nounPhrase(after)
 			return phrase, t
@@ -853,6 +855,32 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		return phrase, ""
 	}
 	return nil, ""
+}
+
+// objectPronouns stand for the object of a verb.
+var objectPronouns = map[string]bool{"it": true, "them": true, "someone": true, "somebody": true, "something": true, "one": true}
+
+// complemented reports whether the words after a verb are its object and
+// then a complement that says what the object is to be: a determiner
+// after an object of the documents or a pronoun ("make a storage class
+// the cluster default", "make someone an owner"; not "make sure the ...").
+func (ix *Index) complemented(after []string) bool {
+	object := false
+	for _, w := range after {
+		switch {
+		case determiners[w]:
+			if object {
+				return true
+			}
+		case prepositions[w]:
+			object = false
+		case objectPronouns[w]:
+			object = true
+		case !stopWords[w]:
+			object = ix.isHead(w)
+		}
+	}
+	return false
 }
 
 // readObject reads raw's verb and object (readVerb, ownerPhrase) into a

@@ -864,3 +864,40 @@ func TestChangeOn(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeComplement: "make X the Y" makes an existing X something (an
+// update), "make a new X" creates one.
+func TestMakeComplement(t *testing.T) {
+	ops := []operation{
+		{"createStorageClass", "create a StorageClass", "POST", "/storageclasses"},
+		{"patchStorageClass", "partially update the specified StorageClass", "PATCH", "/storageclasses/{name}"},
+		{"readStorageClass", "read the specified StorageClass", "GET", "/storageclasses/{name}"},
+		{"patchMembership", "Set organization membership for a user", "PUT", "/orgs/{org}/memberships/{username}"},
+		{"readBankAccount", "Retrieve a bank account", "GET", "/accounts/{account}/bank_accounts/{id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct {
+		after string
+		want  bool
+	}{
+		{"a storage class the cluster default", true},
+		{"someone an owner of my organization", true},
+		{"one of a connected account's bank accounts the default for its currency", true},
+		{"a new branch", false},
+		{"a storage class from a template", false},
+		{"sure the build passes", false},
+	} {
+		if got := ix.complemented(words(tc.after)); got != tc.want {
+			t.Errorf("complemented(%q) = %v, want %v", tc.after, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"make a storage class the cluster default", "patchStorageClass"},
+		{"make a new storage class", "createStorageClass"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
