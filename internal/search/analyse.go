@@ -405,6 +405,9 @@ type query struct {
 	plural     bool // the object names many ("labels", "all pods")
 	self       bool // the query speaks of the caller ("my", "I")
 	people     bool // the query asks who
+	// unknownObject says the query's object phrase names nothing the
+	// documents have ("a new container image").
+	unknownObject bool
 	// owners are the words of the singular noun phrases the query puts
 	// its action in or on ("of a repository", "on an issue").
 	owners []*queryWord
@@ -578,6 +581,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			q.match[e.term] = max(q.match[e.term], e.factor)
 		}
 	}
+	q.unknownObject = len(phrase) > 0 && q.object == nil
 	q.phrases(ix, raw, verbWord)
 	q.owners = ix.owners(q, raw)
 	for _, w := range acted {

@@ -901,3 +901,34 @@ func TestMakeComplement(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownObject: when the query's object is no object of the
+// documents, an operation acting on something else the query names is
+// what it most likely means, rather than one acting on a part of it.
+func TestUnknownObject(t *testing.T) {
+	ops := []operation{
+		{"patchStatefulSet", "partially update the specified StatefulSet", "PATCH", "/namespaces/{namespace}/statefulsets/{name}"},
+		{"patchStatefulSetStatus", "partially update status of the specified StatefulSet", "PATCH", "/namespaces/{namespace}/statefulsets/{name}/status"},
+		{"readStatefulSet", "read the specified StatefulSet", "GET", "/namespaces/{namespace}/statefulsets/{name}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct {
+		query         string
+		unknown       bool
+		better, worse int // documents whose structure agreement ranks so
+	}{
+		{"roll out a new container image to a stateful set", true, 0, 1},
+		{"update the status of a stateful set", false, 1, 0},
+	} {
+		sc := ix.pool.Get().(*scratch)
+		q := ix.parseQuery(tc.query, sc.match)
+		q.indexWords(sc.wordOf)
+		better, worse := ix.structure(int32(tc.better), q), ix.structure(int32(tc.worse), q)
+		if q.unknownObject != tc.unknown || better <= worse {
+			t.Errorf("%q: unknown object %v, %s %.2f, %s %.2f; want %v and the first higher", tc.query, q.unknownObject,
+				ops[tc.better].name, better, ops[tc.worse].name, worse, tc.unknown)
+		}
+		q.reset()
+		ix.pool.Put(sc)
+	}
+}

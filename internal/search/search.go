@@ -107,6 +107,10 @@ const (
 	// query's but a word the query names as context: for "create a branch
 	// from a commit", creating a commit.
 	contextAsObject = 2.0
+	// unknownObjectNamed is the object agreement of an operation whose
+	// object the query names elsewhere when the query's own object is no
+	// object of the documents.
+	unknownObjectNamed = 0.5
 	// bothAgree is added when both verb and object agree (times the
 	// object's agreement).
 	bothAgree = 3.0
@@ -700,6 +704,12 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	if object == 0 && q.object != nil && ix.headInContext(doc, q) {
 		object = -contextAsObject / objectAgrees
 	}
+	if q.object == nil && q.unknownObject && ix.namesObject(doc, q) {
+		// "roll out a new container image to a stateful set": no
+		// operation acts on an image; one that acts on something else
+		// the query names is what it most likely means.
+		object = unknownObjectNamed
+	}
 	score := verbAgrees*verb + objectAgrees*object
 	if verb == 1 {
 		score += bothAgree * object
@@ -857,6 +867,19 @@ func (ix *Index) phraseNamesDoc(doc *docInfo, q *query, p int8) bool {
 				if w.match(t) > 0 {
 					return true
 				}
+			}
+		}
+	}
+	return false
+}
+
+// namesObject reports whether the query names, by a word other than its
+// verb, the head of one of doc's objects.
+func (ix *Index) namesObject(doc *docInfo, q *query) bool {
+	for _, o := range doc.objects {
+		if len(o) > 0 {
+			if k := q.wordOf[o[len(o)-1]]; k > 0 && &q.words[k-1] != q.verbWord {
+				return true
 			}
 		}
 	}
