@@ -405,6 +405,7 @@ type query struct {
 	plural     bool // the object names many ("labels", "all pods")
 	self       bool // the query speaks of the caller ("my", "I")
 	people     bool // the query asks who
+	whether    bool // the query asks whether something holds
 	// unknownObject says the query's object phrase names nothing the
 	// documents have ("a new container image").
 	unknownObject bool
@@ -517,6 +518,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		acted, phrase = phrase, nil // what they acted on is where they are listed
 	}
 	q.self = slices.ContainsFunc(raw, func(w string) bool { return firstPerson[w] })
+	q.whether = len(raw) > 1 && auxiliaries[raw[0]] // "is this user a member", "have I starred it"
 	if p := possessive(raw); len(p) > 0 {
 		// "a customer's shipping address" when the customer is the
 		// object (ownerPhrase), else as it is.

@@ -932,3 +932,51 @@ func TestUnknownObject(t *testing.T) {
 		ix.pool.Put(sc)
 	}
 }
+
+// TestWhether: a question whether something holds favours an operation
+// whose summary checks whether it does.
+func TestWhether(t *testing.T) {
+	for _, tc := range []struct {
+		summary string
+		want    bool
+	}{
+		{"Check if a repository is starred by the authenticated user", true},
+		{"Check organization membership for a user", true},
+		{"Get whether a user is blocked", true},
+		{"Get a repository", false},
+		{"List checks for a ref", false},
+	} {
+		if got := asksWhether(words(tc.summary)); got != tc.want {
+			t.Errorf("asksWhether(%q) = %v, want %v", tc.summary, got, tc.want)
+		}
+	}
+	ops := []operation{
+		{"orgs_list_members", "List organization members", "GET", "/orgs/{org}/members"},
+		{"orgs_check_membership_for_user", "Check organization membership for a user", "GET", "/orgs/{org}/members/{username}"},
+		{"orgs_remove_member", "Remove an organization member", "DELETE", "/orgs/{org}/members/{username}"},
+		{"activity_get_stargazer_count", "Get the stargazer count of a repository", "GET", "/repos/{owner}/{repo}/stargazers/count"},
+		{"activity_check_repo_is_starred", "Check if a repository is starred by the authenticated user", "GET", "/user/starred/{owner}/{repo}"},
+	}
+	ix := operationIndex(ops)
+	structure := func(query string, doc int) float64 {
+		sc := ix.pool.Get().(*scratch)
+		defer ix.pool.Put(sc)
+		q := ix.parseQuery(query, sc.match)
+		q.indexWords(sc.wordOf)
+		defer q.reset()
+		return ix.structure(int32(doc), q)
+	}
+	for _, tc := range []struct {
+		question, statement string
+		doc                 int
+		gain                float64
+	}{
+		{"is this user a member of our org", "this user a member of our org", 1, whetherAgrees},
+		{"is this user a member of our org", "this user a member of our org", 0, 0},
+		{"have I starred this repo", "I starred this repo", 4, whetherAgrees},
+	} {
+		if gain := structure(tc.question, tc.doc) - structure(tc.statement, tc.doc); gain != tc.gain {
+			t.Errorf("%q on %s gains %.2f over %q, want %.2f", tc.question, ops[tc.doc].name, gain, tc.statement, tc.gain)
+		}
+	}
+}

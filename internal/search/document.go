@@ -59,6 +59,9 @@ type Document struct {
 	method      string
 	readOnly    bool
 	destructive bool
+	// checks says the summary asks whether something holds ("Check if
+	// a repository is starred by the authenticated user").
+	checks bool
 	// people says the summary or the next paragraph's first sentence
 	// acts on people ("Lists the people that have starred the
 	// repository").
@@ -121,6 +124,7 @@ func NewDocument(t Tool) Document {
 
 	var d Document
 	d.method, d.readOnly, d.destructive = method, t.ReadOnly, t.Destructive
+	d.checks = asksWhether(words(firstSentence(summary)))
 	d.people = namesPeople(parseSummary(words(firstSentence(summary))).phrase) ||
 		namesPeople(parseSummary(words(firstSentence(firstParagraph(strings.TrimPrefix(desc, summary))))).phrase)
 	d.fields[fieldName] = words(t.Name)
@@ -165,6 +169,14 @@ func NewDocument(t Tool) Document {
 		d.fields[fieldPath] = append(d.fields[fieldPath], words(tag)...)
 	}
 	return d
+}
+
+// asksWhether reports whether a summary's words ask whether something
+// holds: its first word is "check", or "if" or "whether" follows its
+// first word ("Check if a user is blocked", "Get whether a repository is
+// starred").
+func asksWhether(ws []string) bool {
+	return len(ws) > 1 && (ws[0] == "check" || ws[0] == "checks" || ws[1] == "if" || ws[1] == "whether")
 }
 
 // peopleWords are the words a description names people with.

@@ -146,6 +146,10 @@ const (
 	// repository") and the operation acts on people ("Lists the people
 	// that have starred the repository").
 	peopleAgrees = 3.0
+	// whetherAgrees is added when the query asks whether something holds
+	// ("is this user a member of our org") and the operation checks
+	// whether it does ("Check organization membership for a user").
+	whetherAgrees = 2.0
 )
 
 // Index is an immutable index over documents. Build it once with New;
@@ -211,6 +215,7 @@ type docInfo struct {
 	settable []int32
 	shape    uint8 // shapeItem, shapeCollection or 0 (no path)
 	people   bool  // it acts on people (Document.people)
+	checks   bool  // it asks whether something holds (Document.checks)
 	// scope is the term of the nearest item its path is under (repos in
 	// /repos/{owner}/{repo}/actions/runs, workflows in
 	// /repos/{owner}/{repo}/actions/workflows/{id}/runs), -1 without.
@@ -266,7 +271,7 @@ func New(documents []Document) *Index {
 	for i := range documents {
 		ix.docs[i] = ix.analyse(&documents[i], parsed[i])
 		ix.docs[i].self = selfDocument(&documents[i], firsts)
-		ix.docs[i].people = documents[i].people
+		ix.docs[i].people, ix.docs[i].checks = documents[i].people, documents[i].checks
 		for _, c := range ix.docs[i].context {
 			contextDocs[c]++
 		}
@@ -739,6 +744,9 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	}
 	if q.people && doc.people {
 		score += peopleAgrees
+	}
+	if q.whether && doc.checks {
+		score += whetherAgrees
 	}
 	switch {
 	case doc.scope >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.scope) > 0 }):
