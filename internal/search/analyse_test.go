@@ -980,3 +980,26 @@ func TestWhether(t *testing.T) {
 		}
 	}
 }
+
+// TestActionIsNoReading: a query whose verb is an action the documents do
+// not name generally ("force", "enable") is marked down against an
+// operation that only reads.
+func TestActionIsNoReading(t *testing.T) {
+	ops := []operation{
+		{"repos_get_pages", "Get a GitHub Pages site", "GET", "/repos/{owner}/{repo}/pages"},
+		{"repos_create_pages_site", "Create a GitHub Pages site", "POST", "/repos/{owner}/{repo}/pages"},
+		{"repos_delete_pages_site", "Delete a GitHub Pages site", "DELETE", "/repos/{owner}/{repo}/pages"},
+		{"repos_list_pages_builds", "List GitHub Pages builds", "GET", "/repos/{owner}/{repo}/pages/builds"},
+		{"repos_enable_automated_security_fixes", "Enable automated security fixes", "PUT", "/repos/{owner}/{repo}/automated-security-fixes"},
+	}
+	ix := operationIndex(ops)
+	sc := ix.pool.Get().(*scratch)
+	q := ix.parseQuery("enable GitHub Pages for a repository", sc.match)
+	q.indexWords(sc.wordOf)
+	get, create := ix.structure(0, q), ix.structure(1, q)
+	q.reset()
+	ix.pool.Put(sc)
+	if get >= create {
+		t.Errorf("enable GitHub Pages: structure of getting %.2f, of creating %.2f; want getting lower", get, create)
+	}
+}

@@ -681,6 +681,7 @@ func (ix *Index) coverage(d int32, q *query) float64 {
 // structure is document d's verb, object and context agreement with q.
 func (ix *Index) structure(d int32, q *query) float64 {
 	doc := &ix.docs[d]
+	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
 	var verb, object float64
 	if q.family != 0 || q.verb >= 0 {
 		switch {
@@ -692,6 +693,10 @@ func (ix *Index) structure(d int32, q *query) float64 {
 			verb = 0.5
 		case q.general && doc.families != 0:
 			verb = -verbDisagrees / verbAgrees
+		case q.verbWord != nil && q.family&reads == 0 && doc.families != 0 && doc.families&^reads == 0:
+			// An action the documents do not name generally ("force
+			// a branch to point at a commit") is not a reading.
+			verb = -verbDisagrees / verbAgrees / 2
 		}
 		if verb < everydayLesser && ix.verbSettable(doc, q) {
 			verb = everydayLesser // "approve a pull request": a review whose event is APPROVE
