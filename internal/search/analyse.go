@@ -124,8 +124,8 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 			w == "i" || w == "we" || w == "you" || w == "they" || w == "he" || w == "she":
 			// A relative clause: "the organizations I belong to".
 			return phrase, lists
-		case len(phrase) > 0 && auxiliaries[w]:
-			return phrase, lists // "what labels does an issue have"
+		case len(phrase) > 0 && (auxiliaries[w] || asides[w]):
+			return phrase, lists // "what labels does an issue have", "a key so the machine stops"
 		case stopWords[w] || determiners[w] || !letters(w):
 			continue
 		case genericNouns[w]:
@@ -855,6 +855,9 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		// does an issue have").
 		q.family = familyBit(familyGet)
 		phrase, _ = nounPhrase(raw[i:])
+		for len(phrase) > 1 && !ix.objectWord(phrase[len(phrase)-1]) && ix.objectWord(phrase[len(phrase)-2]) {
+			phrase = phrase[:len(phrase)-1] // "which roles exist": a verb, no object's word
+		}
 		if len(phrase) > 0 && plural(phrase[len(phrase)-1], raw) {
 			q.family = familyBit(familyList)
 		}
@@ -1046,6 +1049,13 @@ func (ix *Index) agents(raw []string) []string {
 // says how, and is not the query's verb.
 func adverb(w string) bool {
 	return len(w) >= 7 && strings.HasSuffix(w, "ly")
+}
+
+// objectWord reports whether the word w is a word of some document's
+// object (its own term).
+func (ix *Index) objectWord(w string) bool {
+	id, ok := ix.ids[ix.stems.termQuery(w)]
+	return ok && ix.objectTerms[id]
 }
 
 // knownWord reports whether w is a verb or an object of the documents.

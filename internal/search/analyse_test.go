@@ -1003,3 +1003,27 @@ func TestActionIsNoReading(t *testing.T) {
 		t.Errorf("enable GitHub Pages: structure of getting %.2f, of creating %.2f; want getting lower", get, create)
 	}
 }
+
+// TestQuestionVerb: in a question without a verb of its own ("which pods
+// exist"), a word after the object that is no word of any document's
+// object is the question's verb, not the object.
+func TestQuestionVerb(t *testing.T) {
+	ix := kubernetesLikeIndex()
+	for _, tc := range []struct {
+		query, object string
+		family        uint8
+	}{
+		{"which pods exist across all namespaces", "pod", familyBit(familyList)},
+		{"which pod disruption budgets exist", "budget", familyBit(familyList)},
+		{"what pods does a namespace have", "pod", familyBit(familyList)},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		object := ""
+		if q.object != nil {
+			object = q.object.stem
+		}
+		if object != tc.object || q.family != tc.family {
+			t.Errorf("%q: object %q family %d, want %q %d", tc.query, object, q.family, tc.object, tc.family)
+		}
+	}
+}

@@ -178,6 +178,8 @@ type Index struct {
 	associated map[int32][]int32
 	// heads are the terms that head some document's object.
 	heads map[int32]bool
+	// objectTerms are the terms of the documents' objects.
+	objectTerms map[int32]bool
 	// under are the pairs of a term that heads some document's object
 	// and an object its path is under (comment, issue).
 	under map[[2]int32]bool
@@ -240,7 +242,7 @@ const (
 // New indexes the documents; document i is identified by i in results.
 func New(documents []Document) *Index {
 	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, compounds: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
-		family: map[int32]uint8{}, heads: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
+		family: map[int32]uint8{}, heads: map[int32]bool{}, objectTerms: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
 			id := ix.id(ix.stems.stem(w))
@@ -279,6 +281,9 @@ func New(documents []Document) *Index {
 			settableDocs[t]++
 		}
 		for _, o := range ix.docs[i].objects {
+			for _, t := range o {
+				ix.objectTerms[t] = true
+			}
 			if len(o) > 0 {
 				ix.heads[o[len(o)-1]] = true
 				if ix.docs[i].families&familyBit(familyCreate) != 0 {
