@@ -124,9 +124,6 @@ func NewDocument(t Tool) Document {
 
 	var d Document
 	d.method, d.readOnly, d.destructive = method, t.ReadOnly, t.Destructive
-	d.checks = asksWhether(words(firstSentence(summary)))
-	d.people = namesPeople(parseSummary(words(firstSentence(summary))).phrase) ||
-		namesPeople(parseSummary(words(firstSentence(firstParagraph(strings.TrimPrefix(desc, summary))))).phrase)
 	d.fields[fieldName] = words(t.Name)
 	if t.OperationID != "" && !slices.Equal(words(t.OperationID), d.fields[fieldName]) {
 		d.fields[fieldName] = append(d.fields[fieldName], words(t.OperationID)...)
@@ -141,6 +138,9 @@ func NewDocument(t Tool) Document {
 		d.name = d.name[1:]
 	}
 	d.summary = words(firstSentence(summary))
+	d.checks = asksWhether(d.summary)
+	d.people = namesPeople(parseSummary(d.summary).phrase) ||
+		namesPeople(parseSummary(words(firstSentence(firstParagraph(strings.TrimPrefix(desc, summary))))).phrase)
 	var vocabulary []string // the name's words, then the summary's: at most maxVocabulary
 	for _, w := range append(slices.Clone(d.name), d.fields[fieldSummary]...) {
 		if len(vocabulary) == maxVocabulary {
