@@ -126,8 +126,8 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 			return phrase, lists
 		case len(phrase) > 0 && (auxiliaries[w] || asides[w]):
 			return phrase, lists // "what labels does an issue have", "a key so the machine stops"
-		case stopWords[w] || determiners[w] || !letters(w):
-			continue
+		case stopWords[w] || determiners[w] || !letters(w) || adverb(w):
+			continue // "the currently applied discount"
 		case genericNouns[w]:
 			if w == "list" && len(phrase) == 0 {
 				lists = true

@@ -75,6 +75,7 @@ func TestParseSummary(t *testing.T) {
 		{"List review comments on a pull request", "list", "review comments"},
 		{"Creates a new customer object", "creates", "customer"},
 		{"Search for charges you've previously created", "search", "charges"},
+		{"Removes the currently applied discount on a customer", "removes", "applied discount"},
 		{"A webhook endpoint must have a url", "", ""},
 		{"With Connect, you can create accounts", "", ""},
 		{"", "", ""},
