@@ -850,6 +850,13 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		case prepositions[next] && !(known && ix.heads[id]):
 			phrase, _ = nounPhrase(raw[i+2:])
 			return phrase, ""
+		case i == 0 && !ix.objectWord(w) && ix.objectWord(next):
+			// A first word no object of the documents has, before one
+			// that is: an imperative ("enable card issuing", "pull
+			// funds from a bank account").
+			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
+			phrase, _ = nounPhrase(after)
+			return phrase, t
 		}
 		// No verb: a look at one thing, or a list of many ("what labels
 		// does an issue have").

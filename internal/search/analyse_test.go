@@ -1028,3 +1028,29 @@ func TestQuestionVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestImperative: a query's first word that no document's object has,
+// before one that some object has, is a verb, taken to update.
+func TestImperative(t *testing.T) {
+	ix := operationIndex([]operation{
+		{"repos_get_pages", "Get a GitHub Pages site", "GET", "/repos/{owner}/{repo}/pages"},
+		{"repos_update_pages", "Update information about a GitHub Pages site", "PUT", "/repos/{owner}/{repo}/pages"},
+	})
+	for _, tc := range []struct {
+		query  string
+		family uint8
+		object string
+	}{
+		{"point GitHub Pages at a custom domain", familyBit(familyUpdate), "page"},
+		{"GitHub Pages of a repository", familyBit(familyList), "page"}, // no verb: a look at them
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		object := ""
+		if q.object != nil {
+			object = q.object.stem
+		}
+		if q.family != tc.family || object != tc.object {
+			t.Errorf("%q: family %d object %q, want %d %q", tc.query, q.family, object, tc.family, tc.object)
+		}
+	}
+}
