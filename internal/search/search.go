@@ -24,6 +24,17 @@
 // the query's ranks above one that only shares words with it, and an
 // operation under an object the query does not mention is marked down.
 //
+// What the document says of each operation beside its summary counts too,
+// all of it read from the document: what its input sets or chooses (its
+// property names and enum values: "archive a repository" sets archived,
+// "approve a pull request" creates a review whose event is APPROVE),
+// whether it acts for the caller ("for the authenticated user", a path
+// under /user beside /users: "list my repositories"), the one item its
+// path is within ("the workflow runs of a repository"), whether it acts on
+// people ("Lists the people that have starred": "who starred a
+// repository") and whether it checks something ("Check if ...": "is this
+// user a member").
+//
 // Text is split into words at every character that is not a letter or a
 // digit and at identifier boundaries (listPullRequests, list_pull_requests,
 // pulls/list, HTTPServer and v2beta all split), lower-cased, stripped of
