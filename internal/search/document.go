@@ -139,8 +139,7 @@ func NewDocument(t Tool) Document {
 	}
 	d.summary = words(firstSentence(summary))
 	d.checks = asksWhether(d.summary)
-	d.people = namesPeople(parseSummary(d.summary).phrase) ||
-		namesPeople(parseSummary(words(firstSentence(firstParagraph(strings.TrimPrefix(desc, summary))))).phrase)
+	d.people = namesPeople(d.summary) || namesPeople(strings.Fields(strings.ToLower(leadSentence(desc, summary))))
 	var vocabulary []string // the name's words, then the summary's: at most maxVocabulary
 	for _, w := range append(slices.Clone(d.name), d.fields[fieldSummary]...) {
 		if len(vocabulary) == maxVocabulary {
@@ -171,6 +170,20 @@ func NewDocument(t Tool) Document {
 	return d
 }
 
+// maxLead bounds the bytes of a description's second paragraph
+// leadSentence reads: only its first words matter.
+const maxLead = 80
+
+// leadSentence is the start of the first sentence after a description's
+// summary (at most maxLead bytes).
+func leadSentence(desc, summary string) string {
+	rest := strings.TrimSpace(strings.TrimPrefix(desc, summary))
+	if len(rest) > maxLead {
+		rest = rest[:maxLead]
+	}
+	return firstSentence(firstParagraph(rest))
+}
+
 // asksWhether reports whether a summary's words ask whether something
 // holds: its first word is "check", or "if" or "whether" follows its
 // first word ("Check if a user is blocked", "Get whether a repository is
@@ -182,10 +195,19 @@ func asksWhether(ws []string) bool {
 // peopleWords are the words a description names people with.
 var peopleWords = map[string]bool{"people": true, "users": true, "persons": true, "user": true, "person": true}
 
-// namesPeople reports whether a noun phrase names people first ("the
-// people that...", "the users or teams whose...").
-func namesPeople(phrase []string) bool {
-	return len(phrase) > 0 && peopleWords[phrase[0]]
+// namesPeople reports whether a sentence's words (lower-case) name people
+// first after its verb ("Lists the people that have starred...", "Gets
+// the users or teams whose...").
+func namesPeople(ws []string) bool {
+	for i, w := range ws {
+		if i == 0 {
+			continue // the verb
+		}
+		if !determiners[w] && !stopWords[w] && w != "all" {
+			return peopleWords[w]
+		}
+	}
+	return false
 }
 
 // plainText is s without HTML tags and with HTML entities decoded, when s
