@@ -103,7 +103,20 @@ func parseSummary(ws []string) summaryParts {
 	if lists {
 		sp.verbs = append(sp.verbs, "list")
 	}
+	if n := len(sp.phrase); n > 0 && n < 4 {
+		// "a list of accounts connected to your platform": connected
+		// accounts.
+		if k := slices.Index(ws[i:], sp.phrase[n-1]); k >= 0 && i+k+1 < len(ws) && participle(ws[i+k+1]) {
+			sp.phrase = append([]string{ws[i+k+1]}, sp.phrase...)
+		}
+	}
 	return sp
+}
+
+// participle reports whether w is most likely a past participle
+// ("connected", "starred").
+func participle(w string) bool {
+	return len(w) > 4 && strings.HasSuffix(w, "ed")
 }
 
 // nounPhrase is the noun phrase ws start with: its words up to a

@@ -71,7 +71,8 @@ func TestParseSummary(t *testing.T) {
 		{"Retrieves the details of an account", "retrieves", "account"},
 		{"partially update the specified Deployment", "update", "deployment"},
 		{"Re-run a workflow", "rerun", "workflow"},
-		{"List pull requests associated with a commit", "list", "pull requests"},
+		{"List pull requests associated with a commit", "list", "associated pull requests"},
+		{"Returns a list of accounts connected to your platform", "returns list", "connected accounts"}, // a participle after the object modifies it
 		{"List review comments on a pull request", "list", "review comments"},
 		{"Creates a new customer object", "creates", "customer"},
 		{"Search for charges you've previously created", "search", "charges"},
