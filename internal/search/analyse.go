@@ -878,12 +878,37 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		for len(phrase) > 1 && !ix.objectWord(phrase[len(phrase)-1]) && ix.objectWord(phrase[len(phrase)-2]) {
 			phrase = phrase[:len(phrase)-1] // "which roles exist": a verb, no object's word
 		}
+		if subject := ix.questionSubject(phrase, raw); len(subject) > 0 {
+			return subject, "" // "which handler does a runtime class map to": read the runtime class
+		}
 		if len(phrase) > 0 && plural(phrase[len(phrase)-1], raw) {
 			q.family = familyBit(familyList)
 		}
 		return phrase, ""
 	}
 	return nil, ""
+}
+
+// questionSubject reads "which X does Y VERB" where X (phrase) is nothing
+// the documents act on (a field: a runtime class's handler, a role's
+// permissions) and Y is: the question is about Y, which it returns; nil
+// otherwise.
+func (ix *Index) questionSubject(phrase, raw []string) []string {
+	if len(phrase) == 0 || ix.isHead(phrase[len(phrase)-1]) {
+		return nil
+	}
+	k := slices.Index(raw, phrase[len(phrase)-1])
+	if k < 0 || k+2 >= len(raw) || !auxiliaries[raw[k+1]] || k > 0 && raw[k-1] == "how" {
+		return nil // "how long did a run take" asks how, not about a field
+	}
+	subject, _ := nounPhrase(raw[k+2:])
+	for len(subject) > 1 && !ix.objectWord(subject[len(subject)-1]) {
+		subject = subject[:len(subject)-1] // "a runtime class map": map is the verb
+	}
+	if len(subject) == 0 || !ix.isHead(subject[len(subject)-1]) {
+		return nil
+	}
+	return subject
 }
 
 // objectPronouns stand for the object of a verb.

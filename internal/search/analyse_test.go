@@ -1008,7 +1008,9 @@ func TestActionIsNoReading(t *testing.T) {
 
 // TestQuestionVerb: in a question without a verb of its own ("which pods
 // exist"), a word after the object that is no word of any document's
-// object is the question's verb, not the object.
+// object is the question's verb, not the object; and a question about a
+// field nothing acts on ("which schedule does a cron job run on") is
+// about what it asks of.
 func TestQuestionVerb(t *testing.T) {
 	ix := kubernetesLikeIndex()
 	for _, tc := range []struct {
@@ -1018,6 +1020,9 @@ func TestQuestionVerb(t *testing.T) {
 		{"which pods exist across all namespaces", "pod", familyBit(familyList)},
 		{"which pod disruption budgets exist", "budget", familyBit(familyList)},
 		{"what pods does a namespace have", "pod", familyBit(familyList)},
+		// A field of what the question is about: the question reads that.
+		{"which schedule does a cron job run on", "job", familyBit(familyGet)},
+		{"how many disruptions does a pod disruption budget allow", "budget", familyBit(familyGet)},
 	} {
 		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
 		object := ""
