@@ -103,7 +103,20 @@ func parseSummary(ws []string) summaryParts {
 	if lists {
 		sp.verbs = append(sp.verbs, "list")
 	}
+	if n := len(sp.phrase); n > 0 && n < 4 {
+		// "a list of accounts connected to your platform": connected
+		// accounts.
+		if k := slices.Index(ws[i:], sp.phrase[n-1]); k >= 0 && i+k+1 < len(ws) && participle(ws[i+k+1]) {
+			sp.phrase = append([]string{ws[i+k+1]}, sp.phrase...)
+		}
+	}
 	return sp
+}
+
+// participle reports whether w is most likely a past participle
+// ("connected", "starred").
+func participle(w string) bool {
+	return len(w) > 4 && strings.HasSuffix(w, "ed")
 }
 
 // nounPhrase is the noun phrase ws start with: its words up to a
@@ -124,10 +137,10 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 			w == "i" || w == "we" || w == "you" || w == "they" || w == "he" || w == "she":
 			// A relative clause: "the organizations I belong to".
 			return phrase, lists
-		case len(phrase) > 0 && auxiliaries[w]:
-			return phrase, lists // "what labels does an issue have"
-		case stopWords[w] || determiners[w] || !letters(w):
-			continue
+		case len(phrase) > 0 && (auxiliaries[w] || asides[w]):
+			return phrase, lists // "what labels does an issue have", "a key so the machine stops"
+		case stopWords[w] || determiners[w] || !letters(w) || adverb(w):
+			continue // "the currently applied discount"
 		case genericNouns[w]:
 			if w == "list" && len(phrase) == 0 {
 				lists = true
@@ -144,6 +157,41 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 		}
 	}
 	return phrase, lists
+}
+
+// firstPerson are the words a query speaks of its caller with.
+var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "mine": true, "myself": true}
+
+// selfWords are the words an operation's name or summary says it acts for
+// the caller with: GitHub's "for the authenticated user", Kubernetes'
+// SelfSubjectReview.
+var selfWords = map[string]bool{"authenticated": true, "self": true, "me": true, "my": true, "myself": true}
+
+// firstSegments are the documents' paths' first segments (versions left
+// out), their words joined.
+func firstSegments(documents []Document) map[string]bool {
+	firsts := map[string]bool{}
+	for i := range documents {
+		if segs := documents[i].segments; len(segs) > 0 && !segs[0].param {
+			firsts[strings.Join(segs[0].words, "")] = true
+		}
+	}
+	return firsts
+}
+
+// selfDocument reports whether d acts for the caller: its name or summary
+// has a self word, or its path starts with a singular whose plural starts
+// another path (firsts: /user beside /users, /account beside /accounts).
+func selfDocument(d *Document, firsts map[string]bool) bool {
+	if slices.ContainsFunc(d.name, func(w string) bool { return selfWords[w] }) ||
+		slices.ContainsFunc(d.summary, func(w string) bool { return selfWords[w] }) {
+		return true
+	}
+	if len(d.segments) == 0 || d.segments[0].param {
+		return false
+	}
+	first := strings.Join(d.segments[0].words, "")
+	return !plural(first, nil) && (firsts[first+"s"] || firsts[first+"es"])
 }
 
 // letters reports whether w has a letter (is not a number).
@@ -200,6 +248,24 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	if len(sp.phrase) > 0 {
 		info.objects = append(info.objects, ix.termIDs(sp.phrase))
 	}
+	info.scope, info.item = -1, -1
+	limit := len(segs)
+	if head >= 0 {
+		limit = head
+		if ws := segs[head].words; head+1 < len(segs) && segs[head+1].param && len(ws) > 0 {
+			if t := ix.stems.term(ws[len(ws)-1]); t != "" {
+				info.item = ix.id(t) // "the status of a payout": /payouts/{payout}
+			}
+		}
+	}
+	for i := limit - 2; i >= 0; i-- {
+		if !segs[i].param && segs[i+1].param && len(segs[i].words) > 0 {
+			if t := ix.stems.term(segs[i].words[len(segs[i].words)-1]); t != "" {
+				info.scope = ix.id(t)
+			}
+			break
+		}
+	}
 	for i, s := range segs {
 		if s.param {
 			continue
@@ -211,6 +277,16 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 		}
 		for _, id := range ids {
 			info.context = appendNew(info.context, id)
+		}
+	}
+	for _, w := range d.settable {
+		t := ix.stems.term(w)
+		if t == "" || genericNouns[w] {
+			continue
+		}
+		id := ix.id(t)
+		if !slices.Contains(info.context, id) && !slices.ContainsFunc(info.objects, func(o []int32) bool { return slices.Contains(o, id) }) {
+			info.settable = appendNew(info.settable, id)
 		}
 	}
 	for _, a := range info.actions {
@@ -310,7 +386,10 @@ type query struct {
 	// match is, by term, how well the query matches it (the best factor
 	// of a word that matches it); reset clears it for the next query.
 	match []float64
-	verb  int32 // the verb's term, -1 without one
+	// wordOf is, by term, the index from 1 of the query word that matches
+	// it best (indexWords), nil until set.
+	wordOf []int8
+	verb   int32 // the verb's term, -1 without one
 	// alts are the verbs of the documents an everyday verb stands for
 	// (kill: cancel, stop), most usual first; verb is the first.
 	alts   []int32
@@ -320,6 +399,10 @@ type query struct {
 	// requests").
 	modifiers []*queryWord
 	verbWord  *queryWord // the verb's word, nil without one
+	// madeBy are the objects of the documents the verb names as a person
+	// it acts on or who does it: assignees for "assign", an invitee for
+	// "invite" (derivedNouns).
+	madeBy []int32
 	// general says the verb is of a general family (publish, remove).
 	general bool
 	// undo says the verb undoes another ("unassign"): verbWord is the
@@ -333,7 +416,16 @@ type query struct {
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
-	all        bool // the object names all or every one ("all pods", "every pod")
+	self       bool // the query speaks of the caller ("my", "I")
+	people     bool // the query asks who
+	whether    bool // the query asks whether something holds
+	// unknownObject says the query's object phrase names nothing the
+	// documents have ("a new container image").
+	unknownObject bool
+	// owners are the words of the singular noun phrases the query puts
+	// its action in or on ("of a repository", "on an issue").
+	owners []*queryWord
+	all    bool // the object names all or every one ("all pods", "every pod")
 	// spans are the terms of what the query spans, not one of: "pods
 	// across all namespaces", "issues in every repository". An operation
 	// under one of them (/namespaces/{namespace}/pods) acts within one.
@@ -345,6 +437,41 @@ type queryWord struct {
 	stem       string
 	expansions []expansion
 	factor     float64 // weighs the word's BM25F score (1 unless set)
+	// phrase numbers the query's noun phrase the word is in (from 1; 0
+	// in none), and head says it ends it.
+	phrase int8
+	head   bool
+	aside  bool // the word is in an aside (asides)
+}
+
+// phrases numbers the query raw's noun phrases in its words: runs of words
+// between stop words, determiners, prepositions and the verb (verb, its
+// term), the last of each its head.
+func (q *query) phrases(ix *Index, raw []string, verb string) {
+	var n int8
+	last := -1
+	for _, w := range raw {
+		t := ix.stems.termQuery(w)
+		i := slices.IndexFunc(q.words, func(qw queryWord) bool { return qw.stem == t })
+		if t == "" || t == verb || i < 0 || determiners[w] || prepositions[w] || !letters(w) {
+			last = -1
+			continue
+		}
+		if last >= 0 && len(w) > 4 && strings.HasSuffix(w, "ed") {
+			last = -1 // a participle ends a noun phrase (nounPhrase)
+		}
+		if last < 0 && n < 127 {
+			n++
+		}
+		if q.words[i].phrase == 0 {
+			q.words[i].phrase = n
+		}
+		if last >= 0 && q.words[last].phrase == n {
+			q.words[last].head = false
+		}
+		q.words[i].head = q.words[i].phrase == n
+		last = i
+	}
 }
 
 type expansion struct {
@@ -380,17 +507,31 @@ func (w *queryWord) match(t int32) float64 {
 // A query without a verb names something to look at: it reads.
 func (ix *Index) parseQuery(text string, match []float64) *query {
 	var raw []string
-	for _, w := range words(text) {
-		if long, ok := abbreviations[w]; ok {
-			raw = append(raw, words(long)...)
-		} else if phrase, ok := ix.acronyms[w]; ok {
-			raw = append(raw, phrase...)
-		} else {
-			raw = append(raw, w)
+	for _, field := range strings.Fields(text) {
+		ws, joined := hyphenated(field)
+		for _, w := range ws {
+			if long, ok := abbreviations[w]; ok && !joined {
+				raw = append(raw, words(long)...)
+			} else if phrase, ok := ix.acronyms[w]; ok && !joined && !stopWords[w] && !determiners[w] {
+				raw = append(raw, phrase...)
+			} else {
+				raw = append(raw, w)
+			}
 		}
 	}
 	raw = ix.agents(phrasal(raw))
 	q, phrase, verbWord, _ := ix.readObject(raw, match)
+	var acted []string
+	if len(raw) > 2 && raw[0] == "who" && !firstPerson[raw[1]] && !firstPerson[raw[2]] {
+		// "who starred a repository": the people who did it, listed;
+		// the verb is theirs, not the query's ("who am I" is the
+		// caller).
+		q.people, q.verb, q.alts, q.family = true, -1, nil, familyBit(familyList)
+		q.general, q.verbNoun, q.undo, verbWord = false, false, false, ""
+		acted, phrase = phrase, nil // what they acted on is where they are listed
+	}
+	q.self = slices.ContainsFunc(raw, func(w string) bool { return firstPerson[w] })
+	q.whether = len(raw) > 1 && auxiliaries[raw[0]] // "is this user a member", "have I starred it"
 	if p := possessive(raw); len(p) > 0 {
 		// "a customer's shipping address" when the customer is the
 		// object (ownerPhrase), else as it is.
@@ -418,6 +559,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		}
 		if i > aside {
 			qw.factor *= asideFactor
+			qw.aside = true
 		}
 		q.words = append(q.words, qw)
 	}
@@ -430,6 +572,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			for _, a := range q.alts {
 				q.words[i].expansions = append(q.words[i].expansions, expansion{a, aliasFactor})
 			}
+			q.madeBy = ix.derivedNouns(verbWord)
 		}
 	}
 	// The object's head is the phrase's last word, its modifiers the others.
@@ -451,6 +594,17 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 	for _, w := range q.words {
 		for _, e := range w.expansions {
 			q.match[e.term] = max(q.match[e.term], e.factor)
+		}
+	}
+	q.unknownObject = len(phrase) > 0 && q.object == nil
+	q.phrases(ix, raw, verbWord)
+	q.owners = ix.owners(q, raw)
+	for _, w := range acted {
+		t := ix.stems.termQuery(w)
+		for k := range q.words {
+			if q.words[k].stem == t && !slices.Contains(q.owners, &q.words[k]) {
+				q.owners = append(q.owners, &q.words[k])
+			}
 		}
 	}
 	q.spans = ix.spans(raw, phrase)
@@ -496,7 +650,8 @@ func (ix *Index) spans(raw, phrase []string) []int32 {
 // the other (no path puts a reclaim policy under a persistent volume), and
 // "of" or "in" follows it and the query changes it, the noun phrase after
 // that is the object.
-// Adding such a thing to or on an object updates the object ("add an
+// Changing one on an object changes the object ("edit the metadata on a
+// refund"). Adding such a thing to or on an object updates the object ("add an
 // annotation to a pod", "add a group to a cluster role binding", where no
 // operation creates a group): the phrase after "to" or "on" is the object
 // and q's family becomes update. An "existing" owner ("edit the notes of
@@ -508,6 +663,7 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	}
 	head := phrase[len(phrase)-1]
 	adds := q.family == familyBit(familyCreate)
+	changes := q.family == familyBit(familyUpdate) // "edit the metadata on a refund"
 	// A thing that is an object of its own but never under the owner is
 	// read as the owner's field only when it is changed or added to it:
 	// "list the invoices of a customer" lists invoices.
@@ -518,7 +674,7 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	last := slices.Index(raw, head)
 	for i := last + 1; last >= 0 && i < len(raw); i++ {
 		w := raw[i]
-		if w == "of" || w == "in" || adds && (w == "to" || w == "on") {
+		if w == "of" || w == "in" || (adds || changes) && w == "on" || adds && w == "to" {
 			owner, _ := nounPhrase(raw[i+1:])
 			existing := slices.Contains(raw[i+1:min(i+4, len(raw))], "existing")
 			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && !existing &&
@@ -588,11 +744,64 @@ func (q *query) inObject(t int32) bool {
 	return false
 }
 
-// reset clears what q set in its match slice.
+// ownerPrepositions put what follows them as the one thing an action is
+// in or on; "from" too when something is removed from it (otherwise it
+// says where something comes from: "a pod from my controller").
+var ownerPrepositions = map[string]bool{"of": true, "in": true, "on": true, "for": true, "under": true, "within": true, "inside": true}
+
+// owners are the words of the noun phrases after an owner preposition
+// whose head names one thing ("in a repository", not "on commits" or "in
+// every repository").
+func (ix *Index) owners(q *query, raw []string) []*queryWord {
+	var out []*queryWord
+	for i, w := range raw {
+		from := w == "from" && q.family&familyBit(familyDelete) != 0 // "remove a coupon from a subscription"
+		if !ownerPrepositions[w] && !from || i+1 >= len(raw) || raw[i+1] == "all" || raw[i+1] == "every" {
+			continue
+		}
+		phrase, _ := nounPhrase(raw[i+1:])
+		if len(phrase) == 0 || plural(phrase[len(phrase)-1], nil) {
+			continue
+		}
+		for _, p := range phrase {
+			t := ix.stems.termQuery(p)
+			for k := range q.words {
+				if q.words[k].stem == t && !slices.Contains(out, &q.words[k]) {
+					out = append(out, &q.words[k])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// indexWords sets q.wordOf to wordOf (by term, all 0) with, for each
+// term the query matches, the index from 1 of the word matching it best.
+func (q *query) indexWords(wordOf []int8) {
+	q.wordOf = wordOf
+	for i, w := range q.words {
+		for _, e := range w.expansions {
+			if k := wordOf[e.term]; (k == 0 || q.words[k-1].match(e.term) < e.factor) && i < 127 {
+				wordOf[e.term] = int8(i + 1)
+			}
+		}
+	}
+}
+
+// inObjectWord reports whether w is the query's object or one of its
+// modifiers.
+func (q *query) inObjectWord(w *queryWord) bool {
+	return w == q.object || slices.Contains(q.modifiers, w)
+}
+
+// reset clears what q set in its match and wordOf slices.
 func (q *query) reset() {
 	for _, w := range q.words {
 		for _, e := range w.expansions {
 			q.match[e.term] = 0
+			if q.wordOf != nil {
+				q.wordOf[e.term] = 0
+			}
 		}
 	}
 	q.spans = nil
@@ -627,6 +836,8 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 				q.family = familyBit(familyList)
 			case w == "set" && next == "up":
 				q.family = familyBit(familyCreate) // "set up autoscaling"
+			case w == "make" && ix.complemented(after):
+				q.family = familyBit(familyUpdate) // "make a storage class the default"
 			}
 			phrase, _ = nounPhrase(after)
 			return phrase, t
@@ -652,17 +863,78 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		case prepositions[next] && !(known && ix.heads[id]):
 			phrase, _ = nounPhrase(raw[i+2:])
 			return phrase, ""
+		case i == 0 && !ix.objectWord(w) && ix.objectWord(next):
+			// A first word no object of the documents has, before one
+			// that is: an imperative ("enable card issuing", "pull
+			// funds from a bank account").
+			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
+			phrase, _ = nounPhrase(after)
+			return phrase, t
 		}
 		// No verb: a look at one thing, or a list of many ("what labels
 		// does an issue have").
 		q.family = familyBit(familyGet)
 		phrase, _ = nounPhrase(raw[i:])
+		for len(phrase) > 1 && !ix.objectWord(phrase[len(phrase)-1]) && ix.objectWord(phrase[len(phrase)-2]) {
+			phrase = phrase[:len(phrase)-1] // "which roles exist": a verb, no object's word
+		}
+		if subject := ix.questionSubject(phrase, raw); len(subject) > 0 {
+			return subject, "" // "which handler does a runtime class map to": read the runtime class
+		}
 		if len(phrase) > 0 && plural(phrase[len(phrase)-1], raw) {
 			q.family = familyBit(familyList)
 		}
 		return phrase, ""
 	}
 	return nil, ""
+}
+
+// questionSubject reads "which X does Y VERB" where X (phrase) is nothing
+// the documents act on (a field: a runtime class's handler, a role's
+// permissions) and Y is: the question is about Y, which it returns; nil
+// otherwise.
+func (ix *Index) questionSubject(phrase, raw []string) []string {
+	if len(phrase) == 0 || ix.isHead(phrase[len(phrase)-1]) {
+		return nil
+	}
+	k := slices.Index(raw, phrase[len(phrase)-1])
+	if k < 0 || k+2 >= len(raw) || !auxiliaries[raw[k+1]] || k > 0 && raw[k-1] == "how" {
+		return nil // "how long did a run take" asks how, not about a field
+	}
+	subject, _ := nounPhrase(raw[k+2:])
+	for len(subject) > 1 && !ix.objectWord(subject[len(subject)-1]) {
+		subject = subject[:len(subject)-1] // "a runtime class map": map is the verb
+	}
+	if len(subject) == 0 || !ix.isHead(subject[len(subject)-1]) {
+		return nil
+	}
+	return subject
+}
+
+// objectPronouns stand for the object of a verb.
+var objectPronouns = map[string]bool{"it": true, "them": true, "someone": true, "somebody": true, "something": true, "one": true}
+
+// complemented reports whether the words after a verb are its object and
+// then a complement that says what the object is to be: a determiner
+// after an object of the documents or a pronoun ("make a storage class
+// the cluster default", "make someone an owner"; not "make sure the ...").
+func (ix *Index) complemented(after []string) bool {
+	object := false
+	for _, w := range after {
+		switch {
+		case determiners[w]:
+			if object {
+				return true
+			}
+		case prepositions[w]:
+			object = false
+		case objectPronouns[w]:
+			object = true
+		case !stopWords[w]:
+			object = ix.isHead(w)
+		}
+	}
+	return false
 }
 
 // readObject reads raw's verb and object (readVerb, ownerPhrase) into a
@@ -698,6 +970,34 @@ func possessive(raw []string) []string {
 	return append(out, raw[e:]...)
 }
 
+// hyphenated is the words of one whitespace-separated field of a query,
+// and whether they were joined by hyphens into one word ("one-off",
+// "in-person", "sub-issues"): then a part that is a stop word, a
+// preposition or a particle says nothing of its own and is left out (a
+// one-off job is not "off" a job), and the rest are not abbreviations
+// (sub-issues are no subscriptions). "re-run" is one verb, rerun, as in
+// summaries (parseSummary), and a phrasal verb written with a hyphen
+// ("thumbs-up") stays whole.
+func hyphenated(field string) (ws []string, joined bool) {
+	ws = words(field)
+	if len(ws) < 2 || !strings.Contains(field, "-") {
+		return ws, false
+	}
+	if _, ok := phrasalVerbs[[2]string{ws[0], ws[1]}]; ok && len(ws) == 2 {
+		return ws, false
+	}
+	if ws[0] == "re" {
+		ws = append([]string{"re" + ws[1]}, ws[2:]...)
+	}
+	kept := ws[:0:0]
+	for _, w := range ws {
+		if !stopWords[w] && !prepositions[w] && !particles[w] {
+			kept = append(kept, w)
+		}
+	}
+	return kept, true
+}
+
 // phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the
 // word an API would use: "get rid of a label" is "delete a label", "turn a
 // workflow back on" "enable a workflow", "take a coupon off a
@@ -708,6 +1008,13 @@ func phrasal(raw []string) []string {
 			continue
 		}
 		for j := i + 1; j < len(raw) && j <= i+6; j++ {
+			if rest := raw[j+1:]; raw[j] == "off" && j > i+1 && len(rest) > 0 && !prepositions[rest[0]] {
+				// "kick someone off a team", "strip every label off an
+				// issue": whatever the verb, off a place removes from it.
+				out := append(slices.Clone(raw[:i]), "remove")
+				out = append(append(out, raw[i+1:j]...), "from")
+				return append(out, rest...)
+			}
 			with, ok := phrasalVerbs[[2]string{w, raw[j]}]
 			if !ok {
 				continue
@@ -718,11 +1025,8 @@ func phrasal(raw []string) []string {
 				out = out[:len(out)-1]
 			}
 			rest := raw[j+1:]
-			switch {
-			case raw[j] == "rid" && len(rest) > 0 && rest[0] == "of":
+			if raw[j] == "rid" && len(rest) > 0 && rest[0] == "of" {
 				rest = rest[1:]
-			case j > i+1 && len(rest) > 0 && raw[j] == "off":
-				out = append(out, "from")
 			}
 			return append(out, rest...)
 		}
@@ -752,6 +1056,19 @@ func (ix *Index) everyday(q *query, w string) bool {
 	return true
 }
 
+// derivedNouns are the objects of the documents that are the verb v (a
+// term) with -e, -ee, -er or -or: the person it acts on or who does it
+// (assign: assignee, stemmed assigne).
+func (ix *Index) derivedNouns(v string) []int32 {
+	var out []int32
+	for _, suffix := range []string{"e", "ee", "er", "or"} {
+		if id, ok := ix.ids[v+suffix]; ok && ix.heads[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // agents reads "who is watching this repository" as a list of the
 // watchers of the repository when the documents name the people who do
 // it with the verb and -er (watcher, follower) and make them an object.
@@ -777,6 +1094,13 @@ func (ix *Index) agents(raw []string) []string {
 // says how, and is not the query's verb.
 func adverb(w string) bool {
 	return len(w) >= 7 && strings.HasSuffix(w, "ly")
+}
+
+// objectWord reports whether the word w is a word of some document's
+// object (its own term).
+func (ix *Index) objectWord(w string) bool {
+	id, ok := ix.ids[ix.stems.termQuery(w)]
+	return ok && ix.objectTerms[id]
 }
 
 // knownWord reports whether w is a verb or an object of the documents.

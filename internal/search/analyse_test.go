@@ -28,6 +28,11 @@ func TestNewDocumentReadsOpenAPIDescriptions(t *testing.T) {
 			method: "get", path: "/api/v1/namespaces/{namespace}/persistentvolumeclaims",
 			wantMethod: "GET", wantSegments: "namespaces {} persistent volume claims", wantSummary: "list or watch objects of kind persistent volume claim",
 		},
+		{
+			name: "patchNetworkingV1NamespacedNetworkPolicy", desc: "partially update the specified NetworkPolicy",
+			method: "patch", path: "/apis/networking/v1/namespaces/{namespace}/networkpolicies/{name}",
+			wantMethod: "PATCH", wantSegments: "networking namespaces {} network policies {}", wantSummary: "partially update the specified network policy",
+		},
 		{name: "send_message", desc: "Send a message.\n\nGET is not a path here", wantSummary: "send a message"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,10 +71,12 @@ func TestParseSummary(t *testing.T) {
 		{"Retrieves the details of an account", "retrieves", "account"},
 		{"partially update the specified Deployment", "update", "deployment"},
 		{"Re-run a workflow", "rerun", "workflow"},
-		{"List pull requests associated with a commit", "list", "pull requests"},
+		{"List pull requests associated with a commit", "list", "associated pull requests"},
+		{"Returns a list of accounts connected to your platform", "returns list", "connected accounts"}, // a participle after the object modifies it
 		{"List review comments on a pull request", "list", "review comments"},
 		{"Creates a new customer object", "creates", "customer"},
 		{"Search for charges you've previously created", "search", "charges"},
+		{"Removes the currently applied discount on a customer", "removes", "applied discount"},
 		{"A webhook endpoint must have a url", "", ""},
 		{"With Connect, you can create accounts", "", ""},
 		{"", "", ""},
@@ -472,6 +479,10 @@ func TestEverydayVerbs(t *testing.T) {
 		{"roll back a deployment to an older revision", "update a deployment to an older revision"},
 		{"thumbs up a comment", "add reaction to a comment"},
 		{"list the pull requests I turned on", "list the pull requests i turned on"},
+		{"kick someone off a team", "remove someone from a team"},
+		{"strip every label off an issue", "remove every label from an issue"},
+		{"turn the alerts off", "disable the alerts"},
+		{"kick off a build", "trigger a build"},
 	} {
 		if got := strings.Join(phrasal(words(tc.query)), " "); got != tc.want {
 			t.Errorf("phrasal(%q) = %q, want %q", tc.query, got, tc.want)
@@ -550,5 +561,502 @@ func TestCompounds(t *testing.T) {
 	hits, _ := ix.Search("make references link to our issue tracker", 3)
 	if len(hits) == 0 || ops[hits[0].Doc].name != "repos_create_autolink" {
 		t.Errorf("Search(make references link ...) = %v, want repos_create_autolink first", hits)
+	}
+}
+
+func TestSettableWords(t *testing.T) {
+	for _, tc := range []struct {
+		schema, path, want string
+	}{
+		{`{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"archived":{"type":"boolean"},"default_branch":{"type":"string"}}}`,
+			"/repos/{owner}/{repo}", "archived default branch"},
+		{`{"type":"object","properties":{"pull_number":{"type":"integer"},"body":{"type":"object","properties":{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]}}}}}`,
+			"/pulls/{pull_number}/reviews", "body event approve request changes comment"},
+		{`{"type":"object","properties":{"a":{"type":"object","properties":{"deep":{"type":"string"}}},"z":{"type":"string"}}}`, "", "a z deep"}, // breadth first
+		{`{"type":"object","properties":{"cancel_at":{"anyOf":[{"type":"integer"},{"type":"string","enum":[""]}]}}}`, "", "cancel at"},
+		{`not json`, "", ""},
+	} {
+		var params []string
+		for _, s := range strings.Split(tc.path, "/") {
+			if strings.HasPrefix(s, "{") {
+				params = append(params, strings.Trim(s, "{}"))
+			}
+		}
+		if got := strings.Join(settableWords(parseSchema([]byte(tc.schema)), params), " "); got != tc.want {
+			t.Errorf("settableWords(%s) = %q, want %q", tc.schema, got, tc.want)
+		}
+	}
+}
+
+// TestSettableAgreement: a query word naming what an operation's input
+// sets or chooses (a property, an enum's value) counts for that operation
+// when the query names what it acts on, and the query's verb agrees with
+// an operation that sets it; a general verb's word, a generic word, the
+// last word of a phrase naming the operation's object, and a filter of a
+// reading operation for a query that changes something do not count.
+func TestSettableAgreement(t *testing.T) {
+	ops := []struct{ name, summary, method, path, schema string }{
+		{"repos_update", "Update a repository", "PATCH", "/repos/{owner}/{repo}", `{"properties":{"owner":{},"repo":{},"body":{"properties":{` +
+			`"allow_forking":{},"archived":{"type":"boolean"},"default_branch":{},"delete_branch_on_merge":{},"has_issues":{},"name":{}}}}}`},
+		{"repos_get", "Get a repository", "GET", "/repos/{owner}/{repo}", `{"properties":{"owner":{},"repo":{}}}`},
+		{"pulls_list", "List pull requests", "GET", "/repos/{owner}/{repo}/pulls", `{"properties":{"owner":{},"repo":{},"state":{"enum":["open","closed","all"]},"page":{}}}`},
+		{"pulls_create_review", "Create a review for a pull request", "POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", `{"properties":{"owner":{},"repo":{},"pull_number":{},"body":{"properties":{"event":{"enum":["APPROVE","REQUEST_CHANGES","COMMENT"]}}}}}`},
+		{"repos_rename_branch", "Rename a branch", "POST", "/repos/{owner}/{repo}/branches/{branch}/rename", `{"properties":{"owner":{},"repo":{},"branch":{},"new_name":{}}}`},
+		{"GetInvoiceitems", "List invoice items", "GET", "/v1/invoiceitems", `{"properties":{"pending":{"type":"boolean"},"limit":{}}}`},
+		{"DeleteInvoiceitemsInvoiceitem", "Delete an invoice item", "DELETE", "/v1/invoiceitems/{invoiceitem}", `{"properties":{"invoiceitem":{}}}`},
+	}
+	docs := make([]Document, len(ops))
+	for i, op := range ops {
+		docs[i] = NewDocument(Tool{Name: op.name, Description: op.summary + "\n\n" + op.method + " " + op.path, InputSchema: []byte(op.schema)})
+	}
+	ix := New(docs)
+	for _, tc := range []struct {
+		query, doc   string
+		agrees, verb bool
+	}{
+		{"archive a repository", "repos_update", true, true},
+		{"archive a repository", "repos_get", false, false},
+		{"list the open pull requests of a repository", "pulls_list", true, false},
+		{"approve a pull request", "pulls_create_review", true, true},
+		{"review a pull request", "pulls_create_review", false, false}, // "request" names the pull request
+		{"delete a repository", "repos_update", false, false},          // not delete_branch_on_merge
+		{"give a branch a new name", "repos_rename_branch", true, false},
+		{"make a new branch", "repos_rename_branch", false, false}, // new is no setting
+		{"list the pending invoice items", "GetInvoiceitems", true, false},
+		{"remove a pending invoice item", "GetInvoiceitems", false, false}, // a list's filter
+	} {
+		d := slices.IndexFunc(ops, func(o struct{ name, summary, method, path, schema string }) bool { return o.name == tc.doc })
+		sc := ix.pool.Get().(*scratch)
+		q := ix.parseQuery(tc.query, sc.match)
+		q.indexWords(sc.wordOf)
+		agrees, verb := ix.settableAgreement(&ix.docs[d], q) > 0, ix.verbSettable(&ix.docs[d], q)
+		q.reset()
+		ix.pool.Put(sc)
+		if agrees != tc.agrees || verb != tc.verb {
+			t.Errorf("%q on %s: settable agreement %v, verb settable %v; want %v, %v", tc.query, tc.doc, agrees, verb, tc.agrees, tc.verb)
+		}
+	}
+}
+
+// TestSelf: a query that speaks of its caller ("my", "I") favours the
+// operations that act for the caller, known by their name or summary
+// ("the authenticated user", SelfSubjectReview) or by a path that starts
+// with the singular of another path's start (/user beside /users).
+func TestSelf(t *testing.T) {
+	ops := []operation{
+		{"repos_list_for_user", "List repositories for a user", "GET", "/users/{username}/repos"},
+		{"repos_list_mine", "List repositories", "GET", "/user/repos"},
+		{"repos_list_public", "List public repositories", "GET", "/repositories"},
+		{"orgs_list_for_user", "List organizations for a user", "GET", "/users/{username}/orgs"},
+		{"orgs_list_for_authenticated_user", "List organizations for the authenticated user", "GET", "/orgs"},
+		{"GetAccountsAccount", "Retrieves the details of an account", "GET", "/v1/accounts/{account}"},
+		{"GetAccount", "Retrieves the details of an account", "GET", "/v1/account"},
+		{"createAuthenticationV1SelfSubjectReview", "create a SelfSubjectReview", "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews"},
+		{"createAuthenticationV1TokenReview", "create a TokenReview", "POST", "/apis/authentication.k8s.io/v1/tokenreviews"},
+	}
+	ix := operationIndex(ops)
+	for i, want := range []bool{false, true, false, false, true, false, true, true, false} {
+		if ix.docs[i].self != want {
+			t.Errorf("%s: self = %v, want %v", ops[i].name, ix.docs[i].self, want)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"list my repositories", "repos_list_mine"},
+		{"list the repositories of a user", "repos_list_for_user"},
+		{"list the organizations I belong to", "orgs_list_for_authenticated_user"},
+		{"show my account", "GetAccount"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+func TestHyphenated(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		want   string
+		joined bool
+	}{
+		{"one-off", "one", true},
+		{"in-person", "person", true},
+		{"sub-issues", "sub issues", true},
+		{"re-run", "rerun", true},
+		{"thumbs-up", "thumbs up", false},
+		{"repo", "repo", false},
+		{"pull_request", "pull request", false},
+	} {
+		ws, joined := hyphenated(tc.in)
+		if got := strings.Join(ws, " "); got != tc.want || joined != tc.joined {
+			t.Errorf("hyphenated(%q) = %q, %v; want %q, %v", tc.in, got, joined, tc.want, tc.joined)
+		}
+	}
+}
+
+// TestPeopleOfAVerb: indefinite pronouns name no object, and a verb whose
+// -ee or -er noun is an object of the documents makes or removes one
+// ("assign someone to an issue" adds an assignee); hyphenated words are
+// one ("sub-issues" are no subscriptions, a "one-off" job is not off
+// anything).
+func TestPeopleOfAVerb(t *testing.T) {
+	ops := []operation{
+		{"issues_add_assignees", "Add assignees to an issue", "POST", "/repos/{owner}/{repo}/issues/{issue_number}/assignees"},
+		{"issues_remove_assignees", "Remove assignees from an issue", "DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/assignees"},
+		{"issues_check_user_can_be_assigned", "Check if a user can be assigned", "GET", "/repos/{owner}/{repo}/assignees/{assignee}"},
+		{"orgs_assign_team_to_org_role", "Assign an organization role to a team", "PUT", "/orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"},
+		{"issues_update", "Update an issue", "PATCH", "/repos/{owner}/{repo}/issues/{issue_number}"},
+		{"issues_list_sub_issues", "List sub-issues", "GET", "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues"},
+		{"subscriptions_list_issues", "List subscription issues", "GET", "/subscriptions/{id}/issues"},
+		{"jobs_create", "Create a job", "POST", "/jobs"},
+		{"jobs_delete", "Delete a job", "DELETE", "/jobs/{id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"assign someone to an issue", "issues_add_assignees"},
+		{"unassign someone from an issue", "issues_remove_assignees"},
+		{"show the sub-issues of an issue", "issues_list_sub_issues"},
+		{"run a one-off job", "jobs_create"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestUnknownObjectIsNoContext: when the query's object is no word of the
+// documents ("traffic"), a word it names after a preposition cannot be
+// said to be only where the action happens: the existing network policy
+// is what is changed.
+func TestUnknownObjectIsNoContext(t *testing.T) {
+	ops := []operation{
+		{"patchNetworkPolicy", "partially update the specified NetworkPolicy", "PATCH", "/namespaces/{namespace}/networkpolicies/{name}"},
+		{"patchNetworkPolicyStatus", "partially update status of the specified NetworkPolicy", "PATCH", "/namespaces/{namespace}/networkpolicies/{name}/status"},
+		{"readNetworkPolicy", "read the specified NetworkPolicy", "GET", "/namespaces/{namespace}/networkpolicies/{name}"},
+		{"patchNamespace", "partially update the specified Namespace", "PATCH", "/namespaces/{name}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"allow traffic from the monitoring namespace in an existing network policy", "patchNetworkPolicy"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestScope: an operation's scope is the nearest item its path is under,
+// and a query naming one such thing ("of a repository") favours the
+// operations within it; "on commits" or "in every repository" name no
+// one thing.
+func TestScope(t *testing.T) {
+	ops := []operation{
+		{"actions_list_workflow_runs", "List workflow runs for a workflow", "GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"},
+		{"actions_list_workflow_runs_for_repo", "List workflow runs for a repository", "GET", "/repos/{owner}/{repo}/actions/runs"},
+		{"repos_list_comments_for_commit", "List commit comments for a commit", "GET", "/repos/{owner}/{repo}/commits/{commit_sha}/comments"},
+		{"repos_list_commit_comments_for_repo", "List commit comments for a repository", "GET", "/repos/{owner}/{repo}/comments"},
+		{"repos_get", "Get a repository", "GET", "/repos/{owner}/{repo}"},
+		{"pulls_merge", "Merge a pull request", "PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge"},
+		{"GetPayouts", "Returns a list of payouts", "GET", "/v1/payouts"},
+		{"GetPayoutsPayout", "Retrieves the details of a payout", "GET", "/v1/payouts/{payout}"},
+		{"PostPayoutsPayoutCancel", "Cancels a payout", "POST", "/v1/payouts/{payout}/cancel"},
+		{"DeleteCouponsCoupon", "Deletes a coupon", "DELETE", "/v1/coupons/{coupon}"},
+		{"DeleteSubscriptionsSubscriptionDiscount", "Removes the currently applied discount on a subscription", "DELETE", "/v1/subscriptions/{subscription}/discount"},
+	}
+	ix := operationIndex(ops)
+	for i, want := range []string{"workflow", "repo", "commit", "repo", "", "repo", "", "", "", "", "subscript"} {
+		got := ""
+		if ix.docs[i].scope >= 0 {
+			got = ix.stemsOf([]int32{ix.docs[i].scope})
+		}
+		if got != want {
+			t.Errorf("%s: scope %q, want %q", ops[i].name, got, want)
+		}
+	}
+	for i, want := range []string{"", "", "", "", "repo", "pull", "", "payout", "payout", "coupon", ""} {
+		got := ""
+		if ix.docs[i].item >= 0 {
+			got = ix.stemsOf([]int32{ix.docs[i].item})
+		}
+		if got != want {
+			t.Errorf("%s: item %q, want %q", ops[i].name, got, want)
+		}
+	}
+	for _, tc := range []struct{ query, owners string }{
+		{"remove the coupon from a subscription", "subscript"}, // removed from it
+		{"set a condition on a pod from my controller", "pod"}, // where it comes from
+		{"list the comments on commits in a repository", "repositori"},
+		{"list the issues in every repository", ""},
+		{"the status of a payout", "payout"},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		var got []string
+		for _, w := range q.owners {
+			got = append(got, w.stem)
+		}
+		if strings.Join(got, " ") != tc.owners {
+			t.Errorf("owners of %q = %q, want %q", tc.query, got, tc.owners)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"list the workflow runs of a repository", "actions_list_workflow_runs_for_repo"},
+		{"list the runs of a workflow", "actions_list_workflow_runs"},
+		{"list the comments on commits in a repository", "repos_list_commit_comments_for_repo"},
+		{"list the comments on a commit", "repos_list_comments_for_commit"},
+		{"check the status of a payout", "GetPayoutsPayout"}, // the payout itself
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestWho: "who starred a repository" asks for people, listed: the
+// operations whose description says they act on people ("Lists the people
+// that have starred the repository"), within what was starred, not the
+// starring nor the starred repositories.
+func TestWho(t *testing.T) {
+	ops := []struct{ name, summary, desc, method, path string }{
+		{"activity_list_stargazers_for_repo", "List stargazers", "Lists the people that have starred the repository.", "GET", "/repos/{owner}/{repo}/stargazers"},
+		{"activity_list_repos_starred_by_user", "List repositories starred by a user", "Lists repositories a user has starred.", "GET", "/users/{username}/starred"},
+		{"activity_star_repo", "Star a repository", "Stars a repository for the authenticated user.", "PUT", "/user/starred/{owner}/{repo}"},
+		{"repos_get", "Get a repository", "The parent and source objects are present when the repository is a fork.", "GET", "/repos/{owner}/{repo}"},
+	}
+	docs := make([]Document, len(ops))
+	for i, op := range ops {
+		docs[i] = NewDocument(Tool{Name: op.name, Description: op.summary + "\n\n" + op.desc + "\n\n" + op.method + " " + op.path})
+	}
+	ix := New(docs)
+	for i, want := range []bool{true, false, false, false} {
+		if ix.docs[i].people != want {
+			t.Errorf("%s: people = %v, want %v", ops[i].name, ix.docs[i].people, want)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"who starred a repository", "activity_list_stargazers_for_repo"},
+		{"star a repository", "activity_star_repo"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestChangeOn: changing a field on an object changes the object ("edit
+// the metadata on a refund"), as changing the field of one does.
+func TestChangeOn(t *testing.T) {
+	ops := []operation{
+		{"PostTopupsTopup", "Updates the metadata of a top-up", "POST", "/v1/topups/{topup}"},
+		{"PostCouponsCoupon", "Updates the metadata of a coupon", "POST", "/v1/coupons/{coupon}"},
+		{"PostRefundsRefund", "Updates the refund that you specify", "POST", "/v1/refunds/{refund}"},
+		{"GetRefundsRefund", "Retrieves the details of an existing refund", "GET", "/v1/refunds/{refund}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"edit the metadata on a refund", "PostRefundsRefund"},
+		{"edit the metadata of a refund", "PostRefundsRefund"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestMakeComplement: "make X the Y" makes an existing X something (an
+// update), "make a new X" creates one.
+func TestMakeComplement(t *testing.T) {
+	ops := []operation{
+		{"createStorageClass", "create a StorageClass", "POST", "/storageclasses"},
+		{"patchStorageClass", "partially update the specified StorageClass", "PATCH", "/storageclasses/{name}"},
+		{"readStorageClass", "read the specified StorageClass", "GET", "/storageclasses/{name}"},
+		{"patchMembership", "Set organization membership for a user", "PUT", "/orgs/{org}/memberships/{username}"},
+		{"readBankAccount", "Retrieve a bank account", "GET", "/accounts/{account}/bank_accounts/{id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct {
+		after string
+		want  bool
+	}{
+		{"a storage class the cluster default", true},
+		{"someone an owner of my organization", true},
+		{"one of a connected account's bank accounts the default for its currency", true},
+		{"a new branch", false},
+		{"a storage class from a template", false},
+		{"sure the build passes", false},
+	} {
+		if got := ix.complemented(words(tc.after)); got != tc.want {
+			t.Errorf("complemented(%q) = %v, want %v", tc.after, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"make a storage class the cluster default", "patchStorageClass"},
+		{"make a new storage class", "createStorageClass"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestUnknownObject: when the query's object is no object of the
+// documents, an operation acting on something else the query names is
+// what it most likely means, rather than one acting on a part of it.
+func TestUnknownObject(t *testing.T) {
+	ops := []operation{
+		{"patchStatefulSet", "partially update the specified StatefulSet", "PATCH", "/namespaces/{namespace}/statefulsets/{name}"},
+		{"patchStatefulSetStatus", "partially update status of the specified StatefulSet", "PATCH", "/namespaces/{namespace}/statefulsets/{name}/status"},
+		{"readStatefulSet", "read the specified StatefulSet", "GET", "/namespaces/{namespace}/statefulsets/{name}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct {
+		query         string
+		unknown       bool
+		better, worse int // documents whose structure agreement ranks so
+	}{
+		{"roll out a new container image to a stateful set", true, 0, 1},
+		{"update the status of a stateful set", false, 1, 0},
+	} {
+		sc := ix.pool.Get().(*scratch)
+		q := ix.parseQuery(tc.query, sc.match)
+		q.indexWords(sc.wordOf)
+		better, worse := ix.structure(int32(tc.better), q), ix.structure(int32(tc.worse), q)
+		if q.unknownObject != tc.unknown || better <= worse {
+			t.Errorf("%q: unknown object %v, %s %.2f, %s %.2f; want %v and the first higher", tc.query, q.unknownObject,
+				ops[tc.better].name, better, ops[tc.worse].name, worse, tc.unknown)
+		}
+		q.reset()
+		ix.pool.Put(sc)
+	}
+}
+
+// TestWhether: a question whether something holds favours an operation
+// whose summary checks whether it does.
+func TestWhether(t *testing.T) {
+	for _, tc := range []struct {
+		summary string
+		want    bool
+	}{
+		{"Check if a repository is starred by the authenticated user", true},
+		{"Check organization membership for a user", true},
+		{"Get whether a user is blocked", true},
+		{"Get a repository", false},
+		{"List checks for a ref", false},
+	} {
+		if got := asksWhether(words(tc.summary)); got != tc.want {
+			t.Errorf("asksWhether(%q) = %v, want %v", tc.summary, got, tc.want)
+		}
+	}
+	ops := []operation{
+		{"orgs_list_members", "List organization members", "GET", "/orgs/{org}/members"},
+		{"orgs_check_membership_for_user", "Check organization membership for a user", "GET", "/orgs/{org}/members/{username}"},
+		{"orgs_remove_member", "Remove an organization member", "DELETE", "/orgs/{org}/members/{username}"},
+		{"activity_get_stargazer_count", "Get the stargazer count of a repository", "GET", "/repos/{owner}/{repo}/stargazers/count"},
+		{"activity_check_repo_is_starred", "Check if a repository is starred by the authenticated user", "GET", "/user/starred/{owner}/{repo}"},
+	}
+	ix := operationIndex(ops)
+	structure := func(query string, doc int) float64 {
+		sc := ix.pool.Get().(*scratch)
+		defer ix.pool.Put(sc)
+		q := ix.parseQuery(query, sc.match)
+		q.indexWords(sc.wordOf)
+		defer q.reset()
+		return ix.structure(int32(doc), q)
+	}
+	for _, tc := range []struct {
+		question, statement string
+		doc                 int
+		gain                float64
+	}{
+		{"is this user a member of our org", "this user a member of our org", 1, whetherAgrees},
+		{"is this user a member of our org", "this user a member of our org", 0, 0},
+		{"have I starred this repo", "I starred this repo", 4, whetherAgrees},
+	} {
+		if gain := structure(tc.question, tc.doc) - structure(tc.statement, tc.doc); gain != tc.gain {
+			t.Errorf("%q on %s gains %.2f over %q, want %.2f", tc.question, ops[tc.doc].name, gain, tc.statement, tc.gain)
+		}
+	}
+}
+
+// TestActionIsNoReading: a query whose verb is an action the documents do
+// not name generally ("force", "enable") is marked down against an
+// operation that only reads.
+func TestActionIsNoReading(t *testing.T) {
+	ops := []operation{
+		{"repos_get_pages", "Get a GitHub Pages site", "GET", "/repos/{owner}/{repo}/pages"},
+		{"repos_create_pages_site", "Create a GitHub Pages site", "POST", "/repos/{owner}/{repo}/pages"},
+		{"repos_delete_pages_site", "Delete a GitHub Pages site", "DELETE", "/repos/{owner}/{repo}/pages"},
+		{"repos_list_pages_builds", "List GitHub Pages builds", "GET", "/repos/{owner}/{repo}/pages/builds"},
+		{"repos_enable_automated_security_fixes", "Enable automated security fixes", "PUT", "/repos/{owner}/{repo}/automated-security-fixes"},
+	}
+	ix := operationIndex(ops)
+	sc := ix.pool.Get().(*scratch)
+	q := ix.parseQuery("enable GitHub Pages for a repository", sc.match)
+	q.indexWords(sc.wordOf)
+	get, create := ix.structure(0, q), ix.structure(1, q)
+	q.reset()
+	ix.pool.Put(sc)
+	if get >= create {
+		t.Errorf("enable GitHub Pages: structure of getting %.2f, of creating %.2f; want getting lower", get, create)
+	}
+}
+
+// TestQuestionVerb: in a question without a verb of its own ("which pods
+// exist"), a word after the object that is no word of any document's
+// object is the question's verb, not the object; and a question about a
+// field nothing acts on ("which schedule does a cron job run on") is
+// about what it asks of.
+func TestQuestionVerb(t *testing.T) {
+	ix := kubernetesLikeIndex()
+	for _, tc := range []struct {
+		query, object string
+		family        uint8
+	}{
+		{"which pods exist across all namespaces", "pod", familyBit(familyList)},
+		{"which pod disruption budgets exist", "budget", familyBit(familyList)},
+		{"what pods does a namespace have", "pod", familyBit(familyList)},
+		// A field of what the question is about: the question reads that.
+		{"which schedule does a cron job run on", "job", familyBit(familyGet)},
+		{"how many disruptions does a pod disruption budget allow", "budget", familyBit(familyGet)},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		object := ""
+		if q.object != nil {
+			object = q.object.stem
+		}
+		if object != tc.object || q.family != tc.family {
+			t.Errorf("%q: object %q family %d, want %q %d", tc.query, object, q.family, tc.object, tc.family)
+		}
+	}
+}
+
+// TestImperative: a query's first word that no document's object has,
+// before one that some object has, is a verb, taken to update.
+func TestImperative(t *testing.T) {
+	ix := operationIndex([]operation{
+		{"repos_get_pages", "Get a GitHub Pages site", "GET", "/repos/{owner}/{repo}/pages"},
+		{"repos_update_pages", "Update information about a GitHub Pages site", "PUT", "/repos/{owner}/{repo}/pages"},
+	})
+	for _, tc := range []struct {
+		query  string
+		family uint8
+		object string
+	}{
+		{"point GitHub Pages at a custom domain", familyBit(familyUpdate), "page"},
+		{"GitHub Pages of a repository", familyBit(familyList), "page"}, // no verb: a look at them
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		object := ""
+		if q.object != nil {
+			object = q.object.stem
+		}
+		if q.family != tc.family || object != tc.object {
+			t.Errorf("%q: family %d object %q, want %d %q", tc.query, q.family, object, tc.family, tc.object)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"html"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -51,9 +52,20 @@ type Document struct {
 	// Stripe's PostCustomers); summary the first sentence's words.
 	name, summary []string
 	segments      []segment // the path's segments, versions left out
-	method        string
-	readOnly      bool
-	destructive   bool
+	// settable are the words of what the input lets a caller set: its
+	// property names and the values its enums allow, path parameters
+	// left out (settableWords).
+	settable    []string
+	method      string
+	readOnly    bool
+	destructive bool
+	// checks says the summary asks whether something holds ("Check if
+	// a repository is starred by the authenticated user").
+	checks bool
+	// people says the summary or the next paragraph's first sentence
+	// acts on people ("Lists the people that have starred the
+	// repository").
+	people bool
 }
 
 // segment is a path segment: a parameter ("{owner}") or an object's words.
@@ -117,7 +129,8 @@ func NewDocument(t Tool) Document {
 		d.fields[fieldName] = append(d.fields[fieldName], words(t.OperationID)...)
 	}
 	d.fields[fieldNamespace] = words(t.Namespace)
-	d.fields[fieldParameters] = words(strings.Join(propertyNames(t.InputSchema), " "))
+	schema := parseSchema(t.InputSchema)
+	d.fields[fieldParameters] = words(strings.Join(propertyNames(schema), " "))
 	d.fields[fieldSummary] = words(summary)
 	d.fields[fieldDescription] = words(desc)
 	d.name = words(t.Name)
@@ -125,6 +138,8 @@ func NewDocument(t Tool) Document {
 		d.name = d.name[1:]
 	}
 	d.summary = words(firstSentence(summary))
+	d.checks = asksWhether(d.summary)
+	d.people = namesPeople(d.summary) || namesPeople(strings.Fields(strings.ToLower(leadSentence(desc, summary))))
 	var vocabulary []string // the name's words, then the summary's: at most maxVocabulary
 	for _, w := range append(slices.Clone(d.name), d.fields[fieldSummary]...) {
 		if len(vocabulary) == maxVocabulary {
@@ -134,11 +149,13 @@ func NewDocument(t Tool) Document {
 			vocabulary = append(vocabulary, w)
 		}
 	}
+	var pathParams []string
 	for _, s := range strings.Split(path, "/") {
 		switch {
 		case s == "":
 		case strings.HasPrefix(s, "{") || strings.HasPrefix(s, ":"):
 			d.segments = append(d.segments, segment{param: true})
+			pathParams = append(pathParams, strings.Trim(s, "{}:"))
 		case versionSegment(strings.ToLower(s)):
 		default:
 			ws := splitJoined(words(s), vocabulary)
@@ -146,10 +163,51 @@ func NewDocument(t Tool) Document {
 			d.fields[fieldPath] = append(d.fields[fieldPath], ws...)
 		}
 	}
+	d.settable = settableWords(schema, pathParams)
 	for _, tag := range t.Tags {
 		d.fields[fieldPath] = append(d.fields[fieldPath], words(tag)...)
 	}
 	return d
+}
+
+// maxLead bounds the bytes of a description's second paragraph
+// leadSentence reads: only its first words matter.
+const maxLead = 80
+
+// leadSentence is the start of the first sentence after a description's
+// summary (at most maxLead bytes).
+func leadSentence(desc, summary string) string {
+	rest := strings.TrimSpace(strings.TrimPrefix(desc, summary))
+	if len(rest) > maxLead {
+		rest = rest[:maxLead]
+	}
+	return firstSentence(firstParagraph(rest))
+}
+
+// asksWhether reports whether a summary's words ask whether something
+// holds: its first word is "check", or "if" or "whether" follows its
+// first word ("Check if a user is blocked", "Get whether a repository is
+// starred").
+func asksWhether(ws []string) bool {
+	return len(ws) > 1 && (ws[0] == "check" || ws[0] == "checks" || ws[1] == "if" || ws[1] == "whether")
+}
+
+// peopleWords are the words a description names people with.
+var peopleWords = map[string]bool{"people": true, "users": true, "persons": true, "user": true, "person": true}
+
+// namesPeople reports whether a sentence's words (lower-case) name people
+// first after its verb ("Lists the people that have starred...", "Gets
+// the users or teams whose...").
+func namesPeople(ws []string) bool {
+	for i, w := range ws {
+		if i == 0 {
+			continue // the verb
+		}
+		if !determiners[w] && !stopWords[w] && w != "all" {
+			return peopleWords[w]
+		}
+	}
+	return false
 }
 
 // plainText is s without HTML tags and with HTML entities decoded, when s
@@ -202,6 +260,13 @@ func splitJoined(ws []string, vocabulary []string) []string {
 			return parts
 		}
 	}
+	if stem, ok := strings.CutSuffix(w, "ies"); ok { // networkpolicies: network, policies
+		if parts := segmentWord(stem+"y", vocabulary); len(parts) > 1 {
+			last := parts[len(parts)-1]
+			parts[len(parts)-1] = last[:len(last)-1] + "ies"
+			return parts
+		}
+	}
 	return ws
 }
 
@@ -225,10 +290,8 @@ func segmentWord(w string, vocabulary []string) []string {
 	return best[len(w)]
 }
 
-// propertyNames returns the property names of an input schema, nested
-// objects and array items included (depth-first, at most 64). A schema
-// that is not an object gives none.
-func propertyNames(schema json.RawMessage) []string {
+// parseSchema is an input schema decoded, nil when it is not JSON.
+func parseSchema(schema json.RawMessage) any {
 	if len(schema) == 0 {
 		return nil
 	}
@@ -236,6 +299,13 @@ func propertyNames(schema json.RawMessage) []string {
 	if err := json.Unmarshal(schema, &root); err != nil {
 		return nil
 	}
+	return root
+}
+
+// propertyNames returns the property names of an input schema (decoded),
+// nested objects and array items included (depth-first, at most 64). A
+// schema that is not an object gives none.
+func propertyNames(root any) []string {
 	var names []string
 	var walk func(v any, depth int)
 	walk = func(v any, depth int) {
@@ -260,4 +330,61 @@ func propertyNames(schema json.RawMessage) []string {
 	}
 	walk(root, 0)
 	return names
+}
+
+// maxSettable bounds the property names and the enum values settableWords
+// reads, each.
+const maxSettable = 96
+
+// settableWords are the words of what an input schema (decoded) lets a caller set
+// or choose: its property names, breadth first (a property of the body
+// before a property of one of its properties), and the string values its
+// enums allow (GitHub's review event APPROVE, a state's "closed"), at most
+// maxSettable of each; the names of the path's parameters are left out
+// (they say which object, not what is set).
+func settableWords(root any, pathParams []string) []string {
+	var names, values []string
+	level := []any{root}
+	for depth := 0; depth <= 4 && len(level) > 0; depth++ {
+		var next []any
+		for _, v := range level {
+			m, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			for _, e := range schemaEnum(m) {
+				if len(values) < maxSettable {
+					values = append(values, e)
+				}
+			}
+			props, _ := m["properties"].(map[string]any)
+			keys := slices.Sorted(maps.Keys(props))
+			for _, k := range keys {
+				if len(names) < maxSettable && !(depth == 0 && slices.Contains(pathParams, k)) {
+					names = append(names, k)
+				}
+				if depth > 0 || !slices.Contains(pathParams, k) {
+					next = append(next, props[k])
+				}
+			}
+			next = append(next, m["items"])
+			if alts, ok := m["anyOf"].([]any); ok {
+				next = append(next, alts...)
+			}
+		}
+		level = next
+	}
+	return words(strings.Join(append(names, values...), " "))
+}
+
+// schemaEnum is the string values a schema's enum allows.
+func schemaEnum(m map[string]any) []string {
+	e, _ := m["enum"].([]any)
+	var out []string
+	for _, v := range e {
+		if s, ok := v.(string); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

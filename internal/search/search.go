@@ -24,6 +24,17 @@
 // the query's ranks above one that only shares words with it, and an
 // operation under an object the query does not mention is marked down.
 //
+// What the document says of each operation beside its summary counts too,
+// all of it read from the document: what its input sets or chooses (its
+// property names and enum values: "archive a repository" sets archived,
+// "approve a pull request" creates a review whose event is APPROVE),
+// whether it acts for the caller ("for the authenticated user", a path
+// under /user beside /users: "list my repositories"), the one item its
+// path is within ("the workflow runs of a repository"), whether it acts on
+// people ("Lists the people that have starred": "who starred a
+// repository") and whether it checks something ("Check if ...": "is this
+// user a member").
+//
 // Text is split into words at every character that is not a letter or a
 // digit and at identifier boundaries (listPullRequests, list_pull_requests,
 // pulls/list, HTTPServer and v2beta all split), lower-cased, stripped of
@@ -107,6 +118,10 @@ const (
 	// query's but a word the query names as context: for "create a branch
 	// from a commit", creating a commit.
 	contextAsObject = 2.0
+	// unknownObjectNamed is the object agreement of an operation whose
+	// object the query names elsewhere when the query's own object is no
+	// object of the documents.
+	unknownObjectNamed = 0.5
 	// bothAgree is added when both verb and object agree (times the
 	// object's agreement).
 	bothAgree = 3.0
@@ -122,6 +137,30 @@ const (
 	// paths (0..1): GitHub's repos are under almost every path and cost
 	// little, dependabot's cost more.
 	unrelatedContext = 3.0
+	// settableAgrees is added per term (at most maxSettableAgree) of what
+	// an operation's input sets or chooses that the query names, when the
+	// query names what the operation acts on or where: "archive a
+	// repository" sets a repository's archived, "list the open pull
+	// requests" chooses the state open, "approve a pull request" creates
+	// a review on it whose event is APPROVE.
+	settableAgrees   = 4.0
+	maxSettableAgree = 2
+	// selfAgrees is added when the query speaks of the caller ("list my
+	// repositories", "the teams I'm on") and the operation acts for the
+	// caller (docInfo.self).
+	selfAgrees = 3.0
+	// scopeAgrees is added when the query names the one thing the
+	// operation acts within ("the workflow runs of a repository": runs
+	// under /repos/{owner}/{repo}, not /workflows/{id}).
+	scopeAgrees = 2.0
+	// peopleAgrees is added when the query asks who ("who starred a
+	// repository") and the operation acts on people ("Lists the people
+	// that have starred the repository").
+	peopleAgrees = 3.0
+	// whetherAgrees is added when the query asks whether something holds
+	// ("is this user a member of our org") and the operation checks
+	// whether it does ("Check organization membership for a user").
+	whetherAgrees = 2.0
 )
 
 // Index is an immutable index over documents. Build it once with New;
@@ -150,14 +189,21 @@ type Index struct {
 	associated map[int32][]int32
 	// heads are the terms that head some document's object.
 	heads map[int32]bool
+	// objectTerms are the terms of the documents' objects.
+	objectTerms map[int32]bool
 	// under are the pairs of a term that heads some document's object
 	// and an object its path is under (comment, issue).
 	under map[[2]int32]bool
 	// created are the terms that head the object of a document that
 	// creates.
 	created map[int32]bool
-	// contextRarity is, per term, how rare it is as a context object (0..1).
-	contextRarity map[int32]float64
+	// contextRarity is, by term id, how rare it is as a context object
+	// (0..1).
+	contextRarity []float64
+	// settableRarity is, by term id, how rare it is among what the
+	// documents' inputs set (0..1): Kubernetes' resourceVersion, on every
+	// list, says little.
+	settableRarity []float64
 	// acronyms are the initials of the documents' object phrases of three
 	// words or more, and the phrase's words (pvc: persistent volume claim).
 	acronyms map[string][]string
@@ -177,7 +223,24 @@ type docInfo struct {
 	families uint8   // the verb families they belong to
 	objects  [][]int32
 	context  []int32 // objects its path is under
-	shape    uint8   // shapeItem, shapeCollection or 0 (no path)
+	// settable are the terms of what its input sets or chooses
+	// (Document.settable), its objects' and context's left out.
+	settable []int32
+	shape    uint8 // shapeItem, shapeCollection or 0 (no path)
+	people   bool  // it acts on people (Document.people)
+	checks   bool  // it asks whether something holds (Document.checks)
+	// scope is the term of the nearest item its path is under (repos in
+	// /repos/{owner}/{repo}/actions/runs, workflows in
+	// /repos/{owner}/{repo}/actions/workflows/{id}/runs), -1 without.
+	scope int32
+	// item is the term of the object of an item's path (payouts in
+	// /payouts/{payout}), -1 for a collection's.
+	item int32
+	// self says the operation acts for the caller: its name or summary
+	// says so (selfWords), or its path starts with the singular of
+	// another path's first segment (GitHub's /user/repos beside
+	// /users/{username}/repos, Stripe's /v1/account beside /v1/accounts).
+	self bool
 }
 
 // The shapes of a path: one item (/labels/{name}) or a collection
@@ -190,7 +253,7 @@ const (
 // New indexes the documents; document i is identified by i in results.
 func New(documents []Document) *Index {
 	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, compounds: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
-		family: map[int32]uint8{}, heads: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, contextRarity: map[int32]float64{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
+		family: map[int32]uint8{}, heads: map[int32]bool{}, objectTerms: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
 			id := ix.id(ix.stems.stem(w))
@@ -216,13 +279,22 @@ func New(documents []Document) *Index {
 	ix.learnAliases(documents)
 	ix.learnCompounds(documents)
 	ix.learnAcronyms(parsed)
-	contextDocs := map[int32]int{}
+	contextDocs, settableDocs := map[int32]int{}, map[int32]int{}
+	firsts := firstSegments(documents)
 	for i := range documents {
 		ix.docs[i] = ix.analyse(&documents[i], parsed[i])
+		ix.docs[i].self = selfDocument(&documents[i], firsts)
+		ix.docs[i].people, ix.docs[i].checks = documents[i].people, documents[i].checks
 		for _, c := range ix.docs[i].context {
 			contextDocs[c]++
 		}
+		for _, t := range ix.docs[i].settable {
+			settableDocs[t]++
+		}
 		for _, o := range ix.docs[i].objects {
+			for _, t := range o {
+				ix.objectTerms[t] = true
+			}
 			if len(o) > 0 {
 				ix.heads[o[len(o)-1]] = true
 				if ix.docs[i].families&familyBit(familyCreate) != 0 {
@@ -236,8 +308,16 @@ func New(documents []Document) *Index {
 	}
 	ix.learnAssociations(described)
 	maxIDF := math.Log(1 + (float64(ix.n)-0.5)/1.5)
+	rarity := func(df int) float64 {
+		return math.Log(1+(float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5)) / maxIDF
+	}
+	ix.contextRarity = make([]float64, len(ix.ids))
 	for t, df := range contextDocs {
-		ix.contextRarity[t] = math.Log(1+(float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5)) / maxIDF
+		ix.contextRarity[t] = rarity(df)
+	}
+	ix.settableRarity = make([]float64, len(ix.ids))
+	for t, df := range settableDocs {
+		ix.settableRarity[t] = rarity(df)
 	}
 	for w := range ix.ids {
 		ix.sorted = append(ix.sorted, w)
@@ -245,7 +325,7 @@ func New(documents []Document) *Index {
 	sort.Strings(ix.sorted)
 	n, terms := ix.n, len(ix.ids)
 	ix.pool.New = func() any {
-		return &scratch{scores: make([]float64, n), best: make([]float64, n), match: make([]float64, terms)}
+		return &scratch{scores: make([]float64, n), best: make([]float64, n), match: make([]float64, terms), wordOf: make([]int8, terms)}
 	}
 	return ix
 }
@@ -486,6 +566,7 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 	sc := ix.pool.Get().(*scratch)
 	defer ix.pool.Put(sc)
 	q := ix.parseQuery(query, sc.match)
+	q.indexWords(sc.wordOf)
 	defer q.reset()
 	if len(q.words) == 0 {
 		return []Hit{}, 0
@@ -525,6 +606,7 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 type scratch struct {
 	scores, best     []float64 // by document
 	match            []float64 // by term: how well the query matches it
+	wordOf           []int8    // by term: the query word that matches it best, from 1
 	touched, matched []int32
 }
 
@@ -615,6 +697,7 @@ func (ix *Index) coverage(d int32, q *query) float64 {
 // structure is document d's verb, object and context agreement with q.
 func (ix *Index) structure(d int32, q *query) float64 {
 	doc := &ix.docs[d]
+	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
 	var verb, object float64
 	if q.family != 0 || q.verb >= 0 {
 		switch {
@@ -626,6 +709,13 @@ func (ix *Index) structure(d int32, q *query) float64 {
 			verb = 0.5
 		case q.general && doc.families != 0:
 			verb = -verbDisagrees / verbAgrees
+		case q.verbWord != nil && q.family&reads == 0 && doc.families != 0 && doc.families&^reads == 0:
+			// An action the documents do not name generally ("force
+			// a branch to point at a commit") is not a reading.
+			verb = -verbDisagrees / verbAgrees / 2
+		}
+		if verb < everydayLesser && ix.verbSettable(doc, q) {
+			verb = everydayLesser // "approve a pull request": a review whose event is APPROVE
 		}
 		verb *= q.verbWeight
 	}
@@ -637,8 +727,14 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	if object > 0 && len(q.modifiers) > 0 {
 		object *= 0.5 + 0.5*ix.modifiersShare(doc, q)
 	}
-	if object == 0 && ix.headInContext(doc, q) {
+	if object == 0 && q.object != nil && ix.headInContext(doc, q) {
 		object = -contextAsObject / objectAgrees
+	}
+	if q.object == nil && q.unknownObject && ix.namesObject(doc, q) {
+		// "roll out a new container image to a stateful set": no
+		// operation acts on an image; one that acts on something else
+		// the query names is what it most likely means.
+		object = unknownObjectNamed
 	}
 	score := verbAgrees*verb + objectAgrees*object
 	if verb == 1 {
@@ -646,7 +742,7 @@ func (ix *Index) structure(d int32, q *query) float64 {
 	}
 	// "fork a repository": GitHub's "Create a fork"; "scale a stateful
 	// set": update its scale.
-	if q.verbNoun && q.verbWord != nil && headIs(doc, q.verbWord) {
+	if q.verbNoun && q.verbWord != nil && (headIs(doc, q.verbWord) || headIn(doc, q.madeBy)) {
 		switch {
 		case q.undo:
 			if doc.families&familyBit(familyDelete) != 0 {
@@ -662,6 +758,22 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		if (doc.shape == shapeItem) != q.plural {
 			score += numberAgrees
 		}
+	}
+	score += ix.settableAgreement(doc, q)
+	if q.self && doc.self {
+		score += selfAgrees
+	}
+	if q.people && doc.people {
+		score += peopleAgrees
+	}
+	if q.whether && doc.checks {
+		score += whetherAgrees
+	}
+	switch {
+	case doc.scope >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.scope) > 0 }):
+		score += scopeAgrees
+	case doc.item >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.item) > 0 }):
+		score += scopeAgrees / 2 // the one thing itself: "the status of a payout"
 	}
 	agreed := 0
 	for _, c := range doc.context {
@@ -679,6 +791,140 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		}
 	}
 	return score
+}
+
+// settableAgreement is settableAgrees times the query's matches of what
+// doc's input sets or chooses (at most maxSettableAgree of them), when the
+// query names doc's object or the last object its path is under (by a
+// word other than its verb). Words of the query's noun phrases count, and
+// its verb when it is no general one and doc sets something (creates,
+// updates or acts otherwise; "approve a pull request": a review's event
+// APPROVE). A noun phrase's last word does not count when the phrase
+// names doc's object or where it is ("request" in "review a pull
+// request", not REQUEST_CHANGES), though a word before it does ("the open
+// pull requests": state open); nor does the query's object phrase when
+// the documents have operations on that object and doc's object is
+// another ("the card payments capability of an account" asks for the
+// capability's operations, not the account's card_payments).
+func (ix *Index) settableAgreement(doc *docInfo, q *query) float64 {
+	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
+	if len(doc.settable) == 0 || (q.family&reads != 0 && q.family&^reads == 0) != (doc.families&reads != 0) || !ix.namesSubject(doc, q) {
+		return 0
+	}
+	var sum float64
+	n := 0
+	objectOther := -1 // whether the query's object is another operation's: unknown
+	for _, t := range doc.settable {
+		k := q.wordOf[t]
+		if k == 0 {
+			continue
+		}
+		w := &q.words[k-1]
+		switch {
+		case w == q.verbWord:
+			if q.general && len(q.alts) == 0 || doc.families&(reads|familyBit(familyDelete)) != 0 {
+				continue
+			}
+		case w.phrase == 0 || w.aside, w.head && ix.phraseNamesDoc(doc, q, w.phrase):
+			continue
+		case q.inObjectWord(w):
+			if objectOther < 0 {
+				objectOther = 0
+				if ix.objectElsewhere(doc, q) {
+					objectOther = 1
+				}
+			}
+			if objectOther == 1 {
+				continue
+			}
+		}
+		sum += q.match[t] * w.factor * ix.settableRarity[t]
+		if n++; n == maxSettableAgree {
+			break
+		}
+	}
+	return settableAgrees * sum
+}
+
+// verbSettable reports whether the query's verb, no general one, is
+// something doc sets (its input's property or enum value: GitHub's review
+// event APPROVE, a repository's archived), and doc neither reads nor
+// deletes.
+func (ix *Index) verbSettable(doc *docInfo, q *query) bool {
+	if q.verbWord == nil || q.general && len(q.alts) == 0 ||
+		doc.families&(familyBit(familyGet)|familyBit(familyList)|familyBit(familySearch)|familyBit(familyDelete)) != 0 {
+		return false
+	}
+	id, ok := ix.ids[q.verbWord.stem] // the word itself: "allow" is not "enabled"
+	return ok && slices.Contains(doc.settable, id)
+}
+
+// objectElsewhere reports whether the query's object heads some
+// operation's object and none of doc's.
+func (ix *Index) objectElsewhere(doc *docInfo, q *query) bool {
+	if q.object == nil {
+		return false
+	}
+	for _, o := range doc.objects {
+		if len(o) > 0 && q.object.match(o[len(o)-1]) > 0 {
+			return false
+		}
+	}
+	for _, e := range q.object.expansions {
+		if ix.heads[e.term] {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseNamesDoc reports whether a word of the query's noun phrase p
+// matches one of doc's objects' words or its context.
+func (ix *Index) phraseNamesDoc(doc *docInfo, q *query, p int8) bool {
+	for i := range q.words {
+		w := &q.words[i]
+		if w.phrase != p {
+			continue
+		}
+		for _, c := range doc.context {
+			if w.match(c) > 0 {
+				return true
+			}
+		}
+		for _, o := range doc.objects {
+			for _, t := range o {
+				if w.match(t) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// namesObject reports whether the query names, by a word other than its
+// verb, the head of one of doc's objects.
+func (ix *Index) namesObject(doc *docInfo, q *query) bool {
+	for _, o := range doc.objects {
+		if len(o) > 0 {
+			if k := q.wordOf[o[len(o)-1]]; k > 0 && &q.words[k-1] != q.verbWord {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesSubject reports whether the query names one of doc's objects (its
+// head) or the last object its path is under.
+func (ix *Index) namesSubject(doc *docInfo, q *query) bool {
+	named := func(t int32) bool { k := q.wordOf[t]; return k > 0 && &q.words[k-1] != q.verbWord }
+	for _, o := range doc.objects {
+		if len(o) > 0 && named(o[len(o)-1]) {
+			return true
+		}
+	}
+	return len(doc.context) > 0 && named(doc.context[len(doc.context)-1])
 }
 
 // altsAgree is how well doc's verbs agree with an everyday verb's
@@ -757,6 +1003,16 @@ func (ix *Index) headInContext(doc *docInfo, q *query) bool {
 func headIs(doc *docInfo, w *queryWord) bool {
 	for _, phrase := range doc.objects {
 		if len(phrase) > 0 && w.match(phrase[len(phrase)-1]) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// headIn reports whether one of doc's objects is headed by one of terms.
+func headIn(doc *docInfo, terms []int32) bool {
+	for _, phrase := range doc.objects {
+		if len(phrase) > 0 && slices.Contains(terms, phrase[len(phrase)-1]) {
 			return true
 		}
 	}

@@ -16,6 +16,10 @@ var stopWords = map[string]bool{
 	"we": true, "what": true, "when": true, "which": true, "will": true, "with": true, "you": true,
 	"your": true, "some": true, "all": true, "any": true, "please": true, "want": true, "need": true,
 	"s": true, "did": true, "does": true, "who": true, "whose": true, "where": true, "am": true,
+	// Indefinite pronouns stand for an object, they name none: "assign
+	// someone to an issue" names the issue.
+	"someone": true, "somebody": true, "something": true, "anyone": true, "anybody": true,
+	"anything": true, "everyone": true, "everybody": true, "everything": true,
 }
 
 // stemmer stems words with Snowball English (Porter2), remembering each

@@ -97,7 +97,7 @@ var abbreviations = map[string]string{
 var prepositions = map[string]bool{
 	"of": true, "on": true, "in": true, "to": true, "from": true, "for": true, "with": true, "by": true,
 	"into": true, "at": true, "across": true, "under": true, "about": true, "between": true, "within": true,
-	"via": true, "as": true, "onto": true, "over": true, "without": true, "after": true, "before": true,
+	"via": true, "as": true, "onto": true, "over": true, "without": true, "after": true, "before": true, "like": true,
 }
 
 // genericNouns say nothing about which object an operation acts on
