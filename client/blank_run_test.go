@@ -388,3 +388,20 @@ func TestNamespaceInStatementsSaysWhy(t *testing.T) {
 		t.Fatalf("module: %v %+v", err, out)
 	}
 }
+
+// TestExtendKeepsTheEsbuildLimit: a client made by Extend shares its
+// parent's bound on esbuild processes (it once had none: the durable
+// handle's and the OpenAPI server's clients ran one child per run).
+func TestExtendKeepsTheEsbuildLimit(t *testing.T) {
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(inProcessRuntime(t), k)
+	if e := c.Extend(Extension{Setup: "(s) => s"}); e.erasers == nil || e.erasers != c.erasers {
+		t.Fatal("Extend dropped the esbuild limit")
+	}
+	if d := c.WithDefaults(RunOptions{}); d.erasers != c.erasers {
+		t.Fatal("WithDefaults dropped the esbuild limit")
+	}
+}

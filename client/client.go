@@ -141,7 +141,7 @@ func (c *Client) Extend(e Extension) *Client {
 		setup = &scopeSetup{text: e.Setup}
 	}
 	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup, scopes: c.scopes, sdk: c.sdk,
-		declarations: c.declarations + e.Declarations, defaults: c.defaults, sessions: c.sessions}
+		declarations: c.declarations + e.Declarations, defaults: c.defaults, sessions: c.sessions, erasers: c.erasers}
 }
 
 // TypeDefinitions returns the declarations programs are written against:
@@ -359,6 +359,14 @@ func checkNesting(text string) error {
 	return nil
 }
 
+// maxErasure bounds an erasure's time whatever the run's limits: esbuild
+// erases a real program in milliseconds (a megabyte in well under a
+// second), and runs that wait for a child slot (Client.erasers) should not
+// wait out a hostile program's whole deadline (second review of
+// 2026-12-06: two hostile programs made a benign one wait 4.75 s of a 5 s
+// deadline).
+const maxErasure = 10 * time.Second
+
 // startErasure returns the esbuild session of a run's erasure, for what
 // blank does not read (see erase), and the function that ends it. esbuild
 // may take the run's deadline (Limits.Timeout, or CPUTime when shorter);
@@ -367,11 +375,14 @@ func checkNesting(text string) error {
 // process at once (Client.erasers); the others wait, within their deadline.
 func (c *Client) startErasure(ctx context.Context, l Limits) (*esbuildchild.Session, func()) {
 	l = l.withDefaults()
-	budget, which := l.Timeout, "Limits.Timeout"
+	budget, which := min(l.Timeout, maxErasure), "Limits.Timeout"
 	if l.CPUTime > 0 && l.CPUTime < budget {
 		budget, which = l.CPUTime, "Limits.CPUTime"
 	}
-	timedOut := &ProgramError{Name: "TimeoutError", Message: fmt.Sprintf("erasing the program's TypeScript took longer than the execution's limit of %s (%s): esbuild was stopped", budget, which)}
+	if budget == maxErasure && l.Timeout > maxErasure {
+		which = "the most erasure may take"
+	}
+	timedOut := &ProgramError{Name: "TimeoutError", Message: fmt.Sprintf("erasing the program's TypeScript took longer than %s (%s): esbuild was stopped", budget, which)}
 	ectx, cancel := context.WithTimeoutCause(ctx, budget, timedOut)
 	es := esbuildchild.New(ectx, c.erasers)
 	return es, func() {

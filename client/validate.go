@@ -13,7 +13,8 @@ import (
 // files, with checker (validate() has no side effects; Run never
 // checks: https://github.com/torkbot/code-mode#schemas-tools-and-checking). It returns a Valid result or up to 8 diagnostics in the submitted
 // source's coordinates with a report. Cancelling ctx stops the check. A
-// program whose brackets nest deeper than 256 is an error (a *ProgramError
+// program whose brackets nest deeper than 256, or longer than a runner
+// accepts (16 MiB less room for the message), is an error (a *ProgramError
 // RangeError), as Run fails it, not checked.
 //
 //	checker, err := typecheck.New(typecheck.Options{}) // errors.Is(err, typecheck.ErrNotInstalled) says how to install
@@ -24,6 +25,9 @@ func (c *Client) Validate(ctx context.Context, checker *typecheck.Checker, sourc
 }
 
 func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, source string) (*typecheck.Result, error) {
+	if err := checkSize(source); err != nil {
+		return nil, err
+	}
 	if err := checkNesting(source); err != nil {
 		return nil, err
 	}
@@ -51,6 +55,9 @@ func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, sourc
 func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, code string) (*typecheck.Result, error) {
 	// The setup is left out: what it adds is declared (the contract's SDK,
 	// an Extension's Declarations), and its own code is the host's.
+	if err := checkSize(code); err != nil {
+		return nil, err
+	}
 	if err := checkNesting(code); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,8 @@ type Handle struct {
 	// erasers bounds the esbuild processes erasing saved snippets at once
 	// (loadSnippet): one per core.
 	erasers *esbuildchild.Limit
+	// compiled are the snippets' JavaScript, for loadSnippet.
+	compiled compiledSnippets
 }
 
 var runtimeName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)

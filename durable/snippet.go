@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
@@ -199,6 +200,10 @@ func (h *Handle) loadSnippet(ctx context.Context, name string) snippetAnswer {
 			names = append(names, c)
 		}
 	}
+	key := s.Code + "\x00" + strings.Join(names, ",")
+	if js, ok := h.compiled.get(key); ok {
+		return snippetAnswer{Code: js}
+	}
 	// The code is a program's: esbuild reads it in a process the deadline
 	// kills (package esbuildchild).
 	ectx, cancel := context.WithTimeout(ctx, snippetEraseLimit)
@@ -209,5 +214,59 @@ func (h *Handle) loadSnippet(ctx context.Context, name string) snippetAnswer {
 	if err != nil {
 		return snippetAnswer{Error: fmt.Sprintf("snippet %q: %v", name, err)}
 	}
+	h.compiled.put(key, js)
 	return snippetAnswer{Code: js}
+}
+
+// compiledSnippets keeps the JavaScript of the snippets a handle's runs
+// called most recently, by code and scope names: every call of a snippet
+// otherwise started an esbuild process (about 15 ms; a program could
+// call one 10,000 times, second review of 2026-12-06). At most
+// maxCompiledSnippets entries, the least recently used evicted first. It
+// is safe for concurrent use.
+type compiledSnippets struct {
+	mu    sync.Mutex
+	byKey map[string]string
+	order []string // least recently used first
+}
+
+// maxCompiledSnippets bounds a handle's compiled snippets.
+const maxCompiledSnippets = 64
+
+// maxCompiledSnippetBytes is the longest key and JavaScript kept, together.
+const maxCompiledSnippetBytes = 256 << 10
+
+func (c *compiledSnippets) get(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	js, ok := c.byKey[key]
+	if ok {
+		c.touch(key)
+	}
+	return js, ok
+}
+
+func (c *compiledSnippets) put(key, js string) {
+	if len(key)+len(js) > maxCompiledSnippetBytes {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil {
+		c.byKey = map[string]string{}
+	}
+	if _, ok := c.byKey[key]; !ok && len(c.order) >= maxCompiledSnippets {
+		delete(c.byKey, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.byKey[key] = js
+	c.touch(key)
+}
+
+// touch makes key the most recently used. Called with c.mu held.
+func (c *compiledSnippets) touch(key string) {
+	if i := slices.Index(c.order, key); i >= 0 {
+		c.order = slices.Delete(c.order, i, i+1)
+	}
+	c.order = append(c.order, key)
 }

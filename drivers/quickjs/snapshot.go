@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -54,7 +56,7 @@ func snapshotKey(o Options, runnerSource string) string {
 	if err != nil {
 		return ""
 	}
-	st, err := os.Stat(exe)
+	st, err := os.Stat(running(exe))
 	if err != nil {
 		return ""
 	}
@@ -70,6 +72,24 @@ func snapshotKey(o Options, runnerSource string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// running is the file this process runs: on Linux /proc/self/exe, which
+// stays the running file when an upgrade replaces exe's path (its stat
+// then names the old file, whose template it is; second review of
+// 2026-12-06); elsewhere exe.
+func running(exe string) string {
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe"
+		}
+	}
+	return exe
+}
+
+// maxSnapshotFile bounds a template file's size, in bytes: a template is
+// about 6 MB, and a larger file (a sparse gigabyte someone put there) is
+// not read.
+const maxSnapshotFile = 256 << 20
+
 // snapshotPath is the template file for key in dir.
 func snapshotPath(dir, key string) string {
 	return filepath.Join(dir, "template-"+key[:32]+".bin")
@@ -78,11 +98,42 @@ func snapshotPath(dir, key string) string {
 // readSnapshot reads the template file for key, or returns an error saying
 // why there is none to use.
 func readSnapshot(dir, key string) (*diskTemplate, error) {
-	raw, err := os.ReadFile(snapshotPath(dir, key))
+	path := snapshotPath(dir, key)
+	raw, err := readRegular(path, maxSnapshotFile)
 	if err != nil {
 		return nil, err
 	}
-	return decodeSnapshot(raw, key)
+	t, err := decodeSnapshot(raw, key)
+	if err == nil {
+		now := time.Now()
+		_ = os.Chtimes(path, now, now) // pruning keeps the templates last used
+	}
+	return t, err
+}
+
+// readRegular reads the file at path when it is a regular file of at most
+// limit bytes; a symbolic link, a FIFO or a device (which would block or
+// never end) is refused without reading (openNoFollow).
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	case st.Size() > limit:
+		return nil, fmt.Errorf("%s is %d bytes, more than a template's %d", path, st.Size(), limit)
+	}
+	raw := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }
 
 // decodeSnapshot parses a template file: the magic, the key, the layout,
@@ -153,8 +204,8 @@ func writeSnapshot(dir, key string, t *diskTemplate) {
 	pruneSnapshots(dir)
 }
 
-// pruneSnapshots removes all but the keptSnapshots newest template files
-// in dir, and temporary ones older than a minute (a process that died
+// pruneSnapshots removes all but the keptSnapshots most recently used
+// template files in dir (a load marks its file used), and temporary ones older than a minute (a process that died
 // writing).
 func pruneSnapshots(dir string) {
 	entries, err := os.ReadDir(dir)
