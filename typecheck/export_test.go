@@ -15,8 +15,8 @@ func (c *Checker) Completions(ctx context.Context, declarations []File, source s
 	if _, err := c.Check(ctx, declarations, source); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.turn <- struct{}{}
+	defer func() { <-c.turn }()
 	p, err := c.project(declarations)
 	if err != nil {
 		return nil, err
@@ -41,4 +41,11 @@ func (c *Checker) Completions(ctx context.Context, declarations []File, source s
 		labels = append(labels, it.Label)
 	}
 	return labels, nil
+}
+
+// HoldTurn takes the checker's turn, as a running check does, until
+// release is called.
+func (c *Checker) HoldTurn() (release func()) {
+	c.turn <- struct{}{}
+	return func() { <-c.turn }
 }

@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/codemode-go/codemode/internal/excerpt"
 	"github.com/codemode-go/codemode/internal/typegen"
@@ -98,13 +97,17 @@ type Options struct {
 }
 
 // Checker checks programs with one long-lived TypeScript server. It is safe
-// for concurrent use; checks run one at a time.
+// for concurrent use; checks run one at a time, and one waiting for its turn
+// gives up when its context ends. A check whose context ends before the
+// server answers stops the server (a program's types can keep the compiler
+// busy far longer than any deadline: the next check would otherwise wait
+// behind it); the next check starts another.
 type Checker struct {
 	tsc       string
 	root      string
 	importDir string
 
-	mu       sync.Mutex
+	turn     chan struct{} // one token: held by the check (or Close) running
 	srv      *server
 	projects map[string]*project
 	digests  map[string][sha256.Size]byte // declaration text -> its SHA-256, see digest
@@ -139,7 +142,7 @@ func New(opts Options) (*Checker, error) {
 	if importDir != "" {
 		importDir = filepath.Clean(importDir)
 	}
-	c := &Checker{tsc: tsc, root: root, importDir: importDir, projects: map[string]*project{}, digests: map[string][sha256.Size]byte{}}
+	c := &Checker{tsc: tsc, root: root, importDir: importDir, projects: map[string]*project{}, digests: map[string][sha256.Size]byte{}, turn: make(chan struct{}, 1)}
 	if err := c.ensureServer(); err != nil {
 		os.RemoveAll(root)
 		return nil, err
@@ -151,13 +154,7 @@ func (c *Checker) ensureServer() error {
 	if c.srv != nil && c.srv.alive() {
 		return nil
 	}
-	if c.srv != nil {
-		c.srv.close()
-		c.srv = nil
-		for _, p := range c.projects {
-			p.opened = false
-		}
-	}
+	c.stopServer()
 	s, err := startServer(c.tsc, c.root)
 	if err != nil {
 		return err
@@ -166,10 +163,24 @@ func (c *Checker) ensureServer() error {
 	return nil
 }
 
-// Close stops the server and removes the virtual projects.
+// stopServer stops the server, if there is one; the projects are opened
+// again in the next.
+func (c *Checker) stopServer() {
+	if c.srv == nil {
+		return
+	}
+	c.srv.close()
+	c.srv = nil
+	for _, p := range c.projects {
+		p.opened = false
+	}
+}
+
+// Close stops the server and removes the virtual projects. It waits for a
+// check that is running.
 func (c *Checker) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.turn <- struct{}{}
+	defer func() { <-c.turn }()
 	c.closed = true
 	if c.srv != nil {
 		c.srv.close()
@@ -356,8 +367,21 @@ type lspDiagnostic struct {
 // files. It has no side effects beyond the checker's own temporary project.
 // Cancelling ctx stops the check and returns context.Cause(ctx).
 func (c *Checker) Check(ctx context.Context, declarations []File, source string) (*Result, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	select {
+	case c.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	defer func() { <-c.turn }()
+	res, err := c.check(ctx, declarations, source)
+	if err != nil && ctx.Err() != nil {
+		c.stopServer() // it may still be computing the abandoned check
+	}
+	return res, err
+}
+
+// check is Check with the turn held.
+func (c *Checker) check(ctx context.Context, declarations []File, source string) (*Result, error) {
 	if c.closed {
 		return nil, errors.New("typecheck: checker closed")
 	}

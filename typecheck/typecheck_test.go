@@ -310,3 +310,23 @@ func TestCheckRejectsUndeclaredInputPropertiesThroughVariables(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckWaitingForItsTurnHonoursItsContext: a check waits for the one
+// running (checks run one at a time) only as long as its context lets it
+// (a mutex made every caller wait behind a check the compiler took long
+// over, whatever their deadlines); the checker then carries on.
+func TestCheckWaitingForItsTurnHonoursItsContext(t *testing.T) {
+	c := checker(t)
+	files := declarations(t, false)
+	release := c.HoldTurn()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Check(ctx, files, `export default async function () {}`)
+	release()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a check waiting past its deadline returned %v", err)
+	}
+	if res, err := c.Check(context.Background(), files, `export default async function () {}`); err != nil || !res.Valid {
+		t.Fatalf("the next check: %+v %v", res, err)
+	}
+}
