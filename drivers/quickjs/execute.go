@@ -389,9 +389,12 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 			return nil, err
 		}
 		waiting, res, err := s.readOutbox(ex, text, st)
-		if res != nil && res.Error != nil && in.outOfMemory() && isOutOfMemory(res.Error) {
-			// QuickJS could not even allocate its error ("null"), or
-			// threw its own "out of memory": name the limit.
+		if res != nil && res.Error != nil && in.outOfMemory() && (isOutOfMemory(res.Error) || res.Error.Name == "SyntaxError") {
+			// QuickJS could not even allocate its error ("null"), threw
+			// its own "out of memory", or its parser, out of memory,
+			// reported the allocation it could not make as a syntax
+			// error ("invalid increment/decrement operand" for a valid
+			// program of 800,000 "a++;"): name the limit.
 			res.Error.Name = "RangeError"
 			res.Error.Message = fmt.Sprintf("out of memory: the program exceeded the memory limit of %s", byteSize(st.lim.memory))
 		}

@@ -215,3 +215,16 @@ export default async function () { console.error("from the global console", 1); 
 		t.Fatalf("output %q", out.String())
 	}
 }
+
+// TestOutOfMemoryWhileCompilingNamesTheLimit: a valid program too large to
+// compile within the memory limit fails with the limit named, not with the
+// parser's message for the allocation it could not make ("invalid
+// increment/decrement operand" for 800,000 "a++;", second review of
+// 2026-12-06).
+func TestOutOfMemoryWhileCompilingNamesTheLimit(t *testing.T) {
+	c := newClient(t, quickjs.Options{MemoryLimit: 4 << 20})
+	out := run(t, c, "let a = 0;\n"+strings.Repeat("a++;", 200_000)+"\nexport default async function () {}")
+	if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || !strings.Contains(out.Error.Message, "memory limit of 4 MiB") {
+		t.Fatalf("%s %+v", out.Kind, out.Error)
+	}
+}
