@@ -404,4 +404,7 @@ func TestExtendKeepsTheEsbuildLimit(t *testing.T) {
 	if d := c.WithDefaults(RunOptions{}); d.erasers != c.erasers {
 		t.Fatal("WithDefaults dropped the esbuild limit")
 	}
+	if other := New(c.rt, k); other.erasers != c.erasers {
+		t.Fatal("two clients on one Runtime have two esbuild limits")
+	}
 }

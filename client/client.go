@@ -46,8 +46,9 @@ type Client struct {
 	// sessions are the code tool's sessions by key (codetool.WithSession),
 	// shared by the clients made from one New.
 	sessions *sessionTable
-	// erasers bounds the esbuild processes of the runs of the clients made
-	// from one New (startErasure): one per core.
+	// erasers bounds the esbuild processes of the runs (startErasure): the
+	// Runtime's, shared by every client on it, or one per core of the
+	// clients made from one New over another Executor.
 	erasers *esbuildchild.Limit
 }
 
@@ -99,7 +100,17 @@ type Executor interface {
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}, sdk: &sdk{},
-		setup: &scopeSetup{text: sdkSetup}, sessions: &sessionTable{}, erasers: esbuildchild.NewLimit(runtime.NumCPU())}
+		setup: &scopeSetup{text: sdkSetup}, sessions: &sessionTable{}, erasers: erasureLimit(rt)}
+}
+
+// erasureLimit is rt's bound on esbuild processes when rt is a *Runtime
+// (shared by every client on it: a server that makes a client per contract
+// it sees keeps one bound), else a new one of one per core.
+func erasureLimit(rt Executor) *esbuildchild.Limit {
+	if r, ok := rt.(interface{ erasureLimit() *esbuildchild.Limit }); ok && r.erasureLimit() != nil {
+		return r.erasureLimit()
+	}
+	return esbuildchild.NewLimit(runtime.NumCPU())
 }
 
 // Extension is what a layer above the client adds to the programs it runs:

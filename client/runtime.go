@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
@@ -73,7 +75,14 @@ func (f ending) err() error {
 // canceller.
 type Runtime struct {
 	impl runtimeImpl
+	// erasers bounds the esbuild processes of every client's runs on this
+	// runtime (Client.startErasure): one per core.
+	erasers *esbuildchild.Limit
 }
+
+// erasureLimit is the bound a Client made on rt shares with the other
+// clients of rt.
+func (rt *Runtime) erasureLimit() *esbuildchild.Limit { return rt.erasers }
 
 // runtimeImpl is what a Runtime runs on: one runner (*runnerConn) or a
 // pool of them (*pool).
@@ -94,7 +103,7 @@ func NewRuntime(ctx context.Context, driver drivers.Driver) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runtime{c}, nil
+	return &Runtime{impl: c, erasers: esbuildchild.NewLimit(runtime.NumCPU())}, nil
 }
 
 // NewPool boots a runtime that spreads executions over opts.Size runners
@@ -109,7 +118,7 @@ func NewPool(ctx context.Context, driver drivers.Driver, opts PoolOptions) (*Run
 	if err != nil {
 		return nil, err
 	}
-	return &Runtime{p}, nil
+	return &Runtime{impl: p, erasers: esbuildchild.NewLimit(runtime.NumCPU())}, nil
 }
 
 // Description is the environment's description for an agent (the
