@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codemode-go/codemode/internal/tail"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
@@ -44,7 +45,7 @@ type Session struct {
 	in      io.WriteCloser
 	out     *bufio.Reader
 	outFile io.Closer // out's pipe, closed once the child is gone
-	stderr  *tail
+	stderr  *tail.Buffer
 	err     error // set once: why no further transform can run
 	closed  bool
 }
@@ -171,7 +172,7 @@ func (s *Session) start() error {
 	cmd := exec.CommandContext(s.ctx, exe)
 	cmd.Env = []string{tokenEnv + "=" + token, parentEnv + "=" + strconv.Itoa(os.Getpid()), "GOMAXPROCS=1"}
 	cmd.WaitDelay = waitDelay
-	s.stderr = &tail{}
+	s.stderr = tail.New(tailSize)
 	cmd.Stderr = s.stderr
 	in, out, childEnds, err := connect(cmd)
 	if err != nil {
@@ -274,27 +275,6 @@ func (s *Session) release() {
 	}
 }
 
-// tail keeps the last tailSize bytes written to it: the child's standard
-// error, for ErrEnded's message.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
+// tailSize is how much of the child's standard error (and output) a
+// Session keeps, in bytes, for ErrEnded's message.
 const tailSize = 2 << 10
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailSize:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
