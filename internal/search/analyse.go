@@ -208,6 +208,9 @@ func letters(w string) bool {
 func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	var info docInfo
 	for _, w := range d.name {
+		if genericNouns[w] && !ix.rawVerbs[w] {
+			continue // "deleteCollectionNamespacedEvent": no word of what it acts on
+		}
 		if t := ix.stems.term(w); t != "" {
 			if id := ix.id(t); !slices.Contains(info.cover, id) {
 				info.cover = append(info.cover, id)
@@ -813,6 +816,9 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 	for i, w := range raw {
 		if stopWords[w] || !letters(w) || adverb(w) || i == 0 && (auxiliaries[w] || w == "why" || w == "whether") {
 			continue // a question: "has the daemon set finished", "why is my namespace terminating"
+		}
+		if i > 0 && raw[i-1] == "how" && (w == "much" || w == "many") {
+			continue // a question of quantity reads: "how much of a quota is used"
 		}
 		t := ix.stems.termQuery(w)
 		id, known := ix.ids[t]

@@ -1060,3 +1060,46 @@ func TestImperative(t *testing.T) {
 		}
 	}
 }
+
+// TestNameCoverageSkipsGenericNouns: a name's word that says nothing of
+// what the operation acts on ("Collection" in deleteCollectionNamespacedEvent)
+// does not count against the name's coverage, so a query that names many
+// of a thing finds the operation on all of them.
+func TestNameCoverageSkipsGenericNouns(t *testing.T) {
+	ops := []operation{
+		{"deleteNamespacedEvent", "delete an Event", "DELETE", "/api/v1/namespaces/{namespace}/events/{name}"},
+		{"deleteCollectionNamespacedEvent", "delete collection of Event", "DELETE", "/api/v1/namespaces/{namespace}/events"},
+		{"listNamespacedEvent", "list or watch objects of kind Event", "GET", "/api/v1/namespaces/{namespace}/events"},
+	}
+	ix := operationIndex(ops)
+	if got := ix.stemsOf(ix.docs[1].cover); strings.Contains(got, "collect") {
+		t.Errorf("deleteCollectionNamespacedEvent covers %q, want no collect", got)
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"clear out all the events in the dev namespace", "deleteCollectionNamespacedEvent"},
+		{"delete an event in a namespace", "deleteNamespacedEvent"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) first %v, want %s", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestHowMuchReads: "how much" and "how many" ask a quantity; "much" and
+// "many" are not the query's verb, and the question reads.
+func TestHowMuchReads(t *testing.T) {
+	ix := kubernetesLikeIndex()
+	for _, tc := range []struct {
+		query  string
+		family uint8
+	}{
+		{"how much of a namespace's quota is used up", familyBit(familyGet)},
+		{"how many of the pods are ready", familyBit(familyList)},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		if q.family != tc.family {
+			t.Errorf("%q: family %d, want %d", tc.query, q.family, tc.family)
+		}
+	}
+}
