@@ -303,8 +303,17 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 			info.shape = shapeItem
 		}
 	}
-	if len(info.actions) == 0 {
+	switch {
+	case len(info.actions) == 0:
 		info.families = httpFamily(d, len(segs) > 0, item)
+	case info.families == 0 && len(d.name) > 1:
+		// An action of no family whose name says, after it, the HTTP
+		// method it sends on (connectCoreV1GetNodeProxy: "connect GET
+		// requests to proxy of Node") reads or deletes as GET, HEAD or
+		// DELETE do.
+		for _, w := range d.name[1:] {
+			info.families |= methodFamilies[w]
+		}
 	}
 	return info
 }
@@ -362,6 +371,12 @@ func httpFamily(d *Document, hasPath, item bool) uint8 {
 		return familyBit(familyDelete)
 	}
 	return 0
+}
+
+// methodFamilies are the verb families of the names of the HTTP methods
+// that only read or delete; the others' requests may do anything.
+var methodFamilies = map[string]uint8{
+	"get": familyBit(familyGet), "head": familyBit(familyGet), "delete": familyBit(familyDelete),
 }
 
 // termIDs are the ids of ws's terms (stop words left out).

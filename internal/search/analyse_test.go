@@ -1103,3 +1103,25 @@ func TestHowMuchReads(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodInName: an operation whose verb is of no family but whose name
+// says, after it, that it sends GET, HEAD or DELETE requests reads or
+// deletes; one sending other methods may do anything.
+func TestMethodInName(t *testing.T) {
+	ops := []operation{
+		{"connectCoreV1GetNodeProxy", "connect GET requests to proxy of Node", "GET", "/api/v1/nodes/{name}/proxy"},
+		{"connectCoreV1DeleteNodeProxy", "connect DELETE requests to proxy of Node", "DELETE", "/api/v1/nodes/{name}/proxy"},
+		{"connectCoreV1PatchNodeProxy", "connect PATCH requests to proxy of Node", "PATCH", "/api/v1/nodes/{name}/proxy"},
+		{"readCoreV1Node", "read the specified Node", "GET", "/api/v1/nodes/{name}"},
+	}
+	ix := operationIndex(ops)
+	for i, want := range []uint8{familyBit(familyGet), familyBit(familyDelete), 0} {
+		if got := ix.docs[i].families; got != want {
+			t.Errorf("%s: families %b, want %b", ops[i].name, got, want)
+		}
+	}
+	hits, _ := ix.Search("fetch the metrics of a node through the API server proxy", 3)
+	if len(hits) == 0 || ops[hits[0].Doc].name != "connectCoreV1GetNodeProxy" {
+		t.Errorf("fetch through the proxy: first %v, want connectCoreV1GetNodeProxy", hits)
+	}
+}
