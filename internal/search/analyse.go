@@ -142,6 +142,9 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 		case stopWords[w] || determiners[w] || !letters(w) || adverb(w):
 			continue // "the currently applied discount"
 		case genericNouns[w]:
+			if len(phrase) > 0 && genericHeads[w] {
+				return phrase, lists // "a stale Endpoints object left behind": Endpoints
+			}
 			if w == "list" && len(phrase) == 0 {
 				lists = true
 			}
@@ -603,7 +606,11 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			if j == len(phrase)-1 {
 				q.object = &q.words[i]
 				q.all = everyOne(phrase[0], raw) || everyOne(phrase[j], raw)
-				q.plural = q.all || plural(phrase[j], raw)
+				number := phrase[j]
+				if k := slices.Index(raw, w); k >= 0 && k+1 < len(raw) && genericHeads[raw[k+1]] {
+					number = raw[k+1] // "a stale Endpoints object" is one
+				}
+				q.plural = q.all || plural(number, raw)
 			} else {
 				q.modifiers = append(q.modifiers, &q.words[i])
 			}

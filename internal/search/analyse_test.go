@@ -1125,3 +1125,38 @@ func TestMethodInName(t *testing.T) {
 		t.Errorf("fetch through the proxy: first %v, want connectCoreV1GetNodeProxy", hits)
 	}
 }
+
+// TestGenericHead: a generic noun after the words of a noun phrase heads
+// it ("a stale Endpoints object"): the words before it name the object,
+// and it tells their number.
+func TestGenericHead(t *testing.T) {
+	for _, tc := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"a", "stale", "endpoints", "object", "left", "behind"}, "stale endpoints"},
+		{[]string{"the", "details", "of", "a", "pod"}, "pod"},
+		{[]string{"the", "specified", "pod"}, "pod"},
+	} {
+		if got, _ := nounPhrase(tc.words); strings.Join(got, " ") != tc.want {
+			t.Errorf("nounPhrase(%q) = %q, want %q", tc.words, got, tc.want)
+		}
+	}
+	ix := operationIndex([]operation{
+		{"deleteNamespacedEndpoints", "delete Endpoints", "DELETE", "/api/v1/namespaces/{namespace}/endpoints/{name}"},
+		{"deleteCollectionNamespacedEndpoints", "delete collection of Endpoints", "DELETE", "/api/v1/namespaces/{namespace}/endpoints"},
+		{"deleteNamespace", "delete a Namespace", "DELETE", "/api/v1/namespaces/{name}"},
+	})
+	for _, tc := range []struct {
+		query, object string
+		plural        bool
+	}{
+		{"remove a stale Endpoints object left behind in the default namespace", "endpoint", false},
+		{"remove the stale Endpoints objects in a namespace", "endpoint", true},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		if q.object == nil || q.object.stem != tc.object || q.plural != tc.plural {
+			t.Errorf("%q: object %v plural %v, want %q %v", tc.query, q.object, q.plural, tc.object, tc.plural)
+		}
+	}
+}
