@@ -1035,6 +1035,11 @@ func phrasal(raw []string) []string {
 		if stopWords[w] || adverb(w) {
 			continue
 		}
+		if (w == "stop" || w == "quit" || w == "cease") && i+1 < len(raw) && len(raw[i+1]) > 5 && strings.HasSuffix(raw[i+1], "ing") {
+			// "stop requiring signed commits": no longer doing something
+			// removes what does it.
+			return append(append(slices.Clone(raw[:i]), "remove"), raw[i+1:]...)
+		}
 		for j := i + 1; j < len(raw) && j <= i+6; j++ {
 			if rest := raw[j+1:]; raw[j] == "off" && j > i+1 && len(rest) > 0 && !prepositions[rest[0]] {
 				// "kick someone off a team", "strip every label off an

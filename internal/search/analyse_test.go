@@ -483,6 +483,9 @@ func TestEverydayVerbs(t *testing.T) {
 		{"strip every label off an issue", "remove every label from an issue"},
 		{"turn the alerts off", "disable the alerts"},
 		{"kick off a build", "trigger a build"},
+		{"stop requiring signed commits on main", "remove requiring signed commits on main"},
+		{"stop a subscription", "stop a subscription"},
+		{"stop the running job", "stop the running job"},
 	} {
 		if got := strings.Join(phrasal(words(tc.query)), " "); got != tc.want {
 			t.Errorf("phrasal(%q) = %q, want %q", tc.query, got, tc.want)
