@@ -678,7 +678,8 @@ func (ix *Index) spans(raw, phrase []string) []int32 {
 // Changing one on an object changes the object ("edit the metadata on a
 // refund"). Adding such a thing to or on an object updates the object ("add an
 // annotation to a pod", "add a group to a cluster role binding", where no
-// operation creates a group): the phrase after "to" or "on" is the object
+// operation creates a group), or into it ("write a condition into a Job's
+// status"): the phrase after "to", "into" or "on" is the object
 // and q's family becomes update. An "existing" owner ("edit the notes of
 // an existing release") is the object whatever the documents say.
 // Otherwise phrase is returned as it is.
@@ -699,14 +700,14 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	last := slices.Index(raw, head)
 	for i := last + 1; last >= 0 && i < len(raw); i++ {
 		w := raw[i]
-		if w == "of" || w == "in" || (adds || changes) && w == "on" || adds && w == "to" {
+		if w == "of" || w == "in" || (adds || changes) && w == "on" || adds && (w == "to" || w == "into") {
 			owner, _ := nounPhrase(raw[i+1:])
 			existing := slices.Contains(raw[i+1:min(i+4, len(raw))], "existing")
 			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && !existing &&
-				(ix.isUnder(head, owner[len(owner)-1]) || (w == "to" || w == "on") && ix.isCreated(head)) {
+				(ix.isUnder(head, owner[len(owner)-1]) || (w == "to" || w == "into" || w == "on") && ix.isCreated(head)) {
 				return phrase
 			}
-			if w == "to" || w == "on" {
+			if w == "to" || w == "into" || w == "on" {
 				q.family = familyBit(familyUpdate)
 			}
 			return owner

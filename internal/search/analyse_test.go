@@ -445,6 +445,7 @@ func TestAcronymsAndOwners(t *testing.T) {
 		{"change the minAvailable of a pod disruption budget", "patchPolicyV1NamespacedPodDisruptionBudget"},
 		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
 		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
+		{"write an annotation into a pod", "patchCoreV1NamespacedPod"}, // into: to
 		{"add a pod", "createCoreV1NamespacedPod"},
 		{"add a pod to a namespace", "createCoreV1NamespacedPod"},
 		{"add a pod to an existing namespace", "patchCoreV1Namespace"},                          // the existing one is changed                               // pods are under namespaces
