@@ -540,7 +540,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			}
 		}
 	}
-	raw = ix.agents(phrasal(raw))
+	raw = ix.agents(phrasal(means(raw)))
 	q, phrase, verbWord, _ := ix.readObject(raw, match)
 	var acted []string
 	if len(raw) > 2 && raw[0] == "who" && !firstPerson[raw[1]] && !firstPerson[raw[2]] {
@@ -1025,6 +1025,19 @@ func hyphenated(field string) (ws []string, joined bool) {
 		}
 	}
 	return kept, true
+}
+
+// means puts first the means a query names its action by ("force a volume
+// to detach by removing its attachment object"): what it does is what the
+// means does, and the rest follows as an aside, its purpose ("removing its
+// attachment object so force a volume to detach"); raw when it names none.
+func means(raw []string) []string {
+	for k := 1; k+1 < len(raw); k++ {
+		if raw[k] == "by" && len(raw[k+1]) > 5 && strings.HasSuffix(raw[k+1], "ing") {
+			return append(append(slices.Clone(raw[k+1:]), "so"), raw[:k]...)
+		}
+	}
+	return raw
 }
 
 // phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the

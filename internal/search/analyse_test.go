@@ -1164,3 +1164,26 @@ func TestGenericHead(t *testing.T) {
 		}
 	}
 }
+
+// TestMeans: "by" and a gerund name the means a query's action is done by:
+// the means is the action, its purpose an aside.
+func TestMeans(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"force a volume to detach by removing its attachment object", "removing its attachment object so force a volume to detach"},
+		{"give up leadership by deleting my lease", "deleting my lease so give up leadership"},
+		{"list pods by name", "list pods by name"},
+		{"sort repositories by stars", "sort repositories by stars"},
+	} {
+		if got := strings.Join(means(words(tc.query)), " "); got != tc.want {
+			t.Errorf("means(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+	ix := operationIndex([]operation{
+		{"patchVolumeAttachment", "partially update the specified VolumeAttachment", "PATCH", "/apis/storage.k8s.io/v1/volumeattachments/{name}"},
+		{"deleteVolumeAttachment", "delete a VolumeAttachment", "DELETE", "/apis/storage.k8s.io/v1/volumeattachments/{name}"},
+	})
+	hits, _ := ix.Search("force a volume to detach by removing its attachment object", 2)
+	if len(hits) == 0 || hits[0].Doc != 1 {
+		t.Errorf("detach by removing: first %v, want deleteVolumeAttachment", hits)
+	}
+}
