@@ -557,6 +557,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		// "a customer's shipping address" when the customer is the
 		// object (ownerPhrase), else as it is.
 		if q2, phrase2, verb2, owned := ix.readObject(p, match); owned {
+			q2.self, q2.whether = q.self, q.whether // "show my own account's settings" still speaks of the caller
 			raw, q, phrase, verbWord = p, q2, phrase2, verb2
 		}
 	}

@@ -669,6 +669,7 @@ func TestSelf(t *testing.T) {
 		{"list the repositories of a user", "repos_list_for_user"},
 		{"list the organizations I belong to", "orgs_list_for_authenticated_user"},
 		{"show my account", "GetAccount"},
+		{"show my own account's settings", "GetAccount"}, // a possessive read as "the settings of my own account"
 	} {
 		hits, _ := ix.Search(tc.query, 3)
 		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
