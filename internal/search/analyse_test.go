@@ -1188,3 +1188,28 @@ func TestMeans(t *testing.T) {
 		t.Errorf("detach by removing: first %v, want deleteVolumeAttachment", hits)
 	}
 }
+
+// TestNumberAgrees: one object named ("my reaction") weighs
+// for the operation on one item over the one on their collection, and
+// many for the collection, enough to outweigh a closer name.
+func TestNumberAgrees(t *testing.T) {
+	ops := []operation{
+		{"reactions_list_for_release", "List reactions for a release", "GET", "/repos/{owner}/{repo}/releases/{release_id}/reactions"},
+		{"reactions_create_for_release", "Create reaction for a release", "POST", "/repos/{owner}/{repo}/releases/{release_id}/reactions"},
+		{"reactions_delete_for_release", "Delete a release reaction", "DELETE", "/repos/{owner}/{repo}/releases/{release_id}/reactions/{reaction_id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"take back my reaction on a release", "reactions_delete_for_release"},
+		{"show the reactions on a release", "reactions_list_for_release"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			var got []string
+			for _, h := range hits {
+				got = append(got, ops[h.Doc].name)
+			}
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, got, tc.first)
+		}
+	}
+}

@@ -133,8 +133,10 @@ const (
 	bothAgree = 3.0
 	// numberAgrees is added when a query that reads, updates or deletes
 	// names one object ("a label") and the path is an item's, or many
-	// ("all labels") and it is a collection's.
-	numberAgrees = 1.5
+	// ("all labels") and it is a collection's: enough to outweigh a name
+	// that covers a little more of the query ("take back my reaction on a
+	// release": the reaction's delete, not the reactions' list).
+	numberAgrees = 2.5
 	// contextAgrees is added per object the operation's path is under that
 	// the query names (at most two).
 	contextAgrees = 1.0
