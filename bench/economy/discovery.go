@@ -38,9 +38,9 @@ var queryFiles embed.FS
 // recall@1/@5; then read as tuning too); the sixth, written blind the same
 // day, after the fifth, by someone who had likewise seen neither the ranker
 // nor any set's misses (evaluated once, at 82a697a: GitHub 0.60/0.90,
-// Stripe 0.74/0.88, Kubernetes 0.78/0.98); the seventh, written blind the
-// same day, after the sixth was evaluated, by someone who had likewise seen
-// neither the ranker nor any set's misses.
+// Stripe 0.74/0.88, Kubernetes 0.78/0.98; then read as tuning too); the
+// seventh, written blind the same day, after the sixth was evaluated, by
+// someone who had likewise seen neither the ranker nor any set's misses.
 const (
 	tuningSet   = "tuning"
 	heldOutSet  = "heldout"

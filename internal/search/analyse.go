@@ -142,6 +142,9 @@ func nounPhrase(ws []string) (phrase []string, lists bool) {
 		case stopWords[w] || determiners[w] || !letters(w) || adverb(w):
 			continue // "the currently applied discount"
 		case genericNouns[w]:
+			if len(phrase) > 0 && genericHeads[w] {
+				return phrase, lists // "a stale Endpoints object left behind": Endpoints
+			}
 			if w == "list" && len(phrase) == 0 {
 				lists = true
 			}
@@ -208,6 +211,9 @@ func letters(w string) bool {
 func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 	var info docInfo
 	for _, w := range d.name {
+		if genericNouns[w] && !ix.rawVerbs[w] {
+			continue // "deleteCollectionNamespacedEvent": no word of what it acts on
+		}
 		if t := ix.stems.term(w); t != "" {
 			if id := ix.id(t); !slices.Contains(info.cover, id) {
 				info.cover = append(info.cover, id)
@@ -300,8 +306,17 @@ func (ix *Index) analyse(d *Document, sp summaryParts) docInfo {
 			info.shape = shapeItem
 		}
 	}
-	if len(info.actions) == 0 {
+	switch {
+	case len(info.actions) == 0:
 		info.families = httpFamily(d, len(segs) > 0, item)
+	case info.families == 0 && len(d.name) > 1:
+		// An action of no family whose name says, after it, the HTTP
+		// method it sends on (connectCoreV1GetNodeProxy: "connect GET
+		// requests to proxy of Node") reads or deletes as GET, HEAD or
+		// DELETE do.
+		for _, w := range d.name[1:] {
+			info.families |= methodFamilies[w]
+		}
 	}
 	return info
 }
@@ -359,6 +374,12 @@ func httpFamily(d *Document, hasPath, item bool) uint8 {
 		return familyBit(familyDelete)
 	}
 	return 0
+}
+
+// methodFamilies are the verb families of the names of the HTTP methods
+// that only read or delete; the others' requests may do anything.
+var methodFamilies = map[string]uint8{
+	"get": familyBit(familyGet), "head": familyBit(familyGet), "delete": familyBit(familyDelete),
 }
 
 // termIDs are the ids of ws's terms (stop words left out).
@@ -519,7 +540,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			}
 		}
 	}
-	raw = ix.agents(phrasal(raw))
+	raw = ix.agents(phrasal(means(raw)))
 	q, phrase, verbWord, _ := ix.readObject(raw, match)
 	var acted []string
 	if len(raw) > 2 && raw[0] == "who" && !firstPerson[raw[1]] && !firstPerson[raw[2]] {
@@ -536,6 +557,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		// "a customer's shipping address" when the customer is the
 		// object (ownerPhrase), else as it is.
 		if q2, phrase2, verb2, owned := ix.readObject(p, match); owned {
+			q2.self, q2.whether = q.self, q.whether // "show my own account's settings" still speaks of the caller
 			raw, q, phrase, verbWord = p, q2, phrase2, verb2
 		}
 	}
@@ -585,7 +607,11 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 			if j == len(phrase)-1 {
 				q.object = &q.words[i]
 				q.all = everyOne(phrase[0], raw) || everyOne(phrase[j], raw)
-				q.plural = q.all || plural(phrase[j], raw)
+				number := phrase[j]
+				if k := slices.Index(raw, w); k >= 0 && k+1 < len(raw) && genericHeads[raw[k+1]] {
+					number = raw[k+1] // "a stale Endpoints object" is one
+				}
+				q.plural = q.all || plural(number, raw)
 			} else {
 				q.modifiers = append(q.modifiers, &q.words[i])
 			}
@@ -653,7 +679,8 @@ func (ix *Index) spans(raw, phrase []string) []int32 {
 // Changing one on an object changes the object ("edit the metadata on a
 // refund"). Adding such a thing to or on an object updates the object ("add an
 // annotation to a pod", "add a group to a cluster role binding", where no
-// operation creates a group): the phrase after "to" or "on" is the object
+// operation creates a group), or into it ("write a condition into a Job's
+// status"): the phrase after "to", "into" or "on" is the object
 // and q's family becomes update. An "existing" owner ("edit the notes of
 // an existing release") is the object whatever the documents say.
 // Otherwise phrase is returned as it is.
@@ -674,14 +701,14 @@ func (ix *Index) ownerPhrase(q *query, phrase, raw []string) []string {
 	last := slices.Index(raw, head)
 	for i := last + 1; last >= 0 && i < len(raw); i++ {
 		w := raw[i]
-		if w == "of" || w == "in" || (adds || changes) && w == "on" || adds && w == "to" {
+		if w == "of" || w == "in" || (adds || changes) && w == "on" || adds && (w == "to" || w == "into") {
 			owner, _ := nounPhrase(raw[i+1:])
 			existing := slices.Contains(raw[i+1:min(i+4, len(raw))], "existing")
 			if len(owner) == 0 || !ix.isHead(owner[len(owner)-1]) || !field && !existing &&
-				(ix.isUnder(head, owner[len(owner)-1]) || (w == "to" || w == "on") && ix.isCreated(head)) {
+				(ix.isUnder(head, owner[len(owner)-1]) || (w == "to" || w == "into" || w == "on") && ix.isCreated(head)) {
 				return phrase
 			}
-			if w == "to" || w == "on" {
+			if w == "to" || w == "into" || w == "on" {
 				q.family = familyBit(familyUpdate)
 			}
 			return owner
@@ -813,6 +840,9 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 	for i, w := range raw {
 		if stopWords[w] || !letters(w) || adverb(w) || i == 0 && (auxiliaries[w] || w == "why" || w == "whether") {
 			continue // a question: "has the daemon set finished", "why is my namespace terminating"
+		}
+		if i > 0 && raw[i-1] == "how" && (w == "much" || w == "many") {
+			continue // a question of quantity reads: "how much of a quota is used"
 		}
 		t := ix.stems.termQuery(w)
 		id, known := ix.ids[t]
@@ -998,6 +1028,19 @@ func hyphenated(field string) (ws []string, joined bool) {
 	return kept, true
 }
 
+// means puts first the means a query names its action by ("force a volume
+// to detach by removing its attachment object"): what it does is what the
+// means does, and the rest follows as an aside, its purpose ("removing its
+// attachment object so force a volume to detach"); raw when it names none.
+func means(raw []string) []string {
+	for k := 1; k+1 < len(raw); k++ {
+		if raw[k] == "by" && len(raw[k+1]) > 5 && strings.HasSuffix(raw[k+1], "ing") {
+			return append(append(slices.Clone(raw[k+1:]), "so"), raw[:k]...)
+		}
+	}
+	return raw
+}
+
 // phrasal rewrites the query's first phrasal verb (phrasalVerbs) as the
 // word an API would use: "get rid of a label" is "delete a label", "turn a
 // workflow back on" "enable a workflow", "take a coupon off a
@@ -1006,6 +1049,11 @@ func phrasal(raw []string) []string {
 	for i, w := range raw {
 		if stopWords[w] || adverb(w) {
 			continue
+		}
+		if (w == "stop" || w == "quit" || w == "cease") && i+1 < len(raw) && len(raw[i+1]) > 5 && strings.HasSuffix(raw[i+1], "ing") {
+			// "stop requiring signed commits": no longer doing something
+			// removes what does it.
+			return append(append(slices.Clone(raw[:i]), "remove"), raw[i+1:]...)
 		}
 		for j := i + 1; j < len(raw) && j <= i+6; j++ {
 			if rest := raw[j+1:]; raw[j] == "off" && j > i+1 && len(rest) > 0 && !prepositions[rest[0]] {

@@ -445,6 +445,7 @@ func TestAcronymsAndOwners(t *testing.T) {
 		{"change the minAvailable of a pod disruption budget", "patchPolicyV1NamespacedPodDisruptionBudget"},
 		{"update the status of a cron job", "patchBatchV1NamespacedCronJobStatus"},
 		{"add an annotation to a pod", "patchCoreV1NamespacedPod"},
+		{"write an annotation into a pod", "patchCoreV1NamespacedPod"}, // into: to
 		{"add a pod", "createCoreV1NamespacedPod"},
 		{"add a pod to a namespace", "createCoreV1NamespacedPod"},
 		{"add a pod to an existing namespace", "patchCoreV1Namespace"},                          // the existing one is changed                               // pods are under namespaces
@@ -483,6 +484,9 @@ func TestEverydayVerbs(t *testing.T) {
 		{"strip every label off an issue", "remove every label from an issue"},
 		{"turn the alerts off", "disable the alerts"},
 		{"kick off a build", "trigger a build"},
+		{"stop requiring signed commits on main", "remove requiring signed commits on main"},
+		{"stop a subscription", "stop a subscription"},
+		{"stop the running job", "stop the running job"},
 	} {
 		if got := strings.Join(phrasal(words(tc.query)), " "); got != tc.want {
 			t.Errorf("phrasal(%q) = %q, want %q", tc.query, got, tc.want)
@@ -665,6 +669,7 @@ func TestSelf(t *testing.T) {
 		{"list the repositories of a user", "repos_list_for_user"},
 		{"list the organizations I belong to", "orgs_list_for_authenticated_user"},
 		{"show my account", "GetAccount"},
+		{"show my own account's settings", "GetAccount"}, // a possessive read as "the settings of my own account"
 	} {
 		hits, _ := ix.Search(tc.query, 3)
 		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
@@ -1057,6 +1062,154 @@ func TestImperative(t *testing.T) {
 		}
 		if q.family != tc.family || object != tc.object {
 			t.Errorf("%q: family %d object %q, want %d %q", tc.query, q.family, object, tc.family, tc.object)
+		}
+	}
+}
+
+// TestNameCoverageSkipsGenericNouns: a name's word that says nothing of
+// what the operation acts on ("Collection" in deleteCollectionNamespacedEvent)
+// does not count against the name's coverage, so a query that names many
+// of a thing finds the operation on all of them.
+func TestNameCoverageSkipsGenericNouns(t *testing.T) {
+	ops := []operation{
+		{"deleteNamespacedEvent", "delete an Event", "DELETE", "/api/v1/namespaces/{namespace}/events/{name}"},
+		{"deleteCollectionNamespacedEvent", "delete collection of Event", "DELETE", "/api/v1/namespaces/{namespace}/events"},
+		{"listNamespacedEvent", "list or watch objects of kind Event", "GET", "/api/v1/namespaces/{namespace}/events"},
+	}
+	ix := operationIndex(ops)
+	if got := ix.stemsOf(ix.docs[1].cover); strings.Contains(got, "collect") {
+		t.Errorf("deleteCollectionNamespacedEvent covers %q, want no collect", got)
+	}
+	for _, tc := range []struct{ query, first string }{
+		{"clear out all the events in the dev namespace", "deleteCollectionNamespacedEvent"},
+		{"delete an event in a namespace", "deleteNamespacedEvent"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			t.Errorf("Search(%q) first %v, want %s", tc.query, hits, tc.first)
+		}
+	}
+}
+
+// TestHowMuchReads: "how much" and "how many" ask a quantity; "much" and
+// "many" are not the query's verb, and the question reads.
+func TestHowMuchReads(t *testing.T) {
+	ix := kubernetesLikeIndex()
+	for _, tc := range []struct {
+		query  string
+		family uint8
+	}{
+		{"how much of a namespace's quota is used up", familyBit(familyGet)},
+		{"how many of the pods are ready", familyBit(familyList)},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		if q.family != tc.family {
+			t.Errorf("%q: family %d, want %d", tc.query, q.family, tc.family)
+		}
+	}
+}
+
+// TestMethodInName: an operation whose verb is of no family but whose name
+// says, after it, that it sends GET, HEAD or DELETE requests reads or
+// deletes; one sending other methods may do anything.
+func TestMethodInName(t *testing.T) {
+	ops := []operation{
+		{"connectCoreV1GetNodeProxy", "connect GET requests to proxy of Node", "GET", "/api/v1/nodes/{name}/proxy"},
+		{"connectCoreV1DeleteNodeProxy", "connect DELETE requests to proxy of Node", "DELETE", "/api/v1/nodes/{name}/proxy"},
+		{"connectCoreV1PatchNodeProxy", "connect PATCH requests to proxy of Node", "PATCH", "/api/v1/nodes/{name}/proxy"},
+		{"readCoreV1Node", "read the specified Node", "GET", "/api/v1/nodes/{name}"},
+	}
+	ix := operationIndex(ops)
+	for i, want := range []uint8{familyBit(familyGet), familyBit(familyDelete), 0} {
+		if got := ix.docs[i].families; got != want {
+			t.Errorf("%s: families %b, want %b", ops[i].name, got, want)
+		}
+	}
+	hits, _ := ix.Search("fetch the metrics of a node through the API server proxy", 3)
+	if len(hits) == 0 || ops[hits[0].Doc].name != "connectCoreV1GetNodeProxy" {
+		t.Errorf("fetch through the proxy: first %v, want connectCoreV1GetNodeProxy", hits)
+	}
+}
+
+// TestGenericHead: a generic noun after the words of a noun phrase heads
+// it ("a stale Endpoints object"): the words before it name the object,
+// and it tells their number.
+func TestGenericHead(t *testing.T) {
+	for _, tc := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"a", "stale", "endpoints", "object", "left", "behind"}, "stale endpoints"},
+		{[]string{"the", "details", "of", "a", "pod"}, "pod"},
+		{[]string{"the", "specified", "pod"}, "pod"},
+	} {
+		if got, _ := nounPhrase(tc.words); strings.Join(got, " ") != tc.want {
+			t.Errorf("nounPhrase(%q) = %q, want %q", tc.words, got, tc.want)
+		}
+	}
+	ix := operationIndex([]operation{
+		{"deleteNamespacedEndpoints", "delete Endpoints", "DELETE", "/api/v1/namespaces/{namespace}/endpoints/{name}"},
+		{"deleteCollectionNamespacedEndpoints", "delete collection of Endpoints", "DELETE", "/api/v1/namespaces/{namespace}/endpoints"},
+		{"deleteNamespace", "delete a Namespace", "DELETE", "/api/v1/namespaces/{name}"},
+	})
+	for _, tc := range []struct {
+		query, object string
+		plural        bool
+	}{
+		{"remove a stale Endpoints object left behind in the default namespace", "endpoint", false},
+		{"remove the stale Endpoints objects in a namespace", "endpoint", true},
+	} {
+		q := ix.parseQuery(tc.query, make([]float64, len(ix.ids)))
+		if q.object == nil || q.object.stem != tc.object || q.plural != tc.plural {
+			t.Errorf("%q: object %v plural %v, want %q %v", tc.query, q.object, q.plural, tc.object, tc.plural)
+		}
+	}
+}
+
+// TestMeans: "by" and a gerund name the means a query's action is done by:
+// the means is the action, its purpose an aside.
+func TestMeans(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"force a volume to detach by removing its attachment object", "removing its attachment object so force a volume to detach"},
+		{"give up leadership by deleting my lease", "deleting my lease so give up leadership"},
+		{"list pods by name", "list pods by name"},
+		{"sort repositories by stars", "sort repositories by stars"},
+	} {
+		if got := strings.Join(means(words(tc.query)), " "); got != tc.want {
+			t.Errorf("means(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+	ix := operationIndex([]operation{
+		{"patchVolumeAttachment", "partially update the specified VolumeAttachment", "PATCH", "/apis/storage.k8s.io/v1/volumeattachments/{name}"},
+		{"deleteVolumeAttachment", "delete a VolumeAttachment", "DELETE", "/apis/storage.k8s.io/v1/volumeattachments/{name}"},
+	})
+	hits, _ := ix.Search("force a volume to detach by removing its attachment object", 2)
+	if len(hits) == 0 || hits[0].Doc != 1 {
+		t.Errorf("detach by removing: first %v, want deleteVolumeAttachment", hits)
+	}
+}
+
+// TestNumberAgrees: one object named ("my reaction") weighs
+// for the operation on one item over the one on their collection, and
+// many for the collection, enough to outweigh a closer name.
+func TestNumberAgrees(t *testing.T) {
+	ops := []operation{
+		{"reactions_list_for_release", "List reactions for a release", "GET", "/repos/{owner}/{repo}/releases/{release_id}/reactions"},
+		{"reactions_create_for_release", "Create reaction for a release", "POST", "/repos/{owner}/{repo}/releases/{release_id}/reactions"},
+		{"reactions_delete_for_release", "Delete a release reaction", "DELETE", "/repos/{owner}/{repo}/releases/{release_id}/reactions/{reaction_id}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"take back my reaction on a release", "reactions_delete_for_release"},
+		{"show the reactions on a release", "reactions_list_for_release"},
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			var got []string
+			for _, h := range hits {
+				got = append(got, ops[h.Doc].name)
+			}
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, got, tc.first)
 		}
 	}
 }

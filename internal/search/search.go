@@ -14,7 +14,9 @@
 // operation does as a verb and an object, the way people name API actions
 // ("publish a release": create, release). An operation's verb comes from
 // its summary's first word, its name, a verb at the end of its path
-// (/invoices/{invoice}/void) or, failing those, its HTTP method; its
+// (/invoices/{invoice}/void) or, failing those, its HTTP method (which a
+// name may also give after a verb of no family: connectCoreV1GetNodeProxy
+// reads); its
 // object from its summary's noun phrase and its path's last object; its
 // context from the objects its path is under. A query's verb is its first
 // word when that is a verb (of the general families in vocabulary.go, or
@@ -45,9 +47,13 @@
 // summaries (GitHub's refs for reference) are learnt from it, as are its
 // compound words (an autolink is a link). Everyday words for actions are
 // read as the verbs APIs use (vocabulary.go: "get rid of" deletes, "kill"
-// cancels or stops, "turn on" enables), a possessive as "the Y of X", and
-// an aside ("so my commits show as verified", "without merging it") counts
-// for less.
+// cancels or stops, "turn on" enables, "stop requiring" removes), a
+// possessive as "the Y of X", an action done "by deleting a lease" as that
+// deletion, "how much" and "how many" as a reading, a generic noun after a
+// noun phrase ("a stale Endpoints object") as its head, and an aside ("so
+// my commits show as verified", "without merging it") counts for less. A
+// name's generic nouns (Collection in deleteCollectionNamespacedEvent) are
+// no words of its coverage.
 //
 // A document matches only through a whole stemmed word, a query word of
 // four or more letters that begins a document word (repo finds
@@ -127,8 +133,10 @@ const (
 	bothAgree = 3.0
 	// numberAgrees is added when a query that reads, updates or deletes
 	// names one object ("a label") and the path is an item's, or many
-	// ("all labels") and it is a collection's.
-	numberAgrees = 1.5
+	// ("all labels") and it is a collection's: enough to outweigh a name
+	// that covers a little more of the query ("take back my reaction on a
+	// release": the reaction's delete, not the reactions' list).
+	numberAgrees = 2.5
 	// contextAgrees is added per object the operation's path is under that
 	// the query names (at most two).
 	contextAgrees = 1.0

@@ -110,6 +110,13 @@ var genericNouns = map[string]bool{
 	"number": true, "count": true, "amount": true,
 }
 
+// genericHeads are the generic nouns that head a noun phrase the words
+// before them modify and whose number they tell: "a stale Endpoints object" is one
+// Endpoints; the other generic words are adjectives ("the specified pod").
+var genericHeads = map[string]bool{
+	"object": true, "objects": true, "details": true, "detail": true, "collection": true, "information": true, "kind": true, "changes": true, "number": true, "count": true, "amount": true,
+}
+
 // versionSegment reports whether a path segment is an API version (v1,
 // v2beta1, 2010-04-01) or a generic prefix (api, apis), not an object.
 func versionSegment(s string) bool {
