@@ -518,24 +518,6 @@ func (p *pass) store() store.Store { return p.h.store }
 // isStepStart reports whether e records the beginning of a codemode.step.
 func isStepStart(e *store.Entry) bool { return e.Connector == stepConnector && e.Method == stepMethod }
 
-// canonical returns v as canonical JSON: object keys sorted, no
-// insignificant space, numbers as written.
-func canonical(v json.RawMessage) (json.RawMessage, error) {
-	d := json.NewDecoder(bytes.NewReader(v))
-	d.UseNumber()
-	var x any
-	if err := d.Decode(&x); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(x); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
 func halt(err error) (json.RawMessage, error) { return nil, client.Halt(err) }
 
 func (p *pass) fail(err error) (json.RawMessage, error) { return halt(&storeError{err}) }

@@ -1,0 +1,92 @@
+package durable
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// slowCanonical is canonical's decoding path alone.
+func slowCanonical(v []byte) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+func TestIsCanonical(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"repo":"r12"}`, true},
+		{`{}`, true},
+		{`[]`, true},
+		{`{"a":1,"b":[true,false,null,-0.5e+10,"x"],"c":{"d":{}}}`, true},
+		{`0`, true},
+		{`"<&>"`, true},          // SetEscapeHTML(false)
+		{`{"b":1,"a":2}`, false}, // keys out of order
+		{`{"a":1,"a":2}`, false}, // a duplicate key: the last wins
+		{`{"a": 1}`, false},      // space
+		{` {}`, false},           // space before
+		{`{} `, false},           // after
+		{`{}{}`, false},          // a second value
+		{`"\u0041"`, false},      // an escape: encoding/json writes A
+		{`"é"`, false},           // not ASCII: read the slow way
+		{`01`, false},            // not a JSON number
+		{`1.`, false},            // nor this
+		{`-`, false},             //
+		{`1e`, false},            //
+		{`tru`, false},           //
+		{`[1,]`, false},          //
+		{`{"a"}`, false},         //
+		{``, false},              //
+		{strings.Repeat("[", 40) + strings.Repeat("]", 40), false}, // deeper than maxCanonicalDepth
+	} {
+		if got := isCanonical([]byte(c.in)); got != c.want {
+			t.Errorf("isCanonical(%s) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCanonicalCopies(t *testing.T) {
+	in := []byte(`{"repo":"r1"}`)
+	out, err := canonical(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in[2] = 'X'
+	if string(out) != `{"repo":"r1"}` {
+		t.Fatalf("canonical's result changed with its input: %s", out)
+	}
+}
+
+// FuzzIsCanonical: what isCanonical accepts, the decoding path returns
+// unchanged; so canonical's output does not depend on which path it took.
+func FuzzIsCanonical(f *testing.F) {
+	for _, s := range []string{`{"repo":"r12"}`, `{"a":[1,2.5e-3,{"b":null}],"c":"x"}`, `{"b":1,"a":2}`, `"\u00e9"`, `-0`, `1E+2`, `[{"":{}}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !isCanonical(in) {
+			return
+		}
+		out, err := slowCanonical(in)
+		if err != nil {
+			t.Fatalf("isCanonical accepts %q, which does not decode: %v", in, err)
+		}
+		if !bytes.Equal(out, in) {
+			t.Fatalf("isCanonical accepts %q, which canonicalises to %q", in, out)
+		}
+	})
+}
