@@ -19,6 +19,12 @@ func canonical(v json.RawMessage) (json.RawMessage, error) {
 	if isCanonical(v) {
 		return bytes.Clone(v), nil
 	}
+	return recode(v)
+}
+
+// recode is canonical's decoding path: v decoded (numbers kept as
+// written) and encoded again.
+func recode(v json.RawMessage) (json.RawMessage, error) {
 	d := json.NewDecoder(bytes.NewReader(v))
 	d.UseNumber()
 	var x any
