@@ -27,6 +27,13 @@
 //	go run ./bench/economy
 //	go run ./bench/economy -encoding cl100k_base -v
 //	go run ./bench/economy -only-discovery -sets tuning -v
+//
+// With -fit it fits the ranking's search-time weights on the query sets
+// given by -sets instead (fit.go: coordinate ascent on recall@1, recall@5
+// and the reciprocal rank, validated leaving one API out), and prints each
+// fold's held-out figures with the default and the fitted weights:
+//
+//	go run ./bench/economy -fit -sets tuning,heldout,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7
 package main
 
 import (
@@ -60,6 +67,7 @@ func main() {
 	skipServers := flag.Bool("no-servers", false, "do not measure the reference MCP servers (no Node.js)")
 	skipGitHub := flag.Bool("no-github", false, "do not measure GitHub's REST description")
 	onlyDiscovery := flag.Bool("only-discovery", false, "measure only discovery on the large APIs (no tokens)")
+	fit := flag.Bool("fit", false, "fit the ranking's search-time weights on the query sets (-sets): leave-one-API-out validation, then all APIs (fit.go)")
 	sets := flag.String("sets", strings.Join(querySetKinds(), ","), "the discovery query sets to measure, comma-separated: "+strings.Join(querySetKinds(), ", ")+"; empty for none")
 	flag.Parse()
 	o := options{encoding: *encoding, verbose: *verbose, servers: !*skipServers && !*onlyDiscovery, github: !*skipGitHub && !*onlyDiscovery, tokens: !*onlyDiscovery}
@@ -67,6 +75,13 @@ func main() {
 		if s = strings.TrimSpace(s); s != "" {
 			o.sets = append(o.sets, s)
 		}
+	}
+	if *fit {
+		if err := fitWeights(context.Background(), os.Stdout, os.Stderr, o.sets); err != nil {
+			fmt.Fprintln(os.Stderr, "economy:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(context.Background(), os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "economy:", err)

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/codemode-go/codemode/internal/search"
+)
+
+func TestFitScore(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		ranks         []int
+		at1, at5      int
+		rr, objective float64
+	}{
+		{"none", nil, 0, 0, 0, 0},
+		{"first", []int{0}, 1, 1, 1, 1},
+		{"missed", []int{-1}, 0, 0, 0, 0},
+		{"second and sixth", []int{1, 5}, 0, 1, 0.5 + 1.0/6, (1 + 0.5 + 1.0/6) / 3 / 2},
+		{"first, fifth, absent", []int{0, 4, -1}, 1, 2, 1.2, (1 + 2 + 1.2) / 3 / 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s fitScore
+			for _, r := range tc.ranks {
+				s.add(r)
+			}
+			if s.n != len(tc.ranks) || s.at1 != tc.at1 || s.at5 != tc.at5 || math.Abs(s.rr-tc.rr) > 1e-12 {
+				t.Errorf("score %+v, want n %d at1 %d at5 %d rr %g", s, len(tc.ranks), tc.at1, tc.at5, tc.rr)
+			}
+			if got := s.objective(); math.Abs(got-tc.objective) > 1e-12 {
+				t.Errorf("objective %g, want %g", got, tc.objective)
+			}
+			if sum := s.plus(s); sum.n != 2*s.n || sum.at1 != 2*s.at1 || sum.at5 != 2*s.at5 {
+				t.Errorf("plus itself %+v, want twice %+v", sum, s)
+			}
+		})
+	}
+}
+
+func TestFitAscend(t *testing.T) {
+	// A peak at (2, 0.5, 3): the first two free, the third fixed.
+	peak := func(v []float64) (float64, error) {
+		return -(v[0]-2)*(v[0]-2) - (v[1]-0.5)*(v[1]-0.5) - (v[2]-3)*(v[2]-3), nil
+	}
+	for _, tc := range []struct {
+		name        string
+		start, want []float64
+		free        []int
+	}{
+		{"reaches the peak by steps", []float64{1, 1, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
+		{"fixed weights stay", []float64{1, 1, 1}, []float64{1, 1, 1}, nil},
+		{"at the peak already", []float64{2, 0.5, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
+		{"a zero stays zero", []float64{0, 1, 1}, []float64{0, 0.5, 1}, []int{0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, value, err := fitAscend(tc.start, tc.free, peak, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("fitted %v, want %v", got, tc.want)
+			}
+			if want, _ := peak(tc.want); value != want {
+				t.Errorf("value %g, want %g", value, want)
+			}
+		})
+	}
+}
+
+func TestWeightChanges(t *testing.T) {
+	d := search.DefaultWeights()
+	for _, tc := range []struct {
+		name   string
+		fitted func([]float64)
+		want   string
+	}{
+		{"none", func([]float64) {}, "no change"},
+		{"k1", func(v []float64) { v[0] *= 2 }, "k1 1.2→2.4"},
+	} {
+		f := slices.Clone(d)
+		tc.fitted(f)
+		if got := weightChanges(d, f); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
