@@ -26,8 +26,13 @@ import (
 //
 // The search is coordinate ascent (fitAscend): from the defaults, each
 // free weight in turn is multiplied by each of fitSteps, and the best
-// change that raises the objective by at least fitMinGain is kept; passes
-// repeat until one changes nothing (at most fitPasses).
+// change that raises the objective by at least fitOptions.minGain is kept;
+// passes repeat until one changes nothing (at most fitOptions.passes).
+// With fitOptions.build the weights read at build time (b, the field
+// weights) are fitted too, each candidate of theirs indexing the APIs
+// anew (about 0.3 s). With fitOptions.every a change must also lower no
+// fitted API's objective: a weight that helps one API's phrasing at
+// another's cost is the overfitting the validation measures.
 //
 // Overfitting is guarded by leave-one-API-out validation: for each API,
 // fit on the other two APIs' queries, then measure on its own; the folds'
@@ -41,17 +46,20 @@ import (
 // or a third down or up, or double it.
 func fitSteps() []float64 { return []float64{0, 0.5, 0.75, 1.33, 2} }
 
-const (
-	// fitPasses is the most passes over the weights.
-	fitPasses = 4
-	// fitMinGain is the least gain in objective a change must bring.
-	fitMinGain = 1e-4
-)
+// fitOptions say how to fit.
+type fitOptions struct {
+	kinds   []string // the query sets
+	minGain float64  // the least gain in objective a change must bring
+	passes  int      // the most passes over the weights
+	build   bool     // fit the weights read at build time too
+	every   bool     // keep only changes that lower no API's objective
+}
 
-// fitAPI is one API's documents, its index and its queries.
+// fitAPI is one API's documents, its indexes and its queries.
 type fitAPI struct {
 	name  string
-	index *search.Index // built with the default weights
+	docs  []search.Document
+	built map[string]*search.Index // by buildKey (at most two)
 	tasks []fitTask
 }
 
@@ -123,7 +131,7 @@ func loadFitAPIs(ctx context.Context, kinds []string) ([]*fitAPI, error) {
 			return nil, fmt.Errorf("%s: %w", api.name, err)
 		}
 		docs, paths := discovery.New(k).ToolDocuments()
-		a := &fitAPI{name: api.name, index: search.New(docs)}
+		a := &fitAPI{name: api.name, docs: docs, built: map[string]*search.Index{}}
 		for _, kind := range kinds {
 			tasks, err := querySet(api.name, kind)
 			if err != nil {
@@ -144,11 +152,44 @@ func loadFitAPIs(ctx context.Context, kinds []string) ([]*fitAPI, error) {
 	return apis, nil
 }
 
+// buildKey identifies the weights of values read at build time.
+func buildKey(values []float64) string {
+	var b strings.Builder
+	for i, name := range search.WeightNames() {
+		if search.BuildWeight(name) {
+			fmt.Fprintf(&b, "%v ", values[i])
+		}
+	}
+	return b.String()
+}
+
+// index is a's index searching with the weights values, built anew when
+// their build-time weights are not those of the last two built.
+func (a *fitAPI) index(values []float64) (*search.Index, error) {
+	key := buildKey(values)
+	base, ok := a.built[key]
+	if !ok {
+		var err error
+		if base, err = search.NewWeighted(a.docs, values); err != nil {
+			return nil, fmt.Errorf("%s: %w", a.name, err)
+		}
+		if len(a.built) >= 2 {
+			clear(a.built)
+		}
+		a.built[key] = base
+	}
+	ix, err := base.Reweighted(values)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.name, err)
+	}
+	return ix, nil
+}
+
 // score ranks every query of a with the weights values.
 func (a *fitAPI) score(values []float64) (fitScore, error) {
-	ix, err := a.index.Reweighted(values)
+	ix, err := a.index(values)
 	if err != nil {
-		return fitScore{}, fmt.Errorf("%s: %w", a.name, err)
+		return fitScore{}, err
 	}
 	var s fitScore
 	for _, t := range a.tasks {
@@ -158,67 +199,90 @@ func (a *fitAPI) score(values []float64) (fitScore, error) {
 	return s, nil
 }
 
-// scoreAll is the APIs' scores counted together.
-func scoreAll(apis []*fitAPI, values []float64) (fitScore, error) {
-	var sum fitScore
+// scoreEach is each API's score.
+func scoreEach(apis []*fitAPI, values []float64) ([]fitScore, error) {
+	var scores []fitScore
 	for _, a := range apis {
 		s, err := a.score(values)
 		if err != nil {
-			return fitScore{}, err
+			return nil, err
 		}
-		sum = sum.plus(s)
+		scores = append(scores, s)
 	}
-	return sum, nil
+	return scores, nil
 }
 
-// fitAscend is coordinate ascent on eval from start over the weights at
-// the indices free: each pass tries each free weight times each of
-// fitSteps and keeps the best change that gains at least fitMinGain, until
-// a pass changes nothing or fitPasses are done, printing each pass's value
-// to progress (when not nil). It returns the best vector and its value.
-func fitAscend(start []float64, free []int, eval func([]float64) (float64, error), progress io.Writer) ([]float64, float64, error) {
+// pooled is the scores counted together.
+func pooled(scores []fitScore) fitScore {
+	var sum fitScore
+	for _, s := range scores {
+		sum = sum.plus(s)
+	}
+	return sum
+}
+
+// fitAscend is coordinate ascent from start over the weights at the
+// indices free, eval scoring a vector on each API fitted on: each pass
+// tries each free weight times each of fitSteps and keeps the best change
+// whose pooled objective gains at least o.minGain (and, with o.every,
+// that lowers no API's objective), until a pass changes nothing or
+// o.passes are done, printing each pass's value to progress (when not
+// nil). It returns the best vector and its pooled objective.
+func fitAscend(start []float64, free []int, o fitOptions, eval func([]float64) ([]fitScore, error), progress io.Writer) ([]float64, float64, error) {
 	best := slices.Clone(start)
-	value, err := eval(best)
+	scores, err := eval(best)
 	if err != nil {
 		return nil, 0, err
 	}
-	for range fitPasses {
+	for range o.passes {
 		changed := false
 		for _, i := range free {
 			orig := best[i]
-			keep, at := orig, value
+			keep, at := orig, scores
 			for _, m := range fitSteps() {
 				if best[i] = orig * m; best[i] == orig {
 					continue
 				}
-				v, err := eval(best)
+				s, err := eval(best)
 				if err != nil {
 					return nil, 0, err
 				}
-				if v >= at+fitMinGain {
-					keep, at = best[i], v
+				if better := pooled(s).objective() >= pooled(at).objective()+o.minGain; better && (!o.every || noneLower(s, scores)) {
+					keep, at = best[i], s
 				}
 			}
 			best[i] = keep
 			if keep != orig {
-				value, changed = at, true
+				scores, changed = at, true
 			}
 		}
 		if progress != nil {
-			fmt.Fprintf(progress, "pass: objective %.4f\n", value)
+			fmt.Fprintf(progress, "pass: objective %.4f\n", pooled(scores).objective())
 		}
 		if !changed {
 			break
 		}
 	}
-	return best, value, nil
+	return best, pooled(scores).objective(), nil
 }
 
-// searchWeights are the indices of the weights read at search time.
-func searchWeights() []int {
+// noneLower reports whether no score of s has a lower objective than the
+// same API's in was.
+func noneLower(s, was []fitScore) bool {
+	for k := range s {
+		if s[k].objective() < was[k].objective() {
+			return false
+		}
+	}
+	return true
+}
+
+// freeWeights are the indices of the weights read at search time, and
+// with build those read at build time too.
+func freeWeights(build bool) []int {
 	var free []int
 	for i, name := range search.WeightNames() {
-		if !search.BuildWeight(name) {
+		if build || !search.BuildWeight(name) {
 			free = append(free, i)
 		}
 	}
@@ -228,8 +292,8 @@ func searchWeights() []int {
 // fitWeights runs the leave-one-API-out validation and the fit on all
 // APIs, printing the folds' figures and the fitted weights to w and the
 // passes' progress to progress.
-func fitWeights(ctx context.Context, w, progress io.Writer, kinds []string) error {
-	apis, err := loadFitAPIs(ctx, kinds)
+func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error {
+	apis, err := loadFitAPIs(ctx, o.kinds)
 	if err != nil {
 		return err
 	}
@@ -243,17 +307,14 @@ func fitWeights(ctx context.Context, w, progress io.Writer, kinds []string) erro
 		fmt.Fprintf(progress, "%s: %d queries, default weights %.3f/%.3f (%d/%d), scored in %v\n", a.name, s.n, r1, r5, s.at1, s.at5, time.Since(t0).Round(time.Millisecond))
 	}
 	defaults := search.DefaultWeights()
-	free := searchWeights()
+	free := freeWeights(o.build)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "held-out api\tqueries\tdefault r@1\tdefault r@5\tfitted r@1\tfitted r@5\tfit-set objective\t\n")
 	var mean [4]float64 // the folds' default and fitted recall@1 and @5, averaged
 	var changes []string
 	for h, held := range apis {
 		rest := slices.Delete(slices.Clone(apis), h, h+1)
-		fitted, obj, err := fitAscend(defaults, free, func(v []float64) (float64, error) {
-			s, err := scoreAll(rest, v)
-			return s.objective(), err
-		}, progress)
+		fitted, obj, err := fitAscend(defaults, free, o, func(v []float64) ([]fitScore, error) { return scoreEach(rest, v) }, progress)
 		if err != nil {
 			return err
 		}
@@ -278,10 +339,7 @@ func fitWeights(ctx context.Context, w, progress io.Writer, kinds []string) erro
 	for _, c := range changes {
 		fmt.Fprintln(w, c)
 	}
-	fitted, obj, err := fitAscend(defaults, free, func(v []float64) (float64, error) {
-		s, err := scoreAll(apis, v)
-		return s.objective(), err
-	}, progress)
+	fitted, obj, err := fitAscend(defaults, free, o, func(v []float64) ([]fitScore, error) { return scoreEach(apis, v) }, progress)
 	if err != nil {
 		return err
 	}

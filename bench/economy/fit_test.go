@@ -39,31 +39,42 @@ func TestFitScore(t *testing.T) {
 	}
 }
 
+// synthetic is an API's score whose objective is v.
+func synthetic(v float64) fitScore { return fitScore{n: 1, rr: 3 * v} }
+
 func TestFitAscend(t *testing.T) {
-	// A peak at (2, 0.5, 3): the first two free, the third fixed.
-	peak := func(v []float64) (float64, error) {
-		return -(v[0]-2)*(v[0]-2) - (v[1]-0.5)*(v[1]-0.5) - (v[2]-3)*(v[2]-3), nil
+	// One API's peak at (2, 0.5, 3); another's at (1, 0.5, 3).
+	peak := func(x0 float64) func(v []float64) float64 {
+		return func(v []float64) float64 { return -(v[0]-x0)*(v[0]-x0) - (v[1]-0.5)*(v[1]-0.5) - (v[2]-3)*(v[2]-3) }
+	}
+	one := func(v []float64) ([]fitScore, error) { return []fitScore{synthetic(peak(2)(v))}, nil }
+	two := func(v []float64) ([]fitScore, error) {
+		return []fitScore{synthetic(peak(2)(v)), synthetic(peak(1)(v))}, nil
 	}
 	for _, tc := range []struct {
 		name        string
+		eval        func([]float64) ([]fitScore, error)
+		every       bool
 		start, want []float64
 		free        []int
 	}{
-		{"reaches the peak by steps", []float64{1, 1, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
-		{"fixed weights stay", []float64{1, 1, 1}, []float64{1, 1, 1}, nil},
-		{"at the peak already", []float64{2, 0.5, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
-		{"a zero stays zero", []float64{0, 1, 1}, []float64{0, 0.5, 1}, []int{0, 1}},
+		{"reaches the peak by steps", one, false, []float64{1, 1, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
+		{"fixed weights stay", one, false, []float64{1, 1, 1}, []float64{1, 1, 1}, nil},
+		{"at the peak already", one, false, []float64{2, 0.5, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
+		{"a zero stays zero", one, false, []float64{0, 1, 1}, []float64{0, 0.5, 1}, []int{0, 1}},
+		{"two APIs pooled", two, false, []float64{1, 1, 1}, []float64{1.33, 0.5, 1}, []int{0, 1}},
+		{"two APIs, lowering neither", two, true, []float64{1, 1, 1}, []float64{1, 0.5, 1}, []int{0, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, value, err := fitAscend(tc.start, tc.free, peak, nil)
+			got, value, err := fitAscend(tc.start, tc.free, fitOptions{minGain: 1e-4, passes: 4, every: tc.every}, tc.eval, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("fitted %v, want %v", got, tc.want)
 			}
-			if want, _ := peak(tc.want); value != want {
-				t.Errorf("value %g, want %g", value, want)
+			if s, _ := tc.eval(tc.want); math.Abs(value-pooled(s).objective()) > 1e-12 {
+				t.Errorf("value %g, want %g", value, pooled(s).objective())
 			}
 		})
 	}

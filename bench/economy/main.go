@@ -68,6 +68,10 @@ func main() {
 	skipGitHub := flag.Bool("no-github", false, "do not measure GitHub's REST description")
 	onlyDiscovery := flag.Bool("only-discovery", false, "measure only discovery on the large APIs (no tokens)")
 	fit := flag.Bool("fit", false, "fit the ranking's search-time weights on the query sets (-sets): leave-one-API-out validation, then all APIs (fit.go)")
+	fitGain := flag.Float64("fit-min-gain", 1e-4, "with -fit: the least gain in objective a change of weight must bring")
+	fitPasses := flag.Int("fit-passes", 4, "with -fit: the most passes over the weights")
+	fitEvery := flag.Bool("fit-every", false, "with -fit: keep only changes of weight that lower no fitted API's objective")
+	fitBuild := flag.Bool("fit-build", false, "with -fit: fit the weights read at build time (b, the field weights) too")
 	sets := flag.String("sets", strings.Join(querySetKinds(), ","), "the discovery query sets to measure, comma-separated: "+strings.Join(querySetKinds(), ", ")+"; empty for none")
 	flag.Parse()
 	o := options{encoding: *encoding, verbose: *verbose, servers: !*skipServers && !*onlyDiscovery, github: !*skipGitHub && !*onlyDiscovery, tokens: !*onlyDiscovery}
@@ -77,7 +81,7 @@ func main() {
 		}
 	}
 	if *fit {
-		if err := fitWeights(context.Background(), os.Stdout, os.Stderr, o.sets); err != nil {
+		if err := fitWeights(context.Background(), os.Stdout, os.Stderr, fitOptions{kinds: o.sets, minGain: *fitGain, passes: *fitPasses, build: *fitBuild, every: *fitEvery}); err != nil {
 			fmt.Fprintln(os.Stderr, "economy:", err)
 			os.Exit(1)
 		}
