@@ -309,12 +309,16 @@ func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error 
 	defaults := search.DefaultWeights()
 	free := freeWeights(o.build)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "held-out api\tqueries\tdefault r@1\tdefault r@5\tfitted r@1\tfitted r@5\tfit-set objective\t\n")
+	fmt.Fprintf(tw, "held-out api\tqueries\tdefault r@1\tdefault r@5\tfitted r@1\tfitted r@5\tfit-set objective, default -> fitted\t\n")
 	var mean [4]float64 // the folds' default and fitted recall@1 and @5, averaged
 	var changes []string
 	for h, held := range apis {
 		rest := slices.Delete(slices.Clone(apis), h, h+1)
 		fitted, obj, err := fitAscend(defaults, free, o, func(v []float64) ([]fitScore, error) { return scoreEach(rest, v) }, progress)
+		if err != nil {
+			return err
+		}
+		start, err := scoreEach(rest, defaults)
 		if err != nil {
 			return err
 		}
@@ -331,7 +335,7 @@ func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error 
 		for k, r := range [4]float64{d1, d5, f1, f5} {
 			mean[k] += r / float64(len(apis))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t\n", held.name, d.n, d1, d5, f1, f5, obj)
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f -> %.4f\t\n", held.name, d.n, d1, d5, f1, f5, pooled(start).objective(), obj)
 		changes = append(changes, "fold "+held.name+": "+weightChanges(defaults, fitted))
 	}
 	fmt.Fprintf(tw, "mean of folds\t\t%.3f\t%.3f\t%.3f\t%.3f\t\t\n", mean[0], mean[1], mean[2], mean[3])
