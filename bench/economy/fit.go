@@ -41,10 +41,13 @@ import (
 // weights are fitted on all three APIs: the vector to adopt as the
 // defaults when the validation says so.
 
-// fitSteps are the multipliers tried on each weight: 0 turns a part off
-// (for good: a zero stays zero), the others move it by a half, a quarter
-// or a third down or up, or double it.
+// fitSteps are the multipliers tried on each weight: 0 turns a part off,
+// the others move it by a half, a quarter or a third down or up, or double
+// it. A weight at 0 is tried at fitRevive times each.
 func fitSteps() []float64 { return []float64{0, 0.5, 0.75, 1.33, 2} }
+
+// fitRevive is what fitSteps multiply for a weight at 0.
+const fitRevive = 0.5
 
 // fitOptions say how to fit.
 type fitOptions struct {
@@ -53,6 +56,7 @@ type fitOptions struct {
 	passes  int      // the most passes over the weights
 	build   bool     // fit the weights read at build time too
 	every   bool     // keep only changes that lower no API's objective
+	only    []string // when not empty, the only weights fitted (by name)
 }
 
 // fitAPI is one API's documents, its indexes and its queries.
@@ -240,7 +244,10 @@ func fitAscend(start []float64, free []int, o fitOptions, eval func([]float64) (
 			orig := best[i]
 			keep, at := orig, scores
 			for _, m := range fitSteps() {
-				if best[i] = orig * m; best[i] == orig {
+				if best[i] = orig * m; orig == 0 {
+					best[i] = fitRevive * m
+				}
+				if best[i] == orig {
 					continue
 				}
 				s, err := eval(best)
@@ -277,12 +284,13 @@ func noneLower(s, was []fitScore) bool {
 	return true
 }
 
-// freeWeights are the indices of the weights read at search time, and
-// with build those read at build time too.
-func freeWeights(build bool) []int {
+// freeWeights are the indices of the weights o fits: those read at
+// search time, with o.build those read at build time too, and with o.only
+// only those named.
+func freeWeights(o fitOptions) []int {
 	var free []int
 	for i, name := range search.WeightNames() {
-		if build || !search.BuildWeight(name) {
+		if (o.build || !search.BuildWeight(name)) && (len(o.only) == 0 || slices.Contains(o.only, name)) {
 			free = append(free, i)
 		}
 	}
@@ -293,6 +301,11 @@ func freeWeights(build bool) []int {
 // APIs, printing the folds' figures and the fitted weights to w and the
 // passes' progress to progress.
 func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error {
+	for _, name := range o.only {
+		if !slices.Contains(search.WeightNames(), name) {
+			return fmt.Errorf("-fit-only: no weight %q (search.WeightNames)", name)
+		}
+	}
 	apis, err := loadFitAPIs(ctx, o.kinds)
 	if err != nil {
 		return err
@@ -307,7 +320,7 @@ func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error 
 		fmt.Fprintf(progress, "%s: %d queries, default weights %.3f/%.3f (%d/%d), scored in %v\n", a.name, s.n, r1, r5, s.at1, s.at5, time.Since(t0).Round(time.Millisecond))
 	}
 	defaults := search.DefaultWeights()
-	free := freeWeights(o.build)
+	free := freeWeights(o)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "held-out api\tqueries\tdefault r@1\tdefault r@5\tfitted r@1\tfitted r@5\tfit-set objective, default -> fitted\t\n")
 	var mean [4]float64 // the folds' default and fitted recall@1 and @5, averaged

@@ -61,7 +61,7 @@ func TestFitAscend(t *testing.T) {
 		{"reaches the peak by steps", one, false, []float64{1, 1, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
 		{"fixed weights stay", one, false, []float64{1, 1, 1}, []float64{1, 1, 1}, nil},
 		{"at the peak already", one, false, []float64{2, 0.5, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
-		{"a zero stays zero", one, false, []float64{0, 1, 1}, []float64{0, 0.5, 1}, []int{0, 1}},
+		{"a zero is tried at fitRevive's multiples", one, false, []float64{0, 1, 1}, []float64{2, 0.5, 1}, []int{0, 1}},
 		{"two APIs pooled", two, false, []float64{1, 1, 1}, []float64{1.33, 0.5, 1}, []int{0, 1}},
 		{"two APIs, lowering neither", two, true, []float64{1, 1, 1}, []float64{1, 0.5, 1}, []int{0, 1}},
 	} {

@@ -71,17 +71,14 @@ func main() {
 	fitGain := flag.Float64("fit-min-gain", 1e-4, "with -fit: the least gain in objective a change of weight must bring")
 	fitPasses := flag.Int("fit-passes", 4, "with -fit: the most passes over the weights")
 	fitEvery := flag.Bool("fit-every", false, "with -fit: keep only changes of weight that lower no fitted API's objective")
+	fitOnly := flag.String("fit-only", "", "with -fit: the only weights to fit, comma-separated (search.WeightNames); empty for all")
 	fitBuild := flag.Bool("fit-build", false, "with -fit: fit the weights read at build time (b, the field weights) too")
 	sets := flag.String("sets", strings.Join(querySetKinds(), ","), "the discovery query sets to measure, comma-separated: "+strings.Join(querySetKinds(), ", ")+"; empty for none")
 	flag.Parse()
 	o := options{encoding: *encoding, verbose: *verbose, servers: !*skipServers && !*onlyDiscovery, github: !*skipGitHub && !*onlyDiscovery, tokens: !*onlyDiscovery}
-	for _, s := range strings.Split(*sets, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			o.sets = append(o.sets, s)
-		}
-	}
+	o.sets = splitList(*sets)
 	if *fit {
-		if err := fitWeights(context.Background(), os.Stdout, os.Stderr, fitOptions{kinds: o.sets, minGain: *fitGain, passes: *fitPasses, build: *fitBuild, every: *fitEvery}); err != nil {
+		if err := fitWeights(context.Background(), os.Stdout, os.Stderr, fitOptions{kinds: o.sets, minGain: *fitGain, passes: *fitPasses, build: *fitBuild, every: *fitEvery, only: splitList(*fitOnly)}); err != nil {
 			fmt.Fprintln(os.Stderr, "economy:", err)
 			os.Exit(1)
 		}
@@ -91,6 +88,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "economy:", err)
 		os.Exit(1)
 	}
+}
+
+// splitList is a comma-separated list's items, spaces trimmed, empty ones
+// left out.
+func splitList(list string) []string {
+	var items []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			items = append(items, s)
+		}
+	}
+	return items
 }
 
 // task is a natural-language query and the method it should find: want
