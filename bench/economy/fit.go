@@ -319,15 +319,24 @@ func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error 
 		r1, r5 := s.recall()
 		fmt.Fprintf(progress, "%s: %d queries, default weights %.3f/%.3f (%d/%d), scored in %v\n", a.name, s.n, r1, r5, s.at1, s.at5, time.Since(t0).Round(time.Millisecond))
 	}
+	if err := validateFolds(w, progress, apis, o); err != nil {
+		return err
+	}
+	return fitAll(w, progress, apis, o)
+}
+
+// validateFolds fits on every two APIs and measures on the third,
+// printing each fold's held-out recall with the default and the fitted
+// weights, their mean, and each fold's fitted weights.
+func validateFolds(w, progress io.Writer, apis []*fitAPI, o fitOptions) error {
 	defaults := search.DefaultWeights()
-	free := freeWeights(o)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "held-out api\tqueries\tdefault r@1\tdefault r@5\tfitted r@1\tfitted r@5\tfit-set objective, default -> fitted\t\n")
 	var mean [4]float64 // the folds' default and fitted recall@1 and @5, averaged
 	var changes []string
 	for h, held := range apis {
 		rest := slices.Delete(slices.Clone(apis), h, h+1)
-		fitted, obj, err := fitAscend(defaults, free, o, func(v []float64) ([]fitScore, error) { return scoreEach(rest, v) }, progress)
+		fitted, obj, err := fitAscend(defaults, freeWeights(o), o, func(v []float64) ([]fitScore, error) { return scoreEach(rest, v) }, progress)
 		if err != nil {
 			return err
 		}
@@ -335,11 +344,7 @@ func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error 
 		if err != nil {
 			return err
 		}
-		d, err := held.score(defaults)
-		if err != nil {
-			return err
-		}
-		f, err := held.score(fitted)
+		d, f, err := held.compare(defaults, fitted)
 		if err != nil {
 			return err
 		}
@@ -356,17 +361,20 @@ func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error 
 	for _, c := range changes {
 		fmt.Fprintln(w, c)
 	}
-	fitted, obj, err := fitAscend(defaults, free, o, func(v []float64) ([]fitScore, error) { return scoreEach(apis, v) }, progress)
+	return nil
+}
+
+// fitAll fits on all the APIs and prints the fitted weights and each
+// API's recall (in sample) with the default and the fitted weights.
+func fitAll(w, progress io.Writer, apis []*fitAPI, o fitOptions) error {
+	defaults := search.DefaultWeights()
+	fitted, obj, err := fitAscend(defaults, freeWeights(o), o, func(v []float64) ([]fitScore, error) { return scoreEach(apis, v) }, progress)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "all three APIs: objective %.4f; %s\n", obj, weightChanges(defaults, fitted))
 	for _, a := range apis {
-		d, err := a.score(defaults)
-		if err != nil {
-			return err
-		}
-		f, err := a.score(fitted)
+		d, f, err := a.compare(defaults, fitted)
 		if err != nil {
 			return err
 		}
@@ -375,6 +383,16 @@ func fitWeights(ctx context.Context, w, progress io.Writer, o fitOptions) error 
 		fmt.Fprintf(w, "%s (%d queries, fitted on): default %.3f/%.3f, fitted %.3f/%.3f\n", a.name, d.n, d1, d5, f1, f5)
 	}
 	return nil
+}
+
+// compare is a's score with the weights x and with y.
+func (a *fitAPI) compare(x, y []float64) (fitScore, fitScore, error) {
+	sx, err := a.score(x)
+	if err != nil {
+		return fitScore{}, fitScore{}, err
+	}
+	sy, err := a.score(y)
+	return sx, sy, err
 }
 
 // weightChanges lists the weights of fitted that differ from defaults.
