@@ -27,6 +27,13 @@
 //	go run ./bench/economy
 //	go run ./bench/economy -encoding cl100k_base -v
 //	go run ./bench/economy -only-discovery -sets tuning -v
+//
+// With -fit it fits the ranking's search-time weights on the query sets
+// given by -sets instead (fit.go: coordinate ascent on recall@1, recall@5
+// and the reciprocal rank, validated leaving one API out), and prints each
+// fold's held-out figures with the default and the fitted weights:
+//
+//	go run ./bench/economy -fit -sets tuning,heldout,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7
 package main
 
 import (
@@ -60,18 +67,39 @@ func main() {
 	skipServers := flag.Bool("no-servers", false, "do not measure the reference MCP servers (no Node.js)")
 	skipGitHub := flag.Bool("no-github", false, "do not measure GitHub's REST description")
 	onlyDiscovery := flag.Bool("only-discovery", false, "measure only discovery on the large APIs (no tokens)")
+	fit := flag.Bool("fit", false, "fit the ranking's search-time weights on the query sets (-sets): leave-one-API-out validation, then all APIs (fit.go)")
+	fitGain := flag.Float64("fit-min-gain", 1e-4, "with -fit: the least gain in objective a change of weight must bring")
+	fitPasses := flag.Int("fit-passes", 4, "with -fit: the most passes over the weights")
+	fitEvery := flag.Bool("fit-every", false, "with -fit: keep only changes of weight that lower no fitted API's objective")
+	fitOnly := flag.String("fit-only", "", "with -fit: the only weights to fit, comma-separated (search.WeightNames); empty for all")
+	fitBuild := flag.Bool("fit-build", false, "with -fit: fit the weights read at build time (b, the field weights) too")
 	sets := flag.String("sets", strings.Join(querySetKinds(), ","), "the discovery query sets to measure, comma-separated: "+strings.Join(querySetKinds(), ", ")+"; empty for none")
 	flag.Parse()
 	o := options{encoding: *encoding, verbose: *verbose, servers: !*skipServers && !*onlyDiscovery, github: !*skipGitHub && !*onlyDiscovery, tokens: !*onlyDiscovery}
-	for _, s := range strings.Split(*sets, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			o.sets = append(o.sets, s)
+	o.sets = splitList(*sets)
+	if *fit {
+		if err := fitWeights(context.Background(), os.Stdout, os.Stderr, fitOptions{kinds: o.sets, minGain: *fitGain, passes: *fitPasses, build: *fitBuild, every: *fitEvery, only: splitList(*fitOnly)}); err != nil {
+			fmt.Fprintln(os.Stderr, "economy:", err)
+			os.Exit(1)
 		}
+		return
 	}
 	if err := run(context.Background(), os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "economy:", err)
 		os.Exit(1)
 	}
+}
+
+// splitList is a comma-separated list's items, spaces trimmed, empty ones
+// left out.
+func splitList(list string) []string {
+	var items []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			items = append(items, s)
+		}
+	}
+	return items
 }
 
 // task is a natural-language query and the method it should find: want

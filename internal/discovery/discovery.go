@@ -166,6 +166,22 @@ func (c *Catalog) indexFor(saved []Saved) (*search.Index, []doc) {
 	return c.index, c.docs
 }
 
+// ToolDocuments are the search documents of the catalog's tools as
+// Search indexes them (no saved programs) and each one's path, for tools
+// that fit the ranking's weights on query sets (bench/economy -fit).
+func (c *Catalog) ToolDocuments() ([]search.Document, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tools == nil {
+		c.tools = toolDocs(c.contract)
+	}
+	documents, paths := make([]search.Document, len(c.tools)), make([]string, len(c.tools))
+	for i, d := range c.tools {
+		documents[i], paths[i] = d.doc, d.result.Path
+	}
+	return documents, paths
+}
+
 func toolDocs(c *contract.Contract) []doc {
 	docs := []doc{}
 	for _, ns := range c.Namespaces() {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/discovery"
+	"github.com/codemode-go/codemode/internal/search"
 )
 
 func catalog(t testing.TB) *discovery.Catalog {
@@ -74,6 +76,29 @@ func TestSearch(t *testing.T) {
 	out := cat.Search("create issue", nil)
 	if !out.Results[0].RequiresApproval || out.Results[0].Connector != "github" || out.Results[0].Method != "create_issue" {
 		t.Errorf("result %+v", out.Results[0])
+	}
+}
+
+// TestToolDocuments: the documents a fitting tool indexes rank as Search
+// does, by the same paths.
+func TestToolDocuments(t *testing.T) {
+	cat := catalog(t)
+	docs, paths := cat.ToolDocuments()
+	if want := []string{"github.create_issue", "github.list_issues", "slack.post_message"}; !slices.Equal(paths, want) || len(docs) != len(want) {
+		t.Fatalf("%d documents, paths %v, want %v", len(docs), paths, want)
+	}
+	ix := search.New(docs)
+	for _, q := range []string{"create an issue", "list the issues of a repository", "send a message to a channel"} {
+		hits, _ := ix.Search(q, discovery.MaxResults)
+		out := cat.Search(q, nil)
+		if len(hits) != len(out.Results) {
+			t.Fatalf("%q: %d hits, Search %d results", q, len(hits), len(out.Results))
+		}
+		for i, h := range hits {
+			if paths[h.Doc] != out.Results[i].Path {
+				t.Errorf("%q: hit %d is %s, Search's %s", q, i, paths[h.Doc], out.Results[i].Path)
+			}
+		}
 	}
 }
 

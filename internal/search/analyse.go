@@ -33,14 +33,11 @@ var auxiliaries = map[string]bool{
 
 // asides start a clause that says why, how or what not, rather than what
 // to do: "upload my GPG key so my commits show as verified", "close a pull
-// request without merging it". Its words count for less (asideFactor).
+// request without merging it". Its words count for less (weights.aside).
 var asides = map[string]bool{
 	"so": true, "because": true, "since": true, "without": true, "instead": true, "rather": true,
 	"unless": true,
 }
-
-// asideFactor weighs the words of an aside.
-const asideFactor = 0.4
 
 // particles after a verb belong to it ("look up an event").
 var particles = map[string]bool{"up": true, "out": true, "down": true, "off": true, "back": true}
@@ -433,7 +430,7 @@ type query struct {
 	// is GitHub's "Create a fork", "comment on an issue" creates a
 	// comment.
 	verbNoun bool
-	// verbWeight weighs verb agreement: unknownVerbWeight for a verb
+	// verbWeight weighs verb agreement: weights.unknownVerbWeight for a verb
 	// neither general nor the documents', whose family is a guess.
 	verbWeight float64
 	plural     bool // the object names many ("labels", "all pods")
@@ -577,10 +574,10 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		seen[t] = true
 		qw := ix.expand(t)
 		if t == verbWord && q.general {
-			qw.factor = verbWordFactor
+			qw.factor = ix.w.verbWord
 		}
 		if i > aside {
-			qw.factor *= asideFactor
+			qw.factor *= ix.w.aside
 			qw.aside = true
 		}
 		q.words = append(q.words, qw)
@@ -592,7 +589,7 @@ func (ix *Index) parseQuery(text string, match []float64) *query {
 		if q.words[i].stem == verbWord {
 			q.verbWord = &q.words[i]
 			for _, a := range q.alts {
-				q.words[i].expansions = append(q.words[i].expansions, expansion{a, aliasFactor})
+				q.words[i].expansions = append(q.words[i].expansions, expansion{a, ix.w.alias})
 			}
 			q.madeBy = ix.derivedNouns(verbWord)
 		}
@@ -880,14 +877,14 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 		case known && ix.heads[id] && (determiners[next] || next == "on" || next == "to"):
 			// It makes one, or sets it on the object: read the object as
 			// what is made, with less certainty.
-			q.family, q.verbNoun, q.verbWeight = familyBit(familyCreate), true, unknownVerbWeight
+			q.family, q.verbNoun, q.verbWeight = familyBit(familyCreate), true, ix.w.unknownVerbWeight
 			phrase, _ = nounPhrase(after)
 			if next == "on" || next == "to" {
 				phrase = nil // "comment on an issue": the issue is where
 			}
 			return phrase, t
 		case determiners[next]:
-			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
+			q.family, q.verbWeight = familyBit(familyUpdate), ix.w.unknownVerbWeight
 			phrase, _ = nounPhrase(after)
 			return phrase, t
 		case prepositions[next] && !(known && ix.heads[id]):
@@ -897,7 +894,7 @@ func (ix *Index) readVerb(q *query, raw []string) (phrase []string, verb string)
 			// A first word no object of the documents has, before one
 			// that is: an imperative ("enable card issuing", "pull
 			// funds from a bank account").
-			q.family, q.verbWeight = familyBit(familyUpdate), unknownVerbWeight
+			q.family, q.verbWeight = familyBit(familyUpdate), ix.w.unknownVerbWeight
 			phrase, _ = nounPhrase(after)
 			return phrase, t
 		}
@@ -1180,16 +1177,16 @@ func (ix *Index) expand(t string) queryWord {
 	if id, ok := ix.ids[t]; ok {
 		qw.expansions = append(qw.expansions, expansion{id, 1})
 		for _, a := range ix.aliases[id] {
-			qw.expansions = append(qw.expansions, expansion{a, aliasFactor})
+			qw.expansions = append(qw.expansions, expansion{a, ix.w.alias})
 		}
 		for _, c := range ix.compounds[id] {
-			qw.expansions = append(qw.expansions, expansion{c, prefixFactor})
+			qw.expansions = append(qw.expansions, expansion{c, ix.w.prefix})
 		}
 	}
 	if len(t) >= minPrefix {
 		for i := sort.SearchStrings(ix.sorted, t); i < len(ix.sorted) && strings.HasPrefix(ix.sorted[i], t); i++ {
 			if ix.sorted[i] != t {
-				qw.expansions = append(qw.expansions, expansion{ix.ids[ix.sorted[i]], prefixFactor})
+				qw.expansions = append(qw.expansions, expansion{ix.ids[ix.sorted[i]], ix.w.prefix})
 			}
 		}
 	}

@@ -978,9 +978,9 @@ func TestWhether(t *testing.T) {
 		doc                 int
 		gain                float64
 	}{
-		{"is this user a member of our org", "this user a member of our org", 1, whetherAgrees},
+		{"is this user a member of our org", "this user a member of our org", 1, defaultWeights().whetherAgrees},
 		{"is this user a member of our org", "this user a member of our org", 0, 0},
-		{"have I starred this repo", "I starred this repo", 4, whetherAgrees},
+		{"have I starred this repo", "I starred this repo", 4, defaultWeights().whetherAgrees},
 	} {
 		if gain := structure(tc.question, tc.doc) - structure(tc.statement, tc.doc); gain != tc.gain {
 			t.Errorf("%q on %s gains %.2f over %q, want %.2f", tc.question, ops[tc.doc].name, gain, tc.statement, tc.gain)

@@ -74,7 +74,7 @@ type segment struct {
 	words []string
 }
 
-// The fields of a document, in the order of fieldWeights.
+// The fields of a document (weights.fields weighs them).
 const (
 	fieldName = iota
 	fieldNamespace
@@ -84,18 +84,6 @@ const (
 	fieldPath
 	numFields
 )
-
-// fieldWeights weigh a word by where it occurs: a word in a field of weight
-// 3 counts as three occurrences in a field of weight 1 of the same
-// relative length.
-var fieldWeights = [numFields]float64{
-	fieldName:        3.0, // the method or snippet name
-	fieldNamespace:   2.0, // the connector name
-	fieldParameters:  1.5, // the input's property names
-	fieldSummary:     1.5, // the description's first paragraph (an OpenAPI operation's summary)
-	fieldDescription: 1.0, // the whole description
-	fieldPath:        1.0, // an HTTP operation's path and tags
-}
 
 // httpLine matches the last paragraph connector/openapi gives an
 // operation's description: its method and path.

@@ -72,104 +72,12 @@ import (
 	"sync"
 )
 
-// BM25's parameters: k1 saturates a word's frequency, b normalises by
-// length (the usual values).
-const (
-	k1 = 1.2
-	b  = 0.75
-	// prefixFactor discounts a match through a prefix against a whole word.
-	prefixFactor = 0.5
-	// aliasFactor discounts a match through an abbreviation.
-	aliasFactor = 0.7
-	// minPrefix is the shortest query word that matches as a prefix.
-	minPrefix = 4
-	// associationFactor discounts an object matched through a word its
-	// operations' descriptions use for it (learnAssociations).
-	associationFactor = 0.5
-	// verbWordFactor weighs the BM25F score of a query's verb when it is of
-	// a general family: the verb is matched as an action, and the same
-	// word in prose ("you can fetch up to 3000 gists") says little.
-	verbWordFactor = 0.3
-)
+// minPrefix is the shortest query word that matches as a prefix.
+const minPrefix = 4
 
-// The weights of the ranking's parts beside BM25F, in BM25F's units (a
-// well-matched rare word adds about 10).
-const (
-	// nameCoverage times the idf-weighted share of the name's words the
-	// query matches: a name the query covers whole (pulls_list for "list
-	// the open pull requests") ranks above a longer name that shares as
-	// many words with the query but says more
-	// (repos_list_pull_requests_associated_with_commit).
-	nameCoverage = 4.0
-	// verbAgrees is added when the query's verb and the operation's agree
-	// (half of it for related families: get, list, search).
-	verbAgrees = 4.0
-	// verbDisagrees is taken when the query's verb is of a general family
-	// and the operation's verbs are of other, unrelated families (rename
-	// for "make a new branch").
-	verbDisagrees = 3.0
-	// objectAgrees is added when the query's object is the operation's.
-	objectAgrees = 6.0
-	// extraModifier is the share of the object agreement lost when none
-	// of the operation's object modifiers is in the query ("admin" in
-	// "admin branch protection").
-	extraModifier = 0.3
-	// everydayLesser is the verb agreement of an everyday verb's less
-	// usual meaning (kill: delete, when the documents also cancel).
-	everydayLesser = 0.75
-	// unknownVerbWeight weighs the agreement of a verb the ranking does
-	// not know, taken to update ("suspend a cron job").
-	unknownVerbWeight = 0.5
-	// contextAsObject is taken when the operation's object is not the
-	// query's but a word the query names as context: for "create a branch
-	// from a commit", creating a commit.
-	contextAsObject = 2.0
-	// unknownObjectNamed is the object agreement of an operation whose
-	// object the query names elsewhere when the query's own object is no
-	// object of the documents.
-	unknownObjectNamed = 0.5
-	// bothAgree is added when both verb and object agree (times the
-	// object's agreement).
-	bothAgree = 3.0
-	// numberAgrees is added when a query that reads, updates or deletes
-	// names one object ("a label") and the path is an item's, or many
-	// ("all labels") and it is a collection's: enough to outweigh a name
-	// that covers a little more of the query ("take back my reaction on a
-	// release": the reaction's delete, not the reactions' list).
-	numberAgrees = 2.5
-	// contextAgrees is added per object the operation's path is under that
-	// the query names (at most two).
-	contextAgrees = 1.0
-	// unrelatedContext is taken per object the operation's path is under
-	// that the query does not name, times that object's rarity among
-	// paths (0..1): GitHub's repos are under almost every path and cost
-	// little, dependabot's cost more.
-	unrelatedContext = 3.0
-	// settableAgrees is added per term (at most maxSettableAgree) of what
-	// an operation's input sets or chooses that the query names, when the
-	// query names what the operation acts on or where: "archive a
-	// repository" sets a repository's archived, "list the open pull
-	// requests" chooses the state open, "approve a pull request" creates
-	// a review on it whose event is APPROVE.
-	settableAgrees   = 4.0
-	maxSettableAgree = 2
-	// selfAgrees is added when the query speaks of the caller ("list my
-	// repositories", "the teams I'm on") and the operation acts for the
-	// caller (docInfo.self).
-	selfAgrees = 3.0
-	// scopeAgrees is added when the query names the one thing the
-	// operation acts within ("the workflow runs of a repository": runs
-	// under /repos/{owner}/{repo}, not /workflows/{id}).
-	scopeAgrees = 2.0
-	// peopleAgrees is added when the query asks who ("who starred a
-	// repository") and the operation acts on people ("Lists the people
-	// that have starred the repository").
-	peopleAgrees = 3.0
-	// whetherAgrees is added when the query asks whether something holds
-	// ("is this user a member of our org") and the operation checks
-	// whether it does ("Check organization membership for a user").
-	whetherAgrees = 2.0
-)
+// maxSettableAgree is the most terms of what an operation's input sets
+// that count for it (weights.settableAgrees).
+const maxSettableAgree = 2
 
 // Index is an immutable index over documents. Build it once with New;
 // Search is safe for concurrent use.
@@ -216,7 +124,9 @@ type Index struct {
 	// words or more, and the phrase's words (pvc: persistent volume claim).
 	acronyms map[string][]string
 	stems    *stemmer
-	pool     sync.Pool // of *scratch
+	pool     *sync.Pool // of *scratch
+	// w are the weights it ranks with (defaultWeights unless fitting).
+	w weights
 }
 
 type posting struct {
@@ -259,8 +169,14 @@ const (
 )
 
 // New indexes the documents; document i is identified by i in results.
+// It ranks with the default weights (defaultWeights).
 func New(documents []Document) *Index {
-	ix := &Index{n: len(documents), ids: map[string]int32{}, aliases: map[int32][]int32{}, compounds: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
+	return newIndex(documents, defaultWeights())
+}
+
+// newIndex indexes the documents to rank with the weights w.
+func newIndex(documents []Document, w weights) *Index {
+	ix := &Index{n: len(documents), w: w, pool: &sync.Pool{}, ids: map[string]int32{}, aliases: map[int32][]int32{}, compounds: map[int32][]int32{}, verbs: map[int32]bool{}, rawVerbs: map[string]bool{},
 		family: map[int32]uint8{}, heads: map[int32]bool{}, objectTerms: map[int32]bool{}, under: map[[2]int32]bool{}, created: map[int32]bool{}, associated: map[int32][]int32{}, stems: newStemmer(), docs: make([]docInfo, len(documents))}
 	for name, members := range verbFamilies {
 		for _, w := range members {
@@ -372,9 +288,9 @@ func (ix *Index) indexFields(documents []Document) (described [][]int32) {
 		clear(tf)
 		for f := range numFields {
 			avg := max(total[f]/float64(max(len(documents), 1)), 1)
-			norm := 1 - b + b*float64(len(terms[i][f]))/avg
+			norm := 1 - ix.w.b + ix.w.b*float64(len(terms[i][f]))/avg
 			for _, t := range terms[i][f] {
-				tf[t] += fieldWeights[f] / norm
+				tf[t] += ix.w.fields[f] / norm
 			}
 		}
 		for t, n := range tf {
@@ -475,7 +391,7 @@ func (ix *Index) learnAliases(documents []Document) {
 // are two of their words run together, the last naming what it is:
 // GitHub's autolinks are links, Kubernetes' ephemeralcontainers (a path
 // segment) containers. A query word matches such a compound as it matches
-// a word it begins (prefixFactor). Both parts must be words of the
+// a word it begins (weights.prefix). Both parts must be words of the
 // documents, the first of three letters or more, the last of four.
 func (ix *Index) learnCompounds(documents []Document) {
 	known := map[string]bool{}
@@ -688,7 +604,7 @@ func (t *topHits) sorted() []Hit {
 	return hits
 }
 
-// coverage is document d's name coverage bonus: nameCoverage times the
+// coverage is document d's name coverage bonus: weights.nameCoverage times the
 // idf-weighted share of its name's terms the query matches.
 func (ix *Index) coverage(d int32, q *query) float64 {
 	var all, hit float64
@@ -699,7 +615,7 @@ func (ix *Index) coverage(d int32, q *query) float64 {
 	if all == 0 {
 		return 0
 	}
-	return nameCoverage * hit / all
+	return ix.w.nameCoverage * hit / all
 }
 
 // structure is document d's verb, object and context agreement with q.
@@ -714,16 +630,16 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		case q.verb >= 0 && slices.Contains(doc.actions, q.verb), q.family&doc.families != 0:
 			verb = 1
 		case related(q.family, doc.families):
-			verb = 0.5
+			verb = ix.w.relatedVerb
 		case q.general && doc.families != 0:
-			verb = -verbDisagrees / verbAgrees
+			verb = -ix.w.verbDisagrees / ix.w.verbAgrees
 		case q.verbWord != nil && q.family&reads == 0 && doc.families != 0 && doc.families&^reads == 0:
 			// An action the documents do not name generally ("force
 			// a branch to point at a commit") is not a reading.
-			verb = -verbDisagrees / verbAgrees / 2
+			verb = -ix.w.verbDisagrees / ix.w.verbAgrees / 2
 		}
-		if verb < everydayLesser && ix.verbSettable(doc, q) {
-			verb = everydayLesser // "approve a pull request": a review whose event is APPROVE
+		if verb < ix.w.everydayLesser && ix.verbSettable(doc, q) {
+			verb = ix.w.everydayLesser // "approve a pull request": a review whose event is APPROVE
 		}
 		verb *= q.verbWeight
 	}
@@ -733,20 +649,20 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		}
 	}
 	if object > 0 && len(q.modifiers) > 0 {
-		object *= 0.5 + 0.5*ix.modifiersShare(doc, q)
+		object *= 1 - ix.w.missedModifiers + ix.w.missedModifiers*ix.modifiersShare(doc, q)
 	}
 	if object == 0 && q.object != nil && ix.headInContext(doc, q) {
-		object = -contextAsObject / objectAgrees
+		object = -ix.w.contextAsObject / ix.w.objectAgrees
 	}
 	if q.object == nil && q.unknownObject && ix.namesObject(doc, q) {
 		// "roll out a new container image to a stateful set": no
 		// operation acts on an image; one that acts on something else
 		// the query names is what it most likely means.
-		object = unknownObjectNamed
+		object = ix.w.unknownObjectNamed
 	}
-	score := verbAgrees*verb + objectAgrees*object
+	score := ix.w.verbAgrees*verb + ix.w.objectAgrees*object
 	if verb == 1 {
-		score += bothAgree * object
+		score += ix.w.bothAgree * object
 	}
 	// "fork a repository": GitHub's "Create a fork"; "scale a stateful
 	// set": update its scale.
@@ -754,54 +670,54 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		switch {
 		case q.undo:
 			if doc.families&familyBit(familyDelete) != 0 {
-				score = max(score, verbAgrees+objectAgrees+bothAgree)
+				score = max(score, ix.w.verbAgrees+ix.w.objectAgrees+ix.w.bothAgree)
 			}
 		case doc.families&familyBit(familyCreate) != 0:
-			score = max(score, verbAgrees+objectAgrees+bothAgree)
+			score = max(score, ix.w.verbAgrees+ix.w.objectAgrees+ix.w.bothAgree)
 		case doc.families&familyBit(familyUpdate) != 0:
-			score = max(score, verbAgrees*0.75+objectAgrees+bothAgree)
+			score = max(score, ix.w.verbAgrees*0.75+ix.w.objectAgrees+ix.w.bothAgree)
 		}
 	}
 	if q.object != nil && doc.shape != 0 && q.family&(familyBit(familyGet)|familyBit(familyUpdate)|familyBit(familyDelete)) != 0 {
 		if (doc.shape == shapeItem) != q.plural {
-			score += numberAgrees
+			score += ix.w.numberAgrees
 		}
 	}
 	score += ix.settableAgreement(doc, q)
 	if q.self && doc.self {
-		score += selfAgrees
+		score += ix.w.selfAgrees
 	}
 	if q.people && doc.people {
-		score += peopleAgrees
+		score += ix.w.peopleAgrees
 	}
 	if q.whether && doc.checks {
-		score += whetherAgrees
+		score += ix.w.whetherAgrees
 	}
 	switch {
 	case doc.scope >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.scope) > 0 }):
-		score += scopeAgrees
+		score += ix.w.scopeAgrees
 	case doc.item >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.item) > 0 }):
-		score += scopeAgrees / 2 // the one thing itself: "the status of a payout"
+		score += ix.w.scopeAgrees / 2 // the one thing itself: "the status of a payout"
 	}
 	agreed := 0
 	for _, c := range doc.context {
 		switch {
 		case slices.Contains(q.spans, c):
-			score -= contextAgrees // within one of what the query spans
+			score -= ix.w.contextAgrees // within one of what the query spans
 		case q.match[c] == 0:
-			score -= unrelatedContext * ix.contextRarity[c]
+			score -= ix.w.unrelatedContext * ix.contextRarity[c]
 		case q.inObject(c):
 			// The query's object words said it already ("workflow runs"
 			// against /workflows/{id}/runs): neither for nor against.
 		case agreed < 2:
-			score += contextAgrees
+			score += ix.w.contextAgrees
 			agreed++
 		}
 	}
 	return score
 }
 
-// settableAgreement is settableAgrees times the query's matches of what
+// settableAgreement is weights.settableAgrees times the query's matches of what
 // doc's input sets or chooses (at most maxSettableAgree of them), when the
 // query names doc's object or the last object its path is under (by a
 // word other than its verb). Words of the query's noun phrases count, and
@@ -851,7 +767,7 @@ func (ix *Index) settableAgreement(doc *docInfo, q *query) float64 {
 			break
 		}
 	}
-	return settableAgrees * sum
+	return ix.w.settableAgrees * sum
 }
 
 // verbSettable reports whether the query's verb, no general one, is
@@ -937,21 +853,21 @@ func (ix *Index) namesSubject(doc *docInfo, q *query) bool {
 
 // altsAgree is how well doc's verbs agree with an everyday verb's
 // alternatives (query.alts): 1 with the most usual the documents use,
-// everydayLesser with another, and as for any general verb otherwise.
+// weights.everydayLesser with another, and as for any general verb otherwise.
 func (ix *Index) altsAgree(doc *docInfo, q *query) float64 {
 	for k, a := range q.alts {
 		if slices.Contains(doc.actions, a) || ix.family[a]&doc.families != 0 {
 			if k == 0 {
 				return 1
 			}
-			return everydayLesser
+			return ix.w.everydayLesser
 		}
 	}
 	switch {
 	case related(q.family, doc.families):
-		return 0.5
+		return ix.w.relatedVerb
 	case doc.families != 0:
-		return -verbDisagrees / verbAgrees
+		return -ix.w.verbDisagrees / ix.w.verbAgrees
 	}
 	return 0
 }
@@ -969,10 +885,10 @@ func (ix *Index) objectMatch(phrase []int32, object *queryWord, q *query) float6
 	f := object.match(head)
 	if f == 0 {
 		for _, t := range phrase[:len(phrase)-1] {
-			f = max(f, 0.4*object.match(t))
+			f = max(f, ix.w.otherWordObject*object.match(t))
 		}
 		for _, t := range ix.associated[head] {
-			f = max(f, associationFactor*object.match(t))
+			f = max(f, ix.w.association*object.match(t))
 		}
 	}
 	if f == 0 || len(phrase) == 1 {
@@ -988,7 +904,7 @@ func (ix *Index) objectMatch(phrase []int32, object *queryWord, q *query) float6
 	if all == 0 {
 		return f
 	}
-	return f * (1 - extraModifier*missed/all)
+	return f * (1 - ix.w.extraModifier*missed/all)
 }
 
 // headInContext reports whether one of doc's objects is headed by a word
@@ -1073,5 +989,5 @@ func related(query, doc uint8) bool {
 // by k1, times its inverse document frequency.
 func (ix *Index) termScore(term int32, p posting) float64 {
 	tf := float64(p.tf)
-	return ix.idf[term] * tf * (k1 + 1) / (tf + k1)
+	return ix.idf[term] * tf * (ix.w.k1 + 1) / (tf + ix.w.k1)
 }

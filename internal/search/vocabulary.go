@@ -24,7 +24,7 @@ var verbFamilies = map[string][]string{
 // and the verbs an API's summaries use for them, most usual first: a
 // person kills a run the API cancels, or a pod it deletes. A query verb
 // here agrees with an operation whose verb is any of those its document
-// uses, and matches their words (with aliasFactor). Only actions with no
+// uses, and matches their words (with weights.alias). Only actions with no
 // general family of their own are here; everyday words of a family are
 // its members (wipe: delete).
 var everydayVerbs = map[string][]string{
