@@ -69,7 +69,8 @@ var CodeModeRunner = (() => {
   function uncurry(f) {
     return (self, ...args) => apply(f, self, args);
   }
-  var hasOwn = uncurry(Object.prototype.hasOwnProperty);
+  var objectHasOwn = Object.hasOwn;
+  var hasOwn = typeof objectHasOwn === "function" ? objectHasOwn : uncurry(Object.prototype.hasOwnProperty);
   var objectToString = uncurry(Object.prototype.toString);
   var charCodeAt = uncurry(String.prototype.charCodeAt);
   var stringSlice = uncurry(String.prototype.slice);
@@ -134,8 +135,22 @@ var CodeModeRunner = (() => {
       }
     };
   }
+  var quoted = record();
+  var quotedCount = 0;
+  var quotedMax = 1024;
+  var quotedLength = 32;
   function quote(text) {
-    return jsonStringify(text);
+    if (text.length > quotedLength) return jsonStringify(text);
+    const known = quoted[text];
+    if (known !== void 0) return known;
+    if (quotedCount >= quotedMax) {
+      quoted = record();
+      quotedCount = 0;
+    }
+    const q = jsonStringify(text);
+    quoted[text] = q;
+    quotedCount++;
+    return q;
   }
 
   // src/web/dom.ts
