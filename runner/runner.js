@@ -66,8 +66,9 @@ var CodeModeRunner = (() => {
   var dateNow = Date.now;
   var Uint8ArrayCtor = Uint8Array;
   var StringCtor = String;
+  var callBound = Function.prototype.bind.call(Function.prototype.bind, Function.prototype.call);
   function uncurry(f) {
-    return (self, ...args) => apply(f, self, args);
+    return callBound(f);
   }
   var objectHasOwn = Object.hasOwn;
   var hasOwn = typeof objectHasOwn === "function" ? objectHasOwn : uncurry(Object.prototype.hasOwnProperty);
