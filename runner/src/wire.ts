@@ -517,7 +517,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
 
     let deadline: unknown;
     const host: Host = {
-      toolCall(seq, namespace, tool, inputJSON, observed, prefilled, random) {
+      toolCall(seq, namespace, tool, inputJSON, observed, prefilled, draws, bytes) {
         if (executions[id] === undefined) return;
         const c = head(Kind.toolCall, id);
         c.key(K.seq).uint(seq);
@@ -526,8 +526,8 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         c.key(K.input).textAsBytes(inputJSON);
         clockField(c, observed);
         if (prefilled) c.key(K.prefilled).bool(true);
-        if (random.draws > 0) c.key(K.randomDraws).uint(random.draws);
-        if (random.bytes > 0) c.key(K.randomBytes).uint(random.bytes);
+        if (draws > 0) c.key(K.randomDraws).uint(draws);
+        if (bytes > 0) c.key(K.randomBytes).uint(bytes);
         try {
           send(c);
         } catch (error) {
