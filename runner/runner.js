@@ -648,7 +648,7 @@ var CodeModeRunner = (() => {
   var errorLimits = { name: 200, message: 8192, stack: 16384 };
   function bound(text, limit) {
     if (text.length <= limit) return text;
-    return stringSlice(text, 0, limit) + `… [truncated ${text.length - limit} characters]`;
+    return stringSlice(text, 0, limit) + "… [truncated " + (text.length - limit) + " characters]";
   }
   function safeText(read, limit) {
     try {
@@ -664,7 +664,7 @@ var CodeModeRunner = (() => {
     try {
       if (typeof value === "function") {
         const name = safeText(() => value.name, errorLimits.name);
-        return { name: "Error", message: `a function${name ? ` (${name})` : ""} was thrown`, stack: "" };
+        return { name: "Error", message: "a function" + (name ? " (" + name + ")" : "") + " was thrown", stack: "" };
       }
       if (typeof value === "object" && value !== null) {
         const v = value;
@@ -701,7 +701,7 @@ var CodeModeRunner = (() => {
         case "undefined":
           return "undefined";
         case "function":
-          return `[Function ${safeText(() => value.name, 100) || "(anonymous)"}]`;
+          return "[Function " + (safeText(() => value.name, 100) || "(anonymous)") + "]";
         case "symbol":
         case "bigint":
         case "number":
@@ -711,8 +711,7 @@ var CodeModeRunner = (() => {
       if (value === null) return "null";
       if (safeIsError(value)) {
         const e = serializeError(value);
-        return e.stack ? trimEnd(`${e.name}: ${e.message}
-${e.stack}`) : `${e.name}: ${e.message}`;
+        return e.stack ? trimEnd(e.name + ": " + e.message + "\n" + e.stack) : e.name + ": " + e.message;
       }
       return jsonOrString(value);
     } catch {
@@ -730,7 +729,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
   }
   var JSONValueError = class extends TypeErrorCtor {
     constructor(what, path, found) {
-      super(`${what} is not JSON: ${path} is ${found}`);
+      super(what + " is not JSON: " + path + " is " + found);
       defineProperty(this, "name", data("TypeError", false));
     }
   };
@@ -787,7 +786,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     for (let i = base; i < walkDepth; i++) {
       if (walkObjects[i] === object) refuse("a circular reference");
     }
-    if (walkDepth - base >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
+    if (walkDepth - base >= maxJSONDepth) refuse("nested deeper than " + maxJSONDepth + " levels");
     walkObjects[walkDepth++] = object;
     if (isArray(object)) {
       const list = object;
@@ -811,7 +810,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         walkObjects[--walkDepth] = null;
         return;
       }
-      if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
+      if (!plain) refuse("not a plain object (" + safeText(() => objectToString(object), 100) + ")");
       const keys = objectKeys(object);
       walkText += "{";
       let first = true;
@@ -849,13 +848,13 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
         let path = root;
         for (let i = stepBase; i < walkStepCount; i++) {
           const step = walkSteps[i];
-          path += typeof step === "number" ? `[${step}]` : `.${step}`;
+          path += typeof step === "number" ? "[" + step + "]" : "." + step;
         }
         throw new JSONValueError(what, path, error.found);
       }
       if (error instanceof JSONValueError) throw error;
       if (isPlainRangeError(error)) throw error;
-      throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
+      throw new JSONValueError(what, root, "not serialisable (" + serializeError(error).message + ")");
     } finally {
       for (let i = base; i < walkDepth; i++) walkObjects[i] = null;
       walkDepth = base;
@@ -963,7 +962,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     let clockReads = 0;
     const countClockRead = () => {
       if (clockReads >= maxArrayItems) {
-        throw new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
+        throw new RangeErrorCtor("the program read the clock (Date.now, performance.now, new Date) " + maxArrayItems + " times, the most an execution may; the values are kept for replay");
       }
       clockReads++;
     };
@@ -976,7 +975,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     };
     let unsent;
     let lost = 0;
-    const lostCall = () => new RangeErrorCtor(`tool call ${lost} could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on`);
+    const lostCall = () => new RangeErrorCtor("tool call " + lost + " could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on");
     let unsentError;
     let unsentClock = [];
     let unsentCPULimit = false;
@@ -1045,9 +1044,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       let text = join(parts, " ") + "\n";
       const room = limits.maxOutput - outputSize;
       if (text.length > room) {
-        text = stringSlice(text, 0, room > 0 ? room : 0) + `
-[program output truncated at the limit of ${limits.maxOutput} characters]
-`;
+        text = stringSlice(text, 0, room > 0 ? room : 0) + "\n[program output truncated at the limit of " + limits.maxOutput + " characters]\n";
         outputCut = true;
       }
       outputSize += text.length;
@@ -1056,10 +1053,10 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     const append = (item, size) => {
       if (done) throw new ErrorCtor("result content was appended after the program finished");
       if (content.length >= maxContentItems) {
-        throw new RangeErrorCtor(`result content holds at most ${maxContentItems} items`);
+        throw new RangeErrorCtor("result content holds at most " + maxContentItems + " items");
       }
       if (contentSize + size > limits.maxContent) {
-        throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
+        throw new RangeErrorCtor("result content exceeds the limit of " + limits.maxContent + " characters");
       }
       contentSize += size;
       push(content, item);
@@ -1074,9 +1071,9 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       lost = 0;
     };
     const callTool = (namespace2, tool, args, error) => {
-      if (done) return promiseReject(new ErrorCtor(`${namespace2}.${tool} was called after the program finished`));
+      if (done) return promiseReject(new ErrorCtor(namespace2 + "." + tool + " was called after the program finished"));
       if (args.length > 1) {
-        return promiseReject(new TypeErrorCtor(`${namespace2}.${tool} takes one argument (its input object) but was called with ${args.length}`));
+        return promiseReject(new TypeErrorCtor(namespace2 + "." + tool + " takes one argument (its input object) but was called with " + args.length));
       }
       let inputJSON;
       try {
@@ -1086,7 +1083,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       }
       if (lost !== 0) {
         fail(lostCall());
-        return promiseReject(new ErrorCtor(`${namespace2}.${tool} was called after the program finished`));
+        return promiseReject(new ErrorCtor(namespace2 + "." + tool + " was called after the program finished"));
       }
       const n = ++seq;
       lost = n;
@@ -1139,8 +1136,8 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
           if (reservedToolKeys[key] === true) return void 0;
           if (known === "") known = join(ns.names(), ", ") || "(none)";
           const elsewhere = otherNamespace(ns.name, key);
-          const hint = elsewhere === "" ? "" : ` (${elsewhere}.${key} is a tool of ${elsewhere})`;
-          return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}${hint}`));
+          const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";
+          return () => promiseReject(new TypeErrorCtor("unknown tool " + ns.name + "." + key + ": the contract declares " + known + hint));
         },
         has(target, key) {
           return typeof key === "string" && (hasOwn(target, key) || isTool(key));
@@ -1178,7 +1175,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
       });
       const result = objectFreeze({
         appendText: (text) => {
-          if (typeof text !== "string") throw new TypeErrorCtor(`result.appendText expects a string, got ${text === null ? "null" : typeof text}`);
+          if (typeof text !== "string") throw new TypeErrorCtor("result.appendText expects a string, got " + (text === null ? "null" : typeof text));
           append({ __proto__: null, type: "text", text }, text.length);
         },
         appendImage: (image) => {
@@ -1207,10 +1204,10 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
     };
     const define2 = (namespaceName, name, value) => {
       if (!defining) throw new TypeErrorCtor("define works only while the scope setup runs");
-      if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor(`define: the scope has no namespace ${StringCtor(namespaceName)}`);
+      if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor("define: the scope has no namespace " + StringCtor(namespaceName));
       const m = members[namespaceName];
       if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || m.isTool(name) || hasOwn(m.tools, name)) {
-        throw new TypeErrorCtor(`define: ${namespaceName}.${StringCtor(name)} is a tool, a reserved name or already defined`);
+        throw new TypeErrorCtor("define: " + namespaceName + "." + StringCtor(name) + " is a tool, a reserved name or already defined");
       }
       defineProperty(m.tools, name, { __proto__: null, value, writable: false, enumerable: true, configurable: false });
       push(m.added, name);
@@ -1229,7 +1226,7 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
           return;
         }
         if (contentSize + valueJSON.length > limits.maxContent) {
-          fail(new RangeErrorCtor(`the program's value (${valueJSON.length} characters of JSON) and its result content exceed the limit of ${limits.maxContent} characters`));
+          fail(new RangeErrorCtor("the program's value (" + valueJSON.length + " characters of JSON) and its result content exceed the limit of " + limits.maxContent + " characters"));
           return;
         }
       }
@@ -1255,13 +1252,13 @@ ${e.stack}`) : `${e.name}: ${e.message}`;
             program = void 0;
           }
           if (typeof program !== "function") {
-            const what = program === void 0 ? "no default export" : `a default export of type ${typeof program}`;
-            throw new TypeErrorCtor(`the program module has ${what}; it must default-export a function (scope) => …`);
+            const what = program === void 0 ? "no default export" : "a default export of type " + typeof program;
+            throw new TypeErrorCtor("the program module has " + what + "; it must default-export a function (scope) => …");
           }
           let arg = scope();
           const setup = request2.setup;
           if (setup !== void 0 && setup !== null) {
-            if (typeof setup !== "function") throw new TypeErrorCtor(`the scope setup is ${typeof setup}, not a function`);
+            if (typeof setup !== "function") throw new TypeErrorCtor("the scope setup is " + typeof setup + ", not a function");
             defining = true;
             try {
               arg = apply(setup, void 0, [arg, define2]);
@@ -2433,19 +2430,19 @@ return __codemodeURL;`);
   var execution;
   var numbers = (list) => join(list, ",");
   function finishJSON(result) {
-    const clock = `"clock":[${numbers(result.clock)}]`;
+    const clock = '"clock":[' + numbers(result.clock) + "]";
     if (result.outcome === "program-failed") {
       const e = result.error;
-      return `{"outcome":"program-failed","error":{"name":${quote(e.name)},"message":${quote(e.message)},"stack":${quote(e.stack)}},${clock}}`;
+      return '{"outcome":"program-failed","error":{"name":' + quote(e.name) + ',"message":' + quote(e.message) + ',"stack":' + quote(e.stack) + "}," + clock + "}";
     }
     const content = textBuffer();
     for (let i = 0; i < result.content.length; i++) {
       const c = result.content[i];
       if (i > 0) content.add(",");
-      content.add(c.type === "text" ? `{"type":"text","text":${quote(c.text)}}` : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`);
+      content.add(c.type === "text" ? '{"type":"text","text":' + quote(c.text) + "}" : '{"type":"image","data":' + quote(c.data) + ',"mimeType":' + quote(c.mimeType) + "}");
     }
-    const value = result.value === "" ? "" : `"value":${result.value},`;
-    return `{"outcome":"success","content":[${content.take()}],${value}${clock}}`;
+    const value = result.value === "" ? "" : '"value":' + result.value + ",";
+    return '{"outcome":"success","content":[' + content.take() + "]," + value + clock + "}";
   }
   var host = {
     // Concatenated, not a template literal: QuickJS makes a template literal
@@ -2458,12 +2455,10 @@ return __codemodeURL;`);
       outbox.add((prefilled ? "p	" : "c	") + seq + "	" + ns + "	" + tool + "	" + numbers(clock) + "	" + draws + "," + bytes + "	" + input + "\n");
     },
     output(stream, text) {
-      outbox.add(`o	${stream}	${quote(text)}
-`);
+      outbox.add("o	" + stream + "	" + quote(text) + "\n");
     },
     finish(result) {
-      outbox.add(`d	${finishJSON(result)}
-`);
+      outbox.add("d	" + finishJSON(result) + "\n");
     }
   };
   var timerSeq = 0;
@@ -2480,10 +2475,10 @@ return __codemodeURL;`);
     return addTimer("setInterval", true, callback, ms, args);
   }
   function addTimer(what, repeat, callback, ms, args) {
-    if (typeof callback !== "function") throw new TypeErrorCtor(`${what} expects a function`);
+    if (typeof callback !== "function") throw new TypeErrorCtor(what + " expects a function");
     const ex = execution;
     if (ex !== void 0 && timerCount >= ex.limits.maxTimers) {
-      const error = new RangeErrorCtor(`${what}: ${ex.limits.maxTimers} timers are pending, the execution's limit (maxTimers); clearTimeout or clearInterval frees one`);
+      const error = new RangeErrorCtor(what + ": " + ex.limits.maxTimers + " timers are pending, the execution's limit (maxTimers); clearTimeout or clearInterval frees one");
       ex.fail(error);
       throw error;
     }
@@ -2510,8 +2505,7 @@ return __codemodeURL;`);
     if (intervals[n] !== void 0) delete intervals[n];
     timerCount--;
     if (unarmed[n] !== void 0) delete unarmed[n];
-    else outbox.add(`x	${n}
-`);
+    else outbox.add("x	" + n + "\n");
   }
   var write = (stream) => (...values) => {
     if (execution !== void 0) execution.write(stream, values);
@@ -2649,8 +2643,7 @@ return __codemodeURL;`);
       const ids = unarmedIds;
       for (let i = 0; i < ids.length; i++) {
         const ms = unarmed[ids[i]];
-        if (ms !== void 0) outbox.add(`t	${ids[i]}	${ms}
-`);
+        if (ms !== void 0) outbox.add("t	" + ids[i] + "	" + ms + "\n");
       }
       if (ids.length > 0) {
         unarmed = record();
@@ -2967,7 +2960,7 @@ return __codemodeURL;`);
 
   // src/cpu.ts
   function duration(ms) {
-    return ms % 1e3 === 0 ? `${ms / 1e3}s` : `${ms}ms`;
+    return ms % 1e3 === 0 ? ms / 1e3 + "s" : ms + "ms";
   }
   function cpuMeter(cpuNow, afterTurn) {
     const WeakMapCtor3 = WeakMap;
@@ -2984,7 +2977,7 @@ return __codemodeURL;`);
         c.usedMs += now - c.mark;
         c.mark = -1;
         if (c.usedMs >= c.limitMs && !c.ex.finished()) {
-          const e = new ErrorCtor(`the execution's CPU time limit of ${duration(c.limitMs)} was exceeded (its own work, not counting waits for tool calls and timers)`);
+          const e = new ErrorCtor("the execution's CPU time limit of " + duration(c.limitMs) + " was exceeded (its own work, not counting waits for tool calls and timers)");
           defineProperty(e, "name", data("TimeoutError", false));
           defineProperty(e, "stack", data("", false));
           c.ex.fail(e, "cpu-limit");

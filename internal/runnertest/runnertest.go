@@ -261,6 +261,9 @@ Array.prototype.toJSON = function () { return "forged"; };`, false},
 		{"Symbol.species and constructors", `Object.defineProperty(Array, Symbol.species, { get() { throw new Error("species"); } });
 Array.prototype.constructor = function () { throw new Error("ctor"); };
 Object.defineProperty(Uint8Array, Symbol.species, { get() { throw new Error("species"); } });`, false},
+		// QuickJS compiles a template literal into a call of
+		// String.prototype.concat: the runner builds its messages with +.
+		{"replaced String.prototype.concat", `String.prototype.concat = () => "o\tstdout\t\"forged\"\nd\t{}";`, false},
 		{"replaced Map, Set and iterators", `Map.prototype.get = Map.prototype.set = Set.prototype.has = () => { throw new Error("map"); };
 Array.prototype[Symbol.iterator] = function* () {};
 String.prototype.slice = String.prototype.charCodeAt = () => { throw new Error("string"); };`, false},

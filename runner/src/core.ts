@@ -135,7 +135,7 @@ export const errorLimits = { name: 200, message: 8192, stack: 16384 };
 
 function bound(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  return stringSlice(text, 0, limit) + `… [truncated ${text.length - limit} characters]`;
+  return stringSlice(text, 0, limit) + "… [truncated " + (text.length - limit) + " characters]";
 }
 
 function safeText(read: () => unknown, limit: number): string {
@@ -154,7 +154,7 @@ export function serializeError(value: unknown): SerializedError {
   try {
     if (typeof value === "function") {
       const name = safeText(() => (value as { name?: unknown }).name, errorLimits.name);
-      return { name: "Error", message: `a function${name ? ` (${name})` : ""} was thrown`, stack: "" };
+      return { name: "Error", message: "a function" + (name ? " (" + name + ")" : "") + " was thrown", stack: "" };
     }
     if (typeof value === "object" && value !== null) {
       const v = value as { name?: unknown; message?: unknown; stack?: unknown };
@@ -199,7 +199,7 @@ export function formatValue(value: unknown): string {
       case "undefined":
         return "undefined";
       case "function":
-        return `[Function ${safeText(() => (value as { name?: unknown }).name, 100) || "(anonymous)"}]`;
+        return "[Function " + (safeText(() => (value as { name?: unknown }).name, 100) || "(anonymous)") + "]";
       case "symbol":
       case "bigint":
       case "number":
@@ -209,7 +209,7 @@ export function formatValue(value: unknown): string {
     if (value === null) return "null";
     if (safeIsError(value)) {
       const e = serializeError(value);
-      return e.stack ? trimEnd(`${e.name}: ${e.message}\n${e.stack}`) : `${e.name}: ${e.message}`;
+      return e.stack ? trimEnd(e.name + ": " + e.message + "\n" + e.stack) : e.name + ": " + e.message;
     }
     return jsonOrString(value);
   } catch {
@@ -229,7 +229,7 @@ function trimEnd(text: string): string {
 
 class JSONValueError extends TypeErrorCtor {
   constructor(what: string, path: string, found: string) {
-    super(`${what} is not JSON: ${path} is ${found}`);
+    super(what + " is not JSON: " + path + " is " + found);
     defineProperty(this, "name", data("TypeError", false));
   }
 }
@@ -318,7 +318,7 @@ function walkValue(v: unknown, base: number): void {
   for (let i = base; i < walkDepth; i++) {
     if (walkObjects[i] === object) refuse("a circular reference");
   }
-  if (walkDepth - base >= maxJSONDepth) refuse(`nested deeper than ${maxJSONDepth} levels`);
+  if (walkDepth - base >= maxJSONDepth) refuse("nested deeper than " + maxJSONDepth + " levels");
   walkObjects[walkDepth++] = object;
   if (isArray(object)) {
     const list = object as unknown[];
@@ -346,7 +346,7 @@ function walkValue(v: unknown, base: number): void {
       walkObjects[--walkDepth] = null;
       return;
     }
-    if (!plain) refuse(`not a plain object (${safeText(() => objectToString(object), 100)})`);
+    if (!plain) refuse("not a plain object (" + (safeText(() => objectToString(object), 100)) + ")");
     const keys = objectKeys(object);
     walkText += "{";
     let first = true;
@@ -398,7 +398,7 @@ export function toJSONText(value: unknown, what = "tool input", root = "input", 
       let path = root;
       for (let i = stepBase; i < walkStepCount; i++) {
         const step = walkSteps[i];
-        path += typeof step === "number" ? `[${step}]` : `.${step}`;
+        path += typeof step === "number" ? "[" + step + "]" : "." + step;
       }
       throw new JSONValueError(what, path, error.found);
     }
@@ -407,7 +407,7 @@ export function toJSONText(value: unknown, what = "tool input", root = "input", 
     // value's fault): thrown as it is, not as "tool input is not JSON".
     if (isPlainRangeError(error)) throw error;
     // A revoked Proxy, a getter that throws.
-    throw new JSONValueError(what, root, `not serialisable (${serializeError(error).message})`);
+    throw new JSONValueError(what, root, "not serialisable (" + (serializeError(error).message) + ")");
   } finally {
     for (let i = base; i < walkDepth; i++) walkObjects[i] = null;
     walkDepth = base;
@@ -600,7 +600,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   let clockReads = 0;
   const countClockRead = (): void => {
     if (clockReads >= maxArrayItems) {
-      throw new RangeErrorCtor(`the program read the clock (Date.now, performance.now, new Date) ${maxArrayItems} times, the most an execution may; the values are kept for replay`);
+      throw new RangeErrorCtor("the program read the clock (Date.now, performance.now, new Date) " + maxArrayItems + " times, the most an execution may; the values are kept for replay");
     }
     clockReads++;
   };
@@ -631,7 +631,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // is (callTool).
   let lost = 0;
   const lostCall = (): Error =>
-    new RangeErrorCtor(`tool call ${lost} could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on`);
+    new RangeErrorCtor("tool call " + lost + " could not be handed to the host (the stack was exhausted, or its message was too large), and the program went on");
   let unsentError: unknown;
   let unsentClock: number[] = [];
   let unsentCPULimit = false;
@@ -720,7 +720,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     let text = join(parts, " ") + "\n";
     const room = limits.maxOutput - outputSize;
     if (text.length > room) {
-      text = stringSlice(text, 0, room > 0 ? room : 0) + `\n[program output truncated at the limit of ${limits.maxOutput} characters]\n`;
+      text = stringSlice(text, 0, room > 0 ? room : 0) + "\n[program output truncated at the limit of " + limits.maxOutput + " characters]\n";
       outputCut = true;
     }
     outputSize += text.length;
@@ -730,10 +730,10 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   const append = (item: Content, size: number): void => {
     if (done) throw new ErrorCtor("result content was appended after the program finished");
     if (content.length >= maxContentItems) {
-      throw new RangeErrorCtor(`result content holds at most ${maxContentItems} items`);
+      throw new RangeErrorCtor("result content holds at most " + maxContentItems + " items");
     }
     if (contentSize + size > limits.maxContent) {
-      throw new RangeErrorCtor(`result content exceeds the limit of ${limits.maxContent} characters`);
+      throw new RangeErrorCtor("result content exceeds the limit of " + limits.maxContent + " characters");
     }
     contentSize += size;
     push(content, item);
@@ -756,9 +756,9 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // tool, so that its stack is the program's (one frame fewer for the
   // engine to walk than making it here: about 1 µs in QuickJS).
   const callTool = (namespace: string, tool: string, args: unknown[], error: Error): Promise<unknown> => {
-    if (done) return promiseReject(new ErrorCtor(`${namespace}.${tool} was called after the program finished`));
+    if (done) return promiseReject(new ErrorCtor(namespace + "." + tool + " was called after the program finished"));
     if (args.length > 1) {
-      return promiseReject(new TypeErrorCtor(`${namespace}.${tool} takes one argument (its input object) but was called with ${args.length}`));
+      return promiseReject(new TypeErrorCtor(namespace + "." + tool + " takes one argument (its input object) but was called with " + args.length));
     }
     let inputJSON: string;
     try {
@@ -770,7 +770,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       // A call took seq lost and never reached the host (below), and the
       // program caught what was thrown: it ends here.
       fail(lostCall());
-      return promiseReject(new ErrorCtor(`${namespace}.${tool} was called after the program finished`));
+      return promiseReject(new ErrorCtor(namespace + "." + tool + " was called after the program finished"));
     }
     const n = ++seq;
     // A call the host cannot be told of (its message is over the frame
@@ -851,8 +851,8 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         if (reservedToolKeys[key] === true) return undefined;
         if (known === "") known = join(ns.names(), ", ") || "(none)";
         const elsewhere = otherNamespace(ns.name, key);
-        const hint = elsewhere === "" ? "" : ` (${elsewhere}.${key} is a tool of ${elsewhere})`;
-        return () => promiseReject(new TypeErrorCtor(`unknown tool ${ns.name}.${key}: the contract declares ${known}${hint}`));
+        const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";
+        return () => promiseReject(new TypeErrorCtor("unknown tool " + ns.name + "." + key + ": the contract declares " + known + hint));
       },
       has(target: Record<string, unknown>, key: string | symbol) {
         return typeof key === "string" && (hasOwn(target, key) || isTool(key));
@@ -893,7 +893,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
     });
     const result = objectFreeze({
       appendText: (text: unknown): void => {
-        if (typeof text !== "string") throw new TypeErrorCtor(`result.appendText expects a string, got ${text === null ? "null" : typeof text}`);
+        if (typeof text !== "string") throw new TypeErrorCtor("result.appendText expects a string, got " + (text === null ? "null" : typeof text));
         append({ __proto__: null, type: "text", text } as unknown as Content, text.length);
       },
       appendImage: (image: unknown): void => {
@@ -931,10 +931,10 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   // already added.
   const define = (namespaceName: unknown, name: unknown, value: unknown): void => {
     if (!defining) throw new TypeErrorCtor("define works only while the scope setup runs");
-    if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor(`define: the scope has no namespace ${StringCtor(namespaceName)}`);
+    if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor("define: the scope has no namespace " + StringCtor(namespaceName));
     const m = members[namespaceName];
     if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || m.isTool(name) || hasOwn(m.tools, name)) {
-      throw new TypeErrorCtor(`define: ${namespaceName}.${StringCtor(name)} is a tool, a reserved name or already defined`);
+      throw new TypeErrorCtor("define: " + namespaceName + "." + StringCtor(name) + " is a tool, a reserved name or already defined");
     }
     defineProperty(m.tools, name, { __proto__: null, value, writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
     push(m.added, name);
@@ -954,7 +954,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         return;
       }
       if (contentSize + valueJSON.length > limits.maxContent) {
-        fail(new RangeErrorCtor(`the program's value (${valueJSON.length} characters of JSON) and its result content exceed the limit of ${limits.maxContent} characters`));
+        fail(new RangeErrorCtor("the program's value (" + valueJSON.length + " characters of JSON) and its result content exceed the limit of " + limits.maxContent + " characters"));
         return;
       }
     }
@@ -981,13 +981,13 @@ export function createExecution(host: Host, request: Request, realNow: () => num
           program = undefined;
         }
         if (typeof program !== "function") {
-          const what = program === undefined ? "no default export" : `a default export of type ${typeof program}`;
-          throw new TypeErrorCtor(`the program module has ${what}; it must default-export a function (scope) => …`);
+          const what = program === undefined ? "no default export" : "a default export of type " + (typeof program);
+          throw new TypeErrorCtor("the program module has " + what + "; it must default-export a function (scope) => …");
         }
         let arg: unknown = scope();
         const setup = request.setup;
         if (setup !== undefined && setup !== null) {
-          if (typeof setup !== "function") throw new TypeErrorCtor(`the scope setup is ${typeof setup}, not a function`);
+          if (typeof setup !== "function") throw new TypeErrorCtor("the scope setup is " + (typeof setup) + ", not a function");
           defining = true;
           try {
             arg = apply(setup as (s: unknown, d: typeof define) => unknown, undefined, [arg, define]);

@@ -20,7 +20,7 @@ export interface CPUMeter {
 
 /** duration renders milliseconds as Go's time.Duration does for whole units ("200ms", "5s"). */
 export function duration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+  return ms % 1000 === 0 ? (ms / 1000) + "s" : ms + "ms";
 }
 
 interface Charge {
@@ -52,7 +52,7 @@ export function cpuMeter(cpuNow: () => number, afterTurn: (f: () => void) => voi
       c.usedMs += now - c.mark;
       c.mark = -1;
       if (c.usedMs >= c.limitMs && !c.ex.finished()) {
-        const e = new ErrorCtor(`the execution's CPU time limit of ${duration(c.limitMs)} was exceeded (its own work, not counting waits for tool calls and timers)`);
+        const e = new ErrorCtor("the execution's CPU time limit of " + duration(c.limitMs) + " was exceeded (its own work, not counting waits for tool calls and timers)");
         defineProperty(e, "name", data("TimeoutError", false));
         defineProperty(e, "stack", data("", false));
         c.ex.fail(e, "cpu-limit");

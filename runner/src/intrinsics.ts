@@ -6,8 +6,11 @@
 // So after load the runner calls built-ins only through the captured
 // references below (uncurried: call(f, self, args) never reads a property
 // of self), keeps its state in closures and in objects without a prototype,
-// appends to arrays by definition rather than assignment, and never uses
-// the iteration protocol (for-of, spread, array destructuring) on anything.
+// appends to arrays by definition rather than assignment, never uses
+// the iteration protocol (for-of, spread, array destructuring) on anything,
+// and joins strings with + rather than a template literal with
+// substitutions, which QuickJS compiles into a call of
+// String.prototype.concat (as esbuild lowers one).
 
 const R = Reflect;
 export const apply: <T>(f: (...a: never[]) => T, self: unknown, args: ArrayLike<unknown>) => T = R.apply as never;

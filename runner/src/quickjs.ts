@@ -33,21 +33,21 @@ let execution: Execution | undefined;
 const numbers = (list: number[]): string => join(list as unknown as string[], ",");
 
 function finishJSON(result: Finish): string {
-  const clock = `"clock":[${numbers(result.clock)}]`;
+  const clock = "\"clock\":[" + numbers(result.clock) + "]";
   if (result.outcome === "program-failed") {
     const e = result.error;
-    return `{"outcome":"program-failed","error":{"name":${quote(e.name)},"message":${quote(e.message)},"stack":${quote(e.stack)}},${clock}}`;
+    return "{\"outcome\":\"program-failed\",\"error\":{\"name\":" + quote(e.name) + ",\"message\":" + quote(e.message) + ",\"stack\":" + quote(e.stack) + "}," + clock + "}";
   }
   const content = textBuffer();
   for (let i = 0; i < result.content.length; i++) {
     const c: Content = result.content[i];
     if (i > 0) content.add(",");
     content.add(c.type === "text"
-      ? `{"type":"text","text":${quote(c.text)}}`
-      : `{"type":"image","data":${quote(c.data)},"mimeType":${quote(c.mimeType)}}`);
+      ? "{\"type\":\"text\",\"text\":" + quote(c.text) + "}"
+      : "{\"type\":\"image\",\"data\":" + quote(c.data) + ",\"mimeType\":" + quote(c.mimeType) + "}");
   }
-  const value = result.value === "" ? "" : `"value":${result.value},`;
-  return `{"outcome":"success","content":[${content.take()}],${value}${clock}}`;
+  const value = result.value === "" ? "" : "\"value\":" + result.value + ",";
+  return "{\"outcome\":\"success\",\"content\":[" + content.take() + "]," + value + clock + "}";
 }
 
 const host = {
@@ -61,10 +61,10 @@ const host = {
     outbox.add((prefilled ? "p\t" : "c\t") + seq + "\t" + ns + "\t" + tool + "\t" + numbers(clock) + "\t" + draws + "," + bytes + "\t" + input + "\n");
   },
   output(stream: Stream, text: string) {
-    outbox.add(`o\t${stream}\t${quote(text)}\n`);
+    outbox.add("o\t" + stream + "\t" + quote(text) + "\n");
   },
   finish(result: Finish) {
-    outbox.add(`d\t${finishJSON(result)}\n`);
+    outbox.add("d\t" + finishJSON(result) + "\n");
   },
 };
 
@@ -91,10 +91,10 @@ function setInterval(callback: unknown, ms?: unknown, ...args: unknown[]): numbe
 }
 
 function addTimer(what: string, repeat: boolean, callback: unknown, ms: unknown, args: unknown[]): number {
-  if (typeof callback !== "function") throw new TypeErrorCtor(`${what} expects a function`);
+  if (typeof callback !== "function") throw new TypeErrorCtor(what + " expects a function");
   const ex = execution;
   if (ex !== undefined && timerCount >= ex.limits.maxTimers) {
-    const error = new RangeErrorCtor(`${what}: ${ex.limits.maxTimers} timers are pending, the execution's limit (maxTimers); clearTimeout or clearInterval frees one`);
+    const error = new RangeErrorCtor(what + ": " + ex.limits.maxTimers + " timers are pending, the execution's limit (maxTimers); clearTimeout or clearInterval frees one");
     ex.fail(error);
     throw error;
   }
@@ -124,7 +124,7 @@ function clearTimeout(id: unknown): void {
   if (intervals[n] !== undefined) delete intervals[n];
   timerCount--;
   if (unarmed[n] !== undefined) delete unarmed[n];
-  else outbox.add(`x\t${n}\n`);
+  else outbox.add("x\t" + n + "\n");
 }
 
 // The global console writes to the execution's output like the scope
@@ -300,7 +300,7 @@ export const quickjs = {
     const ids = unarmedIds;
     for (let i = 0; i < ids.length; i++) {
       const ms = unarmed[ids[i]];
-      if (ms !== undefined) outbox.add(`t\t${ids[i]}\t${ms}\n`);
+      if (ms !== undefined) outbox.add("t\t" + (ids[i]) + "\t" + ms + "\n");
     }
     if (ids.length > 0) {
       unarmed = record<number>();
