@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -846,6 +847,10 @@ func (rt *runnerConn) startCall(ctx context.Context, ex *execution, req ExecuteR
 		m.Input, call.Input = nil, nil
 	}
 	rt.spawn(func() {
+		// The handler goroutine may have run another execution's call:
+		// this one runs under its own execution's profiler labels (those
+		// of a pprof.Do around Execute), never an earlier call's.
+		pprof.SetGoroutineLabels(ctx)
 		defer rt.calls.Done()
 		defer ex.release(acct)
 		var out json.RawMessage
@@ -908,7 +913,8 @@ func (rt *runnerConn) handle(f func()) {
 	defer rt.calls.Done()
 	for {
 		f()
-		f = nil // nothing of the call is kept while waiting
+		f = nil                                        // nothing of the call is kept while waiting,
+		pprof.SetGoroutineLabels(context.Background()) // nor the labels it ran under (or set)
 		if rt.idleHandlers.Add(1) > maxIdleHandlers {
 			rt.idleHandlers.Add(-1)
 			return
