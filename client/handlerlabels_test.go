@@ -26,18 +26,26 @@ func labelsOfThisCall(ctx context.Context, call client.ToolCall) (json.RawMessag
 	return json.RawMessage(`"not found"`), nil
 }
 
+// labelsRuntime is a QuickJS runtime of its own for one test, closed at
+// its end.
+func labelsRuntime(t *testing.T) *client.Runtime {
+	t.Helper()
+	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
+	t.Cleanup(func() { _ = d.Close() })
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	return rt
+}
+
 // TestToolCallLabelsEndWithTheCall: profiler labels a tool handler sets on
 // its goroutine do not reach a later execution's call on the same handler
 // goroutine (handlers wait for the next call; a review found them carrying
 // one execution's labels into another's).
 func TestToolCallLabelsEndWithTheCall(t *testing.T) {
-	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
-	defer d.Close()
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := labelsRuntime(t)
 	req := func(f func(context.Context, client.ToolCall) (json.RawMessage, error)) client.ExecuteRequest {
 		return client.ExecuteRequest{
 			Source:     `export default async ({ codemode }) => await codemode.echo({})`,
@@ -46,7 +54,7 @@ func TestToolCallLabelsEndWithTheCall(t *testing.T) {
 			CallTool:   f,
 		}
 	}
-	_, err = rt.Execute(context.Background(), req(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+	_, err := rt.Execute(context.Background(), req(func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
 		pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("tenant", "A-secret")))
 		return json.RawMessage(`{}`), nil
 	}))
@@ -69,13 +77,7 @@ func TestToolCallLabelsEndWithTheCall(t *testing.T) {
 // before (with Prefill, calls start on the Execute caller's goroutine, whose
 // labels a new handler inherited and kept).
 func TestToolCallsRunUnderTheirExecutionsLabels(t *testing.T) {
-	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
-	defer d.Close()
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := labelsRuntime(t)
 	run := func(tenant string, f func(context.Context, client.ToolCall) (json.RawMessage, error)) (out *client.Outcome) {
 		pprof.Do(context.Background(), pprof.Labels("tenant", tenant), func(ctx context.Context) {
 			var err error
