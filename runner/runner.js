@@ -940,7 +940,24 @@ var CodeModeRunner = (() => {
     ];
     for (let i = 0; i < names.length; i++) reservedToolKeys[names[i]] = true;
   }
+  var refused = () => false;
   function createExecution(host2, request2, realNow2) {
+    const made2 = makeExecution(host2, realNow2);
+    made2.begin(request2);
+    return made2.execution;
+  }
+  function makeExecution(host2, realNow2) {
+    let request2 = { __proto__: null };
+    let limits = { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 };
+    let replay = [];
+    let begun = false;
+    const begin = (r) => {
+      if (begun) throw new ErrorCtor("an execution was begun twice");
+      begun = true;
+      request2 = r;
+      limits = r.limits;
+      replay = r.clock;
+    };
     let seq = 0;
     let pending = record();
     let pendingCount = 0;
@@ -949,8 +966,6 @@ var CodeModeRunner = (() => {
     let outputSize = 0;
     let outputCut = false;
     let done = false;
-    const limits = request2.limits;
-    const replay = request2.clock;
     let replayed = 0;
     let observed = [];
     let lastPerf = 0;
@@ -998,13 +1013,13 @@ var CodeModeRunner = (() => {
         flushing = false;
       }
     };
-    const finish = (result) => {
+    const finish = (result2) => {
       if (done) {
         flush();
         return;
       }
       done = true;
-      unsent = result;
+      unsent = result2;
       pendingCount = 0;
       pending = record();
       flush();
@@ -1157,40 +1172,40 @@ var CodeModeRunner = (() => {
           if (typeof key === "string" && !hasOwn(target, key) && isTool(key)) make(key);
           return getOwnPropertyDescriptor(target, key);
         },
-        set: () => false,
-        defineProperty: () => false,
-        deleteProperty: () => false,
-        setPrototypeOf: () => false
+        set: refused,
+        defineProperty: refused,
+        deleteProperty: refused,
+        setPrototypeOf: refused
       };
       return new ProxyCtor(tools, handler);
     };
-    const scope = () => {
-      const writer = (stream) => (...values) => write2(stream, values);
-      const console = objectFreeze({
-        debug: writer("stdout"),
-        error: writer("stderr"),
-        info: writer("stdout"),
-        log: writer("stdout"),
-        warn: writer("stderr")
-      });
-      const result = objectFreeze({
-        appendText: (text) => {
-          if (typeof text !== "string") throw new TypeErrorCtor("result.appendText expects a string, got " + (text === null ? "null" : typeof text));
-          append({ __proto__: null, type: "text", text }, text.length);
-        },
-        appendImage: (image) => {
-          if (typeof image !== "object" || image === null) throw new TypeErrorCtor("result.appendImage expects an object {data, mimeType}");
-          const data2 = image.data;
-          const mimeType = image.mimeType;
-          if (typeof data2 !== "string" || !isBase64(data2)) {
-            throw new TypeErrorCtor("result.appendImage: data must be a base64 string");
-          }
-          if (typeof mimeType !== "string" || mimeType === "") {
-            throw new TypeErrorCtor("result.appendImage: mimeType must be a non-empty string");
-          }
-          append({ __proto__: null, type: "image", data: data2, mimeType }, data2.length + mimeType.length);
+    const writer = (stream) => (...values) => write2(stream, values);
+    const console = objectFreeze({
+      debug: writer("stdout"),
+      error: writer("stderr"),
+      info: writer("stdout"),
+      log: writer("stdout"),
+      warn: writer("stderr")
+    });
+    const result = objectFreeze({
+      appendText: (text) => {
+        if (typeof text !== "string") throw new TypeErrorCtor("result.appendText expects a string, got " + (text === null ? "null" : typeof text));
+        append({ __proto__: null, type: "text", text }, text.length);
+      },
+      appendImage: (image) => {
+        if (typeof image !== "object" || image === null) throw new TypeErrorCtor("result.appendImage expects an object {data, mimeType}");
+        const data2 = image.data;
+        const mimeType = image.mimeType;
+        if (typeof data2 !== "string" || !isBase64(data2)) {
+          throw new TypeErrorCtor("result.appendImage: data must be a base64 string");
         }
-      });
+        if (typeof mimeType !== "string" || mimeType === "") {
+          throw new TypeErrorCtor("result.appendImage: mimeType must be a non-empty string");
+        }
+        append({ __proto__: null, type: "image", data: data2, mimeType }, data2.length + mimeType.length);
+      }
+    });
+    const scope = () => {
       const s = objectCreate(ObjectPrototype);
       if (request2.hasInput) defineProperty(s, "input", data(request2.input));
       for (let i = 0; i < request2.namespaces.length; i++) {
@@ -1240,7 +1255,9 @@ var CodeModeRunner = (() => {
     };
     const execution2 = objectFreeze({
       __proto__: null,
-      limits,
+      get limits() {
+        return limits;
+      },
       async run(evaluate) {
         let value;
         try {
@@ -1356,7 +1373,7 @@ var CodeModeRunner = (() => {
         return void 0;
       }
     });
-    return execution2;
+    return { execution: execution2, begin };
   }
   function installClock(global, current) {
     const RealDate = global.Date;
@@ -2428,6 +2445,7 @@ return __codemodeURL;`);
   // src/quickjs.ts
   var outbox = textBuffer();
   var execution;
+  var made;
   var numbers = (list) => join(list, ",");
   function finishJSON(result) {
     const clock = '"clock":[' + numbers(result.clock) + "]";
@@ -2583,6 +2601,7 @@ return __codemodeURL;`);
           if (execution !== void 0) execution.write("stderr", ["Uncaught (in an event listener)", error]);
         }
       });
+      made = makeExecution(host, realNow);
     },
     /**
      * prepare creates the execution before its module is evaluated:
@@ -2593,7 +2612,10 @@ return __codemodeURL;`);
     prepare(requestJSON, tools, setup) {
       const r = request(requestJSON, tools);
       r.setup = setup;
-      execution = createExecution(host, r, realNow);
+      const m = made !== void 0 ? made : makeExecution(host, realNow);
+      made = void 0;
+      m.begin(r);
+      execution = m.execution;
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is
@@ -3267,7 +3289,7 @@ return __codemodeURL;`);
       let text = typeof source === "string" ? source : "";
       let compiled;
       if (m[K.typeScript] === true) {
-        let refused = "this runner does not strip TypeScript";
+        let refused2 = "this runner does not strip TypeScript";
         if (opts.stripTypes !== void 0) {
           try {
             const stripped = opts.stripTypes(text);
@@ -3275,14 +3297,14 @@ return __codemodeURL;`);
             if (joined >= 0) throw new ErrorCtor(`blanking types at offset ${joined} would join two statements`);
             text = stripped;
             if (opts.compileModule !== void 0) compiled = opts.compileModule(text, filename, id);
-            refused = "";
+            refused2 = "";
           } catch (error) {
             const e = serializeError(error);
-            refused = `${e.name}: ${e.message}`;
+            refused2 = `${e.name}: ${e.message}`;
           }
         }
-        if (refused !== "") {
-          const f = failure(id, "SyntaxError", `the runner did not strip the program's types (${refused}); nothing ran (the host erases them itself)`);
+        if (refused2 !== "") {
+          const f = failure(id, "SyntaxError", `the runner did not strip the program's types (${refused2}); nothing ran (the host erases them itself)`);
           f.key(K.stripRefused).bool(true);
           send(f);
           return;

@@ -519,6 +519,13 @@ export interface ModuleBox {
   readonly namespace: Record<string, unknown>;
 }
 
+/**
+ * refused is a namespace's set, defineProperty, deleteProperty and
+ * setPrototypeOf trap: one function for every namespace, not four closures
+ * made for each.
+ */
+const refused = (): boolean => false;
+
 /** Execution is one run of one program (see createExecution). */
 export interface Execution {
   /** run awaits module evaluation, then calls the default export with the scope. */
@@ -570,6 +577,40 @@ export interface Execution {
  * Object.prototype, Array.prototype or the globals can read or change it.
  */
 export function createExecution(host: Host, request: Request, realNow: () => number): Execution {
+  const made = makeExecution(host, realNow);
+  made.begin(request);
+  return made.execution;
+}
+
+/**
+ * An UnbegunExecution is an execution made before its request is known
+ * (makeExecution): begin gives it the request, once, before anything else
+ * of execution is called.
+ */
+export interface UnbegunExecution {
+  execution: Execution;
+  begin(request: Request): void;
+}
+
+/**
+ * makeExecution makes an execution whose request comes later (begin). Its
+ * functions and objects (about 40 closures, each about 1 µs in QuickJS)
+ * depend on nothing in the request: the QuickJS runner makes one before
+ * its template is snapshotted, so that an execution restored from the
+ * snapshot finds it made.
+ */
+export function makeExecution(host: Host, realNow: () => number): UnbegunExecution {
+  let request: Request = { __proto__: null } as unknown as Request;
+  let limits: Limits = { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 } as unknown as Limits;
+  let replay: number[] = [];
+  let begun = false;
+  const begin = (r: Request): void => {
+    if (begun) throw new ErrorCtor("an execution was begun twice");
+    begun = true;
+    request = r;
+    limits = r.limits;
+    replay = r.clock;
+  };
   let seq = 0;
   let pending = record<Pending>();
   let pendingCount = 0;
@@ -578,8 +619,6 @@ export function createExecution(host: Host, request: Request, realNow: () => num
   let outputSize = 0;
   let outputCut = false;
   let done = false;
-  const limits = request.limits;
-  const replay = request.clock;
   let replayed = 0;
   let observed: number[] = [];
   let lastPerf = 0;
@@ -874,41 +913,42 @@ export function createExecution(host: Host, request: Request, realNow: () => num
         if (typeof key === "string" && !hasOwn(target, key) && isTool(key)) make(key);
         return getOwnPropertyDescriptor(target, key);
       },
-      set: () => false,
-      defineProperty: () => false,
-      deleteProperty: () => false,
-      setPrototypeOf: () => false,
+      set: refused,
+      defineProperty: refused,
+      deleteProperty: refused,
+      setPrototypeOf: refused,
     };
     return new ProxyCtor(tools, handler as unknown as ProxyHandler<Record<string, unknown>>);
   };
 
+  // The scope's console and result depend on nothing in the request.
+  const writer = (stream: Stream) => (...values: unknown[]) => write(stream, values);
+  const console = objectFreeze({
+    debug: writer("stdout"),
+    error: writer("stderr"),
+    info: writer("stdout"),
+    log: writer("stdout"),
+    warn: writer("stderr"),
+  });
+  const result = objectFreeze({
+    appendText: (text: unknown): void => {
+      if (typeof text !== "string") throw new TypeErrorCtor("result.appendText expects a string, got " + (text === null ? "null" : typeof text));
+      append({ __proto__: null, type: "text", text } as unknown as Content, text.length);
+    },
+    appendImage: (image: unknown): void => {
+      if (typeof image !== "object" || image === null) throw new TypeErrorCtor("result.appendImage expects an object {data, mimeType}");
+      const data = (image as { data?: unknown }).data;
+      const mimeType = (image as { mimeType?: unknown }).mimeType;
+      if (typeof data !== "string" || !isBase64(data)) {
+        throw new TypeErrorCtor("result.appendImage: data must be a base64 string");
+      }
+      if (typeof mimeType !== "string" || mimeType === "") {
+        throw new TypeErrorCtor("result.appendImage: mimeType must be a non-empty string");
+      }
+      append({ __proto__: null, type: "image", data, mimeType } as unknown as Content, data.length + mimeType.length);
+    },
+  });
   const scope = (): Record<string, unknown> => {
-    const writer = (stream: Stream) => (...values: unknown[]) => write(stream, values);
-    const console = objectFreeze({
-      debug: writer("stdout"),
-      error: writer("stderr"),
-      info: writer("stdout"),
-      log: writer("stdout"),
-      warn: writer("stderr"),
-    });
-    const result = objectFreeze({
-      appendText: (text: unknown): void => {
-        if (typeof text !== "string") throw new TypeErrorCtor("result.appendText expects a string, got " + (text === null ? "null" : typeof text));
-        append({ __proto__: null, type: "text", text } as unknown as Content, text.length);
-      },
-      appendImage: (image: unknown): void => {
-        if (typeof image !== "object" || image === null) throw new TypeErrorCtor("result.appendImage expects an object {data, mimeType}");
-        const data = (image as { data?: unknown }).data;
-        const mimeType = (image as { mimeType?: unknown }).mimeType;
-        if (typeof data !== "string" || !isBase64(data)) {
-          throw new TypeErrorCtor("result.appendImage: data must be a base64 string");
-        }
-        if (typeof mimeType !== "string" || mimeType === "") {
-          throw new TypeErrorCtor("result.appendImage: mimeType must be a non-empty string");
-        }
-        append({ __proto__: null, type: "image", data, mimeType } as unknown as Content, data.length + mimeType.length);
-      },
-    });
     // Defined, not assigned: a setter on Object.prototype sees nothing.
     const s = objectCreate(ObjectPrototype) as Record<string, unknown>;
     if (request.hasInput) defineProperty(s, "input", data(request.input));
@@ -969,7 +1009,9 @@ export function createExecution(host: Host, request: Request, realNow: () => num
 
   const execution: Execution = objectFreeze({
     __proto__: null,
-    limits,
+    get limits(): Limits {
+      return limits;
+    },
     async run(evaluate: () => Promise<ModuleBox>): Promise<void> {
       let value: unknown;
       try {
@@ -1086,7 +1128,7 @@ export function createExecution(host: Host, request: Request, realNow: () => num
       return undefined;
     },
   } as unknown as Execution);
-  return execution;
+  return { execution, begin };
 }
 
 /**

@@ -6,7 +6,7 @@
 // call is answered or a timer fires.
 
 import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
-import { createExecution, installClock, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream } from "./core";
+import { installClock, makeExecution, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream, type UnbegunExecution } from "./core";
 import { installWeb } from "./web/index";
 
 // The outbox is text in this closure, a line per message, so that no
@@ -27,6 +27,11 @@ import { installWeb } from "./web/index";
 // still checks every line: it trusts nothing from an engine.
 const outbox = textBuffer();
 let execution: Execution | undefined;
+// made is the execution install makes before the template is snapshotted
+// (makeExecution): every engine restored from the snapshot finds it made,
+// and prepare only begins it. An engine runs one execution; should prepare
+// run twice, the second makes its own.
+let made: UnbegunExecution | undefined;
 
 // join reads no property of a number (ToString of a primitive), so a
 // program's Number.prototype.toString is never called.
@@ -232,6 +237,7 @@ export const quickjs = {
         if (execution !== undefined) execution.write("stderr", ["Uncaught (in an event listener)", error]);
       },
     });
+    made = makeExecution(host, realNow);
   },
 
   /**
@@ -243,7 +249,10 @@ export const quickjs = {
   prepare(requestJSON: string, tools: string, setup?: unknown): void {
     const r = request(requestJSON, tools);
     r.setup = setup;
-    execution = createExecution(host, r, realNow);
+    const m = made !== undefined ? made : makeExecution(host, realNow);
+    made = undefined;
+    m.begin(r);
+    execution = m.execution;
   },
 
   /**
