@@ -1131,52 +1131,56 @@ var CodeModeRunner = (() => {
     };
     const members = record();
     let defining = false;
+    const isTool = (h, key) => reservedToolKeys[key] !== true && h.ns.has(key);
+    const make = (h, tool) => {
+      const tools = h.tools;
+      if (!hasOwn(tools, tool)) {
+        const name = h.ns.name;
+        defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(name, tool, args, new ErrorCtor("tool call failed")), writable: false, enumerable: true, configurable: false });
+      }
+      return tools[tool];
+    };
+    const traps = objectFreeze({
+      __proto__: null,
+      get(target, key) {
+        if (typeof key !== "string" || hasOwn(target, key)) return target[key];
+        if (isTool(this, key)) return make(this, key);
+        if (reservedToolKeys[key] === true) return void 0;
+        const ns = this.ns;
+        if (this.known === "") this.known = join(ns.names(), ", ") || "(none)";
+        const known = this.known;
+        const elsewhere = otherNamespace(ns.name, key);
+        const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";
+        return () => promiseReject(new TypeErrorCtor("unknown tool " + ns.name + "." + key + ": the contract declares " + known + hint));
+      },
+      has(target, key) {
+        return typeof key === "string" && (hasOwn(target, key) || isTool(this, key));
+      },
+      ownKeys() {
+        const keys = [];
+        const added = this.added;
+        for (let i = 0; i < added.length; i++) push(keys, added[i]);
+        const names = this.ns.names();
+        for (let i = 0; i < names.length; i++) {
+          if (reservedToolKeys[names[i]] === true) continue;
+          make(this, names[i]);
+          push(keys, names[i]);
+        }
+        return keys;
+      },
+      getOwnPropertyDescriptor(target, key) {
+        if (typeof key === "string" && !hasOwn(target, key) && isTool(this, key)) make(this, key);
+        return getOwnPropertyDescriptor(target, key);
+      },
+      set: refused,
+      defineProperty: refused,
+      deleteProperty: refused,
+      setPrototypeOf: refused
+    });
     const namespace = (ns) => {
       const tools = record();
-      const isTool = (key) => reservedToolKeys[key] !== true && ns.has(key);
-      const added = [];
-      members[ns.name] = { tools, isTool, added };
-      const make = (tool) => {
-        if (!hasOwn(tools, tool)) {
-          defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(ns.name, tool, args, new ErrorCtor("tool call failed")), writable: false, enumerable: true, configurable: false });
-        }
-        return tools[tool];
-      };
-      let known = "";
-      const handler = {
-        __proto__: null,
-        get(target, key) {
-          if (typeof key !== "string" || hasOwn(target, key)) return target[key];
-          if (isTool(key)) return make(key);
-          if (reservedToolKeys[key] === true) return void 0;
-          if (known === "") known = join(ns.names(), ", ") || "(none)";
-          const elsewhere = otherNamespace(ns.name, key);
-          const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";
-          return () => promiseReject(new TypeErrorCtor("unknown tool " + ns.name + "." + key + ": the contract declares " + known + hint));
-        },
-        has(target, key) {
-          return typeof key === "string" && (hasOwn(target, key) || isTool(key));
-        },
-        ownKeys() {
-          const keys = [];
-          for (let i = 0; i < added.length; i++) push(keys, added[i]);
-          const names = ns.names();
-          for (let i = 0; i < names.length; i++) {
-            if (reservedToolKeys[names[i]] === true) continue;
-            make(names[i]);
-            push(keys, names[i]);
-          }
-          return keys;
-        },
-        getOwnPropertyDescriptor(target, key) {
-          if (typeof key === "string" && !hasOwn(target, key) && isTool(key)) make(key);
-          return getOwnPropertyDescriptor(target, key);
-        },
-        set: refused,
-        defineProperty: refused,
-        deleteProperty: refused,
-        setPrototypeOf: refused
-      };
+      const handler = { __proto__: traps, ns, tools, added: [], known: "" };
+      members[ns.name] = handler;
       return new ProxyCtor(tools, handler);
     };
     const writer = (stream) => (...values) => write2(stream, values);
@@ -1221,7 +1225,7 @@ var CodeModeRunner = (() => {
       if (!defining) throw new TypeErrorCtor("define works only while the scope setup runs");
       if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor("define: the scope has no namespace " + StringCtor(namespaceName));
       const m = members[namespaceName];
-      if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || m.isTool(name) || hasOwn(m.tools, name)) {
+      if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || isTool(m, name) || hasOwn(m.tools, name)) {
         throw new TypeErrorCtor("define: " + namespaceName + "." + StringCtor(name) + " is a tool, a reserved name or already defined");
       }
       defineProperty(m.tools, name, { __proto__: null, value, writable: false, enumerable: true, configurable: false });
@@ -2536,19 +2540,21 @@ return __codemodeURL;`);
     warn: write("stderr")
   });
   var realNow = () => apply(dateNow, DateCtor, []);
-  function textNamespace(name, text) {
-    let list;
-    return objectFreeze({
-      __proto__: null,
-      name,
-      has: (tool) => tool !== "" && stringIndexOf(tool, "\n") < 0 && stringIndexOf(text, "\n" + tool + "\n") >= 0,
-      names() {
-        if (list === void 0) {
-          list = text.length < 2 ? [] : stringSplit(stringSlice(text, 1, text.length - 1), "\n");
-        }
-        return list;
+  var textNamespaceMethods = objectFreeze({
+    __proto__: null,
+    has(tool) {
+      return tool !== "" && stringIndexOf(tool, "\n") < 0 && stringIndexOf(this.text, "\n" + tool + "\n") >= 0;
+    },
+    names() {
+      if (this.list === void 0) {
+        const text = this.text;
+        this.list = text.length < 2 ? [] : stringSplit(stringSlice(text, 1, text.length - 1), "\n");
       }
-    });
+      return this.list;
+    }
+  });
+  function textNamespace(name, text) {
+    return { __proto__: textNamespaceMethods, name, text, list: void 0 };
   }
   function prefillOf(p) {
     if (typeof p !== "object" || p === null) return null;

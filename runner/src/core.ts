@@ -526,6 +526,18 @@ export interface ModuleBox {
  */
 const refused = (): boolean => false;
 
+/**
+ * A Handler is one namespace's proxy handler in an execution: its state,
+ * whose prototype is the execution's traps (makeExecution). known is the
+ * text of the tools a program is told of, made on the first unknown tool.
+ */
+interface Handler {
+  ns: Namespace;
+  tools: Record<string, unknown>;
+  added: string[];
+  known: string;
+}
+
 /** Execution is one run of one program (see createExecution). */
 export interface Execution {
   /** run awaits module evaluation, then calls the default export with the scope. */
@@ -863,61 +875,70 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
   };
 
   // members holds, by namespace name, what the scope setup's define may add
-  // to: the namespace's target, its tool test and the names added, which
-  // ownKeys lists (a non-configurable property of the target must be).
-  const members = record<{ tools: Record<string, unknown>; isTool: (key: string) => boolean; added: string[] }>();
+  // to: the namespace's handler (its target, tool test and the names
+  // added, which ownKeys lists: a non-configurable property of the target
+  // must be).
+  const members = record<Handler>();
   let defining = false;
+
+  const isTool = (h: Handler, key: string): boolean => reservedToolKeys[key] !== true && h.ns.has(key);
+  const make = (h: Handler, tool: string): unknown => {
+    const tools = h.tools;
+    if (!hasOwn(tools, tool)) {
+      // A call with no argument sends {}: tools whose input has no
+      // required property (common among MCP tools) are called as tool().
+      const name = h.ns.name;
+      defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(name, tool, args, new ErrorCtor("tool call failed")), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
+    }
+    return tools[tool];
+  };
+  // traps are every namespace's proxy traps, made with the execution: a
+  // namespace's handler is an object whose prototype they are, holding the
+  // namespace's state (Handler), which the traps read as this.
+  const traps = objectFreeze({
+    __proto__: null,
+    get(this: Handler, target: Record<string, unknown>, key: string | symbol) {
+      if (typeof key !== "string" || hasOwn(target, key)) return target[key as string];
+      if (isTool(this, key)) return make(this, key);
+      if (reservedToolKeys[key] === true) return undefined;
+      const ns = this.ns;
+      if (this.known === "") this.known = join(ns.names(), ", ") || "(none)";
+      const known = this.known;
+      const elsewhere = otherNamespace(ns.name, key);
+      const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";
+      return () => promiseReject(new TypeErrorCtor("unknown tool " + ns.name + "." + key + ": the contract declares " + known + hint));
+    },
+    has(this: Handler, target: Record<string, unknown>, key: string | symbol) {
+      return typeof key === "string" && (hasOwn(target, key) || isTool(this, key));
+    },
+    ownKeys(this: Handler) {
+      // Every tool made (the result must list each non-configurable
+      // property of the target), listed in the contract's order.
+      const keys: string[] = [];
+      const added = this.added;
+      for (let i = 0; i < added.length; i++) push(keys, added[i]);
+      const names = this.ns.names();
+      for (let i = 0; i < names.length; i++) {
+        if (reservedToolKeys[names[i]] === true) continue;
+        make(this, names[i]);
+        push(keys, names[i]);
+      }
+      return keys;
+    },
+    getOwnPropertyDescriptor(this: Handler, target: Record<string, unknown>, key: string | symbol) {
+      if (typeof key === "string" && !hasOwn(target, key) && isTool(this, key)) make(this, key);
+      return getOwnPropertyDescriptor(target, key);
+    },
+    set: refused,
+    defineProperty: refused,
+    deleteProperty: refused,
+    setPrototypeOf: refused,
+  });
 
   const namespace = (ns: Namespace): object => {
     const tools = record<unknown>();
-    const isTool = (key: string): boolean => reservedToolKeys[key] !== true && ns.has(key);
-    const added: string[] = [];
-    members[ns.name] = { tools, isTool, added };
-    const make = (tool: string): unknown => {
-      if (!hasOwn(tools, tool)) {
-        // A call with no argument sends {}: tools whose input has no
-        // required property (common among MCP tools) are called as tool().
-        defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(ns.name, tool, args, new ErrorCtor("tool call failed")), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
-      }
-      return tools[tool];
-    };
-    let known = "";
-    const handler = {
-      __proto__: null,
-      get(target: Record<string, unknown>, key: string | symbol) {
-        if (typeof key !== "string" || hasOwn(target, key)) return target[key as string];
-        if (isTool(key)) return make(key);
-        if (reservedToolKeys[key] === true) return undefined;
-        if (known === "") known = join(ns.names(), ", ") || "(none)";
-        const elsewhere = otherNamespace(ns.name, key);
-        const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";
-        return () => promiseReject(new TypeErrorCtor("unknown tool " + ns.name + "." + key + ": the contract declares " + known + hint));
-      },
-      has(target: Record<string, unknown>, key: string | symbol) {
-        return typeof key === "string" && (hasOwn(target, key) || isTool(key));
-      },
-      ownKeys() {
-        // Every tool made (the result must list each non-configurable
-        // property of the target), listed in the contract's order.
-        const keys: string[] = [];
-        for (let i = 0; i < added.length; i++) push(keys, added[i]);
-        const names = ns.names();
-        for (let i = 0; i < names.length; i++) {
-          if (reservedToolKeys[names[i]] === true) continue;
-          make(names[i]);
-          push(keys, names[i]);
-        }
-        return keys;
-      },
-      getOwnPropertyDescriptor(target: Record<string, unknown>, key: string | symbol) {
-        if (typeof key === "string" && !hasOwn(target, key) && isTool(key)) make(key);
-        return getOwnPropertyDescriptor(target, key);
-      },
-      set: refused,
-      defineProperty: refused,
-      deleteProperty: refused,
-      setPrototypeOf: refused,
-    };
+    const handler = { __proto__: traps, ns, tools, added: [], known: "" } as unknown as Handler;
+    members[ns.name] = handler;
     return new ProxyCtor(tools, handler as unknown as ProxyHandler<Record<string, unknown>>);
   };
 
@@ -973,7 +994,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     if (!defining) throw new TypeErrorCtor("define works only while the scope setup runs");
     if (typeof namespaceName !== "string" || !hasOwn(members, namespaceName)) throw new TypeErrorCtor("define: the scope has no namespace " + StringCtor(namespaceName));
     const m = members[namespaceName];
-    if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || m.isTool(name) || hasOwn(m.tools, name)) {
+    if (typeof name !== "string" || name === "" || reservedToolKeys[name] === true || isTool(m, name) || hasOwn(m.tools, name)) {
       throw new TypeErrorCtor("define: " + namespaceName + "." + StringCtor(name) + " is a tool, a reserved name or already defined");
     }
     defineProperty(m.tools, name, { __proto__: null, value, writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
