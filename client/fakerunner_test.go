@@ -14,7 +14,8 @@ import (
 // net.Pipe, so a test can play a runner that misbehaves in a precise way.
 type pipeDriver struct {
 	serve      func(r *wire.Reader, w *wire.Writer, conn net.Conn)
-	typeScript bool // the ready message offers to strip TypeScript (wire 1.4)
+	typeScript bool               // the ready message offers to strip TypeScript (wire 1.4)
+	versions   *wire.VersionRange // the ready message's range; nil: wire.Supported
 	wg         sync.WaitGroup
 }
 
@@ -33,7 +34,11 @@ func (d *pipeDriver) Connect(ctx context.Context, req drivers.ConnectRequest) (d
 		defer close(c.done)
 		defer runner.Close()
 		w := wire.NewWriter(runner)
-		if err := w.Write(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Versions: &wire.Supported, Runner: "test", TypeScript: d.typeScript}); err != nil {
+		versions := &wire.Supported
+		if d.versions != nil {
+			versions = d.versions
+		}
+		if err := w.Write(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Versions: versions, Runner: "test", TypeScript: d.typeScript}); err != nil {
 			return
 		}
 		d.serve(wire.NewReader(runner), w, runner)

@@ -853,29 +853,26 @@ func (rt *runnerConn) startCall(ctx context.Context, ex *execution, req ExecuteR
 		pprof.SetGoroutineLabels(ctx)
 		defer rt.calls.Done()
 		defer ex.release(acct)
+		hooks := &callHooks{}
+		var held *outgoing // the held output, queued (wire 1.6)
+		if rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 6 {
+			hooks.hold = func(out json.RawMessage) bool {
+				held = rt.hold(ex, m.Seq, acct, out)
+				return held != nil
+			}
+		}
 		var out json.RawMessage
 		if err == nil { // else the input alone would pass MaxInFlightBytes: the call fails unrun
-			out, err = safeCall(membudget.WithAccount(ctx, acct), req.CallTool, call)
+			out, err = safeCall(withCallHooks(membudget.WithAccount(ctx, acct), hooks), req.CallTool, call)
 		}
 		if h, ok := asHalt(err); ok {
+			rt.out.abandon(held)
 			ex.post(item{end: haltOutcome(h)})
 			return
 		}
-		res := &wire.Message{Kind: wire.KindToolResult, Execution: ex.id, Seq: m.Seq}
-		if err == nil && len(out) > maxToolOutput {
-			err = fmt.Errorf("the output of %s.%s is %d bytes; a tool result carries at most %d", call.Namespace, call.Tool, len(out), maxToolOutput)
-		}
-		if err == nil {
-			// Writing the output makes two copies (its encoding, and
-			// the frame), held until written, beside the output.
-			err = acct.Take(2 * int64(len(out)))
-		}
-		if err != nil {
-			res.Error = &wire.Error{Name: errorName(err, "Error"), Message: boundText(err.Error(), maxErrorMessage)}
-		} else {
-			res.Output = out
-		}
+		res := rt.toolResult(ex, m.Seq, call, acct, hooks.held, out, err)
 		if ctx.Err() != nil {
+			rt.out.abandon(held)
 			return // the execution is over; nobody waits for this answer
 		}
 		// A broken channel is seen by the reader, which fails the runtime.
@@ -885,6 +882,43 @@ func (rt *runnerConn) startCall(ctx context.Context, ex *execution, req ExecuteR
 			_, _ = rt.out.send(ctx, rt.done, res)
 		}
 	})
+}
+
+// toolResult is the tool-result message that answers call seq with out or
+// err: when the output went to the runner held already, the verdict on it
+// (a release, or the error).
+func (rt *runnerConn) toolResult(ex *execution, seq uint64, call ToolCall, acct *membudget.Account, held bool, out json.RawMessage, err error) *wire.Message {
+	res := &wire.Message{Kind: wire.KindToolResult, Execution: ex.id, Seq: seq}
+	if err == nil && !held && len(out) > maxToolOutput {
+		err = fmt.Errorf("the output of %s.%s is %d bytes; a tool result carries at most %d", call.Namespace, call.Tool, len(out), maxToolOutput)
+	}
+	if err == nil && !held {
+		// Writing the output makes two copies (its encoding, and
+		// the frame), held until written, beside the output.
+		err = acct.Take(2 * int64(len(out)))
+	}
+	switch {
+	case err != nil:
+		res.Error = &wire.Error{Name: errorName(err, "Error"), Message: boundText(err.Error(), maxErrorMessage)}
+	case held:
+		res.Release = true
+	default:
+		res.Output = out
+	}
+	return res
+}
+
+// hold queues out for the runner as the held result of call seq (wire
+// 1.6) and returns its place in the queue, or nil when out is too large
+// for a tool result or for the execution's in-flight budget. The answer
+// that follows (toolResult) is queued after it and the call's goroutine
+// waits for that one to be written, or abandons both, so the budget taken
+// here is given back only once the held output is written or dropped.
+func (rt *runnerConn) hold(ex *execution, seq uint64, acct *membudget.Account, out json.RawMessage) *outgoing {
+	if len(out) > maxToolOutput || acct.Take(2*int64(len(out))) != nil {
+		return nil
+	}
+	return rt.out.post(&wire.Message{Kind: wire.KindToolResult, Execution: ex.id, Seq: seq, Output: out, Held: true})
 }
 
 // maxIdleHandlers is how many tool handler goroutines may wait for a call
@@ -1023,6 +1057,9 @@ func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMe
 		}
 	}()
 	out, err = f(ctx, call)
+	if h := callHooksFrom(ctx); h != nil && h.checked {
+		return out, err // a Client checked it against the tool's schema
+	}
 	if err == nil && !json.Valid(out) {
 		return nil, fmt.Errorf("tool %s.%s returned a value that is not JSON", call.Namespace, call.Tool)
 	}

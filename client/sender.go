@@ -153,5 +153,13 @@ func (s *sender) send(ctx context.Context, done <-chan struct{}, m *wire.Message
 	return true, cause
 }
 
+// abandon drops o, a message post queued, unless its write has begun; o
+// may be nil.
+func (s *sender) abandon(o *outgoing) {
+	if o != nil {
+		o.state.CompareAndSwap(queued, abandoned)
+	}
+}
+
 // close stops the writer goroutine; queued messages are dropped.
 func (s *sender) close() { close(s.stop) }

@@ -1328,6 +1328,33 @@ var CodeModeRunner = (() => {
         defineProperty(error, "name", data(name, false));
         call.reject(error);
       },
+      hold(n, output) {
+        if (done) {
+          flush();
+          return;
+        }
+        const call = pending[n];
+        if (call === void 0 || call.held !== void 0) return;
+        let held;
+        try {
+          held = { __proto__: null, ok: true, value: jsonParse(output) };
+        } catch (error) {
+          held = { __proto__: null, ok: false, value: error };
+        }
+        call.held = held;
+      },
+      release(n) {
+        if (done) {
+          flush();
+          return;
+        }
+        const call = pending[n];
+        if (call === void 0 || call.held === void 0) return;
+        delete pending[n];
+        pendingCount--;
+        if (call.held.ok) call.resolve(call.held.value);
+        else call.reject(call.held.value);
+      },
       write: write2,
       pendingCalls: () => pendingCount,
       finished: () => done,
@@ -2643,6 +2670,14 @@ return __codemodeURL;`);
     deliver(seq, ok, payload) {
       if (execution !== void 0) execution.deliver(seq, ok, payload);
     },
+    /** hold parses the held output of tool call seq and keeps it until release (wire 1.6). */
+    hold(seq, output) {
+      if (execution !== void 0) execution.hold(seq, output);
+    },
+    /** release settles tool call seq with the output hold kept. */
+    release(seq) {
+      if (execution !== void 0) execution.release(seq);
+    },
     /** fire runs timer id's callback; a throw fails the execution. */
     fire(id) {
       const callback = timers[id];
@@ -3033,7 +3068,7 @@ return __codemodeURL;`);
 
   // src/wire.ts
   var protocolVersion = 1;
-  var protocolMinor = 5;
+  var protocolMinor = 6;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -3069,7 +3104,9 @@ return __codemodeURL;`);
     randomBytes: 38,
     typeScript: 39,
     stripRefused: 40,
-    cpuLimit: 41
+    cpuLimit: 41,
+    held: 42,
+    release: 43
   };
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
@@ -3513,7 +3550,9 @@ return __codemodeURL;`);
           const execution2 = executions[id];
           if (execution2 === void 0) return;
           if (platform.cpu !== void 0) platform.cpu.resumed(execution2);
-          if (output !== void 0) execution2.deliver(seq, true, utf8Decode2(output, 0, typedArrayLength(output)));
+          if (m[K.release] === true) execution2.release(seq);
+          else if (output !== void 0 && m[K.held] === true) execution2.hold(seq, utf8Decode2(output, 0, typedArrayLength(output)));
+          else if (output !== void 0) execution2.deliver(seq, true, utf8Decode2(output, 0, typedArrayLength(output)));
           else {
             const name = error !== void 0 && typeof error[1] === "string" ? error[1] : "Error";
             const message = error !== void 0 && typeof error[2] === "string" ? error[2] : "";

@@ -105,9 +105,11 @@ const (
 	fnDeliver
 	fnFire
 	fnDrain
+	fnHold
+	fnRelease
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.

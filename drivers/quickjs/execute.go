@@ -23,8 +23,11 @@ type event struct {
 	ok     bool
 	output []byte
 	err    *wire.Error
-	timer  int32
-	cancel bool
+	// held marks an output the host has not checked yet, release the
+	// verdict that it passed (wire 1.6).
+	held, release bool
+	timer         int32
+	cancel        bool
 }
 
 // execution is one program run on its own engine, driven by one goroutine.
@@ -801,6 +804,16 @@ func (s *server) deliver(ctx context.Context, in *instance, ev event) error {
 		}
 		return in.freeValue(ctx, r)
 	}
+	if ev.seq > 1<<31-1 {
+		return fmt.Errorf("quickjs: tool call seq %d out of range", ev.seq)
+	}
+	if ev.release {
+		r, err := in.callRunner(ctx, fnRelease, jsInt(int32(ev.seq)))
+		if err != nil {
+			return err
+		}
+		return in.freeValue(ctx, r)
+	}
 	payload := ev.output
 	if !ev.ok {
 		payload, _ = json.Marshal(ev.err)
@@ -809,10 +822,12 @@ func (s *server) deliver(ctx context.Context, in *instance, ev event) error {
 	if err != nil {
 		return err
 	}
-	if ev.seq > 1<<31-1 {
-		return fmt.Errorf("quickjs: tool call seq %d out of range", ev.seq)
+	var r jsValue
+	if ev.held {
+		r, err = in.callRunner(ctx, fnHold, jsInt(int32(ev.seq)), pv)
+	} else {
+		r, err = in.callRunner(ctx, fnDeliver, jsInt(int32(ev.seq)), jsBool(ev.ok), pv)
 	}
-	r, err := in.callRunner(ctx, fnDeliver, jsInt(int32(ev.seq)), jsBool(ev.ok), pv)
 	_ = in.freeValue(ctx, pv)
 	if err != nil {
 		return err

@@ -105,7 +105,7 @@ func (s *server) serve(ctx context.Context) error {
 				s.run(ex, msg, names)
 			}()
 		case wire.KindToolResult:
-			s.route(msg.Execution, event{seq: msg.Seq, ok: msg.Error == nil, output: msg.Output, err: msg.Error})
+			s.route(msg.Execution, event{seq: msg.Seq, ok: msg.Error == nil, output: msg.Output, err: msg.Error, held: msg.Held, release: msg.Release})
 		case wire.KindCancel:
 			s.mu.Lock()
 			ex := s.execs[msg.Execution]

@@ -26,6 +26,9 @@ type Conn struct {
 	next uint64
 	// Ready is the runner's ready message.
 	Ready *wire.Message
+	// Answer, when set, gives the messages Exec answers a tool call with,
+	// in order; nil answers with its input (an echo).
+	Answer func(call *wire.Message) []*wire.Message
 }
 
 // Dial connects d and reads the ready message.
@@ -88,8 +91,14 @@ func (c *Conn) Exec(source string, m wire.Message) *Result {
 			if got.Prefilled {
 				continue // answered in the runner (wire 1.3 prefill)
 			}
-			if err := c.w.Write(&wire.Message{Kind: wire.KindToolResult, Execution: got.Execution, Seq: got.Seq, Output: got.Input}); err != nil {
-				c.t.Fatal(err)
+			answers := []*wire.Message{{Kind: wire.KindToolResult, Execution: got.Execution, Seq: got.Seq, Output: got.Input}}
+			if c.Answer != nil {
+				answers = c.Answer(got)
+			}
+			for _, a := range answers {
+				if err := c.w.Write(a); err != nil {
+					c.t.Fatal(err)
+				}
 			}
 		case wire.KindOutput:
 			if got.Stream == wire.StreamStdout {
@@ -166,6 +175,7 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("ScopeSetup", func(t *testing.T) { setups(t, c) })
 	t.Run("PrefilledResults", func(t *testing.T) { prefilled(t, c) })
 	t.Run("RandomUse", func(t *testing.T) { randomUse(t, c) })
+	t.Run("HeldResults", func(t *testing.T) { heldResults(t, c) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
@@ -359,6 +369,62 @@ func prefilled(t *testing.T, c *Conn) {
 	}
 	if len(run.Calls) != 2 || !run.Calls[0].Prefilled || run.Calls[1].Prefilled || run.Calls[0].Seq != 1 || string(run.Calls[0].Input) != `{"value":"x"}` {
 		t.Fatalf("calls %+v, want seq 1 prefilled with its input, then seq 2 asked", run.Calls)
+	}
+}
+
+// heldResults: a held output (wire 1.6) settles its call only when the
+// host's verdict follows: a release fulfils it with the output, an error
+// rejects it and the program never sees the output; a release with nothing
+// held, and a second held output, change nothing.
+func heldResults(t *testing.T, c0 *Conn) {
+	const program = `export default async ({ codemode }) => {
+  try {
+    const r = await codemode.echo({ value: "x" });
+    return "value " + JSON.stringify(r);
+  } catch (e) {
+    return "error " + e.name + ": " + e.message;
+  }
+}`
+	result := func(call *wire.Message, m wire.Message) *wire.Message {
+		m.Kind, m.Execution, m.Seq = wire.KindToolResult, call.Execution, call.Seq
+		return &m
+	}
+	invalid := &wire.Error{Name: "ToolValidationError", Message: "codemode.echo output validation failed"}
+	tests := []struct {
+		name   string
+		answer func(call *wire.Message) []*wire.Message
+		want   string
+	}{
+		{"released", func(call *wire.Message) []*wire.Message {
+			return []*wire.Message{result(call, wire.Message{Output: []byte(`{"held":[1,2]}`), Held: true}), result(call, wire.Message{Release: true})}
+		}, `value {"held":[1,2]}`},
+		{"refused", func(call *wire.Message) []*wire.Message {
+			return []*wire.Message{result(call, wire.Message{Output: []byte(`{"secret":"held"}`), Held: true}), result(call, wire.Message{Error: invalid})}
+		}, `error ToolValidationError: codemode.echo output validation failed`},
+		{"not JSON, refused", func(call *wire.Message) []*wire.Message {
+			return []*wire.Message{result(call, wire.Message{Output: []byte(`{"a":`), Held: true}), result(call, wire.Message{Error: invalid})}
+		}, `error ToolValidationError: codemode.echo output validation failed`},
+		{"not JSON, released", func(call *wire.Message) []*wire.Message {
+			return []*wire.Message{result(call, wire.Message{Output: []byte(`{"a":`), Held: true}), result(call, wire.Message{Release: true})}
+		}, `error SyntaxError: `},
+		{"release with nothing held", func(call *wire.Message) []*wire.Message {
+			return []*wire.Message{result(call, wire.Message{Release: true}), result(call, wire.Message{Output: []byte(`{"plain":true}`)})}
+		}, `value {"plain":true}`},
+		{"held twice", func(call *wire.Message) []*wire.Message {
+			return []*wire.Message{result(call, wire.Message{Output: []byte(`1`), Held: true}), result(call, wire.Message{Output: []byte(`2`), Held: true}), result(call, wire.Message{Release: true})}
+		}, `value 1`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c0.Answer = tt.answer
+			defer func() { c0.Answer = nil }()
+			run := c0.Exec(program, wire.Message{})
+			run.Texts(t)
+			var got string
+			if err := json.Unmarshal(run.Result.Value, &got); err != nil || !strings.HasPrefix(got, tt.want) {
+				t.Fatalf("value %s, want a string starting %q", run.Result.Value, tt.want)
+			}
+		})
 	}
 }
 

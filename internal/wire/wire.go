@@ -34,8 +34,10 @@ const ProtocolVersion = 1
 // typeScript (a runner that strips TypeScript's types itself says so in
 // ready, and a host sends such a runner the program before erasure) and the
 // execution-result's stripRefused. Minor 5 added the execution-result's
-// cpuLimit.
-const ProtocolMinor = 5
+// cpuLimit. Minor 6 added the tool-result's held and release (a large
+// output sent before the host has checked it, and the verdict that lets the
+// runner settle the call with it).
+const ProtocolMinor = 6
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
 // ignores when it does not know it. A message (or a map nested in one) with
@@ -75,7 +77,7 @@ func (r VersionRange) String() string {
 	return r.Min.String() + "-" + r.Max.String()
 }
 
-// Supported is the range of versions this package speaks: 1.0 to 1.5. A
+// Supported is the range of versions this package speaks: 1.0 to 1.6. A
 // peer at an older version is served by leaving out every key it lacks
 // ([Message.CheckVersion] names one that is present).
 var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
@@ -140,7 +142,7 @@ const (
 	KindExecute    Kind = 2 // H→R: Execution, Source, Filename, Input/HasInput, Namespaces, Limits, Seed, Clock, Scope
 	KindCancel     Kind = 3 // H→R: Execution
 	KindToolCall   Kind = 4 // R→H: Execution, Seq, Namespace, Tool, Input, Site, Clock
-	KindToolResult Kind = 5 // H→R: Execution, Seq, Output or Error
+	KindToolResult Kind = 5 // H→R: Execution, Seq, Output or Error (Held with Output), or Release
 	KindOutput     Kind = 6 // R→H: Execution, Stream, Text
 	KindResult     Kind = 7 // R→H: Execution, Outcome, Content or Error, Value, Clock, ScopeUnknown, StripRefused, CPULimit
 )
@@ -345,6 +347,20 @@ type Message struct {
 	// can tell the limit from an error a program threw with the same name
 	// and message.
 	CPULimit bool `cbor:"41,keyasint,omitempty"`
+
+	// Since 1.6.
+
+	// Held marks a tool-result whose Output the host has not yet checked
+	// against the tool's output schema (docs/runner-protocol.md, "Held
+	// results"): the runner may parse it at once but settles the call only
+	// when a second tool-result for the same seq follows, with Release (the
+	// output passed: the call is fulfilled with it) or with an Error (the
+	// call is rejected and the output dropped). A host sends it for large
+	// outputs, so that the runner's parse overlaps the host's check.
+	Held bool `cbor:"42,keyasint,omitempty"`
+	// Release is the verdict on a held output: it passed, and the call
+	// is fulfilled with it. A release carries neither Output nor Error.
+	Release bool `cbor:"43,keyasint,omitempty"`
 }
 
 // Prefilled is one result of an execute message's Prefill: the JSON text
@@ -401,6 +417,8 @@ var since = []struct {
 	{39, 4, "typeScript", func(m *Message) bool { return m.TypeScript }},
 	{40, 4, "stripRefused", func(m *Message) bool { return m.StripRefused }},
 	{41, 5, "cpuLimit", func(m *Message) bool { return m.CPULimit }},
+	{42, 6, "held", func(m *Message) bool { return m.Held }},
+	{43, 6, "release", func(m *Message) bool { return m.Release }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it
@@ -437,12 +455,7 @@ func (m *Message) Check() error {
 	case KindToolCall:
 		problem = m.toolCallProblem()
 	case KindToolResult:
-		switch {
-		case m.Execution == 0 || m.Seq == 0:
-			problem = "missing execution id or seq"
-		case (m.Error == nil) == (m.Output == nil):
-			problem = "exactly one of output and error must be set"
-		}
+		problem = m.toolResultProblem()
 	case KindOutput:
 		if problem = needID(m.Execution); problem == "" && m.Stream != StreamStdout && m.Stream != StreamStderr {
 			problem = fmt.Sprintf("stream %q is neither stdout nor stderr", m.Stream)
@@ -518,6 +531,22 @@ func (m *Message) toolCallProblem() string {
 		return "missing namespace or tool"
 	}
 	return clockProblem(m.Clock)
+}
+
+func (m *Message) toolResultProblem() string {
+	switch {
+	case m.Execution == 0 || m.Seq == 0:
+		return "missing execution id or seq"
+	case m.Release && (m.Output != nil || m.Error != nil || m.Held):
+		return "a release carries no output, error or held mark"
+	case m.Release:
+		return ""
+	case (m.Error == nil) == (m.Output == nil):
+		return "exactly one of output and error must be set"
+	case m.Held && m.Output == nil:
+		return "a held result carries an output"
+	}
+	return ""
 }
 
 func (m *Message) resultProblem() string {
@@ -685,7 +714,7 @@ func Unmarshal(payload []byte) (*Message, error) {
 }
 
 // checkScopeKeys refuses scope, scopeUnknown, setup, prefill, prefilled,
-// typeScript, stripRefused and cpuLimit where they mean nothing, a setup over MaxSetupSize, and
+// typeScript, stripRefused, cpuLimit, held and release where they mean nothing, a setup over MaxSetupSize, and
 // prefilled results out of order or not JSON.
 func (m *Message) checkScopeKeys() error {
 	if m.Scope != "" && m.Kind != KindExecute {
@@ -725,6 +754,9 @@ func (m *Message) checkScopeKeys() error {
 	}
 	if m.CPULimit && (m.Kind != KindResult || m.Outcome != OutcomeProgramFailed) {
 		return fmt.Errorf("%w: %s: carries cpuLimit, which only a program-failed execution-result carries", ErrMalformed, m.Kind)
+	}
+	if (m.Held || m.Release) && m.Kind != KindToolResult {
+		return fmt.Errorf("%w: %s: carries held or release, which only a tool-result carries", ErrMalformed, m.Kind)
 	}
 	return nil
 }

@@ -41,6 +41,9 @@ func TestRoundTripEveryKind(t *testing.T) {
 		{Kind: KindResult, Execution: 6, Outcome: OutcomeProgramFailed, Error: &Error{Name: "SyntaxError", Message: "enum"}, StripRefused: true},
 		// The keys of 1.5.
 		{Kind: KindResult, Execution: 7, Outcome: OutcomeProgramFailed, Error: &Error{Name: "TimeoutError", Message: "CPU time limit"}, CPULimit: true},
+		// The keys of 1.6.
+		{Kind: KindToolResult, Execution: 8, Seq: 1, Output: []byte(`{"rows":[]}`), Held: true},
+		{Kind: KindToolResult, Execution: 8, Seq: 1, Release: true},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -121,6 +124,12 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"stripRefused on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, StripRefused: true})), ErrMalformed},
 		{"cpuLimit on a success", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeSuccess, CPULimit: true})), ErrMalformed},
 		{"cpuLimit on a tool-call", frame(mustMarshal(t, &Message{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "n", Tool: "t", Input: []byte(`{}`), CPULimit: true})), ErrMalformed},
+		{"held with an error", frame(mustMarshal(t, &Message{Kind: KindToolResult, Execution: 1, Seq: 1, Error: &Error{Name: "E"}, Held: true})), ErrMalformed},
+		{"a release with an output", frame(mustMarshal(t, &Message{Kind: KindToolResult, Execution: 1, Seq: 1, Output: []byte(`1`), Release: true})), ErrMalformed},
+		{"a release with an error", frame(mustMarshal(t, &Message{Kind: KindToolResult, Execution: 1, Seq: 1, Error: &Error{Name: "E"}, Release: true})), ErrMalformed},
+		{"a release without a seq", frame(mustMarshal(t, &Message{Kind: KindToolResult, Execution: 1, Release: true})), ErrMalformed},
+		{"held on a tool-call", frame(mustMarshal(t, &Message{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "n", Tool: "t", Input: []byte(`{}`), Held: true})), ErrMalformed},
+		{"release on a cancel", frame(mustMarshal(t, &Message{Kind: KindCancel, Execution: 1, Release: true})), ErrMalformed},
 		{"unknown extension key with a bad value", frame(append(mustMarshal(t, map[int]any{0: 3, 1: 1, 60: 1})[:0:0], 0xa3, 0x00, 0x03, 0x01, 0x01, 0x18, 0x3c, 0xff)), ErrMalformed},
 	}
 	for _, tt := range tests {
@@ -177,6 +186,8 @@ func FuzzRead(f *testing.F) {
 		{Kind: KindExecute, Execution: 4, Filename: "a.ts", Source: "let a: number = 1;", TypeScript: true},
 		{Kind: KindResult, Execution: 4, Outcome: OutcomeProgramFailed, Error: &Error{Name: "SyntaxError", Message: "m"}, StripRefused: true},
 		{Kind: KindResult, Execution: 5, Outcome: OutcomeProgramFailed, Error: &Error{Name: "TimeoutError", Message: "m"}, CPULimit: true},
+		{Kind: KindToolResult, Execution: 6, Seq: 2, Output: []byte(`[1]`), Held: true},
+		{Kind: KindToolResult, Execution: 6, Seq: 2, Release: true},
 	} {
 		p, _ := Marshal(m)
 		f.Add(frame(p))
@@ -244,21 +255,21 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
-	v10, v11, v12, v15, v16, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 5}, Version{1, 6}, Version{2, 0}
+	v10, v11, v12, v16, v17, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 6}, Version{1, 7}, Version{2, 0}
 	tests := []struct {
 		name       string
 		self, peer VersionRange
 		want       Version
 		err        string
 	}{
-		{"same", Supported, Supported, v15, ""},
+		{"same", Supported, Supported, v16, ""},
 		{"a 1.2 peer", Supported, VersionRange{v10, v12}, v12, ""},
 		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
 		{"a 1.1 peer", Supported, VersionRange{v10, v11}, v11, ""},
-		{"a newer minor", Supported, VersionRange{v10, v16}, v15, ""},
+		{"a newer minor", Supported, VersionRange{v10, v17}, v16, ""},
 		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
-		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.5"},
-		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.5, this host 2.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.6"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.6, this host 2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -412,6 +423,22 @@ func TestCheckVersionRefusesTypeScriptBefore14(t *testing.T) {
 		}
 		if err := tt.m.CheckVersion(Version{1, 4}); err != nil {
 			t.Errorf("%s on 1.4: %v", tt.key, err)
+		}
+	}
+}
+
+// A 1.5 runner would take a release for an error and a held output for
+// the answer: the keys of 1.6 are refused for any older peer.
+func TestCheckVersionRefusesHeldBefore16(t *testing.T) {
+	for _, m := range []*Message{
+		{Kind: KindToolResult, Execution: 1, Seq: 1, Output: []byte(`1`), Held: true},
+		{Kind: KindToolResult, Execution: 1, Seq: 1, Release: true},
+	} {
+		if err := m.CheckVersion(Version{1, 5}); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "needs 1.6") {
+			t.Errorf("on 1.5: got %v, want an ErrVersion naming 1.6", err)
+		}
+		if err := m.CheckVersion(Version{1, 6}); err != nil {
+			t.Errorf("on 1.6: %v", err)
 		}
 	}
 }

@@ -505,6 +505,8 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
   error: Error;
+  /** held is the parse of a held output (wire 1.6) awaiting the host's verdict. */
+  held?: { ok: boolean; value: unknown };
 }
 
 /**
@@ -550,6 +552,14 @@ export interface Execution {
   fail(error: unknown, cause?: "cpu-limit"): void;
   /** deliver settles tool call seq: ok with output JSON text, or an error {name, message} as JSON. */
   deliver(seq: number, ok: boolean, payload: string): void;
+  /**
+   * hold parses output, the JSON text of call seq's output that the host
+   * has not checked yet (wire 1.6, "Held results"), and keeps it: the call
+   * stays pending until release, or deliver with an error, settles it.
+   */
+  hold(seq: number, output: string): void;
+  /** release settles call seq with the output hold kept (its parse, or the parse's error). */
+  release(seq: number): void;
   /** write formats values as one line of program output on stream. */
   write(stream: Stream, values: unknown[]): void;
   /** pendingCalls is the number of tool calls the host has not answered. */
@@ -1099,6 +1109,33 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       defineProperty(error, "message", data(message, false));
       defineProperty(error, "name", data(name, false));
       call.reject(error);
+    },
+    hold(n: number, output: string): void {
+      if (done) {
+        flush();
+        return;
+      }
+      const call = pending[n];
+      if (call === undefined || call.held !== undefined) return;
+      let held: { ok: boolean; value: unknown };
+      try {
+        held = { __proto__: null, ok: true, value: jsonParse(output) } as unknown as typeof held;
+      } catch (error) {
+        held = { __proto__: null, ok: false, value: error } as unknown as typeof held;
+      }
+      call.held = held;
+    },
+    release(n: number): void {
+      if (done) {
+        flush();
+        return;
+      }
+      const call = pending[n];
+      if (call === undefined || call.held === undefined) return;
+      delete pending[n];
+      pendingCount--;
+      if (call.held.ok) call.resolve(call.held.value);
+      else call.reject(call.held.value);
     },
     write,
     pendingCalls: () => pendingCount,

@@ -290,6 +290,16 @@ export const quickjs = {
     if (execution !== undefined) execution.deliver(seq, ok, payload);
   },
 
+  /** hold parses the held output of tool call seq and keeps it until release (wire 1.6). */
+  hold(seq: number, output: string): void {
+    if (execution !== undefined) execution.hold(seq, output);
+  },
+
+  /** release settles tool call seq with the output hold kept. */
+  release(seq: number): void {
+    if (execution !== undefined) execution.release(seq);
+  },
+
   /** fire runs timer id's callback; a throw fails the execution. */
   fire(id: number): void {
     const callback = timers[id];

@@ -15,14 +15,14 @@ import { createExecution, listNamespace, serializeError, type Execution, type Fi
 
 /** protocolVersion is the major version, protocolMinor the newest minor (docs/runner-protocol.md, "Versions"). */
 export const protocolVersion = 1;
-export const protocolMinor = 5;
+export const protocolMinor = 6;
 export const maxFrameSize = 16 << 20;
 
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
   versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34, prefill: 35, prefilled: 36, randomDraws: 37, randomBytes: 38,
-  typeScript: 39, stripRefused: 40, cpuLimit: 41,
+  typeScript: 39, stripRefused: 40, cpuLimit: 41, held: 42, release: 43,
 } as const;
 
 /**
@@ -649,7 +649,9 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         const execution = executions[id];
         if (execution === undefined) return;
         if (platform.cpu !== undefined) platform.cpu.resumed(execution);
-        if (output !== undefined) execution.deliver(seq, true, utf8Decode(output, 0, typedArrayLength(output)));
+        if (m[K.release] === true) execution.release(seq);
+        else if (output !== undefined && m[K.held] === true) execution.hold(seq, utf8Decode(output, 0, typedArrayLength(output)));
+        else if (output !== undefined) execution.deliver(seq, true, utf8Decode(output, 0, typedArrayLength(output)));
         else {
           const name = error !== undefined && typeof error[1] === "string" ? error[1] : "Error";
           const message = error !== undefined && typeof error[2] === "string" ? error[2] : "";

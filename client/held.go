@@ -1,0 +1,59 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// holdMin is the smallest output a tool call sends held (wire 1.6,
+// docs/runner-protocol.md "Held results"): before the host has checked it
+// against the tool's output schema, so that the runner's parse of it
+// overlaps the check. Outputs this large are written by the sender's
+// goroutine anyway (directWriteMax); checking one costs more than the
+// release message that a held output adds (the schema validator reads
+// about 45 MB/s, QuickJS's JSON.parse about 25 MB/s).
+const holdMin = directWriteMax
+
+// callHooks is what a runtime offers the CallTool of one tool call, in its
+// context: a Client's callTool uses it, other CallTool functions need not.
+// The call's goroutine alone touches it.
+type callHooks struct {
+	// hold sends out to the runner held, before it is checked, and reports
+	// whether it did; nil when the runner is older than wire 1.6.
+	hold func(out json.RawMessage) bool
+	// held is set once hold sent the output: the runtime then answers the
+	// call with a release or an error instead of the output.
+	held bool
+	// checked is set when the output was checked to be JSON (a Client
+	// checks every output against the tool's schema): the runtime need not
+	// check it again.
+	checked bool
+}
+
+type callHooksKey struct{}
+
+func withCallHooks(ctx context.Context, h *callHooks) context.Context {
+	return context.WithValue(ctx, callHooksKey{}, h)
+}
+
+func callHooksFrom(ctx context.Context) *callHooks {
+	h, _ := ctx.Value(callHooksKey{}).(*callHooks)
+	return h
+}
+
+// checkOutput checks a call's output as t.CheckOutput does, first sending
+// a large output held when ctx's runtime offers it.
+func checkOutput(ctx context.Context, check func(json.RawMessage) error, out json.RawMessage) error {
+	h := callHooksFrom(ctx)
+	if h == nil {
+		return check(out)
+	}
+	if h.hold != nil && !h.held && len(out) >= holdMin {
+		h.held = h.hold(out)
+	}
+	if err := check(out); err != nil {
+		return err
+	}
+	h.checked = true
+	return nil
+}
