@@ -1343,6 +1343,26 @@ var CodeModeRunner = (() => {
         }
         call.held = held;
       },
+      holdValue(n, value) {
+        if (done) {
+          flush();
+          return;
+        }
+        const call = pending[n];
+        if (call === void 0 || call.held !== void 0) return;
+        call.held = { __proto__: null, ok: true, value };
+      },
+      deliverValue(n, value) {
+        if (done) {
+          flush();
+          return;
+        }
+        const call = pending[n];
+        if (call === void 0) return;
+        delete pending[n];
+        pendingCount--;
+        call.resolve(value);
+      },
       release(n) {
         if (done) {
           flush();
@@ -2677,6 +2697,14 @@ return __codemodeURL;`);
     /** release settles tool call seq with the output hold kept. */
     release(seq) {
       if (execution !== void 0) execution.release(seq);
+    },
+    /** deliverValue fulfils tool call seq with value, the driver's parse of its output. */
+    deliverValue(seq, value) {
+      if (execution !== void 0) execution.deliverValue(seq, value);
+    },
+    /** holdValue keeps value, the driver's parse of call seq's held output, until release. */
+    holdValue(seq, value) {
+      if (execution !== void 0) execution.holdValue(seq, value);
     },
     /** fire runs timer id's callback; a throw fails the execution. */
     fire(id) {

@@ -107,9 +107,11 @@ const (
 	fnDrain
 	fnHold
 	fnRelease
+	fnDeliverValue
+	fnHoldValue
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.
@@ -394,6 +396,32 @@ func (in *instance) readObject(ctx context.Context, b []byte) (jsValue, error) {
 		return 0, err
 	}
 	return jsValue(v), in.release(ctx, ptr)
+}
+
+// readValue makes the value whose serialised form (JS_WriteObject without
+// bytecode; see bjson.go) b is, with JS_ReadObject allowing no bytecode.
+// When the engine throws (out of memory) the exception is cleared and ok
+// is false.
+func (in *instance) readValue(ctx context.Context, b []byte) (v jsValue, ok bool, err error) {
+	ptr, err := in.alloc(ctx, b)
+	if err != nil {
+		return 0, false, err
+	}
+	r, err := in.invoke(ctx, in.x.readObject, uint64(in.l.ctx), uint64(ptr), uint64(len(b)), 0)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := in.release(ctx, ptr); err != nil {
+		return 0, false, err
+	}
+	if jsValue(r).isException() {
+		exc, err := in.exception(ctx)
+		if err != nil {
+			return 0, false, err
+		}
+		return 0, false, in.freeValue(ctx, exc)
+	}
+	return jsValue(r), true, nil
 }
 
 // runJobs runs the job queue (promise reactions) until it is empty.

@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -814,6 +815,11 @@ func (s *server) deliver(ctx context.Context, in *instance, ev event) error {
 		}
 		return in.freeValue(ctx, r)
 	}
+	if ev.ok && len(ev.output) >= valueMin && bytes.Equal(s.m.stringHead, valueHead[:]) {
+		if done, err := deliverValue(ctx, in, ev); done || err != nil {
+			return err
+		}
+	}
 	payload := ev.output
 	if !ev.ok {
 		payload, _ = json.Marshal(ev.err)
@@ -833,6 +839,37 @@ func (s *server) deliver(ctx context.Context, in *instance, ev event) error {
 		return err
 	}
 	return in.freeValue(ctx, r)
+}
+
+// valueMin is the smallest output the driver hands the runner as a value
+// read from its serialised form (bjson.go) rather than as text for
+// JSON.parse; below it the two cost about the same.
+const valueMin = 4 << 10
+
+// deliverValue hands the runner the output of call ev.seq (held or not) as
+// a value read from its serialised form, and reports false, having done
+// nothing, when the encoder does not take the text or the engine cannot
+// read it (out of memory): JSON.parse then reads the text as before.
+func deliverValue(ctx context.Context, in *instance, ev event) (bool, error) {
+	var enc valueEncoder
+	b, ok := enc.encode(ev.output)
+	if !ok {
+		return false, nil
+	}
+	v, ok, err := in.readValue(ctx, b)
+	if err != nil || !ok {
+		return false, err
+	}
+	fn := fnDeliverValue
+	if ev.held {
+		fn = fnHoldValue
+	}
+	r, err := in.callRunner(ctx, fn, jsInt(int32(ev.seq)), v)
+	_ = in.freeValue(ctx, v)
+	if err != nil {
+		return true, err
+	}
+	return true, in.freeValue(ctx, r)
 }
 
 // withoutRunnerFrames drops the runner's own frames from a stack trace: the

@@ -560,6 +560,10 @@ export interface Execution {
   hold(seq: number, output: string): void;
   /** release settles call seq with the output hold kept (its parse, or the parse's error). */
   release(seq: number): void;
+  /** deliverValue fulfils call seq with value, its output already parsed by the driver. */
+  deliverValue(seq: number, value: unknown): void;
+  /** holdValue keeps value, call seq's held output already parsed by the driver, until release. */
+  holdValue(seq: number, value: unknown): void;
   /** write formats values as one line of program output on stream. */
   write(stream: Stream, values: unknown[]): void;
   /** pendingCalls is the number of tool calls the host has not answered. */
@@ -1124,6 +1128,26 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
         held = { __proto__: null, ok: false, value: error } as unknown as typeof held;
       }
       call.held = held;
+    },
+    holdValue(n: number, value: unknown): void {
+      if (done) {
+        flush();
+        return;
+      }
+      const call = pending[n];
+      if (call === undefined || call.held !== undefined) return;
+      call.held = { __proto__: null, ok: true, value } as unknown as { ok: boolean; value: unknown };
+    },
+    deliverValue(n: number, value: unknown): void {
+      if (done) {
+        flush();
+        return;
+      }
+      const call = pending[n];
+      if (call === undefined) return;
+      delete pending[n];
+      pendingCount--;
+      call.resolve(value);
     },
     release(n: number): void {
       if (done) {

@@ -300,6 +300,16 @@ export const quickjs = {
     if (execution !== undefined) execution.release(seq);
   },
 
+  /** deliverValue fulfils tool call seq with value, the driver's parse of its output. */
+  deliverValue(seq: number, value: unknown): void {
+    if (execution !== undefined) execution.deliverValue(seq, value);
+  },
+
+  /** holdValue keeps value, the driver's parse of call seq's held output, until release. */
+  holdValue(seq: number, value: unknown): void {
+    if (execution !== undefined) execution.holdValue(seq, value);
+  },
+
   /** fire runs timer id's callback; a throw fails the execution. */
   fire(id: number): void {
     const callback = timers[id];
