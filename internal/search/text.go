@@ -79,6 +79,11 @@ func terms(text string) []string {
 	return out
 }
 
+// Terms is terms for tools outside the package: the index terms of text
+// as an index makes them (vocabgen mines its associations in these terms,
+// so they meet a query's words stemmed the same way).
+func Terms(text string) []string { return terms(text) }
+
 // words splits text into lower-case words: at every rune that is not a
 // letter or digit, between a lower-case letter or digit and an upper-case
 // letter (listPull), before the last upper-case letter of a run followed
