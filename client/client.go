@@ -737,7 +737,7 @@ func (c *Client) callTool(ctx context.Context, call ToolCall, caller ToolCaller,
 	}
 	ev.Duration = time.Since(start)
 	if err == nil {
-		err = checkOutput(ctx, t.CheckOutput, out)
+		err = checkOutput(ctx, call, t.CheckOutput, out)
 	}
 	if err != nil {
 		if _, ok := asHalt(err); ok {

@@ -16,8 +16,14 @@ const holdMin = directWriteMax
 
 // callHooks is what a runtime offers the CallTool of one tool call, in its
 // context: a Client's callTool uses it, other CallTool functions need not.
-// The call's goroutine alone touches it.
+// The call's goroutine alone touches it. The context reaches the tool's
+// handler too, and a handler may run a program of its own with it: the
+// hooks serve only the call they name (callHooksFor), never a nested
+// run's calls, whose outputs are not this call's answer.
 type callHooks struct {
+	// execution and seq name the call the hooks serve.
+	execution string
+	seq       uint64
 	// hold sends out to the runner held, before it is checked, and reports
 	// whether it did; nil when the runner is older than wire 1.6.
 	hold func(out json.RawMessage) bool
@@ -36,15 +42,19 @@ func withCallHooks(ctx context.Context, h *callHooks) context.Context {
 	return context.WithValue(ctx, callHooksKey{}, h)
 }
 
-func callHooksFrom(ctx context.Context) *callHooks {
+// callHooksFor is the hooks in ctx when they serve call, else nil.
+func callHooksFor(ctx context.Context, call ToolCall) *callHooks {
 	h, _ := ctx.Value(callHooksKey{}).(*callHooks)
+	if h == nil || h.execution != call.ExecutionID || h.seq != call.Seq {
+		return nil
+	}
 	return h
 }
 
-// checkOutput checks a call's output as t.CheckOutput does, first sending
-// a large output held when ctx's runtime offers it.
-func checkOutput(ctx context.Context, check func(json.RawMessage) error, out json.RawMessage) error {
-	h := callHooksFrom(ctx)
+// checkOutput checks call's output as t.CheckOutput does, first sending a
+// large output held when ctx's runtime offers it for this call.
+func checkOutput(ctx context.Context, call ToolCall, check func(json.RawMessage) error, out json.RawMessage) error {
+	h := callHooksFor(ctx, call)
 	if h == nil {
 		return check(out)
 	}

@@ -257,3 +257,54 @@ func TestNoHeldOutputsBefore16(t *testing.T) {
 		t.Fatalf("%d more tool results", len(answers))
 	}
 }
+
+type heldSecret struct {
+	Secret string `json:"secret"`
+}
+
+// TestNestedRunDoesNotHoldIntoTheOuterCall: a tool handler that runs a
+// program of its own (here one whose call is answered from a prefilled
+// result, as a durable run's replay is) passes its call's context on. The
+// inner run's check of its large output must not send that output held as
+// the answer to the outer call: the outer program would be given the inner
+// tool's output, which never passed the outer tool's schema.
+func TestNestedRunDoesNotHoldIntoTheOuterCall(t *testing.T) {
+	ctx := context.Background()
+	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	secret := heldSecret{Secret: strings.Repeat("s", 20<<10)}
+	secretJSON, _ := json.Marshal(secret)
+	inner, err := contract.NewTool("inner", "Tells a secret.", func(ctx context.Context, in struct{}) (heldSecret, error) {
+		return secret, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl *client.Client
+	outer, err := contract.NewTool("outer", "Lists rows.", func(ctx context.Context, in struct{}) (heldRows, error) {
+		out, err := cl.Run(ctx, `export default async ({ codemode }) => (await codemode.inner({})).secret.length`,
+			client.RunOptions{Prefill: map[uint64]json.RawMessage{1: secretJSON}})
+		if err != nil || out.Kind != client.Success {
+			return heldRows{}, fmt.Errorf("inner run: %v %+v", err, out)
+		}
+		return heldRows{Items: []heldRow{{N: 1}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(inner, outer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl = client.New(rt, c)
+	out, err := cl.Run(ctx, `export default async ({ codemode }) => JSON.stringify(Object.keys(await codemode.outer({})))`, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != client.Success || string(out.Value) != `"[\"items\"]"` {
+		t.Fatalf("outcome %s %.200s (%+v), want the outer tool's own output, keys [\"items\"]", out.Kind, out.Value, out.Error)
+	}
+}

@@ -853,7 +853,7 @@ func (rt *runnerConn) startCall(ctx context.Context, ex *execution, req ExecuteR
 		pprof.SetGoroutineLabels(ctx)
 		defer rt.calls.Done()
 		defer ex.release(acct)
-		hooks := &callHooks{}
+		hooks := &callHooks{execution: req.ExecutionID, seq: m.Seq}
 		var held *outgoing // the held output, queued (wire 1.6)
 		if rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 6 {
 			hooks.hold = func(out json.RawMessage) bool {
@@ -1057,7 +1057,7 @@ func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMe
 		}
 	}()
 	out, err = f(ctx, call)
-	if h := callHooksFrom(ctx); h != nil && h.checked {
+	if h := callHooksFor(ctx, call); h != nil && h.checked {
 		return out, err // a Client checked it against the tool's schema
 	}
 	if err == nil && !json.Valid(out) {
