@@ -54,15 +54,33 @@ type valueEncoder struct {
 	table []byte
 	count uint32
 	units []uint16
+	max   int // the largest form taken: formSlack more than the text
 }
+
+// A form larger than its text is refused (JSON.parse reads the text): the
+// encoder's memory stays within a few times the text, where a text of
+// small numbers (2 bytes each, "0,", to 9 in the form) would take 4.5
+// times its size in the form and, with the buffer's growth and copies,
+// about 30 times in the Go heap. formValueMax bounds what one value adds
+// to the form before its own check: a number or a container's head (a
+// string's bytes are checked when the form is done).
+const (
+	formSlack    = 64
+	formValueMax = 9
+)
 
 // encode returns the serialised form of text's value, or false when text
 // is not JSON as this encoder reads it (not UTF-8, nested deeper than
-// maxValueDepth, or malformed), which JSON.parse then handles. The result
-// is valid until the next call.
+// maxValueDepth, or malformed) or its form would be larger than text (see
+// formMax), which JSON.parse then handles. The result is valid until the
+// next call.
 func (e *valueEncoder) encode(text []byte) ([]byte, bool) {
 	if !utf8.Valid(text) {
 		return nil, false // JSON.parse sees what the engine decodes it to
+	}
+	e.max = len(text) + formSlack
+	if cap(e.body) < e.max {
+		e.body = make([]byte, 0, e.max) // never grown: the form is refused first
 	}
 	e.data, e.i, e.body, e.table, e.count = text, 0, e.body[:0], e.table[:0], 0
 	if e.atoms == nil {
@@ -76,6 +94,9 @@ func (e *valueEncoder) encode(text []byte) ([]byte, bool) {
 	}
 	e.space()
 	if e.i != len(e.data) {
+		return nil, false
+	}
+	if len(e.table)+len(e.body) > e.max {
 		return nil, false
 	}
 	out := make([]byte, 0, 8+len(e.table)+len(e.body))
@@ -97,7 +118,7 @@ func (e *valueEncoder) space() {
 }
 
 func (e *valueEncoder) value(depth int) bool {
-	if e.i >= len(e.data) || depth > maxValueDepth {
+	if e.i >= len(e.data) || depth > maxValueDepth || len(e.body)+len(e.table) > e.max-formValueMax {
 		return false
 	}
 	switch c := e.data[e.i]; {
@@ -164,9 +185,30 @@ func (e *valueEncoder) number() bool {
 	if err != nil && !math.IsInf(f, 0) {
 		return false // out of range is ±Infinity, as in JavaScript
 	}
+	if math.Abs(f) < 0x1p-1022 && (f != 0 || nonzeroDigits(e.data[start:e.i])) {
+		// Subnormal, or rounded to zero: QuickJS-NG's JSON.parse
+		// rounds some of these otherwise (-2.4703282292062328e-324 to
+		// 0, not -5e-324, and the exact half of 5e-324, negative, to 0,
+		// not -0), and the program sees what JSON.parse makes.
+		return false
+	}
 	e.body = append(e.body, bcTagFloat64)
 	e.body = binary.LittleEndian.AppendUint64(e.body, math.Float64bits(f))
 	return true
+}
+
+// nonzeroDigits reports whether number, JSON text, has a digit other than
+// 0 before its exponent.
+func nonzeroDigits(number []byte) bool {
+	for _, c := range number {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c >= '1' && c <= '9':
+			return true
+		}
+	}
+	return false
 }
 
 // digits reads one or more decimal digits.
@@ -344,11 +386,16 @@ func (e *valueEncoder) str(dst *[]byte) bool {
 // keeps it.
 func (e *valueEncoder) slowStr(dst *[]byte, start int) bool {
 	units := e.units[:0]
+	if n := bytes.IndexByte(e.data[start:], '"'); n > cap(units) {
+		// At most a unit a byte, to the closing quote (or the first
+		// escaped quote): sized once, not grown a quarter at a time.
+		units = make([]uint16, 0, min(n, e.max/2+1))
+	}
 	e.i = start
 	wide := false
 	for {
-		if e.i >= len(e.data) {
-			return false
+		if e.i >= len(e.data) || wide && len(e.body)+len(e.table)+2*len(units) > e.max {
+			return false // the second: two bytes for each ASCII letter (see formSlack)
 		}
 		c := e.data[e.i]
 		switch {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -84,15 +85,67 @@ func TestValueFormIsJSONParse(t *testing.T) {
 		`[1,]`, `{"a":1,}`, `01`, `1.`, `.5`, `-`, `+1`, `tru`, `nul`, `"\x"`, `"\u12"`, "\"a\nb\"", `[1 2]`, `{"a" 1}`, `{a:1}`,
 		"\xff", `"` + "\xc3" + `"`, `1 2`, ``, ` `,
 		strings.Repeat("[", 300) + strings.Repeat("]", 300),
+		// QuickJS-NG's JSON.parse rounds these to +0 (the first two are
+		// -5e-324, the third -0): numbers that are subnormal or round to
+		// zero go to JSON.parse.
+		`-2.4703282292062328e-324`, `-24703282292062328e-340`, `-` + halfOfMinSubnormal + `e-324`,
 	} {
 		if checkValueForm(t, in, text) {
 			taken++
 		}
 	}
-	// Of the texts JSON.parse takes, the encoder leaves three to it: an
-	// escaped property name, text that is not UTF-8, and 300 levels.
-	if taken != 39 {
-		t.Errorf("the encoder took %d of the texts, want 39", taken)
+	// Of the texts JSON.parse takes, the encoder leaves these to it: an
+	// escaped property name, text that is not UTF-8, 300 levels, and
+	// numbers that are subnormal or round to zero (1e-400, 4.9e-324,
+	// 2.2250738585072011e-308 and the last three).
+	if taken != 36 {
+		t.Errorf("the encoder took %d of the texts, want 36", taken)
+	}
+}
+
+// halfOfMinSubnormal is the exact half of the smallest subnormal float64,
+// 2^-1075, whose digits are written here before "e-324".
+const halfOfMinSubnormal = "2.4703282292062327208828439643411068618252990130716238221279284125033775363510437593264991818081799618989828234772285886546332835517796989819938739800539093906315035659515570226392290858392449105184435931802849936536152500319370457678249219365623669863658480757001585769269903706311928279558551332927834338409351978015531246597263579574622766465272827220056374006485499977096599470454020828166226237857393450736339007967761930577506740176324673600968951340535537458516661134223766678604162159680461914467291840300530057530849048765391711386591646239524912623653881879636239373280423891018672348497668235089863388587925628302755995657524455507255189313690836254779186948667994968324049705821028513185451396213837722826145437693412532098591327667236328125"
+
+// TestValueFormIsNoLargerThanItsText: a hostile output of small numbers
+// ("0," is 2 bytes of text, 9 in the form) went to the form at 4.5 times
+// its size, and the encoder allocated about 30 times the text in the Go
+// heap (the buffer grows by a quarter at a time, then is copied): 294 MB
+// for a 10 MB output, in the runner process or, in process, in the host,
+// outside every memory limit. A form larger than its text is refused
+// (JSON.parse reads the text), and the encoder allocates a few times the
+// text at most.
+func TestValueFormIsNoLargerThanItsText(t *testing.T) {
+	row := `{"id":12345,"name":"item-00001","tags":["a","b"],"note":"Lorem ipsum dolor sit amet"},`
+	tests := []struct {
+		name  string
+		text  string
+		taken bool
+	}{
+		{"small numbers", `[` + strings.Repeat(`0,`, 1<<20) + `0]`, false},
+		{"empty objects", `[` + strings.Repeat(`{},`, 1<<20) + `0]`, false},
+		{"wide strings of ASCII", `["€` + strings.Repeat(`a`, 2<<20) + `"]`, false},
+		{"rows", `{"items":[` + strings.Repeat(row, 20000) + `0]}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := []byte(tt.text)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			var enc valueEncoder
+			form, ok := enc.encode(text)
+			runtime.ReadMemStats(&after)
+			if ok != tt.taken {
+				t.Fatalf("taken %v (a form of %d bytes for %d of text), want %v", ok, len(form), len(text), tt.taken)
+			}
+			if ok && len(form) > len(text)+formSlack {
+				t.Fatalf("a form of %d bytes for %d of text", len(form), len(text))
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*uint64(len(text)) {
+				t.Fatalf("the encoder allocated %d bytes for %d of text (%.1f times)", alloc, len(text), float64(alloc)/float64(len(text)))
+			}
+		})
 	}
 }
 
