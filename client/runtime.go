@@ -601,6 +601,9 @@ type running struct {
 // execute runs one execution.
 func (rt *runnerConn) execute(ctx context.Context, s sending) (*Outcome, error) {
 	req := s.req
+	// A tool handler's run of a program of its own: the held-result hooks
+	// of the call it serves are not this execution's.
+	ctx = withCallHooks(ctx, nil)
 	if err := req.Limits.check(); err != nil {
 		return nil, &notStartedError{err}
 	}
