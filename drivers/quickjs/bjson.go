@@ -118,7 +118,7 @@ func (e *valueEncoder) space() {
 }
 
 func (e *valueEncoder) value(depth int) bool {
-	if e.i >= len(e.data) || depth > maxValueDepth || len(e.body)+len(e.table) > e.max-formValueMax {
+	if e.i >= len(e.data) || depth >= maxValueDepth || len(e.body)+len(e.table) > e.max-formValueMax {
 		return false
 	}
 	switch c := e.data[e.i]; {
