@@ -211,7 +211,7 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 	}
 	e.Status, e.Passes, e.Approved = store.StatusRunning, passes, approved
 	h.log.Debug("durable: approved", "execution", id, "pass", passes)
-	return h.runPassFrom(ctx, e, taken)
+	return h.runPassFrom(ctx, e, taken, nil)
 }
 
 // seqList prints seqs as "1, 2 and 3".

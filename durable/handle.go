@@ -140,6 +140,10 @@ type Handle struct {
 	erasers *esbuildchild.Limit
 	// compiled are the snippets' JavaScript, for loadSnippet.
 	compiled compiledSnippets
+	// createDelay is how long a new execution's record waits for its
+	// pass's first journal write (creation): recordDelay, which tests
+	// change.
+	createDelay time.Duration
 }
 
 var runtimeName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -180,7 +184,7 @@ func New(st store.Store, executor client.Executor, c *contract.Contract, opts Op
 		opts.HookTimeout = 30 * time.Second
 	}
 	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger, owner: leaseOwner(), crash: newCrashPoint(os.Getenv(crashEnv)), erasers: esbuildchild.NewLimit(runtime.NumCPU()),
-		tools: map[string]map[string]*contract.Tool{}, catalog: discovery.New(c)}
+		tools: map[string]map[string]*contract.Tool{}, catalog: discovery.New(c), createDelay: recordDelay}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -249,9 +253,11 @@ func newExecutionID() string {
 func now() int64 { return time.Now().UnixMilli() }
 
 // Execute runs code (as models write it: see client.Client.RunCode) as a new
-// durable execution: it records the run (status running), prunes ended
-// runs beyond MaxExecutions or older than KeepFor (when set), and runs the first
-// pass, which holds the execution's lease (Options.Lease). Program failures,
+// durable execution: it runs the first pass, which records the run (status
+// running, before the program's first call; a program that ends first, within
+// a few milliseconds, is recorded once, as it ended), prunes ended runs beyond
+// MaxExecutions or older than KeepFor (when set), and holds the execution's
+// lease (Options.Lease) while it runs. Program failures,
 // divergence and oversize values are an Answer with codetool.StatusError;
 // an action that needs approval makes it codetool.StatusPaused. Go errors
 // are for the store and for ctx (a cancelled pass is recorded as error).
@@ -281,22 +287,23 @@ func (h *Handle) Execute(ctx context.Context, code string) (codetool.Answer, err
 	if h.opts.MaxExecutions > 0 {
 		keep = h.opts.MaxExecutions
 	}
+	if err := ctx.Err(); err != nil {
+		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
+	}
+	if tooLarge == nil && !h.opts.ApprovePrograms {
+		// The pass writes the record with its first journal write
+		// (creation).
+		return h.runPassFrom(ctx, e, time.UnixMilli(t), &creation{e: e, keep: keep})
+	}
 	if _, err := h.store.CreateExecution(ctx, h.name, e, keep); err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 	}
-	if h.opts.KeepFor > 0 {
-		if _, err := h.store.PruneOlder(ctx, h.name, t-h.opts.KeepFor.Milliseconds()); err != nil {
-			h.log.Warn("durable: pruning executions older than KeepFor", "err", err)
-		}
-	}
+	h.pruneOlder(ctx, t)
 	if tooLarge != nil {
 		h.hooks(ctx, id, store.StatusError, true)
 		return codetool.Answer{Status: codetool.StatusError, ExecutionID: id, Error: e.Error}, nil
 	}
-	if h.opts.ApprovePrograms {
-		return h.awaitProgram(ctx, e)
-	}
-	return h.runPassFrom(ctx, e, time.UnixMilli(t))
+	return h.awaitProgram(ctx, e)
 }
 
 // missing returns the namespaces of names the handle's contract lacks.

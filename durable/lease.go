@@ -44,16 +44,22 @@ type lease struct {
 	until   time.Time // when the lease ends unless renewed
 	lost    bool
 
-	stop chan struct{}
-	done chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	started atomic.Bool // the heartbeat runs (start), and closes done when it ends
 }
 
-// holdLease starts the heartbeat of the lease the pass of id took at
-// taken; cancel cancels the pass when the lease is lost. stop ends it.
-func (h *Handle) holdLease(id string, taken time.Time, cancel context.CancelCauseFunc) *lease {
-	l := &lease{h: h, id: id, cancel: cancel, renewed: taken, until: taken.Add(h.opts.Lease), stop: make(chan struct{}), done: make(chan struct{})}
+// newLease is the lease the pass of id took at taken; cancel cancels the
+// pass when the lease is lost. start starts its heartbeat (once the
+// execution's record exists), end stops it.
+func (h *Handle) newLease(id string, taken time.Time, cancel context.CancelCauseFunc) *lease {
+	return &lease{h: h, id: id, cancel: cancel, renewed: taken, until: taken.Add(h.opts.Lease), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start starts the heartbeat.
+func (l *lease) start() {
+	l.started.Store(true)
 	go l.heartbeat()
-	return l
 }
 
 // interval is the time between renewals: a third of the lease, give or
@@ -119,10 +125,13 @@ func (l *lease) held(ctx context.Context) bool {
 	return l.renew(context.WithoutCancel(ctx))
 }
 
-// end stops the heartbeat and reports whether the lease was lost.
+// end stops the heartbeat, when it started, and reports whether the
+// lease was lost.
 func (l *lease) end() (lost bool) {
 	close(l.stop)
-	<-l.done
+	if l.started.Load() {
+		<-l.done
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.lost
@@ -192,7 +201,7 @@ func (h *Handle) resume(ctx context.Context, e *store.Execution) (codetool.Answe
 		return codetool.Answer{}, err
 	}
 	h.log.Info("durable: resuming an orphaned execution", "execution", id, "pass", cur.Passes, "previous owner", e.LeaseOwner)
-	return h.runPassFrom(ctx, cur, t)
+	return h.runPassFrom(ctx, cur, t, nil)
 }
 
 // notOrphaned says why a running execution could not be taken over.

@@ -47,6 +47,10 @@ type pass struct {
 
 	// lease is the pass's hold on the execution.
 	lease *lease
+	// created is the execution's record when the pass writes it
+	// (Execute), nil when it existed before the pass: every call writes
+	// it, or waits for it, before the journal decides the call.
+	created *creation
 	// approved is the highest seq the last approval covered
 	// (store.Execution.Approved): a pending entry above it awaits approval.
 	approved uint64
@@ -499,6 +503,9 @@ func (p *pass) bump(dIn, dPending int) {
 
 func (p *pass) middleware(next client.ToolCaller) client.ToolCaller {
 	return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+		if err := p.created.write(); err != nil {
+			return p.fail(err)
+		}
 		p.bump(1, 0)
 		defer p.bump(-1, 0)
 		switch {

@@ -14,14 +14,17 @@ import (
 )
 
 // runPassFrom runs one pass of e (status running, its lease taken by this
-// handle at taken) and records how it ended.
-func (h *Handle) runPassFrom(ctx context.Context, e *store.Execution, taken time.Time) (answer codetool.Answer, err error) {
+// handle at taken) and records how it ended. With a creation, e is new
+// and the pass writes its record (see creation).
+func (h *Handle) runPassFrom(ctx context.Context, e *store.Execution, taken time.Time, created *creation) (answer codetool.Answer, err error) {
 	ctx, span := h.span(ctx, "codemode.durable.pass", e.ID, attrPass.Int(e.Passes))
 	defer func() { endPassSpan(span, answer, err) }()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	p := h.newPass(e)
-	p.lease = h.holdLease(e.ID, taken, cancel)
+	p.lease = h.newLease(e.ID, taken, cancel)
+	p.created = created
+	created.arm(ctx, h, p.lease, cancel)
 	var logs loglines.Lines
 	opts := client.RunOptions{
 		ExecutionID: e.ID,
@@ -52,9 +55,18 @@ func (h *Handle) runPassFrom(ctx context.Context, e *store.Execution, taken time
 	}
 	p.wctx = context.WithoutCancel(ctx)
 	out, runErr := h.client.RunCode(ctx, e.Code, opts)
+	written, err := created.claim()
+	if err != nil {
+		// The record could not be written: the program made no call
+		// (each waits for it), and there is nothing to record its end in.
+		return codetool.Answer{}, err
+	}
 	lost := p.lease.end()
 	ctx = context.WithoutCancel(ctx) // the record is written even when the caller gave up
 	end := &passEnd{h: h, id: e.ID, u: store.ExecutionUpdate{At: now(), Logs: logs.All(), Lease: &store.Lease{}}}
+	if !written {
+		end.unwritten = created
+	}
 	if end.u.Logs == nil {
 		end.u.Logs = []string{}
 	}
@@ -86,6 +98,25 @@ type passEnd struct {
 	h  *Handle
 	id string
 	u  store.ExecutionUpdate
+	// unwritten is the creation of a record not written yet: the end
+	// writes it whole (creation.ended).
+	unwritten *creation
+}
+
+// record moves the execution from running to to with e.u, and reports
+// whether it did (false: another process ended it first); an unwritten
+// record is written in that state.
+func (e *passEnd) record(ctx context.Context, to store.Status) (bool, error) {
+	c := e.unwritten
+	if c == nil {
+		return e.h.store.TransitionExecution(ctx, e.h.name, e.id, []store.Status{store.StatusRunning}, to, e.u)
+	}
+	rec, keep := c.ended(to, e.u)
+	if _, err := e.h.store.CreateExecution(ctx, e.h.name, rec, keep); err != nil {
+		return false, err
+	}
+	e.h.pruneOlder(ctx, rec.CreatedAt)
+	return true, nil
 }
 
 // outcome records the pass's outcome: a halt (a pause, the journal's own
@@ -131,7 +162,7 @@ func (e *passEnd) finish(ctx context.Context, to store.Status, msg string) (code
 	if to == store.StatusPaused {
 		h.crash.reached("pause")
 	}
-	ok, err := h.store.TransitionExecution(ctx, h.name, e.id, []store.Status{store.StatusRunning}, to, e.u)
+	ok, err := e.record(ctx, to)
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: recording the end of the pass: %w", err)
 	}
@@ -164,7 +195,7 @@ func (e *passEnd) completed(ctx context.Context, out *client.Outcome) (codetool.
 	if err := checkDurable("result", value); err != nil {
 		e.u.Value, _ = json.Marshal(fmt.Sprintf("[result omitted from the journal: %d characters of JSON, over the limit of %d; the model received it]", jsLength(value), store.MaxValueLength))
 	}
-	ok, err := h.store.TransitionExecution(ctx, h.name, e.id, []store.Status{store.StatusRunning}, store.StatusCompleted, e.u)
+	ok, err := e.record(ctx, store.StatusCompleted)
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: recording the end of the pass: %w", err)
 	}

@@ -35,9 +35,11 @@ var ErrNotFound = errors.New("execution not found")
 // Timestamps (at, before) are Unix milliseconds chosen by the caller, so
 // that hosts agree on one clock per decision and tests can control time.
 type Store interface {
-	// CreateExecution inserts a new execution (status running), then, when
-	// keep >= 0, removes all but the keep newest terminal executions (as
-	// PruneExecutions), in one transaction, and returns how many it removed.
+	// CreateExecution inserts a new execution (status running, or the state
+	// its first pass ended in when that pass ended before the execution was
+	// recorded), then, when keep >= 0, removes all but the keep newest
+	// terminal executions (as PruneExecutions), in one transaction, and
+	// returns how many it removed.
 	// It returns an error when the ID already exists in runtime.
 	CreateExecution(ctx context.Context, runtime string, e *Execution, keep int) (pruned int, err error)
 	// Execution returns the execution with its tool log in seq order, or an
