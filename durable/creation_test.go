@@ -144,3 +144,23 @@ func TestExecuteRefusesADoneContext(t *testing.T) {
 		t.Fatal(fmt.Sprint("writes ", w))
 	}
 }
+
+// A pass whose context ends before its record was written is recorded as
+// an error, as one that ends later is.
+func TestCancelledPassIsRecordedBeforeItsFirstWrite(t *testing.T) {
+	st := &writesStore{Store: openStore(t, filepath.Join(t.TempDir(), "j.db"))}
+	h := newHandle(t, st, durable.Options{}, newService().github())
+	durable.SetCreateDelay(h, time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := h.Execute(ctx, `await new Promise((r) => setTimeout(r, 60000)); 1`); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Execute: %v", err)
+	}
+	l, err := h.Executions(context.Background(), 0)
+	if err != nil || len(l) != 1 || l[0].Status != store.StatusError || l[0].Error == "" {
+		t.Fatalf("executions %+v, %v", l, err)
+	}
+	if w := st.list(); !slices.Equal(w, []string{"create error"}) {
+		t.Fatalf("writes %q", w)
+	}
+}
