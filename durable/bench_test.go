@@ -177,6 +177,39 @@ func benchNoCallProgram(b *testing.B, ex client.Executor) {
 	p.report(b, 1, "run")
 }
 
+// BenchmarkOneCallProgram: Execute of a program that makes one connector
+// call against a plain RunCode of the same code: what the journal adds to
+// the commonest durable run (the execution's record, the call's mark and
+// result, the end).
+func BenchmarkOneCallProgram(b *testing.B) { benchOneCallProgram(b, executor(b)) }
+
+// BenchmarkOneCallProgramInProcess is BenchmarkOneCallProgram on QuickJS
+// in the host process.
+func BenchmarkOneCallProgramInProcess(b *testing.B) { benchOneCallProgram(b, inProcessExecutor(b)) }
+
+func benchOneCallProgram(b *testing.B, ex client.Executor) {
+	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
+	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
+	pc := client.New(ex, h.Contract())
+	ctx := context.Background()
+	var p paired
+	for i := 0; b.Loop(); i++ {
+		code := fmt.Sprintf("(await svc.get({ repo: %q })).repo", fmt.Sprint(i%7))
+		plain := measure(func() {
+			if out, err := pc.RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
+				b.Fatal(err, out)
+			}
+		})
+		run := measure(func() {
+			if out, err := h.Execute(ctx, code); err != nil || out.Status != codetool.StatusCompleted {
+				b.Fatal(err, out)
+			}
+		})
+		p.add(plain, run)
+	}
+	p.report(b, 1, "run")
+}
+
 // inProcessExecutor is a QuickJS runtime in the host process for one
 // benchmark, closed at its end.
 func inProcessExecutor(b *testing.B) client.Executor {
