@@ -155,26 +155,7 @@ func BenchmarkNoCallProgram(b *testing.B) { benchNoCallProgram(b, executor(b)) }
 func BenchmarkNoCallProgramInProcess(b *testing.B) { benchNoCallProgram(b, inProcessExecutor(b)) }
 
 func benchNoCallProgram(b *testing.B, ex client.Executor) {
-	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
-	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
-	pc := client.New(ex, h.Contract())
-	ctx := context.Background()
-	var p paired
-	for i := 0; b.Loop(); i++ {
-		code := fmt.Sprint(i % 7)
-		plain := measure(func() {
-			if out, err := pc.RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
-				b.Fatal(err, out)
-			}
-		})
-		run := measure(func() {
-			if out, err := h.Execute(ctx, code); err != nil || out.Status != codetool.StatusCompleted {
-				b.Fatal(err, out)
-			}
-		})
-		p.add(plain, run)
-	}
-	p.report(b, 1, "run")
+	benchAgainstPlain(b, ex, func(i int) string { return fmt.Sprint(i % 7) })
 }
 
 // BenchmarkOneCallProgram: Execute of a program that makes one connector
@@ -188,20 +169,26 @@ func BenchmarkOneCallProgram(b *testing.B) { benchOneCallProgram(b, executor(b))
 func BenchmarkOneCallProgramInProcess(b *testing.B) { benchOneCallProgram(b, inProcessExecutor(b)) }
 
 func benchOneCallProgram(b *testing.B, ex client.Executor) {
+	benchAgainstPlain(b, ex, func(i int) string { return fmt.Sprintf("(await svc.get({ repo: %q })).repo", fmt.Sprint(i%7)) })
+}
+
+// benchAgainstPlain reports what Execute of the code code(i) gives adds to a
+// plain RunCode of it, on one journal file, the two in turns.
+func benchAgainstPlain(b *testing.B, ex client.Executor, code func(i int) string) {
 	st := openStore(b, filepath.Join(b.TempDir(), "j.db"))
 	h := newHandleOn(b, ex, st, durable.Options{}, benchConnector())
 	pc := client.New(ex, h.Contract())
 	ctx := context.Background()
 	var p paired
 	for i := 0; b.Loop(); i++ {
-		code := fmt.Sprintf("(await svc.get({ repo: %q })).repo", fmt.Sprint(i%7))
+		src := code(i)
 		plain := measure(func() {
-			if out, err := pc.RunCode(ctx, code, client.RunOptions{}); err != nil || out.Kind != client.Success {
+			if out, err := pc.RunCode(ctx, src, client.RunOptions{}); err != nil || out.Kind != client.Success {
 				b.Fatal(err, out)
 			}
 		})
 		run := measure(func() {
-			if out, err := h.Execute(ctx, code); err != nil || out.Status != codetool.StatusCompleted {
+			if out, err := h.Execute(ctx, src); err != nil || out.Status != codetool.StatusCompleted {
 				b.Fatal(err, out)
 			}
 		})

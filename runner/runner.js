@@ -996,6 +996,25 @@ var CodeModeRunner = (() => {
     let unsentCPULimit = false;
     let failing = false;
     let flushing = false;
+    const waiting = (n) => {
+      if (done) {
+        flush();
+        return void 0;
+      }
+      return pending[n];
+    };
+    const answered = (n) => {
+      const call = waiting(n);
+      if (call === void 0) return void 0;
+      delete pending[n];
+      pendingCount--;
+      return call;
+    };
+    const keep = (n, ok, value) => {
+      const call = waiting(n);
+      if (call === void 0 || call.held !== void 0) return;
+      call.held = { __proto__: null, ok, value };
+    };
     const flush = () => {
       if (flushing) return;
       flushing = true;
@@ -1296,14 +1315,8 @@ var CodeModeRunner = (() => {
       },
       fail,
       deliver(n, ok, payload) {
-        if (done) {
-          flush();
-          return;
-        }
-        const call = pending[n];
+        const call = answered(n);
         if (call === void 0) return;
-        delete pending[n];
-        pendingCount--;
         if (ok) {
           let value;
           try {
@@ -1329,49 +1342,27 @@ var CodeModeRunner = (() => {
         call.reject(error);
       },
       hold(n, output) {
-        if (done) {
-          flush();
-          return;
-        }
-        const call = pending[n];
-        if (call === void 0 || call.held !== void 0) return;
-        let held;
+        let ok = true;
+        let value;
         try {
-          held = { __proto__: null, ok: true, value: jsonParse(output) };
+          value = jsonParse(output);
         } catch (error) {
-          held = { __proto__: null, ok: false, value: error };
+          ok = false;
+          value = error;
         }
-        call.held = held;
+        keep(n, ok, value);
       },
       holdValue(n, value) {
-        if (done) {
-          flush();
-          return;
-        }
-        const call = pending[n];
-        if (call === void 0 || call.held !== void 0) return;
-        call.held = { __proto__: null, ok: true, value };
+        keep(n, true, value);
       },
       deliverValue(n, value) {
-        if (done) {
-          flush();
-          return;
-        }
-        const call = pending[n];
-        if (call === void 0) return;
-        delete pending[n];
-        pendingCount--;
-        call.resolve(value);
+        const call = answered(n);
+        if (call !== void 0) call.resolve(value);
       },
       release(n) {
-        if (done) {
-          flush();
-          return;
-        }
-        const call = pending[n];
-        if (call === void 0 || call.held === void 0) return;
-        delete pending[n];
-        pendingCount--;
+        const held = waiting(n);
+        if (held === void 0 || held.held === void 0) return;
+        const call = answered(n);
         if (call.held.ok) call.resolve(call.held.value);
         else call.reject(call.held.value);
       },

@@ -221,19 +221,30 @@ func (e *valueEncoder) digits() bool {
 }
 
 func (e *valueEncoder) array(depth int) bool {
-	e.i++ // [
-	e.body = append(e.body, bcTagArray)
+	return e.list(']', bcTagArray, func() bool { return e.value(depth + 1) })
+}
+
+func (e *valueEncoder) object(depth int) bool {
+	return e.list('}', bcTagObject, func() bool { return e.member(depth) })
+}
+
+// list reads an array or an object from its opening bracket to close,
+// reading each item with item, and writes tag, the number of items and
+// the items.
+func (e *valueEncoder) list(close, tag byte, item func() bool) bool {
+	e.i++ // [ or {
+	e.body = append(e.body, tag)
 	countAt := len(e.body)
 	e.body = append(e.body, 0, 0, 0, 0, 0) // the count, as a padded ULEB128
-	n := uint64(0)
 	e.space()
-	if e.i < len(e.data) && e.data[e.i] == ']' {
+	if e.i < len(e.data) && e.data[e.i] == close {
 		e.i++
 		return e.count5(countAt, 0)
 	}
+	n := uint64(0)
 	for {
 		e.space()
-		if !e.value(depth + 1) {
+		if !item() {
 			return false
 		}
 		n++
@@ -244,7 +255,7 @@ func (e *valueEncoder) array(depth int) bool {
 		switch e.data[e.i] {
 		case ',':
 			e.i++
-		case ']':
+		case close:
 			e.i++
 			return e.count5(countAt, n)
 		default:
@@ -253,46 +264,18 @@ func (e *valueEncoder) array(depth int) bool {
 	}
 }
 
-func (e *valueEncoder) object(depth int) bool {
-	e.i++ // {
-	e.body = append(e.body, bcTagObject)
-	countAt := len(e.body)
-	e.body = append(e.body, 0, 0, 0, 0, 0)
-	n := uint64(0)
+// member reads an object's property: its name, a colon and its value.
+func (e *valueEncoder) member(depth int) bool {
+	if e.i >= len(e.data) || e.data[e.i] != '"' || !e.key() {
+		return false
+	}
 	e.space()
-	if e.i < len(e.data) && e.data[e.i] == '}' {
-		e.i++
-		return e.count5(countAt, 0)
+	if e.i >= len(e.data) || e.data[e.i] != ':' {
+		return false
 	}
-	for {
-		e.space()
-		if e.i >= len(e.data) || e.data[e.i] != '"' || !e.key() {
-			return false
-		}
-		e.space()
-		if e.i >= len(e.data) || e.data[e.i] != ':' {
-			return false
-		}
-		e.i++
-		e.space()
-		if !e.value(depth + 1) {
-			return false
-		}
-		n++
-		e.space()
-		if e.i >= len(e.data) {
-			return false
-		}
-		switch e.data[e.i] {
-		case ',':
-			e.i++
-		case '}':
-			e.i++
-			return e.count5(countAt, n)
-		default:
-			return false
-		}
-	}
+	e.i++
+	e.space()
+	return e.value(depth + 1)
 }
 
 // count5 writes n at at as a five-byte ULEB128 (continuation bits on the

@@ -703,6 +703,31 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
   let failing = false;
   let flushing = false;
 
+  // waiting is tool call n while the host's answer to it counts: undefined
+  // once the call is settled, or once the execution has ended (whose
+  // outcome the answer's arrival may now hand over: flush).
+  const waiting = (n: number): Pending | undefined => {
+    if (done) {
+      flush();
+      return undefined;
+    }
+    return pending[n];
+  };
+  // answered takes tool call n off the pending calls, for its answer.
+  const answered = (n: number): Pending | undefined => {
+    const call = waiting(n);
+    if (call === undefined) return undefined;
+    delete pending[n];
+    pendingCount--;
+    return call;
+  };
+  // keep keeps the parse of call n's held output (wire 1.6) until its
+  // verdict; a second held output for the call changes nothing.
+  const keep = (n: number, ok: boolean, value: unknown): void => {
+    const call = waiting(n);
+    if (call === undefined || call.held !== undefined) return;
+    call.held = { __proto__: null, ok, value } as unknown as { ok: boolean; value: unknown };
+  };
   const flush = (): void => {
     if (flushing) return;
     flushing = true;
@@ -1081,14 +1106,8 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     },
     fail,
     deliver(n: number, ok: boolean, payload: string): void {
-      if (done) {
-        flush();
-        return;
-      }
-      const call = pending[n];
+      const call = answered(n);
       if (call === undefined) return;
-      delete pending[n];
-      pendingCount--;
       if (ok) {
         let value: unknown;
         try {
@@ -1115,51 +1134,29 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       call.reject(error);
     },
     hold(n: number, output: string): void {
-      if (done) {
-        flush();
-        return;
-      }
-      const call = pending[n];
-      if (call === undefined || call.held !== undefined) return;
-      let held: { ok: boolean; value: unknown };
+      let ok = true;
+      let value: unknown;
       try {
-        held = { __proto__: null, ok: true, value: jsonParse(output) } as unknown as typeof held;
+        value = jsonParse(output);
       } catch (error) {
-        held = { __proto__: null, ok: false, value: error } as unknown as typeof held;
+        ok = false;
+        value = error;
       }
-      call.held = held;
+      keep(n, ok, value);
     },
     holdValue(n: number, value: unknown): void {
-      if (done) {
-        flush();
-        return;
-      }
-      const call = pending[n];
-      if (call === undefined || call.held !== undefined) return;
-      call.held = { __proto__: null, ok: true, value } as unknown as { ok: boolean; value: unknown };
+      keep(n, true, value);
     },
     deliverValue(n: number, value: unknown): void {
-      if (done) {
-        flush();
-        return;
-      }
-      const call = pending[n];
-      if (call === undefined) return;
-      delete pending[n];
-      pendingCount--;
-      call.resolve(value);
+      const call = answered(n);
+      if (call !== undefined) call.resolve(value);
     },
     release(n: number): void {
-      if (done) {
-        flush();
-        return;
-      }
-      const call = pending[n];
-      if (call === undefined || call.held === undefined) return;
-      delete pending[n];
-      pendingCount--;
-      if (call.held.ok) call.resolve(call.held.value);
-      else call.reject(call.held.value);
+      const held = waiting(n);
+      if (held === undefined || held.held === undefined) return;
+      const call = answered(n) as Pending;
+      if (call.held!.ok) call.resolve(call.held!.value);
+      else call.reject(call.held!.value);
     },
     write,
     pendingCalls: () => pendingCount,
