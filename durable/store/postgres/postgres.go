@@ -448,9 +448,15 @@ func (s *pgStore) CreateExecution(ctx context.Context, runtime string, e *store.
 	if e.Approved > math.MaxInt64 {
 		return 0, fmt.Errorf("postgres: creating execution %s: approved seq %d is out of range", e.ID, e.Approved)
 	}
-	// $14 is the prune's keep (pruneTail), unused without a prune.
+	// $14 is the prune's keep (pruneTail), unused without a prune. The
+	// prune does not see the row its statement inserts (one snapshot), so
+	// a terminal e takes one of the places it keeps.
+	pruneKeep := max(keep, 0)
+	if pruneKeep > 0 && e.Status.Terminal() {
+		pruneKeep--
+	}
 	args := []any{runtime, e.ID, []byte(e.Code), string(e.Status), nullable(e.Value), []byte(e.Error), logs, conns, e.Seed, clock, e.Passes, e.CreatedAt, e.UpdatedAt,
-		max(keep, 0), e.LeaseOwner, e.LeaseUntil, int64(e.Approved), config}
+		pruneKeep, e.LeaseOwner, e.LeaseUntil, int64(e.Approved), config}
 	q := `WITH p AS (SELECT $14::integer AS keep) ` + insertExecution
 	if keep >= 0 {
 		q = `WITH created AS (` + insertExecution + ` RETURNING id), ` + pruneTail

@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Expire", testExpire},
 		{"Delete", testDelete},
 		{"PruneKeepsNewestTerminal", testPrune},
+		{"CreateEndedCountsItInThePrune", testCreateEnded},
 		{"ExecutionsNewestFirst", testExecutionsOrder},
 		{"LargeValues", testLargeValues},
 		{"ClaimOnlyWhileRunning", testClaimOnlyWhileRunning},
@@ -422,6 +423,40 @@ func testPrune(t *testing.T, s store.Store) {
 	}
 	if n, err := s.PruneExecutions(ctx, rt, 0); err != nil || n != 1 {
 		t.Fatalf("PruneExecutions(0) = %d, %v; want 1", n, err)
+	}
+}
+
+// An execution created in its end state (durable's first pass that ended
+// before its record was written) is one of the terminal executions its
+// own prune keeps, and is read back as written.
+func testCreateEnded(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i := range 3 {
+		id := fmt.Sprintf("exec_%d", i)
+		create(t, s, rt, id, int64(i))
+		move(t, s, id, []store.Status{store.StatusRunning}, store.StatusCompleted)
+	}
+	e := &store.Execution{ID: "exec_3", Code: "1", Status: store.StatusCompleted, Value: json.RawMessage(`2`), Logs: []string{"hi"},
+		Clock: []float64{5}, Seed: []byte("0123456789abcdef"), Passes: 1, CreatedAt: 3, UpdatedAt: 4}
+	n, err := s.CreateExecution(ctx, rt, e, 2)
+	if err != nil || n != 2 {
+		t.Errorf("CreateExecution(completed, keep 2) pruned %d, %v; want 2 (4 terminal with it)", n, err)
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	if want := []string{"exec_3", "exec_2"}; !slices.Equal(ids, want) {
+		t.Errorf("after creating an ended execution with keep 2: %v, want %v", ids, want)
+	}
+	got := get(t, s, rt, "exec_3")
+	if got.Status != store.StatusCompleted || string(got.Value) != "2" || !slices.Equal(got.Logs, e.Logs) ||
+		!slices.Equal(got.Clock, e.Clock) || got.Passes != 1 || got.UpdatedAt != 4 {
+		t.Errorf("read back %+v", got)
 	}
 }
 
