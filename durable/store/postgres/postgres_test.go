@@ -14,6 +14,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/durable/store/postgres"
 	"github.com/codemode-go/codemode/durable/store/storetest"
@@ -254,5 +259,45 @@ func TestMigrateFromVersion4(t *testing.T) {
 	e, err := migrated.Execution(ctx, "default", "exec_1")
 	if err != nil || len(e.Log) != 2 || e.Log[0].End != "" || e.Log[0].State != store.EntryApplied || e.Log[1].End != "failed" {
 		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}
+
+// MaxExecutions keeps the same runs on PostgreSQL as on SQLite when the
+// runs end before their record is written (durable writes it once, in its
+// end state): the paused run and MaxExecutions+1 ended ones.
+func TestExecuteKeepsMaxExecutions(t *testing.T) {
+	st := open(t, newSchema(t), postgres.Options{})
+	rt, err := client.NewRuntime(context.Background(), quickjs.New(quickjs.Options{Timeout: 30 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	act := must(must(contract.NewTool("act", "A write that needs approval.", func(ctx context.Context, in keyInput) (effectOutput, error) {
+		return effectOutput{Key: in.Key, Done: true}, nil
+	})).WithPolicy(contract.Policy{RequiresApproval: true}))
+	h, err := durable.New(st, rt, must(contract.NewNamespaced(contract.Namespace{Name: "svc", Tools: []*contract.Tool{act}})),
+		durable.Options{MaxExecutions: 2, PauseSettle: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if out, err := h.Execute(ctx, `await svc.act({ key: "a" })`); err != nil || out.Status != codetool.StatusPaused {
+		t.Fatalf("Execute: %+v, %v", out, err)
+	}
+	for i := range 4 {
+		if out, err := h.Execute(ctx, fmt.Sprint(i)); err != nil || out.Status != codetool.StatusCompleted {
+			t.Fatalf("Execute(%d): %+v, %v", i, out, err)
+		}
+	}
+	l, err := h.Executions(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, e := range l {
+		statuses = append(statuses, string(e.Status))
+	}
+	if want := "completed completed completed paused"; strings.Join(statuses, " ") != want {
+		t.Fatalf("executions %v, want %s", statuses, want)
 	}
 }
