@@ -38,8 +38,8 @@ type Store interface {
 	// CreateExecution inserts a new execution (status running, or the state
 	// its first pass ended in when that pass ended before the execution was
 	// recorded), then, when keep >= 0, removes all but the keep newest
-	// terminal executions (as PruneExecutions), in one transaction, and
-	// returns how many it removed.
+	// terminal executions (as PruneExecutions; a terminal e is one of
+	// them), in one transaction, and returns how many it removed.
 	// It returns an error when the ID already exists in runtime.
 	CreateExecution(ctx context.Context, runtime string, e *Execution, keep int) (pruned int, err error)
 	// Execution returns the execution with its tool log in seq order, or an
