@@ -52,6 +52,10 @@ type Document struct {
 	// Stripe's PostCustomers); summary the first sentence's words.
 	name, summary []string
 	segments      []segment // the path's segments, versions left out
+	// version is the path's API version ("v2", "v1beta1"; "" without
+	// one), versionless the method and path with versions and parameter
+	// names left out: operations that differ only in version share it.
+	version, versionless string
 	// settable are the words of what the input lets a caller set: its
 	// property names and the values its enums allow, path parameters
 	// left out (settableWords).
@@ -138,20 +142,30 @@ func NewDocument(t Tool) Document {
 		}
 	}
 	var pathParams []string
+	versionless := []string{method}
 	for _, s := range strings.Split(path, "/") {
 		switch {
 		case s == "":
 		case strings.HasPrefix(s, "{") || strings.HasPrefix(s, ":"):
 			d.segments = append(d.segments, segment{param: true})
 			pathParams = append(pathParams, strings.Trim(s, "{}:"))
+			versionless = append(versionless, "{}")
 		case versionSegment(strings.ToLower(s)):
+			if _, ok := parseVersion(strings.ToLower(s)); ok {
+				d.version = strings.ToLower(s)
+				versionless = append(versionless, "*")
+			}
 		default:
+			versionless = append(versionless, s)
 			ws := splitJoined(words(s), vocabulary)
 			d.segments = append(d.segments, segment{words: ws})
 			d.fields[fieldPath] = append(d.fields[fieldPath], ws...)
 		}
 	}
 	d.settable = settableWords(schema, pathParams)
+	if d.version != "" {
+		d.versionless = strings.Join(versionless, "/")
+	}
 	for _, tag := range t.Tags {
 		d.fields[fieldPath] = append(d.fields[fieldPath], words(tag)...)
 	}

@@ -159,6 +159,12 @@ type docInfo struct {
 	// another path's first segment (GitHub's /user/repos beside
 	// /users/{username}/repos, Stripe's /v1/account beside /v1/accounts).
 	self bool
+	// older says another operation differs from this one only in its API
+	// version, a newer one (autoscaling/v2 beside v1); version is the term
+	// of its own version, -1 without, so that a query that names it is
+	// not turned away from it.
+	older   bool
+	version int32
 }
 
 // The shapes of a path: one item (/labels/{name}) or a collection
@@ -230,6 +236,7 @@ func newIndex(documents []Document, w weights) *Index {
 			}
 		}
 	}
+	ix.markOlderVersions(documents)
 	ix.learnAssociations(described)
 	maxIDF := math.Log(1 + (float64(ix.n)-0.5)/1.5)
 	rarity := func(df int) float64 {
@@ -252,6 +259,34 @@ func newIndex(documents []Document, w weights) *Index {
 		return &scratch{scores: make([]float64, n), best: make([]float64, n), match: make([]float64, terms), wordOf: make([]int8, terms)}
 	}
 	return ix
+}
+
+// markOlderVersions marks the operations that another operation, the same
+// but for a newer API version, stands beside.
+func (ix *Index) markOlderVersions(documents []Document) {
+	newest := map[string]apiVersion{}
+	for i := range documents {
+		d := &documents[i]
+		ix.docs[i].version = -1
+		if d.versionless == "" {
+			continue
+		}
+		v, _ := parseVersion(d.version)
+		if n, ok := newest[d.versionless]; !ok || v.newer(n) {
+			newest[d.versionless] = v
+		}
+	}
+	for i := range documents {
+		d := &documents[i]
+		if d.versionless == "" {
+			continue
+		}
+		v, _ := parseVersion(d.version)
+		if newest[d.versionless].newer(v) {
+			ix.docs[i].older = true
+			ix.docs[i].version = ix.id(ix.stems.stem(d.version))
+		}
+	}
 }
 
 // id is term's id, a new one for a new term.
@@ -698,6 +733,9 @@ func (ix *Index) structure(d int32, q *query) float64 {
 		score += ix.w.scopeAgrees
 	case doc.item >= 0 && slices.ContainsFunc(q.owners, func(w *queryWord) bool { return w.match(doc.item) > 0 }):
 		score += ix.w.scopeAgrees / 2 // the one thing itself: "the status of a payout"
+	}
+	if doc.older && q.match[doc.version] == 0 {
+		score -= ix.w.olderVersion // "autoscale on a custom metric": v2, unless the query says v1
 	}
 	agreed := 0
 	for _, c := range doc.context {

@@ -1,5 +1,11 @@
 package search
 
+import (
+	"cmp"
+	"regexp"
+	"strconv"
+)
+
 // The general vocabulary: how people name API actions and a few common
 // abbreviations. It is deliberately small and not tuned to any one API:
 // what an API's own document reveals (the verbs its summaries start with,
@@ -115,6 +121,37 @@ var genericNouns = map[string]bool{
 // Endpoints; the other generic words are adjectives ("the specified pod").
 var genericHeads = map[string]bool{
 	"object": true, "objects": true, "details": true, "detail": true, "collection": true, "information": true, "kind": true, "changes": true, "number": true, "count": true, "amount": true,
+}
+
+// apiVersion is how new an API version is, as Kubernetes orders its
+// versions (https://kubernetes.io/docs/reference/using-api/#api-versioning):
+// by major, then stable over beta over alpha, then the pre-release's
+// number: v2 > v2beta2 > v2beta1 > v1 > v1beta1 > v1alpha1.
+type apiVersion struct{ major, stability, pre int }
+
+func (v apiVersion) newer(w apiVersion) bool {
+	return cmp.Or(cmp.Compare(v.major, w.major), cmp.Compare(v.stability, w.stability), cmp.Compare(v.pre, w.pre)) > 0
+}
+
+var versionPattern = regexp.MustCompile(`^v([0-9]+)(?:(alpha|beta)([0-9]*))?$`)
+
+// parseVersion reads a version segment of the form v2, v1beta1 or
+// v1alpha2; others (dates, v1.0) are not ordered.
+func parseVersion(s string) (apiVersion, bool) {
+	m := versionPattern.FindStringSubmatch(s)
+	if m == nil {
+		return apiVersion{}, false
+	}
+	v := apiVersion{stability: 2}
+	v.major, _ = strconv.Atoi(m[1])
+	switch m[2] {
+	case "beta":
+		v.stability = 1
+	case "alpha":
+		v.stability = 0
+	}
+	v.pre, _ = strconv.Atoi(m[3])
+	return v, true
 }
 
 // versionSegment reports whether a path segment is an API version (v1,

@@ -118,6 +118,10 @@ type weights struct {
 	// ("is this user a member of our org") and the operation checks
 	// whether it does ("Check organization membership for a user").
 	whetherAgrees float64
+	// olderVersion is taken from an operation that another operation, the
+	// same but for a newer API version, stands beside (autoscaling/v1's
+	// create beside v2's), unless the query names its version.
+	olderVersion float64
 }
 
 // defaultWeights are the weights New uses: the values set by hand over
@@ -175,6 +179,7 @@ func defaultWeights() weights {
 		scopeAgrees:        2.0,
 		peopleAgrees:       3.0,
 		whetherAgrees:      2.0,
+		olderVersion:       1.0,
 	}
 }
 
@@ -202,7 +207,7 @@ func (w *weights) named() []namedWeight {
 		{"bothAgree", false, &w.bothAgree}, {"numberAgrees", false, &w.numberAgrees}, {"contextAgrees", false, &w.contextAgrees},
 		{"unrelatedContext", false, &w.unrelatedContext}, {"settableAgrees", false, &w.settableAgrees},
 		{"selfAgrees", false, &w.selfAgrees}, {"scopeAgrees", false, &w.scopeAgrees}, {"peopleAgrees", false, &w.peopleAgrees},
-		{"whetherAgrees", false, &w.whetherAgrees},
+		{"whetherAgrees", false, &w.whetherAgrees}, {"olderVersion", false, &w.olderVersion},
 	}...)
 }
 
