@@ -1213,3 +1213,50 @@ func TestNumberAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestNewerVersion: of two operations that differ only in their API
+// version, the newer ranks first unless the query names the older one's.
+func TestNewerVersion(t *testing.T) {
+	ops := []operation{
+		{"createAutoscalingV1NamespacedHorizontalPodAutoscaler", "create a HorizontalPodAutoscaler", "POST", "/apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers"},
+		{"createAutoscalingV2NamespacedHorizontalPodAutoscaler", "create a HorizontalPodAutoscaler", "POST", "/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers"},
+		{"createAutoscalingV2beta2NamespacedHorizontalPodAutoscaler", "create a HorizontalPodAutoscaler", "POST", "/apis/autoscaling/v2beta2/namespaces/{namespace}/horizontalpodautoscalers"},
+		{"readAutoscalingV1NamespacedHorizontalPodAutoscaler", "read the specified HorizontalPodAutoscaler", "GET", "/apis/autoscaling/v1/namespaces/{namespace}/horizontalpodautoscalers/{name}"},
+	}
+	ix := operationIndex(ops)
+	for _, tc := range []struct{ query, first string }{
+		{"autoscale the web deployment with a horizontal pod autoscaler", "createAutoscalingV2NamespacedHorizontalPodAutoscaler"},
+		{"create an autoscaling v1 horizontal pod autoscaler", "createAutoscalingV1NamespacedHorizontalPodAutoscaler"},
+		{"show the horizontal pod autoscaler web", "readAutoscalingV1NamespacedHorizontalPodAutoscaler"}, // the only read: nothing newer beside it
+	} {
+		hits, _ := ix.Search(tc.query, 3)
+		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
+			var got []string
+			for _, h := range hits {
+				got = append(got, ops[h.Doc].name)
+			}
+			t.Errorf("Search(%q) = %v, want %s first", tc.query, got, tc.first)
+		}
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	order := []string{"v1alpha1", "v1beta1", "v1beta2", "v1", "v2alpha1", "v2beta1", "v2beta2", "v2", "v10"}
+	for i := range order {
+		vi, ok := parseVersion(order[i])
+		if !ok {
+			t.Fatalf("parseVersion(%q) refused", order[i])
+		}
+		for j := range order {
+			vj, _ := parseVersion(order[j])
+			if got, want := vi.newer(vj), i > j; got != want {
+				t.Errorf("%s newer than %s: %v, want %v", order[i], order[j], got, want)
+			}
+		}
+	}
+	for _, s := range []string{"v1.0", "2010-04-01", "api", "version1", "v", "v1gamma"} {
+		if _, ok := parseVersion(s); ok {
+			t.Errorf("parseVersion(%q) took it", s)
+		}
+	}
+}
