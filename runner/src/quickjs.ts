@@ -2,8 +2,10 @@
 // execution its own QuickJS instance, restored from a snapshot taken after
 // install; it evaluates the program module itself (QuickJS's C API), then
 // calls start with the evaluation promise and the module namespace, drains
-// the outbox after each turn of the job queue, and calls deliver when a tool
-// call is answered or a timer fires.
+// the outbox after each turn of the job queue, and calls deliver (or
+// deliverValue, with a large output it read into a value itself) when a
+// tool call is answered, hold/holdValue and release for a held output
+// (wire 1.6), and fire when a timer fires.
 
 import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
 import { installClock, makeExecution, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream, type UnbegunExecution } from "./core";
