@@ -420,13 +420,24 @@ func isJSON(mt string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// setBody takes the request body: JSON if the document offers it, else a
-// form (formType), else none, with a warning naming the media types left
+// setBody takes the request body: JSON if the document offers it (or a
+// media range JSON is in, such as */*), else a form (formType), else none, with a warning naming the media types left
 // out. A form whose schema has no properties and admits none carries
 // nothing (Stripe's description gives one to its GET operations) and is
 // left out without a warning.
 func (op *operation) setBody(rb *openapi3.RequestBody, names map[string]string, where string, warnings *opWarnings) error {
 	mt, schema, others := jsonContent(rb.Content)
+	if i := slices.IndexFunc(others, admitsJSON); mt == "" && i >= 0 && rb.Content[others[i]].Schema != nil {
+		// Kubernetes' description declares every body */*: a JSON body
+		// is one it takes. A PATCH's is a JSON merge patch (RFC 7386), the
+		// JSON patch format such a server takes (Kubernetes refuses
+		// application/json for a PATCH with 415).
+		schema = rb.Content[others[i]].Schema
+		mt, others = "application/json", slices.Delete(others, i, i+1)
+		if op.method == http.MethodPatch {
+			mt = mergePatchType
+		}
+	}
 	var encoding map[string]*openapi3.Encoding
 	if form := rb.Content[formType]; mt == "" && form != nil && form.Schema != nil {
 		if emptyObject(form.Schema) {
@@ -446,6 +457,17 @@ func (op *operation) setBody(rb *openapi3.RequestBody, names map[string]string, 
 	}
 	op.body, op.bodyReq, op.bodyType, op.encoding = schema, rb.Required, mt, encoding
 	return nil
+}
+
+// mergePatchType is the media type of a JSON merge patch
+// (https://www.rfc-editor.org/rfc/rfc7386).
+const mergePatchType = "application/merge-patch+json"
+
+// admitsJSON reports whether media range mt (its parameters ignored) takes
+// in application/json: */* or application/* (RFC 9110, section 12.5.1).
+func admitsJSON(mt string) bool {
+	mt = strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
+	return mt == "*/*" || mt == "application/*"
 }
 
 // formType is the form media type request bodies may be sent as

@@ -30,8 +30,11 @@
 // or is request or spec (reserved for the low-level methods below), is
 // skipped, with a warning naming it. A method's input is an object with one
 // property per path, query and header parameter (cookie parameters are
-// skipped: a program cannot set cookies) and body, the request body: JSON,
-// or, where the document offers no JSON, a form
+// skipped: a program cannot set cookies) and body, the request body: JSON
+// (also where the document declares only a media range JSON is in, */* or
+// application/*, as Kubernetes' description does; a PATCH's then goes as a
+// JSON merge patch, application/merge-patch+json, RFC 7386), or, where the
+// document offers no JSON, a form
 // (application/x-www-form-urlencoded, as Stripe's API takes), which the
 // program gives as an object and the host encodes by the document's
 // Encoding Objects (nested values with brackets, a[b][0]=v). Request bodies

@@ -1,0 +1,56 @@
+package openapi_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/codemode-go/codemode/connector/openapi"
+)
+
+// A request body declared only as a media range JSON belongs to (*/*, as
+// Kubernetes' description declares every one, or application/*) is taken
+// and sent as JSON, a PATCH's as a JSON merge patch; before, the operation
+// lost its body with a warning.
+func TestWildcardBodiesAreSentAsJSON(t *testing.T) {
+	srv := newAPIServer(t, func(r *http.Request) (int, string, string) { return 201, "application/json", `{"ok":true}` })
+	doc := []byte(`{"openapi":"3.0.0","info":{"title":"k","version":"1"},"paths":{
+  "/things":{"post":{"operationId":"createThing","requestBody":{"required":true,"content":{"*/*":{"schema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}},
+    "responses":{"201":{"description":"made","content":{"application/json":{"schema":{"type":"object"}}}}}}},
+  "/things/{name}":{"patch":{"operationId":"patchThing","parameters":[{"name":"name","in":"path","required":true,"schema":{"type":"string"}}],
+    "requestBody":{"required":true,"content":{"*/*":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"patched"}}}},
+  "/others":{"post":{"operationId":"createOther","requestBody":{"content":{"application/*":{"schema":{"type":"object"}},"application/octet-stream":{"schema":{"type":"string","format":"binary"}}}},
+    "responses":{"201":{"description":"made"}}}}}}`)
+	c, warnings, err := openapi.Parse(context.Background(), doc, openapi.Options{Name: "k", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings %q, want none", warnings)
+	}
+	out := runCode(t, `
+await k.createThing({ body: { name: "x" } });
+await k.createOther({ body: { any: [1] } });
+await k.patchThing({ name: "x", body: { labels: { tier: "gold" } } });
+const refused = await k.createThing({ body: { name: 5 } }).then(() => "sent", (e) => e.name);
+refused
+`, c)
+	var refused string
+	value(t, out, &refused)
+	if refused != "ToolValidationError" {
+		t.Errorf("a body against its schema: %s, want ToolValidationError", refused)
+	}
+	got := srv.requests()
+	if len(got) != 3 {
+		t.Fatalf("server saw %d requests, want 3", len(got))
+	}
+	for i, want := range []struct{ method, body, contentType string }{
+		{"POST", `{"name":"x"}`, "application/json"},
+		{"POST", `{"any":[1]}`, "application/json"},
+		{"PATCH", `{"labels":{"tier":"gold"}}`, "application/merge-patch+json"}, // RFC 7386
+	} {
+		if got[i].Method != want.method || got[i].Body != want.body || got[i].Header.Get("Content-Type") != want.contentType {
+			t.Errorf("request %d sent %s %q (%s), want %s %s as %s", i, got[i].Method, got[i].Body, got[i].Header.Get("Content-Type"), want.method, want.body, want.contentType)
+		}
+	}
+}
