@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -136,6 +137,9 @@ func (o *openapiFlags) load(ctx context.Context, approve func(string) bool, stde
 	var out []*openapi.Connector
 	for _, s := range o.specs {
 		c, loadWarnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name], Responses: o.responses, Logger: warnings, Approval: approve, ExposeSpec: true})
+		if errors.Is(err, openapi.ErrBaseURL) {
+			return nil, fmt.Errorf("--openapi %s: give --base-url %s=URL, the server its calls go to: %w", s.name, s.name, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
 		}

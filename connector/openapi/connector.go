@@ -18,6 +18,12 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
+// ErrBaseURL is wrapped by Load and Parse when no usable base URL is given
+// and the document's first server is none (absent, relative, or not http
+// or https, such as Kubernetes' "//kubernetes.local"): Options.BaseURL
+// sets one.
+var ErrBaseURL = errors.New("no usable base URL")
+
 // Defaults of Options.
 const (
 	// defaultTimeout bounds one HTTP request, response body included.
@@ -329,7 +335,7 @@ func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
 		return nil, fmt.Errorf("base URL %q: %w", raw, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL; set one", raw)
+		return nil, fmt.Errorf("%w: %q is not an absolute http(s) URL (Options.BaseURL sets one)", ErrBaseURL, raw)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("base URL %q has a query or fragment", raw)

@@ -2,7 +2,9 @@ package openapi_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/connector/openapi"
@@ -52,5 +54,19 @@ refused
 		if got[i].Method != want.method || got[i].Body != want.body || got[i].Header.Get("Content-Type") != want.contentType {
 			t.Errorf("request %d sent %s %q (%s), want %s %s as %s", i, got[i].Method, got[i].Body, got[i].Header.Get("Content-Type"), want.method, want.body, want.contentType)
 		}
+	}
+}
+
+// A document whose first server is no absolute http(s) URL (Kubernetes'
+// "//kubernetes.local") and no Options.BaseURL: ErrBaseURL, which the CLI
+// turns into "give --base-url NAME=URL".
+func TestNoUsableBaseURL(t *testing.T) {
+	doc := []byte(`{"openapi":"3.0.0","info":{"title":"k","version":"1"},"servers":[{"url":"//kubernetes.local"}],"paths":{}}`)
+	_, _, err := openapi.Parse(context.Background(), doc, openapi.Options{Name: "k"})
+	if !errors.Is(err, openapi.ErrBaseURL) || !strings.Contains(err.Error(), `"//kubernetes.local"`) {
+		t.Fatalf("got %v, want ErrBaseURL naming the server", err)
+	}
+	if _, _, err := openapi.Parse(context.Background(), doc, openapi.Options{Name: "k", BaseURL: "https://k.example"}); err != nil {
+		t.Fatalf("with a base URL: %v", err)
 	}
 }
