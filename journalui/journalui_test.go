@@ -448,3 +448,31 @@ func TestRollbackRefusedWhenTheConfigurationDiffers(t *testing.T) {
 		t.Fatalf("after the refusal: %+v, %v", e, err)
 	}
 }
+
+// TestOrphanedRunsSaySo: a run whose host died while it ran (its record
+// running, its lease run out) is marked orphaned on the list and on its
+// page, with how it is resumed; a live run is not.
+func TestOrphanedRunsSaySo(t *testing.T) {
+	f := newFixture(t)
+	st := openStore(t, f.path)
+	now := time.Now().UnixMilli()
+	for _, e := range []*store.Execution{
+		{ID: "exec_dead", Code: "await github.list_repos({})", Status: store.StatusRunning, CreatedAt: now - 60_000, UpdatedAt: now - 60_000, LeaseOwner: "gone", LeaseUntil: now - 30_000},
+		{ID: "exec_live", Code: "await github.list_repos({})", Status: store.StatusRunning, CreatedAt: now, UpdatedAt: now, LeaseOwner: "here", LeaseUntil: now + 600_000},
+	} {
+		if _, err := st.CreateExecution(context.Background(), f.h.Name(), e, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := serve(t, newUI(t, journalui.Options{}, f.h))
+	_, list := get(t, srv.Client(), srv.URL+"/")
+	if n := strings.Count(list, `class="tag orphaned"`); n != 1 || !strings.Contains(list, "as does codemode resume exec_dead") {
+		t.Errorf("the list marks %d runs orphaned, want exec_dead alone with how to resume it:\n%s", n, list)
+	}
+	if _, page := get(t, srv.Client(), srv.URL+"/executions/exec_dead"); !strings.Contains(page, `id="orphaned"`) {
+		t.Errorf("exec_dead's page does not say it is orphaned:\n%s", page)
+	}
+	if _, page := get(t, srv.Client(), srv.URL+"/executions/exec_live"); strings.Contains(page, `id="orphaned"`) {
+		t.Errorf("exec_live's page says it is orphaned")
+	}
+}

@@ -95,6 +95,7 @@ type row struct {
 	ID, Runtime, Age, Created, Summary, Title string
 	Status                                    store.Status
 	Calls                                     int
+	Orphaned                                  bool // running, its host dead
 }
 
 // pendingGroup is the pending actions of one paused execution.
@@ -229,7 +230,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Rows = append(v.Rows, row{
 			ID: e.ID, Runtime: d.Name(), Status: e.Status, Age: age(e.CreatedAt, now),
-			Created: time.UnixMilli(e.CreatedAt).UTC().Format(time.RFC3339), Calls: calls(e), Summary: summary(e), Title: title(e.Code),
+			Created: time.UnixMilli(e.CreatedAt).UTC().Format(time.RFC3339), Calls: calls(e), Summary: summary(e), Title: title(e.Code), Orphaned: orphaned(e),
 		})
 	}
 	for _, s := range statuses {
@@ -266,11 +267,20 @@ func summary(e *store.Execution) string {
 	case store.StatusCompleted:
 		return "result: " + cut(string(e.Value), 120)
 	case store.StatusRunning:
+		if orphaned(e) {
+			return "orphaned: its host died; a page started with the run's tools resumes it, as does codemode resume " + e.ID
+		}
 		return "running"
 	case store.StatusRolledBack:
 		return strings.TrimSuffix(fmt.Sprintf("%d action(s) undone; %s", countState(e, store.EntryReverted), cut(e.Error, 120)), "; ")
 	}
 	return cut(e.Error, 160)
+}
+
+// orphaned reports whether e is running with a lease that has run out: the
+// pass that held it died (durable.Handle.ResumeOrphans takes such runs over).
+func orphaned(e *store.Execution) bool {
+	return e.Status == store.StatusRunning && e.LeaseUntil < time.Now().UnixMilli()
 }
 
 // countState counts the entries of e in state s.
@@ -349,6 +359,7 @@ type undoStep struct {
 type detailView struct {
 	ID, Runtime, Title string
 	Status             store.Status
+	Orphaned           bool // running, its host dead (orphaned)
 	Created, Updated   string
 	CreatedAge         string
 	Connectors         string
@@ -432,7 +443,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int,
 
 func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailView {
 	v := &detailView{
-		ID: e.ID, Runtime: d.Name(), Title: title(e.Code), Status: e.Status, Exists: true,
+		ID: e.ID, Runtime: d.Name(), Title: title(e.Code), Status: e.Status, Orphaned: orphaned(e), Exists: true,
 		Created:    time.UnixMilli(e.CreatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		Updated:    time.UnixMilli(e.UpdatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		CreatedAge: age(e.CreatedAt, now), Connectors: strings.Join(e.Connectors, ", "),
