@@ -283,6 +283,14 @@ func printExecutions(w io.Writer, list []*store.Execution, now time.Time) {
 	tw.Flush()
 }
 
+// printIndented prints text's lines indented by two spaces, control
+// characters escaped, so that an excerpt's caret stays under its column.
+func printIndented(w io.Writer, text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintln(w, "  "+escapeControls(l))
+	}
+}
+
 func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "execution\t%s\n", e.ID)
@@ -299,16 +307,19 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	}
 	fmt.Fprintf(tw, "connectors\t%s\n", strings.Join(e.Connectors, ", "))
 	if e.Error != "" {
-		fmt.Fprintf(tw, "error\t%s\n", escapeControls(oneLine(e.Error)))
+		first, _, _ := strings.Cut(e.Error, "\n") // the whole error, with its excerpt, follows the table
+		fmt.Fprintf(tw, "error\t%s\n", escapeControls(strings.TrimSpace(first)))
 	}
 	if e.Status == store.StatusCompleted || len(e.Value) > 0 {
 		fmt.Fprintf(tw, "value\t%s\n", escapeControls(cut(string(e.Value), 500)))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\ncode:")
-	for _, l := range strings.Split(strings.TrimRight(e.Code, "\n"), "\n") {
-		fmt.Fprintln(w, "  "+escapeControls(l))
+	if strings.Contains(strings.TrimSpace(e.Error), "\n") {
+		fmt.Fprintln(w, "\nerror:")
+		printIndented(w, e.Error)
 	}
+	fmt.Fprintln(w, "\ncode:")
+	printIndented(w, e.Code)
 	fmt.Fprintln(w, "\ntool log:")
 	if len(e.Log) == 0 {
 		fmt.Fprintln(w, "  (no calls)")

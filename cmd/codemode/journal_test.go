@@ -800,3 +800,28 @@ await codemode.create_item({ name: "\u202egnp.exe\x1b[31m" });
 		t.Errorf("the arguments are not shown escaped:\n%s", stdout)
 	}
 }
+
+// TestShowPrintsTheErrorWhole: show gives a failed run's error first line
+// in its table and the whole error after it, line by line, so that the
+// excerpt's caret stays under the failing column.
+func TestShowPrintsTheErrorWhole(t *testing.T) {
+	f := newJournalFixture(t)
+	throws := filepath.Join(f.dir, "throws.ts")
+	if err := os.WriteFile(throws, []byte("const a = { count: 2 };\nthrow new Error(\"boom after \" + a.count);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := f.output(t, exitError, "run", "--json", "--tools", f.tools, throws)
+	code, stdout, stderr := f.cli(t, "show", out.ExecutionID)
+	if code != 0 {
+		t.Fatalf("show: exit %d, %s", code, stderr)
+	}
+	for _, want := range []string{
+		"error         Error: boom after 2\n",
+		"\nerror:\n  Error: boom after 2\n",
+		"  > 2 | throw new Error(\"boom after \" + a.count);\n      |                                 ^\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("show printed\n%s\nwithout %q", stdout, want)
+		}
+	}
+}
