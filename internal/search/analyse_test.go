@@ -1203,14 +1203,7 @@ func TestNumberAgrees(t *testing.T) {
 		{"take back my reaction on a release", "reactions_delete_for_release"},
 		{"show the reactions on a release", "reactions_list_for_release"},
 	} {
-		hits, _ := ix.Search(tc.query, 3)
-		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
-			var got []string
-			for _, h := range hits {
-				got = append(got, ops[h.Doc].name)
-			}
-			t.Errorf("Search(%q) = %v, want %s first", tc.query, got, tc.first)
-		}
+		wantFirst(t, ix, ops, tc.query, tc.first)
 	}
 }
 
@@ -1229,14 +1222,7 @@ func TestNewerVersion(t *testing.T) {
 		{"create an autoscaling v1 horizontal pod autoscaler", "createAutoscalingV1NamespacedHorizontalPodAutoscaler"},
 		{"show the horizontal pod autoscaler web", "readAutoscalingV1NamespacedHorizontalPodAutoscaler"}, // the only read: nothing newer beside it
 	} {
-		hits, _ := ix.Search(tc.query, 3)
-		if len(hits) == 0 || ops[hits[0].Doc].name != tc.first {
-			var got []string
-			for _, h := range hits {
-				got = append(got, ops[h.Doc].name)
-			}
-			t.Errorf("Search(%q) = %v, want %s first", tc.query, got, tc.first)
-		}
+		wantFirst(t, ix, ops, tc.query, tc.first)
 	}
 }
 
@@ -1258,5 +1244,19 @@ func TestParseVersion(t *testing.T) {
 		if _, ok := parseVersion(s); ok {
 			t.Errorf("parseVersion(%q) took it", s)
 		}
+	}
+}
+
+// wantFirst checks that query ranks the operation named first first among
+// ops, naming the top three otherwise.
+func wantFirst(t *testing.T, ix *Index, ops []operation, query, first string) {
+	t.Helper()
+	hits, _ := ix.Search(query, 3)
+	if len(hits) == 0 || ops[hits[0].Doc].name != first {
+		var got []string
+		for _, h := range hits {
+			got = append(got, ops[h.Doc].name)
+		}
+		t.Errorf("Search(%q) = %v, want %s first", query, got, first)
 	}
 }
