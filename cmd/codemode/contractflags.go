@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -32,6 +33,9 @@ type contractFlags struct {
 	// unattended is set for a run without a journal: nothing can hold a
 	// call for a person, so --approval defaults to never.
 	unattended bool
+	// noTools is the warning printed when no tool is given, for a command
+	// that says what it can still do; "" for the general one.
+	noTools string
 	// serving is set by the commands that serve (mcp serve, journal
 	// serve): a server that asks for a sign-in is then down with the
 	// codemode login command to run, instead of opening a browser (it is
@@ -139,7 +143,8 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 	}
 	closeSet := func() { c.set.Close() }
 	if !c.any() {
-		fmt.Fprintln(stderr, "codemode: warning: no tools (give --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC)")
+		warning := cmp.Or(c.noTools, "no tools (give --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC)")
+		fmt.Fprintln(stderr, "codemode: warning: "+warning)
 	}
 	ct, err := c.rebuild()
 	if err != nil {

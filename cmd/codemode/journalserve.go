@@ -82,9 +82,7 @@ func cmdJournal(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return 0, err
 	}
-	if !cf.any() {
-		fmt.Fprintln(stderr, "codemode: warning: no tools: the page can show the journal, reject and expire, but not approve or roll back")
-	}
+	cf.noTools = "no tools: the page can show the journal, reject and expire, but not approve or roll back (give --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC)"
 	names := strings.Split(jf.name, ",")
 	jf.name = strings.TrimSpace(names[0])
 	stopMetrics, err := af.start(ctx)

@@ -169,3 +169,43 @@ func TestTracerProviderFollowsTheEnvironment(t *testing.T) {
 		t.Errorf("OTEL_TRACES_EXPORTER=none: %v %v", tp, err)
 	}
 }
+
+// TestJournalServeWithoutToolsWarnsOnce: the page started without tools
+// says once what it can still do (it said it twice, the general warning
+// beside its own).
+func TestJournalServeWithoutToolsWarnsOnce(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.db")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		done <- cli(ctx, []string{"journal", "serve", "--journal", journal, "--listen", addr}, io.Discard, &stderr)
+	}()
+	for i := 0; ; i++ {
+		res, err := http.Get("http://" + addr + "/")
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		if i > 300 {
+			cancel()
+			t.Fatalf("the page never came up: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("journal serve did not stop")
+	}
+	if n := strings.Count(stderr.String(), "warning: no tools"); n != 1 || !strings.Contains(stderr.String(), "not approve or roll back") {
+		t.Errorf("stderr warns %d times of no tools, want once, saying what the page cannot do:\n%s", n, stderr.String())
+	}
+}
