@@ -400,14 +400,7 @@ func testPrune(t *testing.T, s store.Store) {
 	if err != nil || n != 3 {
 		t.Fatalf("PruneExecutions(2) = %d, %v; want 3 (5 terminal, keep 2)", n, err)
 	}
-	list, err := s.Executions(ctx, rt, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, e := range list {
-		ids = append(ids, e.ID)
-	}
+	ids := executionIDs(t, s)
 	// Newest first: exec_6 (completed), exec_5 (rolled_back) kept; exec_4
 	// (paused) and exec_2 (running) are never pruned.
 	if want := []string{"exec_6", "exec_5", "exec_4", "exec_2"}; !slices.Equal(ids, want) {
@@ -442,14 +435,7 @@ func testCreateEnded(t *testing.T, s store.Store) {
 	if err != nil || n != 2 {
 		t.Errorf("CreateExecution(completed, keep 2) pruned %d, %v; want 2 (4 terminal with it)", n, err)
 	}
-	list, err := s.Executions(ctx, rt, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, e := range list {
-		ids = append(ids, e.ID)
-	}
+	ids := executionIDs(t, s)
 	if want := []string{"exec_3", "exec_2"}; !slices.Equal(ids, want) {
 		t.Errorf("after creating an ended execution with keep 2: %v, want %v", ids, want)
 	}
@@ -748,14 +734,7 @@ func testPruneOlder(t *testing.T, s store.Store) {
 	if err != nil || n != 2 {
 		t.Fatalf("PruneOlder = %d, %v; want 2", n, err)
 	}
-	list, err := s.Executions(ctx, rt, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, e := range list {
-		ids = append(ids, e.ID)
-	}
+	ids := executionIDs(t, s)
 	if want := []string{"exec_4", "exec_3", "exec_2"}; !slices.Equal(ids, want) {
 		t.Fatalf("left %v, want %v", ids, want)
 	}
@@ -864,4 +843,18 @@ func testEntryEnd(t *testing.T, s store.Store) {
 	if err != nil || gone == nil {
 		t.Fatalf("DeleteExecution = %v, %v", gone, err)
 	}
+}
+
+// executionIDs lists the runtime's executions' ids, newest first.
+func executionIDs(t *testing.T, s store.Store) []string {
+	t.Helper()
+	list, err := s.Executions(context.Background(), rt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	return ids
 }
