@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,34 +17,9 @@ import (
 
 // orderStore lists every journal write of executions and entries, in the
 // order the store received them ("create running", "insert 1 executing",
-// "entry 1 applied", "move completed").
+// "move completed"): writesStore's list with the entries' inserts.
 type orderStore struct {
-	store.Store
-
-	mu     sync.Mutex
-	writes []string
-}
-
-func (s *orderStore) note(w string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.writes = append(s.writes, w)
-}
-
-func (s *orderStore) list() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.writes)
-}
-
-func (s *orderStore) CreateExecution(ctx context.Context, runtime string, e *store.Execution, keep int) (int, error) {
-	s.note("create " + string(e.Status))
-	return s.Store.CreateExecution(ctx, runtime, e, keep)
-}
-
-func (s *orderStore) TransitionExecution(ctx context.Context, runtime, id string, from []store.Status, to store.Status, u store.ExecutionUpdate) (bool, error) {
-	s.note("move " + string(to))
-	return s.Store.TransitionExecution(ctx, runtime, id, from, to, u)
+	writesStore
 }
 
 func (s *orderStore) InsertEntry(ctx context.Context, runtime, id string, e *store.Entry) (bool, error) {
@@ -69,7 +43,7 @@ func TestRecordPrecedesEveryFirstWrite(t *testing.T) {
 	} {
 		for _, delay := range []time.Duration{0, time.Hour} {
 			t.Run(fmt.Sprintf("%s, timer %v", c.name, delay), func(t *testing.T) {
-				st := &orderStore{Store: openStore(t, filepath.Join(t.TempDir(), "j.db"))}
+				st := &orderStore{writesStore{Store: openStore(t, filepath.Join(t.TempDir(), "j.db"))}}
 				svc := newService()
 				h := newHandle(t, st, durable.Options{PauseSettle: 5 * time.Millisecond}, svc.github())
 				durable.SetCreateDelay(h, delay)
@@ -108,7 +82,7 @@ func TestRecordTimerRacesThePassEnd(t *testing.T) {
 	for _, delay := range []time.Duration{0, time.Microsecond, 100 * time.Microsecond, time.Millisecond, 3 * time.Millisecond} {
 		for _, code := range []string{`1 + 1`, `await new Promise((r) => setTimeout(r, 2)); 2`, `await 0; throw new Error("no")`} {
 			t.Run(fmt.Sprintf("%v %s", delay, code), func(t *testing.T) {
-				st := &orderStore{Store: openStore(t, filepath.Join(t.TempDir(), "j.db"))}
+				st := &orderStore{writesStore{Store: openStore(t, filepath.Join(t.TempDir(), "j.db"))}}
 				h := newHandle(t, st, durable.Options{MaxExecutions: 1}, newService().github())
 				durable.SetCreateDelay(h, delay)
 				for range 5 {
