@@ -82,44 +82,19 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
 		t.Fatalf("%+v %v", out, err)
 	}
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	base, stop := startJournalServe(t, "--journal", journal, "--tools", tools)
+	defer func() {
+		if code, stderr := stop(); code != 0 {
+			t.Errorf("journal serve exited %d: %s", code, stderr)
+		}
+	}()
+	res, err := http.Get(base + "/executions/" + out.ExecutionID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var stderr strings.Builder
-	go func() {
-		done <- cli(ctx, []string{"journal", "serve", "--journal", journal, "--tools", tools, "--listen", addr}, io.Discard, &stderr)
-	}()
-	defer func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("journal serve exited %d: %s", code, stderr.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("journal serve did not stop")
-		}
-	}()
-	base := "http://" + addr
-	var page string
-	for i := 0; ; i++ {
-		res, err := http.Get(base + "/executions/" + out.ExecutionID)
-		if err == nil {
-			b, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			page = string(b)
-			break
-		}
-		if i > 300 {
-			t.Fatalf("the page never came up: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	page := string(b)
 	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("no form on the page:\n%s", page)
@@ -128,11 +103,11 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
 	if shown == nil {
 		t.Fatalf("the approve form carries no digest of what the page shows:\n%s", page)
 	}
-	res, err := http.PostForm(base+"/executions/"+out.ExecutionID+"/approve", url.Values{"csrf": {m[1]}, "shown": {shown[1]}})
+	res, err = http.PostForm(base+"/executions/"+out.ExecutionID+"/approve", url.Values{"csrf": {m[1]}, "shown": {shown[1]}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(res.Body)
+	b, _ = io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK || !strings.Contains(string(b), "Approved") {
 		t.Fatalf("approve: %s\n%s", res.Status, b)
@@ -174,7 +149,18 @@ func TestTracerProviderFollowsTheEnvironment(t *testing.T) {
 // says once what it can still do (it said it twice, the general warning
 // beside its own).
 func TestJournalServeWithoutToolsWarnsOnce(t *testing.T) {
-	journal := filepath.Join(t.TempDir(), "journal.db")
+	_, stop := startJournalServe(t, "--journal", filepath.Join(t.TempDir(), "journal.db"))
+	_, stderr := stop()
+	if n := strings.Count(stderr, "warning: no tools"); n != 1 || !strings.Contains(stderr, "not approve or roll back") {
+		t.Errorf("stderr warns %d times of no tools, want once, saying what the page cannot do:\n%s", n, stderr)
+	}
+}
+
+// startJournalServe runs `codemode journal serve` with args on a free
+// loopback port until its page answers, and returns the page's base URL
+// and stop, which ends the command and returns its exit code and stderr.
+func startJournalServe(t *testing.T, args ...string) (base string, stop func() (int, string)) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -185,27 +171,29 @@ func TestJournalServeWithoutToolsWarnsOnce(t *testing.T) {
 	done := make(chan int, 1)
 	var stderr strings.Builder
 	go func() {
-		done <- cli(ctx, []string{"journal", "serve", "--journal", journal, "--listen", addr}, io.Discard, &stderr)
+		done <- cli(ctx, append([]string{"journal", "serve", "--listen", addr}, args...), io.Discard, &stderr)
 	}()
+	stop = func() (int, string) {
+		cancel()
+		select {
+		case code := <-done:
+			return code, stderr.String()
+		case <-time.After(30 * time.Second):
+			t.Fatal("journal serve did not stop")
+			return 0, ""
+		}
+	}
+	base = "http://" + addr
 	for i := 0; ; i++ {
-		res, err := http.Get("http://" + addr + "/")
+		res, err := http.Get(base + "/")
 		if err == nil {
 			res.Body.Close()
-			break
+			return base, stop
 		}
 		if i > 300 {
-			cancel()
+			stop()
 			t.Fatalf("the page never came up: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("journal serve did not stop")
-	}
-	if n := strings.Count(stderr.String(), "warning: no tools"); n != 1 || !strings.Contains(stderr.String(), "not approve or roll back") {
-		t.Errorf("stderr warns %d times of no tools, want once, saying what the page cannot do:\n%s", n, stderr.String())
 	}
 }
