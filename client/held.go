@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/codemode-go/codemode/internal/membudget"
 )
 
 // holdMin is the smallest output a tool call sends held (wire 1.6,
@@ -24,12 +26,15 @@ type callHooks struct {
 	// execution and seq name the call the hooks serve.
 	execution string
 	seq       uint64
-	// hold sends out to the runner held, before it is checked, and reports
-	// whether it did; nil when the runner is older than wire 1.6.
-	hold func(out json.RawMessage) bool
-	// held is set once hold sent the output: the runtime then answers the
+	// runner sends a large output held, before it is checked
+	// (runnerConn.hold, into ex's in-flight budget acct); nil when the
+	// runner is older than wire 1.6.
+	runner *runnerConn
+	ex     *execution
+	acct   *membudget.Account
+	// held is the output sent held, queued: the runtime then answers the
 	// call with a release or an error instead of the output.
-	held bool
+	held *outgoing
 	// checked is set when the output was checked to be JSON (a Client
 	// checks every output against the tool's schema): the runtime need not
 	// check it again.
@@ -58,8 +63,8 @@ func checkOutput(ctx context.Context, call ToolCall, check func(json.RawMessage)
 	if h == nil {
 		return check(out)
 	}
-	if h.hold != nil && !h.held && len(out) >= holdMin {
-		h.held = h.hold(out)
+	if h.runner != nil && h.held == nil && len(out) >= holdMin {
+		h.held = h.runner.hold(h.ex, h.seq, h.acct, out)
 	}
 	if err := check(out); err != nil {
 		return err

@@ -856,26 +856,22 @@ func (rt *runnerConn) startCall(ctx context.Context, ex *execution, req ExecuteR
 		pprof.SetGoroutineLabels(ctx)
 		defer rt.calls.Done()
 		defer ex.release(acct)
-		hooks := &callHooks{execution: req.ExecutionID, seq: m.Seq}
-		var held *outgoing // the held output, queued (wire 1.6)
+		hooks := &callHooks{execution: req.ExecutionID, seq: m.Seq, ex: ex, acct: acct}
 		if rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 6 {
-			hooks.hold = func(out json.RawMessage) bool {
-				held = rt.hold(ex, m.Seq, acct, out)
-				return held != nil
-			}
+			hooks.runner = rt
 		}
 		var out json.RawMessage
 		if err == nil { // else the input alone would pass MaxInFlightBytes: the call fails unrun
 			out, err = safeCall(withCallHooks(membudget.WithAccount(ctx, acct), hooks), req.CallTool, call)
 		}
 		if h, ok := asHalt(err); ok {
-			rt.out.abandon(held)
+			rt.out.abandon(hooks.held)
 			ex.post(item{end: haltOutcome(h)})
 			return
 		}
-		res := rt.toolResult(ex, m.Seq, call, acct, hooks.held, out, err)
+		res := rt.toolResult(ex, m.Seq, call, acct, hooks.held != nil, out, err)
 		if ctx.Err() != nil {
-			rt.out.abandon(held)
+			rt.out.abandon(hooks.held)
 			return // the execution is over; nobody waits for this answer
 		}
 		// A broken channel is seen by the reader, which fails the runtime.
