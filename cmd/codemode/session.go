@@ -270,9 +270,15 @@ func (s *session) handleFor(name string) (*durable.Handle, error) {
 // handleOver is a durable handle on the session's journal for the runtime
 // name, over c.
 func (s *session) handleOver(c *contract.Contract, name string) (*durable.Handle, error) {
+	configuration := s.configuration
+	if configuration == nil {
+		// Never nil: that would stand for a Go program's own tools
+		// (durable.GoProgramConfiguration), and these come from flags.
+		configuration = map[string]string{}
+	}
 	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider,
 		MeterProvider: s.run.MeterProvider, Lease: s.lease, MaxExecutions: s.keep, KeepFor: s.keepFor, Logger: s.logger,
-		Configuration: s.configuration, ApprovePrograms: s.approvePrograms})
+		Configuration: configuration, ApprovePrograms: s.approvePrograms})
 }
 
 // runnerOver is a runner like the session's over c, a contract that grew
