@@ -79,4 +79,20 @@
 // rejects text that is not base64 with a ToolValidationError naming the
 // property, before the handler runs. typegen refuses any other
 // contentEncoding.
+//
+// # Numbers
+//
+// A number in a value the host validates (program input, a tool's input,
+// a tool's output, with an output schema or without one) must be within
+// the range of a double (about ±1.8e308). JSON allows 1e400 (RFC 8259
+// section 6) and the validator reads it exactly, so a schema's "integer"
+// would pass it, but the program's JSON.parse reads it as Infinity, a
+// value the tool did not send; I-JSON (RFC 7493 section 2.2) says not to
+// send such numbers. Such a value fails like one that breaks its schema,
+// with a *ValidationError line naming the number's pointer:
+//
+//	/items/2/count: 1e400 is beyond the range of a double (about ±1.8e308); a program would read it as Infinity
+//
+// A number nearer zero than the smallest double (1e-400) passes: it reads
+// as 0, its nearest double, as 0.1 reads as its own.
 package contract

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/codemode-go/codemode/internal/ijson"
 )
 
 // largeResult is about 1 MB of tool result: items of about 200 bytes, and
@@ -35,7 +37,9 @@ func largeResult(b *testing.B) (*Schema, []byte) {
 }
 
 // BenchmarkValidateLarge: Schema.Validate of a 1 MB value, and its two
-// parts (decoding into the validator's value form; validating that value).
+// parts (decoding into the validator's value form; validating that value);
+// json.Valid and ijson.Check, the check of a value against a schema that
+// accepts every value.
 func BenchmarkValidateLarge(b *testing.B) {
 	schema, value := largeResult(b)
 	b.Run("validate", func(b *testing.B) {
@@ -67,6 +71,14 @@ func BenchmarkValidateLarge(b *testing.B) {
 		for b.Loop() {
 			if !json.Valid(value) {
 				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("ijson-check", func(b *testing.B) {
+		b.SetBytes(int64(len(value)))
+		for b.Loop() {
+			if err := ijson.Check(value); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
