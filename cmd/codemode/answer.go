@@ -88,7 +88,7 @@ func (p answerPrinter) printLogs(logs []string, stderr io.Writer) {
 // printPause lists a pause's pending actions and the commands that decide
 // them, with the journal and tools flags the run was given.
 func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
-	fmt.Fprintf(stdout, "paused: execution %s waits for approval of %d action(s)\n", a.ExecutionID, len(a.Pending))
+	fmt.Fprintf(stdout, "paused: execution %s waits for %s\n", a.ExecutionID, awaitsWhat(a.Pending))
 	tools := unknownTools
 	if p.cf != nil {
 		tools = p.cf.given()

@@ -172,10 +172,10 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		var p []codetool.Pending
 		for _, l := range e.Log {
 			if l.State == store.EntryPending {
-				p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args})
+				p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args, Uncertain: l.Uncertain})
 			}
 		}
-		fmt.Fprintln(stdout, "\nawaiting approval:")
+		fmt.Fprintf(stdout, "\nawaiting %s:\n", awaitsWhat(p))
 		awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full}.print(stdout, e.ID, p)
 	}
 	return 0, nil
@@ -396,7 +396,7 @@ func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store
 		if e, err := h.Execution(ctx, id); err == nil {
 			waiting = age(e.UpdatedAt, now)
 		}
-		fmt.Fprintf(w, "execution %s, paused %s ago, awaits approval of %d action(s):\n", id, waiting, len(byRun[id]))
+		fmt.Fprintf(w, "execution %s, paused %s ago, awaits %s:\n", id, waiting, awaitsWhat(byRun[id]))
 		a.print(w, id, byRun[id])
 	}
 }
