@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/defaults"
@@ -359,6 +360,12 @@ func cmdHappened(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		out = json.RawMessage(*result)
 	}
 	answer, err := s.handle.Resolve(ctx, id, seq, out)
+	var invalid *contract.ValidationError
+	if err != nil && out == nil && errors.As(err, &invalid) && invalid.Phase == "output" {
+		// Without --result the recorded result is null, which this tool
+		// cannot return: the person has to say what it returned.
+		return 0, fmt.Errorf("happened: give --result JSON, the result action %d returned, which the program receives as the call's result (without --result it is null, which the tool cannot return): %w", seq, err)
+	}
 	if err != nil {
 		return 0, notFound(err, id, j.jf.name)
 	}

@@ -140,12 +140,38 @@ func cmdExecutions(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		return 0, printJSON(stdout, list)
 	}
-	if len(list) == 0 && j.jf.name != "default" {
-		fmt.Fprintf(stdout, "no executions under the runtime name %q (--name) in %s\n", j.jf.name, redactDSN(j.jf.path))
-		return 0, nil
+	if len(list) == 0 {
+		if others := otherRuntimes(ctx, s.store, j.jf.name); len(others) > 0 {
+			give := "--name NAME"
+			if len(others) == 1 {
+				give = "--name " + shellQuote(others[0])
+			}
+			fmt.Fprintf(stdout, "no executions under the runtime name %q; the journal has runs under: %s (give %s)\n", j.jf.name, escapeControls(strings.Join(others, ", ")), escapeControls(give))
+			return 0, nil
+		}
+		if j.jf.name != "default" {
+			fmt.Fprintf(stdout, "no executions under the runtime name %q (--name) in %s\n", j.jf.name, redactDSN(j.jf.path))
+			return 0, nil
+		}
 	}
 	printExecutions(stdout, list, time.Now())
 	return 0, nil
+}
+
+// otherRuntimes is the runtime names other than name that have executions
+// in st, when st can list them (store.RuntimeLister): where a person
+// looking under the wrong --name finds their runs. A failure to list them
+// leaves them unsaid.
+func otherRuntimes(ctx context.Context, st store.Store, name string) []string {
+	l, ok := st.(store.RuntimeLister)
+	if !ok {
+		return nil
+	}
+	names, err := l.Runtimes(ctx)
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return n == name })
 }
 
 // cmdShow is `codemode show ID`: one execution.
@@ -172,10 +198,10 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		var p []codetool.Pending
 		for _, l := range e.Log {
 			if l.State == store.EntryPending {
-				p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args})
+				p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args, Uncertain: l.Uncertain})
 			}
 		}
-		fmt.Fprintln(stdout, "\nawaiting approval:")
+		fmt.Fprintf(stdout, "\nawaiting %s:\n", awaitsWhat(p))
 		awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full}.print(stdout, e.ID, p)
 	}
 	return 0, nil
@@ -396,7 +422,7 @@ func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store
 		if e, err := h.Execution(ctx, id); err == nil {
 			waiting = age(e.UpdatedAt, now)
 		}
-		fmt.Fprintf(w, "execution %s, paused %s ago, awaits approval of %d action(s):\n", id, waiting, len(byRun[id]))
+		fmt.Fprintf(w, "execution %s, paused %s ago, awaits %s:\n", id, waiting, awaitsWhat(byRun[id]))
 		a.print(w, id, byRun[id])
 	}
 }

@@ -156,10 +156,17 @@ func (a awaiting) printActions(w io.Writer, id string, pending []codetool.Pendin
 	} else if n := countUncertain(pending); n > 0 {
 		// An uncertain action's host died between running it and recording
 		// it: a person says whether it happened.
+		happened, reject, which := "N", "N", " (N: each one's action number)"
+		if n == 1 {
+			happened, which = strconv.FormatUint(uncertainSeq(pending), 10), ""
+		}
+		if n == 1 {
+			reject = happened // rejecting any pending action fails the run
+		}
 		fmt.Fprintf(w, "  uncertain: %d action(s) may have run already; answer each:\n", n)
-		fmt.Fprintf(w, "  it happened:  codemode happened%s%s %s N [--result JSON]\n", a.journal, a.tools, id)
+		fmt.Fprintf(w, "  it happened:  codemode happened%s%s %s %s [--result JSON]%s (JSON: the result it returned, which the program receives)\n", a.journal, a.tools, id, happened, which)
 		fmt.Fprintf(w, "  run again:    codemode approve%s%s %s --shown %s\n", a.journal, a.tools, id, durable.ShownDigest(pending))
-		fmt.Fprintf(w, "  fail the run: codemode reject%s %s N\n", a.journal, id)
+		fmt.Fprintf(w, "  fail the run: codemode reject%s %s %s\n", a.journal, id, reject)
 		return
 	} else {
 		fmt.Fprintf(w, "  approve %s: codemode approve%s%s %s --shown %s\n", these(len(pending)), a.journal, a.tools, id, durable.ShownDigest(pending))
@@ -203,4 +210,32 @@ func countUncertain(pending []codetool.Pending) int {
 		}
 	}
 	return n
+}
+
+// uncertainSeq is the action number of the first uncertain action of
+// pending, or 0 when there is none.
+func uncertainSeq(pending []codetool.Pending) uint64 {
+	for _, p := range pending {
+		if p.Uncertain {
+			return p.Seq
+		}
+	}
+	return 0
+}
+
+// awaitsWhat says what a pause with these pending actions waits for: a
+// person's approval of them or, when some are uncertain, an answer about
+// those (did it happen?), the others waiting with them (approved before
+// the host died, or awaiting approval: codetool.Pending does not say
+// which).
+func awaitsWhat(pending []codetool.Pending) string {
+	u := countUncertain(pending)
+	if u == 0 {
+		return fmt.Sprintf("approval of %d action(s)", len(pending))
+	}
+	s := fmt.Sprintf("an answer about %d uncertain action(s) (did it happen? its host died before recording it)", u)
+	if rest := len(pending) - u; rest > 0 {
+		s += fmt.Sprintf("; %d other action(s) wait with it", rest)
+	}
+	return s
 }

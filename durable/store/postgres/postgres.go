@@ -68,7 +68,10 @@ type pgStore struct {
 	where   string // host:port/database, for error messages (no credentials)
 }
 
-var _ store.Store = (*pgStore)(nil)
+var (
+	_ store.Store         = (*pgStore)(nil)
+	_ store.RuntimeLister = (*pgStore)(nil)
+)
 
 // Open connects to the database at dsn (postgres://user:password@host:port/database?options,
 // or a key=value connection string; see pgx's pgconn.ParseConfig), checks
@@ -78,9 +81,10 @@ var _ store.Store = (*pgStore)(nil)
 // the versions when the schema was written by a newer program.
 //
 // The store is safe for concurrent use, and any number of processes may open
-// the same database (and schema) at once. To inspect the journal (backups,
-// statistics), connect with pgx or psql; writing its tables directly
-// bypasses the conditional transitions that keep it consistent.
+// the same database (and schema) at once; it implements
+// store.RuntimeLister. To inspect the journal (backups, statistics),
+// connect with pgx or psql; writing its tables directly bypasses the
+// conditional transitions that keep it consistent.
 func Open(ctx context.Context, dsn string, opts Options) (store.Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -775,6 +779,29 @@ func (s *pgStore) Orphans(ctx context.Context, runtime string, at int64) ([]stri
 		return nil, s.wrap("listing orphaned executions", err)
 	}
 	return ids, nil
+}
+
+// Runtimes implements store.RuntimeLister.
+func (s *pgStore) Runtimes(ctx context.Context) ([]string, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var names []string
+	err := retryRead(ctx, func(ctx context.Context) error {
+		names = nil
+		return query(ctx, s.pool, func(rows pgx.Rows) error {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				return err
+			}
+			names = append(names, name)
+			return nil
+		}, `SELECT DISTINCT runtime FROM codemode_executions`)
+	})
+	if err != nil {
+		return nil, s.wrap("listing runtime names", err)
+	}
+	slices.Sort(names) // byte order, whatever the database's collation
+	return names, nil
 }
 
 // DeleteExecution implements store.Store.

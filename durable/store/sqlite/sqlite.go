@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,8 +37,9 @@ type fileStore struct {
 }
 
 var (
-	_ store.Store        = (*fileStore)(nil)
-	_ store.EntryBatcher = (*fileStore)(nil)
+	_ store.Store         = (*fileStore)(nil)
+	_ store.EntryBatcher  = (*fileStore)(nil)
+	_ store.RuntimeLister = (*fileStore)(nil)
 )
 
 // Options are the store's settings.
@@ -52,7 +54,7 @@ type Options struct {
 // be opened, is not a SQLite database, or was written by a newer program
 // (a schema version this one does not know). The store is safe for
 // concurrent use, including by other processes that open the same file,
-// and implements store.EntryBatcher. To inspect the file (backups,
+// and implements store.EntryBatcher and store.RuntimeLister. To inspect the file (backups,
 // VACUUM), open it with database/sql and the modernc.org/sqlite driver;
 // writing the journal's tables directly bypasses the conditional
 // transitions that keep it consistent.
@@ -690,6 +692,28 @@ func (s *fileStore) Orphans(ctx context.Context, runtime string, at int64) ([]st
 		return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
 	}
 	return ids, nil
+}
+
+// Runtimes implements store.RuntimeLister.
+func (s *fileStore) Runtimes(ctx context.Context) ([]string, error) {
+	rows, err := s.query(ctx, `SELECT DISTINCT runtime FROM executions`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing runtime names: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("sqlite: listing runtime names: %w", err)
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: listing runtime names: %w", err)
+	}
+	slices.Sort(names) // byte order, whatever the collation
+	return names, nil
 }
 
 // DeleteExecution implements store.Store.
