@@ -202,7 +202,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			}
 		}
 		fmt.Fprintf(stdout, "\nawaiting %s:\n", awaitsWhat(p))
-		awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full}.print(stdout, e.ID, p)
+		awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full}.forRun(e).print(stdout, e.ID, p)
 	}
 	return 0, nil
 }
@@ -418,12 +418,12 @@ func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		waiting := "?"
+		waiting, ra := "?", a
 		if e, err := h.Execution(ctx, id); err == nil {
-			waiting = age(e.UpdatedAt, now)
+			waiting, ra = age(e.UpdatedAt, now), a.forRun(e)
 		}
 		fmt.Fprintf(w, "execution %s, paused %s ago, awaits %s:\n", id, waiting, awaitsWhat(byRun[id]))
-		a.print(w, id, byRun[id])
+		ra.print(w, id, byRun[id])
 	}
 }
 

@@ -270,6 +270,12 @@ func TestApproveRefusesAGoProgramsRun(t *testing.T) {
 	if err != nil || paused.Status != codetool.StatusPaused {
 		t.Fatalf("%+v %v", paused, err)
 	}
+	for _, cmd := range []string{"pending", "show"} {
+		_, stdout, _ := runCLI(t, cmd, "--journal", journal, "--name", "bank", paused.ExecutionID)
+		if !strings.Contains(stdout, "a Go program with tools of its own started this run: approve it there") || strings.Contains(stdout, "--tools FILE") || strings.Contains(stdout, "codemode approve") {
+			t.Errorf("%s offers the command line's approval of a Go program's run, or not the program's:\n%s", cmd, stdout)
+		}
+	}
 	ran := filepath.Join(t.TempDir(), "other.log")
 	other := writeFile(t, "other.json", `{"tools": [{"name": "transfer", "description": "Another transfer.",
   "inputSchema": {"type": "object"}, "outputSchema": {}, "command": ["sh", "-c", "cat >> `+ran+`; echo '\"other\"'"]}]}`)

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
 )
 
 // foldAt is how many characters of one string argument a terminal shows
@@ -118,6 +120,15 @@ type awaiting struct {
 	journal string // " --journal FILE --name NAME" as the run was given, or ""
 	tools   string // " --tools FILE" as the run was given
 	full    bool   // --full: every argument in full
+	// goProgram: a Go program with tools of its own started the run
+	// (durable.GoProgramConfiguration), so only it approves or answers.
+	goProgram bool
+}
+
+// forRun is a as it applies to execution e.
+func (a awaiting) forRun(e *store.Execution) awaiting {
+	a.goProgram = maps.Equal(e.Configuration, durable.GoProgramConfiguration())
+	return a
 }
 
 // print prints the pending actions of execution id with their arguments
@@ -126,7 +137,7 @@ type awaiting struct {
 // approval and says how to see them all.
 func (a awaiting) print(w io.Writer, id string, pending []codetool.Pending) {
 	a.printActions(w, id, pending)
-	if a.tools == unknownTools {
+	if a.tools == unknownTools && !a.goProgram {
 		fmt.Fprintln(w, "  (FILE: the tools file the run used; a run over MCP servers or OpenAPI documents takes the --mcp, --config or --openapi flags it used instead)")
 	}
 }
@@ -153,6 +164,10 @@ func (a awaiting) printActions(w io.Writer, id string, pending []codetool.Pendin
 	}
 	if anyFolded {
 		fmt.Fprintf(w, "  some arguments are folded; to see them all and approve: codemode pending%s --full %s\n", a.journal, id)
+	} else if a.goProgram {
+		// The command line's tools would be others under the same names:
+		// it refuses (durable.ErrConfigurationChanged).
+		fmt.Fprintf(w, "  a Go program with tools of its own started this run: approve it there (durable.Handle.ApproveShown with %q, or Resolve for an uncertain action); the command line refuses to\n", durable.ShownDigest(pending))
 	} else if n := countUncertain(pending); n > 0 {
 		// An uncertain action's host died between running it and recording
 		// it: a person says whether it happened.
