@@ -107,12 +107,18 @@ func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.
 	return usageError{hint}
 }
 
-// notFound rewords a missing execution for a person.
-func notFound(err error, id, name string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no execution %s in runtime %q (codemode executions lists them)", id, name)
+// notFound rewords a missing execution for a person, naming the runtime
+// name it is under when the journal has it under another (st lists them).
+func notFound(ctx context.Context, st store.Store, err error, id, name string) error {
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
-	return err
+	for _, other := range otherRuntimes(ctx, st, name) {
+		if _, err := st.Execution(ctx, other, id); err == nil {
+			return fmt.Errorf("no execution %s under the runtime name %q; it is under %q (give --name %s)", id, name, other, shellQuote(other))
+		}
+	}
+	return fmt.Errorf("no execution %s in runtime %q (codemode executions lists them)", id, name)
 }
 
 // cmdExecutions is `codemode executions`: the newest executions.
@@ -188,7 +194,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	defer s.close()
 	e, err := s.handle.Execution(ctx, j.args[0])
 	if err != nil {
-		return 0, notFound(err, j.args[0], j.jf.name)
+		return 0, notFound(ctx, s.store, err, j.args[0], j.jf.name)
 	}
 	if j.jf.asJSON {
 		return 0, printJSON(stdout, e)
@@ -225,7 +231,7 @@ func cmdPending(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	defer s.close()
 	if id != "" {
 		if _, err := s.handle.Execution(ctx, id); err != nil {
-			return 0, notFound(err, id, j.jf.name)
+			return 0, notFound(ctx, s.store, err, id, j.jf.name)
 		}
 	}
 	p, err := s.handle.Pending(ctx, id)

@@ -848,3 +848,17 @@ func TestJournalCLIExecutionsNamesTheRuntimesWithRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalCLINamesTheRuntimeOfAnExecution: show, pending and approve of
+// an execution recorded under another runtime name say which name to give.
+func TestJournalCLINamesTheRuntimeOfAnExecution(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--tools", f.tools, "--name", "bank", "--json", f.program)
+	want := `it is under "bank" (give --name bank)`
+	for _, args := range [][]string{{"show", paused.ExecutionID}, {"pending", paused.ExecutionID}, {"approve", "--tools", f.tools, paused.ExecutionID}} {
+		code, stdout, stderr := f.cli(t, args...)
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("%q under the default name: exit %d %q %q, want %q", args, code, stdout, stderr, want)
+		}
+	}
+}
