@@ -760,48 +760,39 @@ func (s *pgStore) Orphans(ctx context.Context, runtime string, at int64) ([]stri
 	if !key(runtime) {
 		return nil, nil
 	}
-	ctx, cancel := s.deadline(ctx)
-	defer cancel()
-	var ids []string
-	err := retryRead(ctx, func(ctx context.Context) error {
-		ids = nil
-		return query(ctx, s.pool, func(rows pgx.Rows) error {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-			return nil
-		}, `SELECT id FROM codemode_executions WHERE runtime = $1 AND status = 'running' AND lease_until < $2
+	return s.column(ctx, "listing orphaned executions", `SELECT id FROM codemode_executions WHERE runtime = $1 AND status = 'running' AND lease_until < $2
 			ORDER BY created_at, id`, runtime, at)
-	})
-	if err != nil {
-		return nil, s.wrap("listing orphaned executions", err)
-	}
-	return ids, nil
 }
 
 // Runtimes implements store.RuntimeLister.
 func (s *pgStore) Runtimes(ctx context.Context) ([]string, error) {
+	names, err := s.column(ctx, "listing runtime names", `SELECT DISTINCT runtime FROM codemode_executions`)
+	slices.Sort(names) // byte order, whatever the database's collation
+	return names, err
+}
+
+// column runs q, a query of one text column, within the statement
+// deadline and retried as reads are, and returns its values in order;
+// errors say what (the doing of it) failed.
+func (s *pgStore) column(ctx context.Context, what, q string, args ...any) ([]string, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	var names []string
+	var out []string
 	err := retryRead(ctx, func(ctx context.Context) error {
-		names = nil
+		out = nil
 		return query(ctx, s.pool, func(rows pgx.Rows) error {
-			var name string
-			if err := rows.Scan(&name); err != nil {
+			var v string
+			if err := rows.Scan(&v); err != nil {
 				return err
 			}
-			names = append(names, name)
+			out = append(out, v)
 			return nil
-		}, `SELECT DISTINCT runtime FROM codemode_executions`)
+		}, q, args...)
 	})
 	if err != nil {
-		return nil, s.wrap("listing runtime names", err)
+		return nil, s.wrap(what, err)
 	}
-	slices.Sort(names) // byte order, whatever the database's collation
-	return names, nil
+	return out, nil
 }
 
 // DeleteExecution implements store.Store.

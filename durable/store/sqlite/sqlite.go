@@ -674,46 +674,37 @@ func (s *fileStore) LeaseExecution(ctx context.Context, runtime, id string, l st
 
 // Orphans implements store.Store.
 func (s *fileStore) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
-	rows, err := s.query(ctx, `SELECT id FROM executions WHERE runtime = ? AND status = 'running' AND lease_until < ?
+	return s.column(ctx, "listing orphaned executions", `SELECT id FROM executions WHERE runtime = ? AND status = 'running' AND lease_until < ?
 		ORDER BY created_at, id`, runtime, at)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
-	}
-	return ids, nil
 }
 
 // Runtimes implements store.RuntimeLister.
 func (s *fileStore) Runtimes(ctx context.Context) ([]string, error) {
-	rows, err := s.query(ctx, `SELECT DISTINCT runtime FROM executions`)
+	names, err := s.column(ctx, "listing runtime names", `SELECT DISTINCT runtime FROM executions`)
+	slices.Sort(names) // byte order, whatever the collation
+	return names, err
+}
+
+// column runs q, a query of one text column, and returns its values in
+// order; errors say what (the doing of it) failed.
+func (s *fileStore) column(ctx context.Context, what, q string, args ...any) ([]string, error) {
+	rows, err := s.query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: listing runtime names: %w", err)
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
 	}
 	defer rows.Close()
-	var names []string
+	var out []string
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("sqlite: listing runtime names: %w", err)
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("sqlite: %s: %w", what, err)
 		}
-		names = append(names, name)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: listing runtime names: %w", err)
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
 	}
-	slices.Sort(names) // byte order, whatever the collation
-	return names, nil
+	return out, nil
 }
 
 // DeleteExecution implements store.Store.
