@@ -32,7 +32,12 @@
 // and so is a tool's output of pointer type (nil for "not found"). A
 // pointer slice element or map value is declared T; a handler that puts a
 // nil one there has a bug, which fails the call (see [NewTool]). [StrictSchemas] keeps closed, inlined, null-free
-// schemas for embedders who want them.
+// schemas for embedders who want them. One exception makes TypeScript's
+// undefined valid where the declaration admits it: a struct member declared
+// unknown (an interface or json.RawMessage field without omitempty) is
+// declared required, as Go always writes it, but a tool's input may leave
+// it out, since a program may pass undefined there, which JSON.stringify
+// leaves out, and encoding/json then leaves the field nil, as null does.
 //
 // A tool's input is also decoded into its Go type before the handler runs
 // (by [Tool.CheckInput]), and a value the type refuses although the

@@ -37,6 +37,10 @@ type Tool struct {
 	annotations Annotations
 	policy      Policy
 
+	// accepts, for a typed tool (NewTool), is the schema CheckInput
+	// checks input against, which may differ from input, the declared one
+	// (see toolOptions.absentUnknown); nil for other tools.
+	accepts *Schema
 	// decodes, for a typed tool (NewTool), decodes an input its schema
 	// accepts into the Go type, and says where the type refuses it (see
 	// decodeFailures); nil for other tools.
@@ -149,6 +153,10 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
 	}
+	accepts, err := acceptedSchema[In](o, in)
+	if err != nil {
+		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
+	}
 	oo := o
 	oo.nullableRoot = true
 	out, plan, err := typedSchema[Out](oo)
@@ -184,6 +192,7 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, err
 	}
+	t.accepts = accepts
 	t.decodes = func(raw json.RawMessage) *ValidationError {
 		_, verr := decode(raw)
 		return verr
@@ -212,6 +221,26 @@ func typedSchema[T any](o toolOptions) (*Schema, *fillPlan, error) {
 	return s, plan, nil
 }
 
+// acceptedSchema is the schema a typed tool's input In is checked
+// against: declared, its schema, unless a member declared unknown may be
+// absent (see toolOptions.absentUnknown).
+func acceptedSchema[In any](o toolOptions, declared *Schema) (*Schema, error) {
+	o.absentUnknown = true
+	t := reflect.TypeFor[In]()
+	raw, _, err := reflectType(t, o)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", t, err)
+	}
+	if bytes.Equal(raw, declared.raw) {
+		return declared, nil
+	}
+	s, err := NewSchema(raw)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", t, err)
+	}
+	return s, nil
+}
+
 // ToolOption changes how NewTool defines a tool.
 type ToolOption func(*toolOptions)
 
@@ -221,6 +250,14 @@ type toolOptions struct {
 	// output, which a handler may return nil); set by NewTool, not an
 	// option.
 	nullableRoot bool
+	// absentUnknown reflects the schema a typed tool's input is checked
+	// against: a struct member declared unknown (an interface,
+	// json.RawMessage) may be absent. TypeScript lets a program pass
+	// undefined there, which JSON.stringify leaves out, and encoding/json
+	// leaves the field nil, as null does. Declarations keep the member
+	// required, as Go writes it: the named types they declare are shared
+	// by inputs and outputs. Set by NewTool, not an option.
+	absentUnknown bool
 }
 
 // StrictSchemas makes NewTool reflect closed schemas without nulls, for an
@@ -453,8 +490,17 @@ func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage
 //     again by the handler, and each spot the type refuses is a line
 //     naming its JSON pointer ("/node/due: got \"2026-01-01\", want an
 //     RFC 3339 date-time …"), as a schema failure is.
+//   - For a tool made by NewTool, a struct member declared unknown (an
+//     interface or json.RawMessage field) may be absent, although the
+//     declaration and the input schema require it: TypeScript lets a
+//     program pass undefined there, which JSON.stringify leaves out, and
+//     encoding/json leaves the field nil, as null does.
 func (t *Tool) CheckInput(input json.RawMessage) error {
-	if err := t.input.Validate(input); err != nil {
+	schema := t.input
+	if t.accepts != nil {
+		schema = t.accepts
+	}
+	if err := schema.Validate(input); err != nil {
 		return validationError(t.name, "input", err)
 	}
 	if t.decodes != nil {

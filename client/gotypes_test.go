@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 // TestTypedToolInputItsGoTypeRefusesIsAToolValidationError: a value the
@@ -91,5 +93,69 @@ func TestTypedToolInputItsGoTypeRefusesIsAToolValidationError(t *testing.T) {
 				t.Errorf("the middleware and handler ran %d times, want %d", n, tc.runs)
 			}
 		})
+	}
+}
+
+// TestTypedToolTakesUndefinedForAnUnknownMember: TypeScript lets a
+// program pass undefined for a member declared unknown (a Go interface
+// field without omitempty), which JSON.stringify leaves out; the checker
+// and the host agree that the call is valid, and the handler receives nil.
+func TestTypedToolTakesUndefinedForAnUnknownMember(t *testing.T) {
+	ctx := context.Background()
+	d := quickjs.New(quickjs.Options{InProcess: true})
+	t.Cleanup(func() { _ = d.Close() })
+	rt, err := client.NewRuntime(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+
+	type tagIn struct {
+		Name  string `json:"name"`
+		Extra any    `json:"extra"`
+	}
+	var got []tagIn
+	tag, err := contract.NewTool("tag", "Tags a thing.", func(ctx context.Context, in tagIn) (string, error) {
+		got = append(got, in)
+		return in.Name, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := client.New(rt, c)
+	code := `const extra: unknown = undefined;
+await codemode.tag({ name: "a", extra: undefined });
+await codemode.tag({ name: "b", extra });
+await codemode.tag({ name: "c", extra: null });
+"done"`
+	checker, err := typecheck.New(typecheck.Options{})
+	switch {
+	case errors.Is(err, typecheck.ErrNotInstalled) && !requireTsc():
+		t.Log("no TypeScript checker:", err)
+	case err != nil:
+		t.Fatal(err)
+	default:
+		defer checker.Close()
+		res, err := cl.ValidateCode(ctx, checker, code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Valid {
+			t.Fatalf("the checker refuses the program:\n%s", res.Report)
+		}
+	}
+	out, err := cl.RunCode(ctx, code, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != client.Success || string(out.Value) != `"done"` {
+		t.Fatalf("outcome %s %s (%+v), want success", out.Kind, out.Value, out.Error)
+	}
+	if len(got) != 3 || got[0].Extra != nil || got[1].Extra != nil || got[2].Extra != nil {
+		t.Errorf("the handler got %+v, want three inputs with a nil Extra", got)
 	}
 }
