@@ -23,15 +23,36 @@
 // own type, is a named declaration in the namespace's types
 // (CodemodeTypes.Issue), declared once however many tools use it; a map is
 // Record<string, V>; an interface or json.RawMessage is unknown (validated
-// only as JSON); time.Time is a date-time string; []byte a base64 string.
-// One rule makes Go's zero values valid, for input and output alike: a nil
-// slice is sent as [], a nil map as {} and a nil []byte as "", as their
+// only as JSON); time.Time is a date-time string (declared with the JSDoc
+// tag @format date-time); []byte a base64 string. One rule makes Go's
+// zero values valid, for input and output alike: a nil slice is sent as
+// [], a nil map as {} and a nil []byte as "", as their
 // schemas say, while a pointer field without omitempty or omitzero (and a
 // pointer element of an array) is declared T | null, null being Go's nil,
 // and so is a tool's output of pointer type (nil for "not found"). A
 // pointer slice element or map value is declared T; a handler that puts a
 // nil one there has a bug, which fails the call (see [NewTool]). [StrictSchemas] keeps closed, inlined, null-free
-// schemas for embedders who want them.
+// schemas for embedders who want them. One exception makes TypeScript's
+// undefined valid where the declaration admits it: a struct member declared
+// unknown (an interface or json.RawMessage field without omitempty) is
+// declared required, as Go always writes it, but a tool's input may leave
+// it out, since a program may pass undefined there, which JSON.stringify
+// leaves out, and encoding/json then leaves the field nil, as null does.
+//
+// A tool's input is also decoded into its Go type before the handler runs
+// (by [Tool.CheckInput]), and a value the type refuses although the
+// schema accepts it (a time.Time that is not an RFC 3339 date-time, a
+// type's own UnmarshalText or UnmarshalJSON failing, an int64 beyond its
+// range) fails as a schema failure does, a *ValidationError line naming
+// its JSON pointer:
+//
+//	/node/due: got "2026-01-01", want an RFC 3339 date-time such as "2026-01-02T15:04:05Z" or "2026-01-02T15:04:05.5+01:00" (cannot parse "" as "T")
+//
+// The validator does not assert "format" (JSON Schema Validation draft
+// 2020-12, section 7.2.1: off by default), so a foreign tool's formats
+// stay annotations; nor would "date-time" be exact for time.Time, which
+// refuses a lower-case "t" or "z" and a leap second that RFC 3339 section
+// 5.6 allows.
 //
 // # const and discriminated unions from Go types
 //

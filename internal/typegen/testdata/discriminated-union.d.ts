@@ -5,6 +5,7 @@ interface Tools {
   }): Promise<{
     status: "paid";
     amount: number;
+    /** @format date-time */
     paidAt: string;
   } | {
     status: "pending";

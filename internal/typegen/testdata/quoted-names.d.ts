@@ -1,6 +1,7 @@
 interface Tools {
   /** Fetch a URL. */
   httpGet(input: {
+    /** @format uri */
     url: string;
     headers?: {
       "Accept-Language"?: string;
