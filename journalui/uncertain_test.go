@@ -55,6 +55,9 @@ func TestUncertainActionIsAnsweredOnThePage(t *testing.T) {
 				t.Errorf("%s lacks %q", page, want)
 			}
 		}
+		if page != "/" && !strings.Contains(body, `data-status="paused">awaits an answer: did it happen?</span>`) {
+			t.Errorf("%s: the run's badge does not say it awaits an answer", page)
+		}
 		if n := strings.Count(body, `/happened"`); n != 1 {
 			t.Errorf("%s offers %d happened forms, want 1 (the uncertain action's)", page, n)
 		}
