@@ -34,6 +34,16 @@ func TestOverflows(t *testing.T) {
 		{"1" + strings.Repeat("0", 308), false}, // 1e308
 		{"1" + strings.Repeat("0", 308) + "e-400", false},
 		{"0." + strings.Repeat("0", 400) + "1e700", false},
+		// More than 800 digits before the point, which ParseFloat misreads.
+		{"1" + strings.Repeat("0", 2000) + "e-1600", true}, // 1e400
+		{"-1" + strings.Repeat("0", 2000) + "e-1600", true},
+		{"1" + strings.Repeat("0", 2000) + "e-1692", false}, // 1e308
+		{"17976931348623159" + strings.Repeat("0", 2000) + "e-1708", true},
+		{"17976931348623157" + strings.Repeat("0", 2000) + "e-1708", false},
+		{"0." + strings.Repeat("0", 2000) + "1e2309", false}, // 1e308
+		{"0." + strings.Repeat("0", 2000) + "1e2310", true},
+		{"0.000e99999", false},
+		{"1" + strings.Repeat("0", 2000) + "e-99999999999999999999", false},
 	} {
 		if got := Overflows([]byte(tc.lit)); got != tc.want {
 			t.Errorf("Overflows(%.50s) = %v, want %v", tc.lit, got, tc.want)
