@@ -43,12 +43,15 @@ const maxDecodeFailureLines = 20
 // The search decodes each value it enters again, so its work is the
 // input's size times its depth: a program could send a recursive type
 // 1,000 levels deep around a 4 MiB string and keep the host busy for
-// minutes. decodeWork bounds the bytes the search decodes to
-// decodeWorkFactor times the input's size plus decodeWorkBase; past that
-// it enters nothing more, and a failure not yet located is reported at
-// the deepest value that holds it (the root at least).
+// minutes. The search decodes at most decodeWorkFactor times the input's
+// size plus decodeWorkBase bytes; past that it enters nothing more, and a
+// failure not yet located is reported at the deepest value that holds it
+// (the root at least). Each level entered costs about twice its size, so
+// the factor reaches a failure four levels deep in an input of any size
+// (16 MiB: a map's bad member located in 4.3 s where a valid input is
+// checked in 1.2 s; the 16 MiB recursive input stopped in 0.9 s).
 const (
-	decodeWorkFactor = 4
+	decodeWorkFactor = 8
 	decodeWorkBase   = 1 << 20
 )
 
