@@ -165,3 +165,60 @@ func checkDecodeFailure(t *testing.T, what string, err error, want []string) {
 		t.Errorf("%s: Lines =\n%s\nwant lines starting\n%s", what, strings.Join(tv.Lines, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// treeNode is a recursive type: a program can nest it as deep as JSON
+// goes.
+type treeNode struct {
+	At   time.Time  `json:"at"`
+	Name string     `json:"name"`
+	Kids []treeNode `json:"kids"`
+}
+
+// nestedTree is depth treeNodes, each the only kid of the one before,
+// the innermost of which has a bad date-time and a name of blob bytes.
+func nestedTree(depth, blob int) json.RawMessage {
+	var b strings.Builder
+	for range depth {
+		b.WriteString(`{"at":"2026-01-02T15:04:05Z","name":"","kids":[`)
+	}
+	b.WriteString(`{"at":"bad","name":"` + strings.Repeat("x", blob) + `","kids":[]}`)
+	b.WriteString(strings.Repeat(`]}`, depth))
+	return json.RawMessage(b.String())
+}
+
+// The search for decode failures decodes each value it enters again: on
+// a deep input around a large string it stops within a budget (before,
+// 1,000 levels around 4 MiB kept the host busy for two minutes) and
+// reports the failure at the deepest value it reached; a small deep input
+// is searched to the end.
+func TestTypedToolBoundsTheSearchForDecodeFailures(t *testing.T) {
+	tool, err := contract.NewTool("tree", "Walk a tree.", func(ctx context.Context, in treeNode) (int, error) { return 0, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		label       string
+		depth, blob int
+		located     bool // whether the line names the innermost node
+	}{
+		{"small and deep", 100, 0, true},
+		{"deep around a large string", 300, 1 << 20, false},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			var tv *contract.ValidationError
+			if err := tool.CheckInput(nestedTree(tc.depth, tc.blob)); !errors.As(err, &tv) {
+				t.Fatalf("CheckInput = %v, want a *ValidationError", err)
+			}
+			if len(tv.Lines) != 1 {
+				t.Fatalf("Lines = %q, want one", tv.Lines)
+			}
+			innermost := strings.Repeat("/kids/0", tc.depth) + "/at: got \"bad\""
+			if got := strings.HasPrefix(tv.Lines[0], innermost); got != tc.located {
+				t.Errorf("line %.200q names the innermost node: %v, want %v", tv.Lines[0], got, tc.located)
+			}
+			if !tc.located && !strings.Contains(tv.Lines[0], "does not decode") {
+				t.Errorf("line %.200q does not say what does not decode", tv.Lines[0])
+			}
+		})
+	}
+}

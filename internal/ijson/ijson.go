@@ -93,14 +93,45 @@ func Overflows(lit []byte) bool {
 	if !hasExp && intDigits <= 308 {
 		return false
 	}
+	return overflowsNormalized(lit[:i], intDigits, exp)
+}
+
+// overflowsNormalized answers Overflows for the digits of a number (lit
+// up to its exponent) that has intDigits before its point and exp as its
+// exponent. It writes the number as 0.DIGITS×10^mag, mag the exponent
+// that places its first digit that is not 0: ParseFloat misreads a
+// literal with more than 800 digits before its point and an exponent
+// (1 then 2,000 zeros then e-1600, which is 1e400, reads as 0).
+func overflowsNormalized(mantissa []byte, intDigits, exp int) bool {
+	digits := make([]byte, 0, len(mantissa)+2)
+	digits = append(digits, '0', '.')
+	mag := intDigits + exp
+	for _, c := range mantissa {
+		switch {
+		case c < '0' || c > '9':
+		case c == '0' && len(digits) == 2:
+			mag--
+		default:
+			digits = append(digits, c)
+		}
+	}
+	switch {
+	case len(digits) == 2: // 0
+		return false
+	case mag <= 308: // below 1e308
+		return false
+	case mag > 309: // at least 1e309
+		return true
+	}
 	// ParseFloat rounds as JSON.parse does (to nearest): past half a unit
 	// beyond the largest double it returns ±Inf (and ErrRange).
-	f, _ := strconv.ParseFloat(string(lit), 64)
+	f, _ := strconv.ParseFloat(string(digits)+"e309", 64)
 	return math.IsInf(f, 0)
 }
 
-// exponent reads a JSON exponent's sign and digits, saturating at ±1e6
-// (far past where a double ends either way).
+// exponent reads a JSON exponent's sign and digits, saturating at ±1e15
+// (far past where a double ends either way, and past any literal's count
+// of digits, which it is added to).
 func exponent(b []byte) int {
 	neg := false
 	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
@@ -109,7 +140,7 @@ func exponent(b []byte) int {
 	}
 	n := 0
 	for _, c := range b {
-		if n < 1e6 {
+		if n < 1e15 {
 			n = n*10 + int(c-'0')
 		}
 	}
