@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -158,13 +159,20 @@ func skipSpace(b []byte, i int) int {
 // skipString is the index after the JSON string starting at b[i] ('"'),
 // -1 when it does not end.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		escapes := 0
+		for e := j - 1; e > i && b[e] == '\\'; e-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
 			return j + 1
 		}
+		j++
 	}
 	return -1
 }
