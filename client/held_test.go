@@ -82,6 +82,7 @@ func TestLargeOutputsAreCheckedBeforeTheProgramSees(t *testing.T) {
 		{"large and valid", 4000, `3999`, "rows 4000 last {\"n\":3999}", true},
 		{"large, breaks the schema", 4000, `"leaked"`, "ToolValidationError", true},
 		{"large, not JSON", 4000, `1,]`, "ToolValidationError", true},
+		{"large, a number beyond a double", 4000, `-1e400`, "ToolValidationError", true},
 		{"small and valid", 3, `2`, "rows 3 last {\"n\":2}", false},
 		{"small, breaks the schema", 3, `"leaked"`, "ToolValidationError", false},
 	}

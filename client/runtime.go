@@ -17,8 +17,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/internal/esbuildchild"
+	"github.com/codemode-go/codemode/internal/ijson"
 	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/codemode-go/codemode/runner"
@@ -1059,10 +1061,25 @@ func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMe
 	if h := callHooksFor(ctx, call); h != nil && h.checked {
 		return out, err // a Client checked it against the tool's schema
 	}
-	if err == nil && !json.Valid(out) {
-		return nil, fmt.Errorf("tool %s.%s returned a value that is not JSON", call.Namespace, call.Tool)
+	if err == nil {
+		if cerr := ijson.Check(out); cerr != nil {
+			return nil, outputCheckFailure(call, cerr)
+		}
 	}
 	return out, err
+}
+
+// outputCheckFailure is the ToolValidationError of a call whose output
+// ijson.Check refused (err): not JSON, or with a number beyond a double
+// that the program would read as ±Infinity. It is what a Client's check
+// against the tool's output schema reports for the same output.
+func outputCheckFailure(call ToolCall, err error) error {
+	line := "/: contract: value is not JSON: " + err.Error()
+	var re *ijson.RangeError
+	if errors.As(err, &re) {
+		line = re.Error()
+	}
+	return &toolValidationFailure{err: &contract.ValidationError{Tool: call.Tool, Phase: "output", Lines: []string{line}}, namespace: call.Namespace}
 }
 
 var _ io.Closer = (*runnerConn)(nil)

@@ -406,6 +406,7 @@ func TestValidateInputReportsViolations(t *testing.T) {
 		{"string", "Paris", "/: "},
 		{"not JSON", json.RawMessage(`{"type":`), "/: contract: value is not JSON"},
 		{"empty RawMessage", json.RawMessage(nil), "/: contract: value is not JSON"},
+		{"number beyond a double", json.RawMessage(`{"type":"weather.requested","location":1e400}`), "/location: 1e400 is beyond the range of a double"},
 		{"channel", ch, "/: not encodable as JSON: json: unsupported type: chan int"},
 		{"+Inf", math.Inf(1), "/: not encodable as JSON: json: unsupported value: +Inf"},
 		{"NaN inside", map[string]any{"type": "weather.requested", "location": math.NaN()}, "/: not encodable as JSON"},

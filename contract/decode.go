@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/codemode-go/codemode/internal/ijson"
 )
 
 // decodeJSON decodes one JSON text into the value form the schema
@@ -17,7 +19,10 @@ import (
 // speed: it works on the bytes in one pass, with no reflection and no
 // token stream. As encoding/json does, invalid UTF-8 and lone surrogates in
 // strings become U+FFFD, the last of duplicate names wins, and nesting
-// deeper than maxDecodeDepth is an error.
+// deeper than maxDecodeDepth is an error. A number beyond the range of a
+// double (ijson.Overflows), which a program would read as ±Infinity, is a
+// *ijson.RangeError naming the first, when the text is JSON otherwise; the
+// validator would read it exactly and let a schema's "integer" pass it.
 func decodeJSON(data []byte) (any, error) {
 	d := jsonDecoder{data: data}
 	d.space()
@@ -29,6 +34,9 @@ func decodeJSON(data []byte) (any, error) {
 	if d.i < len(d.data) {
 		return nil, d.errorf("invalid character %q after top-level value", d.data[d.i])
 	}
+	if d.overEnd > 0 {
+		return nil, ijson.RangeAt(data, d.overStart, d.overEnd)
+	}
 	return v, nil
 }
 
@@ -38,6 +46,9 @@ const maxDecodeDepth = 10000
 type jsonDecoder struct {
 	data []byte
 	i    int
+	// overStart and overEnd bound the first number that overflows a
+	// double; overEnd is 0 while there is none.
+	overStart, overEnd int
 }
 
 func (d *jsonDecoder) errorf(format string, args ...any) error {
@@ -209,6 +220,7 @@ func (d *jsonDecoder) number() (any, error) {
 	default:
 		return nil, d.errorf("invalid character %q in numeric literal", b[d.i])
 	}
+	long := d.i-start > 308
 	if d.i < len(b) && b[d.i] == '.' {
 		d.i++
 		if d.i >= len(b) {
@@ -219,6 +231,7 @@ func (d *jsonDecoder) number() (any, error) {
 		}
 	}
 	if d.i < len(b) && (b[d.i] == 'e' || b[d.i] == 'E') {
+		long = true
 		d.i++
 		if d.i < len(b) && (b[d.i] == '+' || b[d.i] == '-') {
 			d.i++
@@ -229,6 +242,11 @@ func (d *jsonDecoder) number() (any, error) {
 		if digits() == 0 {
 			return nil, d.errorf("invalid character %q in exponent of numeric literal", b[d.i])
 		}
+	}
+	// Without an exponent, an integer part of at most 308 digits is below
+	// 1e308: only the rest need ijson.Overflows.
+	if long && d.overEnd == 0 && ijson.Overflows(b[start:d.i]) {
+		d.overStart, d.overEnd = start, d.i
 	}
 	return json.Number(b[start:d.i]), nil
 }

@@ -23,15 +23,36 @@
 // own type, is a named declaration in the namespace's types
 // (CodemodeTypes.Issue), declared once however many tools use it; a map is
 // Record<string, V>; an interface or json.RawMessage is unknown (validated
-// only as JSON); time.Time is a date-time string; []byte a base64 string.
-// One rule makes Go's zero values valid, for input and output alike: a nil
-// slice is sent as [], a nil map as {} and a nil []byte as "", as their
+// only as JSON); time.Time is a date-time string (declared with the JSDoc
+// tag @format date-time); []byte a base64 string. One rule makes Go's
+// zero values valid, for input and output alike: a nil slice is sent as
+// [], a nil map as {} and a nil []byte as "", as their
 // schemas say, while a pointer field without omitempty or omitzero (and a
 // pointer element of an array) is declared T | null, null being Go's nil,
 // and so is a tool's output of pointer type (nil for "not found"). A
 // pointer slice element or map value is declared T; a handler that puts a
 // nil one there has a bug, which fails the call (see [NewTool]). [StrictSchemas] keeps closed, inlined, null-free
-// schemas for embedders who want them.
+// schemas for embedders who want them. One exception makes TypeScript's
+// undefined valid where the declaration admits it: a struct member declared
+// unknown (an interface or json.RawMessage field without omitempty) is
+// declared required, as Go always writes it, but a tool's input may leave
+// it out, since a program may pass undefined there, which JSON.stringify
+// leaves out, and encoding/json then leaves the field nil, as null does.
+//
+// A tool's input is also decoded into its Go type before the handler runs
+// (by [Tool.CheckInput]), and a value the type refuses although the
+// schema accepts it (a time.Time that is not an RFC 3339 date-time, a
+// type's own UnmarshalText or UnmarshalJSON failing, an int64 beyond its
+// range) fails as a schema failure does, a *ValidationError line naming
+// its JSON pointer:
+//
+//	/node/due: got "2026-01-01", want an RFC 3339 date-time such as "2026-01-02T15:04:05Z" or "2026-01-02T15:04:05.5+01:00" (cannot parse "" as "T")
+//
+// The validator does not assert "format" (JSON Schema Validation draft
+// 2020-12, section 7.2.1: off by default), so a foreign tool's formats
+// stay annotations; nor would "date-time" be exact for time.Time, which
+// refuses a lower-case "t" or "z" and a leap second that RFC 3339 section
+// 5.6 allows.
 //
 // # const and discriminated unions from Go types
 //
@@ -79,4 +100,20 @@
 // rejects text that is not base64 with a ToolValidationError naming the
 // property, before the handler runs. typegen refuses any other
 // contentEncoding.
+//
+// # Numbers
+//
+// A number in a value the host validates (program input, a tool's input,
+// a tool's output, with an output schema or without one) must be within
+// the range of a double (about ±1.8e308). JSON allows 1e400 (RFC 8259
+// section 6) and the validator reads it exactly, so a schema's "integer"
+// would pass it, but the program's JSON.parse reads it as Infinity, a
+// value the tool did not send; I-JSON (RFC 7493 section 2.2) says not to
+// send such numbers. Such a value fails like one that breaks its schema,
+// with a *ValidationError line naming the number's pointer:
+//
+//	/items/2/count: 1e400 is beyond the range of a double (about ±1.8e308); a program would read it as Infinity
+//
+// A number nearer zero than the smallest double (1e-400) passes: it reads
+// as 0, its nearest double, as 0.1 reads as its own.
 package contract

@@ -38,10 +38,14 @@ type reflector struct {
 	// by type.
 	plain     *reflector
 	hookPlans map[reflect.Type]*fillPlan
+
+	// absentUnknown leaves a member declared unknown out of required (see
+	// toolOptions.absentUnknown).
+	absentUnknown bool
 }
 
 func newReflector(o toolOptions) *reflector {
-	return &reflector{strict: o.strict, defs: map[string]*invopop.Schema{}, plans: map[string]*fillPlan{},
+	return &reflector{strict: o.strict, absentUnknown: o.absentUnknown, defs: map[string]*invopop.Schema{}, plans: map[string]*fillPlan{},
 		kinds: map[string]reflect.Kind{}, keys: map[reflect.Type]string{}, owners: map[string]reflect.Type{}, paths: map[string]string{},
 		hookPlans: map[reflect.Type]*fillPlan{}}
 }
@@ -441,7 +445,7 @@ func (r *reflector) object(t reflect.Type, w where) (*invopop.Schema, *fillPlan,
 			fs.Description, fs.AnyOf[0].Description = fs.AnyOf[0].Description, ""
 		}
 		s.Properties.Set(f.name, fs)
-		if r.required(f) {
+		if r.required(f) && !(r.absentUnknown && declaresUnknown(fs)) {
 			s.Required = append(s.Required, f.name)
 		}
 		if fp != nil {
@@ -463,6 +467,21 @@ func (r *reflector) required(f jsonField) bool {
 	}
 	t := f.sf.Type
 	return t.Kind() == reflect.Struct || t.Kind() == reflect.Array && t.Len() > 0
+}
+
+// declaresUnknown reports whether a member's schema is declared unknown,
+// a type that admits undefined in TypeScript: annotations alone (an
+// interface, json.RawMessage, a type whose MarshalJSON declares no
+// schema), or that or null (a pointer to one).
+func declaresUnknown(s *invopop.Schema) bool {
+	if len(s.AnyOf) == 2 && s.AnyOf[1].Type == "null" {
+		s = s.AnyOf[0]
+	}
+	c := *s
+	c.Title, c.Description, c.Comments, c.Default, c.Examples = "", "", "", nil, nil
+	c.Deprecated, c.ReadOnly, c.WriteOnly = false, false, false
+	text, err := json.Marshal(&c)
+	return err == nil && (string(text) == "true" || string(text) == "{}")
 }
 
 // field is the schema of one struct member: its type's, written as a string

@@ -153,7 +153,7 @@ func TestNewToolDeclaresWhatGoSends(t *testing.T) {
 			"{\n  nick: string | null;\n  age?: number;\n  since?: number;\n}",
 			[]string{`{"nick":null}`, `{"nick":"n","age":1}`}},
 		{caseOf("times", withTimes{}),
-			"{\n  at: string;\n  stamp: string;\n  maybe?: string;\n  always: string;\n  pointer?: string;\n}",
+			"{\n  /** @format date-time */\n  at: string;\n  /** @format date-time */\n  stamp: string;\n  /** @format date-time */\n  maybe?: string;\n  /** @format date-time */\n  always: string;\n  /** @format date-time */\n  pointer?: string;\n}",
 			[]string{`{"at":"0001-01-01T00:00:00Z","stamp":"0001-01-01T00:00:00Z","always":"0001-01-01T00:00:00Z"}`}},
 		{caseOf("numbers", withNumbers{}, withNumbers{Big: big.NewInt(-12), Number: "1.5e3", Small: -128, Text: 7, Flag: true, Rat: big.NewRat(1, 3)}),
 			"{\n  big: number | null;\n  number: number;\n  small: number;\n  text: string;\n  flag: \"true\" | \"false\";\n  rat?: string;\n}",

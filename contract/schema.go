@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/codemode-go/codemode/internal/ijson"
 	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
 
@@ -148,31 +149,35 @@ func SchemaFor[T any]() (*Schema, error) {
 
 // Validate checks a JSON value against the schema. It returns nil, a
 // *ValidationError (Tool and Phase empty) listing each failure as
-// "JSON-pointer: message", or an
-// error when value is not JSON.
+// "JSON-pointer: message", or an error when value is not JSON.
+//
+// # Notes
+//   - A number beyond the range of a double (1e400, -1e999) fails every
+//     schema, true and {} included, with a *ValidationError naming its
+//     pointer: JSON allows it (RFC 8259 section 6) and the validator
+//     would read it exactly, but a program's JSON.parse reads it as
+//     ±Infinity, which is not the value sent and not JSON; I-JSON (RFC
+//     7493 section 2.2) says not to send it. The check is part of the one
+//     pass that reads value (internal/ijson).
+//   - A number closer to zero than the smallest double (1e-400) passes:
+//     it reads as 0, its nearest double, as 0.1 reads as its own.
 func (s *Schema) Validate(value json.RawMessage) error {
 	if s.acceptsAll {
 		// Common for foreign tools' outputs; only JSON-ness to check.
-		if !json.Valid(value) {
-			return fmt.Errorf("contract: value is not JSON")
-		}
-		return nil
+		return checkJSON(value)
 	}
 	compiled, err := s.compiled()
 	if err != nil {
 		if s.degradable {
 			// A foreign tool's schema that does not compile: the value
 			// passes unvalidated (Tool.Degraded says why).
-			if !json.Valid(value) {
-				return fmt.Errorf("contract: value is not JSON")
-			}
-			return nil
+			return checkJSON(value)
 		}
 		return err
 	}
 	inst, err := decodeJSON(value)
 	if err != nil {
-		return fmt.Errorf("contract: value is not JSON: %w", err)
+		return notJSON(err)
 	}
 	err = compiled.Validate(inst)
 	if err == nil {
@@ -183,6 +188,26 @@ func (s *Schema) Validate(value json.RawMessage) error {
 		return err
 	}
 	return &ValidationError{Lines: violationLines(ve)}
+}
+
+// checkJSON is Validate for a schema that accepts every JSON value: value
+// must be JSON, its numbers within a double's range.
+func checkJSON(value json.RawMessage) error {
+	if err := ijson.Check(value); err != nil {
+		return notJSON(err)
+	}
+	return nil
+}
+
+// notJSON is the error of Validate for value that ijson.Check or
+// decodeJSON refused: a *ValidationError for a number beyond a double,
+// else an error saying value is not JSON.
+func notJSON(err error) error {
+	var re *ijson.RangeError
+	if errors.As(err, &re) {
+		return &ValidationError{Lines: []string{re.Error()}}
+	}
+	return fmt.Errorf("contract: value is not JSON: %w", err)
 }
 
 // ValidationError is a value that broke a schema: one line per failure,

@@ -36,6 +36,15 @@ type Tool struct {
 
 	annotations Annotations
 	policy      Policy
+
+	// accepts, for a typed tool (NewTool), is the schema CheckInput
+	// checks input against, which may differ from input, the declared one
+	// (see toolOptions.absentUnknown); nil for other tools.
+	accepts *Schema
+	// decodes, for a typed tool (NewTool), decodes an input its schema
+	// accepts into the Go type, and says where the type refuses it (see
+	// decodeFailures); nil for other tools.
+	decodes func(json.RawMessage) *ValidationError
 }
 
 // Annotations are a tool's behaviour hints (read-only, destructive,
@@ -113,7 +122,11 @@ func (t *Tool) OutputDeclaration() json.RawMessage {
 // NewTool defines a tool from Go types: the input and output schemas are
 // reflected from In and Out (see SchemaFor), the validated input is decoded
 // into In, and the handler's Out is encoded and validated before the program
-// sees it.
+// sees it. An input that the schema accepts and In does not decode (a
+// time.Time that is not an RFC 3339 date-time, a netip.Addr that is not an
+// address, an int64 beyond its range) fails as one that breaks the schema,
+// with a *ValidationError naming each spot's JSON pointer (see
+// Tool.CheckInput).
 //
 //	weather, err := contract.NewTool("getWeather", "Current weather for a city.",
 //		func(ctx context.Context, in WeatherInput) (WeatherReport, error) { … })
@@ -154,16 +167,27 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
 	}
+	accepts, err := acceptedSchema[In](o, in)
+	if err != nil {
+		return nil, fmt.Errorf("contract: tool %s input: %w", name, err)
+	}
 	oo := o
 	oo.nullableRoot = true
 	out, plan, err := typedSchema[Out](oo)
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
 	}
-	h := func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+	decode := func(raw json.RawMessage) (In, *ValidationError) {
 		var v In
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("decoding the input: %w", err)
+			return v, &ValidationError{Tool: name, Phase: "input", Lines: decodeFailures(reflect.TypeFor[In](), raw, err)}
+		}
+		return v, nil
+	}
+	h := func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		v, verr := decode(raw)
+		if verr != nil {
+			return nil, verr
 		}
 		res, err := fn(ctx, v)
 		if err != nil {
@@ -181,6 +205,11 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	t, err := newTool(name, description, in, out, h)
 	if err != nil {
 		return nil, err
+	}
+	t.accepts = accepts
+	t.decodes = func(raw json.RawMessage) *ValidationError {
+		_, verr := decode(raw)
+		return verr
 	}
 	// A schema the declarations cannot print fails here rather than at
 	// contract.New.
@@ -206,6 +235,26 @@ func typedSchema[T any](o toolOptions) (*Schema, *fillPlan, error) {
 	return s, plan, nil
 }
 
+// acceptedSchema is the schema a typed tool's input In is checked
+// against: declared, its schema, unless a member declared unknown may be
+// absent (see toolOptions.absentUnknown).
+func acceptedSchema[In any](o toolOptions, declared *Schema) (*Schema, error) {
+	o.absentUnknown = true
+	t := reflect.TypeFor[In]()
+	raw, _, err := reflectType(t, o)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", t, err)
+	}
+	if bytes.Equal(raw, declared.raw) {
+		return declared, nil
+	}
+	s, err := NewSchema(raw)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", t, err)
+	}
+	return s, nil
+}
+
 // ToolOption changes how NewTool defines a tool.
 type ToolOption func(*toolOptions)
 
@@ -215,6 +264,14 @@ type toolOptions struct {
 	// output, which a handler may return nil); set by NewTool, not an
 	// option.
 	nullableRoot bool
+	// absentUnknown reflects the schema a typed tool's input is checked
+	// against: a struct member declared unknown (an interface,
+	// json.RawMessage) may be absent. TypeScript lets a program pass
+	// undefined there, which JSON.stringify leaves out, and encoding/json
+	// leaves the field nil, as null does. Declarations keep the member
+	// required, as Go writes it: the named types they declare are shared
+	// by inputs and outputs. Set by NewTool, not an option.
+	absentUnknown bool
 }
 
 // StrictSchemas makes NewTool reflect closed schemas without nulls, for an
@@ -433,10 +490,37 @@ func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage
 }
 
 // CheckInput validates a call's input, returning a *ValidationError when
-// it breaks the input schema.
+// it breaks the input schema or, for a tool made by NewTool, when the
+// tool's Go input type cannot decode it.
+//
+// # Notes
+//   - A Go type can refuse a value its schema accepts: a time.Time's
+//     schema is a string of format "date-time", a format validation does
+//     not assert (JSON Schema Validation draft 2020-12, section 7.2.1),
+//     and time.Time reads RFC 3339 (section 5.6) more strictly than the
+//     RFC allows; a type with an UnmarshalText or UnmarshalJSON method
+//     (netip.Addr) is any string or any JSON value; an int64 any integer.
+//     The input is therefore decoded into the Go type, once here and
+//     again by the handler, and each spot the type refuses is a line
+//     naming its JSON pointer ("/node/due: got \"2026-01-01\", want an
+//     RFC 3339 date-time …"), as a schema failure is.
+//   - For a tool made by NewTool, a struct member declared unknown (an
+//     interface or json.RawMessage field) may be absent, although the
+//     declaration and the input schema require it: TypeScript lets a
+//     program pass undefined there, which JSON.stringify leaves out, and
+//     encoding/json leaves the field nil, as null does.
 func (t *Tool) CheckInput(input json.RawMessage) error {
-	if err := t.input.Validate(input); err != nil {
+	schema := t.input
+	if t.accepts != nil {
+		schema = t.accepts
+	}
+	if err := schema.Validate(input); err != nil {
 		return validationError(t.name, "input", err)
+	}
+	if t.decodes != nil {
+		if err := t.decodes(input); err != nil {
+			return err
+		}
 	}
 	return nil
 }

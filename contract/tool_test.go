@@ -195,6 +195,27 @@ func TestToolCallRejectsBadOutput(t *testing.T) {
 					return json.RawMessage(`{"temperature":`), nil
 				})
 		}, "/: contract: value is not JSON"},
+		{"typed: json.Number beyond a double", func() (*contract.Tool, error) {
+			return contract.NewTool("count", "Count things.", func(ctx context.Context, in WeatherInput) (map[string]json.Number, error) {
+				calls.Add(1)
+				return map[string]json.Number{"n": "-1e400"}, nil
+			})
+		}, "/n: -1e400 is beyond the range of a double (about ±1.8e308); a program would read it as -Infinity"},
+		{"raw: integer beyond a double", func() (*contract.Tool, error) {
+			return numberTool(&calls, `{"type":"object","properties":{"items":{"type":"array","items":{"type":"integer"}}}}`, `{"items":[1,2,1e999]}`)
+		}, "/items/2: 1e999 is beyond the range of a double"},
+		{"raw: number beyond a double", func() (*contract.Tool, error) {
+			return numberTool(&calls, `{"type":"number"}`, "17976931348623159"+strings.Repeat("0", 292)) // 309 digits, past the largest double
+		}, "/: 1797693134862315900000000000000000000000… is beyond the range of a double"},
+		{"raw: any value, number beyond a double", func() (*contract.Tool, error) {
+			return numberTool(&calls, `{}`, `{"a":{"b~c":-1E+309}}`)
+		}, "/a/b~0c: -1E+309 is beyond the range of a double"},
+		{"foreign without an output schema", func() (*contract.Tool, error) {
+			return contract.NewForeignTool("getWeather", "Current weather.", nil, nil, numberHandler(&calls, `{"temperature":1e400}`))
+		}, "/temperature: 1e400 is beyond the range of a double"},
+		{"foreign with a degraded output schema", func() (*contract.Tool, error) {
+			return contract.NewForeignTool("getWeather", "Current weather.", nil, json.RawMessage(`{"$ref":"https://example.com/s.json"}`), numberHandler(&calls, `[1e400]`))
+		}, "/0: 1e400 is beyond the range of a double"},
 		{"raw: nil output", func() (*contract.Tool, error) {
 			return contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`), json.RawMessage(`{}`),
 				func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
@@ -231,6 +252,19 @@ func TestToolCallRejectsBadOutput(t *testing.T) {
 				t.Errorf("Error() = %q, want %q", err.Error(), wantText)
 			}
 		})
+	}
+}
+
+// numberTool is a raw tool of output schema outputSchema whose handler
+// returns output, counting its calls.
+func numberTool(calls *atomic.Int32, outputSchema, output string) (*contract.Tool, error) {
+	return contract.NewRawTool("getWeather", "Current weather.", json.RawMessage(`{}`), json.RawMessage(outputSchema), numberHandler(calls, output))
+}
+
+func numberHandler(calls *atomic.Int32, output string) contract.Handler {
+	return func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+		calls.Add(1)
+		return json.RawMessage(output), nil
 	}
 }
 

@@ -2,11 +2,16 @@ package contract
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/codemode-go/codemode/internal/ijson"
 )
 
 // largeResult is about 1 MB of tool result: items of about 200 bytes, and
@@ -35,7 +40,9 @@ func largeResult(b *testing.B) (*Schema, []byte) {
 }
 
 // BenchmarkValidateLarge: Schema.Validate of a 1 MB value, and its two
-// parts (decoding into the validator's value form; validating that value).
+// parts (decoding into the validator's value form; validating that value);
+// json.Valid and ijson.Check, the check of a value against a schema that
+// accepts every value.
 func BenchmarkValidateLarge(b *testing.B) {
 	schema, value := largeResult(b)
 	b.Run("validate", func(b *testing.B) {
@@ -70,6 +77,14 @@ func BenchmarkValidateLarge(b *testing.B) {
 			}
 		}
 	})
+	b.Run("ijson-check", func(b *testing.B) {
+		b.SetBytes(int64(len(value)))
+		for b.Loop() {
+			if err := ijson.Check(value); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
 	if err != nil {
 		b.Fatal(err)
@@ -86,4 +101,48 @@ func BenchmarkValidateLarge(b *testing.B) {
 			}
 		}
 	})
+}
+
+type benchItem struct {
+	ID    int       `json:"id"`
+	Name  string    `json:"name"`
+	Tags  []string  `json:"tags"`
+	Score float64   `json:"score"`
+	At    time.Time `json:"at"`
+}
+
+type benchInput struct {
+	Query string      `json:"query"`
+	Items []benchItem `json:"items"`
+}
+
+// BenchmarkCheckTypedInput: a typed tool's CheckInput (the schema, then
+// decoding into the Go type) beside its schema alone, for an input of 1
+// and of 50 items (about 100 bytes each).
+func BenchmarkCheckTypedInput(b *testing.B) {
+	tool, err := NewTool("t", "T.", func(ctx context.Context, in benchInput) (int, error) { return 0, nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 50} {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = fmt.Sprintf(`{"id":%d,"name":"item-%d","tags":["a","b"],"score":1.5,"at":"2026-01-02T15:04:05Z"}`, i, i)
+		}
+		input := json.RawMessage(`{"query":"q","items":[` + strings.Join(items, ",") + `]}`)
+		b.Run(fmt.Sprintf("schema-%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := tool.accepts.Validate(input); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("check-input-%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := tool.CheckInput(input); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

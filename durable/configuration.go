@@ -21,6 +21,20 @@ import (
 // (ResumeOrphans skips it), an ended one keeps its actions.
 var ErrConfigurationChanged = errors.New("durable: the connectors' configuration differs from the run's")
 
+// hostItem is the configuration item GoProgramConfiguration records.
+const hostItem = "started by"
+
+// goProgram is hostItem's value in GoProgramConfiguration.
+const goProgram = "a Go program with tools of its own (durable.Options.Configuration unset)"
+
+// GoProgramConfiguration is the configuration a handle whose
+// Options.Configuration is nil records and compares: one item, "started
+// by", saying that a Go program's own tools ran the execution. A new map
+// on each call.
+func GoProgramConfiguration() map[string]string {
+	return map[string]string{hostItem: goProgram}
+}
+
 // ConfigurationChanges describes each item of the configuration e
 // started with (store.Execution.Configuration) that the handle's
 // Options.Configuration lacks or has with another value, in name order
@@ -47,8 +61,12 @@ func (h *Handle) checkConfiguration(e *store.Execution) error {
 	case e.Status.Terminal():
 		next = "nothing was reverted: roll it back"
 	}
-	return fmt.Errorf("%w: execution %s started with %s; %s with the configuration it started with",
-		ErrConfigurationChanged, e.ID, strings.Join(diff, "; "), next)
+	with := "with the configuration it started with"
+	if e.Configuration[hostItem] == goProgram && h.opts.Configuration[hostItem] != goProgram {
+		with = "from the Go program that started it (its Handle's Approve, Resolve, Resume or Rollback): its tools are that program's own, and these would be others under the same names"
+	}
+	return fmt.Errorf("%w: execution %s started with %s; %s %s",
+		ErrConfigurationChanged, e.ID, strings.Join(diff, "; "), next, with)
 }
 
 // skippedOrphans remembers the orphans ResumeOrphans left alone because

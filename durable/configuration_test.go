@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,17 +83,50 @@ func TestApproveRefusedWhenConfigurationDiffers(t *testing.T) {
 }
 
 // A run recorded without a configuration (before fingerprints, or by a
-// handle without one) is approved by any handle.
+// handle with an empty one) is approved by any handle.
 func TestApproveWithoutRecordedConfiguration(t *testing.T) {
 	svc := newService()
 	st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
-	out := execute(t, newHandle(t, st, durable.Options{}, svc.github()), readThenWrite)
+	out := execute(t, newHandle(t, st, durable.Options{Configuration: map[string]string{}}, svc.github()), readThenWrite)
 	h := newHandle(t, st, durable.Options{Configuration: map[string]string{"github base URL": "https://api.github.com"}}, svc.github())
 	done, err := h.Approve(context.Background(), out.ExecutionID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantStatus(t, done, codetool.StatusCompleted)
+}
+
+// A run a handle without a configuration started records that a Go
+// program's own tools ran it (durable.GoProgramConfiguration): a handle
+// configured otherwise (the command line's, from its flags) is refused,
+// naming the program, and leaves it paused; another handle without one
+// (the program again, or its next release) approves it.
+func TestGoProgramsRunIsApprovedByAGoProgram(t *testing.T) {
+	svc := newService()
+	ctx := context.Background()
+	st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
+	out := execute(t, newHandle(t, st, durable.Options{}, svc.github()), readThenWrite)
+	wantStatus(t, out, codetool.StatusPaused)
+	if e := record(t, newHandle(t, st, durable.Options{}, svc.github()), out.ExecutionID); !maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+		t.Fatalf("recorded configuration %v, want %v", e.Configuration, durable.GoProgramConfiguration())
+	}
+	for _, conf := range []map[string]string{{}, {"tools file": "sha256:00"}} {
+		_, err := newHandle(t, st, durable.Options{Configuration: conf}, svc.github()).Approve(ctx, out.ExecutionID)
+		if !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), "from the Go program that started it") {
+			t.Fatalf("configuration %v: approve: %v, want ErrConfigurationChanged naming the Go program", conf, err)
+		}
+	}
+	if svc.count("create_issue") != 0 {
+		t.Fatalf("create_issue ran %d times after the refusals", svc.count("create_issue"))
+	}
+	done, err := newHandle(t, st, durable.Options{}, svc.github()).Approve(ctx, out.ExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, done, codetool.StatusCompleted)
+	if svc.count("create_issue") != 1 {
+		t.Fatalf("create_issue ran %d times, want 1", svc.count("create_issue"))
+	}
 }
 
 // Resume, and Approve of an orphan, from a handle whose connectors are

@@ -103,7 +103,14 @@ type Options struct {
 	// and leave it paused (an error wrapping ErrConfigurationChanged that
 	// names them): an approved request must not go to another server, or
 	// without the credentials the run had. Items the execution did not
-	// record are not compared; nil records nothing.
+	// record are not compared. Nil stands for GoProgramConfiguration: the
+	// run was started by a Go program whose tools are its own, so that
+	// only a handle also left at nil (that program, or a new release of
+	// it) continues it, and the command line, whose tools come from files
+	// and flags, refuses to (it would run another implementation of the
+	// approved action under the same name). Set items of your own to
+	// also refuse a release whose connectors differ (a base URL, the name
+	// of a credential, a version); an empty map records nothing.
 	Configuration map[string]string
 	// ApprovePrograms has a person approve each program whole before it
 	// runs: Execute records the execution and pauses it, before any call,
@@ -182,6 +189,9 @@ func New(st store.Store, executor client.Executor, c *contract.Contract, opts Op
 	}
 	if opts.HookTimeout <= 0 {
 		opts.HookTimeout = 30 * time.Second
+	}
+	if opts.Configuration == nil {
+		opts.Configuration = GoProgramConfiguration()
 	}
 	h := &Handle{store: st, contract: c, name: opts.Name, opts: opts, log: opts.Logger, owner: leaseOwner(), crash: newCrashPoint(os.Getenv(crashEnv)), erasers: esbuildchild.NewLimit(runtime.NumCPU()),
 		tools: map[string]map[string]*contract.Tool{}, catalog: discovery.New(c), createDelay: recordDelay}

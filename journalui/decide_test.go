@@ -283,9 +283,10 @@ func TestBrowserPagesPassAnAccessibilityCheck(t *testing.T) {
 	if err := f.h.Rollback(context.Background(), done); err != nil {
 		t.Fatal(err)
 	}
+	uncertain := f.uncertain(t) // its "it happened" form
 	srv, ctx := browse(t, f, journalui.Options{})
 	login := serve(t, newUI(t, journalui.Options{Token: "t"}, f.h))
-	for _, page := range []string{srv.URL + "/", srv.URL + "/executions/" + paused, srv.URL + "/executions/" + done, login.URL + "/login"} {
+	for _, page := range []string{srv.URL + "/", srv.URL + "/executions/" + paused, srv.URL + "/executions/" + done, srv.URL + "/executions/" + uncertain, login.URL + "/login"} {
 		run(t, ctx, chromedp.Navigate(page))
 		checkAccessibility(t, ctx, axe, page)
 	}

@@ -1,7 +1,8 @@
 // Package journalui is the durable journal's web page: an http.Handler
 // that lists a journal's executions, shows one with its code, tool log,
 // console lines and error, and lets a person approve or reject the actions
-// awaiting approval and roll back ended runs. Pages update live (server-sent
+// awaiting approval, answer an uncertain action (it happened, run it
+// again, or reject), and roll back ended runs. Pages update live (server-sent
 // events) when any process changes the journal.
 //
 // The page is plain server-rendered HTML (html/template) with one small
@@ -152,6 +153,7 @@ func New(handles []*durable.Handle, opts Options) (*Handler, error) {
 	m.HandleFunc("GET /executions/{id}", h.detail)
 	m.HandleFunc("POST /executions/{id}/approve", h.approve)
 	m.HandleFunc("POST /executions/{id}/reject", h.reject)
+	m.HandleFunc("POST /executions/{id}/happened", h.happened)
 	m.HandleFunc("POST /executions/{id}/rollback", h.rollback)
 	m.HandleFunc("GET /events", h.events)
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))

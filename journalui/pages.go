@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/callend"
@@ -33,7 +34,7 @@ var statuses = []store.Status{store.StatusPaused, store.StatusRunning, store.Sta
 	store.StatusError, store.StatusRejected, store.StatusRolledBack}
 
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"lower": strings.ToLower, "status": statusLabel}
+	funcs := template.FuncMap{"lower": strings.ToLower, "status": statusLabel, "uncertain": countUncertain, "answerForm": answerForm}
 	pages := map[string]*template.Template{}
 	for _, name := range []string{"list", "detail", "login"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/templates/layout.html", "assets/templates/"+name+".html")
@@ -131,6 +132,31 @@ func pendingOf(d *durable.Handle, log []store.Entry) []pendingView {
 		}
 	}
 	return p
+}
+
+// answerView is the form that answers an uncertain action "it happened".
+type answerView struct {
+	ID, CSRF string
+	Action   pendingView
+	Blocked  bool // the page lacks the run's connectors, or they differ
+}
+
+// answerForm is the "it happened" form of the uncertain action a of the
+// execution id, disabled when the page cannot decide the run (blocked).
+func answerForm(id, csrf string, a pendingView, blocked string) answerView {
+	return answerView{ID: id, CSRF: csrf, Action: a, Blocked: blocked != ""}
+}
+
+// countUncertain is how many of p are uncertain actions (they await an
+// answer: it happened, run it again, or reject).
+func countUncertain(p []pendingView) int {
+	n := 0
+	for _, v := range p {
+		if v.Uncertain {
+			n++
+		}
+	}
+	return n
 }
 
 type filter struct {
@@ -412,11 +438,14 @@ var notices = map[string]string{
 	"program-paused":     "Approved: the program started, and paused at an action that needs approval, shown below for your decision.",
 	"program-error":      "Approved, but the program then failed (see the error below).",
 	"rejected":           "Rejected: the run ended and the action did not run. Earlier actions stay done until you roll the run back.",
+	"happened-completed": "Recorded as happened: the action did not run again, and the run completed.",
+	"happened-paused":    "Recorded as happened: the action did not run again. The run awaits your decision on what is shown below.",
+	"happened-error":     "Recorded as happened, but the run then failed (see the error below).",
 	"rolledback":         "Rolled back: the done actions that can be undone were undone by their reverts, newest first.",
 }
 
 // warnings are the notices that say a click did not have its effect.
-var warnings = map[string]bool{"approved-rejected": true, "approved-error": true, "program-error": true}
+var warnings = map[string]bool{"approved-rejected": true, "approved-error": true, "program-error": true, "happened-error": true}
 
 func (h *Handler) detail(w http.ResponseWriter, r *http.Request) {
 	h.showDetail(w, r, http.StatusOK, notices[r.URL.Query().Get("done")], "")
@@ -599,6 +628,58 @@ func (h *Handler) reject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.done(w, r, "rejected")
+}
+
+// happened answers an uncertain action (its host died between running it
+// and recording it) "it happened" (durable.Handle.Resolve): what the
+// person says it returned is recorded as its result, which the program
+// receives, and it does not run again.
+func (h *Handler) happened(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	seq, err := strconv.ParseUint(r.PostForm.Get("seq"), 10, 64)
+	if err != nil {
+		h.problem(w, r, http.StatusBadRequest, "Not recorded: the form does not say which action (its seq, a number): "+err.Error())
+		return
+	}
+	d, _, err := h.find(r.Context(), id)
+	if err != nil {
+		h.problem(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	result := strings.TrimSpace(r.PostForm.Get("result"))
+	if result != "" && !json.Valid([]byte(result)) {
+		h.problem(w, r, http.StatusBadRequest, fmt.Sprintf(`Not recorded: what action %d returned must be JSON (for example {"id": 42}, "a quoted string" or null); nothing changed.`, seq))
+		return
+	}
+	ctx, cancel := h.actionContext(r)
+	defer cancel()
+	answer, err := d.Resolve(ctx, id, seq, json.RawMessage(result))
+	var invalid *contract.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		h.problem(w, r, http.StatusBadRequest, fmt.Sprintf("Not recorded: the program would receive what you give as action %d's result, and the tool could not return that (empty means null); give what it returned, as JSON. %s", seq, strings.TrimPrefix(err.Error(), "durable: ")))
+	case errors.Is(err, durable.ErrNotPaused):
+		h.problem(w, r, http.StatusConflict, "Not recorded: the run no longer awaits an answer (someone else decided it meanwhile); its state is below.")
+	case errors.Is(err, durable.ErrConfigurationChanged):
+		h.problem(w, r, http.StatusConflict, "Not recorded: this page's connectors are configured otherwise than the run's, and the run still awaits an answer (start the page with the tools flags the run was started with): "+strings.TrimPrefix(err.Error(), "durable: "))
+	case err != nil:
+		h.problem(w, r, http.StatusConflict, "Not recorded: "+strings.TrimPrefix(err.Error(), "durable: "))
+	default:
+		h.done(w, r, happenedOutcome(answer.Status))
+	}
+}
+
+// happenedOutcome names what the answer "it happened" led to: the run
+// completed, paused again (at another action, or awaiting an answer about
+// another uncertain one), or failed.
+func happenedOutcome(status codetool.Status) string {
+	switch status {
+	case codetool.StatusCompleted:
+		return "happened-completed"
+	case codetool.StatusPaused:
+		return "happened-paused"
+	}
+	return "happened-error"
 }
 
 func (h *Handler) rollback(w http.ResponseWriter, r *http.Request) {

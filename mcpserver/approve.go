@@ -47,6 +47,22 @@ func multiRoundTrip(req *mcp.CallToolRequest) bool {
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
 
+// cannotAsk says why a plain run (its runner cannot pause) cannot put a
+// call that needs approval to the person through req's client, for the
+// runner's refusal to say; "" when req has no session.
+func (s *server) cannotAsk(req *mcp.CallToolRequest) string {
+	switch {
+	case req == nil || req.Session == nil:
+		return ""
+	case s.opts.NoElicitation:
+		return "this server was told not to ask its clients (mcp serve --no-elicitation, Options.NoElicitation)"
+	case !s.elicits(req):
+		return "the MCP client did not declare elicitation, so the server cannot ask it"
+	}
+	return fmt.Sprintf("the MCP client negotiated protocol version %s, in which a server cannot ask the client while a call runs (from 2026-07-28 it asks in a call's result, SEP-2322, which a run without a journal cannot wait for)",
+		req.Session.InitializeParams().ProtocolVersion)
+}
+
 // askApproval returns the approver of a runner that cannot pause: it asks
 // the person, by an elicitation request, about one call that needs
 // approval, before it runs. A call whose input does not fit the question

@@ -355,11 +355,17 @@ func (h *codeHandler) run(ctx context.Context, req *mcp.CallToolRequest, code st
 		ctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
 		defer cancel()
 	}
-	if _, ok := h.r.(codetool.Approver); !ok && s.elicits(req) && !multiRoundTrip(req) {
+	switch _, pauses := h.r.(codetool.Approver); {
+	case pauses: // its pauses are put to the person in finish
+	case s.elicits(req) && !multiRoundTrip(req):
 		// Asked while the program runs: a request sent while a call is
 		// served, which protocols from 2026-07-28 on do not allow (they ask
 		// in results, and a plain run cannot wait for the next call).
 		ctx = runctx.WithApprove(ctx, s.askApproval(req))
+	default:
+		// Refused by the runner's own Approve, or its default refusal;
+		// the runner may say why nobody was asked.
+		ctx = runctx.WithCannotAsk(ctx, s.cannotAsk(req))
 	}
 	if s.elicits(req) && !multiRoundTrip(req) {
 		// A tool's server may ask the person a question while a call runs

@@ -44,6 +44,7 @@ var CodeModeRunner = (() => {
   var construct = R.construct;
   var defineProperty = R.defineProperty;
   var getPrototypeOf = R.getPrototypeOf;
+  var setPrototypeOf = R.setPrototypeOf;
   var getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
   var objectKeys = Object.keys;
   var objectFreeze = Object.freeze;
@@ -1339,6 +1340,7 @@ var CodeModeRunner = (() => {
         const error = call.error;
         defineProperty(error, "message", data(message, false));
         defineProperty(error, "name", data(name, false));
+        if (hasOwn(errorPrototypes, name)) setPrototypeOf(error, errorPrototypes[name]);
         call.reject(error);
       },
       hold(n, output) {
@@ -1416,6 +1418,29 @@ var CodeModeRunner = (() => {
       }
     });
     return { execution: execution2, begin };
+  }
+  function toolErrorClass(name) {
+    const C = class extends ErrorCtor {
+    };
+    defineProperty(C, "name", { __proto__: null, value: name, writable: false, enumerable: false, configurable: true });
+    defineProperty(C.prototype, "name", data(name, false));
+    return C;
+  }
+  var toolErrorClasses = {
+    __proto__: null,
+    ToolValidationError: toolErrorClass("ToolValidationError"),
+    MCPToolError: toolErrorClass("MCPToolError")
+  };
+  var errorPrototypes = {
+    __proto__: null,
+    ToolValidationError: toolErrorClasses.ToolValidationError.prototype,
+    MCPToolError: toolErrorClasses.MCPToolError.prototype,
+    TypeError: TypeErrorCtor.prototype,
+    RangeError: RangeErrorCtor.prototype
+  };
+  function installErrors(global) {
+    defineProperty(global, "ToolValidationError", data(toolErrorClasses.ToolValidationError, false));
+    defineProperty(global, "MCPToolError", data(toolErrorClasses.MCPToolError, false));
   }
   function installClock(global, current) {
     const RealDate = global.Date;
@@ -2638,6 +2663,7 @@ return __codemodeURL;`);
       defineProperty(global, "clearInterval", data(clearTimeout, false));
       defineProperty(global, "console", data(globalConsole, false));
       installClock(global, () => execution);
+      installErrors(global);
       installWeb(global, {
         current: () => execution,
         setTimeout: (f, ms) => setTimeout(f, ms),
@@ -3712,6 +3738,7 @@ return __codemodeURL;`);
     defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
     defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
     installClock(g, () => apply(getStore, storage, []));
+    installErrors(g);
     installNodeWeb(g, {
       current: () => apply(getStore, storage, []),
       setTimeout: (f, ms) => apply(realSetTimeout, g, [f, ms]),

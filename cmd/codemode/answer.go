@@ -33,8 +33,8 @@ func exitStatus(a codetool.Answer) int {
 }
 
 // answerPrinter prints answers: as one JSON line with --json, else for a
-// person (the program's file name in positions, the approve and reject
-// commands of a pause).
+// person (the approve and reject commands of a pause). Both name the
+// program's file in an error's positions.
 type answerPrinter struct {
 	asJSON bool
 	path   string        // the program's file, or "" (approve)
@@ -45,6 +45,7 @@ type answerPrinter struct {
 // print prints a and returns its exit status.
 func (p answerPrinter) print(a codetool.Answer, stdout, stderr io.Writer) (int, error) {
 	if p.asJSON {
+		a.Error = p.named(a.Error)
 		b, err := a.MarshalJSON()
 		if err != nil {
 			return 0, err
@@ -88,7 +89,7 @@ func (p answerPrinter) printLogs(logs []string, stderr io.Writer) {
 // printPause lists a pause's pending actions and the commands that decide
 // them, with the journal and tools flags the run was given.
 func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
-	fmt.Fprintf(stdout, "paused: execution %s waits for approval of %d action(s)\n", a.ExecutionID, len(a.Pending))
+	fmt.Fprintf(stdout, "paused: execution %s waits for %s\n", a.ExecutionID, awaitsWhat(a.Pending))
 	tools := unknownTools
 	if p.cf != nil {
 		tools = p.cf.given()
@@ -97,8 +98,8 @@ func (p answerPrinter) printPause(a codetool.Answer, stdout io.Writer) {
 }
 
 // named shows positions in the program's file name instead of the name
-// programs run under ("agent.ts:3:5" becomes "report.ts:3:5"), for a person
-// reading the command's output; --json keeps the names as they are.
+// programs run under ("agent.ts:3:5" becomes "report.ts:3:5"), with or
+// without --json, as check names it: the user gave that file.
 func (p answerPrinter) named(text string) string {
 	if p.path == "" {
 		return text

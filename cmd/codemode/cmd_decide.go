@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/defaults"
@@ -58,7 +59,7 @@ func cmdApprove(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		}
 	}
 	if err != nil {
-		return 0, notFound(err, id, j.jf.name)
+		return 0, notFound(ctx, s.store, err, id, j.jf.name)
 	}
 	return j.printer().print(answer, stdout, stderr)
 }
@@ -179,14 +180,14 @@ func cmdRollback(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if err := h.RevertUncertain(ctx, id, *uncertainSeq); errors.Is(err, durable.ErrConfigurationChanged) {
 			return 0, fmt.Errorf("rollback: %w", err)
 		} else if err != nil {
-			return 0, notFound(err, id, j.jf.name)
+			return 0, notFound(ctx, s.store, err, id, j.jf.name)
 		}
 		fmt.Fprintf(stdout, "reverted uncertain action %d of %s\n", *uncertainSeq, id)
 		return 0, nil
 	}
 	before, err := h.Execution(ctx, id)
 	if err != nil {
-		return 0, notFound(err, id, j.jf.name)
+		return 0, notFound(ctx, s.store, err, id, j.jf.name)
 	}
 	rbErr := h.Rollback(ctx, id)
 	var rb *durable.RollbackError
@@ -295,7 +296,7 @@ func expireOne(ctx context.Context, j *journalCommand, s *session, id string, st
 		if errors.Is(err, durable.ErrRunning) {
 			return 0, fmt.Errorf("expire: %w (a live pass is never expired; once its host is gone and the lease ends, codemode resume %s continues it)", err, id)
 		}
-		return 0, notFound(err, id, j.jf.name)
+		return 0, notFound(ctx, s.store, err, id, j.jf.name)
 	}
 	e, err := s.handle.Execution(ctx, id)
 	if err != nil {
@@ -329,7 +330,7 @@ func cmdResume(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return 0, fmt.Errorf("resume: %w", err)
 	}
 	if err != nil {
-		return 0, notFound(err, id, j.jf.name)
+		return 0, notFound(ctx, s.store, err, id, j.jf.name)
 	}
 	return j.printer().print(answer, stdout, stderr)
 }
@@ -359,8 +360,14 @@ func cmdHappened(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		out = json.RawMessage(*result)
 	}
 	answer, err := s.handle.Resolve(ctx, id, seq, out)
+	var invalid *contract.ValidationError
+	if err != nil && out == nil && errors.As(err, &invalid) && invalid.Phase == "output" {
+		// Without --result the recorded result is null, which this tool
+		// cannot return: the person has to say what it returned.
+		return 0, fmt.Errorf("happened: give --result JSON, the result action %d returned, which the program receives as the call's result (without --result it is null, which the tool cannot return): %w", seq, err)
+	}
 	if err != nil {
-		return 0, notFound(err, id, j.jf.name)
+		return 0, notFound(ctx, s.store, err, id, j.jf.name)
 	}
 	return j.printer().print(answer, stdout, stderr)
 }

@@ -107,12 +107,18 @@ func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.
 	return usageError{hint}
 }
 
-// notFound rewords a missing execution for a person.
-func notFound(err error, id, name string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no execution %s in runtime %q (codemode executions lists them)", id, name)
+// notFound rewords a missing execution for a person, naming the runtime
+// name it is under when the journal has it under another (st lists them).
+func notFound(ctx context.Context, st store.Store, err error, id, name string) error {
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
-	return err
+	for _, other := range otherRuntimes(ctx, st, name) {
+		if _, err := st.Execution(ctx, other, id); err == nil {
+			return fmt.Errorf("no execution %s under the runtime name %q; it is under %q (give --name %s)", id, name, other, shellQuote(other))
+		}
+	}
+	return fmt.Errorf("no execution %s in runtime %q (codemode executions lists them)", id, name)
 }
 
 // cmdExecutions is `codemode executions`: the newest executions.
@@ -140,12 +146,38 @@ func cmdExecutions(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		return 0, printJSON(stdout, list)
 	}
-	if len(list) == 0 && j.jf.name != "default" {
-		fmt.Fprintf(stdout, "no executions under the runtime name %q (--name) in %s\n", j.jf.name, redactDSN(j.jf.path))
-		return 0, nil
+	if len(list) == 0 {
+		if others := otherRuntimes(ctx, s.store, j.jf.name); len(others) > 0 {
+			give := "--name NAME"
+			if len(others) == 1 {
+				give = "--name " + shellQuote(others[0])
+			}
+			fmt.Fprintf(stdout, "no executions under the runtime name %q; the journal has runs under: %s (give %s)\n", j.jf.name, escapeControls(strings.Join(others, ", ")), escapeControls(give))
+			return 0, nil
+		}
+		if j.jf.name != "default" {
+			fmt.Fprintf(stdout, "no executions under the runtime name %q (--name) in %s\n", j.jf.name, redactDSN(j.jf.path))
+			return 0, nil
+		}
 	}
 	printExecutions(stdout, list, time.Now())
 	return 0, nil
+}
+
+// otherRuntimes is the runtime names other than name that have executions
+// in st, when st can list them (store.RuntimeLister): where a person
+// looking under the wrong --name finds their runs. A failure to list them
+// leaves them unsaid.
+func otherRuntimes(ctx context.Context, st store.Store, name string) []string {
+	l, ok := st.(store.RuntimeLister)
+	if !ok {
+		return nil
+	}
+	names, err := l.Runtimes(ctx)
+	if err != nil {
+		return nil
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return n == name })
 }
 
 // cmdShow is `codemode show ID`: one execution.
@@ -162,7 +194,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	defer s.close()
 	e, err := s.handle.Execution(ctx, j.args[0])
 	if err != nil {
-		return 0, notFound(err, j.args[0], j.jf.name)
+		return 0, notFound(ctx, s.store, err, j.args[0], j.jf.name)
 	}
 	if j.jf.asJSON {
 		return 0, printJSON(stdout, e)
@@ -172,11 +204,11 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		var p []codetool.Pending
 		for _, l := range e.Log {
 			if l.State == store.EntryPending {
-				p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args})
+				p = append(p, codetool.Pending{Seq: l.Seq, Connector: l.Connector, Method: l.Method, Args: l.Args, Uncertain: l.Uncertain})
 			}
 		}
-		fmt.Fprintln(stdout, "\nawaiting approval:")
-		awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full}.print(stdout, e.ID, p)
+		fmt.Fprintf(stdout, "\nawaiting %s:\n", awaitsWhat(p))
+		awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full}.forRun(e).print(stdout, e.ID, p)
 	}
 	return 0, nil
 }
@@ -199,7 +231,7 @@ func cmdPending(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	defer s.close()
 	if id != "" {
 		if _, err := s.handle.Execution(ctx, id); err != nil {
-			return 0, notFound(err, id, j.jf.name)
+			return 0, notFound(ctx, s.store, err, id, j.jf.name)
 		}
 	}
 	p, err := s.handle.Pending(ctx, id)
@@ -392,12 +424,12 @@ func printPending(ctx context.Context, w io.Writer, h *durable.Handle, p []store
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		waiting := "?"
+		waiting, ra := "?", a
 		if e, err := h.Execution(ctx, id); err == nil {
-			waiting = age(e.UpdatedAt, now)
+			waiting, ra = age(e.UpdatedAt, now), a.forRun(e)
 		}
-		fmt.Fprintf(w, "execution %s, paused %s ago, awaits approval of %d action(s):\n", id, waiting, len(byRun[id]))
-		a.print(w, id, byRun[id])
+		fmt.Fprintf(w, "execution %s, paused %s ago, awaits %s:\n", id, waiting, awaitsWhat(byRun[id]))
+		ra.print(w, id, byRun[id])
 	}
 }
 

@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 )
@@ -220,5 +223,74 @@ func TestOrphanWatcherSkipsAnotherConfiguration(t *testing.T) {
 	}
 	if e := f.record(t, paused.ExecutionID); e.Status != store.StatusRunning || e.LeaseOwner != "dead-host" || len(f.lines(t, "create.log")) != 0 {
 		t.Fatalf("after the watcher looked: %s, lease %q, create ran %q", e.Status, e.LeaseOwner, f.lines(t, "create.log"))
+	}
+}
+
+// TestApproveRefusesAGoProgramsRun: a run a Go program started with a tool
+// of its own (durable.Options.Configuration left nil) pauses for approval.
+// The command line, given a tools file with a tool of the same name, is
+// refused, saying to approve it from that program: the file's command does
+// not run and the run stays paused, its approval unused. The program's own
+// handle then approves it, and its tool runs once.
+func TestApproveRefusesAGoProgramsRun(t *testing.T) {
+	ctx := context.Background()
+	journal := filepath.Join(t.TempDir(), "journal.db")
+	var transfers []string
+	transfer, err := contract.NewTool("transfer", "Moves money.", func(ctx context.Context, in struct {
+		From string `json:"from"`
+	}) (string, error) {
+		transfers = append(transfers, in.From)
+		return "done", nil
+	})
+	if err == nil {
+		transfer, err = transfer.WithPolicy(contract.Policy{RequiresApproval: true})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(transfer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := durable.OpenStore(ctx, journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{InProcess: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	h, err := durable.New(st, rt, c, durable.Options{Name: "bank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused, err := h.Execute(ctx, `await codemode.transfer({ from: "a" })`)
+	if err != nil || paused.Status != codetool.StatusPaused {
+		t.Fatalf("%+v %v", paused, err)
+	}
+	for _, cmd := range []string{"pending", "show"} {
+		_, stdout, _ := runCLI(t, cmd, "--journal", journal, "--name", "bank", paused.ExecutionID)
+		if !strings.Contains(stdout, "a Go program with tools of its own started this run: approve it there") || strings.Contains(stdout, "--tools FILE") || strings.Contains(stdout, "codemode approve") {
+			t.Errorf("%s offers the command line's approval of a Go program's run, or not the program's:\n%s", cmd, stdout)
+		}
+	}
+	ran := filepath.Join(t.TempDir(), "other.log")
+	other := writeFile(t, "other.json", `{"tools": [{"name": "transfer", "description": "Another transfer.",
+  "inputSchema": {"type": "object"}, "outputSchema": {}, "command": ["sh", "-c", "cat >> `+ran+`; echo '\"other\"'"]}]}`)
+	code, stdout, stderr := runCLI(t, "approve", "--journal", journal, "--name", "bank", "--tools", other, paused.ExecutionID)
+	if code == exitCompleted || !strings.Contains(stderr, "from the Go program that started it") || !strings.Contains(stderr, "stays paused") {
+		t.Fatalf("approve from the command line: exit %d, want a refusal naming the Go program\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(ran); !os.IsNotExist(err) {
+		t.Fatalf("the tools file's command ran: %v", err)
+	}
+	if e, err := h.Execution(ctx, paused.ExecutionID); err != nil || e.Status != store.StatusPaused || e.Passes != 1 {
+		t.Fatalf("after the refused approval: %+v %v", e, err)
+	}
+	done, err := h.Approve(ctx, paused.ExecutionID)
+	if err != nil || done.Status != codetool.StatusCompleted || len(transfers) != 1 {
+		t.Fatalf("approve from the program: %+v %v, transfers %q", done, err, transfers)
 	}
 }

@@ -225,7 +225,7 @@ func saveSnippet(ctx context.Context, s *session, jf *journalFlags, name, from, 
 	h := s.handle
 	e, err := h.Execution(ctx, from)
 	if err != nil {
-		return 0, notFound(err, from, jf.name)
+		return 0, notFound(ctx, s.store, err, from, jf.name)
 	}
 	if e.Status != store.StatusCompleted {
 		return 0, fmt.Errorf("snippet save: execution %s is %s; only a completed execution can be saved as a snippet", from, e.Status)

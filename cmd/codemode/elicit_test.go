@@ -74,3 +74,48 @@ func TestMCPServeForwardsQuestions(t *testing.T) {
 		t.Fatalf("run: exit %d\nstdout %s\nstderr %s", exit, stdout, stderr)
 	}
 }
+
+// mcp serve without a journal refuses a call that needs approval when it
+// cannot ask the client during the call, and says why: the protocol
+// version the client negotiated, or a client without elicitation.
+func TestMCPServeSaysWhyAPlainRunCannotAsk(t *testing.T) {
+	f := newJournalFixture(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	program, err := os.ReadFile(f.program)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elicits := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		t.Error("asked during the call")
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}}
+	for _, c := range []struct {
+		name, version string
+		opts          *mcp.ClientOptions
+		want          string
+	}{
+		{"multi round trip", "2026-07-28", elicits, "the MCP client negotiated protocol version 2026-07-28, in which a server cannot ask the client while a call runs"},
+		{"no elicitation", "2025-11-25", nil, "the MCP client did not declare elicitation"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--tools", f.tools, "--no-check", "--journal", "")
+			cmd.Stderr = os.Stderr
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, c.opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: c.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer session.Close()
+			texts, _, _ := code(t, session, string(program))
+			a := answerOf(t, texts)
+			if a.Status != "error" || !strings.Contains(a.Error, "codemode.create_item needs a person's approval before it runs, and this run cannot ask for it: "+c.want) ||
+				!strings.Contains(a.Error, "Serve with --journal FILE.db") {
+				t.Fatalf("answer %+v", a)
+			}
+		})
+	}
+}

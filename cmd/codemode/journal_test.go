@@ -286,7 +286,7 @@ func TestJournalCLIExpireDeletePrune(t *testing.T) {
 		t.Fatalf("executions after prune: %q", stdout)
 	}
 	// Separate histories per runtime name.
-	if code, stdout, _ := f.cli(t, "executions", "--name", "other"); code != 0 || !strings.HasPrefix(stdout, `no executions under the runtime name "other" (--name) in `) {
+	if code, stdout, _ := f.cli(t, "executions", "--name", "other"); code != 0 || strings.TrimSpace(stdout) != `no executions under the runtime name "other"; the journal has runs under: default (give --name default)` {
 		t.Fatalf("another runtime name: exit %d %q", code, stdout)
 	}
 	cmd := []string{"executions", "--journal", ""}
@@ -822,6 +822,43 @@ func TestShowPrintsTheErrorWhole(t *testing.T) {
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("show printed\n%s\nwithout %q", stdout, want)
+		}
+	}
+}
+
+// executions under a runtime name without runs names those that have
+// some, so that a person who forgot --name finds their runs.
+func TestJournalCLIExecutionsNamesTheRuntimesWithRuns(t *testing.T) {
+	f := newJournalFixture(t)
+	for _, c := range []struct {
+		runUnder string // a run is recorded under this name first ("": none)
+		args     []string
+		want     string
+	}{
+		{"bank", []string{"executions"}, `no executions under the runtime name "default"; the journal has runs under: bank (give --name bank)`},
+		{"ops", []string{"executions", "--name", "x"}, `no executions under the runtime name "x"; the journal has runs under: bank, ops (give --name NAME)`},
+		{"", []string{"executions", "--name", "bank"}, "ID "},
+	} {
+		if c.runUnder != "" {
+			f.output(t, exitPaused, "run", "--tools", f.tools, "--name", c.runUnder, "--json", f.program)
+		}
+		code, stdout, stderr := f.cli(t, c.args...)
+		if code != 0 || !strings.HasPrefix(stdout, c.want) {
+			t.Errorf("%q after a run under %q: exit %d %q %q, want %q", c.args, c.runUnder, code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// TestJournalCLINamesTheRuntimeOfAnExecution: show, pending and approve of
+// an execution recorded under another runtime name say which name to give.
+func TestJournalCLINamesTheRuntimeOfAnExecution(t *testing.T) {
+	f := newJournalFixture(t)
+	paused := f.output(t, exitPaused, "run", "--tools", f.tools, "--name", "bank", "--json", f.program)
+	want := `it is under "bank" (give --name bank)`
+	for _, args := range [][]string{{"show", paused.ExecutionID}, {"pending", paused.ExecutionID}, {"approve", "--tools", f.tools, paused.ExecutionID}} {
+		code, stdout, stderr := f.cli(t, args...)
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("%q under the default name: exit %d %q %q, want %q", args, code, stdout, stderr, want)
 		}
 	}
 }

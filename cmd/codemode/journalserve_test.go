@@ -73,7 +73,13 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	h, err := durable.New(st, rt, c, durable.Options{})
+	// Recorded as `codemode run --tools` records it: a Go program's own
+	// configuration would be refused by the command line.
+	fp := map[string]string{}
+	if err := toolsFingerprint(fp, tools); err != nil {
+		t.Fatal(err)
+	}
+	h, err := durable.New(st, rt, c, durable.Options{Configuration: fp})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func checkCaseAnswer(t *testing.T, c cases.Case, a codetool.Answer) {
 	}
 	if a.Status == codetool.StatusError {
 		name, message, _ := strings.Cut(a.Error, ": ")
-		message, _, _ = strings.Cut(message, "\n  at agent.ts:")
+		message, _, _ = strings.Cut(message, "\n  at program.ts:")
 		if c.Expect.ErrorName != "" && name != c.Expect.ErrorName {
 			t.Errorf("error name %s, want %s", name, c.Expect.ErrorName)
 		}
@@ -321,6 +321,23 @@ func TestRunForAPerson(t *testing.T) {
 	code, _, stderr = runCLI(t, "run", failing)
 	if code != 1 || !strings.Contains(stderr, "program failed: Error: nope") || !strings.Contains(stderr, "at f.ts:2:") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+}
+
+// An error's positions name the program's file, with or without --json.
+func TestRunErrorNamesTheProgramsFile(t *testing.T) {
+	failing := writeFile(t, "bad.ts", "throw new Error(\"nope\");\n")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"text", []string{"run", failing}},
+		{"json", []string{"run", "--json", failing}},
+	} {
+		code, stdout, stderr := runCLI(t, c.args...)
+		if code != 1 || !strings.Contains(stdout+stderr, "at bad.ts:1:") || strings.Contains(stdout+stderr, "agent.ts") {
+			t.Errorf("%s: exit %d\nstdout %q\nstderr %q", c.name, code, stdout, stderr)
+		}
 	}
 }
 

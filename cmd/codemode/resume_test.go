@@ -22,21 +22,7 @@ func TestJournalCLIResumeAnOrphan(t *testing.T) {
 	other := f.output(t, exitPaused, "run", "--tools", f.tools, "--json", f.program)
 	id := paused.ExecutionID
 
-	// The state a dead approver leaves: running, the approval recorded,
-	// the read's record lost, the lease ended.
-	st, err := sqlite.Open(context.Background(), f.journal, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, dead, approved := context.Background(), time.Now().Add(-time.Minute).UnixMilli(), uint64(2)
-	if ok, err := st.TransitionExecution(ctx, "default", id, []store.Status{store.StatusPaused}, store.StatusRunning,
-		store.ExecutionUpdate{At: dead, Approved: &approved, Lease: &store.Lease{Owner: "dead-host", Until: dead}}); err != nil || !ok {
-		t.Fatalf("orphaning: %v, %v", ok, err)
-	}
-	if ok, err := st.TransitionEntry(ctx, "default", id, 1, []store.EntryState{store.EntryApplied}, store.EntryExecuting, store.EntryUpdate{}); err != nil || !ok {
-		t.Fatalf("interrupting: %v, %v", ok, err)
-	}
-	st.Close()
+	f.orphanInRead(t, id)
 
 	if code, stdout, _ := f.cli(t, "show", id); code != 0 || !strings.Contains(stdout, "lease") || !strings.Contains(stdout, "codemode resume "+id) {
 		t.Fatalf("show of an orphan: exit %d\n%s", code, stdout)
@@ -73,5 +59,67 @@ func TestJournalCLIResumeAnOrphan(t *testing.T) {
 	}
 	if code, _, stderr := f.cli(t, "resume", "--tools", f.tools, id); code == 0 || !strings.Contains(stderr, "completed") {
 		t.Fatalf("resume of a completed run: exit %d, %s", code, stderr)
+	}
+}
+
+// orphanInRead leaves the paused run id in the state an approver that died
+// after approving it leaves: running, the approval recorded, the replayed
+// read's (action 1's) record lost, the lease ended.
+func (f *journalFixture) orphanInRead(t *testing.T, id string) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), f.journal, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx, dead, approved := context.Background(), time.Now().Add(-time.Minute).UnixMilli(), uint64(2)
+	if ok, err := st.TransitionExecution(ctx, "default", id, []store.Status{store.StatusPaused}, store.StatusRunning,
+		store.ExecutionUpdate{At: dead, Approved: &approved, Lease: &store.Lease{Owner: "dead-host", Until: dead}}); err != nil || !ok {
+		t.Fatalf("orphaning: %v, %v", ok, err)
+	}
+	if ok, err := st.TransitionEntry(ctx, "default", id, 1, []store.EntryState{store.EntryApplied}, store.EntryExecuting, store.EntryUpdate{}); err != nil || !ok {
+		t.Fatalf("interrupting: %v, %v", ok, err)
+	}
+}
+
+// Every command that shows an uncertain action offers the same three
+// answers, with the action's number when one action is uncertain, and
+// says that the pause waits for an answer, not an approval; happened
+// without --result, for a tool that cannot return null, says to give it.
+func TestJournalCLIOffersAnUncertainActionItsAnswers(t *testing.T) {
+	f := newJournalFixture(t)
+	id := f.output(t, exitPaused, "run", "--tools", f.tools, "--json", f.program).ExecutionID
+	f.orphanInRead(t, id)
+	offered := []string{
+		"codemode happened --tools " + f.tools + " " + id + " 1 [--result JSON]",
+		"run again:    codemode approve",
+		"fail the run: codemode reject " + id + " 1",
+		"an answer about 1 uncertain action(s)",
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"resume", []string{"resume", "--tools", f.tools, id}, exitPaused, append(offered[:len(offered):len(offered)], "paused: execution "+id+" waits for an answer")},
+		{"show", []string{"show", id}, 0, append(offered[1:len(offered):len(offered)], "happened --tools FILE "+id+" 1 [--result JSON]", "[uncertain]")},
+		{"pending", []string{"pending", id}, 0, append(offered[1:len(offered):len(offered)], "happened --tools FILE "+id+" 1 [--result JSON]")},
+	} {
+		code, stdout, stderr := f.cli(t, c.args...)
+		if code != c.code {
+			t.Fatalf("%s: exit %d, want %d\n%s\n%s", c.name, code, c.code, stdout, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s: no %q in\n%s", c.name, w, stdout)
+			}
+		}
+		if strings.Contains(stdout, "approval of 1 action(s)") {
+			t.Errorf("%s: says the pause waits for an approval:\n%s", c.name, stdout)
+		}
+	}
+	if code, _, stderr := f.cli(t, "happened", "--tools", f.tools, id, "1"); code == 0 || !strings.Contains(stderr, "give --result JSON, the result action 1 returned") {
+		t.Fatalf("happened without --result for a tool that returns a list: exit %d, %s", code, stderr)
 	}
 }

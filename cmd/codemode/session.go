@@ -18,6 +18,7 @@ import (
 	"github.com/codemode-go/codemode/drivers"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/runctx"
 )
 
 // journalEnv names the variable holding --journal's default.
@@ -270,9 +271,15 @@ func (s *session) handleFor(name string) (*durable.Handle, error) {
 // handleOver is a durable handle on the session's journal for the runtime
 // name, over c.
 func (s *session) handleOver(c *contract.Contract, name string) (*durable.Handle, error) {
+	configuration := s.configuration
+	if configuration == nil {
+		// Never nil: that would stand for a Go program's own tools
+		// (durable.GoProgramConfiguration), and these come from flags.
+		configuration = map[string]string{}
+	}
 	return durable.New(s.store, s.ex, c, durable.Options{Name: name, Limits: s.run.Limits, TracerProvider: s.run.TracerProvider,
 		MeterProvider: s.run.MeterProvider, Lease: s.lease, MaxExecutions: s.keep, KeepFor: s.keepFor, Logger: s.logger,
-		Configuration: s.configuration, ApprovePrograms: s.approvePrograms})
+		Configuration: configuration, ApprovePrograms: s.approvePrograms})
 }
 
 // runnerOver is a runner like the session's over c, a contract that grew
@@ -316,10 +323,16 @@ func (s *session) watchOrphans(handles ...*durable.Handle) {
 }
 
 // refuseApproval answers a plain run's call that needs approval: a plain
-// run has no one to ask, so it says how to get one.
-func refuseApproval(_ context.Context, call client.ToolCall) error {
-	return fmt.Errorf("%s.%s needs a person's approval before it runs, and a plain run cannot ask for it: run with --journal FILE.db (the run pauses until a person approves), or mark the tool approval-free (--approval never for MCP and OpenAPI tools; the tools file's requiresApproval)",
-		call.Namespace, call.Tool)
+// run has no one to ask, so it says how to get one, and, under mcp serve,
+// why the client could not be asked (runctx.CannotAskFrom).
+func refuseApproval(ctx context.Context, call client.ToolCall) error {
+	const how = "(the run pauses until a person approves), or mark the tool approval-free (--approval never for MCP and OpenAPI tools; the tools file's requiresApproval)"
+	if why := runctx.CannotAskFrom(ctx); why != "" {
+		return fmt.Errorf("%s.%s needs a person's approval before it runs, and this run cannot ask for it: %s. Serve with --journal FILE.db %s",
+			call.Namespace, call.Tool, why, how)
+	}
+	return fmt.Errorf("%s.%s needs a person's approval before it runs, and a plain run cannot ask for it: run with --journal FILE.db %s",
+		call.Namespace, call.Tool, how)
 }
 
 // noPrograms is the executor of commands that run no program.

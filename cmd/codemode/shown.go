@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
+	"github.com/codemode-go/codemode/durable/store"
 )
 
 // foldAt is how many characters of one string argument a terminal shows
@@ -118,6 +120,15 @@ type awaiting struct {
 	journal string // " --journal FILE --name NAME" as the run was given, or ""
 	tools   string // " --tools FILE" as the run was given
 	full    bool   // --full: every argument in full
+	// goProgram: a Go program with tools of its own started the run
+	// (durable.GoProgramConfiguration), so only it approves or answers.
+	goProgram bool
+}
+
+// forRun is a as it applies to execution e.
+func (a awaiting) forRun(e *store.Execution) awaiting {
+	a.goProgram = maps.Equal(e.Configuration, durable.GoProgramConfiguration())
+	return a
 }
 
 // print prints the pending actions of execution id with their arguments
@@ -126,7 +137,7 @@ type awaiting struct {
 // approval and says how to see them all.
 func (a awaiting) print(w io.Writer, id string, pending []codetool.Pending) {
 	a.printActions(w, id, pending)
-	if a.tools == unknownTools {
+	if a.tools == unknownTools && !a.goProgram {
 		fmt.Fprintln(w, "  (FILE: the tools file the run used; a run over MCP servers or OpenAPI documents takes the --mcp, --config or --openapi flags it used instead)")
 	}
 }
@@ -153,13 +164,24 @@ func (a awaiting) printActions(w io.Writer, id string, pending []codetool.Pendin
 	}
 	if anyFolded {
 		fmt.Fprintf(w, "  some arguments are folded; to see them all and approve: codemode pending%s --full %s\n", a.journal, id)
+	} else if a.goProgram {
+		// The command line's tools would be others under the same names:
+		// it refuses (durable.ErrConfigurationChanged).
+		fmt.Fprintf(w, "  a Go program with tools of its own started this run: approve it there (durable.Handle.ApproveShown with %q, or Resolve for an uncertain action); the command line refuses to\n", durable.ShownDigest(pending))
 	} else if n := countUncertain(pending); n > 0 {
 		// An uncertain action's host died between running it and recording
 		// it: a person says whether it happened.
+		happened, reject, which := "N", "N", " (N: each one's action number)"
+		if n == 1 {
+			happened, which = strconv.FormatUint(uncertainSeq(pending), 10), ""
+		}
+		if n == 1 {
+			reject = happened // rejecting any pending action fails the run
+		}
 		fmt.Fprintf(w, "  uncertain: %d action(s) may have run already; answer each:\n", n)
-		fmt.Fprintf(w, "  it happened:  codemode happened%s%s %s N [--result JSON]\n", a.journal, a.tools, id)
+		fmt.Fprintf(w, "  it happened:  codemode happened%s%s %s %s [--result JSON]%s (JSON: the result it returned, which the program receives)\n", a.journal, a.tools, id, happened, which)
 		fmt.Fprintf(w, "  run again:    codemode approve%s%s %s --shown %s\n", a.journal, a.tools, id, durable.ShownDigest(pending))
-		fmt.Fprintf(w, "  fail the run: codemode reject%s %s N\n", a.journal, id)
+		fmt.Fprintf(w, "  fail the run: codemode reject%s %s %s\n", a.journal, id, reject)
 		return
 	} else {
 		fmt.Fprintf(w, "  approve %s: codemode approve%s%s %s --shown %s\n", these(len(pending)), a.journal, a.tools, id, durable.ShownDigest(pending))
@@ -203,4 +225,32 @@ func countUncertain(pending []codetool.Pending) int {
 		}
 	}
 	return n
+}
+
+// uncertainSeq is the action number of the first uncertain action of
+// pending, or 0 when there is none.
+func uncertainSeq(pending []codetool.Pending) uint64 {
+	for _, p := range pending {
+		if p.Uncertain {
+			return p.Seq
+		}
+	}
+	return 0
+}
+
+// awaitsWhat says what a pause with these pending actions waits for: a
+// person's approval of them or, when some are uncertain, an answer about
+// those (did it happen?), the others waiting with them (approved before
+// the host died, or awaiting approval: codetool.Pending does not say
+// which).
+func awaitsWhat(pending []codetool.Pending) string {
+	u := countUncertain(pending)
+	if u == 0 {
+		return fmt.Sprintf("approval of %d action(s)", len(pending))
+	}
+	s := fmt.Sprintf("an answer about %d uncertain action(s) (did it happen? its host died before recording it)", u)
+	if rest := len(pending) - u; rest > 0 {
+		s += fmt.Sprintf("; %d other action(s) wait with it", rest)
+	}
+	return s
 }

@@ -30,7 +30,9 @@ import (
 //
 // A call runs the command with the input JSON on stdin; the command prints
 // the output JSON on stdout. A non-zero exit is the tool's error, with its
-// stderr as the message. A relative command path (one containing a slash)
+// stderr as the message. Output that is not JSON, or that breaks
+// outputSchema, fails the call with a ToolValidationError naming the tool,
+// as a Go handler's output does. A relative command path (one containing a slash)
 // is resolved against the tools file's folder, which is also the working
 // directory. The file's description is the codemode namespace's
 // instructions.
@@ -138,13 +140,13 @@ func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 	case s.Revert != nil && (len(s.Revert) == 0 || s.Revert[0] == ""):
 		return nil, errors.New("revert is empty: give a command, or leave it out")
 	}
-	t, err := s.newTool(commandHandler(resolveCommand(s.Command, dir), dir, s.Env, slots))
+	t, err := s.newTool(commandHandler(s.Name, resolveCommand(s.Command, dir), dir, s.Env, slots))
 	if err != nil {
 		return nil, err
 	}
 	p := contract.Policy{RequiresApproval: s.RequiresApproval, Replay: s.Replay, Idempotent: s.Idempotent, Callers: s.Callers}
 	if s.Revert != nil {
-		p.Revert = revertCommand(commandHandler(resolveCommand(s.Revert, dir), dir, s.Env, slots))
+		p.Revert = revertCommand(commandHandler(s.Name, resolveCommand(s.Revert, dir), dir, s.Env, slots))
 	}
 	return t.WithPolicy(p)
 }
@@ -195,15 +197,21 @@ func revertCommand(run contract.Handler) func(ctx context.Context, args, result 
 			return err
 		}
 		_, err = run(ctx, in)
-		if err != nil && strings.Contains(err.Error(), "printed output that is not JSON") {
+		var notJSON *contract.ValidationError
+		if errors.As(err, &notJSON) {
 			return nil // a revert's output is not used
 		}
 		return err
 	}
 }
 
-// commandHandler runs argv for each call: input on stdin, output on stdout.
-func commandHandler(argv []string, dir string, env map[string]string, slots commandSlots) contract.Handler {
+// commandHandler runs argv for each call of the tool named tool: input on
+// stdin, output on stdout. Output that is not JSON is a
+// *contract.ValidationError of the tool's output (Phase "output"), as the
+// output of a Go handler that is not JSON is: programs see a
+// ToolValidationError naming the tool, the command and the start of what
+// it printed.
+func commandHandler(tool string, argv []string, dir string, env map[string]string, slots commandSlots) contract.Handler {
 	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 		if err := slots.acquire(ctx); err != nil {
 			return nil, err
@@ -236,7 +244,9 @@ func commandHandler(argv []string, dir string, env map[string]string, slots comm
 		}
 		out := bytes.TrimSpace(stdout.buf)
 		if !json.Valid(out) {
-			return nil, fmt.Errorf("%s printed output that is not JSON: %.200q", argv[0], out)
+			return nil, &contract.ValidationError{Tool: tool, Phase: "output", Lines: []string{
+				fmt.Sprintf("/: the command %s printed output that is not JSON: %.200q", argv[0], out),
+			}}
 		}
 		return out, nil
 	}

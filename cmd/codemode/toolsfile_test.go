@@ -51,6 +51,41 @@ func TestCommandToolSeesOnlyTheMinimalEnvironment(t *testing.T) {
 	}
 }
 
+// TestCommandToolOutputFaultsAreToolValidationErrors: a command's output
+// that is not JSON, or that the program could not read as the command
+// wrote it (a number beyond a double), fails the call with the error a Go
+// handler's output gets, a ToolValidationError naming the tool.
+func TestCommandToolOutputFaultsAreToolValidationErrors(t *testing.T) {
+	tools := writeFile(t, "tools.json", `{"tools": [
+  {"name": "prints", "description": "Prints text.", "inputSchema": `+emptyObject+`, "outputSchema": `+emptyObject+`,
+   "command": ["sh", "-c", "echo hello"]},
+  {"name": "counts", "description": "Prints a count.", "inputSchema": `+emptyObject+`,
+   "outputSchema": {"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false},
+   "command": ["sh", "-c", "echo '{\"n\": 1e400}'"]}
+]}`)
+	prog := writeFile(t, "p.ts", `export default async function ({ codemode, result }: AgentProgramScope) {
+  for (const call of [() => codemode.prints({}), () => codemode.counts({})]) {
+    try {
+      result.appendText("returned " + JSON.stringify(await call()) + "\n");
+    } catch (e) {
+      result.appendText(String((e as Error).name) + ": " + (e as Error).message + "\n");
+    }
+  }
+}`)
+	code, stdout, stderr := runCLI(t, "run", "--tools", tools, prog)
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"ToolValidationError: codemode.prints output validation failed:\n  /: the command sh printed output that is not JSON: \"hello\"",
+		"ToolValidationError: codemode.counts output validation failed:\n  /n: 1e400 is beyond the range of a double",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the program's answer lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
 // TestCommandToolBackgroundChildrenDie starts a background child from a tool
 // command, once in a call that returns and once in a call that is cancelled
 // by the run's deadline: in both the child is killed with the command's

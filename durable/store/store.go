@@ -175,6 +175,16 @@ type EntryBatcher interface {
 	WriteEntries(ctx context.Context, runtime, id string, moves []EntryMove, insert *Entry) (inserted bool, err error)
 }
 
+// RuntimeLister is an optional interface of a Store that lists the runtime
+// names that have executions, so that a reader looking under one name (a
+// CLI's --name, durable.Options.Name) can be told where the runs are. A
+// Store without it cannot say.
+type RuntimeLister interface {
+	// Runtimes returns the names of the runtimes that have at least one
+	// execution, each once, in byte order.
+	Runtimes(ctx context.Context) ([]string, error)
+}
+
 // Status is an execution's state.
 type Status string
 

@@ -14,7 +14,11 @@ import "strings"
 type Name string
 
 // The error names programs can see. docs/runner-protocol.md carries them as the
-// error's name.
+// error's name. A tool call's rejection is also an instance of the class of
+// its name where there is one: the runner defines ToolValidation and MCPTool
+// as global classes (runner/src/core.ts, toolErrorClasses; the declarations
+// declare them, internal/typegen), and typeError and rangeError are
+// JavaScript's own.
 const (
 	// ToolValidation: a tool's input broke its input schema (the
 	// handler did not run) or its output broke its output schema; the

@@ -38,6 +38,22 @@ func ApproveFrom(ctx context.Context) Approve {
 	return a
 }
 
+type cannotAskKey struct{}
+
+// WithCannotAsk returns ctx carrying why the front end cannot ask a person
+// about this run's calls that need approval ("the MCP client did not
+// declare elicitation"), for the runner's refusal to say.
+func WithCannotAsk(ctx context.Context, why string) context.Context {
+	return context.WithValue(ctx, cannotAskKey{}, why)
+}
+
+// CannotAskFrom returns why the front end cannot ask a person during the
+// run, or "" when ctx does not say.
+func CannotAskFrom(ctx context.Context) string {
+	why, _ := ctx.Value(cannotAskKey{}).(string)
+	return why
+}
+
 // WithProgress returns ctx carrying report, which a run calls as its tool
 // calls start (one call at a time).
 func WithProgress(ctx context.Context, report func(Progress)) context.Context {

@@ -176,6 +176,7 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("PrefilledResults", func(t *testing.T) { prefilled(t, c) })
 	t.Run("RandomUse", func(t *testing.T) { randomUse(t, c) })
 	t.Run("HeldResults", func(t *testing.T) { heldResults(t, c) })
+	t.Run("ToolErrorClasses", func(t *testing.T) { toolErrorClasses(t, c) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
@@ -369,6 +370,47 @@ func prefilled(t *testing.T, c *Conn) {
 	}
 	if len(run.Calls) != 2 || !run.Calls[0].Prefilled || run.Calls[1].Prefilled || run.Calls[0].Seq != 1 || string(run.Calls[0].Input) != `{"value":"x"}` {
 		t.Fatalf("calls %+v, want seq 1 prefilled with its input, then seq 2 asked", run.Calls)
+	}
+}
+
+// toolErrorClasses: a tool call's rejection is an instance of the class of
+// its name where there is one, the runtime's own (ToolValidationError,
+// MCPToolError; globals) and JavaScript's (TypeError, RangeError), and an
+// Error of that name otherwise; a program can make one itself.
+func toolErrorClasses(t *testing.T, c0 *Conn) {
+	const program = `export default async ({ codemode }) => {
+  const seen = [];
+  for (const name of ["ToolValidationError", "MCPToolError", "TypeError", "RangeError", "HTTPError"]) {
+    try {
+      await codemode.echo({ value: name });
+      seen.push(name + " fulfilled");
+    } catch (e) {
+      let kinds = e.name + ": " + e.message + " is";
+      if (e instanceof Error) kinds += " Error";
+      if (e instanceof ToolValidationError) kinds += " ToolValidationError";
+      if (e instanceof MCPToolError) kinds += " MCPToolError";
+      if (e instanceof TypeError) kinds += " TypeError";
+      if (e instanceof RangeError) kinds += " RangeError";
+      seen.push(kinds);
+    }
+  }
+  const own = new MCPToolError("mine");
+  seen.push(String(own) + " " + (own instanceof Error) + " " + MCPToolError.name);
+  return seen.join("; ");
+}`
+	c0.Answer = func(call *wire.Message) []*wire.Message {
+		var in struct{ Value string }
+		_ = json.Unmarshal(call.Input, &in)
+		return []*wire.Message{{Kind: wire.KindToolResult, Execution: call.Execution, Seq: call.Seq, Error: &wire.Error{Name: in.Value, Message: "m"}}}
+	}
+	defer func() { c0.Answer = nil }()
+	run := c0.Exec(program, wire.Message{})
+	run.Texts(t)
+	want := "ToolValidationError: m is Error ToolValidationError; MCPToolError: m is Error MCPToolError; TypeError: m is Error TypeError; " +
+		"RangeError: m is Error RangeError; HTTPError: m is Error; MCPToolError: mine true MCPToolError"
+	var got string
+	if err := json.Unmarshal(run.Result.Value, &got); err != nil || got != want {
+		t.Fatalf("value %s, want %q", run.Result.Value, want)
 	}
 }
 

@@ -384,7 +384,10 @@ func compileInput(b *strings.Builder, schema json.RawMessage) (input *tsType, do
 }
 
 // fixedDeclarations are the console, result writer and content types of
-// https://github.com/torkbot/code-mode#program-contract, identical for every surface.
+// https://github.com/torkbot/code-mode#program-contract, identical for every
+// surface, and the classes of the errors a tool call rejects with that
+// JavaScript lacks (internal/errname; the runner makes them globals, so a
+// program may test e instanceof ToolValidationError).
 const fixedDeclarations = `interface CodeModeConsole {
   debug(...values: unknown[]): void;
   error(...values: unknown[]): void;
@@ -404,6 +407,12 @@ interface CodeModeResult {
 type ProgramContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+/** A tool call's input broke the tool's input schema (the tool did not run), or its output broke its output schema: one "JSON-pointer: message" line per failure. */
+declare class ToolValidationError extends Error {}
+
+/** An MCP server's tool reported an error; the message is its text. */
+declare class MCPToolError extends Error {}
 `
 
 // writeNamespace writes the interface of one namespace as p says, and

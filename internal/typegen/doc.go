@@ -24,7 +24,9 @@
 // global script declarations (no import or export) that a TypeScript checker
 // loads beside a submitted program. A string with contentEncoding "base64"
 // (the one way bytes cross the tool boundary) is declared string, with the
-// tag @contentEncoding base64 in its property's JSDoc.
+// tag @contentEncoding base64 in its property's JSDoc; a string with a
+// format is declared string with the tag @format <name> there (a Go
+// time.Time: @format date-time), since TypeScript has no type for either.
 //
 // A tool's [Annotations] (MCP's tool annotations) print as JSDoc tags after
 // its description (@readonly, @destructive, @idempotent, @openWorld).

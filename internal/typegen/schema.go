@@ -549,15 +549,22 @@ func description(v *jsonValue) string {
 	return ""
 }
 
-// propertyDoc is the JSDoc of a property: its description, then for
-// base64-encoded bytes the tags "@contentEncoding base64" and
-// "@contentMediaType <type>" (so the agent knows to pass base64).
+// propertyDoc is the JSDoc of a property: its description, then the tags
+// that say what a string holds beyond its type, so that the agent knows
+// what to send: "@format <name>" (a Go time.Time is "@format date-time",
+// RFC 3339 section 5.6) and, for base64-encoded bytes,
+// "@contentEncoding base64" and "@contentMediaType <type>". The tags are
+// read from the property's schema, or from its non-null branch when it is
+// T | null (a Go pointer).
 func propertyDoc(v *jsonValue) string {
 	doc := description(v)
 	if v.kind != kindObject {
 		return doc
 	}
-	for _, k := range []string{"contentEncoding", "contentMediaType"} {
+	if b := nonNullBranch(v); b != nil {
+		v = b
+	}
+	for _, k := range []string{"format", "contentEncoding", "contentMediaType"} {
 		if c := v.get(k); c != nil && c.kind == kindString {
 			if strings.TrimSpace(doc) != "" {
 				doc += "\n"
@@ -566,6 +573,25 @@ func propertyDoc(v *jsonValue) string {
 		}
 	}
 	return doc
+}
+
+// nonNullBranch returns T of a schema that is anyOf or oneOf [T, null] (in
+// either order), or nil.
+func nonNullBranch(v *jsonValue) *jsonValue {
+	for _, k := range []string{"anyOf", "oneOf"} {
+		u := v.get(k)
+		if u == nil || u.kind != kindArray || len(u.arr) != 2 {
+			continue
+		}
+		for i, m := range u.arr {
+			if t := m.get("type"); m.kind == kindObject && t != nil && t.kind == kindString && t.str == "null" {
+				if other := u.arr[1-i]; other.kind == kindObject {
+					return other
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (c *strictCompiler) compile(v *jsonValue, ptr string, depth int) (*tsType, error) {

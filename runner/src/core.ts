@@ -3,7 +3,7 @@ import {
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
   jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
   getOwnPropertyDescriptor,
-  promiseReject, push, quote, record, stringSlice, arrayJoin,
+  promiseReject, push, quote, record, setPrototypeOf, stringSlice, arrayJoin,
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
 
@@ -1131,6 +1131,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       const error = call.error;
       defineProperty(error, "message", data(message, false));
       defineProperty(error, "name", data(name, false));
+      if (hasOwn(errorPrototypes, name)) setPrototypeOf(error, errorPrototypes[name]);
       call.reject(error);
     },
     hold(n: number, output: string): void {
@@ -1217,6 +1218,50 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
  * Date() with no argument and Date() take the execution's clock; new
  * Date(x) is as ever.
  */
+/**
+ * toolErrorClass is the class of the errors named name that tool calls
+ * reject with: an Error whose prototype carries the name, as TypeError's
+ * does, so a program may test `e instanceof ToolValidationError` as well
+ * as `e.name === "ToolValidationError"`, and construct one itself.
+ */
+function toolErrorClass(name: string): ErrorConstructor {
+  const C = class extends ErrorCtor {};
+  defineProperty(C, "name", { __proto__: null, value: name, writable: false, enumerable: false, configurable: true } as PropertyDescriptor);
+  defineProperty(C.prototype, "name", data(name, false));
+  return C as unknown as ErrorConstructor;
+}
+
+/**
+ * toolErrorClasses are the error names of internal/errname that a tool
+ * call rejects with and that JavaScript has no class for; installErrors
+ * makes them globals (and the declarations declare them).
+ */
+const toolErrorClasses: Record<string, ErrorConstructor> = {
+  __proto__: null,
+  ToolValidationError: toolErrorClass("ToolValidationError"),
+  MCPToolError: toolErrorClass("MCPToolError"),
+} as unknown as Record<string, ErrorConstructor>;
+
+/**
+ * errorPrototypes are the prototypes a rejected tool call's error takes by
+ * its name: those of toolErrorClasses, and TypeError's and RangeError's
+ * (a refused fetch is a TypeError, as the Fetch standard says; a limit a
+ * RangeError), so that instanceof agrees with the name.
+ */
+const errorPrototypes: Record<string, object> = {
+  __proto__: null,
+  ToolValidationError: toolErrorClasses.ToolValidationError.prototype,
+  MCPToolError: toolErrorClasses.MCPToolError.prototype,
+  TypeError: TypeErrorCtor.prototype,
+  RangeError: RangeErrorCtor.prototype,
+} as unknown as Record<string, object>;
+
+/** installErrors puts the classes of toolErrorClasses on the global object. */
+export function installErrors(global: Record<string, unknown>): void {
+  defineProperty(global, "ToolValidationError", data(toolErrorClasses.ToolValidationError, false));
+  defineProperty(global, "MCPToolError", data(toolErrorClasses.MCPToolError, false));
+}
+
 export function installClock(global: Record<string, unknown>, current: () => Execution | undefined): void {
   const RealDate = global.Date as DateConstructor;
   const realNow = RealDate.now;

@@ -17,6 +17,7 @@ export const apply: <T>(f: (...a: never[]) => T, self: unknown, args: ArrayLike<
 export const construct = R.construct;
 export const defineProperty = R.defineProperty;
 export const getPrototypeOf = R.getPrototypeOf;
+export const setPrototypeOf = R.setPrototypeOf;
 export const getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
 export const objectKeys = Object.keys;
 export const objectFreeze = Object.freeze;

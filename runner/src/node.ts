@@ -6,7 +6,7 @@
 // where they cannot reach it, and bounds each execution's timers.
 
 import { ErrorCtor, RangeErrorCtor, apply, data, dateNow, DateCtor, defineProperty, push } from "./intrinsics";
-import { installClock, type Execution, type ModuleBox } from "./core";
+import { installClock, installErrors, type Execution, type ModuleBox } from "./core";
 import { startRunner, type Channel, type RunnerLimits } from "./wire";
 import { cpuMeter } from "./cpu";
 import { installNodeWeb } from "./web/index";
@@ -120,6 +120,7 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
   defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
   installClock(g, () => apply(getStore, storage, []) as Execution | undefined);
+  installErrors(g);
   installNodeWeb(g, {
     current: () => apply(getStore, storage, []) as Execution | undefined,
     setTimeout: (f, ms) => apply(realSetTimeout as never, g, [f, ms]),

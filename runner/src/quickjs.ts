@@ -8,7 +8,7 @@
 // (wire 1.6), and fire when a timer fires.
 
 import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
-import { installClock, makeExecution, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream, type UnbegunExecution } from "./core";
+import { installClock, installErrors, makeExecution, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream, type UnbegunExecution } from "./core";
 import { installWeb } from "./web/index";
 
 // The outbox is text in this closure, a line per message, so that no
@@ -245,6 +245,7 @@ export const quickjs = {
     defineProperty(global, "clearInterval", data(clearTimeout, false));
     defineProperty(global, "console", data(globalConsole, false));
     installClock(global, () => execution);
+    installErrors(global);
     installWeb(global, {
       current: () => execution,
       setTimeout: (f, ms) => setTimeout(f, ms),

@@ -18,8 +18,11 @@ declare namespace CodemodeTypes {
     public_gists?: number;
     followers?: number;
     following?: number;
+    /** @format date-time */
     created_at?: string;
+    /** @format date-time */
     updated_at?: string;
+    /** @format date-time */
     suspended_at?: string;
     type?: string;
     site_admin?: boolean;
@@ -70,9 +73,13 @@ declare namespace CodemodeTypes {
     creator?: CodemodeTypes.User;
     open_issues?: number;
     closed_issues?: number;
+    /** @format date-time */
     created_at?: string;
+    /** @format date-time */
     updated_at?: string;
+    /** @format date-time */
     closed_at?: string;
+    /** @format date-time */
     due_on?: string;
     node_id?: string;
   }
@@ -82,6 +89,7 @@ declare namespace CodemodeTypes {
     html_url?: string;
     diff_url?: string;
     patch_url?: string;
+    /** @format date-time */
     merged_at?: string;
   }
 
@@ -96,8 +104,11 @@ declare namespace CodemodeTypes {
     code_of_conduct?: CodemodeTypes.CodeOfConduct;
     default_branch?: string;
     master_branch?: string;
+    /** @format date-time */
     created_at?: string;
+    /** @format date-time */
     pushed_at?: string;
+    /** @format date-time */
     updated_at?: string;
     html_url?: string;
     clone_url?: string;
@@ -213,7 +224,9 @@ declare namespace CodemodeTypes {
     name?: string;
     description?: string;
     color?: string;
+    /** @format date-time */
     created_at?: string;
+    /** @format date-time */
     updated_at?: string;
   }
 
@@ -238,8 +251,11 @@ declare namespace CodemodeTypes {
     labels?: CodemodeTypes.Label[];
     assignee?: CodemodeTypes.User;
     comments?: number;
+    /** @format date-time */
     closed_at?: string;
+    /** @format date-time */
     created_at?: string;
+    /** @format date-time */
     updated_at?: string;
     closed_by?: CodemodeTypes.User;
     url?: string;
@@ -265,7 +281,9 @@ declare namespace CodemodeTypes {
     namespace?: string;
     uid?: string;
     generation?: number;
+    /** @format date-time */
     creationTimestamp: string | null;
+    /** @format date-time */
     deletionTimestamp?: string | null;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
@@ -404,7 +422,9 @@ declare namespace CodemodeTypes {
     public_gists?: number;
     followers?: number;
     following?: number;
+    /** @format date-time */
     created_at?: string;
+    /** @format date-time */
     updated_at?: string;
     total_private_repos?: number;
     owned_private_repos?: number;
@@ -508,7 +528,9 @@ declare namespace CodemodeTypes {
   interface DeploymentCondition {
     type: string;
     status: string;
+    /** @format date-time */
     lastUpdateTime: string | null;
+    /** @format date-time */
     lastTransitionTime: string | null;
     reason?: string;
     message?: string;
@@ -608,8 +630,11 @@ interface Tools {
     labels?: CodemodeTypes.Label[];
     assignee?: CodemodeTypes.User;
     comments?: number;
+    /** @format date-time */
     closed_at?: string;
+    /** @format date-time */
     created_at?: string;
+    /** @format date-time */
     updated_at?: string;
     closed_by?: CodemodeTypes.User;
     url?: string;
@@ -815,6 +840,12 @@ interface CodeModeResult {
 type ProgramContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+/** A tool call's input broke the tool's input schema (the tool did not run), or its output broke its output schema: one "JSON-pointer: message" line per failure. */
+declare class ToolValidationError extends Error {}
+
+/** An MCP server's tool reported an error; the message is its text. */
+declare class MCPToolError extends Error {}
 
 interface AgentProgramScope {
   readonly codemode: Tools;

@@ -68,7 +68,10 @@ type pgStore struct {
 	where   string // host:port/database, for error messages (no credentials)
 }
 
-var _ store.Store = (*pgStore)(nil)
+var (
+	_ store.Store         = (*pgStore)(nil)
+	_ store.RuntimeLister = (*pgStore)(nil)
+)
 
 // Open connects to the database at dsn (postgres://user:password@host:port/database?options,
 // or a key=value connection string; see pgx's pgconn.ParseConfig), checks
@@ -78,9 +81,10 @@ var _ store.Store = (*pgStore)(nil)
 // the versions when the schema was written by a newer program.
 //
 // The store is safe for concurrent use, and any number of processes may open
-// the same database (and schema) at once. To inspect the journal (backups,
-// statistics), connect with pgx or psql; writing its tables directly
-// bypasses the conditional transitions that keep it consistent.
+// the same database (and schema) at once; it implements
+// store.RuntimeLister. To inspect the journal (backups, statistics),
+// connect with pgx or psql; writing its tables directly bypasses the
+// conditional transitions that keep it consistent.
 func Open(ctx context.Context, dsn string, opts Options) (store.Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -756,25 +760,39 @@ func (s *pgStore) Orphans(ctx context.Context, runtime string, at int64) ([]stri
 	if !key(runtime) {
 		return nil, nil
 	}
+	return s.column(ctx, "listing orphaned executions", `SELECT id FROM codemode_executions WHERE runtime = $1 AND status = 'running' AND lease_until < $2
+			ORDER BY created_at, id`, runtime, at)
+}
+
+// Runtimes implements store.RuntimeLister.
+func (s *pgStore) Runtimes(ctx context.Context) ([]string, error) {
+	names, err := s.column(ctx, "listing runtime names", `SELECT DISTINCT runtime FROM codemode_executions`)
+	slices.Sort(names) // byte order, whatever the database's collation
+	return names, err
+}
+
+// column runs q, a query of one text column, within the statement
+// deadline and retried as reads are, and returns its values in order;
+// errors say what (the doing of it) failed.
+func (s *pgStore) column(ctx context.Context, what, q string, args ...any) ([]string, error) {
 	ctx, cancel := s.deadline(ctx)
 	defer cancel()
-	var ids []string
+	var out []string
 	err := retryRead(ctx, func(ctx context.Context) error {
-		ids = nil
+		out = nil
 		return query(ctx, s.pool, func(rows pgx.Rows) error {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			var v string
+			if err := rows.Scan(&v); err != nil {
 				return err
 			}
-			ids = append(ids, id)
+			out = append(out, v)
 			return nil
-		}, `SELECT id FROM codemode_executions WHERE runtime = $1 AND status = 'running' AND lease_until < $2
-			ORDER BY created_at, id`, runtime, at)
+		}, q, args...)
 	})
 	if err != nil {
-		return nil, s.wrap("listing orphaned executions", err)
+		return nil, s.wrap(what, err)
 	}
-	return ids, nil
+	return out, nil
 }
 
 // DeleteExecution implements store.Store.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,8 +37,9 @@ type fileStore struct {
 }
 
 var (
-	_ store.Store        = (*fileStore)(nil)
-	_ store.EntryBatcher = (*fileStore)(nil)
+	_ store.Store         = (*fileStore)(nil)
+	_ store.EntryBatcher  = (*fileStore)(nil)
+	_ store.RuntimeLister = (*fileStore)(nil)
 )
 
 // Options are the store's settings.
@@ -52,7 +54,7 @@ type Options struct {
 // be opened, is not a SQLite database, or was written by a newer program
 // (a schema version this one does not know). The store is safe for
 // concurrent use, including by other processes that open the same file,
-// and implements store.EntryBatcher. To inspect the file (backups,
+// and implements store.EntryBatcher and store.RuntimeLister. To inspect the file (backups,
 // VACUUM), open it with database/sql and the modernc.org/sqlite driver;
 // writing the journal's tables directly bypasses the conditional
 // transitions that keep it consistent.
@@ -672,24 +674,37 @@ func (s *fileStore) LeaseExecution(ctx context.Context, runtime, id string, l st
 
 // Orphans implements store.Store.
 func (s *fileStore) Orphans(ctx context.Context, runtime string, at int64) ([]string, error) {
-	rows, err := s.query(ctx, `SELECT id FROM executions WHERE runtime = ? AND status = 'running' AND lease_until < ?
+	return s.column(ctx, "listing orphaned executions", `SELECT id FROM executions WHERE runtime = ? AND status = 'running' AND lease_until < ?
 		ORDER BY created_at, id`, runtime, at)
+}
+
+// Runtimes implements store.RuntimeLister.
+func (s *fileStore) Runtimes(ctx context.Context) ([]string, error) {
+	names, err := s.column(ctx, "listing runtime names", `SELECT DISTINCT runtime FROM executions`)
+	slices.Sort(names) // byte order, whatever the collation
+	return names, err
+}
+
+// column runs q, a query of one text column, and returns its values in
+// order; errors say what (the doing of it) failed.
+func (s *fileStore) column(ctx context.Context, what, q string, args ...any) ([]string, error) {
+	rows, err := s.query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
 	}
 	defer rows.Close()
-	var ids []string
+	var out []string
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("sqlite: %s: %w", what, err)
 		}
-		ids = append(ids, id)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: listing orphaned executions: %w", err)
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
 	}
-	return ids, nil
+	return out, nil
 }
 
 // DeleteExecution implements store.Store.

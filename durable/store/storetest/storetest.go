@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"CreateAndRead", testCreateAndRead},
 		{"NotFound", testNotFound},
 		{"RuntimesAreSeparate", testRuntimesAreSeparate},
+		{"RuntimesListsNamesWithExecutions", testRuntimes},
 		{"TransitionIsConditional", testTransitionIsConditional},
 		{"ConcurrentTransitionHasOneWinner", testConcurrentTransition},
 		{"EntriesOnlyWhileRunning", testEntriesOnlyWhileRunning},
@@ -184,6 +185,41 @@ func testRuntimesAreSeparate(t *testing.T, s store.Store) {
 	}
 	if n, err := s.PruneExecutions(ctx, "research", 0); err != nil || n != 0 {
 		t.Fatalf("pruning research (nothing terminal): %d, %v", n, err)
+	}
+}
+
+// testRuntimes checks store.RuntimeLister, for a store that implements it:
+// each name with an execution once, in byte order, and a name whose
+// executions were all deleted no more.
+func testRuntimes(t *testing.T, s store.Store) {
+	l, ok := s.(store.RuntimeLister)
+	if !ok {
+		t.Skip("the store does not implement store.RuntimeLister")
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"empty", func() {}, nil},
+		{"three names", func() {
+			create(t, s, "research", "exec_1", 1)
+			create(t, s, "research", "exec_2", 2)
+			create(t, s, "Research", "exec_1", 3)
+			create(t, s, rt, "exec_1", 4)
+		}, []string{"Research", rt, "research"}},
+		{"a name's executions deleted", func() {
+			if _, err := s.DeleteExecution(ctx, "Research", "exec_1"); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{rt, "research"}},
+	} {
+		c.change()
+		got, err := l.Runtimes(ctx)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Fatalf("%s: Runtimes = %q, %v; want %q", c.name, got, err, c.want)
+		}
 	}
 }
 

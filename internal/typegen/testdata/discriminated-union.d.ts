@@ -5,6 +5,7 @@ interface Tools {
   }): Promise<{
     status: "paid";
     amount: number;
+    /** @format date-time */
     paidAt: string;
   } | {
     status: "pending";
@@ -50,6 +51,12 @@ interface CodeModeResult {
 type ProgramContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
+
+/** A tool call's input broke the tool's input schema (the tool did not run), or its output broke its output schema: one "JSON-pointer: message" line per failure. */
+declare class ToolValidationError extends Error {}
+
+/** An MCP server's tool reported an error; the message is its text. */
+declare class MCPToolError extends Error {}
 
 interface AgentProgramScope {
   /** The event that started this program. */

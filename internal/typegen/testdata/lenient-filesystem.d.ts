@@ -83,6 +83,12 @@ type ProgramContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image"; readonly data: string; readonly mimeType: string };
 
+/** A tool call's input broke the tool's input schema (the tool did not run), or its output broke its output schema: one "JSON-pointer: message" line per failure. */
+declare class ToolValidationError extends Error {}
+
+/** An MCP server's tool reported an error; the message is its text. */
+declare class MCPToolError extends Error {}
+
 interface AgentProgramScope {
   readonly filesystem: FilesystemTools;
   readonly console: CodeModeConsole;

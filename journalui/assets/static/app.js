@@ -23,7 +23,7 @@
 
   // A refused action answers at its form's address (…/approve): show the
   // run's own, so that a reload or a live update reads the run, not the form.
-  const action = /\/(approve|reject|rollback)$/;
+  const action = /\/(approve|reject|happened|rollback)$/;
   if (action.test(location.pathname)) history.replaceState(null, "", location.pathname.replace(action, ""));
 
   const events = body.dataset.events;
