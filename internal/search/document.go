@@ -72,9 +72,9 @@ type Document struct {
 	// left out (settableWords).
 	settable []string
 	// output are the words of the field names of what the operation
-	// returns (outputWords); operations that return the same schema may
-	// share the slice.
-	output      []string
+	// returns (outputWords), nil when it declares none; operations that
+	// return the same schema share them.
+	output      *fieldWords
 	method      string
 	readOnly    bool
 	destructive bool

@@ -44,16 +44,20 @@ func TestDefinitionsResolve(t *testing.T) {
 		{"other.json#/components/schemas/Pod", ""},
 		{"#/components/schemas/Pod/properties/spec", ""}, // a reference, not a schema with properties
 	} {
-		m, _ := defs.resolve(tc.ref).(map[string]any)
-		props, _ := m["properties"].(map[string]any)
-		_, got := props[tc.want]
-		if got != (tc.want != "") {
-			t.Errorf("resolve(%q) = %v, want a schema with %q", tc.ref, m, tc.want)
+		var names []string
+		if at, ok := defs.resolve(tc.ref); ok {
+			for _, p := range defs.node(at).props {
+				names = append(names, p.name)
+			}
+		}
+		if got := slices.Contains(names, tc.want); got != (tc.want != "") {
+			t.Errorf("resolve(%q) has properties %q, want %q among them", tc.ref, names, tc.want)
 		}
 	}
 	for _, doc := range []string{``, `{`, `{"components": {"schemas": {"Pod": {"properties": }}}}`, `[1, 2]`, `{"components": "x"}`} {
-		if v := NewDefinitions(json.RawMessage(doc)).resolve("#/components/schemas/Pod"); v != nil {
-			t.Errorf("resolve in %q = %v, want nil", doc, v)
+		defs := NewDefinitions(json.RawMessage(doc))
+		if at, ok := defs.resolve("#/components/schemas/Pod"); ok && defs.node(at) != nil {
+			t.Errorf("resolve in %q = %v, read as %+v, want none", doc, at, defs.node(at))
 		}
 	}
 }
@@ -77,7 +81,7 @@ func TestOutputFields(t *testing.T) {
 		{"no schema", ``, nil},
 		{"not JSON", `{`, nil},
 	} {
-		got := outputFields(parseSchema(json.RawMessage(tc.schema)), defs)
+		got := outputFields(json.RawMessage(tc.schema), defs)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: outputFields(%s) = %q, want %q", tc.name, tc.schema, got, tc.want)
 		}
@@ -100,7 +104,7 @@ func TestOutputFieldsBounded(t *testing.T) {
 	}
 	b.WriteString(`}}}`)
 	defs := NewDefinitions(json.RawMessage(b.String()))
-	got := outputFields(parseSchema(json.RawMessage(`{"$ref": "#/components/schemas/S0"}`)), defs)
+	got := outputFields(json.RawMessage(`{"$ref": "#/components/schemas/S0"}`), defs)
 	if len(got) != maxOutputFields {
 		t.Errorf("outputFields kept %d names, want %d", len(got), maxOutputFields)
 	}
@@ -156,6 +160,54 @@ func TestOutputFieldFindsOperation(t *testing.T) {
 			if len(hits) == 0 || ops[hits[0].Doc].name != c.want {
 				t.Errorf("Search(%q) = %v, want %s first (output weight %v)", tc.query, hits, c.want, c.ix.w.output)
 			}
+		}
+	}
+}
+
+func TestSkipValue(t *testing.T) {
+	long := strings.Repeat("x", 20)
+	for _, tc := range []struct {
+		text string
+		want int // the end of the first value; -1 when it does not end
+	}{
+		{`"a" , 1`, 3},
+		{`"a\"b"x`, 6},
+		{`"` + long + `\\"x`, 24},
+		{`"` + long + `\"` + long + `"x`, 44},
+		{`{"a": "}", "b": [1, {"c": "]"}]}  `, 32},
+		{`{"` + long + `": "` + long + `\\", "d": {}}x`, 59},
+		{`[ "\\\"{" , {} ]`, 16},
+		{`{"a": [}`, -1},
+		{`"open`, -1},
+		{`12, 3`, 2},
+		{`true}`, 4},
+		{``, -1},
+	} {
+		if got := skipValue([]byte(tc.text), 0); got != tc.want {
+			t.Errorf("skipValue(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestFindPointer(t *testing.T) {
+	doc := []byte(`{"$defs": {"a/b": {"x": 1}, "N": {"properties": {}}}, "items": [1]}`)
+	for _, tc := range []struct {
+		ref, want string // want "" for none
+	}{
+		{"#/$defs/N", `{"properties": {}}`},
+		{"#/$defs/a~1b/x", `1`},
+		{"#", string(doc)},
+		{"#/$defs/M", ""},
+		{"#/items/0", ""}, // arrays are not read
+		{"other#/$defs/N", ""},
+	} {
+		at, ok := findPointer(doc, tc.ref)
+		got := ""
+		if ok {
+			got = string(doc[at.start:at.end])
+		}
+		if got != tc.want {
+			t.Errorf("findPointer(%q) = %q, want %q", tc.ref, got, tc.want)
 		}
 	}
 }

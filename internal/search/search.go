@@ -360,15 +360,38 @@ func (ix *Index) indexOutputs(documents []Document) {
 	ix.mainTerms = int32(len(ix.ids))
 	terms := make([][]int32, len(documents))
 	var total float64
+	type read struct {
+		terms []int32
+	}
+	shared := map[*fieldWords]read{} // NewDocument shares outputs
 	for i := range documents {
-		for _, w := range documents[i].output {
-			if s := ix.stems.term(w); s != "" {
-				terms[i] = appendNew(terms[i], ix.id(s))
-			}
+		out := documents[i].output
+		if out == nil {
+			continue
 		}
-		total += float64(len(terms[i]))
+		r, ok := shared[out]
+		if !ok {
+			for _, w := range out.words {
+				if s := ix.stems.term(w); s != "" {
+					r.terms = appendNew(r.terms, ix.id(s))
+				}
+			}
+			shared[out] = r
+		}
+		terms[i] = r.terms
+		total += float64(len(r.terms))
 	}
 	ix.outPostings = make([][]posting, len(ix.ids))
+	df := make([]int, len(ix.ids))
+	for _, ts := range terms {
+		for _, t := range ts {
+			df[t]++
+		}
+	}
+	slab := make([]posting, int(total)) // one allocation for every term's postings
+	for t, n := range df {
+		ix.outPostings[t], slab = slab[:0:n], slab[n:]
+	}
 	avg := max(total/float64(max(len(documents), 1)), 1)
 	for i, ts := range terms {
 		tf := float32(1 / (1 - ix.w.b + ix.w.b*float64(len(ts))/avg))
@@ -611,8 +634,7 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 // otherwise, and bring no other. best and matched are scratch space,
 // best all zero.
 func (ix *Index) addOutputs(q *query, scores, best []float64, matched []int32) {
-	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
-	if ix.w.output == 0 || q.family&^reads != 0 || q.verb >= 0 && q.family == 0 {
+	if ix.w.output == 0 || !q.reads() {
 		return
 	}
 	for _, w := range q.words {
@@ -635,6 +657,13 @@ func (ix *Index) addOutputs(q *query, scores, best []float64, matched []int32) {
 			best[d] = 0
 		}
 	}
+}
+
+// reads reports whether the query reads: gets, lists or searches, or
+// asks without a verb.
+func (q *query) reads() bool {
+	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
+	return q.family&^reads == 0 && (q.verb < 0 || q.family != 0)
 }
 
 // scratch is one search's working memory, reused through Index.pool.
