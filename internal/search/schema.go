@@ -527,24 +527,9 @@ const (
 	maxOutputNodes  = 512
 )
 
-// fieldWords are the words of a schema's field names: all of them, in
-// order, and those of each name of two words or more that are no stop
-// words (a phrase: qosClass, image_pull_secrets, not fork_of), slices of
-// words.
+// fieldWords are the words of a schema's field names, in order.
 type fieldWords struct {
-	words   []string
-	phrases [][]string
-}
-
-// contentWords is the number of words of ws that are no stop words.
-func contentWords(ws []string) int {
-	n := 0
-	for _, w := range ws {
-		if !stopWords[w] {
-			n++
-		}
-	}
-	return n
+	words []string
 }
 
 // outputWords are the words of outputFields(schema, defs), kept in defs
@@ -562,11 +547,7 @@ func outputWords(schema json.RawMessage, defs *Definitions) *fieldWords {
 	names := outputFields(schema, defs)
 	fw := &fieldWords{words: make([]string, 0, 2*len(names))}
 	for _, name := range names {
-		ws := defs.nameWords(name)
-		fw.words = append(fw.words, ws...)
-		if contentWords(ws) > 1 {
-			fw.phrases = append(fw.phrases, fw.words[len(fw.words)-len(ws):])
-		}
+		fw.words = append(fw.words, defs.nameWords(name)...)
 	}
 	if defs != nil {
 		defs.keepFields(schema, fw)

@@ -139,7 +139,6 @@ func TestOutputFieldFindsOperation(t *testing.T) {
 	with := New(docs)
 	values := DefaultWeights()
 	values[slices.Index(WeightNames(), "output")] = 0
-	values[slices.Index(WeightNames(), "outputPhrase")] = 0
 	without, err := with.Reweighted(values)
 	if err != nil {
 		t.Fatal(err)
@@ -209,50 +208,6 @@ func TestFindPointer(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("findPointer(%q) = %q, want %q", tc.ref, got, tc.want)
-		}
-	}
-}
-
-// TestOutputPhraseFindsOperation: consecutive query words that name a
-// field of two words (qosClass) rank the operation returning it first when
-// the query names its object elsewhere, over operations whose own name has
-// one of the words (without the rule a class comes first: the test can
-// fail).
-func TestOutputPhraseFindsOperation(t *testing.T) {
-	defs := NewDefinitions(json.RawMessage(podDefinitions))
-	ops := []struct{ name, description, output string }{
-		{"readRuntimeClass", "read the specified RuntimeClass\n\nGET /apis/node.k8s.io/v1/runtimeclasses/{name}", "RuntimeClass"},
-		{"readPriorityClass", "read the specified PriorityClass\n\nGET /apis/scheduling.k8s.io/v1/priorityclasses/{name}", "PriorityClass"},
-		{"readNamespacedPod", "read the specified Pod\n\nGET /api/v1/namespaces/{namespace}/pods/{name}", "Pod"},
-		{"readNode", "read the specified Node\n\nGET /api/v1/nodes/{name}", "Node"},
-	}
-	docs := make([]Document, len(ops))
-	for i, op := range ops {
-		docs[i] = NewDocument(Tool{Namespace: "kubernetes", Name: op.name, Description: op.description,
-			OutputSchema: json.RawMessage(`{"$ref": "#/components/schemas/` + op.output + `"}`), Definitions: defs})
-	}
-	with := New(docs)
-	values := DefaultWeights()
-	values[slices.Index(WeightNames(), "outputPhrase")] = 0
-	without, err := with.Reweighted(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		query         string
-		with, without string
-	}{
-		{"show the QoS class of pod web-1", "readNamespacedPod", "readRuntimeClass"},
-		{"which os image does node n1 run", "readNode", "readNode"},
-	} {
-		for _, c := range []struct {
-			ix   *Index
-			want string
-		}{{with, tc.with}, {without, tc.without}} {
-			hits, _ := c.ix.Search(tc.query, 3)
-			if len(hits) == 0 || ops[hits[0].Doc].name != c.want {
-				t.Errorf("Search(%q) = %v, want %s first (output phrase weight %v)", tc.query, hits, c.want, c.ix.w.outputPhrase)
-			}
 		}
 	}
 }

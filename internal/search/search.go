@@ -96,11 +96,7 @@ type Index struct {
 	// an output field only has an id from mainTerms on, and matches no
 	// other part of the ranking (queryWord.outputs).
 	mainTerms int32
-	// outPhrases are, by phraseKey, the documents whose output has a
-	// field name of two words or more with those words (qosClass:
-	// "qosclass").
-	outPhrases map[string][]int32
-	docs       []docInfo
+	docs      []docInfo
 	// aliases are abbreviations learnt from the documents, both ways.
 	aliases map[int32][]int32
 	// compounds are, by term, the documents' words that end with it as
@@ -354,42 +350,6 @@ func (ix *Index) indexFields(documents []Document) (described [][]int32) {
 	return described
 }
 
-// phraseKey is the stems of ws (by stem) written together: a field name
-// and the query words that name it have the same key however the words
-// are cut ("QoS class" and qosClass: "qosclass").
-func phraseKey(ws []string, stem func(string) string) string {
-	var b strings.Builder
-	for _, w := range ws {
-		b.WriteString(stem(w))
-	}
-	return b.String()
-}
-
-// dropObjectPhrases leaves out of outPhrases the phrases that name an
-// object of the documents, or two or more consecutive words of one: a
-// query that says "pull request" speaks of pull requests, not of the
-// issues whose pull_request field it also names.
-func (ix *Index) dropObjectPhrases() {
-	names := make([]string, len(ix.ids))
-	for w, id := range ix.ids {
-		names[id] = w
-	}
-	var b strings.Builder
-	for i := range ix.docs {
-		for _, o := range ix.docs[i].objects {
-			for start := range o {
-				b.Reset()
-				for k, t := range o[start:] {
-					b.WriteString(names[t])
-					if k > 0 {
-						delete(ix.outPhrases, b.String())
-					}
-				}
-			}
-		}
-	}
-}
-
 // indexOutputs builds the postings and idf of the documents' output
 // fields: a term's frequency is 1 over the field's length against its
 // average, as BM25F normalises the other fields, and its idf is its rarity
@@ -401,11 +361,9 @@ func (ix *Index) indexOutputs(documents []Document) {
 	terms := make([][]int32, len(documents))
 	var total float64
 	type read struct {
-		terms   []int32
-		phrases []string // phraseKey of each phrase
+		terms []int32
 	}
 	shared := map[*fieldWords]read{} // NewDocument shares outputs
-	ix.outPhrases = map[string][]int32{}
 	for i := range documents {
 		out := documents[i].output
 		if out == nil {
@@ -418,20 +376,11 @@ func (ix *Index) indexOutputs(documents []Document) {
 					r.terms = appendNew(r.terms, ix.id(s))
 				}
 			}
-			for _, p := range out.phrases {
-				r.phrases = append(r.phrases, phraseKey(p, ix.stems.stem))
-			}
 			shared[out] = r
 		}
 		terms[i] = r.terms
 		total += float64(len(r.terms))
-		for _, key := range r.phrases {
-			if ds := ix.outPhrases[key]; len(ds) == 0 || ds[len(ds)-1] != int32(i) {
-				ix.outPhrases[key] = append(ds, int32(i))
-			}
-		}
 	}
-	ix.dropObjectPhrases()
 	ix.outPostings = make([][]posting, len(ix.ids))
 	df := make([]int, len(ix.ids))
 	for _, ts := range terms {
@@ -669,7 +618,6 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 		}
 	}
 	ix.addOutputs(q, scores, best, matched)
-	ix.addOutputPhrases(q, query, scores, best, matched)
 	top := topHits{limit: limit}
 	for _, d := range touched {
 		s := scores[d] + ix.coverage(d, q) + ix.structure(d, q)
@@ -716,58 +664,6 @@ func (ix *Index) addOutputs(q *query, scores, best []float64, matched []int32) {
 func (q *query) reads() bool {
 	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
 	return q.family&^reads == 0 && (q.verb < 0 || q.family != 0)
-}
-
-// maxPhraseWords bounds the query words addOutputPhrases reads together.
-const maxPhraseWords = 6
-
-// addOutputPhrases adds weights.outputPhrase to the score of each document
-// a reading query matches otherwise (scores above 0) whose output has a
-// field name of two words or more that two or more consecutive words of
-// the query name (phraseKey), when the query names the document's object
-// outside them: "what QoS class did pod api-6f9c get" asks for a Pod's
-// qosClass, though "class" alone is also the name of other objects. best
-// and matched are scratch space, best all zero.
-func (ix *Index) addOutputPhrases(q *query, text string, scores, best []float64, matched []int32) {
-	if ix.w.outputPhrase == 0 || len(ix.outPhrases) == 0 || !q.reads() {
-		return
-	}
-	ws := words(text)
-	ids := make([]int32, len(ws)) // the words' terms, -1 for none
-	for i, w := range ws {
-		ids[i] = -1
-		if id, ok := ix.ids[ix.stems.termQuery(w)]; ok {
-			ids[i] = id
-		}
-	}
-	matched = matched[:0]
-	for i := range ws {
-		for n := 2; n <= maxPhraseWords && i+n <= len(ws); n++ {
-			for _, d := range ix.outPhrases[phraseKey(ws[i:i+n], ix.stems.stemQuery)] {
-				if scores[d] > 0 && best[d] == 0 && ix.namesObjectOutside(d, ids[:i], ids[i+n:]) {
-					best[d] = 1
-					matched = append(matched, d)
-				}
-			}
-		}
-	}
-	for _, d := range matched {
-		scores[d] += ix.w.outputPhrase
-		best[d] = 0
-	}
-}
-
-// namesObjectOutside reports whether one of the terms before or after is
-// a word of one of document d's objects (pod in "pod status").
-func (ix *Index) namesObjectOutside(d int32, before, after []int32) bool {
-	for _, o := range ix.docs[d].objects {
-		for _, t := range o {
-			if slices.Contains(before, t) || slices.Contains(after, t) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // scratch is one search's working memory, reused through Index.pool.

@@ -126,11 +126,6 @@ type weights struct {
 	// names of what it returns), added only to operations the query
 	// matches otherwise (Index.addOutputs).
 	output float64
-	// outputPhrase is added to an operation whose output has a field
-	// name of two words or more that consecutive words of a reading
-	// query name, when the query matches it otherwise
-	// (Index.addOutputPhrases).
-	outputPhrase float64
 }
 
 // defaultWeights are the weights New uses: the values set by hand over
@@ -190,7 +185,6 @@ func defaultWeights() weights {
 		whetherAgrees:      2.0,
 		olderVersion:       1.0,
 		output:             0.5,
-		outputPhrase:       2.0,
 	}
 }
 
@@ -219,7 +213,7 @@ func (w *weights) named() []namedWeight {
 		{"unrelatedContext", false, &w.unrelatedContext}, {"settableAgrees", false, &w.settableAgrees},
 		{"selfAgrees", false, &w.selfAgrees}, {"scopeAgrees", false, &w.scopeAgrees}, {"peopleAgrees", false, &w.peopleAgrees},
 		{"whetherAgrees", false, &w.whetherAgrees}, {"olderVersion", false, &w.olderVersion},
-		{"output", false, &w.output}, {"outputPhrase", false, &w.outputPhrase},
+		{"output", false, &w.output},
 	}...)
 }
 
