@@ -286,7 +286,7 @@ func BenchmarkLargeAPIIndex(b *testing.B) {
 			for b.Loop() {
 				var defs *search.Definitions
 				if dc.Definitions != nil {
-					defs = search.NewDefinitions(dc.Definitions.Document)
+					defs = search.NewDefinitions(dc.Definitions.Document, dc.Definitions.Places)
 				}
 				docs := make([]search.Document, len(dc.Tools))
 				for i, t := range dc.Tools {

@@ -187,7 +187,7 @@ func toolDocs(c *contract.Contract) []doc {
 	for _, ns := range c.Namespaces() {
 		var defs *search.Definitions
 		if ns.Definitions != nil {
-			defs = search.NewDefinitions(ns.Definitions.Document)
+			defs = search.NewDefinitions(ns.Definitions.Document, ns.Definitions.Places)
 		}
 		for _, t := range ns.Tools {
 			if t.Policy().Callers == contract.CallersModel {

@@ -43,11 +43,13 @@ type Definitions struct {
 type span struct{ start, end int32 }
 
 // NewDefinitions returns the resolver of fragment references into doc, a
-// JSON document (typegen.Definitions.Document). It does not read doc
-// until a reference is resolved, and keeps doc: the caller must not
-// modify it.
-func NewDefinitions(doc json.RawMessage) *Definitions {
-	return &Definitions{doc: &pointerIndex{doc: doc}, nodes: map[int32]*node{}, fields: map[string]*fieldWords{}, names: map[string][]string{}}
+// JSON document (typegen.Definitions.Document). places are, by
+// reference, where in doc the values references name are, when known
+// (typegen.Definitions.Places; nil when not): a reference among them is
+// not looked for. It does not read doc until a reference is resolved,
+// and keeps doc and places: the caller must not modify them.
+func NewDefinitions(doc json.RawMessage, places map[string][2]int) *Definitions {
+	return &Definitions{doc: &pointerIndex{doc: doc, known: places}, nodes: map[int32]*node{}, fields: map[string]*fieldWords{}, names: map[string][]string{}}
 }
 
 // resolve returns the place of the schema the fragment reference ref
@@ -134,6 +136,8 @@ type pointerIndex struct {
 	members map[string]map[string]span
 	// refs are the places references resolved to, by reference.
 	refs map[string]span
+	// known are places given, by reference ([start, end) in doc).
+	known map[string][2]int
 }
 
 // lookup returns the place of the value the fragment reference ref
@@ -148,6 +152,9 @@ func (p *pointerIndex) lookup(ref string) (span, bool) {
 	}
 	if at, ok := p.refs[ref]; ok {
 		return at, at.end > 0
+	}
+	if k, ok := p.known[ref]; ok && 0 <= k[0] && k[0] < k[1] && k[1] <= len(p.doc) {
+		return span{int32(k[0]), int32(k[1])}, true
 	}
 	at, prefix := span{0, int32(len(p.doc))}, ""
 	if rest != "" {

@@ -31,7 +31,7 @@ const podDefinitions = `{"components": {"schemas": {
 }}}`
 
 func TestDefinitionsResolve(t *testing.T) {
-	defs := NewDefinitions(json.RawMessage(podDefinitions))
+	defs := NewDefinitions(json.RawMessage(podDefinitions), nil)
 	for _, tc := range []struct {
 		ref  string
 		want string // a property the resolved schema has; "" for none
@@ -55,7 +55,7 @@ func TestDefinitionsResolve(t *testing.T) {
 		}
 	}
 	for _, doc := range []string{``, `{`, `{"components": {"schemas": {"Pod": {"properties": }}}}`, `[1, 2]`, `{"components": "x"}`} {
-		defs := NewDefinitions(json.RawMessage(doc))
+		defs := NewDefinitions(json.RawMessage(doc), nil)
 		if at, ok := defs.resolve("#/components/schemas/Pod"); ok && defs.node(at) != nil {
 			t.Errorf("resolve in %q = %v, read as %+v, want none", doc, at, defs.node(at))
 		}
@@ -63,7 +63,7 @@ func TestDefinitionsResolve(t *testing.T) {
 }
 
 func TestOutputFields(t *testing.T) {
-	defs := NewDefinitions(json.RawMessage(podDefinitions))
+	defs := NewDefinitions(json.RawMessage(podDefinitions), nil)
 	for _, tc := range []struct {
 		name, schema string
 		want         []string
@@ -103,7 +103,7 @@ func TestOutputFieldsBounded(t *testing.T) {
 		b.WriteString(`}}`)
 	}
 	b.WriteString(`}}}`)
-	defs := NewDefinitions(json.RawMessage(b.String()))
+	defs := NewDefinitions(json.RawMessage(b.String()), nil)
 	got := outputFields(json.RawMessage(`{"$ref": "#/components/schemas/S0"}`), defs)
 	if len(got) != maxOutputFields {
 		t.Errorf("outputFields kept %d names, want %d", len(got), maxOutputFields)
@@ -124,7 +124,7 @@ func TestOutputFieldFindsOperation(t *testing.T) {
 	defs := NewDefinitions(json.RawMessage(`{"components": {"schemas": {
 		"charge": {"properties": {"amount": {}, "outcome": {"$ref": "#/components/schemas/outcome"}}},
 		"outcome": {"properties": {"risk_level": {}, "seller_message": {}}},
-		"refund": {"properties": {"amount": {}, "reason": {}}}}}}`))
+		"refund": {"properties": {"amount": {}, "reason": {}}}}}}`), nil)
 	ops := []struct{ name, description, output string }{
 		{"GetRefundsRefund", "Retrieve a refund\n\nRetrieves the details of a payment.\n\nGET /v1/refunds/{refund}", "refund"},
 		{"GetChargesCharge", "Retrieve a charge\n\nRetrieves the details of a payment.\n\nGET /v1/charges/{charge}", "charge"},
@@ -208,6 +208,28 @@ func TestFindPointer(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("findPointer(%q) = %q, want %q", tc.ref, got, tc.want)
+		}
+	}
+}
+
+// TestDefinitionsKnownPlaces: a reference among the places given resolves
+// there without reading the rest of the document (here malformed, so
+// reading it finds nothing); a place outside the document is not used.
+func TestDefinitionsKnownPlaces(t *testing.T) {
+	doc := `{"components": {"schemas": {"Pod": {"properties": {"qosClass": {}}}, "Bad": }}}`
+	start := strings.Index(doc, `{"properties"`)
+	end := strings.Index(doc, `, "Bad"`)
+	for _, tc := range []struct {
+		places map[string][2]int
+		want   []string
+	}{
+		{map[string][2]int{"#/components/schemas/Pod": {start, end}}, []string{"qosClass"}},
+		{nil, nil},
+		{map[string][2]int{"#/components/schemas/Pod": {start, len(doc) + 1}}, nil},
+	} {
+		defs := NewDefinitions(json.RawMessage(doc), tc.places)
+		if got := outputFields(json.RawMessage(`{"$ref": "#/components/schemas/Pod"}`), defs); !slices.Equal(got, tc.want) {
+			t.Errorf("with places %v: outputFields = %q, want %q", tc.places, got, tc.want)
 		}
 	}
 }
