@@ -136,7 +136,8 @@ type pointerIndex struct {
 	members map[string]map[string]span
 	// refs are the places references resolved to, by reference.
 	refs map[string]span
-	// known are places given, by reference ([start, end) in doc).
+	// known are places given, by reference ([start, end) in doc); one
+	// that does not hold an object is not used.
 	known map[string][2]int
 }
 
@@ -153,8 +154,8 @@ func (p *pointerIndex) lookup(ref string) (span, bool) {
 	if at, ok := p.refs[ref]; ok {
 		return at, at.end > 0
 	}
-	if k, ok := p.known[ref]; ok && 0 <= k[0] && k[0] < k[1] && k[1] <= len(p.doc) {
-		return span{int32(k[0]), int32(k[1])}, true
+	if k, ok := p.known[ref]; ok && 0 <= k[0] && k[0] < k[1] && k[1] <= len(p.doc) && p.doc[k[0]] == '{' && p.doc[k[1]-1] == '}' {
+		return span{int32(k[0]), int32(k[1])}, true // an object there, as a schema is
 	}
 	at, prefix := span{0, int32(len(p.doc))}, ""
 	if rest != "" {

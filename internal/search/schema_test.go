@@ -214,7 +214,8 @@ func TestFindPointer(t *testing.T) {
 
 // TestDefinitionsKnownPlaces: a reference among the places given resolves
 // there without reading the rest of the document (here malformed, so
-// reading it finds nothing); a place outside the document is not used.
+// reading it finds nothing); a place outside the document, or that holds
+// no object, is not used.
 func TestDefinitionsKnownPlaces(t *testing.T) {
 	doc := `{"components": {"schemas": {"Pod": {"properties": {"qosClass": {}}}, "Bad": }}}`
 	start := strings.Index(doc, `{"properties"`)
@@ -226,6 +227,7 @@ func TestDefinitionsKnownPlaces(t *testing.T) {
 		{map[string][2]int{"#/components/schemas/Pod": {start, end}}, []string{"qosClass"}},
 		{nil, nil},
 		{map[string][2]int{"#/components/schemas/Pod": {start, len(doc) + 1}}, nil},
+		{map[string][2]int{"#/components/schemas/Pod": {start + 1, end}}, nil}, // not an object
 	} {
 		defs := NewDefinitions(json.RawMessage(doc), tc.places)
 		if got := outputFields(json.RawMessage(`{"$ref": "#/components/schemas/Pod"}`), defs); !slices.Equal(got, tc.want) {
