@@ -105,6 +105,20 @@ func (t *Tool) InputDeclaration() json.RawMessage {
 	return t.input.raw
 }
 
+// OutputDeclaration returns the JSON Schema text the tool's output is
+// declared with, as InputDeclaration does the input's: nil when the output
+// is declared any (a foreign tool without an output schema). Callers must
+// not modify it.
+func (t *Tool) OutputDeclaration() json.RawMessage {
+	if t.foreign {
+		return t.outputDecl
+	}
+	if t.output == nil {
+		return nil
+	}
+	return t.output.raw
+}
+
 // NewTool defines a tool from Go types: the input and output schemas are
 // reflected from In and Out (see SchemaFor), the validated input is decoded
 // into In, and the handler's Out is encoded and validated before the program

@@ -284,9 +284,14 @@ func BenchmarkLargeAPIIndex(b *testing.B) {
 			dc, _ := benchAPI(b, name)
 			b.ReportAllocs()
 			for b.Loop() {
+				var defs *search.Definitions
+				if dc.Definitions != nil {
+					defs = search.NewDefinitions(dc.Definitions.Document, dc.Definitions.Places)
+				}
 				docs := make([]search.Document, len(dc.Tools))
 				for i, t := range dc.Tools {
-					docs[i] = search.NewDocument(search.Tool{Namespace: dc.Name, Name: t.Name(), Description: t.Description(), InputSchema: t.InputDeclaration()})
+					docs[i] = search.NewDocument(search.Tool{Namespace: dc.Name, Name: t.Name(), Description: t.Description(), InputSchema: t.InputDeclaration(),
+						OutputSchema: t.OutputDeclaration(), Definitions: defs})
 				}
 				search.New(docs)
 			}

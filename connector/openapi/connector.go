@@ -140,10 +140,13 @@ type Connector struct {
 	readOnly    bool
 	// source is the document's JSON text as read (OpenAPI 3), or nil for
 	// a converted Swagger 2.0 document.
-	source    json.RawMessage
-	logger    *slog.Logger
-	ops       []*operation
-	typeNames map[string]string // "#/components/schemas/X" -> type name
+	source json.RawMessage
+	// schemaPlaces are where source's components/schemas members are,
+	// when decodeDocument found them.
+	schemaPlaces schemaPlaces
+	logger       *slog.Logger
+	ops          []*operation
+	typeNames    map[string]string // "#/components/schemas/X" -> type name
 }
 
 // operation is one method of the namespace.
@@ -627,6 +630,23 @@ func (c *Connector) DocumentJSON() (json.RawMessage, error) {
 	return b, nil
 }
 
+// definitionPlaces are where the schemas of components are in the
+// definitions' document made of source[at:end] (definitions), by
+// reference; nil when decodeDocument did not find them.
+func (c *Connector) definitionPlaces(at, end int) map[string][2]int {
+	if c.schemaPlaces == nil {
+		return nil
+	}
+	shift := len(`{"components":{"schemas":`) - at
+	places := make(map[string][2]int, len(c.schemaPlaces))
+	for name, p := range c.schemaPlaces {
+		if p[0] >= at && p[1] <= end {
+			places["#/components/schemas/"+pointerEscape(name)] = [2]int{p[0] + shift, p[1] + shift}
+		}
+	}
+	return places
+}
+
 // definitions is the document's components as typegen definitions.
 func (c *Connector) definitions() (*typegen.Definitions, error) {
 	// The source's own text of components/schemas, when it has one, is
@@ -638,7 +658,7 @@ func (c *Connector) definitions() (*typegen.Definitions, error) {
 				raw = append(raw, `{"components":{"schemas":`...)
 				raw = append(raw, c.source[at:end]...)
 				raw = append(raw, "}}"...)
-				return &typegen.Definitions{Document: raw, Names: c.typeNames}, nil
+				return &typegen.Definitions{Document: raw, Names: c.typeNames, Places: c.definitionPlaces(at, end)}, nil
 			}
 		}
 	}

@@ -29,29 +29,38 @@ import (
 // does not take apart plainly (duplicate or escaped keys, keys that match
 // a field only case-insensitively) is decoded whole.
 //
+// It also returns where the schemas of components are in text, when it
+// took it apart (nil when not).
+//
 // A cancelled ctx stops the workers before their next piece; the error
 // then wraps ctx.Err().
-func decodeDocument(ctx context.Context, text []byte) (*openapi3.T, error) {
+func decodeDocument(ctx context.Context, text []byte) (*openapi3.T, schemaPlaces, error) {
 	p, ok := splitDocument(text)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !ok {
 		doc := &openapi3.T{}
 		if err := json.Unmarshal(withoutExampleValues(text), doc); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return doc, ctx.Err()
+		return doc, nil, ctx.Err()
 	}
 	doc := &openapi3.T{}
 	if err := json.Unmarshal(p.skeleton, doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := decodePieces(ctx, p.pieces); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	places := schemaPlaces{}
+	for _, pc := range p.pieces {
+		if pc.group == "schemas" {
+			places[pc.name] = [2]int{pc.start, pc.start + len(pc.text)}
+		}
 	}
 	if doc.Paths != nil {
 		for _, pc := range p.pieces {
@@ -76,8 +85,12 @@ func decodeDocument(ctx context.Context, text []byte) (*openapi3.T, error) {
 			}
 		}
 	}
-	return doc, nil
+	return doc, places, nil
 }
+
+// schemaPlaces are, by name, the places of the members of a document's
+// components/schemas in its text ([start, end) byte offsets).
+type schemaPlaces map[string][2]int
 
 // piece is a value of the document decoded on its own: a path item (group
 // "") or a member of a components group.
@@ -85,6 +98,7 @@ type piece struct {
 	group string // "", "schemas", "parameters", ...
 	name  string // the path or the component's name
 	text  []byte
+	start int // text's place in the document's text
 	value any // a pointer to the kin-openapi value, decoded by decodePieces
 }
 
@@ -235,7 +249,7 @@ func splitDocument(text []byte) (split, bool) {
 				return
 			}
 			eachMember(text, start, func(name []byte, vs, ve int) {
-				s.pieces = append(s.pieces, &piece{group: group, name: unquote(name), text: text[vs:ve], value: newValue()})
+				s.pieces = append(s.pieces, &piece{group: group, name: unquote(name), text: text[vs:ve], start: vs, value: newValue()})
 			})
 			cuts = append(cuts, cut{start, end, []byte("{}")})
 		})

@@ -63,7 +63,7 @@ func TestDecodeDocumentEqualsWholeDecode(t *testing.T) {
 			if _, ok := splitDocument(text); !ok {
 				t.Fatal("the document was not split")
 			}
-			got, err := decodeDocument(context.Background(), text)
+			got, _, err := decodeDocument(context.Background(), text)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestDecodeDocumentFallsBackOnKeysItCannotSplit(t *testing.T) {
 		if _, ok := splitDocument([]byte(text)); ok {
 			t.Errorf("%s was split", text)
 		}
-		got, err := decodeDocument(context.Background(), []byte(text))
+		got, _, err := decodeDocument(context.Background(), []byte(text))
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
@@ -108,7 +108,7 @@ func TestDecodeDocumentNamesThePieceInErrors(t *testing.T) {
 		`{"openapi":"3.0.0","components":{"schemas":{"A":{"type":7}}}}`:      `components: schemas: "A": `,
 		`{"openapi":"3.0.0","components":{"responses":{"R":{"content":1}}}}`: `components: responses: "R": `,
 	} {
-		_, err := decodeDocument(context.Background(), []byte(text))
+		_, _, err := decodeDocument(context.Background(), []byte(text))
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error starting %q", text, err, want)
 		}
@@ -182,7 +182,7 @@ func FuzzDecodeDocument(f *testing.F) {
 		if json.Unmarshal(withoutExampleValues(text), want) != nil {
 			return
 		}
-		got, err := decodeDocument(context.Background(), text)
+		got, _, err := decodeDocument(context.Background(), text)
 		if err != nil {
 			t.Fatalf("%s: decoded whole but not in pieces: %v", text, err)
 		}

@@ -119,6 +119,7 @@ func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string
 	}
 	var warnings []string
 	var doc *openapi3.T
+	var places schemaPlaces
 	switch {
 	case head.OpenAPI != nil:
 		v, _ := head.OpenAPI.(string)
@@ -128,7 +129,7 @@ func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string
 		// Decoded as JSON and resolved in place: the loader's LoadFromData
 		// reads JSON through its YAML decoder, which takes seconds on a
 		// 13 MiB document (GitHub's) where encoding/json takes a fraction.
-		if doc, err = decodeDocument(ctx, jsonText); err != nil {
+		if doc, places, err = decodeDocument(ctx, jsonText); err != nil {
 			return nil, nil, fmt.Errorf("reading the document: %w", err)
 		}
 		if err := ctx.Err(); err != nil {
@@ -175,7 +176,7 @@ func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string
 		return nil, nil, err
 	}
 	if head.OpenAPI != nil {
-		c.source = jsonText
+		c.source, c.schemaPlaces = jsonText, places
 	}
 	return c, append(warnings, w...), nil
 }

@@ -185,6 +185,10 @@ func (c *Catalog) ToolDocuments() ([]search.Document, []string) {
 func toolDocs(c *contract.Contract) []doc {
 	docs := []doc{}
 	for _, ns := range c.Namespaces() {
+		var defs *search.Definitions
+		if ns.Definitions != nil {
+			defs = search.NewDefinitions(ns.Definitions.Document, ns.Definitions.Places)
+		}
 		for _, t := range ns.Tools {
 			if t.Policy().Callers == contract.CallersModel {
 				continue // the model calls it directly; programs never do
@@ -194,7 +198,7 @@ func toolDocs(c *contract.Contract) []doc {
 				result: Result{Path: ns.Name + "." + t.Name(), Connector: ns.Name, Method: t.Name(),
 					Description: firstParagraph(desc), RequiresApproval: t.Policy().RequiresApproval || t.Policy().ApprovalFor != nil, Kind: KindTool},
 				doc: search.NewDocument(search.Tool{Namespace: ns.Name, Name: t.Name(), Description: desc, InputSchema: t.InputDeclaration(),
-					ReadOnly: isSet(t.Annotations().ReadOnly), Destructive: isSet(t.Annotations().Destructive)}),
+					OutputSchema: t.OutputDeclaration(), Definitions: defs, ReadOnly: isSet(t.Annotations().ReadOnly), Destructive: isSet(t.Annotations().Destructive)}),
 			})
 		}
 	}

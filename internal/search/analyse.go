@@ -454,7 +454,10 @@ type query struct {
 type queryWord struct {
 	stem       string
 	expansions []expansion
-	factor     float64 // weighs the word's BM25F score (1 unless set)
+	// outputs are the terms of output fields it matches (the
+	// expansions' and terms only output fields have: Index.mainTerms).
+	outputs []expansion
+	factor  float64 // weighs the word's BM25F score (1 unless set)
 	// phrase numbers the query's noun phrase the word is in (from 1; 0
 	// in none), and head says it ends it.
 	phrase int8
@@ -1174,7 +1177,9 @@ func plural(w string, raw []string) bool {
 // begins (repo: repositori).
 func (ix *Index) expand(t string) queryWord {
 	qw := queryWord{stem: t, factor: 1}
-	if id, ok := ix.ids[t]; ok {
+	if id, ok := ix.ids[t]; ok && id >= ix.mainTerms {
+		qw.outputs = append(qw.outputs, expansion{id, 1})
+	} else if ok {
 		qw.expansions = append(qw.expansions, expansion{id, 1})
 		for _, a := range ix.aliases[id] {
 			qw.expansions = append(qw.expansions, expansion{a, ix.w.alias})
@@ -1185,10 +1190,13 @@ func (ix *Index) expand(t string) queryWord {
 	}
 	if len(t) >= minPrefix {
 		for i := sort.SearchStrings(ix.sorted, t); i < len(ix.sorted) && strings.HasPrefix(ix.sorted[i], t); i++ {
-			if ix.sorted[i] != t {
-				qw.expansions = append(qw.expansions, expansion{ix.ids[ix.sorted[i]], ix.w.prefix})
+			if id := ix.ids[ix.sorted[i]]; ix.sorted[i] != t && id >= ix.mainTerms {
+				qw.outputs = append(qw.outputs, expansion{id, ix.w.prefix})
+			} else if ix.sorted[i] != t {
+				qw.expansions = append(qw.expansions, expansion{id, ix.w.prefix})
 			}
 		}
 	}
+	qw.outputs = append(qw.outputs, qw.expansions...)
 	return qw
 }

@@ -25,6 +25,17 @@ type Tool struct {
 	// InputSchema is the declared input's JSON Schema: its property names
 	// (nested ones and array items' included, at most 64) are indexed.
 	InputSchema json.RawMessage
+	// OutputSchema is the declared output's JSON Schema: the names of the
+	// fields it describes (breadth first, three levels deep, at most 128,
+	// references followed) are indexed as a field of their own, so that
+	// "what QoS class did a pod get" finds the operation that returns a
+	// Pod, whose status has a qosClass.
+	OutputSchema json.RawMessage
+	// Definitions resolves the references of InputSchema and
+	// OutputSchema that do not resolve in the schema itself (an OpenAPI
+	// operation's "#/components/schemas/..."); nil when there are none.
+	// One is shared by a catalogue's tools.
+	Definitions *Definitions
 	// ReadOnly and Destructive are the tool's annotations (MCP's
 	// readOnlyHint and destructiveHint): an operation with no verb of its
 	// own is taken to read, or to delete.
@@ -59,7 +70,11 @@ type Document struct {
 	// settable are the words of what the input lets a caller set: its
 	// property names and the values its enums allow, path parameters
 	// left out (settableWords).
-	settable    []string
+	settable []string
+	// output are the words of the field names of what the operation
+	// returns (outputWords), nil when it declares none; operations that
+	// return the same schema share them.
+	output      *fieldWords
 	method      string
 	readOnly    bool
 	destructive bool
@@ -123,6 +138,7 @@ func NewDocument(t Tool) Document {
 	d.fields[fieldNamespace] = words(t.Namespace)
 	schema := parseSchema(t.InputSchema)
 	d.fields[fieldParameters] = words(strings.Join(propertyNames(schema), " "))
+	d.output = outputWords(t.OutputSchema, t.Definitions)
 	d.fields[fieldSummary] = words(summary)
 	d.fields[fieldDescription] = words(desc)
 	d.name = words(t.Name)

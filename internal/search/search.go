@@ -87,7 +87,16 @@ type Index struct {
 	sorted   []string         // every term, sorted (for prefix matches)
 	idf      []float64        // by term id
 	postings [][]posting      // by term id
-	docs     []docInfo
+	// outPostings and outIDF are the output field's (Document.output),
+	// by term id: each term once a document, normalised by the field's
+	// length.
+	outPostings [][]posting
+	outIDF      []float64
+	// mainTerms is the number of terms of the other fields: a term of
+	// an output field only has an id from mainTerms on, and matches no
+	// other part of the ranking (queryWord.outputs).
+	mainTerms int32
+	docs      []docInfo
 	// aliases are abbreviations learnt from the documents, both ways.
 	aliases map[int32][]int32
 	// compounds are, by term, the documents' words that end with it as
@@ -250,6 +259,7 @@ func newIndex(documents []Document, w weights) *Index {
 	for t, df := range settableDocs {
 		ix.settableRarity[t] = rarity(df)
 	}
+	ix.indexOutputs(documents)
 	for w := range ix.ids {
 		ix.sorted = append(ix.sorted, w)
 	}
@@ -338,6 +348,62 @@ func (ix *Index) indexFields(documents []Document) (described [][]int32) {
 		ix.idf[t] = math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
 	}
 	return described
+}
+
+// indexOutputs builds the postings and idf of the documents' output
+// fields: a term's frequency is 1 over the field's length against its
+// average, as BM25F normalises the other fields, and its idf is its rarity
+// among the outputs (Kubernetes' metadata, in every one, says nothing).
+// It is called last: the output's terms are new terms no other part of the
+// index reads.
+func (ix *Index) indexOutputs(documents []Document) {
+	ix.mainTerms = int32(len(ix.ids))
+	terms := make([][]int32, len(documents))
+	var total float64
+	type read struct {
+		terms []int32
+	}
+	shared := map[*fieldWords]read{} // NewDocument shares outputs
+	for i := range documents {
+		out := documents[i].output
+		if out == nil {
+			continue
+		}
+		r, ok := shared[out]
+		if !ok {
+			for _, w := range out.words {
+				if s := ix.stems.term(w); s != "" {
+					r.terms = appendNew(r.terms, ix.id(s))
+				}
+			}
+			shared[out] = r
+		}
+		terms[i] = r.terms
+		total += float64(len(r.terms))
+	}
+	ix.outPostings = make([][]posting, len(ix.ids))
+	df := make([]int, len(ix.ids))
+	for _, ts := range terms {
+		for _, t := range ts {
+			df[t]++
+		}
+	}
+	slab := make([]posting, int(total)) // one allocation for every term's postings
+	for t, n := range df {
+		ix.outPostings[t], slab = slab[:0:n], slab[n:]
+	}
+	avg := max(total/float64(max(len(documents), 1)), 1)
+	for i, ts := range terms {
+		tf := float32(1 / (1 - ix.w.b + ix.w.b*float64(len(ts))/avg))
+		for _, t := range ts {
+			ix.outPostings[t] = append(ix.outPostings[t], posting{doc: int32(i), tf: tf})
+		}
+	}
+	ix.outIDF = make([]float64, len(ix.ids))
+	for t, ps := range ix.outPostings {
+		df := float64(len(ps))
+		ix.outIDF[t] = math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
+	}
 }
 
 // learnAssociations finds the words an object's operations keep using in
@@ -551,6 +617,7 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 			best[d] = 0
 		}
 	}
+	ix.addOutputs(q, scores, best, matched)
 	top := topHits{limit: limit}
 	for _, d := range touched {
 		s := scores[d] + ix.coverage(d, q) + ix.structure(d, q)
@@ -559,6 +626,44 @@ func (ix *Index) Search(query string, limit int) (hits []Hit, total int) {
 	}
 	sc.touched, sc.matched = touched, matched
 	return top.sorted(), len(touched)
+}
+
+// addOutputs adds to the score of each document a query word matched
+// (scores above 0) weights.output times BM25 over its output field: the
+// field names of what it returns count for an operation the query names
+// otherwise, and bring no other. best and matched are scratch space,
+// best all zero.
+func (ix *Index) addOutputs(q *query, scores, best []float64, matched []int32) {
+	if ix.w.output == 0 || !q.reads() {
+		return
+	}
+	for _, w := range q.words {
+		matched = matched[:0]
+		for _, e := range w.outputs {
+			for _, p := range ix.outPostings[e.term] {
+				if scores[p.doc] <= 0 {
+					continue
+				}
+				tf := float64(p.tf)
+				s := w.factor * e.factor * ix.outIDF[e.term] * tf * (ix.w.k1 + 1) / (tf + ix.w.k1)
+				if best[p.doc] == 0 {
+					matched = append(matched, p.doc)
+				}
+				best[p.doc] = max(best[p.doc], s)
+			}
+		}
+		for _, d := range matched {
+			scores[d] += ix.w.output * best[d]
+			best[d] = 0
+		}
+	}
+}
+
+// reads reports whether the query reads: gets, lists or searches, or
+// asks without a verb.
+func (q *query) reads() bool {
+	reads := familyBit(familyGet) | familyBit(familyList) | familyBit(familySearch)
+	return q.family&^reads == 0 && (q.verb < 0 || q.family != 0)
 }
 
 // scratch is one search's working memory, reused through Index.pool.

@@ -122,6 +122,10 @@ type weights struct {
 	// same but for a newer API version, stands beside (autoscaling/v1's
 	// create beside v2's), unless the query names its version.
 	olderVersion float64
+	// output weighs BM25 over an operation's output field (the field
+	// names of what it returns), added only to operations the query
+	// matches otherwise (Index.addOutputs).
+	output float64
 }
 
 // defaultWeights are the weights New uses: the values set by hand over
@@ -180,6 +184,7 @@ func defaultWeights() weights {
 		peopleAgrees:       3.0,
 		whetherAgrees:      2.0,
 		olderVersion:       1.0,
+		output:             0.5,
 	}
 }
 
@@ -208,6 +213,7 @@ func (w *weights) named() []namedWeight {
 		{"unrelatedContext", false, &w.unrelatedContext}, {"settableAgrees", false, &w.settableAgrees},
 		{"selfAgrees", false, &w.selfAgrees}, {"scopeAgrees", false, &w.scopeAgrees}, {"peopleAgrees", false, &w.peopleAgrees},
 		{"whetherAgrees", false, &w.whetherAgrees}, {"olderVersion", false, &w.olderVersion},
+		{"output", false, &w.output},
 	}...)
 }
 

@@ -31,6 +31,12 @@ type Definitions struct {
 	// identifiers, unique, and not one of TypeScript's predefined type names
 	// (string, unknown, Record, ...), which a declaration would shadow.
 	Names map[string]string `json:"names"`
+	// Places are, by reference (as Names spells them), where the schemas
+	// the references name are in Document: [start, end) byte offsets,
+	// when the maker knows them (an OpenAPI connector took the document
+	// apart where it read it); nil when not. They save a reader of
+	// Document skimming it for them; they are not encoded.
+	Places map[string][2]int `json:"-"`
 }
 
 // reservedTypeNames are type names a declaration inside the types namespace
