@@ -22,13 +22,7 @@ import (
 // JSON pointer, as a schema failure does.
 func TestTypedToolInputItsGoTypeRefusesIsAToolValidationError(t *testing.T) {
 	ctx := context.Background()
-	d := quickjs.New(quickjs.Options{InProcess: true})
-	t.Cleanup(func() { _ = d.Close() })
-	rt, err := client.NewRuntime(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
+	rt := inProcessQuickJS(t)
 
 	type node struct {
 		Due   time.Time `json:"due"`
@@ -102,13 +96,7 @@ func TestTypedToolInputItsGoTypeRefusesIsAToolValidationError(t *testing.T) {
 // and the host agree that the call is valid, and the handler receives nil.
 func TestTypedToolTakesUndefinedForAnUnknownMember(t *testing.T) {
 	ctx := context.Background()
-	d := quickjs.New(quickjs.Options{InProcess: true})
-	t.Cleanup(func() { _ = d.Close() })
-	rt, err := client.NewRuntime(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
+	rt := inProcessQuickJS(t)
 
 	type tagIn struct {
 		Name  string `json:"name"`
@@ -158,4 +146,18 @@ await codemode.tag({ name: "c", extra: null });
 	if len(got) != 3 || got[0].Extra != nil || got[1].Extra != nil || got[2].Extra != nil {
 		t.Errorf("the handler got %+v, want three inputs with a nil Extra", got)
 	}
+}
+
+// inProcessQuickJS is a runtime on QuickJS in this process, closed with
+// the test.
+func inProcessQuickJS(t *testing.T) *client.Runtime {
+	t.Helper()
+	d := quickjs.New(quickjs.Options{InProcess: true})
+	t.Cleanup(func() { _ = d.Close() })
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	return rt
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
-	"github.com/codemode-go/codemode/drivers/quickjs"
 )
 
 // TestToolOutputsAProgramCannotReadFailTheCall: an output with a number
@@ -19,13 +18,7 @@ import (
 // from a Runtime's own CallTool, which no schema checks.
 func TestToolOutputsAProgramCannotReadFailTheCall(t *testing.T) {
 	ctx := context.Background()
-	d := quickjs.New(quickjs.Options{InProcess: true})
-	t.Cleanup(func() { _ = d.Close() })
-	rt, err := client.NewRuntime(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
+	rt := inProcessQuickJS(t)
 
 	type counted struct {
 		N int `json:"n"`
