@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/credhttp"
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 	"github.com/codemode-go/codemode/internal/toolname"
 	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -594,14 +595,9 @@ func componentTypeNames(doc *openapi3.T) map[string]string {
 			}
 		}
 		used[name] = true
-		out["#/components/schemas/"+pointerEscape(k)] = name
+		out["#/components/schemas/"+jsonpointer.Escape(k)] = name
 	}
 	return out
-}
-
-// pointerEscape escapes a JSON pointer token (RFC 6901 §3).
-func pointerEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // Name returns the namespace.
@@ -641,7 +637,7 @@ func (c *Connector) definitionPlaces(at, end int) map[string][2]int {
 	places := make(map[string][2]int, len(c.schemaPlaces))
 	for name, p := range c.schemaPlaces {
 		if p[0] >= at && p[1] <= end {
-			places["#/components/schemas/"+pointerEscape(name)] = [2]int{p[0] + shift, p[1] + shift}
+			places["#/components/schemas/"+jsonpointer.Escape(name)] = [2]int{p[0] + shift, p[1] + shift}
 		}
 	}
 	return places

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -314,13 +315,13 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		v, ok := in[p.Name]
 		if !ok {
 			if p.Required || p.In == openapi3.ParameterInPath {
-				lines = append(lines, fmt.Sprintf("/%s: required (%s parameter)", pointerEscape(p.Name), p.In))
+				lines = append(lines, fmt.Sprintf("/%s: required (%s parameter)", jsonpointer.Escape(p.Name), p.In))
 			}
 			continue
 		}
 		if s := paramSchema(p); s != nil && s.Value != nil {
 			if err := s.Value.VisitJSON(v, requestValidation()...); err != nil && !oneOfAmbiguity(err) {
-				lines = append(lines, "/"+pointerEscape(p.Name)+": "+schemaMessage(err))
+				lines = append(lines, "/"+jsonpointer.Escape(p.Name)+": "+schemaMessage(err))
 			}
 		}
 	}
@@ -344,7 +345,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 	}
 	slices.Sort(extra)
 	for _, k := range extra {
-		lines = append(lines, "/"+pointerEscape(k)+": not a parameter of "+op.method+" "+op.path)
+		lines = append(lines, "/"+jsonpointer.Escape(k)+": not a parameter of "+op.method+" "+op.path)
 	}
 	if len(lines) > 0 {
 		return nil, &contract.ValidationError{Tool: op.name, Phase: "input", Lines: lines}

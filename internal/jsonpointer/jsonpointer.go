@@ -13,6 +13,9 @@ func Escape(token string) string { return escaper.Replace(token) }
 // Unescape reverses Escape: "~1" becomes "/", then "~0" becomes "~", in
 // that order (RFC 6901, section 4), so "~01" is "~1".
 func Unescape(token string) string {
+	if !strings.Contains(token, "~") {
+		return token
+	}
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
 }
 

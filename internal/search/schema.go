@@ -5,9 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
 
 // Definitions resolves the fragment references of a catalogue's schemas
@@ -165,7 +168,7 @@ func (p *pointerIndex) lookup(ref string) (span, bool) {
 				m = objectMembers(p.doc, at)
 				p.members[prefix] = m
 			}
-			if at, ok = m[unescapePointer(seg)]; !ok {
+			if at, ok = m[refToken(seg)]; !ok {
 				at = span{}
 				break
 			}
@@ -192,7 +195,7 @@ func findPointer(doc []byte, ref string) (span, bool) {
 			seg = seg[:i]
 		}
 		rest = rest[1+len(seg):]
-		name, found := unescapePointer(seg), false
+		name, found := refToken(seg), false
 		eachMember(doc, at, func(key []byte, v span) bool {
 			if found = string(key) == name || bytes.IndexByte(key, '\\') >= 0 && memberName(key) == name; found {
 				at = v
@@ -258,13 +261,14 @@ func readNode(doc []byte, at span) *node {
 	return n
 }
 
-// unescapePointer is a JSON Pointer reference token unescaped (RFC 6901:
-// ~1 is /, ~0 is ~).
-func unescapePointer(s string) string {
-	if !strings.Contains(s, "~") {
-		return s
+// refToken is a fragment reference's token as a member name: percent-
+// decoded (a fragment is a URI's, RFC 3986 section 3.5), then unescaped
+// (RFC 6901 section 4), as the declarations' printer reads it.
+func refToken(seg string) string {
+	if u, err := url.PathUnescape(seg); err == nil {
+		seg = u
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	return jsonpointer.Unescape(seg)
 }
 
 // objectMembers are the members of the JSON object at at in doc, by name,
