@@ -22,7 +22,7 @@ import (
 // JSON pointer, as a schema failure does.
 func TestTypedToolInputItsGoTypeRefusesIsAToolValidationError(t *testing.T) {
 	ctx := context.Background()
-	rt := inProcessQuickJS(t)
+	rt := quickjsRuntime(t, quickjs.Options{InProcess: true})
 
 	type node struct {
 		Due   time.Time `json:"due"`
@@ -96,7 +96,7 @@ func TestTypedToolInputItsGoTypeRefusesIsAToolValidationError(t *testing.T) {
 // and the host agree that the call is valid, and the handler receives nil.
 func TestTypedToolTakesUndefinedForAnUnknownMember(t *testing.T) {
 	ctx := context.Background()
-	rt := inProcessQuickJS(t)
+	rt := quickjsRuntime(t, quickjs.Options{InProcess: true})
 
 	type tagIn struct {
 		Name  string `json:"name"`
@@ -148,11 +148,11 @@ await codemode.tag({ name: "c", extra: null });
 	}
 }
 
-// inProcessQuickJS is a runtime on QuickJS in this process, closed with
+// quickjsRuntime is a runtime of its own on QuickJS with opts, closed with
 // the test.
-func inProcessQuickJS(t *testing.T) *client.Runtime {
+func quickjsRuntime(t *testing.T, opts quickjs.Options) *client.Runtime {
 	t.Helper()
-	d := quickjs.New(quickjs.Options{InProcess: true})
+	d := quickjs.New(opts)
 	t.Cleanup(func() { _ = d.Close() })
 	rt, err := client.NewRuntime(context.Background(), d)
 	if err != nil {

@@ -26,26 +26,12 @@ func labelsOfThisCall(ctx context.Context, call client.ToolCall) (json.RawMessag
 	return json.RawMessage(`"not found"`), nil
 }
 
-// labelsRuntime is a QuickJS runtime of its own for one test, closed at
-// its end.
-func labelsRuntime(t *testing.T) *client.Runtime {
-	t.Helper()
-	d := quickjs.New(quickjs.Options{Timeout: 20 * time.Second})
-	t.Cleanup(func() { _ = d.Close() })
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
-	return rt
-}
-
 // TestToolCallLabelsEndWithTheCall: profiler labels a tool handler sets on
 // its goroutine do not reach a later execution's call on the same handler
 // goroutine (handlers wait for the next call; a review found them carrying
 // one execution's labels into another's).
 func TestToolCallLabelsEndWithTheCall(t *testing.T) {
-	rt := labelsRuntime(t)
+	rt := quickjsRuntime(t, quickjs.Options{Timeout: 20 * time.Second})
 	req := func(f func(context.Context, client.ToolCall) (json.RawMessage, error)) client.ExecuteRequest {
 		return client.ExecuteRequest{
 			Source:     `export default async ({ codemode }) => await codemode.echo({})`,
@@ -77,7 +63,7 @@ func TestToolCallLabelsEndWithTheCall(t *testing.T) {
 // before (with Prefill, calls start on the Execute caller's goroutine, whose
 // labels a new handler inherited and kept).
 func TestToolCallsRunUnderTheirExecutionsLabels(t *testing.T) {
-	rt := labelsRuntime(t)
+	rt := quickjsRuntime(t, quickjs.Options{Timeout: 20 * time.Second})
 	run := func(tenant string, f func(context.Context, client.ToolCall) (json.RawMessage, error)) (out *client.Outcome) {
 		pprof.Do(context.Background(), pprof.Labels("tenant", tenant), func(ctx context.Context) {
 			var err error

@@ -8,6 +8,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
 )
 
 // TestToolOutputsAProgramCannotReadFailTheCall: an output with a number
@@ -18,7 +19,7 @@ import (
 // from a Runtime's own CallTool, which no schema checks.
 func TestToolOutputsAProgramCannotReadFailTheCall(t *testing.T) {
 	ctx := context.Background()
-	rt := inProcessQuickJS(t)
+	rt := quickjsRuntime(t, quickjs.Options{InProcess: true})
 
 	type counted struct {
 		N int `json:"n"`
