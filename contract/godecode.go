@@ -34,6 +34,7 @@ import (
 var (
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	rawJSONType         = reflect.TypeFor[json.RawMessage]()
 )
 
 // maxDecodeFailureLines bounds the lines of one report, as violationLines
@@ -286,4 +287,56 @@ func excerpt(raw json.RawMessage) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// mayRefuse reports whether encoding/json may refuse a value of t that its
+// reflected schema accepts, so that CheckInput must decode the input to
+// know (the handler decodes it again): t decodes itself (time.Time,
+// netip.Addr, an UnmarshalJSON or UnmarshalText method), or holds a
+// number of a kind narrower than JSON's (an integer refuses 1e3 and 1.0,
+// a float32 overflows), a map whose keys are not strings, a non-empty
+// interface, a field with the ",string" option, or a kind encoding/json
+// does not decode. A type of strings, booleans, float64s, json.Number,
+// empty interfaces and slices, maps and structs of them decodes whatever
+// its schema accepts, and is decoded once, by the handler.
+func mayRefuse(t reflect.Type) bool { return refuses(t, map[reflect.Type]bool{}) }
+
+// refuses is mayRefuse, seen holding the types being looked at (a
+// recursive type refuses only through its other parts).
+func refuses(t reflect.Type, seen map[reflect.Type]bool) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t == rawJSONType {
+		return false // it keeps any JSON text as it is
+	}
+	if decodesItself(t) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Float64:
+		return false
+	case reflect.Interface:
+		return t.NumMethod() > 0
+	case reflect.Slice, reflect.Array:
+		return refuses(t.Elem(), seen)
+	case reflect.Map:
+		return t.Key().Kind() != reflect.String || decodesItself(t.Key()) || refuses(t.Elem(), seen)
+	case reflect.Struct:
+		for f := range t.Fields() {
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			if _, opts, _ := strings.Cut(tag, ","); slices.Contains(strings.Split(opts, ","), "string") || refuses(f.Type, seen) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }

@@ -43,7 +43,9 @@ type Tool struct {
 	accepts *Schema
 	// decodes, for a typed tool (NewTool), decodes an input its schema
 	// accepts into the Go type, and says where the type refuses it (see
-	// decodeFailures); nil for other tools.
+	// decodeFailures); nil for other tools, and for a type that decodes
+	// whatever its schema accepts (mayRefuse), which only the handler
+	// decodes.
 	decodes func(json.RawMessage) *ValidationError
 }
 
@@ -207,9 +209,11 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		return nil, err
 	}
 	t.accepts = accepts
-	t.decodes = func(raw json.RawMessage) *ValidationError {
-		_, verr := decode(raw)
-		return verr
+	if mayRefuse(reflect.TypeFor[In]()) {
+		t.decodes = func(raw json.RawMessage) *ValidationError {
+			_, verr := decode(raw)
+			return verr
+		}
 	}
 	// A schema the declarations cannot print fails here rather than at
 	// contract.New.

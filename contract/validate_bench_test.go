@@ -146,3 +146,28 @@ func BenchmarkCheckTypedInput(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckPlainInput: CheckInput of a typed tool whose input type
+// decodes whatever its schema accepts (strings, float64s, slices): the
+// schema alone, the handler decoding the input once (see mayRefuse).
+func BenchmarkCheckPlainInput(b *testing.B) {
+	type item struct {
+		Name  string   `json:"name"`
+		Tags  []string `json:"tags"`
+		Score float64  `json:"score"`
+	}
+	type input struct {
+		Query string `json:"query"`
+		Items []item `json:"items"`
+	}
+	tool, err := NewTool("t", "T.", func(ctx context.Context, in input) (int, error) { return 0, nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := json.RawMessage(`{"query":"q","items":[{"name":"item-1","tags":["a","b"],"score":1.5}]}`)
+	for b.Loop() {
+		if err := tool.CheckInput(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
