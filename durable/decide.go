@@ -156,7 +156,7 @@ func (h *Handle) approve(ctx context.Context, id string, shown *shown) (out code
 	if err != nil {
 		return codetool.Answer{}, fmt.Errorf("durable: %w", err)
 	}
-	if e.Status == store.StatusRunning && shown == nil && e.LeaseUntil < now() {
+	if shown == nil && e.Orphaned(now()) {
 		return h.resume(ctx, e) // its host died: approving it goes on where it stopped
 	}
 	if e.Status != store.StatusPaused {

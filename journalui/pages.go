@@ -306,7 +306,7 @@ func summary(e *store.Execution) string {
 // orphaned reports whether e is running with a lease that has run out: the
 // pass that held it died (durable.Handle.ResumeOrphans takes such runs over).
 func orphaned(e *store.Execution) bool {
-	return e.Status == store.StatusRunning && e.LeaseUntil < time.Now().UnixMilli()
+	return e.Orphaned(time.Now().UnixMilli())
 }
 
 // countState counts the entries of e in state s.

@@ -282,7 +282,7 @@ func detail(e *store.Execution) string {
 	case store.StatusCompleted:
 		return "value: " + escapeControls(cut(string(e.Value), 70))
 	case store.StatusRunning:
-		if e.LeaseUntil < time.Now().UnixMilli() {
+		if e.Orphaned(time.Now().UnixMilli()) {
 			return "orphaned: its host died (codemode resume " + e.ID + ")"
 		}
 		return ""
@@ -332,7 +332,7 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	fmt.Fprintf(tw, "program runs\t%d (the first, then a replay from the start after each approval)\n", e.Passes)
 	if e.Status == store.StatusRunning {
 		lease := fmt.Sprintf("held by %s until %s", e.LeaseOwner, time.UnixMilli(e.LeaseUntil).Format(time.RFC3339))
-		if e.LeaseUntil < now.UnixMilli() {
+		if e.Orphaned(now.UnixMilli()) {
 			lease = "ended: the pass's host died; codemode resume " + e.ID + " continues it"
 		}
 		fmt.Fprintf(tw, "lease\t%s\n", lease)

@@ -276,6 +276,13 @@ type Execution struct {
 	Configuration map[string]string `json:"configuration,omitempty"`
 }
 
+// Orphaned reports whether e is running with a lease that ran out before
+// at (Unix milliseconds): the pass that held it died, and a resume may
+// take it over (Store.Orphans lists such executions).
+func (e *Execution) Orphaned(at int64) bool {
+	return e.Status == StatusRunning && e.LeaseUntil < at
+}
+
 // Entry is one connector call or codemode.step in an execution's
 // journal.
 type Entry struct {
