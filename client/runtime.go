@@ -19,6 +19,7 @@ import (
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers"
+	"github.com/codemode-go/codemode/internal/errname"
 	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/codemode-go/codemode/internal/ijson"
 	"github.com/codemode-go/codemode/internal/membudget"
@@ -995,14 +996,8 @@ func (rt *runnerConn) checkPrefilled(ctx context.Context, ex *execution, req Exe
 }
 
 // errorName is the JavaScript error name for err: its errorNamer's, else
-// fallback.
-func errorName(err error, fallback string) string {
-	var n errorNamer
-	if errors.As(err, &n) {
-		return n.ErrorName()
-	}
-	return fallback
-}
+// fallback (errname.Of).
+func errorName(err error, fallback string) string { return errname.Of(err, fallback) }
 
 // haltOutcome is the outcome of an execution a middleware halted.
 func haltOutcome(h *haltError) *Outcome {

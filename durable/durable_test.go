@@ -684,6 +684,41 @@ msg`)
 	}
 }
 
+// namedError is a connector failure with a name of its own, as
+// connector/openapi's HTTPError has.
+type namedError struct{ msg string }
+
+func (e *namedError) Error() string     { return e.msg }
+func (e *namedError) ErrorName() string { return "HTTPError" }
+
+// A connector failure the program tells apart by its name (or class) is
+// the same failure on replay: recorded with its name, not as a plain
+// Error, or the replay takes another branch than the pass it repeats and
+// diverges from the journal.
+func TestRecordedFailureKeepsItsName(t *testing.T) {
+	svc := newService()
+	gone := must(funcTool("gone", "Always fails with an HTTPError.",
+		func(ctx context.Context, _ empty) (countOutput, error) {
+			svc.mu.Lock()
+			defer svc.mu.Unlock()
+			svc.calls["gone"]++
+			return countOutput{}, &namedError{msg: "HTTP 404 Not Found: GET /gone"}
+		}))
+	gh := svc.github()
+	gh.Tools = append(gh.Tools, gone)
+	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "journal.db")), durable.Options{}, gh)
+	out := execute(t, h, `let seen = "";
+try { await github.gone() } catch (e) { seen = e.name + " " + e.message }
+await github.create_issue({ title: seen });
+seen`)
+	wantStatus(t, out, codetool.StatusPaused)
+	done := approve(t, h, out.ExecutionID)
+	wantStatus(t, done, codetool.StatusCompleted)
+	if string(done.Value) != `"HTTPError HTTP 404 Not Found: GET /gone"` || svc.count("gone") != 1 {
+		t.Fatalf("result %s, gone called %d times", done.Value, svc.count("gone"))
+	}
+}
+
 func TestExpirePaused(t *testing.T) {
 	h, _, _ := fixture(t)
 	out := execute(t, h, readThenWrite)

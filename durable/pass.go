@@ -16,6 +16,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/callend"
+	"github.com/codemode-go/codemode/internal/errname"
 )
 
 // Why a pass was halted (client.Halt): the journal's decisions that end a
@@ -592,7 +593,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 			return p.execute(ctx, next, call, t, false)
 		case store.EntryError:
 			markCall(ctx, "recorded-error")
-			return nil, errors.New(e.Error) // the recorded failure, replayed
+			return nil, replayedFailure(e) // the recorded failure, replayed
 		case store.EntryPending:
 			if call.Seq > p.approved {
 				// Recorded by a pass that died before it paused: it still
@@ -721,7 +722,8 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 	executing := []store.EntryState{store.EntryExecuting}
 	if err != nil {
 		msg := err.Error()
-		if serr := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: store.EntryUpdate{At: at, Error: &msg}}, callend.Failed); serr != nil {
+		u := store.EntryUpdate{At: at, Error: &msg, ErrorName: errname.Of(err, "")}
+		if serr := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: u}, callend.Failed); serr != nil {
 			return p.fail(serr)
 		}
 		return nil, err
@@ -968,4 +970,22 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// replayedError is a recorded connector failure given to the program
+// again under the name it had (store.Entry.ErrorName), so that a program
+// that tells failures apart by name or class takes the branch it took.
+type replayedError struct{ name, msg string }
+
+func (e *replayedError) Error() string     { return e.msg }
+func (e *replayedError) ErrorName() string { return e.name }
+
+// replayedFailure is the error a replay rejects the call of entry e with:
+// its recorded message, named as it was; a plain Error when it had no name
+// of its own (and for entries recorded before names were).
+func replayedFailure(e *store.Entry) error {
+	if e.ErrorName == "" {
+		return errors.New(e.Error)
+	}
+	return &replayedError{name: e.ErrorName, msg: e.Error}
 }

@@ -135,6 +135,9 @@ type EntryUpdate struct {
 	At     int64           // UpdatedAt (Unix ms); 0 leaves it
 	Result json.RawMessage // the recorded result's JSON
 	Error  *string         // the connector's error
+	// ErrorName is the name of that error as the program saw it
+	// (Entry.ErrorName); "" leaves it.
+	ErrorName string
 	// Uncertain marks (or unmarks) the entry as an action whose outcome
 	// was unknown (Entry.Uncertain).
 	Uncertain *bool
@@ -279,16 +282,22 @@ func (e *Execution) Orphaned(at int64) bool {
 // Entry is one connector call or codemode.step in an execution's
 // journal.
 type Entry struct {
-	Seq              uint64          `json:"seq"`
-	Connector        string          `json:"connector"`
-	Method           string          `json:"method"`
-	Args             json.RawMessage `json:"args"`
-	Result           json.RawMessage `json:"result,omitempty"`
-	Error            string          `json:"error,omitempty"` // the connector's error, for state error
-	RequiresApproval bool            `json:"requiresApproval"`
-	Ephemeral        bool            `json:"ephemeral,omitempty"` // a reexecute entry: no result is kept
-	State            EntryState      `json:"state"`
-	UpdatedAt        int64           `json:"updatedAt"` // Unix milliseconds
+	Seq       uint64          `json:"seq"`
+	Connector string          `json:"connector"`
+	Method    string          `json:"method"`
+	Args      json.RawMessage `json:"args"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"` // the connector's error, for state error
+	// ErrorName is the name of the Error the program saw for Error (its
+	// ErrorName method's, as package client names a tool's failure, e.g.
+	// "HTTPError"); "" for a plain Error. A replay rejects with the same
+	// name, so that a program that tells failures apart by name or class
+	// takes the branch it took before.
+	ErrorName        string     `json:"errorName,omitempty"`
+	RequiresApproval bool       `json:"requiresApproval"`
+	Ephemeral        bool       `json:"ephemeral,omitempty"` // a reexecute entry: no result is kept
+	State            EntryState `json:"state"`
+	UpdatedAt        int64      `json:"updatedAt"` // Unix milliseconds
 	// Uncertain marks an action whose outcome was unknown: a pass died
 	// between running it and recording its result. Pending and uncertain,
 	// it awaits a person's answer (did it happen?) instead of an approval.

@@ -4,7 +4,10 @@
 // that produce them. docs/runner-protocol.md carries them as the error's name.
 package errname
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // Name is the name property of an Error a program can see: one a tool call
 // rejects with (the program can catch it), or the error of a program-failed
@@ -91,4 +94,17 @@ func ToolCallText() string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Of is the name a program sees on the Error a tool call rejects with for
+// err: the ErrorName() of the first error in err's chain (errors.As) that
+// has that method, else fallback. Package client names a tool's failure
+// with it; package durable records it with the failure, so that a replay
+// rejects with the same name.
+func Of(err error, fallback string) string {
+	var n interface{ ErrorName() string }
+	if errors.As(err, &n) {
+		return n.ErrorName()
+	}
+	return fallback
 }

@@ -1,6 +1,8 @@
 package errname
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -25,5 +27,30 @@ func TestProgramErrorsRegistry(t *testing.T) {
 	programErrors()[0].Name = "Changed"
 	if programErrors()[0].Name == "Changed" {
 		t.Error("ProgramErrors shares its slice")
+	}
+}
+
+type named struct{ name string }
+
+func (n named) Error() string     { return "failed" }
+func (n named) ErrorName() string { return n.name }
+
+// Of reads the first ErrorName in the chain, through wrapping, and falls
+// back when there is none.
+func TestOf(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("plain"), "fallback"},
+		{named{"HTTPError"}, "HTTPError"},
+		{fmt.Errorf("calling: %w", named{"HTTPError"}), "HTTPError"},
+		{fmt.Errorf("outer: %w", fmt.Errorf("inner: %w", named{"MCPToolError"})), "MCPToolError"},
+		{errors.Join(errors.New("first"), named{"Second"}), "Second"},
+		{named{""}, ""},
+	} {
+		if got := Of(c.err, "fallback"); got != c.want {
+			t.Errorf("Of(%v) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }

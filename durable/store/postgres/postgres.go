@@ -152,7 +152,7 @@ func (s *pgStore) Close() error {
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -221,6 +221,10 @@ var migrations = []string{
 	// Version 5: how each call ended (store.Entry.End), so that every call
 	// a program started is accounted for, abandoned ones included.
 	`ALTER TABLE codemode_tool_log ADD COLUMN call_end text NOT NULL DEFAULT '';`,
+	// Version 6: the name of a failed call's error (store.Entry.ErrorName),
+	// which a replay rejects with again; bytes, as the error is (a Go
+	// error's name may hold any byte).
+	`ALTER TABLE codemode_tool_log ADD COLUMN error_name bytea NOT NULL DEFAULT '';`,
 }
 
 // migrationLock is the first key of the advisory lock taken around
@@ -511,7 +515,7 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name`
 
 func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 	var (
@@ -520,13 +524,14 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 		args    string
 		result  *string
 		errText []byte
+		errName []byte
 		state   string
 	)
-	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End)
+	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &errName)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	e.Seq, e.Args, e.Error, e.State = uint64(seq), json.RawMessage(args), string(errText), store.EntryState(state)
+	e.Seq, e.Args, e.Error, e.ErrorName, e.State = uint64(seq), json.RawMessage(args), string(errText), string(errName), store.EntryState(state)
 	if result != nil {
 		e.Result = json.RawMessage(*result)
 	}
@@ -895,11 +900,11 @@ func (s *pgStore) InsertEntry(ctx context.Context, runtime, id string, e *store.
 		return false, nil
 	}
 	tag, err := s.exec(ctx, `INSERT INTO codemode_tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15
 		WHERE `+running+`
 		ON CONFLICT DO NOTHING`,
-		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End)
+		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, []byte(e.ErrorName))
 	if err != nil {
 		return false, s.wrap(fmt.Sprintf("recording entry %d of %s", e.Seq, id), err)
 	}
@@ -941,6 +946,9 @@ func (s *pgStore) TransitionEntry(ctx context.Context, runtime, id string, seq u
 	}
 	if u.End != "" {
 		add("call_end", u.End)
+	}
+	if u.ErrorName != "" {
+		add("error_name", []byte(u.ErrorName))
 	}
 	q := `UPDATE codemode_tool_log SET ` + strings.Join(set, ", ") + ` WHERE runtime = $1 AND execution_id = $2 AND seq = $3 AND state = ANY($4)`
 	switch to {

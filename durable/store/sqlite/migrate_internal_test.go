@@ -116,3 +116,37 @@ func TestMigrateFromVersion5(t *testing.T) {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
 }
+
+// A journal written by schema version 6 (before error names) is migrated
+// in place: its failed entries read back with no name (a plain Error, as
+// they were replayed before), and new ones keep theirs.
+func TestMigrateFromVersion6(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v6.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(migrations[:6:6], "PRAGMA user_version = 6",
+		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
+		`INSERT INTO tool_log (runtime, execution_id, seq, connector, method, args, error, requires_approval, ephemeral, state, updated_at, call_end)
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'upstream is down', 0, 0, 'error', 2, 'failed')`) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	ctx := context.Background()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ok, err := s.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`),
+		State: store.EntryError, Error: "HTTP 404 Not Found", ErrorName: "HTTPError", End: "failed"}); err != nil || !ok {
+		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
+	}
+	e, err := s.Execution(ctx, "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "" || e.Log[0].Error != "upstream is down" || e.Log[1].ErrorName != "HTTPError" {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}

@@ -350,10 +350,13 @@ var migrations = []string{
 	// Version 6: how each call ended (store.Entry.End), so that every call
 	// a program started is accounted for, abandoned ones included.
 	`ALTER TABLE tool_log ADD COLUMN call_end TEXT NOT NULL DEFAULT '';`,
+	// Version 7: the name of a failed call's error (store.Entry.ErrorName),
+	// which a replay rejects with again.
+	`ALTER TABLE tool_log ADD COLUMN error_name TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 6
+const schemaVersion = 7
 
 func (s *fileStore) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
@@ -482,7 +485,7 @@ func scanExecution(row scanner) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name`
 
 func scanEntry(row scanner) (*store.Entry, error) {
 	var (
@@ -491,7 +494,7 @@ func scanEntry(row scanner) (*store.Entry, error) {
 		result sql.NullString
 		state  string
 	)
-	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End); err != nil {
+	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &e.ErrorName); err != nil {
 		return nil, err
 	}
 	e.Args = json.RawMessage(args)
@@ -786,11 +789,11 @@ func (s *fileStore) Entry(ctx context.Context, runtime, id string, seq uint64) (
 // insertEntry is the statement of InsertEntry.
 func insertEntry(runtime, id string, e *store.Entry) (string, []any) {
 	return `INSERT INTO tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')
 		ON CONFLICT DO NOTHING`,
-		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End,
+		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, e.ErrorName,
 			runtime, id}
 }
 
@@ -829,6 +832,9 @@ func transitionEntry(runtime, id string, seq uint64, from []store.EntryState, to
 	}
 	if u.End != "" {
 		set, args = append(set, "call_end = ?"), append(args, u.End)
+	}
+	if u.ErrorName != "" {
+		set, args = append(set, "error_name = ?"), append(args, u.ErrorName)
 	}
 	args = append(args, runtime, id, seq)
 	for _, f := range from {

@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"PruneOlderKeepsNewAndUnended", testPruneOlder},
 		{"ConfigurationRoundTrips", testConfiguration},
 		{"EntryEndRoundTrips", testEntryEnd},
+		{"EntryErrorNameRoundTrips", testEntryErrorName},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -803,6 +804,47 @@ func testConfiguration(t *testing.T, s store.Store) {
 	gone, err := s.DeleteExecution(ctx, rt, "exec_1")
 	if err != nil || gone == nil || !maps.Equal(gone.Configuration, want) {
 		t.Fatalf("DeleteExecution = %+v, %v", gone, err)
+	}
+}
+
+// A failed entry's error name is kept as inserted and as a transition
+// sets it (with its error, as a pass records a failure); a transition that
+// does not name it leaves it; every read returns it, bytes as written.
+func testEntryErrorName(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	failed := entry(1, store.EntryError)
+	failed.Error, failed.ErrorName = "HTTP 404 Not Found: GET /gone", "HTTPError"
+	insert(t, s, rt, "exec_1", failed)
+	insert(t, s, rt, "exec_1", entry(2, store.EntryExecuting))
+	insert(t, s, rt, "exec_1", entry(3, store.EntryExecuting))
+	msg := "upstream is down"
+	odd := "Odd\x00Name\xff"
+	for _, st := range []struct {
+		seq  uint64
+		from store.EntryState
+		u    store.EntryUpdate
+	}{
+		{2, store.EntryExecuting, store.EntryUpdate{At: 7, Error: &msg, ErrorName: odd}},
+		{3, store.EntryExecuting, store.EntryUpdate{At: 7, Error: &msg}},
+		{1, store.EntryError, store.EntryUpdate{End: "failed"}},
+	} {
+		ok, err := s.TransitionEntry(ctx, rt, "exec_1", st.seq, []store.EntryState{st.from}, store.EntryError, st.u)
+		if err != nil || !ok {
+			t.Fatalf("moving entry %d with %+v: %v, %v", st.seq, st.u, ok, err)
+		}
+	}
+	want := map[uint64]string{1: "HTTPError", 2: odd, 3: ""}
+	for _, e := range get(t, s, rt, "exec_1").Log {
+		if e.ErrorName != want[e.Seq] {
+			t.Fatalf("Execution: entry %d error name %q, want %q", e.Seq, e.ErrorName, want[e.Seq])
+		}
+	}
+	for seq, name := range want {
+		e, ok, err := s.Entry(ctx, rt, "exec_1", seq)
+		if err != nil || !ok || e.ErrorName != name {
+			t.Fatalf("Entry(%d) = %+v, %v, %v; want error name %q", seq, e, ok, err, name)
+		}
 	}
 }
 
