@@ -18,5 +18,9 @@
 // A tool handler's error reaches the program as a rejected call with an Error
 // named "Error"; an error value with an ErrorName() string method names it
 // instead (connector/openapi's HTTPError is an "HTTPError"), so programs can
-// tell failures apart by name. [Halt] ends the whole execution instead.
+// tell failures apart by name; an ErrorProperties() map[string]any method
+// gives that Error own properties of its own, JSON values beside name and
+// message (an HTTPError's status, method, path and body), where the runner
+// speaks wire 1.7 and they encode in 16 KiB. [Halt] ends the whole
+// execution instead.
 package client

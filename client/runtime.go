@@ -902,6 +902,9 @@ func (rt *runnerConn) toolResult(ex *execution, seq uint64, call ToolCall, acct 
 	switch {
 	case err != nil:
 		res.Error = &wire.Error{Name: errorName(err, "Error"), Message: boundText(err.Error(), maxErrorMessage)}
+		if rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 7 {
+			res.Error.Data = errname.Data(err) // the Error's properties (wire 1.7)
+		}
 	case held:
 		res.Release = true
 	default:

@@ -65,7 +65,7 @@ func TestVersionNegotiation(t *testing.T) {
 		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 2, Runner: "future",
 			Versions: &wire.VersionRange{Min: wire.Version{Major: 2}, Max: wire.Version{Major: 2, Minor: 3}}}}
 		_, err := client.NewRuntime(ctx, d)
-		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.6") {
+		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.7") {
 			t.Fatalf("got %v", err)
 		}
 		d.wg.Wait()

@@ -684,17 +684,20 @@ msg`)
 	}
 }
 
-// namedError is a connector failure with a name of its own, as
-// connector/openapi's HTTPError has.
+// namedError is a connector failure with a name and properties of its
+// own, as connector/openapi's HTTPError has.
 type namedError struct{ msg string }
 
 func (e *namedError) Error() string     { return e.msg }
 func (e *namedError) ErrorName() string { return "HTTPError" }
+func (e *namedError) ErrorProperties() map[string]any {
+	return map[string]any{"status": 404, "path": "/gone"}
+}
 
-// A connector failure the program tells apart by its name (or class) is
-// the same failure on replay: recorded with its name, not as a plain
-// Error, or the replay takes another branch than the pass it repeats and
-// diverges from the journal.
+// A connector failure the program tells apart by its name, class or
+// properties is the same failure on replay: recorded with them, not as a
+// plain Error, or the replay takes another branch than the pass it repeats
+// and diverges from the journal.
 func TestRecordedFailureKeepsItsName(t *testing.T) {
 	svc := newService()
 	gone := must(funcTool("gone", "Always fails with an HTTPError.",
@@ -708,13 +711,13 @@ func TestRecordedFailureKeepsItsName(t *testing.T) {
 	gh.Tools = append(gh.Tools, gone)
 	h := newHandle(t, openStore(t, filepath.Join(t.TempDir(), "journal.db")), durable.Options{}, gh)
 	out := execute(t, h, `let seen = "";
-try { await github.gone() } catch (e) { seen = e.name + " " + e.message }
+try { await github.gone() } catch (e) { seen = e.name + " " + e.message + " " + e.status + " " + e.path + " " + (e instanceof HTTPError) }
 await github.create_issue({ title: seen });
 seen`)
 	wantStatus(t, out, codetool.StatusPaused)
 	done := approve(t, h, out.ExecutionID)
 	wantStatus(t, done, codetool.StatusCompleted)
-	if string(done.Value) != `"HTTPError HTTP 404 Not Found: GET /gone"` || svc.count("gone") != 1 {
+	if string(done.Value) != `"HTTPError HTTP 404 Not Found: GET /gone 404 /gone true"` || svc.count("gone") != 1 {
 		t.Fatalf("result %s, gone called %d times", done.Value, svc.count("gone"))
 	}
 }

@@ -722,7 +722,7 @@ func (p *pass) execute(ctx context.Context, next client.ToolCaller, call client.
 	executing := []store.EntryState{store.EntryExecuting}
 	if err != nil {
 		msg := err.Error()
-		u := store.EntryUpdate{At: at, Error: &msg, ErrorName: errname.Of(err, "")}
+		u := store.EntryUpdate{At: at, Error: &msg, ErrorName: errname.Of(err, ""), ErrorData: errname.Data(err)}
 		if serr := p.settle(ctx, store.EntryMove{Seq: call.Seq, From: executing, To: store.EntryError, Update: u}, callend.Failed); serr != nil {
 			return p.fail(serr)
 		}
@@ -973,19 +973,41 @@ func truncate(s string, n int) string {
 }
 
 // replayedError is a recorded connector failure given to the program
-// again under the name it had (store.Entry.ErrorName), so that a program
-// that tells failures apart by name or class takes the branch it took.
-type replayedError struct{ name, msg string }
+// again as it was (store.Entry.ErrorName and ErrorData), so that a program
+// that tells failures apart by name, class or property (an HTTPError's
+// status) takes the branch it took.
+type replayedError struct {
+	name, msg string
+	data      json.RawMessage
+}
 
-func (e *replayedError) Error() string     { return e.msg }
-func (e *replayedError) ErrorName() string { return e.name }
+func (e *replayedError) Error() string { return e.msg }
+
+// ErrorName is the recorded name; "Error" for a failure recorded with
+// properties and no name of its own, as the program saw it.
+func (e *replayedError) ErrorName() string {
+	if e.name == "" {
+		return "Error"
+	}
+	return e.name
+}
+
+// ErrorProperties are the recorded properties; nil when they do not
+// decode (recorded by this package from JSON it encoded, they do).
+func (e *replayedError) ErrorProperties() map[string]any {
+	var props map[string]any
+	if json.Unmarshal(e.data, &props) != nil {
+		return nil
+	}
+	return props
+}
 
 // replayedFailure is the error a replay rejects the call of entry e with:
-// its recorded message, named as it was; a plain Error when it had no name
-// of its own (and for entries recorded before names were).
+// its recorded message, named and with the properties it had; a plain
+// Error when it had neither (and for entries recorded before names were).
 func replayedFailure(e *store.Entry) error {
-	if e.ErrorName == "" {
+	if e.ErrorName == "" && e.ErrorData == nil {
 		return errors.New(e.Error)
 	}
-	return &replayedError{name: e.ErrorName, msg: e.Error}
+	return &replayedError{name: e.ErrorName, msg: e.Error, data: e.ErrorData}
 }

@@ -1331,16 +1331,19 @@ var CodeModeRunner = (() => {
         }
         let name = "Error";
         let message = payload;
+        let props;
         try {
           const parsed = jsonParse(payload);
           if (hasOwn(parsed, "name") && typeof parsed.name === "string") name = parsed.name;
           if (hasOwn(parsed, "message") && typeof parsed.message === "string") message = parsed.message;
+          if (hasOwn(parsed, "data")) props = parsed.data;
         } catch {
         }
         const error = call.error;
         defineProperty(error, "message", data(message, false));
         defineProperty(error, "name", data(name, false));
         if (hasOwn(errorPrototypes, name)) setPrototypeOf(error, errorPrototypes[name]);
+        defineErrorData(error, props);
         call.reject(error);
       },
       hold(n, output) {
@@ -1419,6 +1422,23 @@ var CodeModeRunner = (() => {
     });
     return { execution: execution2, begin };
   }
+  var reservedErrorKeys = {
+    __proto__: null,
+    name: true,
+    message: true,
+    stack: true,
+    constructor: true,
+    ["__proto__"]: true
+  };
+  function defineErrorData(error, props) {
+    if (typeof props !== "object" || props === null || isArray(props)) return;
+    const keys = objectKeys(props);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (reservedErrorKeys[k] === true) continue;
+      defineProperty(error, k, data(props[k]));
+    }
+  }
   function toolErrorClass(name) {
     const C = class extends ErrorCtor {
     };
@@ -1429,18 +1449,21 @@ var CodeModeRunner = (() => {
   var toolErrorClasses = {
     __proto__: null,
     ToolValidationError: toolErrorClass("ToolValidationError"),
-    MCPToolError: toolErrorClass("MCPToolError")
+    MCPToolError: toolErrorClass("MCPToolError"),
+    HTTPError: toolErrorClass("HTTPError")
   };
   var errorPrototypes = {
     __proto__: null,
     ToolValidationError: toolErrorClasses.ToolValidationError.prototype,
     MCPToolError: toolErrorClasses.MCPToolError.prototype,
+    HTTPError: toolErrorClasses.HTTPError.prototype,
     TypeError: TypeErrorCtor.prototype,
     RangeError: RangeErrorCtor.prototype
   };
   function installErrors(global) {
     defineProperty(global, "ToolValidationError", data(toolErrorClasses.ToolValidationError, false));
     defineProperty(global, "MCPToolError", data(toolErrorClasses.MCPToolError, false));
+    defineProperty(global, "HTTPError", data(toolErrorClasses.HTTPError, false));
   }
   function installClock(global, current) {
     const RealDate = global.Date;
@@ -3113,7 +3136,7 @@ return __codemodeURL;`);
 
   // src/wire.ts
   var protocolVersion = 1;
-  var protocolMinor = 6;
+  var protocolMinor = 7;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -3601,7 +3624,9 @@ return __codemodeURL;`);
           else {
             const name = error !== void 0 && typeof error[1] === "string" ? error[1] : "Error";
             const message = error !== void 0 && typeof error[2] === "string" ? error[2] : "";
-            execution2.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}}`);
+            const props = error !== void 0 ? asBytes(error[32]) : void 0;
+            const tail = props !== void 0 ? `,"data":${utf8Decode2(props, 0, typedArrayLength(props))}` : "";
+            execution2.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}${tail}}`);
           }
           return;
         }

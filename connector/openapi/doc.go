@@ -63,7 +63,8 @@
 // by their style and explode settings, and adds the configured headers. A
 // JSON response is parsed; any other is returned as text; an empty one is
 // null. A non-2xx status is thrown in the program as an HTTPError whose
-// message carries the status and the start of the body. Responses are
+// message carries the status and the start of the body, and whose status,
+// method, path and body are properties (e.status === 404). Responses are
 // bounded in size and requests in time (Options), and a JSON response is
 // checked against the document's schema for its status (Options.Responses:
 // a warning by default, or an error, or off).

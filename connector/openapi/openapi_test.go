@@ -174,7 +174,7 @@ await petstore.addPet({ body: { name: "Rex", photoUrls: ["u"], tags: [{ id: 1, n
 const gone = await petstore.deletePet({ petId: 7, api_key: "k1" });
 const bye = await petstore.logoutUser();
 let notFound;
-try { await petstore.getOrderById({ orderId: 9 }); } catch (e) { notFound = { name: e.name, message: e.message }; }
+try { await petstore.getOrderById({ orderId: 9 }); } catch (e) { notFound = { name: e.name, message: e.message, status: e.status, method: e.method, path: e.path, body: e.body, isClass: e instanceof HTTPError && e instanceof Error, keys: Object.keys(e).join() }; }
 let invalid;
 try { await petstore.getPetById({ petId: "seven" } as any); } catch (e) { invalid = { name: e.name, message: e.message }; }
 const raw = await petstore.request({ path: "/store/inventory", params: { a: 1, b: [true, "x"] }, headers: { "X-Trace": "t1", Authorization: "mine" } });
@@ -185,8 +185,12 @@ const raw = await petstore.request({ path: "/store/inventory", params: { a: 1, b
 		Found    []any
 		Gone     any
 		Bye      string
-		NotFound struct{ Name, Message string }
-		Invalid  struct{ Name, Message string }
+		NotFound struct {
+			Name, Message, Method, Path, Body, Keys string
+			Status                                  int
+			IsClass                                 bool
+		}
+		Invalid struct{ Name, Message string }
 	}
 	value(t, out, &v)
 	if v.Pet.Name != "Rex" || len(v.Found) != 1 || v.Gone != nil || v.Bye != "bye" {
@@ -194,6 +198,10 @@ const raw = await petstore.request({ path: "/store/inventory", params: { a: 1, b
 	}
 	if v.NotFound.Name != "HTTPError" || !strings.Contains(v.NotFound.Message, "HTTP 404 Not Found: GET /store/order/9") || !strings.Contains(v.NotFound.Message, "Order not found") {
 		t.Errorf("404: %+v", v.NotFound)
+	}
+	if nf := v.NotFound; nf.Status != 404 || nf.Method != "GET" || nf.Path != "/store/order/9" || nf.Body != `{"message":"Order not found"}` ||
+		!nf.IsClass || nf.Keys != "body,method,path,status" {
+		t.Errorf("404's properties: %+v", nf)
 	}
 	if v.Invalid.Name != "ToolValidationError" || !strings.Contains(v.Invalid.Message, "/petId") {
 		t.Errorf("invalid parameter: %+v", v.Invalid)

@@ -38,7 +38,9 @@ type requestOptions struct {
 }
 
 // HTTPError is a response with a status outside 2xx. Programs see it as a
-// thrown Error named HTTPError whose message starts with the status.
+// thrown HTTPError (a class of Error: e instanceof HTTPError, e.name ===
+// "HTTPError") whose message starts with the status, and whose status,
+// method, path and body are properties of their own (ErrorProperties).
 type HTTPError struct {
 	Status int    // the HTTP status code
 	Method string // the request's method
@@ -60,6 +62,14 @@ func (e *HTTPError) Error() string {
 
 // ErrorName makes the program's Error name HTTPError (an ErrorName method; see package client).
 func (e *HTTPError) ErrorName() string { return "HTTPError" }
+
+// ErrorProperties gives the program's HTTPError its status (a number),
+// method, path and body (the start of the response body, as in the
+// message), so that a program branches on e.status rather than reading the
+// message (an ErrorProperties method; see package client).
+func (e *HTTPError) ErrorProperties() map[string]any {
+	return map[string]any{"status": e.Status, "method": e.Method, "path": e.Path, "body": e.Body}
+}
 
 // request sends one request (the namespace's request method) and returns
 // the response as JSON: a JSON body parsed, an empty body null, a UTF-8 body as a string and any other as

@@ -138,6 +138,9 @@ type EntryUpdate struct {
 	// ErrorName is the name of that error as the program saw it
 	// (Entry.ErrorName); "" leaves it.
 	ErrorName string
+	// ErrorData are that error's properties (Entry.ErrorData); nil leaves
+	// them.
+	ErrorData json.RawMessage
 	// Uncertain marks (or unmarks) the entry as an action whose outcome
 	// was unknown (Entry.Uncertain).
 	Uncertain *bool
@@ -293,11 +296,15 @@ type Entry struct {
 	// "HTTPError"); "" for a plain Error. A replay rejects with the same
 	// name, so that a program that tells failures apart by name or class
 	// takes the branch it took before.
-	ErrorName        string     `json:"errorName,omitempty"`
-	RequiresApproval bool       `json:"requiresApproval"`
-	Ephemeral        bool       `json:"ephemeral,omitempty"` // a reexecute entry: no result is kept
-	State            EntryState `json:"state"`
-	UpdatedAt        int64      `json:"updatedAt"` // Unix milliseconds
+	ErrorName string `json:"errorName,omitempty"`
+	// ErrorData are the properties that Error had beside its name and
+	// message (a JSON object, wire.Error.Data: an HTTPError's status),
+	// given to it again on a replay; nil when it had none.
+	ErrorData        json.RawMessage `json:"errorData,omitempty"`
+	RequiresApproval bool            `json:"requiresApproval"`
+	Ephemeral        bool            `json:"ephemeral,omitempty"` // a reexecute entry: no result is kept
+	State            EntryState      `json:"state"`
+	UpdatedAt        int64           `json:"updatedAt"` // Unix milliseconds
 	// Uncertain marks an action whose outcome was unknown: a pass died
 	// between running it and recording its result. Pending and uncertain,
 	// it awaits a person's answer (did it happen?) instead of an approval.

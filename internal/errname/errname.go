@@ -5,8 +5,11 @@
 package errname
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // Name is the name property of an Error a program can see: one a tool call
@@ -18,8 +21,8 @@ type Name string
 
 // The error names programs can see. docs/runner-protocol.md carries them as the
 // error's name. A tool call's rejection is also an instance of the class of
-// its name where there is one: the runner defines ToolValidation and MCPTool
-// as global classes (runner/src/core.ts, toolErrorClasses; the declarations
+// its name where there is one: the runner defines ToolValidation, MCPTool
+// and HTTP as global classes (runner/src/core.ts, toolErrorClasses; the declarations
 // declare them, internal/typegen), and typeError and rangeError are
 // JavaScript's own.
 const (
@@ -30,6 +33,10 @@ const (
 	// MCPTool: an MCP server's tool answered with isError; the message
 	// is its text (package connector/mcpconnector).
 	MCPTool Name = "MCPToolError"
+	// HTTP: an HTTP API answered with a status outside 2xx (package
+	// connector/openapi); the Error's status, method, path and body are
+	// properties of its own (wire.Error.Data).
+	HTTP Name = "HTTPError"
 	// typeError: a tool called with a value that is not JSON (a function, a
 	// BigInt, a cycle, a Uint8Array or another object that is not plain:
 	// "input.data is not a plain object (Uint8Array)"), bad content given to
@@ -72,6 +79,7 @@ func programErrors() []errorInfo {
 	return []errorInfo{
 		{ToolValidation, true, "the input breaks the tool's schema (the tool did not run), or its output breaks its output schema"},
 		{MCPTool, true, "the MCP tool reported an error; the message is its text"},
+		{HTTP, true, "the HTTP API answered with a status outside 2xx, in e.status"},
 		{typeError, true, "the input is not JSON (a function, a BigInt, a cycle, or an object that is not plain such as a Uint8Array: pass bytes as base64 strings)"},
 		{rangeError, false, "a limit was reached (console output, content, input or result size), named in the message"},
 		{Timeout, false, "the execution's deadline or CPU time limit passed (the message says which)"},
@@ -107,4 +115,27 @@ func Of(err error, fallback string) string {
 		return n.ErrorName()
 	}
 	return fallback
+}
+
+// Data is the JSON object of the properties err gives the Error a program
+// sees (wire.Error.Data): the ErrorProperties() of the first error in err's
+// chain that has that method, encoded; nil when there is none, when they
+// are empty or do not encode, or when they would pass wire.MaxErrorData
+// (the program then sees the name and message alone). Package client sends
+// it with a tool's failure; package durable records it, so that a replay
+// gives the same properties.
+func Data(err error) json.RawMessage {
+	var p interface{ ErrorProperties() map[string]any }
+	if !errors.As(err, &p) {
+		return nil
+	}
+	props := p.ErrorProperties()
+	if len(props) == 0 {
+		return nil
+	}
+	b, jerr := json.Marshal(props)
+	if jerr != nil || len(b) > wire.MaxErrorData {
+		return nil
+	}
+	return b
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 func TestProgramErrorsRegistry(t *testing.T) {
@@ -51,6 +53,33 @@ func TestOf(t *testing.T) {
 	} {
 		if got := Of(c.err, "fallback"); got != c.want {
 			t.Errorf("Of(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+type withProps struct{ props map[string]any }
+
+func (w withProps) Error() string                   { return "failed" }
+func (w withProps) ErrorProperties() map[string]any { return w.props }
+
+// Data encodes the first ErrorProperties in the chain and leaves out what
+// is empty, does not encode, or is too large for the wire.
+func TestData(t *testing.T) {
+	big := strings.Repeat("x", wire.MaxErrorData)
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"none", errors.New("plain"), ""},
+		{"status", withProps{map[string]any{"status": 404, "path": "/pets/9"}}, `{"path":"/pets/9","status":404}`},
+		{"wrapped", fmt.Errorf("calling: %w", withProps{map[string]any{"status": 503}}), `{"status":503}`},
+		{"empty", withProps{map[string]any{}}, ""},
+		{"not JSON", withProps{map[string]any{"f": func() {}}}, ""},
+		{"too large", withProps{map[string]any{"body": big}}, ""},
+	} {
+		if got := string(Data(c.err)); got != c.want {
+			t.Errorf("%s: Data = %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -177,6 +177,7 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("RandomUse", func(t *testing.T) { randomUse(t, c) })
 	t.Run("HeldResults", func(t *testing.T) { heldResults(t, c) })
 	t.Run("ToolErrorClasses", func(t *testing.T) { toolErrorClasses(t, c) })
+	t.Run("ToolErrorData", func(t *testing.T) { toolErrorData(t, c) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
@@ -375,7 +376,7 @@ func prefilled(t *testing.T, c *Conn) {
 
 // toolErrorClasses: a tool call's rejection is an instance of the class of
 // its name where there is one, the runtime's own (ToolValidationError,
-// MCPToolError; globals) and JavaScript's (TypeError, RangeError), and an
+// MCPToolError, HTTPError; globals) and JavaScript's (TypeError, RangeError), and an
 // Error of that name otherwise; a program can make one itself.
 func toolErrorClasses(t *testing.T, c0 *Conn) {
 	const program = `export default async ({ codemode }) => {
@@ -389,6 +390,7 @@ func toolErrorClasses(t *testing.T, c0 *Conn) {
       if (e instanceof Error) kinds += " Error";
       if (e instanceof ToolValidationError) kinds += " ToolValidationError";
       if (e instanceof MCPToolError) kinds += " MCPToolError";
+      if (e instanceof HTTPError) kinds += " HTTPError";
       if (e instanceof TypeError) kinds += " TypeError";
       if (e instanceof RangeError) kinds += " RangeError";
       seen.push(kinds);
@@ -407,7 +409,44 @@ func toolErrorClasses(t *testing.T, c0 *Conn) {
 	run := c0.Exec(program, wire.Message{})
 	run.Texts(t)
 	want := "ToolValidationError: m is Error ToolValidationError; MCPToolError: m is Error MCPToolError; TypeError: m is Error TypeError; " +
-		"RangeError: m is Error RangeError; HTTPError: m is Error; MCPToolError: mine true MCPToolError"
+		"RangeError: m is Error RangeError; HTTPError: m is Error HTTPError; MCPToolError: mine true MCPToolError"
+	var got string
+	if err := json.Unmarshal(run.Result.Value, &got); err != nil || got != want {
+		t.Fatalf("value %s, want %q", run.Result.Value, want)
+	}
+}
+
+// toolErrorData: an error's data (wire 1.7) gives the rejection own,
+// enumerable properties beside its name and message; members that would
+// replace the name, message or stack, or read as the object's wiring, are
+// skipped; data that is not an object gives none.
+func toolErrorData(t *testing.T, c0 *Conn) {
+	const program = `export default async ({ codemode }) => {
+  const seen = [];
+  for (const value of ["object", "array"]) {
+    try {
+      await codemode.echo({ value });
+    } catch (e) {
+      seen.push([e.name, e.message, typeof e.status, e.status, e.nested?.list?.[1] ?? "-", Object.keys(e).join(),
+        e instanceof HTTPError, Object.getPrototypeOf(e) === HTTPError.prototype, String(e.stack).includes("forged")].join(" "));
+    }
+  }
+  return seen.join("; ");
+}`
+	c0.Answer = func(call *wire.Message) []*wire.Message {
+		var in struct{ Value string }
+		_ = json.Unmarshal(call.Input, &in)
+		data := `{"status":404,"nested":{"list":[1,"two"]},"name":"Forged","message":"forged","stack":"forged","constructor":"forged","__proto__":{"forged":true}}`
+		if in.Value == "array" {
+			data = `[1,2]`
+		}
+		return []*wire.Message{{Kind: wire.KindToolResult, Execution: call.Execution, Seq: call.Seq,
+			Error: &wire.Error{Name: "HTTPError", Message: "HTTP 404 Not Found", Data: json.RawMessage(data)}}}
+	}
+	defer func() { c0.Answer = nil }()
+	run := c0.Exec(program, wire.Message{})
+	run.Texts(t)
+	want := "HTTPError HTTP 404 Not Found number 404 two status,nested true true false; HTTPError HTTP 404 Not Found undefined  -  true true false"
 	var got string
 	if err := json.Unmarshal(run.Result.Value, &got); err != nil || got != want {
 		t.Fatalf("value %s, want %q", run.Result.Value, want)

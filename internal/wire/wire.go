@@ -36,8 +36,10 @@ const ProtocolVersion = 1
 // execution-result's stripRefused. Minor 5 added the execution-result's
 // cpuLimit. Minor 6 added the tool-result's held and release (a large
 // output sent before the host has checked it, and the verdict that lets the
-// runner settle the call with it).
-const ProtocolMinor = 6
+// runner settle the call with it). Minor 7 added the error's data (the
+// properties of the Error a tool call rejects with, such as an HTTP
+// status).
+const ProtocolMinor = 7
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
 // ignores when it does not know it. A message (or a map nested in one) with
@@ -77,7 +79,7 @@ func (r VersionRange) String() string {
 	return r.Min.String() + "-" + r.Max.String()
 }
 
-// Supported is the range of versions this package speaks: 1.0 to 1.6. A
+// Supported is the range of versions this package speaks: 1.0 to 1.7. A
 // peer at an older version is served by leaving out every key it lacks
 // ([Message.CheckVersion] names one that is present).
 var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
@@ -196,12 +198,25 @@ type Content struct {
 }
 
 // Error is a serialised JavaScript or host error: bounded name, message and
-// stack text.
+// stack text, and on a tool-result the properties the runner gives the
+// Error it rejects the call with (since 1.7).
 type Error struct {
 	Name    string `cbor:"1,keyasint" json:"name"`
 	Message string `cbor:"2,keyasint" json:"message"`
 	Stack   string `cbor:"3,keyasint,omitempty" json:"stack,omitempty"`
+	// Data is a JSON object (UTF-8 text, at most MaxErrorData bytes) whose
+	// members the runner defines as own, enumerable properties of the
+	// Error it rejects a tool call with, beside name and message (a
+	// member named name, message, stack, constructor or __proto__ is
+	// skipped): connector/openapi's HTTPError carries its status this way.
+	// An extension key of the error map (since 1.7); a runner that does
+	// not know it rejects the call without the properties.
+	Data json.RawMessage `cbor:"32,keyasint,omitempty" json:"data,omitempty"`
 }
+
+// MaxErrorData is the most bytes an Error's Data may hold; a host leaves
+// out properties that would need more.
+const MaxErrorData = 16 << 10
 
 // Limits are one execution's limits, carried by the execute message (since
 // 1.1). A zero field means the runner's default. A runner applies each limit
@@ -419,6 +434,7 @@ var since = []struct {
 	{41, 5, "cpuLimit", func(m *Message) bool { return m.CPULimit }},
 	{42, 6, "held", func(m *Message) bool { return m.Held }},
 	{43, 6, "release", func(m *Message) bool { return m.Release }},
+	{32, 7, "error data", func(m *Message) bool { return m.Error != nil && m.Error.Data != nil }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it

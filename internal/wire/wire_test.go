@@ -44,6 +44,8 @@ func TestRoundTripEveryKind(t *testing.T) {
 		// The keys of 1.6.
 		{Kind: KindToolResult, Execution: 8, Seq: 1, Output: []byte(`{"rows":[]}`), Held: true},
 		{Kind: KindToolResult, Execution: 8, Seq: 1, Release: true},
+		// The keys of 1.7.
+		{Kind: KindToolResult, Execution: 9, Seq: 1, Error: &Error{Name: "HTTPError", Message: "HTTP 404 Not Found", Data: []byte(`{"status":404}`)}},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -255,21 +257,21 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
-	v10, v11, v12, v16, v17, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 6}, Version{1, 7}, Version{2, 0}
+	v10, v11, v12, v17, v18, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 7}, Version{1, 8}, Version{2, 0}
 	tests := []struct {
 		name       string
 		self, peer VersionRange
 		want       Version
 		err        string
 	}{
-		{"same", Supported, Supported, v16, ""},
+		{"same", Supported, Supported, v17, ""},
 		{"a 1.2 peer", Supported, VersionRange{v10, v12}, v12, ""},
 		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
 		{"a 1.1 peer", Supported, VersionRange{v10, v11}, v11, ""},
-		{"a newer minor", Supported, VersionRange{v10, v17}, v16, ""},
+		{"a newer minor", Supported, VersionRange{v10, v18}, v17, ""},
 		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
-		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.6"},
-		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.6, this host 2.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.7"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.7, this host 2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -440,6 +442,22 @@ func TestCheckVersionRefusesHeldBefore16(t *testing.T) {
 		if err := m.CheckVersion(Version{1, 6}); err != nil {
 			t.Errorf("on 1.6: %v", err)
 		}
+	}
+}
+
+// A 1.6 runner would reject the call without the error's properties: the
+// key of 1.7 is refused for any older peer, so that a host leaves it out.
+func TestCheckVersionRefusesErrorDataBefore17(t *testing.T) {
+	m := &Message{Kind: KindToolResult, Execution: 1, Seq: 1, Error: &Error{Name: "HTTPError", Message: "HTTP 404", Data: []byte(`{"status":404}`)}}
+	if err := m.CheckVersion(Version{1, 6}); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "needs 1.7") {
+		t.Errorf("on 1.6: got %v, want an ErrVersion naming 1.7", err)
+	}
+	if err := m.CheckVersion(Version{1, 7}); err != nil {
+		t.Errorf("on 1.7: %v", err)
+	}
+	m.Error.Data = nil
+	if err := m.CheckVersion(Version{1, 0}); err != nil {
+		t.Errorf("without data on 1.0: %v", err)
 	}
 }
 

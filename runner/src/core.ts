@@ -1121,10 +1121,12 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       }
       let name = "Error";
       let message = payload;
+      let props: unknown;
       try {
-        const parsed = jsonParse(payload) as { name?: unknown; message?: unknown };
+        const parsed = jsonParse(payload) as { name?: unknown; message?: unknown; data?: unknown };
         if (hasOwn(parsed, "name") && typeof parsed.name === "string") name = parsed.name;
         if (hasOwn(parsed, "message") && typeof parsed.message === "string") message = parsed.message;
+        if (hasOwn(parsed, "data")) props = parsed.data;
       } catch {
         // keep the raw text
       }
@@ -1132,6 +1134,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       defineProperty(error, "message", data(message, false));
       defineProperty(error, "name", data(name, false));
       if (hasOwn(errorPrototypes, name)) setPrototypeOf(error, errorPrototypes[name]);
+      defineErrorData(error, props);
       call.reject(error);
     },
     hold(n: number, output: string): void {
@@ -1219,6 +1222,36 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
  * Date(x) is as ever.
  */
 /**
+ * reservedErrorKeys are the members of an error's data (wire 1.7) that
+ * defineErrorData skips: the error's own name, message and stack, and keys
+ * that would read as the object's wiring.
+ */
+const reservedErrorKeys: Record<string, true> = {
+  __proto__: null,
+  name: true,
+  message: true,
+  stack: true,
+  constructor: true,
+  ["__proto__"]: true,
+} as unknown as Record<string, true>;
+
+/**
+ * defineErrorData gives a rejected tool call's error the members of its
+ * data (a JSON object the host sent with the error, wire 1.7) as own,
+ * enumerable properties, such as an HTTPError's status; anything else is
+ * ignored.
+ */
+function defineErrorData(error: object, props: unknown): void {
+  if (typeof props !== "object" || props === null || isArray(props)) return;
+  const keys = objectKeys(props);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (reservedErrorKeys[k] === true) continue;
+    defineProperty(error, k, data((props as Record<string, unknown>)[k]));
+  }
+}
+
+/**
  * toolErrorClass is the class of the errors named name that tool calls
  * reject with: an Error whose prototype carries the name, as TypeError's
  * does, so a program may test `e instanceof ToolValidationError` as well
@@ -1240,6 +1273,7 @@ const toolErrorClasses: Record<string, ErrorConstructor> = {
   __proto__: null,
   ToolValidationError: toolErrorClass("ToolValidationError"),
   MCPToolError: toolErrorClass("MCPToolError"),
+  HTTPError: toolErrorClass("HTTPError"),
 } as unknown as Record<string, ErrorConstructor>;
 
 /**
@@ -1252,6 +1286,7 @@ const errorPrototypes: Record<string, object> = {
   __proto__: null,
   ToolValidationError: toolErrorClasses.ToolValidationError.prototype,
   MCPToolError: toolErrorClasses.MCPToolError.prototype,
+  HTTPError: toolErrorClasses.HTTPError.prototype,
   TypeError: TypeErrorCtor.prototype,
   RangeError: RangeErrorCtor.prototype,
 } as unknown as Record<string, object>;
@@ -1260,6 +1295,7 @@ const errorPrototypes: Record<string, object> = {
 export function installErrors(global: Record<string, unknown>): void {
   defineProperty(global, "ToolValidationError", data(toolErrorClasses.ToolValidationError, false));
   defineProperty(global, "MCPToolError", data(toolErrorClasses.MCPToolError, false));
+  defineProperty(global, "HTTPError", data(toolErrorClasses.HTTPError, false));
 }
 
 export function installClock(global: Record<string, unknown>, current: () => Execution | undefined): void {

@@ -15,7 +15,7 @@ import { createExecution, listNamespace, serializeError, type Execution, type Fi
 
 /** protocolVersion is the major version, protocolMinor the newest minor (docs/runner-protocol.md, "Versions"). */
 export const protocolVersion = 1;
-export const protocolMinor = 6;
+export const protocolMinor = 7;
 export const maxFrameSize = 16 << 20;
 
 const K = {
@@ -655,7 +655,10 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         else {
           const name = error !== undefined && typeof error[1] === "string" ? error[1] : "Error";
           const message = error !== undefined && typeof error[2] === "string" ? error[2] : "";
-          execution.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}}`);
+          // The error's data (wire 1.7): a JSON object the host checked.
+          const props = error !== undefined ? asBytes(error[32]) : undefined;
+          const tail = props !== undefined ? `,"data":${utf8Decode(props, 0, typedArrayLength(props))}` : "";
+          execution.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}${tail}}`);
         }
         return;
       }

@@ -221,10 +221,12 @@ var migrations = []string{
 	// Version 5: how each call ended (store.Entry.End), so that every call
 	// a program started is accounted for, abandoned ones included.
 	`ALTER TABLE codemode_tool_log ADD COLUMN call_end text NOT NULL DEFAULT '';`,
-	// Version 6: the name of a failed call's error (store.Entry.ErrorName),
-	// which a replay rejects with again; bytes, as the error is (a Go
-	// error's name may hold any byte).
-	`ALTER TABLE codemode_tool_log ADD COLUMN error_name bytea NOT NULL DEFAULT '';`,
+	// Version 6: the name and properties of a failed call's error
+	// (store.Entry.ErrorName, ErrorData), which a replay rejects with
+	// again; the name in bytes, as the error is (a Go error's name may hold
+	// any byte), the properties JSON text.
+	`ALTER TABLE codemode_tool_log ADD COLUMN error_name bytea NOT NULL DEFAULT '',
+		ADD COLUMN error_data text;`,
 }
 
 // migrationLock is the first key of the advisory lock taken around
@@ -515,7 +517,7 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data`
 
 func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 	var (
@@ -525,15 +527,19 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 		result  *string
 		errText []byte
 		errName []byte
+		errData *string
 		state   string
 	)
-	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &errName)
+	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &errName, &errData)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	e.Seq, e.Args, e.Error, e.ErrorName, e.State = uint64(seq), json.RawMessage(args), string(errText), string(errName), store.EntryState(state)
 	if result != nil {
 		e.Result = json.RawMessage(*result)
+	}
+	if errData != nil {
+		e.ErrorData = json.RawMessage(*errData)
 	}
 	return &e, nil
 }
@@ -900,11 +906,11 @@ func (s *pgStore) InsertEntry(ctx context.Context, runtime, id string, e *store.
 		return false, nil
 	}
 	tag, err := s.exec(ctx, `INSERT INTO codemode_tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16
 		WHERE `+running+`
 		ON CONFLICT DO NOTHING`,
-		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, []byte(e.ErrorName))
+		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, []byte(e.ErrorName), nullable(e.ErrorData))
 	if err != nil {
 		return false, s.wrap(fmt.Sprintf("recording entry %d of %s", e.Seq, id), err)
 	}
@@ -949,6 +955,9 @@ func (s *pgStore) TransitionEntry(ctx context.Context, runtime, id string, seq u
 	}
 	if u.ErrorName != "" {
 		add("error_name", []byte(u.ErrorName))
+	}
+	if u.ErrorData != nil {
+		add("error_data", string(u.ErrorData))
 	}
 	q := `UPDATE codemode_tool_log SET ` + strings.Join(set, ", ") + ` WHERE runtime = $1 AND execution_id = $2 AND seq = $3 AND state = ANY($4)`
 	switch to {

@@ -226,7 +226,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "UPDATE codemode_schema_version SET version = 3",
+	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 3",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`} {
 		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
 			t.Fatal(q, err)
@@ -244,7 +244,7 @@ func TestMigrateFromVersion4(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "UPDATE codemode_schema_version SET version = 4",
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 4",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, requires_approval, ephemeral, state, updated_at)
 			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', false, false, 'applied', 2)`} {
@@ -269,7 +269,7 @@ func TestMigrateFromVersion5(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN error_name", "UPDATE codemode_schema_version SET version = 5",
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 5",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, error, requires_approval, ephemeral, state, updated_at, call_end)
 			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'upstream is down', false, false, 'error', 2, 'failed')`} {
@@ -283,7 +283,7 @@ func TestMigrateFromVersion5(t *testing.T) {
 		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
 	}
 	e, err := migrated.Execution(ctx, "default", "exec_1")
-	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "" || e.Log[0].Error != "upstream is down" || e.Log[1].ErrorName != "HTTPError" {
+	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "" || e.Log[0].ErrorData != nil || e.Log[0].Error != "upstream is down" || e.Log[1].ErrorName != "HTTPError" {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
 }

@@ -146,7 +146,7 @@ func TestMigrateFromVersion6(t *testing.T) {
 		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
 	}
 	e, err := s.Execution(ctx, "default", "exec_1")
-	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "" || e.Log[0].Error != "upstream is down" || e.Log[1].ErrorName != "HTTPError" {
+	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "" || e.Log[0].ErrorData != nil || e.Log[0].Error != "upstream is down" || e.Log[1].ErrorName != "HTTPError" {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
 }

@@ -350,9 +350,10 @@ var migrations = []string{
 	// Version 6: how each call ended (store.Entry.End), so that every call
 	// a program started is accounted for, abandoned ones included.
 	`ALTER TABLE tool_log ADD COLUMN call_end TEXT NOT NULL DEFAULT '';`,
-	// Version 7: the name of a failed call's error (store.Entry.ErrorName),
-	// which a replay rejects with again.
-	`ALTER TABLE tool_log ADD COLUMN error_name TEXT NOT NULL DEFAULT '';`,
+	// Version 7: the name and properties of a failed call's error
+	// (store.Entry.ErrorName, ErrorData), which a replay rejects with again.
+	`ALTER TABLE tool_log ADD COLUMN error_name TEXT NOT NULL DEFAULT '';
+	ALTER TABLE tool_log ADD COLUMN error_data TEXT;`,
 }
 
 // schemaVersion is the schema version this package writes.
@@ -485,21 +486,25 @@ func scanExecution(row scanner) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data`
 
 func scanEntry(row scanner) (*store.Entry, error) {
 	var (
-		e      store.Entry
-		args   string
-		result sql.NullString
-		state  string
+		e       store.Entry
+		args    string
+		result  sql.NullString
+		errData sql.NullString
+		state   string
 	)
-	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &e.ErrorName); err != nil {
+	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &e.ErrorName, &errData); err != nil {
 		return nil, err
 	}
 	e.Args = json.RawMessage(args)
 	if result.Valid {
 		e.Result = json.RawMessage(result.String)
+	}
+	if errData.Valid {
+		e.ErrorData = json.RawMessage(errData.String)
 	}
 	e.State = store.EntryState(state)
 	return &e, nil
@@ -789,11 +794,11 @@ func (s *fileStore) Entry(ctx context.Context, runtime, id string, seq uint64) (
 // insertEntry is the statement of InsertEntry.
 func insertEntry(runtime, id string, e *store.Entry) (string, []any) {
 	return `INSERT INTO tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')
 		ON CONFLICT DO NOTHING`,
-		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, e.ErrorName,
+		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, e.ErrorName, nullable(e.ErrorData),
 			runtime, id}
 }
 
@@ -835,6 +840,9 @@ func transitionEntry(runtime, id string, seq uint64, from []store.EntryState, to
 	}
 	if u.ErrorName != "" {
 		set, args = append(set, "error_name = ?"), append(args, u.ErrorName)
+	}
+	if u.ErrorData != nil {
+		set, args = append(set, "error_data = ?"), append(args, string(u.ErrorData))
 	}
 	args = append(args, runtime, id, seq)
 	for _, f := range from {

@@ -807,14 +807,15 @@ func testConfiguration(t *testing.T, s store.Store) {
 	}
 }
 
-// A failed entry's error name is kept as inserted and as a transition
-// sets it (with its error, as a pass records a failure); a transition that
-// does not name it leaves it; every read returns it, bytes as written.
+// A failed entry's error name and properties are kept as inserted and as
+// a transition sets them (with its error, as a pass records a failure); a
+// transition that does not name them leaves them; every read returns them,
+// bytes as written.
 func testEntryErrorName(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	create(t, s, rt, "exec_1", 1)
 	failed := entry(1, store.EntryError)
-	failed.Error, failed.ErrorName = "HTTP 404 Not Found: GET /gone", "HTTPError"
+	failed.Error, failed.ErrorName, failed.ErrorData = "HTTP 404 Not Found: GET /gone", "HTTPError", json.RawMessage(`{"status":404,"path":"/gone"}`)
 	insert(t, s, rt, "exec_1", failed)
 	insert(t, s, rt, "exec_1", entry(2, store.EntryExecuting))
 	insert(t, s, rt, "exec_1", entry(3, store.EntryExecuting))
@@ -825,7 +826,7 @@ func testEntryErrorName(t *testing.T, s store.Store) {
 		from store.EntryState
 		u    store.EntryUpdate
 	}{
-		{2, store.EntryExecuting, store.EntryUpdate{At: 7, Error: &msg, ErrorName: odd}},
+		{2, store.EntryExecuting, store.EntryUpdate{At: 7, Error: &msg, ErrorName: odd, ErrorData: json.RawMessage(`{"retryAfter":"1 s"}`)}},
 		{3, store.EntryExecuting, store.EntryUpdate{At: 7, Error: &msg}},
 		{1, store.EntryError, store.EntryUpdate{End: "failed"}},
 	} {
@@ -835,15 +836,16 @@ func testEntryErrorName(t *testing.T, s store.Store) {
 		}
 	}
 	want := map[uint64]string{1: "HTTPError", 2: odd, 3: ""}
+	wantData := map[uint64]string{1: `{"status":404,"path":"/gone"}`, 2: `{"retryAfter":"1 s"}`, 3: ""}
 	for _, e := range get(t, s, rt, "exec_1").Log {
-		if e.ErrorName != want[e.Seq] {
-			t.Fatalf("Execution: entry %d error name %q, want %q", e.Seq, e.ErrorName, want[e.Seq])
+		if e.ErrorName != want[e.Seq] || string(e.ErrorData) != wantData[e.Seq] || (e.ErrorData == nil) != (wantData[e.Seq] == "") {
+			t.Fatalf("Execution: entry %d error name %q and data %q, want %q and %q", e.Seq, e.ErrorName, e.ErrorData, want[e.Seq], wantData[e.Seq])
 		}
 	}
 	for seq, name := range want {
 		e, ok, err := s.Entry(ctx, rt, "exec_1", seq)
-		if err != nil || !ok || e.ErrorName != name {
-			t.Fatalf("Entry(%d) = %+v, %v, %v; want error name %q", seq, e, ok, err, name)
+		if err != nil || !ok || e.ErrorName != name || string(e.ErrorData) != wantData[seq] {
+			t.Fatalf("Entry(%d) = %+v, %v, %v; want error name %q and data %q", seq, e, ok, err, name, wantData[seq])
 		}
 	}
 }

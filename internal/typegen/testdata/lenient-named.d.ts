@@ -75,6 +75,14 @@ declare class ToolValidationError extends Error {}
 /** An MCP server's tool reported an error; the message is its text. */
 declare class MCPToolError extends Error {}
 
+/** An HTTP API answered with a status outside 2xx: status is the HTTP status code, method and path the request's, body the start of the response body. */
+declare class HTTPError extends Error {
+  readonly status: number;
+  readonly method: string;
+  readonly path: string;
+  readonly body: string;
+}
+
 interface AgentProgramScope {
   readonly petstore: PetstoreTools;
   readonly console: CodeModeConsole;
