@@ -351,7 +351,9 @@ func (p *blanker) rescanTemplate() {
 	}
 	p.tok.kind = tTemplate
 	p.tok.end, p.tok.subst = p.templateEnd(p.tok.start + 1)
-	p.tok = p.markAfter(p.tok)
+	if p.recording {
+		p.tok = p.markAfter(p.tok)
+	}
 	p.pos = p.tok.end
 	p.charge(p.tok.end - p.tok.start)
 }
@@ -519,7 +521,10 @@ func (p *blanker) output() (string, bool) {
 
 func (p *blanker) next() {
 	p.last, p.prev = p.tok, p.tok.end
-	p.tok = p.withMark(p.scan(p.pos), p.last)
+	p.tok = p.scan(p.pos)
+	if p.recording { // the marks are only read by Sites
+		p.tok = p.withMark(p.tok, p.last)
+	}
 	p.pos = p.tok.end
 }
 

@@ -105,12 +105,18 @@ func (p *blanker) site(kind SiteKind, t token, name string) {
 // startFunction records the start of a function at token t and makes it
 // the current one; the returned function restores the enclosing one.
 func (p *blanker) startFunction(t token) func() {
+	if !p.recording {
+		return noRestore // Types: no sites, no closure to allocate
+	}
 	outer := p.fn
 	p.nfn++
 	p.fn = p.nfn
 	p.site(SiteFunction, t, "")
 	return func() { p.fn = outer }
 }
+
+// noRestore is startFunction's restore when no sites are recorded.
+func noRestore() {}
 
 // withMark sets t's mark after prev, the token before it (see Site.Mark).
 func (p *blanker) withMark(t, prev token) token {
