@@ -320,8 +320,16 @@ func (e *erased) excerptAt(text string) string {
 
 // excerptIn renders the excerpt of lines (the submitted source's) around
 // the first "agent.ts:L:C" in text, or "" when text names no position in
-// them.
+// them. In a stack, the first frame in the program decides: one that names
+// the file without a position (a driver could not tell where the program
+// failed) gives no excerpt, rather than the line of a frame below it.
 func excerptIn(lines []string, text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "at ") && strings.Contains(l, programFilename) {
+			text = l
+			break
+		}
+	}
 	m := position.FindStringSubmatch(text)
 	if m == nil || m[2] == "" {
 		return ""

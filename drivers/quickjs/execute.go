@@ -219,6 +219,9 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names, cpu: newCPUMeter(lim.cpu, stopCPU)}
 	result, err := s.drive(ctx, in, ex, msg, st)
 	st.cpu.end()
+	if result != nil && result.Error != nil && result.Outcome == wire.OutcomeProgramFailed {
+		result.Error.Stack = locateFailure(msg.Source, msg.Filename, result.Error)
+	}
 	for _, t := range st.timers {
 		t.Stop()
 	}

@@ -53,6 +53,10 @@ type token struct {
 	start, end int
 	nl         bool // a line terminator comes before it
 	subst      bool // a template part that ends with "${"
+	// mark and markAfter are where QuickJS counts the token's column
+	// from, and the next token's when no space or name comes between
+	// (Site.Mark); set by next and the rescans.
+	mark, markAfter int
 }
 
 // refusal is what a blanker panics with when it is not sure; mismatch,
@@ -347,6 +351,9 @@ func (p *blanker) rescanTemplate() {
 	}
 	p.tok.kind = tTemplate
 	p.tok.end, p.tok.subst = p.templateEnd(p.tok.start + 1)
+	if p.recording {
+		p.tok = p.markAfter(p.tok)
+	}
 	p.pos = p.tok.end
 	p.charge(p.tok.end - p.tok.start)
 }
@@ -377,11 +384,20 @@ type blanker struct {
 	tops   []Statement
 	target bool // the operand just read may be assigned to (a name or a member)
 	level  int  // statements, expressions and types open within each other (enter)
+
+	// Sites (sites.go): recording says whether to record them; fn is the
+	// current function, nfn the last one started; newCallee says that the
+	// operand being read is new's, whose first arguments are no call.
+	recording bool
+	sites     []Site
+	fn, nfn   int
+	newCallee bool
 }
 
 type marker struct {
 	tok, last    token
 	prev, pos, n int
+	nsites, fn   int
 	noIn         bool
 	inCond       int
 	depth        int
@@ -506,6 +522,9 @@ func (p *blanker) output() (string, bool) {
 func (p *blanker) next() {
 	p.last, p.prev = p.tok, p.tok.end
 	p.tok = p.scan(p.pos)
+	if p.recording { // the marks are only read by Sites
+		p.tok = p.withMark(p.tok, p.last)
+	}
 	p.pos = p.tok.end
 }
 
@@ -547,12 +566,13 @@ func (p *blanker) blankTok() {
 }
 
 func (p *blanker) mark() marker {
-	return marker{p.tok, p.last, p.prev, p.pos, len(p.spans), p.noIn, p.inCond, p.depth}
+	return marker{p.tok, p.last, p.prev, p.pos, len(p.spans), len(p.sites), p.fn, p.noIn, p.inCond, p.depth}
 }
 
 func (p *blanker) reset(m marker) {
 	p.tok, p.last, p.prev, p.pos, p.spans = m.tok, m.last, m.prev, m.pos, p.spans[:m.n]
 	p.noIn, p.inCond, p.depth = m.noIn, m.inCond, m.depth
+	p.sites, p.fn = p.sites[:m.nsites], m.fn
 }
 
 // try runs f; when the text does not read as f expects, it restores the
@@ -1018,6 +1038,13 @@ func (p *blanker) expression() {
 func (p *blanker) assign() {
 	p.enter()
 	defer p.leave()
+	var stores []Site // assignment targets, recorded after the value (Sites)
+	defer func() {
+		for i := len(stores) - 1; i >= 0; i-- {
+			p.sites = append(p.sites, stores[i])
+		}
+	}()
+	from, pattern := len(p.sites), p.isP("{") || p.isP("[")
 	if p.unary() {
 		return
 	}
@@ -1028,15 +1055,24 @@ func (p *blanker) assign() {
 			if !p.target || !assignable {
 				panic(refusal{}) // an invalid assignment target: esbuild's error, an early error to the engine
 			}
+			if s, ok := p.assignTarget(from, p.text(), pattern); ok {
+				stores = append(stores, s)
+			}
 			p.next()
 		case p.tok.kind == tPunct && binaryOps[p.text()]:
+			op := p.text()
 			p.next()
+			if op != "&&" && op != "||" && op != "??" && op != "**" {
+				p.site(SiteBinary, p.tok, "")
+			}
 			assignable = false
 		case p.isP(">"):
 			p.greater()
+			p.site(SiteBinary, p.tok, "")
 			assignable = false
 		case p.isName("instanceof") || p.isName("in") && !p.noIn:
 			p.next()
+			p.site(SiteBinary, p.tok, "")
 			assignable = false
 		case p.isP("?"):
 			p.next()
@@ -1052,6 +1088,7 @@ func (p *blanker) assign() {
 		default:
 			return
 		}
+		from, pattern = len(p.sites), p.isP("{") || p.isP("[")
 		if p.unary() {
 			return
 		}
@@ -1160,6 +1197,9 @@ func (p *blanker) unary() bool {
 // templates, non-null assertions, type arguments and ++ or --; it reports
 // whether the operand was an arrow function.
 func (p *blanker) postfix() bool {
+	newArgs := p.newCallee // the first arguments are new's: no call
+	p.newCallee = false
+	importCall := p.isName("import")
 	if p.primary() {
 		p.target = false
 		return true // an arrow function: its body ended the expression
@@ -1172,6 +1212,7 @@ func (p *blanker) postfix() bool {
 			if p.tok.kind != tName && p.tok.kind != tPrivate {
 				panic(mismatch{})
 			}
+			p.site(SiteRead, p.tok, p.text())
 			p.next()
 			p.target = !optional
 		case p.isP("?."):
@@ -1179,21 +1220,25 @@ func (p *blanker) postfix() bool {
 			optional, p.target = true, false
 			switch {
 			case p.isP("("):
-				p.arguments()
+				p.arguments(true)
 			case p.isP("["):
-				p.index()
+				p.index() // an optional read fails on no null or undefined: no site
 			case p.tok.kind == tName || p.tok.kind == tPrivate:
 				p.next()
 			default:
 				panic(refusal{})
 			}
 		case p.isP("["):
+			t := p.tok
 			p.index()
+			p.site(SiteRead, t, "")
 			p.target = !optional
 		case p.isP("("):
-			p.arguments()
+			p.arguments(!newArgs && !importCall)
+			newArgs, importCall = false, false
 			p.target = false
 		case p.tok.kind == tTemplate:
+			p.site(SiteCall, p.tok, "")
 			p.template()
 			p.target = false
 		case p.isP("!") && !p.tok.nl:
@@ -1223,8 +1268,13 @@ func (p *blanker) index() {
 	p.expectP("]")
 }
 
-func (p *blanker) arguments() {
+// arguments reads a call's arguments; call says whether to record a
+// SiteCall (not for new's arguments or import()).
+func (p *blanker) arguments(call bool) {
 	p.expectP("(")
+	if call {
+		p.site(SiteCall, p.tok, "")
+	}
 	p.nested(func() {
 		for !p.isP(")") {
 			p.eatP("...")
@@ -1380,7 +1430,10 @@ func (p *blanker) namePrimary() bool {
 		if p.eatP(".") {
 			p.expectName("target") // new.target
 		} else {
+			p.site(SiteNew, p.tok, "")
+			p.newCallee = true
 			p.unary()
+			p.newCallee = false
 		}
 	case "class", "enum", "interface", "import", "package", "private", "protected", "public",
 		"implements", "static", "let", "yield", "await", "with":
@@ -1403,6 +1456,7 @@ func (p *blanker) namePrimary() bool {
 		if k := p.peek(); !k.nl && p.src[k.start:k.end] == "=>" {
 			return p.arrow(p.tok.start)
 		}
+		p.site(SiteName, p.tok, s)
 		p.next()
 		target = s != "arguments" && s != "eval" // strict mode forbids assigning those
 	}
@@ -1414,6 +1468,18 @@ func (p *blanker) namePrimary() bool {
 // parenthesized list, and reports whether there was one; it restores the
 // state when there was not. start is where the function starts.
 func (p *blanker) arrow(start int) bool {
+	n := len(p.sites)
+	restore := p.startFunction(p.tok)
+	defer restore()
+	if !p.arrowRest() {
+		p.sites = p.sites[:n]
+		return false
+	}
+	return true
+}
+
+// arrowRest is arrow after the function's start is recorded.
+func (p *blanker) arrowRest() bool {
 	if p.tok.kind == tName {
 		p.identifier()
 	} else if !p.try(func() {
@@ -1456,17 +1522,22 @@ func (p *blanker) blankReturnType(arrow bool) {
 
 // function reads a function declaration or expression from "function".
 func (p *blanker) function() {
+	start := p.tok
+	if p.last.kind == tName && p.src[p.last.start:p.last.end] == "async" {
+		start = p.last
+	}
 	p.next()
 	p.eatP("*")
 	if !p.isP("(") && !p.isP("<") {
 		p.identifier()
 	}
-	p.functionRest()
+	p.functionRest(start)
 }
 
 // functionRest reads type parameters, parameters, a return type and the
 // body; a signature without a body (an overload) is refused.
-func (p *blanker) functionRest() {
+func (p *blanker) functionRest(start token) {
+	defer p.startFunction(start)()
 	if p.isP("<") {
 		start := p.tok.start
 		p.typeParams()
@@ -1543,11 +1614,17 @@ func (p *blanker) objectPattern() {
 			if p.eatP("...") {
 				p.identifier()
 			} else if p.tok.kind == tName && !p.peekIs(":") {
+				p.site(SiteRead, p.tok, p.text())
 				p.identifier()
 				if p.eatP("=") {
 					p.assign()
 				}
 			} else {
+				name := ""
+				if p.tok.kind == tName {
+					name = p.text()
+				}
+				p.site(SiteRead, p.tok, name)
 				p.propertyKey()
 				p.expectP(":")
 				p.bindingElement()
@@ -1623,11 +1700,13 @@ func (p *blanker) objectLiteral() {
 }
 
 func (p *blanker) property() {
+	start := p.tok
 	if p.eatP("...") {
 		p.assign()
 		return
 	}
 	if p.tok.kind == tName && (p.peekIs(",") || p.peekIs("}") || p.peekIs("=")) {
+		p.site(SiteName, p.tok, p.text())
 		p.identifier() // a shorthand
 		if p.eatP("=") {
 			p.assign()
@@ -1652,7 +1731,7 @@ func (p *blanker) property() {
 		p.assign()
 		return
 	}
-	p.functionRest()
+	p.functionRest(start)
 }
 
 // propertyKey reads a name, string, number or computed key.
@@ -1970,6 +2049,7 @@ func (p *blanker) statement() {
 	case p.isP("@"):
 		panic(refusal{})
 	default:
+		p.site(SiteStatement, p.tok, "")
 		p.expression()
 		p.semicolon()
 	}
@@ -2019,7 +2099,12 @@ func (p *blanker) keywordStatement() bool {
 		p.parenthesized()
 		p.eatP(";") // after do-while, a ';' is optional even on one line
 	case "return", "throw":
-		p.next()
+		if p.isName("throw") {
+			p.next()
+			p.site(SiteThrow, p.tok, "")
+		} else {
+			p.next()
+		}
 		if !p.tok.nl && !p.isP(";") && !p.isP("}") && p.tok.kind != tEOF {
 			p.expression()
 		}
@@ -2064,11 +2149,18 @@ func (p *blanker) parenthesized() {
 }
 
 // forStatement reads for, for-in, for-of and for await.
+//
+// A compiler emits a for-in or for-of head's binding after the iterated
+// expression, and a for statement's update after its body (QuickJS moves
+// them so: js_parse_for_in_of, and "move the `next` code here" in
+// js_parse_statement_or_decl); Sites lists them in that order.
 func (p *blanker) forStatement() {
 	p.next()
 	p.eatName("await")
 	p.expectP("(")
+	update := -1 // where the update's sites start
 	p.nested(func() {
+		head := len(p.sites)
 		p.noIn = true
 		switch {
 		case p.isP(";"):
@@ -2080,8 +2172,10 @@ func (p *blanker) forStatement() {
 		}
 		p.noIn = false
 		if p.isName("of") || p.isName("in") {
+			binding := len(p.sites)
 			p.next()
 			p.assign()
+			p.rotate(head, binding, len(p.sites))
 			return
 		}
 		p.expectP(";")
@@ -2089,12 +2183,17 @@ func (p *blanker) forStatement() {
 			p.expression()
 		}
 		p.expectP(";")
+		update = len(p.sites)
 		if !p.isP(")") {
 			p.expression()
 		}
 	})
 	p.expectP(")")
+	body := len(p.sites)
 	p.statement()
+	if update >= 0 {
+		p.rotate(update, body, len(p.sites))
+	}
 }
 
 // forDeclarations reads a for statement's declarations; a typed binding
