@@ -3,6 +3,7 @@ package typegen
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -460,4 +461,72 @@ func writeNamedOf(b *strings.Builder, typesName string, defs *defsState) error {
 		b.WriteByte('\n')
 	}
 	return nil
+}
+
+// alias returns the named type a strict schema document's root is, or nil:
+// a root (or the non-null branch of a root T | null) that is, but for the
+// root's $defs member, the same JSON as a named type of the namespace's
+// strict $defs. Package contract writes a tool's own top-level Go struct
+// out in its schema and puts the structs nested in it in $defs; when
+// another tool of the namespace nests the same struct (getIssue returns
+// an Issue, listIssues an Issue[]), its declaration is printed once, as
+// CodemodeTypes.Issue, and not again in full in getIssue's signature. Two
+// types of the same JSON are the same TypeScript type, so whichever name
+// is found first is right.
+func (s *defsState) alias(root *jsonValue) *tsType {
+	if s == nil || len(s.strict) == 0 || root.kind != kindObject {
+		return nil
+	}
+	v, nullable := root, false
+	if x := nullableRoot(root); x != nil {
+		v, nullable = x, true
+	}
+	if p := v.get("properties"); p == nil || p.kind != kindObject || len(p.obj) == 0 {
+		return nil // an empty struct is the same JSON as any other: no name says what it is
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.strict)) { // the same name every time
+		if !sameJSONBut(v, s.strict[key].value, "$defs") {
+			continue
+		}
+		t := s.named(key)
+		if t == nil {
+			return nil
+		}
+		if nullable {
+			return unionOf(t, typeNull)
+		}
+		return t
+	}
+	return nil
+}
+
+// nullableRoot returns T of a root schema {"anyOf": [T, null], "$defs":
+// ...} (nonNullBranch) with no other member, whose annotations would be
+// lost, or nil.
+func nullableRoot(v *jsonValue) *jsonValue {
+	for _, m := range v.obj {
+		if m.key != "anyOf" && m.key != "oneOf" && m.key != "$defs" {
+			return nil
+		}
+	}
+	return nonNullBranch(v)
+}
+
+// sameJSONBut is sameJSON for two objects, leaving out a's member named
+// skip.
+func sameJSONBut(a, b *jsonValue, skip string) bool {
+	if a.kind != kindObject || b.kind != kindObject {
+		return false
+	}
+	j := 0
+	for _, m := range a.obj {
+		if m.key == skip {
+			continue
+		}
+		if j >= len(b.obj) || b.obj[j].key != m.key || !sameJSON(m.value, b.obj[j].value) {
+			return false
+		}
+		j++
+	}
+	return j == len(b.obj)
 }

@@ -170,3 +170,33 @@ func TestDefTypeName(t *testing.T) {
 		}
 	}
 }
+
+// A tool's top-level struct that another tool of the namespace nests is
+// declared once, by name; an empty struct, whose JSON any other empty
+// struct shares, and a root with annotations of its own are written out.
+func TestRootIsTheNamedTypeOfTheSameSchema(t *testing.T) {
+	const issue = `{"properties":{"id":{"type":"integer"},"title":{"type":"string"}},"additionalProperties":false,"type":"object","required":["id","title"]}`
+	const empty = `{"properties":{},"additionalProperties":false,"type":"object"}`
+	ns := Namespace{Name: "codemode", Tools: []ToolDecl{
+		{Name: "listIssues", Description: "All.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(`{"$defs":{"x.Issue":` + issue + `,"x.Empty":` + empty + `},"type":"array","items":{"$ref":"#/$defs/x.Issue"}}`)},
+		{Name: "getIssue", Description: "One.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(`{"anyOf":[` + issue + `,{"type":"null"}]}`)},
+		{Name: "firstIssue", Description: "First.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(issue)},
+		{Name: "described", Description: "Described.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(`{"description":"The newest.","anyOf":[` + issue + `,{"type":"null"}]}`)},
+	}}
+	got, err := NamespaceDeclarations(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"getIssue(input: Record<string, never>): Promise<CodemodeTypes.Issue | null>;",
+		"firstIssue(input: Record<string, never>): Promise<CodemodeTypes.Issue>;",
+		"listIssues(input: Record<string, never>): Promise<CodemodeTypes.Issue[]>;",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("declarations lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "CodemodeTypes.Empty") || strings.Count(got, "title: string;") != 2 {
+		t.Errorf("an empty input took a name, or the annotated root was not written out:\n%s", got)
+	}
+}

@@ -520,6 +520,9 @@ func compileSchemaIn(data []byte, defs *defsState) (*tsType, *jsonValue, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	if t := defs.alias(root); t != nil {
+		return t, root, nil
+	}
 	c := &strictCompiler{root: root, defs: defs}
 	t, err := c.compile(root, "#", 0)
 	if err != nil {

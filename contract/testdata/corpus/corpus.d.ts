@@ -1,96 +1,40 @@
 declare namespace CodemodeTypes {
-  interface User {
-    login?: string;
-    id?: number;
-    node_id?: string;
-    avatar_url?: string;
-    html_url?: string;
-    gravatar_id?: string;
-    name?: string;
-    company?: string;
-    blog?: string;
-    location?: string;
-    email?: string;
-    hireable?: boolean;
-    bio?: string;
-    twitter_username?: string;
-    public_repos?: number;
-    public_gists?: number;
-    followers?: number;
-    following?: number;
-    /** @format date-time */
-    created_at?: string;
-    /** @format date-time */
-    updated_at?: string;
-    /** @format date-time */
-    suspended_at?: string;
-    type?: string;
-    site_admin?: boolean;
-    total_private_repos?: number;
-    owned_private_repos?: number;
-    private_gists?: number;
-    disk_usage?: number;
-    collaborators?: number;
-    two_factor_authentication?: boolean;
-    plan?: CodemodeTypes.Plan;
-    ldap_dn?: string;
-    url?: string;
-    events_url?: string;
-    following_url?: string;
-    followers_url?: string;
-    gists_url?: string;
-    organizations_url?: string;
-    received_events_url?: string;
-    repos_url?: string;
-    starred_url?: string;
-    subscriptions_url?: string;
-    text_matches?: CodemodeTypes.TextMatch[];
-    permissions?: Record<string, boolean>;
-    role_name?: string;
-    assignment?: string;
-    inherited_from?: CodemodeTypes.Team[];
-  }
-
-  interface Label {
-    id?: number;
-    url?: string;
-    name?: string;
-    color?: string;
-    description?: string;
-    default?: boolean;
-    node_id?: string;
-  }
-
-  interface Milestone {
-    url?: string;
-    html_url?: string;
-    labels_url?: string;
+  interface Issue {
     id?: number;
     number?: number;
     state?: string;
+    state_reason?: string;
+    locked?: boolean;
     title?: string;
-    description?: string;
-    creator?: CodemodeTypes.User;
-    open_issues?: number;
-    closed_issues?: number;
+    body?: string;
+    author_association?: string;
+    user?: CodemodeTypes.User;
+    labels?: CodemodeTypes.Label[];
+    assignee?: CodemodeTypes.User;
+    comments?: number;
+    /** @format date-time */
+    closed_at?: string;
     /** @format date-time */
     created_at?: string;
     /** @format date-time */
     updated_at?: string;
-    /** @format date-time */
-    closed_at?: string;
-    /** @format date-time */
-    due_on?: string;
-    node_id?: string;
-  }
-
-  interface PullRequestLinks {
+    closed_by?: CodemodeTypes.User;
     url?: string;
     html_url?: string;
-    diff_url?: string;
-    patch_url?: string;
-    /** @format date-time */
-    merged_at?: string;
+    comments_url?: string;
+    events_url?: string;
+    labels_url?: string;
+    repository_url?: string;
+    milestone?: CodemodeTypes.Milestone;
+    pull_request?: CodemodeTypes.PullRequestLinks;
+    repository?: CodemodeTypes.Repository;
+    reactions?: CodemodeTypes.Reactions;
+    assignees?: CodemodeTypes.User[];
+    node_id?: string;
+    draft?: boolean;
+    type?: CodemodeTypes.IssueType;
+    text_matches?: CodemodeTypes.TextMatch[];
+    active_lock_reason?: string;
   }
 
   interface Repository {
@@ -205,134 +149,12 @@ declare namespace CodemodeTypes {
     role_name?: string;
   }
 
-  interface Reactions {
-    total_count?: number;
-    "+1"?: number;
-    "-1"?: number;
-    laugh?: number;
-    confused?: number;
-    heart?: number;
-    hooray?: number;
-    rocket?: number;
-    eyes?: number;
-    url?: string;
-  }
-
-  interface IssueType {
-    id?: number;
-    node_id?: string;
-    name?: string;
-    description?: string;
-    color?: string;
-    /** @format date-time */
-    created_at?: string;
-    /** @format date-time */
-    updated_at?: string;
-  }
-
-  interface TextMatch {
-    object_url?: string;
-    object_type?: string;
-    property?: string;
-    fragment?: string;
-    matches?: CodemodeTypes.Match[];
-  }
-
-  interface Issue {
-    id?: number;
-    number?: number;
-    state?: string;
-    state_reason?: string;
-    locked?: boolean;
-    title?: string;
-    body?: string;
-    author_association?: string;
-    user?: CodemodeTypes.User;
-    labels?: CodemodeTypes.Label[];
-    assignee?: CodemodeTypes.User;
-    comments?: number;
-    /** @format date-time */
-    closed_at?: string;
-    /** @format date-time */
-    created_at?: string;
-    /** @format date-time */
-    updated_at?: string;
-    closed_by?: CodemodeTypes.User;
-    url?: string;
-    html_url?: string;
-    comments_url?: string;
-    events_url?: string;
-    labels_url?: string;
-    repository_url?: string;
-    milestone?: CodemodeTypes.Milestone;
-    pull_request?: CodemodeTypes.PullRequestLinks;
-    repository?: CodemodeTypes.Repository;
-    reactions?: CodemodeTypes.Reactions;
-    assignees?: CodemodeTypes.User[];
-    node_id?: string;
-    draft?: boolean;
-    type?: CodemodeTypes.IssueType;
-    text_matches?: CodemodeTypes.TextMatch[];
-    active_lock_reason?: string;
-  }
-
-  interface ObjectMeta {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    /** @format date-time */
-    creationTimestamp: string | null;
-    /** @format date-time */
-    deletionTimestamp?: string | null;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: CodemodeTypes.OwnerReference[];
-    finalizers?: string[];
-  }
-
-  interface DeploymentSpec {
-    replicas?: number;
-    selector: CodemodeTypes.LabelSelector | null;
-    template: CodemodeTypes.PodTemplateSpec;
-    strategy: CodemodeTypes.DeploymentStrategy;
-  }
-
-  interface DeploymentStatus {
-    observedGeneration?: number;
-    replicas?: number;
-    readyReplicas?: number;
-    conditions?: CodemodeTypes.DeploymentCondition[];
-  }
-
   interface Deployment {
     kind?: string;
     apiVersion?: string;
     metadata: CodemodeTypes.ObjectMeta;
     spec: CodemodeTypes.DeploymentSpec;
     status: CodemodeTypes.DeploymentStatus;
-  }
-
-  interface ChargeOutcome {
-    network_status: string;
-    risk_level: string;
-    risk_score?: number;
-    rule: unknown;
-    seller_message: string | null;
-    type: string;
-  }
-
-  interface RefundList {
-    object: string;
-    data: CodemodeTypes.Refund[];
-    has_more: boolean;
-    url: string;
-  }
-
-  interface BillingDetails {
-    address: CodemodeTypes.Address | null;
-    email: string | null;
-    name: string | null;
   }
 
   interface Charge {
@@ -367,35 +189,131 @@ declare namespace CodemodeTypes {
     nickname: string | null;
   }
 
-  interface Plan {
+  interface User {
+    login?: string;
+    id?: number;
+    node_id?: string;
+    avatar_url?: string;
+    html_url?: string;
+    gravatar_id?: string;
     name?: string;
-    space?: number;
+    company?: string;
+    blog?: string;
+    location?: string;
+    email?: string;
+    hireable?: boolean;
+    bio?: string;
+    twitter_username?: string;
+    public_repos?: number;
+    public_gists?: number;
+    followers?: number;
+    following?: number;
+    /** @format date-time */
+    created_at?: string;
+    /** @format date-time */
+    updated_at?: string;
+    /** @format date-time */
+    suspended_at?: string;
+    type?: string;
+    site_admin?: boolean;
+    total_private_repos?: number;
+    owned_private_repos?: number;
+    private_gists?: number;
+    disk_usage?: number;
     collaborators?: number;
-    private_repos?: number;
-    filled_seats?: number;
-    seats?: number;
+    two_factor_authentication?: boolean;
+    plan?: CodemodeTypes.Plan;
+    ldap_dn?: string;
+    url?: string;
+    events_url?: string;
+    following_url?: string;
+    followers_url?: string;
+    gists_url?: string;
+    organizations_url?: string;
+    received_events_url?: string;
+    repos_url?: string;
+    starred_url?: string;
+    subscriptions_url?: string;
+    text_matches?: CodemodeTypes.TextMatch[];
+    permissions?: Record<string, boolean>;
+    role_name?: string;
+    assignment?: string;
+    inherited_from?: CodemodeTypes.Team[];
   }
 
-  interface Team {
+  interface Label {
+    id?: number;
+    url?: string;
+    name?: string;
+    color?: string;
+    description?: string;
+    default?: boolean;
+    node_id?: string;
+  }
+
+  interface Milestone {
+    url?: string;
+    html_url?: string;
+    labels_url?: string;
+    id?: number;
+    number?: number;
+    state?: string;
+    title?: string;
+    description?: string;
+    creator?: CodemodeTypes.User;
+    open_issues?: number;
+    closed_issues?: number;
+    /** @format date-time */
+    created_at?: string;
+    /** @format date-time */
+    updated_at?: string;
+    /** @format date-time */
+    closed_at?: string;
+    /** @format date-time */
+    due_on?: string;
+    node_id?: string;
+  }
+
+  interface PullRequestLinks {
+    url?: string;
+    html_url?: string;
+    diff_url?: string;
+    patch_url?: string;
+    /** @format date-time */
+    merged_at?: string;
+  }
+
+  interface Reactions {
+    total_count?: number;
+    "+1"?: number;
+    "-1"?: number;
+    laugh?: number;
+    confused?: number;
+    heart?: number;
+    hooray?: number;
+    rocket?: number;
+    eyes?: number;
+    url?: string;
+  }
+
+  interface IssueType {
     id?: number;
     node_id?: string;
     name?: string;
     description?: string;
-    url?: string;
-    slug?: string;
-    permission?: string;
-    privacy?: string;
-    notification_setting?: string;
-    members_count?: number;
-    repos_count?: number;
-    organization?: CodemodeTypes.Organization;
-    html_url?: string;
-    members_url?: string;
-    repositories_url?: string;
-    parent?: CodemodeTypes.Team;
-    ldap_dn?: string;
-    permissions?: Record<string, boolean>;
-    assignment?: string;
+    color?: string;
+    /** @format date-time */
+    created_at?: string;
+    /** @format date-time */
+    updated_at?: string;
+  }
+
+  interface TextMatch {
+    object_url?: string;
+    object_type?: string;
+    property?: string;
+    fragment?: string;
+    matches?: CodemodeTypes.Match[];
   }
 
   interface CodeOfConduct {
@@ -498,9 +416,111 @@ declare namespace CodemodeTypes {
     secret_scanning_validity_checks?: CodemodeTypes.SecretScanningValidityChecks;
   }
 
+  interface ObjectMeta {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    /** @format date-time */
+    creationTimestamp: string | null;
+    /** @format date-time */
+    deletionTimestamp?: string | null;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: CodemodeTypes.OwnerReference[];
+    finalizers?: string[];
+  }
+
+  interface DeploymentSpec {
+    replicas?: number;
+    selector: CodemodeTypes.LabelSelector | null;
+    template: CodemodeTypes.PodTemplateSpec;
+    strategy: CodemodeTypes.DeploymentStrategy;
+  }
+
+  interface DeploymentStatus {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    conditions?: CodemodeTypes.DeploymentCondition[];
+  }
+
+  interface ChargeOutcome {
+    network_status: string;
+    risk_level: string;
+    risk_score?: number;
+    rule: unknown;
+    seller_message: string | null;
+    type: string;
+  }
+
+  interface RefundList {
+    object: string;
+    data: CodemodeTypes.Refund[];
+    has_more: boolean;
+    url: string;
+  }
+
+  interface BillingDetails {
+    address: CodemodeTypes.Address | null;
+    email: string | null;
+    name: string | null;
+  }
+
+  interface Plan {
+    name?: string;
+    space?: number;
+    collaborators?: number;
+    private_repos?: number;
+    filled_seats?: number;
+    seats?: number;
+  }
+
+  interface Team {
+    id?: number;
+    node_id?: string;
+    name?: string;
+    description?: string;
+    url?: string;
+    slug?: string;
+    permission?: string;
+    privacy?: string;
+    notification_setting?: string;
+    members_count?: number;
+    repos_count?: number;
+    organization?: CodemodeTypes.Organization;
+    html_url?: string;
+    members_url?: string;
+    repositories_url?: string;
+    parent?: CodemodeTypes.Team;
+    ldap_dn?: string;
+    permissions?: Record<string, boolean>;
+    assignment?: string;
+  }
+
   interface Match {
     text?: string;
     indices?: number[];
+  }
+
+  interface AdvancedSecurity {
+    status?: string;
+  }
+
+  interface SecretScanning {
+    status?: string;
+  }
+
+  interface SecretScanningPushProtection {
+    status?: string;
+  }
+
+  interface DependabotSecurityUpdates {
+    status?: string;
+  }
+
+  interface SecretScanningValidityChecks {
+    status?: string;
   }
 
   interface OwnerReference {
@@ -551,26 +571,6 @@ declare namespace CodemodeTypes {
     postal_code: string | null;
   }
 
-  interface AdvancedSecurity {
-    status?: string;
-  }
-
-  interface SecretScanning {
-    status?: string;
-  }
-
-  interface SecretScanningPushProtection {
-    status?: string;
-  }
-
-  interface DependabotSecurityUpdates {
-    status?: string;
-  }
-
-  interface SecretScanningValidityChecks {
-    status?: string;
-  }
-
   interface LabelSelectorRequirement {
     key: string;
     operator: string;
@@ -617,43 +617,7 @@ interface Tools {
   /** Returns the Issue value at index. */
   getIssue(input: {
     index: number;
-  }): Promise<{
-    id?: number;
-    number?: number;
-    state?: string;
-    state_reason?: string;
-    locked?: boolean;
-    title?: string;
-    body?: string;
-    author_association?: string;
-    user?: CodemodeTypes.User;
-    labels?: CodemodeTypes.Label[];
-    assignee?: CodemodeTypes.User;
-    comments?: number;
-    /** @format date-time */
-    closed_at?: string;
-    /** @format date-time */
-    created_at?: string;
-    /** @format date-time */
-    updated_at?: string;
-    closed_by?: CodemodeTypes.User;
-    url?: string;
-    html_url?: string;
-    comments_url?: string;
-    events_url?: string;
-    labels_url?: string;
-    repository_url?: string;
-    milestone?: CodemodeTypes.Milestone;
-    pull_request?: CodemodeTypes.PullRequestLinks;
-    repository?: CodemodeTypes.Repository;
-    reactions?: CodemodeTypes.Reactions;
-    assignees?: CodemodeTypes.User[];
-    node_id?: string;
-    draft?: boolean;
-    type?: CodemodeTypes.IssueType;
-    text_matches?: CodemodeTypes.TextMatch[];
-    active_lock_reason?: string;
-  } | null>;
+  }): Promise<CodemodeTypes.Issue | null>;
 
   /** Takes a Issue back. */
   putIssue(input: {
@@ -686,13 +650,7 @@ interface Tools {
   /** Returns the Deployment value at index. */
   getDeployment(input: {
     index: number;
-  }): Promise<{
-    kind?: string;
-    apiVersion?: string;
-    metadata: CodemodeTypes.ObjectMeta;
-    spec: CodemodeTypes.DeploymentSpec;
-    status: CodemodeTypes.DeploymentStatus;
-  } | null>;
+  }): Promise<CodemodeTypes.Deployment | null>;
 
   /** Takes a Deployment back. */
   putDeployment(input: {
@@ -703,26 +661,7 @@ interface Tools {
   /** Returns the Charge value at index. */
   getCharge(input: {
     index: number;
-  }): Promise<{
-    id: string;
-    object: string;
-    amount: number;
-    amount_refunded: number;
-    currency: string;
-    created: number;
-    livemode: boolean;
-    paid: boolean;
-    status: string;
-    description: string | null;
-    customer: unknown;
-    balance_transaction: unknown;
-    invoice: unknown;
-    metadata: Record<string, string>;
-    outcome: CodemodeTypes.ChargeOutcome | null;
-    refunds: CodemodeTypes.RefundList | null;
-    billing_details: CodemodeTypes.BillingDetails;
-    payment_method_details: Record<string, unknown>;
-  } | null>;
+  }): Promise<CodemodeTypes.Charge | null>;
 
   /** Takes a Charge back. */
   putCharge(input: {
@@ -766,11 +705,7 @@ interface Tools {
   /** Returns the User value at index. */
   getUser(input: {
     index: number;
-  }): Promise<{
-    id: number;
-    tags: string[];
-    nickname: string | null;
-  }>;
+  }): Promise<CodemodeTypes.User2>;
 
   /** Takes a User back. */
   putUser(input: {
