@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,10 +110,8 @@ func loadTools(path string, maxCommands int) (contract.Namespace, error) {
 	if err != nil {
 		return contract.Namespace{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var f toolsFile
-	if err := dec.Decode(&f); err != nil {
+	f, err := decodeToolsFile(raw)
+	if err != nil {
 		return contract.Namespace{}, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
@@ -128,6 +127,51 @@ func loadTools(path string, maxCommands int) (contract.Namespace, error) {
 		ns.Tools = append(ns.Tools, t)
 	}
 	return ns, nil
+}
+
+// decodeToolsFile decodes a tools file's text: one JSON object with no
+// unknown field and nothing after it (a second object pasted after the
+// first would otherwise be dropped unread). A fault encoding/json places
+// is reported at its line and column.
+func decodeToolsFile(raw []byte) (toolsFile, error) {
+	var f toolsFile
+	text := bytes.TrimSpace(raw)
+	if bytes.HasPrefix(text, []byte("\uFEFF")) {
+		return f, errors.New("the file starts with a byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without one")
+	}
+	if len(text) == 0 || text[0] != '{' {
+		return f, errors.New(`not a JSON object: a tools file is {"description": "…", "tools": [{"name": …, "command": […]}, …]}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syntax):
+			return f, fmt.Errorf("%s: %w", textPlace(raw, syntax.Offset), err)
+		case errors.As(err, &typ):
+			return f, fmt.Errorf("%s: %w", textPlace(raw, typ.Offset), err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return f, fmt.Errorf("the JSON ends early (an object or list not closed): %w", err)
+		}
+		return f, err
+	}
+	if rest := dec.InputOffset(); len(bytes.TrimSpace(raw[rest:])) > 0 {
+		at := rest + int64(len(raw[rest:])-len(bytes.TrimLeft(raw[rest:], " \t\r\n")))
+		return f, fmt.Errorf("%s: more text after the tools file's object (one object holds every tool)", textPlace(raw, at+1))
+	}
+	return f, nil
+}
+
+// textPlace names the place of the byte before offset in text as "line
+// L, column C" (1-based; columns count bytes).
+func textPlace(text []byte, offset int64) string {
+	offset = min(max(offset, 1), int64(len(text)))
+	before := text[:offset-1]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
 // tool makes the contract tool of s, its commands resolved against dir.
