@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,6 +186,9 @@ func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 	case s.Revert != nil && (len(s.Revert) == 0 || s.Revert[0] == ""):
 		return nil, errors.New("revert is empty: give a command, or leave it out")
 	}
+	if err := s.checkProcess(); err != nil {
+		return nil, err
+	}
 	t, err := s.newTool(commandHandler(s.Name, resolveCommand(s.Command, dir), dir, s.Env, slots))
 	if err != nil {
 		return nil, err
@@ -195,6 +200,32 @@ func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 	return t.WithPolicy(p)
 }
 
+// checkProcess refuses what no process can be started with: a NUL in a
+// command's or revert's argument or in an env value, and an env name that
+// is empty or holds "=" or NUL ("A=B" would set A to "B=…", overriding an
+// inherited A).
+func (s toolSpec) checkProcess() error {
+	for _, argv := range []struct {
+		field string
+		args  []string
+	}{{"command", s.Command}, {"revert", s.Revert}} {
+		for i, a := range argv.args {
+			if strings.IndexByte(a, 0) >= 0 {
+				return fmt.Errorf("%s[%d] holds a NUL character", argv.field, i)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		switch v := s.Env[k]; {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			return fmt.Errorf("env: the name %q is empty or holds \"=\" or NUL", k)
+		case strings.IndexByte(v, 0) >= 0:
+			return fmt.Errorf("env: the value of %s holds a NUL character", k)
+		}
+	}
+	return nil
+}
+
 // newTool makes the tool of s with handler h: declared exactly when its
 // schemas have an exact declaration (closed objects; typegen.Type), else
 // declared leniently (open objects, unknown where TypeScript cannot say
@@ -204,9 +235,12 @@ func (s toolSpec) newTool(h contract.Handler) (*contract.Tool, error) {
 	if exact(s.InputSchema) && exact(s.OutputSchema) {
 		return contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)
 	}
-	for phase, schema := range map[string]json.RawMessage{"inputSchema": s.InputSchema, "outputSchema": s.OutputSchema} {
-		if _, err := contract.NewSchema(schema); err != nil {
-			return nil, fmt.Errorf("%s: %w", phase, err)
+	for _, p := range []struct {
+		phase  string
+		schema json.RawMessage
+	}{{"inputSchema", s.InputSchema}, {"outputSchema", s.OutputSchema}} {
+		if _, err := contract.NewSchema(p.schema); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.phase, err)
 		}
 	}
 	return contract.NewForeignTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)

@@ -179,7 +179,9 @@ func TestCommandToolsFanOut(t *testing.T) {
 // TestToolsFileFaultsSayWhere: a tools file that is not one JSON object
 // is refused, a fault encoding/json places is reported at its line and
 // column, and text after the object (a second object pasted in, whose
-// tools were dropped unread before) is an error, not ignored.
+// tools were dropped unread before) is an error, not ignored. A tool's
+// env or arguments no process can start with are refused at load, and
+// of two faults the first in the file's order is named.
 func TestToolsFileFaultsSayWhere(t *testing.T) {
 	tool := `{"name": "a", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]}`
 	for _, tc := range []struct {
@@ -202,6 +204,32 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 		_, err := loadTools(path, 1)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path+": ") {
 			t.Errorf("%s: loadTools = %v, want %s: …%q…", tc.name, err, path, tc.want)
+		}
+	}
+	with := func(field string) string {
+		return `{"tools": [` + strings.Replace(tool, `"command"`, field+`, "command"`, 1) + `]}`
+	}
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		// Refused when loaded, not when a call cannot start the command.
+		{"an env name with =", with(`"env": {"PATH=/tmp": "x"}`), `tools[0] (a): env: the name "PATH=/tmp" is empty or holds "=" or NUL`},
+		{"an empty env name", with(`"env": {"": "x"}`), `env: the name "" is empty`},
+		{"a NUL in an env value", with(`"env": {"B": "ok", "A": "x\u0000y"}`), "env: the value of A holds a NUL character"},
+		{"a NUL in an argument", with(`"revert": ["undo", "x\u0000"]`), "revert[1] holds a NUL character"},
+		// The input schema's fault is named first, whichever order a map
+		// would have taken.
+		{"two bad schemas", `{"tools": [{"name": "a", "description": "d", "inputSchema": {"type": 5}, "outputSchema": {"type": 6}, "command": ["true"]}]}`, "tools[0] (a): inputSchema: "},
+	} {
+		for range 8 {
+			path := filepath.Join(t.TempDir(), "tools.json")
+			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadTools(path, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: loadTools = %v, want …%q…", tc.name, err, tc.want)
+				break
+			}
 		}
 	}
 	path := filepath.Join(t.TempDir(), "tools.json")
