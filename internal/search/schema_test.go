@@ -308,3 +308,36 @@ func TestDefinitionsKnownPlaces(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBudget: schemas nested in one another, each holding the rest
+// (allOf in allOf, 512 deep, around 4 MB), are read into nodes up to
+// readFactor times the text's size, not once per level: reading each
+// skims all it holds, and walking such an 8 MB schema took 2 s before.
+// The bound holds for a Definitions' document and for a tool's own
+// schema.
+func TestReadBudget(t *testing.T) {
+	const depth = 512
+	schema := strings.Repeat(`{"allOf":[`, depth) + `{"description":"` + strings.Repeat("x", 4<<20) + `"}` + strings.Repeat(`]}`, depth)
+	defs := NewDefinitions(json.RawMessage(`{"$defs":{"A":`+schema+`}}`), nil)
+	outputFields(json.RawMessage(`{"$ref": "#/$defs/A"}`), defs)
+	read := 0
+	for _, n := range defs.nodes {
+		if n != nil {
+			read++
+		}
+	}
+	if read >= depth || read < readFactor {
+		t.Errorf("the Definitions read %d nested schemas of %d, want from readFactor (%d) to fewer than all", read, depth, readFactor)
+	}
+	w := newWalker([]byte(schema), nil)
+	levels := 0
+	for n, _ := w.deref(place{at: span{0, int32(len(schema))}}); n != nil && len(n.same) > 0; n, _ = w.deref(place{at: n.same[0]}) {
+		levels++
+	}
+	if levels >= depth || w.unread < 0 {
+		t.Errorf("a tool's own schema was read %d levels deep, %d bytes left", levels, w.unread)
+	}
+	if levels < readFactor {
+		t.Errorf("a tool's own schema was read only %d levels deep, want readFactor (%d) at least", levels, readFactor)
+	}
+}
