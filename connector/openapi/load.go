@@ -88,9 +88,12 @@ func readBounded(r io.Reader) ([]byte, error) {
 // does not match its schema, a missing info field) are returned as
 // warnings, with operations that were skipped and request bodies that are
 // not JSON. It returns an error for text that is not a document, for an
-// unsupported version, for an external or dangling reference, and for
-// invalid Options. A cancelled ctx stops it early with an error wrapping
-// ctx.Err().
+// unsupported version, for an external or dangling reference, for a
+// document past the bounds on its components and references (whose
+// resolving would take time growing with their product), and for invalid
+// Options. A document whose validation would take such time is used
+// unvalidated, with a warning. A cancelled ctx stops it early with an
+// error wrapping ctx.Err().
 func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string, error) {
 	if len(data) > maxDocumentBytes {
 		return nil, nil, fmt.Errorf("the document is larger than %d MiB", maxDocumentBytes>>20)
@@ -113,6 +116,10 @@ func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string
 		return nil, nil, fmt.Errorf("not an OpenAPI document (a JSON or YAML object): %w", err)
 	}
 	if err := checkShape(jsonText); err != nil {
+		return nil, nil, err
+	}
+	unvalidated, err := checkReferenceWork(jsonText)
+	if err != nil {
 		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -166,7 +173,9 @@ func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("resolving references: %w", err)
 	}
-	if err := doc.Validate(ctx, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation()); err != nil {
+	if unvalidated != "" {
+		warnings = append(warnings, unvalidated)
+	} else if err := doc.Validate(ctx, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation()); err != nil {
 		warnings = append(warnings, "the document does not validate (used as far as it can be): "+firstLine(err.Error()))
 	}
 	if err := ctx.Err(); err != nil {
