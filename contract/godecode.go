@@ -332,6 +332,9 @@ func refuses(t reflect.Type, seen map[reflect.Type]bool) bool {
 			if tag == "-" {
 				continue
 			}
+			if f.Anonymous && !f.IsExported() && f.Type.Kind() == reflect.Pointer {
+				return true // encoding/json cannot set an embedded pointer to an unexported struct: any of its fields refused
+			}
 			if _, opts, _ := strings.Cut(tag, ","); slices.Contains(strings.Split(opts, ","), "string") || refuses(f.Type, seen) {
 				return true
 			}

@@ -33,6 +33,15 @@ func TestMayRefuse(t *testing.T) {
 	type quoted struct {
 		N string `json:"n,string"`
 	}
+	type embedded struct{ X string }
+	type embedsPointer struct {
+		*embedded
+		Y string
+	}
+	type embedsValue struct {
+		embedded
+		Y string
+	}
 	tests := []struct {
 		name string
 		typ  reflect.Type
@@ -50,6 +59,10 @@ func TestMayRefuse(t *testing.T) {
 		{"a non-empty interface", reflect.TypeFor[struct{ E error }](), true},
 		{"the string option", reflect.TypeFor[quoted](), true},
 		{"raw JSON", reflect.TypeFor[json.RawMessage](), false},
+		// encoding/json refuses {"X": "a"}: "cannot set embedded pointer
+		// to unexported struct".
+		{"an embedded pointer to an unexported struct", reflect.TypeFor[embedsPointer](), true},
+		{"an embedded unexported struct", reflect.TypeFor[embedsValue](), false},
 	}
 	for _, tt := range tests {
 		if got := mayRefuse(tt.typ); got != tt.want {

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -109,10 +112,8 @@ func loadTools(path string, maxCommands int) (contract.Namespace, error) {
 	if err != nil {
 		return contract.Namespace{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var f toolsFile
-	if err := dec.Decode(&f); err != nil {
+	f, err := decodeToolsFile(raw)
+	if err != nil {
 		return contract.Namespace{}, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
@@ -130,6 +131,51 @@ func loadTools(path string, maxCommands int) (contract.Namespace, error) {
 	return ns, nil
 }
 
+// decodeToolsFile decodes a tools file's text: one JSON object with no
+// unknown field and nothing after it (a second object pasted after the
+// first would otherwise be dropped unread). A fault encoding/json places
+// is reported at its line and column.
+func decodeToolsFile(raw []byte) (toolsFile, error) {
+	var f toolsFile
+	text := bytes.TrimSpace(raw)
+	if bytes.HasPrefix(text, []byte("\uFEFF")) {
+		return f, errors.New("the file starts with a byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without one")
+	}
+	if len(text) == 0 || text[0] != '{' {
+		return f, errors.New(`not a JSON object: a tools file is {"description": "…", "tools": [{"name": …, "command": […]}, …]}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syntax):
+			return f, fmt.Errorf("%s: %w", textPlace(raw, syntax.Offset), err)
+		case errors.As(err, &typ):
+			return f, fmt.Errorf("%s: %w", textPlace(raw, typ.Offset), err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return f, fmt.Errorf("the JSON ends early (an object or list not closed): %w", err)
+		}
+		return f, err
+	}
+	if rest := dec.InputOffset(); len(bytes.TrimSpace(raw[rest:])) > 0 {
+		at := rest + int64(len(raw[rest:])-len(bytes.TrimLeft(raw[rest:], " \t\r\n")))
+		return f, fmt.Errorf("%s: more text after the tools file's object (one object holds every tool)", textPlace(raw, at+1))
+	}
+	return f, nil
+}
+
+// textPlace names the place of the byte before offset in text as "line
+// L, column C" (1-based; columns count bytes).
+func textPlace(text []byte, offset int64) string {
+	offset = min(max(offset, 1), int64(len(text)))
+	before := text[:offset-1]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
 // tool makes the contract tool of s, its commands resolved against dir.
 func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 	switch {
@@ -139,6 +185,9 @@ func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 		return nil, errors.New("inputSchema and outputSchema are required")
 	case s.Revert != nil && (len(s.Revert) == 0 || s.Revert[0] == ""):
 		return nil, errors.New("revert is empty: give a command, or leave it out")
+	}
+	if err := s.checkProcess(); err != nil {
+		return nil, err
 	}
 	t, err := s.newTool(commandHandler(s.Name, resolveCommand(s.Command, dir), dir, s.Env, slots))
 	if err != nil {
@@ -151,6 +200,32 @@ func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 	return t.WithPolicy(p)
 }
 
+// checkProcess refuses what no process can be started with: a NUL in a
+// command's or revert's argument or in an env value, and an env name that
+// is empty or holds "=" or NUL ("A=B" would set A to "B=…", overriding an
+// inherited A).
+func (s toolSpec) checkProcess() error {
+	for _, argv := range []struct {
+		field string
+		args  []string
+	}{{"command", s.Command}, {"revert", s.Revert}} {
+		for i, a := range argv.args {
+			if strings.IndexByte(a, 0) >= 0 {
+				return fmt.Errorf("%s[%d] holds a NUL character", argv.field, i)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		switch v := s.Env[k]; {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			return fmt.Errorf("env: the name %q is empty or holds \"=\" or NUL", k)
+		case strings.IndexByte(v, 0) >= 0:
+			return fmt.Errorf("env: the value of %s holds a NUL character", k)
+		}
+	}
+	return nil
+}
+
 // newTool makes the tool of s with handler h: declared exactly when its
 // schemas have an exact declaration (closed objects; typegen.Type), else
 // declared leniently (open objects, unknown where TypeScript cannot say
@@ -160,9 +235,12 @@ func (s toolSpec) newTool(h contract.Handler) (*contract.Tool, error) {
 	if exact(s.InputSchema) && exact(s.OutputSchema) {
 		return contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)
 	}
-	for phase, schema := range map[string]json.RawMessage{"inputSchema": s.InputSchema, "outputSchema": s.OutputSchema} {
-		if _, err := contract.NewSchema(schema); err != nil {
-			return nil, fmt.Errorf("%s: %w", phase, err)
+	for _, p := range []struct {
+		phase  string
+		schema json.RawMessage
+	}{{"inputSchema", s.InputSchema}, {"outputSchema", s.OutputSchema}} {
+		if _, err := contract.NewSchema(p.schema); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.phase, err)
 		}
 	}
 	return contract.NewForeignTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)

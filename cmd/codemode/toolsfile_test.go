@@ -175,3 +175,68 @@ func TestCommandToolsFanOut(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestToolsFileFaultsSayWhere: a tools file that is not one JSON object
+// is refused, a fault encoding/json places is reported at its line and
+// column, and text after the object (a second object pasted in, whose
+// tools were dropped unread before) is an error, not ignored. A tool's
+// env or arguments no process can start with are refused at load, and
+// of two faults the first in the file's order is named.
+func TestToolsFileFaultsSayWhere(t *testing.T) {
+	tool := `{"name": "a", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]}`
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"a second object", `{"tools": [` + tool + "]}\n" + `{"tools": []}`, "line 2, column 1: more text after the tools file's object"},
+		{"a stray character", `{"tools": []} x`, "line 1, column 15: more text after"},
+		{"a syntax error", "{\"tools\": [\n" + tool + "\n,,]}", "line 3, column 2: invalid character ','"},
+		{"a wrong type", "{\n  \"tools\": [{\"name\": 5}]}", "line 2, column 22: json: cannot unmarshal number"},
+		{"cut short", `{"tools": [` + tool, "the JSON ends early"},
+		{"empty", "  \n", "not a JSON object"},
+		{"null", "null", "not a JSON object"},
+		{"a list", "[" + tool + "]", "not a JSON object"},
+		{"a byte order mark", "\uFEFF{\"tools\": []}", "byte order mark"},
+	} {
+		path := filepath.Join(t.TempDir(), "tools.json")
+		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadTools(path, 1)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path+": ") {
+			t.Errorf("%s: loadTools = %v, want %s: …%q…", tc.name, err, path, tc.want)
+		}
+	}
+	with := func(field string) string {
+		return `{"tools": [` + strings.Replace(tool, `"command"`, field+`, "command"`, 1) + `]}`
+	}
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		// Refused when loaded, not when a call cannot start the command.
+		{"an env name with =", with(`"env": {"PATH=/tmp": "x"}`), `tools[0] (a): env: the name "PATH=/tmp" is empty or holds "=" or NUL`},
+		{"an empty env name", with(`"env": {"": "x"}`), `env: the name "" is empty`},
+		{"a NUL in an env value", with(`"env": {"B": "ok", "A": "x\u0000y"}`), "env: the value of A holds a NUL character"},
+		{"a NUL in an argument", with(`"revert": ["undo", "x\u0000"]`), "revert[1] holds a NUL character"},
+		// The input schema's fault is named first, whichever order a map
+		// would have taken.
+		{"two bad schemas", `{"tools": [{"name": "a", "description": "d", "inputSchema": {"type": 5}, "outputSchema": {"type": 6}, "command": ["true"]}]}`, "tools[0] (a): inputSchema: "},
+	} {
+		for range 8 {
+			path := filepath.Join(t.TempDir(), "tools.json")
+			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadTools(path, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: loadTools = %v, want …%q…", tc.name, err, tc.want)
+				break
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(path, []byte("\n  {\"tools\": ["+tool+"]}\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ns, err := loadTools(path, 1); err != nil || len(ns.Tools) != 1 {
+		t.Errorf("a file with blank lines around its object: %v, %d tools", err, len(ns.Tools))
+	}
+}

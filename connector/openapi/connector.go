@@ -595,9 +595,19 @@ func componentTypeNames(doc *openapi3.T) map[string]string {
 			}
 		}
 		used[name] = true
-		out["#/components/schemas/"+jsonpointer.Escape(k)] = name
+		out[componentRef(k)] = name
 	}
 	return out
+}
+
+// componentRef is the fragment reference of the component schema named
+// name: the name escaped as a JSON pointer token (RFC 6901) with "%"
+// percent-encoded, since a fragment is percent-decoded before it is read
+// as a pointer (RFC 3986; typegen and kin-openapi read it so): the
+// schema "a%20b" is "#/components/schemas/a%2520b", and
+// "#/components/schemas/a%20b" names the schema "a b".
+func componentRef(name string) string {
+	return "#/components/schemas/" + strings.ReplaceAll(jsonpointer.Escape(name), "%", "%25")
 }
 
 // Name returns the namespace.
@@ -637,7 +647,7 @@ func (c *Connector) definitionPlaces(at, end int) map[string][2]int {
 	places := make(map[string][2]int, len(c.schemaPlaces))
 	for name, p := range c.schemaPlaces {
 		if p[0] >= at && p[1] <= end {
-			places["#/components/schemas/"+jsonpointer.Escape(name)] = [2]int{p[0] + shift, p[1] + shift}
+			places[componentRef(name)] = [2]int{p[0] + shift, p[1] + shift}
 		}
 	}
 	return places

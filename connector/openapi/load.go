@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-go/codemode/internal/jsonpointer"
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -87,9 +88,12 @@ func readBounded(r io.Reader) ([]byte, error) {
 // does not match its schema, a missing info field) are returned as
 // warnings, with operations that were skipped and request bodies that are
 // not JSON. It returns an error for text that is not a document, for an
-// unsupported version, for an external or dangling reference, and for
-// invalid Options. A cancelled ctx stops it early with an error wrapping
-// ctx.Err().
+// unsupported version, for an external or dangling reference, for a
+// document past the bounds on its components and references (whose
+// resolving would take time growing with their product), and for invalid
+// Options. A document whose validation would take such time is used
+// unvalidated, with a warning. A cancelled ctx stops it early with an
+// error wrapping ctx.Err().
 func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string, error) {
 	if len(data) > maxDocumentBytes {
 		return nil, nil, fmt.Errorf("the document is larger than %d MiB", maxDocumentBytes>>20)
@@ -112,6 +116,10 @@ func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string
 		return nil, nil, fmt.Errorf("not an OpenAPI document (a JSON or YAML object): %w", err)
 	}
 	if err := checkShape(jsonText); err != nil {
+		return nil, nil, err
+	}
+	unvalidated, err := checkReferenceWork(jsonText)
+	if err != nil {
 		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -165,7 +173,9 @@ func Parse(ctx context.Context, data []byte, opts Options) (*Connector, []string
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("resolving references: %w", err)
 	}
-	if err := doc.Validate(ctx, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation()); err != nil {
+	if unvalidated != "" {
+		warnings = append(warnings, unvalidated)
+	} else if err := doc.Validate(ctx, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation()); err != nil {
 		warnings = append(warnings, "the document does not validate (used as far as it can be): "+firstLine(err.Error()))
 	}
 	if err := ctx.Err(); err != nil {
@@ -385,10 +395,31 @@ const (
 	// responses, examples, ...) and of Swagger 2.0's definitions,
 	// parameters and responses, all together.
 	maxComponents = 50_000
-	// maxRefChain bounds a chain of schemas that are each only a $ref to the
+	// maxRefChain bounds a chain of schemas that are each a $ref to the
 	// next.
 	maxRefChain = 64
 )
+
+// refName is the name of the schema the reference ref names among those
+// under prefix ("#/components/schemas/"), read as kin-openapi's resolver
+// reads it: the fragment percent-decoded, then split at "/", its tokens
+// unescaped (RFC 6901); false when ref names no such schema. A chain of
+// references spelled "#/components/schemas/%53%d" escaped the bound on
+// chains when they were compared as written.
+func refName(ref, prefix string) (string, bool) {
+	if !strings.HasPrefix(ref, "#") {
+		return "", false
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", false
+	}
+	token, ok := strings.CutPrefix(u.Fragment, prefix[1:])
+	if !ok || strings.Contains(token, "/") {
+		return "", false
+	}
+	return jsonpointer.Unescape(token), true
+}
 
 // checkShape refuses a document past maxComponents or maxRefChain, naming
 // what is over and by how much. It reads the text with the scanner below,
@@ -440,22 +471,23 @@ func checkShape(jsonText []byte) error {
 	if definitions != nil {
 		schemas, prefix = definitions, "#/definitions/"
 	}
-	// next maps a schema that is only {"$ref": ...} to the schema it names.
+	// next maps a schema that is a $ref to the schema it names.
 	next := map[string]string{}
 	for _, sc := range schemas {
 		name, err := keyString(sc.key)
 		if err != nil {
 			continue
 		}
-		members, ref := 0, ""
+		ref := ""
 		eachMember(jsonText, sc.start, func(key []byte, start, end int) {
-			members++
 			if k, _ := keyString(key); k == "$ref" {
 				_ = json.Unmarshal(jsonText[start:end], &ref)
 			}
 		})
-		if members == 1 && strings.HasPrefix(ref, prefix) {
-			next[name] = strings.TrimPrefix(ref, prefix)
+		// A $ref's siblings ({"$ref": ..., "description": ...}) do not
+		// stop the resolver following it.
+		if to, ok := refName(ref, prefix); ok {
+			next[name] = to
 		}
 	}
 	depth := map[string]int{} // the chain's length from a schema; -1 while being followed
@@ -476,10 +508,14 @@ func checkShape(jsonText []byte) error {
 		depth[name] = d
 		return d
 	}
+	longest, from := 0, ""
 	for name := range next {
-		if d := follow(name); d > maxRefChain {
-			return fmt.Errorf("schema %s%s starts a chain of %d schemas that are each only a $ref to the next, more than %d: refused (resolving such chains takes time that grows with the square of their length)", prefix, name, d, maxRefChain)
+		if d := follow(name); d > longest || d == longest && name < from {
+			longest, from = d, name
 		}
+	}
+	if longest > maxRefChain {
+		return fmt.Errorf("schema %s%s starts a chain of %d schemas that are each a $ref to the next, more than %d: refused (resolving such chains takes time that grows with the square of their length)", prefix, jsonpointer.Escape(from), longest, maxRefChain)
 	}
 	return nil
 }

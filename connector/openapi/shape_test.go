@@ -41,6 +41,16 @@ func chain(n int) map[string]any {
 	return s
 }
 
+// spelledChain is n schemas named by name (a format of the index), each
+// ref(the next's index), the last a string.
+func spelledChain(n int, name string, ref func(int) map[string]any) map[string]any {
+	s := map[string]any{fmt.Sprintf(name, n): map[string]any{"type": "string"}}
+	for i := range n {
+		s[fmt.Sprintf(name, i)] = ref(i + 1)
+	}
+	return s
+}
+
 // TestHostileDocumentShapesAreRefused: a long chain of $ref-only schemas
 // (quadratic in kin-openapi's resolver: 20,000 took 331 s) and a document
 // with more than MaxComponents components are refused at once, naming the
@@ -57,10 +67,32 @@ func TestHostileDocumentShapesAreRefused(t *testing.T) {
 	}
 	start := time.Now()
 	_, _, err := openapi.Load(ctx, writeDoc(t, chain(20000)), opts)
-	if err == nil || !strings.Contains(err.Error(), "schemas that are each only a $ref to the next, more than 64") {
-		t.Fatalf("a chain of 20,000: %v", err)
+	const want = "schema #/components/schemas/S0 starts a chain of 20000 schemas that are each a $ref to the next, more than 64"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a chain of 20,000: %v, want %q", err, want)
 	}
 	t.Logf("refused in %s: %v", time.Since(start), err)
+	// However the references are spelled, as the resolver reads them:
+	// percent-encoded, escaped, or with siblings it ignores.
+	for _, spell := range []struct {
+		name    string
+		schemas map[string]any
+	}{
+		{"percent-encoded", spelledChain(2000, "S%d", func(i int) map[string]any {
+			return map[string]any{"$ref": fmt.Sprintf("#/components/schemas/%%53%d", i)}
+		})},
+		{"escaped", spelledChain(2000, "S/%d", func(i int) map[string]any {
+			return map[string]any{"$ref": fmt.Sprintf("#/components/schemas/S~1%d", i)}
+		})},
+		{"with a sibling", spelledChain(2000, "S%d", func(i int) map[string]any {
+			return map[string]any{"$ref": fmt.Sprintf("#/components/schemas/S%d", i), "description": "next"}
+		})},
+	} {
+		_, _, err := openapi.Load(ctx, writeDoc(t, spell.schemas), opts)
+		if err == nil || !strings.Contains(err.Error(), "starts a chain of 2000 schemas") {
+			t.Errorf("a chain of 2,000 %s: %v", spell.name, err)
+		}
+	}
 	many := map[string]any{}
 	for i := range 50_000 + 1 {
 		many[fmt.Sprintf("C%d", i)] = map[string]any{"type": "string"}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/internal/jsonpointer"
 )
@@ -23,8 +24,8 @@ import (
 // the walk visits is read for its reference, its properties' names and
 // places, and the places of its items and its allOf, anyOf and oneOf
 // members (a node), its descriptions and examples skipped. A reference
-// that does not resolve (malformed JSON, a missing name, not a fragment)
-// is a schema with nothing in it. Safe for concurrent use; make one per
+// that does not resolve (malformed JSON, a missing name, not a fragment,
+// more than maxRefTokens tokens) is a schema with nothing in it. Safe for concurrent use; make one per
 // document with NewDefinitions and drop it once the tools' documents are
 // made.
 type Definitions struct {
@@ -40,6 +41,9 @@ type Definitions struct {
 	names map[string][]string
 	// seen holds sets of names a walk has kept (seenSet).
 	seen sync.Pool
+	// unread is the bytes of the document that may still be read into
+	// nodes (readBudget).
+	unread int64
 }
 
 // span is a JSON value's place in a document: doc[start:end].
@@ -52,7 +56,7 @@ type span struct{ start, end int32 }
 // not looked for. It does not read doc until a reference is resolved,
 // and keeps doc and places: the caller must not modify them.
 func NewDefinitions(doc json.RawMessage, places map[string][2]int) *Definitions {
-	return &Definitions{doc: &pointerIndex{doc: doc, known: places}, nodes: map[int32]*node{}, fields: map[string]*fieldWords{}, names: map[string][]string{}}
+	return &Definitions{doc: &pointerIndex{doc: doc, known: places}, nodes: map[int32]*node{}, fields: map[string]*fieldWords{}, names: map[string][]string{}, unread: readBudget(doc)}
 }
 
 // resolve returns the place of the schema the fragment reference ref
@@ -66,17 +70,33 @@ func (d *Definitions) resolve(ref string) (span, bool) {
 	return d.doc.lookup(ref)
 }
 
-// node returns the schema at at in the document, read (once).
+// node returns the schema at at in the document, read (once; nil, for
+// good, when the document's read budget is spent).
 func (d *Definitions) node(at span) *node {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n, ok := d.nodes[at.start]
 	if !ok {
-		n = readNode(d.doc.doc, at)
+		n = readNode(d.doc.doc, at, &d.unread)
 		d.nodes[at.start] = n
 	}
 	return n
 }
+
+// Bounds on the bytes of schema text read into nodes, from one document:
+// readFactor times its size plus readBase. Reading a node skims its whole
+// text, so schemas nested in one another (allOf in allOf, 512 deep, each
+// holding the rest) are each read again: an 8 MB schema so nested took 2 s
+// to walk. GitHub's, Stripe's, Kubernetes' and Microsoft Graph's
+// descriptions read at most 1.6 times their components and 4.3 times an
+// operation's own schema.
+const (
+	readFactor = 16
+	readBase   = 1 << 20
+)
+
+// readBudget is the bytes of doc that may be read into nodes.
+func readBudget(doc []byte) int64 { return readFactor*int64(len(doc)) + readBase }
 
 // cachedFields returns the words kept for the schema text key.
 func (d *Definitions) cachedFields(key []byte) (*fieldWords, bool) {
@@ -145,12 +165,13 @@ type pointerIndex struct {
 }
 
 // lookup returns the place of the value the fragment reference ref
-// ("#/a/b", "#" for the whole document) names; false when it names none.
+// ("#/a/b", "#" for the whole document) names; false when it names none
+// or has more than maxRefTokens tokens. The fragment is read as the
+// declarations' printer reads it: percent-decoded (a fragment is a URI's,
+// RFC 3986 section 3.5), then split at "/" into tokens, each unescaped
+// (RFC 6901 section 4). Each object on a reference's way is read once,
+// whatever the references that pass through it.
 func (p *pointerIndex) lookup(ref string) (span, bool) {
-	rest, ok := strings.CutPrefix(ref, "#")
-	if !ok || rest != "" && rest[0] != '/' {
-		return span{}, false
-	}
 	if p.refs == nil {
 		p.members, p.refs = map[string]map[string]span{}, map[string]span{}
 	}
@@ -160,53 +181,54 @@ func (p *pointerIndex) lookup(ref string) (span, bool) {
 	if k, ok := p.known[ref]; ok && 0 <= k[0] && k[0] < k[1] && k[1] <= len(p.doc) && p.doc[k[0]] == '{' && p.doc[k[1]-1] == '}' {
 		return span{int32(k[0]), int32(k[1])}, true // an object there, as a schema is
 	}
-	at, prefix := span{0, int32(len(p.doc))}, ""
-	if rest != "" {
-		for _, seg := range strings.Split(rest[1:], "/") {
-			m, known := p.members[prefix]
+	at := span{}
+	if rest, ok := fragmentPointer(ref); ok {
+		at = span{0, int32(len(p.doc))}
+		// The members of the object at rest[:end], by that prefix (a
+		// substring of rest: no key is built).
+		for end := 0; end < len(rest); {
+			m, known := p.members[rest[:end]]
 			if !known {
 				m = objectMembers(p.doc, at)
-				p.members[prefix] = m
+				p.members[rest[:end]] = m
 			}
-			if at, ok = m[refToken(seg)]; !ok {
+			next := strings.IndexByte(rest[end+1:], '/')
+			if next < 0 {
+				next = len(rest)
+			} else {
+				next += end + 1
+			}
+			if at, ok = m[jsonpointer.Unescape(rest[end+1:next])]; !ok {
 				at = span{}
 				break
 			}
-			prefix += "/" + seg
+			end = next
 		}
 	}
 	p.refs[ref] = at
 	return at, at.end > 0
 }
 
-// findPointer returns the place of the value the fragment reference ref
-// ("#/a/b", "#" for the whole document) names in doc, as
-// pointerIndex.lookup does but keeping nothing (for a tool's own schema,
-// which is short); false when it names none.
-func findPointer(doc []byte, ref string) (span, bool) {
-	rest, ok := strings.CutPrefix(ref, "#")
-	if !ok || rest != "" && rest[0] != '/' {
-		return span{}, false
+// maxRefTokens bounds the tokens of a reference that resolves: each is an
+// object on its way to read ("#/components/schemas/Pod" has three; a
+// hostile document's reference of 9,000 tokens into objects nested as
+// deep read a 400 KB schema for seconds).
+const maxRefTokens = 32
+
+// fragmentPointer is the JSON pointer a fragment reference ("#/a%20b/c")
+// holds, percent-decoded ("/a b/c", "" for "#"); false when ref is not a
+// fragment, is not a pointer (a plain-name anchor), does not decode to
+// UTF-8 or has more than maxRefTokens tokens.
+func fragmentPointer(ref string) (string, bool) {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return "", false
 	}
-	at := span{0, int32(len(doc))}
-	for rest != "" {
-		seg := rest[1:]
-		if i := strings.IndexByte(seg, '/'); i >= 0 {
-			seg = seg[:i]
-		}
-		rest = rest[1+len(seg):]
-		name, found := refToken(seg), false
-		eachMember(doc, at, func(key []byte, v span) bool {
-			if found = string(key) == name || bytes.IndexByte(key, '\\') >= 0 && memberName(key) == name; found {
-				at = v
-			}
-			return !found
-		})
-		if !found {
-			return span{}, false
-		}
+	frag, err := url.PathUnescape(frag)
+	if err != nil || !utf8.ValidString(frag) || frag != "" && frag[0] != '/' {
+		return "", false
 	}
-	return at, true
+	return frag, strings.Count(frag, "/") <= maxRefTokens
 }
 
 // node is a schema as field collection reads it: the reference it is
@@ -225,9 +247,15 @@ type property struct {
 	at   span
 }
 
-// readNode reads the schema at at in doc; an empty node when it is not an
-// object, nil when it is malformed.
-func readNode(doc []byte, at span) *node {
+// readNode reads the schema at at in doc, taking its size from unread;
+// an empty node when it is not an object, nil when it is malformed or
+// unread has too little left.
+func readNode(doc []byte, at span, unread *int64) *node {
+	size := int64(at.end - at.start)
+	if size > *unread {
+		return nil
+	}
+	*unread -= size
 	n := &node{}
 	var alts [3][]span
 	var items []span
@@ -256,19 +284,25 @@ func readNode(doc []byte, at span) *node {
 	if !ok {
 		return nil
 	}
-	slices.SortFunc(n.props, func(a, b property) int { return strings.Compare(a.name, b.name) })
+	n.props = lastOfEach(n.props)
 	n.same = slices.Concat(alts[0], alts[1], alts[2], items)
 	return n
 }
 
-// refToken is a fragment reference's token as a member name: percent-
-// decoded (a fragment is a URI's, RFC 3986 section 3.5), then unescaped
-// (RFC 6901 section 4), as the declarations' printer reads it.
-func refToken(seg string) string {
-	if u, err := url.PathUnescape(seg); err == nil {
-		seg = u
+// lastOfEach are props sorted by name, one of each name: the last written,
+// as a JSON decoder keeps (a hostile schema that repeats one property
+// 50,000 times has one property, not 50,000 places to walk).
+func lastOfEach(props []property) []property {
+	slices.SortStableFunc(props, func(a, b property) int { return strings.Compare(a.name, b.name) })
+	out := props[:0]
+	for _, p := range props {
+		if len(out) > 0 && out[len(out)-1].name == p.name {
+			out[len(out)-1] = p
+			continue
+		}
+		out = append(out, p)
 	}
-	return jsonpointer.Unescape(seg)
+	return out
 }
 
 // objectMembers are the members of the JSON object at at in doc, by name,
@@ -492,6 +526,41 @@ func skipContainer(b []byte, i int) int {
 type walker struct {
 	own  []byte
 	defs *Definitions
+	// root is own's schema once read; others are own's other schemas
+	// read so far, by their place's start (nil until one is); ownRefs
+	// resolves references in own.
+	root     *node
+	rootRead bool
+	others   map[int32]*node
+	ownRefs  pointerIndex
+	// unread is the bytes of own that may still be read (readBudget).
+	unread int64
+}
+
+// newWalker is the walker of the schema text own.
+func newWalker(own []byte, defs *Definitions) *walker {
+	return &walker{own: own, defs: defs, ownRefs: pointerIndex{doc: own}, unread: readBudget(own)}
+}
+
+// ownNode is the schema at at in the tool's own schema text, read once per
+// walk (a schema whose 50,000 allOf members each name it again is not
+// read 512 times).
+func (w *walker) ownNode(at span) *node {
+	if at.start == 0 {
+		if !w.rootRead {
+			w.root, w.rootRead = readNode(w.own, at, &w.unread), true
+		}
+		return w.root
+	}
+	n, ok := w.others[at.start]
+	if !ok {
+		n = readNode(w.own, at, &w.unread)
+		if w.others == nil {
+			w.others = map[int32]*node{}
+		}
+		w.others[at.start] = n
+	}
+	return n
 }
 
 // place is a schema's place in the tool's own schema text or, inDefs, in
@@ -504,18 +573,18 @@ type place struct {
 // deref is the schema at p read, with its references followed (at most
 // maxRefs in a row), and the place it was read from; nil when one does
 // not resolve.
-func (w walker) deref(p place) (*node, place) {
+func (w *walker) deref(p place) (*node, place) {
 	for range maxRefs {
 		var n *node
 		if p.inDefs {
 			n = w.defs.node(p.at)
 		} else {
-			n = readNode(w.own, p.at)
+			n = w.ownNode(p.at)
 		}
 		if n == nil || n.ref == "" {
 			return n, p
 		}
-		if at, ok := findPointer(w.own, n.ref); ok {
+		if at, ok := w.ownRefs.lookup(n.ref); ok {
 			p = place{at, false}
 		} else if at, ok := w.defs.resolve(n.ref); ok {
 			p = place{at, true}
@@ -577,7 +646,7 @@ func outputFields(schema json.RawMessage, defs *Definitions) []string {
 	if len(schema) == 0 {
 		return nil
 	}
-	w := walker{own: schema, defs: defs}
+	w := newWalker(schema, defs)
 	var names []string
 	seen := defs.seenSet()
 	defer defs.dropSeenSet(seen)
@@ -585,21 +654,29 @@ func outputFields(schema json.RawMessage, defs *Definitions) []string {
 	var next []place
 	for depth := 0; depth < maxOutputDepth && len(level) > 0 && len(names) < maxOutputFields; depth++ {
 		last := depth == maxOutputDepth-1
+		// No more than room of this level's places and the next's are
+		// visited: queueing more would only cost (a hostile schema's
+		// 50,000 allOf members, each the schema again).
+		room := maxOutputNodes - nodes
 		for i := 0; i < len(level) && nodes < maxOutputNodes; i++ {
 			n, p := w.deref(level[i])
 			nodes++
 			if n == nil {
 				continue
 			}
-			for _, at := range n.same {
+			for _, at := range n.same[:min(len(n.same), max(0, room-len(level)))] {
 				level = append(level, place{at, p.inDefs})
 			}
 			for _, prop := range n.props {
-				if _, ok := seen[prop.name]; !ok && len(names) < maxOutputFields {
-					seen[prop.name] = struct{}{}
-					names = append(names, prop.name)
+				if len(names) < maxOutputFields {
+					if _, ok := seen[prop.name]; !ok {
+						seen[prop.name] = struct{}{}
+						names = append(names, prop.name)
+					}
+				} else if last || len(next) >= room {
+					break
 				}
-				if !last {
+				if !last && len(next) < room {
 					next = append(next, place{prop.at, p.inDefs})
 				}
 			}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -189,8 +190,8 @@ func TestSkipValue(t *testing.T) {
 	}
 }
 
-func TestFindPointer(t *testing.T) {
-	doc := []byte(`{"$defs": {"a/b": {"x": 1}, "N": {"properties": {}}}, "items": [1]}`)
+func TestPointerIndexLookup(t *testing.T) {
+	doc := []byte(`{"$defs": {"a/b": {"x": 1}, "a": {"b": 2}, "N": {"properties": {}}, "a b": 3, "é": 4, "": 5}, "items": [1]}`)
 	for _, tc := range []struct {
 		ref, want string // want "" for none
 	}{
@@ -200,14 +201,86 @@ func TestFindPointer(t *testing.T) {
 		{"#/$defs/M", ""},
 		{"#/items/0", ""}, // arrays are not read
 		{"other#/$defs/N", ""},
+		{"#$defs", ""}, // a plain-name anchor
+		// Percent-decoded before it is split, as the declarations'
+		// printer reads it: "%2F" separates tokens.
+		{"#/$defs/a%2Fb", `2`},
+		{"#/$defs/a%7E1b/x", `1`},
+		{"#/$defs/a%20b", `3`},
+		{"#/$defs/%C3%A9", `4`},
+		{"#/$defs/", `5`},
+		{"#/$defs/%zz", ""}, // not percent-encoding
+		{"#/$defs/%FF", ""}, // not UTF-8
+		{"#/$defs/N/", ""},  // N has no member ""
+		{"#/$defs/N//", ""},
 	} {
-		at, ok := findPointer(doc, tc.ref)
+		at, ok := (&pointerIndex{doc: doc}).lookup(tc.ref)
 		got := ""
 		if ok {
 			got = string(doc[at.start:at.end])
 		}
 		if got != tc.want {
-			t.Errorf("findPointer(%q) = %q, want %q", tc.ref, got, tc.want)
+			t.Errorf("lookup(%q) = %q, want %q", tc.ref, got, tc.want)
+		}
+	}
+}
+
+// TestLookupLongReferences: a reference of more tokens than
+// maxRefTokens does not resolve, and each object on references' ways is
+// read once: twenty references 9,000 tokens deep into objects nested as
+// deep (a 414 KB schema) read the schema for 19 s in a tool's own schema
+// and allocated 1.6 GB in the Definitions' document before.
+func TestLookupLongReferences(t *testing.T) {
+	const depth = 9000
+	doc := []byte(strings.Repeat(`{"a":`, depth) + `{"properties":{"x":{}}}` + strings.Repeat(`}`, depth))
+	p := &pointerIndex{doc: doc}
+	for i := range 20 {
+		if at, ok := p.lookup("#" + strings.Repeat("/a", depth-i)); ok {
+			t.Errorf("a reference %d tokens long resolved to %d..%d", depth-i, at.start, at.end)
+		}
+	}
+	if len(p.members) > maxRefTokens+1 {
+		t.Errorf("lookup read %d objects for references too long to resolve", len(p.members))
+	}
+	for i := range 20 {
+		ref := "#" + strings.Repeat("/a", maxRefTokens-i%4)
+		if _, ok := p.lookup(ref); !ok {
+			t.Errorf("lookup(%q) did not resolve", ref)
+		}
+	}
+	if len(p.members) != maxRefTokens {
+		t.Errorf("lookup read %d objects on the ways of references at most %d tokens long, want each once", len(p.members), maxRefTokens)
+	}
+}
+
+// TestOutputFieldsQueueBounded: a schema whose properties or allOf
+// members name it again many times is walked queueing no more places than
+// are visited. A 1.35 MB schema repeating one property 50,000 times, each
+// a reference to the schema, allocated 4.6 GB and took 8 s before.
+func TestOutputFieldsQueueBounded(t *testing.T) {
+	const n = 10000
+	for _, tc := range []struct {
+		name, open, member, close string
+	}{
+		{"a property repeated", `{"properties": {`, `"p": {"$ref": "#/$defs/A"}`, `}}`},
+		{"allOf", `{"allOf": [`, `{"$ref": "#/$defs/A"}`, `]}`},
+	} {
+		members := strings.TrimSuffix(strings.Repeat(tc.member+",", n), ",")
+		a := tc.open + members + tc.close
+		for _, c := range []struct {
+			schema string
+			defs   *Definitions
+		}{
+			{`{"$ref": "#/$defs/A", "$defs": {"A": ` + a + `}}`, nil},
+			{`{"$ref": "#/$defs/A"}`, NewDefinitions(json.RawMessage(`{"$defs": {"A": `+a+`}}`), nil)},
+		} {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			outputFields(json.RawMessage(c.schema), c.defs)
+			runtime.ReadMemStats(&after)
+			if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 32 {
+				t.Errorf("%s (Definitions %v): outputFields allocated %d MB for a %d KB schema", tc.name, c.defs != nil, mb, len(a)>>10)
+			}
 		}
 	}
 }
@@ -233,5 +306,38 @@ func TestDefinitionsKnownPlaces(t *testing.T) {
 		if got := outputFields(json.RawMessage(`{"$ref": "#/components/schemas/Pod"}`), defs); !slices.Equal(got, tc.want) {
 			t.Errorf("with places %v: outputFields = %q, want %q", tc.places, got, tc.want)
 		}
+	}
+}
+
+// TestReadBudget: schemas nested in one another, each holding the rest
+// (allOf in allOf, 512 deep, around 4 MB), are read into nodes up to
+// readFactor times the text's size, not once per level: reading each
+// skims all it holds, and walking such an 8 MB schema took 2 s before.
+// The bound holds for a Definitions' document and for a tool's own
+// schema.
+func TestReadBudget(t *testing.T) {
+	const depth = 512
+	schema := strings.Repeat(`{"allOf":[`, depth) + `{"description":"` + strings.Repeat("x", 4<<20) + `"}` + strings.Repeat(`]}`, depth)
+	defs := NewDefinitions(json.RawMessage(`{"$defs":{"A":`+schema+`}}`), nil)
+	outputFields(json.RawMessage(`{"$ref": "#/$defs/A"}`), defs)
+	read := 0
+	for _, n := range defs.nodes {
+		if n != nil {
+			read++
+		}
+	}
+	if read >= depth || read < readFactor {
+		t.Errorf("the Definitions read %d nested schemas of %d, want from readFactor (%d) to fewer than all", read, depth, readFactor)
+	}
+	w := newWalker([]byte(schema), nil)
+	levels := 0
+	for n, _ := w.deref(place{at: span{0, int32(len(schema))}}); n != nil && len(n.same) > 0; n, _ = w.deref(place{at: n.same[0]}) {
+		levels++
+	}
+	if levels >= depth || w.unread < 0 {
+		t.Errorf("a tool's own schema was read %d levels deep, %d bytes left", levels, w.unread)
+	}
+	if levels < readFactor {
+		t.Errorf("a tool's own schema was read only %d levels deep, want readFactor (%d) at least", levels, readFactor)
 	}
 }

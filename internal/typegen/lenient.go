@@ -321,7 +321,9 @@ func (c *lenientCompiler) ref(ref *jsonValue, depth int, foreign bool) *tsType {
 // resolve follows a fragment-only reference ("#" or "#/a/b") from the root:
 // the fragment is percent-decoded (RFC 3986), then read as an RFC 6901 JSON
 // pointer with "~1" for "/" and "~0" for "~". It returns the target, a key
-// that identifies it, and whether the path entered an embedded resource.
+// that identifies it (a reference to the same value, its tokens escaped
+// and "%" percent-encoded), and whether the path entered an embedded
+// resource.
 func (c *lenientCompiler) resolve(ref string) (target *jsonValue, key string, foreign bool, ok bool) {
 	frag, found := strings.CutPrefix(ref, "#")
 	if !found {
@@ -361,7 +363,9 @@ func (c *lenientCompiler) resolve(ref string) (target *jsonValue, key string, fo
 			foreign = true
 		}
 		canonical.WriteByte('/')
-		canonical.WriteString(jsonpointer.Escape(token))
+		// "%" percent-encoded, so that the key, read as a reference,
+		// names the same value ("a%20b" is "a%2520b").
+		canonical.WriteString(strings.ReplaceAll(jsonpointer.Escape(token), "%", "%25"))
 	}
 	return v, canonical.String(), foreign, true
 }

@@ -61,6 +61,28 @@ func TestNamedDefinitionsStayProportional(t *testing.T) {
 	}
 }
 
+// TestNamedTypeWithPercentInItsName: a named schema whose name holds "%"
+// (referenced as "a%2520b", which percent-decodes to it) is declared with
+// its own body, not that of the schema its key would name if the key were
+// decoded again ("a%20b" names "a b").
+func TestNamedTypeWithPercentInItsName(t *testing.T) {
+	doc := `{"components": {"schemas": {
+		"a b": {"type": "object", "properties": {"spaced": {"type": "string"}}, "required": ["spaced"]},
+		"a%20b": {"type": "object", "properties": {"percent": {"type": "string"}}, "required": ["percent"]}}}}`
+	got, err := Declarations(Surface{Namespaces: []Namespace{{
+		Name:        "p",
+		Definitions: &Definitions{Document: json.RawMessage(doc), Names: map[string]string{"#/components/schemas/a%2520b": "Percent"}},
+		Tools: []ToolDecl{{Name: "get", Description: "Gets.", Lenient: true,
+			InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"$ref":"#/components/schemas/a%2520b"}`)}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "interface Percent {\n    percent: string;") || strings.Contains(got, "spaced") {
+		t.Errorf("Percent is not the schema named a%%20b:\n%s", got)
+	}
+}
+
 func TestDefinitionsNameErrors(t *testing.T) {
 	doc := json.RawMessage(`{"components":{"schemas":{"A":{"type":"string"},"B":{"type":"number"}}}}`)
 	cases := []struct {
