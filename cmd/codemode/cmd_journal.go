@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -91,17 +92,29 @@ func (j *journalCommand) open(ctx context.Context, id string, stderr io.Writer) 
 	return openSession(ctx, sessionOptions{command: j.name, cf: j.cf, jf: &j.jf, rf: j.rf, timeout: j.timeout}, stderr)
 }
 
-// missingTools is the error of approve or rollback without the tools: it
-// names those the execution ran with.
+// missingTools is the error of approve, rollback, resume or happened
+// without the tools: a refusal when a Go program's own tools ran the
+// execution (no tools given here would be its), else a usage error naming
+// the namespaces the execution ran with.
 func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.Writer) error {
-	what := map[string]string{"approve": "the replay calls them", "rollback": "their reverts undo the actions"}[j.name]
+	what := map[string]string{"approve": "the replay calls them", "resume": "the replay calls them",
+		"happened": "the execution continues with them", "rollback": "their reverts undo the actions"}[j.name]
 	hint := fmt.Sprintf("%s: give the tools %s ran with: --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC (%s)", j.name, id, what)
 	s, err := openSession(ctx, sessionOptions{command: j.name, jf: &j.jf}, stderr)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	if e, err := s.handle.Execution(ctx, id); err == nil && len(e.Connectors) > 0 {
+	e, err := s.handle.Execution(ctx, id)
+	if err != nil {
+		return usageError{hint}
+	}
+	if maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+		return fmt.Errorf("%s: execution %s was started by a Go program with tools of its own (durable.New without Options.Configuration): "+
+			"%s from that program (its Handle's Approve, ApproveShown, Resolve, Resume or Rollback); the command line refuses, as tools given here would be others under the same names",
+			j.name, id, map[string]string{"approve": "approve it", "resume": "resume it", "happened": "answer it", "rollback": "roll it back"}[j.name])
+	}
+	if len(e.Connectors) > 0 {
 		hint += "; it recorded the namespace(s) " + strings.Join(e.Connectors, ", ")
 	}
 	return usageError{hint}
