@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -118,6 +119,33 @@ func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.
 		hint += "; it recorded the namespace(s) " + strings.Join(e.Connectors, ", ")
 	}
 	return usageError{hint}
+}
+
+// stepEndAction is the ACTION of a codemode.step's end in show's tool
+// log, from the step's or its end's arguments ({"name", "begin"?}).
+func stepEndAction(args json.RawMessage) string {
+	var a struct {
+		Name  string `json:"name"`
+		Begin uint64 `json:"begin"`
+	}
+	_ = json.Unmarshal(args, &a) // a journal's own entry; a name missing shows as ""
+	name, _ := json.Marshal(a.Name)
+	if a.Begin == 0 {
+		return escapeControls("end of codemode.step(" + string(name) + ")")
+	}
+	return escapeControls(fmt.Sprintf("end of codemode.step(%s) begun at #%d", name, a.Begin))
+}
+
+// unrecordedStepEnd reports the number a settled codemode.step (l) took
+// for its end when the journal has no entry for it: the next one, when no
+// entry has it (durable records a step's end only when its function made
+// calls or read the clock or random numbers; one that made no calls ended
+// at once).
+func unrecordedStepEnd(l store.Entry, taken map[uint64]bool) (uint64, bool) {
+	if l.Connector != "codemode" || l.Method != "step" || l.State == store.EntryExecuting || taken[l.Seq+1] {
+		return 0, false
+	}
+	return l.Seq + 1, true
 }
 
 // notFound rewords a missing execution for a person, naming the runtime
@@ -372,9 +400,16 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\tSTATE\tEND\tACTION\tRESULT")
 		var ended []string // the ends shown other than completed, in order
+		taken := map[uint64]bool{}
+		for _, l := range e.Log {
+			taken[l.Seq] = true
+		}
 		for _, l := range e.Log {
 			if l.Connector == "codemode" && l.Method == "step_end" {
-				continue // the end of a codemode.step: nothing a person needs
+				// A step takes a number for its end too, after its
+				// function's calls: shown, so that no number seems lost.
+				fmt.Fprintf(tw, "  %d\t%s\t-\t%s\t\n", l.Seq, l.State, stepEndAction(l.Args))
+				continue
 			}
 			res := escapeControls(cut(string(l.Result), 60))
 			switch {
@@ -397,6 +432,9 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 				ended = append(ended, end)
 			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", l.Seq, l.State, escapeControls(end), call, res)
+			if seq, ok := unrecordedStepEnd(l, taken); ok {
+				fmt.Fprintf(tw, "  %d\t-\t-\t%s\t(not recorded: its function made no calls)\n", seq, stepEndAction(l.Args))
+			}
 		}
 		tw.Flush()
 		if len(ended) > 0 {
