@@ -22,7 +22,10 @@ func TestDeadlineNamesTheCallsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	hang, err := contract.NewRawTool("hang", "Answers when the execution ends.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{}`),
-		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) { <-ctx.Done(); return nil, ctx.Err() })
+		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
