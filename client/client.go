@@ -100,7 +100,7 @@ type Executor interface {
 // does not own the executor: close it yourself.
 func New(rt Executor, c *contract.Contract) *Client {
 	return &Client{rt: rt, contract: c, erased: newEraseCache(eraseCacheBytes), scopes: &scopeLists{contract: c}, sdk: &sdk{},
-		setup: &scopeSetup{text: sdkSetup}, sessions: &sessionTable{}, erasers: erasureLimit(rt)}
+		setup: &scopeSetup{text: withUnavailable(sdkSetup, c)}, sessions: &sessionTable{}, erasers: erasureLimit(rt)}
 }
 
 // erasureLimit is rt's bound on esbuild processes when rt is a *Runtime
@@ -149,7 +149,7 @@ type Extension struct {
 func (c *Client) Extend(e Extension) *Client {
 	setup := c.setup
 	if e.Setup != "" {
-		setup = &scopeSetup{text: e.Setup}
+		setup = &scopeSetup{text: withUnavailable(e.Setup, c.contract)}
 	}
 	return &Client{rt: c.rt, contract: c.contract, erased: newEraseCache(eraseCacheBytes), setup: setup, scopes: c.scopes, sdk: c.sdk,
 		declarations: c.declarations + e.Declarations, defaults: c.defaults, sessions: c.sessions, erasers: c.erasers}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
@@ -80,4 +81,36 @@ func ExampleClient_RunCode() {
 	// Output:
 	// success 42
 	// program-failed ToolValidationError
+}
+
+// Console output is not in the Outcome: OnTelemetry receives it as the
+// program writes it (EventProgramOutput), and Execute, which answers as
+// the code tool does, collects it as the answer's Logs.
+func ExampleRunOptions_consoleOutput() {
+	ctx := context.Background()
+	cl, rt := exampleClient(ctx)
+	defer rt.Close()
+
+	var output strings.Builder
+	_, err := cl.RunCode(ctx, `console.log("adding"); console.error("careful"); 1`, client.RunOptions{
+		OnTelemetry: func(e client.Event) {
+			if e.Kind == client.EventProgramOutput {
+				fmt.Fprintf(&output, "%s: %s", e.Stream, e.Text)
+			}
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(output.String())
+
+	answer, err := cl.Execute(ctx, `console.log("adding"); console.error("careful"); 1`)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%q\n", answer.Logs)
+	// Output:
+	// stdout: adding
+	// stderr: careful
+	// ["adding" "[stderr] careful"]
 }

@@ -2,7 +2,9 @@ package client
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/codemode-go/codemode/internal/membudget"
@@ -35,6 +37,9 @@ type execution struct {
 	lastSeq  uint64
 	calls    int
 	inFlight int
+	// waiting names the admitted calls not yet released, by seq
+	// ("namespace.tool"), for a deadline's message (waitingFor).
+	waiting map[uint64]string
 	// budget holds the bytes of tool inputs and outputs, and of what their
 	// handlers read, held for in-flight calls (Limits.MaxInFlightBytes).
 	budget *membudget.Budget
@@ -163,6 +168,10 @@ func (e *execution) admitLocked(m *wire.Message) (clock int, end *Outcome) {
 	e.lastSeq = m.Seq
 	e.calls++
 	e.inFlight++
+	if e.waiting == nil {
+		e.waiting = map[uint64]string{}
+	}
+	e.waiting[m.Seq] = m.Namespace + "." + m.Tool
 	switch {
 	case e.calls > e.lim.MaxToolCalls:
 		return clock, failure("RangeError", fmt.Sprintf("the program made more than %d tool calls (Limits.MaxToolCalls)", e.lim.MaxToolCalls))
@@ -183,12 +192,37 @@ func (e *execution) open(m *wire.Message) (*membudget.Account, error) {
 	return a, a.Take(2 * int64(len(m.Input)))
 }
 
-// release ends an in-flight call, giving back what its account holds.
-func (e *execution) release(a *membudget.Account) {
+// release ends in-flight call seq, giving back what its account holds.
+func (e *execution) release(seq uint64, a *membudget.Account) {
 	a.Close()
 	e.mu.Lock()
 	e.inFlight--
+	delete(e.waiting, seq)
 	e.mu.Unlock()
+}
+
+// maxWaitingNamed bounds the calls a deadline's message names.
+const maxWaitingNamed = 3
+
+// waitingFor is what a deadline's message adds about the calls in flight:
+// " while waiting for codemode.slow (tool call 3)", the first few by seq
+// and how many more, or "" when none is.
+func (e *execution) waitingFor() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.waiting) == 0 {
+		return ""
+	}
+	seqs := slices.Sorted(maps.Keys(e.waiting))
+	var named []string
+	for _, seq := range seqs[:min(len(seqs), maxWaitingNamed)] {
+		named = append(named, fmt.Sprintf("%s (tool call %d)", e.waiting[seq], seq))
+	}
+	text := " while waiting for " + strings.Join(named, ", ")
+	if more := len(seqs) - len(named); more > 0 {
+		text += fmt.Sprintf(" and %d more tool call(s)", more)
+	}
+	return text
 }
 
 // size approximates a message's memory for the queue bound.

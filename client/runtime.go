@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -756,7 +757,7 @@ func (r *running) await(ctx context.Context, deadline <-chan time.Time) (*Outcom
 		case <-deadline:
 			rt.cancelInRunner(r.id)
 			rt.probeAfterCancel()
-			return failure("TimeoutError", fmt.Sprintf("the execution ran past its deadline of %s (Limits.Timeout) and the runtime did not stop it within %s", r.lim.Timeout, hostGrace)), nil
+			return failure("TimeoutError", fmt.Sprintf("the execution ran past its deadline of %s (Limits.Timeout)%s and the runtime did not stop it within %s", r.lim.Timeout, ex.waitingFor(), hostGrace)), nil
 		}
 	}
 }
@@ -812,6 +813,11 @@ func (r *running) result(m *wire.Message) (*Outcome, error) {
 		return nil, errScopeUnknown
 	}
 	out := outcomeOf(m)
+	if e := out.Error; e != nil && e.Name == "TimeoutError" && !e.cpuLimit && strings.Contains(e.Message, "deadline") {
+		// Which calls the program still waited for: the model learns
+		// which one was slow (the CPU time limit never counts waiting).
+		e.Message += r.ex.waitingFor()
+	}
 	out.Clock = append(r.ex.observed(), m.Clock...)
 	if len(out.Clock) == 0 {
 		out.Clock = nil
@@ -858,7 +864,7 @@ func (rt *runnerConn) startCall(ctx context.Context, ex *execution, req ExecuteR
 		// of a pprof.Do around Execute), never an earlier call's.
 		pprof.SetGoroutineLabels(ctx)
 		defer rt.calls.Done()
-		defer ex.release(acct)
+		defer ex.release(m.Seq, acct)
 		hooks := &callHooks{execution: req.ExecutionID, seq: m.Seq, ex: ex, acct: acct}
 		if rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 6 {
 			hooks.runner = rt
@@ -973,7 +979,7 @@ func (rt *runnerConn) handle(f func()) {
 // end when the host's answer is not that result.
 func (rt *runnerConn) checkPrefilled(ctx context.Context, ex *execution, req ExecuteRequest, m *wire.Message, clock int) *Outcome {
 	acct, err := ex.open(m)
-	defer ex.release(acct)
+	defer ex.release(m.Seq, acct)
 	if err != nil {
 		return failure("RangeError", err.Error())
 	}

@@ -41,6 +41,13 @@ type Namespace struct {
 	// namespace's summary in a code tool's description, and a describe of
 	// the namespace answers it whole.
 	Instructions string
+	// Unavailable, when not empty, says why the namespace lacks its tools
+	// (an MCP connector's server that is down): a program that calls a
+	// tool the namespace does not declare then fails with a TypeError
+	// naming the namespace as unavailable and this reason, instead of one
+	// listing the tools it declares. Programs read it: it must hold no
+	// secret.
+	Unavailable string
 	// Definitions, optional, are named types the namespace's foreign tools
 	// refer to: their declarations resolve fragment references in its
 	// document and print each named schema once, by name (see
@@ -113,7 +120,7 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 				ns.Tools = append(ns.Tools, t.decl())
 			}
 		}
-		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools), Definitions: n.Definitions, Instructions: n.Instructions})
+		c.namespaces = append(c.namespaces, Namespace{Name: n.Name, Tools: slices.Clone(n.Tools), Definitions: n.Definitions, Instructions: n.Instructions, Unavailable: n.Unavailable})
 		s.Namespaces = append(s.Namespaces, ns)
 	}
 	if err := c.print(s); err != nil {

@@ -142,9 +142,11 @@ func (t *Tool) OutputDeclaration() json.RawMessage {
 // `T | null` and a nil one sent as null, and so is a pointer output (a
 // handler may answer nil for "not found"). A pointer element of a slice
 // or value of a map is declared T: a handler that puts a nil one there,
-// or returns any value its own type's schema refuses, has a bug, and the
-// call fails with a ValidationError of phase
-// "output" naming the JSON pointer of each fault, which the client's
+// or returns any value its own type's schema refuses or encoding/json
+// cannot encode (a NaN, a cycle, a failing MarshalJSON), has a bug, and
+// the call fails with a ValidationError of phase "output" naming the JSON
+// pointer of each fault (and, for one encoding/json refuses, its Go path
+// and type), which the client's
 // telemetry reports to the embedder (an EventToolCallFailed event) as it
 // rejects the call in the program.
 //
@@ -200,7 +202,7 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		// declares what they write).
 		text, err := json.Marshal(&res)
 		if err != nil {
-			return nil, err
+			return nil, encodeFailure(name, reflect.ValueOf(&res).Elem(), err)
 		}
 		return fill(text, plan), nil
 	}

@@ -61,12 +61,12 @@ func (h *Handle) checkConfiguration(e *store.Execution) error {
 	case e.Status.Terminal():
 		next = "nothing was reverted: roll it back"
 	}
-	with := "with the configuration it started with"
 	if e.Configuration[hostItem] == goProgram && h.opts.Configuration[hostItem] != goProgram {
-		with = "from the Go program that started it (its Handle's Approve, Resolve, Resume or Rollback): its tools are that program's own, and these would be others under the same names"
+		return fmt.Errorf("%w: execution %s was started by %s; %s from the Go program that started it (its Handle's Approve, Resolve, Resume or Rollback): its tools are that program's own, and these would be others under the same names",
+			ErrConfigurationChanged, e.ID, goProgram, next)
 	}
-	return fmt.Errorf("%w: execution %s started with %s; %s %s",
-		ErrConfigurationChanged, e.ID, strings.Join(diff, "; "), next, with)
+	return fmt.Errorf("%w: execution %s started with %s; %s with the configuration it started with",
+		ErrConfigurationChanged, e.ID, strings.Join(diff, "; "), next)
 }
 
 // skippedOrphans remembers the orphans ResumeOrphans left alone because

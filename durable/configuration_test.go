@@ -112,8 +112,10 @@ func TestGoProgramsRunIsApprovedByAGoProgram(t *testing.T) {
 	}
 	for _, conf := range []map[string]string{{}, {"tools file": "sha256:00"}} {
 		_, err := newHandle(t, st, durable.Options{Configuration: conf}, svc.github()).Approve(ctx, out.ExecutionID)
-		if !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), "from the Go program that started it") {
-			t.Fatalf("configuration %v: approve: %v, want ErrConfigurationChanged naming the Go program", conf, err)
+		want := durable.ErrConfigurationChanged.Error() + ": execution " + out.ExecutionID +
+			` was started by a Go program with tools of its own (durable.Options.Configuration unset); it stays paused: continue it from the Go program that started it (its Handle's Approve, Resolve, Resume or Rollback): its tools are that program's own, and these would be others under the same names`
+		if !errors.Is(err, durable.ErrConfigurationChanged) || err.Error() != want {
+			t.Fatalf("configuration %v: approve: %v\nwant ErrConfigurationChanged: %s", conf, err, want)
 		}
 	}
 	if svc.count("create_issue") != 0 {

@@ -61,6 +61,7 @@ var CodeModeRunner = (() => {
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;
   var RangeErrorCtor = RangeError;
+  var InternalErrorCtor = globalThis.InternalError;
   var PromiseCtor = Promise;
   var ProxyCtor = Proxy;
   var DateCtor = Date;
@@ -855,6 +856,7 @@ var CodeModeRunner = (() => {
       }
       if (error instanceof JSONValueError) throw error;
       if (isPlainRangeError(error)) throw error;
+      if (isOutOfMemory(error)) throw error;
       throw new JSONValueError(what, root, "not serialisable (" + serializeError(error).message + ")");
     } finally {
       for (let i = base; i < walkDepth; i++) walkObjects[i] = null;
@@ -866,6 +868,14 @@ var CodeModeRunner = (() => {
     }
   }
   var RangeErrorPrototype = RangeErrorCtor.prototype;
+  var InternalErrorPrototype = InternalErrorCtor === void 0 ? void 0 : InternalErrorCtor.prototype;
+  function isOutOfMemory(value) {
+    try {
+      return InternalErrorPrototype !== void 0 && typeof value === "object" && value !== null && getPrototypeOf(value) === InternalErrorPrototype && serializeError(value).message === "out of memory";
+    } catch {
+      return false;
+    }
+  }
   function isPlainRangeError(value) {
     try {
       return typeof value === "object" && value !== null && getPrototypeOf(value) === RangeErrorPrototype;

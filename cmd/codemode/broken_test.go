@@ -72,7 +72,7 @@ func TestRunWithBrokenServers(t *testing.T) {
 	cfg := brokenConfig(t, filepath.Join(t.TempDir(), "never"))
 	prog := writeFile(t, "p.ts", brokenProgram)
 	code, stdout, stderr := runCLI(t, "run", "--config", cfg, "--connect-timeout", "3s", prog)
-	if code != 0 || !strings.Contains(stdout, `"people":1`) || !strings.Contains(stdout, `"shot":{"type":"png"}`) || !strings.Contains(stdout, "unknown tool crashing.anything") {
+	if code != 0 || !strings.Contains(stdout, `"people":1`) || !strings.Contains(stdout, `"shot":{"type":"png"}`) || !strings.Contains(stdout, "crashing.anything is unavailable: namespace crashing has no tools: its MCP server failed to start or connect (the server exited (exit status 1)") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	for _, want := range []string{
@@ -86,6 +86,7 @@ func TestRunWithBrokenServers(t *testing.T) {
 		}
 	}
 	checkClean(t, "stderr", stderr)
+	checkClean(t, "stdout", stdout)
 }
 
 // syncBuffer is a buffer written by a child's stderr copier and read by
@@ -166,9 +167,10 @@ func serveBroken(t *testing.T, args ...string) {
 	}
 	checkClean(t, "the instructions", instructions)
 	texts, _, isError := code(t, session, brokenProgram)
-	if isError || !strings.Contains(texts[0], `"people":1`) || !strings.Contains(texts[0], "unknown tool crashing.anything") {
+	if isError || !strings.Contains(texts[0], `"people":1`) || !strings.Contains(texts[0], "crashing.anything is unavailable: namespace crashing has no tools: its MCP server failed to start or connect (the server exited (exit status 1)") {
 		t.Fatalf("answer %v", texts)
 	}
+	checkClean(t, "the answer", texts[0])
 
 	if err := os.WriteFile(ready, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -91,20 +93,59 @@ func (j *journalCommand) open(ctx context.Context, id string, stderr io.Writer) 
 	return openSession(ctx, sessionOptions{command: j.name, cf: j.cf, jf: &j.jf, rf: j.rf, timeout: j.timeout}, stderr)
 }
 
-// missingTools is the error of approve or rollback without the tools: it
-// names those the execution ran with.
+// missingTools is the error of approve, rollback, resume or happened
+// without the tools: a refusal when a Go program's own tools ran the
+// execution (no tools given here would be its), else a usage error naming
+// the namespaces the execution ran with.
 func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.Writer) error {
-	what := map[string]string{"approve": "the replay calls them", "rollback": "their reverts undo the actions"}[j.name]
+	what := map[string]string{"approve": "the replay calls them", "resume": "the replay calls them",
+		"happened": "the execution continues with them", "rollback": "their reverts undo the actions"}[j.name]
 	hint := fmt.Sprintf("%s: give the tools %s ran with: --tools FILE, --mcp CMD|URL, --config FILE or --openapi NAME=SPEC (%s)", j.name, id, what)
 	s, err := openSession(ctx, sessionOptions{command: j.name, jf: &j.jf}, stderr)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	if e, err := s.handle.Execution(ctx, id); err == nil && len(e.Connectors) > 0 {
+	e, err := s.handle.Execution(ctx, id)
+	if err != nil {
+		return usageError{hint}
+	}
+	if maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+		return fmt.Errorf("%s: execution %s was started by a Go program with tools of its own (durable.New without Options.Configuration): "+
+			"%s from that program (its Handle's Approve, ApproveShown, Resolve, Resume or Rollback); the command line refuses, as tools given here would be others under the same names",
+			j.name, id, map[string]string{"approve": "approve it", "resume": "resume it", "happened": "answer it", "rollback": "roll it back"}[j.name])
+	}
+	if len(e.Connectors) > 0 {
 		hint += "; it recorded the namespace(s) " + strings.Join(e.Connectors, ", ")
 	}
 	return usageError{hint}
+}
+
+// stepEndAction is the ACTION of a codemode.step's end in show's tool
+// log, from the step's or its end's arguments ({"name", "begin"?}).
+func stepEndAction(args json.RawMessage) string {
+	var a struct {
+		Name  string `json:"name"`
+		Begin uint64 `json:"begin"`
+	}
+	_ = json.Unmarshal(args, &a) // a journal's own entry; a name missing shows as ""
+	name, _ := json.Marshal(a.Name)
+	if a.Begin == 0 {
+		return escapeControls("end of codemode.step(" + string(name) + ")")
+	}
+	return escapeControls(fmt.Sprintf("end of codemode.step(%s) begun at #%d", name, a.Begin))
+}
+
+// unrecordedStepEnd reports the number a settled codemode.step (l) took
+// for its end when the journal has no entry for it: the next one, when no
+// entry has it (durable records a step's end only when its function made
+// calls or read the clock or random numbers; one that made no calls ended
+// at once).
+func unrecordedStepEnd(l store.Entry, taken map[uint64]bool) (uint64, bool) {
+	if l.Connector != "codemode" || l.Method != "step" || l.State == store.EntryExecuting || taken[l.Seq+1] {
+		return 0, false
+	}
+	return l.Seq + 1, true
 }
 
 // notFound rewords a missing execution for a person, naming the runtime
@@ -359,9 +400,16 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\tSTATE\tEND\tACTION\tRESULT")
 		var ended []string // the ends shown other than completed, in order
+		taken := map[uint64]bool{}
+		for _, l := range e.Log {
+			taken[l.Seq] = true
+		}
 		for _, l := range e.Log {
 			if l.Connector == "codemode" && l.Method == "step_end" {
-				continue // the end of a codemode.step: nothing a person needs
+				// A step takes a number for its end too, after its
+				// function's calls: shown, so that no number seems lost.
+				fmt.Fprintf(tw, "  %d\t%s\t-\t%s\t\n", l.Seq, l.State, stepEndAction(l.Args))
+				continue
 			}
 			res := escapeControls(cut(string(l.Result), 60))
 			switch {
@@ -384,6 +432,9 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 				ended = append(ended, end)
 			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", l.Seq, l.State, escapeControls(end), call, res)
+			if seq, ok := unrecordedStepEnd(l, taken); ok {
+				fmt.Fprintf(tw, "  %d\t-\t-\t%s\t(not recorded: its function made no calls)\n", seq, stepEndAction(l.Args))
+			}
 		}
 		tw.Flush()
 		if len(ended) > 0 {

@@ -276,11 +276,29 @@ func TestApproveRefusesAGoProgramsRun(t *testing.T) {
 			t.Errorf("%s offers the command line's approval of a Go program's run, or not the program's:\n%s", cmd, stdout)
 		}
 	}
+	// Without tools, each command that would need them says at once that
+	// the Go program must act, instead of asking for tools.
+	for _, tc := range []struct{ name, verb, seq string }{
+		{"approve", "approve it", ""}, {"resume", "resume it", ""}, {"happened", "answer it", "1"}, {"rollback", "roll it back", ""},
+	} {
+		args := []string{tc.name, "--journal", journal, "--name", "bank", paused.ExecutionID}
+		if tc.seq != "" {
+			args = append(args, tc.seq)
+		}
+		code, _, stderr := runCLI(t, args...)
+		name, verb := tc.name, tc.verb
+		want := "codemode: " + name + ": execution " + paused.ExecutionID + " was started by a Go program with tools of its own (durable.New without Options.Configuration): " +
+			verb + " from that program (its Handle's Approve, ApproveShown, Resolve, Resume or Rollback); the command line refuses, as tools given here would be others under the same names\n"
+		if code != exitError || stderr != want {
+			t.Errorf("%s without tools: exit %d, stderr %q\nwant exit %d, %q", name, code, stderr, exitError, want)
+		}
+	}
 	ran := filepath.Join(t.TempDir(), "other.log")
 	other := writeFile(t, "other.json", `{"tools": [{"name": "transfer", "description": "Another transfer.",
   "inputSchema": {"type": "object"}, "outputSchema": {}, "command": ["sh", "-c", "cat >> `+ran+`; echo '\"other\"'"]}]}`)
 	code, stdout, stderr := runCLI(t, "approve", "--journal", journal, "--name", "bank", "--tools", other, paused.ExecutionID)
-	if code == exitCompleted || !strings.Contains(stderr, "from the Go program that started it") || !strings.Contains(stderr, "stays paused") {
+	if code == exitCompleted || !strings.Contains(stderr, " was started by a Go program with tools of its own") || strings.Contains(stderr, "started with started") ||
+		!strings.Contains(stderr, "it stays paused: continue it from the Go program that started it") {
 		t.Fatalf("approve from the command line: exit %d, want a refusal naming the Go program\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(ran); !os.IsNotExist(err) {

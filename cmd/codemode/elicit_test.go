@@ -77,7 +77,9 @@ func TestMCPServeForwardsQuestions(t *testing.T) {
 
 // mcp serve without a journal refuses a call that needs approval when it
 // cannot ask the client during the call, and says why: the protocol
-// version the client negotiated, or a client without elicitation.
+// version the client negotiated, or a client without elicitation. The
+// model reads what it can do (nothing about flags: it cannot serve
+// otherwise); the operator's advice goes to stderr, once.
 func TestMCPServeSaysWhyAPlainRunCannotAsk(t *testing.T) {
 	f := newJournalFixture(t)
 	self, err := os.Executable()
@@ -102,7 +104,8 @@ func TestMCPServeSaysWhyAPlainRunCannotAsk(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(self, "-codemode-cli", "mcp", "serve", "--tools", f.tools, "--no-check", "--journal", "")
-			cmd.Stderr = os.Stderr
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, c.opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: c.version})
@@ -110,11 +113,20 @@ func TestMCPServeSaysWhyAPlainRunCannotAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer session.Close()
-			texts, _, _ := code(t, session, string(program))
-			a := answerOf(t, texts)
-			if a.Status != "error" || !strings.Contains(a.Error, "codemode.create_item needs a person's approval before it runs, and this run cannot ask for it: "+c.want) ||
-				!strings.Contains(a.Error, "Serve with --journal FILE.db") {
-				t.Fatalf("answer %+v", a)
+			for range 2 {
+				texts, _, _ := code(t, session, string(program))
+				a := answerOf(t, texts)
+				if a.Status != "error" || !strings.Contains(a.Error, "codemode.create_item needs a person's approval before it runs, and this server cannot ask a person for it: "+c.want) ||
+					!strings.Contains(a.Error, ". No change to the program can get it approved: do not call codemode.create_item again; finish without it and tell the user that it needs a person's approval, which this server is not set up to ask for") ||
+					strings.Contains(a.Error, "--journal") || strings.Contains(a.Error, "--approval") {
+					t.Fatalf("answer %+v", a)
+				}
+			}
+			session.Close()
+			_ = cmd.Wait()
+			advice := "codemode: warning: codemode.create_item needed a person's approval, and this server cannot ask for it (" + c.want
+			if n := strings.Count(stderr.String(), advice); n != 1 || strings.Count(stderr.String(), "), so the call failed: serve with --journal FILE.db (the run pauses") != 1 {
+				t.Fatalf("stderr holds the operator's advice %d times, want once:\n%s", n, stderr.String())
 			}
 		})
 	}

@@ -862,3 +862,41 @@ func TestJournalCLINamesTheRuntimeOfAnExecution(t *testing.T) {
 		}
 	}
 }
+
+// TestShowAccountsForEveryActionNumber: a codemode.step takes a number
+// for its start and one for its end; show lists the end as a row, whether
+// the journal recorded it (the function made a call or read the clock) or
+// not (it made none), so the numbers of the tool log leave no gap.
+func TestShowAccountsForEveryActionNumber(t *testing.T) {
+	f := newJournalFixture(t)
+	prog := filepath.Join(f.dir, "steps.ts")
+	code := `const a = await codemode.step("calls", async () => (await codemode.list_items({ prefix: "a" })).length);
+const b = await codemode.step("plain", () => 2);
+await codemode.create_item({ name: "n" + (a + b) });
+`
+	if err := os.WriteFile(prog, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := f.output(t, exitPaused, "run", "--json", "--tools", f.tools, prog)
+	exit, stdout, stderr := f.cli(t, "show", out.ExecutionID)
+	if exit != 0 {
+		t.Fatalf("show: exit %d, %s", exit, stderr)
+	}
+	_, log, _ := strings.Cut(stdout, "tool log:\n")
+	log, _, _ = strings.Cut(log, "\n\n")
+	var rows []string
+	for _, l := range strings.Split(log, "\n")[1:] {
+		rows = append(rows, strings.Join(strings.Fields(l), " "))
+	}
+	want := []string{
+		`1 applied - codemode.step({"name":"calls"}) 2`,
+		`2 applied completed codemode.list_items({"prefix":"a"}) ["a","b"]`,
+		`3 applied - end of codemode.step("calls") begun at #1`,
+		`4 applied - codemode.step({"name":"plain"}) 2`,
+		`5 - - end of codemode.step("plain") (not recorded: its function made no calls)`,
+		`6 pending - codemode.create_item({"name":"n4"}) [approval]`,
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the tool log's rows are\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-go/codemode/client"
@@ -200,7 +201,7 @@ func openSession(ctx context.Context, o sessionOptions, stderr io.Writer) (*sess
 	run.TracerProvider = tp
 	run.Limits.Timeout = o.timeout
 	if run.Approve == nil {
-		run.Approve = refuseApproval
+		run.Approve = (&approvalRefusal{stderr: stderr}).refuse
 	}
 	s.run = run
 	s.approvePrograms = o.approvePrograms
@@ -322,17 +323,34 @@ func (s *session) watchOrphans(handles ...*durable.Handle) {
 	s.closes = append(s.closes, func() { close(stop); <-done })
 }
 
-// refuseApproval answers a plain run's call that needs approval: a plain
-// run has no one to ask, so it says how to get one, and, under mcp serve,
-// why the client could not be asked (runctx.CannotAskFrom).
-func refuseApproval(ctx context.Context, call client.ToolCall) error {
-	const how = "(the run pauses until a person approves), or mark the tool approval-free (--approval never for MCP and OpenAPI tools; the tools file's requiresApproval)"
-	if why := runctx.CannotAskFrom(ctx); why != "" {
-		return fmt.Errorf("%s.%s needs a person's approval before it runs, and this run cannot ask for it: %s. Serve with --journal FILE.db %s",
-			call.Namespace, call.Tool, why, how)
+// approvalHow is what an operator does so that a call needing approval
+// gets one.
+const approvalHow = "(the run pauses until a person approves), or mark the tool approval-free (--approval never for MCP and OpenAPI tools; the tools file's requiresApproval)"
+
+// approvalRefusal answers a plain run's calls that need approval: a plain
+// run has no one to ask. Under mcp serve (runctx.CannotAskFrom says why
+// the client could not be asked) the program's error is for the model,
+// which can do nothing about flags, and the advice for the operator goes
+// to stderr, once per session.
+type approvalRefusal struct {
+	stderr io.Writer
+	once   sync.Once
+}
+
+// refuse is a client.RunOptions.Approve that refuses every call.
+func (r *approvalRefusal) refuse(ctx context.Context, call client.ToolCall) error {
+	what := call.Namespace + "." + call.Tool
+	why := runctx.CannotAskFrom(ctx)
+	if why == "" {
+		return fmt.Errorf("%s needs a person's approval before it runs, and a plain run cannot ask for it: run with --journal FILE.db %s", what, approvalHow)
 	}
-	return fmt.Errorf("%s.%s needs a person's approval before it runs, and a plain run cannot ask for it: run with --journal FILE.db %s",
-		call.Namespace, call.Tool, how)
+	r.once.Do(func() {
+		fmt.Fprintf(r.stderr, "codemode: warning: %s needed a person's approval, and this server cannot ask for it (%s), so the call failed: serve with --journal FILE.db %s\n",
+			what, why, approvalHow)
+	})
+	return fmt.Errorf("%s needs a person's approval before it runs, and this server cannot ask a person for it: %s. "+
+		"No change to the program can get it approved: do not call %s again; finish without it and tell the user that it needs a person's approval, which this server is not set up to ask for",
+		what, why, what)
 }
 
 // noPrograms is the executor of commands that run no program.

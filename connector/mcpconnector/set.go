@@ -194,9 +194,9 @@ func (s *Set) retry(ctx context.Context, m *member) {
 // An up server's namespace has its tools and its handshake instructions
 // (at most 4 KiB; control characters escaped). A down server's has no
 // tools, and instructions whose first line says it is unavailable and
-// why, so that an agent reading the namespaces knows (a program that
-// calls one of its tools meanwhile fails as for any tool the contract
-// does not declare).
+// why, so that an agent reading the namespaces knows, and Unavailable set
+// to the same reason, so that a program that calls one of its tools
+// meanwhile fails with an error saying so.
 func (s *Set) Namespaces() []contract.Namespace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -206,21 +206,29 @@ func (s *Set) Namespaces() []contract.Namespace {
 			out = append(out, m.ns)
 			continue
 		}
-		out = append(out, contract.Namespace{Name: namespaceName(m.server), Instructions: downInstructions(m.down)})
+		reason := downReason(m.down)
+		out = append(out, contract.Namespace{Name: namespaceName(m.server), Instructions: downInstructions(reason),
+			Unavailable: "its MCP server failed to start or connect (" + reason + "); codemode retries it in the background"})
 	}
 	return out
 }
 
-// downInstructions tell an agent why a namespace has no tools: the first
-// line (the namespace's summary in the code tool's description) says it
-// is unavailable and why.
-func downInstructions(why error) string {
+// downReason is why a server is down, on one line, as an agent may read
+// it: a *serverError's detail (redacted), without the server's
+// description.
+func downReason(why error) string {
 	reason := why.Error()
 	var se *serverError
 	if errors.As(why, &se) {
 		reason = se.detail
 	}
-	reason = strings.Join(strings.Fields(reason), " ")
+	return strings.Join(strings.Fields(reason), " ")
+}
+
+// downInstructions tell an agent why a namespace has no tools: the first
+// line (the namespace's summary in the code tool's description) says it
+// is unavailable and why (downReason).
+func downInstructions(reason string) string {
 	return "Unavailable: " + reason + "\n\nThis MCP server is down, so its tools are not declared. codemode retries it in the background; once it is up its tools appear here (the tool list changes)."
 }
 

@@ -87,7 +87,9 @@ let missing = "";
 try { await crashing.anything({}); } catch (e) { missing = e.name + ": " + e.message; }
 ({ entities: (await memory.read_graph({})).entities.length, shot, missing })
 `)
-	if v := string(out.Value); out.Kind != client.Success || !strings.Contains(v, `"entities":1`) || !strings.Contains(v, "unknown tool crashing.anything") {
+	if v := string(out.Value); out.Kind != client.Success || !strings.Contains(v, `"entities":1`) ||
+		!strings.Contains(v, "TypeError: crashing.anything is unavailable: namespace crashing has no tools: its MCP server failed to start or connect (the server exited (exit status 1)") ||
+		!strings.Contains(v, "with key [redacted]") || strings.Contains(v, key) {
 		t.Fatalf("outcome %+v, value %s", out.Error, v)
 	}
 }

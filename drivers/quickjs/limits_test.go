@@ -85,6 +85,22 @@ func TestMemoryLimit(t *testing.T) {
 	}
 }
 
+// TestValueOutgrowingTheMemoryNamesTheLimit: a value that fits in the
+// memory limit but whose JSON text does not fails with the RangeError
+// that names the memory limit, not as a value that is not JSON.
+func TestValueOutgrowingTheMemoryNamesTheLimit(t *testing.T) {
+	c := newClient(t, quickjs.Options{MemoryLimit: 16 << 20})
+	for _, src := range []string{
+		`export default async function () { return "v".repeat(10_000_000); }`,
+		`export default async function () { return { list: ["v".repeat(10_000_000)] }; }`,
+	} {
+		out := run(t, c, src)
+		if out.Kind != client.ProgramFailed || out.Error.Name != "RangeError" || out.Error.Message != "out of memory: the program exceeded the memory limit of 16 MiB" {
+			t.Errorf("%s: %s %+v", src, out.Kind, out.Error)
+		}
+	}
+}
+
 func TestOutputLimitTruncates(t *testing.T) {
 	c := newClient(t, quickjs.Options{MaxOutput: 100})
 	var out strings.Builder

@@ -1,5 +1,5 @@
 import {
-  ErrorCtor, ObjectPrototype, apply, construct, ProxyCtor, PromiseCtor, RangeErrorCtor, StringCtor, TypeErrorCtor,
+  ErrorCtor, InternalErrorCtor, ObjectPrototype, apply, construct, ProxyCtor, PromiseCtor, RangeErrorCtor, StringCtor, TypeErrorCtor,
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
   jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
   getOwnPropertyDescriptor,
@@ -406,6 +406,9 @@ export function toJSONText(value: unknown, what = "tool input", root = "input", 
     // The stack ran out while walking (an engine RangeError, not the
     // value's fault): thrown as it is, not as "tool input is not JSON".
     if (isPlainRangeError(error)) throw error;
+    // The memory ran out while writing the text (a value too large for the
+    // memory limit): thrown as it is, so that the driver names the limit.
+    if (isOutOfMemory(error)) throw error;
     // A revoked Proxy, a getter that throws.
     throw new JSONValueError(what, root, "not serialisable (" + (serializeError(error).message) + ")");
   } finally {
@@ -419,6 +422,20 @@ export function toJSONText(value: unknown, what = "tool input", root = "input", 
 }
 
 const RangeErrorPrototype = RangeErrorCtor.prototype;
+const InternalErrorPrototype: object | undefined = InternalErrorCtor === undefined ? undefined : InternalErrorCtor.prototype;
+
+/**
+ * isOutOfMemory reports QuickJS's "out of memory": an object whose
+ * prototype is InternalError's and whose message says so.
+ */
+function isOutOfMemory(value: unknown): boolean {
+  try {
+    return InternalErrorPrototype !== undefined && typeof value === "object" && value !== null &&
+      getPrototypeOf(value) === InternalErrorPrototype && serializeError(value).message === "out of memory";
+  } catch {
+    return false;
+  }
+}
 
 /**
  * isPlainRangeError reports an object whose prototype is RangeError's, as

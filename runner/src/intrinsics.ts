@@ -35,6 +35,8 @@ export const mathRandom = Math.random;
 export const ErrorCtor = Error;
 export const TypeErrorCtor = TypeError;
 export const RangeErrorCtor = RangeError;
+/** QuickJS's InternalError (its "out of memory"), captured if the engine has one (Node.js has none). */
+export const InternalErrorCtor: ErrorConstructor | undefined = (globalThis as { InternalError?: ErrorConstructor }).InternalError;
 export const PromiseCtor = Promise;
 export const ProxyCtor = Proxy;
 export const DateCtor = Date;

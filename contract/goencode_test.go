@@ -1,0 +1,79 @@
+package contract_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/codemode-go/codemode/contract"
+)
+
+type encStats struct {
+	ByCode map[string][]float64 `json:"byCode"`
+	Ratio  float64              `json:"ratio"`
+	Shape  any                  `json:"shape"`
+	Node   *encNode             `json:"node,omitempty"`
+}
+
+type encNode struct {
+	Next *encNode `json:"next"`
+}
+
+type brokenMarshaler struct{}
+
+func (brokenMarshaler) MarshalJSON() ([]byte, error) { return nil, errors.New("boom") }
+
+// statsTool is a typed tool that returns s.
+func statsTool(s encStats) (*contract.Tool, error) {
+	return contract.NewTool("stats", "Stats.", func(context.Context, struct{}) (encStats, error) { return s, nil })
+}
+
+func TestTypedToolReportsOutputEncodingCannotWrite(t *testing.T) {
+	const fault = " cannot be encoded as JSON "
+	const blame = "; the tool's code must change, no change to the call avoids it"
+	cycle := &encNode{}
+	cycle.Next = cycle
+	tests := []struct {
+		name string
+		tool func() (*contract.Tool, error)
+		want string
+	}{
+		{"a NaN field", func() (*contract.Tool, error) { return statsTool(encStats{Ratio: math.NaN()}) },
+			"/ratio: the tool's Go value contract_test.encStats.Ratio (float64)" + fault + "(json: unsupported value: NaN)" + blame},
+		{"an infinity in a map's slice", func() (*contract.Tool, error) {
+			return statsTool(encStats{ByCode: map[string][]float64{"a": {1}, "b": {2, math.Inf(1)}}})
+		}, `/byCode/b/1: the tool's Go value contract_test.encStats.ByCode["b"][1] (float64)` + fault + "(json: unsupported value: +Inf)" + blame},
+		{"a channel in an interface", func() (*contract.Tool, error) { return statsTool(encStats{Shape: make(chan int)}) },
+			"/shape: the tool's Go value contract_test.encStats.Shape (chan int)" + fault + "(json: unsupported type: chan int)" + blame},
+		{"a failing MarshalJSON", func() (*contract.Tool, error) { return statsTool(encStats{Shape: brokenMarshaler{}}) },
+			"/shape: the tool's Go value contract_test.encStats.Shape (contract_test.brokenMarshaler)" + fault +
+				"(json: error calling MarshalJSON for type contract_test.brokenMarshaler: boom)" + blame},
+		{"a cycle", func() (*contract.Tool, error) { return statsTool(encStats{Node: cycle}) },
+			"/node: the tool's Go value contract_test.encStats.Node (*contract_test.encNode)" + fault +
+				"(json: unsupported value: encountered a cycle via *contract_test.encNode)" + blame},
+		{"a NaN root", func() (*contract.Tool, error) {
+			return contract.NewTool("ratio", "Ratio.", func(context.Context, struct{}) (float64, error) { return math.NaN(), nil })
+		}, "/: the tool's Go value float64" + fault + "(json: unsupported value: NaN)" + blame},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, err := tc.tool()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := tool.Call(context.Background(), json.RawMessage(`{}`))
+			var tv *contract.ValidationError
+			if !errors.As(err, &tv) {
+				t.Fatalf("Call = %s, %v; want a *ValidationError", out, err)
+			}
+			if tv.Tool != tool.Name() || tv.Phase != "output" {
+				t.Errorf("Tool, Phase = %q, %q; want %s, output", tv.Tool, tv.Phase, tool.Name())
+			}
+			if len(tv.Lines) != 1 || tv.Lines[0] != tc.want {
+				t.Errorf("Lines = %q\nwant [%q]", tv.Lines, tc.want)
+			}
+		})
+	}
+}
