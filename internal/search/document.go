@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Tool is what discovery knows of one callable thing: a connector's method
@@ -126,7 +127,7 @@ func NewDocument(t Tool) Document {
 			desc = strings.TrimSpace(strings.TrimSuffix(desc, last))
 		}
 	}
-	desc = plainText(desc)
+	desc = plainText(cutDescription(desc))
 	summary := firstParagraph(desc)
 
 	var d Document
@@ -235,6 +236,33 @@ func plainText(s string) string {
 		return s
 	}
 	return html.UnescapeString(htmlTag.ReplaceAllString(s, " "))
+}
+
+// maxIndexedDescription is how much of a tool's description search reads,
+// in bytes: 3.5 times the longest of GitHub's, Stripe's and Kubernetes'
+// operations (4,578 bytes, GitHub), so that one tool of a hostile server
+// with a description of megabytes of distinct words does not make the
+// first search take seconds (4 MB took 4.5-6 s and 1 GB, most of it
+// stemming each word).
+const maxIndexedDescription = 16 << 10
+
+// cutDescription is s cut to maxIndexedDescription bytes, at the last
+// space before, or on a character boundary when there is none.
+func cutDescription(s string) string {
+	if len(s) <= maxIndexedDescription {
+		return s
+	}
+	s = s[:maxIndexedDescription]
+	if i := strings.LastIndexAny(s, " \t\n"); i > 0 {
+		return s[:i]
+	}
+	for len(s) > 0 { // a character the cut split in two
+		if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
+			break
+		}
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // firstParagraph is a description's first paragraph.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -234,3 +235,32 @@ func BenchmarkWords(b *testing.B) {
 
 // all drops Search's total.
 func all(hits []Hit, _ int) []Hit { return hits }
+
+// A description of megabytes is read to its first maxIndexedDescription
+// bytes: words past the cut find nothing, words before it are found, and a
+// cut inside a character leaves no broken one.
+func TestLongDescriptionIsCut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Opens the vault. ")
+	for i := 0; b.Len() < 4<<20; i++ {
+		fmt.Fprintf(&b, "w%dx ", i)
+	}
+	b.WriteString("zebracorn")
+	doc := NewDocument(Tool{Name: "open_vault", Description: b.String()})
+	ix := New([]Document{doc})
+	if hits, _ := ix.Search("vault", 5); len(hits) != 1 {
+		t.Errorf("vault: %v", hits)
+	}
+	if hits, _ := ix.Search("zebracorn", 5); len(hits) != 0 {
+		t.Errorf("a word past the cut was indexed: %v", hits)
+	}
+	for _, c := range []struct{ in, want string }{
+		{strings.Repeat("é", maxIndexedDescription), strings.Repeat("é", maxIndexedDescription/2)},
+		{"a " + strings.Repeat("x", maxIndexedDescription), "a"},
+		{"short", "short"},
+	} {
+		if got := cutDescription(c.in); got != c.want {
+			t.Errorf("cutDescription(%.20q…) = %.20q… (%d bytes), want %.20q… (%d bytes)", c.in, got, len(got), c.want, len(c.want))
+		}
+	}
+}
