@@ -507,7 +507,11 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 
 // entryOf is a tool log entry as the page shows it.
 func entryOf(l store.Entry) entryView {
-	ev := entryView{Seq: l.Seq, State: l.State, Args: tree(l.Args), Result: tree(l.Result), Error: bounded(l.Error),
+	errText := l.Error
+	if l.ErrorName != "" && errText != "" {
+		errText = l.ErrorName + ": " + errText // as the program saw it: an HTTPError, an MCPToolError
+	}
+	ev := entryView{Seq: l.Seq, State: l.State, Args: tree(l.Args), Result: tree(l.Result), Error: bounded(errText),
 		Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral, Uncertain: l.Uncertain,
 		Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
 	ev.Call, ev.Label = l.Connector+"."+l.Method, entryLabel(l.State)

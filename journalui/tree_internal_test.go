@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/codemode-go/codemode/durable/store"
 )
 
 // flat lists a tree's nodes as "key=kind:text" lines, depth-first, long
@@ -85,6 +87,22 @@ func TestTitleIsTheFirstCommentOrStatement(t *testing.T) {
 	for _, tt := range tests {
 		if got := title(tt.code); got != tt.want {
 			t.Errorf("title(%q) = %q, want %q", tt.code, got, tt.want)
+		}
+	}
+}
+
+// A failed call's error is shown as the program saw it, name first.
+func TestEntryOfNamesTheError(t *testing.T) {
+	for _, c := range []struct {
+		l    store.Entry
+		want string
+	}{
+		{store.Entry{State: store.EntryError, Error: "HTTP 404 Not Found: GET /pets/9", ErrorName: "HTTPError"}, "HTTPError: HTTP 404 Not Found: GET /pets/9"},
+		{store.Entry{State: store.EntryError, Error: "upstream is down"}, "upstream is down"},
+		{store.Entry{State: store.EntryError, Error: "rejected by user"}, "rejected by user"},
+	} {
+		if got := entryOf(c.l).Error; got != c.want {
+			t.Errorf("entryOf(%+v).Error = %q, want %q", c.l, got, c.want)
 		}
 	}
 }

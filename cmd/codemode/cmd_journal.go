@@ -413,6 +413,8 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 			}
 			res := escapeControls(cut(string(l.Result), 60))
 			switch {
+			case l.Error != "" && l.ErrorName != "":
+				res = "error: " + escapeControls(cut(l.ErrorName+": "+l.Error, 60))
 			case l.Error != "":
 				res = "error: " + escapeControls(cut(l.Error, 60))
 			case l.Ephemeral:

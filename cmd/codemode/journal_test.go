@@ -900,3 +900,20 @@ await codemode.create_item({ name: "n" + (a + b) });
 		t.Errorf("the tool log's rows are\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestShowNamesAFailedCallsError: a failed call's row gives its error as
+// the program saw it, name first (an HTTPError), and a nameless one as
+// before.
+func TestShowNamesAFailedCallsError(t *testing.T) {
+	e := &store.Execution{ID: "exec_1", Code: "await api.get()", Status: store.StatusCompleted, Log: []store.Entry{
+		{Seq: 1, Connector: "api", Method: "getPet", Args: json.RawMessage(`{}`), State: store.EntryError, Error: "HTTP 404 Not Found: GET /pets/9", ErrorName: "HTTPError"},
+		{Seq: 2, Connector: "api", Method: "getPet", Args: json.RawMessage(`{}`), State: store.EntryError, Error: "upstream is down"},
+	}}
+	var b strings.Builder
+	printExecution(&b, e, time.Now())
+	for _, want := range []string{"error: HTTPError: HTTP 404 Not Found: GET /pets/9", "error: upstream is down"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("show printed\n%s\nwithout %q", b.String(), want)
+		}
+	}
+}
