@@ -37,9 +37,10 @@ type execution struct {
 	lastSeq  uint64
 	calls    int
 	inFlight int
-	// waiting names the admitted calls not yet released, by seq
-	// ("namespace.tool"), for a deadline's message (waitingFor).
-	waiting map[uint64]string
+	// waiting names the admitted calls not yet released, by seq, for a
+	// deadline's message (waitingFor); the names are joined only then, so
+	// that a call allocates nothing for it.
+	waiting map[uint64]callName
 	// budget holds the bytes of tool inputs and outputs, and of what their
 	// handlers read, held for in-flight calls (Limits.MaxInFlightBytes).
 	budget *membudget.Budget
@@ -169,9 +170,9 @@ func (e *execution) admitLocked(m *wire.Message) (clock int, end *Outcome) {
 	e.calls++
 	e.inFlight++
 	if e.waiting == nil {
-		e.waiting = map[uint64]string{}
+		e.waiting = map[uint64]callName{}
 	}
-	e.waiting[m.Seq] = m.Namespace + "." + m.Tool
+	e.waiting[m.Seq] = callName{m.Namespace, m.Tool}
 	switch {
 	case e.calls > e.lim.MaxToolCalls:
 		return clock, failure("RangeError", fmt.Sprintf("the program made more than %d tool calls (Limits.MaxToolCalls)", e.lim.MaxToolCalls))
@@ -204,6 +205,9 @@ func (e *execution) release(seq uint64, a *membudget.Account) {
 // maxWaitingNamed bounds the calls a deadline's message names.
 const maxWaitingNamed = 3
 
+// callName is a tool call's namespace and tool.
+type callName struct{ namespace, tool string }
+
 // waitingFor is what a deadline's message adds about the calls in flight:
 // " while waiting for codemode.slow (tool call 3)", the first few by seq
 // and how many more, or "" when none is.
@@ -216,7 +220,8 @@ func (e *execution) waitingFor() string {
 	seqs := slices.Sorted(maps.Keys(e.waiting))
 	var named []string
 	for _, seq := range seqs[:min(len(seqs), maxWaitingNamed)] {
-		named = append(named, fmt.Sprintf("%s (tool call %d)", e.waiting[seq], seq))
+		c := e.waiting[seq]
+		named = append(named, fmt.Sprintf("%s.%s (tool call %d)", c.namespace, c.tool, seq))
 	}
 	text := " while waiting for " + strings.Join(named, ", ")
 	if more := len(seqs) - len(named); more > 0 {
