@@ -70,3 +70,20 @@ func TestMayRefuse(t *testing.T) {
 		}
 	}
 }
+
+// A generic type's definition names its arguments readably.
+func TestTypeArgsName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"int", "int"},
+		{"string,int", "string_int"},
+		{"map[string]int", "Record_string_int"},
+		{"github.com/x/y.G[int]", "G_int"},
+		{"[]github.com/x/y.G[int]", "Array_G_int"},
+		{"*github.com/x/y.Item", "Item"},
+		{"map[string][]*github.com/x/y.Item,bool", "Record_string_Array_Item_bool"},
+	} {
+		if got := typeArgsName(c.in); got != c.want {
+			t.Errorf("typeArgsName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

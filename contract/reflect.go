@@ -334,11 +334,7 @@ func refTo(key string) string { return "#/$defs/" + key }
 func (r *reflector) newKey(t reflect.Type) string {
 	name := t.Name()
 	if open := strings.IndexByte(name, '['); open >= 0 {
-		args := strings.Split(strings.TrimSuffix(name[open+1:], "]"), ",")
-		for i, a := range args {
-			args[i] = a[strings.LastIndexAny(a, "./*]")+1:]
-		}
-		name = name[:open] + "_" + strings.Join(args, "_")
+		name = name[:open] + "_" + typeArgsName(strings.TrimSuffix(name[open+1:], "]"))
 	}
 	clean := func(s string) string {
 		return strings.Map(func(c rune) rune {
@@ -358,6 +354,45 @@ func (r *reflector) newKey(t reflect.Type) string {
 	}
 	r.owners[try] = t
 	return try
+}
+
+// typeArgsName is the part of a definition key that names a generic
+// type's arguments, as reflect writes them ("string,example.com/m.Item"):
+// each type's name without its package path, a slice as Array_ and a map
+// as Record_ before what they hold, joined by "_" ("string_Item",
+// "Record_string_int" for map[string]int, "Array_G_int" for []G[int]).
+func typeArgsName(args string) string {
+	var b strings.Builder
+	word := func(w string) {
+		if w = w[strings.LastIndexAny(w, "/.")+1:]; w == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteString(w)
+	}
+	for len(args) > 0 {
+		switch {
+		case strings.HasPrefix(args, "[]"):
+			word("Array")
+			args = args[2:]
+		case strings.HasPrefix(args, "map["):
+			word("Record")
+			args = args[4:]
+		default:
+			end := strings.IndexAny(args, "[],*")
+			if end < 0 {
+				end = len(args)
+			}
+			word(args[:end])
+			if end == len(args) {
+				return b.String()
+			}
+			args = args[end+1:]
+		}
+	}
+	return b.String()
 }
 
 // composite reflects a struct, slice, array or map type's structure.
