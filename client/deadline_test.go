@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,48 @@ func TestDeadlineNamesTheCallsInFlight(t *testing.T) {
 			}
 			if out.Error == nil || out.Error.Name != "TimeoutError" || out.Error.Message != tc.want {
 				t.Fatalf("outcome %s, error %+v\nwant TimeoutError: %s", out.Kind, out.Error, tc.want)
+			}
+		})
+	}
+}
+
+// TestDeadlineNamesTheLineThatWaited: a deadline that passes while the
+// program waits for a tool call is placed at the call, with its excerpt,
+// on each driver; one that passes while it waits for a timer has no place.
+func TestDeadlineNamesTheLineThatWaited(t *testing.T) {
+	hang, err := contract.NewRawTool("hang", "Answers when the execution ends.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{}`),
+		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(hang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sandbox", "node"} {
+		t.Run(name, func(t *testing.T) {
+			rt, err := client.NewRuntime(context.Background(), heldDriver(t, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rt.Close() })
+			cl := client.New(rt, c)
+			out, err := cl.RunCode(context.Background(), "const before = 1;\nconst later = await codemode.hang({});\nlater", client.RunOptions{Limits: client.Limits{Timeout: 300 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Error == nil || out.Error.Name != "TimeoutError" || !strings.Contains(out.Error.Text(), "agent.ts:2:") || !strings.Contains(out.Error.Text(), "> 2 | const later = await codemode.hang({});") {
+				t.Fatalf("outcome %s, error %+v\n%s\nwant a TimeoutError at line 2", out.Kind, out.Error, out.Error.Text())
+			}
+			out, err = cl.RunCode(context.Background(), "await new Promise((r) => setTimeout(r, 60_000));", client.RunOptions{Limits: client.Limits{Timeout: 300 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Error == nil || out.Error.Name != "TimeoutError" || strings.Contains(out.Error.Text(), "agent.ts:") {
+				t.Fatalf("waiting for a timer: %+v\n%s", out.Error, out.Error.Text())
 			}
 		})
 	}

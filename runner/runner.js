@@ -1383,6 +1383,16 @@ var CodeModeRunner = (() => {
       },
       write: write2,
       pendingCalls: () => pendingCount,
+      waitingStack() {
+        if (pendingCount === 0) return "";
+        for (let n = 1; n <= seq; n++) {
+          const call = pending[n];
+          if (call === void 0) continue;
+          const stack = call.error.stack;
+          return typeof stack === "string" ? stack : "";
+        }
+        return "";
+      },
       finished: () => done,
       flush,
       now() {
@@ -2779,6 +2789,10 @@ return __codemodeURL;`);
      * "w\t1" when the execution can still make progress (tool calls or timers
      * outstanding) or "w\t0" when it cannot.
      */
+    /** waitingStack is the stack of the oldest unanswered tool call, or "" (Execution.waitingStack). */
+    waitingStack() {
+      return execution !== void 0 ? execution.waitingStack() : "";
+    },
     drain() {
       if (execution !== void 0) execution.flush();
       const ids = unarmedIds;
@@ -3602,7 +3616,7 @@ return __codemodeURL;`);
         deadline = platform.setTimer(() => {
           const e = new ErrorCtor(`the execution deadline of ${duration(timeoutMs)} was exceeded`);
           defineProperty(e, "name", data("TimeoutError", false));
-          defineProperty(e, "stack", data("", false));
+          defineProperty(e, "stack", data(execution2.waitingStack(), false));
           execution2.fail(e);
         }, timeoutMs);
       }

@@ -109,9 +109,10 @@ const (
 	fnRelease
 	fnDeliverValue
 	fnHoldValue
+	fnWaitingStack
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue", "waitingStack"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codemode-go/codemode/internal/wire"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // event is something an execution waits for: a tool result, a timer, or the
@@ -234,9 +235,12 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 		// The deadline passed, while the engine ran (it was stopped at an
 		// interrupt poll) or while it waited; or the CPU time limit did,
 		// while the engine ran.
-		s.m.discard(in)
 		f := failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx)))
 		f.CPULimit = errors.Is(context.Cause(ctx), errCPULimit)
+		if !stoppedInside(err) {
+			f.Error.Stack = waitingStack(in)
+		}
+		s.m.discard(in)
 		s.end(ex, f)
 	case errors.As(err, &bad):
 		s.m.discard(in)
@@ -874,6 +878,45 @@ func deliverValue(ctx context.Context, in *instance, ev event) (bool, error) {
 	}
 	return true, in.freeValue(ctx, r)
 }
+
+// stoppedInside reports whether err, what ended an execution's drive at
+// its deadline, is the engine stopped at an interrupt poll (its module
+// closed: nothing can be called in it) rather than the wait for a tool
+// result or a timer (the engine intact, between turns).
+func stoppedInside(err error) bool {
+	var exit *sys.ExitError
+	return errors.As(err, &exit)
+}
+
+// waitingStackTimeout bounds the call that reads where an intact engine
+// waited: the runner's function walks its pending calls, nothing more.
+const waitingStackTimeout = 100 * time.Millisecond
+
+// waitingStack is the program's frames of the oldest tool call in waited
+// for (the runner's waitingStack), or "" when it waited for none or the
+// engine cannot say: a deadline that passes while a program waits then
+// names the line that waited.
+func waitingStack(in *instance) string {
+	ctx, cancel := context.WithTimeout(context.Background(), waitingStackTimeout)
+	defer cancel()
+	v, err := in.callRunner(ctx, fnWaitingStack)
+	if err != nil {
+		return ""
+	}
+	text, err := in.goString(ctx, v)
+	_ = in.freeValue(ctx, v)
+	if err != nil {
+		return ""
+	}
+	if len(text) > maxWaitingStack { // whole lines: a frame cut in two names no place
+		text = text[:strings.LastIndexByte(text[:maxWaitingStack], '\n')+1]
+	}
+	return withoutRunnerFrames(text)
+}
+
+// maxWaitingStack bounds the stack waitingStack gives, in bytes: QuickJS
+// keeps a stack's first frames, and a call's deepest is the program's line.
+const maxWaitingStack = 4 << 10
 
 // withoutRunnerFrames drops the runner's own frames from a stack trace: the
 // agent can do nothing with them.

@@ -585,6 +585,13 @@ export interface Execution {
   write(stream: Stream, values: unknown[]): void;
   /** pendingCalls is the number of tool calls the host has not answered. */
   pendingCalls(): number;
+  /**
+   * waitingStack is the stack of the oldest tool call the host has not
+   * answered (its frames where the program called the tool), or "" when
+   * none is pending: a deadline that passes while the program waits names
+   * the line that waited.
+   */
+  waitingStack(): string;
   /** finished reports whether the execution has ended (its outcome is decided). */
   finished(): boolean;
   /**
@@ -1181,6 +1188,16 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     },
     write,
     pendingCalls: () => pendingCount,
+    waitingStack(): string {
+      if (pendingCount === 0) return "";
+      for (let n = 1; n <= seq; n++) {
+        const call = pending[n];
+        if (call === undefined) continue;
+        const stack = (call.error as { stack?: unknown }).stack;
+        return typeof stack === "string" ? stack : "";
+      }
+      return "";
+    },
     finished: () => done,
     flush,
     now(): number {

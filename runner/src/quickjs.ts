@@ -338,6 +338,11 @@ export const quickjs = {
    * "w\t1" when the execution can still make progress (tool calls or timers
    * outstanding) or "w\t0" when it cannot.
    */
+  /** waitingStack is the stack of the oldest unanswered tool call, or "" (Execution.waitingStack). */
+  waitingStack(): string {
+    return execution !== undefined ? execution.waitingStack() : "";
+  },
+
   drain(): string {
     // An outcome the execution could not hand over where it ended (see
     // Execution.flush) goes out now, from the bottom of the stack.

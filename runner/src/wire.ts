@@ -622,7 +622,8 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
       deadline = platform.setTimer(() => {
         const e = new ErrorCtor(`the execution deadline of ${duration(timeoutMs)} was exceeded`);
         defineProperty(e, "name", data("TimeoutError", false));
-        defineProperty(e, "stack", data("", false));
+        // Where the program waited, when it waited for a tool call.
+        defineProperty(e, "stack", data(execution.waitingStack(), false));
         execution.fail(e);
       }, timeoutMs);
     }
