@@ -103,3 +103,45 @@ func TestDeadlineNamesTheLineThatWaited(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadlineNamesTheLineThatRan: a program stopped at its deadline or
+// CPU time limit while it runs (a busy loop) is placed at the line it ran,
+// read from inside the QuickJS poll that stopped it; one stopped deep in a
+// recursion or in the middle of allocating still fails alone, as a
+// TimeoutError, and the runtime runs the next program.
+func TestDeadlineNamesTheLineThatRan(t *testing.T) {
+	c, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sandbox", "inprocess"} {
+		t.Run(name, func(t *testing.T) {
+			rt, err := client.NewRuntime(context.Background(), heldDriver(t, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rt.Close() })
+			cl := client.New(rt, c)
+			for _, tc := range []struct {
+				name, code, where string
+				lim               client.Limits
+			}{
+				{"deadline", "let n = 0;\nfunction spin() {\n  while (true) { n++; }\n}\nspin();", "> 3 |   while (true) { n++; }", client.Limits{Timeout: 300 * time.Millisecond}},
+				{"cpu time", "let n = 0;\nwhile (true) {\n  n++;\n}", "> 3 |   n++;", client.Limits{Timeout: 10 * time.Second, CPUTime: 200 * time.Millisecond}},
+				{"deep recursion", "const f = (d) => { if (d < 3500) return f(d + 1) + 1; while (true) {} };\nf(0);", "", client.Limits{Timeout: 300 * time.Millisecond}},
+				{"allocating", "const keep = [];\nwhile (true) { keep.push({ a: [1, 2, 3], s: 'x'.repeat(100) }); if (keep.length > 100000) keep.length = 0; }", "", client.Limits{Timeout: 300 * time.Millisecond}},
+			} {
+				out, err := cl.RunCode(context.Background(), tc.code, client.RunOptions{Limits: tc.lim})
+				if err != nil {
+					t.Fatalf("%s: %v", tc.name, err)
+				}
+				if out.Error == nil || out.Error.Name != "TimeoutError" || !strings.Contains(out.Error.Text(), tc.where) {
+					t.Fatalf("%s: outcome %s, error %+v\n%s\nwant a TimeoutError showing %q", tc.name, out.Kind, out.Error, out.Error.Text(), tc.where)
+				}
+			}
+			if out, err := cl.RunCode(context.Background(), "1 + 1", client.RunOptions{}); err != nil || out.Kind != client.Success {
+				t.Fatalf("the next program: %+v, %v", out, err)
+			}
+		})
+	}
+}

@@ -217,6 +217,8 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 	// The CPU time limit counts from here: not the wait for an engine.
 	ctx, stopCPU := context.WithCancelCause(ctx)
 	defer stopCPU(nil)
+	site := &stopSite{in: in}
+	ctx = withStopSite(ctx, site)
 	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names, cpu: newCPUMeter(lim.cpu, stopCPU)}
 	result, err := s.drive(ctx, in, ex, msg, st)
 	st.cpu.end()
@@ -237,7 +239,9 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 		// while the engine ran.
 		f := failure(ex.id, "TimeoutError", fmt.Sprintf("the program was stopped: %v", context.Cause(ctx)))
 		f.CPULimit = errors.Is(context.Cause(ctx), errCPULimit)
-		if !stoppedInside(err) {
+		if stoppedInside(err) {
+			f.Error.Stack = withoutRunnerFrames(site.stack) // where the program ran, read at the poll that stopped it
+		} else {
 			f.Error.Stack = waitingStack(in)
 		}
 		s.m.discard(in)
@@ -908,10 +912,16 @@ func waitingStack(in *instance) string {
 	if err != nil {
 		return ""
 	}
-	if len(text) > maxWaitingStack { // whole lines: a frame cut in two names no place
-		text = text[:strings.LastIndexByte(text[:maxWaitingStack], '\n')+1]
+	return withoutRunnerFrames(cutToLines(text, maxWaitingStack))
+}
+
+// cutToLines is text cut to at most max bytes of whole lines: a frame cut
+// in two names no place.
+func cutToLines(text string, max int) string {
+	if len(text) <= max {
+		return text
 	}
-	return withoutRunnerFrames(text)
+	return text[:strings.LastIndexByte(text[:max], '\n')+1]
 }
 
 // maxWaitingStack bounds the stack waitingStack gives, in bytes: QuickJS

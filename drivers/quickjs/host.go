@@ -42,6 +42,9 @@ func environSizesGet(ctx context.Context, m api.Module, stack []uint64) {
 		// QuickJS's interrupt poll, with the context of the call into the
 		// engine, which is the execution's.
 		if ctx.Err() != nil {
+			if site, ok := ctx.Value(stopSiteKey{}).(*stopSite); ok {
+				site.capture(m)
+			}
 			_ = m.CloseWithExitCode(context.Background(), exitInterrupted)
 			panic(sys.NewExitError(exitInterrupted))
 		}
