@@ -534,11 +534,11 @@ func toolTypes(tool ToolDecl, where string, defs *defsState) (in, out *tsType, e
 		}
 		return in, out, nil
 	}
-	in, _, err = compileSchemaIn(tool.InputSchema, defs)
+	in, err = compileToolSchema(tool.InputSchema, defs, tool.Name)
 	if err != nil {
 		return nil, nil, prefixed(err, where+".input")
 	}
-	out, _, err = compileSchemaIn(tool.OutputSchema, defs)
+	out, err = compileToolSchema(tool.OutputSchema, defs, tool.Name)
 	if err != nil {
 		return nil, nil, prefixed(err, where+".output")
 	}

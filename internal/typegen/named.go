@@ -463,17 +463,19 @@ func writeNamedOf(b *strings.Builder, typesName string, defs *defsState) error {
 	return nil
 }
 
-// alias returns the named type a strict schema document's root is, or nil:
-// a root (or the non-null branch of a root T | null) that is, but for the
-// root's $defs member, the same JSON as a named type of the namespace's
-// strict $defs. Package contract writes a tool's own top-level Go struct
-// out in its schema and puts the structs nested in it in $defs; when
-// another tool of the namespace nests the same struct (getIssue returns
-// an Issue, listIssues an Issue[]), its declaration is printed once, as
-// CodemodeTypes.Issue, and not again in full in getIssue's signature. Two
-// types of the same JSON are the same TypeScript type, so whichever name
-// is found first is right.
-func (s *defsState) alias(root *jsonValue) *tsType {
+// alias returns the named type a tool's schema's root is, or nil: a root
+// (or the non-null branch of a root T | null) that is, but for the root's
+// $defs member, the same JSON as a named type of the namespace's strict
+// $defs whose name the tool's name holds (getIssue: Issue; a trailing
+// number the name took to be unique is left out). Package contract writes
+// a tool's own top-level Go struct out in its schema and puts the structs
+// nested in it in $defs; when another tool of the namespace nests the same
+// struct (listIssues returns an Issue[]), getIssue's is printed as
+// CodemodeTypes.Issue rather than in full again. Two types of the same
+// JSON are the same TypeScript type, but not the same thing to a reader:
+// an Invoice{ID} returned as CodemodeTypes.UserID would mislead, so a root
+// whose tool does not name the type is written out.
+func (s *defsState) alias(root *jsonValue, tool string) *tsType {
 	if s == nil || len(s.strict) == 0 || root.kind != kindObject {
 		return nil
 	}
@@ -484,8 +486,10 @@ func (s *defsState) alias(root *jsonValue) *tsType {
 	if p := v.get("properties"); p == nil || p.kind != kindObject || len(p.obj) == 0 {
 		return nil // an empty struct is the same JSON as any other: no name says what it is
 	}
+	lower := strings.ToLower(tool)
 	for _, key := range slices.Sorted(maps.Keys(s.strict)) { // the same name every time
-		if !sameJSONBut(v, s.strict[key].value, "$defs") {
+		name := strings.ToLower(strings.TrimRight(s.names[key], "0123456789"))
+		if name == "" || !strings.Contains(lower, name) || !sameJSONBut(v, s.strict[key].value, "$defs") {
 			continue
 		}
 		t := s.named(key)

@@ -194,8 +194,10 @@ func TestDefTypeName(t *testing.T) {
 }
 
 // A tool's top-level struct that another tool of the namespace nests is
-// declared once, by name; an empty struct, whose JSON any other empty
-// struct shares, and a root with annotations of its own are written out.
+// declared once, by name, where the tool's name names it; an empty struct,
+// whose JSON any other empty struct shares, a root with annotations of its
+// own, and a root of another tool of the same JSON (getTicket's, the same
+// as an Issue) are written out.
 func TestRootIsTheNamedTypeOfTheSameSchema(t *testing.T) {
 	const issue = `{"properties":{"id":{"type":"integer"},"title":{"type":"string"}},"additionalProperties":false,"type":"object","required":["id","title"]}`
 	const empty = `{"properties":{},"additionalProperties":false,"type":"object"}`
@@ -204,6 +206,7 @@ func TestRootIsTheNamedTypeOfTheSameSchema(t *testing.T) {
 		{Name: "getIssue", Description: "One.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(`{"anyOf":[` + issue + `,{"type":"null"}]}`)},
 		{Name: "firstIssue", Description: "First.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(issue)},
 		{Name: "described", Description: "Described.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(`{"description":"The newest.","anyOf":[` + issue + `,{"type":"null"}]}`)},
+		{Name: "getTicket", Description: "Another type of the same JSON.", InputSchema: json.RawMessage(empty), OutputSchema: json.RawMessage(issue)},
 	}}
 	got, err := NamespaceDeclarations(ns)
 	if err != nil {
@@ -218,7 +221,7 @@ func TestRootIsTheNamedTypeOfTheSameSchema(t *testing.T) {
 			t.Errorf("declarations lack %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "CodemodeTypes.Empty") || strings.Count(got, "title: string;") != 2 {
-		t.Errorf("an empty input took a name, or the annotated root was not written out:\n%s", got)
+	if strings.Contains(got, "CodemodeTypes.Empty") || strings.Count(got, "title: string;") != 3 {
+		t.Errorf("an empty input took a name, or the annotated root or the Ticket was not written out:\n%s", got)
 	}
 }

@@ -515,13 +515,25 @@ func compileSchema(data []byte) (*tsType, *jsonValue, error) {
 // compileSchemaIn is compileSchema for a schema whose root $defs are named
 // types of defs (see defsState.addStrict): a $ref to one prints its name.
 // With defs nil, a $ref is an error.
+// compileToolSchema is compileSchemaIn for a tool's input or output
+// schema: a root that is a named type of the namespace the tool's name
+// names is that type (defsState.alias).
+func compileToolSchema(data []byte, defs *defsState, tool string) (*tsType, error) {
+	root, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	if t := defs.alias(root, tool); t != nil {
+		return t, nil
+	}
+	c := &strictCompiler{root: root, defs: defs}
+	return c.compile(root, "#", 0)
+}
+
 func compileSchemaIn(data []byte, defs *defsState) (*tsType, *jsonValue, error) {
 	root, err := parseJSON(data)
 	if err != nil {
 		return nil, nil, err
-	}
-	if t := defs.alias(root); t != nil {
-		return t, root, nil
 	}
 	c := &strictCompiler{root: root, defs: defs}
 	t, err := c.compile(root, "#", 0)
