@@ -152,7 +152,7 @@ func (s *pgStore) Close() error {
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -221,12 +221,13 @@ var migrations = []string{
 	// Version 5: how each call ended (store.Entry.End), so that every call
 	// a program started is accounted for, abandoned ones included.
 	`ALTER TABLE codemode_tool_log ADD COLUMN call_end text NOT NULL DEFAULT '';`,
-	// Version 6: the name and properties of a failed call's error
-	// (store.Entry.ErrorName, ErrorData), which a replay rejects with
-	// again; the name in bytes, as the error is (a Go error's name may hold
-	// any byte), the properties JSON text.
-	`ALTER TABLE codemode_tool_log ADD COLUMN error_name bytea NOT NULL DEFAULT '',
-		ADD COLUMN error_data text;`,
+	// Version 6: the name of a failed call's error (store.Entry.ErrorName),
+	// which a replay rejects with again; bytes, as the error is (a Go
+	// error's name may hold any byte).
+	`ALTER TABLE codemode_tool_log ADD COLUMN error_name bytea NOT NULL DEFAULT '';`,
+	// Version 7: the properties of that error (store.Entry.ErrorData), JSON
+	// text.
+	`ALTER TABLE codemode_tool_log ADD COLUMN error_data text;`,
 }
 
 // migrationLock is the first key of the advisory lock taken around

@@ -288,6 +288,32 @@ func TestMigrateFromVersion5(t *testing.T) {
 	}
 }
 
+// A journal at schema version 6 (error names, before their properties) is
+// migrated in place: its entries keep their names and read back with no
+// properties, and new ones keep theirs.
+func TestMigrateFromVersion6(t *testing.T) {
+	schema := newSchema(t)
+	s := open(t, schema, postgres.Options{})
+	ctx := context.Background()
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 6",
+		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
+		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, error, error_name, requires_approval, ephemeral, state, updated_at, call_end)
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'HTTP 404', 'HTTPError', false, false, 'error', 2, 'failed')`} {
+		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	migrated := open(t, schema, postgres.Options{})
+	if ok, err := migrated.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`),
+		State: store.EntryError, Error: "HTTP 404", ErrorName: "HTTPError", ErrorData: []byte(`{"status":404}`), End: "failed"}); err != nil || !ok {
+		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
+	}
+	e, err := migrated.Execution(ctx, "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "HTTPError" || e.Log[0].ErrorData != nil || string(e.Log[1].ErrorData) != `{"status":404}` {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}
+
 // MaxExecutions keeps the same runs on PostgreSQL as on SQLite when the
 // runs end before their record is written (durable writes it once, in its
 // end state): the paused run and MaxExecutions+1 ended ones.

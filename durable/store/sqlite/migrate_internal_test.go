@@ -150,3 +150,37 @@ func TestMigrateFromVersion6(t *testing.T) {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
 }
+
+// A journal written by schema version 7 (error names, before their
+// properties) is migrated in place: its entries keep their names and read
+// back with no properties, and new ones keep theirs.
+func TestMigrateFromVersion7(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v7.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(migrations[:7:7], "PRAGMA user_version = 7",
+		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
+		`INSERT INTO tool_log (runtime, execution_id, seq, connector, method, args, error, error_name, requires_approval, ephemeral, state, updated_at, call_end)
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'HTTP 404', 'HTTPError', 0, 0, 'error', 2, 'failed')`) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	ctx := context.Background()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ok, err := s.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`),
+		State: store.EntryError, Error: "HTTP 404", ErrorName: "HTTPError", ErrorData: []byte(`{"status":404}`), End: "failed"}); err != nil || !ok {
+		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
+	}
+	e, err := s.Execution(ctx, "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "HTTPError" || e.Log[0].ErrorData != nil || string(e.Log[1].ErrorData) != `{"status":404}` {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}

@@ -350,14 +350,15 @@ var migrations = []string{
 	// Version 6: how each call ended (store.Entry.End), so that every call
 	// a program started is accounted for, abandoned ones included.
 	`ALTER TABLE tool_log ADD COLUMN call_end TEXT NOT NULL DEFAULT '';`,
-	// Version 7: the name and properties of a failed call's error
-	// (store.Entry.ErrorName, ErrorData), which a replay rejects with again.
-	`ALTER TABLE tool_log ADD COLUMN error_name TEXT NOT NULL DEFAULT '';
-	ALTER TABLE tool_log ADD COLUMN error_data TEXT;`,
+	// Version 7: the name of a failed call's error (store.Entry.ErrorName),
+	// which a replay rejects with again.
+	`ALTER TABLE tool_log ADD COLUMN error_name TEXT NOT NULL DEFAULT '';`,
+	// Version 8: the properties of that error (store.Entry.ErrorData).
+	`ALTER TABLE tool_log ADD COLUMN error_data TEXT;`,
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 7
+const schemaVersion = 8
 
 func (s *fileStore) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
