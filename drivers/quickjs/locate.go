@@ -80,12 +80,16 @@ func locateFailure(source, filename string, e *wire.Error) (stack string) {
 	}
 	line, _ := strconv.Atoi(m[3])
 	col, _ := strconv.Atoi(m[4])
+	// A program Sites refuses (blank.Types hands some to esbuild: a
+	// destructuring assignment such as [o.x] = v) has no sites to place
+	// the failure by; QuickJS's position names an earlier step, often an
+	// earlier line, so the frame keeps none.
 	sites, ok := blank.Sites(source)
-	if !ok {
-		return e.Stack
-	}
 	lines := newLineIndex(source)
-	at, ok := failingSite(sites, lines, line, col, target)
+	var at blank.Site
+	if ok {
+		at, ok = failingSite(sites, lines, line, col, target)
+	}
 	pos := ""
 	if ok {
 		l, c := lines.position(source, at.Offset)
