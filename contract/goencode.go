@@ -26,11 +26,14 @@ import (
 // encodeSearchDepth and encodeSearchBudget bound the search for the spot
 // an encoding failure lies at: it enters at most encodeSearchDepth levels
 // (a cycle of pointers is otherwise endless) and encodes at most
-// encodeSearchBudget bytes of members that encode. Past either it reports
-// the failure at the deepest value it reached.
+// encodeSearchBudget bytes of members that encode, each member counting
+// encodeMemberCost bytes more than its encoding, so that a slice of
+// millions of one-byte numbers is not encoded one item at a time. Past
+// either it reports the failure at the deepest value it reached.
 const (
 	encodeSearchDepth  = 64
 	encodeSearchBudget = 8 << 20
+	encodeMemberCost   = 64
 )
 
 // encodeSpot is where an encoding failure lies: its JSON pointer, its Go
@@ -64,16 +67,19 @@ func locateEncodeFailure(s encodeSpot, depth int, budget *int) encodeSpot {
 	if depth >= encodeSearchDepth || encodesItself(s.v) {
 		return s
 	}
-	for _, m := range encodeMembers(s) {
+	ms := encodeMembers(s)
+	for i := range ms.n {
 		if *budget <= 0 {
 			return s
 		}
-		if !m.v.CanInterface() {
+		v := ms.value(i)
+		if !v.IsValid() || !v.CanInterface() {
 			continue
 		}
-		text, err := marshalValue(m.v)
-		*budget -= len(text)
+		text, err := marshalValue(v)
+		*budget -= len(text) + encodeMemberCost
 		if err != nil {
+			m := ms.spot(i)
 			m.err = err
 			if isCycle(err) {
 				// Within a cycle every member fails alike: the first
@@ -93,43 +99,61 @@ func isCycle(err error) bool {
 	return errors.As(err, &u) && strings.HasPrefix(u.Str, "encountered a cycle")
 }
 
+// members are the n values encoding/json writes within a value, one level
+// down: value(i) is the i-th (invalid when encoding/json leaves it out),
+// spot(i) its spot, whose paths are formatted only for the member the
+// search enters.
+type members struct {
+	n     int
+	value func(i int) reflect.Value
+	spot  func(i int) encodeSpot
+}
+
 // encodeMembers lists the values encoding/json writes within s.v, one
 // level down: a pointer's or interface's value (at the same spot), a
 // struct's members, an array's items, a map's members sorted by key.
-func encodeMembers(s encodeSpot) []encodeSpot {
+func encodeMembers(s encodeSpot) members {
 	v := s.v
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
-			return nil
+			return members{}
 		}
-		return []encodeSpot{{ptr: s.ptr, goPath: s.goPath, v: v.Elem()}}
+		return members{n: 1, value: func(int) reflect.Value { return v.Elem() },
+			spot: func(int) encodeSpot { return encodeSpot{ptr: s.ptr, goPath: s.goPath, v: v.Elem()} }}
 	case reflect.Struct:
-		var ms []encodeSpot
-		for _, f := range jsonFields(v.Type()) {
+		fields := jsonFields(v.Type())
+		value := func(i int) reflect.Value {
+			f := fields[i]
 			fv, err := v.FieldByIndexErr(f.index)
 			if err != nil || ((f.omitEmpty || f.omitZero) && fv.IsZero()) {
-				continue
+				return reflect.Value{}
 			}
-			ms = append(ms, encodeSpot{ptr: jsonpointer.Append(s.ptr, f.name), goPath: s.goPath + "." + f.sf.Name, v: fv})
+			return fv
 		}
-		return ms
+		return members{n: len(fields), value: value, spot: func(i int) encodeSpot {
+			return encodeSpot{ptr: jsonpointer.Append(s.ptr, fields[i].name), goPath: s.goPath + "." + fields[i].sf.Name, v: value(i)}
+		}}
 	case reflect.Slice, reflect.Array:
-		var ms []encodeSpot
-		for i := range v.Len() {
-			ms = append(ms, encodeSpot{ptr: jsonpointer.Append(s.ptr, strconv.Itoa(i)), goPath: fmt.Sprintf("%s[%d]", s.goPath, i), v: v.Index(i)})
-		}
-		return ms
+		return members{n: v.Len(), value: v.Index, spot: func(i int) encodeSpot {
+			return encodeSpot{ptr: jsonpointer.Append(s.ptr, strconv.Itoa(i)), goPath: fmt.Sprintf("%s[%d]", s.goPath, i), v: v.Index(i)}
+		}}
 	case reflect.Map:
-		keys := v.MapKeys()
-		slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
-		var ms []encodeSpot
-		for _, k := range keys {
-			ms = append(ms, encodeSpot{ptr: jsonpointer.Append(s.ptr, fmt.Sprint(k)), goPath: fmt.Sprintf("%s[%#v]", s.goPath, k), v: v.MapIndex(k)})
+		type key struct {
+			k    reflect.Value
+			name string
 		}
-		return ms
+		keys := make([]key, 0, v.Len())
+		for _, k := range v.MapKeys() {
+			keys = append(keys, key{k, fmt.Sprint(k)})
+		}
+		slices.SortFunc(keys, func(a, b key) int { return cmp.Compare(a.name, b.name) })
+		return members{n: len(keys), value: func(i int) reflect.Value { return v.MapIndex(keys[i].k) }, spot: func(i int) encodeSpot {
+			k := keys[i]
+			return encodeSpot{ptr: jsonpointer.Append(s.ptr, k.name), goPath: fmt.Sprintf("%s[%#v]", s.goPath, k.k), v: v.MapIndex(k.k)}
+		}}
 	}
-	return nil
+	return members{}
 }
 
 // encodesItself reports whether encoding/json encodes v through a method

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/contract"
@@ -75,5 +77,29 @@ func TestTypedToolReportsOutputEncodingCannotWrite(t *testing.T) {
 				t.Errorf("Lines = %q\nwant [%q]", tv.Lines, tc.want)
 			}
 		})
+	}
+}
+
+// TestOutputEncodingSearchIsBounded: the search for a NaN at the end of a
+// million numbers stops at its budget and names the slice, allocating
+// little beside the value (it made a spot, with its paths formatted, for
+// every item first, and encoded each item alone: 485 MB and 0.9 s).
+func TestOutputEncodingSearchIsBounded(t *testing.T) {
+	values := make([]float64, 1<<20)
+	values[len(values)-1] = math.NaN()
+	tool, err := contract.NewTool("values", "Values.", func(context.Context, struct{}) ([]float64, error) { return values, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = tool.Call(context.Background(), json.RawMessage(`{}`))
+	runtime.ReadMemStats(&after)
+	var tv *contract.ValidationError
+	if !errors.As(err, &tv) || len(tv.Lines) != 1 || !strings.HasPrefix(tv.Lines[0], "/: the tool's Go value []float64 cannot be encoded") {
+		t.Fatalf("Call = %v; want a ValidationError at /", err)
+	}
+	if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 64 {
+		t.Errorf("the call allocated %d MB", mb)
 	}
 }

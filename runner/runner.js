@@ -46,6 +46,7 @@ var CodeModeRunner = (() => {
   var getPrototypeOf = R.getPrototypeOf;
   var setPrototypeOf = R.setPrototypeOf;
   var getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
+  var ownKeys = R.ownKeys;
   var objectKeys = Object.keys;
   var objectFreeze = Object.freeze;
   var objectCreate = Object.create;
@@ -1442,14 +1443,18 @@ var CodeModeRunner = (() => {
     });
     return { execution: execution2, begin };
   }
-  var reservedErrorKeys = {
-    __proto__: null,
-    name: true,
-    message: true,
-    stack: true,
-    constructor: true,
-    ["__proto__"]: true
-  };
+  var reservedErrorKeys = (() => {
+    const reserved = { __proto__: null, name: true, message: true, stack: true, constructor: true, ["__proto__"]: true };
+    const inherited = [ownKeys(ErrorCtor.prototype), ownKeys(ObjectPrototype)];
+    for (let i = 0; i < inherited.length; i++) {
+      const keys = inherited[i];
+      for (let j = 0; j < keys.length; j++) {
+        const k = keys[j];
+        if (typeof k === "string") defineProperty(reserved, k, data(true));
+      }
+    }
+    return reserved;
+  })();
   function defineErrorData(error, props) {
     if (typeof props !== "object" || props === null || isArray(props)) return;
     const keys = objectKeys(props);

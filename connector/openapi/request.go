@@ -67,8 +67,40 @@ func (e *HTTPError) ErrorName() string { return "HTTPError" }
 // method, path and body (the start of the response body, as in the
 // message), so that a program branches on e.status rather than reading the
 // message (an ErrorProperties method; see package client).
+//
+// Each text is cut so that its JSON takes at most a share of
+// wire.MaxErrorData (the method 256 bytes, the path 4 KiB, the body 10
+// KiB; cut with "…" appended): past that limit the program would see
+// none of the properties, and a long path (a 414 URI Too Long) or a body
+// of markup or bytes that are not UTF-8, which JSON writes as six bytes
+// each, would take it there.
 func (e *HTTPError) ErrorProperties() map[string]any {
-	return map[string]any{"status": e.Status, "method": e.Method, "path": e.Path, "body": e.Body}
+	return map[string]any{"status": e.Status, "method": jsonCut(e.Method, 256), "path": jsonCut(e.Path, 4<<10), "body": jsonCut(e.Body, 10<<10)}
+}
+
+// jsonCut returns s, or its start with "…" appended, such that
+// encoding/json writes the start in at most n bytes: six for a control
+// character, <, >, &, U+2028, U+2029 or a byte that is not UTF-8, two for
+// a quote or a backslash, a character's own bytes otherwise (never fewer
+// than encoding/json writes).
+func jsonCut(s string, n int) string {
+	size := 0
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		c := w
+		switch {
+		case r == utf8.RuneError && w == 1, r < 0x20, r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
+			c = 6
+		case r == '"', r == '\\':
+			c = 2
+		}
+		if size+c > n {
+			return s[:i] + "…"
+		}
+		size += c
+		i += w
+	}
+	return s
 }
 
 // request sends one request (the namespace's request method) and returns

@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -79,12 +80,16 @@ func locateFailure(source, filename string, e *wire.Error) (stack string) {
 	}
 	line, _ := strconv.Atoi(m[3])
 	col, _ := strconv.Atoi(m[4])
+	// A program Sites refuses (blank.Types hands some to esbuild: a
+	// destructuring assignment such as [o.x] = v) has no sites to place
+	// the failure by; QuickJS's position names an earlier step, often an
+	// earlier line, so the frame keeps none.
 	sites, ok := blank.Sites(source)
-	if !ok {
-		return e.Stack
-	}
 	lines := newLineIndex(source)
-	at, ok := failingSite(sites, lines, line, col, target)
+	var at blank.Site
+	if ok {
+		at, ok = failingSite(sites, lines, line, col, target)
+	}
 	pos := ""
 	if ok {
 		l, c := lines.position(source, at.Offset)
@@ -108,9 +113,16 @@ func recorded(k blank.SiteKind) bool {
 // failingSite returns the one site of target's kinds and name that can
 // have failed after the recorded position line:col (QuickJS's), and false
 // when none or more than one can.
+//
+// Each candidate recorded step is followed through its own function's
+// sites only (bySite), so that the work stays linear in the sites: a line
+// of many functions without recorded steps, each matching column 1, once
+// made every one of them walk all the sites after it.
 func failingSite(sites []blank.Site, lines lineIndex, line, col int, target failureTarget) (blank.Site, bool) {
+	funcs := map[int][]int{} // a function's sites, by index in sites
 	marked := map[int]bool{} // functions with a recorded step
-	for _, s := range sites {
+	for i, s := range sites {
+		funcs[s.Func] = append(funcs[s.Func], i)
 		if recorded(s.Kind) && s.Kind != blank.SiteFunction {
 			marked[s.Func] = true
 		}
@@ -123,20 +135,22 @@ func failingSite(sites []blank.Site, lines lineIndex, line, col int, target fail
 		}
 		// A function without recorded steps has no position table, and
 		// QuickJS gives its line with column 1 (find_line_num).
-		bare := s.Kind == blank.SiteFunction && !marked[s.Func] && col == 1
-		if !bare && lines.column(s.Mark) != col {
+		bare := s.Kind == blank.SiteFunction && !marked[s.Func]
+		if !(bare && col == 1) && lines.column(s.Mark) != col {
 			continue
 		}
 		matched = true
-		for _, c := range sites[i+1:] {
-			if c.Func != s.Func {
-				continue
-			}
+		own := funcs[s.Func]
+		for _, j := range own[sort.SearchInts(own, i+1):] {
+			c := sites[j]
 			if recorded(c.Kind) {
 				break
 			}
 			if matches(c, target) && !containsOffset(found, c.Offset) {
 				found = append(found, c)
+				if len(found) > 1 {
+					return blank.Site{}, false // more than one can have failed
+				}
 			}
 		}
 	}

@@ -45,6 +45,10 @@ func TestErrorsQuickJSRaisesNameTheFailingExpression(t *testing.T) {
 		// The program's own error keeps the engine's position (the
 		// constructor's name).
 		{"a program's own copy of the message", "const a = 1;\nthrow new TypeError(\"cannot read property 'x' of null\");", "agent.ts:2:11"},
+		// blank.Types refuses a destructuring assignment (esbuild erases
+		// the program): no sites to place the failure by, and QuickJS
+		// names the console.log's line.
+		{"a destructuring assignment", "const u: any = undefined;\nconsole.log(1);\nconst o: any = { x: 1 };\nconst y = o.x;\n[u.x] = [1];", ""},
 		{"erased by esbuild", "enum E { A }\nconst c: any = null;\nconsole.log(E.A);\nconst n = c.name;\nn", "agent.ts:4:13"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -109,9 +109,17 @@ func ToolCallText() string {
 // has that method, else fallback. Package client names a tool's failure
 // with it; package durable records it with the failure, so that a replay
 // rejects with the same name.
-func Of(err error, fallback string) string {
+// A method that panics gives fallback: it runs in the host's goroutine
+// that answers the call, outside the tool's own recover, where a panic
+// would end the host's process.
+func Of(err error, fallback string) (name string) {
 	var n interface{ ErrorName() string }
 	if errors.As(err, &n) {
+		defer func() {
+			if recover() != nil {
+				name = fallback
+			}
+		}()
 		return n.ErrorName()
 	}
 	return fallback
@@ -123,12 +131,18 @@ func Of(err error, fallback string) string {
 // are empty or do not encode, or when they would pass wire.MaxErrorData
 // (the program then sees the name and message alone). Package client sends
 // it with a tool's failure; package durable records it, so that a replay
-// gives the same properties.
-func Data(err error) json.RawMessage {
+// gives the same properties. A method that panics (ErrorProperties, or a
+// MarshalJSON of a property) gives nil, as in Of.
+func Data(err error) (data json.RawMessage) {
 	var p interface{ ErrorProperties() map[string]any }
 	if !errors.As(err, &p) {
 		return nil
 	}
+	defer func() {
+		if recover() != nil {
+			data = nil
+		}
+	}()
 	props := p.ErrorProperties()
 	if len(props) == 0 {
 		return nil

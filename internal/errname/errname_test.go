@@ -57,6 +57,25 @@ func TestOf(t *testing.T) {
 	}
 }
 
+// panicky's methods panic, as a method reading a nil map's missing
+// member as an int does; panickyJSON's MarshalJSON too.
+type panicky struct{}
+
+func (panicky) Error() string                   { return "failed" }
+func (panicky) ErrorName() string               { panic("no name") }
+func (panicky) ErrorProperties() map[string]any { panic("no properties") }
+
+type panickyJSON struct{}
+
+func (panickyJSON) MarshalJSON() ([]byte, error) { panic("no JSON") }
+
+// A panicking ErrorName gives the fallback: the host goes on.
+func TestOfPanickingMethod(t *testing.T) {
+	if got := Of(fmt.Errorf("wrapped: %w", panicky{}), "Error"); got != "Error" {
+		t.Errorf("Of = %q, want Error", got)
+	}
+}
+
 type withProps struct{ props map[string]any }
 
 func (w withProps) Error() string                   { return "failed" }
@@ -77,6 +96,8 @@ func TestData(t *testing.T) {
 		{"empty", withProps{map[string]any{}}, ""},
 		{"not JSON", withProps{map[string]any{"f": func() {}}}, ""},
 		{"too large", withProps{map[string]any{"body": big}}, ""},
+		{"a panicking method", panicky{}, ""},
+		{"a panicking MarshalJSON", withProps{map[string]any{"v": panickyJSON{}}}, ""},
 	} {
 		if got := string(Data(c.err)); got != c.want {
 			t.Errorf("%s: Data = %q, want %q", c.name, got, c.want)

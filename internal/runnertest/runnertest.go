@@ -418,8 +418,10 @@ func toolErrorClasses(t *testing.T, c0 *Conn) {
 
 // toolErrorData: an error's data (wire 1.7) gives the rejection own,
 // enumerable properties beside its name and message; members that would
-// replace the name, message or stack, or read as the object's wiring, are
-// skipped; data that is not an object gives none.
+// replace the name, message or stack, or read as the object's wiring
+// (constructor, __proto__, or a member of Error.prototype or
+// Object.prototype, such as toString, whose string would make String(e)
+// throw), are skipped; data that is not an object gives none.
 func toolErrorData(t *testing.T, c0 *Conn) {
 	const program = `export default async ({ codemode }) => {
   const seen = [];
@@ -428,7 +430,7 @@ func toolErrorData(t *testing.T, c0 *Conn) {
       await codemode.echo({ value });
     } catch (e) {
       seen.push([e.name, e.message, typeof e.status, e.status, e.nested?.list?.[1] ?? "-", Object.keys(e).join(),
-        e instanceof HTTPError, Object.getPrototypeOf(e) === HTTPError.prototype, String(e.stack).includes("forged")].join(" "));
+        e instanceof HTTPError, Object.getPrototypeOf(e) === HTTPError.prototype, String(e.stack).includes("forged"), String(e), e.valueOf() === e].join(" "));
     }
   }
   return seen.join("; ");
@@ -436,7 +438,7 @@ func toolErrorData(t *testing.T, c0 *Conn) {
 	c0.Answer = func(call *wire.Message) []*wire.Message {
 		var in struct{ Value string }
 		_ = json.Unmarshal(call.Input, &in)
-		data := `{"status":404,"nested":{"list":[1,"two"]},"name":"Forged","message":"forged","stack":"forged","constructor":"forged","__proto__":{"forged":true}}`
+		data := `{"status":404,"nested":{"list":[1,"two"]},"name":"Forged","message":"forged","stack":"forged","constructor":"forged","__proto__":{"forged":true},"toString":"forged","valueOf":1,"hasOwnProperty":"forged"}`
 		if in.Value == "array" {
 			data = `[1,2]`
 		}
@@ -446,7 +448,8 @@ func toolErrorData(t *testing.T, c0 *Conn) {
 	defer func() { c0.Answer = nil }()
 	run := c0.Exec(program, wire.Message{})
 	run.Texts(t)
-	want := "HTTPError HTTP 404 Not Found number 404 two status,nested true true false; HTTPError HTTP 404 Not Found undefined  -  true true false"
+	want := "HTTPError HTTP 404 Not Found number 404 two status,nested true true false HTTPError: HTTP 404 Not Found true; " +
+		"HTTPError HTTP 404 Not Found undefined  -  true true false HTTPError: HTTP 404 Not Found true"
 	var got string
 	if err := json.Unmarshal(run.Result.Value, &got); err != nil || got != want {
 		t.Fatalf("value %s, want %q", run.Result.Value, want)

@@ -207,8 +207,10 @@ type Error struct {
 	// Data is a JSON object (UTF-8 text, at most MaxErrorData bytes) whose
 	// members the runner defines as own, enumerable properties of the
 	// Error it rejects a tool call with, beside name and message (a
-	// member named name, message, stack, constructor or __proto__ is
-	// skipped): connector/openapi's HTTPError carries its status this way.
+	// member named name, message, stack, constructor, __proto__ or like
+	// another member of Error.prototype or Object.prototype, such as
+	// toString, is skipped): connector/openapi's HTTPError carries its
+	// status this way.
 	// An extension key of the error map (since 1.7); a runner that does
 	// not know it rejects the call without the properties.
 	Data json.RawMessage `cbor:"32,keyasint,omitempty" json:"data,omitempty"`

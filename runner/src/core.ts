@@ -2,7 +2,7 @@ import {
   ErrorCtor, InternalErrorCtor, ObjectPrototype, apply, construct, ProxyCtor, PromiseCtor, RangeErrorCtor, StringCtor, TypeErrorCtor,
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
   jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
-  getOwnPropertyDescriptor,
+  getOwnPropertyDescriptor, ownKeys,
   promiseReject, push, quote, record, setPrototypeOf, stringSlice, arrayJoin,
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
@@ -1249,25 +1249,25 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
 }
 
 /**
- * installClock replaces Date, performance.now and Math.random on global
- * with versions that ask current() for the running execution: its replayed
- * clock and seeded sequence, or, outside any execution, the real ones. new
- * Date() with no argument and Date() take the execution's clock; new
- * Date(x) is as ever.
- */
-/**
  * reservedErrorKeys are the members of an error's data (wire 1.7) that
  * defineErrorData skips: the error's own name, message and stack, and keys
- * that would read as the object's wiring.
+ * that would read as the object's wiring: constructor, __proto__ and every
+ * other member of Error.prototype and Object.prototype (toString, valueOf,
+ * …), taken when the runner loads. A string toString of its own would make
+ * String(e) and `${e}` throw.
  */
-const reservedErrorKeys: Record<string, true> = {
-  __proto__: null,
-  name: true,
-  message: true,
-  stack: true,
-  constructor: true,
-  ["__proto__"]: true,
-} as unknown as Record<string, true>;
+const reservedErrorKeys: Record<string, true> = (() => {
+  const reserved = { __proto__: null, name: true, message: true, stack: true, constructor: true, ["__proto__"]: true } as unknown as Record<string, true>;
+  const inherited = [ownKeys(ErrorCtor.prototype), ownKeys(ObjectPrototype)];
+  for (let i = 0; i < inherited.length; i++) {
+    const keys = inherited[i];
+    for (let j = 0; j < keys.length; j++) {
+      const k = keys[j];
+      if (typeof k === "string") defineProperty(reserved, k, data(true));
+    }
+  }
+  return reserved;
+})();
 
 /**
  * defineErrorData gives a rejected tool call's error the members of its
@@ -1332,6 +1332,13 @@ export function installErrors(global: Record<string, unknown>): void {
   defineProperty(global, "HTTPError", data(toolErrorClasses.HTTPError, false));
 }
 
+/**
+ * installClock replaces Date, performance.now and Math.random on global
+ * with versions that ask current() for the running execution: its replayed
+ * clock and seeded sequence, or, outside any execution, the real ones. new
+ * Date() with no argument and Date() take the execution's clock; new
+ * Date(x) is as ever.
+ */
 export function installClock(global: Record<string, unknown>, current: () => Execution | undefined): void {
   const RealDate = global.Date as DateConstructor;
   const realNow = RealDate.now;

@@ -19,6 +19,7 @@ export const defineProperty = R.defineProperty;
 export const getPrototypeOf = R.getPrototypeOf;
 export const setPrototypeOf = R.setPrototypeOf;
 export const getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
+export const ownKeys = R.ownKeys;
 export const objectKeys = Object.keys;
 export const objectFreeze = Object.freeze;
 export const objectCreate = Object.create;
