@@ -46,3 +46,40 @@ func TestPanickingErrorPropertiesFailTheCallAlone(t *testing.T) {
 		t.Fatalf("outcome %s %s", out.Kind, out.Value)
 	}
 }
+
+// brokenError's Error method panics.
+type brokenError struct{}
+
+func (brokenError) Error() string { panic("no message") }
+
+// A tool's error whose Error method panics fails the call as a panic of
+// the tool; the host reader, which formats the message, never sees it.
+func TestPanickingErrorMessageFailsTheCallAlone(t *testing.T) {
+	ctx := context.Background()
+	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	tool, err := contract.NewTool("fail", "Fails.", func(ctx context.Context, in struct{}) (struct{}, error) {
+		return struct{}{}, brokenError{}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := client.New(rt, c)
+	out, err := cl.RunCode(ctx, `let m = "no"; try { await codemode.fail({}) } catch (e) { m = e.message }; m`, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out.Value) != `"tool codemode.fail panicked: no message"` {
+		t.Fatalf("outcome %s %s", out.Kind, out.Value)
+	}
+	if out, err := cl.RunCode(ctx, `1`, client.RunOptions{}); err != nil || out.Kind != client.Success {
+		t.Fatalf("the next program: %+v, %v", out, err)
+	}
+}

@@ -1062,6 +1062,9 @@ func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMe
 		}
 	}()
 	out, err = f(ctx, call)
+	if err != nil {
+		_ = err.Error() // an Error method that panics does so here, under the recover, not in the host's reader
+	}
 	if h := callHooksFor(ctx, call); h != nil && h.checked {
 		return out, err // a Client checked it against the tool's schema
 	}
