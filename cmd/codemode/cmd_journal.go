@@ -118,6 +118,9 @@ func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.
 	if len(e.Connectors) > 0 {
 		hint += "; it recorded the namespace(s) " + strings.Join(e.Connectors, ", ")
 	}
+	if flags, note := recordedFlags(e.Configuration); flags != "" {
+		hint += ", and ran with" + flags + " " + note
+	}
 	return usageError{hint}
 }
 

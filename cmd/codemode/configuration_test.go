@@ -63,6 +63,15 @@ pets.map((p) => p.name).join("+")
 	if !strings.Contains(stdout, hint) || strings.Contains(stdout, "secret-token") {
 		t.Fatalf("the pause's hint does not repeat the run's connector flags (%s), or shows the secret:\n%s", hint, stdout)
 	}
+	// pending and show, given no connector flags, give those the run
+	// recorded, with placeholders for what the journal keeps as digests.
+	recorded := " --openapi petstore=SPEC --base-url petstore=" + api.URL + "/v3 --header-env petstore=Authorization:ENVVAR " + id + " --shown "
+	for _, args := range [][]string{{"pending", "--journal", journal}, {"show", "--journal", journal, id}} {
+		_, out, _ := runCLI(t, args...)
+		if !strings.Contains(out, recorded) || strings.Contains(out, "--tools FILE") || !strings.Contains(out, "SPEC: the OpenAPI document of that namespace") {
+			t.Fatalf("%s does not give the run's recorded flags (%s):\n%s", args[0], recorded, out)
+		}
+	}
 	tests := []struct {
 		name  string
 		flags []string

@@ -409,7 +409,7 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"approve", id}, 2, "approve: give the tools " + id + " ran with: --tools FILE"},
-		{[]string{"approve", id}, 2, "it recorded the namespace(s) codemode"},
+		{[]string{"approve", id}, 2, "it recorded the namespace(s) codemode, and ran with --tools FILE (FILE: the tools file the run used;"},
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
 		{[]string{"approve", "--tools", f.tools, id, "x"}, 2, `approve: SEQ "x" is not a number`},
