@@ -910,7 +910,7 @@ func TestShowNamesAFailedCallsError(t *testing.T) {
 		{Seq: 2, Connector: "api", Method: "getPet", Args: json.RawMessage(`{}`), State: store.EntryError, Error: "upstream is down"},
 	}}
 	var b strings.Builder
-	printExecution(&b, e, time.Now())
+	printExecution(&b, e, time.Now(), "")
 	for _, want := range []string{"error: HTTPError: HTTP 404 Not Found: GET /pets/9", "error: upstream is down"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("show printed\n%s\nwithout %q", b.String(), want)

@@ -181,7 +181,7 @@ func (a awaiting) printActions(w io.Writer, id string, pending []codetool.Pendin
 	} else if a.goProgram {
 		// The command line's tools would be others under the same names:
 		// it refuses (durable.ErrConfigurationChanged).
-		fmt.Fprintf(w, "  a Go program with tools of its own started this run: approve it there (durable.Handle.ApproveShown with %q, or Resolve for an uncertain action); the command line refuses to\n", durable.ShownDigest(pending))
+		fmt.Fprintf(w, "  a Go program with tools of its own started this run: approve it there (durable.Handle.ApproveShown with %q, or Resolve for an uncertain action); the command line refuses to approve it, as its tools would be others under the same names\n", durable.ShownDigest(pending))
 	} else if n := countUncertain(pending); n > 0 {
 		// An uncertain action's host died between running it and recording
 		// it: a person says whether it happened.
