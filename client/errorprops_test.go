@@ -2,9 +2,13 @@ package client_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 )
@@ -81,5 +85,70 @@ func TestPanickingErrorMessageFailsTheCallAlone(t *testing.T) {
 	}
 	if out, err := cl.RunCode(ctx, `1`, client.RunOptions{}); err != nil || out.Kind != client.Success {
 		t.Fatalf("the next program: %+v, %v", out, err)
+	}
+}
+
+// quotaError is a Go tool's error with properties (errname.Data).
+type quotaError struct{ limit int }
+
+func (e *quotaError) Error() string     { return fmt.Sprintf("quota of %d calls exceeded", e.limit) }
+func (e *quotaError) ErrorName() string { return "QuotaError" }
+func (e *quotaError) ErrorProperties() map[string]any {
+	return map[string]any{"limit": e.limit, "retryAfterSeconds": 30}
+}
+
+// TestUncaughtErrorReportCarriesItsProperties: a tool's error with
+// properties that the program does not catch keeps them in the final
+// report (ProgramError.Properties, Text and the code tool's answer), as
+// does a program's own error with properties.
+func TestUncaughtErrorReportCarriesItsProperties(t *testing.T) {
+	tool, err := contract.NewTool("getCustomer", "One customer.", func(ctx context.Context, in struct {
+		ID string `json:"id"`
+	}) (struct{}, error) {
+		return struct{}{}, &quotaError{limit: 100}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := quickjs.New(quickjs.Options{Timeout: 5 * time.Second})
+	t.Cleanup(func() { d.Close() })
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	cl := client.New(rt, c)
+	for _, tc := range []struct {
+		name, code, props string
+	}{
+		{"a tool's error", "const c = 1;\nawait codemode.getCustomer({ id: 'quota' });", `{"limit":100,"retryAfterSeconds":30}`},
+		{"a program's error", "const e = new Error('mine');\nObject.assign(e, { code: 'E1', fn() {} });\nthrow e;", `{"code":"E1"}`},
+		{"an error without properties", "const a = 1;\nthrow new Error('plain');", ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := cl.RunCode(context.Background(), tc.code, client.RunOptions{})
+			if err != nil || out.Kind != client.ProgramFailed {
+				t.Fatalf("outcome %+v, %v", out, err)
+			}
+			if string(out.Error.Properties) != tc.props {
+				t.Fatalf("properties %s, want %s", out.Error.Properties, tc.props)
+			}
+			lines := strings.Split(out.Error.Text(), "\n")
+			want := []string{out.Error.Error(), tc.props}
+			if tc.props == "" {
+				want = want[:1]
+			}
+			if len(lines) < len(want)+1 || strings.Join(lines[:len(want)], "\n") != strings.Join(want, "\n") || !strings.HasPrefix(lines[len(want)], "  at agent.ts:") {
+				t.Fatalf("text:\n%s\nwant it to begin with %q and the position", out.Error.Text(), want)
+			}
+			answer, err := cl.Execute(context.Background(), tc.code)
+			if err != nil || answer.Status != codetool.StatusError || answer.Error != out.Error.Text() {
+				t.Fatalf("answer %+v, %v; want the error %q", answer, err, out.Error.Text())
+			}
+		})
 	}
 }

@@ -27,6 +27,14 @@ type ProgramError struct {
 	Name    string `json:"name"`
 	Message string `json:"message"`
 	Stack   string `json:"stack,omitempty"`
+	// Properties is the JSON object of the error's own, enumerable
+	// properties, name, message and stack aside (a QuotaError's
+	// {"limit":100,"retryAfterSeconds":30}, which a tool's error arrives
+	// with): those JSON can hold, at most 2,048 characters of them (the
+	// runner leaves out a property that is undefined, a function, a class
+	// instance or a cycle, or that would pass the bound). Nil when there
+	// are none, and from a runner older than wire protocol 1.7.
+	Properties json.RawMessage `json:"properties,omitempty"`
 
 	// excerpt is where the program failed, "  at agent.ts:L:C" and the
 	// source's lines around it, when the stack names a place in it.
@@ -60,14 +68,19 @@ func (e *ProgramError) Unwrap() error {
 	return nil
 }
 
-// Text is the error as an agent reads it: "name: message", then, when the
-// stack names a place in the program, "  at agent.ts:LINE:COLUMN" and the
+// Text is the error as an agent reads it: "name: message", then its
+// Properties on a line of their own when it has any, then, when the stack
+// names a place in the program, "  at agent.ts:LINE:COLUMN" and the
 // program's lines around it, with a caret under the column.
 func (e *ProgramError) Text() string {
-	if e.excerpt == "" {
-		return e.Error()
+	text := e.Error()
+	if len(e.Properties) > 0 {
+		text += "\n" + string(e.Properties)
 	}
-	return e.Error() + "\n" + e.excerpt
+	if e.excerpt != "" {
+		text += "\n" + e.excerpt
+	}
+	return text
 }
 
 // Outcome is the result of one run: Kind Success with Content (never nil;
@@ -104,7 +117,11 @@ func outcomeOf(m *wire.Message) *Outcome {
 		}
 		return &Outcome{Kind: Success, Content: c, Value: json.RawMessage(m.Value), Clock: m.Clock}
 	}
-	return &Outcome{Kind: ProgramFailed, Error: &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack, cpuLimit: m.CPULimit}, Clock: m.Clock}
+	e := &ProgramError{Name: m.Error.Name, Message: m.Error.Message, Stack: m.Error.Stack, cpuLimit: m.CPULimit}
+	if len(m.Error.Data) > 0 {
+		e.Properties = json.RawMessage(m.Error.Data)
+	}
+	return &Outcome{Kind: ProgramFailed, Error: e, Clock: m.Clock}
 }
 
 func sortedKeys(m map[string][]string) []string {

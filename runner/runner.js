@@ -648,7 +648,7 @@ var CodeModeRunner = (() => {
       names: () => tools
     });
   }
-  var errorLimits = { name: 200, message: 8192, stack: 16384 };
+  var errorLimits = { name: 200, message: 8192, stack: 16384, data: 2048 };
   function bound(text, limit) {
     if (text.length <= limit) return text;
     return stringSlice(text, 0, limit) + "… [truncated " + (text.length - limit) + " characters]";
@@ -747,6 +747,8 @@ var CodeModeRunner = (() => {
   var walkParts = null;
   var walkDates = false;
   var walkTailSize = 4096;
+  var walkFlushed = 0;
+  var walkLimit = Infinity;
   var WalkRefusal = class {
     constructor(found) {
       __publicField(this, "found", found);
@@ -758,7 +760,9 @@ var CodeModeRunner = (() => {
   function flushWalkText() {
     if (walkParts === null) walkParts = [];
     push(walkParts, walkText);
+    walkFlushed += walkText.length;
     walkText = "";
+    if (walkFlushed > walkLimit) refuse("longer than " + walkLimit + " characters");
   }
   function walkValue(v, base) {
     switch (typeof v) {
@@ -832,18 +836,22 @@ var CodeModeRunner = (() => {
     }
     walkObjects[--walkDepth] = null;
   }
-  function toJSONText(value, what = "tool input", root = "input", dates = false) {
+  function toJSONText(value, what = "tool input", root = "input", dates = false, limit = Infinity) {
     const base = walkDepth;
     const stepBase = walkStepCount;
     const outerText = walkText;
     const outerParts = walkParts;
     const outerDates = walkDates;
+    const outerFlushed = walkFlushed;
+    const outerLimit = walkLimit;
     walkText = "";
     walkParts = null;
     walkDates = dates;
+    walkFlushed = 0;
+    walkLimit = limit;
     try {
       walkValue(value, base);
-      if (walkParts === null) return walkText;
+      if (walkParts === null && walkText.length <= walkLimit) return walkText;
       flushWalkText();
       return arrayJoin(walkParts, "");
     } catch (error) {
@@ -866,6 +874,8 @@ var CodeModeRunner = (() => {
       walkText = outerText;
       walkParts = outerParts;
       walkDates = outerDates;
+      walkFlushed = outerFlushed;
+      walkLimit = outerLimit;
     }
   }
   var RangeErrorPrototype = RangeErrorCtor.prototype;
@@ -1033,6 +1043,8 @@ var CodeModeRunner = (() => {
       try {
         if (failing) {
           const error = serializeError(unsentError);
+          const data2 = errorData(unsentError);
+          if (data2 !== "" && data2 !== error.message) error.data = data2;
           unsent = unsentCPULimit ? { outcome: "program-failed", error, clock: unsentClock, cpuLimit: true } : { outcome: "program-failed", error, clock: unsentClock };
           failing = false;
           unsentError = void 0;
@@ -1462,6 +1474,34 @@ var CodeModeRunner = (() => {
       const k = keys[i];
       if (reservedErrorKeys[k] === true) continue;
       defineProperty(error, k, data(props[k]));
+    }
+  }
+  function errorData(value) {
+    if (typeof value !== "object" || value === null) return "";
+    try {
+      const keys = objectKeys(value);
+      const limit = errorLimits.data - 2;
+      let text = "";
+      for (let i = 0; i < keys.length && i < 256 && text.length < limit; i++) {
+        const key = keys[i];
+        if (reservedErrorKeys[key] === true) continue;
+        const member = errorMember(value, key, limit - text.length);
+        if (member === "" || text.length + member.length + 1 > limit) continue;
+        text += text === "" ? member : "," + member;
+      }
+      return text === "" ? "" : "{" + text + "}";
+    } catch {
+      return "";
+    }
+  }
+  function errorMember(value, key, room) {
+    try {
+      const item = value[key];
+      if (item === void 0 || typeof item === "function") return "";
+      const name = quote(key);
+      return name + ":" + toJSONText(item, "an error property", key, true, room - name.length - 1);
+    } catch {
+      return "";
     }
   }
   function toolErrorClass(name) {
@@ -2566,7 +2606,8 @@ return __codemodeURL;`);
     const clock = '"clock":[' + numbers(result.clock) + "]";
     if (result.outcome === "program-failed") {
       const e = result.error;
-      return '{"outcome":"program-failed","error":{"name":' + quote(e.name) + ',"message":' + quote(e.message) + ',"stack":' + quote(e.stack) + "}," + clock + "}";
+      const data2 = e.data !== void 0 && e.data !== "" ? ',"data":' + e.data : "";
+      return '{"outcome":"program-failed","error":{"name":' + quote(e.name) + ',"message":' + quote(e.message) + ',"stack":' + quote(e.stack) + data2 + "}," + clock + "}";
     }
     const content = textBuffer();
     for (let i = 0; i < result.content.length; i++) {
@@ -3362,6 +3403,7 @@ return __codemodeURL;`);
     em.key(2).text(e.message);
     const stack = e.stack === void 0 || e.stack === "" ? "" : programStack(e.stack, e.name, e.message);
     if (stack !== "") em.key(3).text(stack);
+    if (e.data !== void 0 && e.data !== "") em.key(32).textAsBytes(e.data);
     em.into(m.key(K.error));
   }
   function failure(id, name, message) {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 
 	"github.com/codemode-go/codemode/codetool"
@@ -156,9 +158,34 @@ func cmdReject(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitError, nil
 	}
 	if !j.jf.asJSON {
-		fmt.Fprintf(stdout, "rejected action %d; execution %s is rejected (earlier actions stay applied: codemode rollback undoes them)\n", seq, id)
+		e, err := s.handle.Execution(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(stdout, "rejected action %d; execution %s is rejected (%s)\n", seq, id, afterReject(e, journalHint(&j.jf)))
 	}
 	return 0, nil
+}
+
+// afterReject says what stays of rejected execution e's earlier actions
+// and how to undo them: from the Go program that started it (the command
+// line refuses to), or with codemode rollback, which reverts those whose
+// tool has a revert (the journal does not say which do).
+func afterReject(e *store.Execution, journal string) string {
+	applied := 0
+	for _, l := range e.Log {
+		if l.State == store.EntryApplied && !l.IsStep() {
+			applied++
+		}
+	}
+	switch {
+	case applied == 0:
+		return "no earlier action ran"
+	case maps.Equal(e.Configuration, durable.GoProgramConfiguration()):
+		return fmt.Sprintf("%d earlier action(s) stay applied: the Go program that started it can roll back those whose tool has a revert (durable.Handle.Rollback)", applied)
+	}
+	tools, _ := recordedFlags(e.Configuration)
+	return fmt.Sprintf("%d earlier action(s) stay applied: codemode rollback%s%s %s reverts those whose tool has a revert", applied, journal, cmp.Or(tools, unknownTools), e.ID)
 }
 
 // cmdRollback is `codemode rollback ID`: revert the execution's applied

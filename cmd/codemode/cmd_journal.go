@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,6 +119,9 @@ func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.
 	if len(e.Connectors) > 0 {
 		hint += "; it recorded the namespace(s) " + strings.Join(e.Connectors, ", ")
 	}
+	if flags, note := recordedFlags(e.Configuration); flags != "" {
+		hint += ", and ran with" + flags + " " + note
+	}
 	return usageError{hint}
 }
 
@@ -189,11 +193,7 @@ func cmdExecutions(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if len(list) == 0 {
 		if others := otherRuntimes(ctx, s.store, j.jf.name); len(others) > 0 {
-			give := "--name NAME"
-			if len(others) == 1 {
-				give = "--name " + shellQuote(others[0])
-			}
-			fmt.Fprintf(stdout, "no executions under the runtime name %q; the journal has runs under: %s (give %s)\n", j.jf.name, escapeControls(strings.Join(others, ", ")), escapeControls(give))
+			fmt.Fprintf(stdout, "no executions under the runtime name %q; the journal has runs under: %s (give %s)\n", j.jf.name, escapeControls(strings.Join(others, ", ")), escapeControls(giveName(others)))
 			return 0, nil
 		}
 		if j.jf.name != "default" {
@@ -201,8 +201,17 @@ func cmdExecutions(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return 0, nil
 		}
 	}
-	printExecutions(stdout, list, time.Now())
+	printExecutions(stdout, list, time.Now(), journalHint(&j.jf))
 	return 0, nil
+}
+
+// giveName is the --name flag that reaches others, the runtime names
+// otherRuntimes found: the one name, or NAME for one of several.
+func giveName(others []string) string {
+	if len(others) == 1 {
+		return "--name " + shellQuote(others[0])
+	}
+	return "--name NAME"
 }
 
 // otherRuntimes is the runtime names other than name that have executions
@@ -240,7 +249,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if j.jf.asJSON {
 		return 0, printJSON(stdout, e)
 	}
-	printExecution(stdout, e, time.Now())
+	printExecution(stdout, e, time.Now(), journalHint(&j.jf))
 	if e.Status == store.StatusPaused {
 		var p []codetool.Pending
 		for _, l := range e.Log {
@@ -285,6 +294,13 @@ func cmdPending(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		}
 		return 0, printJSON(stdout, p)
 	}
+	if len(p) == 0 && id == "" {
+		if others := otherRuntimes(ctx, s.store, j.jf.name); len(others) > 0 {
+			fmt.Fprintf(stdout, "no actions await approval under the runtime name %q; the journal has runs under: %s (give %s)\n",
+				j.jf.name, escapeControls(strings.Join(others, ", ")), escapeControls(giveName(others)))
+			return 0, nil
+		}
+	}
 	printPending(ctx, stdout, s.handle, p, time.Now(), awaiting{journal: journalHint(&j.jf), tools: unknownTools, full: *full})
 	return 0, nil
 }
@@ -309,8 +325,9 @@ func age(ms int64, now time.Time) string {
 }
 
 // detail is what a person most needs to know about an execution: its
-// pending actions, its error, or its result.
-func detail(e *store.Execution) string {
+// pending actions, its error, or its result; journal is journalHint's
+// flags, for a command it suggests.
+func detail(e *store.Execution, journal string) string {
 	switch e.Status {
 	case store.StatusPaused:
 		var parts []string
@@ -324,7 +341,7 @@ func detail(e *store.Execution) string {
 		return "value: " + escapeControls(cut(string(e.Value), 70))
 	case store.StatusRunning:
 		if e.Orphaned(time.Now().UnixMilli()) {
-			return "orphaned: its host died (codemode resume " + e.ID + ")"
+			return "orphaned: its host died (" + resumeHint(e, journal) + ")"
 		}
 		return ""
 	case store.StatusRolledBack:
@@ -343,7 +360,19 @@ func calls(e *store.Execution) int {
 	return n
 }
 
-func printExecutions(w io.Writer, list []*store.Execution, now time.Time) {
+// resumeHint says how a person continues e, orphaned by its host's death:
+// from the Go program that started it (the command line refuses to), or
+// with codemode resume and the flags its recorded configuration names.
+func resumeHint(e *store.Execution, journal string) string {
+	if maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+		return "resume it from the Go program that started it (durable.Handle.Resume)"
+	}
+	tools, _ := recordedFlags(e.Configuration)
+	return "continue it: codemode resume" + journal + cmp.Or(tools, unknownTools) + " " + e.ID
+}
+
+// printExecutions prints list as a table; journal is journalHint's flags.
+func printExecutions(w io.Writer, list []*store.Execution, now time.Time, journal string) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no executions")
 		return
@@ -351,7 +380,7 @@ func printExecutions(w io.Writer, list []*store.Execution, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tAGE\tUPDATED\tCALLS\tDETAIL")
 	for _, e := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", e.ID, e.Status, age(e.CreatedAt, now), age(e.UpdatedAt, now), calls(e), detail(e))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", e.ID, e.Status, age(e.CreatedAt, now), age(e.UpdatedAt, now), calls(e), detail(e, journal))
 	}
 	tw.Flush()
 }
@@ -364,7 +393,8 @@ func printIndented(w io.Writer, text string) {
 	}
 }
 
-func printExecution(w io.Writer, e *store.Execution, now time.Time) {
+// printExecution prints e for show; journal is journalHint's flags.
+func printExecution(w io.Writer, e *store.Execution, now time.Time, journal string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "execution\t%s\n", e.ID)
 	fmt.Fprintf(tw, "status\t%s\n", e.Status)
@@ -374,7 +404,7 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time) {
 	if e.Status == store.StatusRunning {
 		lease := fmt.Sprintf("held by %s until %s", e.LeaseOwner, time.UnixMilli(e.LeaseUntil).Format(time.RFC3339))
 		if e.Orphaned(now.UnixMilli()) {
-			lease = "ended: the pass's host died; codemode resume " + e.ID + " continues it"
+			lease = "ended: the pass's host died; " + resumeHint(e, journal)
 		}
 		fmt.Fprintf(tw, "lease\t%s\n", lease)
 	}

@@ -63,6 +63,15 @@ pets.map((p) => p.name).join("+")
 	if !strings.Contains(stdout, hint) || strings.Contains(stdout, "secret-token") {
 		t.Fatalf("the pause's hint does not repeat the run's connector flags (%s), or shows the secret:\n%s", hint, stdout)
 	}
+	// pending and show, given no connector flags, give those the run
+	// recorded, with placeholders for what the journal keeps as digests.
+	recorded := " --openapi petstore=SPEC --base-url petstore=" + api.URL + "/v3 --header-env petstore=Authorization:ENVVAR " + id + " --shown "
+	for _, args := range [][]string{{"pending", "--journal", journal}, {"show", "--journal", journal, id}} {
+		_, out, _ := runCLI(t, args...)
+		if !strings.Contains(out, recorded) || strings.Contains(out, "--tools FILE") || !strings.Contains(out, "SPEC: the OpenAPI document of that namespace") {
+			t.Fatalf("%s does not give the run's recorded flags (%s):\n%s", args[0], recorded, out)
+		}
+	}
 	tests := []struct {
 		name  string
 		flags []string
@@ -272,9 +281,14 @@ func TestApproveRefusesAGoProgramsRun(t *testing.T) {
 	}
 	for _, cmd := range []string{"pending", "show"} {
 		_, stdout, _ := runCLI(t, cmd, "--journal", journal, "--name", "bank", paused.ExecutionID)
-		if !strings.Contains(stdout, "a Go program with tools of its own started this run: approve it there") || strings.Contains(stdout, "--tools FILE") || strings.Contains(stdout, "codemode approve") {
-			t.Errorf("%s offers the command line's approval of a Go program's run, or not the program's:\n%s", cmd, stdout)
+		if !strings.Contains(stdout, "a Go program with tools of its own started this run: approve it there") || strings.Contains(stdout, "--tools FILE") || strings.Contains(stdout, "codemode approve") ||
+			!strings.Contains(stdout, "; the command line refuses to approve it, as its tools would be others under the same names\n") {
+			t.Errorf("%s offers the command line's approval of a Go program's run, or not the program's, or breaks off:\n%s", cmd, stdout)
 		}
+	}
+	// pending without --name says where the runs are, as executions does.
+	if _, stdout, _ := runCLI(t, "pending", "--journal", journal); !strings.Contains(stdout, `no actions await approval under the runtime name "default"; the journal has runs under: bank (give --name bank)`) {
+		t.Errorf("pending without --name:\n%s", stdout)
 	}
 	// Without tools, each command that would need them says at once that
 	// the Go program must act, instead of asking for tools.
@@ -310,5 +324,48 @@ func TestApproveRefusesAGoProgramsRun(t *testing.T) {
 	done, err := h.Approve(ctx, paused.ExecutionID)
 	if err != nil || done.Status != codetool.StatusCompleted || len(transfers) != 1 {
 		t.Fatalf("approve from the program: %+v %v, transfers %q", done, err, transfers)
+	}
+	// Rejected from the command line, a run whose earlier action ran says
+	// that its program rolls back, not codemode rollback.
+	paused, err = h.Execute(ctx, `await codemode.transfer({ from: "b" }); await codemode.transfer({ from: "c" })`)
+	if err == nil && paused.Status == codetool.StatusPaused {
+		paused, err = h.Approve(ctx, paused.ExecutionID)
+	}
+	if err != nil || paused.Status != codetool.StatusPaused {
+		t.Fatalf("%+v %v", paused, err)
+	}
+	code, stdout, stderr = runCLI(t, "reject", "--journal", journal, "--name", "bank", paused.ExecutionID, "2")
+	want := "rejected action 2; execution " + paused.ExecutionID + " is rejected (1 earlier action(s) stay applied: the Go program that started it can roll back those whose tool has a revert (durable.Handle.Rollback))\n"
+	if code != 0 || stdout != want {
+		t.Fatalf("reject: exit %d\n%q\nwant %q\nstderr: %s", code, stdout, want, stderr)
+	}
+}
+
+// TestHintsForAnOrphan: an orphaned run's hint continues it with the
+// journal flags and the tools its configuration names, or, for a Go
+// program's run, from that program; a rejected run with no action run
+// says so.
+func TestHintsForAnOrphan(t *testing.T) {
+	orphan := func(conf map[string]string) *store.Execution {
+		return &store.Execution{ID: "exec_1", Status: store.StatusRunning, LeaseUntil: 1, Configuration: conf}
+	}
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"a Go program's run", detail(orphan(durable.GoProgramConfiguration()), " --name godur"), "orphaned: its host died (resume it from the Go program that started it (durable.Handle.Resume))"},
+		{"a run over OpenAPI", detail(orphan(map[string]string{"items document": "sha256:00", "items base URL": "http://h/v1", "items header names": "none"}), " --name n"),
+			"orphaned: its host died (continue it: codemode resume --name n --openapi items=SPEC --base-url items=http://h/v1 exec_1)"},
+		{"a run without a configuration", detail(orphan(nil), ""), "orphaned: its host died (continue it: codemode resume --tools FILE exec_1)"},
+		{"rejected with nothing run", afterReject(&store.Execution{ID: "exec_1", Log: []store.Entry{{Seq: 1, State: store.EntryError}}}, ""), "no earlier action ran"},
+		{"rejected after an action of a tools file", afterReject(&store.Execution{ID: "exec_1", Configuration: map[string]string{"tools file": "sha256:00"},
+			Log: []store.Entry{{Seq: 1, State: store.EntryApplied}, {Seq: 2, State: store.EntryError}}}, " --name n"),
+			"1 earlier action(s) stay applied: codemode rollback --name n --tools FILE exec_1 reverts those whose tool has a revert"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s:\n%q\nwant\n%q", tt.name, tt.got, tt.want)
+		}
 	}
 }

@@ -409,7 +409,7 @@ func TestJournalCLIHelpfulErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"approve", id}, 2, "approve: give the tools " + id + " ran with: --tools FILE"},
-		{[]string{"approve", id}, 2, "it recorded the namespace(s) codemode"},
+		{[]string{"approve", id}, 2, "it recorded the namespace(s) codemode, and ran with --tools FILE (FILE: the tools file the run used;"},
 		{[]string{"rollback", id}, 2, "rollback: give the tools " + id + " ran with"},
 		{[]string{"reject", id}, 2, "codemode reject " + id + " SEQ"},
 		{[]string{"approve", "--tools", f.tools, id, "x"}, 2, `approve: SEQ "x" is not a number`},
@@ -910,7 +910,7 @@ func TestShowNamesAFailedCallsError(t *testing.T) {
 		{Seq: 2, Connector: "api", Method: "getPet", Args: json.RawMessage(`{}`), State: store.EntryError, Error: "upstream is down"},
 	}}
 	var b strings.Builder
-	printExecution(&b, e, time.Now())
+	printExecution(&b, e, time.Now(), "")
 	for _, want := range []string{"error: HTTPError: HTTP 404 Not Found: GET /pets/9", "error: upstream is down"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("show printed\n%s\nwithout %q", b.String(), want)

@@ -24,7 +24,7 @@ func TestJournalCLIResumeAnOrphan(t *testing.T) {
 
 	f.orphanInRead(t, id)
 
-	if code, stdout, _ := f.cli(t, "show", id); code != 0 || !strings.Contains(stdout, "lease") || !strings.Contains(stdout, "codemode resume "+id) {
+	if code, stdout, _ := f.cli(t, "show", id); code != 0 || !strings.Contains(stdout, "lease") || !strings.Contains(stdout, "continue it: codemode resume --tools FILE "+id) {
 		t.Fatalf("show of an orphan: exit %d\n%s", code, stdout)
 	}
 	code, stdout, stderr := f.cli(t, "resume", "--tools", f.tools, id)

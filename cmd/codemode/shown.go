@@ -119,15 +119,24 @@ func quoteJSON(s string) string {
 type awaiting struct {
 	journal string // " --journal FILE --name NAME" as the run was given, or ""
 	tools   string // " --tools FILE" as the run was given
-	full    bool   // --full: every argument in full
+	// note says what the placeholders of tools stand for, when they are
+	// those of the run's recorded configuration (recordedFlags).
+	note string
+	full bool // --full: every argument in full
 	// goProgram: a Go program with tools of its own started the run
 	// (durable.GoProgramConfiguration), so only it approves or answers.
 	goProgram bool
 }
 
-// forRun is a as it applies to execution e.
+// forRun is a as it applies to execution e: when the command was not
+// given the tools flags, those e's recorded configuration says it used.
 func (a awaiting) forRun(e *store.Execution) awaiting {
 	a.goProgram = maps.Equal(e.Configuration, durable.GoProgramConfiguration())
+	if a.tools == unknownTools {
+		if flags, note := recordedFlags(e.Configuration); flags != "" {
+			a.tools, a.note = flags, note
+		}
+	}
 	return a
 }
 
@@ -137,7 +146,12 @@ func (a awaiting) forRun(e *store.Execution) awaiting {
 // approval and says how to see them all.
 func (a awaiting) print(w io.Writer, id string, pending []codetool.Pending) {
 	a.printActions(w, id, pending)
-	if a.tools == unknownTools && !a.goProgram {
+	if a.goProgram {
+		return
+	}
+	if a.note != "" {
+		fmt.Fprintln(w, "  "+a.note)
+	} else if a.tools == unknownTools {
 		fmt.Fprintln(w, "  (FILE: the tools file the run used; a run over MCP servers or OpenAPI documents takes the --mcp, --config or --openapi flags it used instead)")
 	}
 }
@@ -167,7 +181,7 @@ func (a awaiting) printActions(w io.Writer, id string, pending []codetool.Pendin
 	} else if a.goProgram {
 		// The command line's tools would be others under the same names:
 		// it refuses (durable.ErrConfigurationChanged).
-		fmt.Fprintf(w, "  a Go program with tools of its own started this run: approve it there (durable.Handle.ApproveShown with %q, or Resolve for an uncertain action); the command line refuses to\n", durable.ShownDigest(pending))
+		fmt.Fprintf(w, "  a Go program with tools of its own started this run: approve it there (durable.Handle.ApproveShown with %q, or Resolve for an uncertain action); the command line refuses to approve it, as its tools would be others under the same names\n", durable.ShownDigest(pending))
 	} else if n := countUncertain(pending); n > 0 {
 		// An uncertain action's host died between running it and recording
 		// it: a person says whether it happened.

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/internal/membudget"
@@ -45,8 +46,9 @@ type HTTPError struct {
 	Status int    // the HTTP status code
 	Method string // the request's method
 	Path   string // the request's path below the base URL, without query
-	// Body is the start of the response body (at most 2 KiB, cut on a
-	// character boundary, "…" appended when cut).
+	// Body is the start of the response body without its trailing white
+	// space (at most 2 KiB, cut on a character boundary, "…" appended when
+	// cut).
 	Body string
 }
 
@@ -229,7 +231,9 @@ func (c *Connector) do(ctx context.Context, method, escapedPath, rawQuery string
 	}
 	data := r.Body
 	if r.Status < 200 || r.Status > 299 {
-		return nil, &HTTPError{Status: r.Status, Method: method, Path: escapedPath, Body: cut(data, maxErrorBody)}
+		// Without the trailing newline most servers end a body with,
+		// which put a blank line in reports.
+		return nil, &HTTPError{Status: r.Status, Method: method, Path: escapedPath, Body: cut(bytes.TrimRightFunc(data, unicode.IsSpace), maxErrorBody)}
 	}
 	ct := r.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)

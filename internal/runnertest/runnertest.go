@@ -178,6 +178,7 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("HeldResults", func(t *testing.T) { heldResults(t, c) })
 	t.Run("ToolErrorClasses", func(t *testing.T) { toolErrorClasses(t, c) })
 	t.Run("ToolErrorData", func(t *testing.T) { toolErrorData(t, c) })
+	t.Run("UncaughtErrorData", func(t *testing.T) { uncaughtErrorData(t, c) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
@@ -454,6 +455,51 @@ func toolErrorData(t *testing.T, c0 *Conn) {
 	if err := json.Unmarshal(run.Result.Value, &got); err != nil || got != want {
 		t.Fatalf("value %s, want %q", run.Result.Value, want)
 	}
+}
+
+// uncaughtErrorData: the error a program ends with carries its own,
+// enumerable properties as the result error's data (wire 1.7), those of a
+// tool's rejection as those a program set: what JSON cannot hold, what
+// throws when read and what would pass the bound are left out, and a
+// Proxy whose traps throw, or a thrown object whose JSON is its message
+// already, gives none.
+func uncaughtErrorData(t *testing.T, c0 *Conn) {
+	c0.Answer = func(call *wire.Message) []*wire.Message {
+		return []*wire.Message{{Kind: wire.KindToolResult, Execution: call.Execution, Seq: call.Seq,
+			Error: &wire.Error{Name: "QuotaError", Message: "quota of 100 calls exceeded", Data: json.RawMessage(`{"limit":100,"retryAfterSeconds":30}`)}}}
+	}
+	defer func() { c0.Answer = nil }()
+	const own = `const e = new Error("mine");
+  e.huge = new Array(1e6).fill(1);
+  e.code = "E1"; e.fn = () => 1; e.none = undefined; e.when = new Date(0); e.big = "x".repeat(5000);
+  e.cycle = {}; e.cycle.self = e.cycle; e.map = new Map();
+  Object.defineProperty(e, "bad", { enumerable: true, get() { throw new Error("getter"); } });
+  Object.defineProperty(e, "hidden", { value: 1, enumerable: false });
+  e.list = [1, "two"];
+  throw e;`
+	for _, tc := range []struct {
+		name, body, data string
+	}{
+		{"a tool's rejection", `await codemode.echo({});`, `{"limit":100,"retryAfterSeconds":30}`},
+		{"a program's error", own, `{"code":"E1","when":"1970-01-01T00:00:00.000Z","list":[1,"two"]}`},
+		{"a Proxy whose traps throw", `throw new Proxy(new Error("p"), { ownKeys() { throw new Error("trap"); } });`, ``},
+		{"a thrown object", `throw { a: 1 };`, ``},
+		{"an error without properties", `null.x;`, ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := c0.Exec(`export default async ({ codemode }) => { `+tc.body+` }`, wire.Message{})
+			if run.Result.Outcome != wire.OutcomeProgramFailed || string(run.Result.Error.Data) != tc.data {
+				t.Fatalf("outcome %s, error %+v, data %s; want data %s", run.Result.Outcome, run.Result.Error, run.Result.Error.Data, tc.data)
+			}
+		})
+	}
+	t.Run("bounded", func(t *testing.T) {
+		run := c0.Exec(`export default async () => { const e = new RangeError("many"); for (let i = 0; i < 100; i++) e["k" + i] = "y".repeat(50); throw e; }`, wire.Message{})
+		d := run.Result.Error.Data
+		if len(d) < 1900 || len(d) > 2048 || !json.Valid(d) || !bytes.HasPrefix(d, []byte(`{"k0":"yy`)) {
+			t.Fatalf("data of %d bytes: %.80s...", len(d), d)
+		}
+	})
 }
 
 // heldResults: a held output (wire 1.6) settles its call only when the

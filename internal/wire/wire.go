@@ -198,21 +198,26 @@ type Content struct {
 }
 
 // Error is a serialised JavaScript or host error: bounded name, message and
-// stack text, and on a tool-result the properties the runner gives the
-// Error it rejects the call with (since 1.7).
+// stack text, and its properties (since 1.7): on a tool-result those the
+// runner gives the Error it rejects the call with, on an execution-result
+// those of the error the program did not catch.
 type Error struct {
 	Name    string `cbor:"1,keyasint" json:"name"`
 	Message string `cbor:"2,keyasint" json:"message"`
 	Stack   string `cbor:"3,keyasint,omitempty" json:"stack,omitempty"`
-	// Data is a JSON object (UTF-8 text, at most MaxErrorData bytes) whose
-	// members the runner defines as own, enumerable properties of the
-	// Error it rejects a tool call with, beside name and message (a
-	// member named name, message, stack, constructor, __proto__ or like
-	// another member of Error.prototype or Object.prototype, such as
-	// toString, is skipped): connector/openapi's HTTPError carries its
-	// status this way.
-	// An extension key of the error map (since 1.7); a runner that does
-	// not know it rejects the call without the properties.
+	// Data is a JSON object (UTF-8 text, at most MaxErrorData bytes). On a
+	// tool-result, the runner defines its members as own, enumerable
+	// properties of the Error it rejects the call with, beside name and
+	// message (a member named name, message, stack, constructor, __proto__
+	// or like another member of Error.prototype or Object.prototype, such
+	// as toString, is skipped): connector/openapi's HTTPError carries its
+	// status this way. On a program-failed execution-result, it holds the
+	// own, enumerable properties of the error the program ended with (those
+	// JSON can hold, bounded by the runner), so that a report of an
+	// uncaught QuotaError still says its limit. An extension key of the
+	// error map (since 1.7): a runner that does not know it rejects the
+	// call without the properties, a host that does not know it reports
+	// the error without them.
 	Data json.RawMessage `cbor:"32,keyasint,omitempty" json:"data,omitempty"`
 }
 
@@ -587,6 +592,9 @@ func (m *Message) resultProblem() string {
 		}
 		if m.Value != nil {
 			return "program-failed carries a value"
+		}
+		if d := m.Error.Data; d != nil && (len(d) > MaxErrorData || !json.Valid(d) || d[0] != '{') {
+			return "the error's data is not a JSON object of at most " + strconv.Itoa(MaxErrorData) + " bytes"
 		}
 	default:
 		return fmt.Sprintf("outcome %q is neither success nor program-failed", m.Outcome)

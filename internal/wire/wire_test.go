@@ -46,6 +46,7 @@ func TestRoundTripEveryKind(t *testing.T) {
 		{Kind: KindToolResult, Execution: 8, Seq: 1, Release: true},
 		// The keys of 1.7.
 		{Kind: KindToolResult, Execution: 9, Seq: 1, Error: &Error{Name: "HTTPError", Message: "HTTP 404 Not Found", Data: []byte(`{"status":404}`)}},
+		{Kind: KindResult, Execution: 9, Outcome: OutcomeProgramFailed, Error: &Error{Name: "QuotaError", Message: "quota", Data: []byte(`{"limit":100}`)}},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -107,6 +108,10 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"short seed", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Seed: []byte{1, 2}})), ErrMalformed},
 		{"versions past version", frame(mustMarshal(t, &Message{Kind: KindReady, Version: 1, Versions: &VersionRange{Min: Version{1, 0}, Max: Version{2, 0}}})), ErrMalformed},
 		{"empty version range", frame(mustMarshal(t, &Message{Kind: KindReady, Version: 1, Versions: &VersionRange{Min: Version{1, 2}, Max: Version{1, 1}}})), ErrMalformed},
+		{"error data not an object", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E", Data: []byte("[1]")}})), ErrMalformed},
+		{"error data not JSON", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E", Data: []byte("{")}})), ErrMalformed},
+		{"error data past MaxErrorData", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed,
+			Error: &Error{Name: "E", Data: []byte(`{"a":"` + strings.Repeat("x", MaxErrorData) + `"}`)}})), ErrMalformed},
 		{"value on a failure", frame(mustMarshal(t, &Message{Kind: KindResult, Execution: 1, Outcome: OutcomeProgramFailed, Error: &Error{Name: "E"}, Value: []byte("1")})), ErrMalformed},
 		{"clock not finite", frame(mustMarshal(t, map[int]any{0: 4, 1: 1, 9: 1, 10: "a", 11: "b", 7: []byte("{}"), 22: []float64{math.Inf(1)}})), ErrMalformed},
 		{"scope past its limit", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Scope: strings.Repeat("a", MaxScopeSize+1)})), ErrMalformed},

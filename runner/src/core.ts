@@ -27,6 +27,11 @@ export interface SerializedError {
   name: string;
   message: string;
   stack: string;
+  /**
+   * data is the JSON text of an uncaught error's own properties
+   * (errorData), for the execution-result; absent or "" when none.
+   */
+  data?: string;
 }
 
 /**
@@ -131,7 +136,7 @@ export interface Limits {
   maxTimers: number;
 }
 
-export const errorLimits = { name: 200, message: 8192, stack: 16384 };
+export const errorLimits = { name: 200, message: 8192, stack: 16384, data: 2048 };
 
 function bound(text: string, limit: number): string {
   if (text.length <= limit) return text;
@@ -273,6 +278,13 @@ let walkText = "";
 let walkParts: string[] | null = null;
 let walkDates = false;
 const walkTailSize = 4096;
+/**
+ * The length of the walk's full tails, and the most its text may grow to
+ * (checked as a tail is full): a walk that only wants a short text stops
+ * soon after passing it, instead of writing a large value whole.
+ */
+let walkFlushed = 0;
+let walkLimit = Infinity;
 
 /** WalkRefusal carries what toJSONText found that JSON cannot hold. */
 class WalkRefusal {
@@ -286,7 +298,9 @@ function refuse(found: string): never {
 function flushWalkText(): void {
   if (walkParts === null) walkParts = [];
   push(walkParts, walkText);
+  walkFlushed += walkText.length;
   walkText = "";
+  if (walkFlushed > walkLimit) refuse("longer than " + walkLimit + " characters");
 }
 
 function walkValue(v: unknown, base: number): void {
@@ -377,20 +391,26 @@ function walkValue(v: unknown, base: number): void {
  * a subclass) becomes its ISO string; a Date whose prototype was set to
  * Object.prototype or null is written as a plain object, as JSON.stringify
  * writes it. Anything else throws a TypeError that names what (for example
- * "tool input") and where (root "input", then ".key" and "[i]").
+ * "tool input") and where (root "input", then ".key" and "[i]"); so does a
+ * text longer than limit characters, whose walk stops within 4,096
+ * characters (and one item) of passing it.
  */
-export function toJSONText(value: unknown, what = "tool input", root = "input", dates = false): string {
+export function toJSONText(value: unknown, what = "tool input", root = "input", dates = false, limit = Infinity): string {
   const base = walkDepth;
   const stepBase = walkStepCount;
   const outerText = walkText;
   const outerParts = walkParts;
   const outerDates = walkDates;
+  const outerFlushed = walkFlushed;
+  const outerLimit = walkLimit;
   walkText = "";
   walkParts = null;
   walkDates = dates;
+  walkFlushed = 0;
+  walkLimit = limit;
   try {
     walkValue(value, base);
-    if (walkParts === null) return walkText;
+    if (walkParts === null && walkText.length <= walkLimit) return walkText;
     flushWalkText();
     return arrayJoin(walkParts, "");
   } catch (error) {
@@ -418,6 +438,8 @@ export function toJSONText(value: unknown, what = "tool input", root = "input", 
     walkText = outerText;
     walkParts = outerParts;
     walkDates = outerDates;
+    walkFlushed = outerFlushed;
+    walkLimit = outerLimit;
   }
 }
 
@@ -758,6 +780,10 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     try {
       if (failing) {
         const error = serializeError(unsentError);
+        // A thrown object that is not an Error has its JSON as its
+        // message already.
+        const data = errorData(unsentError);
+        if (data !== "" && data !== error.message) error.data = data;
         unsent = unsentCPULimit
           ? { outcome: "program-failed", error, clock: unsentClock, cpuLimit: true }
           : { outcome: "program-failed", error, clock: unsentClock };
@@ -1282,6 +1308,54 @@ function defineErrorData(error: object, props: unknown): void {
     const k = keys[i];
     if (reservedErrorKeys[k] === true) continue;
     defineProperty(error, k, data((props as Record<string, unknown>)[k]));
+  }
+}
+
+/**
+ * errorData is the JSON text of an uncaught error's own enumerable
+ * properties, the name, message, stack and the keys defineErrorData skips
+ * aside, as the execution-result carries them (wire 1.7, the error's
+ * data): the properties a tool error arrived with (a QuotaError's limit)
+ * and those a program gave its own errors. "" when value has none JSON can
+ * hold. A property that is undefined, a function, a class instance, a
+ * cycle, or a getter or Proxy trap that throws is left out, and so is one
+ * that would take the text past errorLimits.data characters; only the
+ * first 256 keys are read. It never throws: a Proxy's traps and getters
+ * run, as they do when the error's message is read, but what they throw
+ * is caught.
+ */
+export function errorData(value: unknown): string {
+  if (typeof value !== "object" || value === null) return "";
+  try {
+    const keys = objectKeys(value);
+    const limit = errorLimits.data - 2;
+    let text = "";
+    for (let i = 0; i < keys.length && i < 256 && text.length < limit; i++) {
+      const key = keys[i];
+      if (reservedErrorKeys[key] === true) continue;
+      const member = errorMember(value, key, limit - text.length);
+      if (member === "" || text.length + member.length + 1 > limit) continue;
+      text += text === "" ? member : "," + member;
+    }
+    return text === "" ? "" : "{" + text + "}";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * errorMember is the JSON member (quoted key, colon, value) of value's
+ * property key, or "" when the runner's walk refuses it or it would be
+ * longer than room.
+ */
+function errorMember(value: object, key: string, room: number): string {
+  try {
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined || typeof item === "function") return "";
+    const name = quote(key);
+    return name + ":" + toJSONText(item, "an error property", key, true, room - name.length - 1);
+  } catch {
+    return "";
   }
 }
 

@@ -43,7 +43,9 @@ function finishJSON(result: Finish): string {
   const clock = "\"clock\":[" + numbers(result.clock) + "]";
   if (result.outcome === "program-failed") {
     const e = result.error;
-    return "{\"outcome\":\"program-failed\",\"error\":{\"name\":" + quote(e.name) + ",\"message\":" + quote(e.message) + ",\"stack\":" + quote(e.stack) + "}," + clock + "}";
+    // data is JSON text already (errorData), an object: a member as it is.
+    const data = e.data !== undefined && e.data !== "" ? ",\"data\":" + e.data : "";
+    return "{\"outcome\":\"program-failed\",\"error\":{\"name\":" + quote(e.name) + ",\"message\":" + quote(e.message) + ",\"stack\":" + quote(e.stack) + data + "}," + clock + "}";
   }
   const content = textBuffer();
   for (let i = 0; i < result.content.length; i++) {

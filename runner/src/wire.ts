@@ -332,12 +332,15 @@ export function programStack(stack: string, name: string, message: string): stri
   return join(kept, "\n");
 }
 
-function errorField(m: MapWriter, e: { name: string; message: string; stack?: string }): void {
+function errorField(m: MapWriter, e: { name: string; message: string; stack?: string; data?: string }): void {
   const em = new MapWriter();
   em.key(1).text(e.name);
   em.key(2).text(e.message);
   const stack = e.stack === undefined || e.stack === "" ? "" : programStack(e.stack, e.name, e.message);
   if (stack !== "") em.key(3).text(stack);
+  // The error's own properties (wire 1.7, an extension key of the error
+  // map): a host older than 1.7 skips them.
+  if (e.data !== undefined && e.data !== "") em.key(32).textAsBytes(e.data);
   em.into(m.key(K.error));
 }
 
