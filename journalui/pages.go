@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -293,6 +294,9 @@ func summary(e *store.Execution) string {
 	case store.StatusCompleted:
 		return "result: " + cut(string(e.Value), 120)
 	case store.StatusRunning:
+		if orphaned(e) && maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+			return "orphaned: its host died; resume it from the Go program that started it (durable.Handle.Resume): its tools are that program's"
+		}
 		if orphaned(e) {
 			return "orphaned: its host died; a page started with the run's tools resumes it, as does codemode resume " + e.ID
 		}
@@ -386,6 +390,7 @@ type detailView struct {
 	ID, Runtime, Title string
 	Status             store.Status
 	Orphaned           bool // running, its host dead (orphaned)
+	GoProgram          bool // started by a Go program with tools of its own (durable.GoProgramConfiguration)
 	Created, Updated   string
 	CreatedAge         string
 	Connectors         string
@@ -472,7 +477,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int,
 
 func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailView {
 	v := &detailView{
-		ID: e.ID, Runtime: d.Name(), Title: title(e.Code), Status: e.Status, Orphaned: orphaned(e), Exists: true,
+		ID: e.ID, Runtime: d.Name(), Title: title(e.Code), Status: e.Status, Orphaned: orphaned(e), GoProgram: maps.Equal(e.Configuration, durable.GoProgramConfiguration()), Exists: true,
 		Created:    time.UnixMilli(e.CreatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		Updated:    time.UnixMilli(e.UpdatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		CreatedAge: age(e.CreatedAt, now), Connectors: strings.Join(e.Connectors, ", "),

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 )
 
@@ -104,5 +106,19 @@ func TestEntryOfNamesTheError(t *testing.T) {
 		if got := entryOf(c.l).Error; got != c.want {
 			t.Errorf("entryOf(%+v).Error = %q, want %q", c.l, got, c.want)
 		}
+	}
+}
+
+// An orphaned run's line says who can resume it: a Go program's run is
+// resumed from that program, another by a page or codemode resume.
+func TestSummaryOfAnOrphan(t *testing.T) {
+	old := time.Now().Add(-time.Hour).UnixMilli()
+	goRun := &store.Execution{ID: "exec_1", Status: store.StatusRunning, LeaseUntil: old, Configuration: durable.GoProgramConfiguration()}
+	cliRun := &store.Execution{ID: "exec_2", Status: store.StatusRunning, LeaseUntil: old, Configuration: map[string]string{"tools file": "sha256:00"}}
+	if got := summary(goRun); !strings.Contains(got, "from the Go program that started it") || strings.Contains(got, "codemode resume") {
+		t.Errorf("a Go program's orphan: %q", got)
+	}
+	if got := summary(cliRun); !strings.Contains(got, "codemode resume exec_2") {
+		t.Errorf("a command line's orphan: %q", got)
 	}
 }
