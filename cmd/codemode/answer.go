@@ -138,13 +138,22 @@ func printContent(stdout io.Writer, content []contract.Content) {
 // person reading (termtext.Escape).
 func escapeControls(s string) string { return termtext.Escape(s) }
 
-// shellQuote quotes a word for a shell command line when it needs it.
+// shellQuote quotes a word for a shell command line when it needs it: a
+// word of letters, digits and @%+=:,./_- only (not empty, and not
+// beginning with =, which zsh expands to a command's path) is left as
+// it is; any other is put in single quotes, so that no shell reads more
+// than the one word in it (a newline runs the next line as a command,
+// braces expand into several words, brackets glob, and zsh refuses an
+// unmatched glob such as http://[::1]).
 func shellQuote(value string) string {
-	if strings.ContainsAny(value, " \t'\"\\$`;&|<>()*?!#~") {
-		return "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
+	if value != "" && value[0] != '=' && strings.Trim(value, shellSafe) == "" {
+		return value
 	}
-	return value
+	return "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
 }
+
+// shellSafe are the characters no shell gives a meaning to inside a word.
+const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"
 
 // action renders a call as connector.method(args), args cut to max
 // characters, control characters escaped.

@@ -912,7 +912,15 @@ func waitingStack(in *instance) string {
 	if err != nil {
 		return ""
 	}
-	return withoutRunnerFrames(cutToLines(text, maxWaitingStack))
+	return withoutRunnerFrames(validStack(cutToLines(text, maxWaitingStack)))
+}
+
+// validStack is stack as valid UTF-8: QuickJS writes a lone surrogate of a
+// function's name (a program may name one '\ud800') as three bytes that
+// are not UTF-8, and the wire refuses a message holding them, which failed
+// the execution as a malformed message and replaced the sandbox process.
+func validStack(stack string) string {
+	return strings.ToValidUTF8(stack, "\uFFFD")
 }
 
 // cutToLines is text cut to at most max bytes of whole lines: a frame cut

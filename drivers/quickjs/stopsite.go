@@ -88,8 +88,10 @@ func (s *stopSite) capture(m api.Module) {
 	if !ok {
 		return
 	}
-	n := min(binary.LittleEndian.Uint32(lb), maxWaitingStack)
+	// One byte past the bound, so that a longer stack is cut at a line's
+	// end (cutToLines), not in a line or a character.
+	n := min(binary.LittleEndian.Uint32(lb), maxWaitingStack+1)
 	if b, ok := mem.Read(uint32(p), n); ok {
-		s.stack = cutToLines(string(b), maxWaitingStack)
+		s.stack = validStack(cutToLines(string(b), maxWaitingStack))
 	}
 }
