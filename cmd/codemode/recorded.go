@@ -11,7 +11,7 @@ import (
 // writes) says it used, for the commands a pause suggests when the
 // command was not given the flags: --tools FILE for a tools file's digest;
 // --openapi NAME=SPEC, its --base-url as recorded and a --header-env per
-// header name for each OpenAPI namespace; --mcp CMD|URL for a server named
+// header name for each OpenAPI namespace; --mcp SERVER for a server named
 // as --mcp names it (codemode or mcp), --config CONFIG for the others.
 // The journal keeps digests, not paths, commands or secrets: those are
 // placeholders, and note says what each one stands for. Both are "" when
@@ -59,8 +59,8 @@ func recordedFlags(conf map[string]string) (flags, note string) {
 		notes = append(notes, "CONFIG: the mcpServers file naming the MCP server(s) "+strings.Join(config, ", "))
 	}
 	if len(mcp) > 0 {
-		b.WriteString(" --mcp CMD|URL")
-		notes = append(notes, "CMD|URL: the command line or URL of the MCP server "+mcp[0])
+		b.WriteString(" --mcp SERVER")
+		notes = append(notes, "SERVER: the command line or URL of the MCP server "+mcp[0])
 	}
 	if b.Len() == 0 {
 		return "", ""

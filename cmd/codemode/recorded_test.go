@@ -25,8 +25,8 @@ func TestRecordedFlags(t *testing.T) {
 			" --tools FILE --openapi 'pet store='SPEC --base-url 'pet store=https://x/v3?a=1&b=2' --header-env 'pet store=Authorization:'ENVVAR --header-env 'pet store=X-Key:'ENVVAR",
 			"(FILE: the tools file the run used; SPEC: the OpenAPI document of that namespace; ENVVAR: a variable holding that header's value; the journal keeps digests and names, not paths, commands or values)"},
 		{"MCP servers of --mcp and --config", map[string]string{"mcp MCP server": "mcp (npx), ...", "github MCP server": "github (gh), ...", "files MCP server": "files (fs), ..."},
-			" --config CONFIG --mcp CMD|URL",
-			"(CONFIG: the mcpServers file naming the MCP server(s) files, github; CMD|URL: the command line or URL of the MCP server mcp; the journal keeps digests and names, not paths, commands or values)"},
+			" --config CONFIG --mcp SERVER",
+			"(CONFIG: the mcpServers file naming the MCP server(s) files, github; SERVER: the command line or URL of the MCP server mcp; the journal keeps digests and names, not paths, commands or values)"},
 		{"a Go program's run", durable.GoProgramConfiguration(), "", ""},
 		{"no configuration", nil, "", ""},
 	}
