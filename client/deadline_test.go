@@ -34,13 +34,7 @@ func TestDeadlineNamesTheCallsInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := quickjs.New(quickjs.Options{})
-	t.Cleanup(func() { d.Close() })
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
+	rt := quickjsRuntime(t, quickjs.Options{})
 	cl := client.New(rt, c)
 	const stopped = "the program was stopped: the execution deadline of 200ms was exceeded"
 	tests := []struct{ name, code, want string }{
@@ -80,11 +74,7 @@ func TestDeadlineNamesTheLineThatWaited(t *testing.T) {
 	}
 	for _, name := range []string{"sandbox", "node"} {
 		t.Run(name, func(t *testing.T) {
-			rt, err := client.NewRuntime(context.Background(), heldDriver(t, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rt.Close() })
+			rt := driverRuntime(t, name)
 			cl := client.New(rt, c)
 			out, err := cl.RunCode(context.Background(), "const before = 1;\nconst later = await codemode.hang({});\nlater", client.RunOptions{Limits: client.Limits{Timeout: 300 * time.Millisecond}})
 			if err != nil {
@@ -116,11 +106,7 @@ func TestDeadlineNamesTheLineThatRan(t *testing.T) {
 	}
 	for _, name := range []string{"sandbox", "inprocess"} {
 		t.Run(name, func(t *testing.T) {
-			rt, err := client.NewRuntime(context.Background(), heldDriver(t, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rt.Close() })
+			rt := driverRuntime(t, name)
 			cl := client.New(rt, c)
 			for _, tc := range []struct {
 				name, code, where string

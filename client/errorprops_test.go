@@ -27,11 +27,7 @@ func (e *panickyError) ErrorProperties() map[string]any {
 // in the goroutine answering the call, outside the tool's recover).
 func TestPanickingErrorPropertiesFailTheCallAlone(t *testing.T) {
 	ctx := context.Background()
-	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := quickjsRuntime(t, quickjs.Options{})
 	tool, err := contract.NewTool("fail", "Fails.", func(ctx context.Context, in struct{}) (struct{}, error) {
 		return struct{}{}, &panickyError{}
 	})
@@ -60,11 +56,7 @@ func (brokenError) Error() string { panic("no message") }
 // the tool; the host reader, which formats the message, never sees it.
 func TestPanickingErrorMessageFailsTheCallAlone(t *testing.T) {
 	ctx := context.Background()
-	rt, err := client.NewRuntime(ctx, quickjs.New(quickjs.Options{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := quickjsRuntime(t, quickjs.Options{})
 	tool, err := contract.NewTool("fail", "Fails.", func(ctx context.Context, in struct{}) (struct{}, error) {
 		return struct{}{}, brokenError{}
 	})
@@ -114,13 +106,7 @@ func TestUncaughtErrorReportCarriesItsProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := quickjs.New(quickjs.Options{Timeout: 5 * time.Second})
-	t.Cleanup(func() { d.Close() })
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
+	rt := quickjsRuntime(t, quickjs.Options{Timeout: 5 * time.Second})
 	cl := client.New(rt, c)
 	for _, tc := range []struct {
 		name, code, props string

@@ -149,6 +149,18 @@ func heldDriver(t *testing.T, name string) drivers.Driver {
 	return node.New(node.Options{NodePath: path})
 }
 
+// driverRuntime is a runtime of its own on heldDriver's driver of that
+// name, closed with the test.
+func driverRuntime(t *testing.T, name string) *client.Runtime {
+	t.Helper()
+	rt, err := client.NewRuntime(context.Background(), heldDriver(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	return rt
+}
+
 // heldSpy counts the held tool results and releases the host writes.
 type heldSpy struct {
 	drivers.Driver

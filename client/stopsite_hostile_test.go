@@ -57,11 +57,7 @@ func TestStopSiteSurvivesHostilePrograms(t *testing.T) {
 	}
 	for _, mode := range []string{"inprocess", "sandbox"} {
 		t.Run(mode, func(t *testing.T) {
-			rt, err := client.NewRuntime(context.Background(), heldDriver(t, mode))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rt.Close() })
+			rt := driverRuntime(t, mode)
 			cl := client.New(rt, c)
 			for _, tc := range cases {
 				start := time.Now()
@@ -119,11 +115,7 @@ func TestWaitingStackSurvivesHostilePrograms(t *testing.T) {
 	}
 	for _, mode := range []string{"inprocess", "sandbox", "node"} {
 		t.Run(mode, func(t *testing.T) {
-			rt, err := client.NewRuntime(context.Background(), heldDriver(t, mode))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rt.Close() })
+			rt := driverRuntime(t, mode)
 			cl := client.New(rt, c)
 			for _, tc := range cases {
 				start := time.Now()
@@ -191,11 +183,7 @@ func TestErrorDataSurvivesHostileErrors(t *testing.T) {
 	}
 	for _, mode := range []string{"inprocess", "sandbox", "node"} {
 		t.Run(mode, func(t *testing.T) {
-			rt, err := client.NewRuntime(context.Background(), heldDriver(t, mode))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { rt.Close() })
+			rt := driverRuntime(t, mode)
 			cl := client.New(rt, c)
 			for _, tc := range cases {
 				if mode == "node" && strings.Contains(tc.name, "loops") {

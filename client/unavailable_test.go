@@ -26,13 +26,7 @@ func TestUnavailableNamespaceSaysWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := quickjs.New(quickjs.Options{Timeout: 5 * time.Second})
-	t.Cleanup(func() { d.Close() })
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
+	rt := quickjsRuntime(t, quickjs.Options{Timeout: 5 * time.Second})
 	base := client.New(rt, c)
 	extended := base.Extend(client.Extension{Setup: `(s: any): any => ({ ...s, extra: 1 })`})
 	const why = "TypeError: broken.anything is unavailable: namespace broken has no tools: its MCP server failed to start (fork/exec /nonexistent: no such file or directory). " +

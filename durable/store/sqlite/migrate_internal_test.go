@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/codemode-go/codemode/durable/store"
@@ -55,24 +57,9 @@ func TestMigrateFromVersion1(t *testing.T) {
 // fingerprints) is migrated in place: its runs read back with none, and
 // new runs keep theirs.
 func TestMigrateFromVersion4(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v4.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range append(migrations[:4:4], "PRAGMA user_version = 4",
-		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`) {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	db.Close()
 	ctx := context.Background()
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := journalAt(t, 4,
+		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`)
 	if e, err := s.Execution(ctx, "default", "exec_1"); err != nil || e.Configuration != nil || e.Status != store.StatusPaused {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
@@ -88,26 +75,11 @@ func TestMigrateFromVersion4(t *testing.T) {
 // A journal written by schema version 5 (before calls' ends) is migrated
 // in place: its entries read back with no end, and new ones keep theirs.
 func TestMigrateFromVersion5(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v5.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range append(migrations[:5:5], "PRAGMA user_version = 5",
+	ctx := context.Background()
+	s := journalAt(t, 5,
 		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO tool_log (runtime, execution_id, seq, connector, method, args, requires_approval, ephemeral, state, updated_at)
-			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 0, 0, 'applied', 2)`) {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	db.Close()
-	ctx := context.Background()
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 0, 0, 'applied', 2)`)
 	if ok, err := s.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`), State: store.EntryError, End: "failed"}); err != nil || !ok {
 		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
 	}
@@ -121,26 +93,11 @@ func TestMigrateFromVersion5(t *testing.T) {
 // in place: its failed entries read back with no name (a plain Error, as
 // they were replayed before), and new ones keep theirs.
 func TestMigrateFromVersion6(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v6.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range append(migrations[:6:6], "PRAGMA user_version = 6",
+	ctx := context.Background()
+	s := journalAt(t, 6,
 		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO tool_log (runtime, execution_id, seq, connector, method, args, error, requires_approval, ephemeral, state, updated_at, call_end)
-			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'upstream is down', 0, 0, 'error', 2, 'failed')`) {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	db.Close()
-	ctx := context.Background()
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'upstream is down', 0, 0, 'error', 2, 'failed')`)
 	if ok, err := s.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`),
 		State: store.EntryError, Error: "HTTP 404 Not Found", ErrorName: "HTTPError", End: "failed"}); err != nil || !ok {
 		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
@@ -155,26 +112,11 @@ func TestMigrateFromVersion6(t *testing.T) {
 // properties) is migrated in place: its entries keep their names and read
 // back with no properties, and new ones keep theirs.
 func TestMigrateFromVersion7(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v7.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range append(migrations[:7:7], "PRAGMA user_version = 7",
+	ctx := context.Background()
+	s := journalAt(t, 7,
 		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO tool_log (runtime, execution_id, seq, connector, method, args, error, error_name, requires_approval, ephemeral, state, updated_at, call_end)
-			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'HTTP 404', 'HTTPError', 0, 0, 'error', 2, 'failed')`) {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	db.Close()
-	ctx := context.Background()
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'HTTP 404', 'HTTPError', 0, 0, 'error', 2, 'failed')`)
 	if ok, err := s.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "svc", Method: "read", Args: []byte(`{}`),
 		State: store.EntryError, Error: "HTTP 404", ErrorName: "HTTPError", ErrorData: []byte(`{"status":404}`), End: "failed"}); err != nil || !ok {
 		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
@@ -183,4 +125,28 @@ func TestMigrateFromVersion7(t *testing.T) {
 	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "HTTPError" || e.Log[0].ErrorData != nil || string(e.Log[1].ErrorData) != `{"status":404}` {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
+}
+
+// journalAt is a journal file written by schema version v (the first v
+// migrations) holding what rows does, opened by this package: migrated in
+// place to the current version. It is closed with the test.
+func journalAt(t *testing.T, v int, rows ...string) store.Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("v%d.db", v))
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(append(slices.Clone(migrations[:v]), fmt.Sprintf("PRAGMA user_version = %d", v)), rows...) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
