@@ -35,6 +35,14 @@ func GoProgramConfiguration() map[string]string {
 	return map[string]string{hostItem: goProgram}
 }
 
+// StartedByGoProgram reports whether configuration, a run's recorded one
+// (store.Execution.Configuration), is GoProgramConfiguration's: a Go
+// program's own tools ran it, so only a handle of that program continues
+// it, never the command line or a journal page with tools of theirs.
+func StartedByGoProgram(configuration map[string]string) bool {
+	return len(configuration) == 1 && configuration[hostItem] == goProgram
+}
+
 // ConfigurationChanges describes each item of the configuration e
 // started with (store.Execution.Configuration) that the handle's
 // Options.Configuration lacks or has with another value, in name order

@@ -251,3 +251,23 @@ func TestResumeOrphansSkipsAnotherConfiguration(t *testing.T) {
 		}
 	})
 }
+
+// StartedByGoProgram tells a Go program's run from any other by its
+// recorded configuration alone.
+func TestStartedByGoProgram(t *testing.T) {
+	for _, c := range []struct {
+		configuration map[string]string
+		want          bool
+	}{
+		{durable.GoProgramConfiguration(), true},
+		{nil, false},
+		{map[string]string{}, false},
+		{map[string]string{"tools file": "sha256:00"}, false},
+		{map[string]string{"started by": "someone else"}, false},
+		{map[string]string{"started by": durable.GoProgramConfiguration()["started by"], "tools file": "sha256:00"}, false},
+	} {
+		if got := durable.StartedByGoProgram(c.configuration); got != c.want {
+			t.Errorf("StartedByGoProgram(%v) = %v, want %v", c.configuration, got, c.want)
+		}
+	}
+}

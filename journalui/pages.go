@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -294,7 +293,7 @@ func summary(e *store.Execution) string {
 	case store.StatusCompleted:
 		return "result: " + cut(string(e.Value), 120)
 	case store.StatusRunning:
-		if orphaned(e) && maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+		if orphaned(e) && durable.StartedByGoProgram(e.Configuration) {
 			return "orphaned: its host died; resume it from the Go program that started it (durable.Handle.Resume): its tools are that program's"
 		}
 		if orphaned(e) {
@@ -477,7 +476,7 @@ func (h *Handler) showDetail(w http.ResponseWriter, r *http.Request, status int,
 
 func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailView {
 	v := &detailView{
-		ID: e.ID, Runtime: d.Name(), Title: title(e.Code), Status: e.Status, Orphaned: orphaned(e), GoProgram: maps.Equal(e.Configuration, durable.GoProgramConfiguration()), Exists: true,
+		ID: e.ID, Runtime: d.Name(), Title: title(e.Code), Status: e.Status, Orphaned: orphaned(e), GoProgram: durable.StartedByGoProgram(e.Configuration), Exists: true,
 		Created:    time.UnixMilli(e.CreatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		Updated:    time.UnixMilli(e.UpdatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		CreatedAge: age(e.CreatedAt, now), Connectors: strings.Join(e.Connectors, ", "),

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"strconv"
 
 	"github.com/codemode-go/codemode/codetool"
@@ -181,7 +180,7 @@ func afterReject(e *store.Execution, journal string) string {
 	switch {
 	case applied == 0:
 		return "no earlier action ran"
-	case maps.Equal(e.Configuration, durable.GoProgramConfiguration()):
+	case durable.StartedByGoProgram(e.Configuration):
 		return fmt.Sprintf("%d earlier action(s) stay applied: the Go program that started it can roll back those whose tool has a revert (durable.Handle.Rollback)", applied)
 	}
 	tools, _ := recordedFlags(e.Configuration)

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -111,7 +110,7 @@ func (j *journalCommand) missingTools(ctx context.Context, id string, stderr io.
 	if err != nil {
 		return usageError{hint}
 	}
-	if maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+	if durable.StartedByGoProgram(e.Configuration) {
 		return fmt.Errorf("%s: execution %s was started by a Go program with tools of its own (durable.New without Options.Configuration): "+
 			"%s from that program (its Handle's Approve, ApproveShown, Resolve, Resume or Rollback); the command line refuses, as tools given here would be others under the same names",
 			j.name, id, map[string]string{"approve": "approve it", "resume": "resume it", "happened": "answer it", "rollback": "roll it back"}[j.name])
@@ -364,7 +363,7 @@ func calls(e *store.Execution) int {
 // from the Go program that started it (the command line refuses to), or
 // with codemode resume and the flags its recorded configuration names.
 func resumeHint(e *store.Execution, journal string) string {
-	if maps.Equal(e.Configuration, durable.GoProgramConfiguration()) {
+	if durable.StartedByGoProgram(e.Configuration) {
 		return "resume it from the Go program that started it (durable.Handle.Resume)"
 	}
 	tools, _ := recordedFlags(e.Configuration)

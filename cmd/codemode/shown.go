@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -131,7 +130,7 @@ type awaiting struct {
 // forRun is a as it applies to execution e: when the command was not
 // given the tools flags, those e's recorded configuration says it used.
 func (a awaiting) forRun(e *store.Execution) awaiting {
-	a.goProgram = maps.Equal(e.Configuration, durable.GoProgramConfiguration())
+	a.goProgram = durable.StartedByGoProgram(e.Configuration)
 	if a.tools == unknownTools {
 		if flags, note := recordedFlags(e.Configuration); flags != "" {
 			a.tools, a.note = flags, note
