@@ -414,3 +414,29 @@ func TestExtendKeepsTheEsbuildLimit(t *testing.T) {
 		t.Fatal("two clients on one Runtime have two esbuild limits")
 	}
 }
+
+// TestImportInStatementsSaysWhy: an import declaration in statement-form
+// code (the sandbox's programs need none) fails with esbuild's error and a
+// hint that says to remove it, at the import's line.
+func TestImportInStatementsSaysWhy(t *testing.T) {
+	rt := inProcessRuntime(t)
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(rt, k)
+	for _, tc := range []struct{ name, code, at string }{
+		{"default import", "import fs from \"fs\";\nfs.readFileSync(\"/etc/hostname\", \"utf8\")", "> 1 | import fs"},
+		{"named import", "const a = 1;\nimport { x } from \"./helpers\";\nx + a", "> 2 | import { x }"},
+		{"namespace import", "import * as path from \"path\";\npath.join(\"a\", \"b\")", "> 1 | import * as path"},
+		{"after a statement on its line", "const a = 1; import fs from \"fs\";\na", "> 1 | const a = 1; import fs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := c.RunCode(context.Background(), tc.code, RunOptions{})
+			if err != nil || out.Kind != ProgramFailed || out.Error.Name != "SyntaxError" ||
+				!strings.Contains(out.Error.Message, "in scope without an import: remove it") || !strings.Contains(out.Error.Text(), tc.at) {
+				t.Fatalf("%v %+v\n%s", err, out, out.Error.Text())
+			}
+		})
+	}
+}

@@ -95,7 +95,7 @@ func eraseWithEsbuild(source string, back *codeform.Normalized, es *esbuildchild
 		if loc := res.Errors[0].Location; loc != nil {
 			l, c := back.Position(loc.Line, loc.Column+1)
 			stack = fmt.Sprintf("    at %s:%d:%d", programFilename, l, c)
-			b.WriteString(namespaceHint(source, back, loc))
+			b.WriteString(insideFunctionHint(source, back, loc))
 		}
 		lines := strings.Split(source, "\n")
 		if back != nil {
@@ -106,11 +106,13 @@ func eraseWithEsbuild(source string, back *codeform.Normalized, es *esbuildchild
 	return &erased{js: string(res.Code), jsMap: res.Map, source: source, back: back}, nil
 }
 
-// namespaceHint explains esbuild's error at loc when it is the name after
-// "namespace" or "module" in model-written code (back is not nil): the
-// statement and function forms run inside a function, where TypeScript
-// allows no namespace; a module can hold one. It returns "" otherwise.
-func namespaceHint(source string, back *codeform.Normalized, loc *api.Location) string {
+// insideFunctionHint explains esbuild's error at loc when it is the name after
+// "namespace" or "module", or what follows "import", in model-written code
+// (back is not nil): the statement and function forms run inside a
+// function, where TypeScript allows no namespace and JavaScript no import
+// declaration; a module can hold either, and a program's namespaces and
+// globals need no import. It returns "" otherwise.
+func insideFunctionHint(source string, back *codeform.Normalized, loc *api.Location) string {
 	if back == nil || loc.Line < 1 {
 		return ""
 	}
@@ -120,11 +122,15 @@ func namespaceHint(source string, back *codeform.Normalized, loc *api.Location) 
 	}
 	line := lines[loc.Line-1]
 	before := strings.TrimRight(line[:min(max(loc.Column, 0), len(line))], " \t")
-	if !strings.HasSuffix(before, "namespace") && !strings.HasSuffix(before, "module") {
-		return ""
+	switch {
+	case strings.HasSuffix(before, "namespace") || strings.HasSuffix(before, "module"):
+		return " (a namespace is declared only at a module's top level; statements and functions run inside a function: " +
+			"write the program as a module, the namespace beside `export default async function (scope) { … }`)"
+	case before == "import" || strings.HasSuffix(before, " import") || strings.HasSuffix(before, ";import"):
+		return " (an import declaration stands only at a module's top level, and statements and functions run inside a function; " +
+			"the program's namespaces (codemode, …), console, result and the globals of its runtime are in scope without an import: remove it)"
 	}
-	return " (a namespace is declared only at a module's top level; statements and functions run inside a function: " +
-		"write the program as a module, the namespace beside `export default async function (scope) { … }`)"
+	return ""
 }
 
 // erasureFailed is the error of an erasure whose esbuild process failed:

@@ -487,11 +487,7 @@ func code(v any) int {
 func result(source string, own, contract []lspDiagnostic) *Result {
 	var ds []Diagnostic
 	for _, d := range own {
-		msg := d.Message
-		if code(d.Code) == 2307 {
-			msg += " A program can import only the modules its runtime declares, never a file or package from the host."
-		}
-		ds = append(ds, Diagnostic{File: "agent.ts", Line: d.Range.Start.Line + 1, Column: d.Range.Start.Character + 1, Code: code(d.Code), Message: msg})
+		ds = append(ds, Diagnostic{File: "agent.ts", Line: d.Range.Start.Line + 1, Column: d.Range.Start.Character + 1, Code: code(d.Code), Message: forProgram(code(d.Code), d.Message)})
 	}
 	line, col := defaultExportPosition(source)
 	for _, d := range contract {
@@ -511,6 +507,28 @@ func result(source string, own, contract []lspDiagnostic) *Result {
 		ds = ds[:maxDiagnostics]
 	}
 	return &Result{Diagnostics: ds, Report: report(source, ds)}
+}
+
+// forProgram rewrites the compiler's message msg of diagnostic code for
+// the program's author, who can change the program and nothing else: where
+// the compiler suggests installing type definitions or changing the
+// compiler's lib (a name the runtime lacks: Buffer, require, process,
+// document), it says the runtime does not define the name, and it says
+// what a program may import.
+func forProgram(code int, msg string) string {
+	switch code {
+	case 2307:
+		return msg + " A program can import only the modules its runtime declares, never a file or package from the host."
+	case 1232:
+		return msg + " A program's namespaces and globals are in scope without an import; statements and a function expression run inside a function, where no import can stand."
+	case 2580, 2581, 2582, 2584, 2591, 2592, 2593:
+		// "Cannot find name 'Buffer'. Do you need to install type
+		// definitions for node? Try `npm i --save-dev @types/node` …"
+		if name, _, ok := strings.Cut(msg, ". Do you need to "); ok {
+			return name + ": the program's runtime does not define it; use the names it declares (its namespaces, console, result and the globals of its environment)."
+		}
+	}
+	return msg
 }
 
 func defaultExportPosition(source string) (int, int) {

@@ -121,6 +121,20 @@ func TestCheckFindsTheErrorsAnAgentMakes(t *testing.T) {
 		{"syntax error", inputless, `export default async function ({ result }: AgentProgramScope) {
   result.appendText("x";
 }`, 1005, 2, "expected"},
+		// Names of Node.js or a browser: the compiler's advice (npm install,
+		// the lib option) is not the program's to follow.
+		{"a Node.js global", inputless, `export default async function ({ result }: AgentProgramScope) {
+  result.appendText(Buffer.from("x").toString("base64"));
+}`, 2591, 2, "Cannot find name 'Buffer': the program's runtime does not define it"},
+		{"require", inputless, `export default async function () {
+  return require("fs");
+}`, 2591, 2, "Cannot find name 'require': the program's runtime does not define it"},
+		{"a browser global", inputless, `export default async function () {
+  return document.title;
+}`, 2584, 2, "Cannot find name 'document': the program's runtime does not define it"},
+		{"an import inside a function", inputless, `export default async function () {
+  import fs from "fs";
+}`, 1232, 2, "in scope without an import"},
 		{"no default export", inputless, `export const x = 1;`, 1192, 1, "no default export"},
 		{"default export of the wrong type", inputless, `export default 42;`, 2322, 1, "not assignable to AgentProgram"},
 	}

@@ -28,6 +28,11 @@ func TestErrorsQuickJSRaisesNameTheFailingExpression(t *testing.T) {
 		{"read after a call on an earlier line", "const c: any = null;\nconst a = 1;\nconsole.log(\"before\");\nconst n = c.name;\nn", "agent.ts:4:13"},
 		{"read with no call before it", "const a = 1;\nconst c: any = null;\nconst b = 2;\nconst n = c.name;\nn", "agent.ts:4:13"},
 		{"read in a nested function", "function f(o: any) {\n  return o.x.y;\n}\nconst a = 1;\nf({})", "agent.ts:2:14"},
+		// An async arrow's frame names its "async" until its first recorded
+		// step: the statement form runs in one, so a first line that calls
+		// an undefined function is placed.
+		{"an undefined function called on the first line", "const x = nosuch(1);\nx", "agent.ts:1:11"},
+		{"an undefined global in an async arrow", "const f = async () => {\n  const b = Buffer.from(\"hi\");\n  return b;\n};\nawait f()", "agent.ts:2:13"},
 		{"undefined name after a call", "const arr = [1, 2, 3];\narr.map((v) => v.toFixed(2)).join();\nconst z = undefinedVariable + 1;\nz", "agent.ts:3:11"},
 		{"read in an arrow callback", "const xs: any[] = [{}];\nxs.map((v) => v.a.b);", "agent.ts:2:19"},
 		{"read in a template literal", "const c: any = null;\nconst s = `name: ${c.name}`;\ns", "agent.ts:2:22"},

@@ -1387,7 +1387,7 @@ func (p *blanker) primary() bool {
 		p.rescanRegex()
 		p.next()
 	case p.isP("("):
-		if p.arrow(p.tok.start) {
+		if p.arrow(p.tok) {
 			return true
 		}
 		p.next()
@@ -1415,9 +1415,9 @@ func (p *blanker) namePrimary() bool {
 		if k := p.peek(); !k.nl && p.src[k.start:k.end] == "function" {
 			p.next()
 			p.function()
-		} else if !k.nl && (k.kind == tName || p.src[k.start:k.end] == "(") && p.try(func() {
+		} else if async := p.tok; !k.nl && (k.kind == tName || p.src[k.start:k.end] == "(") && p.try(func() {
 			p.next()
-			if !p.arrow(p.tok.start) {
+			if !p.arrow(async) {
 				panic(mismatch{})
 			}
 		}) {
@@ -1454,7 +1454,7 @@ func (p *blanker) namePrimary() bool {
 			panic(mismatch{})
 		}
 		if k := p.peek(); !k.nl && p.src[k.start:k.end] == "=>" {
-			return p.arrow(p.tok.start)
+			return p.arrow(p.tok)
 		}
 		p.site(SiteName, p.tok, s)
 		p.next()
@@ -1466,10 +1466,13 @@ func (p *blanker) namePrimary() bool {
 
 // arrow reads an arrow function from its parameters, a name or a
 // parenthesized list, and reports whether there was one; it restores the
-// state when there was not. start is where the function starts.
-func (p *blanker) arrow(start int) bool {
+// state when there was not. start is the function's first token: its
+// parameters, or the "async" before them, where QuickJS places the
+// function (a frame that failed before the function's first recorded step
+// names it).
+func (p *blanker) arrow(start token) bool {
 	n := len(p.sites)
-	restore := p.startFunction(p.tok)
+	restore := p.startFunction(start)
 	defer restore()
 	if !p.arrowRest() {
 		p.sites = p.sites[:n]

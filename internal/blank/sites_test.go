@@ -23,6 +23,9 @@ func TestSitesListStepsInTheOrderTheirCodeIsEmitted(t *testing.T) {
 		{`for (;i < n; i = i.next) b.c`, "name:i@6 bin@10 name:n@10 stmt@25 name:b@25 read:c@27 name:i@17 read:next@19 name:i@13"},
 		{`new A(b).c(d?.e)`, "stmt@0 new@4 name:A@4 name:b@6 read:c@9 call@11 name:d@11"},
 		{`v => v.x`, "stmt@0 func@0 name:v@5 read:x@7"},
+		// An async arrow starts at "async", where QuickJS places it.
+		{`async v => v.x`, "stmt@0 func@0 name:v@11 read:x@13"},
+		{`f(async () => g(1))`, "stmt@0 name:f@0 call@2 func@2 name:g@14 call@16/14"},
 		{"throw e.f", "throw@6 name:e@6 read:f@8"},
 	} {
 		st, ok := blank.Sites(tc.src)
