@@ -48,6 +48,8 @@ func TestSDKInAPlainRun(t *testing.T) {
 		{"step without a function", `await codemode.step("x", 1 as any)`, false, "TypeError: the second argument must be a function"},
 		{"a tool beside the SDK", `(await codemode.getWeather({ location: "Oslo" })).temperatureC`, false, `21`},
 		{"run", `await codemode.run("saved")`, false, "TypeError: saved programs are kept in a journal"},
+		// The contract's tools, then the SDK's members, apart.
+		{"an unknown tool", `await (codemode as any).getWether({ location: "Oslo" })`, false, "TypeError: unknown tool codemode.getWether: the contract declares getWeather, search, describe; codemode also has step, run"},
 		{"step in a module", `export default async ({ codemode }: AgentProgramScope) => await codemode.step("a", () => 7)`, true, `7`},
 	}
 	for _, tt := range tests {

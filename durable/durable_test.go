@@ -1402,7 +1402,7 @@ func TestErrorsShowTheAgentsLines(t *testing.T) {
 // own members and a look at codemode's properties work as before.
 func TestMissingToolNamesItsNamespace(t *testing.T) {
 	h, _, _ := fixture(t)
-	const want = "TypeError: unknown tool codemode.list_pulls: the contract declares search, describe"
+	const want = "TypeError: unknown tool codemode.list_pulls: the contract declares search, describe; codemode also has step, run"
 	for _, code := range []string{
 		`await codemode.list_pulls({ repo: "a/b" })`,
 		`async () => await codemode.list_pulls({ repo: "a/b" })`,
@@ -1415,7 +1415,7 @@ func TestMissingToolNamesItsNamespace(t *testing.T) {
 		}
 	}
 	out := execute(t, h, `await codemode.list_pull_requests({ repo: "a/b" })`)
-	if want := "TypeError: unknown tool codemode.list_pull_requests: the contract declares search, describe (github.list_pull_requests is a tool of github)\n"; !strings.HasPrefix(out.Error, want) {
+	if want := "TypeError: unknown tool codemode.list_pull_requests: the contract declares search, describe; codemode also has step, run (github.list_pull_requests is a tool of github)\n"; !strings.HasPrefix(out.Error, want) {
 		t.Errorf("error %q, want it to start with %q", out.Error, want)
 	}
 	out = execute(t, h, `[typeof codemode.step, typeof codemode.then, JSON.stringify(codemode), await codemode.step("s", () => 1)]`)

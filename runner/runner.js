@@ -1190,7 +1190,10 @@ var CodeModeRunner = (() => {
         if (isTool(this, key)) return make(this, key);
         if (reservedToolKeys[key] === true) return void 0;
         const ns = this.ns;
-        if (this.known === "") this.known = join(ns.names(), ", ") || "(none)";
+        if (this.known === "") {
+          const added = this.added;
+          this.known = (join(ns.names(), ", ") || "(none)") + (added.length > 0 ? "; " + ns.name + " also has " + join(added, ", ") : "");
+        }
         const known = this.known;
         const elsewhere = otherNamespace(ns.name, key);
         const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";

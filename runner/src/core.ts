@@ -570,7 +570,8 @@ const refused = (): boolean => false;
 /**
  * A Handler is one namespace's proxy handler in an execution: its state,
  * whose prototype is the execution's traps (makeExecution). known is the
- * text of the tools a program is told of, made on the first unknown tool.
+ * text of the tools a program is told of (and of the members added), made on
+ * the first unknown tool.
  */
 interface Handler {
   ns: Namespace;
@@ -991,7 +992,12 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       if (isTool(this, key)) return make(this, key);
       if (reservedToolKeys[key] === true) return undefined;
       const ns = this.ns;
-      if (this.known === "") this.known = join(ns.names(), ", ") || "(none)";
+      // The members the scope setup added (codemode.step, codemode.run)
+      // are named apart: they are the namespace's, not the contract's.
+      if (this.known === "") {
+        const added = this.added;
+        this.known = (join(ns.names(), ", ") || "(none)") + (added.length > 0 ? "; " + ns.name + " also has " + join(added, ", ") : "");
+      }
       const known = this.known;
       const elsewhere = otherNamespace(ns.name, key);
       const hint = elsewhere === "" ? "" : " (" + elsewhere + "." + key + " is a tool of " + elsewhere + ")";
