@@ -8,12 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/codemode-go/codemode/internal/childenv"
+	"github.com/codemode-go/codemode/internal/credhttp"
 	"github.com/codemode-go/codemode/internal/procgroup"
 	"github.com/codemode-go/codemode/internal/tail"
 
@@ -127,7 +129,7 @@ func (u *upstream) open(ctx context.Context) error {
 	if u.server.URL != "" {
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:     u.server.URL,
-			HTTPClient:   &http.Client{Transport: headerTransport{headers: u.server.Headers, base: http.DefaultTransport, notes: &u.tasks}},
+			HTTPClient:   &http.Client{Transport: headerTransport{origin: originOf(u.server.URL), headers: u.server.Headers, base: http.DefaultTransport, notes: &u.tasks}},
 			MaxRetries:   -1,
 			OAuthHandler: u.server.OAuth,
 		}
@@ -268,27 +270,53 @@ func (u *upstream) close() error {
 	return err
 }
 
-// headerTransport adds fixed headers to every request, bounds JSON
-// response bodies and notes the tools/list results for taskSupport.
+// headerTransport adds fixed headers to every request to the server's
+// origin, keeps credentials from every other origin, bounds JSON response
+// bodies and notes the tools/list results for taskSupport.
 type headerTransport struct {
+	origin  string // the server URL's origin (credhttp.Origin)
 	headers map[string]string
 	base    http.RoundTripper
 	notes   *taskNotes
 }
 
+// originOf is the origin of the server URL raw, or "" when it does not
+// parse (no request then gets the headers).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return credhttp.Origin(u)
+}
+
+// credentialHeaders never leave the server's origin, whoever set them
+// (the go-sdk sets Authorization from Server.OAuth).
+var credentialHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization"}
+
 // maxResponse bounds one JSON response body from a streamable HTTP server,
 // in bytes, as the go-sdk bounds stdio lines and server-sent events (16 MiB).
 const maxResponse = 16 << 20
 
-// RoundTrip sets the headers on a clone of req, bounds a JSON response
-// body to maxResponse bytes (event streams are bounded per event by the
-// go-sdk), and notes what a tools/list response says.
+// RoundTrip sets the headers on a clone of req when it goes to the
+// server's origin, and drops them and credentialHeaders from one a redirect
+// sent to another origin (net/http forwards Authorization to another port
+// of the same host, and a transport's headers to any host); it bounds a
+// JSON response body to maxResponse bytes (event streams are bounded per
+// event by the go-sdk), and notes what a tools/list response says.
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	lists := listsTools(req)
-	if len(h.headers) > 0 {
-		req = req.Clone(req.Context())
+	req = req.Clone(req.Context())
+	if credhttp.Origin(req.URL) == h.origin {
 		for k, v := range h.headers {
 			req.Header.Set(k, v)
+		}
+	} else {
+		for k := range h.headers {
+			req.Header.Del(k)
+		}
+		for _, k := range credentialHeaders {
+			req.Header.Del(k)
 		}
 	}
 	resp, err := h.base.RoundTrip(req)
