@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/internal/childenv"
 	"github.com/codemode-go/codemode/internal/credhttp"
@@ -179,15 +180,34 @@ type serverError struct {
 func (e *serverError) Error() string { return "mcp server " + e.server + ": " + e.detail }
 func (e *serverError) Unwrap() error { return e.cause }
 
-// errorf is a *serverError: the message and, for a stdio server, the tail
-// of its standard error.
+// maxDetail bounds the message of a *serverError, in bytes (the stderr's
+// tail comes after it): it holds what the server said (a JSON-RPC error's
+// message), and a down server's reason is in the scope of every program.
+const maxDetail = 4 << 10
+
+// errorf is a *serverError: the message, cut to maxDetail bytes after its
+// secrets are redacted, and, for a stdio server, the tail of its standard
+// error.
 func (u *upstream) errorf(format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
-	detail := err.Error()
+	detail := cutText(u.redact.clean(err.Error()), maxDetail, "the message")
 	if tail := strings.TrimSpace(u.stderr.String()); tail != "" {
-		detail += "; its stderr ends: " + tail
+		detail += "; its stderr ends: " + u.redact.clean(tail)
 	}
-	return &serverError{server: u.server.String(), detail: u.redact.clean(detail), cause: err}
+	return &serverError{server: u.server.String(), detail: detail, cause: err}
+}
+
+// cutText is s, or its first n bytes (cut on a character boundary) and a
+// note saying how long what was cut is.
+func cutText(s string, n int, what string) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (cut: %s is %d bytes)", what, len(s))
 }
 
 // live returns a session, opening a new one when the last has ended.
