@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,5 +71,39 @@ func TestServerErrorsAreBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeclinedQuestionsAreLoggedBounded: a server (speaking the protocol
+// of 2025-06-18, which lets it ask during a call) asks 20 questions of 1
+// MiB each where nobody can answer: each is declined with a log line that
+// quotes the question's start, not the whole (the review's 2,000 questions
+// of 100 KB wrote 200 MB of log).
+func TestDeclinedQuestionsAreLoggedBounded(t *testing.T) {
+	const questions, size = 20, 1 << 20
+	srv := mcp.NewServer(&mcp.Implementation{Name: "curious", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-06-18"}})
+	srv.AddTool(&mcp.Tool{Name: "ask", Description: "Asks.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			declined := 0
+			for range questions {
+				res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Which? " + strings.Repeat("q", size),
+					RequestedSchema: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string"}}}`)})
+				if err == nil && res.Action == "decline" {
+					declined++
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(declined)}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	var log logs
+	c := contractOf(t, connectUp(t, mcpconnector.Options{Logger: log.logger()}, mcpconnector.Server{Name: "c", URL: ts.URL, Approval: mcpconnector.ApprovalNever}))
+	out, err := c.Tool("c", "ask").Call(context.Background(), json.RawMessage(`{}`))
+	if err != nil || string(out) != strconv.Itoa(questions) {
+		t.Fatalf("call: %s, %v (want %d questions declined)", out, err, questions)
+	}
+	text := log.String()
+	if n := strings.Count(text, "declined"); n != questions || len(text) > questions*(8<<10) || !strings.Contains(text, "Which? qqq") {
+		t.Fatalf("%d lines saying declined, %d bytes of log (at most %d): %.300s", n, len(text), questions*(8<<10), text)
 	}
 }

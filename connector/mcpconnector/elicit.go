@@ -106,7 +106,7 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 		if asker != nil {
 			why = "codemode forwards form questions only, not URL-mode ones"
 		}
-		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; declined: %s", namespaceName(u.server), u.redact.clean(p.Message), why))
+		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; declined: %s", namespaceName(u.server), u.logged(p.Message), why))
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	schema, err := json.Marshal(p.RequestedSchema)
@@ -115,13 +115,24 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	}
 	action, content, err := asker.Ask(ctx, question(namespaceName(u.server), u.redact.clean(p.Message)), schema)
 	if err != nil {
-		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; cancelled: %v", namespaceName(u.server), u.redact.clean(p.Message), err))
+		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; cancelled: %v", namespaceName(u.server), u.logged(p.Message), err))
 		return &mcp.ElicitResult{Action: "cancel"}, nil
 	}
 	if action != "accept" {
 		return &mcp.ElicitResult{Action: action}, nil
 	}
 	return &mcp.ElicitResult{Action: action, Content: withDefaults(content, schema)}, nil
+}
+
+// maxLoggedQuestion bounds the part of a question a log line quotes, in
+// bytes: a server may ask as often as it likes, each question up to the
+// transport's bound (16 MiB).
+const maxLoggedQuestion = 1 << 10
+
+// logged is a server's question as a log line quotes it: cleaned (see
+// redactor.clean) and cut to maxLoggedQuestion bytes.
+func (u *upstream) logged(message string) string {
+	return cutText(u.redact.clean(message), maxLoggedQuestion, "the question")
 }
 
 // withDefaults fills in, for each top-level property of schema that
