@@ -7,9 +7,12 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -105,5 +108,63 @@ func TestDeclinedQuestionsAreLoggedBounded(t *testing.T) {
 	text := log.String()
 	if n := strings.Count(text, "declined"); n != questions || len(text) > questions*(8<<10) || !strings.Contains(text, "Which? qqq") {
 		t.Fatalf("%d lines saying declined, %d bytes of log (at most %d): %.300s", n, len(text), questions*(8<<10), text)
+	}
+}
+
+// TestOneQuestionAtATime: a server (protocol 2025-06-18) asks 20
+// questions at once during a call whose person can answer. The person has
+// one open at a time; three more wait their turn and are asked in turn,
+// and the server is told the other 16 are declined. (The review's 200
+// questions of 1 MB reached the person all at once, and took the heap of
+// codemode mcp serve up by 812 MiB while they waited for an answer.)
+func TestOneQuestionAtATime(t *testing.T) {
+	const questions = 20
+	allDeclined, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	srv := mcp.NewServer(&mcp.Implementation{Name: "curious", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-06-18"}})
+	srv.AddTool(&mcp.Tool{Name: "ask", Description: "Asks at once.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var mu sync.Mutex
+			actions := map[string]int{}
+			var wg sync.WaitGroup
+			for range questions {
+				wg.Go(func() {
+					res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Which?", RequestedSchema: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string"}}}`)})
+					mu.Lock()
+					defer mu.Unlock()
+					if err != nil {
+						actions["error"]++
+					} else if actions[res.Action]++; res.Action == "decline" && actions["decline"] == questions-4 {
+						close(allDeclined)
+					}
+				})
+			}
+			wg.Wait()
+			out, _ := json.Marshal(actions)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	go func() {
+		<-allDeclined
+		releaseOnce.Do(func() { close(release) })
+	}()
+	var open, most atomic.Int64
+	person := &runctx.Asker{Ask: func(ctx context.Context, message string, schema json.RawMessage) (string, map[string]any, error) {
+		n := open.Add(1)
+		defer open.Add(-1)
+		if n > most.Load() {
+			most.Store(n)
+		}
+		if n > 1 {
+			releaseOnce.Do(func() { close(release) }) // asked twice at once: the test has failed
+		}
+		<-release
+		return "accept", map[string]any{"a": "x"}, nil
+	}}
+	c := contractOf(t, connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "c", URL: ts.URL, Approval: mcpconnector.ApprovalNever}))
+	out, err := c.Tool("c", "ask").Call(runctx.WithAsker(context.Background(), person), json.RawMessage(`{}`))
+	if err != nil || string(out) != `{"accept":4,"decline":16}` || most.Load() != 1 {
+		t.Fatalf("the server saw %s (%v); the person had %d questions open at once", out, err, most.Load())
 	}
 }
