@@ -16,10 +16,14 @@ import (
 )
 
 // bulkyServer is a streamable HTTP MCP server whose one tool, t, answers
-// every call with a text of size bytes, as JSON or as an event stream; its
-// answers are encoded once, so that it adds next to nothing to the heap a
-// test measures.
-func bulkyServer(t *testing.T, size int, sse bool) *httptest.Server {
+// every call with a text of size bytes, as JSON or as an event stream,
+// and headers of headerKB KiB; its answers are encoded once, so that it
+// adds next to nothing to the heap a test measures.
+func bulkyServer(t *testing.T, size int, sse bool, headerKB int) *httptest.Server {
+	headers := make([]string, headerKB)
+	for i := range headers {
+		headers[i] = strings.Repeat("h", 1000)
+	}
 	text, _ := json.Marshal(strings.Repeat("x", size))
 	result := `{"content":[{"type":"text","text":` + string(text) + `}]}`
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -43,6 +47,9 @@ func bulkyServer(t *testing.T, size int, sse bool) *httptest.Server {
 			answer = `"result":{"tools":[{"name":"t","description":"Answers at length.","inputSchema":{"type":"object"}}]}`
 		case "tools/call":
 			answer = `"result":` // then result, written as it is
+		}
+		if req.Method == "tools/call" {
+			w.Header()["X-Bulk"] = headers
 		}
 		if sse && req.Method == "tools/call" {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -76,7 +83,7 @@ func TestLargeAnswersStayWithinMaxInFlightBytes(t *testing.T) {
 	const bound, size, calls = 64 << 20, 4 << 20, 40
 	for _, sse := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sse=%v", sse), func(t *testing.T) {
-			set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "r", URL: bulkyServer(t, size, sse).URL, Approval: mcpconnector.ApprovalNever})
+			set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "r", URL: bulkyServer(t, size, sse, 0).URL, Approval: mcpconnector.ApprovalNever})
 			k := contractOf(t, set)
 			answers := make(chan string, calls)
 			flood := memtest.Flood{Calls: calls, Namespace: "r", Tool: "t", Input: []byte(`{}`)}
@@ -113,5 +120,40 @@ func TestLargeAnswersStayWithinMaxInFlightBytes(t *testing.T) {
 				t.Errorf("a call after the flood: %d bytes, %v", len(out), err)
 			}
 		})
+	}
+}
+
+// TestLargeHeadersStayWithinMaxInFlightBytes: a program makes 40 calls at
+// once to a streamable HTTP server whose answers carry 9 MB of headers
+// (net/http reads up to 10 MiB of them), under a MaxInFlightBytes of 32
+// MiB: each call fails with an error saying the headers are too large, and
+// the heap grows by less than twice the bound. (Before, every call was
+// answered and the heap grew by 200 MiB.)
+func TestLargeHeadersStayWithinMaxInFlightBytes(t *testing.T) {
+	const bound, calls = 32 << 20, 40
+	set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "r", URL: bulkyServer(t, 10, false, 9000).URL, Approval: mcpconnector.ApprovalNever})
+	k := contractOf(t, set)
+	answers := make(chan string, calls)
+	flood := memtest.Flood{Calls: calls, Namespace: "r", Tool: "t", Input: []byte(`{}`)}
+	rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	grew := memtest.HeapGrowth(func() {
+		_, err = client.New(rt, k).Run(context.Background(), "export default async () => {}", client.RunOptions{Limits: client.Limits{MaxInFlightBytes: bound}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range answers {
+		if !strings.Contains(a, "server response headers exceeded 65536 bytes") {
+			t.Errorf("a call answered %.300q, want an error naming the headers' bound", a)
+			break
+		}
+	}
+	t.Logf("the heap grew by %.1f MiB", float64(grew)/(1<<20))
+	if grew >= 2*bound {
+		t.Errorf("the heap grew by %d MiB, past twice MaxInFlightBytes (%d MiB)", grew>>20, 2*bound>>20)
 	}
 }

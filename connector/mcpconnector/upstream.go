@@ -132,7 +132,7 @@ func (u *upstream) open(ctx context.Context) error {
 	if u.server.URL != "" {
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:     u.server.URL,
-			HTTPClient:   &http.Client{Transport: headerTransport{origin: originOf(u.server.URL), headers: u.server.Headers, base: http.DefaultTransport, notes: &u.tasks}},
+			HTTPClient:   &http.Client{Transport: headerTransport{origin: originOf(u.server.URL), headers: u.server.Headers, base: credhttp.Transport(), notes: &u.tasks}},
 			MaxRetries:   -1,
 			OAuthHandler: u.server.OAuth,
 		}
@@ -332,7 +332,8 @@ const maxResponse = 16 << 20
 // sent to another origin (net/http forwards Authorization to another port
 // of the same host, and a transport's headers to any host); it bounds a
 // JSON response body to maxResponse bytes (event streams are bounded per
-// event by the go-sdk), and notes what a tools/list response says.
+// event by the go-sdk), reserves a program's call's answer (its headers
+// first) on the call's account, and notes what a tools/list response says.
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	lists := listsTools(req)
 	req = req.Clone(req.Context())
@@ -348,6 +349,14 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Del(k)
 		}
 	}
+	b, _ := req.Context().Value(callKey{}).(*callBudget)
+	if b != nil {
+		// The headers: at most 64 KiB (credhttp.Transport).
+		if err := b.acct.Take(credhttp.HeaderReserve); err != nil {
+			b.refuse(err)
+			return nil, err
+		}
+	}
 	resp, err := h.base.RoundTrip(req)
 	if err != nil {
 		return resp, err
@@ -356,7 +365,7 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !sse {
 		resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxResponse}
 	}
-	if b, ok := req.Context().Value(callKey{}).(*callBudget); ok {
+	if b != nil {
 		if sse {
 			resp.Body = &reservingBody{ReadCloser: resp.Body, budget: b, copies: answerCopies}
 		} else if resp.Body, err = b.read(resp); err != nil {

@@ -152,11 +152,11 @@ func (p *Policy) headers(st *hop, r *http.Request) (http.Header, error) {
 // KiB.
 const maxHeaderBytes = 64 << 10
 
-// headerReserve is what each request Do sends (a redirect's included)
+// HeaderReserve is what each request Do sends (a redirect's included)
 // reserves on its call's account (membudget.AccountFrom) before it is
 // sent, for its response's header section: as read, and the map net/http
-// makes of it.
-const headerReserve = 2 * maxHeaderBytes
+// makes of it. Other senders through Transport reserve it too.
+const HeaderReserve = 2 * maxHeaderBytes
 
 // boundedTransport is http.DefaultTransport with response headers bounded
 // to maxHeaderBytes, which Do sends with in place of http.DefaultTransport
@@ -167,6 +167,11 @@ var boundedTransport = func() http.RoundTripper {
 	t.MaxResponseHeaderBytes = maxHeaderBytes
 	return t
 }()
+
+// Transport returns the transport Do sends with in place of
+// http.DefaultTransport: its settings, with a response's headers bounded
+// to 64 KiB. It is shared; it must not be changed.
+func Transport() http.RoundTripper { return boundedTransport }
 
 // Do sends req through client with the headers of each hop rebuilt as the
 // package says; req.Header holds the program's headers. follow decides each
@@ -180,7 +185,7 @@ var boundedTransport = func() http.RoundTripper {
 // be read with Read, which decodes and redacts it.
 func (p *Policy) Do(client *http.Client, req *http.Request, follow func(next *url.URL, hops int) error) (*http.Response, error) {
 	acct := membudget.AccountFrom(req.Context())
-	if err := acct.Take(headerReserve); err != nil {
+	if err := acct.Take(HeaderReserve); err != nil {
 		return nil, err
 	}
 	st := &hop{program: http.Header{}, first: Origin(req.URL)}
@@ -204,7 +209,7 @@ func (p *Policy) Do(client *http.Client, req *http.Request, follow func(next *ur
 		if err := follow(next.URL, len(via)); err != nil {
 			return err
 		}
-		if err := acct.Take(headerReserve); err != nil {
+		if err := acct.Take(HeaderReserve); err != nil {
 			return err
 		}
 		h, err := p.headers(st, next)
