@@ -86,8 +86,11 @@ type FetchPolicy struct {
 	// request do not count again; requests a middleware answers itself (a
 	// recorded result) are not sent and do not count.
 	MaxRequests int
-	// Transport sends the requests; nil means http.DefaultTransport. A
-	// test's server certificate is trusted through it.
+	// Transport sends the requests; nil means http.DefaultTransport with a
+	// response's headers bounded to 64 KiB. Each request reserves 128 KiB
+	// of Limits.MaxInFlightBytes for them, so a Transport of your own
+	// should bound MaxResponseHeaderBytes as much. A test's server
+	// certificate is trusted through it.
 	Transport http.RoundTripper
 }
 

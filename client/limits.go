@@ -62,7 +62,8 @@ type Limits struct {
 	// its frame), and what the host's own handlers allocate (a fetch's or
 	// an OpenAPI connector's response body as it arrives, the buffers it
 	// outgrew, which are garbage only once collected, and the output they
-	// build).
+	// build; a streamable HTTP MCP server's answer as it arrives, three
+	// times over for its decoded copies).
 	// A call that would pass the bound fails with a RangeError naming it,
 	// unrun when its input alone would. So the Go heap of the calls in
 	// flight stays within about the bound (twice it at most with the

@@ -32,7 +32,9 @@ type Server struct {
 	Env     map[string]string
 	Dir     string
 	// URL is a streamable HTTP endpoint; Headers are sent with every request
-	// (for example Authorization).
+	// to URL's origin (for example Authorization). A redirect to another
+	// origin carries neither them nor an Authorization, Cookie or
+	// Proxy-Authorization header (OAuth's token included).
 	URL     string
 	Headers map[string]string
 	// OAuth, when set, authorizes requests to URL as the MCP authorization

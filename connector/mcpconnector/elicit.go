@@ -27,6 +27,51 @@ type askers struct {
 	// them, and ask about them, for a while. Until then a question cannot
 	// be told from one of theirs.
 	lingering []time.Time
+	// turn is held by the server's question that is with a person;
+	// questions counts that one and those waiting for the turn.
+	turn      chan struct{}
+	questions int
+}
+
+// maxQuestions bounds the server's questions with a person or waiting
+// for one: a person answers one question at a time (a round of input
+// requests asks several at once), and a server that asks without end
+// would hold each (up to 16 MiB) meanwhile.
+const maxQuestions = 4
+
+// startQuestion waits, within ctx, until none of the server's other
+// questions is with a person, and reports whether this one may go to the
+// person now: not when maxQuestions are open or waiting already, or ctx
+// ends first. After true, endQuestion ends its turn.
+func (a *askers) startQuestion(ctx context.Context) bool {
+	a.mu.Lock()
+	if a.questions >= maxQuestions {
+		a.mu.Unlock()
+		return false
+	}
+	if a.turn == nil {
+		a.turn = make(chan struct{}, 1)
+	}
+	a.questions++
+	turn := a.turn
+	a.mu.Unlock()
+	select {
+	case turn <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		a.mu.Lock()
+		a.questions--
+		a.mu.Unlock()
+		return false
+	}
+}
+
+// endQuestion ends the turn of the question startQuestion let go.
+func (a *askers) endQuestion() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.questions--
+	<-a.turn
 }
 
 // lingerFor is how long a call given up on may still be asked about.
@@ -93,6 +138,8 @@ func firstKey(m map[*runctx.Asker]int) *runctx.Asker {
 // for fields the person left out (SEP-1034:
 // https://github.com/modelcontextprotocol/modelcontextprotocol/issues/1034),
 // or declined with a log line saying what was asked and why nobody was.
+// The person is asked one of the server's questions at a time; past
+// maxQuestions open or waiting, a question is declined.
 func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	// Asked in a call's result (SEP-2322), the question comes with the
@@ -102,11 +149,17 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	if asker == nil {
 		asker, why = u.askers.only()
 	}
-	if asker == nil || p.Mode == "url" {
-		if asker != nil {
-			why = "codemode forwards form questions only, not URL-mode ones"
-		}
-		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; declined: %s", namespaceName(u.server), u.redact.clean(p.Message), why))
+	switch {
+	case asker == nil:
+	case p.Mode == "url":
+		asker, why = nil, "codemode forwards form questions only, not URL-mode ones"
+	case !u.askers.startQuestion(ctx):
+		asker, why = nil, fmt.Sprintf("%d of its questions were open or waiting for the person already, or the question was withdrawn", maxQuestions)
+	default:
+		defer u.askers.endQuestion()
+	}
+	if asker == nil {
+		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; declined: %s", namespaceName(u.server), u.logged(p.Message), why))
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	schema, err := json.Marshal(p.RequestedSchema)
@@ -115,13 +168,24 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	}
 	action, content, err := asker.Ask(ctx, question(namespaceName(u.server), u.redact.clean(p.Message)), schema)
 	if err != nil {
-		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; cancelled: %v", namespaceName(u.server), u.redact.clean(p.Message), err))
+		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; cancelled: %v", namespaceName(u.server), u.logged(p.Message), err))
 		return &mcp.ElicitResult{Action: "cancel"}, nil
 	}
 	if action != "accept" {
 		return &mcp.ElicitResult{Action: action}, nil
 	}
 	return &mcp.ElicitResult{Action: action, Content: withDefaults(content, schema)}, nil
+}
+
+// maxLoggedQuestion bounds the part of a question a log line quotes, in
+// bytes: a server may ask as often as it likes, each question up to the
+// transport's bound (16 MiB).
+const maxLoggedQuestion = 1 << 10
+
+// logged is a server's question as a log line quotes it: cleaned (see
+// redactor.clean) and cut to maxLoggedQuestion bytes.
+func (u *upstream) logged(message string) string {
+	return cutText(u.redact.clean(message), maxLoggedQuestion, "the question")
 }
 
 // withDefaults fills in, for each top-level property of schema that

@@ -194,7 +194,7 @@ func (s *Set) retry(ctx context.Context, m *member) {
 // An up server's namespace has its tools and its handshake instructions
 // (at most 4 KiB; control characters escaped). A down server's has no
 // tools, and instructions whose first line says it is unavailable and
-// why, so that an agent reading the namespaces knows, and Unavailable set
+// why (what the server said cut to 4 KiB), so that an agent reading the namespaces knows, and Unavailable set
 // to the same reason, so that a program that calls one of its tools
 // meanwhile fails with an error saying so.
 func (s *Set) Namespaces() []contract.Namespace {

@@ -1,6 +1,7 @@
 package mcpconnector
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,12 +9,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/internal/childenv"
+	"github.com/codemode-go/codemode/internal/credhttp"
+	"github.com/codemode-go/codemode/internal/membudget"
 	"github.com/codemode-go/codemode/internal/procgroup"
 	"github.com/codemode-go/codemode/internal/tail"
 
@@ -127,7 +132,7 @@ func (u *upstream) open(ctx context.Context) error {
 	if u.server.URL != "" {
 		transport = &mcp.StreamableClientTransport{
 			Endpoint:     u.server.URL,
-			HTTPClient:   &http.Client{Transport: headerTransport{headers: u.server.Headers, base: http.DefaultTransport, notes: &u.tasks}},
+			HTTPClient:   &http.Client{Transport: headerTransport{origin: originOf(u.server.URL), headers: u.server.Headers, base: credhttp.Transport(), notes: &u.tasks}},
 			MaxRetries:   -1,
 			OAuthHandler: u.server.OAuth,
 		}
@@ -177,15 +182,34 @@ type serverError struct {
 func (e *serverError) Error() string { return "mcp server " + e.server + ": " + e.detail }
 func (e *serverError) Unwrap() error { return e.cause }
 
-// errorf is a *serverError: the message and, for a stdio server, the tail
-// of its standard error.
+// maxDetail bounds the message of a *serverError, in bytes (the stderr's
+// tail comes after it): it holds what the server said (a JSON-RPC error's
+// message), and a down server's reason is in the scope of every program.
+const maxDetail = 4 << 10
+
+// errorf is a *serverError: the message, cut to maxDetail bytes after its
+// secrets are redacted, and, for a stdio server, the tail of its standard
+// error.
 func (u *upstream) errorf(format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
-	detail := err.Error()
+	detail := cutText(u.redact.clean(err.Error()), maxDetail, "the message")
 	if tail := strings.TrimSpace(u.stderr.String()); tail != "" {
-		detail += "; its stderr ends: " + tail
+		detail += "; its stderr ends: " + u.redact.clean(tail)
 	}
-	return &serverError{server: u.server.String(), detail: u.redact.clean(detail), cause: err}
+	return &serverError{server: u.server.String(), detail: detail, cause: err}
+}
+
+// cutText is s, or its first n bytes (cut on a character boundary) and a
+// note saying how long what was cut is.
+func cutText(s string, n int, what string) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (cut: %s is %d bytes)", what, len(s))
 }
 
 // live returns a session, opening a new one when the last has ended.
@@ -217,6 +241,13 @@ func (u *upstream) call(ctx context.Context, name string, args json.RawMessage) 
 	session, err := u.live(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// The transport reserves the answer on the call's account as it
+	// arrives, and ends the call when a reservation fails.
+	ctx, refuse := context.WithCancelCause(ctx)
+	defer refuse(nil)
+	if acct := membudget.AccountFrom(ctx); acct != nil {
+		ctx = context.WithValue(ctx, callKey{}, &callBudget{acct: acct, refuse: refuse})
 	}
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -268,27 +299,62 @@ func (u *upstream) close() error {
 	return err
 }
 
-// headerTransport adds fixed headers to every request, bounds JSON
-// response bodies and notes the tools/list results for taskSupport.
+// headerTransport adds fixed headers to every request to the server's
+// origin, keeps credentials from every other origin, bounds JSON response
+// bodies and notes the tools/list results for taskSupport.
 type headerTransport struct {
+	origin  string // the server URL's origin (credhttp.Origin)
 	headers map[string]string
 	base    http.RoundTripper
 	notes   *taskNotes
 }
 
+// originOf is the origin of the server URL raw, or "" when it does not
+// parse (no request then gets the headers).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return credhttp.Origin(u)
+}
+
+// credentialHeaders never leave the server's origin, whoever set them
+// (the go-sdk sets Authorization from Server.OAuth).
+var credentialHeaders = []string{"Authorization", "Cookie", "Proxy-Authorization"}
+
 // maxResponse bounds one JSON response body from a streamable HTTP server,
 // in bytes, as the go-sdk bounds stdio lines and server-sent events (16 MiB).
 const maxResponse = 16 << 20
 
-// RoundTrip sets the headers on a clone of req, bounds a JSON response
-// body to maxResponse bytes (event streams are bounded per event by the
-// go-sdk), and notes what a tools/list response says.
+// RoundTrip sets the headers on a clone of req when it goes to the
+// server's origin, and drops them and credentialHeaders from one a redirect
+// sent to another origin (net/http forwards Authorization to another port
+// of the same host, and a transport's headers to any host); it bounds a
+// JSON response body to maxResponse bytes (event streams are bounded per
+// event by the go-sdk), reserves a program's call's answer (its headers
+// first) on the call's account, and notes what a tools/list response says.
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	lists := listsTools(req)
-	if len(h.headers) > 0 {
-		req = req.Clone(req.Context())
+	req = req.Clone(req.Context())
+	if credhttp.Origin(req.URL) == h.origin {
 		for k, v := range h.headers {
 			req.Header.Set(k, v)
+		}
+	} else {
+		for k := range h.headers {
+			req.Header.Del(k)
+		}
+		for _, k := range credentialHeaders {
+			req.Header.Del(k)
+		}
+	}
+	b, _ := req.Context().Value(callKey{}).(*callBudget)
+	if b != nil {
+		// The headers: at most 64 KiB (credhttp.Transport).
+		if err := b.acct.Take(credhttp.HeaderReserve); err != nil {
+			b.refuse(err)
+			return nil, err
 		}
 	}
 	resp, err := h.base.RoundTrip(req)
@@ -298,6 +364,13 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	if !sse {
 		resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxResponse}
+	}
+	if b != nil {
+		if sse {
+			resp.Body = &reservingBody{ReadCloser: resp.Body, budget: b, copies: answerCopies}
+		} else if resp.Body, err = b.read(resp); err != nil {
+			return nil, err
+		}
 	}
 	if lists {
 		resp.Body = &noteBody{ReadCloser: resp.Body, notes: h.notes, sse: sse}
@@ -321,5 +394,71 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 	}
 	n, err := l.ReadCloser.Read(p)
 	l.left -= int64(n)
+	return n, err
+}
+
+// answerCopies is how many times over a call reserves the bytes of its
+// answer as they arrive: the answer as read, the go-sdk's decoded copy of
+// it, and the value unwrap encodes (the client reserves that value and its
+// frame again, on its own). One answer of 15 MiB took the heap up by 46 to
+// 77 MiB, the client's copies included.
+const answerCopies = 3
+
+// callKey is the context key of a call's *callBudget.
+type callKey struct{}
+
+// callBudget is what the transport reserves a call's answer on: the
+// call's account (Limits.MaxInFlightBytes), and how to end the call with
+// a reservation that failed.
+type callBudget struct {
+	acct   *membudget.Account
+	refuse context.CancelCauseFunc
+}
+
+// read reads a JSON answer whole, its buffers reserved before they are
+// allocated (outgrown ones included) and the copies to come after, and
+// returns it as a body to read again. It reads here, so that a refusal
+// fails this call only: the go-sdk takes a failed read of a JSON answer
+// for a broken connection.
+func (b *callBudget) read(resp *http.Response) (io.ReadCloser, error) {
+	defer resp.Body.Close()
+	data, err := membudget.ReadAll(b.acct, resp.Body, maxResponse, resp.ContentLength)
+	if errors.Is(err, membudget.ErrTooLarge) {
+		err = fmt.Errorf("the server's response is larger than %d MiB", maxResponse>>20)
+	}
+	if err == nil {
+		err = b.acct.Take(int64(len(data)) * (answerCopies - 1))
+	}
+	if exceeded := (*membudget.ExceededError)(nil); errors.As(err, &exceeded) {
+		b.refuse(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
+}
+
+// reservingBody reserves what it reads, copies times over, on the call's
+// account; once a reservation fails, every read fails with it and the
+// call ends with it (an event stream's failed read alone would leave the
+// call waiting for its answer).
+type reservingBody struct {
+	io.ReadCloser
+	budget  *callBudget
+	copies  int64
+	refused error
+}
+
+// Read reads from the body and reserves what it read.
+func (r *reservingBody) Read(p []byte) (int, error) {
+	if r.refused != nil {
+		return 0, r.refused
+	}
+	n, err := r.ReadCloser.Read(p)
+	if terr := r.budget.acct.Take(int64(n) * r.copies); terr != nil {
+		r.refused = terr
+		r.budget.refuse(terr)
+		return 0, terr
+	}
 	return n, err
 }

@@ -64,7 +64,10 @@ type Options struct {
 	AllowedHosts []string
 	// Client sends the requests; nil uses a client without a cookie jar.
 	// Its CheckRedirect is replaced by one that keeps redirects on
-	// AllowedHosts.
+	// AllowedHosts. With a nil Transport or http.DefaultTransport a
+	// response's headers are bounded to 64 KiB; each request reserves 128
+	// KiB of client.Limits.MaxInFlightBytes for them, so a Transport of
+	// your own should bound MaxResponseHeaderBytes as much.
 	Client *http.Client
 	// Timeout bounds one request, reading the response included; zero means
 	// 30 s.

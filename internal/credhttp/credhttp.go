@@ -39,6 +39,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/codemode-go/codemode/internal/membudget"
 )
 
 // Policy binds header sets (credentials) to origins. It is immutable and
@@ -145,13 +147,47 @@ func (p *Policy) headers(st *hop, r *http.Request) (http.Header, error) {
 	return h, nil
 }
 
+// maxHeaderBytes bounds a response's header section when Do sends with
+// Go's default transport, which reads up to 10 MiB of it: APIs send a few
+// KiB.
+const maxHeaderBytes = 64 << 10
+
+// HeaderReserve is what each request Do sends (a redirect's included)
+// reserves on its call's account (membudget.AccountFrom) before it is
+// sent, for its response's header section: as read, and the map net/http
+// makes of it. Other senders through Transport reserve it too.
+const HeaderReserve = 2 * maxHeaderBytes
+
+// boundedTransport is http.DefaultTransport with response headers bounded
+// to maxHeaderBytes, which Do sends with in place of http.DefaultTransport
+// or a nil Transport. It is made once, so that its connections are reused,
+// and never changed.
+var boundedTransport = func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxResponseHeaderBytes = maxHeaderBytes
+	return t
+}()
+
+// Transport returns the transport Do sends with in place of
+// http.DefaultTransport: its settings, with a response's headers bounded
+// to 64 KiB. It is shared; it must not be changed.
+func Transport() http.RoundTripper { return boundedTransport }
+
 // Do sends req through client with the headers of each hop rebuilt as the
 // package says; req.Header holds the program's headers. follow decides each
 // redirect: it returns nil to follow one to next, after hops redirects
 // already followed, http.ErrUseLastResponse to return the redirect itself,
-// or an error to fail. The client is copied; its CheckRedirect is not used.
-// The response must be read with Read, which decodes and redacts it.
+// or an error to fail. The client is copied; its CheckRedirect is not used,
+// and a nil Transport or http.DefaultTransport is replaced by one that
+// bounds response headers to 64 KiB. Each hop reserves 128 KiB for its
+// response's headers on the call's account first (a Transport of the
+// caller's should bound MaxResponseHeaderBytes as much). The response must
+// be read with Read, which decodes and redacts it.
 func (p *Policy) Do(client *http.Client, req *http.Request, follow func(next *url.URL, hops int) error) (*http.Response, error) {
+	acct := membudget.AccountFrom(req.Context())
+	if err := acct.Take(HeaderReserve); err != nil {
+		return nil, err
+	}
 	st := &hop{program: http.Header{}, first: Origin(req.URL)}
 	for name, values := range req.Header {
 		name = http.CanonicalHeaderKey(name)
@@ -166,8 +202,14 @@ func (p *Policy) Do(client *http.Client, req *http.Request, follow func(next *ur
 	}
 	req.Header = h
 	c := *client
+	if c.Transport == nil || c.Transport == http.DefaultTransport {
+		c.Transport = boundedTransport
+	}
 	c.CheckRedirect = func(next *http.Request, via []*http.Request) error {
 		if err := follow(next.URL, len(via)); err != nil {
+			return err
+		}
+		if err := acct.Take(HeaderReserve); err != nil {
 			return err
 		}
 		h, err := p.headers(st, next)

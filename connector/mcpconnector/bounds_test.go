@@ -1,0 +1,170 @@
+package mcpconnector_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/internal/runctx"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// failing serves one tool over streamable HTTP, and answers the method
+// fail with a JSON-RPC error whose message is 5 MiB long.
+func failing(t *testing.T, fail string) *httptest.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "verbose", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "t", Description: "Fails.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == fail {
+				return nil, &jsonrpc.Error{Code: -32000, Message: "denied: " + strings.Repeat("blah ", 1<<20)}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// TestServerErrorsAreBounded: a server's error text reaches a down
+// namespace's instructions and unavailable reason (which every program's
+// scope carries: 15 MB of it made "1 + 1" take 3.7 s instead of 0.25), the
+// logs and a call's error. A 5 MiB message is cut to a few KiB there,
+// keeping its start and saying how long it was.
+func TestServerErrorsAreBounded(t *testing.T) {
+	const bound = 8 << 10
+	for _, tc := range []struct {
+		method string
+		texts  func(*mcpconnector.Set) []string
+	}{
+		{"tools/list", func(set *mcpconnector.Set) []string {
+			ns := set.Namespaces()[0]
+			return []string{set.Down()["v"].Error(), ns.Instructions, ns.Unavailable}
+		}},
+		{"tools/call", func(set *mcpconnector.Set) []string {
+			_, err := contractOf(t, set).Tool("v", "t").Call(context.Background(), json.RawMessage(`{}`))
+			if err == nil {
+				t.Fatal("the call did not fail")
+			}
+			return []string{err.Error()}
+		}},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			ts := failing(t, tc.method)
+			set, err := mcpconnector.Connect(context.Background(), []mcpconnector.Server{{Name: "v", URL: ts.URL, Approval: mcpconnector.ApprovalNever}}, mcpconnector.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer set.Close()
+			for _, text := range tc.texts(set) {
+				if len(text) > bound || !strings.Contains(text, "denied: blah") || !strings.Contains(text, "… (cut: the message is 52429") {
+					t.Errorf("a text of %d bytes (at most %d, keeping the start and saying it was cut): %.300s", len(text), bound, text)
+				}
+			}
+		})
+	}
+}
+
+// TestDeclinedQuestionsAreLoggedBounded: a server (speaking the protocol
+// of 2025-06-18, which lets it ask during a call) asks 20 questions of 1
+// MiB each where nobody can answer: each is declined with a log line that
+// quotes the question's start, not the whole (the review's 2,000 questions
+// of 100 KB wrote 200 MB of log).
+func TestDeclinedQuestionsAreLoggedBounded(t *testing.T) {
+	const questions, size = 20, 1 << 20
+	srv := mcp.NewServer(&mcp.Implementation{Name: "curious", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-06-18"}})
+	srv.AddTool(&mcp.Tool{Name: "ask", Description: "Asks.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			declined := 0
+			for range questions {
+				res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Which? " + strings.Repeat("q", size),
+					RequestedSchema: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string"}}}`)})
+				if err == nil && res.Action == "decline" {
+					declined++
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(declined)}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	var log logs
+	c := contractOf(t, connectUp(t, mcpconnector.Options{Logger: log.logger()}, mcpconnector.Server{Name: "c", URL: ts.URL, Approval: mcpconnector.ApprovalNever}))
+	out, err := c.Tool("c", "ask").Call(context.Background(), json.RawMessage(`{}`))
+	if err != nil || string(out) != strconv.Itoa(questions) {
+		t.Fatalf("call: %s, %v (want %d questions declined)", out, err, questions)
+	}
+	text := log.String()
+	if n := strings.Count(text, "declined"); n != questions || len(text) > questions*(8<<10) || !strings.Contains(text, "Which? qqq") {
+		t.Fatalf("%d lines saying declined, %d bytes of log (at most %d): %.300s", n, len(text), questions*(8<<10), text)
+	}
+}
+
+// TestOneQuestionAtATime: a server (protocol 2025-06-18) asks 20
+// questions at once during a call whose person can answer. The person has
+// one open at a time; three more wait their turn and are asked in turn,
+// and the server is told the other 16 are declined. (The review's 200
+// questions of 1 MB reached the person all at once, and took the heap of
+// codemode mcp serve up by 812 MiB while they waited for an answer.)
+func TestOneQuestionAtATime(t *testing.T) {
+	const questions = 20
+	allDeclined, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	srv := mcp.NewServer(&mcp.Implementation{Name: "curious", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-06-18"}})
+	srv.AddTool(&mcp.Tool{Name: "ask", Description: "Asks at once.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var mu sync.Mutex
+			actions := map[string]int{}
+			var wg sync.WaitGroup
+			for range questions {
+				wg.Go(func() {
+					res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Which?", RequestedSchema: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string"}}}`)})
+					mu.Lock()
+					defer mu.Unlock()
+					if err != nil {
+						actions["error"]++
+					} else if actions[res.Action]++; res.Action == "decline" && actions["decline"] == questions-4 {
+						close(allDeclined)
+					}
+				})
+			}
+			wg.Wait()
+			out, _ := json.Marshal(actions)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	go func() {
+		<-allDeclined
+		releaseOnce.Do(func() { close(release) })
+	}()
+	var open, most atomic.Int64
+	person := &runctx.Asker{Ask: func(ctx context.Context, message string, schema json.RawMessage) (string, map[string]any, error) {
+		n := open.Add(1)
+		defer open.Add(-1)
+		if n > most.Load() {
+			most.Store(n)
+		}
+		if n > 1 {
+			releaseOnce.Do(func() { close(release) }) // asked twice at once: the test has failed
+		}
+		<-release
+		return "accept", map[string]any{"a": "x"}, nil
+	}}
+	c := contractOf(t, connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "c", URL: ts.URL, Approval: mcpconnector.ApprovalNever}))
+	out, err := c.Tool("c", "ask").Call(runctx.WithAsker(context.Background(), person), json.RawMessage(`{}`))
+	if err != nil || string(out) != `{"accept":4,"decline":16}` || most.Load() != 1 {
+		t.Fatalf("the server saw %s (%v); the person had %d questions open at once", out, err, most.Load())
+	}
+}
