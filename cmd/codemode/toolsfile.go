@@ -134,7 +134,8 @@ func loadTools(path string, maxCommands int) (contract.Namespace, error) {
 // decodeToolsFile decodes a tools file's text: one JSON object with no
 // unknown field and nothing after it (a second object pasted after the
 // first would otherwise be dropped unread). A fault encoding/json places
-// is reported at its line and column.
+// is reported at its line and column; faults are said in JSON terms
+// (toolsfilefaults.go).
 func decodeToolsFile(raw []byte) (toolsFile, error) {
 	var f toolsFile
 	text := bytes.TrimSpace(raw)
@@ -153,9 +154,12 @@ func decodeToolsFile(raw []byte) (toolsFile, error) {
 		case errors.As(err, &syntax):
 			return f, fmt.Errorf("%s: %w", textPlace(raw, syntax.Offset), err)
 		case errors.As(err, &typ):
-			return f, fmt.Errorf("%s: %w", textPlace(raw, typ.Offset), err)
+			return f, fmt.Errorf("%s: %w", textPlace(raw, typ.Offset), typeFault(typ))
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return f, fmt.Errorf("the JSON ends early (an object or list not closed): %w", err)
+		}
+		if fault := unknownKeyFault(raw); fault != nil {
+			return f, fault
 		}
 		return f, err
 	}

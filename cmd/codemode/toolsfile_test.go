@@ -190,7 +190,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 		{"a second object", `{"tools": [` + tool + "]}\n" + `{"tools": []}`, "line 2, column 1: more text after the tools file's object"},
 		{"a stray character", `{"tools": []} x`, "line 1, column 15: more text after"},
 		{"a syntax error", "{\"tools\": [\n" + tool + "\n,,]}", "line 3, column 2: invalid character ','"},
-		{"a wrong type", "{\n  \"tools\": [{\"name\": 5}]}", "line 2, column 22: json: cannot unmarshal number"},
+		{"a wrong type", "{\n  \"tools\": [{\"name\": 5}]}", `line 2, column 22: "name" must be a string, not a number`},
 		{"cut short", `{"tools": [` + tool, "the JSON ends early"},
 		{"empty", "  \n", "not a JSON object"},
 		{"null", "null", "not a JSON object"},
@@ -238,5 +238,58 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 	}
 	if ns, err := loadTools(path, 1); err != nil || len(ns.Tools) != 1 {
 		t.Errorf("a file with blank lines around its object: %v, %d tools", err, len(ns.Tools))
+	}
+}
+
+// TestToolsFileFaultsSayItInJSONTerms loads tools files with the slips a
+// person makes: a misspelt or snake_case key is named with its tool, the
+// key meant and the keys allowed there; a value of the wrong JSON type
+// says what the key takes, never a Go type such as []main.toolSpec.
+func TestToolsFileFaultsSayItInJSONTerms(t *testing.T) {
+	tool := `{"name": "count", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]}`
+	second := func(from, to string) string {
+		return `{"tools": [` + strings.Replace(tool, `"count"`, `"first"`, 1) + ", " + strings.Replace(tool, from, to, 1) + `]}`
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+		never      string
+	}{
+		{"a misspelt tool key", second(`"inputSchema"`, `"inputSchma"`),
+			[]string{`tools[1] (count): unknown key "inputSchma" (did you mean "inputSchema"?)`, "the keys there are name, description, inputSchema, outputSchema, command, env,"}, "unknown field"},
+		{"a snake_case key", second(`"outputSchema"`, `"output_schema"`),
+			[]string{`tools[1] (count): unknown key "output_schema" (did you mean "outputSchema"?)`}, "unknown field"},
+		{"a key like none", second(`"command"`, `"parameters": {}, "command"`),
+			[]string{`tools[1] (count): unknown key "parameters"; the keys there are name,`}, "did you mean"},
+		{"a misspelt file key", `{"descripton": "x", "tools": [` + tool + `]}`,
+			[]string{`the file's object: unknown key "descripton" (did you mean "description"?); the keys there are description, tools`}, "unknown field"},
+		{"a command as one string", second(`["true"]`, `"true --x"`),
+			[]string{`line 1, column `, `"command" must be a list of strings, as in ["./run.sh", "--flag"], not a string`}, "[]string"},
+		{"approval as a string", second(`"command"`, `"requiresApproval": "yes", "command"`),
+			[]string{`"requiresApproval" must be true or false, not a string`}, "Go struct"},
+		{"tools as an object", `{"tools": ` + tool + `}`,
+			[]string{`"tools" must be a list of tools`, "not an object"}, "main.toolSpec"},
+		{"env as a list", second(`"command"`, `"env": ["A=1"], "command"`),
+			[]string{`"env" must be an object of strings, as in {"NAME": "value"}, not a list`}, "map["},
+		{"the file a string", `{"tools": [], "description": 5}`,
+			[]string{`"description" must be a string, not a number`}, "cannot unmarshal"},
+	} {
+		path := filepath.Join(t.TempDir(), "tools.json")
+		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadTools(path, 1)
+		if err == nil {
+			t.Errorf("%s: loaded, want an error", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: loadTools = %v, want …%q…", tc.name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), tc.never) {
+			t.Errorf("%s: loadTools = %v, has %q", tc.name, err, tc.never)
+		}
 	}
 }
