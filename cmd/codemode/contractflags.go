@@ -124,9 +124,12 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 	c.programInput = input
 	c.fixed = nil
 	if c.tools != "" {
-		ns, err := loadTools(c.tools, c.maxCommands)
+		ns, warnings, err := loadTools(c.tools, c.maxCommands)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--tools: %w", err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(stderr, "codemode: warning: --tools: "+w)
 		}
 		c.fixed = append(c.fixed, ns)
 	}

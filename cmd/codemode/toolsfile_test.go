@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -201,7 +202,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := loadTools(path, 1)
+		_, _, err := loadTools(path, 1)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path+": ") {
 			t.Errorf("%s: loadTools = %v, want %s: …%q…", tc.name, err, path, tc.want)
 		}
@@ -226,7 +227,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := loadTools(path, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, _, err := loadTools(path, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: loadTools = %v, want …%q…", tc.name, err, tc.want)
 				break
 			}
@@ -236,7 +237,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 	if err := os.WriteFile(path, []byte("\n  {\"tools\": ["+tool+"]}\n\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ns, err := loadTools(path, 1); err != nil || len(ns.Tools) != 1 {
+	if ns, _, err := loadTools(path, 1); err != nil || len(ns.Tools) != 1 {
 		t.Errorf("a file with blank lines around its object: %v, %d tools", err, len(ns.Tools))
 	}
 }
@@ -278,7 +279,7 @@ func TestToolsFileFaultsSayItInJSONTerms(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := loadTools(path, 1)
+		_, _, err := loadTools(path, 1)
 		if err == nil {
 			t.Errorf("%s: loaded, want an error", tc.name)
 			continue
@@ -291,5 +292,42 @@ func TestToolsFileFaultsSayItInJSONTerms(t *testing.T) {
 		if strings.Contains(err.Error(), tc.never) {
 			t.Errorf("%s: loadTools = %v, has %q", tc.name, err, tc.never)
 		}
+	}
+}
+
+// TestCommandThatCannotStartIsNamed gives tools whose command is not on PATH
+// or not in the tools file's folder: loading warns on stderr, naming the
+// tool and the command, and a call fails with an error that tells the
+// program no change of its own makes the command start, not only exec's
+// "executable file not found".
+func TestCommandThatCannotStartIsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, command, warning, call string
+	}{
+		{"not on PATH", `["codemode-no-such-command", "-x"]`,
+			`warning: --tools: ` + `%s: tools[0] (count): command "codemode-no-such-command" cannot start (exec: "codemode-no-such-command": executable file not found in $PATH): its calls will fail until it can`,
+			`codemode.count cannot start its command codemode-no-such-command (exec: "codemode-no-such-command": executable file not found in $PATH). No change to the program makes it start; whoever runs codemode must fix the tools file's command or install it`},
+		{"no such file", `["./count.sh"]`,
+			`warning: --tools: %s: tools[0] (count): command "./count.sh" cannot start (`,
+			`codemode.count cannot start its command `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := writeFile(t, "tools.json", `{"tools": [{"name": "count", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": `+tc.command+`}]}`)
+			prog := writeFile(t, "p.ts", `try { await codemode.count({}); } catch (e) { console.log((e as Error).message); }`)
+			code, _, stderr := runCLI(t, "run", "--tools", tools, prog)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if want := fmt.Sprintf(tc.warning, tools); !strings.Contains(stderr, want) {
+				t.Errorf("stderr %q lacks the warning %q", stderr, want)
+			}
+			if !strings.Contains(stderr, "\n"+tc.call) {
+				t.Errorf("stderr %q lacks the call's error %q", stderr, tc.call)
+			}
+		})
+	}
+	tools := writeFile(t, "tools.json", `{"tools": [{"name": "count", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]}]}`)
+	if code, _, stderr := runCLI(t, "types", "--tools", tools); code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("a command on PATH: exit %d, stderr %q", code, stderr)
 	}
 }
