@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -194,4 +196,24 @@ func serveBroken(t *testing.T, args ...string) {
 		}
 	}
 	checkClean(t, "stderr", errText)
+}
+
+// TestServersStatusSaysWhichAreUp pins the status line of each mix of up
+// and down servers; with none up it names none, not an empty "()".
+func TestServersStatusSaysWhichAreUp(t *testing.T) {
+	servers := []mcpconnector.Server{{Name: "a"}, {Name: "b"}}
+	down := errors.New("exited")
+	for _, tc := range []struct {
+		name string
+		down map[string]error
+		want string
+	}{
+		{"all up", nil, "MCP servers up: a, b"},
+		{"one down", map[string]error{"b": down}, "MCP servers: 1 of 2 up (a); down: b, retried in the background (the reasons are above)"},
+		{"all down", map[string]error{"a": down, "b": down}, "MCP servers: none of 2 up; down: a, b, retried in the background (the reasons are above)"},
+	} {
+		if got := serversStatus(servers, tc.down); got != tc.want {
+			t.Errorf("%s: serversStatus = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

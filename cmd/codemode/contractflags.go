@@ -124,9 +124,12 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 	c.programInput = input
 	c.fixed = nil
 	if c.tools != "" {
-		ns, err := loadTools(c.tools, c.maxCommands)
+		ns, warnings, err := loadTools(c.tools, c.maxCommands)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--tools: %w", err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(stderr, "codemode: warning: --tools: "+w)
 		}
 		c.fixed = append(c.fixed, ns)
 	}
@@ -235,8 +238,9 @@ func (c *contractFlags) connect(ctx context.Context, stderr io.Writer) (*mcpconn
 }
 
 // serversStatus is one line saying which MCP servers are up: "MCP servers
-// up: a, b" or "MCP servers: 2 of 3 up (a, b); down: c, retried in the
-// background (the reasons are above)".
+// up: a, b", "MCP servers: 2 of 3 up (a, b); down: c, retried in the
+// background (the reasons are above)" or, with none up, "MCP servers: none
+// of 1 up; down: c, …".
 func serversStatus(servers []mcpconnector.Server, down map[string]error) string {
 	var up, out []string
 	for _, s := range servers {
@@ -249,6 +253,10 @@ func serversStatus(servers []mcpconnector.Server, down map[string]error) string 
 	}
 	if len(out) == 0 {
 		return "MCP servers up: " + strings.Join(up, ", ")
+	}
+	if len(up) == 0 {
+		return fmt.Sprintf("MCP servers: none of %d up; down: %s, retried in the background (the reasons are above)",
+			len(servers), strings.Join(out, ", "))
 	}
 	return fmt.Sprintf("MCP servers: %d of %d up (%s); down: %s, retried in the background (the reasons are above)",
 		len(up), len(servers), strings.Join(up, ", "), strings.Join(out, ", "))

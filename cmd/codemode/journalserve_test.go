@@ -53,7 +53,7 @@ func TestJournalServeApprovesWithTheToolsFile(t *testing.T) {
    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
    "outputSchema": {"type": "object"}, "command": ["sh", "-c", "cat"]}]}`)
 	journal := filepath.Join(t.TempDir(), "journal.db")
-	ns, err := loadTools(tools, defaultMaxCommands())
+	ns, _, err := loadTools(tools, defaultMaxCommands())
 	if err != nil {
 		t.Fatal(err)
 	}

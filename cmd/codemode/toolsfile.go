@@ -102,39 +102,64 @@ func (s commandSlots) acquire(ctx context.Context) error {
 func (s commandSlots) release() { <-s }
 
 // loadTools reads the tools file at path as the codemode namespace; at most
-// maxCommands of its commands run at once.
-func loadTools(path string, maxCommands int) (contract.Namespace, error) {
+// maxCommands of its commands run at once. The warnings name the commands
+// that cannot start now (not on PATH, no such file): the file is still
+// loaded, as types and check need no command, but each call would fail.
+func loadTools(path string, maxCommands int) (contract.Namespace, []string, error) {
 	if maxCommands < 1 {
-		return contract.Namespace{}, fmt.Errorf("at most %d commands at once: must be at least 1", maxCommands)
+		return contract.Namespace{}, nil, fmt.Errorf("at most %d commands at once: must be at least 1", maxCommands)
 	}
 	slots := make(commandSlots, maxCommands)
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return contract.Namespace{}, err
+		return contract.Namespace{}, nil, err
 	}
 	f, err := decodeToolsFile(raw)
 	if err != nil {
-		return contract.Namespace{}, fmt.Errorf("%s: %w", path, err)
+		return contract.Namespace{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return contract.Namespace{}, err
+		return contract.Namespace{}, nil, err
 	}
 	ns := contract.Namespace{Name: contract.DefaultNamespace, Instructions: f.Description}
+	var warnings []string
 	for i, s := range f.Tools {
 		t, err := s.tool(dir, slots)
 		if err != nil {
-			return contract.Namespace{}, fmt.Errorf("%s: tools[%d] (%s): %w", path, i, s.Name, err)
+			return contract.Namespace{}, nil, fmt.Errorf("%s: tools[%d] (%s): %w", path, i, s.Name, err)
 		}
 		ns.Tools = append(ns.Tools, t)
+		for _, w := range s.unstartable(dir) {
+			warnings = append(warnings, fmt.Sprintf("%s: tools[%d] (%s): %s", path, i, s.Name, w))
+		}
 	}
-	return ns, nil
+	return ns, warnings, nil
+}
+
+// unstartable says which of s's command and revert cannot start now, as
+// exec would find them ("command \"jqq\" cannot start: exec: …").
+func (s toolSpec) unstartable(dir string) []string {
+	var out []string
+	for _, argv := range []struct {
+		field string
+		args  []string
+	}{{"command", s.Command}, {"revert", s.Revert}} {
+		if len(argv.args) == 0 {
+			continue
+		}
+		if _, err := exec.LookPath(resolveCommand(argv.args, dir)[0]); err != nil {
+			out = append(out, fmt.Sprintf("%s %q cannot start (%v): its calls will fail until it can", argv.field, argv.args[0], err))
+		}
+	}
+	return out
 }
 
 // decodeToolsFile decodes a tools file's text: one JSON object with no
 // unknown field and nothing after it (a second object pasted after the
 // first would otherwise be dropped unread). A fault encoding/json places
-// is reported at its line and column.
+// is reported at its line and column; faults are said in JSON terms
+// (toolsfilefaults.go).
 func decodeToolsFile(raw []byte) (toolsFile, error) {
 	var f toolsFile
 	text := bytes.TrimSpace(raw)
@@ -153,9 +178,12 @@ func decodeToolsFile(raw []byte) (toolsFile, error) {
 		case errors.As(err, &syntax):
 			return f, fmt.Errorf("%s: %w", textPlace(raw, syntax.Offset), err)
 		case errors.As(err, &typ):
-			return f, fmt.Errorf("%s: %w", textPlace(raw, typ.Offset), err)
+			return f, fmt.Errorf("%s: %w", textPlace(raw, typ.Offset), typeFault(typ))
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return f, fmt.Errorf("the JSON ends early (an object or list not closed): %w", err)
+		}
+		if fault := unknownKeyFault(raw); fault != nil {
+			return f, fault
 		}
 		return f, err
 	}
@@ -317,6 +345,9 @@ func commandHandler(tool string, argv []string, dir string, env map[string]strin
 			}
 			if msg != "" {
 				return nil, fmt.Errorf("%v: %s", err, msg)
+			}
+			if cmd.Process == nil {
+				return nil, fmt.Errorf("codemode.%s cannot start its command %s (%w). No change to the program makes it start; whoever runs codemode must fix the tools file's command or install it", tool, argv[0], err)
 			}
 			return nil, fmt.Errorf("running %s: %w", argv[0], err)
 		}

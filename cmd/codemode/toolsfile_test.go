@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -190,7 +191,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 		{"a second object", `{"tools": [` + tool + "]}\n" + `{"tools": []}`, "line 2, column 1: more text after the tools file's object"},
 		{"a stray character", `{"tools": []} x`, "line 1, column 15: more text after"},
 		{"a syntax error", "{\"tools\": [\n" + tool + "\n,,]}", "line 3, column 2: invalid character ','"},
-		{"a wrong type", "{\n  \"tools\": [{\"name\": 5}]}", "line 2, column 22: json: cannot unmarshal number"},
+		{"a wrong type", "{\n  \"tools\": [{\"name\": 5}]}", `line 2, column 22: "name" must be a string, not a number`},
 		{"cut short", `{"tools": [` + tool, "the JSON ends early"},
 		{"empty", "  \n", "not a JSON object"},
 		{"null", "null", "not a JSON object"},
@@ -201,7 +202,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := loadTools(path, 1)
+		_, _, err := loadTools(path, 1)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path+": ") {
 			t.Errorf("%s: loadTools = %v, want %s: …%q…", tc.name, err, path, tc.want)
 		}
@@ -226,7 +227,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := loadTools(path, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, _, err := loadTools(path, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: loadTools = %v, want …%q…", tc.name, err, tc.want)
 				break
 			}
@@ -236,7 +237,97 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 	if err := os.WriteFile(path, []byte("\n  {\"tools\": ["+tool+"]}\n\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ns, err := loadTools(path, 1); err != nil || len(ns.Tools) != 1 {
+	if ns, _, err := loadTools(path, 1); err != nil || len(ns.Tools) != 1 {
 		t.Errorf("a file with blank lines around its object: %v, %d tools", err, len(ns.Tools))
+	}
+}
+
+// TestToolsFileFaultsSayItInJSONTerms loads tools files with the slips a
+// person makes: a misspelt or snake_case key is named with its tool, the
+// key meant and the keys allowed there; a value of the wrong JSON type
+// says what the key takes, never a Go type such as []main.toolSpec.
+func TestToolsFileFaultsSayItInJSONTerms(t *testing.T) {
+	tool := `{"name": "count", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]}`
+	second := func(from, to string) string {
+		return `{"tools": [` + strings.Replace(tool, `"count"`, `"first"`, 1) + ", " + strings.Replace(tool, from, to, 1) + `]}`
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+		never      string
+	}{
+		{"a misspelt tool key", second(`"inputSchema"`, `"inputSchma"`),
+			[]string{`tools[1] (count): unknown key "inputSchma" (did you mean "inputSchema"?)`, "the keys there are name, description, inputSchema, outputSchema, command, env,"}, "unknown field"},
+		{"a snake_case key", second(`"outputSchema"`, `"output_schema"`),
+			[]string{`tools[1] (count): unknown key "output_schema" (did you mean "outputSchema"?)`}, "unknown field"},
+		{"a key like none", second(`"command"`, `"parameters": {}, "command"`),
+			[]string{`tools[1] (count): unknown key "parameters"; the keys there are name,`}, "did you mean"},
+		{"a misspelt file key", `{"descripton": "x", "tools": [` + tool + `]}`,
+			[]string{`the file's object: unknown key "descripton" (did you mean "description"?); the keys there are description, tools`}, "unknown field"},
+		{"a command as one string", second(`["true"]`, `"true --x"`),
+			[]string{`line 1, column `, `"command" must be a list of strings, as in ["./run.sh", "--flag"], not a string`}, "[]string"},
+		{"approval as a string", second(`"command"`, `"requiresApproval": "yes", "command"`),
+			[]string{`"requiresApproval" must be true or false, not a string`}, "Go struct"},
+		{"tools as an object", `{"tools": ` + tool + `}`,
+			[]string{`"tools" must be a list of tools`, "not an object"}, "main.toolSpec"},
+		{"env as a list", second(`"command"`, `"env": ["A=1"], "command"`),
+			[]string{`"env" must be an object of strings, as in {"NAME": "value"}, not a list`}, "map["},
+		{"the file a string", `{"tools": [], "description": 5}`,
+			[]string{`"description" must be a string, not a number`}, "cannot unmarshal"},
+	} {
+		path := filepath.Join(t.TempDir(), "tools.json")
+		if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := loadTools(path, 1)
+		if err == nil {
+			t.Errorf("%s: loaded, want an error", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: loadTools = %v, want …%q…", tc.name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), tc.never) {
+			t.Errorf("%s: loadTools = %v, has %q", tc.name, err, tc.never)
+		}
+	}
+}
+
+// TestCommandThatCannotStartIsNamed gives tools whose command is not on PATH
+// or not in the tools file's folder: loading warns on stderr, naming the
+// tool and the command, and a call fails with an error that tells the
+// program no change of its own makes the command start, not only exec's
+// "executable file not found".
+func TestCommandThatCannotStartIsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, command, warning, call string
+	}{
+		{"not on PATH", `["codemode-no-such-command", "-x"]`,
+			`warning: --tools: ` + `%s: tools[0] (count): command "codemode-no-such-command" cannot start (exec: "codemode-no-such-command": executable file not found in $PATH): its calls will fail until it can`,
+			`codemode.count cannot start its command codemode-no-such-command (exec: "codemode-no-such-command": executable file not found in $PATH). No change to the program makes it start; whoever runs codemode must fix the tools file's command or install it`},
+		{"no such file", `["./count.sh"]`,
+			`warning: --tools: %s: tools[0] (count): command "./count.sh" cannot start (`,
+			`codemode.count cannot start its command `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := writeFile(t, "tools.json", `{"tools": [{"name": "count", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": `+tc.command+`}]}`)
+			prog := writeFile(t, "p.ts", `try { await codemode.count({}); } catch (e) { console.log((e as Error).message); }`)
+			code, _, stderr := runCLI(t, "run", "--tools", tools, prog)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if want := fmt.Sprintf(tc.warning, tools); !strings.Contains(stderr, want) {
+				t.Errorf("stderr %q lacks the warning %q", stderr, want)
+			}
+			if !strings.Contains(stderr, "\n"+tc.call) {
+				t.Errorf("stderr %q lacks the call's error %q", stderr, tc.call)
+			}
+		})
+	}
+	tools := writeFile(t, "tools.json", `{"tools": [{"name": "count", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]}]}`)
+	if code, _, stderr := runCLI(t, "types", "--tools", tools); code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("a command on PATH: exit %d, stderr %q", code, stderr)
 	}
 }

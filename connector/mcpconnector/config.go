@@ -3,9 +3,11 @@ package mcpconnector
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/toolname"
@@ -215,7 +217,7 @@ func parseConfig(data []byte) ([]Server, error) {
 		case e.Command != "" && e.URL != "":
 			return nil, fmt.Errorf("mcpconnector: config server %q has both command and url", n)
 		case e.Command == "" && e.URL == "":
-			return nil, fmt.Errorf("mcpconnector: config server %q has neither command nor url", n)
+			return nil, fmt.Errorf("mcpconnector: config server %q has neither command nor url%s", n, entryKeys(data, n))
 		case e.URL != "" && e.Type != "" && e.Type != "http" && e.Type != "streamable-http" && e.Type != "streamableHttp":
 			return nil, fmt.Errorf("mcpconnector: config server %q: transport type %q is not supported (use streamable HTTP or stdio)", n, e.Type)
 		}
@@ -232,6 +234,25 @@ func parseConfig(data []byte) ([]Server, error) {
 		servers = append(servers, s)
 	}
 	return servers, nil
+}
+
+// entryKeys lists the keys the config data gives the server named n, "
+// (its keys: args, comand)", so that a misspelt "command" or "url" shows;
+// "" when it has none.
+func entryKeys(data []byte, n string) string {
+	var file struct {
+		MCPServers map[string]map[string]json.RawMessage `json:"mcpServers"`
+		Servers    map[string]map[string]json.RawMessage `json:"servers"`
+	}
+	_ = json.Unmarshal(data, &file) // parseConfig decoded it already
+	entry, ok := file.MCPServers[n]
+	if !ok {
+		entry = file.Servers[n]
+	}
+	if len(entry) == 0 {
+		return ""
+	}
+	return " (its keys: " + strings.Join(slices.Sorted(maps.Keys(entry)), ", ") + ")"
 }
 
 // server is the entry named n as a Server (without its namespace name), or

@@ -37,6 +37,8 @@ func TestParseConfig(t *testing.T) {
 		{"not JSON", `{`, "not the mcpServers JSON format"},
 		{"no servers", `{"mcpServers": {}}`, "has no servers"},
 		{"neither", `{"mcpServers": {"a": {}}}`, `"a" has neither command nor url`},
+		{"command misspelt", `{"mcpServers": {"a": {"comand": "x", "args": []}}}`, `"a" has neither command nor url (its keys: args, comand)`},
+		{"url misspelt in servers", `{"servers": {"a": {"uri": "http://h/"}}}`, `"a" has neither command nor url (its keys: uri)`},
 		{"both", `{"mcpServers": {"a": {"command": "x", "url": "http://h/"}}}`, `"a" has both`},
 		{"sse", `{"mcpServers": {"a": {"type": "sse", "url": "http://h/"}}}`, `transport type "sse" is not supported`},
 		{"bad url", `{"mcpServers": {"a": {"url": "::nope"}}}`, `"a": url`},

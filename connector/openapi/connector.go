@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/credhttp"
@@ -19,9 +20,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// ErrBaseURL is wrapped by Load and Parse when no usable base URL is given
-// and the document's first server is none (absent, relative, or not http
-// or https, such as Kubernetes' "//kubernetes.local"): Options.BaseURL
+// ErrBaseURL is wrapped by Load and Parse when Options.BaseURL is not an
+// absolute http(s) URL ("localhost:8080", one with a space), or when it is
+// empty and the document's first server is none (absent, relative, or not
+// http or https, such as Kubernetes' "//kubernetes.local"): Options.BaseURL
 // sets one.
 var ErrBaseURL = errors.New("no usable base URL")
 
@@ -337,12 +339,18 @@ func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
 			raw = strings.ReplaceAll(raw, "{"+name+"}", v.Default)
 		}
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("base URL %q: %w", raw, err)
+	if strings.ContainsFunc(raw, unicode.IsSpace) {
+		// url.Parse keeps a pasted trailing space in the path: every
+		// request would go to "/%20/…" and answer 404.
+		return nil, fmt.Errorf("%w: %q holds a space", ErrBaseURL, raw)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: %q is not an absolute http(s) URL (Options.BaseURL sets one)", ErrBaseURL, raw)
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		hint := ""
+		if !strings.Contains(raw, "//") && !strings.HasPrefix(raw, "/") {
+			hint = fmt.Sprintf(", such as %q", "http://"+raw) // "localhost:8080" parses as scheme "localhost"
+		}
+		return nil, fmt.Errorf("%w: %q is not an absolute http(s) URL%s (Options.BaseURL sets one)", ErrBaseURL, raw, hint)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("base URL %q has a query or fragment", raw)

@@ -70,3 +70,28 @@ func TestNoUsableBaseURL(t *testing.T) {
 		t.Fatalf("with a base URL: %v", err)
 	}
 }
+
+// TestBaseURLsAPersonMistypes gives Options.BaseURL as a person pastes it:
+// without its scheme, or with a space after it (which url.Parse keeps in
+// the path, so every request went to "/%20/…" and answered 404). Each is
+// ErrBaseURL, saying what is wrong and, without a scheme, what to write.
+func TestBaseURLsAPersonMistypes(t *testing.T) {
+	doc := []byte(`{"openapi":"3.0.0","info":{"title":"k","version":"1"},"servers":[{"url":"https://k.example"}],"paths":{}}`)
+	for _, tc := range []struct{ base, want string }{
+		{"http://127.0.0.1:8080/ ", `"http://127.0.0.1:8080/ " holds a space`},
+		{" https://api.example.com", `" https://api.example.com" holds a space`},
+		{"127.0.0.1:8080", `"127.0.0.1:8080" is not an absolute http(s) URL, such as "http://127.0.0.1:8080"`},
+		{"localhost:8080/api", `"localhost:8080/api" is not an absolute http(s) URL, such as "http://localhost:8080/api"`},
+		{"htp://127.0.0.1:8080", `"htp://127.0.0.1:8080" is not an absolute http(s) URL (`},
+	} {
+		_, _, err := openapi.Parse(context.Background(), doc, openapi.Options{Name: "k", BaseURL: tc.base})
+		if !errors.Is(err, openapi.ErrBaseURL) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("base URL %q: got %v, want ErrBaseURL: …%s…", tc.base, err, tc.want)
+		}
+	}
+	for _, base := range []string{"http://127.0.0.1:8080", "https://api.example.com/v3/"} {
+		if _, _, err := openapi.Parse(context.Background(), doc, openapi.Options{Name: "k", BaseURL: base}); err != nil {
+			t.Errorf("base URL %q: %v", base, err)
+		}
+	}
+}
