@@ -14,62 +14,6 @@ import (
 	"github.com/codemode-go/codemode/internal/memtest"
 )
 
-// floodRun runs one execution of flood on a fresh runtime under a
-// MaxInFlightBytes of bound, and returns the heap's growth and the outcome;
-// the calls' answers go to answers.
-func floodRun(t *testing.T, flood memtest.Flood, k *contract.Contract, bound int64, opts client.RunOptions, answers chan string) (int64, *client.Outcome) {
-	t.Helper()
-	rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	opts.Limits.MaxInFlightBytes = bound
-	var out *client.Outcome
-	grew := memtest.HeapGrowth(func() {
-		out, err = client.New(rt, k).Run(context.Background(), "export default async () => {}", opts)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return grew, out
-}
-
-// collect returns what answers receives until it is closed.
-func collect(answers <-chan string) []string {
-	var got []string
-	for a := range answers {
-		got = append(got, a)
-	}
-	return got
-}
-
-// checkBound checks that some calls met the bound (else the test tested
-// nothing), that they failed with a RangeError naming it, and that the heap
-// grew by less than twice the bound.
-func checkBound(t *testing.T, grew, bound int64, out *client.Outcome, answers []string) {
-	t.Helper()
-	ok, refused := 0, 0
-	for _, a := range answers {
-		switch {
-		case a == "":
-			ok++
-		case strings.HasPrefix(a, "RangeError") && strings.Contains(a, "Limits.MaxInFlightBytes"):
-			refused++
-		default:
-			t.Errorf("a call failed otherwise: %s", a)
-		}
-	}
-	t.Logf("%d calls answered, %d refused by the bound, outcome %v; the heap grew by %.1f MiB at most, %.2fx MaxInFlightBytes",
-		ok, refused, out.Kind, float64(grew)/(1<<20), float64(grew)/float64(bound))
-	if refused == 0 {
-		t.Errorf("no call met the bound: the test did not test it")
-	}
-	if grew >= 2*bound {
-		t.Errorf("the heap grew by %d bytes, past twice MaxInFlightBytes (%d)", grew, 2*bound)
-	}
-}
-
 // TestConcurrentFetchesStayWithinMaxInFlightBytes: a program that fetches
 // 100 bodies of 2 MiB at once, under a MaxInFlightBytes of 32 MiB, takes
 // the host's heap up by less than twice the bound, and the fetches past it
@@ -87,8 +31,8 @@ func TestConcurrentFetchesStayWithinMaxInFlightBytes(t *testing.T) {
 	}
 	opts := client.RunOptions{Fetch: &client.FetchPolicy{Allow: []string{srv.Host + ":" + srv.Port}}}
 	answers := make(chan string, flood.Calls)
-	grew, out := floodRun(t, flood, k, bound, opts, answers)
-	checkBound(t, grew, bound, out, collect(answers))
+	grew, _ := flood.RunWith(t, k, bound, opts, answers)
+	memtest.CheckBound(t, grew, bound, memtest.Collect(answers))
 }
 
 // TestSlowToolInputsStayWithinMaxInFlightBytes: a program that sends 100
@@ -136,6 +80,6 @@ func TestSlowToolInputsStayWithinMaxInFlightBytes(t *testing.T) {
 		pending.Wait()
 		close(release)
 	}()
-	grew, out := floodRun(t, flood, k, bound, client.RunOptions{}, answers)
-	checkBound(t, grew, bound, out, collect(seen))
+	grew, _ := flood.RunWith(t, k, bound, client.RunOptions{}, answers)
+	memtest.CheckBound(t, grew, bound, memtest.Collect(seen))
 }

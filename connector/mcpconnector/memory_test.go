@@ -85,37 +85,9 @@ func TestLargeAnswersStayWithinMaxInFlightBytes(t *testing.T) {
 		t.Run(fmt.Sprintf("sse=%v", sse), func(t *testing.T) {
 			set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "r", URL: bulkyServer(t, size, sse, 0).URL, Approval: mcpconnector.ApprovalNever})
 			k := contractOf(t, set)
-			answers := make(chan string, calls)
 			flood := memtest.Flood{Calls: calls, Namespace: "r", Tool: "t", Input: []byte(`{}`)}
-			rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rt.Close()
-			grew := memtest.HeapGrowth(func() {
-				_, err = client.New(rt, k).Run(context.Background(), "export default async () => {}", client.RunOptions{Limits: client.Limits{MaxInFlightBytes: bound}})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ok, refused := 0, 0
-			for a := range answers {
-				switch {
-				case a == "":
-					ok++
-				case strings.HasPrefix(a, "RangeError") && strings.Contains(a, "Limits.MaxInFlightBytes"):
-					refused++
-				default:
-					t.Errorf("a call failed otherwise: %.300s", a)
-				}
-			}
-			t.Logf("%d calls answered, %d refused; the heap grew by %.1f MiB, %.2fx MaxInFlightBytes", ok, refused, float64(grew)/(1<<20), float64(grew)/bound)
-			if refused == 0 {
-				t.Errorf("no call met the bound: the test did not test it")
-			}
-			if grew >= 2*bound {
-				t.Errorf("the heap grew by %d MiB, past twice MaxInFlightBytes (%d MiB)", grew>>20, 2*bound>>20)
-			}
+			grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
+			memtest.CheckBound(t, grew, bound, answers)
 			if out, err := k.Tool("r", "t").Call(context.Background(), json.RawMessage(`{}`)); err != nil || len(out) != size+2 {
 				t.Errorf("a call after the flood: %d bytes, %v", len(out), err)
 			}
@@ -133,27 +105,14 @@ func TestLargeHeadersStayWithinMaxInFlightBytes(t *testing.T) {
 	const bound, calls = 32 << 20, 40
 	set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "r", URL: bulkyServer(t, 10, false, 9000).URL, Approval: mcpconnector.ApprovalNever})
 	k := contractOf(t, set)
-	answers := make(chan string, calls)
 	flood := memtest.Flood{Calls: calls, Namespace: "r", Tool: "t", Input: []byte(`{}`)}
-	rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	grew := memtest.HeapGrowth(func() {
-		_, err = client.New(rt, k).Run(context.Background(), "export default async () => {}", client.RunOptions{Limits: client.Limits{MaxInFlightBytes: bound}})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for a := range answers {
+	grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
+	for _, a := range answers {
 		if !strings.Contains(a, "server response headers exceeded 65536 bytes") {
 			t.Errorf("a call answered %.300q, want an error naming the headers' bound", a)
 			break
 		}
 	}
 	t.Logf("the heap grew by %.1f MiB", float64(grew)/(1<<20))
-	if grew >= 2*bound {
-		t.Errorf("the heap grew by %d MiB, past twice MaxInFlightBytes (%d MiB)", grew>>20, 2*bound>>20)
-	}
+	memtest.CheckGrowth(t, grew, bound)
 }

@@ -171,37 +171,7 @@ func TestConcurrentRequestsStayWithinMaxInFlightBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	input := []byte(fmt.Sprintf(`{"path":"/big","params":{"n":%d}}`, body))
-	answers := make(chan string, calls)
 	flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: input}
-	rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var out *client.Outcome
-	grew := memtest.HeapGrowth(func() {
-		out, err = client.New(rt, k).Run(context.Background(), "export default async () => {}", client.RunOptions{Limits: client.Limits{MaxInFlightBytes: bound}})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok, refused := 0, 0
-	for a := range answers {
-		switch {
-		case a == "":
-			ok++
-		case strings.HasPrefix(a, "RangeError") && strings.Contains(a, "Limits.MaxInFlightBytes"):
-			refused++
-		default:
-			t.Errorf("a request failed otherwise: %s", a)
-		}
-	}
-	t.Logf("%d requests answered, %d refused by the bound, outcome %v; the heap grew by %.1f MiB at most, %.2fx MaxInFlightBytes",
-		ok, refused, out.Kind, float64(grew)/(1<<20), float64(grew)/bound)
-	if refused == 0 {
-		t.Errorf("no request met the bound: the test did not test it")
-	}
-	if grew >= 2*bound {
-		t.Errorf("the heap grew by %d bytes, past twice MaxInFlightBytes (%d)", grew, 2*bound)
-	}
+	grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
+	memtest.CheckBound(t, grew, bound, answers)
 }

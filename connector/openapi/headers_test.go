@@ -54,29 +54,16 @@ func TestResponseHeadersStayWithinMaxInFlightBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			answers := make(chan string, calls)
 			flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: []byte(`{"path":"/echo"}`)}
-			rt, err := client.NewRuntime(context.Background(), flood.Driver(answers))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rt.Close()
-			grew := memtest.HeapGrowth(func() {
-				_, err = client.New(rt, k).Run(context.Background(), "export default async () => {}", client.RunOptions{Limits: client.Limits{MaxInFlightBytes: bound}})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for a := range answers {
+			grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
+			for _, a := range answers {
 				if !strings.Contains(a, tc.answer) || (tc.answer == "") != (a == "") {
 					t.Errorf("a call answered %.200q, want %q", a, tc.answer)
 					break
 				}
 			}
 			t.Logf("the heap grew by %.1f MiB", float64(grew)/(1<<20))
-			if grew >= 2*bound {
-				t.Errorf("the heap grew by %d MiB, past twice MaxInFlightBytes (%d MiB)", grew>>20, 2*bound>>20)
-			}
+			memtest.CheckGrowth(t, grew, bound)
 		})
 	}
 }
