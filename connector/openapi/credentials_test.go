@@ -10,7 +10,6 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/openapi"
-	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/echoserver"
 	"github.com/codemode-go/codemode/internal/memtest"
 )
@@ -161,15 +160,7 @@ return typeof r === "string" ? r : JSON.stringify(r);`, conn)
 func TestConcurrentRequestsStayWithinMaxInFlightBytes(t *testing.T) {
 	const bound, body, calls = 32 << 20, 2 << 20, 100
 	a := echoserver.Start(t, "127.0.0.1")
-	conn := echoConnector(t, a)
-	ns, err := conn.Namespace()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := contract.NewNamespaced(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := contractOf(t, echoConnector(t, a))
 	input := []byte(fmt.Sprintf(`{"path":"/big","params":{"n":%d}}`, body))
 	flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: input}
 	grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})

@@ -9,7 +9,6 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/openapi"
-	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/memtest"
 )
 
@@ -46,14 +45,7 @@ func TestResponseHeadersStayWithinMaxInFlightBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := conn.Namespace()
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, err := contract.NewNamespaced(ns)
-			if err != nil {
-				t.Fatal(err)
-			}
+			k := contractOf(t, conn)
 			flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: []byte(`{"path":"/echo"}`)}
 			grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
 			for _, a := range answers {
