@@ -2,6 +2,8 @@ package client
 
 import (
 	"encoding/json"
+	"regexp"
+	"strings"
 
 	"github.com/codemode-go/codemode/contract"
 )
@@ -32,4 +34,25 @@ func withUnavailable(setup string, c *contract.Contract) string {
 		`o[n] = new Proxy(r[n], { get: (t: any, p: any) => { if (typeof p !== "string" || p in t) return t[p]; ` +
 		`const v = t[p]; return v === undefined ? v : () => Promise.reject(new TypeError(n + "." + p + u[n])); } }); } ` +
 		`return o; }`
+}
+
+// unavailableNote is what a type-check report adds for program, a source
+// that does not type-check: for each of c's unavailable namespaces the
+// program names (its name before ".", "?." or "["), that it has no tools
+// and why. The compiler's own words for such a call ("Property 'read_file'
+// does not exist on type 'FilesTools'") would send a model looking for
+// another name. It is "" when the program names none.
+func unavailableNote(c *contract.Contract, program string) string {
+	var b strings.Builder
+	for _, n := range c.Namespaces() {
+		if n.Unavailable == "" {
+			continue
+		}
+		named := regexp.MustCompile(`(^|[^\w$.])` + regexp.QuoteMeta(n.Name) + `\s*(\?\.|\.|\[)`)
+		if named.MatchString(program) {
+			b.WriteString("\nNamespace " + n.Name + " has no tools now: " + n.Unavailable +
+				". No change to the program makes its tools available; whoever runs codemode must fix it.")
+		}
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/drivers/quickjs"
 	"github.com/codemode-go/codemode/internal/fixtures"
+	"github.com/codemode-go/codemode/typecheck"
 )
 
 // TestUnavailableNamespaceSaysWhy runs programs against a contract whose
@@ -60,6 +62,54 @@ func TestUnavailableNamespaceSaysWhy(t *testing.T) {
 			}
 			if out.Error == nil || out.Error.Name+": "+out.Error.Message != tc.failed {
 				t.Fatalf("outcome %s, error %+v\nwant %q", out.Kind, out.Error, tc.failed)
+			}
+		})
+	}
+}
+
+// TestUnavailableNamespaceInTheCheckersReport: a program that calls a tool
+// of an unavailable namespace does not type-check (the namespace declares
+// no tools), and the report says the namespace has no tools now and why,
+// in Validate and ValidateCode alike; a program that names no unavailable
+// namespace gets the compiler's report alone.
+func TestUnavailableNamespaceInTheCheckersReport(t *testing.T) {
+	checker := realChecker(t)
+	tools, err := fixtures.Tools(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.NewNamespaced(contract.Namespace{Name: contract.DefaultNamespace, Tools: tools},
+		contract.Namespace{Name: "files", Unavailable: "its MCP server failed to start (exit status 1)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := client.New(quickjsRuntime(t, quickjs.Options{}), c)
+	const note = "Namespace files has no tools now: its MCP server failed to start (exit status 1). No change to the program makes its tools available"
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, code string
+		module     bool
+		note       bool
+	}{
+		{"a call", `await files.read_text_file({ path: "/a" })`, false, true},
+		{"an optional call", `await files?.read_text_file({ path: "/a" })`, false, true},
+		{"by index", `await files["read_text_file"]({ path: "/a" })`, false, true},
+		{"in a module", "export default async ({ files }: AgentProgramScope) => await files.read_text_file({ path: \"/a\" })", true, true},
+		{"another fault", `await codemode.nope()`, false, false},
+		{"a name that only ends in files", `const myfiles = { x: 1 }; myfiles.y`, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var res *typecheck.Result
+			if tc.module {
+				res, err = cl.Validate(ctx, checker, tc.code)
+			} else {
+				res, err = cl.ValidateCode(ctx, checker, tc.code)
+			}
+			if err != nil || res.Valid {
+				t.Fatalf("%v, valid %v", err, res != nil && res.Valid)
+			}
+			if got := strings.Contains(res.Report, note); got != tc.note {
+				t.Fatalf("the report has the note: %v, want %v\n%s", got, tc.note, res.Report)
 			}
 		})
 	}

@@ -12,7 +12,8 @@ import (
 // surface (the contract's TypeDefinitions) and the runtime's type-definition
 // files, with checker (validate() has no side effects; Run never
 // checks: https://github.com/torkbot/code-mode#schemas-tools-and-checking). It returns a Valid result or up to 8 diagnostics in the submitted
-// source's coordinates with a report. Cancelling ctx stops the check. A
+// source's coordinates with a report (which adds, for each unavailable namespace the program names,
+// contract.Namespace.Unavailable, that it has no tools now and why). Cancelling ctx stops the check. A
 // program whose brackets nest deeper than 256, or longer than a runner
 // accepts (16 MiB less room for the message), is an error (a *ProgramError
 // RangeError), as Run fails it, not checked.
@@ -42,7 +43,11 @@ func (c *Client) validate(ctx context.Context, checker *typecheck.Checker, sourc
 	for _, f := range rtFiles {
 		files = append(files, typecheck.File{Name: f.Name, Text: f.Text})
 	}
-	return checker.Check(ctx, files, source)
+	res, err := checker.Check(ctx, files, source)
+	if err == nil && !res.Valid {
+		res.Report += unavailableNote(c.contract, source)
+	}
+	return res, err
 }
 
 // ValidateCode type-checks code as models write it, in the forms RunCode
@@ -82,6 +87,6 @@ func (c *Client) ValidateCode(ctx context.Context, checker *typecheck.Checker, c
 		}
 		out.Diagnostics[i] = d
 	}
-	out.Report = typecheck.Report(strings.Join(n.Lines, "\n"), out.Diagnostics)
+	out.Report = typecheck.Report(strings.Join(n.Lines, "\n"), out.Diagnostics) + unavailableNote(c.contract, code)
 	return out, nil
 }
