@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/boundtest"
 	"github.com/codemode-go/codemode/internal/echoserver"
 	"github.com/codemode-go/codemode/internal/memtest"
 )
@@ -31,8 +32,8 @@ func TestConcurrentFetchesStayWithinMaxInFlightBytes(t *testing.T) {
 	}
 	opts := client.RunOptions{Fetch: &client.FetchPolicy{Allow: []string{srv.Host + ":" + srv.Port}}}
 	answers := make(chan string, flood.Calls)
-	grew, _ := flood.RunWith(t, k, bound, opts, answers)
-	memtest.CheckBound(t, grew, bound, memtest.Collect(answers))
+	grew, _ := boundtest.RunWith(t, flood, k, bound, opts, answers)
+	boundtest.CheckBound(t, grew, bound, boundtest.Collect(answers))
 }
 
 // TestSlowToolInputsStayWithinMaxInFlightBytes: a program that sends 100
@@ -80,6 +81,6 @@ func TestSlowToolInputsStayWithinMaxInFlightBytes(t *testing.T) {
 		pending.Wait()
 		close(release)
 	}()
-	grew, _ := flood.RunWith(t, k, bound, client.RunOptions{}, answers)
-	memtest.CheckBound(t, grew, bound, memtest.Collect(seen))
+	grew, _ := boundtest.RunWith(t, flood, k, bound, client.RunOptions{}, answers)
+	boundtest.CheckBound(t, grew, bound, boundtest.Collect(seen))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/mcpconnector"
+	"github.com/codemode-go/codemode/internal/boundtest"
 	"github.com/codemode-go/codemode/internal/memtest"
 )
 
@@ -86,8 +87,8 @@ func TestLargeAnswersStayWithinMaxInFlightBytes(t *testing.T) {
 			set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "r", URL: bulkyServer(t, size, sse, 0).URL, Approval: mcpconnector.ApprovalNever})
 			k := contractOf(t, set)
 			flood := memtest.Flood{Calls: calls, Namespace: "r", Tool: "t", Input: []byte(`{}`)}
-			grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
-			memtest.CheckBound(t, grew, bound, answers)
+			grew, _, answers := boundtest.Run(t, flood, k, bound, client.RunOptions{})
+			boundtest.CheckBound(t, grew, bound, answers)
 			if out, err := k.Tool("r", "t").Call(context.Background(), json.RawMessage(`{}`)); err != nil || len(out) != size+2 {
 				t.Errorf("a call after the flood: %d bytes, %v", len(out), err)
 			}
@@ -106,7 +107,7 @@ func TestLargeHeadersStayWithinMaxInFlightBytes(t *testing.T) {
 	set := connectUp(t, mcpconnector.Options{}, mcpconnector.Server{Name: "r", URL: bulkyServer(t, 10, false, 9000).URL, Approval: mcpconnector.ApprovalNever})
 	k := contractOf(t, set)
 	flood := memtest.Flood{Calls: calls, Namespace: "r", Tool: "t", Input: []byte(`{}`)}
-	grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
+	grew, _, answers := boundtest.Run(t, flood, k, bound, client.RunOptions{})
 	for _, a := range answers {
 		if !strings.Contains(a, "server response headers exceeded 65536 bytes") {
 			t.Errorf("a call answered %.300q, want an error naming the headers' bound", a)
@@ -114,5 +115,5 @@ func TestLargeHeadersStayWithinMaxInFlightBytes(t *testing.T) {
 		}
 	}
 	t.Logf("the heap grew by %.1f MiB", float64(grew)/(1<<20))
-	memtest.CheckGrowth(t, grew, bound)
+	boundtest.CheckGrowth(t, grew, bound)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/openapi"
+	"github.com/codemode-go/codemode/internal/boundtest"
 	"github.com/codemode-go/codemode/internal/echoserver"
 	"github.com/codemode-go/codemode/internal/memtest"
 )
@@ -163,6 +164,6 @@ func TestConcurrentRequestsStayWithinMaxInFlightBytes(t *testing.T) {
 	k := contractOf(t, echoConnector(t, a))
 	input := []byte(fmt.Sprintf(`{"path":"/big","params":{"n":%d}}`, body))
 	flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: input}
-	grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
-	memtest.CheckBound(t, grew, bound, answers)
+	grew, _, answers := boundtest.Run(t, flood, k, bound, client.RunOptions{})
+	boundtest.CheckBound(t, grew, bound, answers)
 }

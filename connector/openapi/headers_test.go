@@ -9,6 +9,7 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/connector/openapi"
+	"github.com/codemode-go/codemode/internal/boundtest"
 	"github.com/codemode-go/codemode/internal/memtest"
 )
 
@@ -47,7 +48,7 @@ func TestResponseHeadersStayWithinMaxInFlightBytes(t *testing.T) {
 			}
 			k := contractOf(t, conn)
 			flood := memtest.Flood{Calls: calls, Namespace: "api", Tool: "request", Input: []byte(`{"path":"/echo"}`)}
-			grew, _, answers := flood.Run(t, k, bound, client.RunOptions{})
+			grew, _, answers := boundtest.Run(t, flood, k, bound, client.RunOptions{})
 			for _, a := range answers {
 				if !strings.Contains(a, tc.answer) || (tc.answer == "") != (a == "") {
 					t.Errorf("a call answered %.200q, want %q", a, tc.answer)
@@ -55,7 +56,7 @@ func TestResponseHeadersStayWithinMaxInFlightBytes(t *testing.T) {
 				}
 			}
 			t.Logf("the heap grew by %.1f MiB", float64(grew)/(1<<20))
-			memtest.CheckGrowth(t, grew, bound)
+			boundtest.CheckGrowth(t, grew, bound)
 		})
 	}
 }

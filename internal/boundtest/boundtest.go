@@ -1,4 +1,8 @@
-package memtest
+// Package boundtest runs a memtest.Flood on a fresh runtime and checks what
+// Limits.MaxInFlightBytes bounded: the client's, the OpenAPI connector's
+// and the MCP connector's memory tests share it. It is apart from memtest,
+// which packages below the client (internal/credhttp) use too.
+package boundtest
 
 import (
 	"context"
@@ -7,17 +11,18 @@ import (
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/memtest"
 )
 
 // program makes no call of its own: the flood's runner makes them.
 const program = "export default async () => {}"
 
-// RunWith runs one execution of f on a fresh runtime against k, with opts
+// RunWith runs one execution of flood f on a fresh runtime against k, with opts
 // and a Limits.MaxInFlightBytes of bound, and returns how far the heap grew
-// while it ran (HeapGrowth) and its outcome; the answers to f's calls go to
+// while it ran (memtest.HeapGrowth) and its outcome; the answers to f's calls go to
 // answers, which is closed when the runner ends. A runtime that does not
 // start, or a run that returns an error, fails the test.
-func (f Flood) RunWith(t testing.TB, k *contract.Contract, bound int64, opts client.RunOptions, answers chan string) (grew int64, out *client.Outcome) {
+func RunWith(t testing.TB, f memtest.Flood, k *contract.Contract, bound int64, opts client.RunOptions, answers chan string) (grew int64, out *client.Outcome) {
 	t.Helper()
 	rt, err := client.NewRuntime(context.Background(), f.Driver(answers))
 	if err != nil {
@@ -25,7 +30,7 @@ func (f Flood) RunWith(t testing.TB, k *contract.Contract, bound int64, opts cli
 	}
 	defer rt.Close()
 	opts.Limits.MaxInFlightBytes = bound
-	grew = HeapGrowth(func() {
+	grew = memtest.HeapGrowth(func() {
 		out, err = client.New(rt, k).Run(context.Background(), program, opts)
 	})
 	if err != nil {
@@ -36,10 +41,10 @@ func (f Flood) RunWith(t testing.TB, k *contract.Contract, bound int64, opts cli
 
 // Run is RunWith that returns the answers to f's calls, in the order they
 // came: "" for a success, else the error ("Name: message").
-func (f Flood) Run(t testing.TB, k *contract.Contract, bound int64, opts client.RunOptions) (grew int64, out *client.Outcome, answers []string) {
+func Run(t testing.TB, f memtest.Flood, k *contract.Contract, bound int64, opts client.RunOptions) (grew int64, out *client.Outcome, answers []string) {
 	t.Helper()
 	ch := make(chan string, f.Calls)
-	grew, out = f.RunWith(t, k, bound, opts, ch)
+	grew, out = RunWith(t, f, k, bound, opts, ch)
 	return grew, out, Collect(ch)
 }
 
