@@ -331,3 +331,33 @@ func TestCommandThatCannotStartIsNamed(t *testing.T) {
 		t.Errorf("a command on PATH: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// FuzzDecodeToolsFile decodes arbitrary text as a tools file: it never
+// panics, and a fault never names a Go type or struct ("[]main.toolSpec",
+// "Go struct field") or runs over a few KiB with the text it quotes.
+func FuzzDecodeToolsFile(f *testing.F) {
+	for _, seed := range []string{
+		`{"description": "d", "tools": [{"name": "count", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]}]}`,
+		`{"tools": [{"name": "a", "inputSchma": {}, "command": "true --x", "env": ["A=1"], "requiresApproval": "yes"}]}`,
+		`{"tools": {"name": 5}}`,
+		`{"tools": []} {"tools": []}`,
+		`{"descripton": "x", "tools": [`,
+		"\uFEFF{}",
+		`[]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		_, err := decodeToolsFile(raw)
+		if err == nil {
+			return
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "main.") || strings.Contains(msg, "Go struct") || strings.Contains(msg, "Go value") {
+			t.Fatalf("a fault names a Go type: %s", msg)
+		}
+		if len(msg) > 4096+len(raw) {
+			t.Fatalf("a fault of %d bytes for %d bytes of text", len(msg), len(raw))
+		}
+	})
+}

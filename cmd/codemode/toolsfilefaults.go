@@ -85,7 +85,9 @@ func likelyKey(k string, allowed []string) string {
 		}
 	}
 	for _, a := range allowed {
-		if edits(strings.ToLower(a), strings.ToLower(k)) <= 2 {
+		// Lengths that differ by more than two are more than two edits
+		// apart: a long key is not compared (edits is quadratic).
+		if d := len(a) - len(k); d >= -2 && d <= 2 && edits(strings.ToLower(a), strings.ToLower(k)) <= 2 {
 			return a
 		}
 	}
