@@ -22,18 +22,7 @@ func TestDeadlineNamesTheCallsInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hang, err := contract.NewRawTool("hang", "Answers when the execution ends.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{}`),
-		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(quick, hang)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := contractOf(t, quick, hangTool(t))
 	rt := quickjsRuntime(t, quickjs.Options{})
 	cl := client.New(rt, c)
 	const stopped = "the program was stopped: the execution deadline of 200ms was exceeded"
@@ -60,18 +49,7 @@ func TestDeadlineNamesTheCallsInFlight(t *testing.T) {
 // program waits for a tool call is placed at the call, with its excerpt,
 // on each driver; one that passes while it waits for a timer has no place.
 func TestDeadlineNamesTheLineThatWaited(t *testing.T) {
-	hang, err := contract.NewRawTool("hang", "Answers when the execution ends.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{}`),
-		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(hang)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := contractOf(t, hangTool(t))
 	for _, name := range []string{"sandbox", "node"} {
 		t.Run(name, func(t *testing.T) {
 			rt := driverRuntime(t, name)

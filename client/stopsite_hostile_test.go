@@ -19,17 +19,9 @@ import (
 // text is valid UTF-8, within a bounded time, and the runtime runs the next
 // program.
 func TestStopSiteSurvivesHostilePrograms(t *testing.T) {
-	echo, err := contract.NewRawTool("echo", "Echoes.", json.RawMessage(`{"type":"object","additionalProperties":{"type":"number"}}`), json.RawMessage(`{}`),
-		func(_ context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(echo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := echoContract(t)
 	const spin = "\nlet n = 0;\nfunction spin() {\n  while (true) { n++; }\n}\nspin();"
-	cases := []struct{ name, code string }{
+	cases := []hostileCase{
 		{"stackTraceLimit valueOf allocates", "const k = []; Error.stackTraceLimit = { valueOf() { while (true) k.push('x'.repeat(1 << 20)); } };" + spin},
 		{"stackTraceLimit valueOf recurses", "const r = (d) => r(d + 1) + 1; Error.stackTraceLimit = { valueOf() { return r(0); } };" + spin},
 		{"stackTraceLimit valueOf calls a tool", "Error.stackTraceLimit = { valueOf() { for (let i = 0; i < 1e5; i++) codemode.echo({ i }); console.log('x'.repeat(1e5)); return 10; } };" + spin},
@@ -59,17 +51,10 @@ func TestStopSiteSurvivesHostilePrograms(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			rt := driverRuntime(t, mode)
 			cl := client.New(rt, c)
-			for _, tc := range cases {
-				start := time.Now()
-				out, err := cl.RunCode(context.Background(), tc.code, client.RunOptions{Limits: client.Limits{Timeout: 300 * time.Millisecond}})
-				took := time.Since(start)
-				if err != nil {
-					t.Errorf("%s: %v", tc.name, err)
-					continue
-				}
+			runHostile(t, cl, cases, 300*time.Millisecond, nil, func(tc hostileCase, out *client.Outcome, took time.Duration) {
 				if out.Error == nil || out.Error.Name != "TimeoutError" {
 					t.Errorf("%s: outcome %s, error %+v", tc.name, out.Kind, out.Error)
-					continue
+					return
 				}
 				text := out.Error.Text()
 				t.Logf("%s: %v\n%s", tc.name, took, text)
@@ -79,10 +64,7 @@ func TestStopSiteSurvivesHostilePrograms(t *testing.T) {
 				if took > 5*time.Second {
 					t.Errorf("%s: took %v", tc.name, took)
 				}
-				if out, err := cl.RunCode(context.Background(), "1 + 1", client.RunOptions{}); err != nil || out.Kind != client.Success {
-					t.Fatalf("%s: the next program: %+v, %v", tc.name, out, err)
-				}
-			}
+			})
 		})
 	}
 }
@@ -92,19 +74,8 @@ func TestStopSiteSurvivesHostilePrograms(t *testing.T) {
 // as a TimeoutError within a bounded time on every runner, and the runtime
 // runs the next program.
 func TestWaitingStackSurvivesHostilePrograms(t *testing.T) {
-	hang, err := contract.NewRawTool("hang", "Answers when the execution ends.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{}`),
-		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(hang)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct{ name, code string }{
+	c := contractOf(t, hangTool(t))
+	cases := []hostileCase{
 		{"stackTraceLimit 0, Object.prototype getter", "Error.stackTraceLimit = 0; Object.defineProperty(Object.prototype, 'stack', { get() { while (true) {} } });\nawait codemode.hang({});"},
 		{"stackTraceLimit deleted, Object.prototype getter", "delete Error.stackTraceLimit; Object.defineProperty(Object.prototype, 'stack', { get() { while (true) {} } });\nawait codemode.hang({});"},
 		{"stackTraceLimit deleted, Error.prototype getter", "delete Error.stackTraceLimit; Object.defineProperty(Error.prototype, 'stack', { get() { while (true) {} } });\nawait codemode.hang({});"},
@@ -117,31 +88,19 @@ func TestWaitingStackSurvivesHostilePrograms(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			rt := driverRuntime(t, mode)
 			cl := client.New(rt, c)
-			for _, tc := range cases {
-				start := time.Now()
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				out, err := cl.RunCode(ctx, tc.code, client.RunOptions{Limits: client.Limits{Timeout: 300 * time.Millisecond}})
-				cancel()
-				took := time.Since(start)
-				if err != nil {
-					t.Errorf("%s: after %v: %v", tc.name, took, err)
-					continue
-				}
+			runHostile(t, cl, cases, 300*time.Millisecond, nil, func(tc hostileCase, out *client.Outcome, took time.Duration) {
 				if out.Error != nil && mode == "node" && strings.Contains(out.Error.Message, "Cannot redefine property: stack") {
-					continue // V8 refuses the getter: nothing to test
+					return // V8 refuses the getter: nothing to test
 				}
 				if out.Error == nil || out.Error.Name != "TimeoutError" {
 					t.Errorf("%s: outcome %s, error %+v", tc.name, out.Kind, out.Error)
-					continue
+					return
 				}
 				t.Logf("%s: %v\n%s", tc.name, took, out.Error.Text())
 				if took > 5*time.Second {
 					t.Errorf("%s: took %v", tc.name, took)
 				}
-				if out, err := cl.RunCode(context.Background(), "1 + 1", client.RunOptions{}); err != nil || out.Kind != client.Success {
-					t.Fatalf("%s: the next program: %+v, %v", tc.name, out, err)
-				}
-			}
+			})
 		})
 	}
 }
@@ -152,16 +111,8 @@ func TestWaitingStackSurvivesHostilePrograms(t *testing.T) {
 // Properties a JSON object of valid UTF-8 when it has any, and the runtime
 // runs the next program.
 func TestErrorDataSurvivesHostileErrors(t *testing.T) {
-	echo, err := contract.NewRawTool("echo", "Echoes.", json.RawMessage(`{"type":"object","additionalProperties":{"type":"number"}}`), json.RawMessage(`{}`),
-		func(_ context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := contract.New(echo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct{ name, code string }{
+	c := echoContract(t)
+	cases := []hostileCase{
 		{"lone surrogate value", "const e = new Error('x'); e.s = 'a\\ud800b'; e.t = '\\udfff'; throw e;"},
 		{"lone surrogate key", "const e = new Error('x'); e['k\\ud800'] = 1; throw e;"},
 		{"control chars", "const e = new Error('x'); e['\\u0000\\u001b[31m'] = '\\u0000\\n\\u2028'; throw e;"},
@@ -185,24 +136,13 @@ func TestErrorDataSurvivesHostileErrors(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			rt := driverRuntime(t, mode)
 			cl := client.New(rt, c)
-			for _, tc := range cases {
-				if mode == "node" && strings.Contains(tc.name, "loops") {
-					// Node's runner cannot stop a synchronous loop, a getter's
-					// no more than `while (true) {}`: the runtime fails.
-					continue
-				}
-				start := time.Now()
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				out, err := cl.RunCode(ctx, tc.code, client.RunOptions{Limits: client.Limits{Timeout: 500 * time.Millisecond}})
-				cancel()
-				took := time.Since(start)
-				if err != nil {
-					t.Errorf("%s: after %v: %v", tc.name, took, err)
-					continue
-				}
+			// Node's runner cannot stop a synchronous loop, a getter's no
+			// more than `while (true) {}`: the runtime fails.
+			nodeLoops := func(tc hostileCase) bool { return mode == "node" && strings.Contains(tc.name, "loops") }
+			runHostile(t, cl, cases, 500*time.Millisecond, nodeLoops, func(tc hostileCase, out *client.Outcome, took time.Duration) {
 				if out.Error == nil {
 					t.Errorf("%s: outcome %s", tc.name, out.Kind)
-					continue
+					return
 				}
 				t.Logf("%s: %v %s: %.300q (%d bytes of properties)", tc.name, took, out.Kind, out.Error.Text(), len(out.Error.Properties))
 				if p := out.Error.Properties; len(p) > 0 && (!utf8.Valid(p) || !json.Valid(p) || p[0] != '{') {
@@ -211,10 +151,72 @@ func TestErrorDataSurvivesHostileErrors(t *testing.T) {
 				if !utf8.ValidString(out.Error.Text()) {
 					t.Errorf("%s: text not UTF-8: %q", tc.name, out.Error.Text())
 				}
-				if out, err := cl.RunCode(context.Background(), "1 + 1", client.RunOptions{}); err != nil || out.Kind != client.Success {
-					t.Fatalf("%s: the next program: %+v, %v", tc.name, out, err)
-				}
-			}
+			})
 		})
+	}
+}
+
+// hangTool is a tool that answers only when its execution ends.
+func hangTool(t *testing.T) *contract.Tool {
+	t.Helper()
+	hang, err := contract.NewRawTool("hang", "Answers when the execution ends.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{}`),
+		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hang
+}
+
+// contractOf is a contract of tools on codemode.
+func contractOf(t *testing.T, tools ...*contract.Tool) *contract.Contract {
+	t.Helper()
+	c, err := contract.New(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// echoContract is a contract of one tool, echo, that echoes objects of
+// numbers.
+func echoContract(t *testing.T) *contract.Contract {
+	t.Helper()
+	echo, err := contract.NewRawTool("echo", "Echoes.", json.RawMessage(`{"type":"object","additionalProperties":{"type":"number"}}`), json.RawMessage(`{}`),
+		func(_ context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return contractOf(t, echo)
+}
+
+// hostileCase is a hostile program, by name.
+type hostileCase struct{ name, code string }
+
+// runHostile runs each case on cl under a deadline of limit (the call
+// itself bounded to 20 s), hands check its outcome and how long it took
+// (an error fails the case), and then checks that the runtime runs the
+// next program. skip, when not nil, leaves a case out.
+func runHostile(t *testing.T, cl *client.Client, cases []hostileCase, limit time.Duration, skip func(hostileCase) bool, check func(tc hostileCase, out *client.Outcome, took time.Duration)) {
+	t.Helper()
+	for _, tc := range cases {
+		if skip != nil && skip(tc) {
+			continue
+		}
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		out, err := cl.RunCode(ctx, tc.code, client.RunOptions{Limits: client.Limits{Timeout: limit}})
+		cancel()
+		took := time.Since(start)
+		if err != nil {
+			t.Errorf("%s: after %v: %v", tc.name, took, err)
+			continue
+		}
+		check(tc, out, took)
+		if out, err := cl.RunCode(context.Background(), "1 + 1", client.RunOptions{}); err != nil || out.Kind != client.Success {
+			t.Fatalf("%s: the next program: %+v, %v", tc.name, out, err)
+		}
 	}
 }
