@@ -168,3 +168,73 @@ func TestOneQuestionAtATime(t *testing.T) {
 		t.Fatalf("the server saw %s (%v); the person had %d questions open at once", out, err, most.Load())
 	}
 }
+
+// TestQuestionsToAPersonAreBounded: a server's question reaches the person
+// with its message cut to 4 KiB (the start kept, saying how long it was),
+// and a question whose form is larger than 16 KiB or has more than 64
+// fields is declined with a log line and never reaches the person; before,
+// a 1 MiB message and any form went to the person whole.
+func TestQuestionsToAPersonAreBounded(t *testing.T) {
+	manyFields := map[string]any{}
+	for i := range 65 {
+		manyFields["f"+strconv.Itoa(i)] = map[string]any{"type": "string"}
+	}
+	big := map[string]any{"a": map[string]any{"type": "string", "description": strings.Repeat("d", 16<<10)}}
+	small := map[string]any{"a": map[string]any{"type": "string"}}
+	cases := []struct {
+		name       string
+		message    string
+		properties map[string]any
+		asked      bool   // whether the person sees the question
+		want       string // what the person reads (a prefix), or the log says
+	}{
+		{"short message", "Which colour?", small, true, "The MCP server c asks:\n> Which colour?"},
+		{"1 MiB message", "Which? " + strings.Repeat("q", 1<<20), small, true, "The MCP server c asks:\n> Which? qqq"},
+		{"form over 16 KiB", "Which?", big, false, "bytes, more than 16384"},
+		{"65 fields", "Which?", manyFields, false, "its form has 65 fields, more than 64"},
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "curious", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-06-18"}})
+	srv.AddTool(&mcp.Tool{Name: "ask", Description: "Asks case i.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ I int }
+			json.Unmarshal(req.Params.Arguments, &in)
+			tc := cases[in.I]
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: tc.message, RequestedSchema: map[string]any{"type": "object", "properties": tc.properties}})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Quote(res.Action)}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	var log logs
+	c := contractOf(t, connectUp(t, mcpconnector.Options{Logger: log.logger()}, mcpconnector.Server{Name: "c", URL: ts.URL, Approval: mcpconnector.ApprovalNever}))
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked []string
+			person := &runctx.Asker{Ask: func(_ context.Context, message string, schema json.RawMessage) (string, map[string]any, error) {
+				asked = append(asked, message)
+				return "accept", map[string]any{"a": "x"}, nil
+			}}
+			out, err := c.Tool("c", "ask").Call(runctx.WithAsker(context.Background(), person), json.RawMessage(`{"i":`+strconv.Itoa(i)+`}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.asked {
+				if len(asked) != 0 || string(out) != `"decline"` || !strings.Contains(log.String(), tc.want) {
+					t.Fatalf("asked %d times, server saw %s, log %.300s; want declined unasked, the log saying %q", len(asked), out, log.String(), tc.want)
+				}
+				return
+			}
+			if len(asked) != 1 || string(out) != `"accept"` {
+				t.Fatalf("asked %d times, server saw %s; want asked once and accepted", len(asked), out)
+			}
+			if q := asked[0]; !strings.HasPrefix(q, tc.want) || len(q) > 4<<10+200 {
+				t.Errorf("the person read %d bytes: %.300s", len(q), q)
+			}
+			if cut := len(tc.message) > 4<<10; cut != strings.HasSuffix(asked[0], "… (cut: the question is "+strconv.Itoa(len(tc.message))+" bytes)") {
+				t.Errorf("cut %v, but the question ends %q", cut, asked[0][max(0, len(asked[0])-60):])
+			}
+		})
+	}
+}

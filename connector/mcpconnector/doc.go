@@ -6,7 +6,10 @@
 // (the separators "-", ".", "/", ":" and spaces become "_", other
 // characters that cannot be in an identifier are dropped, a leading digit
 // gets a "_" prefix and a reserved word a "_" suffix: "read-file" is
-// read_file, "2fa.verify" _2fa_verify, "delete" delete_), and makes each a
+// read_file, "2fa.verify" _2fa_verify, "delete" delete_; of tools whose
+// names sanitise alike, one keeps the name and the others are suffixed
+// "_2", "_3", … by a rule that depends on the names alone, with a
+// warning), and makes each a
 // contract tool whose declarations are printed leniently from the server's
 // own JSON Schemas and whose values are validated against them on the
 // host (see Validation for the schema exports it reads as the server means

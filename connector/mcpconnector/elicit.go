@@ -134,12 +134,14 @@ func firstKey(m map[*runctx.Asker]int) *runctx.Asker {
 }
 
 // elicit answers the server's elicitation request: forwarded to the person
-// of the run the question belongs to, with the schema's defaults filled in
-// for fields the person left out (SEP-1034:
+// of the run the question belongs to, its message cut to maxQuestion
+// bytes, with the schema's defaults filled in for fields the person left
+// out (SEP-1034:
 // https://github.com/modelcontextprotocol/modelcontextprotocol/issues/1034),
 // or declined with a log line saying what was asked and why nobody was.
 // The person is asked one of the server's questions at a time; past
-// maxQuestions open or waiting, a question is declined.
+// maxQuestions open or waiting, a question is declined, as is one whose
+// form is over maxFormBytes or maxFormFields.
 func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	// Asked in a call's result (SEP-2322), the question comes with the
@@ -149,10 +151,17 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	if asker == nil {
 		asker, why = u.askers.only()
 	}
+	schema, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %s: elicitation schema: %w", u.server, err)
+	}
+	tooLarge := formTooLarge(schema)
 	switch {
 	case asker == nil:
 	case p.Mode == "url":
 		asker, why = nil, "codemode forwards form questions only, not URL-mode ones"
+	case tooLarge != "":
+		asker, why = nil, tooLarge
 	case !u.askers.startQuestion(ctx):
 		asker, why = nil, fmt.Sprintf("%d of its questions were open or waiting for the person already, or the question was withdrawn", maxQuestions)
 	default:
@@ -162,11 +171,8 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; declined: %s", namespaceName(u.server), u.logged(p.Message), why))
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
-	schema, err := json.Marshal(p.RequestedSchema)
-	if err != nil {
-		return nil, fmt.Errorf("mcp server %s: elicitation schema: %w", u.server, err)
-	}
-	action, content, err := asker.Ask(ctx, question(namespaceName(u.server), u.redact.clean(p.Message)), schema)
+	message := cutText(u.redact.clean(p.Message), maxQuestion, "the question")
+	action, content, err := asker.Ask(ctx, question(namespaceName(u.server), message), schema)
 	if err != nil {
 		u.log.Warn(fmt.Sprintf("MCP server %s asked %q; cancelled: %v", namespaceName(u.server), u.logged(p.Message), err))
 		return &mcp.ElicitResult{Action: "cancel"}, nil
@@ -175,6 +181,34 @@ func (u *upstream) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 		return &mcp.ElicitResult{Action: action}, nil
 	}
 	return &mcp.ElicitResult{Action: action, Content: withDefaults(content, schema)}, nil
+}
+
+// Bounds of what a server's question puts before a person. A server may
+// send a question up to the transport's bound (16 MiB); the person reads
+// the message's start (cut, saying so, as a server's error is cut to 4
+// KiB), and a form larger than a person fills in is not shown at all:
+// cutting it would ask for other fields than the server wants. The MCP
+// specification restricts forms to flat objects of primitive fields
+// (which the go-sdk checks) but sets no size.
+const (
+	maxQuestion   = 4 << 10  // bytes of the message
+	maxFormBytes  = 16 << 10 // bytes of the requested schema, as JSON
+	maxFormFields = 64       // properties of the requested schema
+)
+
+// formTooLarge says why a requested schema is too large to put before a
+// person, or "" when it is not.
+func formTooLarge(schema json.RawMessage) string {
+	if len(schema) > maxFormBytes {
+		return fmt.Sprintf("its form is %d bytes, more than %d", len(schema), maxFormBytes)
+	}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) == nil && len(s.Properties) > maxFormFields {
+		return fmt.Sprintf("its form has %d fields, more than %d", len(s.Properties), maxFormFields)
+	}
+	return ""
 }
 
 // maxLoggedQuestion bounds the part of a question a log line quotes, in

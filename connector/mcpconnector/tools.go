@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,37 +32,44 @@ func namespaceName(s Server) string {
 }
 
 // namespace makes each of the upstream's tools a contract tool: named by
-// toolname.Sanitize, described by the MCP description (or title), declared
+// programNames, described by the MCP description (or title), declared
 // leniently from the server's schemas (rewritten as Server.Validate says),
 // carrying the server's tool annotations and the policy of its Approval
 // rule or Policies, validated on the host unless validation is off, and
-// calling the server. A tool that must be called as an MCP task is left
-// out (tasks.go). A tool whose schema cannot be compiled still works; for
-// the first checkedAtConnect tools its problem is in the warnings, for the
-// others it is logged on the tool's first call. It returns an error naming
-// both originals when two tool names sanitise alike, and one naming the
-// setting when Policies or ValidateTools names no tool.
+// calling the server by its MCP name. A tool that must be called as an MCP
+// task is left out (tasks.go), as is a second tool of a name already
+// listed. A tool whose schema cannot be compiled still works; for the
+// first checkedAtConnect tools its problem is in the warnings, for the
+// others it is logged on the tool's first call. Tools whose names sanitise
+// alike are all declared, each warned of. It returns an error naming the
+// setting when Policies names no tool.
 func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err error) {
 	if n := len(u.tools); n > checkedAtConnect {
 		warnings = append(warnings, fmt.Errorf("mcp server %s: the schemas of %d of its %d tools are checked on each tool's first call, not at connect; a schema that does not compile is reported then",
 			u.server, n-checkedAtConnect, n))
 	}
-	seen := map[string]string{}
-	used := map[string]bool{}
-	var needTasks []string
-	for i, t := range u.tools {
-		if u.tasks.required(t.Name) {
+	var declared []*mcp.Tool
+	var needTasks, twice []string
+	listed := map[string]bool{}
+	for _, t := range u.tools {
+		switch {
+		case u.tasks.required(t.Name):
 			needTasks = append(needTasks, t.Name)
-			continue
+		case listed[t.Name]:
+			twice = append(twice, t.Name)
+		default:
+			listed[t.Name] = true
+			declared = append(declared, t)
 		}
-		tool, err := u.contractTool(t, i < checkedAtConnect, used)
+	}
+	names, renamed := programNames(declared)
+	warnings = append(warnings, renamedWarnings(u.server, names, renamed)...)
+	used := map[string]bool{}
+	for i, t := range declared {
+		tool, err := u.contractTool(t, names[t.Name], i < checkedAtConnect, used)
 		if err != nil {
 			return contract.Namespace{}, nil, err
 		}
-		if other, dup := seen[tool.Name()]; dup {
-			return contract.Namespace{}, nil, fmt.Errorf("mcp server %s: tools %q and %q both become %s in programs", u.server, other, t.Name, tool.Name())
-		}
-		seen[tool.Name()] = t.Name
 		if i < checkedAtConnect {
 			if d := tool.Degraded(); d != nil {
 				warnings = append(warnings, degradedWarning(u.server, d))
@@ -72,6 +80,9 @@ func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err err
 	if len(needTasks) > 0 {
 		warnings = append(warnings, fmt.Errorf("mcp server %s: left out %s: the tool can only be called as an MCP task (execution.taskSupport \"required\"), which codemode does not call yet",
 			u.server, strings.Join(needTasks, ", ")))
+	}
+	if len(twice) > 0 {
+		warnings = append(warnings, fmt.Errorf("mcp server %s lists %s more than once: the first of each is declared", u.server, strings.Join(twice, ", ")))
 	}
 	for _, n := range slices.Sorted(maps.Keys(u.server.settingNames())) {
 		switch _, policy := u.server.Policies[n]; {
@@ -86,6 +97,90 @@ func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err err
 	}
 	ns.Name, ns.Instructions = namespaceName(u.server), u.instructions
 	return ns, warnings, nil
+}
+
+// programName is a tool's name in programs, and when a suffix made it
+// differ from its sanitised MCP name, the MCP name of the tool that kept
+// that name.
+type programName struct {
+	name   string
+	keeper string
+}
+
+// programNames names each tool in programs by toolname.Sanitize of its
+// MCP name (sanitizeToolName,
+// https://developers.cloudflare.com/agents/tools/codemode/api-reference/).
+// When several tools sanitise alike (get-file, get_file), one keeps the
+// name: the one whose MCP name it is, else the first MCP name in byte
+// order; the others, in byte order, take the name suffixed "_2", "_3", …,
+// skipping a suffixed name another tool sanitises to. The names depend on
+// the set of MCP names only, not on the order the server lists them in, so
+// that a server listing the same tools again (a restart, a reconnect, the
+// next process) gives each the same name, which stored programs and
+// durable journals name it by. renamed lists the groups that collided,
+// keeper first, by their shared name in byte order.
+func programNames(tools []*mcp.Tool) (names map[string]programName, renamed [][]string) {
+	groups := map[string][]string{}
+	for _, t := range tools {
+		base := toolname.Sanitize(t.Name)
+		groups[base] = append(groups[base], t.Name)
+	}
+	names = make(map[string]programName, len(tools))
+	taken := make(map[string]bool, len(groups))
+	for base := range groups {
+		taken[base] = true
+	}
+	for _, base := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[base]
+		slices.SortFunc(g, func(a, b string) int {
+			if (a == base) != (b == base) {
+				if a == base {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
+		names[g[0]] = programName{name: base}
+		if len(g) == 1 {
+			continue
+		}
+		renamed = append(renamed, g)
+		k := 2
+		for _, mcpName := range g[1:] {
+			for taken[base+"_"+strconv.Itoa(k)] {
+				k++
+			}
+			n := base + "_" + strconv.Itoa(k)
+			taken[n] = true
+			names[mcpName] = programName{name: n, keeper: g[0]}
+		}
+	}
+	return names, renamed
+}
+
+// renamedWarnings says, per group of tools that sanitised alike, which
+// tool kept the name and what the others are called:
+// `mcp server x: tools "get_file" and "get-file" both become get_file in
+// programs: "get_file" keeps it, "get-file" is get_file_2`.
+func renamedWarnings(server Server, names map[string]programName, renamed [][]string) []error {
+	var out []error
+	for _, g := range renamed {
+		quoted := make([]string, len(g))
+		for i, n := range g {
+			quoted[i] = strconv.Quote(n)
+		}
+		which := fmt.Sprintf("tools %s and %s all become %s", strings.Join(quoted[:len(g)-1], ", "), quoted[len(g)-1], names[g[0]].name)
+		if len(g) == 2 {
+			which = fmt.Sprintf("tools %s and %s both become %s", quoted[0], quoted[1], names[g[0]].name)
+		}
+		parts := []string{quoted[0] + " keeps it"}
+		for i, n := range g[1:] {
+			parts = append(parts, quoted[i+1]+" is "+names[n].name)
+		}
+		out = append(out, fmt.Errorf("mcp server %s: %s in programs: %s", server, which, strings.Join(parts, ", ")))
+	}
+	return out
 }
 
 // settingNames are the tool names the server's per-tool settings use.
@@ -116,10 +211,11 @@ func setting[V any](m map[string]V, mcpName, name string, used map[string]bool) 
 	return zero, false
 }
 
-// contractTool makes the server's tool t a contract tool; checked says its
-// schemas are checked at connect (else on its first call).
-func (u *upstream) contractTool(t *mcp.Tool, checked bool, used map[string]bool) (*contract.Tool, error) {
-	name := toolname.Sanitize(t.Name)
+// contractTool makes the server's tool t the contract tool pn.name;
+// checked says its schemas are checked at connect (else on its first
+// call).
+func (u *upstream) contractTool(t *mcp.Tool, pn programName, checked bool, used map[string]bool) (*contract.Tool, error) {
+	name := pn.name
 	desc := strings.TrimSpace(t.Description)
 	if desc == "" {
 		desc = strings.TrimSpace(t.Title)
@@ -127,7 +223,10 @@ func (u *upstream) contractTool(t *mcp.Tool, checked bool, used map[string]bool)
 	if desc == "" {
 		desc = "MCP tool " + t.Name + "."
 	}
-	if name != t.Name {
+	switch {
+	case pn.keeper != "":
+		desc += fmt.Sprintf("\n\n(MCP tool name: %s; named %s because the server's tool %s is %s)", t.Name, name, pn.keeper, toolname.Sanitize(t.Name))
+	case name != t.Name:
 		desc += "\n\n(MCP tool name: " + t.Name + ")"
 	}
 	mode := u.server.Validate

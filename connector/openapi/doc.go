@@ -59,7 +59,9 @@
 //
 // The host validates a method's parameters and body against the document
 // (kin-openapi's schema validator) before sending anything, substitutes
-// path parameters (percent-escaped), serialises query and header parameters
+// path parameters (percent-escaped, "/" as %2F; a value that would make a
+// "." or ".." segment once decoded is refused, since a server may resolve it
+// to another path), serialises query and header parameters
 // by their style and explode settings, and adds the configured headers. A
 // JSON response is parsed; any other is returned as text; an empty one is
 // null. A non-2xx status is thrown in the program as an HTTPError whose

@@ -62,30 +62,10 @@ func queryEscape(s string, allowReserved bool) string {
 	return e
 }
 
-// pathEscape percent-encodes one path parameter value: "/" included, and a
-// value of "." or ".." entirely, so that it cannot climb out of the path.
-func pathEscape(s string) string {
-	switch s {
-	case ".":
-		return "%2E"
-	case "..":
-		return "%2E%2E"
-	}
-	return url.PathEscape(s)
-}
-
-// serializePath returns the text that replaces {name} in the path: never
-// "." or "..", which would change the path (a label-style empty value is
-// sent as %2E).
+// serializePath returns the text that replaces {name} in the path, each
+// value percent-encoded ("/" as %2F). It may make a dot segment ("." alone,
+// or ".." with a label prefix): expandPath refuses those.
 func serializePath(name, style string, explode bool, v any) string {
-	s := serializePathValue(name, style, explode, v)
-	if s == "." || s == ".." {
-		return strings.ReplaceAll(s, ".", "%2E")
-	}
-	return s
-}
-
-func serializePathValue(name, style string, explode bool, v any) string {
 	sep, prefix := ",", ""
 	switch style {
 	case "label":
@@ -94,23 +74,23 @@ func serializePathValue(name, style string, explode bool, v any) string {
 			sep = "."
 		}
 	case "matrix":
-		prefix = ";" + pathEscape(name) + "="
+		prefix = ";" + url.PathEscape(name) + "="
 		if explode {
-			sep = ";" + pathEscape(name) + "="
+			sep = ";" + url.PathEscape(name) + "="
 		}
 	}
 	switch x := v.(type) {
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = pathEscape(scalar(e))
+			parts[i] = url.PathEscape(scalar(e))
 		}
 		return prefix + strings.Join(parts, sep)
 	case map[string]any:
 		pairs := sortedPairs(x)
 		var parts []string
 		for i := 0; i < len(pairs); i += 2 {
-			k, val := pathEscape(pairs[i]), pathEscape(pairs[i+1])
+			k, val := url.PathEscape(pairs[i]), url.PathEscape(pairs[i+1])
 			if explode {
 				parts = append(parts, k+"="+val)
 			} else {
@@ -127,9 +107,9 @@ func serializePathValue(name, style string, explode bool, v any) string {
 		return prefix + strings.Join(parts, ",")
 	}
 	if style == "matrix" && v == nil {
-		return ";" + pathEscape(name)
+		return ";" + url.PathEscape(name)
 	}
-	return prefix + pathEscape(scalar(v))
+	return prefix + url.PathEscape(scalar(v))
 }
 
 // serializeQuery appends name's value to a query string's parts.
@@ -201,4 +181,76 @@ func serializeHeader(explode bool, v any) string {
 		return strings.Join(vals, ",")
 	}
 	return scalar(v)
+}
+
+// maxDecodings is how many times hasDotSegment percent-decodes a path: a
+// path that still decodes further after that is taken to hide one.
+const maxDecodings = 8
+
+// hasDotSegment reports whether an escaped path, or one of its segments,
+// is a dot segment ("." or "..", RFC 3986 §3.3) once percent-decoded any
+// number of times, as a server or proxy chain may decode before it
+// resolves dot segments (RFC 3986 §5.2.4), with "\" taken as "/" (as
+// some servers do) and a segment read up to its first ";" (servlet
+// containers such as Tomcat drop a segment's path parameters before they
+// resolve, so "..;x" is "..").
+func hasDotSegment(escaped string) bool {
+	s := escaped
+	for i := 0; ; i++ {
+		if dotSegmentIn(s) {
+			return true
+		}
+		d := lenientUnescape(s)
+		if d == s {
+			return false
+		}
+		if i == maxDecodings {
+			return true
+		}
+		s = d
+	}
+}
+
+// dotSegmentIn reports whether s, split at "/" and "\", has a "." or
+// ".." segment, reading each segment up to its first ";".
+func dotSegmentIn(s string) bool {
+	for _, seg := range strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == '\\' }) {
+		seg, _, _ = strings.Cut(seg, ";")
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// lenientUnescape decodes every well-formed %XX of s and keeps any other
+// "%" as it is, as lenient servers do.
+func lenientUnescape(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }

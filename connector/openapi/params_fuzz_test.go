@@ -3,33 +3,49 @@ package openapi
 import (
 	"encoding/json"
 	"net/url"
+	"path"
 	"strings"
 	"testing"
 
 	"github.com/codemode-go/codemode/contract"
 )
 
-// FuzzSerializeParameters: for any JSON value and style, a path value stays
-// one segment (no "/", "?", "#", and never "." or ".."), a query part
-// parses back, and a scalar string query value round-trips.
+// FuzzSerializeParameters: for any JSON value and style, a path value has
+// no raw "/", "?" or "#", and one that expandPath lets through stays at or
+// below its operation's path (an empty value makes "/files/") however a server decodes it (repeatedly, "\" as
+// "/") and resolves dot segments; a query part parses back, and a scalar
+// string query value round-trips.
 func FuzzSerializeParameters(f *testing.F) {
-	for _, s := range []string{`"a b"`, `"../x"`, `".."`, `["a","b/c"]`, `{"x":"1","y":"&="}`, `7.5`, `true`, `null`, `"é?#%"`, `[[1],{"a":null}]`} {
+	for _, s := range []string{`"a b"`, `"../x"`, `".."`, `"%2e%2E"`, `"..\\x"`, `["a","b/c"]`, `["..",""]`, `{"x":"1","y":"&="}`, `7.5`, `true`, `null`, `"é?#%"`, `[[1],{"a":null}]`} {
 		for _, style := range []string{"", "simple", "label", "matrix", "form", "spaceDelimited", "pipeDelimited", "deepObject"} {
 			f.Add(s, style, true)
 			f.Add(s, style, false)
 		}
 	}
+	op := &operation{name: "get", method: "GET", path: "/files/{id}"}
 	f.Fuzz(func(t *testing.T, raw, style string, explode bool) {
 		var v any
 		if json.Unmarshal([]byte(raw), &v) != nil {
 			return
 		}
 		p := serializePath("id", style, explode, v)
-		if strings.ContainsAny(p, "/?#") || p == "." || p == ".." {
-			t.Fatalf("path value %q for %s: not one safe segment", p, raw)
+		if strings.ContainsAny(p, "/?#") {
+			t.Fatalf("path value %q for %s: not one segment", p, raw)
 		}
 		if _, err := url.PathUnescape(p); err != nil {
 			t.Fatalf("path value %q: %v", p, err)
+		}
+		if full, err := op.expandPath(map[string]string{"id": p}); err == nil {
+			for d := full; ; {
+				if resolved := path.Clean(strings.ReplaceAll(d, `\`, "/")); resolved != "/files" && !strings.HasPrefix(resolved, "/files/") {
+					t.Fatalf("path %q for %s: decoded as %q it resolves to %q", full, raw, d, resolved)
+				}
+				next, err := url.PathUnescape(d)
+				if err != nil || next == d {
+					break
+				}
+				d = next
+			}
 		}
 		q := strings.Join(serializeQuery(nil, "q", style, explode, false, v), "&")
 		if strings.ContainsAny(q, "# ") {

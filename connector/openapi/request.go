@@ -23,7 +23,8 @@ import (
 // (OpenApiRequestOptions, https://developers.cloudflare.com/agents/tools/codemode/api-reference/), as the program's request method passes it.
 type requestOptions struct {
 	// Path is appended to the base URL: it starts with "/" and has no
-	// query, fragment or "." / ".." segment; it is sent as written
+	// query, fragment or "." / ".." segment (after any number of
+	// percent-decodings, checkPath); it is sent as written
 	// (percent-encoding included).
 	Path string `json:"path"`
 	// Method is the HTTP method; empty means GET.
@@ -136,7 +137,9 @@ func (c *Connector) request(ctx context.Context, o requestOptions) (json.RawMess
 	return c.send(ctx, method, o.Path, strings.Join(query, "&"), h, body, "application/json")
 }
 
-// checkPath accepts an absolute path below the base URL.
+// checkPath accepts an absolute path below the base URL: no query or
+// fragment, and no dot segment however often it is percent-decoded
+// (hasDotSegment).
 func checkPath(p string) error {
 	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
 		return fmt.Errorf("path %q must start with a single /", p)
@@ -144,12 +147,13 @@ func checkPath(p string) error {
 	if strings.ContainsAny(p, "?#") {
 		return fmt.Errorf("path %q has a query or fragment; pass query parameters as params", p)
 	}
-	for _, seg := range strings.Split(p, "/") {
-		if u, err := url.PathUnescape(seg); err != nil {
-			return fmt.Errorf("path %q: %w", p, err)
-		} else if u == "." || u == ".." {
-			return fmt.Errorf("path %q has a . or .. segment", p)
-		}
+	if _, err := url.PathUnescape(p); err != nil {
+		return fmt.Errorf("path %q: %w", p, err)
+	}
+	if hasDotSegment(p) {
+		// It could climb above the base URL's path at a server that
+		// decodes before it resolves dot segments (RFC 3986 §5.2.4).
+		return fmt.Errorf("path %q has a . or .. segment (once percent-decoded, %%2F and \\ read as /)", p)
 	}
 	return nil
 }

@@ -351,7 +351,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		return nil, &contract.ValidationError{Tool: op.name, Phase: "input", Lines: lines}
 	}
 
-	path := op.path
+	pathValues := map[string]string{}
 	var query []string
 	h := http.Header{}
 	for _, p := range op.params {
@@ -367,7 +367,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		}
 		switch p.In {
 		case openapi3.ParameterInPath:
-			path = strings.ReplaceAll(path, "{"+p.Name+"}", serializePath(p.Name, p.Style, explode, v))
+			pathValues[p.Name] = serializePath(p.Name, p.Style, explode, v)
 		case openapi3.ParameterInQuery:
 			if p.Explode == nil {
 				explode = p.Style == "" || p.Style == "form"
@@ -377,9 +377,12 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 			h.Set(p.Name, serializeHeader(explode, v))
 		}
 	}
+	path, err := op.expandPath(pathValues)
+	if err != nil {
+		return nil, err
+	}
 	var payload []byte
 	if op.body != nil && hasBody {
-		var err error
 		if payload, err = op.encodeBody(body); err != nil {
 			return nil, err
 		}
@@ -392,6 +395,31 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		return nil, err
 	}
 	return r.value, nil
+}
+
+// expandPath substitutes the path parameters' serialised values into the
+// path, segment by segment. A segment that would hold a dot segment once
+// percent-decoded (hasDotSegment) is refused as a ValidationError naming
+// its first parameter: a server or proxy that decodes before it resolves
+// dot segments (RFC 3986 §5.2.4) would take the request to another path
+// of the API, which a program may not choose by a parameter's value.
+func (op *operation) expandPath(values map[string]string) (string, error) {
+	segs := strings.Split(op.path, "/")
+	for i, seg := range segs {
+		names := pathParams(seg)
+		if len(names) == 0 {
+			continue
+		}
+		for _, n := range names {
+			segs[i] = strings.ReplaceAll(segs[i], "{"+n+"}", values[n])
+		}
+		if hasDotSegment(segs[i]) {
+			line := fmt.Sprintf("/%s: refused: with this value the path segment %s of %s %s would be or hold a . or .. segment once percent-decoded, "+
+				"which a server may resolve to another path of the API (RFC 3986 §5.2.4)", jsonpointer.Escape(names[0]), seg, op.method, op.path)
+			return "", &contract.ValidationError{Tool: op.name, Phase: "input", Lines: []string{line}}
+		}
+	}
+	return strings.Join(segs, "/"), nil
 }
 
 // encodeBody is the request body's bytes: JSON, or a form (encodeForm).

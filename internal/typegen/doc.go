@@ -30,6 +30,13 @@
 //
 // A tool's [Annotations] (MCP's tool annotations) print as JSDoc tags after
 // its description (@readonly, @destructive, @idempotent, @openWorld).
+// Descriptions come from MCP servers, OpenAPI documents and tools files and
+// are printed as text inside their comment: line terminators (CR, CRLF,
+// U+2028, U+2029) break comment lines, every other control character (NUL,
+// ESC, C1, bidirectional overrides and isolates, zero-width characters)
+// prints as a visible \xNN or \uNNNN, invalid UTF-8 as U+FFFD, and "*/" as
+// "*\/", so that no description ends its comment or hides text from a
+// reader.
 // [Surface].SDK adds code mode's own members to the codemode namespace
 // (codemode.search, describe and step, with their result types). [ForChecker] prints, from the same surface, what a type checker
 // needs beside the declarations (exact tool inputs, namespaces without

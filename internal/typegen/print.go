@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode"
+
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // Type renders the TypeScript type of one JSON Schema (draft 2020-12) in the
@@ -210,8 +212,8 @@ func writeIndent(b *strings.Builder, indent int) {
 }
 
 // writeJSDoc writes text as a JSDoc comment on its own lines at indent,
-// or nothing when text is blank. "*/" is escaped as "*\/" so the text cannot
-// end the comment; a multi-line text becomes " * line" lines.
+// or nothing when text is blank, as jsdocLines makes it safe: a
+// multi-line text becomes " * line" lines.
 func writeJSDoc(b *strings.Builder, text string, indent int) {
 	lines := jsdocLines(text)
 	if len(lines) == 0 {
@@ -239,14 +241,26 @@ func writeJSDoc(b *strings.Builder, text string, indent int) {
 	b.WriteString(" */\n")
 }
 
+// lineBreaks are the line terminators of ECMAScript (2024 §12.3): each
+// ends a comment line.
 var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n")
 
+// jsdocLines is a description as the lines of a JSDoc comment, nil when it
+// is blank. Descriptions come from MCP servers, OpenAPI documents and tools
+// files: line terminators become line breaks; every other control
+// character (C0, DEL, C1, ESC of a terminal sequence, bidirectional
+// overrides and isolates, invisible characters: termtext.IsControl)
+// becomes a visible \xNN or \uNNNN, so that the declarations show a
+// reader, a model and an editor the same text, and invalid UTF-8 becomes
+// U+FFFD; then "*/" is escaped as "*\/", so that the text cannot end the
+// comment (after the escaping, so that no removed character can join a
+// "*" and a "/").
 func jsdocLines(text string) []string {
 	text = strings.TrimSpace(lineBreaks.Replace(text))
 	if text == "" {
 		return nil
 	}
-	text = strings.ReplaceAll(text, "*/", `*\/`)
+	text = strings.ReplaceAll(termtext.Escape(text), "*/", `*\/`)
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)

@@ -23,6 +23,20 @@ interface Tools {
 
   /** Check the service is up. *\/ <- not the end */
   ping(input: Record<string, never>): Promise<Record<string, never>>;
+
+  /**
+   * Controls from an upstream server: NUL \x00, ESC \x1b[31mred\x1b[0m, CR
+   * and CRLF
+   * lines, LS
+   * and PS
+   * lines.
+   * Bidi \u202eevil\u202c, isolate \u2066x\u2069, C1 \x9b, DEL \x7f, zero width \u200b, invalid UTF-8 is not JSON.
+   * None closes the comment: *\/, *\x00/, *\x1b[0m/, *\u202e/.
+   */
+  hostile(input: {
+    /** tab	and bell \x07 *\/ end */
+    q: string;
+  }): Promise<Record<string, never>>;
 }
 
 interface CodeModeConsole {
