@@ -19,8 +19,12 @@ var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (loo
 // in dir or a parent), then $CODEMODE_TSC, then tsc on PATH, and returns
 // the first that is TypeScript 7 (the native binary behind npm's shim when
 // there is one), or an error wrapping ErrNotInstalled when none is (saying
-// why $CODEMODE_TSC, when set, was not used).
+// why $CODEMODE_TSC, when set, was not used). A relative dir is taken from
+// the working directory, so that "." looks in its parents too.
 func Find(dir string) (string, error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	var candidates []string
 	for d := dir; ; d = filepath.Dir(d) {
 		candidates = append(candidates, filepath.Join(d, ".tools", "node_modules", ".bin", "tsc"))

@@ -33,3 +33,28 @@ func TestFindSaysWhyCODEMODE_TSCWasRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestFindLooksAboveARelativeDirectory: Find(".") from a subfolder finds
+// the project's .tools in a parent, as Find of the absolute path does.
+// Before, "." was its own parent and the search stopped there.
+func TestFindLooksAboveARelativeDirectory(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, ".tools", "node_modules", ".bin")
+	sub := filepath.Join(root, "connector", "openapi")
+	for _, d := range []string{bin, sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tsc := filepath.Join(bin, "tsc")
+	if err := os.WriteFile(tsc, []byte("#!/bin/sh\necho Version 7.0.2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("CODEMODE_TSC", "")
+	t.Chdir(sub)
+	got, err := Find(".")
+	if err != nil || got != tsc {
+		t.Fatalf("Find(\".\") in %s = %q, %v; want %s", sub, got, err, tsc)
+	}
+}
