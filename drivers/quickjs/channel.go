@@ -60,7 +60,7 @@ func (c *channel) next() ([]byte, error) {
 		if frame != nil || err != nil {
 			return frame, err
 		}
-		frame, err = c.fr.next(box.data)
+		frame, err = c.fr.next(box.sock)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			_ = box.data.SetReadDeadline(time.Time{})
@@ -286,7 +286,7 @@ func (s *supervisor) toProcess(id uint64, frame []byte) {
 	}
 	s.mu.Unlock()
 	if box != nil {
-		_, _ = box.data.Write(frame) // a dead process is noticed by the reader
+		_, _ = box.sock.Write(frame) // a dead process is noticed by the reader
 	}
 }
 

@@ -181,7 +181,12 @@ func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
 	debug.SetGCPercent(sandboxGCPercent)
 	m := &machine{template: t, poolSize: opts.PoolSize}
 	// The host's supervisor enforces MaxEngines across its sandboxes.
-	s := &server{m: m, opts: opts, r: wire.NewReader(data), w: wire.NewWriter(data), conn: data, execs: map[uint64]*execution{}}
+	sock, err := newRawSocket(data)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
+		return 1
+	}
+	s := &server{m: m, opts: opts, r: wire.NewReader(sock), w: wire.NewWriter(sock), conn: sock, execs: map[uint64]*execution{}}
 	go answerLiveness(ctrl, s)
 	// Served from a goroutine of its own: this one runs the package's
 	// init, which the runtime keeps locked to the main thread, and a

@@ -19,7 +19,8 @@ type server struct {
 	slots chan struct{} // the driver's engine slots; nil without MaxEngines
 	r     *wire.Reader
 	w     *wire.Writer
-	conn  io.ReadWriteCloser
+	// conn takes the frames an execution flushes, written whole.
+	conn io.Writer
 
 	// scopes are the namespaces kept per scope (wire 1.2).
 	scopes scopeCache[*scopeNames]

@@ -76,8 +76,11 @@ type supervisor struct {
 
 // sandbox is one sandbox process.
 type sandbox struct {
-	cmd    *exec.Cmd
-	data   *os.File
+	cmd  *exec.Cmd
+	data *os.File
+	// sock reads and writes data once the process has booted
+	// (newRawSocket).
+	sock   io.ReadWriter
 	ctrl   *os.File
 	r      *wire.Reader
 	w      *wire.Writer
@@ -466,8 +469,13 @@ func (box *sandbox) boot(cfg []byte, kind bootKind, reportRead chan struct{}) bo
 	if kind == probeBoot {
 		return booted{}
 	}
-	box.r = wire.NewReader(box.data)
-	box.w = wire.NewWriter(box.data)
+	sock, err := newRawSocket(box.data)
+	if err != nil {
+		return booted{err: err}
+	}
+	box.sock = sock
+	box.r = wire.NewReader(sock)
+	box.w = wire.NewWriter(sock)
 	m, err := box.r.Read()
 	if err == nil && m.Kind != wire.KindReady {
 		err = fmt.Errorf("the first message is %s, not ready", m.Kind)
@@ -653,7 +661,7 @@ func (s *supervisor) send(w *watched, m *wire.Message, frame []byte) {
 	fwd := s.withScope(box, m)
 	s.mu.Unlock()
 	if fwd == m && frame != nil {
-		_, _ = box.data.Write(frame)
+		_, _ = box.sock.Write(frame)
 		return
 	}
 	_ = box.w.Write(fwd)

@@ -1,0 +1,94 @@
+package quickjs
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// rawSocket reads and writes a non-blocking socket with raw system calls,
+// waiting in Go's poller only when the socket has nothing to read or no room
+// to write, exactly as an *os.File does (read deadlines included, since both
+// share the file's poller entry).
+//
+// The difference is the scheduler's bookkeeping around each call.
+// syscall.Syscall tells the Go runtime a goroutine entered a system call, and
+// the first such call after the process was idle wakes the runtime's monitor
+// thread (sysmon) from its deep sleep and sets it polling every 20 µs again
+// (runtime/proc.go, entersyscall and sysmon). A tool call's round trip idles
+// both processes in turn, so each paid that wake-up, and the polling, once
+// per message: on the project's 2-core virtual machines, where every context
+// switch exits to the hypervisor, a measurable share of a round trip.
+// syscall.RawSyscall skips the bookkeeping, which is safe only for a call that
+// cannot block: on a non-blocking socket read and write return EAGAIN instead.
+type rawSocket struct {
+	rc syscall.RawConn
+}
+
+// newRawSocket wraps f, a non-blocking socket Go's poller owns (os.NewFile
+// of a descriptor in non-blocking mode). The error is f.SyscallConn's.
+func newRawSocket(f *os.File) (*rawSocket, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: the socket %s: %w", f.Name(), err)
+	}
+	return &rawSocket{rc: rc}, nil
+}
+
+// Read reads at most len(p) bytes. It returns io.EOF when the peer closed its
+// end, the poller's error (os.ErrDeadlineExceeded, os.ErrClosed) or the
+// system call's otherwise.
+func (s *rawSocket) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n uintptr
+	var errno syscall.Errno
+	err := s.rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			if errno != syscall.EINTR {
+				return errno != syscall.EAGAIN
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case errno != 0:
+		return 0, errno
+	case n == 0:
+		return 0, io.EOF
+	}
+	return int(n), nil
+}
+
+// Write writes all of p, waiting in the poller while the socket's buffer is
+// full. It returns the bytes written and the first error.
+func (s *rawSocket) Write(p []byte) (int, error) {
+	written := 0
+	var errno syscall.Errno
+	err := s.rc.Write(func(fd uintptr) bool {
+		for written < len(p) {
+			var n uintptr
+			n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[written])), uintptr(len(p)-written))
+			switch errno {
+			case 0:
+				written += int(n)
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				errno = 0
+				return false
+			default:
+				return true
+			}
+		}
+		return true
+	})
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	return written, err
+}
