@@ -160,7 +160,8 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 // fingerprint is the configuration fingerprint of the connectors the
 // flags name (durable.Options.Configuration): the tools file's digest,
 // each OpenAPI document's base URL, digest and header names, each MCP
-// server's command line or URL digest and header and environment names.
+// server's command line or URL digest and header and environment names,
+// and the tools that have a revert (of c.fixed, which build sets first).
 func (c *contractFlags) fingerprint() (map[string]string, error) {
 	fp := map[string]string{}
 	if c.tools != "" {
@@ -168,6 +169,7 @@ func (c *contractFlags) fingerprint() (map[string]string, error) {
 			return nil, err
 		}
 	}
+	revertsFingerprint(fp, c.fixed)
 	if err := c.openapi.fingerprint(fp); err != nil {
 		return nil, err
 	}

@@ -179,6 +179,7 @@ func (o *openapiServe) server(ctx context.Context, conn *openapi.Connector, stde
 		stopMetrics()
 		return nil, "", nil, err
 	}
+	revertsFingerprint(fp, k.Namespaces())
 	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, configuration: fp, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout, run: o.sf.admin.withMetrics(client.RunOptions{Limits: client.Limits{CPUTime: o.sf.cpuTime}})}, stderr)
 	if err != nil {
 		stopMetrics()
