@@ -139,6 +139,9 @@ func (o *openapiServe) serve(ctx context.Context, stderr io.Writer) error {
 		opts.Approval = func(string) bool { return false }
 	}
 	conn, warnings, err := openapi.Load(ctx, o.spec, opts)
+	if err := baseURLFault(err, "--spec", "--base-url URL"); err != nil {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("--spec: %w", err)
 	}
