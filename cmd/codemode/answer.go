@@ -14,11 +14,14 @@ import (
 )
 
 // Exit statuses of run and approve: 0 completed, 1 error (and any failure
-// of the command), 3 paused awaiting approval.
+// of the command), 3 paused awaiting approval; of any command, 4 when
+// something it needs is not installed (notInstalled). A bad command line is
+// 2 (usageError).
 const (
-	exitCompleted = 0
-	exitError     = 1
-	exitPaused    = 3
+	exitCompleted    = 0
+	exitError        = 1
+	exitPaused       = 3
+	exitNotInstalled = 4
 )
 
 // exitStatus is an answer's exit status.

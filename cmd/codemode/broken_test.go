@@ -68,8 +68,9 @@ func checkClean(t *testing.T, what, text string) {
 
 // TestRunWithBrokenServers: `codemode run --config` with one crashing and
 // two hanging or late servers among working ones runs the program over
-// the working ones, says which servers are up and why the others are
-// not, and prints no secret or escape.
+// the working ones, says which servers are up, why the others are not and
+// what to check (nothing retries them in a one-shot run), and prints no
+// secret or escape.
 func TestRunWithBrokenServers(t *testing.T) {
 	cfg := brokenConfig(t, filepath.Join(t.TempDir(), "never"))
 	prog := writeFile(t, "p.ts", brokenProgram)
@@ -78,7 +79,7 @@ func TestRunWithBrokenServers(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	for _, want := range []string{
-		"codemode: MCP servers: 2 of 5 up (memory, p); down: crashing, hanging, late, retried in the background",
+		"codemode: MCP servers: 2 of 5 up (memory, p); down: crashing, hanging, late: failed to start or connect, and this command does not retry (the reasons are above; check each one's command line or URL, or give one slow to start more than 3s with --connect-timeout)\n",
 		"codemode: warning: mcp server crashing (", "exited (exit status 1) before answering the MCP handshake", "Cannot find package 'undici'", "with key [redacted]",
 		"codemode: warning: mcp server hanging (", "within 3s",
 		"codemode: warning: mcp server late (", "not ready yet",
@@ -86,6 +87,9 @@ func TestRunWithBrokenServers(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+	if strings.Contains(stdout+stderr, "in the background") {
+		t.Errorf("a one-shot run says a server is retried in the background, which nothing does:\nstdout %s\nstderr %s", stdout, stderr)
 	}
 	checkClean(t, "stderr", stderr)
 	checkClean(t, "stdout", stdout)
@@ -199,20 +203,29 @@ func serveBroken(t *testing.T, args ...string) {
 }
 
 // TestServersStatusSaysWhichAreUp pins the status line of each mix of up
-// and down servers; with none up it names none, not an empty "()".
+// and down servers; with none up it names none, not an empty "()". A
+// command that serves says the servers that are down are retried in the
+// background; a one-shot command, which does not retry them, says what to
+// check.
 func TestServersStatusSaysWhichAreUp(t *testing.T) {
 	servers := []mcpconnector.Server{{Name: "a"}, {Name: "b"}}
 	down := errors.New("exited")
+	const notRetried = ": failed to start or connect, and this command does not retry (the reasons are above; check each one's command line or URL, or give one slow to start more than 15s with --connect-timeout)"
 	for _, tc := range []struct {
-		name string
-		down map[string]error
-		want string
+		name    string
+		serving bool
+		down    map[string]error
+		want    string
 	}{
-		{"all up", nil, "MCP servers up: a, b"},
-		{"one down", map[string]error{"b": down}, "MCP servers: 1 of 2 up (a); down: b, retried in the background (the reasons are above)"},
-		{"all down", map[string]error{"a": down, "b": down}, "MCP servers: none of 2 up; down: a, b, retried in the background (the reasons are above)"},
+		{"all up", true, nil, "MCP servers up: a, b"},
+		{"one down, serving", true, map[string]error{"b": down}, "MCP servers: 1 of 2 up (a); down: b, retried in the background (the reasons are above)"},
+		{"all down, serving", true, map[string]error{"a": down, "b": down}, "MCP servers: none of 2 up; down: a, b, retried in the background (the reasons are above)"},
+		{"all up, one-shot", false, nil, "MCP servers up: a, b"},
+		{"one down, one-shot", false, map[string]error{"b": down}, "MCP servers: 1 of 2 up (a); down: b" + notRetried},
+		{"all down, one-shot", false, map[string]error{"a": down, "b": down}, "MCP servers: none of 2 up; down: a, b" + notRetried},
 	} {
-		if got := serversStatus(servers, tc.down); got != tc.want {
+		c := &contractFlags{serving: tc.serving, connectTimeout: 15 * time.Second}
+		if got := c.serversStatus(servers, tc.down); got != tc.want {
 			t.Errorf("%s: serversStatus = %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
@@ -167,24 +169,52 @@ func cmdReject(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 }
 
 // afterReject says what stays of rejected execution e's earlier actions
-// and how to undo them: from the Go program that started it (the command
-// line refuses to), or with codemode rollback, which reverts those whose
-// tool has a revert (the journal does not say which do).
+// and how to undo them: with codemode rollback when some have a revert,
+// nothing when none has (the configuration's revertsItem says which tools
+// do), or, from the Go program that started it (the command line refuses
+// to), with its handle. A run recorded without revertsItem (an older
+// journal, a Go program's own configuration) may have reverts: rollback
+// is suggested for those whose tool has one.
 func afterReject(e *store.Execution, journal string) string {
-	applied := 0
+	var applied []store.Entry
 	for _, l := range e.Log {
 		if l.State == store.EntryApplied && !l.IsStep() {
-			applied++
+			applied = append(applied, l)
 		}
 	}
 	switch {
-	case applied == 0:
-		return "no earlier action ran"
+	case len(applied) == 0:
+		return "no earlier action ran: nothing needs undoing"
 	case durable.StartedByGoProgram(e.Configuration):
-		return fmt.Sprintf("%d earlier action(s) stay applied: the Go program that started it can roll back those whose tool has a revert (durable.Handle.Rollback)", applied)
+		return fmt.Sprintf("%d earlier action(s) stay applied: the Go program that started it can roll back those whose tool has a revert (durable.Handle.Rollback)", len(applied))
 	}
 	tools, _ := recordedFlags(e.Configuration)
-	return fmt.Sprintf("%d earlier action(s) stay applied: codemode rollback%s%s %s reverts those whose tool has a revert", applied, journal, cmp.Or(tools, unknownTools), e.ID)
+	rollback := "codemode rollback" + journal + cmp.Or(tools, unknownTools) + " " + e.ID
+	revertible, known := revertibleActions(e.Configuration, applied)
+	switch {
+	case !known:
+		return fmt.Sprintf("%d earlier action(s) stay applied: %s reverts those whose tool has a revert", len(applied), rollback)
+	case revertible == 0:
+		return fmt.Sprintf("%d earlier action(s) stay applied, none with a revert: there is nothing to roll back", len(applied))
+	}
+	return fmt.Sprintf("%d earlier action(s) stay applied, %d with a revert: %s reverts those", len(applied), revertible, rollback)
+}
+
+// revertibleActions counts the actions whose tool the run's configuration
+// (its revertsItem) names as having a revert; known is false when the
+// configuration does not say.
+func revertibleActions(conf map[string]string, actions []store.Entry) (n int, known bool) {
+	reverts, known := conf[revertsItem]
+	if !known {
+		return 0, false
+	}
+	names := strings.Split(reverts, ", ")
+	for _, l := range actions {
+		if slices.Contains(names, l.Connector+"."+l.Method) {
+			n++
+		}
+	}
+	return n, true
 }
 
 // cmdRollback is `codemode rollback ID`: revert the execution's applied

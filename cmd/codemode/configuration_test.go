@@ -343,9 +343,21 @@ func TestApproveRefusesAGoProgramsRun(t *testing.T) {
 
 // TestHintsForAnOrphan: an orphaned run's hint continues it with the
 // journal flags and the tools its configuration names, or, for a Go
-// program's run, from that program; a rejected run with no action run
-// says so.
+// program's run, from that program; a rejected run says that nothing needs
+// undoing when no action ran or none of those that ran has a revert, and
+// suggests codemode rollback only when one has (or the run did not record
+// which tools have one).
 func TestHintsForAnOrphan(t *testing.T) {
+	// rejected is a run rejected after the actions applied, of tools on
+	// namespace, ran.
+	rejected := func(conf map[string]string, namespace string, applied ...string) *store.Execution {
+		e := &store.Execution{ID: "exec_1", Status: store.StatusRejected, Configuration: conf}
+		for i, method := range applied {
+			e.Log = append(e.Log, store.Entry{Seq: uint64(i + 1), Connector: namespace, Method: method, State: store.EntryApplied})
+		}
+		e.Log = append(e.Log, store.Entry{Seq: uint64(len(applied) + 1), Connector: namespace, Method: "send", State: store.EntryError})
+		return e
+	}
 	orphan := func(conf map[string]string) *store.Execution {
 		return &store.Execution{ID: "exec_1", Status: store.StatusRunning, LeaseUntil: 1, Configuration: conf}
 	}
@@ -358,10 +370,16 @@ func TestHintsForAnOrphan(t *testing.T) {
 		{"a run over OpenAPI", detail(orphan(map[string]string{"items document": "sha256:00", "items base URL": "http://h/v1", "items header names": "none"}), " --name n"),
 			"orphaned: its host died (continue it: codemode resume --name n --openapi items=SPEC --base-url items=http://h/v1 exec_1)"},
 		{"a run without a configuration", detail(orphan(nil), ""), "orphaned: its host died (continue it: codemode resume --tools FILE exec_1)"},
-		{"rejected with nothing run", afterReject(&store.Execution{ID: "exec_1", Log: []store.Entry{{Seq: 1, State: store.EntryError}}}, ""), "no earlier action ran"},
-		{"rejected after an action of a tools file", afterReject(&store.Execution{ID: "exec_1", Configuration: map[string]string{"tools file": "sha256:00"},
+		{"rejected with nothing run", afterReject(&store.Execution{ID: "exec_1", Log: []store.Entry{{Seq: 1, State: store.EntryError}}}, ""), "no earlier action ran: nothing needs undoing"},
+		{"rejected after an action of a tools file, its reverts not recorded", afterReject(&store.Execution{ID: "exec_1", Configuration: map[string]string{"tools file": "sha256:00"},
 			Log: []store.Entry{{Seq: 1, State: store.EntryApplied}, {Seq: 2, State: store.EntryError}}}, " --name n"),
 			"1 earlier action(s) stay applied: codemode rollback --name n --tools FILE exec_1 reverts those whose tool has a revert"},
+		{"rejected after an action whose tool has no revert", afterReject(rejected(map[string]string{"tools file": "sha256:00", "tools with a revert": "codemode.create"}, "codemode", "list"), " --name n"),
+			"1 earlier action(s) stay applied, none with a revert: there is nothing to roll back"},
+		{"rejected after actions over OpenAPI, which have no revert", afterReject(rejected(map[string]string{"items document": "sha256:00", "items base URL": "http://h/v1", "items header names": "none", "tools with a revert": "none"}, "items", "list", "create"), ""),
+			"2 earlier action(s) stay applied, none with a revert: there is nothing to roll back"},
+		{"rejected after an action whose tool has a revert", afterReject(rejected(map[string]string{"tools file": "sha256:00", "tools with a revert": "codemode.create, codemode.send"}, "codemode", "list", "create"), " --name n"),
+			"2 earlier action(s) stay applied, 1 with a revert: codemode rollback --name n --tools FILE exec_1 reverts those"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

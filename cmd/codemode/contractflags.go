@@ -61,7 +61,11 @@ func (c *contractFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "MCP client configuration file (mcpServers JSON); each server's tools become a namespace named after it")
 	fs.StringVar(&c.approval, "approval", "", "which calls of --mcp, --config and --openapi tools need a person's approval: destructive (the default with a journal: MCP tools not marked read-only or non-destructive, HTTP methods other than GET, HEAD, OPTIONS, TRACE), always, or never (the default without a journal, where nothing can wait for a person); a config file's \"approval\" sets it per server")
 	fs.IntVar(&c.maxCommands, "max-commands", defaultMaxCommands(), "most --tools commands running at once; further calls wait (the default is twice the CPUs, at least 4)")
-	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaults.MCPConnectTimeout, "bound on each MCP server's start, handshake and tool listing; the servers start at once, and one not up by then is left out (its namespace says why) and retried in the background")
+	downServer := "left out (its namespace says why) for the rest of the command"
+	if c.serving {
+		downServer = "left out (its namespace says why) and retried in the background"
+	}
+	fs.DurationVar(&c.connectTimeout, "connect-timeout", defaults.MCPConnectTimeout, "bound on each MCP server's start, handshake and tool listing; the servers start at once, and one not up by then is "+downServer)
 	c.openapi.register(fs)
 }
 
@@ -160,7 +164,8 @@ func (c *contractFlags) build(ctx context.Context, stderr io.Writer) (*contract.
 // fingerprint is the configuration fingerprint of the connectors the
 // flags name (durable.Options.Configuration): the tools file's digest,
 // each OpenAPI document's base URL, digest and header names, each MCP
-// server's command line or URL digest and header and environment names.
+// server's command line or URL digest and header and environment names,
+// and the tools that have a revert (of c.fixed, which build sets first).
 func (c *contractFlags) fingerprint() (map[string]string, error) {
 	fp := map[string]string{}
 	if c.tools != "" {
@@ -168,6 +173,7 @@ func (c *contractFlags) fingerprint() (map[string]string, error) {
 			return nil, err
 		}
 	}
+	revertsFingerprint(fp, c.fixed)
 	if err := c.openapi.fingerprint(fp); err != nil {
 		return nil, err
 	}
@@ -223,7 +229,9 @@ func (c *contractFlags) connect(ctx context.Context, stderr io.Writer) (*mcpconn
 	}
 	fmt.Fprintf(stderr, "codemode: connecting to %d MCP server(s)\n", len(servers))
 	c.joined = make(chan struct{}, 1)
-	set, err := mcpconnector.Connect(ctx, servers, mcpconnector.Options{ConnectTimeout: c.connectTimeout, Logger: lineLogger(stderr),
+	// A command that is not serving runs one program and exits: a server
+	// that comes up later would join nothing.
+	set, err := mcpconnector.Connect(ctx, servers, mcpconnector.Options{ConnectTimeout: c.connectTimeout, Logger: lineLogger(stderr), NoRetry: !c.serving,
 		OnJoin: func(string) {
 			select {
 			case c.joined <- struct{}{}:
@@ -233,15 +241,16 @@ func (c *contractFlags) connect(ctx context.Context, stderr io.Writer) (*mcpconn
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintln(stderr, "codemode: "+serversStatus(servers, set.Down()))
+	fmt.Fprintln(stderr, "codemode: "+c.serversStatus(servers, set.Down()))
 	return set, nil
 }
 
 // serversStatus is one line saying which MCP servers are up: "MCP servers
 // up: a, b", "MCP servers: 2 of 3 up (a, b); down: c, retried in the
 // background (the reasons are above)" or, with none up, "MCP servers: none
-// of 1 up; down: c, …".
-func serversStatus(servers []mcpconnector.Server, down map[string]error) string {
+// of 1 up; down: c, …". A command that is not serving does not retry: it
+// says what to check instead.
+func (c *contractFlags) serversStatus(servers []mcpconnector.Server, down map[string]error) string {
 	var up, out []string
 	for _, s := range servers {
 		name := s.Name
@@ -254,12 +263,14 @@ func serversStatus(servers []mcpconnector.Server, down map[string]error) string 
 	if len(out) == 0 {
 		return "MCP servers up: " + strings.Join(up, ", ")
 	}
-	if len(up) == 0 {
-		return fmt.Sprintf("MCP servers: none of %d up; down: %s, retried in the background (the reasons are above)",
-			len(servers), strings.Join(out, ", "))
+	why := ", retried in the background (the reasons are above)"
+	if !c.serving {
+		why = fmt.Sprintf(": failed to start or connect, and this command does not retry (the reasons are above; check each one's command line or URL, or give one slow to start more than %s with --connect-timeout)", c.connectTimeout)
 	}
-	return fmt.Sprintf("MCP servers: %d of %d up (%s); down: %s, retried in the background (the reasons are above)",
-		len(up), len(servers), strings.Join(up, ", "), strings.Join(out, ", "))
+	if len(up) == 0 {
+		return fmt.Sprintf("MCP servers: none of %d up; down: %s%s", len(servers), strings.Join(out, ", "), why)
+	}
+	return fmt.Sprintf("MCP servers: %d of %d up (%s); down: %s%s", len(up), len(servers), strings.Join(up, ", "), strings.Join(out, ", "), why)
 }
 
 // upstreams are the MCP servers the flags name: --config's, each on its

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/codemode-go/codemode/connector/mcpconnector"
 	"github.com/codemode-go/codemode/connector/openapi"
+	"github.com/codemode-go/codemode/contract"
 )
 
 // The configuration fingerprint (durable.Options.Configuration) of the
@@ -72,4 +74,26 @@ func toolsFingerprint(into map[string]string, path string) error {
 	}
 	into["tools file"] = digest(raw)
 	return nil
+}
+
+// revertsItem is the configuration item naming the tools that have a
+// revert (contract.Policy.Revert: a tools file's "revert"), as
+// "namespace.tool" comma-separated, or "none": the journal records an
+// action's tool, not whether it can be undone, and reject says from it
+// whether codemode rollback has anything to revert (afterReject).
+const revertsItem = "tools with a revert"
+
+// revertsFingerprint adds revertsItem for namespaces. MCP servers' tools
+// have no revert, so the namespaces of a tools file and of OpenAPI
+// documents are all it needs, whichever MCP servers are up.
+func revertsFingerprint(into map[string]string, namespaces []contract.Namespace) {
+	var names []string
+	for _, ns := range namespaces {
+		for _, t := range ns.Tools {
+			if t.Policy().Revert != nil {
+				names = append(names, ns.Name+"."+t.Name())
+			}
+		}
+	}
+	into[revertsItem] = cmp.Or(strings.Join(names, ", "), "none")
 }

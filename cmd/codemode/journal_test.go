@@ -244,6 +244,43 @@ func TestJournalCLIReject(t *testing.T) {
 	}
 }
 
+// TestJournalCLIRejectSaysWhetherThereIsAnythingToRollBack: the run
+// records which of its tools have a revert, and reject suggests codemode
+// rollback only when an action that ran has one; when none has, it says
+// there is nothing to roll back.
+func TestJournalCLIRejectSaysWhetherThereIsAnythingToRollBack(t *testing.T) {
+	tests := []struct {
+		name, program string
+		approvals     int // approved before the reject
+		want          string
+	}{
+		{"nothing ran", `await codemode.create_item({ name: "a" })`, 0,
+			"rejected action 1; execution ID is rejected (no earlier action ran: nothing needs undoing)\n"},
+		{"a read without a revert ran", `await codemode.list_items({ prefix: "x" }); await codemode.create_item({ name: "a" })`, 0,
+			"rejected action 2; execution ID is rejected (1 earlier action(s) stay applied, none with a revert: there is nothing to roll back)\n"},
+		{"a write with a revert ran", `await codemode.list_items({ prefix: "x" }); await codemode.create_item({ name: "a" }); await codemode.create_item({ name: "b" })`, 1,
+			"rejected action 3; execution ID is rejected (2 earlier action(s) stay applied, 1 with a revert: codemode rollback --tools FILE ID reverts those)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newJournalFixture(t)
+			prog := writeFile(t, "prog.ts", tt.program)
+			paused := f.output(t, exitPaused, "run", "--tools", f.tools, "--json", prog)
+			for range tt.approvals {
+				paused = f.output(t, exitPaused, "approve", "--tools", f.tools, "--json", paused.ExecutionID)
+			}
+			id, seq := paused.ExecutionID, fmt.Sprint(paused.Pending[0].Seq)
+			code, stdout, stderr := f.cli(t, "reject", id, seq)
+			if want := strings.ReplaceAll(tt.want, "ID", id); code != 0 || stdout != want {
+				t.Fatalf("reject: exit %d\n%q\nwant %q\nstderr: %s", code, stdout, want, stderr)
+			}
+			if got := f.record(t, id).Configuration["tools with a revert"]; got != "codemode.create_item" {
+				t.Errorf("the run recorded the tools with a revert as %q, want codemode.create_item", got)
+			}
+		})
+	}
+}
+
 // TestJournalCLIExpireDeletePrune: expire ends paused runs older than
 // --max-age and prints their IDs; delete removes one; prune keeps the
 // newest ended ones; a missing journal flag is a usage error.

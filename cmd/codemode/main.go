@@ -92,8 +92,9 @@ quickjs (the embedded sandbox, default), node (a Node.js 24 child process; not
 a sandbox) or the address of a runner host (token in $CODEMODE_RUNNER_TOKEN).
 
 codemode COMMAND --help lists a command's flags; codemode version prints the
-build. Exit status: 0 done, 1 a
-program failed or was refused, 2 a bad command line, 3 paused for approval.
+build. Exit status: 0 done, 1 a program failed or was refused, 2 a bad command
+line, 3 paused for approval, 4 something the command needs is not installed
+(check's TypeScript 7 compiler; the message says how to install it).
 `)
 	return b.String()
 }
@@ -131,6 +132,16 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// notInstalled is something the command needs that is not installed (check's
+// TypeScript 7 compiler, @types/node for check --runtime node): exit status
+// 4, apart from a bad command line, so that a script tells "install it"
+// from "fix the arguments". Its message says how to install it.
+type notInstalled struct{ err error }
+
+func (e notInstalled) Error() string { return e.err.Error() }
+
+func (e notInstalled) Unwrap() error { return e.err }
+
 // errHelp reports that -h or --help was asked for and the help printed.
 var errHelp = errors.New("help")
 
@@ -160,15 +171,19 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // fail prints err and returns the exit status: 0 for help, 2 for a bad
-// command line, else 1.
+// command line, 4 for something not installed, else 1.
 func fail(err error, stderr io.Writer) int {
 	if errors.Is(err, errHelp) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "codemode: %s\n", escapeControls(oneLine(err.Error())))
 	var u usageError
-	if errors.As(err, &u) {
+	var missing notInstalled
+	switch {
+	case errors.As(err, &u):
 		return 2
+	case errors.As(err, &missing):
+		return exitNotInstalled
 	}
 	return 1
 }

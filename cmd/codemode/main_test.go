@@ -378,6 +378,39 @@ func TestCheckReportsTypeErrors(t *testing.T) {
 	}
 }
 
+// TestCheckWithoutACompilerSaysHowToInstallOne: check where no TypeScript 7
+// compiler is found (none under .tools, $CODEMODE_TSC unset or not one,
+// none on PATH) exits with status 4, not 2 (a bad command line), saying how
+// to install one.
+func TestCheckWithoutACompilerSaysHowToInstallOne(t *testing.T) {
+	prog := writeFile(t, "p.ts", "return 1")
+	notTsc := writeFile(t, "tsc", "#!/bin/sh\necho Version 5.9.3\n")
+	if err := os.Chmod(notTsc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	t.Setenv("PATH", t.TempDir())
+	tests := []struct {
+		name, tscEnv string
+		args         []string
+		code         int
+		want         string
+	}{
+		{"no compiler", "", []string{"check", prog}, exitNotInstalled, "install one with: npm install --prefix .tools typescript@"},
+		{"$CODEMODE_TSC is not TypeScript 7", notTsc, []string{"check", prog}, exitNotInstalled, `$CODEMODE_TSC (` + notTsc + `) is not TypeScript 7: --version printed "Version 5.9.3"`},
+		{"no program", "", []string{"check"}, 2, "check: exactly one PROGRAM.ts is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CODEMODE_TSC", tt.tscEnv)
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
+
 func mustGetwd(t *testing.T) string {
 	t.Helper()
 	wd, err := os.Getwd()

@@ -137,8 +137,8 @@ func (o *openapiFlags) load(ctx context.Context, approve func(string) bool, stde
 	var out []*openapi.Connector
 	for _, s := range o.specs {
 		c, loadWarnings, err := openapi.Load(ctx, s.value, openapi.Options{Name: s.name, BaseURL: o.bases[s.name], Headers: o.headers[s.name], Responses: o.responses, Logger: warnings, Approval: approve, ExposeSpec: true})
-		if errors.Is(err, openapi.ErrBaseURL) {
-			return nil, fmt.Errorf("--openapi %s: give --base-url %s=URL, the server its calls go to: %w", s.name, s.name, err)
+		if err := baseURLFault(err, "--openapi "+s.name, "--base-url "+s.name+"=URL"); err != nil {
+			return nil, err
 		}
 		if err != nil {
 			return nil, fmt.Errorf("--openapi %s: %w", s.name, err)
@@ -179,4 +179,17 @@ func (o *openapiFlags) fingerprint(into map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// baseURLFault rewords openapi.Load's *openapi.BaseURLError for the
+// command line: source is where the document came from ("--openapi
+// NAME", "--spec") and setting the flag that sets a base URL ("--base-url
+// NAME=URL"), said where the error says how a Go caller sets one
+// (Options.BaseURL). Any other err is nil.
+func baseURLFault(err error, source, setting string) error {
+	var be *openapi.BaseURLError
+	if !errors.As(err, &be) {
+		return nil
+	}
+	return fmt.Errorf("%s: no usable base URL: %s (give %s: the server its calls go to)", source, be.Reason, setting)
 }

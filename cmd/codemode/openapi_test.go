@@ -84,6 +84,39 @@ func TestRunWithOpenAPI(t *testing.T) {
 	}
 }
 
+// TestNoUsableBaseURLNamesTheFlag: a document whose server is not an
+// absolute http(s) URL, or that lists none, or a mistyped --base-url, is
+// refused saying which flag sets the base URL, not the Go option
+// (Options.BaseURL) that openapi's own error names.
+func TestNoUsableBaseURLNamesTheFlag(t *testing.T) {
+	doc := func(servers string) string {
+		return writeFile(t, "api.json", `{"openapi":"3.0.0","info":{"title":"k","version":"1"},`+servers+`"paths":{}}`)
+	}
+	relative, none := doc(`"servers":[{"url":"//kubernetes.local"}],`), doc("")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run, a relative server", []string{"types", "--openapi", "k8s=" + relative},
+			`codemode: --openapi k8s: no usable base URL: "//kubernetes.local" is not an absolute http(s) URL (give --base-url k8s=URL: the server its calls go to)` + "\n"},
+		{"run, no servers", []string{"types", "--openapi", "k8s=" + none},
+			"codemode: --openapi k8s: no usable base URL: the document lists no servers (give --base-url k8s=URL: the server its calls go to)\n"},
+		{"run, a base URL without its scheme", []string{"types", "--openapi", "k8s=" + none, "--base-url", "k8s=localhost:8080"},
+			`codemode: --openapi k8s: no usable base URL: "localhost:8080" is not an absolute http(s) URL, such as "http://localhost:8080" (give --base-url k8s=URL: the server its calls go to)` + "\n"},
+		{"openapi serve, no servers", []string{"openapi", "serve", "--spec", none},
+			"codemode: --spec: no usable base URL: the document lists no servers (give --base-url URL: the server its calls go to)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != exitError || stderr != tt.want {
+				t.Errorf("exit %d, stderr\n%q\nwant exit %d,\n%q", code, stderr, exitError, tt.want)
+			}
+		})
+	}
+}
+
 // TestDurableRunWithOpenAPI: `run --journal --openapi` pauses before the
 // PUT, and `approve` (with the same --openapi flags, as a later process
 // would) continues from the journal, so the GET is sent once.

@@ -139,6 +139,9 @@ func (o *openapiServe) serve(ctx context.Context, stderr io.Writer) error {
 		opts.Approval = func(string) bool { return false }
 	}
 	conn, warnings, err := openapi.Load(ctx, o.spec, opts)
+	if err := baseURLFault(err, "--spec", "--base-url URL"); err != nil {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("--spec: %w", err)
 	}
@@ -179,6 +182,7 @@ func (o *openapiServe) server(ctx context.Context, conn *openapi.Connector, stde
 		stopMetrics()
 		return nil, "", nil, err
 	}
+	revertsFingerprint(fp, k.Namespaces())
 	s, err := openSession(ctx, sessionOptions{command: "openapi serve", contract: k, configuration: fp, jf: &o.jf, rf: &o.rf, timeout: o.sf.timeout, run: o.sf.admin.withMetrics(client.RunOptions{Limits: client.Limits{CPUTime: o.sf.cpuTime}})}, stderr)
 	if err != nil {
 		stopMetrics()

@@ -191,6 +191,9 @@ func (f *runnerFlags) driver() (drivers.Driver, func()) {
 // here and the first client does not wait.
 func warmUp(ctx context.Context, local drivers.Driver, name string, log *slog.Logger) error {
 	warm, err := client.NewRuntime(ctx, local)
+	if fault := nodeVersionFault(err); fault != nil {
+		return fmt.Errorf("runner serve: %w", fault)
+	}
 	if err != nil {
 		return fmt.Errorf("runner serve: starting a %s runtime: %w", name, err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -96,7 +97,21 @@ func (r *runtimeFlags) open(ctx context.Context, timeout time.Duration) (executo
 	}
 	if err != nil {
 		release()
+		if fault := nodeVersionFault(err); fault != nil {
+			return nil, nil, fault
+		}
 		return nil, nil, fmt.Errorf("starting the %s runtime: %w", r.runtime, err)
 	}
 	return ex, func() { ex.Close(); release() }, nil
+}
+
+// nodeVersionFault rewords the node driver's *node.VersionError for the
+// command line, which has no node.Options.NodePath to set: node is found
+// on PATH. Any other err is nil.
+func nodeVersionFault(err error) error {
+	var ve *node.VersionError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	return fmt.Errorf("--runtime node: %s is Node.js %s; version %d or newer is required (%s)", ve.NodePath, ve.Version, ve.Required(), ve.Install())
 }

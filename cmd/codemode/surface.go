@@ -48,21 +48,25 @@ func openSurface(ctx context.Context, command string, cf *contractFlags, jf *jou
 	return s, nil
 }
 
-// newChecker starts the TypeScript checker; without one, the command
-// cannot do its work: a usage error (exit 2) saying how to install it.
+// newChecker starts the TypeScript checker. Without a TypeScript 7
+// compiler the command cannot do its work: a notInstalled (exit 4) saying
+// how to install one.
 func newChecker() (*typecheck.Checker, error) {
 	checker, err := typecheck.New(typecheck.Options{})
+	if errors.Is(err, typecheck.ErrNotInstalled) {
+		return nil, notInstalled{err}
+	}
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, fmt.Errorf("starting the type checker: %w", err)
 	}
 	return checker, nil
 }
 
-// checkerError rewords a missing @types/node (--runtime node) as a set-up
-// problem (exit 2).
+// checkerError rewords a missing @types/node (--runtime node) as what to
+// install (exit 4).
 func checkerError(err error) error {
 	if errors.Is(err, node.ErrTypesNotInstalled) {
-		return usageError{fmt.Sprintf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
+		return notInstalled{fmt.Errorf("check --runtime node needs @types/node: npm install --prefix .tools @types/node@%s (here or in a parent folder)", node.TypesVersion)}
 	}
 	return err
 }

@@ -28,7 +28,8 @@
 // One server never takes the others down: Connect starts them all at
 // once, each bounded by a connect timeout, and a server that fails to
 // start is left out (its namespace says why), reported, and retried in
-// the background until it joins. An upstream whose process dies later is
+// the background until it joins (not with Options.NoRetry, for a host
+// that runs one program and exits). An upstream whose process dies later is
 // started again on the next call; the call that was in flight fails.
 // Messages name a server by its name and command, never its arguments,
 // environment or headers, and text relayed from a server has its

@@ -40,6 +40,12 @@ type Options struct {
 	// the Set's own goroutine, one server at a time, never after Close
 	// returns.
 	OnJoin func(name string)
+	// NoRetry leaves a server that is down down, for a host that runs one
+	// program and exits (a command-line run), which would never see it
+	// join: Connect does not retry it, and its namespace and the logger's
+	// warning say that it failed to start or connect, not that it is
+	// retried.
+	NoRetry bool
 }
 
 // Set is the upstream servers of one configuration, each up (its tools
@@ -68,7 +74,8 @@ type member struct {
 // that cannot be started, does not answer the MCP handshake or fails to
 // list its tools, or whose tools cannot be made contract tools, is down,
 // and retried in the background (after 2 s, then twice as late each time,
-// at most a minute apart) until it comes up or Close. A single server may
+// at most a minute apart) until it comes up or Close, unless
+// Options.NoRetry. A single server may
 // be unnamed (its tools go on the codemode namespace); with more than one,
 // every server needs a distinct name. It returns an error only for no
 // servers, a missing or repeated name, or ctx ending first.
@@ -107,7 +114,10 @@ func Connect(ctx context.Context, servers []Server, opts Options) (*Set, error) 
 		return nil, fmt.Errorf("mcpconnector: connecting: %w", context.Cause(ctx))
 	}
 	for _, m := range s.members {
-		if m.down != nil {
+		switch {
+		case m.down != nil && opts.NoRetry:
+			opts.Logger.Warn(m.down.Error())
+		case m.down != nil:
 			opts.Logger.Warn(fmt.Sprintf("%s; retrying in the background", m.down))
 			s.retries.Go(func() { s.retry(retries, m) })
 		}
@@ -206,11 +216,24 @@ func (s *Set) Namespaces() []contract.Namespace {
 			out = append(out, m.ns)
 			continue
 		}
-		reason := downReason(m.down)
-		out = append(out, contract.Namespace{Name: namespaceName(m.server), Instructions: downInstructions(reason),
-			Unavailable: "its MCP server failed to start or connect (" + reason + "); codemode retries it in the background"})
+		out = append(out, s.downNamespace(m))
 	}
 	return out
+}
+
+// downNamespace is down server m's namespace: no tools, and why, for an
+// agent (Instructions, whose first line is the namespace's summary in the
+// code tool's description) and for a program that calls one of its tools
+// (Unavailable); each says whether the server is retried (NoRetry).
+func (s *Set) downNamespace(m *member) contract.Namespace {
+	reason := downReason(m.down)
+	instructions := "Unavailable: " + reason + "\n\nThis MCP server is down, so its tools are not declared."
+	unavailable := "its MCP server failed to start or connect (" + reason + ")"
+	if !s.opts.NoRetry {
+		instructions += " codemode retries it in the background; once it is up its tools appear here (the tool list changes)."
+		unavailable += "; codemode retries it in the background"
+	}
+	return contract.Namespace{Name: namespaceName(m.server), Instructions: instructions, Unavailable: unavailable}
 }
 
 // downReason is why a server is down, on one line, as an agent may read
@@ -223,13 +246,6 @@ func downReason(why error) string {
 		reason = se.detail
 	}
 	return strings.Join(strings.Fields(reason), " ")
-}
-
-// downInstructions tell an agent why a namespace has no tools: the first
-// line (the namespace's summary in the code tool's description) says it
-// is unavailable and why (downReason).
-func downInstructions(reason string) string {
-	return "Unavailable: " + reason + "\n\nThis MCP server is down, so its tools are not declared. codemode retries it in the background; once it is up its tools appear here (the tool list changes)."
 }
 
 // Down returns the servers that are down, by namespace name, with why

@@ -94,6 +94,37 @@ try { await crashing.anything({}); } catch (e) { missing = e.name + ": " + e.mes
 	}
 }
 
+// TestDownServerSaysWhetherItIsRetried: a server down at Connect is said
+// to be retried in the background, in its namespace's instructions, in the
+// error a program that calls it gets and in the logger's warning, only
+// when it is (without Options.NoRetry); with NoRetry each says that it
+// failed to start or connect, and nothing more.
+func TestDownServerSaysWhetherItIsRetried(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		noRetry bool
+	}{{"retried", false}, {"not retried", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var log logs
+			set, err := mcpconnector.Connect(context.Background(), []mcpconnector.Server{played(t, "crashing", mcptest.Crash, "", nil)},
+				mcpconnector.Options{Logger: log.logger(), NoRetry: tt.noRetry})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer set.Close()
+			ns := set.Namespaces()[0]
+			for what, text := range map[string]string{"instructions": ns.Instructions, "unavailable": ns.Unavailable, "log": log.String()} {
+				if retried := strings.Contains(text, "in the background"); retried == tt.noRetry {
+					t.Errorf("%s says it is retried %v, want %v:\n%s", what, retried, !tt.noRetry, text)
+				}
+			}
+			if !strings.HasPrefix(ns.Unavailable, "its MCP server failed to start or connect (the server exited (exit status 1)") {
+				t.Errorf("unavailable %q", ns.Unavailable)
+			}
+		})
+	}
+}
+
 // TestLateServerJoins: a server down at Connect is retried in the
 // background; once it comes up OnJoin names it, Namespaces holds its
 // tools, Down no longer lists it, and its tools answer.

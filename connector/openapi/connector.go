@@ -24,8 +24,36 @@ import (
 // absolute http(s) URL ("localhost:8080", one with a space), or when it is
 // empty and the document's first server is none (absent, relative, or not
 // http or https, such as Kubernetes' "//kubernetes.local"): Options.BaseURL
-// sets one.
+// sets one. The error is a *BaseURLError.
 var ErrBaseURL = errors.New("no usable base URL")
+
+// BaseURLError is the error of Load and Parse when there is no usable base
+// URL; it wraps ErrBaseURL. Its message ends with how a Go caller sets one
+// (Options.BaseURL); a program that takes the base URL otherwise (a
+// command line's flag) says so itself, after Reason.
+//
+//	var be *openapi.BaseURLError
+//	if errors.As(err, &be) {
+//		return fmt.Errorf("no usable base URL: %s; give --base-url URL", be.Reason)
+//	}
+type BaseURLError struct {
+	// URL is the base URL that cannot be used: Options.BaseURL, or when
+	// that is empty the document's first server, its variables filled in;
+	// "" when the document lists no servers.
+	URL string
+	// Reason says what is wrong with URL, naming it
+	// (`"localhost:8080" is not an absolute http(s) URL, such as
+	// "http://localhost:8080"`, "the document lists no servers"), and not
+	// how to set another.
+	Reason string
+}
+
+func (e *BaseURLError) Error() string {
+	return ErrBaseURL.Error() + ": " + e.Reason + " (Options.BaseURL sets one)"
+}
+
+// Unwrap returns ErrBaseURL.
+func (e *BaseURLError) Unwrap() error { return ErrBaseURL }
 
 // Defaults of Options.
 const (
@@ -331,7 +359,7 @@ func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
 	raw := configured
 	if raw == "" {
 		if len(doc.Servers) == 0 {
-			return nil, errors.New("the document lists no servers: set a base URL")
+			return nil, &BaseURLError{Reason: "the document lists no servers"}
 		}
 		s := doc.Servers[0]
 		raw = s.URL
@@ -342,7 +370,7 @@ func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
 	if strings.ContainsFunc(raw, unicode.IsSpace) {
 		// url.Parse keeps a pasted trailing space in the path: every
 		// request would go to "/%20/…" and answer 404.
-		return nil, fmt.Errorf("%w: %q holds a space", ErrBaseURL, raw)
+		return nil, &BaseURLError{URL: raw, Reason: fmt.Sprintf("%q holds a space", raw)}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -350,7 +378,7 @@ func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
 		if !strings.Contains(raw, "//") && !strings.HasPrefix(raw, "/") {
 			hint = fmt.Sprintf(", such as %q", "http://"+raw) // "localhost:8080" parses as scheme "localhost"
 		}
-		return nil, fmt.Errorf("%w: %q is not an absolute http(s) URL%s (Options.BaseURL sets one)", ErrBaseURL, raw, hint)
+		return nil, &BaseURLError{URL: raw, Reason: fmt.Sprintf("%q is not an absolute http(s) URL%s", raw, hint)}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("base URL %q has a query or fragment", raw)

