@@ -192,3 +192,20 @@ func TestRawSocketLocalClose(t *testing.T) {
 		t.Fatal("a write when the file closed succeeded")
 	}
 }
+
+// TestRawSocketRefusesBlockingFile: a raw read of a socket in blocking mode
+// would wait inside syscall.RawSyscall, holding its thread's processor where
+// the scheduler cannot take it back (a stop-the-world, and any goroutine
+// queued on that processor, would wait for the peer), so newRawSocket
+// refuses one.
+func TestRawSocketRefusesBlockingFile(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := os.NewFile(uintptr(fds[0]), "blocking-a"), os.NewFile(uintptr(fds[1]), "blocking-b")
+	defer closeAll(a, b)
+	if s, err := newRawSocket(a); err == nil {
+		t.Fatalf("newRawSocket of a blocking socket: %v, want an error", s)
+	}
+}
