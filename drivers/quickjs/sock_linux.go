@@ -52,8 +52,9 @@ func newRawSocket(f *os.File) (*rawSocket, error) {
 }
 
 // Read reads at most len(p) bytes. It returns io.EOF when the peer closed its
-// end, the poller's error (os.ErrDeadlineExceeded, os.ErrClosed) or the
-// system call's otherwise.
+// end, the poller's error (os.ErrDeadlineExceeded, or "use of closed file"
+// once f is closed: unlike f.Read's, that is not os.ErrClosed) or the system
+// call's otherwise.
 func (s *rawSocket) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
