@@ -140,3 +140,35 @@ func FuzzDescriptionStaysInItsComment(f *testing.F) {
 	}
 	f.Fuzz(checkDescriptionStaysInComments)
 }
+
+// TestHostileNamesAndLiteralsPrintEscaped: property names and string
+// literal types (enum, const) from a schema print their control characters
+// (DEL, C1, bidirectional overrides and isolates, zero-width characters)
+// as \uNNNN escapes, as descriptions do, so that no reader sees the text
+// reordered or hidden; the literals still mean the same strings.
+func TestHostileNamesAndLiteralsPrintEscaped(t *testing.T) {
+	hostile := []string{"a\u202eb", "del\x7f", "nel\u0085", "csi\u009b", "zw\u200bsp", "iso\u2066late", "bom\ufeff", "soft\u00adhyphen"}
+	for _, s := range hostile {
+		t.Run(strconv.Quote(s), func(t *testing.T) {
+			q, _ := json.Marshal(s)
+			schema := json.RawMessage(`{"type":"object","properties":{` + string(q) + `:{"enum":[` + string(q) + `,"plain"]},"k":{"const":` + string(q) + `}},"additionalProperties":false}`)
+			got, err := Declarations(Surface{Namespaces: []Namespace{{Name: "codemode", Tools: []ToolDecl{
+				{Name: "probe", Description: "Probe.", InputSchema: schema, OutputSchema: schema},
+			}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.ContainsFunc(got, termtext.IsControl) {
+				t.Fatalf("the declarations hold %q raw:\n%s", s, got)
+			}
+			escaped := strings.TrimSuffix(strings.TrimPrefix(quote(s), `"`), `"`)
+			var back string
+			if err := json.Unmarshal([]byte(quote(s)), &back); err != nil || back != s {
+				t.Fatalf("quote(%q) = %s reads back as %q, %v", s, quote(s), back, err)
+			}
+			if n := strings.Count(got, `"`+escaped+`"`); n < 4 {
+				t.Fatalf("%s printed %d times, want the name and two literals in input and output:\n%s", quote(s), n, got)
+			}
+		})
+	}
+}
