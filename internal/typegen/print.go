@@ -3,6 +3,7 @@ package typegen
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -269,7 +270,12 @@ func jsdocLines(text string) []string {
 }
 
 // quote returns s as a JSON string literal, which is also a valid TypeScript
-// string literal. HTML characters are left unescaped for readability.
+// string literal. HTML characters are left unescaped for readability; the
+// control characters JSON leaves raw (DEL, C1, bidirectional overrides and
+// isolates, invisible characters: termtext.IsControl) are escaped as
+// \uNNNN, as in descriptions, so that a property name or literal type from
+// a schema cannot reorder or hide text from a reader; the string is the
+// same.
 func quote(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -277,7 +283,19 @@ func quote(s string) string {
 	if err := enc.Encode(s); err != nil {
 		panic("typegen: encoding a string cannot fail: " + err.Error())
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	q := strings.TrimSuffix(buf.String(), "\n")
+	if !strings.ContainsFunc(q, termtext.IsControl) {
+		return q
+	}
+	var b strings.Builder
+	for _, r := range q {
+		if termtext.IsControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r) // every such character is in the BMP
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // propertyName prints a property name bare when it is an ASCII identifier
