@@ -9,7 +9,9 @@
 // read_file, "2fa.verify" _2fa_verify, "delete" delete_; of tools whose
 // names sanitise alike, one keeps the name and the others are suffixed
 // "_2", "_3", … by a rule that depends on the names alone, with a
-// warning), and makes each a
+// warning; on the codemode namespace, where code mode's SDK has search,
+// describe, step and run, tools of those names are suffixed too), and
+// makes each a
 // contract tool whose declarations are printed leniently from the server's
 // own JSON Schemas and whose values are validated against them on the
 // host (see Validation for the schema exports it reads as the server means

@@ -38,7 +38,7 @@ func TestProgramNamesAreDistinctAndStable(t *testing.T) {
 				for i, n := range order {
 					tools[i] = &mcp.Tool{Name: n}
 				}
-				names, _ := programNames(tools)
+				names, _ := programNames(tools, nil)
 				got := map[string]string{}
 				for k, v := range names {
 					got[k] = v.name

@@ -70,3 +70,57 @@ func TestToolsThatSanitiseAlikeAreAllDeclared(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsNamedLikeTheSDKOnTheCodemodeNamespace: a server whose tools are
+// on the codemode namespace (one unnamed server; `codemode run --mcp`)
+// and that has tools named search, describe, step or run, which code
+// mode's SDK has there, has them suffixed like tools that sanitise alike
+// (search_2, each calling its own MCP tool, with a warning and the MCP
+// name in the description); before, the contract could not be built and
+// nothing ran. On a namespace of its own a tool keeps the name.
+func TestToolsNamedLikeTheSDKOnTheCodemodeNamespace(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "sdk-named", Version: "1"}, nil)
+	for _, name := range []string{"search", "describe", "step", "run", "search_2", "other"} {
+		srv.AddTool(&mcp.Tool{Name: name, Description: "Does " + name + ".", InputSchema: json.RawMessage(`{"type": "object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				b, _ := json.Marshal(name)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+			})
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	for _, tc := range []struct {
+		server string
+		want   map[string]string // name in programs: MCP name
+	}{
+		{"", map[string]string{"search_3": "search", "describe_2": "describe", "step_2": "step", "run_2": "run", "search_2": "search_2", "other": "other"}},
+		{"tools", map[string]string{"search": "search", "describe": "describe", "step": "step", "run": "run", "search_2": "search_2", "other": "other"}},
+	} {
+		var log logs
+		set := connectUp(t, mcpconnector.Options{Logger: log.logger()}, mcpconnector.Server{Name: tc.server, URL: ts.URL})
+		c := contractOf(t, set)
+		ns := set.Namespaces()[0].Name
+		if got := toolNames(set, 0); len(got) != len(tc.want) {
+			t.Fatalf("server %q: tools %v, want %d", tc.server, got, len(tc.want))
+		}
+		for name, mcpName := range tc.want {
+			tool := c.Tool(ns, name)
+			if tool == nil {
+				t.Fatalf("server %q: no tool %s.%s among %v", tc.server, ns, name, toolNames(set, 0))
+			}
+			out, err := tool.Call(context.Background(), json.RawMessage(`{}`))
+			if err != nil || strings.Trim(string(out), `"`) != mcpName {
+				t.Errorf("server %q: %s called %s (%v), want the MCP tool %s", tc.server, name, out, err, mcpName)
+			}
+		}
+		if tc.server != "" {
+			continue
+		}
+		if d := c.Tool(ns, "search_3").Description(); !strings.Contains(d, "MCP tool name: search;") {
+			t.Errorf("search_3's description %q does not say its MCP name", d)
+		}
+		if w := log.String(); !strings.Contains(w, `search_3`) || !strings.Contains(w, `code mode's SDK`) {
+			t.Errorf("warnings %s do not say search is search_3 because of the SDK", w)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/toolname"
+	"github.com/codemode-go/codemode/internal/typegen"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -62,7 +63,11 @@ func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err err
 			declared = append(declared, t)
 		}
 	}
-	names, renamed := programNames(declared)
+	var reserved func(string) bool
+	if namespaceName(u.server) == typegen.SDKNamespace {
+		reserved = typegen.IsSDKMethod
+	}
+	names, renamed := programNames(declared, reserved)
 	warnings = append(warnings, renamedWarnings(u.server, names, renamed)...)
 	used := map[string]bool{}
 	for i, t := range declared {
@@ -101,10 +106,12 @@ func (u *upstream) namespace() (ns contract.Namespace, warnings []error, err err
 
 // programName is a tool's name in programs, and when a suffix made it
 // differ from its sanitised MCP name, the MCP name of the tool that kept
-// that name.
+// that name, or sdk when code mode's SDK has it (on the codemode
+// namespace).
 type programName struct {
 	name   string
 	keeper string
+	sdk    bool
 }
 
 // programNames names each tool in programs by toolname.Sanitize of its
@@ -117,9 +124,12 @@ type programName struct {
 // the set of MCP names only, not on the order the server lists them in, so
 // that a server listing the same tools again (a restart, a reconnect, the
 // next process) gives each the same name, which stored programs and
-// durable journals name it by. renamed lists the groups that collided,
-// keeper first, by their shared name in byte order.
-func programNames(tools []*mcp.Tool) (names map[string]programName, renamed [][]string) {
+// durable journals name it by. A name reserved reports true for (the
+// SDK's search, describe, step and run on the codemode namespace) is kept
+// by none of its tools: they are all suffixed. renamed lists the groups
+// that collided or took a reserved name, keeper first, by their shared
+// name in byte order.
+func programNames(tools []*mcp.Tool, reserved func(string) bool) (names map[string]programName, renamed [][]string) {
 	groups := map[string][]string{}
 	for _, t := range tools {
 		base := toolname.Sanitize(t.Name)
@@ -141,19 +151,24 @@ func programNames(tools []*mcp.Tool) (names map[string]programName, renamed [][]
 			}
 			return strings.Compare(a, b)
 		})
-		names[g[0]] = programName{name: base}
-		if len(g) == 1 {
+		suffixed, keeper := g[1:], g[0]
+		if reserved != nil && reserved(base) {
+			suffixed, keeper = g, ""
+		} else {
+			names[g[0]] = programName{name: base}
+		}
+		if len(suffixed) == 0 {
 			continue
 		}
 		renamed = append(renamed, g)
 		k := 2
-		for _, mcpName := range g[1:] {
+		for _, mcpName := range suffixed {
 			for taken[base+"_"+strconv.Itoa(k)] {
 				k++
 			}
 			n := base + "_" + strconv.Itoa(k)
 			taken[n] = true
-			names[mcpName] = programName{name: n, keeper: g[0]}
+			names[mcpName] = programName{name: n, keeper: keeper, sdk: keeper == ""}
 		}
 	}
 	return names, renamed
@@ -169,6 +184,15 @@ func renamedWarnings(server Server, names map[string]programName, renamed [][]st
 		quoted := make([]string, len(g))
 		for i, n := range g {
 			quoted[i] = strconv.Quote(n)
+		}
+		if pn := names[g[0]]; pn.sdk {
+			parts := make([]string, len(g))
+			for i, n := range g {
+				parts[i] = quoted[i] + " is " + names[n].name
+			}
+			base := toolname.Sanitize(g[0])
+			out = append(out, fmt.Errorf("mcp server %s: %s in programs, since %s.%s belongs to code mode's SDK", server, strings.Join(parts, ", "), contract.DefaultNamespace, base))
+			continue
 		}
 		which := fmt.Sprintf("tools %s and %s all become %s", strings.Join(quoted[:len(g)-1], ", "), quoted[len(g)-1], names[g[0]].name)
 		if len(g) == 2 {
@@ -224,6 +248,8 @@ func (u *upstream) contractTool(t *mcp.Tool, pn programName, checked bool, used 
 		desc = "MCP tool " + t.Name + "."
 	}
 	switch {
+	case pn.sdk:
+		desc += fmt.Sprintf("\n\n(MCP tool name: %s; named %s because %s.%s belongs to code mode's SDK)", t.Name, name, contract.DefaultNamespace, toolname.Sanitize(t.Name))
 	case pn.keeper != "":
 		desc += fmt.Sprintf("\n\n(MCP tool name: %s; named %s because the server's tool %s is %s)", t.Name, name, pn.keeper, toolname.Sanitize(t.Name))
 	case name != t.Name:

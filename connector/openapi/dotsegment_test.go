@@ -22,7 +22,9 @@ const dotDoc = `{"openapi":"3.0.0","info":{"title":"f","version":"1"},"paths":{
 // would be a "." or ".." segment once a server percent-decodes it (once or
 // more, "/" and "\" splitting, ";" ending a segment as Tomcat reads it) is
 // refused as a ToolValidationError naming the parameter and the
-// operation, and nothing is sent; before, ".." went out as %2E%2E, which a
+// operation, and nothing is sent; so is one whose decoded segment is a dot
+// segment up to a "?", "#" or NUL (a server that decodes and parses the
+// path again, or hands it to C, ends the segment there); before, ".." went out as %2E%2E, which a
 // server that decodes before resolving dot segments (RFC 3986 §5.2.4)
 // takes to the parent path. Values that only contain dots or slashes are
 // sent, "/" as %2F.
@@ -47,6 +49,13 @@ func TestPathParametersCannotMakeDotSegments(t *testing.T) {
 		{"getFile", `{"name":"a/./b"}`, "", "/name: refused"},
 		{"getFile", `{"name":"..\\admin"}`, "", "/name: refused"},
 		{"getFile", `{"name":"..;v=1"}`, "", "/name: refused"},
+		{"getFile", `{"name":"..?x"}`, "", "/name: refused"},
+		{"getFile", `{"name":"..#x"}`, "", "/name: refused"},
+		{"getFile", `{"name":".%3F"}`, "", "/name: refused"},
+		{"getFile", `{"name":"..\u0000"}`, "", "/name: refused"},
+		{"getTyped", `{"stem":"..?","ext":"json"}`, "", "/stem: refused"},
+		{"getFile", `{"name":"what?"}`, "/api/files/what%3F", ""},
+		{"getFile", `{"name":"a#..b"}`, "/api/files/a%23..b", ""},
 		{"getTyped", `{"stem":"","ext":""}`, "", "/stem: refused: with this value the path segment {stem}.{ext} of GET /typed/{stem}.{ext}"},
 		{"getTyped", `{"stem":".","ext":""}`, "", "/stem: refused"},
 		{"getLabel", `{"id":"."}`, "", "/id: refused"},
@@ -86,7 +95,7 @@ func TestPathParametersCannotMakeDotSegments(t *testing.T) {
 
 // TestRequestPathsCannotClimbOnceDecoded: the request method refuses a
 // path with a dot segment after any number of percent-decodings ("/" and
-// "\" splitting), which could climb above the base URL's path at a server
+// "\" splitting, "?", "#" and NUL ending a segment), which could climb above the base URL's path at a server
 // that decodes before it resolves; before, only one decoding of each
 // "/"-separated segment was checked.
 func TestRequestPathsCannotClimbOnceDecoded(t *testing.T) {
@@ -104,6 +113,11 @@ func TestRequestPathsCannotClimbOnceDecoded(t *testing.T) {
 		{"/files/..%2Fadmin", false},
 		{"/files/%252e%252e/admin", false},
 		{"/files/..%5Cadmin", false},
+		{"/files/..%3Fx", false},
+		{"/files/..%23", false},
+		{"/files/%252e%252e%253F/admin", false},
+		{"/files/..%00", false},
+		{"/files/what%3F", true},
 		{"/files/a%2Fb", true},
 		{"/files/...", true},
 	} {

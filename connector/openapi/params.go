@@ -193,7 +193,9 @@ const maxDecodings = 8
 // resolves dot segments (RFC 3986 §5.2.4), with "\" taken as "/" (as
 // some servers do) and a segment read up to its first ";" (servlet
 // containers such as Tomcat drop a segment's path parameters before they
-// resolve, so "..;x" is "..").
+// resolve, so "..;x" is ".."), "?" or "#" (a proxy or rewrite that decodes
+// and parses the path again starts the query or fragment there, so
+// "..%3Fx" is "..") or NUL (where the path reaches C as a string).
 func hasDotSegment(escaped string) bool {
 	s := escaped
 	for i := 0; ; i++ {
@@ -212,10 +214,12 @@ func hasDotSegment(escaped string) bool {
 }
 
 // dotSegmentIn reports whether s, split at "/" and "\", has a "." or
-// ".." segment, reading each segment up to its first ";".
+// ".." segment, reading each segment up to its first ";", "?", "#" or NUL.
 func dotSegmentIn(s string) bool {
 	for _, seg := range strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == '\\' }) {
-		seg, _, _ = strings.Cut(seg, ";")
+		if end := strings.IndexAny(seg, ";?#\x00"); end >= 0 {
+			seg = seg[:end]
+		}
 		if seg == "." || seg == ".." {
 			return true
 		}

@@ -16,7 +16,7 @@ import (
 // "/") and resolves dot segments; a query part parses back, and a scalar
 // string query value round-trips.
 func FuzzSerializeParameters(f *testing.F) {
-	for _, s := range []string{`"a b"`, `"../x"`, `".."`, `"%2e%2E"`, `"..\\x"`, `["a","b/c"]`, `["..",""]`, `{"x":"1","y":"&="}`, `7.5`, `true`, `null`, `"é?#%"`, `[[1],{"a":null}]`} {
+	for _, s := range []string{`"a b"`, `"../x"`, `"..?x"`, `".."`, `"%2e%2E"`, `"..\\x"`, `["a","b/c"]`, `["..",""]`, `{"x":"1","y":"&="}`, `7.5`, `true`, `null`, `"é?#%"`, `[[1],{"a":null}]`} {
 		for _, style := range []string{"", "simple", "label", "matrix", "form", "spaceDelimited", "pipeDelimited", "deepObject"} {
 			f.Add(s, style, true)
 			f.Add(s, style, false)
@@ -37,7 +37,10 @@ func FuzzSerializeParameters(f *testing.F) {
 		}
 		if full, err := op.expandPath(map[string]string{"id": p}); err == nil {
 			for d := full; ; {
-				if resolved := path.Clean(strings.ReplaceAll(d, `\`, "/")); resolved != "/files" && !strings.HasPrefix(resolved, "/files/") {
+				// A server that parses the decoded path again ends it at a
+				// "?" or "#"; one written in C at a NUL.
+				cut, _, _ := strings.Cut(strings.NewReplacer("?", "\x00", "#", "\x00").Replace(d), "\x00")
+				if resolved := path.Clean(strings.ReplaceAll(cut, `\`, "/")); resolved != "/files" && !strings.HasPrefix(resolved, "/files/") {
 					t.Fatalf("path %q for %s: decoded as %q it resolves to %q", full, raw, d, resolved)
 				}
 				next, err := url.PathUnescape(d)

@@ -288,3 +288,47 @@ func TestSandboxReplacementKeepsScopes(t *testing.T) {
 	// A scope neither the supervisor nor the process keeps is still refused.
 	runnertest.CheckScope(t, c.Exec(runnertest.ScopeProgram, wire.Message{Scope: "sha256:unheard"}), "")
 }
+
+// TestSandboxKilledWhileHostWrites: a sandbox process that stops reading
+// while the host writes it a tool result many times the socket's buffer,
+// and is then killed, fails its execution alone, saying the process ended
+// (not that it broke the protocol: the host's read sees the connection
+// reset, the kernel's answer to a peer that died with data unread), and
+// the runtime serves on; neither the write nor the read hangs.
+func TestSandboxKilledWhileHostWrites(t *testing.T) {
+	needSandbox(t)
+	before := sandboxPIDs(t)
+	var pid int
+	big, err := contract.NewRawTool("big", "A large result.", json.RawMessage(`{"type":"object","additionalProperties":false}`), json.RawMessage(`{"type":"string"}`),
+		func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			// The process stops reading; the host's write of the result
+			// waits for room until the process is killed.
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
+			time.AfterFunc(300*time.Millisecond, func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			return json.Marshal(strings.Repeat("x", 4<<20))
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := echoClient(t, quickjs.Options{Timeout: 20 * time.Second}, big)
+	for p := range sandboxPIDs(t) {
+		if !before[p] && (pid == 0 || startTime(p) < startTime(pid)) {
+			pid = p
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no new sandbox process")
+	}
+	out, err := c.Run(context.Background(), `export default async function ({ codemode }) { await codemode.big({}); }`, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != client.ProgramFailed || out.Error.Name != "InternalError" || !strings.Contains(out.Error.Message, "ended unexpectedly") {
+		t.Fatalf("the execution on the killed process: %+v", out)
+	}
+	t.Logf("%s: %s", out.Error.Name, out.Error.Message)
+	after, err := c.Run(context.Background(), `export default async function ({ codemode, result }) { result.appendText((await codemode.echo({ value: "on" })).value); }`, client.RunOptions{})
+	if err != nil || after.Kind != client.Success || after.Content[0].Text != "on" {
+		t.Fatalf("after the kill: %+v %v", after, err)
+	}
+}

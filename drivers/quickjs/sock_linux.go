@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // rawSocket reads and writes a non-blocking socket with raw system calls,
@@ -28,18 +30,31 @@ type rawSocket struct {
 }
 
 // newRawSocket wraps f, a non-blocking socket Go's poller owns (os.NewFile
-// of a descriptor in non-blocking mode). The error is f.SyscallConn's.
+// of a descriptor in non-blocking mode). It refuses a descriptor in
+// blocking mode: a raw read of one would wait inside the system call,
+// holding its thread's processor where the scheduler cannot take it back.
 func newRawSocket(f *os.File) (*rawSocket, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: the socket %s: %w", f.Name(), err)
 	}
+	flags := 0
+	cerr := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) })
+	switch {
+	case cerr != nil:
+		return nil, fmt.Errorf("quickjs: the socket %s: %w", f.Name(), cerr)
+	case err != nil:
+		return nil, fmt.Errorf("quickjs: the socket %s: reading its flags: %w", f.Name(), err)
+	case flags&unix.O_NONBLOCK == 0:
+		return nil, fmt.Errorf("quickjs: the socket %s is in blocking mode, which raw system calls cannot wait on", f.Name())
+	}
 	return &rawSocket{rc: rc}, nil
 }
 
 // Read reads at most len(p) bytes. It returns io.EOF when the peer closed its
-// end, the poller's error (os.ErrDeadlineExceeded, os.ErrClosed) or the
-// system call's otherwise.
+// end, the poller's error (os.ErrDeadlineExceeded, or "use of closed file"
+// once f is closed: unlike f.Read's, that is not os.ErrClosed) or the system
+// call's otherwise.
 func (s *rawSocket) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil

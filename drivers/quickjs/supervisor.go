@@ -755,7 +755,9 @@ func (s *supervisor) lost(box *sandbox, cause error) {
 	case <-time.After(time.Second):
 	}
 	why := "it ended unexpectedly"
-	if !errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) {
+	// A process that died with bytes from the host unread resets the
+	// connection (ECONNRESET) instead of ending it: it ended all the same.
+	if !errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) && !errors.Is(cause, syscall.ECONNRESET) {
 		why = fmt.Sprintf("it broke the protocol (%v)", cause)
 	}
 	msg := fmt.Sprintf("the sandbox process running the program was replaced: %s%s", why, box.describeExit())

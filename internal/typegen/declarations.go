@@ -495,12 +495,9 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string, p nsPrint, d
 // writeToolJSDoc writes a tool's description and its annotations' tags
 // (Annotations.Tags) as one JSDoc comment.
 func writeToolJSDoc(b *strings.Builder, tool ToolDecl) {
-	tags := tool.Annotations.Tags()
-	if len(tags) == 0 {
-		writeJSDoc(b, tool.Description, 1)
-		return
-	}
-	writeJSDoc(b, tool.Description+"\n"+strings.Join(tags, "\n"), 1)
+	// The tags are added after the description's lines are made safe,
+	// which escapes any tag the description itself holds.
+	writeJSDocLines(b, append(jsdocLines(tool.Description), tool.Annotations.Tags()...), 1)
 }
 
 // noneRequired reports whether t is an object type with no required

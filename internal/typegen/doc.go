@@ -34,9 +34,12 @@
 // are printed as text inside their comment: line terminators (CR, CRLF,
 // U+2028, U+2029) break comment lines, every other control character (NUL,
 // ESC, C1, bidirectional overrides and isolates, zero-width characters)
-// prints as a visible \xNN or \uNNNN, invalid UTF-8 as U+FFFD, and "*/" as
-// "*\/", so that no description ends its comment or hides text from a
-// reader.
+// prints as a visible \xNN or \uNNNN, invalid UTF-8 as U+FFFD, "*/" as
+// "*\/", and an "@" that TypeScript would read as a block tag (at a line's
+// start or after white space) as "\@", so that no description ends its
+// comment, hides text from a reader or adds a tag beside the host's own
+// (annotations, a property's @format). Property names and string literal
+// types escape the same control characters as \uNNNN.
 // [Surface].SDK adds code mode's own members to the codemode namespace
 // (codemode.search, describe and step, with their result types). [ForChecker] prints, from the same surface, what a type checker
 // needs beside the declarations (exact tool inputs, namespaces without

@@ -3,8 +3,10 @@ package typegen
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/codemode-go/codemode/internal/termtext"
 )
@@ -145,7 +147,7 @@ func (p printer) writeObject(b *strings.Builder, t *tsType, indent int) {
 	}
 	b.WriteString("{\n")
 	for _, prop := range t.props {
-		writeJSDoc(b, prop.description, indent+1)
+		writeJSDocLines(b, append(jsdocLines(prop.description), prop.tags...), indent+1)
 		writeIndent(b, indent+1)
 		if p.readonly {
 			b.WriteString("readonly ")
@@ -215,7 +217,12 @@ func writeIndent(b *strings.Builder, indent int) {
 // or nothing when text is blank, as jsdocLines makes it safe: a
 // multi-line text becomes " * line" lines.
 func writeJSDoc(b *strings.Builder, text string, indent int) {
-	lines := jsdocLines(text)
+	writeJSDocLines(b, jsdocLines(text), indent)
+}
+
+// writeJSDocLines writes lines, already safe, as a JSDoc comment at
+// indent, or nothing when there are none.
+func writeJSDocLines(b *strings.Builder, lines []string, indent int) {
 	if len(lines) == 0 {
 		return
 	}
@@ -254,7 +261,8 @@ var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "
 // reader, a model and an editor the same text, and invalid UTF-8 becomes
 // U+FFFD; then "*/" is escaped as "*\/", so that the text cannot end the
 // comment (after the escaping, so that no removed character can join a
-// "*" and a "/").
+// "*" and a "/"), and an "@" that would start a JSDoc tag as "\@"
+// (escapeTags), so that the tags a reader sees are the host's own.
 func jsdocLines(text string) []string {
 	text = strings.TrimSpace(lineBreaks.Replace(text))
 	if text == "" {
@@ -263,13 +271,41 @@ func jsdocLines(text string) []string {
 	text = strings.ReplaceAll(termtext.Escape(text), "*/", `*\/`)
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
+		lines[i] = escapeTags(strings.TrimRightFunc(l, unicode.IsSpace))
 	}
 	return lines
 }
 
+// escapeTags escapes as "\@" each "@" of a comment line that TypeScript
+// would read as the start of a block tag: one at the line's start or after
+// white space, before a name (tsc takes "/** x @type {number} */" as a
+// type). An "@" inside a word (a@b.example) or before no name is left.
+func escapeTags(line string) string {
+	if !strings.Contains(line, "@") {
+		return line
+	}
+	var b strings.Builder
+	prev := ' '
+	for i, r := range line {
+		if r == '@' && unicode.IsSpace(prev) {
+			next, _ := utf8.DecodeRuneInString(line[i+1:])
+			if unicode.IsLetter(next) || next == '_' || next == '$' {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
 // quote returns s as a JSON string literal, which is also a valid TypeScript
-// string literal. HTML characters are left unescaped for readability.
+// string literal. HTML characters are left unescaped for readability; the
+// control characters JSON leaves raw (DEL, C1, bidirectional overrides and
+// isolates, invisible characters: termtext.IsControl) are escaped as
+// \uNNNN, as in descriptions, so that a property name or literal type from
+// a schema cannot reorder or hide text from a reader; the string is the
+// same.
 func quote(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -277,7 +313,19 @@ func quote(s string) string {
 	if err := enc.Encode(s); err != nil {
 		panic("typegen: encoding a string cannot fail: " + err.Error())
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	q := strings.TrimSuffix(buf.String(), "\n")
+	if !strings.ContainsFunc(q, termtext.IsControl) {
+		return q
+	}
+	var b strings.Builder
+	for _, r := range q {
+		if termtext.IsControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r) // every such character is in the BMP
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // propertyName prints a property name bare when it is an ASCII identifier

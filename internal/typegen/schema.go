@@ -359,7 +359,10 @@ type tsProp struct {
 	name        string
 	optional    bool
 	description string
-	typ         *tsType
+	// tags are the JSDoc tags the host adds after the description
+	// (propertyTags), already safe to print.
+	tags []string
+	typ  *tsType
 }
 
 var (
@@ -564,30 +567,28 @@ func description(v *jsonValue) string {
 	return ""
 }
 
-// propertyDoc is the JSDoc of a property: its description, then the tags
+// propertyTags are the JSDoc tags printed after a property's description
 // that say what a string holds beyond its type, so that the agent knows
 // what to send: "@format <name>" (a Go time.Time is "@format date-time",
 // RFC 3339 section 5.6) and, for base64-encoded bytes,
 // "@contentEncoding base64" and "@contentMediaType <type>". The tags are
 // read from the property's schema, or from its non-null branch when it is
-// T | null (a Go pointer).
-func propertyDoc(v *jsonValue) string {
-	doc := description(v)
+// T | null (a Go pointer); a value is printed on one line, made safe as a
+// description is (jsdocLines), so that it adds no tag of its own.
+func propertyTags(v *jsonValue) []string {
 	if v.kind != kindObject {
-		return doc
+		return nil
 	}
 	if b := nonNullBranch(v); b != nil {
 		v = b
 	}
+	var tags []string
 	for _, k := range []string{"format", "contentEncoding", "contentMediaType"} {
 		if c := v.get(k); c != nil && c.kind == kindString {
-			if strings.TrimSpace(doc) != "" {
-				doc += "\n"
-			}
-			doc += "@" + k + " " + c.str
+			tags = append(tags, strings.TrimSpace("@"+k+" "+strings.Join(jsdocLines(c.str), " ")))
 		}
 	}
-	return doc
+	return tags
 }
 
 // nonNullBranch returns T of a schema that is anyOf or oneOf [T, null] (in
@@ -797,7 +798,8 @@ func (c *strictCompiler) compileObject(v *jsonValue, ptr string, depth int) (*ts
 			obj.props = append(obj.props, tsProp{
 				name:        m.key,
 				optional:    true,
-				description: propertyDoc(m.value),
+				description: description(m.value),
+				tags:        propertyTags(m.value),
 				typ:         t,
 			})
 		}
