@@ -13,27 +13,31 @@ import (
 
 // ErrNotInstalled is returned by Find when no TypeScript 7 compiler is
 // found (typecheck.ErrNotInstalled).
-var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (looked for .tools/node_modules/.bin/tsc here and in parent folders, $CODEMODE_TSC, and tsc on PATH); install one with: npm install --prefix .tools typescript@7.0.2, or point CODEMODE_TSC at one")
+var ErrNotInstalled = errors.New("typecheck: no TypeScript 7 compiler found (looked for $CODEMODE_TSC, .tools/node_modules/.bin/tsc here and in parent folders, and tsc on PATH); install one with: npm install --prefix .tools typescript@7.0.2, or point CODEMODE_TSC at one")
 
-// Find looks for the project-local compiler (.tools/node_modules/.bin/tsc
-// in dir or a parent), then $CODEMODE_TSC, then tsc on PATH, and returns
-// the first that is TypeScript 7 (the native binary behind npm's shim when
-// there is one), or an error wrapping ErrNotInstalled when none is (saying
-// why $CODEMODE_TSC, when set, was not used). A relative dir is taken from
-// the working directory, so that "." looks in its parents too.
+// Find looks for $CODEMODE_TSC, then the project-local compiler
+// (.tools/node_modules/.bin/tsc in dir or a parent), then tsc on PATH, and
+// returns the first that is TypeScript 7 (the native binary behind npm's
+// shim when there is one), or an error wrapping ErrNotInstalled when none
+// is (saying why $CODEMODE_TSC, when set, was not used). The setting comes
+// first because whoever set it chose that compiler: a .tools folder in
+// some parent of the folder codemode was started in (an agent host starts
+// `codemode mcp serve` in a workspace it opened) must not run instead. A
+// relative dir is taken from the working directory, so that "." looks in
+// its parents too.
 func Find(dir string) (string, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
 	var candidates []string
+	if env := os.Getenv("CODEMODE_TSC"); env != "" {
+		candidates = append(candidates, env)
+	}
 	for d := dir; ; d = filepath.Dir(d) {
 		candidates = append(candidates, filepath.Join(d, ".tools", "node_modules", ".bin", "tsc"))
 		if filepath.Dir(d) == d {
 			break
 		}
-	}
-	if env := os.Getenv("CODEMODE_TSC"); env != "" {
-		candidates = append(candidates, env)
 	}
 	if p, err := exec.LookPath("tsc"); err == nil {
 		candidates = append(candidates, p)

@@ -58,3 +58,27 @@ func TestFindLooksAboveARelativeDirectory(t *testing.T) {
 		t.Fatalf("Find(\".\") in %s = %q, %v; want %s", sub, got, err, tsc)
 	}
 }
+
+// TestFindPrefersCODEMODE_TSC: a compiler the setting names wins over a
+// .tools folder in a parent of the working folder, which anyone who can
+// write there (a checkout an agent host opened) could have put in place.
+func TestFindPrefersCODEMODE_TSC(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, ".tools", "node_modules", ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(bin, "tsc")
+	chosen := filepath.Join(t.TempDir(), "tsc")
+	for _, p := range []string{planted, chosen} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho Version 7.0.2\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("CODEMODE_TSC", chosen)
+	got, err := Find(root)
+	if err != nil || got != chosen {
+		t.Fatalf("Find = %q, %v; want $CODEMODE_TSC's %s, not the planted %s", got, err, chosen, planted)
+	}
+}
