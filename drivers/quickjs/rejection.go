@@ -1,6 +1,10 @@
 package quickjs
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
 // Unhandled rejections. A program that lets a promise reject with no
 // handler (a tool call it never awaited, `Promise.reject(e)` left alone)
@@ -180,4 +184,31 @@ func appendVectorItem(section, item []byte) ([]byte, uint64, error) {
 	out := appendULEB(nil, count+1)
 	out = append(out, section[i:]...)
 	return append(out, item...), count, nil
+}
+
+// installRejectionTracker registers the tracker stub in table slot slot as
+// the runtime's promise rejection tracker, with runner's track function
+// as the JSValue its opaque argument points at. Called in the template
+// before its memory is snapshotted: every engine restored from it has the
+// tracker installed.
+func installRejectionTracker(ctx context.Context, in *instance, runner jsValue, slot uint32) error {
+	set := in.mod.ExportedFunction("JS_SetHostPromiseRejectionTracker")
+	if set == nil {
+		return errors.New("quickjs: the wasm module does not export JS_SetHostPromiseRejectionTracker")
+	}
+	track, err := in.property(ctx, runner, "track")
+	if err != nil {
+		return fmt.Errorf("quickjs: runner entry track: %w", err)
+	}
+	cell, err := in.invoke(ctx, in.x.malloc, 8)
+	if err != nil || cell == 0 {
+		return fmt.Errorf("quickjs: allocating the rejection tracker's cell: %v", err)
+	}
+	if !in.mem.WriteUint64Le(uint32(cell), uint64(track)) {
+		return errors.New("quickjs: writing the rejection tracker's cell")
+	}
+	if _, err := in.invoke(ctx, set, uint64(in.l.rt), uint64(slot), cell); err != nil {
+		return fmt.Errorf("quickjs: installing the promise rejection tracker: %w", err)
+	}
+	return nil
 }
