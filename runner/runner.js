@@ -86,6 +86,10 @@ var CodeModeRunner = (() => {
   var dateToISOString = uncurry(Date.prototype.toISOString);
   var dateToString = uncurry(Date.prototype.toString);
   var promiseReject = (reason) => apply(Promise.reject, PromiseCtor, [reason]);
+  var WeakSetCtor = WeakSet;
+  var weakSetAdd = uncurry(WeakSet.prototype.add);
+  var weakSetHas = uncurry(WeakSet.prototype.has);
+  var weakSetDelete = uncurry(WeakSet.prototype.delete);
   var TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
   var typedArraySet = uncurry(TypedArrayPrototype.set);
   var typedArrayLength = uncurry(getOwnPropertyDescriptor(TypedArrayPrototype, "length").get);
@@ -632,6 +636,47 @@ var CodeModeRunner = (() => {
     return crypto;
   }
 
+  // src/unhandled.ts
+  var maxUnhandled = 10;
+  function unhandledRejections() {
+    const promises = [];
+    const reasons = [];
+    let past;
+    let more = 0;
+    const removeAt = (at) => {
+      for (let i = at + 1; i < promises.length; i++) {
+        promises[i - 1] = promises[i];
+        reasons[i - 1] = reasons[i];
+      }
+      promises.length = promises.length - 1;
+      reasons.length = reasons.length - 1;
+    };
+    return {
+      __proto__: null,
+      track(promise, reason, handled) {
+        const at = arrayIndexOf(promises, promise);
+        if (handled) {
+          if (at >= 0) removeAt(at);
+          else if (past !== void 0 && weakSetDelete(past, promise)) more--;
+          return;
+        }
+        if (at >= 0) return;
+        if (promises.length < maxUnhandled) {
+          push(promises, promise);
+          push(reasons, reason);
+          return;
+        }
+        if (past === void 0) past = new WeakSetCtor();
+        if (!weakSetHas(past, promise)) {
+          weakSetAdd(past, promise);
+          more++;
+        }
+      },
+      reasons: () => reasons,
+      more: () => more
+    };
+  }
+
   // src/core.ts
   function listNamespace(name, tools) {
     let table;
@@ -680,6 +725,42 @@ var CodeModeRunner = (() => {
     } catch {
       return { name: "Error", message: "unreadable thrown value", stack: "" };
     }
+  }
+  var maxRejectionText = 1024;
+  function describeRejection(reason) {
+    let text;
+    if (typeof reason === "object" && reason !== null || typeof reason === "function") {
+      const e = serializeError(reason);
+      text = e.message === "" ? e.name : e.name + ": " + e.message;
+    } else {
+      text = formatValue(reason);
+    }
+    return text.length <= maxRejectionText ? text : stringSlice(text, 0, maxRejectionText) + "…";
+  }
+  function warnUnhandled(u, failedWith, emit) {
+    const reasons = u.reasons();
+    for (let i = 0; i < reasons.length; i++) {
+      if (reasons[i] === failedWith && failedWith !== void 0) continue;
+      emit("stderr", "warning: a promise was rejected and nothing handled it: " + describeRejection(reasons[i]) + " (did the program forget an await or a catch?)\n");
+    }
+    const more = u.more();
+    if (more > 0) emit("stderr", "warning: " + more + (more === 1 ? " more promise was" : " more promises were") + " rejected and nothing handled them\n");
+  }
+  var maxNamedTools = 5;
+  function noteRunning(running, emit) {
+    const keys = objectKeys(running);
+    if (keys.length === 0) return;
+    const names = [];
+    let others = false;
+    for (let i = 0; i < keys.length; i++) {
+      const name = running[keys[i]].error.message;
+      if (arrayIndexOf(names, name) >= 0) continue;
+      if (names.length < maxNamedTools) push(names, name);
+      else others = true;
+    }
+    const n = keys.length;
+    const list = join(names, ", ") + (others ? ", …" : "");
+    emit("stderr", n === 1 ? "note: 1 tool call (" + list + ") was still running when the program ended; its result, or its error, was dropped (await a call whose outcome matters)\n" : "note: " + n + " tool calls (" + list + ") were still running when the program ended; their results, or errors, were dropped (await a call whose outcome matters)\n");
   }
   function safeIsError(value) {
     try {
@@ -1018,6 +1099,11 @@ var CodeModeRunner = (() => {
     let unsentCPULimit = false;
     let failing = false;
     let flushing = false;
+    let unhandled;
+    let runningAtEnd;
+    let quietEnd = false;
+    let warned = false;
+    let failedWith;
     const waiting = (n) => {
       if (done) {
         flush();
@@ -1063,6 +1149,7 @@ var CodeModeRunner = (() => {
       }
       done = true;
       unsent = result2;
+      if (pendingCount > 0) runningAtEnd = pending;
       pendingCount = 0;
       pending = record();
       flush();
@@ -1089,8 +1176,11 @@ var CodeModeRunner = (() => {
       failing = true;
       unsentError = error;
       unsentCPULimit = cause === "cpu-limit";
+      quietEnd = cause !== void 0;
+      failedWith = error;
       unsentClock = observed;
       observed = [];
+      if (pendingCount > 0) runningAtEnd = pending;
       pendingCount = 0;
       pending = record();
       flushLater();
@@ -1099,7 +1189,11 @@ var CodeModeRunner = (() => {
       if (done || outputCut) return;
       const parts = [];
       for (let i = 0; i < values.length; i++) push(parts, formatValue(values[i]));
-      let text = join(parts, " ") + "\n";
+      emit(stream, join(parts, " ") + "\n");
+    };
+    const emit = (stream, line) => {
+      if (outputCut) return;
+      let text = line;
       const room = limits.maxOutput - outputSize;
       if (text.length > room) {
         text = stringSlice(text, 0, room > 0 ? room : 0) + "\n[program output truncated at the limit of " + limits.maxOutput + " characters]\n";
@@ -1179,7 +1273,8 @@ var CodeModeRunner = (() => {
       const tools = h.tools;
       if (!hasOwn(tools, tool)) {
         const name = h.ns.name;
-        defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(name, tool, args, new ErrorCtor("tool call failed")), writable: false, enumerable: true, configurable: false });
+        const called = name + "." + tool;
+        defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(name, tool, args, new ErrorCtor(called)), writable: false, enumerable: true, configurable: false });
       }
       return tools[tool];
     };
@@ -1411,6 +1506,23 @@ var CodeModeRunner = (() => {
       },
       finished: () => done,
       flush,
+      rejection(promise, reason, handled) {
+        if (warned || typeof promise !== "object" || promise === null) return;
+        if (unhandled === void 0) unhandled = unhandledRejections();
+        unhandled.track(promise, reason, handled);
+      },
+      warnAtEnd() {
+        if (warned) return;
+        warned = true;
+        const running = runningAtEnd;
+        runningAtEnd = void 0;
+        if (quietEnd) return;
+        try {
+          if (unhandled !== void 0) warnUnhandled(unhandled, failedWith, emit);
+          if (running !== void 0) noteRunning(running, emit);
+        } catch {
+        }
+      },
       now() {
         countClockRead();
         const t = replayed < replay.length ? replay[replayed++] : realNow2();
@@ -1451,7 +1563,7 @@ var CodeModeRunner = (() => {
         for (let i = 0; i < request2.namespaces.length; i++) {
           const n = request2.namespaces[i];
           if (n.name !== ns) continue;
-          if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor("tool call failed"));
+          if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor(tool));
         }
         return void 0;
       }
@@ -1620,7 +1732,7 @@ var CodeModeRunner = (() => {
   var ObjectCtor = Object;
   var promiseThen = Promise.prototype.then;
   var weakMapHas = WeakMap.prototype.has;
-  var weakSetHas = WeakSet.prototype.has;
+  var weakSetHas2 = WeakSet.prototype.has;
   var weakRefDeref = WeakRef.prototype.deref;
   var globals = globalThis;
   var typedArrayCtors = objectCreate(null);
@@ -1742,7 +1854,7 @@ var CodeModeRunner = (() => {
       }
       if (is(promiseThen, v) && getPrototypeOf(v) !== null && v instanceof Promise) throw uncloneable("a Promise");
       if (is(weakMapHas, v)) throw uncloneable("a WeakMap");
-      if (is(weakSetHas, v)) throw uncloneable("a WeakSet");
+      if (is(weakSetHas2, v)) throw uncloneable("a WeakSet");
       if (is(weakRefDeref, v)) throw uncloneable("a WeakRef");
       if (isArray(v)) {
         const list = v;
@@ -2621,6 +2733,7 @@ return __codemodeURL;`);
     const value = result.value === "" ? "" : '"value":' + result.value + ",";
     return '{"outcome":"success","content":[' + content.take() + "]," + value + clock + "}";
   }
+  var finished = "";
   var host = {
     // Concatenated, not a template literal: QuickJS makes a template literal
     // a call of String.prototype.concat. numbers runs for an empty clock too:
@@ -2635,7 +2748,7 @@ return __codemodeURL;`);
       outbox.add("o	" + stream + "	" + quote(text) + "\n");
     },
     finish(result) {
-      outbox.add("d	" + finishJSON(result) + "\n");
+      finished = "d	" + finishJSON(result) + "\n";
     }
   };
   var timerSeq = 0;
@@ -2833,17 +2946,32 @@ return __codemodeURL;`);
         if (execution !== void 0) execution.fail(error);
       }
     },
-    /**
-     * drain empties the outbox and returns its lines, then a last line
-     * "w\t1" when the execution can still make progress (tool calls or timers
-     * outstanding) or "w\t0" when it cannot.
-     */
     /** waitingStack is the stack of the oldest unanswered tool call, or "" (Execution.waitingStack). */
     waitingStack() {
       return execution !== void 0 ? execution.waitingStack() : "";
     },
+    /**
+     * track is the engine's promise rejection tracker
+     * (drivers/quickjs/rejection.go calls it from QuickJS's
+     * JS_SetHostPromiseRejectionTracker): promise was rejected with no
+     * handler, or, handled, got one later (Execution.rejection).
+     */
+    track(promise, reason, handled) {
+      if (execution !== void 0) execution.rejection(promise, reason, handled);
+    },
+    /**
+     * drain empties the outbox and returns its lines, then a last line
+     * "w\t1" when the execution can still make progress (tool calls or timers
+     * outstanding) or "w\t0" when it cannot. The outcome, once the execution
+     * has ended, follows the lines warnAtEnd writes.
+     */
     drain() {
       if (execution !== void 0) execution.flush();
+      if (finished !== "") {
+        if (execution !== void 0) execution.warnAtEnd();
+        outbox.add(finished);
+        finished = "";
+      }
       const ids = unarmedIds;
       for (let i = 0; i < ids.length; i++) {
         const ms = unarmed[ids[i]];
@@ -3415,6 +3543,38 @@ return __codemodeURL;`);
     errorField(m, { name, message });
     return m;
   }
+  function resultMessage(id, result) {
+    const r = head(Kind.result, id);
+    if (result.outcome === "success") {
+      r.key(K.outcome).text("success");
+      const content = result.content;
+      if (content.length > 0) {
+        const w = r.key(K.content);
+        w.head(4, content.length);
+        for (let i = 0; i < content.length; i++) {
+          const c = content[i];
+          const cm = new MapWriter();
+          if (c.type === "text") {
+            cm.key(1).text("text");
+            textField(cm, 2, c.text);
+          } else {
+            cm.key(1).text("image");
+            textField(cm, 3, c.data);
+            textField(cm, 4, c.mimeType);
+          }
+          cm.into(w);
+        }
+      }
+      clockField(r, result.clock);
+      if (result.value !== "") r.key(K.value).textAsBytes(result.value);
+    } else {
+      r.key(K.outcome).text("program-failed");
+      errorField(r, result.error);
+      clockField(r, result.clock);
+      if (result.cpuLimit === true) r.key(K.cpuLimit).bool(true);
+    }
+    return r;
+  }
   var asMap = (v) => typeof v === "object" && v !== null && !isArray(v) && !(typedArrayLengthOf(v) >= 0) ? v : void 0;
   function typedArrayLengthOf(v) {
     try {
@@ -3558,6 +3718,7 @@ return __codemodeURL;`);
         for (let i = 0; i < clockIn.length; i++) if (typeof clockIn[i] === "number") push(clock, clockIn[i]);
       }
       let deadline;
+      let ending = false;
       const host2 = {
         toolCall(seq, namespace, tool, inputJSON, observed, prefilled, draws, bytes) {
           if (executions[id] === void 0) return;
@@ -3583,43 +3744,26 @@ return __codemodeURL;`);
           textField(o, K.text, text2);
           send(o);
         },
+        // The result goes once the turn's jobs have run and the warnings of
+        // what the execution left behind are written (afterTurn), unless the
+        // host cancelled the execution meanwhile.
         finish(result) {
           const ex = executions[id];
-          if (ex === void 0) return;
-          const r = head(Kind.result, id);
-          if (result.outcome === "success") {
-            r.key(K.outcome).text("success");
-            const content = result.content;
-            if (content.length > 0) {
-              const w = r.key(K.content);
-              w.head(4, content.length);
-              for (let i = 0; i < content.length; i++) {
-                const c = content[i];
-                const cm = new MapWriter();
-                if (c.type === "text") {
-                  cm.key(1).text("text");
-                  textField(cm, 2, c.text);
-                } else {
-                  cm.key(1).text("image");
-                  textField(cm, 3, c.data);
-                  textField(cm, 4, c.mimeType);
-                }
-                cm.into(w);
-              }
-            }
-            clockField(r, result.clock);
-            if (result.value !== "") r.key(K.value).textAsBytes(result.value);
-          } else {
-            r.key(K.outcome).text("program-failed");
-            errorField(r, result.error);
-            clockField(r, result.clock);
-            if (result.cpuLimit === true) r.key(K.cpuLimit).bool(true);
-          }
-          try {
-            send(r);
-          } catch (error) {
-            send(failure(id, "RangeError", withClock(error, "the result", result.clock).message));
-          }
+          if (ex === void 0 || ending) return;
+          platform.afterTurn(() => {
+            if (executions[id] !== ex) return;
+            ex.warnAtEnd();
+            sendResult(ex, result);
+          });
+          ending = true;
+        }
+      };
+      const sendResult = (ex, result) => {
+        try {
+          send(resultMessage(id, result));
+        } catch (error) {
+          send(failure(id, "RangeError", withClock(error, "the result", result.clock).message));
+        } finally {
           if (deadline !== void 0) platform.clearTimer(deadline);
           platform.ended(ex);
           delete executions[id];
@@ -3667,7 +3811,7 @@ return __codemodeURL;`);
           const e = new ErrorCtor(`the execution deadline of ${duration(timeoutMs)} was exceeded`);
           defineProperty(e, "name", data("TimeoutError", false));
           defineProperty(e, "stack", data(execution2.waitingStack(), false));
-          execution2.fail(e);
+          execution2.fail(e, "deadline");
         }, timeoutMs);
       }
       if (setupError !== void 0) {
@@ -3700,7 +3844,8 @@ return __codemodeURL;`);
             const message = error !== void 0 && typeof error[2] === "string" ? error[2] : "";
             const props = error !== void 0 ? asBytes(error[32]) : void 0;
             const tail = props !== void 0 ? `,"data":${utf8Decode2(props, 0, typedArrayLength(props))}` : "";
-            execution2.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}${tail}}`);
+            const payload = `{"name":${quote(name)},"message":${quote(message)}${tail}}`;
+            platform.run(execution2, () => execution2.deliver(seq, false, payload));
           }
           return;
         }
@@ -3786,6 +3931,7 @@ return __codemodeURL;`);
     const weakGet = WeakMap.prototype.get;
     const weakSet = WeakMap.prototype.set;
     const owners = new WeakMapCtor3();
+    const rejectedIn = new WeakMapCtor3();
     const cpu = cpuMeter(deps.cpuNow, deps.setImmediate);
     const timerOwners = new WeakMapCtor3();
     const current = () => {
@@ -3836,6 +3982,22 @@ return __codemodeURL;`);
     defineProperty(g, "setInterval", data(wrap(realSetInterval, "setInterval", false), false));
     defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
     defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
+    deps.onRejections((reason, promise) => {
+      try {
+        const ex = apply(getStore, storage, []);
+        if (ex === void 0 || typeof promise !== "object" || promise === null) return;
+        apply(weakSet, rejectedIn, [promise, ex]);
+        ex.rejection(promise, reason, false);
+      } catch {
+      }
+    }, (promise) => {
+      try {
+        if (typeof promise !== "object" || promise === null) return;
+        const ex = apply(weakGet, rejectedIn, [promise]);
+        if (ex !== void 0) ex.rejection(promise, void 0, true);
+      } catch {
+      }
+    });
     installClock(g, () => apply(getStore, storage, []));
     installErrors(g);
     installNodeWeb(g, {
@@ -3865,6 +4027,9 @@ return __codemodeURL;`);
         now: () => apply(dateNow, DateCtor, []),
         setTimer: (f, ms) => apply(realSetTimeout, g, [f, ms]),
         clearTimer: (h) => apply(realClearTimeout, g, [h]),
+        // Node.js emits unhandledRejection after each turn's microtasks, before
+        // the immediates of that turn of its event loop.
+        afterTurn: (f) => deps.setImmediate(f),
         cpu,
         started(ex) {
           apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor2() }]);

@@ -411,6 +411,44 @@ func TestCheckWithoutACompilerSaysHowToInstallOne(t *testing.T) {
 	}
 }
 
+// TestRunWarnsOfCallsNeverAwaited: a tool call that failed and that the
+// program never awaited is a warning among the program's output, and one
+// still running when the program ended (the input the host refuses, which
+// it would have refused after the end) a note, plain and with a journal,
+// for a person and in --json's logs.
+func TestRunWarnsOfCallsNeverAwaited(t *testing.T) {
+	tools := fixtureToolsFile(t)
+	programs := []struct{ name, source, line string }{
+		{"failed", `codemode.echo({ value: 1n });
+return "done";`, "[stderr] warning: a promise was rejected and nothing handled it: TypeError: tool input is not JSON: input.value is a bigint (did the program forget an await or a catch?)"},
+		{"still running", `codemode.echo({ value: 1 } as any);
+return "done";`, "[stderr] note: 1 tool call (codemode.echo) was still running when the program ended; its result, or its error, was dropped (await a call whose outcome matters)"},
+	}
+	for _, p := range programs {
+		prog := writeFile(t, "p.ts", p.source)
+		journal := filepath.Join(t.TempDir(), "j.db")
+		quoted, _ := json.Marshal(p.line)
+		tests := []struct {
+			name         string
+			args         []string
+			stdout, want string
+		}{
+			{"plain", nil, "done\n", p.line + "\n"},
+			{"plain, --json", []string{"--json"}, `"logs":[` + string(quoted) + `]`, ""},
+			{"journal", []string{"--journal", journal}, "done\n", "console: " + p.line + "\n"},
+			{"journal, --json", []string{"--journal", journal, "--json"}, `"logs":[` + string(quoted) + `]`, ""},
+		}
+		for _, tt := range tests {
+			t.Run(p.name+", "+tt.name, func(t *testing.T) {
+				code, stdout, stderr := runCLI(t, append(append([]string{"run", "--tools", tools}, tt.args...), prog)...)
+				if code != 0 || !strings.Contains(stdout, tt.stdout) || !strings.Contains(stderr, tt.want) {
+					t.Errorf("exit %d\nstdout %s\nstderr %s\nwant stdout with %q, stderr with %q", code, stdout, stderr, tt.stdout, tt.want)
+				}
+			})
+		}
+	}
+}
+
 func mustGetwd(t *testing.T) string {
 	t.Helper()
 	wd, err := os.Getwd()

@@ -14,8 +14,10 @@
 // there is no memory or CPU limit per execution, every execution shares one
 // process and its globals, and Node.js does not promise the model holds
 // against code written to escape it. An unhandled rejection or
-// an uncaught exception in a program does not take the process down, but a
-// program that never yields blocks every execution on the runtime.
+// an uncaught exception in a program does not take the process down (a
+// rejection still unhandled at the execution's end is a warning line on its
+// stderr, as on QuickJS), but a program that never yields blocks every
+// execution on the runtime.
 //
 // The runner strips a program's TypeScript types itself, with Node.js's
 // module.stripTypeScriptTypes (blanks in place of types, so every line and

@@ -177,7 +177,9 @@ const net = require("node:net");
 const vm = require("node:vm");
 const { AsyncLocalStorage } = require("node:async_hooks");
 const { randomBytes } = require("node:crypto");
-// A program's stray rejection or throw must not end the runtime.
+// A program's stray rejection or throw must not end the runtime. The runner
+// adds its own listeners (onRejections), which tell the execution of the
+// promises it let reject with no handler.
 process.on("unhandledRejection", () => {});
 process.on("uncaughtException", (e) => { try { process.stderr.write("codemode: uncaught exception in a program: " + String(e && e.stack || e) + "\n"); } catch {} });
 %s
@@ -270,6 +272,7 @@ const receive = CodeModeRunner.startNodeRunner({
   randomBytes: (n) => randomBytes(n),
   cpuNow: ((usage) => () => { const u = usage(); return (u.user + u.system) / 1000; })(process.threadCpuUsage.bind(process)),
   setImmediate: ((later) => (f) => { later(f); })(setImmediate),
+  onRejections: (unhandled, handled) => { process.on("unhandledRejection", unhandled); process.on("rejectionHandled", handled); },
   global: globalThis,
 });
 // V8's compilation cache kept every program's module record alive, about

@@ -9,6 +9,6 @@ import (
 
 func TestRunner(t *testing.T) {
 	driver(t) // skips without Node.js 24
-	d := node.New(node.Options{MaxOutput: 100})
-	runnertest.Run(t, d, runnertest.Options{MaxOutput: 100})
+	d := node.New(node.Options{MaxOutput: 1 << 14})
+	runnertest.Run(t, d, runnertest.Options{MaxOutput: 1 << 14})
 }

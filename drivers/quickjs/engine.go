@@ -21,6 +21,7 @@ const (
 	tagBool      = 1
 	tagInt       = 0
 	tagNull      = 2
+	tagUndefined = 3
 
 	evalTypeGlobal  = 0
 	evalTypeModule  = 1

@@ -283,3 +283,48 @@ func TestClockReadsPastTheArrayLimitFailAlone(t *testing.T) {
 		t.Fatalf("the execution beside it: %v", err)
 	}
 }
+
+// TestRejectionsFailAlone: a program that keeps rejecting promises with no
+// handler, where the engine calls its rejection tracker (rejection.go), in
+// a busy loop past its deadline or at every level of a runaway recursion,
+// fails alone with the limit it reached, and one that catches the
+// recursion ends with its warnings; the runtime serves the next run, in
+// both modes.
+func TestRejectionsFailAlone(t *testing.T) {
+	tests := []struct {
+		name, src, errName, message string
+	}{
+		{"until the deadline", `export default async function () { for (let i = 0; ; i++) Promise.reject(new Error(String(i))); }`, "TimeoutError", "deadline"},
+		{"at every level of a runaway recursion", `export default async function () {
+  function f(n) { Promise.reject(new Error(String(n))); return f(n + 1) + 1; }
+  return f(0);
+}`, "RangeError", "stack"},
+		{"at every level of a caught runaway recursion", `export default async function () {
+  function f(n) { Promise.reject(new Error(String(n))); return f(n + 1) + 1; }
+  try { f(0); } catch {}
+  return "caught";
+}`, "", ""},
+	}
+	for _, mode := range []struct {
+		name      string
+		inProcess bool
+	}{{"sandbox", false}, {"in-process", true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			c := echoClient(t, quickjs.Options{InProcess: mode.inProcess, Timeout: 2 * time.Second})
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					out := mustRun(t, c, tt.src)
+					if tt.errName == "" {
+						if out.Kind != client.Success {
+							t.Fatalf("%s %+v", out.Kind, out.Error)
+						}
+						return
+					}
+					if out.Kind != client.ProgramFailed || out.Error.Name != tt.errName || !strings.Contains(out.Error.Message, tt.message) {
+						t.Fatalf("%s %+v, want a %s naming the %s", out.Kind, out.Error, tt.errName, tt.message)
+					}
+				})
+			}
+		})
+	}
+}

@@ -192,6 +192,10 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) (*d
 		return nil, fmt.Errorf("quickjs: preparing the module: %w", err)
 	}
 	m.interruptSlot = slot
+	wasm, trackerSlot, err := addRejectionTracker(wasm)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: adding the promise rejection tracker: %w", err)
+	}
 	if wasm, err = instrument(wasm); err != nil {
 		return nil, fmt.Errorf("quickjs: adding the stack guard: %w", err)
 	}
@@ -212,7 +216,7 @@ func (m *template) boot(ctx context.Context, o Options, runnerSource string) (*d
 	if _, err := in.invoke(ctx, in.x.initialize); err != nil {
 		return nil, fmt.Errorf("quickjs: initialising the C runtime: %w", err)
 	}
-	if err := setup(ctx, in, o, runnerSource, m.interruptSlot, limitOffset); err != nil {
+	if err := setup(ctx, in, o, runnerSource, tableSlots{interrupt: m.interruptSlot, tracker: trackerSlot}, limitOffset); err != nil {
 		return nil, err
 	}
 	m.l = in.l
@@ -276,11 +280,16 @@ func (in *instance) belowStackFloor() bool {
 	return floor != 0 && uint32(in.sp.Get()) < floor
 }
 
+// tableSlots are the function table slots the patched module adds: the
+// interrupt handler's (patch.go, addImportToTable) and the promise
+// rejection tracker's (rejection.go).
+type tableSlots struct{ interrupt, tracker uint32 }
+
 // setup creates the JS runtime and context in a fresh engine and installs the
 // runner. The context has the ECMAScript intrinsics only: no std or os
 // module, no module loader, so `import` of anything fails. limitOffset is
 // the offset of stack_limit in JSRuntime (patch.go, stackLimitOffset).
-func setup(ctx context.Context, in *instance, o Options, runnerSource string, interruptSlot, limitOffset uint32) error {
+func setup(ctx context.Context, in *instance, o Options, runnerSource string, slots tableSlots, limitOffset uint32) error {
 	if err := moveStack(ctx, in); err != nil {
 		return err
 	}
@@ -309,7 +318,7 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string, in
 	if set == nil {
 		return errors.New("quickjs: the wasm module does not export JS_SetInterruptHandler")
 	}
-	if _, err := in.invoke(ctx, set, uint64(in.l.rt), uint64(interruptSlot), interruptOpaque); err != nil {
+	if _, err := in.invoke(ctx, set, uint64(in.l.rt), uint64(slots.interrupt), interruptOpaque); err != nil {
 		return fmt.Errorf("quickjs: installing the interrupt handler: %w", err)
 	}
 
@@ -328,6 +337,9 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string, in
 			return fmt.Errorf("quickjs: runner entry %s: %w", name, err)
 		}
 		in.l.fns[i] = f
+	}
+	if err := installRejectionTracker(ctx, in, v, slots.tracker); err != nil {
+		return err
 	}
 	// Collect the set-up garbage once in the template, then raise the GC
 	// threshold: an execution is short-lived and its engine is reset from the

@@ -50,7 +50,9 @@ func appendULEB(b []byte, v uint64) []byte {
 	}
 }
 
-func appendSLEB32(b []byte, v int32) []byte {
+func appendSLEB32(b []byte, v int32) []byte { return appendSLEB64(b, int64(v)) }
+
+func appendSLEB64(b []byte, v int64) []byte {
 	for {
 		c := byte(v & 0x7f)
 		v >>= 7
@@ -133,51 +135,55 @@ func skipLimits(b []byte, i int) (int, error) {
 }
 
 func addImportToTable(wasm []byte, module, name string) ([]byte, uint32, error) {
-	if len(wasm) < 8 || !bytes.Equal(wasm[:4], []byte("\x00asm")) {
-		return nil, 0, errMalformedWasm
+	sections, err := splitSections(wasm)
+	if err != nil {
+		return nil, 0, err
 	}
-	type section struct {
-		id      byte
-		payload []byte
-	}
-	var sections []section
-	for i := 8; i < len(wasm); {
-		id := wasm[i]
-		n, j, err := readULEB(wasm, i+1)
-		if err != nil || j+int(n) > len(wasm) {
-			return nil, 0, errMalformedWasm
+	fn, haveImport := uint32(0), false
+	for _, s := range sections {
+		if s.id == 2 {
+			if fn, err = importFuncIndex(s.payload, module, name); err != nil {
+				return nil, 0, err
+			}
+			haveImport = true
 		}
-		sections = append(sections, section{id, wasm[j : j+int(n)]})
-		i = j + int(n)
 	}
-	var fn, slot uint32
-	var haveImport, haveTable, haveElem bool
+	if !haveImport {
+		return nil, 0, fmt.Errorf("%w: needs an import section", errMalformedWasm)
+	}
+	slot, err := addToTable(sections, fn)
+	if err != nil {
+		return nil, 0, err
+	}
+	return joinSections(wasm, sections), slot, nil
+}
+
+// addToTable grows the module's one funcref table by one slot and appends
+// an active element segment that puts function fn in it; it returns the
+// slot. No other index changes.
+func addToTable(sections []wasmSection, fn uint32) (uint32, error) {
+	var slot uint32
+	var haveTable, haveElem bool
 	for k := range sections {
 		s := &sections[k]
 		switch s.id {
-		case 2:
-			idx, err := importFuncIndex(s.payload, module, name)
-			if err != nil {
-				return nil, 0, err
-			}
-			fn, haveImport = idx, true
 		case 4:
 			// One funcref table: count, reftype, limits(flag, min[, max]).
 			p := s.payload
 			count, i, err := readULEB(p, 0)
 			if err != nil || count != 1 || i+2 > len(p) || p[i] != 0x70 {
-				return nil, 0, fmt.Errorf("%w: expected one funcref table", errMalformedWasm)
+				return 0, fmt.Errorf("%w: expected one funcref table", errMalformedWasm)
 			}
 			flag := p[i+1]
 			min, j, err := readULEB(p, i+2)
 			if err != nil {
-				return nil, 0, err
+				return 0, err
 			}
 			out := append([]byte{1, 0x70, flag}, appendULEB(nil, min+1)...)
 			if flag&1 != 0 {
 				max, j2, err := readULEB(p, j)
 				if err != nil {
-					return nil, 0, err
+					return 0, err
 				}
 				if max < min+1 {
 					max = min + 1
@@ -185,8 +191,8 @@ func addImportToTable(wasm []byte, module, name string) ([]byte, uint32, error) 
 				out = appendULEB(out, max)
 				j = j2
 			}
-			if j != len(p) {
-				return nil, 0, errMalformedWasm
+			if j != len(p) || min >= 1<<31 {
+				return 0, errMalformedWasm
 			}
 			s.payload = out
 			slot, haveTable = uint32(min), true
@@ -194,8 +200,8 @@ func addImportToTable(wasm []byte, module, name string) ([]byte, uint32, error) 
 			haveElem = true
 		}
 	}
-	if !haveImport || !haveTable || !haveElem {
-		return nil, 0, fmt.Errorf("%w: needs an import, a table and an element section", errMalformedWasm)
+	if !haveTable || !haveElem {
+		return 0, fmt.Errorf("%w: needs a table and an element section", errMalformedWasm)
 	}
 	for k := range sections {
 		s := &sections[k]
@@ -204,7 +210,7 @@ func addImportToTable(wasm []byte, module, name string) ([]byte, uint32, error) 
 		}
 		count, i, err := readULEB(s.payload, 0)
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		seg := []byte{0x00, 0x41}
 		seg = appendSLEB32(seg, int32(slot))
@@ -214,13 +220,7 @@ func addImportToTable(wasm []byte, module, name string) ([]byte, uint32, error) 
 		out = append(out, s.payload[i:]...)
 		s.payload = append(out, seg...)
 	}
-	out := append([]byte(nil), wasm[:8]...)
-	for _, s := range sections {
-		out = append(out, s.id)
-		out = appendULEB(out, uint64(len(s.payload)))
-		out = append(out, s.payload...)
-	}
-	return out, slot, nil
+	return slot, nil
 }
 
 // The C stack. The module keeps its C stack in linear memory, addressed by

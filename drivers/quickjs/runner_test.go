@@ -8,7 +8,7 @@ import (
 )
 
 func TestRunner(t *testing.T) {
-	d := quickjs.New(quickjs.Options{MaxOutput: 100})
+	d := quickjs.New(quickjs.Options{MaxOutput: 1 << 14})
 	t.Cleanup(func() { _ = d.Close() })
-	runnertest.Run(t, d, runnertest.Options{MaxOutput: 100})
+	runnertest.Run(t, d, runnertest.Options{MaxOutput: 1 << 14})
 }

@@ -179,6 +179,9 @@ func Run(t *testing.T, d drivers.Driver, o Options) {
 	t.Run("ToolErrorClasses", func(t *testing.T) { toolErrorClasses(t, c) })
 	t.Run("ToolErrorData", func(t *testing.T) { toolErrorData(t, c) })
 	t.Run("UncaughtErrorData", func(t *testing.T) { uncaughtErrorData(t, c) })
+	t.Run("UnhandledRejections", func(t *testing.T) { unhandledRejections(t, c) })
+	t.Run("CallsRunningAtTheEnd", func(t *testing.T) { runningAtTheEnd(t, c) })
+	t.Run("UnhandledRejectionsHostile", func(t *testing.T) { unhandledHostile(t, c) })
 	t.Run("RunnerServesOn", func(t *testing.T) {
 		if got := c.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
 			t.Fatalf("got %q", got)
@@ -498,6 +501,197 @@ func uncaughtErrorData(t *testing.T, c0 *Conn) {
 		d := run.Result.Error.Data
 		if len(d) < 1900 || len(d) > 2048 || !json.Valid(d) || !bytes.HasPrefix(d, []byte(`{"k0":"yy`)) {
 			t.Fatalf("data of %d bytes: %.80s...", len(d), d)
+		}
+	})
+}
+
+// failingEcho answers echo calls with {"v": 1} with a ToolValidationError
+// ("m"), those with {"v": 9} never, and the others with their input, each
+// as the call arrives.
+func failingEcho(call *wire.Message) []*wire.Message {
+	var in struct{ V int }
+	_ = json.Unmarshal(call.Input, &in)
+	switch in.V {
+	case 1:
+		return []*wire.Message{{Kind: wire.KindToolResult, Execution: call.Execution, Seq: call.Seq, Error: &wire.Error{Name: "ToolValidationError", Message: "m"}}}
+	case 9:
+		return nil
+	}
+	return []*wire.Message{{Kind: wire.KindToolResult, Execution: call.Execution, Seq: call.Seq, Output: call.Input}}
+}
+
+// unhandled is the warning line for a promise left rejected with reason.
+func unhandled(reason string) string {
+	return "warning: a promise was rejected and nothing handled it: " + reason + " (did the program forget an await or a catch?)\n"
+}
+
+// unhandledRejections: a promise the program lets reject with no handler,
+// and that has none when the program ends, is a warning line on stderr
+// before the outcome, with its reason: a failed tool call it never
+// awaited, a rejection it made. One it awaits, catches, hands to then with
+// a rejection handler, to Promise.allSettled or to Promise.all whose
+// promise it catches, or returns, is not, nor one it handles later (after
+// ticks, or after a timer), nor the error it ends with.
+func unhandledRejections(t *testing.T, c0 *Conn) {
+	c0.Answer = failingEcho
+	defer func() { c0.Answer = nil }()
+	failed := unhandled("ToolValidationError: m")
+	tests := []struct {
+		name, body string
+		stderr     string
+	}{
+		// A body with "throw" or "return Promise.reject" fails the program.
+		{"a failed call never awaited", `codemode.echo({ v: 1 }); await codemode.echo({ v: 2 });`, failed},
+		{"failed calls in a loop", `for (let i = 0; i < 3; i++) codemode.echo({ v: 1 }); await codemode.echo({ v: 2 });`, failed + failed + failed},
+		{"the program fails too", `codemode.echo({ v: 1 }); await codemode.echo({ v: 2 }); throw new Error("x");`, failed},
+		{"awaited", `try { await codemode.echo({ v: 1 }); } catch {}`, ""},
+		{"awaited after it failed", `const p = codemode.echo({ v: 1 }); await codemode.echo({ v: 2 }); try { await p; } catch {}`, ""},
+		{"caught", `codemode.echo({ v: 1 }).catch(() => {}); await codemode.echo({ v: 2 });`, ""},
+		{"then with a rejection handler", `codemode.echo({ v: 1 }).then(() => {}, () => {}); await codemode.echo({ v: 2 });`, ""},
+		{"finally, caught", `codemode.echo({ v: 1 }).finally(() => {}).catch(() => {}); await codemode.echo({ v: 2 });`, ""},
+		{"all settled", `await Promise.allSettled([codemode.echo({ v: 1 }), codemode.echo({ v: 2 })]);`, ""},
+		{"all, caught", `await Promise.all([codemode.echo({ v: 2 }), codemode.echo({ v: 1 })]).catch(() => {});`, ""},
+		{"returned, caught", `const p = codemode.echo({ v: 1 }); await codemode.echo({ v: 2 }); return p.catch(() => "caught");`, ""},
+		{"handled after ticks", `const p = codemode.echo({ v: 1 }); await codemode.echo({ v: 2 }); await null; await null; p.catch(() => {});`, ""},
+		{"handled after a timer", `const p = Promise.reject(new Error("x")); await new Promise((r) => setTimeout(r, 20)); p.catch(() => {});`, ""},
+		{"a rejection the program made", `Promise.reject(new Error("x"));`, unhandled("Error: x")},
+		{"a rejection of a value", `Promise.reject(42); Promise.reject("no"); Promise.reject();`, unhandled("42") + unhandled("no") + unhandled("undefined")},
+		{"an async function that threw", `(async () => { throw new TypeError("y"); })();`, unhandled("TypeError: y")},
+		{"a then that threw", `codemode.echo({ v: 2 }).then(() => { throw new RangeError("z"); }); await codemode.echo({ v: 3 });`, unhandled("RangeError: z")},
+		{"the rejection it returns", `return Promise.reject(new Error("x"));`, ""},
+		{"the error it throws", `throw new Error("x");`, ""},
+		{"a fulfilled call never awaited", `codemode.echo({ v: 2 }); await codemode.echo({ v: 3 });`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := c0.Exec("export default async ({ codemode }) => { "+tt.body+" }", wire.Message{})
+			fails := strings.Contains(tt.body, "throw new Error") || strings.HasPrefix(tt.body, "return Promise.reject")
+			if failed := run.Result.Outcome == wire.OutcomeProgramFailed; failed != fails {
+				t.Fatalf("outcome %s, error %+v", run.Result.Outcome, run.Result.Error)
+			}
+			if run.Stderr != tt.stderr {
+				t.Fatalf("stderr\n%q\nwant\n%q", run.Stderr, tt.stderr)
+			}
+		})
+	}
+	for _, module := range []string{
+		`throw new Error("x"); export default async () => {};`,
+		`await null; throw new Error("x"); export default async () => {};`,
+		`export default async () => {}; await Promise.reject(new Error("x"));`,
+	} {
+		t.Run("a module that throws: "+module, func(t *testing.T) {
+			run := c0.Exec(module, wire.Message{})
+			run.Failed(t, "Error", "^x$")
+			if run.Stderr != "" {
+				t.Fatalf("stderr %q", run.Stderr)
+			}
+		})
+	}
+}
+
+// runningAtTheEnd: the tool calls still running when the program ends
+// (the host never answered them: the program never awaited them), whether
+// it succeeds or fails, are one note on stderr naming their tools; a call
+// the program let go on purpose (void) is named too, as the host drops it
+// all the same.
+func runningAtTheEnd(t *testing.T, c0 *Conn) {
+	c0.Answer = failingEcho
+	defer func() { c0.Answer = nil }()
+	one := "note: 1 tool call (codemode.echo) was still running when the program ended; its result, or its error, was dropped (await a call whose outcome matters)\n"
+	tests := []struct {
+		name, body string
+		stderr     string
+	}{
+		{"never awaited", `codemode.echo({ v: 9 }); return 1;`, one},
+		{"let go on purpose", `void codemode.echo({ v: 9 }).catch(() => {});`, one},
+		{"two, the program failed", `codemode.echo({ v: 9 }); codemode.echo({ v: 9 }); throw new Error("x");`,
+			"note: 2 tool calls (codemode.echo) were still running when the program ended; their results, or errors, were dropped (await a call whose outcome matters)\n"},
+		{"after a failed one", `codemode.echo({ v: 1 }); await codemode.echo({ v: 2 }); codemode.echo({ v: 9 });`, unhandled("ToolValidationError: m") + one},
+		{"all answered", `codemode.echo({ v: 2 }); await codemode.echo({ v: 2 });`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := c0.Exec("export default async ({ codemode }) => { "+tt.body+" }", wire.Message{})
+			if run.Stderr != tt.stderr {
+				t.Fatalf("stderr\n%q\nwant\n%q", run.Stderr, tt.stderr)
+			}
+		})
+	}
+	t.Run("past the deadline", func(t *testing.T) {
+		run := c0.Exec(`export default async ({ codemode }) => { codemode.echo({ v: 9 }); Promise.reject(new Error("x")); await new Promise(() => setTimeout(() => {}, 60000)); }`,
+			wire.Message{Limits: &wire.Limits{TimeoutMs: 300}})
+		run.Failed(t, "TimeoutError", "deadline")
+		if run.Stderr != "" {
+			t.Fatalf("stderr %q: a limit stopped the program, which left nothing behind it chose to", run.Stderr)
+		}
+	})
+}
+
+// unhandledHostile: rejections a program makes to hurt the host fail
+// nothing but, at most, the program: thousands of them are ten lines and a
+// count, and hold no memory past those ten (each reason here holds 64 KiB,
+// and 2,000 of them are far past QuickJS's memory limit); a long reason
+// is cut at 1,024 characters; a reason whose name, message and toString
+// throw, a Proxy whose traps throw and a revoked Proxy read as "Error"; a
+// reason's getter that rejects again while the warning is written adds
+// nothing; a warning past the output limit is cut with the rest.
+func unhandledHostile(t *testing.T, c0 *Conn) {
+	t.Run("thousands", func(t *testing.T) {
+		run := c0.Exec(`export default async () => {
+  for (let i = 0; i < 2000; i++) {
+    const e = new Error(String(i));
+    e.held = new ArrayBuffer(1 << 16);
+    Promise.reject(e);
+  }
+}`, wire.Message{})
+		run.Texts(t)
+		var want strings.Builder
+		for i := range 10 {
+			want.WriteString(unhandled(fmt.Sprintf("Error: %d", i)))
+		}
+		want.WriteString("warning: 1990 more promises were rejected and nothing handled them\n")
+		if run.Stderr != want.String() {
+			t.Fatalf("stderr\n%q\nwant\n%q", run.Stderr, want.String())
+		}
+	})
+	t.Run("a long reason", func(t *testing.T) {
+		run := c0.Exec(`export default async () => { Promise.reject(new Error("y".repeat(5000))); }`, wire.Message{})
+		run.Texts(t)
+		if want := unhandled("Error: " + strings.Repeat("y", 1024-len("Error: ")) + "…"); run.Stderr != want {
+			t.Fatalf("stderr of %d bytes: %.100q, want %d bytes", len(run.Stderr), run.Stderr, len(want))
+		}
+	})
+	tests := []struct {
+		name, body string
+		stderr     string
+	}{
+		{"getters and toString that throw", `Promise.reject({ get name() { throw 1; }, get message() { throw 2; }, toString() { throw 3; }, toJSON() { throw 4; } });`, unhandled("Error")},
+		{"a Proxy whose traps throw", `Promise.reject(new Proxy({}, { get() { throw new Error("trap"); }, getPrototypeOf() { throw new Error("trap"); }, ownKeys() { throw new Error("trap"); } }));`, unhandled("Error")},
+		{"a revoked Proxy", `const r = Proxy.revocable({}, {}); r.revoke(); Promise.reject(r.proxy);`, unhandled("Error")},
+		{"a getter that rejects again", `Promise.reject({ get name() { Promise.reject(new Error("again")); return "Sly"; }, message: "m" });`, unhandled("Sly: m")},
+		{"a getter that throws an error with a getter", `Promise.reject({ get message() { throw { get message() { throw 1; } }; } });`, unhandled("Error: [object Object]")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := c0.Exec("export default async () => { "+tt.body+" }", wire.Message{})
+			run.Texts(t)
+			if run.Stderr != tt.stderr {
+				t.Fatalf("stderr\n%q\nwant\n%q", run.Stderr, tt.stderr)
+			}
+		})
+	}
+	t.Run("past the output limit", func(t *testing.T) {
+		run := c0.Exec(`export default async ({ console }) => { console.error("e".repeat(90)); Promise.reject(new Error("x")); }`,
+			wire.Message{Limits: &wire.Limits{MaxOutput: 100}})
+		run.Texts(t)
+		want := strings.Repeat("e", 90) + "\n" + unhandled("Error: x")[:9] + "\n[program output truncated at the limit of 100 characters]\n"
+		if run.Stderr != want {
+			t.Fatalf("stderr\n%q\nwant\n%q", run.Stderr, want)
+		}
+	})
+	t.Run("the runner serves on", func(t *testing.T) {
+		if got := c0.Exec(`export default async function ({ result }) { result.appendText("ok"); }`, wire.Message{}).Texts(t); len(got) != 1 || got[0] != "ok" {
+			t.Fatalf("got %q", got)
 		}
 	})
 }

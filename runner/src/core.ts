@@ -3,9 +3,10 @@ import {
   charCodeAt, data, dateGetTime, dateToISOString, defineProperty, getPrototypeOf, hasOwn, isArray, join,
   jsonParse, jsonStringify, numberIsFinite, objectCreate, objectFreeze, objectKeys, objectToString,
   getOwnPropertyDescriptor, ownKeys,
-  promiseReject, push, quote, record, setPrototypeOf, stringSlice, arrayJoin,
+  promiseReject, push, quote, record, setPrototypeOf, stringSlice, arrayJoin, arrayIndexOf,
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
+import { unhandledRejections, type Unhandled } from "./unhandled";
 
 // The execution core of the code-mode runner: it builds the program scope
 // (tools, console, result writer), calls the default export, numbers tool
@@ -172,6 +173,67 @@ export function serializeError(value: unknown): SerializedError {
   } catch {
     return { name: "Error", message: "unreadable thrown value", stack: "" };
   }
+}
+
+/** maxRejectionText bounds a rejection's reason in warnAtEnd's line, in UTF-16 code units. */
+const maxRejectionText = 1024;
+
+/**
+ * describeRejection is a rejection's reason as text: an error's (or any
+ * object's) name and message, read as serializeError reads them, else the
+ * value as the console prints it; at most maxRejectionText characters.
+ */
+function describeRejection(reason: unknown): string {
+  let text: string;
+  if ((typeof reason === "object" && reason !== null) || typeof reason === "function") {
+    const e = serializeError(reason);
+    text = e.message === "" ? e.name : e.name + ": " + e.message;
+  } else {
+    text = formatValue(reason);
+  }
+  return text.length <= maxRejectionText ? text : stringSlice(text, 0, maxRejectionText) + "…";
+}
+
+/**
+ * warnUnhandled emits a warning line for each rejection u holds but those
+ * whose reason is failedWith, the error the execution failed with, and one
+ * for those past them.
+ */
+function warnUnhandled(u: Unhandled, failedWith: unknown, emit: (stream: Stream, text: string) => void): void {
+  const reasons = u.reasons();
+  for (let i = 0; i < reasons.length; i++) {
+    if (reasons[i] === failedWith && failedWith !== undefined) continue;
+    emit("stderr", "warning: a promise was rejected and nothing handled it: " + describeRejection(reasons[i]) + " (did the program forget an await or a catch?)\n");
+  }
+  const more = u.more();
+  if (more > 0) emit("stderr", "warning: " + more + (more === 1 ? " more promise was" : " more promises were") + " rejected and nothing handled them\n");
+}
+
+/** maxNamedTools is how many tools the note on calls still running names. */
+const maxNamedTools = 5;
+
+/**
+ * noteRunning emits one line naming the tool calls still running when the
+ * execution ended (running, its pending calls then, each named by its
+ * error's message: Pending.error): the host drops them, and the program
+ * never learns how they ended.
+ */
+function noteRunning(running: Record<number, { error: Error }>, emit: (stream: Stream, text: string) => void): void {
+  const keys = objectKeys(running);
+  if (keys.length === 0) return;
+  const names: string[] = [];
+  let others = false;
+  for (let i = 0; i < keys.length; i++) {
+    const name = running[keys[i] as unknown as number].error.message;
+    if (arrayIndexOf(names, name) >= 0) continue;
+    if (names.length < maxNamedTools) push(names, name);
+    else others = true;
+  }
+  const n = keys.length;
+  const list = join(names, ", ") + (others ? ", …" : "");
+  emit("stderr", n === 1
+    ? "note: 1 tool call (" + list + ") was still running when the program ended; its result, or its error, was dropped (await a call whose outcome matters)\n"
+    : "note: " + n + " tool calls (" + list + ") were still running when the program ended; their results, or errors, were dropped (await a call whose outcome matters)\n");
 }
 
 function safeIsError(value: unknown): boolean {
@@ -543,6 +605,13 @@ const reservedToolKeys = record<boolean>();
 interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /**
+   * error is what the call rejects with should it fail, made where the
+   * program called the tool; until then its message is the tool's name as
+   * the program wrote it (namespace.tool, or fetch), for the note on the
+   * calls still running at the end (warnAtEnd), so that naming them costs a
+   * call nothing.
+   */
   error: Error;
   /** held is the parse of a held output (wire 1.6) awaiting the host's verdict. */
   held?: { ok: boolean; value: unknown };
@@ -587,9 +656,11 @@ export interface Execution {
   /**
    * fail ends the execution as program-failed with the serialised value;
    * cause "cpu-limit" marks it as the runner's CPU time limit (cpu.ts), which
-   * nothing the program reaches can pass.
+   * nothing the program reaches can pass, and "deadline" as the platform's
+   * deadline. An execution a limit ends gets no lines from warnAtEnd: it
+   * was stopped, not finished.
    */
-  fail(error: unknown, cause?: "cpu-limit"): void;
+  fail(error: unknown, cause?: "cpu-limit" | "deadline"): void;
   /** deliver settles tool call seq: ok with output JSON text, or an error {name, message} as JSON. */
   deliver(seq: number, ok: boolean, payload: string): void;
   /**
@@ -617,6 +688,23 @@ export interface Execution {
   waitingStack(): string;
   /** finished reports whether the execution has ended (its outcome is decided). */
   finished(): boolean;
+  /**
+   * rejection is the platform's promise rejection tracker (unhandled.ts):
+   * promise was rejected while it had no handler (handled false), or such
+   * a promise got a handler later (handled true). After warnAtEnd it does
+   * nothing.
+   */
+  rejection(promise: unknown, reason: unknown, handled: boolean): void;
+  /**
+   * warnAtEnd writes, once, the lines that tell the program's reader what
+   * it left behind, on stderr within the output limit: a warning for each
+   * promise still rejected with no handler, and a note naming the tool
+   * calls still running. The platform calls it once the execution has
+   * ended and the engine's jobs of that turn have run (a handler attached
+   * to a rejected promise in them counts), just before it hands the
+   * outcome to the host. It never throws.
+   */
+  warnAtEnd(): void;
   /**
    * flush hands the host an outcome that could not be handed over when the
    * execution ended (the stack was exhausted); nothing when there is none.
@@ -750,6 +838,19 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
   let failing = false;
   let flushing = false;
 
+  // What the execution left behind, for warnAtEnd: the promises it let
+  // reject with no handler (made on the first), and the tool calls still
+  // running when it ended (the pending calls then). quietEnd marks an end
+  // a limit made; warned that warnAtEnd ran.
+  let unhandled: Unhandled | undefined;
+  let runningAtEnd: Record<number, Pending> | undefined;
+  let quietEnd = false;
+  let warned = false;
+  // failedWith is what the execution failed with: a promise rejected with
+  // it is no warning (QuickJS rejects a module's own promise, which nothing
+  // handles, with the error its evaluation threw).
+  let failedWith: unknown;
+
   // waiting is tool call n while the host's answer to it counts: undefined
   // once the call is settled, or once the execution has ended (whose
   // outcome the answer's arrival may now hand over: flush).
@@ -806,6 +907,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     }
     done = true;
     unsent = result;
+    if (pendingCount > 0) runningAtEnd = pending;
     pendingCount = 0;
     pending = record<Pending>();
     flush();
@@ -835,7 +937,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     }
   };
 
-  const fail = (error: unknown, cause?: "cpu-limit"): void => {
+  const fail = (error: unknown, cause?: "cpu-limit" | "deadline"): void => {
     if (done) {
       flushLater();
       return;
@@ -847,8 +949,11 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     failing = true;
     unsentError = error;
     unsentCPULimit = cause === "cpu-limit";
+    quietEnd = cause !== undefined;
+    failedWith = error;
     unsentClock = observed;
     observed = [];
+    if (pendingCount > 0) runningAtEnd = pending;
     pendingCount = 0;
     pending = record<Pending>();
     flushLater();
@@ -858,7 +963,13 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     if (done || outputCut) return;
     const parts: string[] = [];
     for (let i = 0; i < values.length; i++) push(parts, formatValue(values[i]));
-    let text = join(parts, " ") + "\n";
+    emit(stream, join(parts, " ") + "\n");
+  };
+
+  // emit hands text to the host as output, cut at the output limit.
+  const emit = (stream: Stream, line: string): void => {
+    if (outputCut) return;
+    let text = line;
     const room = limits.maxOutput - outputSize;
     if (text.length > room) {
       text = stringSlice(text, 0, room > 0 ? room : 0) + "\n[program output truncated at the limit of " + limits.maxOutput + " characters]\n";
@@ -978,7 +1089,8 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       // A call with no argument sends {}: tools whose input has no
       // required property (common among MCP tools) are called as tool().
       const name = h.ns.name;
-      defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(name, tool, args, new ErrorCtor("tool call failed")), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
+      const called = name + "." + tool; // the message of its calls' errors until they fail (Pending.error)
+      defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(name, tool, args, new ErrorCtor(called)), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
     }
     return tools[tool];
   };
@@ -1232,6 +1344,24 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     },
     finished: () => done,
     flush,
+    rejection(promise: unknown, reason: unknown, handled: boolean): void {
+      if (warned || typeof promise !== "object" || promise === null) return;
+      if (unhandled === undefined) unhandled = unhandledRejections();
+      unhandled.track(promise, reason, handled);
+    },
+    warnAtEnd(): void {
+      if (warned) return;
+      warned = true;
+      const running = runningAtEnd;
+      runningAtEnd = undefined;
+      if (quietEnd) return;
+      try {
+        if (unhandled !== undefined) warnUnhandled(unhandled, failedWith, emit);
+        if (running !== undefined) noteRunning(running, emit);
+      } catch {
+        // no stack or memory left: the outcome matters more
+      }
+    },
     now(): number {
       countClockRead();
       const t = replayed < replay.length ? replay[replayed++] : realNow();
@@ -1272,7 +1402,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       for (let i = 0; i < request.namespaces.length; i++) {
         const n = request.namespaces[i];
         if (n.name !== ns) continue;
-        if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor("tool call failed"));
+        if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor(tool));
       }
       return undefined;
     },

@@ -30,6 +30,12 @@ export interface NodeDeps {
   cpuNow(): number;
   /** setImmediate is the host's own. */
   setImmediate(f: () => void): void;
+  /**
+   * onRejections registers the process's unhandledRejection listener
+   * (unhandled, with the reason and the promise) and its
+   * rejectionHandled listener (handled, with the promise).
+   */
+  onRejections(unhandled: (reason: unknown, promise: unknown) => void, handled: (promise: unknown) => void): void;
   global: Record<string, unknown>;
 }
 
@@ -58,6 +64,11 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   const weakGet = WeakMap.prototype.get;
   const weakSet = WeakMap.prototype.set;
   const owners = new WeakMapCtor<Execution, Tracked>();
+  // rejectedIn is the execution each promise Node.js reported unhandled
+  // belongs to: the one current where it was rejected (Node.js 24 runs the
+  // listener in that context; the runner rejects a tool call's promise in
+  // its execution's), which the later rejectionHandled does not say.
+  const rejectedIn = new WeakMapCtor<object, Execution>();
   const cpu = cpuMeter(deps.cpuNow, deps.setImmediate);
   const timerOwners = new WeakMapCtor<object, Tracked>();
 
@@ -119,6 +130,24 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
   defineProperty(g, "setInterval", data(wrap(realSetInterval, "setInterval", false), false));
   defineProperty(g, "clearTimeout", data(unwrapClear(realClearTimeout), false));
   defineProperty(g, "clearInterval", data(unwrapClear(realClearInterval), false));
+  deps.onRejections((reason, promise) => {
+    try {
+      const ex = apply(getStore, storage, []) as Execution | undefined;
+      if (ex === undefined || typeof promise !== "object" || promise === null) return;
+      apply(weakSet, rejectedIn, [promise, ex]);
+      ex.rejection(promise, reason, false);
+    } catch {
+      // a listener must not throw: it would be an uncaught exception
+    }
+  }, (promise) => {
+    try {
+      if (typeof promise !== "object" || promise === null) return;
+      const ex = apply(weakGet, rejectedIn, [promise]) as Execution | undefined;
+      if (ex !== undefined) ex.rejection(promise, undefined, true);
+    } catch {
+      // as above
+    }
+  });
   installClock(g, () => apply(getStore, storage, []) as Execution | undefined);
   installErrors(g);
   installNodeWeb(g, {
@@ -149,6 +178,9 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
       now: () => apply(dateNow, DateCtor, []),
       setTimer: (f, ms) => apply(realSetTimeout as never, g, [f, ms]),
       clearTimer: (h) => apply(realClearTimeout as never, g, [h]),
+      // Node.js emits unhandledRejection after each turn's microtasks, before
+      // the immediates of that turn of its event loop.
+      afterTurn: (f) => deps.setImmediate(f),
       cpu,
       started(ex) {
         apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor() }]);

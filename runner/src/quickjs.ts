@@ -59,6 +59,11 @@ function finishJSON(result: Finish): string {
   return "{\"outcome\":\"success\",\"content\":[" + content.take() + "]," + value + clock + "}";
 }
 
+// finished is the outcome's outbox entry, kept from the execution's end
+// until drain writes it: after the lines warnAtEnd writes, once the jobs of
+// that turn have run.
+let finished = "";
+
 const host = {
   // Concatenated, not a template literal: QuickJS makes a template literal
   // a call of String.prototype.concat. numbers runs for an empty clock too:
@@ -73,7 +78,7 @@ const host = {
     outbox.add("o\t" + stream + "\t" + quote(text) + "\n");
   },
   finish(result: Finish) {
-    outbox.add("d\t" + finishJSON(result) + "\n");
+    finished = "d\t" + finishJSON(result) + "\n";
   },
 };
 
@@ -335,20 +340,36 @@ export const quickjs = {
     }
   },
 
-  /**
-   * drain empties the outbox and returns its lines, then a last line
-   * "w\t1" when the execution can still make progress (tool calls or timers
-   * outstanding) or "w\t0" when it cannot.
-   */
   /** waitingStack is the stack of the oldest unanswered tool call, or "" (Execution.waitingStack). */
   waitingStack(): string {
     return execution !== undefined ? execution.waitingStack() : "";
   },
 
+  /**
+   * track is the engine's promise rejection tracker
+   * (drivers/quickjs/rejection.go calls it from QuickJS's
+   * JS_SetHostPromiseRejectionTracker): promise was rejected with no
+   * handler, or, handled, got one later (Execution.rejection).
+   */
+  track(promise: unknown, reason: unknown, handled: boolean): void {
+    if (execution !== undefined) execution.rejection(promise, reason, handled);
+  },
+
+  /**
+   * drain empties the outbox and returns its lines, then a last line
+   * "w\t1" when the execution can still make progress (tool calls or timers
+   * outstanding) or "w\t0" when it cannot. The outcome, once the execution
+   * has ended, follows the lines warnAtEnd writes.
+   */
   drain(): string {
     // An outcome the execution could not hand over where it ended (see
     // Execution.flush) goes out now, from the bottom of the stack.
     if (execution !== undefined) execution.flush();
+    if (finished !== "") {
+      if (execution !== undefined) execution.warnAtEnd();
+      outbox.add(finished);
+      finished = "";
+    }
     const ids = unarmedIds;
     for (let i = 0; i < ids.length; i++) {
       const ms = unarmed[ids[i]];

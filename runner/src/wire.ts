@@ -74,6 +74,13 @@ export interface Platform {
   /** started and ended bracket an execution (the platform tracks its timers). */
   started(ex: Execution): void;
   ended(ex: Execution): void;
+  /**
+   * afterTurn calls f once the jobs queued now have run and the platform
+   * has told the executions of the promises they let reject with no
+   * handler (Execution.rejection): an execution's outcome waits for it,
+   * so that its warnAtEnd sees them.
+   */
+  afterTurn(f: () => void): void;
 }
 
 export interface RunnerOptions {
@@ -351,6 +358,40 @@ function failure(id: number, name: string, message: string): MapWriter {
   return m;
 }
 
+/** resultMessage is the execution-result message of execution id's outcome. */
+function resultMessage(id: number, result: Finish): MapWriter {
+  const r = head(Kind.result, id);
+  if (result.outcome === "success") {
+    r.key(K.outcome).text("success");
+    const content = result.content;
+    if (content.length > 0) {
+      const w = r.key(K.content);
+      w.head(4, content.length);
+      for (let i = 0; i < content.length; i++) {
+        const c = content[i];
+        const cm = new MapWriter();
+        if (c.type === "text") {
+          cm.key(1).text("text");
+          textField(cm, 2, c.text);
+        } else {
+          cm.key(1).text("image");
+          textField(cm, 3, c.data);
+          textField(cm, 4, c.mimeType);
+        }
+        cm.into(w);
+      }
+    }
+    clockField(r, result.clock);
+    if (result.value !== "") r.key(K.value).textAsBytes(result.value);
+  } else {
+    r.key(K.outcome).text("program-failed");
+    errorField(r, result.error);
+    clockField(r, result.clock);
+    if (result.cpuLimit === true) r.key(K.cpuLimit).bool(true);
+  }
+  return r;
+}
+
 const asMap = (v: Value | undefined): CBORMap | undefined =>
   typeof v === "object" && v !== null && !isArray(v) && !(typedArrayLengthOf(v) >= 0) ? (v as CBORMap) : undefined;
 
@@ -519,6 +560,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
     }
 
     let deadline: unknown;
+    let ending = false;
     const host: Host = {
       toolCall(seq, namespace, tool, inputJSON, observed, prefilled, draws, bytes) {
         if (executions[id] === undefined) return;
@@ -544,51 +586,32 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         textField(o, K.text, text);
         send(o);
       },
+      // The result goes once the turn's jobs have run and the warnings of
+      // what the execution left behind are written (afterTurn), unless the
+      // host cancelled the execution meanwhile.
       finish(result: Finish) {
         const ex = executions[id];
-        if (ex === undefined) return;
-        const r = head(Kind.result, id);
-        if (result.outcome === "success") {
-          r.key(K.outcome).text("success");
-          const content = result.content;
-          if (content.length > 0) {
-            const w = r.key(K.content);
-            w.head(4, content.length);
-            for (let i = 0; i < content.length; i++) {
-              const c = content[i];
-              const cm = new MapWriter();
-              if (c.type === "text") {
-                cm.key(1).text("text");
-                textField(cm, 2, c.text);
-              } else {
-                cm.key(1).text("image");
-                textField(cm, 3, c.data);
-                textField(cm, 4, c.mimeType);
-              }
-              cm.into(w);
-            }
-          }
-          clockField(r, result.clock);
-          if (result.value !== "") r.key(K.value).textAsBytes(result.value);
-        } else {
-          r.key(K.outcome).text("program-failed");
-          errorField(r, result.error);
-          clockField(r, result.clock);
-          if (result.cpuLimit === true) r.key(K.cpuLimit).bool(true);
-        }
-        try {
-          send(r);
-        } catch (error) {
-          send(failure(id, "RangeError", (withClock(error, "the result", result.clock) as Error).message));
-        }
-        // Only once the result is sent, and forgotten last: an execution
-        // that ended where the stack ran out calls finish again from a
-        // shallower stack (Execution.flush) until all of this has run; the
-        // host ignores a second result, and ended may run twice.
+        if (ex === undefined || ending) return;
+        platform.afterTurn(() => {
+          if (executions[id] !== ex) return;
+          ex.warnAtEnd();
+          sendResult(ex, result);
+        });
+        ending = true;
+      },
+    };
+    // sendResult sends the result, at the bottom of the stack (afterTurn),
+    // and forgets the execution.
+    const sendResult = (ex: Execution, result: Finish): void => {
+      try {
+        send(resultMessage(id, result));
+      } catch (error) {
+        send(failure(id, "RangeError", (withClock(error, "the result", result.clock) as Error).message));
+      } finally {
         if (deadline !== undefined) platform.clearTimer(deadline);
         platform.ended(ex);
         delete executions[id];
-      },
+      }
     };
     // The scope setup, compiled before the program's module is evaluated
     // (and kept: setups). One that does not compile fails the execution.
@@ -627,7 +650,7 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         defineProperty(e, "name", data("TimeoutError", false));
         // Where the program waited, when it waited for a tool call.
         defineProperty(e, "stack", data(execution.waitingStack(), false));
-        execution.fail(e);
+        execution.fail(e, "deadline");
       }, timeoutMs);
     }
     if (setupError !== undefined) {
@@ -662,7 +685,10 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
           // The error's data (wire 1.7): a JSON object the host checked.
           const props = error !== undefined ? asBytes(error[32]) : undefined;
           const tail = props !== undefined ? `,"data":${utf8Decode(props, 0, typedArrayLength(props))}` : "";
-          execution.deliver(seq, false, `{"name":${quote(name)},"message":${quote(message)}${tail}}`);
+          const payload = `{"name":${quote(name)},"message":${quote(message)}${tail}}`;
+          // In the execution's context: the call's promise, rejected with
+          // no handler, is then the execution's (Execution.rejection).
+          platform.run(execution, () => execution.deliver(seq, false, payload));
         }
         return;
       }
