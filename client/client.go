@@ -590,7 +590,8 @@ func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts
 		OnOutput: func(stream, text string) {
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
-		admitted: tel.admit,
+		admitted:  tel.admit,
+		positions: func() *wire.Positions { return p.positions.stackPositions() },
 		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 			ctx, span := tr.startTool(ctx, call)
 			var res json.RawMessage
