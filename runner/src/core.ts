@@ -6,6 +6,7 @@ import {
   promiseReject, push, quote, record, setPrototypeOf, stringSlice, arrayJoin,
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
+import { callErrorOptions, callFailed, callStack, hostStack, type FrameMap, type Positions } from "./stack";
 
 // The execution core of the code-mode runner: it builds the program scope
 // (tools, console, result writer), calls the default export, numbers tool
@@ -125,6 +126,12 @@ export interface Request {
    * at once, and reported as prefilled. Absent or null: none.
    */
   prefill?: Record<number, string> | null;
+  /**
+   * positions place the module's frames in the program (wire 1.8), for
+   * the stacks the program reads. Absent: the module's places are the
+   * program's.
+   */
+  positions?: Positions;
 }
 
 export interface Limits {
@@ -154,8 +161,12 @@ function safeText(read: () => unknown, limit: number): string {
   }
 }
 
-/** serializeError reads a thrown value without letting it throw again. */
-export function serializeError(value: unknown): SerializedError {
+/**
+ * serializeError reads a thrown value without letting it throw again. For
+ * the host (an outcome), the stack is the engine's text where the runner
+ * wrote the program's (see ./stack).
+ */
+export function serializeError(value: unknown, forHost = false): SerializedError {
   try {
     if (typeof value === "function") {
       const name = safeText(() => (value as { name?: unknown }).name, errorLimits.name);
@@ -166,7 +177,8 @@ export function serializeError(value: unknown): SerializedError {
       const name = safeText(() => v.name, errorLimits.name) || "Error";
       let message = safeText(() => v.message, errorLimits.message);
       if (message === "" && !safeIsError(value)) message = safeText(() => jsonOrString(value), errorLimits.message);
-      return { name, message, stack: safeText(() => v.stack, errorLimits.stack) };
+      const stack = forHost ? safeText(() => hostStack(value, safeText(() => v.stack, errorLimits.stack)), errorLimits.stack) : safeText(() => v.stack, errorLimits.stack);
+      return { name, message, stack };
     }
     return { name: "Error", message: safeText(() => StringCtor(value), errorLimits.message), stack: "" };
   } catch {
@@ -642,6 +654,8 @@ export interface Execution {
    */
   hostCall(namespace: string, tool: string, input: unknown): Promise<unknown> | undefined;
   readonly limits: Limits;
+  /** frames is what the execution's stacks are written with (./stack). */
+  frames(): FrameMap;
 }
 
 /**
@@ -676,6 +690,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
   let request: Request = { __proto__: null } as unknown as Request;
   let limits: Limits = { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 } as unknown as Limits;
   let replay: number[] = [];
+  let frameMap = { __proto__: null, filename: "", positions: undefined } as unknown as FrameMap;
   let begun = false;
   const begin = (r: Request): void => {
     if (begun) throw new ErrorCtor("an execution was begun twice");
@@ -683,6 +698,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     request = r;
     limits = r.limits;
     replay = r.clock;
+    frameMap = { __proto__: null, filename: r.filename, positions: r.positions } as unknown as FrameMap;
   };
   let seq = 0;
   let pending = record<Pending>();
@@ -780,7 +796,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     flushing = true;
     try {
       if (failing) {
-        const error = serializeError(unsentError);
+        const error = serializeError(unsentError, true);
         // A thrown object that is not an Error has its JSON as its
         // message already.
         const data = errorData(unsentError);
@@ -978,7 +994,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       // A call with no argument sends {}: tools whose input has no
       // required property (common among MCP tools) are called as tool().
       const name = h.ns.name;
-      defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(name, tool, args, new ErrorCtor("tool call failed")), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
+      defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(name, tool, args, new ErrorCtor("tool call failed", callErrorOptions)), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
     }
     return tools[tool];
   };
@@ -1128,6 +1144,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     get limits(): Limits {
       return limits;
     },
+    frames: (): FrameMap => frameMap,
     async run(evaluate: () => Promise<ModuleBox>): Promise<void> {
       let value: unknown;
       try {
@@ -1187,6 +1204,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
         // keep the raw text
       }
       const error = call.error;
+      callFailed(error);
       defineProperty(error, "message", data(message, false));
       defineProperty(error, "name", data(name, false));
       if (hasOwn(errorPrototypes, name)) setPrototypeOf(error, errorPrototypes[name]);
@@ -1225,8 +1243,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       for (let n = 1; n <= seq; n++) {
         const call = pending[n];
         if (call === undefined) continue;
-        const stack = (call.error as { stack?: unknown }).stack;
-        return typeof stack === "string" ? stack : "";
+        return callStack(call.error);
       }
       return "";
     },
@@ -1272,7 +1289,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       for (let i = 0; i < request.namespaces.length; i++) {
         const n = request.namespaces[i];
         if (n.name !== ns) continue;
-        if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor("tool call failed"));
+        if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor("tool call failed", callErrorOptions));
       }
       return undefined;
     },
