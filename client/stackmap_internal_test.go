@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -57,6 +58,7 @@ func TestPositionsMapAsReports(t *testing.T) {
 		{"statements, reprinted", "enum E { A }\nclass K { m(): number { return E.A; } }\nconst k = new K();   k.m()", true},
 		{"a module, reprinted", "class K {\n  m(s: string) {\n    throw new Error(s);\n  }\n}\nexport default async function ({ codemode }: any) { new K().m(\"é\"); }", true},
 		{"a module of Run, reprinted", "enum E { A, B }\nexport default async () => {\n  return E.B + [1, 2].map((n) => n * 2).length;\n};", false},
+		{"names, numbers and templates, reprinted", "enum Élan { Ä = 0x1F, B = 1e3 }\nconst tëst = `city ${Élan.Ä} and ${1_000n}` + \"q\\u00e9\";\nlabel: for (const $x of [tëst]) { if ($x) break label; }\ntëst.length", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var back *codeform.Normalized
@@ -110,6 +112,50 @@ func TestPositionsMapAsReports(t *testing.T) {
 			}
 			if back != nil && p.DefaultName != codeform.DefaultName {
 				t.Errorf("default name %q", p.DefaultName)
+			}
+		})
+	}
+}
+
+// BenchmarkStackPositions: making the positions of a program's module
+// (once per erased program): model-written statements whose types were
+// blanked (codeform's segments), and the same code with a class, which
+// esbuild reprints (every place of its JavaScript mapped).
+func BenchmarkStackPositions(b *testing.B) {
+	es := esbuildchild.New(context.Background(), nil)
+	defer es.Close()
+	var body strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&body, "const r%d = await codemode.getWeather({ location: `city %d` });\nif (r%d.temperature > 30) console.log(\"hot\", r%d);\n", i, i, i, i)
+	}
+	for _, tc := range []struct{ name, code string }{
+		{"blanked", body.String() + "r1"},
+		{"reprinted", "class K { m(): number { return 1; } }\n" + body.String() + "r1"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			back := codeform.Normalize(tc.code, []string{"codemode", "console", "result"}, "", es)
+			e, err := erase(back.Module, back, es)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if tc.name == "reprinted" && e.blanked {
+				b.Fatal("blanked")
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if e.makePositions() == nil {
+					b.Fatal("no positions")
+				}
+			}
+			b.ReportMetric(float64(len(e.js)), "js-bytes")
+		})
+		b.Run(tc.name+"/erasure", func(b *testing.B) {
+			back := codeform.Normalize(tc.code, []string{"codemode", "console", "result"}, "", es)
+			for range b.N {
+				if _, err := erase(back.Module, back, es); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
