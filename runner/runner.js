@@ -1008,7 +1008,11 @@ var CodeModeRunner = (() => {
       if (value === null) return "null";
       if (safeIsError(value)) {
         const e = serializeError(value);
-        return e.stack ? trimEnd(e.name + ": " + e.message + "\n" + e.stack) : e.name + ": " + e.message;
+        const head2 = e.name + ": " + e.message;
+        if (!e.stack) return head2;
+        const line = e.message === "" ? e.name : head2;
+        if (stringSlice(e.stack, 0, line.length + 1) === line + "\n") return trimEnd(e.stack);
+        return trimEnd(head2 + "\n" + e.stack);
       }
       return jsonOrString(value);
     } catch {

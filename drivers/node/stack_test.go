@@ -99,3 +99,24 @@ func TestTamperedStackHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestALoggedErrorNamesItselfOnce: console.log of an Error printed its
+// line twice on Node.js (the runner put the name and message before the
+// stack, whose first line V8 makes them).
+func TestALoggedErrorNamesItselfOnce(t *testing.T) {
+	c := echoClient(t, driver(t))
+	var logged strings.Builder
+	out, err := c.Run(context.Background(), `export default async function ({ console }) {
+  console.log(new TypeError("once"));
+}`, client.RunOptions{OnTelemetry: func(e client.Event) {
+		if e.Kind == client.EventProgramOutput {
+			logged.WriteString(e.Text)
+		}
+	}})
+	if err != nil || out.Kind != client.Success {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if want := "TypeError: once\n    at default (agent.ts:2:15)\n"; logged.String() != want {
+		t.Errorf("logged %q, want %q", logged.String(), want)
+	}
+}

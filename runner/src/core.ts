@@ -226,7 +226,13 @@ export function formatValue(value: unknown): string {
     if (value === null) return "null";
     if (safeIsError(value)) {
       const e = serializeError(value);
-      return e.stack ? trimEnd(e.name + ": " + e.message + "\n" + e.stack) : e.name + ": " + e.message;
+      const head = e.name + ": " + e.message;
+      if (!e.stack) return head;
+      // V8's stack starts with the error's line (QuickJS's does not): it
+      // was printed twice.
+      const line = e.message === "" ? e.name : head;
+      if (stringSlice(e.stack, 0, line.length + 1) === line + "\n") return trimEnd(e.stack);
+      return trimEnd(head + "\n" + e.stack);
     }
     return jsonOrString(value);
   } catch {
