@@ -645,13 +645,8 @@ var CodeModeRunner = (() => {
     }
     return { __proto__: null, points, defaultName: typeof defaultName === "string" ? defaultName : "" };
   }
-  var placed = { __proto__: null, line: 0, column: 0 };
   function place(p, line, column) {
-    if (p === void 0) {
-      placed.line = line;
-      placed.column = column;
-      return 1;
-    }
+    if (p === void 0) return { __proto__: null, line, column };
     const pts = p.points;
     let lo = 0;
     let hi = pts.length / 5 - 1;
@@ -666,24 +661,18 @@ var CodeModeRunner = (() => {
         hi = mid - 1;
       }
     }
-    if (at < 0) return 0;
-    const kind = pts[5 * at + 4];
+    const kind = at < 0 ? -1 : pts[5 * at + 4];
+    let found;
     if (kind === pointSame) {
-      placed.line = pts[5 * at + 2];
-      placed.column = pts[5 * at + 3];
-      return 1;
+      found = { __proto__: null, line: pts[5 * at + 2], column: pts[5 * at + 3] };
+    } else if (kind === pointShift && line === pts[5 * at]) {
+      found = { __proto__: null, line: pts[5 * at + 2], column: pts[5 * at + 3] + column - pts[5 * at + 1] };
+    } else if (kind === pointShift) {
+      found = { __proto__: null, line: pts[5 * at + 2] + line - pts[5 * at], column };
+    } else {
+      found = { __proto__: null, line: kind === pointUnknown ? -1 : 0, column: 0 };
     }
-    if (kind === pointShift) {
-      if (line === pts[5 * at]) {
-        placed.line = pts[5 * at + 2];
-        placed.column = pts[5 * at + 3] + column - pts[5 * at + 1];
-      } else {
-        placed.line = pts[5 * at + 2] + line - pts[5 * at];
-        placed.column = column;
-      }
-      return 1;
-    }
-    return kind === pointUnknown ? -1 : 0;
+    return found;
   }
   var ownFile = (() => {
     const stack = new ErrorCtor("").stack;
@@ -722,10 +711,10 @@ var CodeModeRunner = (() => {
       let named = shown;
       if (map !== void 0) {
         if (file === map.filename) {
-          const found = place(map.positions, line, column);
-          if (found === 0) continue;
-          line = found > 0 && !(first && unsure) ? placed.line : -1;
-          column = placed.column;
+          const at = place(map.positions, line, column);
+          if (at.line === 0) continue;
+          line = first && unsure ? -1 : at.line;
+          column = at.column;
           if (map.positions !== void 0 && name === map.positions.defaultName && name !== "") named = "default";
         } else if (notTheProgram(file)) {
           continue;
@@ -853,18 +842,18 @@ var CodeModeRunner = (() => {
     const line = apply(site.getLineNumber, c, []);
     const column = apply(site.getColumnNumber, c, []);
     if (typeof line !== "number" || typeof column !== "number") return text;
-    const found = place(map.positions, line, column);
-    if (found === 0) return "";
+    const at = place(map.positions, line, column);
+    if (at.line === 0) return "";
     const was = file + ":" + line + ":" + column;
-    const now = found > 0 ? file + ":" + placed.line + ":" + placed.column : file;
+    const now = at.line > 0 ? file + ":" + at.line + ":" + at.column : file;
     const close = text.length > 0 && charCodeAt(text, text.length - 1) === 41 ? 1 : 0;
     const end = text.length - close;
     if (end < was.length || stringSlice(text, end - was.length, end) !== was) return text;
     let head2 = stringSlice(text, 0, end - was.length);
     const p = map.positions;
     if (p !== void 0 && p.defaultName !== "" && apply(site.getFunctionName, c, []) === p.defaultName) {
-      const at = stringIndexOf(head2, p.defaultName);
-      if (at >= 0) head2 = stringSlice(head2, 0, at) + "default" + stringSlice(head2, at + p.defaultName.length);
+      const i = stringIndexOf(head2, p.defaultName);
+      if (i >= 0) head2 = stringSlice(head2, 0, i) + "default" + stringSlice(head2, i + p.defaultName.length);
     }
     return head2 + now + (close === 1 ? ")" : "");
   }

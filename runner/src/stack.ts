@@ -61,24 +61,21 @@ export function positionsOf(points: unknown, defaultName: unknown): Positions | 
 }
 
 /**
- * placed holds the program line and column place found, for the caller
- * that asked: a frame's place is read right after, never kept.
+ * A Place is where a frame lies in the program: line 0 when its place is
+ * not the program's (a wrapper's), -1 when the program's but unknown.
  */
-const placed = { __proto__: null, line: 0, column: 0 } as unknown as { line: number; column: number };
+interface Place {
+  line: number;
+  column: number;
+}
 
 /**
- * place finds where line and column of the module lie in the program: 1
- * when at placed, 0 when they are not the program's (a wrapper's), -1
- * when they are the program's but cannot be placed. It reads the last
- * point at or before the place (docs/runner-protocol.md, "Program
- * positions").
+ * place finds where line and column of the module lie in the program (the
+ * last point at or before them: docs/runner-protocol.md, "Program
+ * positions"); without positions, the module's places are the program's.
  */
-function place(p: Positions | undefined, line: number, column: number): number {
-  if (p === undefined) {
-    placed.line = line;
-    placed.column = column;
-    return 1;
-  }
+function place(p: Positions | undefined, line: number, column: number): Place {
+  if (p === undefined) return { __proto__: null, line, column } as unknown as Place;
   const pts = p.points;
   let lo = 0;
   let hi = pts.length / 5 - 1;
@@ -93,24 +90,18 @@ function place(p: Positions | undefined, line: number, column: number): number {
       hi = mid - 1;
     }
   }
-  if (at < 0) return 0;
-  const kind = pts[5 * at + 4];
+  const kind = at < 0 ? -1 : pts[5 * at + 4];
+  let found: Place;
   if (kind === pointSame) {
-    placed.line = pts[5 * at + 2];
-    placed.column = pts[5 * at + 3];
-    return 1;
+    found = { __proto__: null, line: pts[5 * at + 2], column: pts[5 * at + 3] } as unknown as Place;
+  } else if (kind === pointShift && line === pts[5 * at]) {
+    found = { __proto__: null, line: pts[5 * at + 2], column: pts[5 * at + 3] + column - pts[5 * at + 1] } as unknown as Place;
+  } else if (kind === pointShift) {
+    found = { __proto__: null, line: pts[5 * at + 2] + line - pts[5 * at], column } as unknown as Place;
+  } else {
+    found = { __proto__: null, line: kind === pointUnknown ? -1 : 0, column: 0 } as unknown as Place;
   }
-  if (kind === pointShift) {
-    if (line === pts[5 * at]) {
-      placed.line = pts[5 * at + 2];
-      placed.column = pts[5 * at + 3] + column - pts[5 * at + 1];
-    } else {
-      placed.line = pts[5 * at + 2] + line - pts[5 * at];
-      placed.column = column;
-    }
-    return 1;
-  }
-  return kind === pointUnknown ? -1 : 0;
+  return found;
 }
 
 /**
@@ -178,10 +169,10 @@ function quickJSStack(cs: QuickJSCallSite[], map: FrameMap | undefined, unsure =
     let named = shown;
     if (map !== undefined) {
       if (file === map.filename) {
-        const found = place(map.positions, line, column);
-        if (found === 0) continue;
-        line = found > 0 && !(first && unsure) ? placed.line : -1;
-        column = placed.column;
+        const at = place(map.positions, line, column);
+        if (at.line === 0) continue;
+        line = first && unsure ? -1 : at.line;
+        column = at.column;
         if (map.positions !== undefined && name === map.positions.defaultName && name !== "") named = "default";
       } else if (notTheProgram(file)) {
         continue;
@@ -413,18 +404,18 @@ function v8Frame(c: V8CallSite, text: string, map: FrameMap, site: V8Methods): s
   const line = apply(site.getLineNumber, c, []);
   const column = apply(site.getColumnNumber, c, []);
   if (typeof line !== "number" || typeof column !== "number") return text;
-  const found = place(map.positions, line, column);
-  if (found === 0) return "";
+  const at = place(map.positions, line, column);
+  if (at.line === 0) return "";
   const was = file + ":" + line + ":" + column;
-  const now = found > 0 ? file + ":" + placed.line + ":" + placed.column : file;
+  const now = at.line > 0 ? file + ":" + at.line + ":" + at.column : file;
   const close = text.length > 0 && charCodeAt(text, text.length - 1) === 41 ? 1 : 0; // ")"
   const end = text.length - close;
   if (end < was.length || stringSlice(text, end - was.length, end) !== was) return text;
   let head = stringSlice(text, 0, end - was.length);
   const p = map.positions;
   if (p !== undefined && p.defaultName !== "" && apply(site.getFunctionName, c, []) === p.defaultName) {
-    const at = stringIndexOf(head, p.defaultName);
-    if (at >= 0) head = stringSlice(head, 0, at) + "default" + stringSlice(head, at + p.defaultName.length);
+    const i = stringIndexOf(head, p.defaultName);
+    if (i >= 0) head = stringSlice(head, 0, i) + "default" + stringSlice(head, i + p.defaultName.length);
   }
   return head + now + (close === 1 ? ")" : "");
 }
