@@ -286,7 +286,9 @@ func (c *Client) Run(ctx context.Context, source string, opts RunOptions) (*Outc
 // default export resolves to) is the outcome's Value, as JSON; a value JSON
 // cannot hold (a function, a BigInt, a cycle) fails the program with a
 // TypeError naming where it was found. Positions in errors and excerpts are
-// the code's own lines and columns. Errors are those of Run.
+// the code's own lines and columns, and so are those of the stack the code
+// reads from an Error it catches, on a runner that speaks wire 1.8 (both
+// drivers of this module). Errors are those of Run.
 func (c *Client) RunCode(ctx context.Context, code string, opts RunOptions) (*Outcome, error) {
 	return c.run(ctx, program{text: code, kind: modelCode}, opts)
 }
@@ -590,7 +592,8 @@ func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts
 		OnOutput: func(stream, text string) {
 			tel.emit(Event{Kind: EventProgramOutput, Stream: stream, Text: text})
 		},
-		admitted: tel.admit,
+		admitted:  tel.admit,
+		positions: func() *wire.Positions { return p.positions.stackPositions() },
 		CallTool: func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 			ctx, span := tr.startTool(ctx, call)
 			var res json.RawMessage

@@ -520,6 +520,11 @@ type ExecuteRequest struct {
 	// the runtime's goroutine before the call starts (the client accounts
 	// for every call this way: see Event).
 	admitted func(ToolCall)
+	// positions, when set, gives the execute message's positions (wire
+	// 1.8): where the module's places lie in the program, for the stacks
+	// the program reads. It is called as the message is made, after
+	// Erase when that ran.
+	positions func() *wire.Positions
 }
 
 // errorNamer is implemented by tool errors that want a JavaScript error name
@@ -686,6 +691,9 @@ func (r *running) message() (msg *wire.Message, scoped bool, err error) {
 			CPUMs: uint64((l.CPUTime + time.Millisecond - 1) / time.Millisecond)}
 	}
 	msg.Seed, msg.Clock = req.Seed, req.Clock
+	if req.positions != nil && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 8 {
+		msg.Positions = req.positions()
+	}
 	if len(req.Prefill) > 0 && rt.version.Major == wire.ProtocolVersion && rt.version.Minor >= 3 {
 		for _, seq := range slices.Sorted(maps.Keys(req.Prefill)) {
 			msg.Prefill = append(msg.Prefill, wire.Prefilled{Seq: seq, Output: req.Prefill[seq]})

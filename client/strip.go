@@ -7,6 +7,7 @@ import (
 
 	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/internal/esbuildchild"
+	"github.com/codemode-go/codemode/internal/wire"
 )
 
 // positions maps an outcome's "agent.ts:L:C" positions to the submitted
@@ -19,6 +20,9 @@ type positions interface {
 	// blanked and that the engine refused with a SyntaxError (see
 	// erased.earlyError), or nil.
 	earlyError(out *Outcome, es *esbuildchild.Session) error
+	// stackPositions is where the places of the module sent lie in the
+	// program (wire 1.8), or nil when they are its own.
+	stackPositions() *wire.Positions
 }
 
 // typeStripper is an executor whose runners strip TypeScript's types
@@ -104,6 +108,15 @@ func (s *stripped) mapText(text string) string {
 func (s *stripped) earlyError(out *Outcome, es *esbuildchild.Session) error {
 	if e := s.get(); e != nil {
 		return e.earlyError(out, es)
+	}
+	return nil
+}
+
+// stackPositions is nil for the program stripped in place (its places
+// are the source's), and the erasure's once the runtime had it erased.
+func (s *stripped) stackPositions() *wire.Positions {
+	if e := s.get(); e != nil {
+		return e.stackPositions()
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/internal/esbuildchild"
 	"github.com/codemode-go/codemode/internal/excerpt"
+	"github.com/codemode-go/codemode/internal/wire"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 )
@@ -34,6 +35,9 @@ type erased struct {
 	mapOnce sync.Once
 	smap    *sourcemap.Consumer // nil when no map could be made
 	lines   []string            // submitted source lines
+
+	posOnce sync.Once
+	pos     *wire.Positions // see stackPositions
 }
 
 // transformOptions are esbuild's options for erasure, with or without an
@@ -296,7 +300,7 @@ func (e *erased) mapText(text string) string {
 			// to the nearest code position.
 			kept = append(kept, firstDropped)
 		}
-		text = strings.ReplaceAll(strings.Join(kept, "\n"), "__codemodeDefault", "default")
+		text = strings.ReplaceAll(strings.Join(kept, "\n"), codeform.DefaultName, "default")
 	}
 	mapped := 0
 	return position.ReplaceAllStringFunc(text, func(s string) string {

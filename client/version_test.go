@@ -65,14 +65,14 @@ func TestVersionNegotiation(t *testing.T) {
 		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 2, Runner: "future",
 			Versions: &wire.VersionRange{Min: wire.Version{Major: 2}, Max: wire.Version{Major: 2, Minor: 3}}}}
 		_, err := client.NewRuntime(ctx, d)
-		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.7") {
+		if !errors.Is(err, wire.ErrVersion) || !strings.Contains(err.Error(), "the runner (future) speaks 2.0-2.3, this client 1.0-1.8") {
 			t.Fatalf("got %v", err)
 		}
 		d.wg.Wait()
 	})
 	t.Run("a newer minor is served at 1.6", func(t *testing.T) {
 		d := &readyDriver{ready: &wire.Message{Kind: wire.KindReady, Version: 1, Runner: "newer",
-			Versions: &wire.VersionRange{Min: wire.Version{Major: 1}, Max: wire.Version{Major: 1, Minor: 7}}}}
+			Versions: &wire.VersionRange{Min: wire.Version{Major: 1}, Max: wire.Version{Major: 1, Minor: 9}}}}
 		rt, err := client.NewRuntime(ctx, d)
 		if err != nil {
 			t.Fatal(err)

@@ -47,6 +47,7 @@ var CodeModeRunner = (() => {
   var setPrototypeOf = R.setPrototypeOf;
   var getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
   var ownKeys = R.ownKeys;
+  var deleteProperty = R.deleteProperty;
   var objectKeys = Object.keys;
   var objectFreeze = Object.freeze;
   var objectCreate = Object.create;
@@ -374,8 +375,8 @@ var CodeModeRunner = (() => {
     }
     encodeInto(source, destination) {
       if (typedArrayTag(destination) !== "Uint8Array") throw new TypeErrorCtor("TextEncoder.encodeInto: destination must be a Uint8Array");
-      const [read, written] = encodeInto(`${source}`, destination);
-      return { read, written };
+      const [read, written2] = encodeInto(`${source}`, destination);
+      return { read, written: written2 };
     }
   };
   var TextDecoder = class {
@@ -677,6 +678,287 @@ var CodeModeRunner = (() => {
     };
   }
 
+  // src/stack.ts
+  var setupFilename = "codemode-setup.js";
+  var pointSame = 0;
+  var pointShift = 1;
+  var pointUnknown = 3;
+  function positionsOf(points, defaultName) {
+    if (!isArray(points) || points.length % 5 !== 0) return void 0;
+    for (let i = 0; i < points.length; i++) {
+      if (typeof points[i] !== "number") return void 0;
+    }
+    return { __proto__: null, points, defaultName: typeof defaultName === "string" ? defaultName : "" };
+  }
+  function place(p, line, column) {
+    if (p === void 0) return { __proto__: null, line, column };
+    const pts = p.points;
+    let lo = 0;
+    let hi = pts.length / 5 - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = lo + hi >>> 1;
+      const l = pts[5 * mid];
+      if (l < line || l === line && pts[5 * mid + 1] <= column) {
+        at = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const kind = at < 0 ? -1 : pts[5 * at + 4];
+    let found;
+    if (kind === pointSame) {
+      found = { __proto__: null, line: pts[5 * at + 2], column: pts[5 * at + 3] };
+    } else if (kind === pointShift && line === pts[5 * at]) {
+      found = { __proto__: null, line: pts[5 * at + 2], column: pts[5 * at + 3] + column - pts[5 * at + 1] };
+    } else if (kind === pointShift) {
+      found = { __proto__: null, line: pts[5 * at + 2] + line - pts[5 * at], column };
+    } else {
+      found = { __proto__: null, line: kind === pointUnknown ? -1 : 0, column: 0 };
+    }
+    return found;
+  }
+  var ownFile = (() => {
+    const stack = new ErrorCtor("").stack;
+    if (typeof stack !== "string") return "";
+    const lines = stringSplit(stack, "\n");
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      const at = stringIndexOf(line, "    at ");
+      if (at !== 0) continue;
+      let where = line.slice(7);
+      const open = where.indexOf("(");
+      if (open >= 0) where = where.slice(open + 1, where.length - 1);
+      const end = where.lastIndexOf(":", where.lastIndexOf(":") - 1);
+      return end > 0 ? where.slice(0, end) : "";
+    }
+    return "";
+  })();
+  function notTheProgram(file) {
+    if (typeof file !== "string") return false;
+    return file === ownFile || file === setupFilename || charCodeAt(file, 0) === 110 && stringSlice(file, 0, 5) === "node:";
+  }
+  function quickJSStack(cs, map, unsure = false) {
+    let s = "";
+    let first = true;
+    for (let i = 0; i < cs.length; i++) {
+      const c = cs[i];
+      const name = c.getFunctionName();
+      const shown = name === null || name === "" ? "<anonymous>" : name;
+      if (c.isNative()) {
+        s += "    at " + shown + " (native)\n";
+        continue;
+      }
+      const file = c.getFileName();
+      let line = c.getLineNumber();
+      let column = c.getColumnNumber();
+      let named = shown;
+      if (map !== void 0) {
+        if (file === map.filename) {
+          const at = place(map.positions, line, column);
+          if (at.line === 0) continue;
+          line = first && unsure ? -1 : at.line;
+          column = at.column;
+          if (map.positions !== void 0 && name === map.positions.defaultName && name !== "") named = "default";
+        } else if (notTheProgram(file)) {
+          continue;
+        }
+      }
+      first = false;
+      const where = (file === null ? "<null>" : file) + (line !== -1 ? ":" + line + ":" + column : "");
+      s += c.getFunction() === null ? "    at " + where + "\n" : "    at " + named + " (" + where + ")\n";
+    }
+    return s;
+  }
+  var WeakMapCtor = WeakMap;
+  var weakGet = WeakMap.prototype.get;
+  var weakSet = WeakMap.prototype.set;
+  var written = new WeakMapCtor();
+  function engineText(w) {
+    if (w.engine === void 0) w.engine = quickJSStack(w.cs, void 0);
+    return w.engine;
+  }
+  function hostStack(value, read) {
+    if ((typeof value !== "object" || value === null) && typeof value !== "function") return read;
+    const w = apply(weakGet, written, [value]);
+    if (w === void 0 || w.program !== read) return read;
+    return engineText(w);
+  }
+  function engineStack(error) {
+    if (typeof error !== "object" || error === null) return "";
+    const w = apply(weakGet, written, [error]);
+    return w === void 0 ? "" : engineText(w);
+  }
+  var stackAccessor = objectFreeze({
+    __proto__: null,
+    get() {
+      const w = typeof this === "object" && this !== null ? apply(weakGet, written, [this]) : void 0;
+      if (w === void 0) return void 0;
+      if (w.program === void 0) {
+        try {
+          w.program = quickJSStack(w.cs, w.map, placeUnsure(this));
+        } catch {
+          w.program = "";
+        }
+      }
+      return w.program;
+    },
+    set(value) {
+      if (typeof this === "object" && this !== null) defineProperty(this, "stack", data(value, false));
+    },
+    enumerable: false,
+    configurable: true
+  });
+  var callErrorOptions;
+  var callMarker = objectFreeze({ __proto__: null });
+  var currentFrames = () => void 0;
+  function callFailed(error) {
+    if (callErrorOptions === void 0) return;
+    const d = getOwnPropertyDescriptor(error, "cause");
+    if (d === void 0 || d.value !== callMarker) return;
+    deleteProperty(error, "cause");
+    const cs = getOwnPropertyDescriptor(error, "stack");
+    if (cs === void 0 || !isArray(cs.value)) return;
+    const w = { __proto__: null, cs: cs.value, map: currentFrames(), program: void 0, engine: void 0 };
+    apply(weakSet, written, [error, w]);
+    defineProperty(error, "stack", stackAccessor);
+  }
+  function callStack(error) {
+    const stack = error.stack;
+    if (isArray(stack)) return quickJSStack(stack, void 0);
+    return typeof stack === "string" ? hostStack(error, stack) : "";
+  }
+  var TypeErrorPrototype = TypeError.prototype;
+  var ReferenceErrorPrototype = ReferenceError.prototype;
+  function placeUnsure(error) {
+    const proto = getPrototypeOf(error);
+    if (proto !== TypeErrorPrototype && proto !== ReferenceErrorPrototype) return false;
+    const d = getOwnPropertyDescriptor(error, "message");
+    const m = d === void 0 ? void 0 : d.value;
+    if (typeof m !== "string") return false;
+    if (proto === ReferenceErrorPrototype) {
+      const at = stringIndexOf(m, " ");
+      return at > 0 && (stringSlice(m, at) === " is not defined" || stringSlice(m, at) === " is not initialized");
+    }
+    const read = stringSlice(m, 0, 22) === "cannot read property '" || stringSlice(m, 0, 21) === "cannot set property '";
+    return read && (stringSlice(m, m.length - 9) === "' of null" || stringSlice(m, m.length - 14) === "' of undefined");
+  }
+  var isError = ErrorCtor.isError;
+  function installQuickJSStacks(current) {
+    const desc = getOwnPropertyDescriptor(ErrorCtor, "prepareStackTrace");
+    const capture = ErrorCtor.captureStackTrace;
+    if (desc === void 0 || typeof desc.set !== "function" || typeof isError !== "function" || typeof capture !== "function") return;
+    let capturing = false;
+    const hook = (error, cs) => {
+      try {
+        if (capturing) {
+          capturing = false;
+          const w = { __proto__: null, cs, map: current(), program: void 0, engine: void 0 };
+          w.program = quickJSStack(cs, w.map);
+          if (typeof error === "object" && error !== null || typeof error === "function") apply(weakSet, written, [error, w]);
+          return w.program;
+        }
+        if (apply(isError, ErrorCtor, [error]) && !hasOwn(error, "stack")) {
+          if (hasOwn(error, "cause") && error.cause === callMarker) return cs;
+          const w = { __proto__: null, cs, map: current(), program: void 0, engine: void 0 };
+          apply(weakSet, written, [error, w]);
+          defineProperty(error, "stack", stackAccessor);
+        }
+      } catch {
+      }
+      return "";
+    };
+    apply(desc.set, ErrorCtor, [hook]);
+    currentFrames = current;
+    callErrorOptions = objectFreeze({ __proto__: null, cause: callMarker });
+    defineProperty(ErrorCtor, "captureStackTrace", data(function captureStackTrace(...args) {
+      capturing = true;
+      try {
+        return apply(capture, this, args);
+      } finally {
+        capturing = false;
+      }
+    }, false));
+  }
+  function v8Frame(c, text, map, site) {
+    const file = apply(site.getFileName, c, []);
+    if (file !== map.filename) return notTheProgram(file) ? "" : text;
+    const line = apply(site.getLineNumber, c, []);
+    const column = apply(site.getColumnNumber, c, []);
+    if (typeof line !== "number" || typeof column !== "number") return text;
+    const at = place(map.positions, line, column);
+    if (at.line === 0) return "";
+    const was = file + ":" + line + ":" + column;
+    const now = at.line > 0 ? file + ":" + at.line + ":" + at.column : file;
+    const close = text.length > 0 && charCodeAt(text, text.length - 1) === 41 ? 1 : 0;
+    const end = text.length - close;
+    if (end < was.length || stringSlice(text, end - was.length, end) !== was) return text;
+    let head2 = stringSlice(text, 0, end - was.length);
+    const p = map.positions;
+    if (p !== void 0 && p.defaultName !== "" && apply(site.getFunctionName, c, []) === p.defaultName) {
+      const i = stringIndexOf(head2, p.defaultName);
+      if (i >= 0) head2 = stringSlice(head2, 0, i) + "default" + stringSlice(head2, i + p.defaultName.length);
+    }
+    return head2 + now + (close === 1 ? ")" : "");
+  }
+  function v8Stack(cs, engine, map, site) {
+    const texts = [];
+    let frames = 0;
+    for (let i = 0; i < cs.length; i++) {
+      const t = apply(site.toString, cs[i], []);
+      if (typeof t !== "string") return engine;
+      texts[i] = t;
+      frames += 8 + t.length;
+    }
+    if (frames > engine.length) return engine;
+    let at = engine.length - frames;
+    for (let i = 0; i < cs.length; i++) {
+      if (stringSlice(engine, at, at + 8) !== "\n    at " || stringSlice(engine, at + 8, at + 8 + texts[i].length) !== texts[i]) return engine;
+      at += 8 + texts[i].length;
+    }
+    let s = stringSlice(engine, 0, engine.length - frames);
+    for (let i = 0; i < cs.length; i++) {
+      const f = v8Frame(cs[i], texts[i], map, site);
+      if (f !== "") s += "\n    at " + f;
+    }
+    return s;
+  }
+  function installV8Stacks(current) {
+    const engineHook = ErrorCtor.prepareStackTrace;
+    if (typeof engineHook !== "function") return;
+    let site;
+    const hook = function(error, cs) {
+      const engine = apply(engineHook, this, [error, cs]);
+      try {
+        const map = current();
+        if (map === void 0 || typeof engine !== "string" || site === void 0) return engine;
+        const program = v8Stack(cs, engine, map, site);
+        if (program !== engine && (typeof error === "object" && error !== null || typeof error === "function")) {
+          const w = { __proto__: null, cs, map, program, engine };
+          apply(weakSet, written, [error, w]);
+        }
+        return program;
+      } catch {
+        return engine;
+      }
+    };
+    defineProperty(ErrorCtor, "prepareStackTrace", data((_, cs) => cs, false));
+    const sample = new ErrorCtor("").stack;
+    defineProperty(ErrorCtor, "prepareStackTrace", data(hook, false));
+    if (!isArray(sample) || sample.length === 0) return;
+    const proto = getPrototypeOf(sample[0]);
+    if (proto === null) return;
+    const m = { __proto__: null };
+    const names = ["getFileName", "getFunctionName", "getLineNumber", "getColumnNumber", "toString"];
+    for (let i = 0; i < names.length; i++) {
+      const f = proto[names[i]];
+      if (typeof f !== "function") return;
+      m[names[i]] = f;
+    }
+    site = m;
+  }
+
   // src/core.ts
   function listNamespace(name, tools) {
     let table;
@@ -708,7 +990,7 @@ var CodeModeRunner = (() => {
       return "";
     }
   }
-  function serializeError(value) {
+  function serializeError(value, forHost = false) {
     try {
       if (typeof value === "function") {
         const name = safeText(() => value.name, errorLimits.name);
@@ -719,7 +1001,8 @@ var CodeModeRunner = (() => {
         const name = safeText(() => v.name, errorLimits.name) || "Error";
         let message = safeText(() => v.message, errorLimits.message);
         if (message === "" && !safeIsError(value)) message = safeText(() => jsonOrString(value), errorLimits.message);
-        return { name, message, stack: safeText(() => v.stack, errorLimits.stack) };
+        const stack = forHost ? safeText(() => hostStack(value, safeText(() => v.stack, errorLimits.stack)), errorLimits.stack) : safeText(() => v.stack, errorLimits.stack);
+        return { name, message, stack };
       }
       return { name: "Error", message: safeText(() => StringCtor(value), errorLimits.message), stack: "" };
     } catch {
@@ -795,7 +1078,11 @@ var CodeModeRunner = (() => {
       if (value === null) return "null";
       if (safeIsError(value)) {
         const e = serializeError(value);
-        return e.stack ? trimEnd(e.name + ": " + e.message + "\n" + e.stack) : e.name + ": " + e.message;
+        const head2 = e.name + ": " + e.message;
+        if (!e.stack) return head2;
+        const line = e.message === "" ? e.name : head2;
+        if (stringSlice(e.stack, 0, line.length + 1) === line + "\n") return trimEnd(e.stack);
+        return trimEnd(head2 + "\n" + e.stack);
       }
       return jsonOrString(value);
     } catch {
@@ -1053,6 +1340,7 @@ var CodeModeRunner = (() => {
     let request2 = { __proto__: null };
     let limits = { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 };
     let replay = [];
+    let frameMap = { __proto__: null, filename: "", positions: void 0 };
     let begun = false;
     const begin = (r) => {
       if (begun) throw new ErrorCtor("an execution was begun twice");
@@ -1060,6 +1348,7 @@ var CodeModeRunner = (() => {
       request2 = r;
       limits = r.limits;
       replay = r.clock;
+      frameMap = { __proto__: null, filename: r.filename, positions: r.positions };
     };
     let seq = 0;
     let pending = record();
@@ -1128,7 +1417,7 @@ var CodeModeRunner = (() => {
       flushing = true;
       try {
         if (failing) {
-          const error = serializeError(unsentError);
+          const error = serializeError(unsentError, true);
           const data2 = errorData(unsentError);
           if (data2 !== "" && data2 !== error.message) error.data = data2;
           unsent = unsentCPULimit ? { outcome: "program-failed", error, clock: unsentClock, cpuLimit: true } : { outcome: "program-failed", error, clock: unsentClock };
@@ -1274,7 +1563,7 @@ var CodeModeRunner = (() => {
       if (!hasOwn(tools, tool)) {
         const name = h.ns.name;
         const called = name + "." + tool;
-        defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(name, tool, args, new ErrorCtor(called)), writable: false, enumerable: true, configurable: false });
+        defineProperty(tools, tool, { __proto__: null, value: (...args) => callTool(name, tool, args, new ErrorCtor(called, callErrorOptions)), writable: false, enumerable: true, configurable: false });
       }
       return tools[tool];
     };
@@ -1403,6 +1692,7 @@ var CodeModeRunner = (() => {
       get limits() {
         return limits;
       },
+      frames: () => frameMap,
       async run(evaluate) {
         let value;
         try {
@@ -1461,6 +1751,7 @@ var CodeModeRunner = (() => {
         } catch {
         }
         const error = call.error;
+        callFailed(error);
         defineProperty(error, "message", data(message, false));
         defineProperty(error, "name", data(name, false));
         if (hasOwn(errorPrototypes, name)) setPrototypeOf(error, errorPrototypes[name]);
@@ -1499,8 +1790,7 @@ var CodeModeRunner = (() => {
         for (let n = 1; n <= seq; n++) {
           const call = pending[n];
           if (call === void 0) continue;
-          const stack = call.error.stack;
-          return typeof stack === "string" ? stack : "";
+          return callStack(call.error);
         }
         return "";
       },
@@ -1563,7 +1853,7 @@ var CodeModeRunner = (() => {
         for (let i = 0; i < request2.namespaces.length; i++) {
           const n = request2.namespaces[i];
           if (n.name !== ns) continue;
-          if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor(tool));
+          if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor(tool, callErrorOptions));
         }
         return void 0;
       }
@@ -1872,11 +2162,11 @@ var CodeModeRunner = (() => {
   }
 
   // src/web/events.ts
-  var WeakMapCtor = WeakMap;
+  var WeakMapCtor2 = WeakMap;
   var wmGet2 = WeakMap.prototype.get;
   var wmSet2 = WeakMap.prototype.set;
-  var eventStates = new WeakMapCtor();
-  var targetStates = new WeakMapCtor();
+  var eventStates = new WeakMapCtor2();
+  var targetStates = new WeakMapCtor2();
   function eventState(self) {
     const s = typeof self === "object" && self !== null ? apply(wmGet2, eventStates, [self]) : void 0;
     if (s === void 0) throw new TypeErrorCtor("Illegal invocation: not an Event");
@@ -2059,7 +2349,7 @@ var CodeModeRunner = (() => {
       }
     }
   }
-  var signalStates = new WeakMapCtor();
+  var signalStates = new WeakMapCtor2();
   var constructingSignal = false;
   function isAbortSignal(v) {
     return typeof v === "object" && v !== null && apply(wmGet2, signalStates, [v]) !== void 0;
@@ -2191,7 +2481,7 @@ var CodeModeRunner = (() => {
       if (s.aborted) throw s.reason;
     }
   };
-  var controllerSignals = new WeakMapCtor();
+  var controllerSignals = new WeakMapCtor2();
   var AbortController = class {
     constructor() {
       apply(wmSet2, controllerSignals, [this, newSignal()]);
@@ -2207,7 +2497,7 @@ var CodeModeRunner = (() => {
   };
 
   // src/web/fetch.ts
-  var WeakMapCtor2 = WeakMap;
+  var WeakMapCtor3 = WeakMap;
   var wmGet3 = WeakMap.prototype.get;
   var wmSet3 = WeakMap.prototype.set;
   var PromiseCtor2 = Promise;
@@ -2243,7 +2533,7 @@ var CodeModeRunner = (() => {
     }
     return v;
   }
-  var headerLists = new WeakMapCtor2();
+  var headerLists = new WeakMapCtor3();
   function headerList(self) {
     const l = typeof self === "object" && self !== null ? apply(wmGet3, headerLists, [self]) : void 0;
     if (l === void 0) throw new TypeErrorCtor("Illegal invocation: not a Headers");
@@ -2350,7 +2640,7 @@ var CodeModeRunner = (() => {
     }
     return out;
   }
-  var bodies = new WeakMapCtor2();
+  var bodies = new WeakMapCtor3();
   function bodyOf(self) {
     const b = typeof self === "object" && self !== null ? apply(wmGet3, bodies, [self]) : void 0;
     if (b === void 0) throw new TypeErrorCtor("Illegal invocation: not a Request or Response");
@@ -2400,7 +2690,7 @@ var CodeModeRunner = (() => {
     return utf8Decode(start === 0 ? b : b.subarray(start), false, false)[0];
   }
   var methods = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"];
-  var requestStates = new WeakMapCtor2();
+  var requestStates = new WeakMapCtor3();
   function requestState(self) {
     const s = typeof self === "object" && self !== null ? apply(wmGet3, requestStates, [self]) : void 0;
     if (s === void 0) throw new TypeErrorCtor("Illegal invocation: not a Request");
@@ -2502,7 +2792,7 @@ var CodeModeRunner = (() => {
       return "Request";
     }
   };
-  var responseStates = new WeakMapCtor2();
+  var responseStates = new WeakMapCtor3();
   function responseState(self) {
     const s = typeof self === "object" && self !== null ? apply(wmGet3, responseStates, [self]) : void 0;
     if (s === void 0) throw new TypeErrorCtor("Illegal invocation: not a Response");
@@ -2853,12 +3143,14 @@ return __codemodeURL;`);
       limits: { __proto__: null, maxOutput: r.limits.maxOutput, maxContent: r.limits.maxContent, maxTimers: r.limits.maxTimers },
       seed: r.seed,
       clock: r.clock,
-      prefill: prefillOf(r.prefill)
+      prefill: prefillOf(r.prefill),
+      positions: r.positions === void 0 || r.positions === null ? void 0 : positionsOf(r.positions.points, r.positions.defaultName)
     };
   }
   var quickjs = {
     /** install puts the timer functions, console, Date and Math.random on the global object. */
     install(global) {
+      installQuickJSStacks(() => execution !== void 0 ? execution.frames() : void 0);
       if (!defineProperty(ErrorCtor, "prepareStackTrace", { __proto__: null, value: void 0, writable: false, enumerable: false, configurable: false })) {
         throw new TypeErrorCtor("the runner cannot remove Error.prepareStackTrace");
       }
@@ -2945,6 +3237,14 @@ return __codemodeURL;`);
       } catch (error) {
         if (execution !== void 0) execution.fail(error);
       }
+    },
+    /**
+     * stopStack is the stack of where the program is, as the engine writes
+     * it (the runner's own frame first): the Go runner calls it from the
+     * interrupt poll that stops a program at its deadline.
+     */
+    stopStack() {
+      return engineStack(new ErrorCtor(""));
     },
     /** waitingStack is the stack of the oldest unanswered tool call, or "" (Execution.waitingStack). */
     waitingStack() {
@@ -3295,10 +3595,10 @@ return __codemodeURL;`);
     return ms % 1e3 === 0 ? ms / 1e3 + "s" : ms + "ms";
   }
   function cpuMeter(cpuNow, afterTurn) {
-    const WeakMapCtor3 = WeakMap;
-    const weakGet = WeakMap.prototype.get;
-    const weakSet = WeakMap.prototype.set;
-    const charges = new WeakMapCtor3();
+    const WeakMapCtor4 = WeakMap;
+    const weakGet2 = WeakMap.prototype.get;
+    const weakSet2 = WeakMap.prototype.set;
+    const charges = new WeakMapCtor4();
     let open = [];
     const settle = () => {
       const now = cpuNow();
@@ -3325,11 +3625,11 @@ return __codemodeURL;`);
     return {
       track(ex, limitMs) {
         const c = { __proto__: null, ex, limitMs, usedMs: 0, mark: -1 };
-        apply(weakSet, charges, [ex, c]);
+        apply(weakSet2, charges, [ex, c]);
         resume(c);
       },
       resumed(ex) {
-        const c = apply(weakGet, charges, [ex]);
+        const c = apply(weakGet2, charges, [ex]);
         if (c !== void 0) resume(c);
       }
     };
@@ -3337,7 +3637,7 @@ return __codemodeURL;`);
 
   // src/wire.ts
   var protocolVersion = 1;
-  var protocolMinor = 7;
+  var protocolMinor = 8;
   var maxFrameSize = 16 << 20;
   var K = {
     kind: 0,
@@ -3375,7 +3675,8 @@ return __codemodeURL;`);
     stripRefused: 40,
     cpuLimit: 41,
     held: 42,
-    release: 43
+    release: 43,
+    positions: 44
   };
   var maxScopes = 16;
   var maxScopeBytes = 8 << 20;
@@ -3498,22 +3799,6 @@ return __codemodeURL;`);
     w.head(4, clock.length);
     for (let i = 0; i < clock.length; i++) w.float(clock[i]);
   }
-  var ownFile = (() => {
-    const stack = new ErrorCtor("").stack;
-    if (typeof stack !== "string") return "";
-    const lines = stringSplit(stack, "\n");
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i];
-      const at = stringIndexOf(line, "    at ");
-      if (at !== 0) continue;
-      let where = line.slice(7);
-      const open = where.indexOf("(");
-      if (open >= 0) where = where.slice(open + 1, where.length - 1);
-      const end = where.lastIndexOf(":", where.lastIndexOf(":") - 1);
-      return end > 0 ? where.slice(0, end) : "";
-    }
-    return "";
-  })();
   function programStack(stack, name, message) {
     const headLine = message === "" ? name : `${name}: ${message}`;
     if (stack === headLine) return "";
@@ -3790,6 +4075,8 @@ return __codemodeURL;`);
           prefill[p[1]] = utf8Decode2(output, 0, typedArrayLength(output));
         }
       }
+      const pm = asMap(m[K.positions]);
+      const positions = pm === void 0 ? void 0 : positionsOf(pm[1], pm[2]);
       const request2 = {
         __proto__: null,
         filename,
@@ -3800,7 +4087,8 @@ return __codemodeURL;`);
         seed,
         clock,
         setup,
-        prefill
+        prefill,
+        positions
       };
       const execution2 = createExecution(host2, request2, platform.now);
       executions[id] = execution2;
@@ -3927,16 +4215,16 @@ return __codemodeURL;`);
     const setForEach2 = Set.prototype.forEach;
     const setClear = Set.prototype.clear;
     const sizeGetter = Reflect.getOwnPropertyDescriptor(Set.prototype, "size").get;
-    const WeakMapCtor3 = WeakMap;
-    const weakGet = WeakMap.prototype.get;
-    const weakSet = WeakMap.prototype.set;
-    const owners = new WeakMapCtor3();
-    const rejectedIn = new WeakMapCtor3();
+    const WeakMapCtor4 = WeakMap;
+    const weakGet2 = WeakMap.prototype.get;
+    const weakSet2 = WeakMap.prototype.set;
+    const owners = new WeakMapCtor4();
+    const rejectedIn = new WeakMapCtor4();
     const cpu = cpuMeter(deps.cpuNow, deps.setImmediate);
-    const timerOwners = new WeakMapCtor3();
+    const timerOwners = new WeakMapCtor4();
     const current = () => {
       const ex = apply(getStore, storage, []);
-      return ex === void 0 ? void 0 : apply(weakGet, owners, [ex]);
+      return ex === void 0 ? void 0 : apply(weakGet2, owners, [ex]);
     };
     const limitError = (t, what) => {
       const max = t.ex.limits.maxTimers;
@@ -3968,12 +4256,12 @@ return __codemodeURL;`);
       };
       handle = apply(real, g, [fire, ms]);
       apply(setAdd2, t.timers, [handle]);
-      if (typeof handle === "object" && handle !== null) apply(weakSet, timerOwners, [handle, t]);
+      if (typeof handle === "object" && handle !== null) apply(weakSet2, timerOwners, [handle, t]);
       return handle;
     };
     const unwrapClear = (real) => function(handle) {
       if (typeof handle === "object" && handle !== null) {
-        const t = apply(weakGet, timerOwners, [handle]);
+        const t = apply(weakGet2, timerOwners, [handle]);
         if (t !== void 0) apply(setDelete, t.timers, [handle]);
       }
       apply(real, g, [handle]);
@@ -3986,19 +4274,23 @@ return __codemodeURL;`);
       try {
         const ex = apply(getStore, storage, []);
         if (ex === void 0 || typeof promise !== "object" || promise === null) return;
-        apply(weakSet, rejectedIn, [promise, ex]);
+        apply(weakSet2, rejectedIn, [promise, ex]);
         ex.rejection(promise, reason, false);
       } catch {
       }
     }, (promise) => {
       try {
         if (typeof promise !== "object" || promise === null) return;
-        const ex = apply(weakGet, rejectedIn, [promise]);
+        const ex = apply(weakGet2, rejectedIn, [promise]);
         if (ex !== void 0) ex.rejection(promise, void 0, true);
       } catch {
       }
     });
     installClock(g, () => apply(getStore, storage, []));
+    installV8Stacks(() => {
+      const ex = apply(getStore, storage, []);
+      return ex === void 0 ? void 0 : ex.frames();
+    });
     installErrors(g);
     installNodeWeb(g, {
       current: () => apply(getStore, storage, []),
@@ -4032,11 +4324,11 @@ return __codemodeURL;`);
         afterTurn: (f) => deps.setImmediate(f),
         cpu,
         started(ex) {
-          apply(weakSet, owners, [ex, { __proto__: null, ex, timers: new SetCtor2() }]);
+          apply(weakSet2, owners, [ex, { __proto__: null, ex, timers: new SetCtor2() }]);
         },
         // An ended execution's timers are stopped: nothing of it runs later.
         ended(ex) {
-          const t = apply(weakGet, owners, [ex]);
+          const t = apply(weakGet2, owners, [ex]);
           if (t === void 0) return;
           apply(setForEach2, t.timers, [(h) => {
             apply(realClearTimeout, g, [h]);

@@ -373,3 +373,42 @@ func benchConcurrent64Sizes(b *testing.B, opts quickjs.Options, sizes ...int) {
 		})
 	}
 }
+
+// BenchmarkErrorStacks: the Errors a program makes, each made five frames
+// deep in one execution: made and dropped (new), made and their stack read
+// (read: the runner writes the program's stack when it is first read), and
+// an engine TypeError thrown and caught (caught). Per Error.
+func BenchmarkErrorStacks(b *testing.B) {
+	for _, tc := range []struct{ name, body string }{
+		{"new", `new Error("x");`},
+		{"read", `new Error("x").stack;`},
+		{"caught", `try { null.x; } catch {}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			benchModes(b, func(b *testing.B, opts quickjs.Options) { benchErrorStacks(b, opts, tc.body) })
+		})
+	}
+}
+
+func benchErrorStacks(b *testing.B, opts quickjs.Options, body string) {
+	schema, err := contract.NewSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := benchClient(b, opts, schema)
+	src := `export default async function ({ input }: AgentProgramScope) {
+  const d = (k: number): void => { if (k > 0) return d(k - 1); for (let i = 0; i < input.n; i++) { ` + body + ` } };
+  d(3);
+}`
+	ctx := context.Background()
+	if _, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": 100}}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	u0 := usageNow()
+	out, err := c.Run(ctx, src, client.RunOptions{Input: map[string]int{"n": b.N}, Limits: client.Limits{Timeout: 10 * time.Minute}})
+	if err != nil || out.Kind != client.Success {
+		b.Fatalf("%+v %v", out, err)
+	}
+	u0.report(b, b.N)
+}

@@ -111,9 +111,10 @@ const (
 	fnDeliverValue
 	fnHoldValue
 	fnWaitingStack
+	fnStopStack
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue", "waitingStack"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue", "waitingStack", "stopStack"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.

@@ -108,6 +108,15 @@ type requestJSON struct {
 	// Prefill is the execute message's prefilled results (wire 1.3): the
 	// JSON text of each, by seq.
 	Prefill map[uint64]string `json:"prefill,omitempty"`
+	// Positions is the execute message's positions (wire 1.8), checked
+	// by wire.Message.Check.
+	Positions *positionsJSON `json:"positions,omitempty"`
+}
+
+// positionsJSON is wire.Positions as the runner's request holds it.
+type positionsJSON struct {
+	Points      []uint32 `json:"points"`
+	DefaultName string   `json:"defaultName"`
 }
 
 // nsJSON is a namespace of the engine's request: its name, and the length
@@ -364,6 +373,12 @@ func requestText(ex *execution, msg *wire.Message, st *driveState) (string, *wir
 			req.Prefill[p.Seq] = string(p.Output)
 		}
 		st.prefill = req.Prefill
+	}
+	if p := msg.Positions; p != nil {
+		req.Positions = &positionsJSON{Points: p.Points, DefaultName: p.DefaultName}
+		if req.Positions.Points == nil {
+			req.Positions.Points = []uint32{}
+		}
 	}
 	reqText, err := json.Marshal(req)
 	if err != nil {

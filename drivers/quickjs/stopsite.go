@@ -10,7 +10,8 @@ import (
 
 // stopSite records where a program was when an interrupt poll stopped it
 // at its deadline or CPU time limit: the stack of an Error QuickJS makes
-// from inside the poll (JS_NewError walks the frames the program is in),
+// from inside the poll (the runner's stopStack: QuickJS walks the frames
+// the program is in),
 // so that the TimeoutError names the line that ran (a busy loop) instead of
 // none. The engine is closed right after; the capture is best effort and
 // never stops the stop: any fault leaves the stack empty.
@@ -29,16 +30,14 @@ func withStopSite(ctx context.Context, site *stopSite) context.Context {
 	return context.WithValue(ctx, stopSiteKey{}, site)
 }
 
-// stopSiteTimeout bounds the calls that read the stack: a JS_NewError, a
-// property read of its stack and its string, which run no program code.
+// stopSiteTimeout bounds the calls that read the stack: the runner's
+// stopStack and the string it returns, which run no program code but
+// Error.stackTraceLimit's valueOf.
 const stopSiteTimeout = 100 * time.Millisecond
 
-// Places in the instance's 64 bytes of scratch memory that a call in
-// progress does not use (engine.go: argv is at 8 to 32).
-const (
-	stopSiteName = 40 // "stack\x00"
-	stopSiteLen  = 48 // the string's length, written by JS_ToCStringLen2
-)
+// stopSiteLen is a place in the instance's 64 bytes of scratch memory that
+// a call in progress does not use (engine.go: argv is at 8 to 32).
+const stopSiteLen = 48 // the string's length, written by JS_ToCStringLen2
 
 // capture reads the program's stack from inside the interrupt poll of m,
 // the engine's module, once. It calls the module again from the poll
@@ -64,16 +63,11 @@ func (s *stopSite) capture(m api.Module) {
 		return r[0], true
 	}
 	jsctx, mem := uint64(s.in.l.ctx), m.Memory()
-	e, ok := call("JS_NewError", jsctx)
-	if !ok || jsValue(e).isException() {
-		return
-	}
-	defer call("JS_FreeValue", jsctx, e)
-	name := s.in.l.scratch + stopSiteName
-	if !mem.Write(name, []byte("stack\x00")) {
-		return
-	}
-	st, ok := call("JS_GetPropertyStr", jsctx, e, uint64(name))
+	// The runner's stopStack makes an Error (QuickJS walks the frames the
+	// program is in) and writes its stack as the engine does: the
+	// runner's hook writes the stack a program reads otherwise
+	// (runner/src/stack.ts), and the host maps the engine's.
+	st, ok := call("JS_Call", jsctx, uint64(s.in.l.fns[fnStopStack]), uint64(s.in.l.runner), 0, 0)
 	if !ok || jsValue(st).isException() {
 		return
 	}

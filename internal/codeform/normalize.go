@@ -128,6 +128,65 @@ func (n *Normalized) Position(line, col int) (int, int) {
 	return l, max(c, 1)
 }
 
+// DefaultName is the name the module of code with a default export gives
+// that export (a constant the wrapper calls), which stacks show as
+// default.
+const DefaultName = "__codemodeDefault"
+
+// SegmentKind says how the module's places from a Segment up to the next
+// map to the code.
+type SegmentKind uint8
+
+const (
+	// SegmentOutside marks the wrapper's own places.
+	SegmentOutside SegmentKind = iota
+	// SegmentShift maps the places on the segment's line to its code line,
+	// shifted right as far as they lie right of its start, and those on
+	// later lines to as many lines below, column for column.
+	SegmentShift
+	// SegmentSame maps each place to the segment's code line and column.
+	SegmentSame
+)
+
+// A Segment starts a run of the module's places (1-based line and column,
+// UTF-16 code units) that map to the code as its Kind says, from the code
+// line and column Line and Col.
+type Segment struct {
+	ModLine, ModCol int
+	Line, Col       int
+	Kind            SegmentKind
+}
+
+// Segments returns where the module's places lie in the code, each
+// starting after the one before it:
+// a place maps through the last segment at or before it, as Position maps
+// it, and the wrapper's lines (the first, and those after the code) are
+// SegmentOutside. (Position maps a wrapper place to the nearest code place
+// instead; InCode tells them apart.) A place inside text the wrapper
+// inserted maps to where it was inserted.
+func (n *Normalized) Segments() []Segment {
+	segs := []Segment{{ModLine: 1, ModCol: 1, Kind: SegmentOutside}, {ModLine: 2, ModCol: 1, Line: 1, Col: 1, Kind: SegmentShift}}
+	edits := slices.SortedFunc(slices.Values(n.edits), func(a, b edit) int {
+		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
+	})
+	add := func(s Segment) {
+		if last := &segs[len(segs)-1]; last.ModLine == s.ModLine && last.ModCol == s.ModCol {
+			*last = s // an insertion at a line's start
+			return
+		}
+		segs = append(segs, s)
+	}
+	for _, e := range edits {
+		if e.delta == 0 {
+			continue
+		}
+		add(Segment{ModLine: e.line + 1, ModCol: e.col + 1, Line: e.line, Col: e.col + 1, Kind: SegmentSame})
+		add(Segment{ModLine: e.line + 1, ModCol: e.col + 1 + e.delta, Line: e.line, Col: e.col + 1, Kind: SegmentShift})
+	}
+	add(Segment{ModLine: len(n.Lines) + 2, ModCol: 1, Kind: SegmentOutside})
+	return segs
+}
+
 // wrapperPrefix is the module's first line for the statement and function
 // forms: it puts the scope's names in lexical scope and runs the code in an
 // async function whose value is kept.
@@ -203,13 +262,13 @@ func normalize(code string, names []string, setup string, c *Carry, r reader) *N
 	case sc.exportDefault >= 0:
 		// A module: its default export is kept as a constant typed by the
 		// program contract and called by the wrapper's default export.
-		const repl = "const __codemodeDefault: " + typegen.ProgramTypeName + " ="
+		const repl = "const " + DefaultName + ": " + typegen.ProgramTypeName + " ="
 		l, c := lineCol(code, sc.exportDefault)
 		n.edits = append(n.edits, edit{line: l, col: c, delta: len(repl) - sc.exportDefaultLen})
 		body := code[:sc.exportDefault] + repl + code[sc.exportDefault+sc.exportDefaultLen:]
 		n.Module = "\n" + body + "\n;\nexport default async (" + scopeVar + ": " + typegen.ScopeTypeName + ") => { " +
-			`if (typeof __codemodeDefault !== "function") throw new TypeError("the default export must be a function (the program), not " + (__codemodeDefault === null ? "null" : typeof __codemodeDefault)); ` +
-			"const " + valueVar + " = await __codemodeDefault(" + scopeArg(setup) + "); " + returnValue + " };\n"
+			`if (typeof ` + DefaultName + ` !== "function") throw new TypeError("the default export must be a function (the program), not " + (` + DefaultName + ` === null ? "null" : typeof ` + DefaultName + `)); ` +
+			"const " + valueVar + " = await " + DefaultName + "(" + scopeArg(setup) + "); " + returnValue + " };\n"
 	case sc.exports:
 		// A module without a default export: it runs (its top level may
 		// throw first), then fails saying what a program is.

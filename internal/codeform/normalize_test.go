@@ -125,3 +125,73 @@ func BenchmarkPositionsOnLongLines(b *testing.B) {
 		})
 	}
 }
+
+// segmentPlace maps a module place through segs as their documentation
+// says (the runners' lookup, docs/runner-protocol.md "Program
+// positions"): ok is false for a place that is not the code's.
+func segmentPlace(segs []codeform.Segment, line, col int) (l, c int, ok bool) {
+	at := -1
+	for i, s := range segs {
+		if s.ModLine < line || s.ModLine == line && s.ModCol <= col {
+			at = i
+		}
+	}
+	if at < 0 {
+		return 0, 0, false
+	}
+	s := segs[at]
+	switch s.Kind {
+	case codeform.SegmentSame:
+		return s.Line, s.Col, true
+	case codeform.SegmentShift:
+		if line == s.ModLine {
+			return s.Line, s.Col + col - s.ModCol, true
+		}
+		return s.Line + line - s.ModLine, col, true
+	}
+	return 0, 0, false
+}
+
+// TestSegmentsMapAsPosition: every place of a module on a line of the
+// code maps through Segments where Position maps it, and every place of
+// the wrapper's own lines is outside the code, in each form of code; each
+// segment starts after the one before it (as the wire's points must).
+func TestSegmentsMapAsPosition(t *testing.T) {
+	es := esbuildchild.New(context.Background(), nil)
+	defer es.Close()
+	for _, code := range []string{
+		"await codemode.x({ a: 1 })",
+		"const a = 1;\nconst b = a + 1;\n  b * 2",
+		"const a = 1; a + 1",
+		"export default async function ({ codemode }) {\n  return 1;\n}",
+		"const k = 2;\nexport   default async ({ codemode }) => { await codemode.x({}); }",
+		"async () => {\n  return 1;\n}",
+		"(async () => 1)",
+		"const é = 'ü'; `${é}` + \"\\u{1F600}😀\"",
+		"```ts\nconst x = 1;\nx\n```",
+		"export const a = 1;",
+	} {
+		n := codeform.Normalize(code, []string{"codemode", "console", "result"}, "", es)
+		segs := n.Segments()
+		for i := 1; i < len(segs); i++ {
+			if a, b := segs[i-1], segs[i]; b.ModLine < a.ModLine || b.ModLine == a.ModLine && b.ModCol <= a.ModCol {
+				t.Errorf("%q: segment %d (%+v) does not follow %+v", code, i, b, a)
+			}
+		}
+		for i, line := range strings.Split(n.Module, "\n") {
+			l := i + 1
+			for c := 1; c <= len(utf16.Encode([]rune(line)))+1; c++ {
+				gl, gc, ok := segmentPlace(segs, l, c)
+				if in := n.InCode(l, c); in != ok {
+					t.Errorf("%q: module %d:%d in the code %v, segments say %v", code, l, c, in, ok)
+					continue
+				} else if !in {
+					continue
+				}
+				if wl, wc := n.Position(l, c); gl != wl || gc != wc {
+					t.Errorf("%q: module %d:%d maps to %d:%d through the segments, %d:%d by Position", code, l, c, gl, gc, wl, wc)
+				}
+			}
+		}
+	}
+}

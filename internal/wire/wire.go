@@ -38,8 +38,10 @@ const ProtocolVersion = 1
 // output sent before the host has checked it, and the verdict that lets the
 // runner settle the call with it). Minor 7 added the error's data (the
 // properties of the Error a tool call rejects with, such as an HTTP
-// status).
-const ProtocolMinor = 7
+// status). Minor 8 added the execute message's positions (where the
+// module's places are in the program as its author wrote it, so that the
+// stacks a program reads name its own lines).
+const ProtocolMinor = 8
 
 // ExtensionKeys is the smallest key a minor version may add and a decoder
 // ignores when it does not know it. A message (or a map nested in one) with
@@ -79,7 +81,7 @@ func (r VersionRange) String() string {
 	return r.Min.String() + "-" + r.Max.String()
 }
 
-// Supported is the range of versions this package speaks: 1.0 to 1.7. A
+// Supported is the range of versions this package speaks: 1.0 to 1.8. A
 // peer at an older version is served by leaving out every key it lacks
 // ([Message.CheckVersion] names one that is present).
 var Supported = VersionRange{Min: Version{1, 0}, Max: Version{ProtocolVersion, ProtocolMinor}}
@@ -383,6 +385,84 @@ type Message struct {
 	// Release is the verdict on a held output: it passed, and the call
 	// is fulfilled with it. A release carries neither Output nor Error.
 	Release bool `cbor:"43,keyasint,omitempty"`
+
+	// Since 1.8.
+
+	// Positions says where the places of the execute message's module are
+	// in the program as its author wrote it (docs/runner-protocol.md,
+	// "Program positions"), when they differ: a host that wrapped or
+	// reprinted the program sends it, and the runner gives the stacks the
+	// program reads the program's own lines and columns. The host's
+	// reports keep reading the engine's positions.
+	Positions *Positions `cbor:"44,keyasint,omitempty"`
+}
+
+// Positions maps places of an execute message's module (1-based lines,
+// columns in UTF-16 code units, as engines count them) to the program as
+// its author wrote it. Points holds five numbers per point, ascending by
+// module line and column: the module line and column where the point
+// starts, a program line and column, and a PointKind saying how the
+// places from it up to the next point map. A place before the first point
+// is not the program's.
+type Positions struct {
+	Points []uint32 `cbor:"1,keyasint,omitempty"`
+	// DefaultName is the name the module gives the program's default
+	// export (a wrapper that renamed it), which a stack shows as default.
+	DefaultName string `cbor:"2,keyasint,omitempty"`
+}
+
+// PointKind says how the module places from a point of [Positions] up to
+// the next map to the program.
+type PointKind uint32
+
+const (
+	// PointSame maps each place to the point's program line and column.
+	PointSame PointKind = iota
+	// PointShift maps the places on the point's line to the point's
+	// program line, shifted right as far as they lie right of the point,
+	// and those on later lines to as many lines below it, column for
+	// column.
+	PointShift
+	// PointOutside marks places that are not the program's (a wrapper's
+	// own code): a stack leaves their frames out.
+	PointOutside
+	// PointUnknown marks places of the program that cannot be placed: a
+	// stack keeps their frames without a position.
+	PointUnknown
+)
+
+// MaxPositionPoints is the most points a Positions may hold; a host whose
+// program needs more ends the last with [PointUnknown].
+const MaxPositionPoints = 1 << 16
+
+// MaxDefaultName is the longest DefaultName, in bytes.
+const MaxDefaultName = 200
+
+// problem is what is wrong with p, or "".
+func (p *Positions) problem() string {
+	n := len(p.Points)
+	switch {
+	case n%5 != 0:
+		return fmt.Sprintf("the positions hold %d numbers, not five per point", n)
+	case n/5 > MaxPositionPoints:
+		return fmt.Sprintf("the positions hold %d points, more than %d", n/5, MaxPositionPoints)
+	case len(p.DefaultName) > MaxDefaultName:
+		return fmt.Sprintf("the default export's name is %d bytes, more than %d", len(p.DefaultName), MaxDefaultName)
+	}
+	for i := 0; i < n; i += 5 {
+		pt := p.Points[i : i+5]
+		switch {
+		case pt[0] == 0 || pt[1] == 0:
+			return fmt.Sprintf("position point %d starts at line %d, column %d (both count from 1)", i/5, pt[0], pt[1])
+		case PointKind(pt[4]) > PointUnknown:
+			return fmt.Sprintf("position point %d has kind %d", i/5, pt[4])
+		case PointKind(pt[4]) <= PointShift && (pt[2] == 0 || pt[3] == 0):
+			return fmt.Sprintf("position point %d maps to line %d, column %d (both count from 1)", i/5, pt[2], pt[3])
+		case i > 0 && (pt[0] < p.Points[i-5] || pt[0] == p.Points[i-5] && pt[1] <= p.Points[i-4]):
+			return fmt.Sprintf("position point %d does not follow the one before it", i/5)
+		}
+	}
+	return ""
 }
 
 // Prefilled is one result of an execute message's Prefill: the JSON text
@@ -442,6 +522,7 @@ var since = []struct {
 	{42, 6, "held", func(m *Message) bool { return m.Held }},
 	{43, 6, "release", func(m *Message) bool { return m.Release }},
 	{32, 7, "error data", func(m *Message) bool { return m.Error != nil && m.Error.Data != nil }},
+	{44, 8, "positions", func(m *Message) bool { return m.Positions != nil }},
 }
 
 // CheckVersion reports whether m can be sent to a peer speaking v: that it
@@ -541,6 +622,11 @@ func (m *Message) executeProblem() string {
 	for i, ns := range m.Namespaces {
 		if ns.Name == "" {
 			return fmt.Sprintf("namespace %d has no name", i)
+		}
+	}
+	if m.Positions != nil {
+		if p := m.Positions.problem(); p != "" {
+			return p
 		}
 	}
 	return clockProblem(m.Clock)
@@ -740,7 +826,7 @@ func Unmarshal(payload []byte) (*Message, error) {
 }
 
 // checkScopeKeys refuses scope, scopeUnknown, setup, prefill, prefilled,
-// typeScript, stripRefused, cpuLimit, held and release where they mean nothing, a setup over MaxSetupSize, and
+// typeScript, stripRefused, cpuLimit, held, release and positions where they mean nothing, a setup over MaxSetupSize, and
 // prefilled results out of order or not JSON.
 func (m *Message) checkScopeKeys() error {
 	if m.Scope != "" && m.Kind != KindExecute {
@@ -783,6 +869,9 @@ func (m *Message) checkScopeKeys() error {
 	}
 	if (m.Held || m.Release) && m.Kind != KindToolResult {
 		return fmt.Errorf("%w: %s: carries held or release, which only a tool-result carries", ErrMalformed, m.Kind)
+	}
+	if m.Positions != nil && m.Kind != KindExecute {
+		return fmt.Errorf("%w: %s: carries positions, which only execute carries", ErrMalformed, m.Kind)
 	}
 	return nil
 }

@@ -47,6 +47,10 @@ func TestRoundTripEveryKind(t *testing.T) {
 		// The keys of 1.7.
 		{Kind: KindToolResult, Execution: 9, Seq: 1, Error: &Error{Name: "HTTPError", Message: "HTTP 404 Not Found", Data: []byte(`{"status":404}`)}},
 		{Kind: KindResult, Execution: 9, Outcome: OutcomeProgramFailed, Error: &Error{Name: "QuotaError", Message: "quota", Data: []byte(`{"limit":100}`)}},
+		// The keys of 1.8.
+		{Kind: KindExecute, Execution: 10, Filename: "agent.ts", Positions: &Positions{
+			Points:      []uint32{1, 1, 0, 0, uint32(PointOutside), 2, 1, 1, 1, uint32(PointShift), 9, 4, 8, 4, uint32(PointSame), 9, 12, 8, 4, uint32(PointShift), 12, 1, 0, 0, uint32(PointOutside)},
+			DefaultName: "__codemodeDefault"}},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -137,6 +141,14 @@ func TestReadRejectsBadFrames(t *testing.T) {
 		{"a release without a seq", frame(mustMarshal(t, &Message{Kind: KindToolResult, Execution: 1, Release: true})), ErrMalformed},
 		{"held on a tool-call", frame(mustMarshal(t, &Message{Kind: KindToolCall, Execution: 1, Seq: 1, Namespace: "n", Tool: "t", Input: []byte(`{}`), Held: true})), ErrMalformed},
 		{"release on a cancel", frame(mustMarshal(t, &Message{Kind: KindCancel, Execution: 1, Release: true})), ErrMalformed},
+		{"positions on a tool-result", frame(mustMarshal(t, map[int]any{0: 5, 1: 1, 9: 1, 13: []byte("1"), 44: map[int]any{1: []int{1, 1, 1, 1, 1}}})), ErrMalformed},
+		{"positions not five numbers a point", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Positions: &Positions{Points: []uint32{1, 1, 1, 1}}})), ErrMalformed},
+		{"positions out of order", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Positions: &Positions{Points: []uint32{2, 1, 1, 1, 1, 1, 5, 1, 1, 1}}})), ErrMalformed},
+		{"positions at column 0", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Positions: &Positions{Points: []uint32{1, 0, 1, 1, 1}}})), ErrMalformed},
+		{"positions mapping to line 0", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Positions: &Positions{Points: []uint32{1, 1, 0, 1, uint32(PointSame)}}})), ErrMalformed},
+		{"positions of an unknown kind", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Positions: &Positions{Points: []uint32{1, 1, 1, 1, 4}}})), ErrMalformed},
+		{"positions past MaxPositionPoints", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Positions: manyPoints(MaxPositionPoints + 1)})), ErrMalformed},
+		{"a default name past MaxDefaultName", frame(mustMarshal(t, &Message{Kind: KindExecute, Execution: 1, Filename: "a.js", Positions: &Positions{DefaultName: strings.Repeat("x", MaxDefaultName+1)}})), ErrMalformed},
 		{"unknown extension key with a bad value", frame(append(mustMarshal(t, map[int]any{0: 3, 1: 1, 60: 1})[:0:0], 0xa3, 0x00, 0x03, 0x01, 0x01, 0x18, 0x3c, 0xff)), ErrMalformed},
 	}
 	for _, tt := range tests {
@@ -147,6 +159,16 @@ func TestReadRejectsBadFrames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyPoints is positions of n points on successive lines, each mapped
+// one line up.
+func manyPoints(n int) *Positions {
+	p := &Positions{}
+	for i := range n {
+		p.Points = append(p.Points, uint32(i+2), 1, uint32(i+1), 1, uint32(PointShift))
+	}
+	return p
 }
 
 func mustMarshal(t *testing.T, v any) []byte {
@@ -262,21 +284,21 @@ func TestReadSkipsExtensionKeys(t *testing.T) {
 }
 
 func TestNegotiate(t *testing.T) {
-	v10, v11, v12, v17, v18, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 7}, Version{1, 8}, Version{2, 0}
+	v10, v11, v12, v18, v19, v20 := Version{1, 0}, Version{1, 1}, Version{1, 2}, Version{1, 8}, Version{1, 9}, Version{2, 0}
 	tests := []struct {
 		name       string
 		self, peer VersionRange
 		want       Version
 		err        string
 	}{
-		{"same", Supported, Supported, v17, ""},
+		{"same", Supported, Supported, v18, ""},
 		{"a 1.2 peer", Supported, VersionRange{v10, v12}, v12, ""},
 		{"an old peer", Supported, VersionRange{v10, v10}, v10, ""},
 		{"a 1.1 peer", Supported, VersionRange{v10, v11}, v11, ""},
-		{"a newer minor", Supported, VersionRange{v10, v18}, v17, ""},
+		{"a newer minor", Supported, VersionRange{v10, v19}, v18, ""},
 		{"a peer that dropped 1.0", VersionRange{v10, v10}, VersionRange{v11, v12}, Version{}, "runner speaks 1.1-1.2, this host 1.0"},
-		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.7"},
-		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.7, this host 2.0"},
+		{"a new major", Supported, VersionRange{v20, v20}, Version{}, "runner speaks 2.0, this host 1.0-1.8"},
+		{"an old major", VersionRange{v20, v20}, Supported, Version{}, "runner speaks 1.0-1.8, this host 2.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -463,6 +485,21 @@ func TestCheckVersionRefusesErrorDataBefore17(t *testing.T) {
 	m.Error.Data = nil
 	if err := m.CheckVersion(Version{1, 0}); err != nil {
 		t.Errorf("without data on 1.0: %v", err)
+	}
+}
+
+// A runner older than 1.8 would skip the positions (an extension key), or,
+// at 1.0, refuse the message: a host leaves them out below 1.8.
+func TestCheckVersionRefusesPositionsBefore18(t *testing.T) {
+	m := &Message{Kind: KindExecute, Execution: 1, Filename: "agent.ts", Positions: manyPoints(3)}
+	if err := m.CheckVersion(Version{1, 7}); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "needs 1.8") {
+		t.Errorf("on 1.7: got %v, want an ErrVersion naming 1.8", err)
+	}
+	if err := m.CheckVersion(Version{1, 8}); err != nil {
+		t.Errorf("on 1.8: %v", err)
+	}
+	if err := m.Check(); err != nil {
+		t.Errorf("MaxPositionPoints is allowed: %v", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import {
 } from "./intrinsics";
 import { chachaStream, mathRandomSeed, type Bytes } from "./web/random";
 import { unhandledRejections, type Unhandled } from "./unhandled";
+import { callErrorOptions, callFailed, callStack, hostStack, type FrameMap, type Positions } from "./stack";
 
 // The execution core of the code-mode runner: it builds the program scope
 // (tools, console, result writer), calls the default export, numbers tool
@@ -126,6 +127,12 @@ export interface Request {
    * at once, and reported as prefilled. Absent or null: none.
    */
   prefill?: Record<number, string> | null;
+  /**
+   * positions place the module's frames in the program (wire 1.8), for
+   * the stacks the program reads. Absent: the module's places are the
+   * program's.
+   */
+  positions?: Positions;
 }
 
 export interface Limits {
@@ -155,8 +162,12 @@ function safeText(read: () => unknown, limit: number): string {
   }
 }
 
-/** serializeError reads a thrown value without letting it throw again. */
-export function serializeError(value: unknown): SerializedError {
+/**
+ * serializeError reads a thrown value without letting it throw again. For
+ * the host (an outcome), the stack is the engine's text where the runner
+ * wrote the program's (see ./stack).
+ */
+export function serializeError(value: unknown, forHost = false): SerializedError {
   try {
     if (typeof value === "function") {
       const name = safeText(() => (value as { name?: unknown }).name, errorLimits.name);
@@ -167,7 +178,8 @@ export function serializeError(value: unknown): SerializedError {
       const name = safeText(() => v.name, errorLimits.name) || "Error";
       let message = safeText(() => v.message, errorLimits.message);
       if (message === "" && !safeIsError(value)) message = safeText(() => jsonOrString(value), errorLimits.message);
-      return { name, message, stack: safeText(() => v.stack, errorLimits.stack) };
+      const stack = forHost ? safeText(() => hostStack(value, safeText(() => v.stack, errorLimits.stack)), errorLimits.stack) : safeText(() => v.stack, errorLimits.stack);
+      return { name, message, stack };
     }
     return { name: "Error", message: safeText(() => StringCtor(value), errorLimits.message), stack: "" };
   } catch {
@@ -276,7 +288,13 @@ export function formatValue(value: unknown): string {
     if (value === null) return "null";
     if (safeIsError(value)) {
       const e = serializeError(value);
-      return e.stack ? trimEnd(e.name + ": " + e.message + "\n" + e.stack) : e.name + ": " + e.message;
+      const head = e.name + ": " + e.message;
+      if (!e.stack) return head;
+      // V8's stack starts with the error's line (QuickJS's does not): it
+      // was printed twice.
+      const line = e.message === "" ? e.name : head;
+      if (stringSlice(e.stack, 0, line.length + 1) === line + "\n") return trimEnd(e.stack);
+      return trimEnd(head + "\n" + e.stack);
     }
     return jsonOrString(value);
   } catch {
@@ -730,6 +748,8 @@ export interface Execution {
    */
   hostCall(namespace: string, tool: string, input: unknown): Promise<unknown> | undefined;
   readonly limits: Limits;
+  /** frames is what the execution's stacks are written with (./stack). */
+  frames(): FrameMap;
 }
 
 /**
@@ -764,6 +784,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
   let request: Request = { __proto__: null } as unknown as Request;
   let limits: Limits = { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 } as unknown as Limits;
   let replay: number[] = [];
+  let frameMap = { __proto__: null, filename: "", positions: undefined } as unknown as FrameMap;
   let begun = false;
   const begin = (r: Request): void => {
     if (begun) throw new ErrorCtor("an execution was begun twice");
@@ -771,6 +792,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     request = r;
     limits = r.limits;
     replay = r.clock;
+    frameMap = { __proto__: null, filename: r.filename, positions: r.positions } as unknown as FrameMap;
   };
   let seq = 0;
   let pending = record<Pending>();
@@ -881,7 +903,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     flushing = true;
     try {
       if (failing) {
-        const error = serializeError(unsentError);
+        const error = serializeError(unsentError, true);
         // A thrown object that is not an Error has its JSON as its
         // message already.
         const data = errorData(unsentError);
@@ -1090,7 +1112,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       // required property (common among MCP tools) are called as tool().
       const name = h.ns.name;
       const called = name + "." + tool; // the message of its calls' errors until they fail (Pending.error)
-      defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(name, tool, args, new ErrorCtor(called)), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
+      defineProperty(tools, tool, { __proto__: null, value: (...args: unknown[]) => callTool(name, tool, args, new ErrorCtor(called, callErrorOptions)), writable: false, enumerable: true, configurable: false } as PropertyDescriptor);
     }
     return tools[tool];
   };
@@ -1240,6 +1262,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     get limits(): Limits {
       return limits;
     },
+    frames: (): FrameMap => frameMap,
     async run(evaluate: () => Promise<ModuleBox>): Promise<void> {
       let value: unknown;
       try {
@@ -1299,6 +1322,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
         // keep the raw text
       }
       const error = call.error;
+      callFailed(error);
       defineProperty(error, "message", data(message, false));
       defineProperty(error, "name", data(name, false));
       if (hasOwn(errorPrototypes, name)) setPrototypeOf(error, errorPrototypes[name]);
@@ -1337,8 +1361,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       for (let n = 1; n <= seq; n++) {
         const call = pending[n];
         if (call === undefined) continue;
-        const stack = (call.error as { stack?: unknown }).stack;
-        return typeof stack === "string" ? stack : "";
+        return callStack(call.error);
       }
       return "";
     },
@@ -1402,7 +1425,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       for (let i = 0; i < request.namespaces.length; i++) {
         const n = request.namespaces[i];
         if (n.name !== ns) continue;
-        if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor(tool));
+        if (n.has(tool)) return callTool(ns, tool, [input], new ErrorCtor(tool, callErrorOptions));
       }
       return undefined;
     },

@@ -20,6 +20,7 @@ export const getPrototypeOf = R.getPrototypeOf;
 export const setPrototypeOf = R.setPrototypeOf;
 export const getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
 export const ownKeys = R.ownKeys;
+export const deleteProperty = R.deleteProperty;
 export const objectKeys = Object.keys;
 export const objectFreeze = Object.freeze;
 export const objectCreate = Object.create;

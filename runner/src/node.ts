@@ -10,6 +10,7 @@ import { installClock, installErrors, type Execution, type ModuleBox } from "./c
 import { startRunner, type Channel, type RunnerLimits } from "./wire";
 import { cpuMeter } from "./cpu";
 import { installNodeWeb } from "./web/index";
+import { installV8Stacks } from "./stack";
 
 export interface NodeDeps {
   channel: Channel;
@@ -149,6 +150,10 @@ export function startNodeRunner(deps: NodeDeps): (chunk: Uint8Array) => void {
     }
   });
   installClock(g, () => apply(getStore, storage, []) as Execution | undefined);
+  installV8Stacks(() => {
+    const ex = apply(getStore, storage, []) as Execution | undefined;
+    return ex === undefined ? undefined : ex.frames();
+  });
   installErrors(g);
   installNodeWeb(g, {
     current: () => apply(getStore, storage, []) as Execution | undefined,

@@ -10,6 +10,7 @@
 import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
 import { installClock, installErrors, makeExecution, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream, type UnbegunExecution } from "./core";
 import { installWeb } from "./web/index";
+import { engineStack, installQuickJSStacks, positionsOf } from "./stack";
 
 // The outbox is text in this closure, a line per message, so that no
 // program can reach it and draining it is one read (every JavaScript call is
@@ -231,6 +232,7 @@ function request(text: string, tools: string): Request {
     seed: r.seed,
     clock: r.clock,
     prefill: prefillOf(r.prefill),
+    positions: r.positions === undefined || r.positions === null ? undefined : positionsOf(r.positions.points, r.positions.defaultName),
   } as unknown as Request;
 }
 
@@ -241,8 +243,10 @@ export const quickjs = {
     // is the frame's function, the runner's own included: callTool, which
     // reaches every namespace's tools, those a client's scope setup hides
     // too (V8 gives undefined for strict-mode frames; QuickJS does not).
-    // The hook's setter is replaced by an unwritable undefined before any
-    // program runs, so no program can install one.
+    // The hook is the runner's (./stack: the stacks a program reads); the
+    // property is replaced by an unwritable undefined before any program
+    // runs, so no program can read it or install one.
+    installQuickJSStacks(() => (execution !== undefined ? execution.frames() : undefined));
     if (!defineProperty(ErrorCtor, "prepareStackTrace", { __proto__: null, value: undefined, writable: false, enumerable: false, configurable: false } as PropertyDescriptor)) {
       throw new TypeErrorCtor("the runner cannot remove Error.prepareStackTrace");
     }
@@ -338,6 +342,15 @@ export const quickjs = {
     } catch (error) {
       if (execution !== undefined) execution.fail(error);
     }
+  },
+
+  /**
+   * stopStack is the stack of where the program is, as the engine writes
+   * it (the runner's own frame first): the Go runner calls it from the
+   * interrupt poll that stops a program at its deadline.
+   */
+  stopStack(): string {
+    return engineStack(new ErrorCtor(""));
   },
 
   /** waitingStack is the stack of the oldest unanswered tool call, or "" (Execution.waitingStack). */

@@ -12,17 +12,18 @@ import {
 import { decode, MapWriter, utf8Decode, Writer, type CBORMap, type Value } from "./cbor";
 import { duration, type CPUMeter } from "./cpu";
 import { createExecution, listNamespace, serializeError, type Execution, type Finish, type Host, type Limits, type ModuleBox, type Namespace } from "./core";
+import { ownFile, positionsOf } from "./stack";
 
 /** protocolVersion is the major version, protocolMinor the newest minor (docs/runner-protocol.md, "Versions"). */
 export const protocolVersion = 1;
-export const protocolMinor = 7;
+export const protocolMinor = 8;
 export const maxFrameSize = 16 << 20;
 
 const K = {
   kind: 0, execution: 1, version: 2, runner: 3, source: 4, filename: 5, hasInput: 6, input: 7, namespaces: 8,
   seq: 9, namespace: 10, tool: 11, site: 12, output: 13, error: 14, stream: 15, text: 16, outcome: 17, content: 18,
   versions: 19, limits: 20, seed: 21, clock: 22, value: 23, scope: 32, scopeUnknown: 33, setup: 34, prefill: 35, prefilled: 36, randomDraws: 37, randomBytes: 38,
-  typeScript: 39, stripRefused: 40, cpuLimit: 41, held: 42, release: 43,
+  typeScript: 39, stripRefused: 40, cpuLimit: 41, held: 42, release: 43, positions: 44,
 } as const;
 
 /**
@@ -293,30 +294,6 @@ function clockField(m: MapWriter, clock: number[]): void {
   w.head(4, clock.length);
   for (let i = 0; i < clock.length; i++) w.float(clock[i]);
 }
-
-/**
- * ownFile is the name V8 gives the file of the runner's own frames
- * ("[stdin]" when the bootstrap is read from standard input), from a stack
- * made as the runner loads; "" when none can be read.
- */
-const ownFile = ((): string => {
-  const stack = new ErrorCtor("").stack;
-  if (typeof stack !== "string") return "";
-  const lines = stringSplit(stack, "\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const at = stringIndexOf(line, "    at ");
-    if (at !== 0) continue;
-    // "    at f (file:line:column)" or "    at file:line:column"; this runs
-    // as the runner loads, before any program could change String.prototype.
-    let where = line.slice(7);
-    const open = where.indexOf("(");
-    if (open >= 0) where = where.slice(open + 1, where.length - 1);
-    const end = where.lastIndexOf(":", where.lastIndexOf(":") - 1);
-    return end > 0 ? where.slice(0, end) : "";
-  }
-  return "";
-})();
 
 /**
  * programStack is a program error's stack as the program sees it: without
@@ -637,8 +614,11 @@ export function startRunner(opts: RunnerOptions): (chunk: Uint8Array) => void {
         prefill[p[1] as number] = utf8Decode(output, 0, typedArrayLength(output));
       }
     }
+    // Where the module's places lie in the program (wire 1.8).
+    const pm = asMap(m[K.positions]);
+    const positions = pm === undefined ? undefined : positionsOf(pm[1], pm[2]);
     const request = {
-      __proto__: null, filename, hasInput, input, namespaces, limits, seed, clock, setup, prefill,
+      __proto__: null, filename, hasInput, input, namespaces, limits, seed, clock, setup, prefill, positions,
     } as unknown as Parameters<typeof createExecution>[1];
     const execution = createExecution(host, request, platform.now);
     executions[id] = execution;

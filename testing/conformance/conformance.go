@@ -50,6 +50,7 @@ func TestRuntime(t *testing.T, factory Factory) {
 	t.Run("ScopePerCatalogue", func(t *testing.T) { shared.scopes(t) })
 	t.Run("HostileErrors", func(t *testing.T) { shared.hostileErrors(t) })
 	t.Run("ScopeSetup", func(t *testing.T) { shared.scopeSetup(t) })
+	t.Run("ProgramStacks", func(t *testing.T) { shared.programStacks(t) })
 	t.Run("PrefilledResults", func(t *testing.T) { shared.prefill(t) })
 	t.Run("ToolCallsNumberedInIssueOrder", func(t *testing.T) { shared.seqOrder(t) })
 	t.Run("ConcurrentBlockedExecutions", func(t *testing.T) { shared.concurrent(t, 200) })
@@ -203,6 +204,45 @@ export default async function () {}`, nil)
 	wantFailure(t, out, "", `a string`)
 	out, _ = h.run(t, `export default async function ( {`, nil)
 	wantFailure(t, out, "SyntaxError", `agent\.ts:1:`)
+}
+
+// programStacks: the stack a program reads from a failed call's Error names
+// the code's own line (model-written code runs wrapped, a line below) and
+// the program's default export as default, and no frame of the runner, the
+// wrapper or a scope setup (wire 1.8 positions).
+func (h *harness) programStacks(t *testing.T) {
+	c := h.client(t, nil, nil)
+	for _, tt := range []struct{ code, frame string }{
+		{`let stack = "";
+try {
+  await codemode.echo({ value: 42 as any });
+} catch (e) {
+  stack = (e as Error).stack ?? "";
+}
+stack`, "agent.ts:3:"},
+		{`export default async function ({ codemode }: any) {
+  try { await codemode.echo({ value: 42 as any }); } catch (e) { return (e as Error).stack; }
+}`, "default (agent.ts:2:"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		out, err := c.RunCode(ctx, tt.code, client.RunOptions{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stack string
+		if out.Kind != client.Success || json.Unmarshal(out.Value, &stack) != nil {
+			t.Fatalf("%s: %+v %s", tt.code, out.Error, out.Value)
+		}
+		if !strings.Contains(stack, tt.frame) {
+			t.Errorf("the stack does not name %s:\n%s", tt.frame, stack)
+		}
+		for _, bad := range []string{"agent.ts:4:", "codemode-runner", "[stdin]", "__codemode", "codemode-setup"} {
+			if strings.Contains(stack, bad) {
+				t.Errorf("the stack names %s:\n%s", bad, stack)
+			}
+		}
+	}
 }
 
 func (h *harness) freshModule(t *testing.T) {
