@@ -36,18 +36,24 @@
   const { __codemode: journal, ...rest } = scope;
   const tools = rest.codemode;
   const TypeErrorCtor = TypeError, ErrorCtor = Error, StringCtor = String, stringify = JSON.stringify;
+  const setPrototypeOf = Object.setPrototypeOf, defineProperty = Object.defineProperty;
   const evaluate = eval;
   const ProxyCtor = Proxy;
 
-  // at gives err the stack of site, an Error made where the program called
-  // step (before its first await): an error made later would otherwise have
-  // no frame in the program, and the journal's message no place in the code.
-  const at = (err: any, site: any): any => {
+  // at makes site, an Error made where the program called step (before its
+  // first await), the TypeError with message: an error made later would
+  // have no frame in the program, and the report no place in the code. The
+  // stack is site's own, never copied: the runner writes the stack a
+  // program reads at the code's own lines (runner/src/stack.ts), and a
+  // copied text would be placed a second time in the report.
+  const at = (site: any, message: string): any => {
     try {
-      const s = StringCtor(site.stack), i = s.indexOf("\n");
-      if (i >= 0) err.stack = err.name + ": " + err.message + s.slice(i);
-    } catch {}
-    return err;
+      setPrototypeOf(site, TypeErrorCtor.prototype);
+      defineProperty(site, "message", { value: message, writable: true, enumerable: false, configurable: true });
+      return site;
+    } catch {
+      return new TypeErrorCtor(message);
+    }
   };
 
   // replay skips what a recorded step's function did on the pass that
@@ -66,8 +72,8 @@
   const notJSON = (name: string, e: any, site: any): any => {
     const m = e instanceof TypeErrorCtor ? StringCtor(e.message) : "", p = "tool input is not JSON: input.";
     if (m.slice(0, p.length) !== p) return e;
-    return at(new TypeErrorCtor("codemode.step(" + stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) +
-      "; return plain data (objects, arrays, strings, finite numbers, booleans, null)"), site);
+    return at(site, "codemode.step(" + stringify(name) + ") returned a value that is not JSON: " + m.slice(p.length) +
+      "; return plain data (objects, arrays, strings, finite numbers, booleans, null)");
   };
 
   const step = async (name: any, fn: any): Promise<any> => {
