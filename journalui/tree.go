@@ -113,27 +113,6 @@ func stringNode(s string) *node {
 	return n
 }
 
-// quote writes s as a JSON string: control characters and quotes escaped,
-// and the characters JSON leaves as they are but that hide or reorder
-// text (DEL, C1 controls, bidirectional overrides: termtext.IsControl)
-// escaped as \uNNNN too; "<", ">" and "&" stay (html/template escapes
-// them).
-func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	q := strings.TrimSuffix(b.String(), "\n")
-	if !strings.ContainsFunc(q, termtext.IsControl) {
-		return q
-	}
-	var out strings.Builder
-	for _, r := range q {
-		if termtext.IsControl(r) {
-			fmt.Fprintf(&out, `\u%04x`, r)
-		} else {
-			out.WriteRune(r)
-		}
-	}
-	return out.String()
-}
+// quote is termtext.Quote: s as a JSON string literal with the characters
+// that hide or reorder text escaped.
+func quote(s string) string { return termtext.Quote(s) }

@@ -4,6 +4,8 @@
 package termtext
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -64,4 +66,30 @@ var sequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\
 // writes to its stderr) and escapes the control characters left (Escape).
 func Clean(s string) string {
 	return Escape(sequence.ReplaceAllString(s, ""))
+}
+
+// Quote returns s as a JSON string literal, which is also a valid
+// JavaScript and TypeScript string literal and decodes to s (invalid UTF-8
+// as U+FFFD). Beyond what JSON escapes (quotes, backslashes, C0 controls),
+// the characters JSON leaves raw but that hide or reorder text (DEL, C1
+// controls, bidirectional overrides and isolates, invisible characters:
+// IsControl) are escaped as \uNNNN; "<", ">" and "&" stay as they are.
+func Quote(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	q := strings.TrimSuffix(buf.String(), "\n")
+	if !strings.ContainsFunc(q, IsControl) {
+		return q
+	}
+	var b strings.Builder
+	for _, r := range q {
+		if IsControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r) // every such character is in the BMP
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

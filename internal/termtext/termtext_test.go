@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -38,4 +39,26 @@ func FuzzClean(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestQuote: a JSON literal that decodes to the string, with what hides or
+// reorders text escaped and HTML characters left as they are.
+func TestQuote(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{`say "hi" \ now`, `"say \"hi\" \\ now"`},
+		{"a\nb\x00", `"a\nb\u0000"`},
+		{"del\x7f c1\u0085 rlo\u202e iso\u2066 zw\u200b", `"del\u007f c1\u0085 rlo\u202e iso\u2066 zw\u200b"`},
+		{"<b>&</b>", `"<b>&</b>"`},
+		{"bad\xffutf8", `"bad\ufffdutf8"`},
+	} {
+		got := Quote(c.in)
+		if got != c.want {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.want)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil || back != strings.ToValidUTF8(c.in, "\uFFFD") {
+			t.Errorf("Quote(%q) = %s decodes to %q, %v", c.in, got, back, err)
+		}
+	}
 }

@@ -1,9 +1,7 @@
 package typegen
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -299,34 +297,9 @@ func escapeTags(line string) string {
 	return b.String()
 }
 
-// quote returns s as a JSON string literal, which is also a valid TypeScript
-// string literal. HTML characters are left unescaped for readability; the
-// control characters JSON leaves raw (DEL, C1, bidirectional overrides and
-// isolates, invisible characters: termtext.IsControl) are escaped as
-// \uNNNN, as in descriptions, so that a property name or literal type from
-// a schema cannot reorder or hide text from a reader; the string is the
-// same.
-func quote(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic("typegen: encoding a string cannot fail: " + err.Error())
-	}
-	q := strings.TrimSuffix(buf.String(), "\n")
-	if !strings.ContainsFunc(q, termtext.IsControl) {
-		return q
-	}
-	var b strings.Builder
-	for _, r := range q {
-		if termtext.IsControl(r) {
-			fmt.Fprintf(&b, `\u%04x`, r) // every such character is in the BMP
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// quote is termtext.Quote: s as a JSON string literal with the characters
+// that hide or reorder text escaped.
+func quote(s string) string { return termtext.Quote(s) }
 
 // propertyName prints a property name bare when it is an ASCII identifier
 // and JSON-quoted otherwise; quoting is always valid, so non-ASCII names are
