@@ -138,3 +138,65 @@ func TestUncaughtErrorReportCarriesItsProperties(t *testing.T) {
 		})
 	}
 }
+
+// repoMissing is a Go tool error that programs see as a NotFoundError
+// carrying the repository asked for.
+type repoMissing struct{ repo string }
+
+func (e *repoMissing) Error() string     { return "no repository " + e.repo }
+func (e *repoMissing) ErrorName() string { return "NotFoundError" }
+func (e *repoMissing) ErrorProperties() map[string]any {
+	return map[string]any{"repo": e.repo}
+}
+
+// A Go tool that declares its error (Tool.WithErrors): a program that
+// narrows the caught error by its name and reads the declared property
+// type-checks with the real compiler and runs, getting the handler's
+// values; one that reads a property the error does not declare is
+// refused by the checker.
+func TestDeclaredToolErrorsCheckAndRun(t *testing.T) {
+	checker := realChecker(t)
+	ctx := context.Background()
+	type in struct {
+		Repo string `json:"repo"`
+	}
+	tool, err := contract.NewTool("getRepo", "Get a repository.", func(ctx context.Context, in in) (struct{}, error) {
+		return struct{}{}, &repoMissing{repo: in.Repo}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	props, err := contract.SchemaFor[in]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err = tool.WithErrors(contract.ToolError{Name: "NotFoundError", Description: "No such repository.", Properties: props})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := client.New(quickjsRuntime(t, quickjs.Options{}), c)
+	good := `try {
+  await codemode.getRepo({ repo: "a/b" });
+  return "found";
+} catch (e) {
+  if (e instanceof Error && e.name === "NotFoundError") return "missing " + (e as NotFoundError).repo;
+  throw e;
+}`
+	res, err := cl.ValidateCode(ctx, checker, good)
+	if err != nil || !res.Valid {
+		t.Fatalf("ValidateCode: %v\n%+v", err, res)
+	}
+	out, err := cl.RunCode(ctx, good, client.RunOptions{})
+	if err != nil || out.Kind != client.Success || string(out.Value) != `"missing a/b"` {
+		t.Fatalf("RunCode: %v %+v", err, out)
+	}
+	bad := `try { await codemode.getRepo({ repo: "a/b" }); } catch (e) { return (e as NotFoundError).status; }`
+	res, err = cl.ValidateCode(ctx, checker, bad)
+	if err != nil || res.Valid || !strings.Contains(res.Report, "status") {
+		t.Fatalf("ValidateCode of a property not declared: %v\n%+v", err, res)
+	}
+}

@@ -201,3 +201,80 @@ func ExampleNew_sdk() {
 	// describe(target: string): Promise<DescribeOutput>;
 	// step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
 }
+
+// notFound is a Go tool error that programs see as a NotFoundError
+// carrying the repository asked for (package client's doc: ErrorName and
+// ErrorProperties).
+type notFound struct{ repo string }
+
+func (e *notFound) Error() string     { return "no repository " + e.repo }
+func (e *notFound) ErrorName() string { return "NotFoundError" }
+func (e *notFound) ErrorProperties() map[string]any {
+	return map[string]any{"repo": e.repo}
+}
+
+// WithErrors declares the errors a tool's calls may reject with: the agent
+// sees each as an interface and the tool's JSDoc names it.
+func ExampleTool_WithErrors() {
+	type repoInput struct {
+		Repo string `json:"repo"`
+	}
+	type repoOutput struct {
+		Stars int `json:"stars"`
+	}
+	getRepo, err := contract.NewTool("getRepo", "Get a repository.",
+		func(ctx context.Context, in repoInput) (repoOutput, error) {
+			return repoOutput{}, &notFound{repo: in.Repo}
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	type notFoundProps struct {
+		Repo string `json:"repo" jsonschema:"description=The repository asked for."`
+	}
+	props, err := contract.SchemaFor[notFoundProps]()
+	if err != nil {
+		log.Fatal(err)
+	}
+	getRepo, err = getRepo.WithErrors(contract.ToolError{
+		Name:        "NotFoundError",
+		Description: "The repository does not exist, or the token cannot see it.",
+		Properties:  props,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := contract.New(getRepo)
+	if err != nil {
+		log.Fatal(err)
+	}
+	decls, err := c.NamespaceDeclarations(contract.DefaultNamespace, "getRepo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(decls)
+	_, err = getRepo.WithErrors(contract.ToolError{Name: "TypeError", Description: "Never."})
+	fmt.Println(err)
+	// Output:
+	// interface Tools {
+	//   /**
+	//    * Get a repository.
+	//    * @throws {NotFoundError} The repository does not exist, or the token cannot see it.
+	//    */
+	//   getRepo(input: {
+	//     repo: string;
+	//   }): Promise<{
+	//     stars: number;
+	//   }>;
+	// }
+	//
+	// /** The repository does not exist, or the token cannot see it. */
+	// interface NotFoundError extends Error {
+	//   readonly name: "NotFoundError";
+	//   /** The repository asked for. */
+	//   readonly repo: string;
+	// }
+	//
+	// declare const codemode: Tools;
+	// contract: tool getRepo: typegen: codemode.getRepo.errors.TypeError: keyword "name": error name TypeError is JavaScript's or code mode's own
+}

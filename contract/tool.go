@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -36,6 +37,7 @@ type Tool struct {
 
 	annotations Annotations
 	policy      Policy
+	errors      []ToolError
 
 	// accepts, for a typed tool (NewTool), is the schema CheckInput
 	// checks input against, which may differ from input, the declared one
@@ -88,6 +90,76 @@ func (t *Tool) WithAnnotations(a Annotations) *Tool {
 	c := *t
 	c.annotations = Annotations{Title: a.Title, ReadOnly: clone(a.ReadOnly), Destructive: clone(a.Destructive), Idempotent: clone(a.Idempotent), OpenWorld: clone(a.OpenWorld)}
 	return &c
+}
+
+// ToolError declares an error a tool's calls may reject with (see
+// [Tool.WithErrors]): in programs, an Error named Name whose own properties
+// are those Properties describes. A Go handler makes one by returning an
+// error whose ErrorName method gives Name and whose ErrorProperties method
+// gives the properties (package client's doc).
+type ToolError struct {
+	// Name is the Error's name in programs: a JavaScript identifier ending
+	// in "Error" that is none of JavaScript's own (TypeError, …) or code
+	// mode's (ToolValidationError, HTTPError, TimeoutError, …).
+	Name string
+	// Description says when a call fails so (not blank).
+	Description string
+	// Properties is the schema of an object whose properties the Error
+	// carries beside name and message, e.g. SchemaFor of a struct; nil for
+	// none. A property named name, message, stack, cause or like another
+	// member of Error.prototype or Object.prototype is refused.
+	Properties *Schema
+}
+
+// WithErrors returns a copy of the tool that declares errs (replacing any
+// it declared), for the agent: each is printed once in the declarations,
+// as an interface extending Error, and the tool's JSDoc names it with
+// `@throws {NotFoundError} <its description's first paragraph>`, so that a
+// program knows which failures to expect and what they carry:
+//
+//	props, _ := contract.SchemaFor[struct{ Repo string `json:"repo"` }]()
+//	getRepo, err = getRepo.WithErrors(contract.ToolError{Name: "NotFoundError",
+//		Description: "The repository does not exist.", Properties: props})
+//
+// The declarations describe; nothing checks that the handler's errors
+// match them. The tool itself is unchanged. It returns an error naming the
+// tool and the error for a name or property that the rules of
+// [ToolError] refuse, a blank description, or two errors of one name.
+// Two tools of a contract may declare the same error only alike ([New]
+// fails otherwise).
+func (t *Tool) WithErrors(errs ...ToolError) (*Tool, error) {
+	seen := make(map[string]bool, len(errs))
+	for _, e := range errs {
+		if seen[e.Name] {
+			return nil, fmt.Errorf("contract: tool %s: error %s is declared twice", t.name, e.Name)
+		}
+		seen[e.Name] = true
+	}
+	c := *t
+	c.errors = slices.Clone(errs)
+	if _, err := typegen.NamespaceDeclarations(typegen.Namespace{Name: DefaultNamespace, Tools: []typegen.ToolDecl{c.decl()}}); err != nil {
+		return nil, fmt.Errorf("contract: tool %s: %w", t.name, err)
+	}
+	return &c, nil
+}
+
+// Errors returns the errors the tool declares ([Tool.WithErrors]), in the
+// order given; nil when none. Callers must not modify the schemas.
+func (t *Tool) Errors() []ToolError { return slices.Clone(t.errors) }
+
+// errorDecls are the tool's errors as the declarations print them.
+func (t *Tool) errorDecls() []typegen.ErrorDecl {
+	if len(t.errors) == 0 {
+		return nil
+	}
+	decls := make([]typegen.ErrorDecl, len(t.errors))
+	for i, e := range t.errors {
+		decls[i] = typegen.ErrorDecl{Name: e.Name, Description: e.Description}
+		if e.Properties != nil {
+			decls[i].Properties = e.Properties.raw
+		}
+	}
+	return decls
 }
 
 // Name returns the tool's name, as programs call it.
@@ -580,7 +652,7 @@ func (t *Tool) decl() typegen.ToolDecl {
 		desc += "\n@requiresApproval every call waits for a person's approval before it runs"
 	}
 	if t.foreign {
-		return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true, Annotations: t.annotations}
+		return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.inputDecl, OutputSchema: t.outputDecl, Lenient: true, Annotations: t.annotations, Errors: t.errorDecls()}
 	}
-	return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.input.raw, OutputSchema: t.output.raw, Annotations: t.annotations}
+	return typegen.ToolDecl{Name: t.name, Description: desc, InputSchema: t.input.raw, OutputSchema: t.output.raw, Annotations: t.annotations, Errors: t.errorDecls()}
 }

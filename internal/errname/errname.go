@@ -89,6 +89,19 @@ func programErrors() []errorInfo {
 	}
 }
 
+// Names returns every error name the runtime gives an error itself (a
+// tool call's rejection or a program's failure), in the order of the
+// package's constants; the slice is new on each call. Package typegen
+// refuses them as the names of errors a tool declares.
+func Names() []Name {
+	all := programErrors()
+	names := make([]Name, len(all))
+	for i, e := range all {
+		names[i] = e.Name
+	}
+	return names
+}
+
 // ToolCallText describes the tool-call rejections of
 // [programErrors] on one line, for a tool description (the code tool of
 // package mcpserver uses it):

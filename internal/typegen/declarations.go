@@ -45,6 +45,10 @@ type ToolDecl struct {
 	// Annotations are the tool's behaviour hints, printed as JSDoc block
 	// tags after Description (see [Annotations.Tags]).
 	Annotations Annotations `json:"annotations,omitzero"`
+	// Errors are the errors the tool's calls may reject with beside code
+	// mode's own (see [ErrorDecl]), each printed as a JSDoc tag
+	// `@throws {Name} …` after the annotations' tags.
+	Errors []ErrorDecl `json:"errors,omitempty"`
 }
 
 // Annotations are the behaviour hints of a tool that an approval policy
@@ -336,6 +340,11 @@ func declarations(s Surface, a audience) (string, []string, error) {
 		methods = append(methods, names...)
 		b.WriteByte('\n')
 	}
+	errs, err := collectErrors(namespaces, interfaceNames)
+	if err != nil {
+		return "", nil, err
+	}
+	writeErrors(&b, errs)
 	if s.SDK {
 		b.WriteString(sdkTypes)
 		b.WriteByte('\n')
@@ -492,12 +501,13 @@ func writeNamespace(b *strings.Builder, ns Namespace, iface string, p nsPrint, d
 	return exactNames, nil
 }
 
-// writeToolJSDoc writes a tool's description and its annotations' tags
-// (Annotations.Tags) as one JSDoc comment.
+// writeToolJSDoc writes a tool's description, its annotations' tags
+// (Annotations.Tags) and its errors' (throwsTags) as one JSDoc comment.
 func writeToolJSDoc(b *strings.Builder, tool ToolDecl) {
 	// The tags are added after the description's lines are made safe,
 	// which escapes any tag the description itself holds.
-	writeJSDocLines(b, append(jsdocLines(tool.Description), tool.Annotations.Tags()...), 1)
+	lines := append(jsdocLines(tool.Description), tool.Annotations.Tags()...)
+	writeJSDocLines(b, append(lines, throwsTags(tool.Errors)...), 1)
 }
 
 // noneRequired reports whether t is an object type with no required

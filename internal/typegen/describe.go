@@ -49,7 +49,8 @@ func NewDescriber(ns Namespace) (*Describer, error) {
 // namespace FooTypes { … }` holding the named types the method reaches, in
 // the order they are first reached (the input's before the output's, then
 // breadth first), and `interface FooTools { … }` holding the method alone,
-// printed as [Declarations] prints it. The text is valid TypeScript when
+// printed as [Declarations] prints it, then the interfaces of the errors
+// the tool declares ([ErrorDecl]). The text is valid TypeScript when
 // loaded beside the namespace's full declarations, which declare every type
 // it names.
 //
@@ -115,7 +116,21 @@ func (d *Describer) Tool(name string, maxChars int) (string, error) {
 		}
 		return full, nil
 	}
-	return fitDescription(TypesNamespaceName(d.ns.Name), full, short, decls, 0, maxChars)
+	text, err := fitDescription(TypesNamespaceName(d.ns.Name), full, short, decls, 0, maxChars)
+	if err != nil || len(tool.Errors) == 0 {
+		return text, err
+	}
+	// The errors the method's @throws tags name, never cut: a program
+	// needs their properties to handle them.
+	errs, err := collectErrors([]Namespace{{Name: d.ns.Name, Tools: []ToolDecl{*tool}}}, nil)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteByte('\n')
+	writeErrors(&b, errs)
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // Type renders the named type name (as in [Definitions].Names, without the

@@ -5,7 +5,8 @@ import "strings"
 // NamespaceDeclarations renders one namespace alone, as a describe answer
 // shows it: the named types its tools reach (`declare namespace FooTypes
 // { … }`, only those reached, when the namespace has Definitions), its
-// interface (FooTools, each tool with its description as JSDoc) and
+// interface (FooTools, each tool with its description as JSDoc), the
+// interfaces of the errors its tools declare ([ErrorDecl]) and
 // `declare const foo: FooTools;`. To describe one method, pass the
 // namespace with that tool alone: the output then holds only the types
 // that method needs.
@@ -41,6 +42,12 @@ func NamespaceDeclarations(ns Namespace) (string, error) {
 		return "", err
 	}
 	b.WriteString(nb.String())
-	b.WriteString("\ndeclare const " + ns.Name + ": " + iface + ";\n")
+	errs, err := collectErrors([]Namespace{ns}, map[string]bool{iface: true, TypesNamespaceName(ns.Name): true})
+	if err != nil {
+		return "", err
+	}
+	b.WriteByte('\n')
+	writeErrors(&b, errs) // each followed by a blank line
+	b.WriteString("declare const " + ns.Name + ": " + iface + ";\n")
 	return b.String(), nil
 }
