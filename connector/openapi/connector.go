@@ -381,7 +381,7 @@ func baseURL(doc *openapi3.T, configured string) (*url.URL, error) {
 		return nil, &BaseURLError{URL: raw, Reason: fmt.Sprintf("%q is not an absolute http(s) URL%s", raw, hint)}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("base URL %q has a query or fragment", raw)
+		return nil, &BaseURLError{URL: raw, Reason: fmt.Sprintf("%q has a query or fragment, which a base URL cannot (operation paths and their query parameters follow it)", raw)}
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""

@@ -89,6 +89,8 @@ func TestBaseURLErrorSaysWhatAndHow(t *testing.T) {
 		{"a relative server", doc(`"servers":[{"url":"//kubernetes.local"}],`), "", "//kubernetes.local", `"//kubernetes.local" is not an absolute http(s) URL`},
 		{"a base URL without its scheme", doc(""), "localhost:8080", "localhost:8080", `"localhost:8080" is not an absolute http(s) URL, such as "http://localhost:8080"`},
 		{"a base URL with a space", doc(""), "http://h/ ", "http://h/ ", `"http://h/ " holds a space`},
+		{"a base URL with a query", doc(""), "https://h/v1?key=x", "https://h/v1?key=x", `"https://h/v1?key=x" has a query or fragment, which a base URL cannot (operation paths and their query parameters follow it)`},
+		{"a server with a fragment", doc(`"servers":[{"url":"https://h/v1#top"}],`), "", "https://h/v1#top", `"https://h/v1#top" has a query or fragment, which a base URL cannot (operation paths and their query parameters follow it)`},
 	}
 	for _, tt := range tests {
 		_, _, err := openapi.Parse(context.Background(), tt.doc, openapi.Options{Name: "k", BaseURL: tt.base})
