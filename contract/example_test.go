@@ -61,7 +61,11 @@ func ExampleNewTool() {
 	//   getForecast(input: {
 	//     /** City name. */
 	//     city: string;
-	//     /** Forecast length in days. */
+	//     /**
+	//      * Forecast length in days.
+	//      * @minimum 1
+	//      * @maximum 7
+	//      */
 	//     days?: number;
 	//   }): Promise<{
 	//     city: string;

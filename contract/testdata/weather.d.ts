@@ -15,6 +15,10 @@ interface Tools {
     /** Short summary such as sunny or light rain. */
     conditions: string;
     alerts?: string[];
+    /**
+     * @minimum 0
+     * @maximum 23
+     */
     observedHour: number;
   }>;
 

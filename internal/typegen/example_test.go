@@ -26,6 +26,7 @@ func ExampleType() {
 	// {
 	//   /** City name. */
 	//   location: string;
+	//   /** @minimum 1 */
 	//   days?: number;
 	// }
 }

@@ -483,13 +483,15 @@ func (c *lenientCompiler) object(v *jsonValue, depth int, foreign bool) *tsType 
 	if pv := v.get("properties"); pv != nil && pv.kind == kindObject {
 		for _, m := range pv.obj {
 			desc := description(m.value)
-			if !c.spend(1 + len(m.key) + len(desc)) {
+			tags := propertyTags(m.value)
+			if !c.spend(1 + len(m.key) + len(desc) + tagsLen(tags)) {
 				return typeOpenRecord
 			}
 			p := tsProp{
 				name:        m.key,
 				optional:    !required[m.key],
 				description: desc,
+				tags:        tags,
 				typ:         c.sub(m.value, depth, foreign),
 			}
 			anyOptional = anyOptional || p.optional
@@ -625,4 +627,13 @@ func combine(kind tsKind, members []*tsType, absorbing, neutral *tsType) *tsType
 
 func isNamed(t *tsType, name string) bool {
 	return t.kind == tsPrimitive && t.name == name
+}
+
+// tagsLen is the printed length of tags, for the budget.
+func tagsLen(tags []string) int {
+	n := 0
+	for _, t := range tags {
+		n += len(t) + 1
+	}
+	return n
 }

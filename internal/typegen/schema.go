@@ -568,13 +568,24 @@ func description(v *jsonValue) string {
 }
 
 // propertyTags are the JSDoc tags printed after a property's description
-// that say what a string holds beyond its type, so that the agent knows
-// what to send: "@format <name>" (a Go time.Time is "@format date-time",
-// RFC 3339 section 5.6) and, for base64-encoded bytes,
-// "@contentEncoding base64" and "@contentMediaType <type>". The tags are
-// read from the property's schema, or from its non-null branch when it is
-// T | null (a Go pointer); a value is printed on one line, made safe as a
-// description is (jsdocLines), so that it adds no tag of its own.
+// that say what the property's TypeScript type cannot, so that the agent
+// sends a value the tool's schema accepts the first time: what a string
+// holds ("@format <name>": a Go time.Time is "@format date-time", RFC 3339
+// section 5.6; "@pattern", "@minLength", "@maxLength"; for base64-encoded
+// bytes "@contentEncoding base64" and "@contentMediaType <type>"), the
+// bounds of a number ("@minimum", "@exclusiveMinimum", "@maximum",
+// "@exclusiveMaximum", "@multipleOf"; OpenAPI 3.0's boolean
+// exclusiveMinimum turns "@minimum x" into "@exclusiveMinimum x") and of
+// an array ("@minItems", "@maxItems", "@uniqueItems"), and a scalar
+// "@default" (what the tool assumes when the property is left out), the
+// tag names and values of JSON Schema 2020-12 (Validation, sections 6 to 9:
+// https://json-schema.org/draft/2020-12/json-schema-validation) as
+// json-schema-to-typescript prints them. The tags are read from the
+// property's schema, or from its non-null branch when it is T | null (a Go
+// pointer); a value is printed on one line, made safe as a description is
+// (jsdocLines), so that it adds no tag of its own, and a tag whose value
+// is longer than maxTagValue characters (a long pattern) is left out
+// rather than cut.
 func propertyTags(v *jsonValue) []string {
 	if v.kind != kindObject {
 		return nil
@@ -583,13 +594,63 @@ func propertyTags(v *jsonValue) []string {
 		v = b
 	}
 	var tags []string
-	for _, k := range []string{"format", "contentEncoding", "contentMediaType"} {
+	add := func(name, value string) {
+		line := strings.Join(jsdocLines(value), " ")
+		if len(line) <= maxTagValue {
+			tags = append(tags, strings.TrimSpace("@"+name+" "+line))
+		}
+	}
+	for _, k := range []string{"format", "pattern"} {
 		if c := v.get(k); c != nil && c.kind == kindString {
-			tags = append(tags, strings.TrimSpace("@"+k+" "+strings.Join(jsdocLines(c.str), " ")))
+			add(k, c.str)
+		}
+	}
+	for _, k := range []string{"minLength", "maxLength", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"} {
+		c := v.get(k)
+		if c == nil || c.kind != kindNumber {
+			continue
+		}
+		if (k == "minimum" || k == "maximum") && c.num.String() != "" && unboundedNumber(c.num) {
+			continue
+		}
+		name := k
+		if ex := v.get("exclusive" + strings.ToUpper(k[:1]) + k[1:]); (k == "minimum" || k == "maximum") && ex != nil && ex.kind == kindBool && ex.b {
+			name = "exclusive" + strings.ToUpper(k[:1]) + k[1:] // OpenAPI 3.0: exclusiveMinimum: true beside minimum
+		}
+		add(name, c.num.String())
+	}
+	if c := v.get("uniqueItems"); c != nil && c.kind == kindBool && c.b {
+		tags = append(tags, "@uniqueItems")
+	}
+	for _, k := range []string{"contentEncoding", "contentMediaType"} {
+		if c := v.get(k); c != nil && c.kind == kindString {
+			add(k, c.str)
+		}
+	}
+	if d := v.get("default"); d != nil {
+		switch d.kind {
+		case kindString:
+			add("default", quote(d.str))
+		case kindNumber:
+			add("default", d.num.String())
+		case kindBool:
+			add("default", strconv.FormatBool(d.b))
 		}
 	}
 	return tags
 }
+
+// unboundedNumber reports whether a bound says nothing a number's type
+// does not: one at or past ±(2^53 - 1), JavaScript's largest safe integer,
+// as zod's int() writes for every integer (minimum -9007199254740991,
+// maximum 9007199254740991).
+func unboundedNumber(n json.Number) bool {
+	f, err := n.Float64()
+	return err == nil && math.Abs(f) >= 1<<53-1
+}
+
+// maxTagValue bounds the value of a tag propertyTags prints, in bytes.
+const maxTagValue = 120
 
 // nonNullBranch returns T of a schema that is anyOf or oneOf [T, null] (in
 // either order), or nil.

@@ -8,7 +8,10 @@ interface PTools {
     all?: boolean;
     /** File name to save the console messages to. Relative file names are resolved against the workspace root. If not provided, messages are returned as text. */
     filename?: string;
-    /** Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to "info". */
+    /**
+     * Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to "info".
+     * @default "info"
+     */
     level?: "error" | "warning" | "info" | "debug";
   }): Promise<any>;
 
@@ -20,7 +23,10 @@ interface PTools {
     filename?: string;
     /** Only return requests whose URL matches this regexp (e.g. "/api/.*user"). */
     filter?: string;
-    /** Whether to include successful static resources like images, fonts, scripts, etc. Defaults to false. */
+    /**
+     * Whether to include successful static resources like images, fonts, scripts, etc. Defaults to false.
+     * @default false
+     */
     static?: boolean;
   }): Promise<any>;
 
@@ -32,7 +38,10 @@ interface PTools {
     filename?: string;
     /** When true, takes a screenshot of the full scrollable page, instead of the currently visible viewport. Cannot be used with element screenshots. */
     fullPage?: boolean;
-    /** Image resolution scale. "css" produces a screenshot sized in CSS pixels (smaller, consistent across devices). "device" produces a high-resolution screenshot using device pixels (larger, accounts for the device pixel ratio). Default is css. */
+    /**
+     * Image resolution scale. "css" produces a screenshot sized in CSS pixels (smaller, consistent across devices). "device" produces a high-resolution screenshot using device pixels (larger, accounts for the device pixel ratio). Default is css.
+     * @default "css"
+     */
     scale?: "css" | "device";
     /** Exact target element reference from the page snapshot, or a unique element selector */
     target?: string;
@@ -88,23 +97,43 @@ interface PTools {
     }[];
     /** Catalogued Alexandria capability invocation, mutually exclusive with url. One {provider, capability, options} object or an array of 1-10, with contracts available through firecrawl_search or firecrawl_find_tools. Each call may include version to pin a published workflow; omitting it uses latest. Only requestId and timeout are supported alongside alexandria. The selected contract marks required inputs and any requiresOneOf groups (at least one member per group); it may include example.request/example.response and response.key (which may differ from records). Where pagination is declared, its fields govern paging with the same filters; catalogue next is separate from provider pagination. Returns per-capability results in data.alexandria with data, records, or an error with a code; individual capabilities can fail even when the outer response succeeds. Requires an API key on a team with Alexandria enabled. Some providers require accepted terms; blocked requests return the applicable requirements. */
     alexandria?: {
-      /** Capability address as returned by search or discover, e.g. "series/observations". */
+      /**
+       * Capability address as returned by search or discover, e.g. "series/observations".
+       * @minLength 1
+       */
       capability: string;
       /** Capability options as declared by its contract. */
       options?: Record<string, unknown>;
-      /** Provider slug, e.g. "fred". */
+      /**
+       * Provider slug, e.g. "fred".
+       * @minLength 1
+       */
       provider: string;
-      /** Optional published workflow version. Omit to use the latest version. */
+      /**
+       * Optional published workflow version. Omit to use the latest version.
+       * @minLength 1
+       * @maxLength 128
+       */
       version?: string;
       [key: string]: unknown;
     } | {
-      /** Capability address as returned by search or discover, e.g. "series/observations". */
+      /**
+       * Capability address as returned by search or discover, e.g. "series/observations".
+       * @minLength 1
+       */
       capability: string;
       /** Capability options as declared by its contract. */
       options?: Record<string, unknown>;
-      /** Provider slug, e.g. "fred". */
+      /**
+       * Provider slug, e.g. "fred".
+       * @minLength 1
+       */
       provider: string;
-      /** Optional published workflow version. Omit to use the latest version. */
+      /**
+       * Optional published workflow version. Omit to use the latest version.
+       * @minLength 1
+       * @maxLength 128
+       */
       version?: string;
       [key: string]: unknown;
     }[];
@@ -127,6 +156,10 @@ interface PTools {
     onlyMainContent?: boolean;
     parsers?: "pdf"[];
     pdfOptions?: {
+      /**
+       * @minimum 1
+       * @maximum 10000
+       */
       maxPages?: number;
     };
     profile?: {
@@ -135,12 +168,17 @@ interface PTools {
     };
     proxy?: "basic" | "stealth" | "enhanced" | "auto";
     queryOptions?: {
+      /** @default "freeform" */
       mode?: "directQuote" | "freeform";
+      /** @maxLength 10000 */
       prompt: string;
     };
     redactPII?: boolean;
     removeBase64Images?: boolean;
-    /** Idempotency key bound to one Alexandria execution payload. Generated when omitted and returned with the result. */
+    /**
+     * Idempotency key bound to one Alexandria execution payload. Generated when omitted and returned with the result.
+     * @pattern ^[A-Za-z0-9._:-]{1,128}$
+     */
     requestId?: string;
     screenshotOptions?: {
       fullPage?: boolean;
@@ -152,10 +190,14 @@ interface PTools {
     };
     skipTlsVerification?: boolean;
     storeInCache?: boolean;
-    /** Execution timeout in milliseconds. */
+    /**
+     * Execution timeout in milliseconds.
+     * @exclusiveMinimum 0
+     */
     timeout?: number;
     /** URL mode only: domain discovery detail, summary by default; compact returns provider/capability/description, full includes contracts. Ignored with alexandria. */
     toolDetail?: "compact" | "summary" | "full";
+    /** @format uri */
     url?: string;
     waitFor?: number;
     zeroDataRetention?: boolean;
@@ -165,17 +207,29 @@ interface PTools {
   kubectl_logs(input: {
     /** Container name (required when pod has multiple containers) */
     container?: string;
-    /** Kubeconfig Context to use for the command (optional - defaults to null) */
+    /**
+     * Kubeconfig Context to use for the command (optional - defaults to null)
+     * @default ""
+     */
     context?: string;
-    /** Follow logs output (not recommended, may cause timeouts) */
+    /**
+     * Follow logs output (not recommended, may cause timeouts)
+     * @default false
+     */
     follow?: boolean;
     /** Filter resources by label selector */
     labelSelector?: string;
     /** Name of the resource */
     name: string;
-    /** Kubernetes namespace */
+    /**
+     * Kubernetes namespace
+     * @default "default"
+     */
     namespace?: string;
-    /** Include logs from previously terminated containers */
+    /**
+     * Include logs from previously terminated containers
+     * @default false
+     */
     previous?: boolean;
     /** Type of resource to get logs from */
     resourceType: "pod" | "deployment" | "job" | "cronjob";
@@ -185,30 +239,48 @@ interface PTools {
     sinceTime?: string;
     /** Number of lines to show from end of logs */
     tail?: number;
-    /** Include timestamps in logs */
+    /**
+     * Include timestamps in logs
+     * @default false
+     */
     timestamps?: boolean;
     [key: string]: unknown;
   }): Promise<any>;
 
   /** Manage the rollout of a resource (e.g., deployment, daemonset, statefulset) */
   kubectl_rollout(input: {
-    /** Kubeconfig Context to use for the command (optional - defaults to null) */
+    /**
+     * Kubeconfig Context to use for the command (optional - defaults to null)
+     * @default ""
+     */
     context?: string;
     /** Name of the resource */
     name: string;
-    /** Kubernetes namespace */
+    /**
+     * Kubernetes namespace
+     * @default "default"
+     */
     namespace?: string;
-    /** Type of resource to manage rollout for */
+    /**
+     * Type of resource to manage rollout for
+     * @default "deployment"
+     */
     resourceType?: "deployment" | "daemonset" | "statefulset";
     /** Revision to rollback to (for undo subcommand) */
     revision?: number;
-    /** Rollout subcommand to execute */
+    /**
+     * Rollout subcommand to execute
+     * @default "status"
+     */
     subCommand?: "history" | "pause" | "restart" | "resume" | "status" | "undo";
     /** The length of time to wait before giving up (e.g., '30s', '1m', '2m30s') */
     timeout?: string;
     /** Revision to roll back to (for history subcommand) */
     toRevision?: number;
-    /** Watch the rollout status in real-time until completion */
+    /**
+     * Watch the rollout status in real-time until completion
+     * @default false
+     */
     watch?: boolean;
     [key: string]: unknown;
   }): Promise<any>;

@@ -432,6 +432,10 @@ declare namespace CodemodeTypes {
   }
 
   interface DeploymentSpec {
+    /**
+     * @minimum -2147483648
+     * @maximum 2147483647
+     */
     replicas?: number;
     selector: CodemodeTypes.LabelSelector | null;
     template: CodemodeTypes.PodTemplateSpec;
@@ -440,7 +444,15 @@ declare namespace CodemodeTypes {
 
   interface DeploymentStatus {
     observedGeneration?: number;
+    /**
+     * @minimum -2147483648
+     * @maximum 2147483647
+     */
     replicas?: number;
+    /**
+     * @minimum -2147483648
+     * @maximum 2147483647
+     */
     readyReplicas?: number;
     conditions?: CodemodeTypes.DeploymentCondition[];
   }
@@ -603,6 +615,10 @@ declare namespace CodemodeTypes {
 
   interface ContainerPort {
     name?: string;
+    /**
+     * @minimum -2147483648
+     * @maximum 2147483647
+     */
     containerPort: number;
     protocol?: string;
   }

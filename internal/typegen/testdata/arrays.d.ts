@@ -1,6 +1,7 @@
 interface Tools {
   /** Search the catalogue. */
   searchProducts(input: {
+    /** @minLength 1 */
     query: string;
     tags?: ("new" | "sale" | "used")[];
   }): Promise<{
@@ -56,6 +57,10 @@ declare class HTTPError extends Error {
 
 interface AgentProgramScope {
   readonly input: {
+    /**
+     * @minItems 1
+     * @uniqueItems
+     */
     readonly ids: string[];
     readonly matrix?: number[][];
   };

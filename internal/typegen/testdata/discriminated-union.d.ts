@@ -20,6 +20,10 @@ interface Tools {
   /** Recent events for an order. */
   listEvents(input: {
     orderId: string;
+    /**
+     * @minimum 1
+     * @maximum 100
+     */
     limit?: number;
   }): Promise<{
     events: ({

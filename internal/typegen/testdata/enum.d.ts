@@ -47,6 +47,7 @@ interface AgentProgramScope {
   readonly input: {
     readonly unit: "celsius" | "fahrenheit";
     readonly only?: "one";
+    /** @default "low" */
     readonly level?: "low" | "medium" | "high";
   };
   readonly codemode: Tools;

@@ -15,9 +15,15 @@ interface EverythingTools {
 
   /** Demonstrates a long running operation with progress updates */
   longRunningOperation(input?: {
-    /** Duration of the operation in seconds */
+    /**
+     * Duration of the operation in seconds
+     * @default 10
+     */
     duration?: number;
-    /** Number of steps in the operation */
+    /**
+     * Number of steps in the operation
+     * @default 5
+     */
     steps?: number;
   }): Promise<any>;
 
@@ -28,19 +34,29 @@ interface EverythingTools {
   annotatedMessage(input: {
     /** Type of message to demonstrate different annotation patterns */
     messageType: "error" | "success" | "debug";
-    /** Whether to include an example image */
+    /**
+     * Whether to include an example image
+     * @default false
+     */
     includeImage?: boolean;
   }): Promise<any>;
 
   /** Returns a resource reference that can be used by MCP clients */
   getResourceReference(input: {
-    /** ID of the resource to reference (1-100) */
+    /**
+     * ID of the resource to reference (1-100)
+     * @minimum 1
+     * @maximum 100
+     */
     resourceId: number;
   }): Promise<any>;
 
   /** Returns structured content along with an output schema for client data validation */
   structuredContent(input: {
-    /** City name or zip code */
+    /**
+     * City name or zip code
+     * @minLength 1
+     */
     location: string;
   }): Promise<{
     /** Temperature in celsius */
@@ -53,12 +69,15 @@ interface EverythingTools {
 
   /** Create an issue (2020-12 schema with $defs, $ref, anyOf with null and enums) */
   createIssue(input: {
+    /** @minLength 1 */
     title: string;
     /** Markdown body, or null for none. */
     body?: string | null;
     priority: "low" | "medium" | "high";
+    /** @uniqueItems */
     labels?: {
       name: string;
+      /** @pattern ^#[0-9a-f]{6}$ */
       color?: string;
       [key: string]: unknown;
     }[];
@@ -70,13 +89,16 @@ interface EverythingTools {
   }): Promise<{
     number: number;
     state: "open";
+    /** @format uri */
     url: string;
     [key: string]: unknown;
   }>;
 
   /** Return the resource tree under a path (a recursive schema) */
   getResourceTree(input?: {
+    /** @default "/" */
     root?: string;
+    /** @minimum 0 */
     depth?: number | null;
   }): Promise<{
     name: string;
@@ -90,7 +112,10 @@ interface EverythingTools {
     table: string;
     /** Column equality filters. */
     where?: Record<string, string | number | boolean>;
-    /** Offset and limit. */
+    /**
+     * Offset and limit.
+     * @minItems 2
+     */
     range?: [number, number];
     orderBy?: string | null;
     mode?: "fast" | "exact" | 0;

@@ -13,7 +13,10 @@ interface FilesystemTools {
 
   /** Read the contents of multiple files simultaneously. */
   read_multiple_files(input: {
-    /** Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories. */
+    /**
+     * Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
+     * @minItems 1
+     */
     paths: string[];
   }): Promise<any>;
 
@@ -29,14 +32,20 @@ interface FilesystemTools {
       /** Text to replace with */
       newText: string;
     }[];
-    /** Preview changes using git-style diff format */
+    /**
+     * Preview changes using git-style diff format
+     * @default false
+     */
     dryRun?: boolean;
   }): Promise<any>;
 
   /** Get a detailed listing of all files and directories in a specified path, including sizes. */
   list_directory_with_sizes(input: {
     path: string;
-    /** Sort entries by name or size */
+    /**
+     * Sort entries by name or size
+     * @default "name"
+     */
     sortBy?: "name" | "size";
   }): Promise<any>;
 
@@ -52,7 +61,9 @@ interface FilesystemTools {
     path: string;
   }): Promise<{
     size: number;
+    /** @format date-time */
     created?: string;
+    /** @format date-time */
     modified?: string;
     isDirectory: boolean;
     permissions?: string;

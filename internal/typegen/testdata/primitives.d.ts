@@ -42,12 +42,15 @@ declare class HTTPError extends Error {
 
 interface AgentProgramScope {
   readonly input: {
+    /** @exclusiveMinimum 0 */
     readonly n: number;
+    /** @multipleOf 2 */
     readonly i: number;
     readonly b: boolean;
     readonly z: null;
     readonly nested: {
       readonly deeper: {
+        /** @pattern ^x */
         readonly deepest: string;
       };
     };
