@@ -101,7 +101,11 @@ func (h *Handle) checkConfiguration(e *store.Execution) error {
 	}
 	if len(moves) > 0 {
 		what = append(what, "recorded "+strings.Join(moves, "; ")+" (a name in programs now calls another upstream tool)")
-		how = append(how, "where each of those names calls the tool it recorded, or reject it")
+		otherwise := ", or reject it"
+		if e.Status == store.StatusRunning {
+			otherwise = ", or expire it"
+		}
+		how = append(how, "where each of those names calls the tool it recorded"+otherwise)
 	}
 	return fmt.Errorf("%w: execution %s %s; %s %s",
 		ErrConfigurationChanged, e.ID, strings.Join(what, ", and "), next, strings.Join(how, " and "))

@@ -138,6 +138,11 @@ func TestApprovalRefusedWhenTheToolMoved(t *testing.T) {
 			t.Fatalf("%s: after the refusal: status %s, %d passes, tools called %v", how, e.Status, e.Passes, files.called())
 		}
 	}
+	_, err := after.Approve(ctx, out.ExecutionID)
+	if want := "durable: the connectors' configuration differs from the run's: execution " + out.ExecutionID + " recorded " + moved +
+		" (a name in programs now calls another upstream tool); it stays paused: continue it where each of those names calls the tool it recorded, or reject it"; err.Error() != want {
+		t.Errorf("Approve's error reads\n%v\nwant\n%s", err, want)
+	}
 	if got := after.ConfigurationChanges(record(t, after, out.ExecutionID)); !slices.Equal(got, []string{moved}) {
 		t.Errorf("ConfigurationChanges = %q, want %q", got, moved)
 	}
@@ -166,7 +171,8 @@ func TestResumeRefusedWhenTheToolMoved(t *testing.T) {
 	var logs bytes.Buffer
 	after := files.handle(t, st, durable.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	const moved = "files.get_file as MCP tool get-file (action 2), now MCP tool get_file"
-	if _, err := after.Resume(ctx, out.ExecutionID); !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), moved) {
+	if _, err := after.Resume(ctx, out.ExecutionID); !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), moved) ||
+		!strings.HasSuffix(err.Error(), "it stays as its host left it: resume it where each of those names calls the tool it recorded, or expire it") {
 		t.Fatalf("Resume after the tool moved: %v, want ErrConfigurationChanged naming %s", err, moved)
 	}
 	for range 2 {
