@@ -139,3 +139,33 @@ func TestTypedRevert(t *testing.T) {
 		t.Fatalf("bad input: %v", err)
 	}
 }
+
+// TestUpstreamTravelsWithCopies: a tool's upstream name is on the copy
+// WithUpstream returns, kept by WithPolicy and WithAnnotations after it,
+// left out of the declarations, and absent from a tool that was not given
+// one.
+func TestUpstreamTravelsWithCopies(t *testing.T) {
+	plain := rawTool(t, "get_file")
+	get := plain.WithUpstream("MCP tool get-file")
+	if plain.Upstream() != "" || get.Upstream() != "MCP tool get-file" {
+		t.Fatalf("Upstream: original %q, copy %q", plain.Upstream(), get.Upstream())
+	}
+	yes := true
+	governed, err := get.WithAnnotations(contract.Annotations{ReadOnly: &yes}).WithPolicy(contract.Policy{RequiresApproval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if governed.Upstream() != "MCP tool get-file" {
+		t.Fatalf("Upstream after WithAnnotations and WithPolicy: %q", governed.Upstream())
+	}
+	if governed.WithUpstream("").Upstream() != "" {
+		t.Fatal("WithUpstream(\"\") kept the upstream name")
+	}
+	c, err := contract.New(governed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(c.TypeDefinitions(), "get-file") {
+		t.Errorf("the declarations name the upstream tool:\n%s", c.TypeDefinitions())
+	}
+}

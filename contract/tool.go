@@ -38,6 +38,9 @@ type Tool struct {
 	annotations Annotations
 	policy      Policy
 	errors      []ToolError
+	// upstream is what the handler calls, in its connector's words
+	// (Upstream); "" when the name is the tool's identity.
+	upstream string
 
 	// accepts, for a typed tool (NewTool), is the schema CheckInput
 	// checks input against, which may differ from input, the declared one

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -15,10 +16,15 @@ import (
 // ApprovePending, ApproveShown, Resolve, Resume, Rollback and
 // RevertUncertain when the handle's Options.Configuration differs from the
 // one the execution started with (they would run or revert its actions
-// against other connectors: another server, other credentials): the error
-// names each item that differs, and nothing is done. A paused execution
-// stays paused with its approval unused, an orphaned one stays orphaned
-// (ResumeOrphans skips it), an ended one keeps its actions.
+// against other connectors: another server, other credentials), and by
+// that of all but Rollback when a call the execution recorded names a
+// tool that now calls another upstream tool (contract.Tool.Upstream
+// against store.Entry.Upstream: an MCP server whose new tool took the
+// name, an OpenAPI document that gave it to another operation; see
+// toolMoves): the error names each item that differs and each such call,
+// and nothing is done. A paused execution stays paused with its approval
+// unused, an orphaned one stays orphaned (ResumeOrphans skips it), an
+// ended one keeps its actions.
 var ErrConfigurationChanged = errors.New("durable: the connectors' configuration differs from the run's")
 
 // hostItem is the configuration item GoProgramConfiguration records.
@@ -46,20 +52,35 @@ func StartedByGoProgram(configuration map[string]string) bool {
 // ConfigurationChanges describes each item of the configuration e
 // started with (store.Execution.Configuration) that the handle's
 // Options.Configuration lacks or has with another value, in name order
-// (`petstore base URL "https://a/v3", now "https://b/v3"`),
-// or nil when none does: what Approve would refuse e for, so that a
-// surface can say so before offering approval.
+// (`petstore base URL "https://a/v3", now "https://b/v3"`), then, for a
+// run that has not ended, each recorded call whose tool now calls
+// another upstream tool, in seq order (`files.get_file as MCP tool
+// get-file (action 2), now MCP tool get_file`), or nil when there is
+// none: what Approve would refuse e for, so that a surface can say so
+// before offering approval.
 func (h *Handle) ConfigurationChanges(e *store.Execution) []string {
-	return configurationDiff(e.Configuration, h.opts.Configuration)
+	diff := configurationDiff(e.Configuration, h.opts.Configuration)
+	if !e.Status.Terminal() {
+		diff = append(diff, h.toolMoves(e.Log)...)
+	}
+	return diff
 }
 
 // checkConfiguration returns an error wrapping ErrConfigurationChanged
 // when an item e recorded when it started is missing from, or differs
-// in, the handle's configuration; it says what stays as it is, by e's
-// status.
+// in, the handle's configuration, or when e has not ended and a call it
+// recorded names a tool that now calls another upstream tool (toolMoves:
+// continuing it would replay the program past that call, and run it
+// when it awaits approval, with another tool under the name); it says
+// what stays as it is, by e's status. An ended run's calls are compared
+// one by one, by what reverts them (Rollback, RevertUncertain).
 func (h *Handle) checkConfiguration(e *store.Execution) error {
 	diff := configurationDiff(e.Configuration, h.opts.Configuration)
-	if len(diff) == 0 {
+	var moves []string
+	if !e.Status.Terminal() {
+		moves = h.toolMoves(e.Log)
+	}
+	if len(diff) == 0 && len(moves) == 0 {
 		return nil
 	}
 	next := "it stays paused: continue it"
@@ -69,12 +90,61 @@ func (h *Handle) checkConfiguration(e *store.Execution) error {
 	case e.Status.Terminal():
 		next = "nothing was reverted: roll it back"
 	}
-	if e.Configuration[hostItem] == goProgram && h.opts.Configuration[hostItem] != goProgram {
+	if len(diff) > 0 && e.Configuration[hostItem] == goProgram && h.opts.Configuration[hostItem] != goProgram {
 		return fmt.Errorf("%w: execution %s was started by %s; %s from the Go program that started it (its Handle's Approve, Resolve, Resume or Rollback): its tools are that program's own, and these would be others under the same names",
 			ErrConfigurationChanged, e.ID, goProgram, next)
 	}
-	return fmt.Errorf("%w: execution %s started with %s; %s with the configuration it started with",
-		ErrConfigurationChanged, e.ID, strings.Join(diff, "; "), next)
+	var what, how []string
+	if len(diff) > 0 {
+		what = append(what, "started with "+strings.Join(diff, "; "))
+		how = append(how, "with the configuration it started with")
+	}
+	if len(moves) > 0 {
+		what = append(what, "recorded "+strings.Join(moves, "; ")+" (a name in programs now calls another upstream tool)")
+		otherwise := ", or reject it"
+		if e.Status == store.StatusRunning {
+			otherwise = ", or expire it"
+		}
+		how = append(how, "where each of those names calls the tool it recorded"+otherwise)
+	}
+	return fmt.Errorf("%w: execution %s %s; %s %s",
+		ErrConfigurationChanged, e.ID, strings.Join(what, ", and "), next, strings.Join(how, " and "))
+}
+
+// toolMoves describes each call of log whose tool now calls another
+// upstream tool than when the call was recorded (moved), in seq order.
+func (h *Handle) toolMoves(log []store.Entry) []string {
+	var out []string
+	for _, l := range log {
+		if m := h.moved(l); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// moved describes how the tool of the recorded call l changed, or is ""
+// when it has not: `files.get_file as MCP tool get-file (action 2), now
+// MCP tool get_file` when the handle's tool of that name calls another
+// upstream tool (contract.Tool.Upstream) than the one recorded
+// (store.Entry.Upstream), or none, or when the namespace has no tool of
+// that name. An entry recorded without an upstream name (a tool whose
+// name is its identity, a codemode.step, an entry recorded before stores
+// kept it) is not compared, nor is one of a namespace the handle lacks
+// (missing names those).
+func (h *Handle) moved(l store.Entry) string {
+	tools, ok := h.tools[l.Connector]
+	if l.Upstream == "" || !ok {
+		return ""
+	}
+	now := "no tool of that name"
+	if t := tools[l.Method]; t != nil {
+		if t.Upstream() == l.Upstream {
+			return ""
+		}
+		now = cmp.Or(t.Upstream(), "a tool that names no upstream tool")
+	}
+	return fmt.Sprintf("%s.%s as %s (action %d), now %s", l.Connector, l.Method, l.Upstream, l.Seq, now)
 }
 
 // skippedOrphans remembers the orphans ResumeOrphans left alone because

@@ -45,7 +45,10 @@ func (e *notPausedError) Is(target error) bool { return target == ErrNotPaused }
 // ID, and an error naming them when namespaces the execution started with
 // are not in the handle's contract, or wrapping ErrConfigurationChanged when
 // the handle's Options.Configuration differs from the one the execution
-// started with (it stays paused, its approval unused).
+// started with, or when a call it recorded names a tool that now calls
+// another upstream tool (store.Entry.Upstream: an MCP server added a tool
+// that took the name; the person approved a call of the tool named then):
+// it stays paused, its approval unused.
 func (h *Handle) Approve(ctx context.Context, id string) (out codetool.Answer, err error) {
 	return h.approve(ctx, id, nil)
 }
@@ -352,8 +355,9 @@ func (h *Handle) Execution(ctx context.Context, id string) (*store.Execution, er
 //	answer, err := h.Resolve(ctx, "exec_…", 3, json.RawMessage(`{"id":42}`))
 //
 // It returns an error wrapping ErrNotPaused for a run that is not paused,
-// and an error when seq is not an uncertain action awaiting an answer or
-// result is not JSON or over store.MaxValueLength.
+// one wrapping ErrConfigurationChanged as Approve does (nothing is
+// recorded), and an error when seq is not an uncertain action awaiting an
+// answer or result is not JSON or over store.MaxValueLength.
 func (h *Handle) Resolve(ctx context.Context, id string, seq uint64, result json.RawMessage) (codetool.Answer, error) {
 	if len(result) == 0 {
 		result = json.RawMessage("null")

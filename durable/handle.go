@@ -111,6 +111,11 @@ type Options struct {
 	// approved action under the same name). Set items of your own to
 	// also refuse a release whose connectors differ (a base URL, the name
 	// of a credential, a version); an empty map records nothing.
+	// Whatever the configuration, they also refuse, with the same error,
+	// a run one of whose recorded calls names a tool that now calls
+	// another upstream tool (contract.Tool.Upstream, recorded as
+	// store.Entry.Upstream): an MCP server's tool list changed and a new
+	// tool took the name.
 	Configuration map[string]string
 	// ApprovePrograms has a person approve each program whole before it
 	// runs: Execute records the execution and pauses it, before any call,

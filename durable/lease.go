@@ -155,7 +155,8 @@ func (l *lease) end() (lost bool) {
 // store.ErrNotFound, an error for a run that is not running (nothing to
 // resume), one naming the namespaces the handle's contract lacks, or one
 // wrapping ErrConfigurationChanged when the handle's Options.Configuration
-// differs from the run's (it stays orphaned).
+// differs from the run's or a call it recorded names a tool that now calls
+// another upstream tool (it stays orphaned).
 func (h *Handle) Resume(ctx context.Context, id string) (codetool.Answer, error) {
 	e, err := h.store.Execution(ctx, h.name, id)
 	if err != nil {
@@ -219,12 +220,13 @@ func (h *Handle) notOrphaned(ctx context.Context, id string) error {
 
 // ResumeOrphans resumes every orphaned execution of the runtime that the
 // handle can run (its contract has every namespace the run started with,
-// and its Options.Configuration matches the run's), one after the other,
+// its Options.Configuration matches the run's, and each call the run
+// recorded names the upstream tool it named then), one after the other,
 // logging a line for each (Options.Logger, info), and returns their IDs.
 // Runs another process takes over first are skipped, and so are runs
-// whose configuration differs: those are logged once (warn, naming the
-// differences) and stay orphaned for a handle configured as they were, or
-// a person (Expire). A server calls it now and then (every Options.Lease,
+// whose configuration or tools differ: those are logged once (warn,
+// naming the differences) and stay orphaned for a handle configured as
+// they were, or a person (Expire). A server calls it now and then (every Options.Lease,
 // say) so that runs whose host died go on without a person.
 func (h *Handle) ResumeOrphans(ctx context.Context) ([]string, error) {
 	ids, err := h.store.Orphans(ctx, h.name, now())
@@ -243,7 +245,7 @@ func (h *Handle) ResumeOrphans(ctx context.Context) ([]string, error) {
 		}
 		if diff := h.ConfigurationChanges(e); len(diff) > 0 {
 			if h.skipped.first(id) {
-				h.log.Warn("durable: not resuming an orphaned execution: the connectors are configured otherwise than when it started",
+				h.log.Warn("durable: not resuming an orphaned execution: the connectors are configured otherwise than when it started, or a name it called now calls another upstream tool",
 					"execution", id, "differences", strings.Join(diff, "; "))
 			}
 			continue

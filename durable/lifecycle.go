@@ -99,7 +99,11 @@ func (e *RollbackError) Unwrap() []error { return e.Failures }
 // A running execution is refused: its pass may still apply actions; so is
 // any execution when the handle's Options.Configuration differs from the
 // one it started with (an error wrapping ErrConfigurationChanged: the
-// reverts would go to other connectors), and nothing is reverted.
+// reverts would go to other connectors), and nothing is reverted. An
+// applied call whose tool now calls another upstream tool than when it
+// was recorded (store.Entry.Upstream: an MCP server's new tool took the
+// name) is not reverted, and is a failure of the *RollbackError: the
+// revert found under the name is another tool's.
 //
 // Each entry is claimed (applied -> reverted) before its Revert runs, so
 // two concurrent rollbacks never revert one action twice; a failed revert
@@ -122,6 +126,10 @@ func (h *Handle) Rollback(ctx context.Context, id string) (err error) {
 	for i := len(e.Log) - 1; i >= 0; i-- {
 		entry := e.Log[i]
 		if entry.State != store.EntryApplied || entry.IsStep() || isProgram(entry) {
+			continue
+		}
+		if m := h.moved(entry); m != "" {
+			rb.Failures = append(rb.Failures, fmt.Errorf("%s: not reverted: the name now calls another upstream tool, whose revert would not undo this call", m))
 			continue
 		}
 		t := h.tools[entry.Connector][entry.Method]
@@ -173,8 +181,10 @@ func (h *Handle) Rollback(ctx context.Context, id string) (err error) {
 //
 // It returns an error for a running execution, one wrapping
 // ErrConfigurationChanged when the handle's Options.Configuration differs
-// from the run's, an error for a seq that is not an uncertain action, for
-// a tool without a revert, and the revert's own.
+// from the run's or the action's tool now calls another upstream tool
+// than when it was recorded (store.Entry.Upstream), an error for a seq
+// that is not an uncertain action, for a tool without a revert, and the
+// revert's own.
 func (h *Handle) RevertUncertain(ctx context.Context, id string, seq uint64) (err error) {
 	ctx, span := h.span(ctx, "codemode.journal.rollback", id, attrSeq.Int64(int64(seq)))
 	defer func() { endSpan(span, err) }()
@@ -196,6 +206,10 @@ func (h *Handle) RevertUncertain(ctx context.Context, id string, seq uint64) (er
 	}
 	if entry == nil {
 		return fmt.Errorf("durable: action %d of %s is not an uncertain action", seq, id)
+	}
+	if m := h.moved(*entry); m != "" {
+		return fmt.Errorf("%w: execution %s recorded %s (a name in programs now calls another upstream tool); nothing was reverted: revert it where the name calls the tool it recorded",
+			ErrConfigurationChanged, id, m)
 	}
 	t := h.tools[entry.Connector][entry.Method]
 	if t == nil || t.Policy().Revert == nil {

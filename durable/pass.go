@@ -580,6 +580,13 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 			return halt(&divergenceError{msg: fmt.Sprintf("replay divergence at step %d: expected %s.%s(%s), got %s(%s)",
 				call.Seq, e.Connector, e.Method, e.Args, what, args)})
 		}
+		if m := p.h.moved(*e); m != "" {
+			// Approve and Resume refuse such a run before a pass starts
+			// (checkConfiguration); this is where a pass meets one they
+			// could not see (an entry another process wrote meanwhile,
+			// with other tools): nothing runs under the name.
+			return halt(&endError{msg: fmt.Sprintf("%s: not run, replayed or answered: the name in programs now calls another upstream tool than when the call was recorded", m)})
+		}
 		switch e.State {
 		case store.EntryApplied:
 			if !e.Ephemeral {
@@ -629,7 +636,7 @@ func (p *pass) recordedCall(ctx context.Context, next client.ToolCaller, call cl
 func (p *pass) newCall(ctx context.Context, next client.ToolCaller, call client.ToolCall, t *contract.Tool, args json.RawMessage) (json.RawMessage, error) {
 	what := call.Namespace + "." + call.Tool
 	needs := t.Policy().NeedsApproval(args)
-	entry := &store.Entry{Seq: call.Seq, Connector: call.Namespace, Method: call.Tool, Args: args,
+	entry := &store.Entry{Seq: call.Seq, Connector: call.Namespace, Method: call.Tool, Args: args, Upstream: t.Upstream(),
 		RequiresApproval: needs, Ephemeral: t.Policy().Replay == contract.ReplayReexecute, UpdatedAt: now()}
 	if needs {
 		entry.State = store.EntryPending

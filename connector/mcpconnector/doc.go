@@ -15,7 +15,10 @@
 // contract tool whose declarations are printed leniently from the server's
 // own JSON Schemas and whose values are validated against them on the
 // host (see Validation for the schema exports it reads as the server means
-// them). A call's MCP
+// them), and whose contract.Tool.Upstream is its MCP name ("MCP tool
+// get-file"): a server that adds a tool can move a name to it, and a
+// durable journal that recorded a call under the name then refuses to
+// run it against the new tool. A call's MCP
 // result is unwrapped the way codeMcpServer does: an error result becomes
 // a thrown error (MCPToolError) carrying its text, structured content
 // comes first, all-text content is parsed as JSON or kept as text, and

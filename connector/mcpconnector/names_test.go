@@ -33,9 +33,10 @@ func sameNamed(t *testing.T) *httptest.Server {
 // get.file all sanitise to get_file; before, the whole server was down
 // ("both become get_file in programs"). Now get_file keeps its name, the
 // others are get_file_3 and get_file_4 (get_file_2 is a tool of its own),
-// each call reaches its own MCP tool, a warning says which is which, the
-// renamed tools' descriptions give their MCP names, and connecting again
-// gives the same names.
+// each call reaches its own MCP tool (its contract.Tool.Upstream names
+// it, for journals), a warning says which is which, the renamed tools'
+// descriptions give their MCP names, and connecting again gives the same
+// names.
 func TestToolsThatSanitiseAlikeAreAllDeclared(t *testing.T) {
 	ts := sameNamed(t)
 	want := map[string]string{"get_file": "get_file", "get_file_2": "get_file_2", "get_file_3": "get-file", "get_file_4": "get.file"}
@@ -57,6 +58,9 @@ func TestToolsThatSanitiseAlikeAreAllDeclared(t *testing.T) {
 			}
 			if got := strings.Trim(string(out), `"`); got != mcpName {
 				t.Errorf("connection %d: %s called the MCP tool %s, want %s", attempt, name, got, mcpName)
+			}
+			if got := tool.Upstream(); got != "MCP tool "+mcpName {
+				t.Errorf("connection %d: %s's upstream name is %q, want %q", attempt, name, got, "MCP tool "+mcpName)
 			}
 		}
 		if d := c.Tool("files", "get_file_3").Description(); !strings.Contains(d, "(MCP tool name: get-file; named get_file_3 because the server's tool get_file is get_file)") {

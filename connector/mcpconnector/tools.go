@@ -37,7 +37,8 @@ func namespaceName(s Server) string {
 // leniently from the server's schemas (rewritten as Server.Validate says),
 // carrying the server's tool annotations and the policy of its Approval
 // rule or Policies, validated on the host unless validation is off, and
-// calling the server by its MCP name. A tool that must be called as an MCP
+// calling the server by its MCP name, which its contract.Tool.Upstream
+// gives ("MCP tool get-file"). A tool that must be called as an MCP
 // task is left out (tasks.go), as is a second tool of a name already
 // listed. A tool whose schema cannot be compiled still works; for the
 // first checkedAtConnect tools its problem is in the warnings, for the
@@ -289,6 +290,10 @@ func (u *upstream) contractTool(t *mcp.Tool, pn programName, checked bool, used 
 	if err != nil {
 		return nil, fmt.Errorf("mcp server %s: tool %s: %w", u.server, t.Name, err)
 	}
+	// The name in programs may move to another MCP tool when the
+	// server's tool list changes (programNames): a journal records which
+	// tool a call named.
+	tool = tool.WithUpstream(upstreamName(t.Name))
 	if t.Annotations != nil {
 		tool = tool.WithAnnotations(annotations(t.Annotations))
 	}
@@ -304,6 +309,11 @@ func (u *upstream) contractTool(t *mcp.Tool, pn programName, checked bool, used 
 	}
 	return tool, nil
 }
+
+// upstreamName is the contract.Tool.Upstream of the MCP tool mcpName:
+// "MCP tool " and the name, byte for byte. Journals compare it with what
+// they recorded, so its form never changes.
+func upstreamName(mcpName string) string { return "MCP tool " + mcpName }
 
 // schemas are t's input and output schemas as mode declares them: as
 // written for ValidateStrict, with their export quirks rewritten (see

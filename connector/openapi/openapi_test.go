@@ -527,3 +527,18 @@ results`, c)
 		}
 	}
 }
+
+// TestOperationsNameTheirUpstream: each operation's tool names the
+// operation it calls (contract.Tool.Upstream: method and path), which a
+// journal records with each call, so that a document whose changes give
+// the name to another operation is noticed; request and spec, which call
+// no one operation, name none.
+func TestOperationsNameTheirUpstream(t *testing.T) {
+	c := load(t, "3.0/json/petstore.json", "petstore", "http://127.0.0.1:9/v3")
+	k := contractOf(t, c)
+	for name, want := range map[string]string{"getPetById": "operation GET /pet/{petId}", "addPet": "operation POST /pet", "request": ""} {
+		if got := k.Tool("petstore", name).Upstream(); got != want {
+			t.Errorf("%s's upstream name is %q, want %q", name, got, want)
+		}
+	}
+}

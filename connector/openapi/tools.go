@@ -108,8 +108,9 @@ const requestInputSchema = `{"type":"object","required":["path"],"additionalProp
 
 // Namespace returns the contract namespace: every Tool as a contract tool
 // declared from the document (components declared once, by name; see
-// typegen.Definitions), validated by Call, and annotated read-only when
-// Tool.ReadOnly is set.
+// typegen.Definitions), validated by Call, annotated read-only when
+// Tool.ReadOnly is set, and for an operation with the method and path it
+// calls as its contract.Tool.Upstream (operationUpstream).
 func (c *Connector) Namespace() (contract.Namespace, error) {
 	tools, err := c.methods()
 	if err != nil {
@@ -125,6 +126,11 @@ func (c *Connector) Namespace() (contract.Namespace, error) {
 		if err != nil {
 			return contract.Namespace{}, fmt.Errorf("openapi: %w", err)
 		}
+		if t.Method != "" {
+			// A document that changes may give an operation's name to
+			// another: a journal records which operation a call named.
+			ct = ct.WithUpstream(operationUpstream(t.Method, t.Path))
+		}
 		if t.ReadOnly {
 			yes := true
 			ct = ct.WithAnnotations(contract.Annotations{ReadOnly: &yes})
@@ -136,6 +142,12 @@ func (c *Connector) Namespace() (contract.Namespace, error) {
 	}
 	return ns, nil
 }
+
+// operationUpstream is the contract.Tool.Upstream of the operation
+// method path: "operation GET /pets/{petId}", the path as the document
+// writes it. Journals compare it with what they recorded, so its form
+// never changes.
+func operationUpstream(method, path string) string { return "operation " + method + " " + path }
 
 // policy is a method's contract.Policy: an operation needs approval by its
 // HTTP method (Options.Approval), request by the method of each call, and

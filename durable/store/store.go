@@ -319,6 +319,14 @@ type Entry struct {
 	// for entries recorded before stores kept it. A call answered from
 	// the journal on a replay keeps the end recorded when it ran.
 	End string `json:"end,omitempty"`
+	// Upstream is what the call's tool called when the call was recorded
+	// (contract.Tool.Upstream: "MCP tool get-file", "operation GET
+	// /pets/{petId}"), kept byte for byte: a later pass, approval or
+	// rollback refuses to run, answer or revert the call when the tool of
+	// that name now calls something else. It is "" for a tool whose name
+	// is its identity, for a codemode.step, and for entries recorded
+	// before stores kept it (nothing is compared then).
+	Upstream string `json:"upstream,omitempty"`
 }
 
 // IsStep reports whether the entry records a codemode.step (its start, or

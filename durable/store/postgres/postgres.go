@@ -152,7 +152,7 @@ func (s *pgStore) Close() error {
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // migrations are the schema changes, in order; codemode_schema_version holds
 // how many have been applied. Code and error messages are bytea: they are
@@ -228,6 +228,11 @@ var migrations = []string{
 	// Version 7: the properties of that error (store.Entry.ErrorData), JSON
 	// text.
 	`ALTER TABLE codemode_tool_log ADD COLUMN error_data text;`,
+	// Version 8: the upstream tool each call named (store.Entry.Upstream),
+	// which a later pass's tool must still name; '' for the entries
+	// recorded before (nothing to compare). Bytes: an MCP server's tool
+	// name may hold NUL, which text cannot.
+	`ALTER TABLE codemode_tool_log ADD COLUMN upstream bytea NOT NULL DEFAULT '';`,
 }
 
 // migrationLock is the first key of the advisory lock taken around
@@ -518,7 +523,7 @@ func scanExecution(row pgx.Row) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data, upstream`
 
 func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 	var (
@@ -530,12 +535,13 @@ func scanEntry(row pgx.Row, dest ...any) (*store.Entry, error) {
 		errName []byte
 		errData *string
 		state   string
+		up      []byte
 	)
-	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &errName, &errData)
+	dest = append(dest, &seq, &e.Connector, &e.Method, &args, &result, &errText, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &errName, &errData, &up)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	e.Seq, e.Args, e.Error, e.ErrorName, e.State = uint64(seq), json.RawMessage(args), string(errText), string(errName), store.EntryState(state)
+	e.Seq, e.Args, e.Error, e.ErrorName, e.State, e.Upstream = uint64(seq), json.RawMessage(args), string(errText), string(errName), store.EntryState(state), string(up)
 	if result != nil {
 		e.Result = json.RawMessage(*result)
 	}
@@ -907,11 +913,11 @@ func (s *pgStore) InsertEntry(ctx context.Context, runtime, id string, e *store.
 		return false, nil
 	}
 	tag, err := s.exec(ctx, `INSERT INTO codemode_tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data, upstream)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
 		WHERE `+running+`
 		ON CONFLICT DO NOTHING`,
-		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, []byte(e.ErrorName), nullable(e.ErrorData))
+		runtime, id, sq, e.Connector, e.Method, string(e.Args), nullable(e.Result), []byte(e.Error), e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, []byte(e.ErrorName), nullable(e.ErrorData), []byte(e.Upstream))
 	if err != nil {
 		return false, s.wrap(fmt.Sprintf("recording entry %d of %s", e.Seq, id), err)
 	}

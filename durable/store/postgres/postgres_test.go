@@ -226,7 +226,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 3",
+	for _, q := range []string{"ALTER TABLE codemode_executions DROP COLUMN configuration", "ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "ALTER TABLE codemode_tool_log DROP COLUMN upstream", "UPDATE codemode_schema_version SET version = 3",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'paused', 1, 2)`} {
 		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
 			t.Fatal(q, err)
@@ -244,7 +244,7 @@ func TestMigrateFromVersion4(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 4",
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN call_end", "ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "ALTER TABLE codemode_tool_log DROP COLUMN upstream", "UPDATE codemode_schema_version SET version = 4",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, requires_approval, ephemeral, state, updated_at)
 			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', false, false, 'applied', 2)`} {
@@ -269,7 +269,7 @@ func TestMigrateFromVersion5(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 5",
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN error_name", "ALTER TABLE codemode_tool_log DROP COLUMN error_data", "ALTER TABLE codemode_tool_log DROP COLUMN upstream", "UPDATE codemode_schema_version SET version = 5",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, error, requires_approval, ephemeral, state, updated_at, call_end)
 			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'upstream is down', false, false, 'error', 2, 'failed')`} {
@@ -295,7 +295,7 @@ func TestMigrateFromVersion6(t *testing.T) {
 	schema := newSchema(t)
 	s := open(t, schema, postgres.Options{})
 	ctx := context.Background()
-	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN error_data", "UPDATE codemode_schema_version SET version = 6",
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN error_data", "ALTER TABLE codemode_tool_log DROP COLUMN upstream", "UPDATE codemode_schema_version SET version = 6",
 		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
 		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, error, error_name, requires_approval, ephemeral, state, updated_at, call_end)
 			VALUES ('default', 'exec_1', 1, 'svc', 'read', '{}', 'HTTP 404', 'HTTPError', false, false, 'error', 2, 'failed')`} {
@@ -310,6 +310,32 @@ func TestMigrateFromVersion6(t *testing.T) {
 	}
 	e, err := migrated.Execution(ctx, "default", "exec_1")
 	if err != nil || len(e.Log) != 2 || e.Log[0].ErrorName != "HTTPError" || e.Log[0].ErrorData != nil || string(e.Log[1].ErrorData) != `{"status":404}` {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}
+
+// A journal at schema version 7 (before entries kept the upstream tool
+// they named) is migrated in place: its entries read back with none,
+// which durable does not compare, and new ones keep theirs.
+func TestMigrateFromVersion7(t *testing.T) {
+	schema := newSchema(t)
+	s := open(t, schema, postgres.Options{})
+	ctx := context.Background()
+	for _, q := range []string{"ALTER TABLE codemode_tool_log DROP COLUMN upstream", "UPDATE codemode_schema_version SET version = 7",
+		`INSERT INTO codemode_executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
+		`INSERT INTO codemode_tool_log (runtime, execution_id, seq, connector, method, args, requires_approval, ephemeral, state, updated_at)
+			VALUES ('default', 'exec_1', 1, 'files', 'get_file', '{}', true, false, 'pending', 2)`} {
+		if _, err := postgres.Pool(s).Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	migrated := open(t, schema, postgres.Options{})
+	if ok, err := migrated.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "files", Method: "get_file", Args: []byte(`{}`),
+		State: store.EntryExecuting, Upstream: "MCP tool get-file"}); err != nil || !ok {
+		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
+	}
+	e, err := migrated.Execution(ctx, "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || e.Log[0].Upstream != "" || e.Log[1].Upstream != "MCP tool get-file" {
 		t.Fatalf("migrated execution %+v, %v", e, err)
 	}
 }

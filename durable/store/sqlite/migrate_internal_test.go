@@ -150,3 +150,37 @@ func journalAt(t *testing.T, v int, rows ...string) store.Store {
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+// A journal written by schema version 8 (before entries kept the upstream
+// tool they named) is migrated in place: its entries read back with none,
+// which durable does not compare, and new ones keep theirs.
+func TestMigrateFromVersion8(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v8.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(migrations[:8:8], "PRAGMA user_version = 8",
+		`INSERT INTO executions (runtime, id, code, status, created_at, updated_at) VALUES ('default', 'exec_1', 'x', 'running', 1, 2)`,
+		`INSERT INTO tool_log (runtime, execution_id, seq, connector, method, args, requires_approval, ephemeral, state, updated_at)
+			VALUES ('default', 'exec_1', 1, 'files', 'get_file', '{}', 1, 0, 'pending', 2)`) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	ctx := context.Background()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ok, err := s.InsertEntry(ctx, "default", "exec_1", &store.Entry{Seq: 2, Connector: "files", Method: "get_file", Args: []byte(`{}`),
+		State: store.EntryExecuting, Upstream: "MCP tool get-file"}); err != nil || !ok {
+		t.Fatalf("inserting an entry after the migration: %v, %v", ok, err)
+	}
+	e, err := s.Execution(ctx, "default", "exec_1")
+	if err != nil || len(e.Log) != 2 || e.Log[0].Upstream != "" || e.Log[1].Upstream != "MCP tool get-file" {
+		t.Fatalf("migrated execution %+v, %v", e, err)
+	}
+}

@@ -355,10 +355,14 @@ var migrations = []string{
 	`ALTER TABLE tool_log ADD COLUMN error_name TEXT NOT NULL DEFAULT '';`,
 	// Version 8: the properties of that error (store.Entry.ErrorData).
 	`ALTER TABLE tool_log ADD COLUMN error_data TEXT;`,
+	// Version 9: the upstream tool each call named (store.Entry.Upstream),
+	// which a later pass's tool must still name; '' for the entries
+	// recorded before (nothing to compare).
+	`ALTER TABLE tool_log ADD COLUMN upstream TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the schema version this package writes.
-const schemaVersion = 8
+const schemaVersion = 9
 
 func (s *fileStore) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // immediate: two processes opening at once migrate one after the other
@@ -487,7 +491,7 @@ func scanExecution(row scanner) (*store.Execution, error) {
 	return &e, nil
 }
 
-const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data`
+const entryColumns = `seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data, upstream`
 
 func scanEntry(row scanner) (*store.Entry, error) {
 	var (
@@ -497,7 +501,7 @@ func scanEntry(row scanner) (*store.Entry, error) {
 		errData sql.NullString
 		state   string
 	)
-	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &e.ErrorName, &errData); err != nil {
+	if err := row.Scan(&e.Seq, &e.Connector, &e.Method, &args, &result, &e.Error, &e.RequiresApproval, &e.Ephemeral, &state, &e.UpdatedAt, &e.Uncertain, &e.End, &e.ErrorName, &errData, &e.Upstream); err != nil {
 		return nil, err
 	}
 	e.Args = json.RawMessage(args)
@@ -795,11 +799,11 @@ func (s *fileStore) Entry(ctx context.Context, runtime, id string, seq uint64) (
 // insertEntry is the statement of InsertEntry.
 func insertEntry(runtime, id string, e *store.Entry) (string, []any) {
 	return `INSERT INTO tool_log
-		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		(runtime, execution_id, seq, connector, method, args, result, error, requires_approval, ephemeral, state, updated_at, uncertain, call_end, error_name, error_data, upstream)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		WHERE EXISTS (SELECT 1 FROM executions WHERE runtime = ? AND id = ? AND status = 'running')
 		ON CONFLICT DO NOTHING`,
-		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, e.ErrorName, nullable(e.ErrorData),
+		[]any{runtime, id, e.Seq, e.Connector, e.Method, string(e.Args), nullable(e.Result), e.Error, e.RequiresApproval, e.Ephemeral, string(e.State), e.UpdatedAt, e.Uncertain, e.End, e.ErrorName, nullable(e.ErrorData), e.Upstream,
 			runtime, id}
 }
 

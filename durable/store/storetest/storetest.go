@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ConfigurationRoundTrips", testConfiguration},
 		{"EntryEndRoundTrips", testEntryEnd},
 		{"EntryErrorNameRoundTrips", testEntryErrorName},
+		{"EntryUpstreamRoundTrips", testEntryUpstream},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -916,6 +917,55 @@ func testEntryEnd(t *testing.T, s store.Store) {
 	if err != nil || gone == nil {
 		t.Fatalf("DeleteExecution = %v, %v", gone, err)
 	}
+}
+
+// An entry's Upstream is kept as inserted (by InsertEntry, and by a
+// batch's insert on an EntryBatcher), bytes as written, and a transition
+// leaves it; every read returns it, "" for an entry inserted without one.
+func testEntryUpstream(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	create(t, s, rt, "exec_1", 1)
+	odd := "MCP tool get\x00file 𝄞\xff"
+	want := map[uint64]string{1: "MCP tool get-file", 2: odd, 3: ""}
+	for _, seq := range []uint64{1, 2, 3} {
+		e := entry(seq, store.EntryExecuting)
+		e.Upstream = want[seq]
+		insert(t, s, rt, "exec_1", e)
+	}
+	ok, err := s.TransitionEntry(ctx, rt, "exec_1", 1, []store.EntryState{store.EntryExecuting}, store.EntryApplied, store.EntryUpdate{At: 7, Result: json.RawMessage(`1`), End: "completed"})
+	if err != nil || !ok {
+		t.Fatalf("applying entry 1: %v, %v", ok, err)
+	}
+	if b, ok := s.(store.EntryBatcher); ok {
+		e := entry(4, store.EntryPending)
+		e.Upstream = "operation DELETE /pets/{petId}"
+		if inserted, err := b.WriteEntries(ctx, rt, "exec_1", nil, e); err != nil || !inserted {
+			t.Fatalf("WriteEntries(insert 4) = %v, %v", inserted, err)
+		}
+		want[4] = e.Upstream
+	}
+	check := func(how string, log []store.Entry) {
+		t.Helper()
+		got := map[uint64]string{}
+		for _, e := range log {
+			got[e.Seq] = e.Upstream
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("%s: upstream names %v, want %v", how, got, want)
+		}
+	}
+	check("Execution", get(t, s, rt, "exec_1").Log)
+	for seq, up := range want {
+		e, ok, err := s.Entry(ctx, rt, "exec_1", seq)
+		if err != nil || !ok || e.Upstream != up {
+			t.Fatalf("Entry(%d) = %+v, %v, %v; want upstream %q", seq, e, ok, err, up)
+		}
+	}
+	list, err := s.Executions(ctx, rt, 0)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("Executions = %v, %v", list, err)
+	}
+	check("Executions", list[0].Log)
 }
 
 // executionIDs lists the runtime's executions' ids, newest first.
