@@ -62,3 +62,41 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// Every character that hides text or reorders it is escaped, not only the
+// best known: Unicode's format characters (category Cf: the Arabic letter
+// mark U+061C, a bidirectional mark like U+200E; the deprecated format
+// characters U+206A–U+206F; the interlinear annotation marks, which hide
+// the text between them; the tag characters U+E0000–U+E007F, an invisible
+// copy of ASCII: "ok" followed by tags spelling "rm -rf" reads as "ok"),
+// the line and paragraph separators (a line break to some readers, none to
+// others), the fillers that print as blank (Hangul fillers), the
+// variation selectors and the combining grapheme joiner (invisible on the
+// characters they follow). An adversarial review found each one shown raw.
+func TestEscapeHidingCharacters(t *testing.T) {
+	for _, c := range []struct{ in, escaped, quoted string }{
+		{"alm\u061cx", `alm\u061cx`, `"alm\u061cx"`},
+		{"nss\u206ax\u206f", `nss\u206ax\u206f`, `"nss\u206ax\u206f"`},
+		{"mvs\u180ex", `mvs\u180ex`, `"mvs\u180ex"`},
+		{"ann\ufff9hidden\ufffbx", `ann\ufff9hidden\ufffbx`, `"ann\ufff9hidden\ufffbx"`},
+		{"ok\U000E0072\U000E006D", `ok\U000e0072\U000e006d`, `"ok\udb40\udc72\udb40\udc6d"`},
+		{"tag\U000E0001", `tag\U000e0001`, `"tag\udb40\udc01"`},
+		{"ls\u2028ps\u2029", `ls\u2028ps\u2029`, `"ls\u2028ps\u2029"`},
+		{"fill\u3164\u115f\u1160\uffa0", `fill\u3164\u115f\u1160\uffa0`, `"fill\u3164\u115f\u1160\uffa0"`},
+		{"vs a\ufe0f a\U000E0100 cgj\u034f", `vs a\ufe0f a\U000e0100 cgj\u034f`, `"vs a\ufe0f a\udb40\udd00 cgj\u034f"`},
+		{"music\U0001D173", `music\U0001d173`, `"music\ud834\udd73"`},
+		{"fine: é 🚀 日本", "fine: é 🚀 日本", `"fine: é 🚀 日本"`},
+	} {
+		if got := Escape(c.in); got != c.escaped {
+			t.Errorf("Escape(%q) = %s, want %s", c.in, got, c.escaped)
+		}
+		got := Quote(c.in)
+		if got != c.quoted {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.quoted)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil || back != c.in {
+			t.Errorf("Quote(%q) = %s decodes to %q, %v", c.in, got, back, err)
+		}
+	}
+}
