@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Escape escapes the control characters of s so that it cannot repaint
@@ -103,12 +104,22 @@ func Quote(s string) string {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
-	q := strings.TrimSuffix(buf.String(), "\n")
-	if !strings.ContainsFunc(q, IsControl) {
-		return q
+	return EscapeJSON(strings.TrimSuffix(buf.String(), "\n"))
+}
+
+// EscapeJSON escapes, in JSON text, the characters that hide or reorder
+// text (IsControl) as \uNNNN (a UTF-16 pair of them past the BMP), for a
+// person to read it: JSON allows them raw only inside strings, where the
+// escape decodes to the same character, so JSON text stays JSON of the
+// same value (compact JSON, which holds no newline or tab outside its
+// strings, stays compact). Invalid UTF-8 becomes U+FFFD.
+func EscapeJSON(text string) string {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	if !strings.ContainsFunc(text, IsControl) {
+		return text
 	}
 	var b strings.Builder
-	for _, r := range q {
+	for _, r := range text {
 		switch {
 		case !IsControl(r):
 			b.WriteRune(r)
@@ -120,4 +131,33 @@ func Quote(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Lines splits program text into the lines JavaScript reads, each
+// escaped (Escape): a line ends at "\r\n", "\n", "\r", U+2028 or U+2029
+// (ECMA-262 LineTerminatorSequence), so that a statement after a carriage
+// return or a line separator inside what looks like a comment shows on a
+// line of its own, as the engine runs it. One trailing line end makes no
+// empty last line.
+func Lines(code string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(code); {
+		r, size := utf8.DecodeRuneInString(code[i:])
+		end := i + size
+		switch {
+		case r == '\r' && strings.HasPrefix(code[end:], "\n"):
+			end++
+		case r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029:
+		default:
+			i = end
+			continue
+		}
+		lines = append(lines, Escape(code[start:i]))
+		start, i = end, end
+	}
+	if start < len(code) || len(lines) == 0 {
+		lines = append(lines, Escape(code[start:]))
+	}
+	return lines
 }

@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -98,5 +99,40 @@ func TestEscapeHidingCharacters(t *testing.T) {
 		if err := json.Unmarshal([]byte(got), &back); err != nil || back != c.in {
 			t.Errorf("Quote(%q) = %s decodes to %q, %v", c.in, got, back, err)
 		}
+	}
+}
+
+// Lines ends a line where JavaScript does, and escapes each.
+func TestLines(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{""}},
+		{"a", []string{"a"}},
+		{"a\n", []string{"a"}},
+		{"a\n\n", []string{"a", ""}},
+		{"a\r\nb\rc\u2028d\u2029e\nf", []string{"a", "b", "c", "d", "e", "f"}},
+		{"// x \u202e y\tz\x1b[2J", []string{`// x \u202e y` + "\t" + `z\x1b[2J`}},
+		{"bad\xff\r", []string{"bad\uFFFD"}},
+	} {
+		if got := Lines(c.in); strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
+			t.Errorf("Lines(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// EscapeJSON keeps compact JSON the same value, its hiding characters
+// escaped.
+func TestEscapeJSON(t *testing.T) {
+	in := "{\"to\":\"bob\u202e\U000E0041\u0085\",\"n\":1}"
+	want := `{"to":"bob\u202e\udb40\udc41\u0085","n":1}`
+	got := EscapeJSON(in)
+	if got != want {
+		t.Fatalf("EscapeJSON(%q) = %s, want %s", in, got, want)
+	}
+	var a, b any
+	if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal([]byte(got), &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("EscapeJSON changed the value: %v and %v", a, b)
 	}
 }
