@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-go/codemode/internal/runctx"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // programInput is the input request id of a program's approval asked in a
@@ -26,7 +28,16 @@ func programDigest(code string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// programQuestion is what the person is asked about shown.
+// programText is a program as a person is asked about it: the lines
+// JavaScript reads (a carriage return, U+2028 and U+2029 end one, as "\n"
+// does), their characters that hide or reorder text escaped
+// (termtext.Lines). Shown raw, a statement after U+2028 read as part of a
+// comment's line, and a right-to-left override reordered a line.
+func programText(code string) string {
+	return strings.Join(termtext.Lines(code), "\n")
+}
+
+// programQuestion is what the person is asked about shown (programText).
 func programQuestion(shown string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         "A program wants to run:\n\n" + shown + "\n\nAccept to run it (calls that need approval are still asked about one by one); decline to refuse it.",
@@ -43,6 +54,7 @@ func (s *server) programGate(ctx context.Context, req *mcp.CallToolRequest, code
 	if !s.opts.ApprovePrograms {
 		return ctx, nil
 	}
+	shown = programText(shown)
 	switch {
 	case !s.elicits(req):
 		return ctx, textResult(true, "This server runs a program only after a person approved it, and this client cannot ask them (it did not declare elicitation); nothing ran.")

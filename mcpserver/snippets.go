@@ -14,6 +14,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // snippetRunner is a runner with saved snippets (a *durable.Handle): what
@@ -146,7 +147,7 @@ func (st *snippetTools) call(s store.Snippet) mcp.ToolHandler {
 		// JSON.parse, not a literal: a "__proto__" key stays a key.
 		text, _ := json.Marshal(input.String())
 		code := fmt.Sprintf("await codemode.run(%s, JSON.parse(%s))", name, text)
-		return st.code.answer(ctx, req, code, fmt.Sprintf("the saved program %s with the arguments %s:\n\n%s", s.Name, input.Bytes(), s.Code))
+		return st.code.answer(ctx, req, code, fmt.Sprintf("the saved program %s with the arguments %s:\n\n%s", s.Name, termtext.EscapeJSON(input.String()), s.Code))
 	}
 }
 
