@@ -22,9 +22,11 @@ const programInput = "program"
 // characters: a longer program is refused rather than shown cut.
 const maxProgramShown = 20000
 
-// programDigest identifies the program a person approved.
-func programDigest(code string) string {
-	sum := sha256.Sum256([]byte(code))
+// programDigest identifies the program a person approved: the code that
+// runs and what they were shown of it (a saved program's code, which the
+// code that runs only names).
+func programDigest(code, shown string) string {
+	sum := sha256.Sum256([]byte(code + "\x00" + shown))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -71,10 +73,10 @@ func (s *server) programGate(ctx context.Context, req *mcp.CallToolRequest, code
 	if req.Params.RequestState == "" {
 		s.opts.Logger.Info("program approval asked")
 		return ctx, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{programInput: programQuestion(shown)},
-			RequestState: s.signState(req, approvalState{Program: programDigest(code)})}
+			RequestState: s.signState(req, approvalState{Program: programDigest(code, shown)})}
 	}
 	st, ok := s.verify(req, req.Params.RequestState)
-	if !ok || st.Program != programDigest(code) {
+	if !ok || st.Program != programDigest(code, shown) {
 		return ctx, textResult(true, "The program approval's request state does not verify for this program (it was not issued by this server for this session and program); nothing ran.")
 	}
 	action := "cancel"
