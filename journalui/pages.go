@@ -260,6 +260,9 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 			Created: time.UnixMilli(e.CreatedAt).UTC().Format(time.RFC3339), Calls: calls(e), Summary: summary(e), Title: title(e.Code), Orphaned: orphaned(e),
 		})
 	}
+	// Pauses oldest first: a new one goes below the others, so that a live
+	// update never moves a decision the person is about to click.
+	slices.Reverse(v.Pending)
 	for _, s := range statuses {
 		v.Filters = append(v.Filters, filter{Status: s, Count: counts[s], Selected: s == v.Selected})
 	}
