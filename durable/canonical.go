@@ -221,14 +221,77 @@ func (r *canonReader) digits() int {
 // alike although a JavaScript or Python server tells them apart), or a
 // key twice in one object (the record keeps the last; a server may take
 // the first).
+//
+// The check costs a byte scan beside the decoding: the members the text
+// writes are counted and compared with the keys decoded, and only text
+// that fails (a surrogate escape, a duplicate) is walked again to say
+// where.
 func canonicalArgs(v json.RawMessage) (json.RawMessage, error) {
 	if isCanonical(v) {
 		return bytes.Clone(v), nil
 	}
-	if err := lossless(v); err != nil {
+	members, surrogate := scanMembers(v)
+	if surrogate || !utf8.Valid(v) {
+		if err := lossless(v); err != nil {
+			return nil, err
+		}
+	}
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err != nil {
 		return nil, err
 	}
-	return recode(v)
+	if countKeys(x) != members {
+		if err := lossless(v); err != nil {
+			return nil, err
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// scanMembers counts the object members JSON text writes (the colons
+// outside strings) and reports whether a string holds a \uD800–\uDFFF
+// escape (perhaps a pair: lossless tells).
+func scanMembers(v []byte) (members int, surrogate bool) {
+	in := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case !in && c == ':':
+			members++
+		case c == '"':
+			in = !in
+		case in && c == '\\' && i+1 < len(v):
+			i++
+			if v[i] == 'u' && i+2 < len(v) && (v[i+1] == 'd' || v[i+1] == 'D') && strings.IndexByte("89abcdefABCDEF", v[i+2]) >= 0 {
+				surrogate = true
+			}
+		}
+	}
+	return members, surrogate
+}
+
+// countKeys counts the keys of every object in a decoded value.
+func countKeys(x any) int {
+	n := 0
+	switch t := x.(type) {
+	case map[string]any:
+		n += len(t)
+		for _, v := range t {
+			n += countKeys(v)
+		}
+	case []any:
+		for _, v := range t {
+			n += countKeys(v)
+		}
+	}
+	return n
 }
 
 // lossError says where a value holds what canonical would not keep.

@@ -100,3 +100,26 @@ func TestCanonicalArgs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCanonicalArgs: the byte scan refuses exactly what the walk refuses,
+// and what it keeps is canonical's.
+func FuzzCanonicalArgs(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":2}`, `{"a":1,"a":2}`, `{"a":"\ud800"}`, `{"a":"\ud83d\ude80","b":{"c:":":"}}`, `[{"x":1},{"x":1}]`, `"\\ud800"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		got, err := canonicalArgs(json.RawMessage(s))
+		_, lossy := err.(*lossError)
+		if want := lossless([]byte(s)) != nil; lossy != want {
+			t.Fatalf("canonicalArgs(%q): %v; the walk says lossy %v", s, err, want)
+		}
+		if err == nil {
+			if want, _ := canonical(json.RawMessage(s)); !bytes.Equal(got, want) {
+				t.Fatalf("canonicalArgs(%q) = %s, canonical %s", s, got, want)
+			}
+		}
+	})
+}
