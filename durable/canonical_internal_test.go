@@ -2,6 +2,7 @@ package durable
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,56 @@ func FuzzIsCanonical(f *testing.F) {
 		}
 		if !bytes.Equal(out, in) {
 			t.Fatalf("isCanonical accepts %q, which canonicalises to %q", in, out)
+		}
+	})
+}
+
+// canonicalArgs refuses what canonical would change in meaning, saying
+// where, and records the rest as canonical does.
+func TestCanonicalArgs(t *testing.T) {
+	for _, tt := range []struct{ in, want, err string }{
+		{`{"b":1,"a":"x"}`, `{"a":"x","b":1}`, ""},
+		{`{"to":"\ud83d\ude80"}`, `{"to":"🚀"}`, ""},
+		{`{"to":"\\ud800"}`, `{"to":"\\ud800"}`, ""},
+		{`{"to":"a\"\ud800"}`, "", `/to: the string holds a lone surrogate (\ud800)`},
+		{`{"to":"\ud800x"}`, "", `/to: the string holds a lone surrogate (\ud800)`},
+		{`{"to":"\ud800\n"}`, "", `/to: the string holds a lone surrogate (\ud800)`},
+		{`{"to":["a", {"b/c~": "\uDFFF"}]}`, "", `/to/1/b~1c~0: the string holds a lone surrogate (\uDFFF)`},
+		{`{"\udc00":1}`, "", "/\ufffd: the key holds a lone surrogate (\\udc00)"},
+		{`"\ud800"`, "", `/: the string holds a lone surrogate (\ud800)`},
+		{`{"to":"alice","to":"mallory"}`, "", `/to: the key appears twice in one object`},
+		{`{"a":{"to":1},"b":{"to":2}}`, `{"a":{"to":1},"b":{"to":2}}`, ""},
+		{"{\"to\":\"a\xffb\"}", "", `/: the text is not valid UTF-8`},
+	} {
+		got, err := canonicalArgs(json.RawMessage(tt.in))
+		switch {
+		case tt.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.err)):
+			t.Errorf("canonicalArgs(%s) = %s, %v; want the error %q", tt.in, got, err, tt.err)
+		case tt.err == "" && (err != nil || string(got) != tt.want):
+			t.Errorf("canonicalArgs(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// FuzzCanonicalArgs: the byte scan refuses exactly what the walk refuses,
+// and what it keeps is canonical's.
+func FuzzCanonicalArgs(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":2}`, `{"a":1,"a":2}`, `{"a":"\ud800"}`, `{"a":"\ud83d\ude80","b":{"c:":":"}}`, `[{"x":1},{"x":1}]`, `"\\ud800"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		got, err := canonicalArgs(json.RawMessage(s))
+		_, lossy := err.(*lossError)
+		if want := lossless([]byte(s)) != nil; lossy != want {
+			t.Fatalf("canonicalArgs(%q): %v; the walk says lossy %v", s, err, want)
+		}
+		if err == nil {
+			if want, _ := canonical(json.RawMessage(s)); !bytes.Equal(got, want) {
+				t.Fatalf("canonicalArgs(%q) = %s, canonical %s", s, got, want)
+			}
 		}
 	})
 }

@@ -549,7 +549,12 @@ func (p *pass) connectorCall(ctx context.Context, next client.ToolCaller, call c
 		return next(ctx, call) // not a connector tool: the client reports it
 	}
 	what := call.Namespace + "." + call.Tool
-	args, err := canonical(call.Input)
+	args, err := canonicalArgs(call.Input)
+	var lossy *lossError
+	if errors.As(err, &lossy) {
+		// The tool did not run: the program sees a ToolValidationError.
+		return nil, &contract.ValidationError{Tool: call.Tool, Phase: "input", Lines: []string{lossy.Error()}}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: the arguments are not JSON: %w", what, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/codemode-go/codemode/internal/codeform"
 	"github.com/codemode-go/codemode/internal/discovery"
 	"github.com/codemode-go/codemode/internal/esbuildchild"
+	"github.com/codemode-go/codemode/internal/runctx"
 )
 
 // SaveSnippetOptions say what SaveSnippet saves.
@@ -193,6 +194,11 @@ func (h *Handle) loadSnippet(ctx context.Context, name string) snippetAnswer {
 	}
 	if missing := h.missing(s.Connectors); len(missing) > 0 {
 		return snippetAnswer{Error: fmt.Sprintf("snippet %q needs the namespace(s) %s, which this run does not have", name, strings.Join(missing, ", "))}
+	}
+	if shown, ok := runctx.SnippetShownFrom(ctx, name); ok && shown != s.Code {
+		// A person approved the run having seen other code under this name
+		// (it was saved again meanwhile): that approval is not this code's.
+		return snippetAnswer{Error: fmt.Sprintf("snippet %q was saved again after a person approved this run with its earlier code; nothing of it ran (call it again to be asked about its code now)", name)}
 	}
 	names := []string{"input", "console", "result", "codemode"}
 	for _, c := range s.Connectors {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -395,4 +396,42 @@ func TestBrowserLoginIsRequiredOffLoopback(t *testing.T) {
 	if s := text(t, ctx, "#status"); s != "completed" {
 		t.Errorf("status after approval %q", s)
 	}
+}
+
+// A live update must not put another decision under the person's cursor.
+// The list showed the newest pause first, so a program that paused a new
+// run (an agent can start runs at will) pushed every pending run down and
+// put its own approve button, of the same height, where the button the
+// person was about to click had been (an adversarial review, December
+// 2026). Pauses are listed oldest first now, so a new one goes below; and
+// a decision button that is new or has moved is held (disabled) for a
+// moment after an update, so that a click meant for what was there does
+// not land on it.
+func TestBrowserLiveUpdateKeepsDecisionsInPlace(t *testing.T) {
+	f := newFixture(t)
+	first := f.paused(t, triage)
+	srv, ctx := browse(t, f, journalui.Options{})
+	run(t, ctx, chromedp.Navigate(srv.URL+"/"))
+	waitFor(t, ctx, `document.getElementById("conn").textContent === "live"`)
+	eval[bool](t, ctx, fmt.Sprintf(`(() => {
+  const r = document.querySelector('.pending-run[data-execution=%q] button.approve').getBoundingClientRect();
+  window.spot = [r.x + r.width / 2, r.y + r.height / 2];
+  window.armed = [];
+  new MutationObserver(ms => { for (const m of ms) for (const n of m.addedNodes) if (n.querySelectorAll)
+    for (const b of n.querySelectorAll("button.approve, button.reject")) if (!b.disabled) window.armed.push(b.closest(".pending-run").dataset.execution);
+  }).observe(document.body, { childList: true, subtree: true });
+  return true; })()`, first))
+	second := f.paused(t, triage)
+	waitFor(t, ctx, fmt.Sprintf(`!!document.querySelector('.pending-run[data-execution=%q]')`, second))
+	under := eval[string](t, ctx, `(() => { const e = document.elementFromPoint(window.spot[0], window.spot[1]);
+  const b = e && e.closest("button"); if (!b) return "nothing";
+  return (b.disabled ? "disabled " : "") + b.className + " of " + b.closest(".pending-run").dataset.execution; })()`)
+	if under != "approve of "+first {
+		t.Errorf("after a new pause, the place of %s's approve button holds the %s (the new run is %s)", first, under, second)
+	}
+	if armed := eval[[]string](t, ctx, `window.armed`); slices.Contains(armed, second) {
+		t.Errorf("the new run's decision buttons could be clicked the moment they appeared (armed at insertion: %q)", armed)
+	}
+	// The hold ends: the new run can be decided.
+	waitFor(t, ctx, fmt.Sprintf(`!document.querySelector('.pending-run[data-execution=%q] button.approve').disabled`, second))
 }

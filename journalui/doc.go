@@ -25,4 +25,10 @@
 // itself) keeps the session. State changes are POST requests that carry a
 // CSRF token tied to the session and the handler's random secret, and a
 // cross-origin Origin header is refused.
+//
+// Live updates never move a decision under the person's cursor: the runs
+// awaiting a decision are listed oldest first (a new pause goes below),
+// and after an update the script holds (disables) for a second every
+// decision button that is new or has moved, so that a click meant for
+// what was there does not approve what a program just put in its place.
 package journalui

@@ -10,6 +10,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // statusLabels are the words the page uses for an execution's status.
@@ -82,7 +83,9 @@ type codeLine struct {
 
 // callLines numbers the code's lines and marks those that call one of the
 // pending actions' tools (connector.method followed by "("); it returns
-// the marked line numbers.
+// the marked line numbers. The lines are those JavaScript reads, escaped
+// (termtext.Lines): a page that split at "\n" alone showed a statement
+// after a carriage return or U+2028 inside a comment's line.
 func callLines(code string, pending []pendingView) ([]codeLine, []int) {
 	var pats []*regexp.Regexp
 	for _, p := range pending {
@@ -90,7 +93,7 @@ func callLines(code string, pending []pendingView) ([]codeLine, []int) {
 	}
 	var lines []codeLine
 	var marked []int
-	for i, l := range strings.Split(strings.TrimRight(code, "\n"), "\n") {
+	for i, l := range termtext.Lines(code) {
 		cl := codeLine{N: i + 1, Text: l}
 		for _, p := range pats {
 			if p.MatchString(l) {
@@ -127,7 +130,7 @@ var functionHead = regexp.MustCompile(`^(export\s+default\s+)?(async\s+)?(functi
 // title names a run for a person: the program's first comment line, else
 // its first statement, cut to 80 characters.
 func title(code string) string {
-	for _, l := range strings.Split(code, "\n") {
+	for _, l := range termtext.Lines(code) {
 		l = strings.TrimSpace(functionHead.ReplaceAllString(strings.TrimSpace(l), ""))
 		if c, ok := strings.CutPrefix(l, "//"); ok {
 			l = c

@@ -23,6 +23,7 @@ import (
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/callend"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // maxShown is how many characters of an error or of the console a page
@@ -259,6 +260,9 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 			Created: time.UnixMilli(e.CreatedAt).UTC().Format(time.RFC3339), Calls: calls(e), Summary: summary(e), Title: title(e.Code), Orphaned: orphaned(e),
 		})
 	}
+	// Pauses oldest first: a new one goes below the others, so that a live
+	// update never moves a decision the person is about to click.
+	slices.Reverse(v.Pending)
 	for _, s := range statuses {
 		v.Filters = append(v.Filters, filter{Status: s, Count: counts[s], Selected: s == v.Selected})
 	}
@@ -323,9 +327,10 @@ func countState(e *store.Execution, s store.EntryState) int {
 	return n
 }
 
-// cut shortens s to about max characters on one line.
+// cut shortens s to about max characters on one line, its characters
+// that hide or reorder text escaped.
 func cut(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termtext.Escape(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}
@@ -480,7 +485,7 @@ func buildDetail(d *durable.Handle, e *store.Execution, now time.Time) *detailVi
 		Created:    time.UnixMilli(e.CreatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		Updated:    time.UnixMilli(e.UpdatedAt).UTC().Format("2006-01-02 15:04:05 UTC"),
 		CreatedAge: age(e.CreatedAt, now), Connectors: strings.Join(e.Connectors, ", "),
-		Error: bounded(e.Error), Result: tree(e.Value), Logs: bounded(strings.Join(e.Logs, "\n")),
+		Error: bounded(termtext.Escape(e.Error)), Result: tree(e.Value), Logs: bounded(termtext.Escape(strings.Join(e.Logs, "\n"))),
 		Version: version([]*store.Execution{e}), Pending: pendingOf(d, e.Log), Digest: shownDigest(e.Log),
 		Missing: missingConnectors(d, e), Mismatch: strings.Join(d.ConfigurationChanges(e), "; "),
 	}
@@ -515,7 +520,7 @@ func entryOf(l store.Entry) entryView {
 	if l.ErrorName != "" && errText != "" {
 		errText = l.ErrorName + ": " + errText // as the program saw it: an HTTPError, an MCPToolError
 	}
-	ev := entryView{Seq: l.Seq, State: l.State, Args: tree(l.Args), Result: tree(l.Result), Error: bounded(errText),
+	ev := entryView{Seq: l.Seq, State: l.State, Args: tree(l.Args), Result: tree(l.Result), Error: bounded(termtext.Escape(errText)),
 		Step: l.IsStep(), RequiresApproval: l.RequiresApproval, Ephemeral: l.Ephemeral, Uncertain: l.Uncertain,
 		Updated: time.UnixMilli(l.UpdatedAt).UTC().Format("15:04:05.000")}
 	ev.Call, ev.Label = l.Connector+"."+l.Method, entryLabel(l.State)

@@ -113,3 +113,44 @@ func TestProgramApprovalIsBoundToTheProgramShown(t *testing.T) {
 		t.Fatalf("after the refused approval: %s, %d passes", e.Status, e.Passes)
 	}
 }
+
+// trojan hides statements from a reader of its text: JavaScript ends a
+// line at a carriage return and at U+2028 and U+2029, which a page that
+// splits lines at "\n" shows inside one comment line, and a right-to-left
+// override (U+202E) makes a line read otherwise than it runs. Each of the
+// three console.log calls runs.
+const trojan = "const ok = 1;\n" +
+	"// a comment \u2028 console.log(\"after U+2028\");\n" +
+	"// a comment \r console.log(\"after CR\");\n" +
+	"// a comment \u2029 console.log(\"after U+2029\");\n" +
+	"/* \u202e } */ console.log(\"bidi\");\n" +
+	"ok"
+
+// The program a person approves is shown as it runs: a line for each line
+// JavaScript reads (a carriage return, U+2028 and U+2029 end one), and the
+// characters that hide or reorder text escaped (an adversarial review
+// hid three calls in comments of a program the page said was shown
+// "exactly as it will run"). The Code section of the run shows it so too.
+func TestProgramShownLineByLineAsItRuns(t *testing.T) {
+	f := programFixture(t)
+	id := f.paused(t, trojan)
+	srv := serve(t, newUI(t, journalui.Options{}, f.h))
+	for _, path := range []string{"/executions/" + id, "/"} {
+		_, page := get(t, srv.Client(), srv.URL+path)
+		for _, hidden := range []string{"\u2028", "\u2029", "\r", "\u202e"} {
+			if strings.Contains(page, hidden) {
+				t.Errorf("GET %s: the page holds %q as it is", path, hidden)
+			}
+		}
+		for _, line := range []string{
+			`<li><code>// a comment </code></li><li><code> console.log(&#34;after U&#43;2028&#34;);</code></li>`,
+			`<li><code>// a comment </code></li><li><code> console.log(&#34;after CR&#34;);</code></li>`,
+			`<li><code>// a comment </code></li><li><code> console.log(&#34;after U&#43;2029&#34;);</code></li>`,
+			`<li><code>/* \u202e } */ console.log(&#34;bidi&#34;);</code></li>`,
+		} {
+			if !strings.Contains(page, line) {
+				t.Errorf("GET %s: the program is not shown with the line(s)\n%s\nin\n%s", path, line, page)
+			}
+		}
+	}
+}

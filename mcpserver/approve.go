@@ -15,6 +15,7 @@ import (
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/internal/runctx"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // approvalInput is the input request's ID for an approval asked in a
@@ -71,7 +72,7 @@ func (s *server) cannotAsk(req *mcp.CallToolRequest) string {
 func (s *server) askApproval(req *mcp.CallToolRequest) runctx.Approve {
 	return func(ctx context.Context, namespace, tool string, input json.RawMessage) error {
 		what := namespace + "." + tool
-		args := string(input)
+		args := termtext.EscapeJSON(string(input))
 		if limit := min(s.opts.MaxTokens*2, 4000); len(args) > limit {
 			return fmt.Errorf("%s needs a person's approval, and its input (%d bytes) is too long to show them whole in this client; nothing ran", what, len(args))
 		}
@@ -292,13 +293,16 @@ func (s *server) resume(ctx context.Context, a codetool.Approver, req *mcp.CallT
 }
 
 // approvalQuestion is the elicitation message for a pause: every pending
-// action with its arguments, within budget characters. whole is false when
+// action with its arguments (their characters that hide or reorder text
+// escaped, as the journal page and the CLI show them), within budget
+// characters. whole is false when
 // an action's arguments do not fit their share (at most 2,000 characters
 // each): a cut could hide the argument that matters (an adversarial review
 // hid "to": "mallory" after 400 padding keys), so such a pause is not
 // asked in the client at all.
 func approvalQuestion(answer codetool.Answer, budget int) (question string, whole bool) {
 	if code, ok := programPending(answer.Pending); ok {
+		code = programText(code)
 		q := fmt.Sprintf("A program (execution %s) waits for your approval before it runs anything:\n\n%s\n\nAccept to run it (calls that need approval are still asked about one by one); decline to refuse it (nothing runs).", answer.ExecutionID, code)
 		return q, len(code) <= min(budget, maxProgramShown)
 	}
@@ -307,7 +311,7 @@ func approvalQuestion(answer codetool.Answer, budget int) (question string, whol
 	per := min(budget/max(len(answer.Pending), 1), 2000)
 	whole = true
 	for _, p := range answer.Pending {
-		args := string(p.Args)
+		args := termtext.EscapeJSON(string(p.Args))
 		if len(args) > per {
 			whole = false
 			args = truncate(args, per)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // addDirectTools lists, beside the code tool, the runner's tools that the
@@ -134,12 +135,12 @@ func (s *server) directApproval(ctx context.Context, req *mcp.CallToolRequest, d
 		}
 		return nil
 	}
-	digest := programDigest(d.name + "\x00" + string(input))
+	digest := programDigest(d.name, string(input))
 	if req.Params.RequestState == "" {
 		if limit := min(s.opts.MaxTokens*2, 4000); len(input) > limit {
 			return textResult(true, fmt.Sprintf("%s needs a person's approval, and its input (%d bytes) is too long to show them whole in this client; nothing ran", d.name, len(input)))
 		}
-		msg := fmt.Sprintf("The model wants to run %s with %s.\n\nAccept to let it run; decline to refuse it.", d.name, input)
+		msg := fmt.Sprintf("The model wants to run %s with %s.\n\nAccept to let it run; decline to refuse it.", d.name, termtext.EscapeJSON(string(input)))
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{directInput: &mcp.ElicitParams{Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}}},
 			RequestState: s.signState(req, approvalState{Program: digest})}
 	}

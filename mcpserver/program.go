@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-go/codemode/internal/runctx"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // programInput is the input request id of a program's approval asked in a
@@ -20,13 +22,24 @@ const programInput = "program"
 // characters: a longer program is refused rather than shown cut.
 const maxProgramShown = 20000
 
-// programDigest identifies the program a person approved.
-func programDigest(code string) string {
-	sum := sha256.Sum256([]byte(code))
+// programDigest identifies the program a person approved: the code that
+// runs and what they were shown of it (a saved program's code, which the
+// code that runs only names).
+func programDigest(code, shown string) string {
+	sum := sha256.Sum256([]byte(code + "\x00" + shown))
 	return hex.EncodeToString(sum[:])
 }
 
-// programQuestion is what the person is asked about shown.
+// programText is a program as a person is asked about it: the lines
+// JavaScript reads (a carriage return, U+2028 and U+2029 end one, as "\n"
+// does), their characters that hide or reorder text escaped
+// (termtext.Lines). Shown raw, a statement after U+2028 read as part of a
+// comment's line, and a right-to-left override reordered a line.
+func programText(code string) string {
+	return strings.Join(termtext.Lines(code), "\n")
+}
+
+// programQuestion is what the person is asked about shown (programText).
 func programQuestion(shown string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Message:         "A program wants to run:\n\n" + shown + "\n\nAccept to run it (calls that need approval are still asked about one by one); decline to refuse it.",
@@ -43,6 +56,7 @@ func (s *server) programGate(ctx context.Context, req *mcp.CallToolRequest, code
 	if !s.opts.ApprovePrograms {
 		return ctx, nil
 	}
+	shown = programText(shown)
 	switch {
 	case !s.elicits(req):
 		return ctx, textResult(true, "This server runs a program only after a person approved it, and this client cannot ask them (it did not declare elicitation); nothing ran.")
@@ -59,10 +73,10 @@ func (s *server) programGate(ctx context.Context, req *mcp.CallToolRequest, code
 	if req.Params.RequestState == "" {
 		s.opts.Logger.Info("program approval asked")
 		return ctx, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{programInput: programQuestion(shown)},
-			RequestState: s.signState(req, approvalState{Program: programDigest(code)})}
+			RequestState: s.signState(req, approvalState{Program: programDigest(code, shown)})}
 	}
 	st, ok := s.verify(req, req.Params.RequestState)
-	if !ok || st.Program != programDigest(code) {
+	if !ok || st.Program != programDigest(code, shown) {
 		return ctx, textResult(true, "The program approval's request state does not verify for this program (it was not issued by this server for this session and program); nothing ran.")
 	}
 	action := "cancel"

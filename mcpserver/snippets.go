@@ -14,6 +14,8 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/runctx"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // snippetRunner is a runner with saved snippets (a *durable.Handle): what
@@ -73,7 +75,7 @@ func (st *snippetTools) sync(ctx context.Context) error {
 		}
 		seen[s.Name] = true
 		st.listed[s.Name] = key
-		st.srv.AddTool(tool, st.call(s))
+		st.srv.AddTool(tool, st.call(s.Name))
 	}
 	for name := range st.listed {
 		if !seen[name] {
@@ -114,23 +116,33 @@ func snippetTool(s store.Snippet) (*mcp.Tool, error) {
 		InputSchema: schema, Annotations: &mcp.ToolAnnotations{Title: "Saved program " + s.Name}}, nil
 }
 
-// call runs s with the call's arguments, checked against its input schema
-// first, and answers as the code tool does (a pause for approval included).
-func (st *snippetTools) call(s store.Snippet) mcp.ToolHandler {
-	var schema *contract.Schema
-	var schemaErr error
-	if len(s.InputSchema) > 0 {
-		schema, schemaErr = contract.NewSchema(s.InputSchema)
-	}
+// call runs the snippet name with the call's arguments, checked against
+// its input schema first, and answers as the code tool does (a pause for
+// approval included). The snippet is read when the call comes, not when
+// it was listed: the code a person approving the run is shown
+// (Options.ApprovePrograms), the schema the arguments are checked against
+// and the code that runs are one version, which the run's lookup must
+// still find (runctx.WithSnippetShown). The listed copy showed the code
+// of the last tools/list while codemode.run ran the code saved when it
+// ran (an adversarial review, December 2026).
+func (st *snippetTools) call(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s, found, err := st.current(ctx, name)
+		switch {
+		case err != nil:
+			return textResult(true, fmt.Sprintf("The saved program %s could not be read; nothing ran: %v", name, err)), nil
+		case !found:
+			return textResult(true, fmt.Sprintf("The saved program %s was deleted; nothing ran (the tool list has changed).", name)), nil
+		}
 		args := req.Params.Arguments
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		if schemaErr != nil {
-			return textResult(true, fmt.Sprintf("The saved program %q has an input schema that cannot be used: %v", s.Name, schemaErr)), nil
-		}
-		if schema != nil {
+		if len(s.InputSchema) > 0 {
+			schema, err := contract.NewSchema(s.InputSchema)
+			if err != nil {
+				return textResult(true, fmt.Sprintf("The saved program %q has an input schema that cannot be used: %v", s.Name, err)), nil
+			}
 			if err := schema.Validate(args); err != nil {
 				return textResult(true, fmt.Sprintf("The arguments of %s do not fit its input schema: %v", s.Name, err)), nil
 			}
@@ -139,14 +151,12 @@ func (st *snippetTools) call(s store.Snippet) mcp.ToolHandler {
 		if err := json.Compact(&input, args); err != nil {
 			return textResult(true, fmt.Sprintf("The arguments of %s are not JSON: %v", s.Name, err)), nil
 		}
-		if !st.saved(ctx, s.Name) {
-			return textResult(true, fmt.Sprintf("The saved program %s was deleted; nothing ran (the tool list has changed).", s.Name)), nil
-		}
-		name, _ := json.Marshal(s.Name)
+		quoted, _ := json.Marshal(s.Name)
 		// JSON.parse, not a literal: a "__proto__" key stays a key.
 		text, _ := json.Marshal(input.String())
-		code := fmt.Sprintf("await codemode.run(%s, JSON.parse(%s))", name, text)
-		return st.code.answer(ctx, req, code, fmt.Sprintf("the saved program %s with the arguments %s:\n\n%s", s.Name, input.Bytes(), s.Code))
+		code := fmt.Sprintf("await codemode.run(%s, JSON.parse(%s))", quoted, text)
+		ctx = runctx.WithSnippetShown(ctx, s.Name, s.Code)
+		return st.code.answer(ctx, req, code, fmt.Sprintf("the saved program %s with the arguments %s:\n\n%s", s.Name, termtext.EscapeJSON(input.String()), s.Code))
 	}
 }
 
@@ -177,17 +187,16 @@ func (s *server) addSnippetTools(srv *mcp.Server, h *codeHandler) error {
 	return nil
 }
 
-// saved reports whether the snippet name is still saved (a failure to
-// read says yes: the run then answers what is wrong).
-func (st *snippetTools) saved(ctx context.Context, name string) bool {
+// current reads the snippet name as it is saved now.
+func (st *snippetTools) current(ctx context.Context, name string) (store.Snippet, bool, error) {
 	snippets, err := st.runner.Snippets(ctx)
 	if err != nil {
-		return true
+		return store.Snippet{}, false, err
 	}
 	for _, s := range snippets {
 		if s.Name == name {
-			return true
+			return s, true, nil
 		}
 	}
-	return false
+	return store.Snippet{}, false, nil
 }

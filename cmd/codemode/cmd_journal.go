@@ -17,6 +17,7 @@ import (
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
 	"github.com/codemode-go/codemode/internal/callend"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // journalCommand is the set-up of a command over recorded executions: its
@@ -421,7 +422,11 @@ func printExecution(w io.Writer, e *store.Execution, now time.Time, journal stri
 		printIndented(w, e.Error)
 	}
 	fmt.Fprintln(w, "\ncode:")
-	printIndented(w, e.Code)
+	for _, l := range termtext.Lines(e.Code) {
+		// The lines the engine reads: a statement after a carriage return
+		// or U+2028 in a comment shows on its own line, as it runs.
+		fmt.Fprintln(w, "  "+l)
+	}
 	fmt.Fprintln(w, "\ntool log:")
 	if len(e.Log) == 0 {
 		fmt.Fprintln(w, "  (no calls)")

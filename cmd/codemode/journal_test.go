@@ -954,3 +954,19 @@ func TestShowNamesAFailedCallsError(t *testing.T) {
 		}
 	}
 }
+
+// TestShowPrintsCodeAsJavaScriptReadsIt: show prints a line for each line
+// the engine reads (a carriage return and U+2028 end one), so a statement
+// hidden after one in a comment shows on a line of its own, as it runs.
+func TestShowPrintsCodeAsJavaScriptReadsIt(t *testing.T) {
+	f := newJournalFixture(t)
+	hiding := writeFile(t, "hiding.ts", "// a comment \u2028 console.log(\"after U+2028\");\n// a comment \r console.log(\"after CR\");\n\"done\"\n")
+	_, done, _ := f.cli(t, "run", "--json", "--tools", f.tools, hiding)
+	id := regexp.MustCompile(`exec_\d+_\w+`).FindString(done)
+	_, out, _ := f.cli(t, "show", id)
+	for _, want := range []string{"\n  // a comment \n   console.log(\"after U+2028\");\n", "\n  // a comment \n   console.log(\"after CR\");\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show does not print the lines %q:\n%s", want, out)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/durable"
 	"github.com/codemode-go/codemode/durable/store"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // foldAt is how many characters of one string argument a terminal shows
@@ -103,15 +104,10 @@ func (w *argWriter) str(s string) {
 	fmt.Fprintf(&w.b, "%s… (%d more characters)", quoteJSON(string(r[:w.limit])), len(r)-w.limit)
 }
 
-// quoteJSON quotes s as a JSON string ("<", ">" and "&" as they are), its
-// remaining control characters (bidirectional overrides) escaped.
-func quoteJSON(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return escapeControls(strings.TrimSuffix(b.String(), "\n"))
-}
+// quoteJSON quotes s as a JSON string ("<", ">" and "&" as they are), the
+// characters that hide or reorder text escaped as JSON escapes
+// (termtext.Quote), so that what is printed stays JSON of the same value.
+func quoteJSON(s string) string { return termtext.Quote(s) }
 
 // awaiting is how the commands that show a pause print its pending actions
 // and the commands that decide them.

@@ -133,3 +133,26 @@ func LiveSessionsFrom(ctx context.Context) func(key string) bool {
 	l, _ := ctx.Value(sessionLiveKey{}).(func(string) bool)
 	return l
 }
+
+type snippetKey struct{}
+
+// shownSnippet is a saved program's code as a person was shown it.
+type shownSnippet struct{ name, code string }
+
+// WithSnippetShown returns ctx carrying the code of the saved program name
+// as a person was shown it before approving the run: the run's lookup of
+// name (codemode.run) must find that code, or refuse to run it.
+func WithSnippetShown(ctx context.Context, name, code string) context.Context {
+	return context.WithValue(ctx, snippetKey{}, shownSnippet{name, code})
+}
+
+// SnippetShownFrom returns the code of the saved program name that ctx
+// carries as shown (WithSnippetShown); ok is false when ctx carries none
+// for name.
+func SnippetShownFrom(ctx context.Context, name string) (code string, ok bool) {
+	s, found := ctx.Value(snippetKey{}).(shownSnippet)
+	if !found || s.name != name {
+		return "", false
+	}
+	return s.code, true
+}

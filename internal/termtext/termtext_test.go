@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -60,5 +61,78 @@ func TestQuote(t *testing.T) {
 		if err := json.Unmarshal([]byte(got), &back); err != nil || back != strings.ToValidUTF8(c.in, "\uFFFD") {
 			t.Errorf("Quote(%q) = %s decodes to %q, %v", c.in, got, back, err)
 		}
+	}
+}
+
+// Every character that hides text or reorders it is escaped, not only the
+// best known: Unicode's format characters (category Cf: the Arabic letter
+// mark U+061C, a bidirectional mark like U+200E; the deprecated format
+// characters U+206A–U+206F; the interlinear annotation marks, which hide
+// the text between them; the tag characters U+E0000–U+E007F, an invisible
+// copy of ASCII: "ok" followed by tags spelling "rm -rf" reads as "ok"),
+// the line and paragraph separators (a line break to some readers, none to
+// others), the fillers that print as blank (Hangul fillers), the
+// variation selectors and the combining grapheme joiner (invisible on the
+// characters they follow). An adversarial review found each one shown raw.
+func TestEscapeHidingCharacters(t *testing.T) {
+	for _, c := range []struct{ in, escaped, quoted string }{
+		{"alm\u061cx", `alm\u061cx`, `"alm\u061cx"`},
+		{"nss\u206ax\u206f", `nss\u206ax\u206f`, `"nss\u206ax\u206f"`},
+		{"mvs\u180ex", `mvs\u180ex`, `"mvs\u180ex"`},
+		{"ann\ufff9hidden\ufffbx", `ann\ufff9hidden\ufffbx`, `"ann\ufff9hidden\ufffbx"`},
+		{"ok\U000E0072\U000E006D", `ok\U000e0072\U000e006d`, `"ok\udb40\udc72\udb40\udc6d"`},
+		{"tag\U000E0001", `tag\U000e0001`, `"tag\udb40\udc01"`},
+		{"ls\u2028ps\u2029", `ls\u2028ps\u2029`, `"ls\u2028ps\u2029"`},
+		{"fill\u3164\u115f\u1160\uffa0", `fill\u3164\u115f\u1160\uffa0`, `"fill\u3164\u115f\u1160\uffa0"`},
+		{"vs a\ufe0f a\U000E0100 cgj\u034f", `vs a\ufe0f a\U000e0100 cgj\u034f`, `"vs a\ufe0f a\udb40\udd00 cgj\u034f"`},
+		{"music\U0001D173", `music\U0001d173`, `"music\ud834\udd73"`},
+		{"fine: é 🚀 日本", "fine: é 🚀 日本", `"fine: é 🚀 日本"`},
+	} {
+		if got := Escape(c.in); got != c.escaped {
+			t.Errorf("Escape(%q) = %s, want %s", c.in, got, c.escaped)
+		}
+		got := Quote(c.in)
+		if got != c.quoted {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.quoted)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil || back != c.in {
+			t.Errorf("Quote(%q) = %s decodes to %q, %v", c.in, got, back, err)
+		}
+	}
+}
+
+// Lines ends a line where JavaScript does, and escapes each.
+func TestLines(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{""}},
+		{"a", []string{"a"}},
+		{"a\n", []string{"a"}},
+		{"a\n\n", []string{"a", ""}},
+		{"a\r\nb\rc\u2028d\u2029e\nf", []string{"a", "b", "c", "d", "e", "f"}},
+		{"// x \u202e y\tz\x1b[2J", []string{`// x \u202e y` + "\t" + `z\x1b[2J`}},
+		{"bad\xff\r", []string{"bad\uFFFD"}},
+	} {
+		if got := Lines(c.in); strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
+			t.Errorf("Lines(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// EscapeJSON keeps compact JSON the same value, its hiding characters
+// escaped.
+func TestEscapeJSON(t *testing.T) {
+	in := "{\"to\":\"bob\u202e\U000E0041\u0085\",\"n\":1}"
+	want := `{"to":"bob\u202e\udb40\udc41\u0085","n":1}`
+	got := EscapeJSON(in)
+	if got != want {
+		t.Fatalf("EscapeJSON(%q) = %s, want %s", in, got, want)
+	}
+	var a, b any
+	if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal([]byte(got), &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("EscapeJSON changed the value: %v and %v", a, b)
 	}
 }

@@ -32,6 +32,45 @@
   let running = false;
   let again = false;
 
+  // A live update must not put a decision under the person's cursor: a
+  // button of a form that acts (approve, reject, roll back, it happened)
+  // that is new, or is not where it was, is held (disabled) for holdMs after
+  // the update, as browsers hold their permission prompts, so that a click
+  // meant for what was there does not land on it. A button is known by its
+  // form's address and fields (the digest of the actions shown, the seq) and
+  // its words; one held stays held until its time is up, through further
+  // updates.
+  const holdMs = 1000;
+  const heldUntil = new Map();
+  function buttonKey(b) {
+    const fields = b.form ? [...new FormData(b.form)].filter(([k]) => k !== "csrf" && k !== "result").map(([k, v]) => k + "=" + v) : [];
+    return (b.form ? b.form.action : "") + "|" + fields.join("&") + "|" + b.textContent;
+  }
+  function places(root) {
+    const m = new Map();
+    for (const b of root.querySelectorAll("form button")) {
+      const r = b.getBoundingClientRect();
+      m.set(buttonKey(b), r.x + "," + r.y + "," + r.width + "," + r.height);
+    }
+    return m;
+  }
+  function hold(before, root) {
+    const now = Date.now();
+    for (const b of root.querySelectorAll("form button")) {
+      if (b.disabled && !b.dataset.held) continue; // the server disabled it
+      const k = buttonKey(b);
+      const r = b.getBoundingClientRect();
+      if (before.get(k) !== r.x + "," + r.y + "," + r.width + "," + r.height) heldUntil.set(k, Math.max(heldUntil.get(k) || 0, now + holdMs));
+      if ((heldUntil.get(k) || 0) > now) {
+        b.disabled = true;
+        b.dataset.held = "1";
+        setTimeout(() => {
+          if (b.isConnected && (heldUntil.get(k) || 0) <= Date.now()) { b.disabled = false; delete b.dataset.held; }
+        }, heldUntil.get(k) - now);
+      }
+    }
+  }
+
   async function refresh() {
     if (running) { again = true; return; }
     running = true;
@@ -45,7 +84,10 @@
       if (next && cur && !document.querySelector("form[data-submitting]")) {
         // Keep the keyboard where it was when the same element is still there.
         const focused = document.activeElement && document.activeElement.id;
-        cur.replaceWith(document.adoptNode(next));
+        const before = places(cur);
+        const adopted = document.adoptNode(next);
+        cur.replaceWith(adopted);
+        hold(before, adopted); // before the browser takes another event
         const again = focused && document.getElementById(focused);
         if (again) again.focus();
         body.dataset.version = doc.body.dataset.version || "";
