@@ -411,7 +411,7 @@ func TestApproveRefusedWhenTheConfigurationDiffers(t *testing.T) {
 	c := srv.Client()
 	_, body := get(t, c, srv.URL+"/executions/"+out.ExecutionID)
 	res, body := post(t, c, srv.URL+"/executions/"+out.ExecutionID+"/approve", url.Values{"csrf": {csrfOf(t, body)}, "shown": {durable.ShownDigest(out.Pending)}}, nil)
-	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "configured otherwise than the run") || !strings.Contains(body, "https://evil.example") {
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "the tools this page reaches are not those the run recorded") || !strings.Contains(body, "https://evil.example") {
 		t.Fatalf("approve: %s\n%s", res.Status, body)
 	}
 	if e, err := started.Execution(context.Background(), out.ExecutionID); err != nil || e.Status != store.StatusPaused || e.Passes != 1 {

@@ -577,7 +577,7 @@ func (h *Handler) approve(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, durable.ErrNotPaused):
 		h.problem(w, r, http.StatusConflict, "Not approved: the run no longer awaits approval (someone else decided it meanwhile); its state is below.")
 	case errors.Is(err, durable.ErrConfigurationChanged):
-		h.problem(w, r, http.StatusConflict, "Not approved: this page's connectors are configured otherwise than the run's, and the run still awaits approval (start the page with the tools flags the run was started with): "+strings.TrimPrefix(err.Error(), "durable: "))
+		h.problem(w, r, http.StatusConflict, "Not approved: the tools this page reaches are not those the run recorded, and the run still awaits approval: "+strings.TrimPrefix(err.Error(), "durable: "))
 	case err != nil:
 		h.problem(w, r, http.StatusConflict, "Approval failed: "+err.Error())
 	default:
@@ -674,7 +674,7 @@ func (h *Handler) happened(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, durable.ErrNotPaused):
 		h.problem(w, r, http.StatusConflict, "Not recorded: the run no longer awaits an answer (someone else decided it meanwhile); its state is below.")
 	case errors.Is(err, durable.ErrConfigurationChanged):
-		h.problem(w, r, http.StatusConflict, "Not recorded: this page's connectors are configured otherwise than the run's, and the run still awaits an answer (start the page with the tools flags the run was started with): "+strings.TrimPrefix(err.Error(), "durable: "))
+		h.problem(w, r, http.StatusConflict, "Not recorded: the tools this page reaches are not those the run recorded, and the run still awaits an answer: "+strings.TrimPrefix(err.Error(), "durable: "))
 	case err != nil:
 		h.problem(w, r, http.StatusConflict, "Not recorded: "+strings.TrimPrefix(err.Error(), "durable: "))
 	default:
@@ -708,7 +708,7 @@ func (h *Handler) rollback(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := h.actionContext(r)
 	defer cancel()
 	if err := d.Rollback(ctx, e.ID); errors.Is(err, durable.ErrConfigurationChanged) {
-		h.problem(w, r, http.StatusConflict, "Not rolled back: this page's connectors are configured otherwise than the run's, so the reverts would go elsewhere; nothing was undone. "+err.Error())
+		h.problem(w, r, http.StatusConflict, "Not rolled back: the tools this page reaches are not those the run recorded, so the reverts would go elsewhere; nothing was undone. "+err.Error())
 		return
 	} else if err != nil {
 		h.problem(w, r, http.StatusConflict, "Rollback failed: "+err.Error())
