@@ -24,7 +24,7 @@ import (
 // Halt made), and, for calls still in flight at the end, abandoned
 // (context.Canceled: the program never awaited them, or another call
 // halted the execution) or timeout (context.DeadlineExceeded: the deadline
-// passed). On QuickJS and Node.js.
+// passed). A handler that panics failed its call. On QuickJS and Node.js.
 func TestEveryCallGetsOneFinalWord(t *testing.T) {
 	type io struct {
 		MS int `json:"ms"`
@@ -43,7 +43,14 @@ func TestEveryCallGetsOneFinalWord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.New(wait, fail)
+	explode, err := contract.NewTool("explode", "Panics.", func(ctx context.Context, in io) (io, error) {
+		var p *io
+		return *p, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(wait, fail, explode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +71,7 @@ func TestEveryCallGetsOneFinalWord(t *testing.T) {
 		{"completed and failed", `await codemode.wait({ ms: 1 }); try { await codemode.fail({ ms: 0 }); } catch {} 1`, client.Limits{}, "1:completed 2:failed"},
 		{"abandoned", `codemode.wait({ ms: 5000 }); await codemode.wait({ ms: 1 }); 1`, client.Limits{}, "2:completed 1:cancelled"},
 		{"halted", `codemode.wait({ ms: 5000 }); await codemode.wait({ ms: 13 }); 1`, client.Limits{}, "2:halted 1:cancelled"},
+		{"panicked", `try { await codemode.explode({ ms: 0 }); } catch {} 1`, client.Limits{}, "1:failed"},
 		{"timeout", `await codemode.wait({ ms: 60000 })`, client.Limits{Timeout: 300 * time.Millisecond}, "1:timeout"},
 	}
 	for _, driver := range []string{"quickjs", "node"} {

@@ -579,11 +579,11 @@ func (c *Client) request(p *prepared, execID string, input json.RawMessage, opts
 		}
 		scope = c.scopes.fetchingRun()
 	}
-	inner := ToolCaller(func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
+	inner := recovering(func(ctx context.Context, call ToolCall) (json.RawMessage, error) {
 		return handle(ctx, call, opts.Approve)
 	})
 	if opts.Middleware != nil {
-		inner = opts.Middleware(inner)
+		inner = recovering(opts.Middleware(inner))
 	}
 	return ExecuteRequest{
 		Source: p.js, Erase: p.erase, Filename: programFilename, ExecutionID: execID, Input: input,
@@ -625,6 +625,22 @@ func mapError(out *Outcome, prog positions) {
 		}
 	} else {
 		out.Error.excerpt = prog.excerptAt(out.Error.Stack)
+	}
+}
+
+// recovering is next with a panic in it failing the call, with an error
+// naming the tool, like any failure: the middleware around it sees the
+// error, and the call's terminal event, span and metrics say it failed
+// (the runtime's own recover, in safeCall, comes after them, when the
+// call, still in flight for them, has been counted as cancelled).
+func recovering(next ToolCaller) ToolCaller {
+	return func(ctx context.Context, call ToolCall) (out json.RawMessage, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				out, err = nil, fmt.Errorf("tool %s.%s panicked: %v", call.Namespace, call.Tool, r)
+			}
+		}()
+		return next(ctx, call)
 	}
 }
 

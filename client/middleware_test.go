@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -168,6 +169,42 @@ func TestMiddlewareOutputIsValidated(t *testing.T) {
 	}
 	if out.Kind != client.ProgramFailed || out.Error.Name != "ToolValidationError" || !strings.Contains(out.Error.Message, "output") {
 		t.Fatalf("outcome %+v %+v", out, out.Error)
+	}
+}
+
+// TestMiddlewareSeesAHandlerPanic: a handler's panic reaches the
+// middleware as the call's error, naming the tool, as any failure does;
+// a middleware's own panic fails the call the same way.
+func TestMiddlewareSeesAHandlerPanic(t *testing.T) {
+	rt := quickjsRuntime(t, quickjs.Options{})
+	read, _ := contract.NewTool("read", "Reads.", func(ctx context.Context, in valueIO) (valueIO, error) {
+		if in.Value == "boom" {
+			panic("handler bug")
+		}
+		return in, nil
+	})
+	c, _ := contract.New(read)
+	var seen []string
+	record := func(next client.ToolCaller) client.ToolCaller {
+		return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+			if strings.Contains(string(call.Input), "middleware") {
+				panic("middleware bug")
+			}
+			out, err := next(ctx, call)
+			seen = append(seen, fmt.Sprint(err))
+			return out, err
+		}
+	}
+	code := `const m = []; for (const value of ["boom", "middleware"]) { try { await codemode.read({ value }); } catch (e) { m.push(e.message); } } m`
+	out, err := client.New(rt, c).RunCode(context.Background(), code, client.RunOptions{Middleware: record})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `["tool codemode.read panicked: handler bug","tool codemode.read panicked: middleware bug"]`; string(out.Value) != want {
+		t.Errorf("the program read %s (%+v), want %s", out.Value, out.Error, want)
+	}
+	if want := []string{"tool codemode.read panicked: handler bug"}; !slices.Equal(seen, want) {
+		t.Errorf("the middleware saw %q, want %q", seen, want)
 	}
 }
 

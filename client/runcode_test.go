@@ -67,6 +67,9 @@ func TestRunCodeForms(t *testing.T) {
 		{"regex with a backtick after a block", "if (true) {}\n/`/.test(\"x\");\nconst y = 41 + 1\ny", []string{"42"}},
 		{"long continued chain", "const r = [1, 2, 3]\n" + strings.Repeat("  .map((x) => x + 1)\n", 200) + "r.join(',')", []string{"201,202,203"}},
 		{"value after a block", "let caught = '';\ntry { throw new Error('x'); } catch (e) { caught = e.message; }\n({ caught })", []string{"{\n  \"caught\": \"x\"\n}"}},
+		{"value after a block on its line", "const xs = [1]; for (const x of xs) { xs.push(x + 1); break; } xs.length", []string{"2"}},
+		{"value after try and catch on their line", "let m = ''; try { throw new Error('x'); } catch (e) { m = (e as Error).message; } m", []string{"x"}},
+		{"member of an object literal is not a statement", "const v = { k: 8 }.k\nv", []string{"8"}},
 		{"call continued after an object literal", "const f = (o: any) => o.k\nconst v = f\n({ k: 7 })\nv", []string{"7"}},
 	}
 	for _, c := range cases {

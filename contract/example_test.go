@@ -272,7 +272,11 @@ func ExampleTool_WithErrors() {
 	//   }>;
 	// }
 	//
-	// /** The repository does not exist, or the token cannot see it. */
+	// /**
+	//  * The repository does not exist, or the token cannot see it.
+	//  *
+	//  * Not a class: tell it by `e instanceof Error && e.name === "NotFoundError"`, then read it as `e as NotFoundError`.
+	//  */
 	// interface NotFoundError extends Error {
 	//   readonly name: "NotFoundError";
 	//   /** The repository asked for. */

@@ -56,7 +56,7 @@ func TestBrowserSaysHowCallsEnded(t *testing.T) {
 	run(t, ctx, chromedp.Navigate(srv.URL+"/executions/"+out.ExecutionID))
 	screenshot(t, ctx, "ends")
 	for seq, want := range map[string]string{
-		"1": "abandoned: the program ended before this call finished (it never awaited it)",
+		"1": "abandoned: the execution ended before this call finished (the program did not await it, or the run was cancelled)",
 		"2": "",
 		"3": "failed: the tool failed or refused the call, or answered what its output schema forbids",
 	} {

@@ -43,6 +43,9 @@ type answerPrinter struct {
 	path   string        // the program's file, or "" (approve)
 	jf     *journalFlags // for a pause's hints; nil for plain runs
 	cf     *contractFlags
+	// logsShown: the console output was printed as the program wrote it
+	// (liveOutput), not to be printed again from the answer.
+	logsShown bool
 }
 
 // print prints a and returns its exit status.
@@ -56,7 +59,9 @@ func (p answerPrinter) print(a codetool.Answer, stdout, stderr io.Writer) (int, 
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return exitStatus(a), err
 	}
-	p.printLogs(a.Logs, stderr)
+	if !p.logsShown {
+		p.printLogs(a.Logs, stderr)
+	}
 	switch a.Status {
 	case codetool.StatusCompleted:
 		printContent(stdout, a.Content)

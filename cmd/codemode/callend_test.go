@@ -45,7 +45,7 @@ func TestShowSaysHowCallsEnded(t *testing.T) {
 		t.Fatalf("show: exit %d, %s", code, stderr)
 	}
 	for _, want := range []string{"#  STATE", "END", "cancelled  codemode.slow({})", "completed  codemode.started({})", "failed     codemode.fail({})",
-		"cancelled (abandoned): the program ended before this call finished", "failed: the tool failed"} {
+		"cancelled (abandoned): the execution ended before this call finished", "failed: the tool failed"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, stdout)
 		}

@@ -48,6 +48,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, usageError{"run: --cpu-time must not be negative"}
 	}
 	run.Limits.CPUTime = *cpuTime
+	var live *liveOutput
+	if jf.path == "" && !jf.asJSON {
+		live = newLiveOutput(stderr)
+		run.OnTelemetry = live.observe
+	}
 	if err := rf.check("run"); err != nil {
 		return 0, err
 	}
@@ -60,13 +65,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, err
 	}
 	defer s.close()
-	p := answerPrinter{asJSON: jf.asJSON, path: positional[0], cf: &cf}
+	p := answerPrinter{asJSON: jf.asJSON, path: positional[0], cf: &cf, logsShown: live != nil}
 	if s.handle != nil {
 		p.jf = &jf
 	}
 	status := 0
 	for range *repeat {
 		answer, err := s.runner().Execute(ctx, source)
+		if live != nil {
+			live.flush()
+		}
 		if err != nil {
 			return 0, err
 		}

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/codemode-go/codemode/internal/cloexec"
 )
@@ -219,7 +220,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 				fs.PrintDefaults()
 				return nil, errHelp
 			}
-			return nil, usageError{fmt.Sprintf("%s: %v (see codemode %s --help)", fs.Name(), err, fs.Name())}
+			return nil, usageError{fmt.Sprintf("%s: %v%s (see codemode %s --help)", fs.Name(), err, durationHint(fs, err), fs.Name())}
 		}
 		if fs.NArg() == 0 {
 			return positional, nil
@@ -227,6 +228,27 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// durationHint says what a duration flag takes, for flag's error about a
+// value it could not parse (`invalid value "5" for flag -timeout: parse
+// error`); "" for an error about any other flag.
+func durationHint(fs *flag.FlagSet, err error) string {
+	_, rest, ok := strings.Cut(err.Error(), " for flag -")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ":")
+	f := fs.Lookup(name)
+	if f == nil {
+		return ""
+	}
+	if g, ok := f.Value.(flag.Getter); ok {
+		if _, ok := g.Get().(time.Duration); ok {
+			return " (a duration: a number and a unit, such as 30s, 500ms or 2m)"
+		}
+	}
+	return ""
 }
 
 // subcommand checks that args start with the only subcommand of command

@@ -231,6 +231,8 @@ func TestBadCommandLines(t *testing.T) {
 		{"no command", nil, 2, "usage"},
 		{"unknown command", []string{"fly"}, 2, `unknown command "fly"`},
 		{"unknown flag", []string{"run", "--nope", prog}, 2, "flag provided but not defined: -nope"},
+		{"duration without a unit", []string{"run", "--timeout", "5", prog}, 2, `invalid value "5" for flag -timeout: parse error (a duration: a number and a unit, such as 30s, 500ms or 2m)`},
+		{"bad number", []string{"run", "--repeat", "x", prog}, 2, `invalid value "x" for flag -repeat: parse error (see codemode run --help)`},
 		{"no program", []string{"run"}, 2, "exactly one PROGRAM.ts"},
 		{"input without schema", []string{"run", "--input", "{}", prog}, 2, "--input needs --input-schema"},
 		{"schema without input", []string{"run", "--input-schema", schema, prog}, 2, "--input is required"},

@@ -18,15 +18,16 @@ const (
 var ends = map[string][2]string{
 	Completed: {"completed", "the tool answered and the program received the answer"},
 	Failed:    {"failed", "the tool failed or refused the call, or answered what its output schema forbids"},
-	Cancelled: {"abandoned", "the program ended before this call finished (it never awaited it)"},
+	Cancelled: {"abandoned", "the execution ended before this call finished (the program did not await it, or the run was cancelled)"},
 	Timeout:   {"timed out", "the execution's deadline passed while this call was in flight"},
 	Runtime:   {"runtime lost", "the program's runtime failed or closed while this call was in flight"},
 	Halted:    {"halted", "the journal stopped the pass (a pause, a replay divergence, a value too large to keep) while this call was in flight, or because of it"},
 }
 
 // Describe returns how a call that ended with the code end ended: a
-// label ("abandoned" for "cancelled") and a sentence ("the program ended
-// before this call finished (it never awaited it)"). For "" (the call has
+// label ("abandoned" for "cancelled") and a sentence ("the execution ended
+// before this call finished (the program did not await it, or the run was
+// cancelled)"). For "" (the call has
 // not ended, or was recorded before the journal kept ends) both are "";
 // for a code it does not know, the label is the code and the sentence "".
 func Describe(end string) (label, words string) {

@@ -440,19 +440,20 @@ var statementKeywords = []string{"const", "let", "var", "function", "class", "if
 	"continue", "debugger", "with", "abstract", "module"}
 
 // lastExpression finds where the code's last top-level statement starts when
-// it is an expression statement. A candidate start is a line start or a
-// point after a semicolon at bracket depth 0; it is a real statement
-// boundary when one of the code's top-level statements starts there
-// (reader.statementStarts).
+// it is an expression statement. A candidate start is a line start, or a
+// point after a semicolon or a closing brace at bracket depth 0 (a block's
+// end: `for (…) { … } xs`); it is a real statement boundary when one of the
+// code's top-level statements starts there (reader.statementStarts).
 func lastExpression(code string, sc scanned, r reader) (int, bool) {
 	starts := r.statementStarts(code)
 	attempts := 0
-	for i := len(sc.starts) - 1; i >= 0; i-- {
-		at := sc.starts[i]
+	candidates := mergeSorted(sc.starts, sc.blockEnds)
+	for i := len(candidates) - 1; i >= 0; i-- {
+		at := candidates[i]
 		tail := code[at:]
 		t := stripComments(tail) // its start only: trimming the end again for every line made this quadratic
-		if t == "" {
-			continue
+		if t == "" || t[0] == ';' {
+			continue // nothing, or an empty statement (`{ … };` ends with one), which has no value
 		}
 		if slices.Contains(statementKeywords, firstWord(tail)) || strings.HasPrefix(t, "{") || asyncFunction.MatchString(t) {
 			return 0, false // a declaration or another statement: no value
@@ -478,6 +479,24 @@ func lastExpression(code string, sc scanned, r reader) (int, bool) {
 		return at, true
 	}
 	return 0, false
+}
+
+// mergeSorted returns the offsets of a and b (each in increasing order)
+// in increasing order, without repeats.
+func mergeSorted(a, b []int) []int {
+	merged := make([]int, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		var next int
+		if len(b) == 0 || len(a) > 0 && a[0] <= b[0] {
+			next, a = a[0], a[1:]
+		} else {
+			next, b = b[0], b[1:]
+		}
+		if len(merged) == 0 || merged[len(merged)-1] != next {
+			merged = append(merged, next)
+		}
+	}
+	return merged
 }
 
 // continuations are the first characters of a line that continues the
@@ -550,6 +569,7 @@ func isIdentByte(b byte) bool {
 // function expression, and its last top-level semicolon.
 type scanned struct {
 	starts             []int // candidate statement starts at depth 0
+	blockEnds          []int // just after each "}" that closes to depth 0: a statement may start there, on the same line
 	exportDefault      int   // offset of a top-level "export default", or -1
 	exportDefaultLen   int   // its length in bytes ("export default" plus the space between)
 	isFunction         bool  // the first token starts a function expression
@@ -843,6 +863,9 @@ func (s *scanner) punct(c byte) {
 		s.sc.maxDepth = max(s.sc.maxDepth, s.depth)
 		s.mark()
 	case ')', ']', '}':
+		if c == '}' && s.depth == 1 {
+			s.sc.blockEnds = append(s.sc.blockEnds, s.i+1)
+		}
 		s.depth = max(s.depth-1, 0)
 		s.mark()
 	case ',':

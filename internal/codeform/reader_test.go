@@ -67,8 +67,8 @@ func TestBlankReadsCodeAsEsbuild(t *testing.T) {
 
 // readerEdges are code where reading with blank and with esbuild could
 // part: early errors esbuild finds and blank does not look for, directive
-// prologues, statements that continue over lines, and space other than
-// ASCII.
+// prologues, statements that continue over lines, statements after a
+// block on its line, and space other than ASCII.
 var readerEdges = []string{
 	"let a = 1;\nlet a = 2;\na",
 	"const a;\na",
@@ -126,4 +126,16 @@ var readerEdges = []string{
 	"a\n;[1].map(f)",
 	"a;\n// trailing\n",
 	"a; /* open",
+	"for (const x of xs) {} xs",
+	"if (a) { b } else { c } d",
+	"try {} catch {} finally {} 1",
+	"x = { a: 1 }; y",
+	"x = { a: 1 };",
+	"const v = { k: 8 }.k",
+	"function f() {} f",
+	"class C {} C",
+	"{ a } /re/.test(b)",
+	"({ a }) {}",
+	"a = {}\n;",
+	"a;;",
 }

@@ -14,7 +14,11 @@ import (
 // message (what a Go tool error's ErrorProperties method gives, see package
 // client). [Declarations] prints it once, as
 //
-//	/** Description */
+//	/**
+//	 * Description
+//	 *
+//	 * Not a class: tell it by `e instanceof Error && e.name === "NotFoundError"`, then read it as `e as NotFoundError`.
+//	 */
 //	interface NotFoundError extends Error {
 //	  readonly name: "NotFoundError";
 //	  readonly repo: string;
@@ -22,7 +26,8 @@ import (
 //
 // and each tool that declares it gets a JSDoc tag
 // `@throws {NotFoundError} <Description's first paragraph>`. It is an interface,
-// not a class: a program tells the error apart by e.name, not instanceof.
+// not a class: a program tells the error apart by e.name, not instanceof,
+// as its JSDoc says.
 type ErrorDecl struct {
 	// Name is the Error's name: a JavaScript identifier ending in "Error",
 	// none of JavaScript's own error classes (TypeError, …) nor code mode's
@@ -146,10 +151,11 @@ func collectErrors(namespaces []Namespace, taken map[string]bool) ([]ErrorDecl, 
 	return out, nil
 }
 
-// writeErrors prints the interfaces of errs (see [ErrorDecl]).
+// writeErrors prints the interfaces of errs (see [ErrorDecl]), each
+// JSDoc saying how a program tells the error apart (narrowing).
 func writeErrors(b *strings.Builder, errs []ErrorDecl) {
 	for _, e := range errs {
-		writeJSDoc(b, e.Description, 0)
+		writeJSDoc(b, e.Description+"\n\n"+narrowing(e.Name), 0)
 		b.WriteString("interface " + e.Name + " extends Error {\n")
 		b.WriteString("  readonly name: " + quote(e.Name) + ";\n")
 		if t := errorProperties(e); t != nil {
@@ -167,6 +173,13 @@ func writeErrors(b *strings.Builder, errs []ErrorDecl) {
 		}
 		b.WriteString("}\n\n")
 	}
+}
+
+// narrowing says how a program tells the declared error name apart: an
+// interface has no value at run time, so `e instanceof NotFoundError`
+// is a type error, and a ReferenceError where it runs unchecked.
+func narrowing(name string) string {
+	return "Not a class: tell it by `e instanceof Error && e.name === " + quote(name) + "`, then read it as `e as " + name + "`."
 }
 
 // throwsTags are the JSDoc tags of the errors a tool declares:

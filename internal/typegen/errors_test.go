@@ -60,6 +60,28 @@ func TestDeclaredErrorsRefused(t *testing.T) {
 	}
 }
 
+// TestDeclaredErrorSaysHowToTellItApart: a declared error is an interface,
+// which a program cannot test with instanceof (a type error, and a
+// ReferenceError where the program runs unchecked), so its JSDoc says how
+// to tell it apart, in the declarations and in describe's answer alike.
+func TestDeclaredErrorSaysHowToTellItApart(t *testing.T) {
+	surface := errorsSurface([]ErrorDecl{{Name: "NotFoundError", Description: "Not there."}})
+	full, err := Declarations(surface)
+	if err != nil {
+		t.Fatal(err)
+	}
+	described, err := NamespaceDeclarations(surface.Namespaces[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = " * Not a class: tell it by `e instanceof Error && e.name === \"NotFoundError\"`, then read it as `e as NotFoundError`.\n */\ninterface NotFoundError extends Error {"
+	for name, got := range map[string]string{"Declarations": full, "NamespaceDeclarations": described} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s does not say how to tell NotFoundError apart:\n%s", name, got)
+		}
+	}
+}
+
 // TestDeclaredErrorsOnceAlike: two tools may declare one error alike (its
 // properties' JSON spaced differently); it is printed once, and both tools
 // name it.

@@ -34,6 +34,8 @@ interface FilesTools {
 /**
  * The repository does not exist,
  * or the token cannot see it.
+ *
+ * Not a class: tell it by `e instanceof Error && e.name === "NotFoundError"`, then read it as `e as NotFoundError`.
  */
 interface NotFoundError extends Error {
   readonly name: "NotFoundError";
@@ -42,7 +44,11 @@ interface NotFoundError extends Error {
   readonly suggestions?: string[];
 }
 
-/** Too many requests; retry after retryAfter seconds. \@see the docs */
+/**
+ * Too many requests; retry after retryAfter seconds. \@see the docs
+ *
+ * Not a class: tell it by `e instanceof Error && e.name === "RateLimitError"`, then read it as `e as RateLimitError`.
+ */
 interface RateLimitError extends Error {
   readonly name: "RateLimitError";
   readonly retryAfter: number;
@@ -53,12 +59,20 @@ interface RateLimitError extends Error {
   };
 }
 
-/** The token may not delete it. */
+/**
+ * The token may not delete it.
+ *
+ * Not a class: tell it by `e instanceof Error && e.name === "ForbiddenError"`, then read it as `e as ForbiddenError`.
+ */
 interface ForbiddenError extends Error {
   readonly name: "ForbiddenError";
 }
 
-/** No such file. */
+/**
+ * No such file.
+ *
+ * Not a class: tell it by `e instanceof Error && e.name === "FileMissingError"`, then read it as `e as FileMissingError`.
+ */
 interface FileMissingError extends Error {
   readonly name: "FileMissingError";
   readonly path?: string;
