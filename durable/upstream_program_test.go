@@ -44,7 +44,8 @@ func (f *filesServer) programHandle(t *testing.T, st store.Store) *durable.Handl
 // nothing runs; the handle whose get_file is still get-file runs it. So
 // for every way the code can name the tool, escapes included. Before, the
 // approval ran the new get_file, a tool that neither the model that wrote
-// the program nor the person who approved it had seen.
+// the program nor the person who approved it had seen. Each store keeps
+// what the program named.
 func TestProgramApprovalRefusedWhenItsToolMoved(t *testing.T) {
 	for name, code := range map[string]string{
 		"a call":              `return await files.get_file({ path: "notes.txt" });`,
@@ -53,36 +54,37 @@ func TestProgramApprovalRefusedWhenItsToolMoved(t *testing.T) {
 		"a destructured name": `const { get_file: g } = files; return await g({ path: "notes.txt" });`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			files := newFilesServer(t)
-			st := openStore(t, filepath.Join(t.TempDir(), "j.db"))
-			before := files.programHandle(t, st)
-			out := execute(t, before, code)
-			wantStatus(t, out, codetool.StatusPaused)
-			if len(out.Pending) != 1 || out.Pending[0].Seq != durable.ProgramSeq {
-				t.Fatalf("pending %+v, want the program", out.Pending)
-			}
+			eachStore(t, func(t *testing.T, st store.Store) {
+				ctx := context.Background()
+				files := newFilesServer(t)
+				before := files.programHandle(t, st)
+				out := execute(t, before, code)
+				wantStatus(t, out, codetool.StatusPaused)
+				if len(out.Pending) != 1 || out.Pending[0].Seq != durable.ProgramSeq {
+					t.Fatalf("pending %+v, want the program", out.Pending)
+				}
 
-			files.add("get_file", nil)
-			after := files.programHandle(t, st)
-			const moved = "files.get_file as MCP tool get-file (named by the program, action 0), now MCP tool get_file"
-			answer, err := after.ApproveShown(ctx, out.ExecutionID, durable.ShownDigest(out.Pending))
-			if !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), moved) {
-				t.Fatalf("approving the program after its tool moved: %s %s %q, %v\nwant ErrConfigurationChanged naming %s; tools called %v",
-					answer.Status, answer.Value, answer.Error, err, moved, files.called())
-			}
-			e := record(t, after, out.ExecutionID)
-			if e.Status != store.StatusPaused || len(files.called()) != 0 {
-				t.Fatalf("after the refusal: status %s, tools called %v", e.Status, files.called())
-			}
-			if got := after.ConfigurationChanges(e); !slices.Equal(got, []string{moved}) {
-				t.Errorf("ConfigurationChanges = %q, want %q", got, moved)
-			}
-			done := approve(t, before, out.ExecutionID)
-			wantStatus(t, done, codetool.StatusCompleted)
-			if !slices.Equal(files.called(), []string{"get-file"}) {
-				t.Fatalf("approved where get_file is get-file: tools called %v", files.called())
-			}
+				files.add("get_file", nil)
+				after := files.programHandle(t, st)
+				const moved = "files.get_file as MCP tool get-file (named by the program, action 0), now MCP tool get_file"
+				answer, err := after.ApproveShown(ctx, out.ExecutionID, durable.ShownDigest(out.Pending))
+				if !errors.Is(err, durable.ErrConfigurationChanged) || !strings.Contains(err.Error(), moved) {
+					t.Fatalf("approving the program after its tool moved: %s %s %q, %v\nwant ErrConfigurationChanged naming %s; tools called %v",
+						answer.Status, answer.Value, answer.Error, err, moved, files.called())
+				}
+				e := record(t, after, out.ExecutionID)
+				if e.Status != store.StatusPaused || len(files.called()) != 0 {
+					t.Fatalf("after the refusal: status %s, tools called %v", e.Status, files.called())
+				}
+				if got := after.ConfigurationChanges(e); !slices.Equal(got, []string{moved}) {
+					t.Errorf("ConfigurationChanges = %q, want %q", got, moved)
+				}
+				done := approve(t, before, out.ExecutionID)
+				wantStatus(t, done, codetool.StatusCompleted)
+				if !slices.Equal(files.called(), []string{"get-file"}) {
+					t.Fatalf("approved where get_file is get-file: tools called %v", files.called())
+				}
+			})
 		})
 	}
 }
