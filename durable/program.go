@@ -138,7 +138,7 @@ func (h *Handle) programUpstream(code string) string {
 func (h *Handle) programMoved(l store.Entry) string {
 	var named map[string]string
 	if err := json.Unmarshal([]byte(l.Upstream), &named); err != nil {
-		return fmt.Sprintf("the tools the program named (action %d) as %s, unreadable: %v", l.Seq, strconv.Quote(l.Upstream), err)
+		return fmt.Sprintf("the tools the program named (action %d) as %s, unreadable: %v", l.Seq, strconv.Quote(truncate(l.Upstream, 200)), err)
 	}
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(named)) {

@@ -111,3 +111,29 @@ func TestProgramApprovalIgnoresNamesItDoesNotUse(t *testing.T) {
 		t.Fatalf("tools called %v", files.called())
 	}
 }
+
+// What the program's action recorded is compared name by name: a name
+// removed since counts, as a recorded call's does; a record that cannot be
+// read counts as moved, since what it named is unknown.
+func TestProgramMovedReadsItsRecord(t *testing.T) {
+	files := newFilesServer(t)
+	h := files.programHandle(t, openStore(t, filepath.Join(t.TempDir(), "j.db")))
+	program := func(upstream string) store.Entry {
+		return store.Entry{Seq: durable.ProgramSeq, Connector: "codemode", Method: "program", Upstream: upstream}
+	}
+	for _, c := range []struct{ name, upstream, want string }{
+		{"unchanged", `{"files.get_file":"MCP tool get-file","files.list":"MCP tool list"}`, ""},
+		{"moved", `{"files.get_file":"MCP tool get_file"}`, "files.get_file as MCP tool get_file (named by the program, action 0), now MCP tool get-file"},
+		{"removed", `{"files.put_file":"MCP tool put-file"}`, "files.put_file as MCP tool put-file (named by the program, action 0), now no tool of that name"},
+		{"a namespace the handle lacks", `{"github.get_repo":"MCP tool get_repo"}`, ""},
+		{"unreadable", `{"files.get_file":`, "the tools the program named (action 0) as "},
+		{"recorded before programs kept them", ``, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := durable.Moved(h, program(c.upstream))
+			if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+				t.Fatalf("Moved = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
