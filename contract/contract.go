@@ -132,10 +132,12 @@ func build(input *Schema, namespaces []Namespace) (*Contract, error) {
 // print checks that s can be printed and sets the contract's
 // declarations, its checker declarations and its digest to be made from s
 // on first use. Only what can fail is checked here: the input schema, the
-// namespaces (with their Definitions) and the strict tools, printed without
-// the foreign tools, whose lenient declarations never fail. A catalogue of
-// foreign tools (MCP, OpenAPI) is therefore not printed until an agent or a
-// checker asks for its declarations.
+// namespaces (with their Definitions), the strict tools, and the errors
+// every tool declares (Tool.WithErrors: two tools may declare one error
+// only alike), printed without the foreign tools' schemas, whose lenient
+// declarations never fail. A catalogue of foreign tools (MCP, OpenAPI) is
+// therefore not printed until an agent or a checker asks for its
+// declarations.
 func (c *Contract) print(s typegen.Surface) error {
 	check := s
 	check.Namespaces = make([]typegen.Namespace, len(s.Namespaces))
@@ -143,7 +145,11 @@ func (c *Contract) print(s typegen.Surface) error {
 		strict := ns
 		strict.Tools = nil
 		for _, t := range ns.Tools {
-			if !t.Lenient {
+			switch {
+			case !t.Lenient:
+				strict.Tools = append(strict.Tools, t)
+			case len(t.Errors) > 0:
+				t.InputSchema, t.OutputSchema = nil, nil
 				strict.Tools = append(strict.Tools, t)
 			}
 		}

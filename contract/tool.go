@@ -103,7 +103,9 @@ func (t *Tool) WithAnnotations(a Annotations) *Tool {
 type ToolError struct {
 	// Name is the Error's name in programs: a JavaScript identifier ending
 	// in "Error" that is none of JavaScript's own (TypeError, …) or code
-	// mode's (ToolValidationError, HTTPError, TimeoutError, …).
+	// mode's (ToolValidationError, HTTPError, TimeoutError, …), and holds
+	// no character that prints as nothing (a zero-width joiner, a
+	// variation selector).
 	Name string
 	// Description says when a call fails so (not blank).
 	Description string

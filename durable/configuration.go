@@ -21,8 +21,9 @@ import (
 // tool that now calls another upstream tool (contract.Tool.Upstream
 // against store.Entry.Upstream: an MCP server whose new tool took the
 // name, an OpenAPI document that gave it to another operation; see
-// toolMoves): the error names each item that differs and each such call,
-// and nothing is done. A paused execution stays paused with its approval
+// toolMoves), or, in a run whose program a person approves whole
+// (Options.ApprovePrograms), a tool its code names does: the error names
+// each item that differs and each such tool, and nothing is done. A paused execution stays paused with its approval
 // unused, an orphaned one stays orphaned (ResumeOrphans skips it), an
 // ended one keeps its actions.
 var ErrConfigurationChanged = errors.New("durable: the connectors' configuration differs from the run's")
@@ -128,23 +129,44 @@ func (h *Handle) toolMoves(log []store.Entry) []string {
 // MCP tool get_file` when the handle's tool of that name calls another
 // upstream tool (contract.Tool.Upstream) than the one recorded
 // (store.Entry.Upstream), or none, or when the namespace has no tool of
-// that name. An entry recorded without an upstream name (a tool whose
-// name is its identity, a codemode.step, an entry recorded before stores
-// kept it) is not compared, nor is one of a namespace the handle lacks
-// (missing names those).
+// that name. For the program's own action (Options.ApprovePrograms) it
+// describes so each tool the program names (programMoved). An entry
+// recorded without an upstream name (a tool whose name is its identity, a
+// codemode.step, an entry recorded before stores kept it) is not
+// compared, nor is one of a namespace the handle lacks (missing names
+// those).
 func (h *Handle) moved(l store.Entry) string {
-	tools, ok := h.tools[l.Connector]
-	if l.Upstream == "" || !ok {
+	switch {
+	case l.Upstream == "":
+		return ""
+	case isProgram(l):
+		return h.programMoved(l)
+	}
+	now, ok := h.toolNow(l.Connector, l.Method, l.Upstream)
+	if !ok {
 		return ""
 	}
-	now := "no tool of that name"
-	if t := tools[l.Method]; t != nil {
-		if t.Upstream() == l.Upstream {
-			return ""
-		}
-		now = cmp.Or(t.Upstream(), "a tool that names no upstream tool")
-	}
 	return fmt.Sprintf("%s.%s as %s (action %d), now %s", l.Connector, l.Method, l.Upstream, l.Seq, now)
+}
+
+// toolNow says what the handle's tool name of namespace ns calls now when
+// that is not was, the upstream tool recorded: the tool's Upstream, or
+// that it names none, or that the namespace has no tool of that name. It
+// reports false when the tool calls was still, or the handle lacks the
+// namespace.
+func (h *Handle) toolNow(ns, name, was string) (string, bool) {
+	tools, ok := h.tools[ns]
+	if !ok {
+		return "", false
+	}
+	t := tools[name]
+	switch {
+	case t == nil:
+		return "no tool of that name", true
+	case t.Upstream() == was:
+		return "", false
+	}
+	return cmp.Or(t.Upstream(), "a tool that names no upstream tool"), true
 }
 
 // skippedOrphans remembers the orphans ResumeOrphans left alone because

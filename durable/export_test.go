@@ -30,3 +30,7 @@ func ReplayUnchecked(ctx context.Context, h *Handle, id string) (codetool.Answer
 	}
 	return h.runPassFrom(ctx, e, taken, nil)
 }
+
+// Moved is what h's checks say of the recorded entry l (moved): "" when
+// its tools still call what it recorded.
+func Moved(h *Handle, l store.Entry) string { return h.moved(l) }

@@ -126,6 +126,11 @@ type Options struct {
 	// only for the calls their policy still holds for approval. Reject of
 	// ProgramSeq ends the execution rejected, nothing run. One decision
 	// for a trusted script, kept in the journal: any process may make it.
+	// The program's action records the upstream tool of each tool its code
+	// names (contract.Tool.Upstream), and the approval is refused, as for a
+	// recorded call (ErrConfigurationChanged), once one of those names
+	// calls another upstream tool: the program was written and shown
+	// against the tools named then.
 	ApprovePrograms bool
 }
 

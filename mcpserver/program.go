@@ -56,6 +56,9 @@ func (s *server) programGate(ctx context.Context, req *mcp.CallToolRequest, code
 	if !s.opts.ApprovePrograms {
 		return ctx, nil
 	}
+	// The digest signs the text shown as it is: escaped, two texts can
+	// read alike (a right-to-left override and the six characters \u202e).
+	digest := programDigest(code, shown)
 	shown = programText(shown)
 	switch {
 	case !s.elicits(req):
@@ -73,10 +76,10 @@ func (s *server) programGate(ctx context.Context, req *mcp.CallToolRequest, code
 	if req.Params.RequestState == "" {
 		s.opts.Logger.Info("program approval asked")
 		return ctx, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{programInput: programQuestion(shown)},
-			RequestState: s.signState(req, approvalState{Program: programDigest(code, shown)})}
+			RequestState: s.signState(req, approvalState{Program: digest})}
 	}
 	st, ok := s.verify(req, req.Params.RequestState)
-	if !ok || st.Program != programDigest(code, shown) {
+	if !ok || st.Program != digest {
 		return ctx, textResult(true, "The program approval's request state does not verify for this program (it was not issued by this server for this session and program); nothing ran.")
 	}
 	action := "cancel"

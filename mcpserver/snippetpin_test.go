@@ -83,3 +83,37 @@ func allText(res *mcp.CallToolResult) string {
 	}
 	return b.String()
 }
+
+// The signature of a question asked in a result covers the saved
+// program's code as it is, not as it was shown escaped: a snippet saved
+// again, between the question and the answer, with code that reads the
+// same once escaped (a right-to-left override for the text "\u202e", which
+// String.raw tells apart) does not run under the approval of the other.
+func TestSnippetToolSignsTheCodeNotItsEscapedText(t *testing.T) {
+	h := handle(t, testConnector(t))
+	resave := func() {}
+	cs := connectOn(t, h, mcpserver.Options{ApprovePrograms: true, SnippetsAsTools: true}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if strings.Contains(req.Params.Message, "the saved program report") {
+				resave()
+			}
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}}, "2026-07-28")
+	literal := outputOf(t, callCode(t, cs, "String.raw`\\u202e`"))
+	override := outputOf(t, callCode(t, cs, "String.raw`\u202e`"))
+	if literal.Status != codetool.StatusCompleted || override.Status != codetool.StatusCompleted || string(literal.Value) == string(override.Value) {
+		t.Fatalf("sources: %+v %+v", literal, override)
+	}
+	if _, err := h.SaveSnippet(context.Background(), "report", durable.SaveSnippetOptions{ExecutionID: literal.ExecutionID, Description: "A report."}); err != nil {
+		t.Fatal(err)
+	}
+	toolNames(t, cs)
+	resave = func() {
+		if _, err := h.SaveSnippet(context.Background(), "report", durable.SaveSnippetOptions{ExecutionID: override.ExecutionID, Description: "A report."}); err != nil {
+			t.Error(err)
+		}
+	}
+	if text := allText(callTool(t, cs, "report")); !strings.Contains(text, "nothing") {
+		t.Fatalf("the person approved the code with the text \\u202e, and the run answered %s", text)
+	}
+}

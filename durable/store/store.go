@@ -323,9 +323,11 @@ type Entry struct {
 	// (contract.Tool.Upstream: "MCP tool get-file", "operation GET
 	// /pets/{petId}"), kept byte for byte: a later pass, approval or
 	// rollback refuses to run, answer or revert the call when the tool of
-	// that name now calls something else. It is "" for a tool whose name
-	// is its identity, for a codemode.step, and for entries recorded
-	// before stores kept it (nothing is compared then).
+	// that name now calls something else. For the program's own action
+	// (codemode.program, approved whole) it is a JSON object from
+	// "namespace.tool" to the Upstream of each tool the code names. It is
+	// "" for a tool whose name is its identity, for a codemode.step, and
+	// for entries recorded before stores kept it (nothing is compared then).
 	Upstream string `json:"upstream,omitempty"`
 }
 

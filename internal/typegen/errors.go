@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/codemode-go/codemode/internal/errname"
+	"github.com/codemode-go/codemode/internal/termtext"
 )
 
 // ErrorDecl declares an error that a tool's calls may reject with: an Error
@@ -29,9 +30,11 @@ import (
 // not a class: a program tells the error apart by e.name, not instanceof,
 // as its JSDoc says.
 type ErrorDecl struct {
-	// Name is the Error's name: a JavaScript identifier ending in "Error",
-	// none of JavaScript's own error classes (TypeError, …) nor code mode's
-	// (ToolValidationError, HTTPError, TimeoutError, … of internal/errname).
+	// Name is the Error's name: a JavaScript identifier ending in "Error"
+	// and holding no character that prints as nothing (a joiner, a
+	// variation selector: termtext.IsControl), none of JavaScript's own
+	// error classes (TypeError, …) nor code mode's (ToolValidationError,
+	// HTTPError, TimeoutError, … of internal/errname).
 	Name string `json:"name"`
 	// Description says when a call fails so; it becomes the interface's
 	// JSDoc and must not be blank.
@@ -78,6 +81,11 @@ func checkErrorDecl(e ErrorDecl, where string) error {
 	switch {
 	case !isIdentifier(e.Name) || !strings.HasSuffix(e.Name, "Error"):
 		return schemaErr(at, "name", "error name %s must be a JavaScript identifier ending in Error", quote(e.Name))
+	case strings.ContainsFunc(e.Name, termtext.IsControl):
+		// An identifier may hold joiners and variation selectors, which
+		// print as nothing: the interface and its @throws tag would read as
+		// another error's name.
+		return schemaErr(at, "name", "error name %s holds a character that hides or reorders text", quote(e.Name))
 	case reservedErrorName(e.Name):
 		return schemaErr(at, "name", "error name %s is JavaScript's or code mode's own", e.Name)
 	case len(jsdocLines(e.Description)) == 0:
