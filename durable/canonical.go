@@ -35,6 +35,12 @@ func recode(v json.RawMessage) (json.RawMessage, error) {
 	if err := d.Decode(&x); err != nil {
 		return nil, err
 	}
+	return encodeDecoded(x)
+}
+
+// encodeDecoded encodes x, a value decoded with UseNumber, as recode
+// writes it: members in key order, no HTML escaping, no trailing newline.
+func encodeDecoded(x any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -247,13 +253,7 @@ func canonicalArgs(v json.RawMessage) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(x); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return encodeDecoded(x)
 }
 
 // scanMembers counts the object members JSON text writes (the colons
