@@ -71,11 +71,12 @@ type statements struct {
 // a binary search, not a walk over every line ending in "," after it.
 func readStatements(code string) statements {
 	sc := scan(code)
-	n := len(sc.starts)
-	d := statements{code: code, starts: sc.starts, commas: sc.commas, heads: make([]string, n), ends: make([]int, n+1), decls: make([]int, n+1)}
+	starts := mergeSorted(sc.starts, declarationsAfterBlocks(code, sc.blockEnds))
+	n := len(starts)
+	d := statements{code: code, starts: starts, commas: sc.commas, heads: make([]string, n), ends: make([]int, n+1), decls: make([]int, n+1)}
 	d.ends[n], d.decls[n] = len(code), len(code)
 	for k := n - 1; k >= 0; k-- {
-		s := sc.starts[k]
+		s := starts[k]
 		d.heads[k] = stripComments(code[s:])
 		d.ends[k], d.decls[k] = d.ends[k+1], d.decls[k+1]
 		switch firstWord(d.heads[k]) {
@@ -89,6 +90,24 @@ func readStatements(code string) statements {
 		}
 	}
 	return d
+}
+
+// declarationsAfterBlocks returns where a declaration starts on the same
+// line as the "}" that closed a block before it (blockEnds, scanned), as
+// in "function f() { … } const m = f()": a statement the line starts do
+// not see. Only a declaration can follow a "}" there: after an object
+// literal, a let, const, var, function, class or async on the same line is
+// a syntax error.
+func declarationsAfterBlocks(code string, blockEnds []int) []int {
+	var starts []int
+	for _, b := range blockEnds {
+		at := len(code) - len(strings.TrimLeft(code[b:], " \t"))
+		switch firstWord(code[at:]) {
+		case "let", "const", "var", "function", "class", "async":
+			starts = append(starts, at)
+		}
+	}
+	return starts
 }
 
 // after returns the index of the first start after offset at.

@@ -37,6 +37,11 @@ func TestDeclared(t *testing.T) {
 		{"let a,\nlet b", []string{"a", "b"}},
 		{"var a = 1,\n  b = 2\nvar c = 3, d", []string{"a", "b", "c", "d"}},
 		{"let a =\n  1, b\nconst c = 1,\n  d = 2", []string{"a", "b", "c", "d"}},
+		{"function double(x: number) { return 2*x } const m = new Map(); m", []string{"double", "m"}},
+		{"if (x) { y() } let a = 1; for (;;) { break }\tvar b = 2", []string{"a", "b"}},
+		{"class A {} class B {} async function g() {} function h() {}", []string{"A", "B", "g", "h"}},
+		{"const o = { a: 1 }, p = () => { return 1 }; o", []string{"o", "p"}},
+		{"if (x) { let hidden = 1 } call(); { const inner = 2 }", nil},
 	} {
 		if got := codeform.Declared(tc.code); !slices.Equal(got, tc.want) {
 			t.Errorf("Declared(%q) = %q; want %q", tc.code, got, tc.want)
