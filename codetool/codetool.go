@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/codemode-go/codemode/internal/answercut"
 	"github.com/codemode-go/codemode/internal/coderun"
+	"github.com/codemode-go/codemode/internal/defaults"
 	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/typecheck"
 )
@@ -35,9 +37,10 @@ type Tool struct {
 	Description string
 	InputSchema json.RawMessage // InputSchema
 
-	runner  Runner
-	checker *typecheck.Checker
-	approve func(ctx context.Context, code string) error
+	runner   Runner
+	checker  *typecheck.Checker
+	approve  func(ctx context.Context, code string) error
+	maxChars int // the answer's budget (Options.MaxTokens), 0 for none
 }
 
 // New returns the code tool over r (a *client.Client or a
@@ -57,7 +60,14 @@ func New(r Runner, opts Options) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tool{Name: Name, Description: desc, InputSchema: json.RawMessage(InputSchema), runner: r, checker: opts.Checker, approve: opts.ApproveProgram}, nil
+	maxChars := defaults.MCPMaxTokens * 4
+	switch {
+	case opts.MaxTokens > 0:
+		maxChars = opts.MaxTokens * 4
+	case opts.MaxTokens < 0:
+		maxChars = 0
+	}
+	return &Tool{Name: Name, Description: desc, InputSchema: json.RawMessage(InputSchema), runner: r, checker: opts.Checker, approve: opts.ApproveProgram, maxChars: maxChars}, nil
 }
 
 // WithSession returns ctx with key naming the session the code tool's
@@ -85,7 +95,12 @@ func (e *ArgumentsError) Error() string {
 }
 
 // Call decodes argumentsJSON ({"code": "…"}), type-checks the code when the
-// tool has a checker, runs it and returns the Answer's JSON. A program that
+// tool has a checker, runs it and returns the Answer's JSON, cut to the
+// budget of Options.MaxTokens (6,000 estimated tokens by default): cut
+// structurally, it stays valid JSON, and markers say what was left out
+// (a value's "… 4997 more items", a long string's "… [N more
+// characters]", "…": "1 more key: logs"), so that a program that returns
+// or prints a great deal does not fill the model's context. A program that
 // does not type-check is answered as an error naming the compiler's
 // diagnostics, and nothing runs. It returns an *ArgumentsError for
 // arguments that are not the tool's input (nothing runs), and the runner's
@@ -105,7 +120,11 @@ func (t *Tool) Call(ctx context.Context, argumentsJSON json.RawMessage) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	return answer.MarshalJSON()
+	text, err := answer.MarshalJSON()
+	if err != nil || t.maxChars == 0 {
+		return text, err
+	}
+	return json.RawMessage(answercut.Cut(string(text), t.maxChars)), nil
 }
 
 // refused is the answer for a program that did not start: one that does

@@ -283,3 +283,61 @@ func TestNewRefusesSessionsOverARunnerThatPauses(t *testing.T) {
 		t.Fatalf("New(plain runner, Sessions) = %v", err)
 	}
 }
+
+// TestCallCutsLargeAnswers: a program that returns and prints a great deal
+// gets an answer within the budget (6,000 estimated tokens by default,
+// Options.MaxTokens otherwise), still valid JSON, saying what was left
+// out; a negative MaxTokens leaves it whole.
+func TestCallCutsLargeAnswers(t *testing.T) {
+	items := make([]string, 20000)
+	for i := range items {
+		items[i] = fmt.Sprintf("item %d abcdefghij", i)
+	}
+	value, err := json.Marshal(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := make([]string, 3000)
+	for i := range logs {
+		logs[i] = "line " + strings.Repeat("x", 100)
+	}
+	for _, c := range []struct {
+		name      string
+		maxTokens int
+		most      int    // characters; 0: whole
+		contains  string // in the answer
+	}{
+		{"default budget", 0, 24000, "more items"},
+		{"a budget of its own", 500, 2000, "more items"},
+		{"whole", -1, 0, `"item 19999 abcdefghij"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newFakeRunner(t)
+			r.answer = func(string) (codetool.Answer, error) {
+				return codetool.Answer{Status: codetool.StatusCompleted, ExecutionID: "run_1", Value: value, Logs: logs}, nil
+			}
+			tool, err := codetool.New(r, codetool.Options{MaxTokens: c.maxTokens})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := tool.Call(context.Background(), json.RawMessage(`{"code":"1"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(out) || !strings.Contains(string(out), c.contains) {
+				t.Fatalf("answer (valid %v) lacks %q: %.300s", json.Valid(out), c.contains, out)
+			}
+			n := len([]rune(string(out)))
+			if c.most > 0 && n > c.most {
+				t.Fatalf("answer of %d characters, budget %d", n, c.most)
+			}
+			if c.most == 0 && n < len(value) {
+				t.Fatalf("answer of %d characters was cut", n)
+			}
+			var a codetool.Answer
+			if err := a.UnmarshalJSON(out); err != nil || a.Status != codetool.StatusCompleted {
+				t.Fatalf("the cut answer reads back as %+v, %v", a, err)
+			}
+		})
+	}
+}

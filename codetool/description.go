@@ -56,6 +56,11 @@ type Options struct {
 	// tells the agent that top-level declarations stay defined for its
 	// next programs.
 	Sessions bool
+	// MaxTokens bounds the answer Tool.Call returns, in estimated tokens (4
+	// characters each): 0 selects 6,000, the budget of Cloudflare's
+	// truncateResult and of the MCP server (mcpserver.Options.MaxTokens); a
+	// negative value leaves answers whole.
+	MaxTokens int
 }
 
 // Declarations says whether the code tool's description holds the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/answercut"
 )
 
 // render is the MCP result of an answer: its JSON (without the content,
@@ -24,7 +25,7 @@ func (s *server) render(answer codetool.Answer) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: truncate(string(text), budget)}}}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: answercut.Cut(string(text), budget)}}}
 	switch answer.Status {
 	case codetool.StatusPaused:
 		var actions []string
@@ -51,7 +52,7 @@ func (s *server) render(answer codetool.Answer) (*mcp.CallToolResult, error) {
 // contentOf converts what a completed program appended (result.appendText,
 // result.appendImage) to MCP content after the answer's JSON: text items
 // in order while they fit budget characters (a large one cut with
-// Truncate), then a last text item saying how many were left out; images
+// answercut.Cut), then a last text item saying how many were left out; images
 // as they are (the runtime bounds their size).
 func contentOf(items []contract.Content, budget int) []mcp.Content {
 	var out []mcp.Content
@@ -68,7 +69,7 @@ func contentOf(items []contract.Content, budget int) []mcp.Content {
 		case left < 200:
 			dropped++
 		default:
-			text := truncate(c.Text, left)
+			text := answercut.Cut(c.Text, left)
 			left -= utf8.RuneCountInString(text)
 			out = append(out, &mcp.TextContent{Text: text})
 		}

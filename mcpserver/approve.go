@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-go/codemode/codetool"
+	"github.com/codemode-go/codemode/internal/answercut"
 	"github.com/codemode-go/codemode/internal/runctx"
 	"github.com/codemode-go/codemode/internal/termtext"
 )
@@ -314,7 +315,7 @@ func approvalQuestion(answer codetool.Answer, budget int) (question string, whol
 		args := termtext.EscapeJSON(string(p.Args))
 		if len(args) > per {
 			whole = false
-			args = truncate(args, per)
+			args = answercut.Cut(args, per)
 		}
 		fmt.Fprintf(&b, "\n- %s.%s with %s", p.Connector, p.Method, args)
 		if p.Uncertain {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode-go/codemode/codetool"
 	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/internal/answercut"
 	"github.com/codemode-go/codemode/internal/termtext"
 )
 
@@ -95,7 +96,7 @@ func (s *server) directCall(d directTool) mcp.ToolHandler {
 			s.opts.Logger.Info("direct call failed", "tool", t.Name(), "err", err)
 			return textResult(true, err.Error()), nil
 		}
-		text, _ := truncateJSON(out, s.opts.MaxTokens*4)
+		text, _ := answercut.CutJSON(out, s.opts.MaxTokens*4)
 		return textResult(false, text), nil
 	}
 }

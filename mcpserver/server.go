@@ -51,8 +51,9 @@ type Options struct {
 	// durable execution cut short is recorded as an error).
 	Timeout time.Duration
 	// MaxTokens bounds the answer's text, in estimated tokens (4 characters
-	// each); default 6,000. JSON is cut structurally, so it
-	// stays valid JSON (see Truncate).
+	// each); default 6,000. JSON is cut structurally: it stays valid JSON,
+	// and a marker says what was left out ("… 3 more items", "…": "1 more
+	// key: logs").
 	MaxTokens int
 	// Logger, when not nil, receives one record per request: progress and
 	// failures for an operator (codemode mcp serve writes them to stderr).

@@ -1,4 +1,4 @@
-package mcpserver
+package answercut
 
 import (
 	"bytes"
@@ -8,22 +8,22 @@ import (
 	"unicode/utf8"
 )
 
-// truncate bounds text to about maxChars characters
+// Cut bounds text to about maxChars characters
 // (truncateResponse and truncateResult, https://developers.cloudflare.com/agents/tools/codemode/api-reference/). Text within the budget is returned
 // as it is. A JSON object or array is cut structurally, so the result is
 // still valid JSON in the same layout (indented or compact): members are
 // kept in order while they fit, then one marker says how many were left out
 // (an array's last item "… N more items", an object's member "…": "N more
-// keys"), and a long string is cut with "… [N more characters]". The work
+// keys: logs"), and a long string is cut with "… [N more characters]". The work
 // is linear in the size of text. Other text is cut at a UTF-8 boundary with
 // a marker giving the shown and total sizes.
-func truncate(text string, maxChars int) string {
+func Cut(text string, maxChars int) string {
 	if utf8.RuneCountInString(text) <= maxChars {
 		return text
 	}
 	trimmed := bytes.TrimSpace([]byte(text))
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
-		if out, ok := truncateJSON(trimmed, maxChars); ok {
+		if out, ok := CutJSON(trimmed, maxChars); ok {
 			return out
 		}
 	}
@@ -43,9 +43,10 @@ func cutText(text string, maxChars, total int) string {
 	return fmt.Sprintf("%s\n… [truncated: %d of %d characters shown]", text[:i], n, total)
 }
 
-// truncateJSON encodes a JSON value within maxChars characters (counted as
-// bytes, which are never fewer).
-func truncateJSON(text []byte, maxChars int) (string, bool) {
+// CutJSON encodes the JSON value text within maxChars characters (counted
+// as bytes, which are never fewer), cut structurally as Cut cuts JSON; false
+// when text is not one JSON value or not even a cut form fits.
+func CutJSON(text []byte, maxChars int) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	v, err := decodeOrdered(dec)
@@ -79,16 +80,17 @@ func (e budgetEncoder) encode(v any, depth, budget int) (string, bool) {
 			head := string(k) + sep
 			val, ok := e.encode(x.vals[i], depth+1, b-len(head))
 			return head + val, ok
-		}, func(n int) string {
+		}, func(from int) string {
+			m, _ := marshal(moreKeys(x.keys[from:]))
 			if e.indent {
-				return fmt.Sprintf(`"…": "%d more keys"`, n)
+				return `"…": ` + m
 			}
-			return fmt.Sprintf(`"…":"%d more keys"`, n)
+			return `"…":` + m
 		})
 	case []any:
 		return e.container(depth, budget, '[', ']', len(x), func(i, b int) (string, bool) {
 			return e.encode(x[i], depth+1, b)
-		}, func(n int) string { return fmt.Sprintf(`"… %d more items"`, n) })
+		}, func(from int) string { return fmt.Sprintf(`"… %d more items"`, len(x)-from) })
 	case string:
 		full, _ := marshal(x)
 		if len(full) <= budget {
@@ -118,8 +120,9 @@ func (e budgetEncoder) encode(v any, depth, budget int) (string, bool) {
 }
 
 // container encodes n members (member(i, budget)) between open and close,
-// stopping with more(left) as the last member when the rest does not fit.
-func (e budgetEncoder) container(depth, budget int, open, close byte, n int, member func(i, budget int) (string, bool), more func(left int) string) (string, bool) {
+// stopping with more(from) as the last member when members from on do not
+// fit.
+func (e budgetEncoder) container(depth, budget int, open, close byte, n int, member func(i, budget int) (string, bool), more func(from int) string) (string, bool) {
 	nl, pad, padIn := "", "", ""
 	if e.indent {
 		nl, pad, padIn = "\n", strings.Repeat("  ", depth), strings.Repeat("  ", depth+1)
@@ -138,7 +141,7 @@ func (e budgetEncoder) container(depth, budget int, open, close byte, n int, mem
 		}
 		reserve := 0
 		if i < n-1 {
-			reserve = 1 + len(nl) + len(padIn) + len(more(n-i))
+			reserve = 1 + len(nl) + len(padIn) + len(more(i+1))
 		}
 		room := budget - b.Len() - len(sep) - len(nl) - len(padIn) - closing - reserve
 		m, ok := "", false
@@ -146,10 +149,10 @@ func (e budgetEncoder) container(depth, budget int, open, close byte, n int, mem
 			m, ok = member(i, room)
 		}
 		if !ok {
-			if i == 0 && budget-b.Len()-len(nl)-len(padIn)-closing < len(more(n)) {
+			if i == 0 && budget-b.Len()-len(nl)-len(padIn)-closing < len(more(0)) {
 				return "", false
 			}
-			b.WriteString(sep + nl + padIn + more(n-i))
+			b.WriteString(sep + nl + padIn + more(i))
 			break
 		}
 		b.WriteString(sep + nl + padIn + m)
@@ -157,6 +160,30 @@ func (e budgetEncoder) container(depth, budget int, open, close byte, n int, mem
 	b.WriteString(nl + pad)
 	b.WriteByte(close)
 	return b.String(), b.Len() <= budget
+}
+
+// moreKeysNames bounds the names a "more keys" marker lists, in bytes.
+const moreKeysNames = 60
+
+// moreKeys is the marker of an object's members left out: how many and,
+// within moreKeysNames bytes, which ("2 more keys: logs, error"), so a
+// reader knows what is missing; names past the bound are "…".
+func moreKeys(keys []string) string {
+	unit := "keys"
+	if len(keys) == 1 {
+		unit = "key"
+	}
+	var names []string
+	size := 0
+	for _, k := range keys {
+		if size+len(k) > moreKeysNames {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, k)
+		size += len(k) + 2
+	}
+	return fmt.Sprintf("%d more %s: %s", len(keys), unit, strings.Join(names, ", "))
 }
 
 // marshal encodes a scalar without HTML escaping.
