@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strings"
 
 	"github.com/codemode-go/codemode/contract"
 	"github.com/codemode-go/codemode/internal/wire"
@@ -69,13 +70,15 @@ func (e *ProgramError) Unwrap() error {
 }
 
 // Text is the error as an agent reads it: "name: message", then its
-// Properties on a line of their own when it has any, then, when the stack
-// names a place in the program, "  at agent.ts:LINE:COLUMN" and the
-// program's lines around it, with a caret under the column.
+// Properties on a line of their own when it has any that the message does
+// not already say (a string property whose text is in the message, such as
+// an HTTPError's method, path and body, is left out: {"status":404}), then,
+// when the stack names a place in the program, "  at agent.ts:LINE:COLUMN"
+// and the program's lines around it, with a caret under the column.
 func (e *ProgramError) Text() string {
 	text := e.Error()
-	if len(e.Properties) > 0 {
-		text += "\n" + string(e.Properties)
+	if props := propertiesBeyond(e.Properties, e.Message); props != "" {
+		text += "\n" + props
 	}
 	if e.excerpt != "" {
 		text += "\n" + e.excerpt
@@ -148,4 +151,43 @@ func (o *Outcome) ValueText() (text string, ok bool) {
 		return string(o.Value), true
 	}
 	return buf.String(), true
+}
+
+// propertiesBeyond is props, a JSON object, without the members whose
+// value is a non-empty string that message holds, in props' order; "" when
+// no member is left, and props as it is when it is not an object.
+func propertiesBeyond(props json.RawMessage, message string) string {
+	if len(props) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(props))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return string(props)
+	}
+	var b strings.Builder
+	for dec.More() {
+		k, err := dec.Token()
+		var v json.RawMessage
+		if err == nil {
+			err = dec.Decode(&v)
+		}
+		if err != nil {
+			return string(props)
+		}
+		var str string
+		if json.Unmarshal(v, &str) == nil && str != "" && strings.Contains(message, str) {
+			continue
+		}
+		key, _ := json.Marshal(k)
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "{" + b.String() + "}"
 }
