@@ -334,7 +334,16 @@ func (h *codeHandler) answer(ctx context.Context, req *mcp.CallToolRequest, code
 		return s.render(answer)
 	}
 	if err != nil {
-		s.opts.Logger.Warn("program not run", "err", err)
+		switch {
+		case ctx.Err() != nil:
+			// The client cancelled the request (or went away): the program
+			// was stopped, not refused.
+			s.opts.Logger.Info("program cancelled by the client", "execution", answer.ExecutionID, "err", err)
+		case answer.ExecutionID != "":
+			s.opts.Logger.Warn("program did not finish", "execution", answer.ExecutionID, "err", err)
+		default:
+			s.opts.Logger.Warn("program not run", "err", err)
+		}
 		if answer.ExecutionID != "" {
 			return textResult(true, fmt.Sprintf("The execution %s did not finish: %v", answer.ExecutionID, err)), nil
 		}
