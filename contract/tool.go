@@ -46,12 +46,12 @@ type Tool struct {
 	// checks input against, which may differ from input, the declared one
 	// (see toolOptions.absentUnknown); nil for other tools.
 	accepts *Schema
-	// decodes, for a typed tool (NewTool), decodes an input its schema
-	// accepts into the Go type, and says where the type refuses it (see
-	// decodeFailures); nil for other tools, and for a type that decodes
-	// whatever its schema accepts (mayRefuse), which only the handler
-	// decodes.
-	decodes func(json.RawMessage) *ValidationError
+	// decodes, for a typed tool (NewTool), decodes an input into the Go
+	// type and lists where the type refuses it (see decodeFailures),
+	// none when it decodes; nil for other tools, and for a type that
+	// decodes whatever its schema accepts (mayRefuse), which only the
+	// handler decodes.
+	decodes func(json.RawMessage) []violation
 }
 
 // Annotations are a tool's behaviour hints (read-only, destructive,
@@ -256,17 +256,17 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
 	}
-	decode := func(raw json.RawMessage) (In, *ValidationError) {
+	decode := func(raw json.RawMessage) (In, []violation) {
 		var v In
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return v, &ValidationError{Tool: name, Phase: "input", Lines: decodeFailures(reflect.TypeFor[In](), raw, err)}
+			return v, decodeFailures(reflect.TypeFor[In](), raw, err)
 		}
 		return v, nil
 	}
 	h := func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
-		v, verr := decode(raw)
-		if verr != nil {
-			return nil, verr
+		v, failed := decode(raw)
+		if failed != nil {
+			return nil, &ValidationError{Tool: name, Phase: "input", Lines: reportLines(failed)}
 		}
 		res, err := fn(ctx, v)
 		if err != nil {
@@ -287,9 +287,9 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	}
 	t.accepts = accepts
 	if mayRefuse(reflect.TypeFor[In]()) {
-		t.decodes = func(raw json.RawMessage) *ValidationError {
-			_, verr := decode(raw)
-			return verr
+		t.decodes = func(raw json.RawMessage) []violation {
+			_, failed := decode(raw)
+			return failed
 		}
 	}
 	// A schema the declarations cannot print fails here rather than at
@@ -585,6 +585,13 @@ func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage
 //     again by the handler, and each spot the type refuses is a line
 //     naming its JSON pointer ("/node/due: got \"2026-01-01\", want an
 //     RFC 3339 date-time …"), as a schema failure is.
+//   - One error reports every fault that can be found at once: an input
+//     that breaks the schema is decoded too (for a type that may refuse
+//     it), and the spots the type refuses follow the schema's lines, so
+//     a missing member and a bad date-time elsewhere are mended in one
+//     round trip. A spot is reported once: a value the schema refused (a
+//     string where an integer belongs) is not reported again by the
+//     decoding, nor is a value holding one.
 //   - For a tool made by NewTool, a struct member declared unknown (an
 //     interface or json.RawMessage field) may be absent, although the
 //     declaration and the input schema require it: TypeScript lets a
@@ -595,15 +602,17 @@ func (t *Tool) CheckInput(input json.RawMessage) error {
 	if t.accepts != nil {
 		schema = t.accepts
 	}
-	if err := schema.Validate(input); err != nil {
+	failed, err := schema.violations(input)
+	if err != nil {
 		return validationError(t.name, "input", err)
 	}
 	if t.decodes != nil {
-		if err := t.decodes(input); err != nil {
-			return err
-		}
+		failed = append(failed, unexplained(t.decodes(input), failed)...)
 	}
-	return nil
+	if len(failed) == 0 {
+		return nil
+	}
+	return &ValidationError{Tool: t.name, Phase: "input", Lines: reportLines(failed)}
 }
 
 // invoke runs the handler on input that CheckInput accepted and validates
