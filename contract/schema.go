@@ -224,7 +224,10 @@ func notJSON(err error) ([]violation, error) {
 // violation is one failure of a value: the JSON pointer of the value
 // that fails ("/" for the root) and the line reporting it, "pointer:
 // message".
-type violation struct{ at, line string }
+type violation struct {
+	at, line string
+	null     bool // the value is null where the schema's type refuses it
+}
 
 // maxReportLines bounds the lines of one ValidationError.
 const maxReportLines = 20
@@ -307,7 +310,8 @@ func violationsOf(ve *jsonschema.ValidationError) []violation {
 		line := loc + ": " + e.ErrorKind.LocalizedString(violationPrinter)
 		if !seen[line] {
 			seen[line] = true
-			vs = append(vs, violation{at: loc, line: line})
+			got, _ := e.ErrorKind.(*kind.Type)
+			vs = append(vs, violation{at: loc, line: line, null: got != nil && got.Got == "null"})
 		}
 		for _, c := range sortedCauses(e) {
 			walk(c)

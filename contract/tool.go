@@ -52,6 +52,9 @@ type Tool struct {
 	// decodes whatever its schema accepts (mayRefuse), which only the
 	// handler decodes.
 	decodes func(json.RawMessage) []violation
+	// typed is set for a tool made by NewTool, whose output schema is its
+	// Go type's: an output that breaks it is the handler's bug.
+	typed bool
 }
 
 // Annotations are a tool's behaviour hints (read-only, destructive,
@@ -221,9 +224,9 @@ func (t *Tool) OutputDeclaration() json.RawMessage {
 // cannot encode (a NaN, a cycle, a failing MarshalJSON), has a bug, and
 // the call fails with a ValidationError of phase "output" naming the JSON
 // pointer of each fault (and, for one encoding/json refuses, its Go path
-// and type), which the client's
-// telemetry reports to the embedder (an EventToolCallFailed event) as it
-// rejects the call in the program.
+// and type) and saying that the tool's code must change (see
+// Tool.CheckOutput), which the client's telemetry reports to the embedder
+// (an EventToolCallFailed event) as it rejects the call in the program.
 //
 // It returns an error for an invalid name, an empty description, a nil
 // fn, a type that encoding/json cannot encode (naming its Go path) or a
@@ -285,7 +288,7 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, err
 	}
-	t.accepts = accepts
+	t.accepts, t.typed = accepts, true
 	if mayRefuse(reflect.TypeFor[In]()) {
 		t.decodes = func(raw json.RawMessage) []violation {
 			_, failed := decode(raw)
@@ -638,11 +641,39 @@ func (t *Tool) Handle(ctx context.Context, input json.RawMessage) (json.RawMessa
 
 // CheckOutput validates a call's output, returning a *ValidationError
 // when it breaks the output schema.
+//
+// # Notes
+//   - For a tool made by NewTool, whose output schema is its Go type's, a
+//     failure is the tool's bug, and each line says so as a value
+//     encoding/json cannot encode does (a NaN): "…; the tool's Go value
+//     breaks its own type's schema: the tool's code must change, no
+//     change to the call avoids it", or, for a null, that the Go value
+//     there is a nil pointer (a pointer slice element or map value, which
+//     is declared T, or a pointer field under StrictSchemas).
 func (t *Tool) CheckOutput(output json.RawMessage) error {
-	if err := t.output.Validate(output); err != nil {
+	failed, err := t.output.violations(output)
+	if err != nil {
 		return validationError(t.name, "output", err)
 	}
-	return nil
+	if len(failed) == 0 {
+		return nil
+	}
+	if t.typed {
+		for i, v := range failed {
+			failed[i].line += handlerBug(v)
+		}
+	}
+	return &ValidationError{Tool: t.name, Phase: "output", Lines: reportLines(failed)}
+}
+
+// handlerBug is what a typed tool's output failure v adds to its line:
+// that the fault is the tool's, not the call's.
+func handlerBug(v violation) string {
+	const fix = ": the tool's code must change, no change to the call avoids it"
+	if v.null {
+		return "; the tool's Go value here is a nil pointer, which its type's schema does not accept" + fix
+	}
+	return "; the tool's Go value breaks its own type's schema" + fix
 }
 
 func validationError(tool, phase string, err error) *ValidationError {
