@@ -52,7 +52,8 @@ func (noLoader) Load(url string) (any, error) {
 }
 
 // NewSchema compiles raw JSON Schema text. It returns an error naming the
-// fault when raw is not JSON or not a valid schema. External $ref targets
+// fault when raw is not JSON, or a *SchemaError naming each fault's JSON
+// pointer within raw when it is not a valid schema. External $ref targets
 // (remote URLs or files) are never loaded: a $ref to one is an error.
 // Content keywords are asserted: a string under contentEncoding "base64"
 // must be base64 (JSON Schema Validation draft 2020-12, section 8).
@@ -95,11 +96,11 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	c.AssertContent()
 	c.UseLoader(noLoader{})
 	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, fmt.Errorf("contract: adding schema: %w", err)
+		return nil, compileError(doc, err)
 	}
 	compiled, err := c.Compile(schemaURL)
 	if err != nil {
-		return nil, fmt.Errorf("contract: compiling schema: %w", err)
+		return nil, compileError(doc, err)
 	}
 	if err := checkCost(compiled); err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
