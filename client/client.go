@@ -628,16 +628,17 @@ func mapError(out *Outcome, prog positions) {
 	}
 }
 
-// recovering is next with a panic in it failing the call, with an error
-// naming the tool, like any failure: the middleware around it sees the
-// error, and the call's terminal event, span and metrics say it failed
-// (the runtime's own recover, in safeCall, comes after them, when the
-// call, still in flight for them, has been counted as cancelled).
+// recovering is next with a panic in it failing the call, with a
+// *PanicError naming the tool and keeping the panic's stack, like any
+// failure: the middleware around it sees the error, and the call's
+// terminal event, span and metrics say it failed (the runtime's own
+// recover, in safeCall, comes after them, when the call, still in flight
+// for them, has been counted as cancelled).
 func recovering(next ToolCaller) ToolCaller {
 	return func(ctx context.Context, call ToolCall) (out json.RawMessage, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				out, err = nil, fmt.Errorf("tool %s.%s panicked: %v", call.Namespace, call.Tool, r)
+				out, err = nil, newPanicError(call, r)
 			}
 		}()
 		return next(ctx, call)

@@ -22,5 +22,8 @@
 // gives that Error own properties of its own, JSON values beside name and
 // message (an HTTPError's status, method, path and body), where the runner
 // speaks wire 1.7 and they encode in 16 KiB. [Halt] ends the whole
-// execution instead.
+// execution instead. A handler (or Middleware) that panics fails its call
+// alone: the program reads "tool <namespace>.<tool> panicked: <value>",
+// and the embedder's telemetry gets a [*PanicError] holding the panic's
+// Go stack, which the program never sees.
 package client

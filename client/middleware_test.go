@@ -254,3 +254,71 @@ func TestToolCallLimits(t *testing.T) {
 		t.Fatalf("after the limits: %+v %v", out, err)
 	}
 }
+
+// explodeHandler panics, so that its name is in the panic's stack.
+func explodeHandler(ctx context.Context, in valueIO) (valueIO, error) {
+	if in.Value == "boom" {
+		panic("handler bug")
+	}
+	return in, nil
+}
+
+// explodeMiddleware panics on an input holding "middleware".
+func explodeMiddleware(next client.ToolCaller) client.ToolCaller {
+	return func(ctx context.Context, call client.ToolCall) (json.RawMessage, error) {
+		if strings.Contains(string(call.Input), "middleware") {
+			panic(fmt.Errorf("middleware bug"))
+		}
+		return next(ctx, call)
+	}
+}
+
+// TestToolPanicKeepsItsStackForTheEmbedder: a handler's or middleware's
+// panic fails its call with a *client.PanicError whose Stack is the
+// panicking goroutine's, naming the function that panicked, for the
+// embedder's telemetry (the tool-call-failed event's Err); the program
+// reads only "tool X panicked: <value>", never the stack.
+func TestToolPanicKeepsItsStackForTheEmbedder(t *testing.T) {
+	rt := quickjsRuntime(t, quickjs.Options{})
+	read, _ := contract.NewTool("read", "Reads.", explodeHandler)
+	c, _ := contract.New(read)
+	for _, tc := range []struct {
+		value, message, panicked string
+		want                     any // the panic's value
+	}{
+		{"boom", "tool codemode.read panicked: handler bug", "client_test.explodeHandler", "handler bug"},
+		{"middleware", "tool codemode.read panicked: middleware bug", "client_test.explodeMiddleware", "middleware bug"},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			var mu sync.Mutex
+			var failed []error
+			code := `let r = "no error"; try { await codemode.read({ value: "` + tc.value + `" }); } catch (e) { r = [e.name, e.message, String(e.stack).includes("goroutine")]; } r`
+			out, err := client.New(rt, c).RunCode(context.Background(), code, client.RunOptions{Middleware: explodeMiddleware,
+				OnTelemetry: func(e client.Event) {
+					if e.Kind == client.EventToolCallFailed {
+						mu.Lock()
+						failed = append(failed, e.Err)
+						mu.Unlock()
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, _ := json.Marshal([]any{"Error", tc.message, false}); string(out.Value) != string(want) {
+				t.Errorf("the program read %s (%+v), want %s", out.Value, out.Error, want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var pe *client.PanicError
+			if len(failed) != 1 || !errors.As(failed[0], &pe) {
+				t.Fatalf("telemetry got %v, want one *client.PanicError", failed)
+			}
+			if pe.Error() != tc.message || pe.Namespace != "codemode" || pe.Tool != "read" || fmt.Sprint(pe.Value) != tc.want {
+				t.Errorf("PanicError %q {%s %s %v}, want %q, the tool and the value %q", pe, pe.Namespace, pe.Tool, pe.Value, tc.message, tc.want)
+			}
+			if stack := string(pe.Stack); !strings.Contains(stack, tc.panicked) || !strings.HasPrefix(stack, "goroutine ") {
+				t.Errorf("Stack does not name %s:\n%s", tc.panicked, stack)
+			}
+		})
+	}
+}

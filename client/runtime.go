@@ -1066,7 +1066,7 @@ func safeCall(ctx context.Context, f func(context.Context, ToolCall) (json.RawMe
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("tool %s.%s panicked: %v", call.Namespace, call.Tool, r)
+			out, err = nil, newPanicError(call, r)
 		}
 	}()
 	out, err = f(ctx, call)

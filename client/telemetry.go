@@ -43,7 +43,9 @@ const (
 //     (Limits.Timeout) while the call was in flight.
 //   - otherwise the call failed: it was refused (unknown tool, bad input),
 //     or its handler, a Middleware or the output check failed; an error
-//     made by Halt is one that halted the execution.
+//     made by Halt is one that halted the execution; a *PanicError is a
+//     handler's or Middleware's panic, with the panic's stack (errors.As),
+//     which the program's error does not hold.
 //
 // An error of the first three kinds reads "the execution ended while the
 // call was in flight", with the run's error or the reason. A handler's own

@@ -89,7 +89,9 @@ func (r *runTrace) startTool(ctx context.Context, call ToolCall) (context.Contex
 }
 
 // endTool ends a tool call's span with its error, if any: a schema
-// violation names the check that failed (codemode.validation).
+// violation names the check that failed (codemode.validation), and a
+// panic's stack is the exception event's exception.stacktrace
+// (OpenTelemetry semantic conventions, Exceptions).
 func endTool(span trace.Span, err error) {
 	if span == nil {
 		return
@@ -111,7 +113,14 @@ func endTool(span trace.Span, err error) {
 		} else {
 			span.SetAttributes(attribute.String("error.type", "tool_error"))
 		}
-		span.RecordError(err)
+		var opts []trace.EventOption
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			// The panic's own stack, not this function's (which
+			// trace.WithStackTrace would record).
+			opts = append(opts, trace.WithAttributes(attribute.String("exception.stacktrace", string(pe.Stack))))
+		}
+		span.RecordError(err, opts...)
 		span.SetStatus(codes.Error, err.Error())
 	}
 	span.End()

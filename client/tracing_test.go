@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,51 @@ func TestTracingRecordsTheRunItsToolCallsAndValidation(t *testing.T) {
 	}
 	if len(names) != 2 {
 		t.Errorf("spans %v, want only the execution and the validation", names)
+	}
+}
+
+// TestTracingRecordsAPanicsStack: the span of a call whose handler
+// panicked holds the panic's stack as its exception event's
+// exception.stacktrace (OpenTelemetry semantic conventions, Exceptions),
+// naming the function that panicked, while its status says only what the
+// program read.
+func TestTracingRecordsAPanicsStack(t *testing.T) {
+	read, err := contract.NewTool("read", "Reads.", explodeHandler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.New(read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	code := `try { await codemode.read({ value: "boom" }) } catch (e) {} 1`
+	if out, err := client.New(quickjsRuntime(t, quickjs.Options{}), c).RunCode(context.Background(), code, client.RunOptions{TracerProvider: tp}); err != nil || out.Kind != client.Success {
+		t.Fatalf("run: %+v %v", out, err)
+	}
+	var span sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if s.Name() == "execute_tool codemode.read" {
+			span = s
+		}
+	}
+	if span == nil {
+		t.Fatal("no span of the call")
+	}
+	if d := span.Status().Description; d != "tool codemode.read panicked: handler bug" {
+		t.Errorf("status %q", d)
+	}
+	var stack string
+	for _, e := range span.Events() {
+		for _, kv := range e.Attributes {
+			if e.Name == "exception" && kv.Key == "exception.stacktrace" {
+				stack = kv.Value.AsString()
+			}
+		}
+	}
+	if !strings.Contains(stack, "client_test.explodeHandler") {
+		t.Errorf("the exception event's stack trace does not name the handler:\n%s", stack)
 	}
 }

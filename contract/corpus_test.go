@@ -336,7 +336,7 @@ func TestCorpusDescribesWithinBudget(t *testing.T) {
 // TestHandlerBugReachesTheEmbedder: a handler returning a value its own
 // type's schema refuses (here a nil pointer as a slice element) fails the
 // call in the program, and the embedder's telemetry gets the failure with
-// its JSON pointer.
+// its JSON pointer and the note that it is the tool's.
 func TestHandlerBugReachesTheEmbedder(t *testing.T) {
 	find, err := contract.NewTool("findUser", "Finds a user.", func(ctx context.Context, in struct{}) ([]*User, error) { return []*User{nil}, nil })
 	if err != nil {
@@ -369,7 +369,7 @@ func TestHandlerBugReachesTheEmbedder(t *testing.T) {
 		t.Errorf("the program saw %q, want %s", got, errname.ToolValidation)
 	}
 	var tv *contract.ValidationError
-	if len(failed) != 1 || !errors.As(failed[0], &tv) || tv.Phase != "output" || len(tv.Lines) != 1 || tv.Lines[0] != "/0: got null, want object" {
+	if len(failed) != 1 || !errors.As(failed[0], &tv) || tv.Phase != "output" || len(tv.Lines) != 1 || !strings.HasPrefix(tv.Lines[0], "/0: got null, want object; the tool's Go value here is a nil pointer") {
 		t.Errorf("telemetry got %v, want one output ToolValidationError at /0", failed)
 	}
 }

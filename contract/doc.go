@@ -44,7 +44,7 @@
 // schema accepts it (a time.Time that is not an RFC 3339 date-time, a
 // type's own UnmarshalText or UnmarshalJSON failing, an int64 beyond its
 // range) fails as a schema failure does, a *ValidationError line naming
-// its JSON pointer:
+// its JSON pointer, in the same error as the schema's own failures:
 //
 //	/node/due: got "2026-01-01", want an RFC 3339 date-time such as "2026-01-02T15:04:05Z" or "2026-01-02T15:04:05.5+01:00" (cannot parse "" as "T")
 //

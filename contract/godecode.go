@@ -37,10 +37,6 @@ var (
 	rawJSONType         = reflect.TypeFor[json.RawMessage]()
 )
 
-// maxDecodeFailureLines bounds the lines of one report, as violationLines
-// does.
-const maxDecodeFailureLines = 20
-
 // The search decodes each value it enters again, so its work is the
 // input's size times its depth: a program could send a recursive type
 // 1,000 levels deep around a 4 MiB string and keep the host busy for
@@ -56,11 +52,17 @@ const (
 	decodeWorkBase   = 1 << 20
 )
 
-// decodeSearch is one decodeFailures search: the lines found and the
+// decodeSearch is one decodeFailures search: the failures found and the
 // bytes it may still decode.
 type decodeSearch struct {
-	lines  []string
+	found  []violation
 	budget int
+}
+
+// add records the failure msg at the JSON pointer at ("" for the root).
+func (s *decodeSearch) add(at, msg string) {
+	at = pointerOrRoot(at)
+	s.found = append(s.found, violation{at: at, line: at + ": " + msg})
 }
 
 // spend reports whether the search may decode n more bytes, taking them
@@ -74,24 +76,60 @@ func (s *decodeSearch) spend(n int) bool {
 	return true
 }
 
-// decodeFailures lists the spots where raw, a value valid against t's
-// schema that json.Unmarshal refused to decode into t with err, holds what
-// t cannot decode: one "JSON-pointer: message" line each, in the order of
-// t's fields (a map's members sorted by name). A value that decodes alone
-// is not entered; a failure no member explains, or that the search's
-// budget (decodeWorkFactor) does not reach, is reported at the value that
-// holds it, the root "/" at least (with err).
-func decodeFailures(t reflect.Type, raw json.RawMessage, err error) []string {
+// decodeFailures lists the spots where raw, a value that json.Unmarshal
+// refused to decode into t with err, holds what t cannot decode: one
+// violation each, its line "JSON-pointer: message", in the order of t's
+// fields (a map's members sorted by name). A value that decodes alone is
+// not entered; a failure no member explains, or that the search's budget
+// (decodeWorkFactor) does not reach, is reported at the value that holds
+// it, the root "/" at least (with err).
+func decodeFailures(t reflect.Type, raw json.RawMessage, err error) []violation {
 	s := decodeSearch{budget: decodeWorkFactor*len(raw) + decodeWorkBase}
 	locateDecodeFailures(t, raw, "", &s)
-	lines := s.lines
-	if len(lines) == 0 {
-		lines = []string{"/: " + decodeMessage(t, raw, err)}
+	if len(s.found) == 0 {
+		s.add("", decodeMessage(t, raw, err))
 	}
-	if len(lines) > maxDecodeFailureLines {
-		lines = append(lines[:maxDecodeFailureLines], fmt.Sprintf("… and %d more", len(lines)-maxDecodeFailureLines))
+	return s.found
+}
+
+// unexplained is the decode failures of decoded that the schema's
+// failures sv do not already report: those at no pointer that holds, or
+// is, one where the schema failed. A value of the wrong JSON type fails
+// both the schema and the decoding, at its own pointer or, when the
+// search could not place it, at a value holding it; a date-time that is
+// not one, within an input that misses a required member, fails only
+// the decoding and is kept. Both lists may be as long as the input is
+// wide, so the schema's pointers are sorted and searched.
+func unexplained(decoded, sv []violation) []violation {
+	if len(sv) == 0 {
+		return decoded
 	}
-	return lines
+	failed := make([]string, len(sv))
+	for i, v := range sv {
+		failed[i] = v.at
+	}
+	slices.Sort(failed)
+	var out []violation
+	for _, d := range decoded {
+		if !holdsAny(d.at, failed) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// holdsAny reports whether the value at JSON pointer p ("/" for the root)
+// is, or holds, the value at one of the pointers of sorted, which is
+// sorted and not empty. The pointers under p sort together, from p+"/".
+func holdsAny(p string, sorted []string) bool {
+	if p == "/" {
+		return true
+	}
+	if _, ok := slices.BinarySearch(sorted, p); ok {
+		return true
+	}
+	i, _ := slices.BinarySearch(sorted, p+"/")
+	return i < len(sorted) && strings.HasPrefix(sorted[i], p+"/")
 }
 
 // locateDecodeFailures appends a line for each spot within raw, at ptr,
@@ -125,7 +163,7 @@ func locateDecodeFailures(t reflect.Type, raw json.RawMessage, ptr string, s *de
 		}
 	}
 	if !found {
-		s.lines = append(s.lines, pointerOrRoot(ptr)+": "+decodeMessage(t, raw, err))
+		s.add(ptr, decodeMessage(t, raw, err))
 	}
 	return true
 }
@@ -158,7 +196,7 @@ func locateInStruct(t reflect.Type, raw json.RawMessage, ptr string, s *decodeSe
 			host := reflect.StructOf([]reflect.StructField{{Name: "F", Type: f.sf.Type, Tag: `json:"f,string"`}})
 			one, _ := json.Marshal(map[string]json.RawMessage{"f": v})
 			if err := json.Unmarshal(one, reflect.New(host).Interface()); err != nil {
-				s.lines = append(s.lines, at+": "+decodeMessage(f.sf.Type, v, err))
+				s.add(at, decodeMessage(f.sf.Type, v, err))
 				found = true
 			}
 			continue
@@ -208,7 +246,7 @@ func locateInMap(t reflect.Type, raw json.RawMessage, ptr string, s *decodeSearc
 		// TextUnmarshaler). A null value decodes into any type.
 		one, _ := json.Marshal(map[string]any{k: nil})
 		if err := json.Unmarshal(one, reflect.New(t).Interface()); err != nil {
-			s.lines = append(s.lines, fmt.Sprintf("%s: the name %s is not a key %s decodes: %v", at, strconv.Quote(k), t.Key(), err))
+			s.add(at, fmt.Sprintf("the name %s is not a key %s decodes: %v", strconv.Quote(k), t.Key(), err))
 			found = true
 		}
 	}

@@ -222,3 +222,31 @@ func TestTypedToolBoundsTheSearchForDecodeFailures(t *testing.T) {
 		})
 	}
 }
+
+// A typed tool's input that breaks its schema and holds values its Go type
+// refuses is reported whole, in one *ValidationError: the schema's
+// failures, then each value the type refuses where the schema found
+// nothing wrong, so that a program mends its call in one round trip
+// (before, the bad date-time came only once the missing members were
+// there). A value the schema already refused is not reported twice.
+func TestTypedToolReportsSchemaAndDecodeFailuresTogether(t *testing.T) {
+	tool, err := contract.NewTool("schedule", "Schedule things.", func(ctx context.Context, in scheduleIn) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		label, input string
+		want         []string // the lines, each a prefix
+	}{
+		{"missing members and a bad date-time", `{"node":{"due":"yesterday","until":null}}`,
+			[]string{`/: missing properties`, `/node/due: got "yesterday", want an RFC 3339 date-time`}},
+		{"a member of the wrong type, reported once", strings.Replace(withMember(t, "count", `"many"`), `"addr":"192.0.2.1"`, `"addr":"x"`, 1),
+			[]string{`/count: got string, want integer`, `/addr: got "x", which netip.Addr does not decode`}},
+		{"a bad member of a nullable struct, reported once", withMember(t, "node", `{"due":"yesterday","until":5}`),
+			[]string{`/node/until: 'anyOf' failed`, `/node/until: got number, want string`, `/node/until: got number, want null`, `/node/due: got "yesterday"`}},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			checkDecodeFailure(t, "CheckInput", tool.CheckInput(json.RawMessage(tc.input)), tc.want)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,5 +102,62 @@ func TestOutputEncodingSearchIsBounded(t *testing.T) {
 	}
 	if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 64 {
 		t.Errorf("the call allocated %d MB", mb)
+	}
+}
+
+type labelled struct {
+	Items  []*encNode          `json:"items"`
+	Labels map[string]*encNode `json:"labels"`
+	Status string              `json:"status" jsonschema:"enum=pending,enum=shipped"`
+}
+
+// labelledTool is a typed tool that returns out.
+func labelledTool[Out any](out Out, opts ...contract.ToolOption) func() (*contract.Tool, error) {
+	return func() (*contract.Tool, error) {
+		return contract.NewTool("labels", "Labels.", func(context.Context, struct{}) (Out, error) { return out, nil }, opts...)
+	}
+}
+
+// A typed tool's output that breaks its own type's schema (a nil pointer
+// as a slice element or map value, declared T; a nil pointer field under
+// StrictSchemas) is the tool's bug as surely as a NaN is, and says so
+// alike: before, the line was the schema's alone ("/labels/a: got null,
+// want object"), which reads as a fault of the call.
+func TestTypedToolBlamesItselfForOutputItsSchemaRefuses(t *testing.T) {
+	const blame = "; the tool's Go value breaks its own type's schema: the tool's code must change, no change to the call avoids it"
+	const nilBlame = "; the tool's Go value here is a nil pointer, which its type's schema does not accept: the tool's code must change, no change to the call avoids it"
+	type strictOut struct {
+		Node *struct {
+			N int `json:"n"`
+		} `json:"node"`
+	}
+	for _, tc := range []struct {
+		name string
+		tool func() (*contract.Tool, error)
+		want []string
+	}{
+		{"a value outside its tag's enum", labelledTool(labelled{Status: "lost"}),
+			[]string{"/status: value must be one of 'pending', 'shipped'" + blame}},
+		{"a nil slice element", labelledTool(labelled{Items: []*encNode{{}, nil}, Status: "pending"}),
+			[]string{"/items/1: got null, want object" + nilBlame}},
+		{"nil map values", labelledTool(labelled{Labels: map[string]*encNode{"a": nil, "b": {}, "c": nil}, Status: "shipped"}),
+			[]string{"/labels/a: got null, want object" + nilBlame, "/labels/c: got null, want object" + nilBlame}},
+		{"a nil field under StrictSchemas", labelledTool(strictOut{}, contract.StrictSchemas()),
+			[]string{"/node: got null, want object" + nilBlame}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, err := tc.tool()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := tool.Call(context.Background(), json.RawMessage(`{}`))
+			var tv *contract.ValidationError
+			if !errors.As(err, &tv) || tv.Phase != "output" {
+				t.Fatalf("Call = %s, %v; want an output *ValidationError", out, err)
+			}
+			if !slices.Equal(tv.Lines, tc.want) {
+				t.Errorf("Lines = %q\nwant %q", tv.Lines, tc.want)
+			}
+		})
 	}
 }

@@ -52,7 +52,8 @@ func (noLoader) Load(url string) (any, error) {
 }
 
 // NewSchema compiles raw JSON Schema text. It returns an error naming the
-// fault when raw is not JSON or not a valid schema. External $ref targets
+// fault when raw is not JSON, or a *SchemaError naming each fault's JSON
+// pointer within raw when it is not a valid schema. External $ref targets
 // (remote URLs or files) are never loaded: a $ref to one is an error.
 // Content keywords are asserted: a string under contentEncoding "base64"
 // must be base64 (JSON Schema Validation draft 2020-12, section 8).
@@ -95,11 +96,11 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	c.AssertContent()
 	c.UseLoader(noLoader{})
 	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, fmt.Errorf("contract: adding schema: %w", err)
+		return nil, compileError(doc, err)
 	}
 	compiled, err := c.Compile(schemaURL)
 	if err != nil {
-		return nil, fmt.Errorf("contract: compiling schema: %w", err)
+		return nil, compileError(doc, err)
 	}
 	if err := checkCost(compiled); err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
@@ -162,6 +163,17 @@ func SchemaFor[T any]() (*Schema, error) {
 //   - A number closer to zero than the smallest double (1e-400) passes:
 //     it reads as 0, its nearest double, as 0.1 reads as its own.
 func (s *Schema) Validate(value json.RawMessage) error {
+	vs, err := s.violations(value)
+	if err != nil || len(vs) == 0 {
+		return err
+	}
+	return &ValidationError{Lines: reportLines(vs)}
+}
+
+// violations is Validate's work: the failures of value, none when it
+// passes, or an error when value is not JSON or the schema does not
+// compile.
+func (s *Schema) violations(value json.RawMessage) ([]violation, error) {
 	if s.acceptsAll {
 		// Common for foreign tools' outputs; only JSON-ness to check.
 		return checkJSON(value)
@@ -173,7 +185,7 @@ func (s *Schema) Validate(value json.RawMessage) error {
 			// passes unvalidated (Tool.Degraded says why).
 			return checkJSON(value)
 		}
-		return err
+		return nil, err
 	}
 	inst, err := decodeJSON(value)
 	if err != nil {
@@ -181,33 +193,57 @@ func (s *Schema) Validate(value json.RawMessage) error {
 	}
 	err = compiled.Validate(inst)
 	if err == nil {
-		return nil
+		return nil, nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return err
+		return nil, err
 	}
-	return &ValidationError{Lines: violationLines(ve)}
+	return violationsOf(ve), nil
 }
 
-// checkJSON is Validate for a schema that accepts every JSON value: value
-// must be JSON, its numbers within a double's range.
-func checkJSON(value json.RawMessage) error {
+// checkJSON is violations for a schema that accepts every JSON value:
+// value must be JSON, its numbers within a double's range.
+func checkJSON(value json.RawMessage) ([]violation, error) {
 	if err := ijson.Check(value); err != nil {
 		return notJSON(err)
 	}
-	return nil
+	return nil, nil
 }
 
-// notJSON is the error of Validate for value that ijson.Check or
-// decodeJSON refused: a *ValidationError for a number beyond a double,
-// else an error saying value is not JSON.
-func notJSON(err error) error {
+// notJSON is the result of violations for value that ijson.Check or
+// decodeJSON refused: a violation for a number beyond a double, else an
+// error saying value is not JSON.
+func notJSON(err error) ([]violation, error) {
 	var re *ijson.RangeError
 	if errors.As(err, &re) {
-		return &ValidationError{Lines: []string{re.Error()}}
+		return []violation{{at: re.Pointer, line: re.Error()}}, nil
 	}
-	return fmt.Errorf("contract: value is not JSON: %w", err)
+	return nil, fmt.Errorf("contract: value is not JSON: %w", err)
+}
+
+// violation is one failure of a value: the JSON pointer of the value
+// that fails ("/" for the root) and the line reporting it, "pointer:
+// message".
+type violation struct {
+	at, line string
+	null     bool // the value is null where the schema's type refuses it
+}
+
+// maxReportLines bounds the lines of one ValidationError.
+const maxReportLines = 20
+
+// reportLines is vs as ValidationError lines: at most maxReportLines, and
+// a last line saying how many more there are.
+func reportLines(vs []violation) []string {
+	lines := make([]string, 0, min(len(vs), maxReportLines+1))
+	for _, v := range vs[:min(len(vs), maxReportLines)] {
+		lines = append(lines, v.line)
+	}
+	if len(vs) > maxReportLines {
+		lines = append(lines, fmt.Sprintf("… and %d more", len(vs)-maxReportLines))
+	}
+	return lines
 }
 
 // ValidationError is a value that broke a schema: one line per failure,
@@ -245,12 +281,12 @@ func (e *ValidationError) Error() string {
 // violationPrinter renders the validator's error messages.
 var violationPrinter = message.NewPrinter(language.English)
 
-// violationLines lists ve's failures depth first, as ve.Error() does. It
+// violationsOf lists ve's failures depth first, as ve.Error() does. It
 // walks the error tree rather than using BasicOutput, which labels every
 // failure reached through a $ref "validation failed" instead of saying what
 // failed.
-func violationLines(ve *jsonschema.ValidationError) []string {
-	var lines []string
+func violationsOf(ve *jsonschema.ValidationError) []violation {
+	var vs []violation
 	seen := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -275,21 +311,18 @@ func violationLines(ve *jsonschema.ValidationError) []string {
 		line := loc + ": " + e.ErrorKind.LocalizedString(violationPrinter)
 		if !seen[line] {
 			seen[line] = true
-			lines = append(lines, line)
+			got, _ := e.ErrorKind.(*kind.Type)
+			vs = append(vs, violation{at: loc, line: line, null: got != nil && got.Got == "null"})
 		}
 		for _, c := range sortedCauses(e) {
 			walk(c)
 		}
 	}
 	walk(ve)
-	if len(lines) == 0 {
-		lines = append(lines, "/: "+ve.Error())
+	if len(vs) == 0 {
+		vs = append(vs, violation{at: "/", line: "/: " + ve.Error()})
 	}
-	const max = 20
-	if len(lines) > max {
-		lines = append(lines[:max], fmt.Sprintf("… and %d more", len(lines)-max))
-	}
-	return lines
+	return vs
 }
 
 // sortedCauses returns e's causes in a stable order: by instance location

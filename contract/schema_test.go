@@ -458,14 +458,14 @@ func TestNewSchemaRejectsBadSchemas(t *testing.T) {
 		{"not JSON", `nope`, "not JSON"},
 		{"truncated", `{"type":"string"`, "not JSON"},
 		{"trailing data", `{} {}`, "not JSON"},
-		{"type is a number", `{"type":12}`, "compiling"},
-		{"unknown type name", `{"type":"text"}`, "compiling"},
-		{"negative minLength", `{"minLength":-1}`, "compiling"},
-		{"required not an array", `{"required":"a"}`, "compiling"},
-		{"properties not an object", `{"properties":[]}`, "compiling"},
-		{"bad pattern", `{"pattern":"("}`, "compiling"},
-		{"not a schema", `12`, "compiling"},
-		{"dangling local ref", `{"$ref":"#/$defs/missing"}`, "compiling"},
+		{"type is a number", `{"type":12}`, "invalid JSON Schema"},
+		{"unknown type name", `{"type":"text"}`, "invalid JSON Schema"},
+		{"negative minLength", `{"minLength":-1}`, "invalid JSON Schema"},
+		{"required not an array", `{"required":"a"}`, "invalid JSON Schema"},
+		{"properties not an object", `{"properties":[]}`, "invalid JSON Schema"},
+		{"bad pattern", `{"pattern":"("}`, "invalid JSON Schema"},
+		{"not a schema", `12`, "invalid JSON Schema"},
+		{"dangling local ref", `{"$ref":"#/$defs/missing"}`, "invalid JSON Schema"},
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			s, err := contract.NewSchema(json.RawMessage(tc.raw))
@@ -474,6 +474,61 @@ func TestNewSchemaRejectsBadSchemas(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("NewSchema(%s) = %v, want an error containing %q", tc.raw, err, tc.want)
+			}
+		})
+	}
+}
+
+// A schema that does not compile is a *contract.SchemaError naming each
+// fault's JSON pointer within the schema's own text and saying what is
+// wrong there, never the address the schema is compiled under
+// (codemode:///schema.json, which no user wrote) nor the validator's tree
+// of 'allOf' failed lines against the meta-schema.
+func TestSchemaErrorNamesPointersInTheSchema(t *testing.T) {
+	for _, tc := range []struct {
+		label, raw string
+		want       []contract.SchemaFault // Message a prefix
+	}{
+		{"unknown type name", `{"properties":{"city":{"type":"strng"}}}`,
+			[]contract.SchemaFault{{Pointer: "/properties/city/type", Message: "value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'"}}},
+		{"type is a number", `{"type":12}`,
+			[]contract.SchemaFault{{Pointer: "/type", Message: "value must be one of 'array'"}}},
+		{"two faults", `{"properties":{"a":{"minLength":-1,"pattern":"("}}}`,
+			[]contract.SchemaFault{{Pointer: "/properties/a/minLength", Message: "minimum: got -1, want 0"}, {Pointer: "/properties/a/pattern", Message: "'(' is not valid regex"}}},
+		{"not a schema", `12`, []contract.SchemaFault{{Pointer: "", Message: "got number, want boolean or object"}}},
+		{"dangling local ref", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`,
+			[]contract.SchemaFault{{Pointer: "/properties/a/$ref", Message: `"#/$defs/missing" refers to nothing in the schema`}}},
+		{"dangling anchor", `{"items":{"$ref":"#nowhere"}}`,
+			[]contract.SchemaFault{{Pointer: "/items/$ref", Message: `"#nowhere" refers to nothing in the schema`}}},
+		{"relative file", `{"properties":{"a":{"$ref":"other.json#/x"}}}`,
+			[]contract.SchemaFault{{Pointer: "/properties/a/$ref", Message: `"other.json#/x" is another document: external schema documents are not loaded; put the definition in $defs`}}},
+		{"remote meta-schema", `{"$schema":"https://example.com/meta","type":"string"}`,
+			[]contract.SchemaFault{{Pointer: "/$schema", Message: `"https://example.com/meta" is another document: external schema documents are not loaded`}}},
+		{"a list of types, one unknown", `{"type":["string","strng"]}`,
+			[]contract.SchemaFault{{Pointer: "/type/1", Message: "value must be one of 'array'"}}},
+		{"duplicate $anchor", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`,
+			[]contract.SchemaFault{{Pointer: "/$defs/b/$anchor", Message: `the $anchor "x" is also the $anchor at /$defs/a`}}},
+		{"duplicate $id", `{"$defs":{"a":{"$id":"x"},"b":{"$id":"x"}}}`,
+			[]contract.SchemaFault{{Pointer: "/$defs/b/$id", Message: `the $id "x" is also the $id at /$defs/a`}}},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			_, err := contract.NewSchema(json.RawMessage(tc.raw))
+			if err == nil {
+				t.Fatalf("NewSchema(%s) = nil, want an error", tc.raw)
+			}
+			if strings.Contains(err.Error(), "codemode:") || strings.Contains(err.Error(), "schema.json") {
+				t.Errorf("the error names the address the schema is compiled under:\n%v", err)
+			}
+			var se *contract.SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("NewSchema(%s) = %v, want a *contract.SchemaError", tc.raw, err)
+			}
+			ok := len(se.Faults) == len(tc.want)
+			for i := 0; ok && i < len(tc.want); i++ {
+				ok = se.Faults[i].Pointer == tc.want[i].Pointer && strings.HasPrefix(se.Faults[i].Message, tc.want[i].Message)
+			}
+			if !ok {
+				t.Errorf("Faults = %q\nwant    %q", se.Faults, tc.want)
 			}
 		})
 	}

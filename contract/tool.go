@@ -46,12 +46,15 @@ type Tool struct {
 	// checks input against, which may differ from input, the declared one
 	// (see toolOptions.absentUnknown); nil for other tools.
 	accepts *Schema
-	// decodes, for a typed tool (NewTool), decodes an input its schema
-	// accepts into the Go type, and says where the type refuses it (see
-	// decodeFailures); nil for other tools, and for a type that decodes
-	// whatever its schema accepts (mayRefuse), which only the handler
-	// decodes.
-	decodes func(json.RawMessage) *ValidationError
+	// decodes, for a typed tool (NewTool), decodes an input into the Go
+	// type and lists where the type refuses it (see decodeFailures),
+	// none when it decodes; nil for other tools, and for a type that
+	// decodes whatever its schema accepts (mayRefuse), which only the
+	// handler decodes.
+	decodes func(json.RawMessage) []violation
+	// typed is set for a tool made by NewTool, whose output schema is its
+	// Go type's: an output that breaks it is the handler's bug.
+	typed bool
 }
 
 // Annotations are a tool's behaviour hints (read-only, destructive,
@@ -223,9 +226,9 @@ func (t *Tool) OutputDeclaration() json.RawMessage {
 // cannot encode (a NaN, a cycle, a failing MarshalJSON), has a bug, and
 // the call fails with a ValidationError of phase "output" naming the JSON
 // pointer of each fault (and, for one encoding/json refuses, its Go path
-// and type), which the client's
-// telemetry reports to the embedder (an EventToolCallFailed event) as it
-// rejects the call in the program.
+// and type) and saying that the tool's code must change (see
+// Tool.CheckOutput), which the client's telemetry reports to the embedder
+// (an EventToolCallFailed event) as it rejects the call in the program.
 //
 // It returns an error for an invalid name, an empty description, a nil
 // fn, a type that encoding/json cannot encode (naming its Go path) or a
@@ -258,17 +261,17 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("contract: tool %s output: %w", name, err)
 	}
-	decode := func(raw json.RawMessage) (In, *ValidationError) {
+	decode := func(raw json.RawMessage) (In, []violation) {
 		var v In
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return v, &ValidationError{Tool: name, Phase: "input", Lines: decodeFailures(reflect.TypeFor[In](), raw, err)}
+			return v, decodeFailures(reflect.TypeFor[In](), raw, err)
 		}
 		return v, nil
 	}
 	h := func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
-		v, verr := decode(raw)
-		if verr != nil {
-			return nil, verr
+		v, failed := decode(raw)
+		if failed != nil {
+			return nil, &ValidationError{Tool: name, Phase: "input", Lines: reportLines(failed)}
 		}
 		res, err := fn(ctx, v)
 		if err != nil {
@@ -287,11 +290,11 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, err
 	}
-	t.accepts = accepts
+	t.accepts, t.typed = accepts, true
 	if mayRefuse(reflect.TypeFor[In]()) {
-		t.decodes = func(raw json.RawMessage) *ValidationError {
-			_, verr := decode(raw)
-			return verr
+		t.decodes = func(raw json.RawMessage) []violation {
+			_, failed := decode(raw)
+			return failed
 		}
 	}
 	// A schema the declarations cannot print fails here rather than at
@@ -587,6 +590,13 @@ func (t *Tool) Call(ctx context.Context, input json.RawMessage) (json.RawMessage
 //     again by the handler, and each spot the type refuses is a line
 //     naming its JSON pointer ("/node/due: got \"2026-01-01\", want an
 //     RFC 3339 date-time …"), as a schema failure is.
+//   - One error reports every fault that can be found at once: an input
+//     that breaks the schema is decoded too (for a type that may refuse
+//     it), and the spots the type refuses follow the schema's lines, so
+//     a missing member and a bad date-time elsewhere are mended in one
+//     round trip. A spot is reported once: a value the schema refused (a
+//     string where an integer belongs) is not reported again by the
+//     decoding, nor is a value holding one.
 //   - For a tool made by NewTool, a struct member declared unknown (an
 //     interface or json.RawMessage field) may be absent, although the
 //     declaration and the input schema require it: TypeScript lets a
@@ -597,15 +607,17 @@ func (t *Tool) CheckInput(input json.RawMessage) error {
 	if t.accepts != nil {
 		schema = t.accepts
 	}
-	if err := schema.Validate(input); err != nil {
+	failed, err := schema.violations(input)
+	if err != nil {
 		return validationError(t.name, "input", err)
 	}
 	if t.decodes != nil {
-		if err := t.decodes(input); err != nil {
-			return err
-		}
+		failed = append(failed, unexplained(t.decodes(input), failed)...)
 	}
-	return nil
+	if len(failed) == 0 {
+		return nil
+	}
+	return &ValidationError{Tool: t.name, Phase: "input", Lines: reportLines(failed)}
 }
 
 // invoke runs the handler on input that CheckInput accepted and validates
@@ -631,11 +643,39 @@ func (t *Tool) Handle(ctx context.Context, input json.RawMessage) (json.RawMessa
 
 // CheckOutput validates a call's output, returning a *ValidationError
 // when it breaks the output schema.
+//
+// # Notes
+//   - For a tool made by NewTool, whose output schema is its Go type's, a
+//     failure is the tool's bug, and each line says so as a value
+//     encoding/json cannot encode does (a NaN): "…; the tool's Go value
+//     breaks its own type's schema: the tool's code must change, no
+//     change to the call avoids it", or, for a null, that the Go value
+//     there is a nil pointer (a pointer slice element or map value, which
+//     is declared T, or a pointer field under StrictSchemas).
 func (t *Tool) CheckOutput(output json.RawMessage) error {
-	if err := t.output.Validate(output); err != nil {
+	failed, err := t.output.violations(output)
+	if err != nil {
 		return validationError(t.name, "output", err)
 	}
-	return nil
+	if len(failed) == 0 {
+		return nil
+	}
+	if t.typed {
+		for i, v := range failed {
+			failed[i].line += handlerBug(v)
+		}
+	}
+	return &ValidationError{Tool: t.name, Phase: "output", Lines: reportLines(failed)}
+}
+
+// handlerBug is what a typed tool's output failure v adds to its line:
+// that the fault is the tool's, not the call's.
+func handlerBug(v violation) string {
+	const fix = ": the tool's code must change, no change to the call avoids it"
+	if v.null {
+		return "; the tool's Go value here is a nil pointer, which its type's schema does not accept" + fix
+	}
+	return "; the tool's Go value breaks its own type's schema" + fix
 }
 
 func validationError(tool, phase string, err error) *ValidationError {

@@ -35,7 +35,10 @@ import (
 // the output JSON on stdout. A non-zero exit is the tool's error, with its
 // stderr as the message. Output that is not JSON, or that breaks
 // outputSchema, fails the call with a ToolValidationError naming the tool,
-// as a Go handler's output does. A relative command path (one containing a slash)
+// as a Go handler's output does. A schema that is not a valid JSON Schema
+// is refused when the file is loaded, naming each fault at its JSON
+// pointer within the file (/tools/1/inputSchema/properties/city/type).
+// A relative command path (one containing a slash)
 // is resolved against the tools file's folder, which is also the working
 // directory. The file's description is the codemode namespace's
 // instructions.
@@ -125,7 +128,7 @@ func loadTools(path string, maxCommands int) (contract.Namespace, []string, erro
 	ns := contract.Namespace{Name: contract.DefaultNamespace, Instructions: f.Description}
 	var warnings []string
 	for i, s := range f.Tools {
-		t, err := s.tool(dir, slots)
+		t, err := s.tool(fmt.Sprintf("/tools/%d", i), dir, slots)
 		if err != nil {
 			return contract.Namespace{}, nil, fmt.Errorf("%s: tools[%d] (%s): %w", path, i, s.Name, err)
 		}
@@ -204,8 +207,9 @@ func textPlace(text []byte, offset int64) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-// tool makes the contract tool of s, its commands resolved against dir.
-func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
+// tool makes the contract tool of s, found at the JSON pointer at in its
+// tools file, its commands resolved against dir.
+func (s toolSpec) tool(at, dir string, slots commandSlots) (*contract.Tool, error) {
 	switch {
 	case len(s.Command) == 0 || s.Command[0] == "":
 		return nil, errors.New("command is missing or empty")
@@ -217,7 +221,7 @@ func (s toolSpec) tool(dir string, slots commandSlots) (*contract.Tool, error) {
 	if err := s.checkProcess(); err != nil {
 		return nil, err
 	}
-	t, err := s.newTool(commandHandler(s.Name, resolveCommand(s.Command, dir), dir, s.Env, slots))
+	t, err := s.newTool(at, commandHandler(s.Name, resolveCommand(s.Command, dir), dir, s.Env, slots))
 	if err != nil {
 		return nil, err
 	}
@@ -254,24 +258,50 @@ func (s toolSpec) checkProcess() error {
 	return nil
 }
 
-// newTool makes the tool of s with handler h: declared exactly when its
-// schemas have an exact declaration (closed objects; typegen.Type), else
-// declared leniently (open objects, unknown where TypeScript cannot say
-// it), and validated against them either way. A schema that does not
-// compile is an error.
-func (s toolSpec) newTool(h contract.Handler) (*contract.Tool, error) {
-	if exact(s.InputSchema) && exact(s.OutputSchema) {
-		return contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)
-	}
+// newTool makes the tool of s, found at the JSON pointer at in its tools
+// file, with handler h: declared exactly when its schemas have an exact
+// declaration (closed objects; typegen.Type), else declared leniently
+// (open objects, unknown where TypeScript cannot say it), and validated
+// against them either way. A schema that does not compile is an error
+// naming each fault's JSON pointer within the tools file (see
+// schemaFaults).
+func (s toolSpec) newTool(at string, h contract.Handler) (*contract.Tool, error) {
 	for _, p := range []struct {
-		phase  string
+		field  string
 		schema json.RawMessage
 	}{{"inputSchema", s.InputSchema}, {"outputSchema", s.OutputSchema}} {
 		if _, err := contract.NewSchema(p.schema); err != nil {
-			return nil, fmt.Errorf("%s: %w", p.phase, err)
+			return nil, schemaFaults(at+"/"+p.field, p.field, err)
 		}
 	}
+	if exact(s.InputSchema) && exact(s.OutputSchema) {
+		return contract.NewRawTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)
+	}
 	return contract.NewForeignTool(s.Name, s.Description, s.InputSchema, s.OutputSchema, h)
+}
+
+// maxSchemaFaults bounds the faults named for one schema of a tools file.
+const maxSchemaFaults = 10
+
+// schemaFaults is the error of a tool's schema, the tools file's field at
+// the JSON pointer at, that contract.NewSchema refused with err: each
+// fault at its pointer within the file ("inputSchema is not a valid JSON
+// Schema: /tools/1/inputSchema/properties/city/type: value must be one of
+// …"), which a person finds with their editor's JSON outline, rather than
+// within the schema alone.
+func schemaFaults(at, field string, err error) error {
+	var se *contract.SchemaError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	var lines []string
+	for _, f := range se.Faults[:min(len(se.Faults), maxSchemaFaults)] {
+		lines = append(lines, at+f.Pointer+": "+f.Message)
+	}
+	if n := len(se.Faults) - maxSchemaFaults; n > 0 {
+		lines = append(lines, fmt.Sprintf("… and %d more", n))
+	}
+	return fmt.Errorf("%s is not a valid JSON Schema: %s", field, strings.Join(lines, "; "))
 }
 
 // exact reports whether schema has an exact TypeScript declaration.

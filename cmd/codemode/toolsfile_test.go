@@ -220,7 +220,7 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 		{"a NUL in an argument", with(`"revert": ["undo", "x\u0000"]`), "revert[1] holds a NUL character"},
 		// The input schema's fault is named first, whichever order a map
 		// would have taken.
-		{"two bad schemas", `{"tools": [{"name": "a", "description": "d", "inputSchema": {"type": 5}, "outputSchema": {"type": 6}, "command": ["true"]}]}`, "tools[0] (a): inputSchema: "},
+		{"two bad schemas", `{"tools": [{"name": "a", "description": "d", "inputSchema": {"type": 5}, "outputSchema": {"type": 6}, "command": ["true"]}]}`, "tools[0] (a): inputSchema is not a valid JSON Schema: /tools/0/inputSchema/type: "},
 	} {
 		for range 8 {
 			path := filepath.Join(t.TempDir(), "tools.json")
@@ -239,6 +239,40 @@ func TestToolsFileFaultsSayWhere(t *testing.T) {
 	}
 	if ns, _, err := loadTools(path, 1); err != nil || len(ns.Tools) != 1 {
 		t.Errorf("a file with blank lines around its object: %v, %d tools", err, len(ns.Tools))
+	}
+}
+
+// TestToolsFileSchemaFaultsSayWhereInTheFile: a tool whose schema is not
+// a valid JSON Schema is refused naming the tools file, the tool, and
+// each fault's JSON pointer within the file, without the address the
+// schema is compiled under (codemode:///schema.json) or the validator's
+// tree of failed allOf and anyOf against the meta-schema.
+func TestToolsFileSchemaFaultsSayWhereInTheFile(t *testing.T) {
+	tool := func(in, out string) string {
+		return `{"tools": [{"name": "ok", "description": "d", "inputSchema": {}, "outputSchema": {}, "command": ["true"]},
+  {"name": "getWeather", "description": "d", "inputSchema": ` + in + `, "outputSchema": ` + out + `, "command": ["true"]}]}`
+	}
+	const exactIn = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"a misspelt type", tool(`{"type":"object","properties":{"city":{"type":"strng"}}}`, `{}`),
+			`tools[1] (getWeather): inputSchema is not a valid JSON Schema: /tools/1/inputSchema/properties/city/type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'`},
+		{"an output schema's dangling $ref", tool(exactIn, `{"type":"object","properties":{"t":{"$ref":"#/$defs/temp"}}}`),
+			`tools[1] (getWeather): outputSchema is not a valid JSON Schema: /tools/1/outputSchema/properties/t/$ref: "#/$defs/temp" refers to nothing in the schema`},
+		{"two faults of a schema with an exact declaration", tool(`{"type":"object","properties":{"city":{"type":"string","minLength":-1,"pattern":"("}},"required":["city"],"additionalProperties":false}`, `{}`),
+			`inputSchema is not a valid JSON Schema: /tools/1/inputSchema/properties/city/minLength: minimum: got -1, want 0; /tools/1/inputSchema/properties/city/pattern: '(' is not valid regex`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, "tools.json", tc.text)
+			_, _, err := loadTools(path, 1)
+			if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("loadTools = %v\nwant %s: …%s…", err, path, tc.want)
+			}
+			if err != nil && (strings.Contains(err.Error(), "codemode:") || strings.Contains(err.Error(), "schema.json") || strings.Contains(err.Error(), "allOf")) {
+				t.Errorf("loadTools = %v: it names an address the user never wrote, or the meta-schema's structure", err)
+			}
+		})
 	}
 }
 

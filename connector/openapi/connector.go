@@ -137,15 +137,16 @@ type ResponseValidation int
 
 const (
 	// ResponsesWarn validates and, on a mismatch, returns the response
-	// anyway and logs a warning naming the operation, the status and the
-	// JSON pointer. It is the default because published descriptions often
+	// anyway and logs a warning naming the operation, the status and each
+	// JSON pointer where the response breaks its schema (the first ten,
+	// and how many more). It is the default because published descriptions often
 	// lag their APIs (a new field, a null where the schema says string):
 	// refusing such a response would block a program on data it can use.
 	ResponsesWarn ResponseValidation = iota
 	// ResponsesError fails the call with a *contract.ValidationError
 	// (Phase "output"), which programs see as a ToolValidationError whose
-	// message names the method, the status, the JSON pointer and the
-	// reason.
+	// lines name the method, the status, and each JSON pointer (the first
+	// ten, and how many more) with its reason.
 	ResponsesError
 	// ResponsesOff does not validate responses.
 	ResponsesOff

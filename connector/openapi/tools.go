@@ -484,22 +484,61 @@ func (c *Connector) checkResponse(ctx context.Context, op *operation, r *respons
 	if err := json.Unmarshal(r.value, &v); err != nil {
 		return nil
 	}
-	err := schema.Value.VisitJSON(v, openapi3.VisitAsResponse())
-	if err == nil || oneOfAmbiguity(err) {
+	lines := mismatchLines(schema.Value.VisitJSON(v, openapi3.VisitAsResponse(), openapi3.MultiErrors()))
+	if len(lines) == 0 {
 		return nil
 	}
-	line := schemaMessage(err)
-	if !strings.HasPrefix(line, "/") {
-		line = "/: " + line
-	}
-	line += fmt.Sprintf(" (the %d response of %s %s does not match the document)", r.status, op.method, op.path)
+	what := fmt.Sprintf(" (the %d response of %s %s does not match the document)", r.status, op.method, op.path)
 	if c.responses == ResponsesError {
-		return &contract.ValidationError{Tool: op.name, Phase: "output", Lines: []string{line}}
+		for i, l := range lines {
+			if strings.HasPrefix(l, "/") {
+				lines[i] += what
+			}
+		}
+		return &contract.ValidationError{Tool: op.name, Phase: "output", Lines: lines}
 	}
 	if c.logger != nil {
-		c.logger.WarnContext(ctx, "openapi response does not match the document", "namespace", c.name, "method", op.name, "mismatch", line)
+		c.logger.WarnContext(ctx, "openapi response does not match the document", "namespace", c.name, "method", op.name, "mismatch", strings.Join(lines, "; ")+what)
 	}
 	return nil
+}
+
+// maxMismatchLines bounds the places a response's mismatch names.
+const maxMismatchLines = 10
+
+// mismatchLines lists the places where a value breaks its schema, one
+// "JSON-pointer: reason" line each, from err, the error of validating it
+// with openapi3.MultiErrors (nil: none): at most maxMismatchLines, and a
+// last line saying how many more. A oneOf's ambiguity is not a mismatch
+// (oneOfAmbiguity).
+func mismatchLines(err error) []string {
+	var lines []string
+	var walk func(err error)
+	walk = func(err error) {
+		// A MultiError lists failures that each hold; a SchemaError's own
+		// (a oneOf's branches) are alternatives, and it is one failure.
+		multi, ok := err.(openapi3.MultiError)
+		switch {
+		case ok:
+			for _, e := range multi {
+				walk(e)
+			}
+		case err == nil, oneOfAmbiguity(err):
+		default:
+			line := schemaMessage(err)
+			if !strings.HasPrefix(line, "/") {
+				line = "/: " + line
+			}
+			if !slices.Contains(lines, line) {
+				lines = append(lines, line)
+			}
+		}
+	}
+	walk(err)
+	if n := len(lines) - maxMismatchLines; n > 0 {
+		lines = append(lines[:maxMismatchLines], fmt.Sprintf("… and %d more", n))
+	}
+	return lines
 }
 
 // decodedCost is what decoding a JSON text into Go values takes, per byte
@@ -525,13 +564,18 @@ func oneOfAmbiguity(err error) bool {
 	return errors.As(err, &se) && se.SchemaField == "oneOf" && strings.Contains(se.Reason, "more than one")
 }
 
-// schemaMessage is the first line of a kin-openapi validation error.
+// schemaMessage is the first line of a kin-openapi validation error: its
+// reason after the JSON pointer of the value at fault, when it has one.
 func schemaMessage(err error) string {
 	var se *openapi3.SchemaError
 	if errors.As(err, &se) {
 		msg := se.Reason
 		if p := se.JSONPointer(); len(p) > 0 {
-			msg = "/" + strings.Join(p, "/") + ": " + msg
+			at := ""
+			for _, tok := range p {
+				at = jsonpointer.Append(at, tok)
+			}
+			msg = at + ": " + msg
 		}
 		return msg
 	}
