@@ -332,9 +332,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 			continue
 		}
 		if s := paramSchema(p); s != nil && s.Value != nil {
-			if err := s.Value.VisitJSON(v, requestValidation()...); err != nil && !oneOfAmbiguity(err) {
-				lines = append(lines, "/"+jsonpointer.Escape(p.Name)+": "+schemaMessage(err))
-			}
+			lines = append(lines, faultsAt("/"+jsonpointer.Escape(p.Name), s.Value, v)...)
 		}
 	}
 	body, hasBody := in["body"]
@@ -344,9 +342,7 @@ func (c *Connector) callOperation(ctx context.Context, op *operation, input json
 		case !hasBody && op.bodyReq:
 			lines = append(lines, "/body: required (the JSON request body)")
 		case hasBody && op.body.Value != nil:
-			if err := op.body.Value.VisitJSON(body, requestValidation()...); err != nil && !oneOfAmbiguity(err) {
-				lines = append(lines, "/body: "+schemaMessage(err))
-			}
+			lines = append(lines, faultsAt("/body", op.body.Value, body)...)
 		}
 	}
 	var extra []string
@@ -537,6 +533,24 @@ func mismatchLines(err error) []string {
 	walk(err)
 	if n := len(lines) - maxMismatchLines; n > 0 {
 		lines = append(lines[:maxMismatchLines], fmt.Sprintf("… and %d more", n))
+	}
+	return lines
+}
+
+// faultsAt lists every place where v, the input's member at pointer at (a
+// parameter, or the body), breaks schema, one "JSON-pointer: reason" line
+// each with the pointer from the input's root ("/body/name: ..."), as
+// mismatchLines bounds them: a program learns of all its faults in one
+// call, not one per call.
+func faultsAt(at string, schema *openapi3.Schema, v any) []string {
+	lines := mismatchLines(schema.VisitJSON(v, append(requestValidation(), openapi3.MultiErrors())...))
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "/: "):
+			lines[i] = at + l[1:]
+		case strings.HasPrefix(l, "/"):
+			lines[i] = at + l
+		}
 	}
 	return lines
 }
