@@ -20,21 +20,31 @@ import (
 // becomes \xNN, \uNNNN or, past the BMP, \UNNNNNNNN; newlines and tabs
 // stay, and invalid UTF-8 becomes U+FFFD.
 func Escape(s string) string {
+	return escapeControls(s, func(b *strings.Builder, r rune) {
+		switch {
+		case r < 0x100:
+			fmt.Fprintf(b, `\x%02x`, r)
+		case r <= 0xffff:
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(b, `\U%08x`, r)
+		}
+	})
+}
+
+// escapeControls is s, invalid UTF-8 as U+FFFD, with each character
+// IsControl reports written by escape instead.
+func escapeControls(s string, escape func(b *strings.Builder, r rune)) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if !strings.ContainsFunc(s, IsControl) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		switch {
-		case !IsControl(r):
+		if IsControl(r) {
+			escape(&b, r)
+		} else {
 			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
 		}
 	}
 	return b.String()
@@ -114,23 +124,15 @@ func Quote(s string) string {
 // same value (compact JSON, which holds no newline or tab outside its
 // strings, stays compact). Invalid UTF-8 becomes U+FFFD.
 func EscapeJSON(text string) string {
-	text = strings.ToValidUTF8(text, "\uFFFD")
-	if !strings.ContainsFunc(text, IsControl) {
-		return text
-	}
-	var b strings.Builder
-	for _, r := range text {
-		switch {
-		case !IsControl(r):
-			b.WriteRune(r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default: // JSON escapes a character past the BMP as its UTF-16 pair
-			hi, lo := utf16.EncodeRune(r)
-			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+	return escapeControls(text, func(b *strings.Builder, r rune) {
+		if r <= 0xffff {
+			fmt.Fprintf(b, `\u%04x`, r)
+			return
 		}
-	}
-	return b.String()
+		// JSON escapes a character past the BMP as its UTF-16 pair.
+		hi, lo := utf16.EncodeRune(r)
+		fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
+	})
 }
 
 // Lines splits program text into the lines JavaScript reads, each
