@@ -75,32 +75,40 @@ var reservedErrorProperties = []string{
 	"__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
 }
 
-// checkErrorDecl checks one error a tool declares (where names the tool).
-func checkErrorDecl(e ErrorDecl, where string) error {
+// declaredError is an error a tool declares, checked, with its
+// properties compiled (errorProperties; nil for none).
+type declaredError struct {
+	ErrorDecl
+	props *tsType
+}
+
+// checkErrorDecl checks one error a tool declares (where names the tool)
+// and compiles its properties.
+func checkErrorDecl(e ErrorDecl, where string) (declaredError, error) {
 	at := where + ".errors." + e.Name
 	switch {
 	case !isIdentifier(e.Name) || !strings.HasSuffix(e.Name, "Error"):
-		return schemaErr(at, "name", "error name %s must be a JavaScript identifier ending in Error", quote(e.Name))
+		return declaredError{}, schemaErr(at, "name", "error name %s must be a JavaScript identifier ending in Error", quote(e.Name))
 	case strings.ContainsFunc(e.Name, termtext.IsControl):
 		// An identifier may hold joiners and variation selectors, which
 		// print as nothing: the interface and its @throws tag would read as
 		// another error's name.
-		return schemaErr(at, "name", "error name %s holds a character that hides or reorders text", quote(e.Name))
+		return declaredError{}, schemaErr(at, "name", "error name %s holds a character that hides or reorders text", quote(e.Name))
 	case reservedErrorName(e.Name):
-		return schemaErr(at, "name", "error name %s is JavaScript's or code mode's own", e.Name)
+		return declaredError{}, schemaErr(at, "name", "error name %s is JavaScript's or code mode's own", e.Name)
 	case len(jsdocLines(e.Description)) == 0:
-		return schemaErr(at, "description", "error description must not be blank")
+		return declaredError{}, schemaErr(at, "description", "error description must not be blank")
 	}
 	t := errorProperties(e)
 	if t == nil {
-		return nil
+		return declaredError{ErrorDecl: e}, nil
 	}
 	for _, p := range t.props {
 		if slices.Contains(reservedErrorProperties, p.name) {
-			return schemaErr(at, "properties", "property %s is a member every Error has; the runner never sets it from a tool's error", quote(p.name))
+			return declaredError{}, schemaErr(at, "properties", "property %s is a member every Error has; the runner never sets it from a tool's error", quote(p.name))
 		}
 	}
-	return nil
+	return declaredError{ErrorDecl: e, props: t}, nil
 }
 
 // errorProperties compiles e's properties leniently: nil when it has
@@ -131,28 +139,30 @@ func sameError(a, b ErrorDecl) bool {
 
 // collectErrors gathers the errors the tools of namespaces declare, each
 // once, in the order first declared, and checks them: a name taken by a
-// printed type (taken), or declared twice unlike, is an error.
-func collectErrors(namespaces []Namespace, taken map[string]bool) ([]ErrorDecl, error) {
-	var out []ErrorDecl
+// printed type (taken), or declared twice unlike, is an error. An error
+// declared again alike is neither checked nor compiled again.
+func collectErrors(namespaces []Namespace, taken map[string]bool) ([]declaredError, error) {
+	var out []declaredError
 	byName := map[string]int{}
 	for _, ns := range namespaces {
 		for _, tool := range ns.Tools {
 			where := ns.Name + "." + tool.Name
 			for _, e := range tool.Errors {
-				if err := checkErrorDecl(e, where); err != nil {
-					return nil, err
-				}
 				if i, ok := byName[e.Name]; ok {
-					if !sameError(out[i], e) {
+					if !sameError(out[i].ErrorDecl, e) {
 						return nil, schemaErr(where+".errors."+e.Name, "name", "error %s is declared by another tool with another description or properties", e.Name)
 					}
 					continue
+				}
+				d, err := checkErrorDecl(e, where)
+				if err != nil {
+					return nil, err
 				}
 				if taken[e.Name] {
 					return nil, schemaErr(where+".errors."+e.Name, "name", "error name %s is already the name of a declared type", e.Name)
 				}
 				byName[e.Name] = len(out)
-				out = append(out, e)
+				out = append(out, d)
 			}
 		}
 	}
@@ -161,12 +171,12 @@ func collectErrors(namespaces []Namespace, taken map[string]bool) ([]ErrorDecl, 
 
 // writeErrors prints the interfaces of errs (see [ErrorDecl]), each
 // JSDoc saying how a program tells the error apart (narrowing).
-func writeErrors(b *strings.Builder, errs []ErrorDecl) {
+func writeErrors(b *strings.Builder, errs []declaredError) {
 	for _, e := range errs {
 		writeJSDoc(b, e.Description+"\n\n"+narrowing(e.Name), 0)
 		b.WriteString("interface " + e.Name + " extends Error {\n")
 		b.WriteString("  readonly name: " + quote(e.Name) + ";\n")
-		if t := errorProperties(e); t != nil {
+		if t := e.props; t != nil {
 			p := printer{readonly: true}
 			for _, prop := range t.props {
 				writeJSDocLines(b, append(jsdocLines(prop.description), prop.tags...), 1)
