@@ -1342,9 +1342,11 @@ var CodeModeRunner = (() => {
     let replay = [];
     let frameMap = { __proto__: null, filename: "", positions: void 0 };
     let begun = false;
+    let prebuilt2;
     const begin = (r) => {
       if (begun) throw new ErrorCtor("an execution was begun twice");
       begun = true;
+      if (prebuilt2 !== void 0) r.namespaces = request2.namespaces;
       request2 = r;
       limits = r.limits;
       replay = r.clock;
@@ -1661,6 +1663,31 @@ var CodeModeRunner = (() => {
       defineProperty(m.tools, name, { __proto__: null, value, writable: false, enumerable: true, configurable: false });
       push(m.added, name);
     };
+    const scopeArg = () => {
+      const arg = scope();
+      const setup = request2.setup;
+      if (setup === void 0 || setup === null) return arg;
+      if (typeof setup !== "function") throw new TypeErrorCtor("the scope setup is " + typeof setup + ", not a function");
+      defining = true;
+      try {
+        return apply(setup, void 0, [arg, define2]);
+      } finally {
+        defining = false;
+      }
+    };
+    const prebuild = (r) => {
+      if (begun || prebuilt2 !== void 0 || r.hasInput) return false;
+      request2 = r;
+      let arg;
+      try {
+        arg = scopeArg();
+      } catch {
+        return false;
+      }
+      const untouched = seq === 0 && lost === 0 && clockReads === 0 && observed.length === 0 && draws === 0 && bytesUsed === 0 && seeded === void 0 && bytes === void 0 && content.length === 0 && outputSize === 0 && !outputCut && !done && !failing && unhandled === void 0 && unsent === void 0;
+      if (untouched) prebuilt2 = { __proto__: null, arg };
+      return untouched;
+    };
     const succeed = (value) => {
       if (done) {
         flush();
@@ -1707,17 +1734,7 @@ var CodeModeRunner = (() => {
             const what = program === void 0 ? "no default export" : "a default export of type " + typeof program;
             throw new TypeErrorCtor("the program module has " + what + "; it must default-export a function (scope) => …");
           }
-          let arg = scope();
-          const setup = request2.setup;
-          if (setup !== void 0 && setup !== null) {
-            if (typeof setup !== "function") throw new TypeErrorCtor("the scope setup is " + typeof setup + ", not a function");
-            defining = true;
-            try {
-              arg = apply(setup, void 0, [arg, define2]);
-            } finally {
-              defining = false;
-            }
-          }
+          const arg = prebuilt2 !== void 0 ? prebuilt2.arg : scopeArg();
           value = await program(arg);
         } catch (error) {
           fail(error);
@@ -1858,7 +1875,7 @@ var CodeModeRunner = (() => {
         return void 0;
       }
     });
-    return { execution: execution2, begin };
+    return { execution: execution2, begin, prebuild };
   }
   var reservedErrorKeys = (() => {
     const reserved = { __proto__: null, name: true, message: true, stack: true, constructor: true, ["__proto__"]: true };
@@ -3006,6 +3023,7 @@ return __codemodeURL;`);
   var outbox = textBuffer();
   var execution;
   var made;
+  var prebuilt = record();
   var numbers = (list) => join(list, ",");
   function finishJSON(result) {
     const clock = '"clock":[' + numbers(result.clock) + "]";
@@ -3176,13 +3194,46 @@ return __codemodeURL;`);
      * lists their tools (see request); setup is the scope setup the Go
      * runner compiled (wire 1.3), or null.
      */
-    prepare(requestJSON, tools, setup) {
+    prepare(requestJSON, tools, setup, id) {
       const r = request(requestJSON, tools);
       r.setup = setup;
-      const m = made !== void 0 ? made : makeExecution(host, realNow);
-      made = void 0;
+      let m;
+      if (typeof id === "number" && id > 0) {
+        if (!hasOwn(prebuilt, id)) throw new ErrorCtor("prepare: no prebuilt scope " + id);
+        m = prebuilt[id];
+        delete prebuilt[id];
+      } else {
+        m = made !== void 0 ? made : makeExecution(host, realNow);
+        made = void 0;
+      }
       m.begin(r);
       execution = m.execution;
+    },
+    /**
+     * prebuild makes the program argument of executions without input whose
+     * namespaces and tools are requestJSON's and tools (as prepare's) and
+     * whose scope setup is setup, under id (UnbegunExecution.prebuild). It
+     * reports whether it could: the setup did nothing an execution records,
+     * set no timer and wrote nothing to the outbox. The Go runner checks
+     * that no job is left queued, then snapshots the engine; otherwise it
+     * discards it.
+     */
+    prebuild(id, requestJSON, tools, setup) {
+      if (execution !== void 0 || made === void 0 || hasOwn(prebuilt, id)) return false;
+      const r = request(requestJSON, tools);
+      r.setup = setup;
+      const m = makeExecution(host, realNow);
+      const timersBefore = timerSeq;
+      execution = m.execution;
+      let ok = false;
+      try {
+        ok = m.prebuild(r);
+      } finally {
+        execution = void 0;
+      }
+      if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "") ok = false;
+      if (ok) prebuilt[id] = m;
+      return ok;
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is

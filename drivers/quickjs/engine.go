@@ -112,9 +112,10 @@ const (
 	fnHoldValue
 	fnWaitingStack
 	fnStopStack
+	fnPrebuild
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue", "waitingStack", "stopStack"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue", "waitingStack", "stopStack", "prebuild"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.
@@ -136,6 +137,9 @@ type instance struct {
 	tracked, armed bool
 	written        []pageRegion
 	resets         int
+	// gen is the generation of the template's snapshot the engine was
+	// last restored from (template.current).
+	gen uint64
 }
 
 // errEngineClosed is what a call into an engine whose module is closed

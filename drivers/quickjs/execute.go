@@ -229,6 +229,12 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 	site := &stopSite{in: in}
 	ctx = withStopSite(ctx, site)
 	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names, cpu: newCPUMeter(lim.cpu, stopCPU)}
+	in, st.prebuilt, err = s.prebuiltFor(ctx, in, msg, names)
+	if err != nil {
+		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
+		return
+	}
+	site.in = in
 	result, err := s.drive(ctx, in, ex, msg, st)
 	st.cpu.end()
 	if result != nil && result.Error != nil && result.Outcome == wire.OutcomeProgramFailed {
@@ -292,6 +298,9 @@ type driveState struct {
 	prefill map[uint64]string
 	// cpu meters the execution's CPU time limit; nil without one.
 	cpu *cpuMeter
+	// prebuilt is the number of the execution's scope prebuilt into the
+	// engine's snapshot (prebuild.go), or 0.
+	prebuilt int32
 }
 
 // utf16Len is the length of s in UTF-16 code units, the unit of the limits.
@@ -367,6 +376,10 @@ func requestText(ex *execution, msg *wire.Message, st *driveState) (string, *wir
 		req.Input = msg.Input
 	}
 	req.Namespaces = st.names.namespaces
+	if st.prebuilt != 0 {
+		// The prebuilt scope has them.
+		req.Namespaces = []nsJSON{}
+	}
 	if len(msg.Prefill) > 0 {
 		req.Prefill = make(map[uint64]string, len(msg.Prefill))
 		for _, p := range msg.Prefill {
@@ -400,7 +413,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), lim.memory); err != nil {
 		return nil, fmt.Errorf("quickjs: setting the memory limit: %w", err)
 	}
-	if err := s.start(ctx, in, msg, reqText, st.names); err != nil {
+	if err := s.start(ctx, in, msg, reqText, st); err != nil {
 		return nil, err
 	}
 	for {
@@ -702,23 +715,29 @@ func finishMessage(id uint64, text string, lim limits) (*wire.Message, error) {
 
 // start evaluates the program as a fresh root module and hands the
 // evaluation promise and module namespace to the runner.
-func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req string, names *scopeNames) error {
+func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req string, st *driveState) error {
 	reqVal, err := in.newString(ctx, req)
 	if err != nil {
 		return err
+	}
+	names, setupText := st.names, msg.Setup
+	if st.prebuilt != 0 {
+		// The runner's prebuilt scope holds the namespaces and the setup's
+		// work.
+		names, setupText = &scopeNames{ascii: true}, ""
 	}
 	toolsVal, err := in.text(ctx, s.m.stringHead, names.ascii, names.text)
 	if err != nil {
 		_ = in.freeValue(ctx, reqVal)
 		return err
 	}
-	setup, setupExc, err := s.setup(ctx, in, msg.Setup)
+	setup, setupExc, err := s.setup(ctx, in, setupText)
 	if err != nil {
 		_ = in.freeValue(ctx, reqVal)
 		_ = in.freeValue(ctx, toolsVal)
 		return err
 	}
-	r, err := in.callRunner(ctx, fnPrepare, reqVal, toolsVal, setup)
+	r, err := in.callRunner(ctx, fnPrepare, reqVal, toolsVal, setup, jsInt(st.prebuilt))
 	_ = in.freeValue(ctx, reqVal)
 	_ = in.freeValue(ctx, toolsVal)
 	_ = in.freeValue(ctx, setup)

@@ -25,7 +25,15 @@ const wasmPage = 64 << 10
 type template struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
+	// snapshot is the engine memory every engine is restored from, and gen
+	// its generation: 0 as booted, one more for each scope prebuilt into it
+	// (prebuild.go). Read them with current.
+	snapMu   sync.RWMutex
 	snapshot []byte
+	gen      uint64
+	// prebuilt are the scopes prebuilt into the snapshot, or being or
+	// failed to be (prebuild.go).
+	prebuilt prebuilds
 	l        layout
 	// tracker, when not nil, finds the pages an execution wrote, so that
 	// a reset copies those only (dirty_linux.go).
@@ -446,12 +454,31 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 	return &instance{mod: mod, mem: mod.Memory(), unmap: alloc.unmap, x: x, l: m.l, sp: sp, floor: floor, oom: oom, tracked: alloc.tracked}, nil
 }
 
+// current returns the snapshot and its generation.
+func (m *template) current() ([]byte, uint64) {
+	m.snapMu.RLock()
+	defer m.snapMu.RUnlock()
+	return m.snapshot, m.gen
+}
+
+// install makes snap the snapshot, of the next generation, and returns that
+// generation. Engines restored from an earlier one are copied whole at
+// their next reset.
+func (m *template) install(snap []byte) uint64 {
+	m.snapMu.Lock()
+	defer m.snapMu.Unlock()
+	m.snapshot = snap
+	m.gen++
+	return m.gen
+}
+
 // restore writes the snapshot over an instance's memory, growing it first
 // when needed. The instance is then a copy of the template engine, but for
 // the dead contents of its C stack.
 func (m *template) restore(in *instance) error {
-	if size := in.mem.Size(); size < uint32(len(m.snapshot)) {
-		if _, ok := in.mem.Grow((uint32(len(m.snapshot)) - size) / wasmPage); !ok {
+	snap, gen := m.current()
+	if size := in.mem.Size(); size < uint32(len(snap)) {
+		if _, ok := in.mem.Grow((uint32(len(snap)) - size) / wasmPage); !ok {
 			return errors.New("quickjs: growing memory for the snapshot")
 		}
 	}
@@ -459,13 +486,13 @@ func (m *template) restore(in *instance) error {
 	// is dead, every frame is written before it is read, and copying it
 	// would cost a 1 MiB copy per execution.
 	lo, hi := m.l.stackFloor-stackRedZone, m.l.stackTop
-	if m.l.stackFloor == 0 || hi <= lo || int(hi) > len(m.snapshot) {
-		lo, hi = uint32(len(m.snapshot)), uint32(len(m.snapshot))
+	if m.l.stackFloor == 0 || hi <= lo || int(hi) > len(snap) {
+		lo, hi = uint32(len(snap)), uint32(len(snap))
 	}
-	if in.armed {
+	if in.armed && in.gen == gen {
 		// Only the pages written since the last reset differ from the
 		// snapshot.
-		if err := m.restoreWritten(in, lo, hi); err == nil {
+		if err := m.restoreWritten(in, snap, lo, hi); err == nil {
 			in.l = m.l
 			in.setStack()
 			return nil
@@ -473,17 +500,20 @@ func (m *template) restore(in *instance) error {
 		// The tracker failed: copy everything from now on.
 		in.armed, in.tracked = false, false
 	}
-	if err := in.write(0, m.snapshot[:lo]); err != nil {
+	// A snapshot of another generation differs in pages the engine did not
+	// write: it is copied whole, and the pages are protected again below.
+	in.gen = gen
+	if err := in.write(0, snap[:lo]); err != nil {
 		return err
 	}
-	if err := in.write(hi, m.snapshot[hi:]); err != nil {
+	if err := in.write(hi, snap[hi:]); err != nil {
 		return err
 	}
 	// Memory an execution grew past the snapshot is dead (the restored C
 	// library grows from the memory's end), but may hold its data.
-	if size := int(in.mem.Size()); size > len(m.snapshot) {
+	if size := int(in.mem.Size()); size > len(snap) {
 		b, _ := in.mem.Read(0, uint32(size))
-		releasePages(b[len(m.snapshot):])
+		releasePages(b[len(snap):])
 	}
 	if in.tracked {
 		// Protect every page, so that the next reset finds what the next
@@ -535,7 +565,7 @@ const reprotectEvery = 256
 // pages written since they were last protected and releases those past the
 // snapshot's end (memory an execution grew, which the restored C library
 // no longer uses: its next growth starts at the memory's end).
-func (m *template) restoreWritten(in *instance, lo, hi uint32) error {
+func (m *template) restoreWritten(in *instance, snapshot []byte, lo, hi uint32) error {
 	regions, err := m.scanTracked(in, lo, hi, false, in.written[:0])
 	in.written = regions[:0]
 	if err != nil {
@@ -545,13 +575,13 @@ func (m *template) restoreWritten(in *instance, lo, hi uint32) error {
 	if !ok {
 		return errors.New("quickjs: reading the engine's memory")
 	}
-	snap := uint64(len(m.snapshot))
+	snap := uint64(len(snapshot))
 	written := uint64(0) // bytes, in whole pages
 	for _, r := range regions {
 		s, e := r.start, min(r.end, uint64(len(b)))
 		written += e - s
 		if s < snap {
-			copy(b[s:min(e, snap)], m.snapshot[s:min(e, snap)])
+			copy(b[s:min(e, snap)], snapshot[s:min(e, snap)])
 		}
 		if e > snap {
 			releasePages(b[max(s, snap):e])
@@ -606,7 +636,8 @@ func (m *machine) put(in *instance) {
 	m.inUse--
 	keep := len(m.idle)+m.inUse < m.target()
 	m.mu.Unlock()
-	if keep && in.mem.Size() <= uint32(2*len(m.snapshot)) && m.restore(in) == nil {
+	snap, _ := m.current()
+	if keep && in.mem.Size() <= uint32(2*len(snap)) && m.restore(in) == nil {
 		m.mu.Lock()
 		if !m.closed {
 			m.idle = append(m.idle, in)

@@ -231,3 +231,49 @@ func TestTrackerDescriptorsDoNotOutliveTheDriver(t *testing.T) {
 		t.Fatalf("%d userfaultfd descriptors stay open after 10 dropped drivers were collected (%d before)", n, before)
 	}
 }
+
+// TestResetToANewSnapshot installs a snapshot that differs from the one an
+// armed engine was restored from in pages the engine never writes (as a
+// prebuilt scope's does, prebuild.go), and checks that the next reset
+// copies it whole: a reset of the written pages alone would leave the old
+// contents there.
+func TestResetToANewSnapshot(t *testing.T) {
+	ctx := context.Background()
+	tpl, in := resetEngine(t, false)
+	if _, exc, err := in.evalRaw(ctx, `[1, 2, 3].map(x => x + 1)`, "t.js", evalTypeGlobal); err != nil || exc != 0 {
+		t.Fatalf("%v %v", exc, err)
+	}
+	old, _ := tpl.current()
+	lo, hi := tpl.l.stackFloor-stackRedZone, tpl.l.stackTop
+	next := append([]byte(nil), old...)
+	for at := 0; at < int(lo); at += 64 << 10 {
+		next[at+7] ^= 0x5a
+	}
+	next = append(next, make([]byte, wasmPage)...)
+	next[len(next)-1] = 9
+	gen := tpl.install(next)
+	if err := tpl.restore(in); err != nil {
+		t.Fatal(err)
+	}
+	if in.gen != gen || !in.armed {
+		t.Fatalf("engine at generation %d (armed %v), want %d, armed", in.gen, in.armed, gen)
+	}
+	mem, _ := in.mem.Read(0, in.mem.Size())
+	if len(mem) < len(next) {
+		t.Fatalf("memory of %d bytes, snapshot of %d", len(mem), len(next))
+	}
+	if err := sameOutside(mem[:len(next)], next, lo, hi); err != nil {
+		t.Fatal(err)
+	}
+	// The next reset, of the same generation, copies the written pages.
+	if _, exc, err := in.evalRaw(ctx, `globalThis.x = "y".repeat(9000)`, "t.js", evalTypeGlobal); err != nil || exc != 0 {
+		t.Fatalf("%v %v", exc, err)
+	}
+	if err := tpl.restore(in); err != nil {
+		t.Fatal(err)
+	}
+	mem, _ = in.mem.Read(0, in.mem.Size())
+	if err := sameOutside(mem[:len(next)], next, lo, hi); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"strings"
 	"sync"
@@ -95,6 +96,9 @@ type scopeNames struct {
 	text       string
 	ascii      bool // text holds ASCII only (instance.text)
 	size       int
+	// key identifies the namespaces and their tools (SHA-256 of names,
+	// sizes and text), for the scopes prebuilt into a snapshot.
+	key string
 }
 
 // newScopeNames makes the scopeNames of namespaces, or an error naming a
@@ -122,6 +126,12 @@ func newScopeNames(namespaces []wire.Namespace) (*scopeNames, error) {
 	}
 	s.text = b.String()
 	s.ascii = isASCII(s.text)
+	h := sha256.New()
+	for _, ns := range s.namespaces {
+		fmt.Fprintf(h, "%d:%s:%d\n", len(ns.Name), ns.Name, ns.Size)
+	}
+	h.Write([]byte(s.text))
+	s.key = string(h.Sum(nil))
 	return s, nil
 }
 

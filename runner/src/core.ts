@@ -771,6 +771,18 @@ export function createExecution(host: Host, request: Request, realNow: () => num
 export interface UnbegunExecution {
   execution: Execution;
   begin(request: Request): void;
+  /**
+   * prebuild makes, before begin, the argument the program will be called
+   * with (the scope, through the scope setup) for request, which has no
+   * input: only its namespaces and setup are read. It reports whether the
+   * argument could be made so, with nothing an execution records (a tool
+   * call, a clock or random read, output, a rejection) happening on the
+   * way; when it could not, the execution must not be used. The QuickJS
+   * runner prebuilds a scope a host sends again into its snapshot (see
+   * quickjs.ts, prebuild), so that an execution restored from it skips the
+   * setup. begin then keeps the namespaces prebuild was given.
+   */
+  prebuild(request: Request): boolean;
 }
 
 /**
@@ -786,9 +798,14 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
   let replay: number[] = [];
   let frameMap = { __proto__: null, filename: "", positions: undefined } as unknown as FrameMap;
   let begun = false;
+  // prebuilt is the argument prebuild made, undefined without one.
+  let prebuilt: { arg: unknown } | undefined;
   const begin = (r: Request): void => {
     if (begun) throw new ErrorCtor("an execution was begun twice");
     begun = true;
+    // The scope was made on the prebuilt request's namespaces (the same
+    // names and tools, which the host keys it by): they stay.
+    if (prebuilt !== undefined) r.namespaces = request.namespaces;
     request = r;
     limits = r.limits;
     replay = r.clock;
@@ -1230,6 +1247,41 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
     push(m.added, name);
   };
 
+  // scopeArg is what the program is called with: the scope, through the
+  // scope setup when there is one.
+  const scopeArg = (): unknown => {
+    const arg: unknown = scope();
+    const setup = request.setup;
+    if (setup === undefined || setup === null) return arg;
+    if (typeof setup !== "function") throw new TypeErrorCtor("the scope setup is " + (typeof setup) + ", not a function");
+    defining = true;
+    try {
+      return apply(setup as (s: unknown, d: typeof define) => unknown, undefined, [arg, define]);
+    } finally {
+      defining = false;
+    }
+  };
+
+  // prebuild: see UnbegunExecution. Whatever the setup did is checked
+  // against the state an execution records; a setup that read the clock or
+  // Math.random, wrote output, called a tool or left a rejection runs with
+  // each execution instead, where those are its own.
+  const prebuild = (r: Request): boolean => {
+    if (begun || prebuilt !== undefined || r.hasInput) return false;
+    request = r;
+    let arg: unknown;
+    try {
+      arg = scopeArg();
+    } catch {
+      return false;
+    }
+    const untouched = seq === 0 && lost === 0 && clockReads === 0 && observed.length === 0 && draws === 0 && bytesUsed === 0 &&
+      seeded === undefined && bytes === undefined && content.length === 0 && outputSize === 0 && !outputCut && !done && !failing &&
+      unhandled === undefined && unsent === undefined;
+    if (untouched) prebuilt = { __proto__: null, arg } as unknown as { arg: unknown };
+    return untouched;
+  };
+
   const succeed = (value: unknown): void => {
     if (done) {
       flush();
@@ -1277,17 +1329,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
           const what = program === undefined ? "no default export" : "a default export of type " + (typeof program);
           throw new TypeErrorCtor("the program module has " + what + "; it must default-export a function (scope) => …");
         }
-        let arg: unknown = scope();
-        const setup = request.setup;
-        if (setup !== undefined && setup !== null) {
-          if (typeof setup !== "function") throw new TypeErrorCtor("the scope setup is " + (typeof setup) + ", not a function");
-          defining = true;
-          try {
-            arg = apply(setup as (s: unknown, d: typeof define) => unknown, undefined, [arg, define]);
-          } finally {
-            defining = false;
-          }
-        }
+        const arg = prebuilt !== undefined ? prebuilt.arg : scopeArg();
         value = await (program as (scope: unknown) => unknown)(arg);
       } catch (error) {
         fail(error);
@@ -1430,7 +1472,7 @@ export function makeExecution(host: Host, realNow: () => number): UnbegunExecuti
       return undefined;
     },
   } as unknown as Execution);
-  return { execution, begin };
+  return { execution, begin, prebuild };
 }
 
 /**

@@ -7,7 +7,7 @@
 // tool call is answered, hold/holdValue and release for a held output
 // (wire 1.6), and fire when a timer fires.
 
-import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
+import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, hasOwn, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
 import { installClock, installErrors, makeExecution, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream, type UnbegunExecution } from "./core";
 import { installWeb } from "./web/index";
 import { engineStack, installQuickJSStacks, positionsOf } from "./stack";
@@ -35,6 +35,11 @@ let execution: Execution | undefined;
 // and prepare only begins it. An engine runs one execution; should prepare
 // run twice, the second makes its own.
 let made: UnbegunExecution | undefined;
+// prebuilt holds, by the Go runner's number for a scope and setup, an
+// execution whose program argument is made (prebuild): the Go runner
+// snapshots the engine after prebuild, so every engine restored from that
+// snapshot finds it, and prepare begins it instead of made.
+const prebuilt = record<UnbegunExecution>();
 
 // join reads no property of a number (ToString of a primitive), so a
 // program's Number.prototype.toString is never called.
@@ -273,13 +278,51 @@ export const quickjs = {
    * lists their tools (see request); setup is the scope setup the Go
    * runner compiled (wire 1.3), or null.
    */
-  prepare(requestJSON: string, tools: string, setup?: unknown): void {
+  prepare(requestJSON: string, tools: string, setup?: unknown, id?: number): void {
     const r = request(requestJSON, tools);
     r.setup = setup;
-    const m = made !== undefined ? made : makeExecution(host, realNow);
-    made = undefined;
+    let m: UnbegunExecution;
+    if (typeof id === "number" && id > 0) {
+      // The Go runner names a prebuilt scope only in an engine restored
+      // from a snapshot that holds it.
+      if (!hasOwn(prebuilt, id)) throw new ErrorCtor("prepare: no prebuilt scope " + id);
+      m = prebuilt[id];
+      delete prebuilt[id];
+    } else {
+      m = made !== undefined ? made : makeExecution(host, realNow);
+      made = undefined;
+    }
     m.begin(r);
     execution = m.execution;
+  },
+
+  /**
+   * prebuild makes the program argument of executions without input whose
+   * namespaces and tools are requestJSON's and tools (as prepare's) and
+   * whose scope setup is setup, under id (UnbegunExecution.prebuild). It
+   * reports whether it could: the setup did nothing an execution records,
+   * set no timer and wrote nothing to the outbox. The Go runner checks
+   * that no job is left queued, then snapshots the engine; otherwise it
+   * discards it.
+   */
+  prebuild(id: number, requestJSON: string, tools: string, setup: unknown): boolean {
+    if (execution !== undefined || made === undefined || hasOwn(prebuilt, id)) return false;
+    const r = request(requestJSON, tools);
+    r.setup = setup;
+    const m = makeExecution(host, realNow);
+    const timersBefore = timerSeq;
+    // The clock, Math.random, console and the rejection tracker reach the
+    // execution through this variable: prebuild sees what the setup did.
+    execution = m.execution;
+    let ok = false;
+    try {
+      ok = m.prebuild(r);
+    } finally {
+      execution = undefined;
+    }
+    if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "") ok = false;
+    if (ok) prebuilt[id] = m;
+    return ok;
   },
 
   /**

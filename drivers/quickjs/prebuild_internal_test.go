@@ -1,0 +1,89 @@
+package quickjs
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+)
+
+// TestScopeSentAgainIsPrebuilt runs one program source after another with
+// the client's own setup (codemode.step and codemode.run) and checks that
+// the second run prebuilt the scope into the snapshot, once, and that the
+// runs after it see the setup's members.
+func TestScopeSentAgainIsPrebuilt(t *testing.T) {
+	d := New(Options{InProcess: true})
+	t.Cleanup(func() { _ = d.Close() })
+	rt, err := client.NewRuntime(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(rt, k)
+	for i := range 5 {
+		out, err := c.Run(context.Background(), "export default async ({ codemode }: any) => typeof codemode.step + typeof codemode.run\n// "+strconv.Itoa(i), client.RunOptions{})
+		if err != nil || out.Kind != client.Success || string(out.Value) != `"functionfunction"` {
+			t.Fatalf("run %d: %+v %v", i, out, err)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.templates) != 1 {
+		t.Fatalf("%d templates", len(d.templates))
+	}
+	for _, tpl := range d.templates {
+		_, gen := tpl.current()
+		tpl.prebuilt.mu.Lock()
+		defer tpl.prebuilt.mu.Unlock()
+		if gen != 1 || len(tpl.prebuilt.entries) != 1 {
+			t.Fatalf("snapshot generation %d and %d prebuilt scopes, want 1 and 1", gen, len(tpl.prebuilt.entries))
+		}
+		for _, e := range tpl.prebuilt.entries {
+			if e.id != 1 || e.gen != 1 || e.building || e.failed {
+				t.Fatalf("prebuilt scope %+v", *e)
+			}
+		}
+	}
+}
+
+// TestPrebuildLookup: a scope is built on its second sighting, once, and
+// no more than maxPrebuilt are.
+func TestPrebuildLookup(t *testing.T) {
+	var p prebuilds
+	if e, build := p.lookup("a"); e != nil || build {
+		t.Fatalf("first sighting: %v %v", e, build)
+	}
+	e, build := p.lookup("a")
+	if e == nil || !build || e.id != 1 {
+		t.Fatalf("second sighting: %+v %v", e, build)
+	}
+	if id := p.ready(e, 5); id != 0 {
+		t.Fatalf("ready while building: %d", id)
+	}
+	p.settle(e, 3, true)
+	if again, build := p.lookup("a"); again != e || build {
+		t.Fatalf("third sighting: %+v %v", again, build)
+	}
+	if id := p.ready(e, 2); id != 0 {
+		t.Fatalf("ready in an engine of an older snapshot: %d", id)
+	}
+	if id := p.ready(e, 3); id != 1 {
+		t.Fatalf("ready: %d, want 1", id)
+	}
+	for i := range 2 * maxPrebuilt {
+		key := "k" + strconv.Itoa(i)
+		p.lookup(key)
+		if e, build := p.lookup(key); build {
+			p.settle(e, 4, false)
+		}
+	}
+	if len(p.entries) != maxPrebuilt {
+		t.Fatalf("%d scopes kept, want %d", len(p.entries), maxPrebuilt)
+	}
+}

@@ -1,0 +1,178 @@
+package quickjs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-go/codemode/client"
+	"github.com/codemode-go/codemode/contract"
+	"github.com/codemode-go/codemode/drivers/quickjs"
+)
+
+// TestPrebuiltScopes runs scope setups whose work an execution must do
+// itself, or whose result it must find fresh, many times on one runtime:
+// from the second run on, a scope without input is prebuilt into the
+// engines' snapshot when its setup allows (prebuild.go), and every run
+// must see what the first saw.
+func TestPrebuiltScopes(t *testing.T) {
+	tests := []struct {
+		name, setup, program string
+		// want is the program's value in every run; clock, the number of
+		// clock values it records; output, a line it writes.
+		want   string
+		clock  int
+		output string
+		// replay is the clock the runs replay; seeded runs alternate two
+		// seeds, and want is then the value of the runs with the first
+		// (the others must differ from it).
+		replay []float64
+		seeded bool
+	}{
+		{
+			name:    "a member the setup made is fresh in every run",
+			setup:   `(s: any, define?: any): any => { define("codemode", "box", { n: 0 }); return s; }`,
+			program: `export default async ({ codemode }: any) => { codemode.box.n++; await codemode.echo({ value: "x" }); return codemode.box.n; }`,
+			want:    `1`,
+		},
+		{
+			name:    "a scope the setup replaced is fresh in every run",
+			setup:   `(s: any): any => ({ ...s, list: [] })`,
+			program: `export default async (s: any) => { s.list.push(1); return s.list.length; }`,
+			want:    `1`,
+		},
+		{
+			name:    "the clock read by the setup is the run's",
+			setup:   `(s: any): any => ({ ...s, at: Date.now() })`,
+			program: `export default async (s: any) => s.at`,
+			want:    `12345`,
+			clock:   1,
+			replay:  []float64{12345},
+		},
+		{
+			name:    "Math.random drawn by the setup is the run's",
+			setup:   `(s: any): any => ({ ...s, r: Math.random() })`,
+			program: `export default async (s: any) => s.r`,
+			seeded:  true,
+		},
+		{
+			name:    "output the setup writes is the run's",
+			setup:   `(s: any): any => { console.log("from the setup"); return s; }`,
+			program: `export default async () => 1`,
+			want:    `1`,
+			output:  "from the setup",
+		},
+		{
+			name:    "a job the setup queued runs in the run",
+			setup:   `(s: any): any => { Promise.resolve().then(() => console.log("a job")); return s; }`,
+			program: `export default async () => 1`,
+			want:    `1`,
+			output:  "a job",
+		},
+		{
+			name:    "a timer the setup set fires in the run",
+			setup:   `(s: any): any => { setTimeout(() => console.log("a timer"), 1); return s; }`,
+			program: `export default async () => { await new Promise((r) => setTimeout(r, 20)); return 1; }`,
+			want:    `1`,
+			output:  "a timer",
+		},
+		{
+			name:    "a tool the setup calls is called in the run",
+			setup:   `(s: any): any => ({ ...s, p: s.codemode.echo({ value: "x" }) })`,
+			program: `export default async (s: any) => (await s.p).value`,
+			want:    `"x"`,
+		},
+		{
+			name:    "a setup that throws fails every run",
+			setup:   `(s: any): any => { throw new RangeError("no scope today"); }`,
+			program: `export default async () => 1`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, withInput := prebuildClients(t, tt.setup)
+			var first string
+			for i := range 6 {
+				var out strings.Builder
+				opts := client.RunOptions{OnTelemetry: func(e client.Event) {
+					if e.Kind == client.EventProgramOutput {
+						out.WriteString(e.Text)
+					}
+				}, Clock: tt.replay}
+				if tt.seeded {
+					opts.Seed = bytes.Repeat([]byte{byte(1 + i%2)}, 16)
+				}
+				run := c
+				if i == 3 {
+					// With input, the scope is made in the run.
+					run, opts.Input = withInput, map[string]int{"n": i}
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				o, err := run.Run(ctx, tt.program+"\n// "+strconv.Itoa(i), opts)
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.want == "" && !tt.seeded {
+					if o.Kind != client.ProgramFailed || o.Error.Name != "RangeError" || !strings.Contains(o.Error.Message, "no scope today") {
+						t.Fatalf("run %d: %+v %+v, want the setup's RangeError", i, o, o.Error)
+					}
+					continue
+				}
+				if o.Kind != client.Success {
+					t.Fatalf("run %d: %s %+v", i, o.Kind, o.Error)
+				}
+				if tt.seeded {
+					switch {
+					case i == 0:
+						first = string(o.Value)
+					case i%2 == 0 && string(o.Value) != first, i%2 == 1 && string(o.Value) == first:
+						t.Errorf("run %d: value %s; the first run, with the same seed as the even runs, gave %s", i, o.Value, first)
+					}
+				} else if string(o.Value) != tt.want {
+					t.Errorf("run %d: value %s, want %s", i, o.Value, tt.want)
+				}
+				if len(o.Clock) != tt.clock {
+					t.Errorf("run %d: %d clock values, want %d", i, len(o.Clock), tt.clock)
+				}
+				if !strings.Contains(out.String(), tt.output) {
+					t.Errorf("run %d: output %q, want %q in it", i, out.String(), tt.output)
+				}
+			}
+		})
+	}
+}
+
+// prebuildClients are two clients of one runtime, extended with setup,
+// whose contracts have codemode.echo: the second takes an input.
+func prebuildClients(t *testing.T, setup string) (plain, withInput *client.Client) {
+	t.Helper()
+	rt, err := client.NewRuntime(context.Background(), newDriver(quickjs.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	schema := json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}`)
+	echo, err := contract.NewRawTool("echo", "Echo.", schema, schema, func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) { return in, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := contract.New(echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, err := contract.NewSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kIn, err := k.WithInput(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := client.Extension{Setup: setup}
+	return client.New(rt, k).Extend(e), client.New(rt, kIn).Extend(e)
+}
