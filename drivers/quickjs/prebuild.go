@@ -34,6 +34,7 @@ type prebuilds struct {
 	mu      sync.Mutex
 	seen    map[string]bool
 	entries map[string]*prebuiltScope
+	next    int32 // the last number given
 	// build serialises builds: each starts from the snapshot the last one
 	// made, so that it holds every scope built before.
 	build sync.Mutex
@@ -76,7 +77,8 @@ func (p *prebuilds) lookup(key string) (e *prebuiltScope, build bool) {
 		p.entries = map[string]*prebuiltScope{}
 	}
 	delete(p.seen, key)
-	e = &prebuiltScope{id: int32(len(p.entries) + 1), building: true}
+	p.next++
+	e = &prebuiltScope{id: p.next, building: true}
 	p.entries[key] = e
 	return e, true
 }
@@ -92,11 +94,17 @@ func (p *prebuilds) ready(e *prebuiltScope, gen uint64) int32 {
 	return e.id
 }
 
-// settle records how e's build ended: held from generation gen, or failed.
-func (p *prebuilds) settle(e *prebuiltScope, gen uint64, ok bool) {
+// settle records how e's build (of key) ended: with err nil, held from
+// generation gen; with errPrebuild, never to be built; otherwise (the
+// execution was stopped, the engine failed) forgotten, to be built again
+// when the scope is sent twice more.
+func (p *prebuilds) settle(key string, e *prebuiltScope, gen uint64, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	e.building, e.failed, e.gen = false, !ok, gen
+	e.building, e.failed, e.gen = false, err != nil, gen
+	if err != nil && !errors.Is(err, errPrebuild) {
+		delete(p.entries, key)
+	}
 }
 
 // prebuiltFor returns the number of the scope prebuilt for msg in in (0 for
@@ -108,12 +116,13 @@ func (s *server) prebuiltFor(ctx context.Context, in *instance, msg *wire.Messag
 		return in, 0, nil
 	}
 	p := &s.m.prebuilt
-	e, build := p.lookup(scopeKey(names, msg.Setup))
+	key := scopeKey(names, msg.Setup)
+	e, build := p.lookup(key)
 	if !build {
 		return in, p.ready(e, in.gen), nil
 	}
 	gen, err := s.prebuild(ctx, in, e.id, msg.Setup, names)
-	p.settle(e, gen, err == nil)
+	p.settle(key, e, gen, err)
 	if err == nil {
 		return in, e.id, nil
 	}

@@ -66,7 +66,7 @@ func TestPrebuildLookup(t *testing.T) {
 	if id := p.ready(e, 5); id != 0 {
 		t.Fatalf("ready while building: %d", id)
 	}
-	p.settle(e, 3, true)
+	p.settle("a", e, 3, nil)
 	if again, build := p.lookup("a"); again != e || build {
 		t.Fatalf("third sighting: %+v %v", again, build)
 	}
@@ -80,10 +80,20 @@ func TestPrebuildLookup(t *testing.T) {
 		key := "k" + strconv.Itoa(i)
 		p.lookup(key)
 		if e, build := p.lookup(key); build {
-			p.settle(e, 4, false)
+			p.settle(key, e, 0, errPrebuild)
 		}
 	}
 	if len(p.entries) != maxPrebuilt {
 		t.Fatalf("%d scopes kept, want %d", len(p.entries), maxPrebuilt)
+	}
+	// A build that failed for a reason of its own execution (stopped, an
+	// engine that failed) is forgotten: the scope is built again later.
+	var q prebuilds
+	q.lookup("b")
+	e, _ = q.lookup("b")
+	q.settle("b", e, 0, context.Canceled)
+	q.lookup("b")
+	if again, build := q.lookup("b"); !build || again.id == e.id {
+		t.Fatalf("after a stopped build: %+v %v, want a new build with a new number", again, build)
 	}
 }
