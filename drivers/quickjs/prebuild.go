@@ -107,10 +107,14 @@ func (p *prebuilds) settle(key string, e *prebuiltScope, gen uint64, err error) 
 	}
 }
 
-// prebuiltFor returns the number of the scope prebuilt for msg in in (0 for
-// none). On the second execution of a scope it builds it in in, which then
-// holds the new snapshot; when that fails in is replaced by another engine
-// (errPrebuild names why, for tests) and the scope is never built.
+// prebuiltFor returns the engine to run msg in and the number of the scope
+// prebuilt for msg in it (0 for none). On the second execution of a scope
+// it builds it in in, which then holds the new snapshot. When a build fails
+// because the execution was stopped (its deadline, its CPU time limit, a
+// cancel), it returns in, which ran the setup part way, with that error,
+// for the execution to end with as if its program had been stopped; when
+// it fails otherwise, in is replaced by another engine, or by nil and the
+// error when none can be had.
 func (s *server) prebuiltFor(ctx context.Context, in *instance, msg *wire.Message, names *scopeNames) (*instance, int32, error) {
 	if msg.HasInput {
 		return in, 0, nil
@@ -125,6 +129,9 @@ func (s *server) prebuiltFor(ctx context.Context, in *instance, msg *wire.Messag
 	p.settle(key, e, gen, err)
 	if err == nil {
 		return in, e.id, nil
+	}
+	if ctx.Err() != nil {
+		return in, 0, err
 	}
 	// The engine ran the setup part way: it is not a copy of the snapshot.
 	s.m.discard(in)

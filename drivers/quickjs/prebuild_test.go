@@ -176,3 +176,28 @@ func prebuildClients(t *testing.T, setup string) (plain, withInput *client.Clien
 	e := client.Extension{Setup: setup}
 	return client.New(rt, k).Extend(e), client.New(rt, kIn).Extend(e)
 }
+
+// TestPrebuildStoppedByItsDeadline: a setup that never returns stops every
+// execution at its deadline with a TimeoutError, the one that tries to
+// prebuild it (the second) too.
+func TestPrebuildStoppedByItsDeadline(t *testing.T) {
+	rt, err := client.NewRuntime(context.Background(), newDriver(quickjs.Options{Timeout: 300 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => { for (;;) {} }`})
+	for i := range 3 {
+		out, err := c.Run(context.Background(), "export default async () => 1\n// "+strconv.Itoa(i), client.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Kind != client.ProgramFailed || out.Error.Name != "TimeoutError" {
+			t.Fatalf("run %d: %s %+v, want a TimeoutError", i, out.Kind, out.Error)
+		}
+	}
+}
