@@ -34,9 +34,13 @@ type prebuilds struct {
 	mu      sync.Mutex
 	seen    map[string]bool
 	entries map[string]*prebuiltScope
-	// build serialises builds: each starts from the snapshot the last one
-	// made, so that it holds every scope built before.
-	build sync.Mutex
+	// building is set while a scope is built. Builds are serialised: each
+	// starts from the snapshot the last one made, so that it holds every
+	// scope built before. An execution never waits for another's build,
+	// which lasts as long as that scope's setup runs (past the waiting
+	// execution's deadline, where the sandbox process is killed): a scope
+	// whose second execution comes during a build is built at a later one.
+	building bool
 }
 
 // prebuiltScope is one scope's state: its number in the runner once built
@@ -54,8 +58,9 @@ func scopeKey(names *scopeNames, setup string) string {
 }
 
 // lookup returns the prebuilt scope for key, or nil, and whether the
-// caller is to build it: on the second execution that asks, while fewer
-// than maxPrebuilt are kept.
+// caller is to build it (and then settle it): on the second execution that
+// asks, while fewer than maxPrebuilt are kept and no other scope is being
+// built (the next execution that asks then builds it).
 func (p *prebuilds) lookup(key string) (e *prebuiltScope, build bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -69,9 +74,10 @@ func (p *prebuilds) lookup(key string) (e *prebuiltScope, build bool) {
 		p.seen[key] = true
 		return nil, false
 	}
-	if len(p.entries) >= maxPrebuilt {
+	if len(p.entries) >= maxPrebuilt || p.building {
 		return nil, false
 	}
+	p.building = true
 	if p.entries == nil {
 		p.entries = map[string]*prebuiltScope{}
 	}
@@ -97,6 +103,7 @@ func (p *prebuilds) settle(e *prebuiltScope, gen uint64, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e.building, e.failed, e.gen = false, !ok, gen
+	p.building = false
 }
 
 // prebuiltFor returns the number of the scope prebuilt for msg in in (0 for
@@ -130,8 +137,7 @@ var errPrebuild = errors.New("quickjs: the scope cannot be prebuilt")
 // in's memory the template's snapshot, returning its generation.
 func (s *server) prebuild(ctx context.Context, in *instance, id int32, setupText string, names *scopeNames) (uint64, error) {
 	t := s.m.template
-	t.prebuilt.build.Lock()
-	defer t.prebuilt.build.Unlock()
+	// The caller's lookup made this the only build (prebuilds.building).
 	if _, gen := t.current(); in.gen != gen {
 		// Another build installed a snapshot since in was restored.
 		if err := t.restore(in); err != nil {

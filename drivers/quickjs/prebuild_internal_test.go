@@ -66,7 +66,18 @@ func TestPrebuildLookup(t *testing.T) {
 	if id := p.ready(e, 5); id != 0 {
 		t.Fatalf("ready while building: %d", id)
 	}
+	// While a builds, b's second sighting waits for no build: it is built
+	// at its next sighting.
+	p.lookup("b")
+	if e, build := p.lookup("b"); e != nil || build {
+		t.Fatalf("second sighting during another build: %+v %v", e, build)
+	}
 	p.settle(e, 3, true)
+	b, build := p.lookup("b")
+	if b == nil || !build || b.id != 2 {
+		t.Fatalf("third sighting after the build: %+v %v", b, build)
+	}
+	p.settle(b, 4, false)
 	if again, build := p.lookup("a"); again != e || build {
 		t.Fatalf("third sighting: %+v %v", again, build)
 	}

@@ -176,3 +176,54 @@ func prebuildClients(t *testing.T, setup string) (plain, withInput *client.Clien
 	e := client.Extension{Setup: setup}
 	return client.New(rt, k).Extend(e), client.New(rt, kIn).Extend(e)
 }
+
+// TestPrebuildWaitsForNoOtherScope sends a scope whose setup takes 1.5 s a
+// second time, so that it is built, and while it builds the second run of
+// another scope, with a deadline of 500 ms: that run must not wait for the
+// build (it waited, and in the sandbox its process was killed at its
+// deadline, failing the building run too).
+func TestPrebuildWaitsForNoOtherScope(t *testing.T) {
+	rt, err := client.NewRuntime(context.Background(), newDriver(quickjs.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The setup reads the clock, so it is not prebuilt in the end; it
+	// runs in the build for as long as in a run.
+	slow := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => { const end = Date.now() + 1500; ` +
+		`for (;;) { for (let i = 0; i < 100000; i++); if (Date.now() > end) return s; } }`})
+	quick := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => ({ ...s, q: 1 })`})
+	run := func(c *client.Client, i int, timeout time.Duration) (*client.Outcome, error) {
+		return c.Run(context.Background(), "export default async (s: any) => 1\n// "+strconv.Itoa(i), client.RunOptions{Limits: client.Limits{Timeout: timeout}})
+	}
+	for _, c := range []*client.Client{slow, quick} {
+		if o, err := run(c, 0, 30*time.Second); err != nil || o.Kind != client.Success {
+			t.Fatalf("first run: %+v %v", o, err)
+		}
+	}
+	building := make(chan *client.Outcome, 1)
+	go func() {
+		o, err := run(slow, 1, 30*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		building <- o
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if o, err := run(quick, 1, 500*time.Millisecond); err != nil || o.Kind != client.Success {
+		t.Errorf("the other scope's run during the build: %+v %+v %v", o, o.Error, err)
+	}
+	if o := <-building; o == nil || o.Kind != client.Success {
+		t.Errorf("the building run: %+v", o)
+	}
+	// The other scope is built at a later run.
+	for i := 2; i < 5; i++ {
+		if o, err := run(quick, i, 30*time.Second); err != nil || o.Kind != client.Success || string(o.Value) != "1" {
+			t.Fatalf("run %d: %+v %v", i, o, err)
+		}
+	}
+}
