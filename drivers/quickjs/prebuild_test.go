@@ -32,6 +32,9 @@ func TestPrebuiltScopes(t *testing.T) {
 		// (the others must differ from it).
 		replay []float64
 		seeded bool
+		// fresh: the value differs from the run before's (runs are 2 ms
+		// apart), and want is not checked.
+		fresh bool
 	}{
 		{
 			name:    "a member the setup made is fresh in every run",
@@ -87,6 +90,14 @@ func TestPrebuiltScopes(t *testing.T) {
 			want:    `"x"`,
 		},
 		{
+			// Evaluating the setup's text (outside the execution) reads
+			// the real clock: a prebuilt scope would keep the build's.
+			name:    "the clock read where the setup is evaluated is the run's",
+			setup:   `(() => { const at = Date.now(); return (s: any): any => ({ ...s, at }); })()`,
+			program: `export default async (s: any) => s.at`,
+			fresh:   true,
+		},
+		{
 			name:    "a setup that throws fails every run",
 			setup:   `(s: any): any => { throw new RangeError("no scope today"); }`,
 			program: `export default async () => 1`,
@@ -95,8 +106,11 @@ func TestPrebuiltScopes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, withInput := prebuildClients(t, tt.setup)
-			var first string
+			var first, last string
 			for i := range 6 {
+				if tt.fresh {
+					time.Sleep(2 * time.Millisecond)
+				}
 				var out strings.Builder
 				opts := client.RunOptions{OnTelemetry: func(e client.Event) {
 					if e.Kind == client.EventProgramOutput {
@@ -117,7 +131,7 @@ func TestPrebuiltScopes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if tt.want == "" && !tt.seeded {
+				if tt.want == "" && !tt.seeded && !tt.fresh {
 					if o.Kind != client.ProgramFailed || o.Error.Name != "RangeError" || !strings.Contains(o.Error.Message, "no scope today") {
 						t.Fatalf("run %d: %+v %+v, want the setup's RangeError", i, o, o.Error)
 					}
@@ -126,7 +140,12 @@ func TestPrebuiltScopes(t *testing.T) {
 				if o.Kind != client.Success {
 					t.Fatalf("run %d: %s %+v", i, o.Kind, o.Error)
 				}
-				if tt.seeded {
+				if tt.fresh {
+					if string(o.Value) == last {
+						t.Errorf("run %d: value %s, the same as the run before's", i, o.Value)
+					}
+					last = string(o.Value)
+				} else if tt.seeded {
 					switch {
 					case i == 0:
 						first = string(o.Value)

@@ -40,6 +40,19 @@ let made: UnbegunExecution | undefined;
 // snapshots the engine after prebuild, so every engine restored from that
 // snapshot finds it, and prepare begins it instead of made.
 const prebuilt = record<UnbegunExecution>();
+// outside counts the reads of the clock, Math.random and crypto made while
+// no execution runs: the real ones, which no execution records. The Go
+// runner evaluates a scope setup's text outside the execution (before
+// prepare, and before prebuild), and a text such as
+// (() => { const at = Date.now(); return (s) => ...; })() reads there: a
+// prebuilt scope would keep the build's value for every execution, so
+// prebuild refuses it. It is 0 in every snapshot: at install's end, and
+// after a prebuild that succeeded.
+let outside = 0;
+const current = (): Execution | undefined => {
+  if (execution === undefined) outside++;
+  return execution;
+};
 
 // join reads no property of a number (ToString of a primitive), so a
 // program's Number.prototype.toString is never called.
@@ -260,16 +273,17 @@ export const quickjs = {
     defineProperty(global, "setInterval", data(setInterval, false));
     defineProperty(global, "clearInterval", data(clearTimeout, false));
     defineProperty(global, "console", data(globalConsole, false));
-    installClock(global, () => execution);
+    installClock(global, current);
     installErrors(global);
     installWeb(global, {
-      current: () => execution,
+      current,
       setTimeout: (f, ms) => setTimeout(f, ms),
       reportError: (error) => {
         if (execution !== undefined) execution.write("stderr", ["Uncaught (in an event listener)", error]);
       },
     });
     made = makeExecution(host, realNow);
+    outside = 0;
   },
 
   /**
@@ -301,7 +315,9 @@ export const quickjs = {
    * namespaces and tools are requestJSON's and tools (as prepare's) and
    * whose scope setup is setup, under id (UnbegunExecution.prebuild). It
    * reports whether it could: the setup did nothing an execution records,
-   * set no timer and wrote nothing to the outbox. The Go runner checks
+   * set no timer and wrote nothing to the outbox, and nothing (the setup's
+   * text, evaluated before) read the real clock or randomness since the
+   * engine's snapshot (outside). The Go runner checks
    * that no job is left queued, then snapshots the engine; otherwise it
    * discards it.
    */
@@ -320,7 +336,7 @@ export const quickjs = {
     } finally {
       execution = undefined;
     }
-    if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "") ok = false;
+    if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "" || outside !== 0) ok = false;
     if (ok) prebuilt[id] = m;
     return ok;
   },
