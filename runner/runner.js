@@ -47,6 +47,8 @@ var CodeModeRunner = (() => {
   var setPrototypeOf = R.setPrototypeOf;
   var getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
   var ownKeys = R.ownKeys;
+  var isExtensible = R.isExtensible;
+  var objectIs = Object.is;
   var deleteProperty = R.deleteProperty;
   var objectKeys = Object.keys;
   var objectFreeze = Object.freeze;
@@ -3029,6 +3031,53 @@ return __codemodeURL;`);
     if (execution === void 0) outside++;
     return execution;
   };
+  var globalsBefore;
+  function globalGraph() {
+    const items = record();
+    let n = 0;
+    const seen = new WeakSetCtor();
+    const todo = record();
+    let left = 0;
+    const reach = (v) => {
+      if ((typeof v === "object" && v !== null || typeof v === "function") && !weakSetHas(seen, v)) {
+        weakSetAdd(seen, v);
+        todo[left++] = v;
+      }
+    };
+    reach(globalThis);
+    while (left > 0) {
+      const o = todo[--left];
+      delete todo[left];
+      const proto = getPrototypeOf(o);
+      const keys = ownKeys(o);
+      items[n++] = o;
+      items[n++] = proto;
+      items[n++] = isExtensible(o);
+      items[n++] = keys.length;
+      reach(proto);
+      for (let i = 0; i < keys.length; i++) {
+        const d = getOwnPropertyDescriptor(o, keys[i]);
+        items[n++] = keys[i];
+        items[n++] = d.value;
+        items[n++] = d.get;
+        items[n++] = d.set;
+        items[n++] = d.writable;
+        items[n++] = d.enumerable;
+        items[n++] = d.configurable;
+        reach(d.value);
+        reach(d.get);
+        reach(d.set);
+      }
+    }
+    return { items, length: n };
+  }
+  function sameGraph(a, b) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      if (!objectIs(a.items[i], b.items[i])) return false;
+    }
+    return true;
+  }
   var numbers = (list) => join(list, ",");
   function finishJSON(result) {
     const clock = '"clock":[' + numbers(result.clock) + "]";
@@ -3222,12 +3271,15 @@ return __codemodeURL;`);
      * reports whether it could: the setup did nothing an execution records,
      * set no timer and wrote nothing to the outbox, and nothing (the setup's
      * text, evaluated before) read the real clock or randomness since the
-     * engine's snapshot (outside). The Go runner checks
+     * engine's snapshot (outside), and what programs reach from the global
+     * object is as prebuildBegin found it. The Go runner checks
      * that no job is left queued, then snapshots the engine; otherwise it
      * discards it.
      */
     prebuild(id, requestJSON, tools, setup) {
-      if (execution !== void 0 || made === void 0 || hasOwn(prebuilt, id)) return false;
+      const before = globalsBefore;
+      globalsBefore = void 0;
+      if (execution !== void 0 || made === void 0 || hasOwn(prebuilt, id) || before === void 0) return false;
       const r = request(requestJSON, tools);
       r.setup = setup;
       const m = makeExecution(host, realNow);
@@ -3240,8 +3292,23 @@ return __codemodeURL;`);
         execution = void 0;
       }
       if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "" || outside !== 0) ok = false;
+      if (ok) {
+        try {
+          ok = sameGraph(before, globalGraph());
+        } catch {
+          ok = false;
+        }
+      }
       if (ok) prebuilt[id] = m;
       return ok;
+    },
+    /**
+     * prebuildBegin lists what programs reach from the global object, for
+     * the prebuild that follows (globalsBefore): the Go runner calls it
+     * before it evaluates the setup's text.
+     */
+    prebuildBegin() {
+      globalsBefore = globalGraph();
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is

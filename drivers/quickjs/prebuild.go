@@ -175,6 +175,15 @@ func (s *server) prebuild(ctx context.Context, in *instance, id int32, setupText
 // runPrebuild calls the runner's prebuild with the request req, the
 // namespaces' tools and the setup compiled from setupText (null for none).
 func (s *server) runPrebuild(ctx context.Context, in *instance, id int32, req, setupText string, names *scopeNames) (bool, error) {
+	// What programs reach from the global object, before the setup's text
+	// is evaluated: prebuild refuses a setup that changed it.
+	r, err := in.callRunner(ctx, fnPrebuildBegin)
+	if err != nil {
+		return false, err
+	}
+	if err := in.freeValue(ctx, r); err != nil {
+		return false, err
+	}
 	reqVal, err := in.newString(ctx, req)
 	if err != nil {
 		return false, err
@@ -194,7 +203,7 @@ func (s *server) runPrebuild(ctx context.Context, in *instance, id int32, req, s
 		_ = in.freeValue(ctx, exc)
 		return false, nil
 	}
-	r, err := in.callRunner(ctx, fnPrebuild, jsInt(id), reqVal, toolsVal, setup)
+	r, err = in.callRunner(ctx, fnPrebuild, jsInt(id), reqVal, toolsVal, setup)
 	if err != nil {
 		return false, err
 	}

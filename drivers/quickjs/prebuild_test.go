@@ -98,6 +98,21 @@ func TestPrebuiltScopes(t *testing.T) {
 			fresh:   true,
 		},
 		{
+			// A prebuilt setup's writes to the global object would be in
+			// every engine: the run with input, which runs the setup
+			// again, saw 2.
+			name:    "a global the setup writes is the run's",
+			setup:   `(s: any): any => { const g: any = globalThis; g.runs = (g.runs || 0) + 1; return s; }`,
+			program: `export default async () => (globalThis as any).runs`,
+			want:    `1`,
+		},
+		{
+			name:    "an intrinsic the setup changes is the run's",
+			setup:   `(s: any): any => { const a: any = Array.prototype; a.marks = (a.marks || "") + "x"; return s; }`,
+			program: `export default async () => ([] as any).marks`,
+			want:    `"x"`,
+		},
+		{
 			name:    "a setup that throws fails every run",
 			setup:   `(s: any): any => { throw new RangeError("no scope today"); }`,
 			program: `export default async () => 1`,
@@ -243,6 +258,37 @@ func TestPrebuildWaitsForNoOtherScope(t *testing.T) {
 	for i := 2; i < 5; i++ {
 		if o, err := run(quick, i, 30*time.Second); err != nil || o.Kind != client.Success || string(o.Value) != "1" {
 			t.Fatalf("run %d: %+v %v", i, o, err)
+		}
+	}
+}
+
+// TestPrebuiltScopeLeavesOtherScopesAlone: what a setup does to the global
+// object, once its scope is prebuilt into the snapshot shared by every
+// scope on the driver, must not be seen by another client's programs (it
+// was, from the third run of the first client on).
+func TestPrebuiltScopeLeavesOtherScopesAlone(t *testing.T) {
+	rt, err := client.NewRuntime(context.Background(), newDriver(quickjs.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	k, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => { (globalThis as any).tenantA = "a's"; ` +
+		`(Object.prototype as any).fromA = 1; return s; }`})
+	b := client.New(rt, k)
+	for i := range 4 {
+		if o, err := a.Run(context.Background(), "export default async () => (globalThis as any).tenantA\n// "+strconv.Itoa(i), client.RunOptions{}); err != nil || o.Kind != client.Success || string(o.Value) != `"a's"` {
+			t.Fatalf("a's run %d: %+v %v", i, o, err)
+		}
+		o, err := b.Run(context.Background(), "export default async () => typeof (globalThis as any).tenantA + typeof ({} as any).fromA\n// "+strconv.Itoa(i), client.RunOptions{})
+		if err != nil || o.Kind != client.Success {
+			t.Fatalf("b's run %d: %+v %v", i, o, err)
+		}
+		if string(o.Value) != `"undefinedundefined"` {
+			t.Errorf("b's run %d sees a's setup: %s", i, o.Value)
 		}
 	}
 }
