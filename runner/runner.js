@@ -47,6 +47,8 @@ var CodeModeRunner = (() => {
   var setPrototypeOf = R.setPrototypeOf;
   var getOwnPropertyDescriptor = R.getOwnPropertyDescriptor;
   var ownKeys = R.ownKeys;
+  var isExtensible = R.isExtensible;
+  var objectIs = Object.is;
   var deleteProperty = R.deleteProperty;
   var objectKeys = Object.keys;
   var objectFreeze = Object.freeze;
@@ -845,7 +847,7 @@ var CodeModeRunner = (() => {
     return read && (stringSlice(m, m.length - 9) === "' of null" || stringSlice(m, m.length - 14) === "' of undefined");
   }
   var isError = ErrorCtor.isError;
-  function installQuickJSStacks(current) {
+  function installQuickJSStacks(current2) {
     const desc = getOwnPropertyDescriptor(ErrorCtor, "prepareStackTrace");
     const capture = ErrorCtor.captureStackTrace;
     if (desc === void 0 || typeof desc.set !== "function" || typeof isError !== "function" || typeof capture !== "function") return;
@@ -854,14 +856,14 @@ var CodeModeRunner = (() => {
       try {
         if (capturing) {
           capturing = false;
-          const w = { __proto__: null, cs, map: current(), program: void 0, engine: void 0 };
+          const w = { __proto__: null, cs, map: current2(), program: void 0, engine: void 0 };
           w.program = quickJSStack(cs, w.map);
           if (typeof error === "object" && error !== null || typeof error === "function") apply(weakSet, written, [error, w]);
           return w.program;
         }
         if (apply(isError, ErrorCtor, [error]) && !hasOwn(error, "stack")) {
           if (hasOwn(error, "cause") && error.cause === callMarker) return cs;
-          const w = { __proto__: null, cs, map: current(), program: void 0, engine: void 0 };
+          const w = { __proto__: null, cs, map: current2(), program: void 0, engine: void 0 };
           apply(weakSet, written, [error, w]);
           defineProperty(error, "stack", stackAccessor);
         }
@@ -870,7 +872,7 @@ var CodeModeRunner = (() => {
       return "";
     };
     apply(desc.set, ErrorCtor, [hook]);
-    currentFrames = current;
+    currentFrames = current2;
     callErrorOptions = objectFreeze({ __proto__: null, cause: callMarker });
     defineProperty(ErrorCtor, "captureStackTrace", data(function captureStackTrace(...args) {
       capturing = true;
@@ -924,14 +926,14 @@ var CodeModeRunner = (() => {
     }
     return s;
   }
-  function installV8Stacks(current) {
+  function installV8Stacks(current2) {
     const engineHook = ErrorCtor.prepareStackTrace;
     if (typeof engineHook !== "function") return;
     let site;
     const hook = function(error, cs) {
       const engine = apply(engineHook, this, [error, cs]);
       try {
-        const map = current();
+        const map = current2();
         if (map === void 0 || typeof engine !== "string" || site === void 0) return engine;
         const program = v8Stack(cs, engine, map, site);
         if (program !== engine && (typeof error === "object" && error !== null || typeof error === "function")) {
@@ -1952,14 +1954,14 @@ var CodeModeRunner = (() => {
     defineProperty(global, "MCPToolError", data(toolErrorClasses.MCPToolError, false));
     defineProperty(global, "HTTPError", data(toolErrorClasses.HTTPError, false));
   }
-  function installClock(global, current) {
+  function installClock(global, current2) {
     const RealDate = global.Date;
     const realNow2 = RealDate.now;
     const math = global.Math;
     const realRandom = math.random;
     const dateToStringOf = RealDate.prototype.toString;
     const now = function now2() {
-      const ex = current();
+      const ex = current2();
       return ex === void 0 ? apply(realNow2, RealDate, []) : ex.now();
     };
     const handler = {
@@ -1980,19 +1982,19 @@ var CodeModeRunner = (() => {
     defineProperty(RealDate.prototype, "constructor", data(DateProxy, false));
     defineProperty(global, "Date", data(DateProxy, false));
     const random = function random2() {
-      const ex = current();
+      const ex = current2();
       return ex === void 0 ? apply(realRandom, math, []) : ex.random();
     };
     defineProperty(math, "random", data(random, false));
-    installPerformanceNow(global, current);
+    installPerformanceNow(global, current2);
   }
-  function installPerformanceNow(global, current) {
+  function installPerformanceNow(global, current2) {
     const perf = global.performance;
     const realPerfNow = perf === void 0 ? void 0 : perf.now;
     if (perf !== void 0 && typeof realPerfNow === "function") {
       const real = () => apply(realPerfNow, perf, []);
       const now = function now2() {
-        const ex = current();
+        const ex = current2();
         return ex === void 0 ? real() : ex.perfNow(real);
       };
       defineProperty(now, "name", { __proto__: null, value: "now", configurable: true });
@@ -3024,6 +3026,58 @@ return __codemodeURL;`);
   var execution;
   var made;
   var prebuilt = record();
+  var outside = 0;
+  var current = () => {
+    if (execution === void 0) outside++;
+    return execution;
+  };
+  var globalsBefore;
+  function globalGraph() {
+    const items = record();
+    let n = 0;
+    const seen = new WeakSetCtor();
+    const todo = record();
+    let left = 0;
+    const reach = (v) => {
+      if ((typeof v === "object" && v !== null || typeof v === "function") && !weakSetHas(seen, v)) {
+        weakSetAdd(seen, v);
+        todo[left++] = v;
+      }
+    };
+    reach(globalThis);
+    while (left > 0) {
+      const o = todo[--left];
+      delete todo[left];
+      const proto = getPrototypeOf(o);
+      const keys = ownKeys(o);
+      items[n++] = o;
+      items[n++] = proto;
+      items[n++] = isExtensible(o);
+      items[n++] = keys.length;
+      reach(proto);
+      for (let i = 0; i < keys.length; i++) {
+        const d = getOwnPropertyDescriptor(o, keys[i]);
+        items[n++] = keys[i];
+        items[n++] = d.value;
+        items[n++] = d.get;
+        items[n++] = d.set;
+        items[n++] = d.writable;
+        items[n++] = d.enumerable;
+        items[n++] = d.configurable;
+        reach(d.value);
+        reach(d.get);
+        reach(d.set);
+      }
+    }
+    return { items, length: n };
+  }
+  function sameGraph(a, b) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      if (!objectIs(a.items[i], b.items[i])) return false;
+    }
+    return true;
+  }
   var numbers = (list) => join(list, ",");
   function finishJSON(result) {
     const clock = '"clock":[' + numbers(result.clock) + "]";
@@ -3177,16 +3231,17 @@ return __codemodeURL;`);
       defineProperty(global, "setInterval", data(setInterval, false));
       defineProperty(global, "clearInterval", data(clearTimeout, false));
       defineProperty(global, "console", data(globalConsole, false));
-      installClock(global, () => execution);
+      installClock(global, current);
       installErrors(global);
       installWeb(global, {
-        current: () => execution,
+        current,
         setTimeout: (f, ms) => setTimeout(f, ms),
         reportError: (error) => {
           if (execution !== void 0) execution.write("stderr", ["Uncaught (in an event listener)", error]);
         }
       });
       made = makeExecution(host, realNow);
+      outside = 0;
     },
     /**
      * prepare creates the execution before its module is evaluated:
@@ -3214,12 +3269,17 @@ return __codemodeURL;`);
      * namespaces and tools are requestJSON's and tools (as prepare's) and
      * whose scope setup is setup, under id (UnbegunExecution.prebuild). It
      * reports whether it could: the setup did nothing an execution records,
-     * set no timer and wrote nothing to the outbox. The Go runner checks
+     * set no timer and wrote nothing to the outbox, and nothing (the setup's
+     * text, evaluated before) read the real clock or randomness since the
+     * engine's snapshot (outside), and what programs reach from the global
+     * object is as prebuildBegin found it. The Go runner checks
      * that no job is left queued, then snapshots the engine; otherwise it
      * discards it.
      */
     prebuild(id, requestJSON, tools, setup) {
-      if (execution !== void 0 || made === void 0 || hasOwn(prebuilt, id)) return false;
+      const before = globalsBefore;
+      globalsBefore = void 0;
+      if (execution !== void 0 || made === void 0 || hasOwn(prebuilt, id) || before === void 0) return false;
       const r = request(requestJSON, tools);
       r.setup = setup;
       const m = makeExecution(host, realNow);
@@ -3231,9 +3291,24 @@ return __codemodeURL;`);
       } finally {
         execution = void 0;
       }
-      if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "") ok = false;
+      if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "" || outside !== 0) ok = false;
+      if (ok) {
+        try {
+          ok = sameGraph(before, globalGraph());
+        } catch {
+          ok = false;
+        }
+      }
       if (ok) prebuilt[id] = m;
       return ok;
+    },
+    /**
+     * prebuildBegin lists what programs reach from the global object, for
+     * the prebuild that follows (globalsBefore): the Go runner calls it
+     * before it evaluates the setup's text.
+     */
+    prebuildBegin() {
+      globalsBefore = globalGraph();
     },
     /**
      * start runs the prepared execution. With a compile error, evaluation is
@@ -4273,7 +4348,7 @@ return __codemodeURL;`);
     const rejectedIn = new WeakMapCtor4();
     const cpu = cpuMeter(deps.cpuNow, deps.setImmediate);
     const timerOwners = new WeakMapCtor4();
-    const current = () => {
+    const current2 = () => {
       const ex = apply(getStore, storage, []);
       return ex === void 0 ? void 0 : apply(weakGet2, owners, [ex]);
     };
@@ -4282,7 +4357,7 @@ return __codemodeURL;`);
       return new RangeErrorCtor(`${what}: ${max} timers are pending, the execution's limit (maxTimers); clearTimeout frees one`);
     };
     const wrap = (real, what, once) => function(callback, ms, ...args) {
-      const t = current();
+      const t = current2();
       if (t === void 0 || typeof callback !== "function") {
         const all = [callback, ms];
         for (let i = 0; i < args.length; i++) push(all, args[i]);

@@ -113,9 +113,10 @@ const (
 	fnWaitingStack
 	fnStopStack
 	fnPrebuild
+	fnPrebuildBegin
 )
 
-var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue", "waitingStack", "stopStack", "prebuild"}
+var fnNames = [...]string{"prepare", "start", "deliver", "fire", "drain", "hold", "release", "deliverValue", "holdValue", "waitingStack", "stopStack", "prebuild", "prebuildBegin"}
 
 // instance is one QuickJS engine in its own wasm module instance. It is used
 // by one goroutine at a time.

@@ -229,18 +229,8 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 	site := &stopSite{in: in}
 	ctx = withStopSite(ctx, site)
 	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names, cpu: newCPUMeter(lim.cpu, stopCPU)}
-	in, st.prebuilt, err = s.prebuiltFor(ctx, in, msg, names)
-	if in == nil {
-		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
-		return
-	}
-	var result *wire.Message
-	if err == nil {
-		// An error is the execution's own (prebuiltFor): it ends below
-		// as one from drive would.
-		site.in = in
-		result, err = s.drive(ctx, in, ex, msg, st)
-	}
+	st.prebuilt = s.prebuiltFor(in, msg, names)
+	result, err := s.drive(ctx, in, ex, msg, st)
 	st.cpu.end()
 	if result != nil && result.Error != nil && result.Outcome == wire.OutcomeProgramFailed {
 		result.Error.Stack = locateFailure(msg.Source, msg.Filename, result.Error)

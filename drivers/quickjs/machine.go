@@ -349,10 +349,15 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string, sl
 	if err := installRejectionTracker(ctx, in, v, slots.tracker); err != nil {
 		return err
 	}
-	// Collect the set-up garbage once in the template, then raise the GC
-	// threshold: an execution is short-lived and its engine is reset from the
-	// snapshot afterwards, so a collection inside it would only cost time.
-	// A program that allocates past the threshold still gets collected.
+	return collect(ctx, in)
+}
+
+// collect collects the garbage of setting up a template engine, then
+// raises the GC threshold: an execution is short-lived and its engine is
+// reset from the snapshot afterwards, so a collection inside it would only
+// cost time. A program that allocates past the threshold still gets
+// collected.
+func collect(ctx context.Context, in *instance) error {
 	if f := in.mod.ExportedFunction("JS_RunGC"); f != nil {
 		if _, err := in.invoke(ctx, f, uint64(in.l.rt)); err != nil {
 			return err

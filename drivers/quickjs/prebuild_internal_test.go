@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/codemode-go/codemode/client"
 	"github.com/codemode-go/codemode/contract"
@@ -11,8 +12,8 @@ import (
 
 // TestScopeSentAgainIsPrebuilt runs one program source after another with
 // the client's own setup (codemode.step and codemode.run) and checks that
-// the second run prebuilt the scope into the snapshot, once, and that the
-// runs after it see the setup's members.
+// the second run started the scope's build into the snapshot, once, and
+// that the runs after it see the setup's members.
 func TestScopeSentAgainIsPrebuilt(t *testing.T) {
 	d := New(Options{InProcess: true})
 	t.Cleanup(func() { _ = d.Close() })
@@ -30,6 +31,11 @@ func TestScopeSentAgainIsPrebuilt(t *testing.T) {
 		out, err := c.Run(context.Background(), "export default async ({ codemode }: any) => typeof codemode.step + typeof codemode.run\n// "+strconv.Itoa(i), client.RunOptions{})
 		if err != nil || out.Kind != client.Success || string(out.Value) != `"functionfunction"` {
 			t.Fatalf("run %d: %+v %v", i, out, err)
+		}
+		for end := time.Now().Add(30 * time.Second); !PrebuildsSettled(d); time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatal("the build did not end in 30 s")
+			}
 		}
 	}
 	d.mu.Lock()
@@ -66,7 +72,18 @@ func TestPrebuildLookup(t *testing.T) {
 	if id := p.ready(e, 5); id != 0 {
 		t.Fatalf("ready while building: %d", id)
 	}
+	// While a builds, b's second sighting waits for no build: it is built
+	// at its next sighting.
+	p.lookup("b")
+	if e, build := p.lookup("b"); e != nil || build {
+		t.Fatalf("second sighting during another build: %+v %v", e, build)
+	}
 	p.settle("a", e, 3, nil)
+	b, build := p.lookup("b")
+	if b == nil || !build || b.id != 2 {
+		t.Fatalf("third sighting after the build: %+v %v", b, build)
+	}
+	p.settle("b", b, 4, errPrebuild)
 	if again, build := p.lookup("a"); again != e || build {
 		t.Fatalf("third sighting: %+v %v", again, build)
 	}
@@ -76,18 +93,32 @@ func TestPrebuildLookup(t *testing.T) {
 	if id := p.ready(e, 3); id != 1 {
 		t.Fatalf("ready: %d, want 1", id)
 	}
+	// Scopes that cannot be built do not count against maxPrebuilt; those
+	// built do.
 	for i := range 2 * maxPrebuilt {
-		key := "k" + strconv.Itoa(i)
+		key := "bad" + strconv.Itoa(i)
 		p.lookup(key)
-		if e, build := p.lookup(key); build {
+		if e, build := p.lookup(key); !build {
+			t.Fatalf("%s: no build", key)
+		} else {
 			p.settle(key, e, 0, errPrebuild)
 		}
 	}
-	if len(p.entries) != maxPrebuilt {
-		t.Fatalf("%d scopes kept, want %d", len(p.entries), maxPrebuilt)
+	built := 1 // a
+	for i := range 2 * maxPrebuilt {
+		key := "good" + strconv.Itoa(i)
+		p.lookup(key)
+		if e, build := p.lookup(key); build {
+			p.settle(key, e, uint64(10+i), nil)
+			built++
+		}
 	}
-	// A build that failed for a reason of its own execution (stopped, an
-	// engine that failed) is forgotten: the scope is built again later.
+	if built != maxPrebuilt {
+		t.Fatalf("%d scopes built, want %d", built, maxPrebuilt)
+	}
+	// A build stopped for a reason of its own (the server closed, no engine
+	// slot, an engine that failed) is forgotten: the scope is built again
+	// later.
 	var q prebuilds
 	q.lookup("b")
 	e, _ = q.lookup("b")

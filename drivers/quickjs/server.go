@@ -32,6 +32,9 @@ type server struct {
 	// programs are programs compiled to bytecode, for one sent again.
 	programs programCache
 
+	// ctx is serve's: done when the channel ends (prebuild.go's builds
+	// stop then).
+	ctx   context.Context
 	mu    sync.Mutex
 	execs map[uint64]*execution
 	wg    sync.WaitGroup
@@ -61,6 +64,7 @@ func (s *server) serve(ctx context.Context) error {
 		cancel()
 		s.wg.Wait()
 	}()
+	s.ctx = ctx
 	s.send(&wire.Message{Kind: wire.KindReady, Version: wire.ProtocolVersion, Versions: &wire.Supported, Runner: "codemode-go quickjs"})
 	for {
 		msg, err := s.r.Read()

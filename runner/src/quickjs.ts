@@ -7,7 +7,7 @@
 // tool call is answered, hold/holdValue and release for a held output
 // (wire 1.6), and fire when a timer fires.
 
-import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, apply, data, dateNow, defineProperty, hasOwn, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer } from "./intrinsics";
+import { DateCtor, ErrorCtor, RangeErrorCtor, TypeErrorCtor, WeakSetCtor, apply, data, dateNow, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isExtensible, join, jsonParse, mathFloor, numberIsFinite, objectFreeze, objectIs, objectKeys, ownKeys, push, quote, record, stringIndexOf, stringSlice, stringSplit, textBuffer, weakSetAdd, weakSetHas } from "./intrinsics";
 import { installClock, installErrors, makeExecution, type Content, type Execution, type Finish, type ModuleBox, type Namespace, type Request, type Stream, type UnbegunExecution } from "./core";
 import { installWeb } from "./web/index";
 import { engineStack, installQuickJSStacks, positionsOf } from "./stack";
@@ -40,6 +40,87 @@ let made: UnbegunExecution | undefined;
 // snapshots the engine after prebuild, so every engine restored from that
 // snapshot finds it, and prepare begins it instead of made.
 const prebuilt = record<UnbegunExecution>();
+// outside counts the reads of the clock, Math.random and crypto made while
+// no execution runs: the real ones, which no execution records. The Go
+// runner evaluates a scope setup's text outside the execution (before
+// prepare, and before prebuild), and a text such as
+// (() => { const at = Date.now(); return (s) => ...; })() reads there: a
+// prebuilt scope would keep the build's value for every execution, so
+// prebuild refuses it. It is 0 in every snapshot: at install's end, and
+// after a prebuild that succeeded.
+let outside = 0;
+const current = (): Execution | undefined => {
+  if (execution === undefined) outside++;
+  return execution;
+};
+
+// A prebuilt setup runs once, in the engine whose memory becomes the
+// snapshot of every execution on the template, whatever its scope: what it
+// does to the global object and the built-ins would be seen by every
+// program, and the setup would not do it again. prebuildBegin lists what
+// programs reach from the global object (globalGraph) before the Go runner
+// evaluates the setup's text, and prebuild refuses a scope when the list
+// differs after the setup; such a setup runs with each execution, as before.
+let globalsBefore: Graph | undefined;
+
+// A Graph lists, in a fixed order, every object reachable from the global
+// object through prototypes and own properties: each object, its
+// prototype, whether it is extensible and its number of own properties,
+// then each property's key, value or accessors and attributes (read as
+// descriptors: no getter runs, unless one on Object.prototype, which then
+// differs). Its items are in an object without a prototype.
+interface Graph {
+  items: Record<number, unknown>;
+  length: number;
+}
+
+function globalGraph(): Graph {
+  const items = record<unknown>();
+  let n = 0;
+  const seen = new WeakSetCtor<object>();
+  const todo = record<object>();
+  let left = 0;
+  const reach = (v: unknown): void => {
+    if (((typeof v === "object" && v !== null) || typeof v === "function") && !weakSetHas(seen, v as object)) {
+      weakSetAdd(seen, v as object);
+      todo[left++] = v as object;
+    }
+  };
+  reach(globalThis);
+  while (left > 0) {
+    const o = todo[--left];
+    delete todo[left];
+    const proto = getPrototypeOf(o);
+    const keys = ownKeys(o);
+    items[n++] = o;
+    items[n++] = proto;
+    items[n++] = isExtensible(o);
+    items[n++] = keys.length;
+    reach(proto);
+    for (let i = 0; i < keys.length; i++) {
+      const d = getOwnPropertyDescriptor(o, keys[i]) as PropertyDescriptor;
+      items[n++] = keys[i];
+      items[n++] = d.value;
+      items[n++] = d.get;
+      items[n++] = d.set;
+      items[n++] = d.writable;
+      items[n++] = d.enumerable;
+      items[n++] = d.configurable;
+      reach(d.value);
+      reach(d.get);
+      reach(d.set);
+    }
+  }
+  return { items, length: n };
+}
+
+function sameGraph(a: Graph, b: Graph): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (!objectIs(a.items[i], b.items[i])) return false;
+  }
+  return true;
+}
 
 // join reads no property of a number (ToString of a primitive), so a
 // program's Number.prototype.toString is never called.
@@ -260,16 +341,17 @@ export const quickjs = {
     defineProperty(global, "setInterval", data(setInterval, false));
     defineProperty(global, "clearInterval", data(clearTimeout, false));
     defineProperty(global, "console", data(globalConsole, false));
-    installClock(global, () => execution);
+    installClock(global, current);
     installErrors(global);
     installWeb(global, {
-      current: () => execution,
+      current,
       setTimeout: (f, ms) => setTimeout(f, ms),
       reportError: (error) => {
         if (execution !== undefined) execution.write("stderr", ["Uncaught (in an event listener)", error]);
       },
     });
     made = makeExecution(host, realNow);
+    outside = 0;
   },
 
   /**
@@ -301,12 +383,17 @@ export const quickjs = {
    * namespaces and tools are requestJSON's and tools (as prepare's) and
    * whose scope setup is setup, under id (UnbegunExecution.prebuild). It
    * reports whether it could: the setup did nothing an execution records,
-   * set no timer and wrote nothing to the outbox. The Go runner checks
+   * set no timer and wrote nothing to the outbox, and nothing (the setup's
+   * text, evaluated before) read the real clock or randomness since the
+   * engine's snapshot (outside), and what programs reach from the global
+   * object is as prebuildBegin found it. The Go runner checks
    * that no job is left queued, then snapshots the engine; otherwise it
    * discards it.
    */
   prebuild(id: number, requestJSON: string, tools: string, setup: unknown): boolean {
-    if (execution !== undefined || made === undefined || hasOwn(prebuilt, id)) return false;
+    const before = globalsBefore;
+    globalsBefore = undefined;
+    if (execution !== undefined || made === undefined || hasOwn(prebuilt, id) || before === undefined) return false;
     const r = request(requestJSON, tools);
     r.setup = setup;
     const m = makeExecution(host, realNow);
@@ -320,9 +407,25 @@ export const quickjs = {
     } finally {
       execution = undefined;
     }
-    if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "") ok = false;
+    if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "" || outside !== 0) ok = false;
+    if (ok) {
+      try {
+        ok = sameGraph(before, globalGraph());
+      } catch {
+        ok = false;
+      }
+    }
     if (ok) prebuilt[id] = m;
     return ok;
+  },
+
+  /**
+   * prebuildBegin lists what programs reach from the global object, for
+   * the prebuild that follows (globalsBefore): the Go runner calls it
+   * before it evaluates the setup's text.
+   */
+  prebuildBegin(): void {
+    globalsBefore = globalGraph();
   },
 
   /**
