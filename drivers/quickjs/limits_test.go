@@ -15,7 +15,13 @@ import (
 
 func newClient(t *testing.T, opts quickjs.Options) *client.Client {
 	t.Helper()
-	rt, err := client.NewRuntime(context.Background(), newDriver(opts))
+	return newClientOn(t, newDriver(opts))
+}
+
+// newClientOn is a client of an empty contract on a new runtime of d.
+func newClientOn(t *testing.T, d *quickjs.Driver) *client.Client {
+	t.Helper()
+	rt, err := client.NewRuntime(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}

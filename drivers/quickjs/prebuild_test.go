@@ -235,16 +235,7 @@ func awaitPrebuilds(t *testing.T, d *quickjs.Driver) {
 // execution at its deadline with a TimeoutError, the one that tries to
 // prebuild it (the second) too.
 func TestPrebuildStoppedByItsDeadline(t *testing.T) {
-	rt, err := client.NewRuntime(context.Background(), newDriver(quickjs.Options{Timeout: 300 * time.Millisecond}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
-	k, err := contract.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => { for (;;) {} }`})
+	c := newClient(t, quickjs.Options{Timeout: 300 * time.Millisecond}).Extend(client.Extension{Setup: `(s: any): any => { for (;;) {} }`})
 	for i := range 3 {
 		out, err := c.Run(context.Background(), "export default async () => 1\n// "+strconv.Itoa(i), client.RunOptions{})
 		if err != nil {
@@ -262,20 +253,12 @@ func TestPrebuildStoppedByItsDeadline(t *testing.T) {
 // build (it waited, and in the sandbox its process was killed at its
 // deadline, failing the building run too).
 func TestPrebuildWaitsForNoOtherScope(t *testing.T) {
-	rt, err := client.NewRuntime(context.Background(), newDriver(quickjs.Options{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
-	k, err := contract.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := newClient(t, quickjs.Options{})
 	// The setup reads the clock, so it is not prebuilt in the end; it
 	// runs in the build for as long as in a run.
-	slow := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => { const end = Date.now() + 1500; ` +
+	slow := base.Extend(client.Extension{Setup: `(s: any): any => { const end = Date.now() + 1500; ` +
 		`for (;;) { for (let i = 0; i < 100000; i++); if (Date.now() > end) return s; } }`})
-	quick := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => ({ ...s, q: 1 })`})
+	quick := base.Extend(client.Extension{Setup: `(s: any): any => ({ ...s, q: 1 })`})
 	run := func(c *client.Client, i int, timeout time.Duration) (*client.Outcome, error) {
 		return c.Run(context.Background(), "export default async (s: any) => 1\n// "+strconv.Itoa(i), client.RunOptions{Limits: client.Limits{Timeout: timeout}})
 	}
@@ -313,18 +296,9 @@ func TestPrebuildWaitsForNoOtherScope(t *testing.T) {
 // was, from the third run of the first client on).
 func TestPrebuiltScopeLeavesOtherScopesAlone(t *testing.T) {
 	d := newDriver(quickjs.Options{})
-	rt, err := client.NewRuntime(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
-	k, err := contract.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := client.New(rt, k).Extend(client.Extension{Setup: `(s: any): any => { (globalThis as any).tenantA = "a's"; ` +
+	b := newClientOn(t, d)
+	a := b.Extend(client.Extension{Setup: `(s: any): any => { (globalThis as any).tenantA = "a's"; ` +
 		`(Object.prototype as any).fromA = 1; return s; }`})
-	b := client.New(rt, k)
 	for i := range 4 {
 		if o, err := a.Run(context.Background(), "export default async () => (globalThis as any).tenantA\n// "+strconv.Itoa(i), client.RunOptions{}); err != nil || o.Kind != client.Success || string(o.Value) != `"a's"` {
 			t.Fatalf("a's run %d: %+v %v", i, o, err)
