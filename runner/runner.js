@@ -3032,9 +3032,7 @@ return __codemodeURL;`);
     return execution;
   };
   var globalsBefore;
-  function globalGraph() {
-    const items = record();
-    let n = 0;
+  function walkGlobals(visit) {
     const seen = new WeakSetCtor();
     const todo = record();
     let left = 0;
@@ -3050,33 +3048,33 @@ return __codemodeURL;`);
       delete todo[left];
       const proto = getPrototypeOf(o);
       const keys = ownKeys(o);
-      items[n++] = o;
-      items[n++] = proto;
-      items[n++] = isExtensible(o);
-      items[n++] = keys.length;
+      if (!visit(o) || !visit(proto) || !visit(isExtensible(o)) || !visit(keys.length)) return false;
       reach(proto);
       for (let i = 0; i < keys.length; i++) {
         const d = getOwnPropertyDescriptor(o, keys[i]);
-        items[n++] = keys[i];
-        items[n++] = d.value;
-        items[n++] = d.get;
-        items[n++] = d.set;
-        items[n++] = d.writable;
-        items[n++] = d.enumerable;
-        items[n++] = d.configurable;
-        reach(d.value);
-        reach(d.get);
-        reach(d.set);
+        const v = d.value, get = d.get, set = d.set;
+        const attributes = (d.writable === true ? 1 : 0) + (d.enumerable === true ? 2 : 0) + (d.configurable === true ? 4 : 0);
+        if (!visit(keys[i]) || !visit(v) || !visit(get) || !visit(set) || !visit(attributes)) return false;
+        reach(v);
+        reach(get);
+        reach(set);
       }
     }
+    return true;
+  }
+  function globalGraph() {
+    const items = [];
+    let n = 0;
+    walkGlobals((item) => {
+      items[n++] = item;
+      return true;
+    });
     return { items, length: n };
   }
-  function sameGraph(a, b) {
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) {
-      if (!objectIs(a.items[i], b.items[i])) return false;
-    }
-    return true;
+  function sameGraph(before) {
+    let i = 0;
+    const same = walkGlobals((item) => i < before.length && objectIs(before.items[i++], item));
+    return same && i === before.length;
   }
   var numbers = (list) => join(list, ",");
   function finishJSON(result) {
@@ -3294,7 +3292,7 @@ return __codemodeURL;`);
       if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "" || outside !== 0) ok = false;
       if (ok) {
         try {
-          ok = sameGraph(before, globalGraph());
+          ok = sameGraph(before);
         } catch {
           ok = false;
         }

@@ -68,15 +68,18 @@ let globalsBefore: Graph | undefined;
 // prototype, whether it is extensible and its number of own properties,
 // then each property's key, value or accessors and attributes (read as
 // descriptors: no getter runs, unless one on Object.prototype, which then
-// differs). Its items are in an object without a prototype.
+// differs).
 interface Graph {
-  items: Record<number, unknown>;
+  items: unknown[];
   length: number;
 }
 
-function globalGraph(): Graph {
-  const items = record<unknown>();
-  let n = 0;
+// walkGlobals hands visit each item of the global object's Graph in order,
+// and stops early when visit returns false (then it returns false). The
+// objects left to walk are in an object without a prototype, and the
+// descriptors are read through the captured Reflect: what a setup put on a
+// prototype runs nowhere in the walk.
+function walkGlobals(visit: (item: unknown) => boolean): boolean {
   const seen = new WeakSetCtor<object>();
   const todo = record<object>();
   let left = 0;
@@ -92,34 +95,40 @@ function globalGraph(): Graph {
     delete todo[left];
     const proto = getPrototypeOf(o);
     const keys = ownKeys(o);
-    items[n++] = o;
-    items[n++] = proto;
-    items[n++] = isExtensible(o);
-    items[n++] = keys.length;
+    if (!visit(o) || !visit(proto) || !visit(isExtensible(o)) || !visit(keys.length)) return false;
     reach(proto);
     for (let i = 0; i < keys.length; i++) {
       const d = getOwnPropertyDescriptor(o, keys[i]) as PropertyDescriptor;
-      items[n++] = keys[i];
-      items[n++] = d.value;
-      items[n++] = d.get;
-      items[n++] = d.set;
-      items[n++] = d.writable;
-      items[n++] = d.enumerable;
-      items[n++] = d.configurable;
-      reach(d.value);
-      reach(d.get);
-      reach(d.set);
+      const v = d.value, get = d.get, set = d.set;
+      const attributes = (d.writable === true ? 1 : 0) + (d.enumerable === true ? 2 : 0) + (d.configurable === true ? 4 : 0);
+      if (!visit(keys[i]) || !visit(v) || !visit(get) || !visit(set) || !visit(attributes)) return false;
+      reach(v);
+      reach(get);
+      reach(set);
     }
   }
+  return true;
+}
+
+// globalGraph lists the Graph. It runs before a setup's text is evaluated,
+// in an engine as the snapshot left it, whose Array.prototype no setup has
+// changed (a setup that did is not prebuilt): the list is an array.
+function globalGraph(): Graph {
+  const items: unknown[] = [];
+  let n = 0;
+  walkGlobals((item) => {
+    items[n++] = item;
+    return true;
+  });
   return { items, length: n };
 }
 
-function sameGraph(a: Graph, b: Graph): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (!objectIs(a.items[i], b.items[i])) return false;
-  }
-  return true;
+// sameGraph reports whether the global object's Graph is still before's,
+// comparing as it walks (it keeps no second list).
+function sameGraph(before: Graph): boolean {
+  let i = 0;
+  const same = walkGlobals((item) => i < before.length && objectIs(before.items[i++], item));
+  return same && i === before.length;
 }
 
 // join reads no property of a number (ToString of a primitive), so a
@@ -410,7 +419,7 @@ export const quickjs = {
     if (timerSeq !== timersBefore || finished !== "" || outbox.take() !== "" || outside !== 0) ok = false;
     if (ok) {
       try {
-        ok = sameGraph(before, globalGraph());
+        ok = sameGraph(before);
       } catch {
         ok = false;
       }
