@@ -715,13 +715,13 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 	if err != nil {
 		return err
 	}
-	names, setupText := st.names, msg.Setup
+	tools, ascii, setupText := st.names.text, st.names.ascii, msg.Setup
 	if st.prebuilt != 0 {
 		// The runner's prebuilt scope holds the namespaces and the setup's
 		// work.
-		names, setupText = &scopeNames{ascii: true}, ""
+		tools, ascii, setupText = "", true, ""
 	}
-	toolsVal, err := in.text(ctx, s.m.stringHead, names.ascii, names.text)
+	toolsVal, err := in.text(ctx, s.m.stringHead, ascii, tools)
 	if err != nil {
 		_ = in.freeValue(ctx, reqVal)
 		return err

@@ -34,8 +34,8 @@ const (
 // prebuilds are a template's prebuilt scopes, by namespaces and setup.
 type prebuilds struct {
 	mu      sync.Mutex
-	seen    map[string]bool
-	entries map[string]*prebuiltScope
+	seen    map[scopeKey]bool
+	entries map[scopeKey]*prebuiltScope
 	next    int32 // the last number given
 	// kept counts the entries built or building (at most maxPrebuilt),
 	// failed those that cannot be built (at most maxSeen, then forgotten).
@@ -57,59 +57,51 @@ type prebuiltScope struct {
 	failed   bool
 }
 
-// scopeKey keys a scope by its namespaces and setup text.
-func scopeKey(names *scopeNames, setup string) string {
-	return names.key + "\x00" + setup
-}
+// scopeKey keys a scope by its namespaces (scopeNames.key) and setup
+// text.
+type scopeKey struct{ names, setup string }
 
-// lookup returns the prebuilt scope for key, or nil, and whether the
-// caller is to build it (and then settle it): on the second execution that
-// asks, while fewer than maxPrebuilt are kept and no other scope is being
-// built (the next execution that asks then builds it).
-func (p *prebuilds) lookup(key string) (e *prebuiltScope, build bool) {
+// lookup returns the number of the scope prebuilt for key when an engine
+// restored from generation gen holds it (else 0), and, when the caller is
+// to build it (and then settle it), its entry: on the second execution
+// that asks, while fewer than maxPrebuilt are kept and no other scope is
+// being built (the next execution that asks then builds it).
+func (p *prebuilds) lookup(key scopeKey, gen uint64) (id int32, build *prebuiltScope) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e := p.entries[key]; e != nil {
-		return e, false
+		if e.building || e.failed || gen < e.gen {
+			return 0, nil
+		}
+		return e.id, nil
 	}
 	if !p.seen[key] {
 		if p.seen == nil || len(p.seen) >= maxSeen {
-			p.seen = map[string]bool{}
+			p.seen = map[scopeKey]bool{}
 		}
 		p.seen[key] = true
-		return nil, false
+		return 0, nil
 	}
 	if p.kept >= maxPrebuilt || p.building {
-		return nil, false
+		return 0, nil
 	}
 	p.building = true
 	p.kept++
 	if p.entries == nil {
-		p.entries = map[string]*prebuiltScope{}
+		p.entries = map[scopeKey]*prebuiltScope{}
 	}
 	delete(p.seen, key)
 	p.next++
-	e = &prebuiltScope{id: p.next, building: true}
+	e := &prebuiltScope{id: p.next, building: true}
 	p.entries[key] = e
-	return e, true
-}
-
-// ready returns e's number when an engine restored from generation gen
-// holds it, or 0.
-func (p *prebuilds) ready(e *prebuiltScope, gen uint64) int32 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if e == nil || e.building || e.failed || gen < e.gen {
-		return 0
-	}
-	return e.id
+	return 0, e
 }
 
 // settle records how e's build (of key) ended: with err nil, held from
 // generation gen; with errPrebuild, never to be built; otherwise (the
 // server closed, no engine slot was free, the engine failed) forgotten, to
 // be built again when the scope is sent twice more.
-func (p *prebuilds) settle(key string, e *prebuiltScope, gen uint64, err error) {
+func (p *prebuilds) settle(key scopeKey, e *prebuiltScope, gen uint64, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e.building, e.failed, e.gen = false, err != nil, gen
@@ -141,10 +133,10 @@ func (s *server) prebuiltFor(in *instance, msg *wire.Message, names *scopeNames)
 		return 0
 	}
 	p := &s.m.prebuilt
-	key := scopeKey(names, msg.Setup)
-	e, build := p.lookup(key)
-	if !build {
-		return p.ready(e, in.gen)
+	key := scopeKey{names.key, msg.Setup}
+	id, e := p.lookup(key, in.gen)
+	if e == nil {
+		return id
 	}
 	s.wg.Add(1) // the execution's own count is held: serve waits for this too
 	go func() {

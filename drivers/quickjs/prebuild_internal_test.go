@@ -62,54 +62,55 @@ func TestScopeSentAgainIsPrebuilt(t *testing.T) {
 // no more than maxPrebuilt are.
 func TestPrebuildLookup(t *testing.T) {
 	var p prebuilds
-	if e, build := p.lookup("a"); e != nil || build {
-		t.Fatalf("first sighting: %v %v", e, build)
+	key := func(name string) scopeKey { return scopeKey{names: name} }
+	if id, e := p.lookup(key("a"), 0); id != 0 || e != nil {
+		t.Fatalf("first sighting: %d %v", id, e)
 	}
-	e, build := p.lookup("a")
-	if e == nil || !build || e.id != 1 {
-		t.Fatalf("second sighting: %+v %v", e, build)
+	id, e := p.lookup(key("a"), 0)
+	if id != 0 || e == nil || e.id != 1 {
+		t.Fatalf("second sighting: %d %+v", id, e)
 	}
-	if id := p.ready(e, 5); id != 0 {
+	if id, _ := p.lookup(key("a"), 5); id != 0 {
 		t.Fatalf("ready while building: %d", id)
 	}
 	// While a builds, b's second sighting waits for no build: it is built
 	// at its next sighting.
-	p.lookup("b")
-	if e, build := p.lookup("b"); e != nil || build {
-		t.Fatalf("second sighting during another build: %+v %v", e, build)
+	p.lookup(key("b"), 0)
+	if id, b := p.lookup(key("b"), 0); id != 0 || b != nil {
+		t.Fatalf("second sighting during another build: %d %+v", id, b)
 	}
-	p.settle("a", e, 3, nil)
-	b, build := p.lookup("b")
-	if b == nil || !build || b.id != 2 {
-		t.Fatalf("third sighting after the build: %+v %v", b, build)
+	p.settle(key("a"), e, 3, nil)
+	_, b := p.lookup(key("b"), 0)
+	if b == nil || b.id != 2 {
+		t.Fatalf("third sighting after the build: %+v", b)
 	}
-	p.settle("b", b, 4, errPrebuild)
-	if again, build := p.lookup("a"); again != e || build {
-		t.Fatalf("third sighting: %+v %v", again, build)
+	p.settle(key("b"), b, 4, errPrebuild)
+	if _, again := p.lookup(key("a"), 0); again != nil {
+		t.Fatalf("third sighting: %+v, want no build", again)
 	}
-	if id := p.ready(e, 2); id != 0 {
+	if id, _ := p.lookup(key("a"), 2); id != 0 {
 		t.Fatalf("ready in an engine of an older snapshot: %d", id)
 	}
-	if id := p.ready(e, 3); id != 1 {
+	if id, _ := p.lookup(key("a"), 3); id != 1 {
 		t.Fatalf("ready: %d, want 1", id)
 	}
 	// Scopes that cannot be built do not count against maxPrebuilt; those
 	// built do.
 	for i := range 2 * maxPrebuilt {
-		key := "bad" + strconv.Itoa(i)
-		p.lookup(key)
-		if e, build := p.lookup(key); !build {
-			t.Fatalf("%s: no build", key)
-		} else {
-			p.settle(key, e, 0, errPrebuild)
+		k := key("bad" + strconv.Itoa(i))
+		p.lookup(k, 0)
+		_, e := p.lookup(k, 0)
+		if e == nil {
+			t.Fatalf("%v: no build", k)
 		}
+		p.settle(k, e, 0, errPrebuild)
 	}
 	built := 1 // a
 	for i := range 2 * maxPrebuilt {
-		key := "good" + strconv.Itoa(i)
-		p.lookup(key)
-		if e, build := p.lookup(key); build {
-			p.settle(key, e, uint64(10+i), nil)
+		k := key("good" + strconv.Itoa(i))
+		p.lookup(k, 0)
+		if _, e := p.lookup(k, 0); e != nil {
+			p.settle(k, e, uint64(10+i), nil)
 			built++
 		}
 	}
@@ -120,11 +121,11 @@ func TestPrebuildLookup(t *testing.T) {
 	// slot, an engine that failed) is forgotten: the scope is built again
 	// later.
 	var q prebuilds
-	q.lookup("b")
-	e, _ = q.lookup("b")
-	q.settle("b", e, 0, context.Canceled)
-	q.lookup("b")
-	if again, build := q.lookup("b"); !build || again.id == e.id {
-		t.Fatalf("after a stopped build: %+v %v, want a new build with a new number", again, build)
+	q.lookup(key("b"), 0)
+	_, e = q.lookup(key("b"), 0)
+	q.settle(key("b"), e, 0, context.Canceled)
+	q.lookup(key("b"), 0)
+	if _, again := q.lookup(key("b"), 0); again == nil || again.id == e.id {
+		t.Fatalf("after a stopped build: %+v, want a new build with a new number", again)
 	}
 }
