@@ -3194,25 +3194,27 @@ return __codemodeURL;`);
     }
     return out;
   }
+  var noParts = objectFreeze({ __proto__: null });
   function request(text, tools) {
-    const r = jsonParse(text);
+    const r = text === "" ? noParts : jsonParse(text);
+    const listed = r.namespaces === void 0 ? [] : r.namespaces;
     const namespaces = [];
     let at = 0;
-    for (let i = 0; i < r.namespaces.length; i++) {
-      const ns = r.namespaces[i];
+    for (let i = 0; i < listed.length; i++) {
+      const ns = listed[i];
       const size = ns.size;
       defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === tools.length ? tools : stringSlice(tools, at, at + size))));
       at += size;
     }
     return {
       __proto__: null,
-      filename: r.filename,
+      filename: "",
       hasInput: r.hasInput === true,
       input: r.input,
       namespaces,
-      limits: { __proto__: null, maxOutput: r.limits.maxOutput, maxContent: r.limits.maxContent, maxTimers: r.limits.maxTimers },
-      seed: r.seed,
-      clock: r.clock,
+      limits: { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 },
+      seed: [0, 0, 0, 0],
+      clock: r.clock === void 0 ? [] : r.clock,
       prefill: prefillOf(r.prefill),
       positions: r.positions === void 0 || r.positions === null ? void 0 : positionsOf(r.positions.points, r.positions.defaultName)
     };
@@ -3243,13 +3245,19 @@ return __codemodeURL;`);
     },
     /**
      * prepare creates the execution before its module is evaluated:
-     * requestJSON is a Request whose namespaces are their names, and tools
-     * lists their tools (see request); setup is the scope setup the Go
-     * runner compiled (wire 1.3), or null.
+     * requestJSON holds the request's structured parts, and tools lists the
+     * namespaces' tools (see request); setup is the scope setup the Go runner
+     * compiled (wire 1.3), or null; id names a prebuilt scope, or is 0. The
+     * rest is what every request has: the module's filename, the limits
+     * (UTF-16 code units of output and of content, timers) and
+     * Math.random's seed, four 32-bit words (sent as signed integers).
      */
-    prepare(requestJSON, tools, setup, id) {
+    prepare(requestJSON, tools, setup, id, filename, maxOutput, maxContent, maxTimers, s0, s1, s2, s3) {
       const r = request(requestJSON, tools);
       r.setup = setup;
+      r.filename = filename;
+      r.limits = { __proto__: null, maxOutput, maxContent, maxTimers };
+      r.seed = [s0 >>> 0, s1 >>> 0, s2 >>> 0, s3 >>> 0];
       let m;
       if (typeof id === "number" && id > 0) {
         if (!hasOwn(prebuilt, id)) throw new ErrorCtor("prepare: no prebuilt scope " + id);

@@ -91,7 +91,7 @@ func lookupExports(m api.Module) (*exports, error) {
 // snapshotted: pointers and value handles that are valid in every copy.
 type layout struct {
 	rt, ctx uint32                // JSRuntime*, JSContext*
-	scratch uint32                // 64 bytes of scratch memory (argv, out-lengths)
+	scratch uint32                // scratchSize bytes of scratch memory (argv, out-lengths)
 	runner  jsValue               // CodeModeRunner.quickjs
 	fns     [len(fnNames)]jsValue // the runner entries, by fn* index
 	// stackTop and stackFloor bound the C stack's region (machine.go,
@@ -332,10 +332,22 @@ func (in *instance) exception(ctx context.Context) (jsValue, error) {
 	return jsValue(v), err
 }
 
+// scratchSize is the size of an instance's scratch memory: an out-length
+// at 0, a runner call's arguments (argv) from 8, the stop site's length at
+// stopSiteLen.
+const scratchSize = 128
+
+// maxRunnerArgs is the most arguments callRunner passes: argv ends before
+// stopSiteLen.
+const maxRunnerArgs = (stopSiteLen - 8) / 8
+
 // callRunner calls one of the runner's QuickJS entry functions with args
 // (which it does not free) and returns the result, which the caller frees.
 // A JavaScript exception is returned as an error carrying its text.
 func (in *instance) callRunner(ctx context.Context, fn int, args ...jsValue) (jsValue, error) {
+	if len(args) > maxRunnerArgs {
+		return 0, fmt.Errorf("quickjs: runner %s called with %d arguments; the scratch memory holds %d", fnNames[fn], len(args), maxRunnerArgs)
+	}
 	argv := in.l.scratch + 8
 	buf := make([]byte, 8*len(args))
 	for i, a := range args {

@@ -97,14 +97,15 @@ type finishJSON struct {
 	Clock   []float64       `json:"clock"`
 }
 
+// requestJSON is the structured parts of the runner's request
+// (runner/src/quickjs.ts, request), each left out when empty; the parts
+// every request has are prepare's arguments (requestArgs).
 type requestJSON struct {
-	Filename   string          `json:"filename"`
-	HasInput   bool            `json:"hasInput"`
+	HasInput   bool            `json:"hasInput,omitempty"`
 	Input      json.RawMessage `json:"input,omitempty"`
-	Namespaces []nsJSON        `json:"namespaces"`
-	Limits     limitsJSON      `json:"limits"`
-	Seed       [4]uint32       `json:"seed"`
-	Clock      []float64       `json:"clock"`
+	Namespaces []nsJSON        `json:"namespaces,omitempty"`
+	// Clock is the execute message's clock values, for a replay.
+	Clock []float64 `json:"clock,omitempty"`
 	// Prefill is the execute message's prefilled results (wire 1.3): the
 	// JSON text of each, by seq.
 	Prefill map[uint64]string `json:"prefill,omitempty"`
@@ -126,11 +127,19 @@ type nsJSON struct {
 	Size int    `json:"size"`
 }
 
-type limitsJSON struct {
-	MaxOutput  int `json:"maxOutput"`
-	MaxContent int `json:"maxContent"`
-	MaxTimers  int `json:"maxTimers"`
+// requestArgs is the runner's request for one execution: the JSON text of
+// its structured parts (requestJSON), "" when it has none, as most warm
+// executions do (JSON.parse costs about 0.13 µs a character in QuickJS),
+// and Math.random's seed. The filename and the limits are the execution's.
+type requestArgs struct {
+	parts string
+	seed  [4]uint32
 }
+
+// jsLimit is a limit as a JavaScript integer: one past math.MaxInt32
+// (2 GiB of UTF-16 code units, far past what a 16 MiB frame carries) is
+// math.MaxInt32.
+func jsLimit(n int) jsValue { return jsInt(int32(min(n, math.MaxInt32))) }
 
 // maxToolInput is the largest tool input, in bytes, that fits a frame with
 // room for the message's other fields.
@@ -341,58 +350,52 @@ func parseClock(text string) ([]float64, error) {
 	return out, nil
 }
 
-// requestText is the runner's request for msg as JSON text (runner/src/quickjs.ts,
-// request), or the failure of a program whose input is not JSON.
-func requestText(ex *execution, msg *wire.Message, st *driveState) (string, *wire.Message, error) {
-	lim := st.lim
-	req := requestJSON{
-		Filename: msg.Filename,
-		HasInput: msg.HasInput,
-		Limits:   limitsJSON{MaxOutput: lim.maxOutput, MaxContent: lim.maxContent, MaxTimers: lim.maxTimers},
-		Clock:    msg.Clock,
-	}
-	if req.Clock == nil {
-		req.Clock = []float64{}
-	}
+// requestOf is the runner's request for msg, or the failure of a program
+// whose input is not JSON.
+func requestOf(ex *execution, msg *wire.Message, st *driveState) (requestArgs, *wire.Message, error) {
+	var req requestArgs
 	seed := msg.Seed
 	if seed == nil {
 		seed = make([]byte, wire.SeedSize)
 		if _, err := rand.Read(seed); err != nil {
-			return "", nil, fmt.Errorf("quickjs: seeding Math.random: %w", err)
+			return req, nil, fmt.Errorf("quickjs: seeding Math.random: %w", err)
 		}
 	}
-	for i := range req.Seed {
-		req.Seed[i] = binary.BigEndian.Uint32(seed[4*i:])
+	for i := range req.seed {
+		req.seed[i] = binary.BigEndian.Uint32(seed[4*i:])
 	}
+	parts := requestJSON{HasInput: msg.HasInput, Clock: msg.Clock}
 	if msg.HasInput {
 		if !json.Valid(msg.Input) {
-			return "", failure(ex.id, "TypeError", "program input is not valid JSON"), nil
+			return req, failure(ex.id, "TypeError", "program input is not valid JSON"), nil
 		}
-		req.Input = msg.Input
+		parts.Input = msg.Input
 	}
-	req.Namespaces = st.names.namespaces
-	if st.prebuilt != 0 {
-		// The prebuilt scope has them.
-		req.Namespaces = []nsJSON{}
+	if st.prebuilt == 0 {
+		// A prebuilt scope has them.
+		parts.Namespaces = st.names.namespaces
 	}
 	if len(msg.Prefill) > 0 {
-		req.Prefill = make(map[uint64]string, len(msg.Prefill))
+		parts.Prefill = make(map[uint64]string, len(msg.Prefill))
 		for _, p := range msg.Prefill {
-			req.Prefill[p.Seq] = string(p.Output)
+			parts.Prefill[p.Seq] = string(p.Output)
 		}
-		st.prefill = req.Prefill
+		st.prefill = parts.Prefill
 	}
 	if p := msg.Positions; p != nil {
-		req.Positions = &positionsJSON{Points: p.Points, DefaultName: p.DefaultName}
-		if req.Positions.Points == nil {
-			req.Positions.Points = []uint32{}
+		parts.Positions = &positionsJSON{Points: p.Points, DefaultName: p.DefaultName}
+		if parts.Positions.Points == nil {
+			parts.Positions.Points = []uint32{}
 		}
 	}
-	reqText, err := json.Marshal(req)
+	text, err := json.Marshal(parts)
 	if err != nil {
-		return "", nil, err
+		return req, nil, err
 	}
-	return string(reqText), nil, nil
+	if string(text) != "{}" {
+		req.parts = string(text)
+	}
+	return req, nil, nil
 }
 
 // drive runs the execution msg starts in in: it hands the runner the
@@ -401,14 +404,14 @@ func requestText(ex *execution, msg *wire.Message, st *driveState) (string, *wir
 // message (or the error that ended the instance).
 func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wire.Message, st *driveState) (*wire.Message, error) {
 	lim := st.lim
-	reqText, failed, err := requestText(ex, msg, st)
+	req, failed, err := requestOf(ex, msg, st)
 	if failed != nil || err != nil {
 		return failed, err
 	}
 	if _, err := in.invoke(ctx, in.x.setMemoryLimit, uint64(in.l.rt), lim.memory); err != nil {
 		return nil, fmt.Errorf("quickjs: setting the memory limit: %w", err)
 	}
-	if err := s.start(ctx, in, msg, reqText, st); err != nil {
+	if err := s.start(ctx, in, msg, req, st); err != nil {
 		return nil, err
 	}
 	for {
@@ -496,6 +499,7 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 			err = st.stopTimer(rest, line)
 		case "d":
 			res, err = finishMessage(ex.id, rest, st.lim)
+
 		case "w":
 			if rest != "0" && rest != "1" {
 				return false, nil, badOutbox("held a malformed wait entry: %.100q", line)
@@ -710,37 +714,12 @@ func finishMessage(id uint64, text string, lim limits) (*wire.Message, error) {
 
 // start evaluates the program as a fresh root module and hands the
 // evaluation promise and module namespace to the runner.
-func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req string, st *driveState) error {
-	reqVal, err := in.newString(ctx, req)
+func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req requestArgs, st *driveState) error {
+	setupExc, err := s.prepare(ctx, in, msg, req, st)
 	if err != nil {
-		return err
-	}
-	tools, ascii, setupText := st.names.text, st.names.ascii, msg.Setup
-	if st.prebuilt != 0 {
-		// The runner's prebuilt scope holds the namespaces and the setup's
-		// work.
-		tools, ascii, setupText = "", true, ""
-	}
-	toolsVal, err := in.text(ctx, s.m.stringHead, ascii, tools)
-	if err != nil {
-		_ = in.freeValue(ctx, reqVal)
-		return err
-	}
-	setup, setupExc, err := s.setup(ctx, in, setupText)
-	if err != nil {
-		_ = in.freeValue(ctx, reqVal)
-		_ = in.freeValue(ctx, toolsVal)
-		return err
-	}
-	r, err := in.callRunner(ctx, fnPrepare, reqVal, toolsVal, setup, jsInt(st.prebuilt))
-	_ = in.freeValue(ctx, reqVal)
-	_ = in.freeValue(ctx, toolsVal)
-	_ = in.freeValue(ctx, setup)
-	if err != nil {
-		_ = in.freeValue(ctx, setupExc)
-		return err
-	}
-	if err := in.freeValue(ctx, r); err != nil {
+		if setupExc != 0 {
+			_ = in.freeValue(ctx, setupExc)
+		}
 		return err
 	}
 	if setupExc != 0 {
@@ -775,13 +754,57 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 	if err != nil {
 		return err
 	}
-	r, err = in.callRunner(ctx, fnStart, promise, jsValue(ns))
+	r, err := in.callRunner(ctx, fnStart, promise, jsValue(ns))
 	_ = in.freeValue(ctx, promise)
 	_ = in.freeValue(ctx, jsValue(ns))
 	if err != nil {
 		return err
 	}
 	return in.freeValue(ctx, r)
+}
+
+// prepare calls the runner's prepare for the execution (see requestArgs),
+// with its scope setup compiled. It returns the setup's exception when the
+// setup does not compile (the execution then fails as with a program that
+// does not), which the caller frees.
+func (s *server) prepare(ctx context.Context, in *instance, msg *wire.Message, req requestArgs, st *driveState) (setupExc jsValue, err error) {
+	tools, ascii, setupText := st.names.text, st.names.ascii, msg.Setup
+	if st.prebuilt != 0 {
+		// The runner's prebuilt scope holds the namespaces and the setup's
+		// work.
+		tools, ascii, setupText = "", true, ""
+	}
+	var args [12]jsValue
+	defer func() {
+		for _, v := range args[:3] {
+			if v != 0 {
+				_ = in.freeValue(ctx, v)
+			}
+		}
+	}()
+	if args[0], err = in.newString(ctx, req.parts); err != nil {
+		return 0, err
+	}
+	if args[1], err = in.text(ctx, s.m.stringHead, ascii, tools); err != nil {
+		return 0, err
+	}
+	if args[2], setupExc, err = s.setup(ctx, in, setupText); err != nil {
+		return 0, err
+	}
+	if args[4], err = in.newString(ctx, msg.Filename); err != nil {
+		return setupExc, err
+	}
+	defer func() { _ = in.freeValue(ctx, args[4]) }()
+	args[3] = jsInt(st.prebuilt)
+	args[5], args[6], args[7] = jsLimit(st.lim.maxOutput), jsLimit(st.lim.maxContent), jsLimit(st.lim.maxTimers)
+	for i, w := range req.seed {
+		args[8+i] = jsInt(int32(w))
+	}
+	r, err := in.callRunner(ctx, fnPrepare, args[:]...)
+	if err != nil {
+		return setupExc, err
+	}
+	return setupExc, in.freeValue(ctx, r)
 }
 
 // startFailed hands the runner's start the exception that kept the

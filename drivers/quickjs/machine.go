@@ -317,7 +317,7 @@ func setup(ctx context.Context, in *instance, o Options, runnerSource string, sl
 		return fmt.Errorf("quickjs: JS_NewContext failed: %v", err)
 	}
 	in.l.ctx = uint32(c)
-	s, err := in.invoke(ctx, in.x.malloc, 64)
+	s, err := in.invoke(ctx, in.x.malloc, scratchSize)
 	if err != nil || s == 0 {
 		return fmt.Errorf("quickjs: allocating scratch memory: %v", err)
 	}

@@ -201,7 +201,7 @@ func (s *server) prebuild(ctx context.Context, in *instance, id int32, setupText
 			return 0, err
 		}
 	}
-	req, err := json.Marshal(requestJSON{Namespaces: names.namespaces, Clock: []float64{}})
+	req, err := json.Marshal(requestJSON{Namespaces: names.namespaces})
 	if err != nil {
 		return 0, err
 	}

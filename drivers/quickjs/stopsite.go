@@ -35,9 +35,10 @@ func withStopSite(ctx context.Context, site *stopSite) context.Context {
 // Error.stackTraceLimit's valueOf.
 const stopSiteTimeout = 100 * time.Millisecond
 
-// stopSiteLen is a place in the instance's 64 bytes of scratch memory that
-// a call in progress does not use (engine.go: argv is at 8 to 32).
-const stopSiteLen = 48 // the string's length, written by JS_ToCStringLen2
+// stopSiteLen is a place in the instance's scratch memory that a call in
+// progress does not use (engine.go: scratchSize, and argv from 8 to at most
+// stopSiteLen).
+const stopSiteLen = 112 // the string's length, written by JS_ToCStringLen2
 
 // capture reads the program's stack from inside the interrupt poll of m,
 // the engine's module, once. It calls the module again from the poll
