@@ -3197,7 +3197,7 @@ return __codemodeURL;`);
   var noParts = objectFreeze({ __proto__: null });
   function request(text, tools) {
     const r = text === "" ? noParts : jsonParse(text);
-    const listed = r.namespaces === void 0 ? [] : r.namespaces;
+    const listed = hasOwn(r, "namespaces") ? r.namespaces : [];
     const namespaces = [];
     let at = 0;
     for (let i = 0; i < listed.length; i++) {
@@ -3209,14 +3209,14 @@ return __codemodeURL;`);
     return {
       __proto__: null,
       filename: "",
-      hasInput: r.hasInput === true,
-      input: r.input,
+      hasInput: hasOwn(r, "hasInput") && r.hasInput === true,
+      input: hasOwn(r, "input") ? r.input : void 0,
       namespaces,
       limits: { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 },
       seed: [0, 0, 0, 0],
-      clock: r.clock === void 0 ? [] : r.clock,
-      prefill: prefillOf(r.prefill),
-      positions: r.positions === void 0 || r.positions === null ? void 0 : positionsOf(r.positions.points, r.positions.defaultName)
+      clock: hasOwn(r, "clock") ? r.clock : [],
+      prefill: hasOwn(r, "prefill") ? prefillOf(r.prefill) : null,
+      positions: hasOwn(r, "positions") && r.positions !== null ? positionsOf(r.positions.points, r.positions.defaultName) : void 0
     };
   }
   var quickjs = {

@@ -499,7 +499,6 @@ func (s *server) readOutbox(ex *execution, text string, st *driveState) (waiting
 			err = st.stopTimer(rest, line)
 		case "d":
 			res, err = finishMessage(ex.id, rest, st.lim)
-
 		case "w":
 			if rest != "0" && rest != "1" {
 				return false, nil, badOutbox("held a malformed wait entry: %.100q", line)

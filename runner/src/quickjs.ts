@@ -319,8 +319,11 @@ const noParts = objectFreeze({ __proto__: null });
  * of the length (size) the request gives it.
  */
 function request(text: string, tools: string): Request {
+  // Each part is read only when the text has it: an absent one is not
+  // looked up on Object.prototype, which a scope setup's text, evaluated
+  // before, could have changed.
   const r = text === "" ? noParts : jsonParse(text);
-  const listed = r.namespaces === undefined ? [] : r.namespaces;
+  const listed = hasOwn(r, "namespaces") ? r.namespaces : [];
   const namespaces: Namespace[] = [];
   let at = 0;
   for (let i = 0; i < listed.length; i++) {
@@ -332,14 +335,14 @@ function request(text: string, tools: string): Request {
   return {
     __proto__: null,
     filename: "",
-    hasInput: r.hasInput === true,
-    input: r.input,
+    hasInput: hasOwn(r, "hasInput") && r.hasInput === true,
+    input: hasOwn(r, "input") ? r.input : undefined,
     namespaces,
     limits: { __proto__: null, maxOutput: 0, maxContent: 0, maxTimers: 0 },
     seed: [0, 0, 0, 0],
-    clock: r.clock === undefined ? [] : r.clock,
-    prefill: prefillOf(r.prefill),
-    positions: r.positions === undefined || r.positions === null ? undefined : positionsOf(r.positions.points, r.positions.defaultName),
+    clock: hasOwn(r, "clock") ? r.clock : [],
+    prefill: hasOwn(r, "prefill") ? prefillOf(r.prefill) : null,
+    positions: hasOwn(r, "positions") && r.positions !== null ? positionsOf(r.positions.points, r.positions.defaultName) : undefined,
   } as unknown as Request;
 }
 
