@@ -3196,14 +3196,15 @@ return __codemodeURL;`);
   }
   var noParts = objectFreeze({ __proto__: null });
   function request(text, tools) {
-    const r = text === "" ? noParts : jsonParse(text);
+    const r = text === null ? noParts : jsonParse(text);
     const listed = hasOwn(r, "namespaces") ? r.namespaces : [];
     const namespaces = [];
     let at = 0;
     for (let i = 0; i < listed.length; i++) {
       const ns = listed[i];
       const size = ns.size;
-      defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === tools.length ? tools : stringSlice(tools, at, at + size))));
+      const all = tools;
+      defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === all.length ? all : stringSlice(all, at, at + size))));
       at += size;
     }
     return {
@@ -3246,8 +3247,9 @@ return __codemodeURL;`);
     /**
      * prepare creates the execution before its module is evaluated:
      * requestJSON holds the request's structured parts, and tools lists the
-     * namespaces' tools (see request); setup is the scope setup the Go runner
-     * compiled (wire 1.3), or null; id names a prebuilt scope, or is 0. The
+     * namespaces' tools (see request; either null for none); setup is the
+     * scope setup the Go runner compiled (wire 1.3), or null; id names a
+     * prebuilt scope, or is 0. The
      * rest is what every request has: the module's filename, the limits
      * (UTF-16 code units of output and of content, timers) and
      * Math.random's seed, four 32-bit words (sent as signed integers).

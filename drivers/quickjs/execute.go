@@ -129,8 +129,9 @@ type nsJSON struct {
 
 // requestArgs is the runner's request for one execution: the JSON text of
 // its structured parts (requestJSON), "" when it has none, as most warm
-// executions do (JSON.parse costs about 0.13 µs a character in QuickJS),
-// and Math.random's seed. The filename and the limits are the execution's.
+// executions do (JSON.parse costs about 0.13 µs a character in QuickJS;
+// the runner is then given null), and Math.random's seed. The filename and
+// the limits are the execution's.
 type requestArgs struct {
 	parts string
 	seed  [4]uint32
@@ -388,13 +389,14 @@ func requestOf(ex *execution, msg *wire.Message, st *driveState) (requestArgs, *
 			parts.Positions.Points = []uint32{}
 		}
 	}
+	if !parts.HasInput && len(parts.Namespaces) == 0 && len(parts.Clock) == 0 && parts.Prefill == nil && parts.Positions == nil {
+		return req, nil, nil // no parts: no JSON to write, none for the runner to parse
+	}
 	text, err := json.Marshal(parts)
 	if err != nil {
 		return req, nil, err
 	}
-	if string(text) != "{}" {
-		req.parts = string(text)
-	}
+	req.parts = string(text)
 	return req, nil, nil
 }
 
@@ -767,34 +769,33 @@ func (s *server) start(ctx context.Context, in *instance, msg *wire.Message, req
 // setup does not compile (the execution then fails as with a program that
 // does not), which the caller frees.
 func (s *server) prepare(ctx context.Context, in *instance, msg *wire.Message, req requestArgs, st *driveState) (setupExc jsValue, err error) {
-	tools, ascii, setupText := st.names.text, st.names.ascii, msg.Setup
-	if st.prebuilt != 0 {
-		// The runner's prebuilt scope holds the namespaces and the setup's
-		// work.
-		tools, ascii, setupText = "", true, ""
-	}
-	var args [12]jsValue
+	// The strings and the setup are made here and freed after the call;
+	// an absent part text, and the tools of a prebuilt scope (which holds
+	// the namespaces and the setup's work), are null.
+	args := [12]jsValue{jsNull, jsNull, jsNull, jsInt(st.prebuilt), jsNull}
 	defer func() {
-		for _, v := range args[:3] {
-			if v != 0 {
+		for _, v := range [...]jsValue{args[0], args[1], args[2], args[4]} {
+			if v != jsNull {
 				_ = in.freeValue(ctx, v)
 			}
 		}
 	}()
-	if args[0], err = in.newString(ctx, req.parts); err != nil {
-		return 0, err
+	if req.parts != "" {
+		if args[0], err = in.text(ctx, s.m.stringHead, isASCII(req.parts), req.parts); err != nil {
+			return 0, err
+		}
 	}
-	if args[1], err = in.text(ctx, s.m.stringHead, ascii, tools); err != nil {
-		return 0, err
-	}
-	if args[2], setupExc, err = s.setup(ctx, in, setupText); err != nil {
-		return 0, err
+	if st.prebuilt == 0 {
+		if args[1], err = in.text(ctx, s.m.stringHead, st.names.ascii, st.names.text); err != nil {
+			return 0, err
+		}
+		if args[2], setupExc, err = s.setup(ctx, in, msg.Setup); err != nil {
+			return 0, err
+		}
 	}
 	if args[4], err = in.newString(ctx, msg.Filename); err != nil {
 		return setupExc, err
 	}
-	defer func() { _ = in.freeValue(ctx, args[4]) }()
-	args[3] = jsInt(st.prebuilt)
 	args[5], args[6], args[7] = jsLimit(st.lim.maxOutput), jsLimit(st.lim.maxContent), jsLimit(st.lim.maxTimers)
 	for i, w := range req.seed {
 		args[8+i] = jsInt(int32(w))

@@ -311,25 +311,26 @@ const noParts = objectFreeze({ __proto__: null });
 /**
  * request copies the Go runner's request into objects without a prototype.
  * text is the JSON of the request's structured parts (hasInput and input,
- * namespaces, clock, prefill, positions; each absent when empty), or ""
+ * namespaces, clock, prefill, positions; each absent when empty), or null
  * for none: JSON.parse takes about 0.13 µs a character in QuickJS, so the
  * parts every execution has come as prepare's arguments instead (see
  * prepare). tools holds each namespace's tools (see textNamespace), one
  * namespace after the other in the order of the request's namespaces, each
- * of the length (size) the request gives it.
+ * of the length (size) the request gives it; null when it lists none.
  */
-function request(text: string, tools: string): Request {
+function request(text: string | null, tools: string | null): Request {
   // Each part is read only when the text has it: an absent one is not
   // looked up on Object.prototype, which a scope setup's text, evaluated
   // before, could have changed.
-  const r = text === "" ? noParts : jsonParse(text);
+  const r = text === null ? noParts : jsonParse(text);
   const listed = hasOwn(r, "namespaces") ? r.namespaces : [];
   const namespaces: Namespace[] = [];
   let at = 0;
   for (let i = 0; i < listed.length; i++) {
     const ns = listed[i];
     const size: number = ns.size;
-    defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === tools.length ? tools : stringSlice(tools, at, at + size))));
+    const all = tools as string;
+    defineProperty(namespaces, i, data(textNamespace(ns.name, at === 0 && size === all.length ? all : stringSlice(all, at, at + size))));
     at += size;
   }
   return {
@@ -381,13 +382,14 @@ export const quickjs = {
   /**
    * prepare creates the execution before its module is evaluated:
    * requestJSON holds the request's structured parts, and tools lists the
-   * namespaces' tools (see request); setup is the scope setup the Go runner
-   * compiled (wire 1.3), or null; id names a prebuilt scope, or is 0. The
+   * namespaces' tools (see request; either null for none); setup is the
+   * scope setup the Go runner compiled (wire 1.3), or null; id names a
+   * prebuilt scope, or is 0. The
    * rest is what every request has: the module's filename, the limits
    * (UTF-16 code units of output and of content, timers) and
    * Math.random's seed, four 32-bit words (sent as signed integers).
    */
-  prepare(requestJSON: string, tools: string, setup: unknown, id: number, filename: string, maxOutput: number, maxContent: number, maxTimers: number, s0: number, s1: number, s2: number, s3: number): void {
+  prepare(requestJSON: string | null, tools: string | null, setup: unknown, id: number, filename: string, maxOutput: number, maxContent: number, maxTimers: number, s0: number, s1: number, s2: number, s3: number): void {
     const r = request(requestJSON, tools);
     r.setup = setup;
     r.filename = filename;
