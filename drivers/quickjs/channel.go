@@ -15,8 +15,9 @@ import (
 )
 
 // channel is the client's end of a sandboxed runtime. The client reads and
-// writes the sandbox process's socket through it on its own goroutines: a
-// frame crosses from the client's reader or writer straight to the socket,
+// writes the sandbox process's wire (two pipes) through it on its own
+// goroutines: a frame crosses from the client's reader or writer straight to
+// the pipe,
 // with the supervisor's checks made inline, instead of hopping through
 // relay goroutines (each hop is a goroutine wake-up, which a tool call's
 // round trip pays twice per direction). The supervisor keeps its watch out
@@ -51,7 +52,7 @@ func (c *channel) Read(p []byte) (int, error) {
 }
 
 // next returns the next frame for the client, reading the sandbox
-// process's socket on the caller's goroutine. The supervisor interrupts
+// process's pipe on the caller's goroutine. The supervisor interrupts
 // that read (a read deadline in the past) when it has a message of its own
 // to deliver.
 func (c *channel) next() ([]byte, error) {
@@ -60,10 +61,10 @@ func (c *channel) next() ([]byte, error) {
 		if frame != nil || err != nil {
 			return frame, err
 		}
-		frame, err = c.fr.next(box.sock)
+		frame, err = c.fr.next(box.in)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			_ = box.data.SetReadDeadline(time.Time{})
+			_ = box.fromChild.SetReadDeadline(time.Time{})
 		case err != nil:
 			c.s.endRead(box, err)
 		case c.s.admit(box, frame):
@@ -153,7 +154,7 @@ type frameReader struct {
 	r, w int // buf[r:w] is read and not yet returned
 }
 
-// frameReadSize is what a frame reader asks the socket for at least; a
+// frameReadSize is what a frame reader asks the pipe for at least; a
 // buffer grown past frameKeepSize for a large frame is let go once empty.
 const (
 	frameReadSize = 64 << 10
@@ -286,7 +287,7 @@ func (s *supervisor) toProcess(id uint64, frame []byte) {
 	}
 	s.mu.Unlock()
 	if box != nil {
-		_, _ = box.sock.Write(frame) // a dead process is noticed by the reader
+		_, _ = box.out.Write(frame) // a dead process is noticed by the reader
 	}
 }
 
@@ -310,6 +311,6 @@ func (s *supervisor) tellLocked(m *wire.Message) {
 func (s *supervisor) wakeReaderLocked() {
 	s.cond.Broadcast()
 	if s.reading != nil {
-		_ = s.reading.data.SetReadDeadline(time.Unix(1, 0))
+		_ = s.reading.fromChild.SetReadDeadline(time.Unix(1, 0))
 	}
 }

@@ -18,30 +18,35 @@ import (
 
 // The sandbox process. A Driver in its default mode runs the engines of each
 // runtime in a child process: the program's own executable, started again
-// with the environment variable sandboxEnv set and two Unix sockets as file
-// descriptors 3 (the wire protocol) and 4 (liveness queries). The init hook
-// below notices the marker, becomes the sandbox and never returns to the
-// program's main. The marker alone does nothing: the hook also requires both
-// descriptors to be Unix sockets, and the first frame on the wire socket must
-// carry the token from the marker; otherwise it clears the marker and the
-// program starts normally.
+// with the environment variable sandboxEnv set, two Unix sockets as file
+// descriptors 3 (the configuration and the boot report) and 4 (liveness
+// queries), and two pipes as 5 and 6 (the wire protocol, from the host and to
+// it). The init hook below notices the marker, becomes the sandbox and never
+// returns to the program's main. The marker alone does nothing: the hook
+// also requires those descriptors to be Unix sockets and pipes, and the first
+// frame on descriptor 3 must carry the token from the marker; otherwise it
+// clears the marker and the program starts normally.
 //
 // Boot runs in two stages on Linux. Stage 1 sets no_new_privs and a Landlock
 // domain on its only locked thread and executes the binary again, so that
 // both cover every thread of stage 2 (Landlock restricts one thread, and Go
-// starts threads from any thread). Stage 2 reads its configuration from the
-// wire socket, compiles QuickJS (through the compilation cache), boots the
+// starts threads from any thread). Stage 2 reads its configuration from
+// descriptor 3, compiles QuickJS (through the compilation cache), boots the
 // template engine, installs a seccomp filter on all its threads, answers with
 // a boot report and then serves the wire protocol with the same Go runner as
 // the in-process mode.
 const (
 	sandboxEnv      = "CODEMODE_QUICKJS_SANDBOX"       // "<stage>:<token>"
 	sandboxCacheEnv = "CODEMODE_QUICKJS_SANDBOX_CACHE" // the compilation cache directory, for the Landlock rules
-	sandboxDataFD   = 3
-	sandboxCtrlFD   = 4
+	sandboxDataFD   = 3                                // a Unix socket: the configuration and the boot report
+	sandboxCtrlFD   = 4                                // a Unix socket: liveness queries
+	// The wire protocol, once booted: a pipe from the host and one to it
+	// (wirePipes says why pipes).
+	sandboxWireInFD  = 5
+	sandboxWireOutFD = 6
 )
 
-// childConfig is the first frame the host sends on the wire socket: what the
+// childConfig is the first frame the host sends on descriptor 3: what the
 // sandbox needs to boot. It travels over the socket rather than argv or the
 // environment, which other processes of the user can read.
 type childConfig struct {
@@ -78,7 +83,7 @@ func init() {
 	if !ok {
 		return
 	}
-	if !isUnixSocket(sandboxDataFD) || !isUnixSocket(sandboxCtrlFD) {
+	if !isUnixSocket(sandboxDataFD) || !isUnixSocket(sandboxCtrlFD) || !isPipe(sandboxWireInFD) || !isPipe(sandboxWireOutFD) {
 		// Not started by a Driver: the marker leaked into an unrelated
 		// process. Drop it and let the program run.
 		_ = os.Unsetenv(sandboxEnv)
@@ -86,6 +91,12 @@ func init() {
 		return
 	}
 	os.Exit(sandboxMain(marker))
+}
+
+// isPipe reports whether fd is an open pipe.
+func isPipe(fd int) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO
 }
 
 // isUnixSocket reports whether fd is an open Unix domain socket.
@@ -114,15 +125,18 @@ func sandboxMain(marker string) int {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
 		return 3
 	}
-	// Non-blocking, so that Go's poller owns the sockets: a reader waiting
-	// for the host parks instead of holding a thread in a read, which kept
-	// the runtime's monitor thread waking every 20 us to take its
+	// Non-blocking, so that Go's poller owns the sockets and pipes: a reader
+	// waiting for the host parks instead of holding a thread in a read,
+	// which kept the runtime's monitor thread waking every 20 us to take its
 	// processor (a third of the process's context switches per tool call
 	// round trip, perf's sched_switch events showed).
-	_ = unix.SetNonblock(sandboxDataFD, true)
-	_ = unix.SetNonblock(sandboxCtrlFD, true)
-	data := os.NewFile(sandboxDataFD, "codemode-wire")
+	for _, fd := range []int{sandboxDataFD, sandboxCtrlFD, sandboxWireInFD, sandboxWireOutFD} {
+		_ = unix.SetNonblock(fd, true)
+	}
+	data := os.NewFile(sandboxDataFD, "codemode-boot")
 	ctrl := os.NewFile(sandboxCtrlFD, "codemode-ctrl")
+	wireIn := os.NewFile(sandboxWireInFD, "codemode-wire-in")
+	wireOut := os.NewFile(sandboxWireOutFD, "codemode-wire-out")
 	raw, err := wire.ReadFrame(data, maxConfigFrame)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: reading the configuration: %v\n", err)
@@ -133,12 +147,13 @@ func sandboxMain(marker string) int {
 		fmt.Fprintln(os.Stderr, "codemode quickjs sandbox: the configuration does not match the marker")
 		return 3
 	}
-	return serveSandbox(data, ctrl, cfg)
+	return serveSandbox(data, ctrl, wireIn, wireOut, cfg)
 }
 
-// serveSandbox boots the template engine, confines the process and serves
-// the wire protocol on data until the host closes it.
-func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
+// serveSandbox boots the template engine, confines the process, reports on
+// data and serves the wire protocol, reading wireIn and writing wireOut,
+// until the host closes wireIn.
+func serveSandbox(data, ctrl, wireIn, wireOut *os.File, cfg childConfig) int {
 	report := func(b childBoot) bool {
 		p, _ := json.Marshal(b)
 		return wire.WriteFrame(data, p) == nil
@@ -181,12 +196,17 @@ func serveSandbox(data, ctrl *os.File, cfg childConfig) int {
 	debug.SetGCPercent(sandboxGCPercent)
 	m := &machine{template: t, poolSize: opts.PoolSize}
 	// The host's supervisor enforces MaxEngines across its sandboxes.
-	sock, err := newRawSocket(data)
+	in, err := newRawFile(wireIn)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
 		return 1
 	}
-	s := &server{m: m, opts: opts, r: wire.NewReader(sock), w: wire.NewWriter(sock), conn: sock, execs: map[uint64]*execution{}}
+	out, err := newRawFile(wireOut)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
+		return 1
+	}
+	s := &server{m: m, opts: opts, r: wire.NewReader(in), w: wire.NewWriter(out), conn: out, execs: map[uint64]*execution{}}
 	go answerLiveness(ctrl, s)
 	// Served from a goroutine of its own: this one runs the package's
 	// init, which the runtime keeps locked to the main thread, and a

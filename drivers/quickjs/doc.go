@@ -29,7 +29,7 @@
 // engine whose stack overflowed into its data) would otherwise stop every
 // goroutine of the host at the next garbage collection. The child is the
 // program's own executable, started again (nothing to install), and speaks
-// the wire protocol with the same Go runner over a Unix socket, which the
+// the wire protocol with the same Go runner over two pipes, which the
 // client reads and writes directly (the host checks each frame the child
 // sends as it passes). The host watches every execution: one that outlives its
 // deadline by 250 ms gets a TimeoutError and its process is killed (SIGKILL),
@@ -46,11 +46,11 @@
 // The child is recognised by an init function of this package, so any binary
 // that imports it can serve as one, test binaries of other packages included.
 // The marker is the environment variable CODEMODE_QUICKJS_SANDBOX; the init
-// function acts on it only when file descriptors 3 and 4 are Unix sockets and
-// the first frame on descriptor 3 carries the token from the marker, and it
-// otherwise removes the marker and lets the program start normally. The
-// runner source and options travel over the socket, not argv or the
-// environment. Compiled QuickJS machine code is cached in Options.CacheDir
+// function acts on it only when file descriptors 3 and 4 are Unix sockets, 5
+// and 6 are pipes, and the first frame on descriptor 3 carries the token from
+// the marker, and it otherwise removes the marker and lets the program start
+// normally. The runner source and options travel over that socket, not argv
+// or the environment. Compiled QuickJS machine code is cached in Options.CacheDir
 // or, by default, in codemode/quickjs under os.UserCacheDir.
 //
 // RATIONALE.md at the module root records the design and the alternatives.

@@ -237,6 +237,6 @@ func confineSyscalls(ioctls []ioctlRule) string {
 const sandboxFirstStage = "1" // stage 1 confines and executes stage 2
 
 // closeInheritedFiles marks every file descriptor above the sandbox's two
-// sockets close-on-exec, so that stage 2 holds none of the files the host
-// process itself inherited without that flag.
-func closeInheritedFiles() { cloexec.MarkFrom(sandboxCtrlFD + 1) }
+// sockets and two pipes close-on-exec, so that stage 2 holds none of the
+// files the host process itself inherited without that flag.
+func closeInheritedFiles() { cloexec.MarkFrom(sandboxWireOutFD + 1) }

@@ -15,21 +15,52 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rawPair returns a raw socket over the host's end of a socket pair (as the
-// supervisor makes it) and the other end, non-blocking and in the poller as
-// the sandbox process has it.
-func rawPair(t *testing.T) (*rawSocket, *os.File, *os.File) {
+// rawPipes returns the wire's pipes as the supervisor makes them and raw
+// files over the host's ends: in reads what the process writes (childOut),
+// out writes what it reads (childIn). The process's ends are set
+// non-blocking, and so in the poller, as the sandbox process has them.
+func rawPipes(t *testing.T) (in, out *rawFile, p pipes) {
 	t.Helper()
-	host, child, err := socketPair()
+	p, err := wirePipes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeAll(host, child) })
-	sock, err := newRawSocket(host)
-	if err != nil {
+	t.Cleanup(func() { closeAll(p.toChild, p.childIn, p.childOut, p.fromChild) })
+	for _, f := range []*os.File{p.childIn, p.childOut} {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = rc.Control(func(fd uintptr) { err = unix.SetNonblock(int(fd), true) })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if in, err = newRawFile(p.fromChild); err != nil {
 		t.Fatal(err)
 	}
-	return sock, host, child
+	if out, err = newRawFile(p.toChild); err != nil {
+		t.Fatal(err)
+	}
+	return in, out, p
+}
+
+// TestWirePipesGrown: the wire's pipes hold wirePipeSize bytes each, as
+// asked (this machine's limits allow it), so that a large frame crosses in
+// a few writes.
+func TestWirePipesGrown(t *testing.T) {
+	_, _, p := rawPipes(t)
+	for _, f := range []*os.File{p.toChild, p.fromChild} {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := 0
+		_ = rc.Control(func(fd uintptr) { size, err = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) })
+		if err != nil || size != wirePipeSize {
+			t.Fatalf("%s holds %d bytes (%v), want %d", f.Name(), size, err, wirePipeSize)
+		}
+	}
 }
 
 // pattern is n bytes that differ from their neighbours' positions, so a
@@ -42,12 +73,11 @@ func pattern(n int, seed byte) []byte {
 	return b
 }
 
-// TestRawSocketWritesWhole: a write many times the socket's buffer (the
-// kernel takes a piece at a time and answers EAGAIN in between) arrives
-// whole and in order, and two such writes from two goroutines do not
-// interleave.
-func TestRawSocketWritesWhole(t *testing.T) {
-	sock, host, child := rawPair(t)
+// TestRawFileWritesWhole: a write many times the pipe's buffer (the kernel
+// takes a piece at a time and answers EAGAIN in between) arrives whole and
+// in order, and two such writes from two goroutines do not interleave.
+func TestRawFileWritesWhole(t *testing.T) {
+	_, sock, p := rawPipes(t)
 	a, b := pattern(6<<20, 1), pattern(5<<20, 2)
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
@@ -63,10 +93,9 @@ func TestRawSocketWritesWhole(t *testing.T) {
 	go func() {
 		// The stream ends once both writes returned, whole or not.
 		wg.Wait()
-		rc, _ := host.SyscallConn()
-		_ = rc.Control(func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_WR) })
+		_ = p.toChild.Close()
 	}()
-	got, err := io.ReadAll(child)
+	got, err := io.ReadAll(p.childIn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +113,14 @@ func TestRawSocketWritesWhole(t *testing.T) {
 	}
 }
 
-// TestRawSocketReadInterruptedByDeadline: a read waiting for the sandbox is
+// TestRawFileReadInterruptedByDeadline: a read waiting for the sandbox is
 // ended by a read deadline in the past set on the file (what the supervisor
 // does to deliver a message of its own), with os.ErrDeadlineExceeded, and
 // once the deadline is cleared the next read returns what the process sent,
 // nothing lost.
-func TestRawSocketReadInterruptedByDeadline(t *testing.T) {
-	sock, host, child := rawPair(t)
+func TestRawFileReadInterruptedByDeadline(t *testing.T) {
+	sock, _, p := rawPipes(t)
+	host, child := p.fromChild, p.childOut
 	read := make(chan error, 1)
 	go func() {
 		_, err := sock.Read(make([]byte, 16))
@@ -118,14 +148,15 @@ func TestRawSocketReadInterruptedByDeadline(t *testing.T) {
 	}
 }
 
-// TestRawSocketPeerEnds: how the stream ends when the sandbox process's end
+// TestRawFilePeerEnds: how the stream ends when the sandbox process's end
 // closes (the process exited or was killed): io.EOF between frames,
 // io.ErrUnexpectedEOF in the middle of one; a write waiting for room, and
 // any write after, fails (EPIPE) instead of waiting forever or ending the
 // host with SIGPIPE.
-func TestRawSocketPeerEnds(t *testing.T) {
+func TestRawFilePeerEnds(t *testing.T) {
 	t.Run("read between frames", func(t *testing.T) {
-		sock, _, child := rawPair(t)
+		sock, _, p := rawPipes(t)
+		child := p.childOut
 		frame := frameOf([]byte("whole"))
 		if _, err := child.Write(frame); err != nil {
 			t.Fatal(err)
@@ -141,7 +172,8 @@ func TestRawSocketPeerEnds(t *testing.T) {
 		}
 	})
 	t.Run("read inside a frame", func(t *testing.T) {
-		sock, _, child := rawPair(t)
+		sock, _, p := rawPipes(t)
+		child := p.childOut
 		if _, err := child.Write(frameOf(pattern(1<<20, 3))[:100<<10]); err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +184,8 @@ func TestRawSocketPeerEnds(t *testing.T) {
 		}
 	})
 	t.Run("write waiting for room", func(t *testing.T) {
-		sock, _, child := rawPair(t)
+		_, sock, p := rawPipes(t)
+		child := p.childIn
 		done := make(chan error, 1)
 		var n int
 		go func() {
@@ -171,20 +204,20 @@ func TestRawSocketPeerEnds(t *testing.T) {
 	})
 }
 
-// TestRawSocketLocalClose: closing the host's file (the supervisor does
+// TestRawFileLocalClose: closing the host's files (the supervisor does
 // once the process was reaped) ends a read and a write that wait.
-func TestRawSocketLocalClose(t *testing.T) {
-	sock, host, _ := rawPair(t)
+func TestRawFileLocalClose(t *testing.T) {
+	in, out, p := rawPipes(t)
 	read, wrote := make(chan error, 1), make(chan error, 1)
 	go func() {
-		_, err := sock.Read(make([]byte, 16))
+		_, err := in.Read(make([]byte, 16))
 		read <- err
 	}()
 	go func() {
-		_, err := sock.Write(make([]byte, 8<<20))
+		_, err := out.Write(make([]byte, 8<<20))
 		wrote <- err
 	}()
-	_ = host.Close()
+	closeAll(p.fromChild, p.toChild)
 	if err := <-read; err == nil || errors.Is(err, io.EOF) {
 		t.Fatalf("a read when the file closed: %v, want an error other than io.EOF", err)
 	}
@@ -193,19 +226,19 @@ func TestRawSocketLocalClose(t *testing.T) {
 	}
 }
 
-// TestRawSocketRefusesBlockingFile: a raw read of a socket in blocking mode
+// TestRawFileRefusesBlockingFile: a raw read of a pipe in blocking mode
 // would wait inside syscall.RawSyscall, holding its thread's processor where
 // the scheduler cannot take it back (a stop-the-world, and any goroutine
-// queued on that processor, would wait for the peer), so newRawSocket
-// refuses one.
-func TestRawSocketRefusesBlockingFile(t *testing.T) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
+// queued on that processor, would wait for the peer), so newRawFile refuses
+// one.
+func TestRawFileRefusesBlockingFile(t *testing.T) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
 		t.Fatal(err)
 	}
-	a, b := os.NewFile(uintptr(fds[0]), "blocking-a"), os.NewFile(uintptr(fds[1]), "blocking-b")
+	a, b := os.NewFile(uintptr(fds[0]), "blocking-r"), os.NewFile(uintptr(fds[1]), "blocking-w")
 	defer closeAll(a, b)
-	if s, err := newRawSocket(a); err == nil {
-		t.Fatalf("newRawSocket of a blocking socket: %v, want an error", s)
+	if s, err := newRawFile(a); err == nil {
+		t.Fatalf("newRawFile of a blocking pipe: %v, want an error", s)
 	}
 }

@@ -10,10 +10,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rawSocket reads and writes a non-blocking socket with raw system calls,
-// waiting in Go's poller only when the socket has nothing to read or no room
-// to write, exactly as an *os.File does (read deadlines included, since both
-// share the file's poller entry).
+// rawFile reads or writes a non-blocking pipe (the sandbox's wire, one pipe
+// each way: wirePipes) with raw system calls, waiting in Go's poller only
+// when the pipe has nothing to read or no room to write, exactly as an
+// *os.File does (read deadlines included, since both share the file's poller
+// entry).
 //
 // The difference is the scheduler's bookkeeping around each call.
 // syscall.Syscall tells the Go runtime a goroutine entered a system call, and
@@ -24,38 +25,38 @@ import (
 // per message: on the project's 2-core virtual machines, where every context
 // switch exits to the hypervisor, a measurable share of a round trip.
 // syscall.RawSyscall skips the bookkeeping, which is safe only for a call that
-// cannot block: on a non-blocking socket read and write return EAGAIN instead.
-type rawSocket struct {
+// cannot block: on a non-blocking pipe read and write return EAGAIN instead.
+type rawFile struct {
 	rc syscall.RawConn
 }
 
-// newRawSocket wraps f, a non-blocking socket Go's poller owns (os.NewFile
-// of a descriptor in non-blocking mode). It refuses a descriptor in
-// blocking mode: a raw read of one would wait inside the system call,
+// newRawFile wraps f, a non-blocking file Go's poller owns (os.Pipe's, or
+// os.NewFile of a descriptor in non-blocking mode). It refuses a descriptor
+// in blocking mode: a raw read of one would wait inside the system call,
 // holding its thread's processor where the scheduler cannot take it back.
-func newRawSocket(f *os.File) (*rawSocket, error) {
+func newRawFile(f *os.File) (*rawFile, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil, fmt.Errorf("quickjs: the socket %s: %w", f.Name(), err)
+		return nil, fmt.Errorf("quickjs: the pipe %s: %w", f.Name(), err)
 	}
 	flags := 0
 	cerr := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) })
 	switch {
 	case cerr != nil:
-		return nil, fmt.Errorf("quickjs: the socket %s: %w", f.Name(), cerr)
+		return nil, fmt.Errorf("quickjs: the pipe %s: %w", f.Name(), cerr)
 	case err != nil:
-		return nil, fmt.Errorf("quickjs: the socket %s: reading its flags: %w", f.Name(), err)
+		return nil, fmt.Errorf("quickjs: the pipe %s: reading its flags: %w", f.Name(), err)
 	case flags&unix.O_NONBLOCK == 0:
-		return nil, fmt.Errorf("quickjs: the socket %s is in blocking mode, which raw system calls cannot wait on", f.Name())
+		return nil, fmt.Errorf("quickjs: the pipe %s is in blocking mode, which raw system calls cannot wait on", f.Name())
 	}
-	return &rawSocket{rc: rc}, nil
+	return &rawFile{rc: rc}, nil
 }
 
-// Read reads at most len(p) bytes. It returns io.EOF when the peer closed its
-// end, the poller's error (os.ErrDeadlineExceeded, or "use of closed file"
+// Read reads at most len(p) bytes. It returns io.EOF when the other process
+// closed its end, the poller's error (os.ErrDeadlineExceeded, or "use of closed file"
 // once f is closed: unlike f.Read's, that is not os.ErrClosed) or the system
 // call's otherwise.
-func (s *rawSocket) Read(p []byte) (int, error) {
+func (s *rawFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -80,9 +81,8 @@ func (s *rawSocket) Read(p []byte) (int, error) {
 	return int(n), nil
 }
 
-// Write writes all of p, waiting in the poller while the socket's buffer is
-// full. It returns the bytes written and the first error.
-func (s *rawSocket) Write(p []byte) (int, error) {
+// Write writes all of p, waiting in the poller while the pipe is full. It returns the bytes written and the first error.
+func (s *rawFile) Write(p []byte) (int, error) {
 	written := 0
 	var errno syscall.Errno
 	err := s.rc.Write(func(fd uintptr) bool {
@@ -106,4 +106,16 @@ func (s *rawSocket) Write(p []byte) (int, error) {
 		err = errno
 	}
 	return written, err
+}
+
+// growPipe asks for a pipe buffer of wirePipeSize bytes (fcntl
+// F_SETPIPE_SZ, pipe(7)); where the system refuses (past the user's pipe
+// limits) the pipe keeps its size, which only splits large frames into more
+// writes.
+func growPipe(f *os.File) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, wirePipeSize) })
 }
