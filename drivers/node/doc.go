@@ -1,6 +1,6 @@
 // Package node is a driver that runs programs in one long-lived Node.js
-// child process per runtime, with the runner attached to file descriptor 3
-// (a Unix socket pair) and executions multiplexed on it. Each execution is a
+// child process per runtime, with the runner attached to file descriptors 3
+// and 4 (a pipe each way) and executions multiplexed on them. Each execution is a
 // fresh root ES module (node:vm SourceTextModule, named after the program
 // file); `import` of node: built-ins and of packages installed under the
 // working directory goes through Node's own resolution.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -167,9 +166,11 @@ func (e *VersionError) Install() string {
 }
 
 // bootstrapSource returns the CommonJS script a Node.js process runs to
-// attach the runner in runnerSource to file descriptor fd, with o's limits.
-func bootstrapSource(runnerSource string, fd int, o Options) string {
-	return fmt.Sprintf(bootstrap, runnerSource, fd, o.MaxOutput, o.MaxContent, o.MaxTimers, o.Timeout.Milliseconds())
+// attach the runner in runnerSource to its wire, with o's limits: it reads
+// the host's frames from file descriptor 3 and writes its own to 4 (Connect
+// passes a pipe each way).
+func bootstrapSource(runnerSource string, o Options) string {
+	return fmt.Sprintf(bootstrap, runnerSource, o.MaxOutput, o.MaxContent, o.MaxTimers, o.Timeout.Milliseconds())
 }
 
 const bootstrap = `"use strict";
@@ -184,14 +185,16 @@ process.on("unhandledRejection", () => {});
 process.on("uncaughtException", (e) => { try { process.stderr.write("codemode: uncaught exception in a program: " + String(e && e.stack || e) + "\n"); } catch {} });
 %s
 ;
-const socket = new net.Socket({ fd: %d, readable: true, writable: true });
+// The host's frames arrive on descriptor 3 and ours leave on 4, a pipe each.
+const input = new net.Socket({ fd: 3, readable: true, writable: false });
+const output = new net.Socket({ fd: 4, readable: false, writable: true });
 const linked = new Map();
 // The runner's frames are queued where it sends them and written from a
 // microtask, at the bottom of the stack: a tool call is sent from inside the
 // program's stack, and a runaway recursion that ran out of stack inside
-// socket.write left the stream broken, and the runtime unable to write.
-// They go to the socket one at a time, each once the one before has left
-// Node.js's buffer (from its write's callback): a write to a busy socket is
+// output.write left the stream broken, and the runtime unable to write.
+// They go to the pipe one at a time, each once the one before has left
+// Node.js's buffer (from its write's callback): a write to a busy pipe is
 // buffered with Array.prototype.push, which a program may have replaced. The
 // queue is an object without a prototype, by index; queueMicrotask is
 // captured before any program runs. A write that throws (a program replaced
@@ -217,11 +220,11 @@ function queueFrame(bytes) {
 }
 function writeWaiting() {
   scheduled = false;
-  while (head < tail && socket.writableLength === 0) {
+  while (head < tail && output.writableLength === 0) {
     const bytes = waiting[head];
     waiting[head++] = undefined;
     try {
-      socket.write(bytes, writeWaiting);
+      output.write(bytes, writeWaiting);
     } catch (e) {
       try { process.stderr.write("codemode runner: writing a frame: " + String(e && e.message || e) + "\n"); } catch {}
     }
@@ -260,7 +263,7 @@ const { stripTypeScriptTypes } = require("node:module");
 const receive = CodeModeRunner.startNodeRunner({
   channel: {
     write: queueFrame,
-    close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); socket.destroy(); process.exit(70); },
+    close: (reason) => { process.stderr.write("codemode runner: " + reason.message + "\n"); output.destroy(); process.exit(70); },
   },
   importModule,
   compileModule,
@@ -283,39 +286,49 @@ const receive = CodeModeRunner.startNodeRunner({
 // https://github.com/nodejs/node/issues/59118,
 // https://github.com/nodejs/node/issues/63186.
 require("node:v8").setFlagsFromString("--no-compilation-cache");
-socket.on("data", (chunk) => receive(chunk));
-socket.on("end", () => process.exit(0));
-socket.on("error", () => process.exit(0));
+input.on("data", (chunk) => receive(chunk));
+input.on("end", () => process.exit(0));
+input.on("error", () => process.exit(0));
+output.on("error", () => process.exit(0));
 `
 
-// Connect starts a Node.js child with the runner on fd 3.
+// Connect starts a Node.js child with the runner's wire on file descriptors
+// 3 (the host's frames) and 4 (the runner's), a pipe each.
+//
+// Pipes rather than a socket pair: when a Unix socket's reader takes what
+// the other end wrote, the kernel wakes whatever waits on the writer's
+// socket for room to write (unix_write_space in net/unix/af_unix.c), and
+// Go's poller waits on every file for writing too, so each frame the runner
+// read woke the host's poller thread for nothing. A pipe wakes its writer
+// only when it was full (pipe_read in fs/pipe.c). The QuickJS driver's
+// sandbox process made the same change (RATIONALE.md, "The sandbox's wire:
+// two pipes").
 func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drivers.Connection, error) {
 	if _, err := d.Version(ctx); err != nil {
 		return nil, err
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	runnerIn, toRunner, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("node: socket pair: %w", err)
+		return nil, fmt.Errorf("node: creating a pipe: %w", err)
 	}
-	parentFile := os.NewFile(uintptr(fds[0]), "codemode-host")
-	childFile := os.NewFile(uintptr(fds[1]), "codemode-runner")
-	defer childFile.Close()
-	conn, err := net.FileConn(parentFile)
-	parentFile.Close()
+	fromRunner, runnerOut, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("node: socket: %w", err)
+		closeFiles(runnerIn, toRunner)
+		return nil, fmt.Errorf("node: creating a pipe: %w", err)
 	}
+	defer closeFiles(runnerIn, runnerOut)
+	conn := &pipes{r: fromRunner, w: toRunner}
 	args := append([]string{"--experimental-vm-modules", "--no-warnings"}, d.opts.Permission.args()...)
 	args = append(args, d.opts.NodeArgs...)
 	args = append(args, "-")
 	cmd := exec.Command(d.opts.NodePath, args...)
 	cmd.Dir = d.opts.Dir
 	cmd.Env = d.opts.Env // nil: the host's environment
-	cmd.Stdin = strings.NewReader(bootstrapSource(req.RunnerSource, 3, d.opts))
+	cmd.Stdin = strings.NewReader(bootstrapSource(req.RunnerSource, d.opts))
 	cmd.Stdout = io.Discard
 	stderr := tail.New(8 << 10)
 	cmd.Stderr = stderr
-	cmd.ExtraFiles = []*os.File{childFile}
+	cmd.ExtraFiles = []*os.File{runnerIn, runnerOut}
 	// The child dies with the host process (Linux), and gets its own
 	// process group so signals reach only it.
 	procgroup.Isolate(cmd)
@@ -328,8 +341,29 @@ func (d *Driver) Connect(ctx context.Context, req drivers.ConnectRequest) (drive
 	return c, nil
 }
 
+// pipes is the host's end of a runner's wire: it reads r, the runner's
+// frames, and writes w, the host's.
+type pipes struct {
+	r, w *os.File
+}
+
+func (p *pipes) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p *pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+// Close closes both pipes; a read or write waiting on one ends with
+// os.ErrClosed. It returns the first error.
+func (p *pipes) Close() error {
+	return errors.Join(p.r.Close(), p.w.Close())
+}
+
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
 type connection struct {
-	conn    net.Conn
+	conn    *pipes
 	cmd     *exec.Cmd
 	tail    *tail.Buffer
 	grace   time.Duration
