@@ -152,7 +152,16 @@ func (t *writeTracker) scan(base unsafe.Pointer, lo, hi uint64, protect bool, ou
 			vec: uint64(uintptr(unsafe.Pointer(&vec[0]))), vecLen: uint64(len(vec)),
 			categoryMask: pageIsWritten, returnMask: pageIsWritten,
 		}
-		n, _, e := unix.Syscall(unix.SYS_IOCTL, t.pagemap.Fd(), pagemapScanIoctl, uintptr(unsafe.Pointer(&a)))
+		// A raw call: the walk is CPU work on this process's page tables
+		// (under its mmap lock, held for reading), which never waits for
+		// another process or for I/O, so it need not tell the scheduler.
+		// syscall.Syscall would, and its first call after the process
+		// idled woke the Go runtime's monitor thread from its deep sleep
+		// into a millisecond of 20 µs naps (runtime/proc.go, entersyscall
+		// and sysmon): about seven wake-ups an execution, since the scan
+		// follows every execution (rawfile_linux.go says the same of the
+		// wire's reads and writes).
+		n, _, e := unix.RawSyscall(unix.SYS_IOCTL, t.pagemap.Fd(), pagemapScanIoctl, uintptr(unsafe.Pointer(&a)))
 		if e != 0 {
 			return out, fmt.Errorf("quickjs: scanning for written pages: %w", e)
 		}
