@@ -54,6 +54,13 @@ const (
 	uffdioAPIIoctl        = 3<<30 | 24<<16 | 0xAA<<8 | 0x3F // _IOWR(0xAA, 0x3F, struct uffdio_api)
 	pagemapScanIoctl      = 3<<30 | pmScanArgSize<<16 | 'f'<<8 | 16
 	trackerRegionsPerScan = 64
+	// trackerScanSpan bounds the memory one PAGEMAP_SCAN call walks. The
+	// call is raw (scan says why), so the goroutine keeps its processor
+	// for the whole walk, and a stop-the-world waits for it: a walk that
+	// write-protects 72 MiB took about 1 ms, 1 GiB about 14 ms. 8 MiB (an
+	// engine's memory is about 4.5 MiB after boot) keeps one call to about
+	// a tenth of a millisecond.
+	trackerScanSpan = 8 << 20
 )
 
 type uffdioAPIArg struct{ api, features, ioctls uint64 }
@@ -68,6 +75,16 @@ type pmScanArg struct {
 // pageRegion is a run of pages [start, end) the scan found written, as
 // addresses (struct page_region).
 type pageRegion struct{ start, end, categories uint64 }
+
+// scanCall is one PAGEMAP_SCAN call's argument and the regions the kernel
+// writes back. It is allocated on the heap, which the Go runtime never
+// moves: the argument holds the regions' address as an integer, which
+// would go stale if a goroutine stack holding them grew or shrank before
+// the call.
+type scanCall struct {
+	arg pmScanArg
+	vec [trackerRegionsPerScan]pageRegion
+}
 
 // newWriteTracker opens the userfaultfd and /proc/self/pagemap. It fails
 // where the kernel has no asynchronous write protection or no PAGEMAP_SCAN;
@@ -139,33 +156,36 @@ func (t *writeTracker) register(b []byte) error {
 // under asynchronous write protection (PM_SCAN_CHECK_WPASYNC), so a range
 // that was never registered is never taken for clean.
 func (t *writeTracker) scan(base unsafe.Pointer, lo, hi uint64, protect bool, out []pageRegion) ([]pageRegion, error) {
-	var vec [trackerRegionsPerScan]pageRegion
 	b := uint64(uintptr(base))
 	start, end := b+lo, b+hi
 	flags := uint64(pmScanCheckWPAsync)
 	if protect {
 		flags |= pmScanWPMatching
 	}
+	fd := t.pagemap.Fd()
+	c := new(scanCall)
+	a := &c.arg
 	for start < end {
-		a := pmScanArg{
-			size: pmScanArgSize, flags: flags, start: start, end: end,
-			vec: uint64(uintptr(unsafe.Pointer(&vec[0]))), vecLen: uint64(len(vec)),
+		*a = pmScanArg{
+			size: pmScanArgSize, flags: flags, start: start, end: min(end, start+trackerScanSpan),
+			vec: uint64(uintptr(unsafe.Pointer(&c.vec[0]))), vecLen: uint64(len(c.vec)),
 			categoryMask: pageIsWritten, returnMask: pageIsWritten,
 		}
 		// A raw call: the walk is CPU work on this process's page tables
-		// (under its mmap lock, held for reading), which never waits for
-		// another process or for I/O, so it need not tell the scheduler.
-		// syscall.Syscall would, and its first call after the process
-		// idled woke the Go runtime's monitor thread from its deep sleep
-		// into a millisecond of 20 µs naps (runtime/proc.go, entersyscall
-		// and sysmon): about seven wake-ups an execution, since the scan
-		// follows every execution (rawfile_linux.go says the same of the
-		// wire's reads and writes).
-		n, _, e := unix.RawSyscall(unix.SYS_IOCTL, t.pagemap.Fd(), pagemapScanIoctl, uintptr(unsafe.Pointer(&a)))
+		// under its mmap lock, held for reading. It waits for no other
+		// process and no I/O, at most for this process's own threads that
+		// hold the lock to map or unmap, and trackerScanSpan bounds it, so
+		// it need not tell the scheduler. syscall.Syscall would, and its
+		// first call after the process idled woke the Go runtime's monitor
+		// thread from its deep sleep into a millisecond of 20 µs naps
+		// (runtime/proc.go, entersyscall and sysmon): about seven wake-ups
+		// an execution, since the scan follows every execution
+		// (rawfile_linux.go says the same of the wire's reads and writes).
+		n, _, e := unix.RawSyscall(unix.SYS_IOCTL, fd, pagemapScanIoctl, uintptr(unsafe.Pointer(a)))
 		if e != 0 {
 			return out, fmt.Errorf("quickjs: scanning for written pages: %w", e)
 		}
-		for _, r := range vec[:n] {
+		for _, r := range c.vec[:n] {
 			out = append(out, pageRegion{start: r.start - b, end: r.end - b})
 		}
 		if a.walkEnd <= start {
@@ -174,6 +194,7 @@ func (t *writeTracker) scan(base unsafe.Pointer, lo, hi uint64, protect bool, ou
 		start = a.walkEnd
 	}
 	runtime.KeepAlive(t)
+	runtime.KeepAlive(c)
 	return out, nil
 }
 
