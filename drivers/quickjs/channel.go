@@ -246,7 +246,10 @@ func (s *supervisor) admit(box *sandbox, frame []byte) bool {
 // process the supervisor did not end itself is handled as lost.
 func (s *supervisor) endRead(box *sandbox, err error) {
 	s.mu.Lock()
-	box.drained = true
+	if !box.drained {
+		box.drained = true
+		close(box.readEnded)
+	}
 	s.mu.Unlock()
 	s.lost(box, err)
 }

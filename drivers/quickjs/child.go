@@ -130,13 +130,10 @@ func sandboxMain(marker string) int {
 	// which kept the runtime's monitor thread waking every 20 us to take its
 	// processor (a third of the process's context switches per tool call
 	// round trip, perf's sched_switch events showed).
-	for _, fd := range []int{sandboxDataFD, sandboxCtrlFD, sandboxWireInFD, sandboxWireOutFD} {
-		_ = unix.SetNonblock(fd, true)
-	}
+	_ = unix.SetNonblock(sandboxDataFD, true)
+	_ = unix.SetNonblock(sandboxCtrlFD, true)
 	data := os.NewFile(sandboxDataFD, "codemode-boot")
 	ctrl := os.NewFile(sandboxCtrlFD, "codemode-ctrl")
-	wireIn := os.NewFile(sandboxWireInFD, "codemode-wire-in")
-	wireOut := os.NewFile(sandboxWireOutFD, "codemode-wire-out")
 	raw, err := wire.ReadFrame(data, maxConfigFrame)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: reading the configuration: %v\n", err)
@@ -147,6 +144,11 @@ func sandboxMain(marker string) int {
 		fmt.Fprintln(os.Stderr, "codemode quickjs sandbox: the configuration does not match the marker")
 		return 3
 	}
+	// The wire's pipes are touched only once the token proved the host.
+	_ = unix.SetNonblock(sandboxWireInFD, true)
+	_ = unix.SetNonblock(sandboxWireOutFD, true)
+	wireIn := os.NewFile(sandboxWireInFD, "codemode-wire-in")
+	wireOut := os.NewFile(sandboxWireOutFD, "codemode-wire-out")
 	return serveSandbox(data, ctrl, wireIn, wireOut, cfg)
 }
 

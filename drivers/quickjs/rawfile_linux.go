@@ -107,15 +107,3 @@ func (s *rawFile) Write(p []byte) (int, error) {
 	}
 	return written, err
 }
-
-// growPipe asks for a pipe buffer of wirePipeSize bytes (fcntl
-// F_SETPIPE_SZ, pipe(7)); where the system refuses (past the user's pipe
-// limits) the pipe keeps its size, which only splits large frames into more
-// writes.
-func growPipe(f *os.File) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return
-	}
-	_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, wirePipeSize) })
-}

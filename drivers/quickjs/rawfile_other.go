@@ -7,7 +7,3 @@ import "os"
 // newRawFile returns f: elsewhere than on Linux the file's own system calls
 // are used (rawfile_linux.go says what the Linux version spares).
 func newRawFile(f *os.File) (*os.File, error) { return f, nil }
-
-// growPipe leaves f's buffer as the system made it: only Linux can resize a
-// pipe.
-func growPipe(f *os.File) {}

@@ -290,11 +290,11 @@ func TestSandboxReplacementKeepsScopes(t *testing.T) {
 }
 
 // TestSandboxKilledWhileHostWrites: a sandbox process that stops reading
-// while the host writes it a tool result many times the socket's buffer,
-// and is then killed, fails its execution alone, saying the process ended
-// (not that it broke the protocol: the host's read sees the connection
-// reset, the kernel's answer to a peer that died with data unread), and
-// the runtime serves on; neither the write nor the read hangs.
+// while the host writes it a tool result many times the pipe's buffer, and
+// is then killed, fails its execution alone, saying the process ended (not
+// that it broke the protocol: the host's read sees the end of the process's
+// pipe, and its write EPIPE), and the runtime serves on; neither the write
+// nor the read hangs.
 func TestSandboxKilledWhileHostWrites(t *testing.T) {
 	needSandbox(t)
 	before := sandboxPIDs(t)

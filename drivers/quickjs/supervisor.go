@@ -94,6 +94,10 @@ type sandbox struct {
 
 	killed  bool // under supervisor.mu: the supervisor ended it
 	drained bool // under supervisor.mu: the client read its stream to the end
+	// readEnded is closed once drained is set: the reaper closes
+	// fromChild after it, so that frames the process wrote before it died
+	// are read, not cut off by the close.
+	readEnded chan struct{}
 	// scopes are the scopes sent to the process with their namespaces,
 	// under supervisor.mu; past maxSentScopes the set starts over.
 	scopes map[string]bool
@@ -411,7 +415,7 @@ func startSandbox(cacheDir string, kind bootKind) (box *sandbox, token string, r
 	// Descriptors 3 to 6 in the process (sandboxDataFD to sandboxWireOutFD).
 	cmd.ExtraFiles = []*os.File{dataC, ctrlC, w.childIn, w.childOut}
 	box = &sandbox{cmd: cmd, data: dataP, fromChild: w.fromChild, toChild: w.toChild, ctrl: ctrlP,
-		stderr: &tail{}, exited: make(chan struct{}), queries: map[uint64]chan bool{}}
+		stderr: &tail{}, exited: make(chan struct{}), readEnded: make(chan struct{}), queries: map[uint64]chan bool{}}
 	cmd.Stderr = box.stderr
 	cmd.SysProcAttr = sandboxSysProcAttr()
 	err = cmd.Start()
@@ -426,7 +430,18 @@ func startSandbox(cacheDir string, kind bootKind) (box *sandbox, token string, r
 		if kind == probeBoot {
 			<-reportRead
 		}
-		closeAll(dataP, ctrlP, w.fromChild, w.toChild)
+		closeAll(dataP, ctrlP, w.toChild)
+		// What the process wrote before it ended is still in the pipe:
+		// the client's read ends at its end (EOF), and only then is the
+		// pipe closed; when no read comes (no execution was on the
+		// process, or the supervisor left it), after drainWait.
+		t := time.NewTimer(drainWait)
+		select {
+		case <-box.readEnded:
+		case <-t.C:
+		}
+		t.Stop()
+		_ = w.fromChild.Close()
 		close(box.exited)
 	}()
 	return box, token, reportRead, nil
@@ -555,6 +570,10 @@ func socketPair() (parent, child *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "codemode-sandbox"), os.NewFile(uintptr(fds[1]), "codemode-sandbox-child"), nil
 }
 
+// drainWait bounds how long a dead process's pipe stays open for the
+// client's read to reach its end.
+const drainWait = time.Second
+
 // pipes is the sandbox's wire (wirePipes): the host writes toChild and
 // reads fromChild; the process gets childIn and childOut.
 type pipes struct {
@@ -562,8 +581,10 @@ type pipes struct {
 }
 
 // wirePipes makes the sandbox's wire: a pipe each way, the host's ends
-// non-blocking in Go's poller, each pipe's buffer grown to wirePipeSize
-// where the system allows.
+// non-blocking in Go's poller. The pipes keep the system's default buffer
+// (64 KiB on Linux): a 1 MB result crossed no faster through pipes grown to
+// 256 KiB, and every grown pipe takes more of a budget all the user's
+// pipes share (/proc/sys/fs/pipe-user-pages-soft).
 //
 // Pipes rather than the socket pair the wire once was: a Unix socket's
 // reader, taking what the other end wrote, wakes whatever waits on the
@@ -587,17 +608,8 @@ func wirePipes() (pipes, error) {
 		closeAll(p.childIn, p.toChild)
 		return pipes{}, fmt.Errorf("quickjs: creating a pipe for the sandbox process: %w", err)
 	}
-	growPipe(p.toChild)
-	growPipe(p.fromChild)
 	return p, nil
 }
-
-// wirePipeSize is the buffer asked for each of the wire's pipes: about a
-// socket's default send buffer (a pipe's default is 64 KiB), so that a large
-// result crosses in a few writes. A user's pipes share a limit
-// (/proc/sys/fs/pipe-user-pages-soft, 64 MiB by default), which this keeps
-// far from: 512 KiB a sandbox process.
-const wirePipeSize = 256 << 10
 
 func closeAll(files ...*os.File) {
 	for _, f := range files {
@@ -812,9 +824,7 @@ func (s *supervisor) lost(box *sandbox, cause error) {
 	case <-time.After(time.Second):
 	}
 	why := "it ended unexpectedly"
-	// A process that died with bytes from the host unread resets the
-	// connection (ECONNRESET) instead of ending it: it ended all the same.
-	if !errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) && !errors.Is(cause, syscall.ECONNRESET) {
+	if !errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) {
 		why = fmt.Sprintf("it broke the protocol (%v)", cause)
 	}
 	msg := fmt.Sprintf("the sandbox process running the program was replaced: %s%s", why, box.describeExit())
