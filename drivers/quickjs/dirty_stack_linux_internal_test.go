@@ -31,20 +31,8 @@ func atStackDepth(d int, f func()) int {
 // goroutine, so that some depth leaves too little room for the frames
 // before the call.
 func TestScanSurvivesStackMoves(t *testing.T) {
-	tr, err := newWriteTracker()
-	if err != nil {
-		t.Skip(err)
-	}
-	defer tr.close()
 	page := os.Getpagesize()
-	buf, err := syscall.Mmap(-1, 0, 16*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(buf)
-	if err := tr.register(buf); err != nil {
-		t.Fatal(err)
-	}
+	tr, buf := trackedMemory(t, 16*page)
 	base := unsafe.Pointer(&buf[0])
 	bad := 0
 	for d := 0; d < 600; d++ {
@@ -79,21 +67,9 @@ func TestScanSurvivesStackMoves(t *testing.T) {
 // several calls, and pages written on either side of a span's edge, and in
 // the last span, are all found, each once.
 func TestScanAcrossSpans(t *testing.T) {
-	tr, err := newWriteTracker()
-	if err != nil {
-		t.Skip(err)
-	}
-	defer tr.close()
 	page := os.Getpagesize()
 	size := 3*trackerScanSpan + 5*page
-	buf, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(buf)
-	if err := tr.register(buf); err != nil {
-		t.Fatal(err)
-	}
+	tr, buf := trackedMemory(t, size)
 	base := unsafe.Pointer(&buf[0])
 	if _, err := tr.scan(base, 0, uint64(size), true, nil); err != nil {
 		t.Fatal(err)
@@ -123,4 +99,25 @@ func TestScanAcrossSpans(t *testing.T) {
 	if again, err := tr.scan(base, 0, uint64(size), true, nil); err != nil || len(again) != 0 {
 		t.Fatalf("a second scan found %v (%v), want nothing: the first protected every page again", again, err)
 	}
+}
+
+// trackedMemory maps size bytes of anonymous memory and registers them with
+// a new write tracker, both undone when the test ends; it skips the test
+// where the kernel cannot track writes.
+func trackedMemory(t *testing.T, size int) (*writeTracker, []byte) {
+	t.Helper()
+	tr, err := newWriteTracker()
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(tr.close)
+	buf, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Munmap(buf) })
+	if err := tr.register(buf); err != nil {
+		t.Fatal(err)
+	}
+	return tr, buf
 }
