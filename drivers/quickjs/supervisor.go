@@ -98,6 +98,10 @@ type sandbox struct {
 	// fromChild after it, so that frames the process wrote before it died
 	// are read, not cut off by the close.
 	readEnded chan struct{}
+	// hostKilled is closed when the host kills the process
+	// (killSandbox): what it wrote last is not waited for then.
+	hostKilled chan struct{}
+	killOnce   sync.Once
 	// scopes are the scopes sent to the process with their namespaces,
 	// under supervisor.mu; past maxSentScopes the set starts over.
 	scopes map[string]bool
@@ -415,7 +419,8 @@ func startSandbox(cacheDir string, kind bootKind) (box *sandbox, token string, r
 	// Descriptors 3 to 6 in the process (sandboxDataFD to sandboxWireOutFD).
 	cmd.ExtraFiles = []*os.File{dataC, ctrlC, w.childIn, w.childOut}
 	box = &sandbox{cmd: cmd, data: dataP, fromChild: w.fromChild, toChild: w.toChild, ctrl: ctrlP,
-		stderr: &tail{}, exited: make(chan struct{}), readEnded: make(chan struct{}), queries: map[uint64]chan bool{}}
+		stderr: &tail{}, exited: make(chan struct{}), readEnded: make(chan struct{}), hostKilled: make(chan struct{}),
+		queries: map[uint64]chan bool{}}
 	cmd.Stderr = box.stderr
 	cmd.SysProcAttr = sandboxSysProcAttr()
 	err = cmd.Start()
@@ -431,16 +436,19 @@ func startSandbox(cacheDir string, kind bootKind) (box *sandbox, token string, r
 			<-reportRead
 		}
 		closeAll(dataP, ctrlP, w.toChild)
-		// What the process wrote before it ended is still in the pipe:
-		// the client's read ends at its end (EOF), and only then is the
-		// pipe closed; when no read comes (no execution was on the
-		// process, or the supervisor left it), after drainWait.
-		t := time.NewTimer(drainWait)
-		select {
-		case <-box.readEnded:
-		case <-t.C:
+		if kind == serveBoot {
+			// What a process that ended by itself wrote before it ended
+			// is still in the pipe: the client's read ends at its end
+			// (EOF), and only then is the pipe closed; when no read comes
+			// (no execution was on the process), after drainWait.
+			t := time.NewTimer(drainWait)
+			select {
+			case <-box.readEnded:
+			case <-box.hostKilled:
+			case <-t.C:
+			}
+			t.Stop()
 		}
-		t.Stop()
 		_ = w.fromChild.Close()
 		close(box.exited)
 	}()
@@ -622,6 +630,7 @@ func (s *supervisor) kill(b *sandbox) { killSandbox(b) }
 
 // killSandbox ends a sandbox process and its process group.
 func killSandbox(b *sandbox) {
+	b.killOnce.Do(func() { close(b.hostKilled) })
 	if p := b.cmd.Process; p != nil {
 		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
 		_ = p.Kill()
