@@ -185,6 +185,10 @@ process.on("unhandledRejection", () => {});
 process.on("uncaughtException", (e) => { try { process.stderr.write("codemode: uncaught exception in a program: " + String(e && e.stack || e) + "\n"); } catch {} });
 %s
 ;
+// The rest is a block: this script runs in the programs' realm, where a
+// top-level const or function would be a global binding every program
+// could reach (a program's bare "input" found the wire's pipe once).
+{
 // The host's frames arrive on descriptor 3 and ours leave on 4, a pipe each.
 const input = new net.Socket({ fd: 3, readable: true, writable: false });
 const output = new net.Socket({ fd: 4, readable: false, writable: true });
@@ -290,6 +294,7 @@ input.on("data", (chunk) => receive(chunk));
 input.on("end", () => process.exit(0));
 input.on("error", () => process.exit(0));
 output.on("error", () => process.exit(0));
+}
 `
 
 // Connect starts a Node.js child with the runner's wire on file descriptors

@@ -75,3 +75,24 @@ func TestBrokenNextTickBesideAnotherExecution(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBootstrapBindingsStayPrivate: the bootstrap script runs in the
+// programs' realm, where its top-level const and function declarations
+// would be global bindings: a program's bare input (no input given, so a
+// ReferenceError was due) once found the wire's pipe there, and the pipe
+// and its write queue were reachable by name. They live in a block now.
+func TestBootstrapBindingsStayPrivate(t *testing.T) {
+	c := echoClient(t, driver(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := c.Run(ctx, `export default async function () {
+  return ["input", "output", "socket", "receive", "queueFrame", "writeWaiting", "waiting", "linked", "importModule"]
+    .filter((name) => { try { return (0, eval)(name) !== undefined; } catch { return false; } });
+}`, client.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != client.Success || string(out.Value) != `[]` {
+		t.Fatalf("bindings a program reaches: %s %+v %s", out.Kind, out.Error, out.Value)
+	}
+}
