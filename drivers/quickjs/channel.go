@@ -235,8 +235,12 @@ func (s *supervisor) admit(box *sandbox, frame []byte) bool {
 	if w == nil || w.box != box || box.killed {
 		return false
 	}
-	if m.Kind == wire.KindResult {
+	switch {
+	case m.Kind == wire.KindResult:
 		s.forget(w)
+	case m.Kind == wire.KindToolCall && !w.cancelled:
+		box.called.Store(true)
+		box.answering.Add(1)
 	}
 	return !w.cancelled
 }
@@ -291,6 +295,19 @@ func (s *supervisor) toProcess(id uint64, frame []byte) {
 	s.mu.Unlock()
 	if box != nil {
 		_, _ = box.out.Write(frame) // a dead process is noticed by the reader
+		box.answered()
+	}
+}
+
+// answered notes that the host answered one of the process's tool calls.
+// When that was the last one of the driver's only execution, the client's
+// read of the process, which waited while the handler ran, is interrupted
+// to spin for the program's next message (sandbox.expectsAnswer): the
+// reader is readied on this goroutine's processor, and runs there when the
+// handler is done.
+func (box *sandbox) answered() {
+	if box.answering.Add(-1) == 0 && box.called.Load() && box.alone() {
+		_ = box.fromChild.SetReadDeadline(time.Unix(1, 0))
 	}
 }
 

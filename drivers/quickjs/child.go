@@ -198,17 +198,18 @@ func serveSandbox(data, ctrl, wireIn, wireOut *os.File, cfg childConfig) int {
 	debug.SetGCPercent(sandboxGCPercent)
 	m := &machine{template: t, poolSize: opts.PoolSize}
 	// The host's supervisor enforces MaxEngines across its sandboxes.
-	in, err := newRawFile(wireIn)
+	var s *server
+	in, err := newRawFile(wireIn, func() bool { return s.waitsForHost() })
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
 		return 1
 	}
-	out, err := newRawFile(wireOut)
+	out, err := newRawFile(wireOut, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
 		return 1
 	}
-	s := &server{m: m, opts: opts, r: wire.NewReader(in), w: wire.NewWriter(out), conn: out, execs: map[uint64]*execution{}}
+	s = &server{m: m, opts: opts, r: wire.NewReader(in), w: wire.NewWriter(out), conn: out, execs: map[uint64]*execution{}}
 	go answerLiveness(ctrl, s)
 	// Served from a goroutine of its own: this one runs the package's
 	// init, which the runtime keeps locked to the main thread, and a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-go/codemode/drivers"
@@ -133,6 +134,7 @@ type Driver struct {
 	conns     map[*connection]bool // live connections, closed by Close
 	closed    bool
 	spare     *spare         // the next sandbox process, booted ahead (sandbox mode)
+	inflight  atomic.Int32   // executions its supervisors run (sandbox.expectsAnswer)
 	spares    sync.WaitGroup // the goroutines that boot and end spares
 
 	library    func() ([]drivers.TypeDefinitionFile, error) // the embedded library, read once

@@ -451,13 +451,8 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		ev, ok := ex.take()
 		if !ok {
 			st.cpu.pause()
-			for !ok {
-				select {
-				case <-ex.wake:
-					ev, ok = ex.take()
-				case <-ctx.Done():
-					return nil, context.Cause(ctx)
-				}
+			if ev, ok = s.await(ctx, ex); !ok {
+				return nil, context.Cause(ctx)
 			}
 			st.cpu.resume()
 		}
@@ -472,6 +467,23 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		}
 		if err := s.deliver(ctx, in, ev); err != nil {
 			return nil, err
+		}
+	}
+}
+
+// await waits for ex's next event, counted as parked (server.waitsForHost);
+// ok is false when ctx ended first.
+func (s *server) await(ctx context.Context, ex *execution) (ev event, ok bool) {
+	s.parked.Add(1)
+	defer s.parked.Add(-1)
+	for {
+		select {
+		case <-ex.wake:
+			if ev, ok = ex.take(); ok {
+				return ev, true
+			}
+		case <-ctx.Done():
+			return event{}, false
 		}
 	}
 }

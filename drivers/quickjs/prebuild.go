@@ -139,8 +139,10 @@ func (s *server) prebuiltFor(in *instance, msg *wire.Message, names *scopeNames)
 		return id
 	}
 	s.wg.Add(1) // the execution's own count is held: serve waits for this too
+	s.busy.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer s.busy.Add(-1)
 		gen, err := s.build(e.id, msg.Setup, names)
 		p.settle(key, e, gen, err)
 	}()

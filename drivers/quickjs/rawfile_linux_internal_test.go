@@ -36,10 +36,10 @@ func rawPipes(t *testing.T) (in, out *rawFile, p pipes) {
 			t.Fatal(err)
 		}
 	}
-	if in, err = newRawFile(p.fromChild); err != nil {
+	if in, err = newRawFile(p.fromChild, nil); err != nil {
 		t.Fatal(err)
 	}
-	if out, err = newRawFile(p.toChild); err != nil {
+	if out, err = newRawFile(p.toChild, nil); err != nil {
 		t.Fatal(err)
 	}
 	return in, out, p
@@ -221,7 +221,120 @@ func TestRawFileRefusesBlockingFile(t *testing.T) {
 	}
 	a, b := os.NewFile(uintptr(fds[0]), "blocking-r"), os.NewFile(uintptr(fds[1]), "blocking-w")
 	defer closeAll(a, b)
-	if s, err := newRawFile(a); err == nil {
+	if s, err := newRawFile(a, nil); err == nil {
 		t.Fatalf("newRawFile of a blocking pipe: %v, want an error", s)
+	}
+}
+
+// spinReader is a raw file over the host's end of the process's pipe whose
+// spin is on and counts its calls; onCall, when set, runs at each call.
+func spinReader(t *testing.T) (r *rawFile, childOut *os.File, calls *int, onCall *func(int)) {
+	t.Helper()
+	in, _, p := rawPipes(t)
+	n := 0
+	var hook func(int)
+	in.spin = func() bool {
+		n++
+		if hook != nil {
+			hook(n)
+		}
+		return true
+	}
+	return in, p.childOut, &n, &hook
+}
+
+// readOne reads one byte from r, which write sends once the read has
+// begun to spin (or, with no spin, once it waits), and returns how many
+// times the read asked its spin.
+func readOne(t *testing.T, r *rawFile, calls *int, write func()) int {
+	t.Helper()
+	before := *calls
+	got := make(chan error, 1)
+	go func() {
+		_, err := r.Read(make([]byte, 1))
+		got <- err
+	}()
+	time.Sleep(5 * time.Millisecond) // far past spinFor: a spin has ended by now
+	write()
+	if err := <-got; err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return *calls - before
+}
+
+// TestRawFileSpinBacksOff: a reader whose spins keep ending without data
+// (the other side is slow) stops spinning after missSpins of them and asks
+// its spin once a wait, trying a spin again every retrySpin waits.
+func TestRawFileSpinBacksOff(t *testing.T) {
+	r, childOut, calls, _ := spinReader(t)
+	write := func() {
+		if _, err := childOut.Write([]byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range missSpins {
+		if n := readOne(t, r, calls, write); n < 2 {
+			t.Fatalf("read %d asked its spin %d times: it did not spin", i, n)
+		}
+	}
+	if got := r.misses.Load(); got != missSpins {
+		t.Fatalf("misses after %d slow answers: %d", missSpins, got)
+	}
+	spun := 0
+	for i := 1; i <= retrySpin; i++ {
+		switch n := readOne(t, r, calls, write); {
+		case n == 1:
+		case i == retrySpin:
+			spun++
+		default:
+			t.Fatalf("wait %d after backing off asked its spin %d times, want once", i, n)
+		}
+	}
+	if spun != 1 {
+		t.Fatalf("the reader did not try a spin again after %d waits", retrySpin)
+	}
+}
+
+// TestRawFileSpinTakesData: data written while a read spins is read by
+// that spin, which counts as a hit (the misses start over); a read whose
+// spin turns false (its process has work again) waits without a miss.
+func TestRawFileSpinTakesData(t *testing.T) {
+	r, childOut, calls, hook := spinReader(t)
+	r.misses.Store(missSpins - 1)
+	*hook = func(n int) {
+		if n == 2 { // the spin is on: write now, from inside it
+			if _, err := childOut.Write([]byte{2}); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	// A spin that loses its processor for longer than spinFor between its
+	// first two reads misses the data; on a loaded machine, try again.
+	for try := 0; ; try++ {
+		*calls = 0
+		r.misses.Store(missSpins - 1)
+		if _, err := r.Read(make([]byte, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if r.misses.Load() == 0 {
+			break
+		}
+		if try == 20 {
+			t.Fatalf("no spin of 20 took the data written during it (misses %d)", r.misses.Load())
+		}
+	}
+
+	*hook = nil
+	r.spin = func() bool { *calls++; return *calls < 3 }
+	for try := 0; ; try++ { // as above: the spin must not outlast spinFor
+		*calls = 0
+		r.misses.Store(0)
+		readOne(t, r, calls, func() { _, _ = childOut.Write([]byte{3}) })
+		if r.misses.Load() == 0 {
+			break
+		}
+		if try == 20 {
+			t.Fatal("a spin its process stopped counted as a miss, 20 times")
+		}
 	}
 }

@@ -5,5 +5,6 @@ package quickjs
 import "os"
 
 // newRawFile returns f: elsewhere than on Linux the file's own system calls
-// are used (rawfile_linux.go says what the Linux version spares).
-func newRawFile(f *os.File) (*os.File, error) { return f, nil }
+// are used (rawfile_linux.go says what the Linux version spares), and a
+// reader waits in the poller as soon as the pipe is empty (spin is unused).
+func newRawFile(f *os.File, spin func() bool) (*os.File, error) { return f, nil }

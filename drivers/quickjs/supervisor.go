@@ -102,6 +102,14 @@ type sandbox struct {
 	// (killSandbox): what it wrote last is not waited for then.
 	hostKilled chan struct{}
 	killOnce   sync.Once
+	// inflight is the driver's count of executions in flight (all its
+	// runtimes'), called whether the process made a tool call after the
+	// last request written to it, and answering the process's tool calls
+	// the host has not answered yet (it may fall below 0 when a request
+	// starts it over): expectsAnswer.
+	inflight  *atomic.Int32
+	called    atomic.Bool
+	answering atomic.Int32
 	// scopes are the scopes sent to the process with their namespaces,
 	// under supervisor.mu; past maxSentScopes the set starts over.
 	scopes map[string]bool
@@ -356,6 +364,7 @@ func (d *Driver) bootSandbox(ctx context.Context, source string, kind bootKind) 
 		killSandbox(box)
 		return nil, nil, err
 	}
+	box.inflight = &d.inflight
 	done := make(chan booted, 1)
 	go func() { done <- box.boot(cfg, kind, reportRead) }()
 	var b booted
@@ -501,11 +510,11 @@ func (box *sandbox) boot(cfg []byte, kind bootKind, reportRead chan struct{}) bo
 	if kind == probeBoot {
 		return booted{}
 	}
-	in, err := newRawFile(box.fromChild)
+	in, err := newRawFile(box.fromChild, box.expectsAnswer)
 	if err != nil {
 		return booted{err: err}
 	}
-	out, err := newRawFile(box.toChild)
+	out, err := newRawFile(box.toChild, nil)
 	if err != nil {
 		return booted{err: err}
 	}
@@ -521,6 +530,24 @@ func (box *sandbox) boot(cfg []byte, kind bootKind, reportRead chan struct{}) bo
 
 // sandboxSupported: this platform runs engines in sandbox processes.
 const sandboxSupported = true
+
+// expectsAnswer reports whether the host's read of the process's pipe
+// keeps reading for a while when the pipe is empty (rawFile's spin): when
+// the driver runs one execution, on this process, whose program has made a
+// tool call since its request, and the host has answered its calls. The
+// program's next message (its next call, its output, its result) then
+// usually comes within tens of microseconds, which a reader still reading
+// takes without being woken. While the host's handler runs, the reader
+// waits (a spinning reader would take a CPU from the handler and from the
+// process, which spins for the answer), and the answer interrupts that wait
+// (answered). With more executions in flight the host's CPUs have other
+// work; after a request the first message waits for the program to compile.
+func (box *sandbox) expectsAnswer() bool {
+	return box.called.Load() && box.answering.Load() <= 0 && box.alone()
+}
+
+// alone reports whether the driver runs one execution.
+func (box *sandbox) alone() bool { return box.inflight != nil && box.inflight.Load() == 1 }
 
 // sandboxCacheDir is the compilation cache of sandbox processes: dir, or
 // codemode/quickjs in the user's cache directory, created (0700) if needed;
@@ -660,6 +687,7 @@ func (s *supervisor) execute(m *wire.Message, frame []byte) {
 	}
 	w := &watched{id: m.Execution, limit: s.limitFor(m), gone: make(chan struct{})}
 	s.execs[w.id] = w
+	s.d.inflight.Add(1)
 	if slots := s.d.slots; slots != nil {
 		select {
 		case slots <- struct{}{}:
@@ -738,6 +766,8 @@ func (s *supervisor) send(w *watched, m *wire.Message, frame []byte) {
 	w.timer = time.AfterFunc(w.limit+killGrace, func() { s.overrun(w, box) })
 	fwd := s.withScope(box, m)
 	s.mu.Unlock()
+	box.called.Store(false)
+	box.answering.Store(0)
 	if fwd == m && frame != nil {
 		_, _ = box.out.Write(frame)
 		return
@@ -804,6 +834,7 @@ func (s *supervisor) cancel(m *wire.Message) {
 // Called with s.mu held.
 func (s *supervisor) forget(w *watched) {
 	delete(s.execs, w.id)
+	s.d.inflight.Add(-1)
 	if w.timer != nil {
 		w.timer.Stop()
 	}
