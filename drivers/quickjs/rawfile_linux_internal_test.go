@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -336,5 +337,50 @@ func TestRawFileSpinTakesData(t *testing.T) {
 		if try == 20 {
 			t.Fatal("a spin its process stopped counted as a miss, 20 times")
 		}
+	}
+}
+
+// TestAnsweredInterruptsTheRead: the host's answer to the last tool call
+// of the driver's only execution interrupts the client's read of the
+// process, which waited while the handler ran, so that it reads again and
+// spins; an answer that leaves calls unanswered, or comes while other
+// executions are in flight, leaves the read waiting.
+func TestAnsweredInterruptsTheRead(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		inflight, answering int32
+		interrupts          bool
+	}{
+		{"the last call answered", 1, 1, true},
+		{"a call still unanswered", 1, 2, false},
+		{"another execution in flight", 2, 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, _, p := rawPipes(t)
+			var n atomic.Int32
+			n.Store(c.inflight)
+			box := &sandbox{fromChild: p.fromChild, inflight: &n}
+			box.called.Store(true)
+			box.answering.Store(c.answering)
+			got := make(chan error, 1)
+			go func() {
+				_, err := in.Read(make([]byte, 1))
+				got <- err
+			}()
+			time.Sleep(10 * time.Millisecond) // let the read wait in the poller
+			box.answered()
+			select {
+			case err := <-got:
+				if !c.interrupts || !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("the read ended with %v (interrupt wanted: %v)", err, c.interrupts)
+				}
+			case <-time.After(200 * time.Millisecond):
+				if c.interrupts {
+					t.Fatal("the answer did not interrupt the read")
+				}
+				_ = p.fromChild.SetReadDeadline(time.Unix(1, 0)) // end it
+				<-got
+			}
+		})
 	}
 }
