@@ -235,11 +235,11 @@ func (s *supervisor) admit(box *sandbox, frame []byte) bool {
 	if w == nil || w.box != box || box.killed {
 		return false
 	}
+	box.expected.Add(-1) // one message fewer to spin for (expectsAnswer)
 	switch {
 	case m.Kind == wire.KindResult:
 		s.forget(w)
 	case m.Kind == wire.KindToolCall && !w.cancelled:
-		box.called.Store(true)
 		box.answering.Add(1)
 	}
 	return !w.cancelled
@@ -302,11 +302,12 @@ func (s *supervisor) toProcess(id uint64, frame []byte) {
 // answered notes that the host answered one of the process's tool calls.
 // When that was the last one of the driver's only execution, the client's
 // read of the process, which waited while the handler ran, is interrupted
-// to spin for the program's next message (sandbox.expectsAnswer): the
+// to spin for the program's next messages (sandbox.expectsAnswer): the
 // reader is readied on this goroutine's processor, and runs there when the
 // handler is done.
 func (box *sandbox) answered() {
-	if box.answering.Add(-1) == 0 && box.called.Load() && box.alone() {
+	if box.answering.Add(-1) == 0 && box.alone() {
+		box.expected.Store(spinMessages)
 		_ = box.fromChild.SetReadDeadline(time.Unix(1, 0))
 	}
 }

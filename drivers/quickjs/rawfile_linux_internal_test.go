@@ -360,7 +360,6 @@ func TestAnsweredInterruptsTheRead(t *testing.T) {
 			var n atomic.Int32
 			n.Store(c.inflight)
 			box := &sandbox{fromChild: p.fromChild, inflight: &n}
-			box.called.Store(true)
 			box.answering.Store(c.answering)
 			got := make(chan error, 1)
 			go func() {
@@ -369,6 +368,9 @@ func TestAnsweredInterruptsTheRead(t *testing.T) {
 			}()
 			time.Sleep(10 * time.Millisecond) // let the read wait in the poller
 			box.answered()
+			if got := box.expected.Load(); (got == spinMessages) != c.interrupts {
+				t.Errorf("messages to spin for after the answer: %d", got)
+			}
 			select {
 			case err := <-got:
 				if !c.interrupts || !errors.Is(err, os.ErrDeadlineExceeded) {

@@ -30,28 +30,29 @@ func TestWaitsForHost(t *testing.T) {
 }
 
 // TestExpectsAnswer: the host's read of a sandbox process may spin only
-// when the driver runs one execution whose program has made a tool call
-// since its request, and the host has answered its calls.
+// when the driver runs one execution, the host has answered its calls, and
+// the program has sent fewer than spinMessages messages since.
 func TestExpectsAnswer(t *testing.T) {
 	for _, c := range []struct {
-		inflight, answering int32
-		called              bool
-		want                bool
+		inflight, answering, expected int32
+		want                          bool
 	}{
-		{1, 0, false, false}, // the program compiles: its first message is far off
-		{1, 0, true, true},
-		{1, 1, true, false}, // the host's handler runs: the reader waits
-		{1, -1, true, true}, // a call answered after a request started the count over
-		{2, 0, true, false}, // the host's CPUs have other executions to serve
-		{0, 0, true, false},
+		{1, 0, 0, false}, // after a request: the program compiles, its first message is far off
+		{1, 0, spinMessages, true},
+		{1, 0, 1, true},
+		{1, 0, -3, false}, // it kept writing output after the answer
+		{1, 1, 2, false},  // the host's handler runs: the reader waits
+		{1, -1, 2, true},  // a call answered after a request started the count over
+		{2, 0, 2, false},  // the host's CPUs have other executions to serve
+		{0, 0, 2, false},
 	} {
 		var n atomic.Int32
 		n.Store(c.inflight)
 		box := &sandbox{inflight: &n}
-		box.called.Store(c.called)
 		box.answering.Store(c.answering)
+		box.expected.Store(c.expected)
 		if got := box.expectsAnswer(); got != c.want {
-			t.Errorf("inflight %d, answering %d, called %v: expectsAnswer %v, want %v", c.inflight, c.answering, c.called, got, c.want)
+			t.Errorf("inflight %d, answering %d, expected %d: expectsAnswer %v, want %v", c.inflight, c.answering, c.expected, got, c.want)
 		}
 	}
 	if (&sandbox{}).expectsAnswer() {

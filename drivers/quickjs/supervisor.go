@@ -103,13 +103,13 @@ type sandbox struct {
 	hostKilled chan struct{}
 	killOnce   sync.Once
 	// inflight is the driver's count of executions in flight (all its
-	// runtimes'), called whether the process made a tool call after the
-	// last request written to it, and answering the process's tool calls
-	// the host has not answered yet (it may fall below 0 when a request
-	// starts it over): expectsAnswer.
+	// runtimes'), answering the process's tool calls the host has not
+	// answered yet (it may fall below 0 when a request starts it over),
+	// and expected how many more messages the host's reader spins for
+	// since the host's last answer: expectsAnswer.
 	inflight  *atomic.Int32
-	called    atomic.Bool
 	answering atomic.Int32
+	expected  atomic.Int32
 	// scopes are the scopes sent to the process with their namespaces,
 	// under supervisor.mu; past maxSentScopes the set starts over.
 	scopes map[string]bool
@@ -533,18 +533,26 @@ const sandboxSupported = true
 
 // expectsAnswer reports whether the host's read of the process's pipe
 // keeps reading for a while when the pipe is empty (rawFile's spin): when
-// the driver runs one execution, on this process, whose program has made a
-// tool call since its request, and the host has answered its calls. The
-// program's next message (its next call, its output, its result) then
-// usually comes within tens of microseconds, which a reader still reading
-// takes without being woken. While the host's handler runs, the reader
-// waits (a spinning reader would take a CPU from the handler and from the
-// process, which spins for the answer), and the answer interrupts that wait
-// (answered). With more executions in flight the host's CPUs have other
-// work; after a request the first message waits for the program to compile.
+// the driver runs one execution, on this process, the host has answered
+// its program's tool calls, and the program has sent fewer than
+// spinMessages messages since the last answer. The program's next message
+// (its next call, its output, its result) then usually comes within tens
+// of microseconds, which a reader still reading takes without being woken.
+// While the host's handler runs, the reader waits (a spinning reader would
+// take a CPU from the handler and from the process, which spins for the
+// answer), and the answer interrupts that wait (answered). With more
+// executions in flight the host's CPUs have other work; after a request
+// the first message waits for the program to compile; and a program that
+// keeps writing output after an answer gets its reader spinning for
+// spinMessages of its messages, not for as long as it runs.
 func (box *sandbox) expectsAnswer() bool {
-	return box.called.Load() && box.answering.Load() <= 0 && box.alone()
+	return box.expected.Load() > 0 && box.answering.Load() <= 0 && box.alone()
 }
+
+// spinMessages is how many messages of the program the host's reader
+// spins for after each answer (expectsAnswer): the next call, or a few
+// lines of output and then the call or the result.
+const spinMessages = 4
 
 // alone reports whether the driver runs one execution.
 func (box *sandbox) alone() bool { return box.inflight != nil && box.inflight.Load() == 1 }
@@ -766,8 +774,8 @@ func (s *supervisor) send(w *watched, m *wire.Message, frame []byte) {
 	w.timer = time.AfterFunc(w.limit+killGrace, func() { s.overrun(w, box) })
 	fwd := s.withScope(box, m)
 	s.mu.Unlock()
-	box.called.Store(false)
 	box.answering.Store(0)
+	box.expected.Store(0)
 	if fwd == m && frame != nil {
 		_, _ = box.out.Write(frame)
 		return
