@@ -51,8 +51,8 @@ type rawFile struct {
 //
 // The owners let a reader spin only while their process has nothing else to
 // run and the other side is expected to write soon: the sandbox process while
-// every execution it runs waits for the host, the host while its one
-// execution's program has made a tool call and the host has answered it
+// its one execution waits for the host, the host for the next few messages
+// of its one execution's program after it answered its tool calls
 // (server.waitsForHost, sandbox.expectsAnswer). spinFor covers a journalled
 // call's answer (a SQLite commit in the handler) on a slow phase of those
 // machines: at 250 µs the sandbox's spins ended before it, and plain calls

@@ -41,8 +41,7 @@ type server struct {
 	wg    sync.WaitGroup
 	// busy counts the goroutines that run an engine or are about to (an
 	// execution until its engine is reset, a scope's build) and parked
-	// the executions among them that wait for a host message: when all
-	// of them do, the process has nothing to run until the host answers
+	// the executions among them that wait for a host message
 	// (waitsForHost).
 	busy, parked atomic.Int32
 	// sendErr is the first write failure; after it the channel is dead.
