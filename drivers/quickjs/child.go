@@ -209,7 +209,7 @@ func serveSandbox(data, ctrl, wireIn, wireOut *os.File, cfg childConfig) int {
 		fmt.Fprintf(os.Stderr, "codemode quickjs sandbox: %v\n", err)
 		return 1
 	}
-	s = &server{m: m, opts: opts, r: wire.NewReader(in), w: wire.NewWriter(out), conn: out, execs: map[uint64]*execution{}}
+	s = &server{m: m, opts: opts, r: wire.NewReader(in), w: wire.NewWriter(out), conn: out, execs: map[uint64]*execution{}, procs: newProcs()}
 	go answerLiveness(ctrl, s)
 	// Served from a goroutine of its own: this one runs the package's
 	// init, which the runtime keeps locked to the main thread, and a

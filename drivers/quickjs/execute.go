@@ -233,12 +233,15 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 		s.end(ex, failure(ex.id, "Error", fmt.Sprintf("starting an engine: %v", err)))
 		return
 	}
+	s.procs.enter()
+	defer s.procs.leave()
+	ctx, engine := withEngineRun(ctx, s.procs)
 	// The CPU time limit counts from here: not the wait for an engine.
 	ctx, stopCPU := context.WithCancelCause(ctx)
 	defer stopCPU(nil)
 	site := &stopSite{in: in}
 	ctx = withStopSite(ctx, site)
-	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names, cpu: newCPUMeter(lim.cpu, stopCPU)}
+	st := &driveState{lim: lim, timers: map[int32]*time.Timer{}, names: names, cpu: newCPUMeter(lim.cpu, stopCPU), run: engine}
 	st.prebuilt = s.prebuiltFor(in, msg, names)
 	result, err := s.drive(ctx, in, ex, msg, st)
 	st.cpu.end()
@@ -298,6 +301,7 @@ type driveState struct {
 	seq    uint64                // the last tool call's seq
 	output int                   // UTF-16 code units of output sent
 	names  *scopeNames           // the namespaces, and the tools the execution may call
+	run    *engineRun            // the engine's run, for its interrupt polls (nil in process)
 	// prefill is the execution's prefilled results by seq (wire 1.3); a
 	// call the runner answers from one is taken out.
 	prefill map[uint64]string
@@ -455,6 +459,7 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 				return nil, context.Cause(ctx)
 			}
 			st.cpu.resume()
+			st.run.resumed()
 		}
 		if ev.cancel {
 			return nil, errStopped
@@ -476,6 +481,9 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 func (s *server) await(ctx context.Context, ex *execution) (ev event, ok bool) {
 	s.parked.Add(1)
 	defer s.parked.Add(-1)
+	s.procs.leave() // out of guest code while it waits
+	defer s.procs.enter()
+	s.procs.fit()
 	for {
 		select {
 		case <-ex.wake:

@@ -48,6 +48,7 @@ func environSizesGet(ctx context.Context, m api.Module, stack []uint64) {
 			_ = m.CloseWithExitCode(context.Background(), exitInterrupted)
 			panic(sys.NewExitError(exitInterrupted))
 		}
+		pollEngineRun(ctx)
 		stack[0] = 0
 		return
 	}

@@ -176,7 +176,10 @@ func (s *server) build(id int32, setupText string, names *scopeNames) (uint64, e
 	if err != nil {
 		return 0, err
 	}
+	s.procs.enter()
+	ctx, _ = withEngineRun(ctx, s.procs)
 	gen, err := s.prebuild(ctx, in, id, setupText, names)
+	s.procs.leave()
 	if err != nil {
 		// The engine ran the setup part way: it is not a copy of a snapshot.
 		s.m.discard(in)

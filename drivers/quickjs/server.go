@@ -44,6 +44,9 @@ type server struct {
 	// the executions among them that wait for a host message
 	// (waitsForHost).
 	busy, parked atomic.Int32
+	// procs fits the sandbox process's GOMAXPROCS to its executions (nil
+	// in process).
+	procs *procs
 	// sendErr is the first write failure; after it the channel is dead.
 	sendErr error
 }
@@ -112,11 +115,15 @@ func (s *server) serve(ctx context.Context) error {
 			s.mu.Unlock()
 			s.wg.Add(1)
 			s.busy.Add(1)
+			s.procs.begin()
 			go func() {
 				defer s.wg.Done()
 				defer s.busy.Add(-1)
 				s.run(ex, msg, names)
+				s.procs.end()
+				s.procs.fit()
 			}()
+			s.procs.fit()
 		case wire.KindToolResult:
 			s.route(msg.Execution, event{seq: msg.Seq, ok: msg.Error == nil, output: msg.Output, err: msg.Error, held: msg.Held, release: msg.Release})
 		case wire.KindCancel:
