@@ -139,8 +139,11 @@ type instance struct {
 	written        []pageRegion
 	resets         int
 	// gen is the generation of the template's snapshot the engine was
-	// last restored from (template.current).
-	gen uint64
+	// last restored from (template.current); fresh is set until the first
+	// restore, which maps the snapshot, as a restore to another generation
+	// does (template.mapSnapshot).
+	gen   uint64
+	fresh bool
 }
 
 // errEngineClosed is what a call into an engine whose module is closed

@@ -31,6 +31,9 @@ type template struct {
 	snapMu   sync.RWMutex
 	snapshot []byte
 	gen      uint64
+	// snapFile holds snapshot for new engines to map (nil where it cannot:
+	// they copy it). Under snapMu: a new generation closes the last one's.
+	snapFile *snapshotFile
 	// prebuilt are the scopes prebuilt into the snapshot, or being or
 	// failed to be (prebuild.go).
 	prebuilt prebuilds
@@ -102,6 +105,7 @@ func newTemplate(ctx context.Context, cache wazero.CompilationCache, o Options, 
 		_ = t.rt.Close(context.Background())
 		return nil, err
 	}
+	t.snapFile, _ = newSnapshotFile(t.snapshot) // without one, new engines copy it
 	if o.FullReset {
 		t.trackErr = errors.New("Options.FullReset is set")
 	} else {
@@ -138,6 +142,10 @@ func (m *template) resetMode(ctx context.Context) string {
 // from the template must be closed first.
 func (m *template) close() error {
 	err := m.rt.Close(context.Background())
+	m.snapMu.Lock()
+	m.snapFile.close()
+	m.snapFile = nil
+	m.snapMu.Unlock()
 	if m.tracker != nil {
 		m.tracker.close()
 	}
@@ -456,7 +464,7 @@ func (m *template) instantiate(ctx context.Context) (*instance, error) {
 		alloc.unmap()
 		return nil, errors.New("quickjs: the module does not export the stack globals")
 	}
-	return &instance{mod: mod, mem: mod.Memory(), unmap: alloc.unmap, x: x, l: m.l, sp: sp, floor: floor, oom: oom, tracked: alloc.tracked}, nil
+	return &instance{mod: mod, mem: mod.Memory(), unmap: alloc.unmap, x: x, l: m.l, sp: sp, floor: floor, oom: oom, tracked: alloc.tracked, fresh: true}, nil
 }
 
 // current returns the snapshot and its generation.
@@ -467,14 +475,49 @@ func (m *template) current() ([]byte, uint64) {
 }
 
 // install makes snap the snapshot, of the next generation, and returns that
-// generation. Engines restored from an earlier one are copied whole at
-// their next reset.
+// generation. Engines restored from an earlier one map the new one (or copy
+// it whole) at their next reset.
 func (m *template) install(snap []byte) uint64 {
+	f, _ := newSnapshotFile(snap) // without one, new engines copy it
 	m.snapMu.Lock()
 	defer m.snapMu.Unlock()
-	m.snapshot = snap
+	m.snapFile.close()
+	m.snapshot, m.snapFile = snap, f
 	m.gen++
 	return m.gen
+}
+
+// errMemoryLost is a failed mapping of a snapshot file that left part of an
+// engine's memory unmapped (snapshotFile.mapOnto).
+var errMemoryLost = errors.New("quickjs: the engine's memory is no longer mapped")
+
+// mapSnapshot maps the snapshot of generation gen over an instance's memory
+// (snapshotFile), its pages the file's again, puts the mapping under the
+// write tracker, and reports whether it did; otherwise the caller copies the
+// snapshot in. The lock keeps install from closing the file while it is
+// mapped. A mapping that failed and left memory unmapped is an error: the
+// instance must be closed.
+func (m *template) mapSnapshot(in *instance, gen uint64) (bool, error) {
+	m.snapMu.RLock()
+	defer m.snapMu.RUnlock()
+	if m.snapFile == nil || m.gen != gen {
+		return false, nil
+	}
+	b, ok := in.mem.Read(0, uint32(len(m.snapshot)))
+	if !ok {
+		return false, nil
+	}
+	if err := m.snapFile.mapOnto(b); err != nil {
+		if errors.Is(err, errMemoryLost) {
+			return false, err
+		}
+		return false, nil
+	}
+	// The mapping replaced the part of the memory the tracker followed.
+	if in.tracked && m.tracker.register(b) != nil {
+		in.tracked = false
+	}
+	return true, nil
 }
 
 // restore writes the snapshot over an instance's memory, growing it first
@@ -505,14 +548,25 @@ func (m *template) restore(in *instance) error {
 		// The tracker failed: copy everything from now on.
 		in.armed, in.tracked = false, false
 	}
-	// A snapshot of another generation differs in pages the engine did not
-	// write: it is copied whole, and the pages are protected again below.
-	in.gen = gen
-	if err := in.write(0, snap[:lo]); err != nil {
-		return err
+	// A new engine, or one of another generation, whose snapshot differs in
+	// pages the engine did not write, maps the snapshot file over its
+	// memory (dropping what it wrote), or else copies the snapshot whole;
+	// either way the pages are protected again below.
+	mapped := false
+	if in.fresh || in.gen != gen {
+		var err error
+		if mapped, err = m.mapSnapshot(in, gen); err != nil {
+			return err
+		}
 	}
-	if err := in.write(hi, snap[hi:]); err != nil {
-		return err
+	in.gen, in.fresh = gen, false
+	if !mapped {
+		if err := in.write(0, snap[:lo]); err != nil {
+			return err
+		}
+		if err := in.write(hi, snap[hi:]); err != nil {
+			return err
+		}
 	}
 	// Memory an execution grew past the snapshot is dead (the restored C
 	// library grows from the memory's end), but may hold its data.
@@ -520,6 +574,7 @@ func (m *template) restore(in *instance) error {
 		b, _ := in.mem.Read(0, uint32(size))
 		releasePages(b[len(snap):])
 	}
+	in.armed = false
 	if in.tracked {
 		// Protect every page, so that the next reset finds what the next
 		// execution writes.

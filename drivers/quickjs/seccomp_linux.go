@@ -148,16 +148,18 @@ func (a *bpfAsm) assemble() ([]unix.SockFilter, error) {
 }
 
 // sandboxCommonSyscalls are the calls both architectures name alike: I/O on
-// descriptors the sandbox already holds, memory, threads (futex, rseq,
-// robust lists), signals, the network poller on those descriptors, clocks,
-// timers, random bytes and exit. Absent: every open, socket, connect, bind,
-// exec, fork, ptrace, mount and prctl, and every ioctl but the write
-// tracker's (seccompProgram).
+// descriptors the sandbox already holds, memory (memfd_create included: a
+// prebuilt scope's snapshot is a memory file new engines map, and such a
+// file is anonymous memory, reachable by no path: snapfile_linux.go),
+// threads (futex, rseq, robust lists), signals, the network poller on those
+// descriptors, clocks, timers, random bytes and exit. Absent: every open,
+// socket, connect, bind, exec, fork, ptrace, mount and prctl, and every
+// ioctl but the write tracker's (seccompProgram).
 func sandboxCommonSyscalls() []uintptr {
 	return []uintptr{
 		unix.SYS_READ, unix.SYS_WRITE, unix.SYS_READV, unix.SYS_WRITEV, unix.SYS_PREAD64, unix.SYS_PWRITE64,
 		unix.SYS_CLOSE, unix.SYS_FSTAT, unix.SYS_LSEEK, unix.SYS_FCNTL, unix.SYS_SHUTDOWN,
-		unix.SYS_MMAP, unix.SYS_MPROTECT, unix.SYS_MUNMAP, unix.SYS_MADVISE, unix.SYS_MREMAP, unix.SYS_MINCORE, unix.SYS_BRK,
+		unix.SYS_MMAP, unix.SYS_MPROTECT, unix.SYS_MUNMAP, unix.SYS_MADVISE, unix.SYS_MREMAP, unix.SYS_MINCORE, unix.SYS_BRK, unix.SYS_MEMFD_CREATE,
 		unix.SYS_RT_SIGACTION, unix.SYS_RT_SIGPROCMASK, unix.SYS_RT_SIGRETURN, unix.SYS_SIGALTSTACK,
 		unix.SYS_SCHED_YIELD, unix.SYS_SCHED_GETAFFINITY, unix.SYS_NANOSLEEP, unix.SYS_CLOCK_NANOSLEEP,
 		unix.SYS_CLOCK_GETTIME, unix.SYS_CLOCK_GETRES, unix.SYS_GETTIMEOFDAY,
