@@ -265,6 +265,7 @@ func (s *server) run(ex *execution, msg *wire.Message, names *scopeNames) {
 		if stoppedInside(err) {
 			f.Error.Stack = withoutRunnerFrames(site.stack) // where the program ran, read at the poll that stopped it
 		} else {
+			s.procs.busy() // waitingStack calls into the engine
 			f.Error.Stack = waitingStack(in)
 		}
 		s.m.discard(in)
@@ -454,6 +455,9 @@ func (s *server) drive(ctx context.Context, in *instance, ex *execution, msg *wi
 		s.flush(ex)
 		ev, ok := ex.take()
 		if !ok {
+			if len(st.timers) > 0 {
+				s.procs.busy() // a program waiting on its own timers (procs.busy)
+			}
 			st.cpu.pause()
 			if ev, ok = s.await(ctx, ex); !ok {
 				return nil, context.Cause(ctx)

@@ -43,6 +43,7 @@ func environSizesGet(ctx context.Context, m api.Module, stack []uint64) {
 		// engine, which is the execution's.
 		if ctx.Err() != nil {
 			if site, ok := ctx.Value(stopSiteKey{}).(*stopSite); ok {
+				busyFor(ctx) // capture calls into the engine for up to stopSiteTimeout
 				site.capture(m)
 			}
 			_ = m.CloseWithExitCode(context.Background(), exitInterrupted)

@@ -157,6 +157,46 @@ func TestBusyProgramDoesNotDelayOthers(t *testing.T) {
 	<-attacker
 }
 
+// TestTimerLoopDoesNotStarveOthers: a program that waits on its own
+// timers without end (a setTimeout(0) loop) is stopped at its deadline, not
+// killed with its process, and a program beside it runs. On a sandbox
+// process at one processor, after an idle pause that put the runtime's
+// monitor thread to sleep, the loop kept the deadline's watch and the
+// reader from running until the process was killed (procs.busy). Rounds
+// repeat it on a warm process, as the first executions on a new one raise
+// the processors for their own reasons.
+func TestTimerLoopDoesNotStarveOthers(t *testing.T) {
+	c := echoClient(t, quickjs.Options{Timeout: time.Second})
+	ctx := context.Background()
+	benign := `export default async function ({ result }) { result.appendText("ok"); }`
+	for round := 0; round < 4; round++ {
+		for i := 0; i < 3; i++ {
+			if out, err := c.Run(ctx, benign, client.RunOptions{}); err != nil || out.Kind != client.Success {
+				t.Fatalf("round %d: a warm-up run: %+v %v", round, out, err)
+			}
+		}
+		time.Sleep(300 * time.Millisecond)
+		type res struct {
+			out *client.Outcome
+			err error
+		}
+		loop := make(chan res, 1)
+		go func() {
+			out, err := c.Run(ctx, `export default async function () { for (;;) await new Promise(r => setTimeout(r, 0)); }`, client.RunOptions{})
+			loop <- res{out, err}
+		}()
+		time.Sleep(700 * time.Millisecond)
+		out, err := c.Run(ctx, benign, client.RunOptions{})
+		if err != nil || out.Kind != client.Success {
+			t.Fatalf("round %d: the program beside the timer loop: %+v %+v %v", round, out, out.Error, err)
+		}
+		r := <-loop
+		if r.err != nil || r.out.Kind != client.ProgramFailed || r.out.Error.Name != "TimeoutError" || strings.Contains(r.out.Error.Message, "killed") {
+			t.Fatalf("round %d: the timer loop: %+v %+v %v", round, r.out, r.out.Error, r.err)
+		}
+	}
+}
+
 // TestStoppedWithCallsInFlight: an execution stopped while many of its tool
 // calls are in flight, by a middleware's halt or by the caller's cancel,
 // fails alone and leaves the runtime serving. The engine is stopped from

@@ -507,17 +507,16 @@ func (m *template) mapSnapshot(in *instance, gen uint64) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	if err := m.snapFile.mapOnto(b); err != nil {
-		if errors.Is(err, errMemoryLost) {
-			return false, err
-		}
-		return false, nil
+	err := m.snapFile.mapOnto(b)
+	if errors.Is(err, errMemoryLost) {
+		return false, err
 	}
-	// The mapping replaced the part of the memory the tracker followed.
+	// The mapping, or the fresh memory mapped back after a failed one,
+	// replaced the part of the memory the tracker followed.
 	if in.tracked && m.tracker.register(b) != nil {
 		in.tracked = false
 	}
-	return true, nil
+	return err == nil, nil
 }
 
 // restore writes the snapshot over an instance's memory, growing it first

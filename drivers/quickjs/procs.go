@@ -34,11 +34,12 @@ import (
 // change it cannot make now is made at a later call of fit (the next
 // request, wait or outcome).
 //
-// One processor must not leave the process to one engine: a goroutine in
-// compiled wasm that does not wait kept the reader from the next request
-// until its deadline (TestBusyProgramDoesNotDelayOthers), so an engine
-// that has run procsBusy without waiting gives the process every processor
-// from its interrupt poll (engineRun).
+// One processor must not leave the other goroutines without a turn: an
+// engine that does not wait, or a program that waits on its own timers,
+// kept the reader from the next request and the deadline's watch from
+// firing until the process was killed (TestBusyProgramDoesNotDelayOthers,
+// TestTimerLoopDoesNotStarveOthers). Those give the process every
+// processor (busy).
 //
 // A nil *procs does nothing: in process, GOMAXPROCS is the host's.
 type procs struct {
@@ -189,6 +190,37 @@ func pollEngineRun(ctx context.Context) {
 	if !ok || r.p.cur.Load() != 1 || time.Since(r.since) < procsBusy {
 		return
 	}
-	r.p.crowded.Store(time.Now().UnixNano())
-	r.p.raise()
+	r.p.busy()
+}
+
+// busyFor is busy for the process of the engine whose call ctx is, if any:
+// before the interrupt poll calls into the engine again (stopSite).
+func busyFor(ctx context.Context) {
+	if r, ok := ctx.Value(engineRunKey{}).(*engineRun); ok {
+		r.p.busy()
+	}
+}
+
+// busy gives the process every processor, now and for procsHold after the
+// last call: for what would leave the other goroutines no turn at one
+// processor. An engine that runs without waiting is one (pollEngineRun).
+// A program that waits on its own timers is another: the timer readies the
+// execution's goroutine, which runs at once on the only processor (the
+// runtime's runnext), arms the next timer and waits, and the goroutines
+// queued behind (the deadline's watch) or waiting in the poller (the
+// reader) never run. The runtime's monitor thread, which would preempt the
+// pair after 10 ms and poll the network, sleeps once every processor has
+// idled, and only a stop-the-world or a system call through the scheduler
+// wakes it, which the wire's raw reads and writes avoid (rawfile_linux.go):
+// a setTimeout(0) loop ran past its deadline until its process was killed,
+// with the executions beside it (TestTimerLoopDoesNotStarveOthers). Calls
+// into an engine to read a stopped program's stack are others.
+func (p *procs) busy() {
+	if p == nil || p.max <= 1 {
+		return
+	}
+	p.crowded.Store(time.Now().UnixNano())
+	if p.cur.Load() == 1 {
+		p.raise()
+	}
 }
