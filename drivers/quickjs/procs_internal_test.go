@@ -12,12 +12,7 @@ import (
 // procsHold after, and never goes back to one while a goroutine may be
 // running guest code.
 func TestProcsFit(t *testing.T) {
-	max := runtime.GOMAXPROCS(0)
-	if max < 2 {
-		t.Skip("needs GOMAXPROCS of 2 or more")
-	}
-	defer runtime.GOMAXPROCS(max)
-	p := newProcs()
+	p, max := testProcs(t)
 	check := func(step string, want int) {
 		t.Helper()
 		if got := runtime.GOMAXPROCS(0); got != want || int(p.cur.Load()) != want {
@@ -73,12 +68,7 @@ func TestProcsNil(t *testing.T) {
 // gives a process at one processor every processor from its interrupt
 // poll; one that began to run just now does not.
 func TestProcsBusyEngine(t *testing.T) {
-	max := runtime.GOMAXPROCS(0)
-	if max < 2 {
-		t.Skip("needs GOMAXPROCS of 2 or more")
-	}
-	defer runtime.GOMAXPROCS(max)
-	p := newProcs()
+	p, max := testProcs(t)
 	p.begin()
 	p.fit()
 	p.enter()
@@ -101,4 +91,17 @@ func TestProcsBusyEngine(t *testing.T) {
 		t.Fatal("withEngineRun without procs changed the context")
 	}
 	pollEngineRun(context.Background()) // no engineRun: nothing to do
+}
+
+// testProcs returns a fitter for the test process and its GOMAXPROCS at
+// the start, which it restores when the test ends; it skips a test run on
+// one processor.
+func testProcs(t *testing.T) (*procs, int) {
+	t.Helper()
+	max := runtime.GOMAXPROCS(0)
+	if max < 2 {
+		t.Skip("needs GOMAXPROCS of 2 or more")
+	}
+	t.Cleanup(func() { runtime.GOMAXPROCS(max) })
+	return newProcs(), max
 }
