@@ -10,7 +10,8 @@ import (
 
 // procs fits a sandbox process's GOMAXPROCS to its executions: one
 // processor while it runs at most one execution, the process's own count
-// (runtime.GOMAXPROCS at boot) while it runs several.
+// (runtime.GOMAXPROCS at boot) while it runs several, or while one would
+// leave the process's other goroutines no turn (busy).
 //
 // With two processors and one execution, every hand-off inside the process
 // wakes a thread on the other CPU: the reader that takes the host's answer
@@ -47,20 +48,21 @@ type procs struct {
 	guest  sync.RWMutex
 	change sync.Mutex // held while GOMAXPROCS changes
 	// active counts the executions between their request and their
-	// outcome; cur is the GOMAXPROCS set last; crowded is when active was
-	// last seen above one (time.Now().UnixNano()).
+	// outcome; cur is the GOMAXPROCS set last; crowded is when the process
+	// last needed every processor (several executions, or busy), as
+	// time.Now().UnixNano().
 	active  atomic.Int32
 	cur     atomic.Int32
 	crowded atomic.Int64
 }
 
-// procsHold is how long a process keeps every processor after it last ran
-// several executions at once: work that comes in bursts does not stop the
-// world at every execution.
+// procsHold is how long a process keeps every processor after it last
+// needed them: work that comes in bursts does not stop the world at every
+// execution.
 const procsHold = 100 * time.Millisecond
 
 // procsBusy is how long an engine runs without waiting before it gives the
-// process every processor (engineRun.poll): a warm execution's engine runs
+// process every processor (pollEngineRun): a warm execution's engine runs
 // for tenths of a millisecond at a time.
 const procsBusy = 2 * time.Millisecond
 
