@@ -19,7 +19,7 @@ import (
 // only the pages its executions wrote; the engine reset copies those back
 // from the snapshot as before (template.restoreWritten), and the write
 // tracker follows a file-backed private mapping as it follows anonymous
-// memory (TestSnapshotFileMapsAndTracks). See RATIONALE.md, "New engines
+// memory (TestNewEngineMapsTheSnapshot). See RATIONALE.md, "New engines
 // map their snapshot".
 type snapshotFile struct {
 	f    *os.File
